@@ -1,0 +1,60 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "appliance",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "appliance", targets: ["appliance"]),
+        .library(name: "GStreamerKit", targets: ["GStreamerKit"]),
+        .library(name: "ApplianceCore", targets: ["ApplianceCore"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.80.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
+        .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CGStreamer",
+            pkgConfig: "gstreamer-1.0 gstreamer-app-1.0 gstreamer-video-1.0 gstreamer-pbutils-1.0",
+            providers: [.apt(["libgstreamer1.0-dev", "libgstreamer-plugins-base1.0-dev"])]
+        ),
+        .target(
+            name: "CApplianceShim",
+            dependencies: ["CGStreamer"],
+            linkerSettings: [.linkedLibrary("jpeg")]
+        ),
+        .target(
+            name: "GStreamerKit",
+            dependencies: ["CGStreamer", "CApplianceShim"]
+        ),
+        .target(
+            name: "ApplianceCore",
+            dependencies: [
+                "GStreamerKit",
+                "CApplianceShim",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "TOMLKit", package: "TOMLKit"),
+            ]
+        ),
+        .executableTarget(
+            name: "appliance",
+            dependencies: [
+                "ApplianceCore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        .testTarget(name: "GStreamerKitTests", dependencies: ["GStreamerKit"]),
+        .testTarget(name: "ApplianceCoreTests", dependencies: ["ApplianceCore"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["ApplianceCore", "appliance"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

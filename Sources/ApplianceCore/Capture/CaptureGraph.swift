@@ -1,0 +1,211 @@
+import Foundation
+import GStreamerKit
+import Logging
+
+/// The always-running part of the live graph (DESIGN.md "The live graph"): cameras normalised to one caps,
+/// an input-selector, the raw tee with preview, frame tap and encoder branches, and the microphone chain.
+/// Recording bins are attached behind `videoTee`/`audioTee` by `RecordingSession`.
+public final class CaptureGraph: @unchecked Sendable {
+    public let pipeline = Pipeline(name: "appliance")
+    let config: ApplianceConfig
+    let logger: Logger
+    let selector: Element
+    let videoTee: Element
+    let audioTee: Element?
+    /// h264parse: FKU requests go upstream from its sink pad into the encoder.
+    let parser: Element
+    let gate: EncoderGate
+    let flow: VideoFlowMonitor
+    let tap = FrameTap()
+    public let cameraNames: [String]
+    public let cameraKinds: [String: String]
+    public let audioKind: String
+    public let previewKind: String
+    private(set) var busReader: BusReader?
+
+    public init(config: ApplianceConfig, fragments: FragmentLibrary, logger: Logger) throws {
+        GStreamer.initialize()
+        self.config = config
+        self.logger = logger
+        flow = VideoFlowMonitor(framerate: config.video.framerate)
+        gate = EncoderGate(frameInterval: flow.frameInterval)
+        let v = config.video
+        let rawCaps = try Caps("video/x-raw,format=I420,width=\(v.width),height=\(v.height),framerate=\(v.framerate)/1,pixel-aspect-ratio=1/1")
+
+        // Cameras → normalise → selector.
+        selector = try Element.make("input-selector", name: "selector")
+        selector.set("sync-streams", false)
+        try pipeline.add(selector)
+        var names: [String] = [], kinds: [String: String] = [:]
+        for camera in config.cameras {
+            let kind = try SourceResolver.cameraKind(camera, logger: logger)
+            let source: Bin
+            switch kind {
+            case "pipeline":
+                source = try FragmentLibrary.parse(camera.pipeline, label: "camera '\(camera.name)' pipeline", binName: "camera-\(camera.name)")
+            default:
+                source = try fragments.makeBin("sources", "video-\(kind)", [
+                    "device": camera.device, "pattern": camera.pattern,
+                    "width": "\(v.width)", "height": "\(v.height)", "framerate": "\(v.framerate)",
+                ], binName: "camera-\(camera.name)")
+            }
+            var chain: [Element] = [source, try Element.make("videoconvert", name: "\(camera.name)-convert")]
+            if camera.mirror {
+                let flip = try Element.make("videoflip", name: "\(camera.name)-mirror")
+                try flip.set("video-direction", string: "horiz")
+                chain.append(flip)
+            }
+            if camera.rotate != 0 {
+                let flip = try Element.make("videoflip", name: "\(camera.name)-rotate")
+                try flip.set("video-direction", string: ["90": "90r", "180": "180", "270": "90l"]["\(camera.rotate)"]!)
+                chain.append(flip)
+            }
+            let scale = try Element.make("videoscale", name: "\(camera.name)-scale")
+            scale.set("add-borders", true)
+            let rate = try Element.make("videorate", name: "\(camera.name)-rate")
+            rate.set("drop-only", false)
+            let filter = try Element.make("capsfilter", name: "\(camera.name)-caps")
+            filter.set("caps", rawCaps)
+            chain += [scale, rate, filter]
+            try pipeline.add(chain)
+            try Element.link(chain)
+            let selectorPad = try selector.requestPad("sink_%u")
+            guard let out = filter.staticPad("src") else { throw GStreamerError(element: filter.name, message: "no src pad") }
+            try out.link(selectorPad)
+            if names.isEmpty { try selector.set("active-pad", string: selectorPad.name) }
+            names.append(camera.name)
+            kinds[camera.name] = kind
+        }
+        cameraNames = names
+        cameraKinds = kinds
+
+        // Selector → raw tee, dropping any PTS that does not move forward.
+        let rawTee = try Element.make("tee", name: "raw-tee")
+        rawTee.set("allow-not-linked", true)
+        try pipeline.add(rawTee)
+        try selector.link(rawTee)
+        let flow = self.flow
+        selector.staticPad("src")?.addProbe(.buffer) { info in
+            guard let buffer = info.buffer else { return .ok }
+            return flow.acceptOutput(pts: info.runningTime(buffer.pts)) ? .ok : .drop
+        }
+
+        // Preview: leaky, never stalls the graph.
+        previewKind = SourceResolver.previewKind(config.preview)
+        if previewKind != "none" {
+            let queue = try Self.leakyQueue("preview-queue", buffers: 2)
+            let sink = try fragments.makeBin("previews", previewKind, [:], binName: "preview")
+            try pipeline.add([queue, sink])
+            try Element.link([rawTee, queue, sink])
+        }
+
+        // Frame tap for thumbnails and snapshots.
+        let tapQueue = try Self.leakyQueue("tap-queue", buffers: 1)
+        let appsink = try Element.make("appsink", name: "frame-tap")
+        appsink.set("sync", false)
+        appsink.set("max-buffers", uint: 1)
+        appsink.set("drop", true)
+        appsink.set("enable-last-sample", false)
+        try pipeline.add([tapQueue, appsink])
+        try Element.link([rawTee, tapQueue, appsink])
+        let tap = self.tap
+        AppSink.onNewSample(appsink) { sample in tap.receive(sample) }
+
+        // Encoder branch behind a gate (closed while idle).
+        let encoderQueue = try Self.leakyQueue("encoder-queue", buffers: 5)
+        let keyframeFrames = max(1, Int((v.keyframeIntervalS * Double(v.framerate)).rounded()))
+        let encoder = try fragments.makeBin("encoders", v.encoder, [
+            "bitrate_kbps": "\(v.bitrateKbps)", "bitrate_bps": "\(v.bitrateKbps * 1000)",
+            "keyframe_frames": "\(keyframeFrames)", "speed_preset": v.speedPreset, "framerate": "\(v.framerate)",
+        ], binName: "video-encoder")
+        parser = try Element.make("h264parse", name: "video-parse")
+        parser.set("config-interval", int: -1)
+        videoTee = try Element.make("tee", name: "video-tee")
+        videoTee.set("allow-not-linked", true)
+        try pipeline.add([encoderQueue, encoder, parser, videoTee])
+        try Element.link([rawTee, encoderQueue, encoder, parser, videoTee])
+        let gate = self.gate
+        encoderQueue.staticPad("sink")?.addProbe(.buffer) { info in
+            guard let buffer = info.buffer else { return .ok }
+            return gate.admit(runningTime: info.runningTime(buffer.pts)) ? .ok : .drop
+        }
+        encoderQueue.staticPad("src")?.addProbe(.buffer) { info in
+            if let buffer = info.buffer { flow.noteEncoderInput(runningTime: info.runningTime(buffer.pts)) }
+            return .ok
+        }
+
+        // Microphone → AAC.
+        audioKind = try SourceResolver.audioKind(config.audio, logger: logger)
+        if audioKind != "none" {
+            let a = config.audio
+            let source = try fragments.makeBin("sources", "audio-\(audioKind)", [
+                "device": a.device, "rate": "\(a.rate)", "channels": "\(a.channels)",
+            ], binName: "microphone")
+            let convert = try Element.make("audioconvert", name: "audio-convert")
+            let resample = try Element.make("audioresample", name: "audio-resample")
+            let filter = try Element.make("capsfilter", name: "audio-caps")
+            filter.set("caps", try Caps("audio/x-raw,rate=\(a.rate),channels=\(a.channels)"))
+            let queue = try Element.make("queue", name: "audio-queue")
+            let aac = try fragments.makeBin("encoders", "aac", ["bitrate_bps": "\(a.bitrateKbps * 1000)"], binName: "audio-encoder")
+            let aacParse = try Element.make("aacparse", name: "audio-parse")
+            let tee = try Element.make("tee", name: "audio-tee")
+            tee.set("allow-not-linked", true)
+            let chain = [source, convert, resample, filter, queue, aac, aacParse, tee]
+            try pipeline.add(chain)
+            try Element.link(chain)
+            audioTee = tee
+        } else {
+            audioTee = nil
+        }
+    }
+
+    static func leakyQueue(_ name: String, buffers: UInt) throws -> Element {
+        let queue = try Element.make("queue", name: name)
+        try queue.set("leaky", string: "downstream")
+        queue.set("max-size-buffers", uint: buffers)
+        queue.set("max-size-bytes", uint: 0)
+        queue.set("max-size-time", uint64: 0)
+        return queue
+    }
+
+    /// Starts the graph; a source or fragment that fails at start is reported with GStreamer's message.
+    public func start() throws {
+        do {
+            try pipeline.setState(.playing)
+        } catch {
+            let detail = pipeline.popError(timeout: ClockTime(milliseconds: 500))
+            _ = try? pipeline.setState(.null)
+            throw detail ?? (error as? GStreamerError) ?? GStreamerError(element: "appliance", message: "\(error)")
+        }
+        let (state, ok) = pipeline.state(timeout: ClockTime(seconds: 10))
+        if !ok || state != .playing {
+            let detail = pipeline.popError(timeout: ClockTime(milliseconds: 500))
+            _ = try? pipeline.setState(.null)
+            throw detail ?? GStreamerError(element: "appliance", message: "pipeline did not reach playing (state \(state))")
+        }
+        if let early = pipeline.popError(timeout: .zero) {
+            _ = try? pipeline.setState(.null)
+            throw early
+        }
+        let reader = pipeline.makeBusReader()
+        reader.start()
+        busReader = reader
+    }
+
+    /// Stops everything (after any recording was finalised).
+    public func stop() {
+        _ = try? pipeline.setState(.null)
+        busReader?.stop()
+    }
+
+    /// Running time of the pipeline now.
+    var runningTimeNow: UInt64 { pipeline.runningTimeNow?.nanoseconds ?? 0 }
+
+    /// Asks the video encoder for a keyframe (with SPS/PPS) as soon as possible.
+    func requestKeyframe() {
+        parser.staticPad("sink")?.push(.forceKeyUnitUpstream())
+    }
+
+    /// The latest raw frame, for snapshots.
+    var latestFrame: Sample? { tap.latest }
+}

@@ -1,0 +1,46 @@
+import GStreamerKit
+import Synchronization
+
+/// Keeps the latest raw frame from the tap branch, and catches the frame for a recording's thumbnail.
+/// The appsink callback only swaps references under a short lock; encoding happens elsewhere.
+final class FrameTap: Sendable {
+    struct Request {
+        var id: String
+        var atRunningTime: UInt64
+        var captured: Sample?
+    }
+
+    private struct State {
+        var latest: Sample?
+        var request: Request?
+    }
+
+    private let state = Mutex(State())
+
+    func receive(_ sample: Sample) {
+        let rt = sample.runningTime?.nanoseconds ?? .max
+        state.withLock { s in
+            s.latest = sample
+            if var request = s.request, request.captured == nil, rt != .max, rt >= request.atRunningTime {
+                request.captured = sample
+                s.request = request
+            }
+        }
+    }
+
+    var latest: Sample? { state.withLock { $0.latest } }
+
+    /// Asks for the first frame at or after `runningTime`, for recording `id`.
+    func requestFrame(id: String, atRunningTime: UInt64) {
+        state.withLock { $0.request = Request(id: id, atRunningTime: atRunningTime, captured: nil) }
+    }
+
+    /// Ends the request: the caught frame, else the latest frame (a clip shorter than the offset).
+    func finishRequest(id: String) -> Sample? {
+        state.withLock { s in
+            guard let request = s.request, request.id == id else { return s.latest }
+            s.request = nil
+            return request.captured ?? s.latest
+        }
+    }
+}

@@ -1,0 +1,41 @@
+import GStreamerKit
+
+/// One recording's muxing bin: [queue ! mp4mux] per stream → filesink, with robust muxing so the file stays
+/// playable if the process dies. Added behind the encoded tees while the rest of the graph keeps running.
+final class RecordingBin: @unchecked Sendable {
+    let bin: Bin
+    let videoPad: Pad
+    let audioPad: Pad?
+    let sinkPad: Pad
+
+    init(name: String, path: String, hasAudio: Bool, recording: ApplianceConfig.Recording) throws {
+        let bin = Bin(name: name)
+        self.bin = bin
+        let mux = try Element.make("mp4mux", name: "\(name)-mux")
+        // Robust muxing: reserve header space for the longest clip and rewrite the index every sync interval.
+        let reserve = recording.maxDurationS + 60
+        mux.set("reserved-max-duration", uint64: UInt64(reserve * 1_000_000_000))
+        mux.set("reserved-moov-update-period", uint64: UInt64(recording.syncIntervalS * 1_000_000_000))
+        mux.set("interleave-time", uint64: 500_000_000)
+        let sink = try Element.make("filesink", name: "\(name)-sink")
+        sink.set("location", path)
+        sink.set("sync", false)
+        sink.set("async", false)
+        try bin.add([mux, sink])
+        try mux.link(sink)
+
+        func branch(_ kind: String, _ muxTemplate: String, in bin: Bin) throws -> Pad {
+            let queue = try Element.make("queue", name: "\(name)-\(kind)-queue")
+            queue.set("max-size-buffers", uint: 0)
+            queue.set("max-size-bytes", uint: 0)
+            queue.set("max-size-time", uint64: 5_000_000_000)
+            try bin.add(queue)
+            let muxPad = try mux.requestPad(muxTemplate)
+            try queue.staticPad("src")!.link(muxPad)
+            return try bin.addGhostPad(named: kind, target: queue.staticPad("sink")!)
+        }
+        videoPad = try branch("video", "video_%u", in: bin)
+        audioPad = hasAudio ? try branch("audio", "audio_%u", in: bin) : nil
+        sinkPad = sink.staticPad("sink")!
+    }
+}

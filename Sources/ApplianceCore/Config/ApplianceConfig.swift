@@ -1,0 +1,97 @@
+/// The appliance's configuration, read from TOML (see Config/appliance.toml for every key with its default).
+public struct ApplianceConfig: Sendable, Equatable {
+    public var dataDir = "./data"
+    /// Control socket path; empty means `<data_dir>/ctl.sock`.
+    public var socket = ""
+    /// Where the gst-launch fragments live; empty means the search path (see `FragmentLibrary`).
+    public var pipelinesDir = ""
+    public var logLevel = "info"
+    public var video = Video()
+    public var audio = Audio()
+    public var cameras: [Camera] = [Camera()]
+    public var preview = Preview()
+    public var thumbnail = Thumbnail()
+    public var recording = Recording()
+    public var storage = Storage()
+    public var backup = Backup()
+    public var web = Web()
+
+    public init() {}
+
+    public struct Video: Sendable, Equatable {
+        public var width = 1280
+        public var height = 720
+        public var framerate = 30
+        /// Name of a fragment in pipelines/encoders/ (x264, v4l2h264, …).
+        public var encoder = "x264"
+        public var bitrateKbps = 4000
+        public var keyframeIntervalS = 1.0
+        /// x264 speed preset (used by the x264 fragment).
+        public var speedPreset = "veryfast"
+    }
+
+    public struct Audio: Sendable, Equatable {
+        /// auto | alsa | test | none
+        public var source = "auto"
+        public var device = "default"
+        public var bitrateKbps = 128
+        public var rate = 48000
+        public var channels = 2
+    }
+
+    public struct Camera: Sendable, Equatable {
+        public var name = "main"
+        /// auto | v4l2 | test | pipeline
+        public var source = "auto"
+        public var device = "/dev/video0"
+        /// videotestsrc pattern for `test` sources.
+        public var pattern = "smpte"
+        /// A gst-launch fragment for `pipeline` sources (its last element's src pad is the camera output).
+        public var pipeline = ""
+        public var mirror = false
+        /// 0, 90, 180 or 270 degrees clockwise.
+        public var rotate = 0
+        public init() {}
+    }
+
+    public struct Preview: Sendable, Equatable {
+        /// auto | none | kms | wayland | gl
+        public var sink = "auto"
+    }
+
+    public struct Thumbnail: Sendable, Equatable {
+        public var offsetS = 1.0
+        public var maxWidth = 320
+        public var maxHeight = 320
+        public var quality = 85
+    }
+
+    public struct Recording: Sendable, Equatable {
+        public var preRecordS = 0.0
+        public var maxDurationS = 3600.0
+        public var segmentS = 0.0
+        public var syncIntervalS = 1.0
+    }
+
+    public struct Storage: Sendable, Equatable {
+        public var minFreeMb = 512
+        public var maxUsedGb = 0.0
+        public var retentionDays = 0
+    }
+
+    public struct Backup: Sendable, Equatable {
+        public var url = ""
+        public var username = ""
+        public var passwordFile = ""
+        public var onlyLocked = false
+        public var bandwidthKbps = 0
+    }
+
+    public struct Web: Sendable, Equatable {
+        public var listen = "127.0.0.1:8080"
+        public var tokenFile = ""
+    }
+
+    /// The socket path with the default applied.
+    public var socketPath: String { socket.isEmpty ? dataDir + "/ctl.sock" : socket }
+}

@@ -1,0 +1,75 @@
+/// Config/appliance.toml compiled into the binary, so `appliance run` works with no file at hand.
+/// Kept identical to the file by a test (DefaultConfigTests); regenerate with `make embed-config`.
+public enum DefaultConfig {
+    public static let text = #"""
+# appliance — default configuration. Works on any Linux machine: with no camera or microphone present,
+# the `auto` sources fall back to live test sources (with a warning in the log).
+# Every key is listed with its default. Paths are relative to the directory the daemon starts in.
+
+data_dir = "./data"
+# Control socket for `appliance ctl` (mode 0660). Empty: <data_dir>/ctl.sock
+socket = ""
+log_level = "info"
+
+[video]
+width = 1280
+height = 720
+framerate = 30
+# A fragment in pipelines/encoders/: x264 (software) or v4l2h264 (hardware encoders on boards such as the Pi).
+encoder = "x264"
+speed_preset = "veryfast"
+bitrate_kbps = 4000
+keyframe_interval_s = 1.0
+
+[audio]
+# auto: ALSA when a capture card is present, else a live test tone. alsa | test | none
+source = "auto"
+device = "default"
+bitrate_kbps = 128
+rate = 48000
+channels = 2
+
+[[camera]]
+name = "main"
+# auto: the V4L2 device when present, else a live test pattern. v4l2 | test | pipeline
+source = "auto"
+device = "/dev/video0"
+pattern = "smpte"
+mirror = false
+rotate = 0
+
+[preview]
+# auto: wayland when WAYLAND_DISPLAY is set, gl when DISPLAY is set, else none. none | kms | wayland | gl
+sink = "auto"
+
+[thumbnail]
+offset_s = 1.0
+max_width = 320
+max_height = 320
+quality = 85
+
+[recording]
+pre_record_s = 0.0
+max_duration_s = 3600.0
+segment_s = 0.0
+# How often the MP4 index is rewritten and the file fdatasync'ed: at most this much is lost on a crash.
+sync_interval_s = 1.0
+
+[storage]
+min_free_mb = 512
+max_used_gb = 0.0
+retention_days = 0
+
+[backup]
+# Empty url: backup off.
+url = ""
+username = ""
+password_file = ""
+only_locked = false
+bandwidth_kbps = 0
+
+[web]
+listen = "127.0.0.1:8080"
+token_file = ""
+"""#
+}

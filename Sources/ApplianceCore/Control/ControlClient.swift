@@ -1,0 +1,81 @@
+import Foundation
+
+/// A small blocking client for the control socket, used by `appliance ctl` and the tests.
+public final class ControlClient {
+    public struct ClientError: Error, CustomStringConvertible {
+        public var description: String
+    }
+
+    private let fd: Int32
+    private var buffer = Data()
+
+    /// Connects; `timeout` bounds each read and write in seconds.
+    public init(path: String, timeout: Double = 30) throws {
+        fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw ClientError(description: "cannot create a socket: \(String(cString: strerror(errno)))") }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
+            close(fd)
+            throw ClientError(description: "socket path too long: \(path)")
+        }
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            raw.copyBytes(from: bytes)
+            raw[bytes.count] = 0
+        }
+        var tv = timeval(tv_sec: Int(timeout), tv_usec: Int((timeout - Double(Int(timeout))) * 1_000_000))
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        guard result == 0 else {
+            let reason = String(cString: strerror(errno))
+            close(fd)
+            throw ClientError(description: "cannot connect to \(path): \(reason) (is `appliance run` running?)")
+        }
+    }
+
+    deinit { close(fd) }
+
+    /// Sends raw bytes (tests use this for malformed input).
+    public func send(raw: Data) throws {
+        var offset = 0
+        while offset < raw.count {
+            let written = raw.withUnsafeBytes { write(fd, $0.baseAddress! + offset, raw.count - offset) }
+            guard written > 0 else { throw ClientError(description: "write failed: \(String(cString: strerror(errno)))") }
+            offset += written
+        }
+    }
+
+    /// Reads one response line.
+    public func readLine() throws -> Data {
+        while true {
+            if let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
+                let line = buffer[buffer.startIndex..<newline]
+                buffer = Data(buffer[(newline + 1)...])
+                return Data(line)
+            }
+            var chunk = [UInt8](repeating: 0, count: 65536)
+            let count = read(fd, &chunk, chunk.count)
+            if count == 0 { throw ClientError(description: "the daemon closed the connection") }
+            if count < 0 { throw ClientError(description: "no answer from the daemon: \(String(cString: strerror(errno)))") }
+            buffer.append(contentsOf: chunk[0..<count])
+        }
+    }
+
+    /// Sends one command and returns the decoded response object.
+    public func call(_ command: String, args: [String: Any] = [:]) throws -> [String: Any] {
+        var request: [String: Any] = ["id": 1, "command": command]
+        if !args.isEmpty { request["args"] = args }
+        var data = try JSONSerialization.data(withJSONObject: request)
+        data.append(UInt8(ascii: "\n"))
+        try send(raw: data)
+        let line = try readLine()
+        guard let object = try JSONSerialization.jsonObject(with: line) as? [String: Any] else {
+            throw ClientError(description: "the daemon sent something that is not a JSON object")
+        }
+        return object
+    }
+}

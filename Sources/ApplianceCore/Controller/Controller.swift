@@ -1,0 +1,238 @@
+import Foundation
+import GStreamerKit
+import Logging
+
+/// Owns the appliance's state. The socket, the web page and the shutters all send it commands; one at a time,
+/// because it is an actor. GStreamer's blocking calls run off the cooperative pool (`blocking`).
+public actor Controller {
+    enum Phase {
+        case idle
+        case recording(ActiveRecording)
+        case stopping(id: String)
+    }
+
+    struct ActiveRecording {
+        var session: RecordingSession
+        var title: String
+        var maxDurationTask: Task<Void, Never>
+        var syncTask: Task<Void, Never>
+    }
+
+    public let config: ApplianceConfig
+    public let data: DataDirectory
+    let graph: CaptureGraph
+    let logger: Logger
+    private var phase = Phase.idle
+    private let startedAt = Date()
+    private var recordingsThisRun = 0
+    private var lastError: String?
+    private var busTask: Task<Void, Never>?
+
+    /// Builds and starts the live graph. Throws with a clear message for bad fragments or devices.
+    public init(config: ApplianceConfig, data: DataDirectory, logger: Logger) throws {
+        self.config = config
+        self.data = data
+        self.logger = logger
+        let fragments = try FragmentLibrary.locate(configured: config.pipelinesDir)
+        graph = try CaptureGraph(config: config, fragments: fragments, logger: logger)
+        try graph.start()
+        logger.info("live graph running", metadata: [
+            "cameras": "\(graph.cameraNames.map { "\($0)=\(graph.cameraKinds[$0] ?? "?")" }.joined(separator: ","))",
+            "audio": "\(graph.audioKind)", "preview": "\(graph.previewKind)", "encoder": "\(config.video.encoder)",
+            "size": "\(config.video.width)x\(config.video.height)@\(config.video.framerate)",
+        ])
+    }
+
+    /// Starts reading the bus: errors are logged and remembered for `status`.
+    public func watchBus() {
+        guard let messages = graph.busReader?.messages else { return }
+        busTask = Task { [weak self] in
+            for await message in messages {
+                await self?.handle(message)
+            }
+        }
+    }
+
+    private func handle(_ message: Message) {
+        switch message {
+        case .error(let error):
+            lastError = error.description
+            logger.error("gstreamer: \(error.description)")
+        case .warning(let warning):
+            logger.warning("gstreamer: \(warning.description)")
+        default:
+            break
+        }
+    }
+
+    // MARK: record start / stop
+
+    public func startRecording(title: String?) throws -> RecordingStarted {
+        switch phase {
+        case .recording(let active):
+            throw ControlError(.conflict, "already recording \(active.session.id)")
+        case .stopping:
+            throw ControlError(.busy, "a recording is being finalised; try again in a moment")
+        case .idle:
+            break
+        }
+        let id = UUID().uuidString.lowercased()
+        let session: RecordingSession
+        do {
+            session = try RecordingSession(id: id, partialPath: data.partialPath(id: id), graph: graph)
+        } catch {
+            throw ControlError(.internalError, "cannot start recording: \(error)")
+        }
+        let offset = UInt64(config.thumbnail.offsetS * 1_000_000_000)
+        graph.tap.requestFrame(id: id, atRunningTime: session.startAt + offset)
+        let finalTitle = title ?? Timestamps.title(session.createdAt)
+        let maxDuration = config.recording.maxDurationS
+        let maxTask = Task { [weak self] in
+            try? await Task.sleep(for: .seconds(maxDuration))
+            guard !Task.isCancelled else { return }
+            await self?.autoStop(id: id)
+        }
+        let syncTask = Self.syncLoop(path: session.partialPath, interval: config.recording.syncIntervalS)
+        phase = .recording(ActiveRecording(session: session, title: finalTitle, maxDurationTask: maxTask, syncTask: syncTask))
+        logger.info("recording started", metadata: ["id": "\(id)", "title": "\(finalTitle)"])
+        return RecordingStarted(id: id, title: finalTitle, partialPath: session.partialPath, createdAt: Timestamps.iso(session.createdAt))
+    }
+
+    public func stopRecording(title: String?, reason: String = "request") async throws -> RecordingResult {
+        guard case .recording(let active) = phase else {
+            if case .stopping = phase { throw ControlError(.busy, "the recording is already being finalised") }
+            throw ControlError(.conflict, "not recording")
+        }
+        phase = .stopping(id: active.session.id)
+        defer { phase = .idle }
+        active.maxDurationTask.cancel()
+        active.syncTask.cancel()
+        let session = active.session
+        session.requestStop(at: graph.runningTimeNow)
+        if await session.finalised.wait(timeout: .seconds(2)) == nil {
+            logger.warning("recording \(session.id): streams stopped flowing, ending them")
+            session.forceEndOfStreams()
+            if await session.finalised.wait(timeout: .seconds(5)) == nil {
+                logger.error("recording \(session.id): the muxer did not finish; the file is kept as written so far")
+            }
+        }
+        try await blocking { session.teardown() }
+        let endedAt = Date()
+        let timing = session.timing
+        let thumbnailFrame = graph.tap.finishRequest(id: session.id)
+        let thumbnailPath = data.thumbnailPath(id: session.id)
+        let thumb = config.thumbnail
+        let logger = self.logger
+        let thumbnail: String? = try await blocking {
+            guard let frame = thumbnailFrame else { return nil }
+            do {
+                try frame.writeJPEG(to: thumbnailPath, maxWidth: thumb.maxWidth, maxHeight: thumb.maxHeight, quality: thumb.quality)
+                return thumbnailPath
+            } catch {
+                logger.error("thumbnail for \(session.id): \(error)")
+                return nil
+            }
+        }
+        let finalPath = data.finalPath(id: session.id, date: session.createdAt)
+        let data = self.data
+        do {
+            try await blocking { try data.commit(session.partialPath, to: finalPath) }
+        } catch {
+            lastError = "\(error)"
+            throw ControlError(.internalError, "recording \(session.id) finished but could not be moved: \(error) (kept at \(session.partialPath))")
+        }
+        recordingsThisRun += 1
+        let size = (try? FileManager.default.attributesOfItem(atPath: finalPath)[.size] as? NSNumber)?.int64Value ?? 0
+        let result = RecordingResult(
+            id: session.id, title: title ?? active.title, path: finalPath, thumbnail: thumbnail,
+            durationMs: timing.durationMs, videoFrames: timing.videoFrames, droppedFrames: timing.droppedFrames,
+            audioDurationMs: timing.audioDurationMs, avOffsetMs: timing.avOffsetMs, sizeBytes: size,
+            width: config.video.width, height: config.video.height, framerate: config.video.framerate,
+            createdAt: Timestamps.iso(session.createdAt), endedAt: Timestamps.iso(endedAt), stopReason: reason)
+        logger.info("recording finished", metadata: [
+            "id": "\(result.id)", "path": "\(result.path)", "duration_ms": "\(result.durationMs)",
+            "frames": "\(result.videoFrames)", "dropped": "\(result.droppedFrames)", "reason": "\(reason)",
+        ])
+        return result
+    }
+
+    private func autoStop(id: String) async {
+        guard case .recording(let active) = phase, active.session.id == id else { return }
+        logger.info("recording \(id) reached max_duration_s (\(config.recording.maxDurationS) s)")
+        do {
+            _ = try await stopRecording(title: nil, reason: "max_duration")
+        } catch {
+            logger.error("automatic stop of \(id) failed: \(error)")
+        }
+    }
+
+    /// fdatasync the partial file every `interval`: a SIGKILL loses nothing written before the last sync,
+    /// and mp4mux rewrites its index on the same cadence.
+    private static func syncLoop(path: String, interval: Double) -> Task<Void, Never> {
+        Task.detached(priority: .utility) {
+            var fd: Int32 = -1
+            defer { if fd >= 0 { close(fd) } }
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .seconds(interval))
+                if fd < 0 { fd = open(path, O_RDONLY) }
+                if fd >= 0 { _ = fdatasync(fd) }
+            }
+        }
+    }
+
+    // MARK: snapshot and status
+
+    public func snapshot() async throws -> SnapshotResult {
+        guard let frame = graph.latestFrame else { throw ControlError(.unavailable, "no video frame yet") }
+        let id = UUID().uuidString.lowercased()
+        let path = data.snapshotPath(id: id)
+        let size = try await blocking { try frame.writeJPEG(to: path, quality: 92) }
+        logger.info("snapshot \(path)")
+        return SnapshotResult(id: id, path: path, width: size.width, height: size.height)
+    }
+
+    public func status() -> StatusReport {
+        var live: StatusReport.Live?
+        var state = "idle"
+        switch phase {
+        case .idle: break
+        case .stopping: state = "stopping"
+        case .recording(let active):
+            state = "recording"
+            let t = active.session.timing
+            live = .init(id: active.session.id, title: active.title,
+                         elapsedMs: Int(Date().timeIntervalSince(active.session.createdAt) * 1000),
+                         durationMs: t.durationMs, videoFrames: t.videoFrames, droppedFrames: t.droppedFrames,
+                         avOffsetMs: t.avOffsetMs, partialPath: active.session.partialPath)
+        }
+        return StatusReport(
+            state: state, recording: live, cameras: graph.cameraNames, activeCamera: graph.cameraNames.first ?? "",
+            cameraSources: graph.cameraKinds, audioSource: graph.audioKind, preview: graph.previewKind,
+            encoder: config.video.encoder, width: config.video.width, height: config.video.height,
+            framerate: config.video.framerate, dataDir: data.root, uptimeS: Date().timeIntervalSince(startedAt),
+            recordingsThisRun: recordingsThisRun, lastError: lastError, gstreamerVersion: GStreamer.version)
+    }
+
+    // MARK: shutdown
+
+    /// Finalises a running recording, then stops the graph.
+    public func shutdown() async {
+        if case .stopping = phase {
+            for _ in 0..<100 {
+                try? await Task.sleep(for: .milliseconds(100))
+                if case .stopping = phase { continue }
+                break
+            }
+        }
+        if case .recording = phase {
+            do {
+                let result = try await stopRecording(title: nil, reason: "shutdown")
+                logger.info("finalised \(result.path) before exit")
+            } catch {
+                logger.error("could not finalise the recording before exit: \(error)")
+            }
+        }
+        busTask?.cancel()
+        try? await blocking { [graph] in graph.stop() }
+    }
+}

@@ -1,0 +1,87 @@
+import Foundation
+
+/// What `record start` answers.
+public struct RecordingStarted: Codable, Sendable {
+    public var id: String
+    public var title: String
+    public var partialPath: String
+    public var createdAt: String
+}
+
+/// What `record stop` answers: the finished clip with its measured timing.
+public struct RecordingResult: Codable, Sendable {
+    public var id: String
+    public var title: String
+    /// Absolute path of the finished MP4.
+    public var path: String
+    /// Absolute path of the JPEG thumbnail, or null if none could be made.
+    public var thumbnail: String?
+    public var durationMs: Int
+    public var videoFrames: UInt64
+    public var droppedFrames: UInt64
+    public var audioDurationMs: Int?
+    /// First audio minus first video running time, ms.
+    public var avOffsetMs: Double?
+    public var sizeBytes: Int64
+    public var width: Int
+    public var height: Int
+    public var framerate: Int
+    public var createdAt: String
+    public var endedAt: String
+    /// "request", "max_duration" or "shutdown".
+    public var stopReason: String
+}
+
+/// What `snapshot` answers.
+public struct SnapshotResult: Codable, Sendable {
+    public var id: String
+    public var path: String
+    public var width: Int
+    public var height: Int
+}
+
+/// What `status` answers.
+public struct StatusReport: Codable, Sendable {
+    public struct Live: Codable, Sendable {
+        public var id: String
+        public var title: String
+        public var elapsedMs: Int
+        public var durationMs: Int
+        public var videoFrames: UInt64
+        public var droppedFrames: UInt64
+        public var avOffsetMs: Double?
+        public var partialPath: String
+    }
+
+    public var state: String
+    public var recording: Live?
+    public var cameras: [String]
+    public var activeCamera: String
+    public var cameraSources: [String: String]
+    public var audioSource: String
+    public var preview: String
+    public var encoder: String
+    public var width: Int
+    public var height: Int
+    public var framerate: Int
+    public var dataDir: String
+    public var uptimeS: Double
+    public var recordingsThisRun: Int
+    public var lastError: String?
+    public var gstreamerVersion: String
+}
+
+enum Timestamps {
+    /// ISO 8601 with milliseconds, UTC.
+    static func iso(_ date: Date) -> String {
+        date.formatted(.iso8601.year().month().day().dateSeparator(.dash).time(includingFractionalSeconds: true).timeSeparator(.colon)) 
+    }
+
+    /// Default title: local date and time, e.g. "2026-11-21 14:03:12".
+    static func title(_ date: Date) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.dateFormat = "yyyy-MM-dd HH:mm:ss"
+        return formatter.string(from: date)
+    }
+}

@@ -1,0 +1,73 @@
+import Foundation
+
+/// The on-disk layout under data_dir (DESIGN.md "Files and rows") and the durable file operations on it.
+public struct DataDirectory: Sendable {
+    public let root: String
+
+    public struct StorageError: Error, CustomStringConvertible {
+        public var description: String
+    }
+
+    /// Resolves `path` to an absolute path, creates the folders and proves they are writable.
+    public init(path: String) throws {
+        let url = URL(fileURLWithPath: path, relativeTo: URL(fileURLWithPath: FileManager.default.currentDirectoryPath))
+        root = url.standardized.path
+        for folder in [root, partialDir, recordingsDir, thumbnailsDir, snapshotsDir] {
+            do {
+                try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            } catch {
+                throw StorageError(description: "data dir \(folder) cannot be created: \(Self.reason(error))")
+            }
+            let probe = folder + "/.write-test-\(getpid())"
+            guard FileManager.default.createFile(atPath: probe, contents: Data("x".utf8)) else {
+                throw StorageError(description: "data dir \(folder) is not writable")
+            }
+            try? FileManager.default.removeItem(atPath: probe)
+        }
+    }
+
+    public var partialDir: String { root + "/partial" }
+    public var recordingsDir: String { root + "/recordings" }
+    public var thumbnailsDir: String { root + "/thumbnails" }
+    public var snapshotsDir: String { root + "/snapshots" }
+
+    public func partialPath(id: String) -> String { "\(partialDir)/\(id).mp4" }
+    public func thumbnailPath(id: String) -> String { "\(thumbnailsDir)/\(id).jpg" }
+    public func snapshotPath(id: String) -> String { "\(snapshotsDir)/\(id).jpg" }
+
+    /// recordings/YYYY/MM/DD/<id>.mp4 for the local date of `date`.
+    public func finalPath(id: String, date: Date) -> String {
+        let c = Calendar.current.dateComponents([.year, .month, .day], from: date)
+        return String(format: "%@/%04d/%02d/%02d/%@.mp4", recordingsDir, c.year!, c.month!, c.day!, id)
+    }
+
+    /// Leftover partial files (from a crash), oldest first.
+    public func partialFiles() -> [String] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: partialDir)) ?? []
+        return names.filter { $0.hasSuffix(".mp4") }.map { "\(partialDir)/\($0)" }.sorted()
+    }
+
+    /// Moves a finished file into place durably: fsync the file, rename, fsync both folders.
+    public func commit(_ source: String, to destination: String) throws {
+        let folder = (destination as NSString).deletingLastPathComponent
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        try Self.fsync(path: source)
+        guard rename(source, destination) == 0 else {
+            throw StorageError(description: "cannot move \(source) to \(destination): \(String(cString: strerror(errno)))")
+        }
+        try? Self.fsync(path: folder)
+        try? Self.fsync(path: (source as NSString).deletingLastPathComponent)
+    }
+
+    /// fsync a file or folder by path.
+    public static func fsync(path: String) throws {
+        let fd = open(path, O_RDONLY)
+        guard fd >= 0 else { throw StorageError(description: "cannot open \(path): \(String(cString: strerror(errno)))") }
+        defer { close(fd) }
+        _ = Foundation.fsync(fd)
+    }
+
+    static func reason(_ error: Error) -> String {
+        (error as NSError).localizedFailureReason ?? (error as NSError).localizedDescription
+    }
+}

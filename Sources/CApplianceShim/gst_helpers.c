@@ -1,0 +1,84 @@
+#include "CApplianceShim.h"
+
+void appl_gst_init(void) {
+    if (!gst_is_initialized()) gst_init(NULL, NULL);
+}
+
+static GParamSpec *find_property(gpointer object, const char *name) {
+    return g_object_class_find_property(G_OBJECT_GET_CLASS(object), name);
+}
+
+int appl_object_has_property(gpointer object, const char *name) {
+    return find_property(object, name) != NULL;
+}
+
+int appl_object_set_from_string(gpointer object, const char *name, const char *value) {
+    if (!find_property(object, name)) return 0;
+    gst_util_set_object_arg(G_OBJECT(object), name, value);
+    return 1;
+}
+
+void appl_object_set_bool(gpointer object, const char *name, int value) { g_object_set(object, name, (gboolean)(value != 0), NULL); }
+void appl_object_set_int(gpointer object, const char *name, gint value) { g_object_set(object, name, value, NULL); }
+void appl_object_set_uint(gpointer object, const char *name, guint value) { g_object_set(object, name, value, NULL); }
+void appl_object_set_int64(gpointer object, const char *name, gint64 value) { g_object_set(object, name, value, NULL); }
+void appl_object_set_uint64(gpointer object, const char *name, guint64 value) { g_object_set(object, name, value, NULL); }
+void appl_object_set_string(gpointer object, const char *name, const char *value) { g_object_set(object, name, value, NULL); }
+void appl_object_set_caps(gpointer object, const char *name, GstCaps *caps) { g_object_set(object, name, caps, NULL); }
+
+char *appl_object_get_string_form(gpointer object, const char *name) {
+    GParamSpec *spec = find_property(object, name);
+    if (!spec) return NULL;
+    GValue value = G_VALUE_INIT;
+    g_value_init(&value, spec->value_type);
+    g_object_get_property(G_OBJECT(object), name, &value);
+    char *text;
+    if (G_VALUE_HOLDS_STRING(&value)) {
+        text = g_value_dup_string(&value);
+        if (!text) text = g_strdup("");
+    } else {
+        text = gst_value_serialize(&value);
+        if (!text) text = g_strdup_value_contents(&value);
+    }
+    g_value_unset(&value);
+    return text;
+}
+
+const char *appl_object_type_name(gpointer object) { return G_OBJECT_TYPE_NAME(object); }
+
+GstBuffer *appl_probe_info_buffer(GstPadProbeInfo *info) { return GST_PAD_PROBE_INFO_BUFFER(info); }
+GstEvent *appl_probe_info_event(GstPadProbeInfo *info) { return GST_PAD_PROBE_INFO_EVENT(info); }
+int appl_buffer_is_keyframe(GstBuffer *buffer) { return !GST_BUFFER_FLAG_IS_SET(buffer, GST_BUFFER_FLAG_DELTA_UNIT); }
+
+guint64 appl_pad_to_running_time(GstPad *pad, guint64 timestamp) {
+    if (!GST_CLOCK_TIME_IS_VALID(timestamp)) return GST_CLOCK_TIME_NONE;
+    GstEvent *event = gst_pad_get_sticky_event(pad, GST_EVENT_SEGMENT, 0);
+    if (!event) return GST_CLOCK_TIME_NONE;
+    const GstSegment *segment = NULL;
+    gst_event_parse_segment(event, &segment);
+    guint64 result = GST_CLOCK_TIME_NONE;
+    if (segment && segment->format == GST_FORMAT_TIME)
+        result = gst_segment_to_running_time(segment, GST_FORMAT_TIME, timestamp);
+    gst_event_unref(event);
+    return result;
+}
+
+guint64 appl_element_running_time_now(GstElement *element) {
+    GstClock *clock = gst_element_get_clock(element);
+    if (!clock) return GST_CLOCK_TIME_NONE;
+    GstClockTime now = gst_clock_get_time(clock);
+    gst_object_unref(clock);
+    GstClockTime base = gst_element_get_base_time(element);
+    return now >= base ? now - base : 0;
+}
+
+const char *appl_message_src_name(GstMessage *message) {
+    return GST_MESSAGE_SRC(message) ? GST_OBJECT_NAME(GST_MESSAGE_SRC(message)) : "";
+}
+const char *appl_object_name(gpointer object) { return GST_OBJECT_NAME(object); }
+char *appl_object_path(gpointer object) { return gst_object_get_path_string(GST_OBJECT(object)); }
+GstMessage *appl_message_ref(GstMessage *message) { return gst_message_ref(message); }
+
+gulong appl_connect_pad_added(GstElement *element, appl_pad_added_fn fn, gpointer user_data, GClosureNotify destroy) {
+    return g_signal_connect_data(element, "pad-added", G_CALLBACK(fn), user_data, destroy, 0);
+}

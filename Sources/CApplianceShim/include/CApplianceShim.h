@@ -1,0 +1,63 @@
+#ifndef APPLIANCE_SHIM_H
+#define APPLIANCE_SHIM_H
+/*
+ * The thin C layer under GStreamerKit: wrappers for what Swift cannot call directly
+ * (varargs, macros, GType lookups) and JPEG encoding with libjpeg. No appliance logic here.
+ */
+#include <gst/gst.h>
+#include <gst/app/gstappsink.h>
+#include <gst/video/video.h>
+
+/* ---- init ---- */
+/** gst_init with no arguments; safe to call more than once. */
+void appl_gst_init(void);
+
+/* ---- GObject properties ---- */
+/** 1 when the object's class has a property called `name`. */
+int appl_object_has_property(gpointer object, const char *name);
+/** Sets a property from its string form (ints, bools, enums by nick, caps, …). 0 when the property is unknown. */
+int appl_object_set_from_string(gpointer object, const char *name, const char *value);
+void appl_object_set_bool(gpointer object, const char *name, int value);
+void appl_object_set_int(gpointer object, const char *name, gint value);
+void appl_object_set_uint(gpointer object, const char *name, guint value);
+void appl_object_set_int64(gpointer object, const char *name, gint64 value);
+void appl_object_set_uint64(gpointer object, const char *name, guint64 value);
+void appl_object_set_string(gpointer object, const char *name, const char *value);
+void appl_object_set_caps(gpointer object, const char *name, GstCaps *caps);
+/** The property's value printed as text (g_strdup_value_contents); free with g_free. NULL if unknown. */
+char *appl_object_get_string_form(gpointer object, const char *name);
+/** The object's GType name, e.g. "GstX264Enc". */
+const char *appl_object_type_name(gpointer object);
+
+/* ---- probes, buffers, events ---- */
+GstBuffer *appl_probe_info_buffer(GstPadProbeInfo *info);
+GstEvent *appl_probe_info_event(GstPadProbeInfo *info);
+int appl_buffer_is_keyframe(GstBuffer *buffer);
+/** Converts a buffer timestamp on `pad` into running time using the pad's sticky segment.
+ *  Returns GST_CLOCK_TIME_NONE when there is no segment or the time is outside it. */
+guint64 appl_pad_to_running_time(GstPad *pad, guint64 timestamp);
+/** Pipeline running time now: clock time minus base time; GST_CLOCK_TIME_NONE without a clock. */
+guint64 appl_element_running_time_now(GstElement *element);
+
+/* ---- messages and objects ---- */
+const char *appl_message_src_name(GstMessage *message);
+const char *appl_object_name(gpointer object);
+/** Path of the object in the bin hierarchy ("/pipeline/cam0/src"); free with g_free. */
+char *appl_object_path(gpointer object);
+GstMessage *appl_message_ref(GstMessage *message);
+
+/* ---- signals ---- */
+typedef void (*appl_pad_added_fn)(GstElement *element, GstPad *pad, gpointer user_data);
+gulong appl_connect_pad_added(GstElement *element, appl_pad_added_fn fn, gpointer user_data, GClosureNotify destroy);
+
+/* ---- JPEG (libjpeg) ---- */
+/** Computes the size that fits `width`×`height` into `max_w`×`max_h` keeping the aspect ratio (even values,
+ *  never upscaled). A bound of 0 means unbounded. */
+void appl_fit_size(int width, int height, int max_w, int max_h, int *out_w, int *out_h);
+/** Encodes the raw video frame in `sample` (I420, NV12, YUY2 or RGB-like formats via I420 only: I420 required)
+ *  as a JPEG file at `path`, scaled (area average) to fit max_w×max_h. Returns 0 on success; on failure returns -1
+ *  and sets *error to a newly allocated message (free with g_free). Writes to path.tmp then renames. */
+int appl_jpeg_write_sample(GstSample *sample, const char *path, int max_w, int max_h, int quality,
+                           int *out_w, int *out_h, char **error);
+
+#endif

@@ -1,0 +1,25 @@
+import CGStreamer
+
+/// A GStreamer event about to be sent. Owns its reference until sent.
+public final class Event: @unchecked Sendable {
+    private var pointer: UnsafeMutablePointer<GstEvent>?
+
+    init(owning pointer: UnsafeMutablePointer<GstEvent>) { self.pointer = pointer }
+
+    deinit {
+        if let pointer { gst_mini_object_unref(UnsafeMutableRawPointer(pointer).assumingMemoryBound(to: GstMiniObject.self)) }
+    }
+
+    /// Hands the reference to a function that takes ownership.
+    func take() -> UnsafeMutablePointer<GstEvent>? {
+        defer { pointer = nil }
+        return pointer
+    }
+
+    public static func eos() -> Event { Event(owning: gst_event_new_eos()) }
+
+    /// Asks an encoder upstream for a keyframe at `runningTime` (nil: as soon as possible), with SPS/PPS.
+    public static func forceKeyUnitUpstream(runningTime: ClockTime? = nil, allHeaders: Bool = true) -> Event {
+        Event(owning: gst_video_event_new_upstream_force_key_unit(GstClockTime(runningTime?.nanoseconds ?? ClockTime.none), allHeaders ? 1 : 0, 0))
+    }
+}

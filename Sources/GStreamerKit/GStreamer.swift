@@ -1,0 +1,58 @@
+import CApplianceShim
+import CGStreamer
+
+/// Process-wide GStreamer set-up.
+public enum GStreamer {
+    /// Initialises GStreamer once; later calls do nothing.
+    public static func initialize() {
+        appl_gst_init()
+    }
+
+    /// The runtime version, e.g. "1.22.0".
+    public static var version: String {
+        String(cString: gst_version_string()).replacingOccurrences(of: "GStreamer ", with: "")
+    }
+
+    /// Whether an element factory with this name is installed.
+    public static func hasElement(_ factory: String) -> Bool {
+        initialize()
+        guard let found = gst_element_factory_find(factory) else { return false }
+        gst_object_unref(UnsafeMutableRawPointer(found))
+        return true
+    }
+}
+
+/// An error reported by GStreamer, naming the element it came from.
+public struct GStreamerError: Error, CustomStringConvertible, Sendable, Equatable {
+    /// Name (or path) of the element that reported the error; empty when not tied to one.
+    public var element: String
+    public var message: String
+    /// GStreamer's debug string: file, function and detail. Often the most useful part.
+    public var debug: String?
+
+    public init(element: String, message: String, debug: String? = nil) {
+        self.element = element
+        self.message = message
+        self.debug = debug
+    }
+
+    public var description: String {
+        var text = element.isEmpty ? message : "\(element): \(message)"
+        if let debug, !debug.isEmpty { text += " (\(debug.split(separator: "\n").last.map(String.init) ?? debug))" }
+        return text
+    }
+
+    /// Takes ownership of a GError and frees it.
+    static func consume(_ error: UnsafeMutablePointer<GError>?, element: String, fallback: String) -> GStreamerError {
+        guard let error else { return GStreamerError(element: element, message: fallback) }
+        defer { g_error_free(error) }
+        return GStreamerError(element: element, message: String(cString: error.pointee.message))
+    }
+}
+
+/// Strings from C that GLib allocated: copies and frees them.
+func takeGString(_ pointer: UnsafeMutablePointer<gchar>?) -> String? {
+    guard let pointer else { return nil }
+    defer { g_free(pointer) }
+    return String(cString: pointer)
+}

@@ -1,0 +1,139 @@
+import CApplianceShim
+import CGStreamer
+
+/// What a probe is called for. Combine: `[.buffer, .block]`.
+public struct ProbeKind: OptionSet, Sendable {
+    public let rawValue: UInt32
+    public init(rawValue: UInt32) { self.rawValue = rawValue }
+
+    public static let buffer = ProbeKind(rawValue: GST_PAD_PROBE_TYPE_BUFFER.rawValue)
+    public static let bufferList = ProbeKind(rawValue: GST_PAD_PROBE_TYPE_BUFFER_LIST.rawValue)
+    public static let eventDownstream = ProbeKind(rawValue: GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM.rawValue)
+    public static let eventUpstream = ProbeKind(rawValue: GST_PAD_PROBE_TYPE_EVENT_UPSTREAM.rawValue)
+    /// Holds the data in the pad until the probe is removed (or the callback answers `.remove`/`.pass`).
+    public static let block = ProbeKind(rawValue: GST_PAD_PROBE_TYPE_BLOCK.rawValue)
+    /// Called once the pad is idle (no data flowing); can be called from the calling thread.
+    public static let idle = ProbeKind(rawValue: GST_PAD_PROBE_TYPE_IDLE.rawValue)
+}
+
+/// The probe callback's verdict.
+public enum ProbeReturn: Sendable {
+    /// Let the data through (or, for a blocking probe, keep blocking).
+    case ok
+    /// Drop the data.
+    case drop
+    /// Let the data through and remove the probe.
+    case remove
+    /// Let the data through without blocking, leave the probe installed.
+    case pass
+
+    var raw: GstPadProbeReturn {
+        switch self {
+        case .ok: GST_PAD_PROBE_OK
+        case .drop: GST_PAD_PROBE_DROP
+        case .remove: GST_PAD_PROBE_REMOVE
+        case .pass: GST_PAD_PROBE_PASS
+        }
+    }
+}
+
+/// A view of a buffer seen by a probe, valid only inside the callback.
+public struct BufferView {
+    let pointer: UnsafeMutablePointer<GstBuffer>
+
+    public var pts: UInt64 { UInt64(pointer.pointee.pts) }
+    public var duration: UInt64 { UInt64(pointer.pointee.duration) }
+    public var isKeyframe: Bool { appl_buffer_is_keyframe(pointer) != 0 }
+    public var size: Int { Int(gst_buffer_get_size(pointer)) }
+}
+
+/// Event types the appliance looks at in probes.
+public enum EventKind: Sendable, Equatable {
+    case eos, segment, caps, flushStart, flushStop, customDownstream, other(UInt32)
+
+    init(_ raw: GstEventType) {
+        switch raw {
+        case GST_EVENT_EOS: self = .eos
+        case GST_EVENT_SEGMENT: self = .segment
+        case GST_EVENT_CAPS: self = .caps
+        case GST_EVENT_FLUSH_START: self = .flushStart
+        case GST_EVENT_FLUSH_STOP: self = .flushStop
+        case GST_EVENT_CUSTOM_DOWNSTREAM: self = .customDownstream
+        default: self = .other(raw.rawValue)
+        }
+    }
+}
+
+/// What a probe callback receives: the pad and either a buffer or an event.
+public struct ProbeInfo {
+    public let pad: UnsafeMutablePointer<GstPad>
+    let info: UnsafeMutablePointer<GstPadProbeInfo>
+
+    public var buffer: BufferView? {
+        guard info.pointee.type.rawValue & GST_PAD_PROBE_TYPE_BUFFER.rawValue != 0,
+              let buffer = appl_probe_info_buffer(info) else { return nil }
+        return BufferView(pointer: buffer)
+    }
+
+    public var event: EventKind? {
+        guard info.pointee.type.rawValue & GST_PAD_PROBE_TYPE_EVENT_BOTH.rawValue != 0,
+              let event = appl_probe_info_event(info) else { return nil }
+        return EventKind(event.pointee.type)
+    }
+
+    /// Running time of a timestamp on the probed pad.
+    public func runningTime(_ timestamp: UInt64) -> UInt64 { UInt64(appl_pad_to_running_time(pad, guint64(timestamp))) }
+
+    /// Sends an event straight into the peer of the probed pad, from inside the callback (same streaming thread).
+    /// Unlike pushing it out of the pad, this leaves the probed pad itself untouched: an EOS sent this way ends
+    /// only the peer's branch, and the pad's element (a tee, say) never sees a flow return of EOS.
+    @discardableResult
+    public func sendToPeer(_ event: Event) -> Bool {
+        guard let peer = gst_pad_get_peer(pad) else { return false }
+        defer { gst_object_unref(UnsafeMutableRawPointer(peer)) }
+        return gst_pad_send_event(peer, event.take()) != 0
+    }
+}
+
+/// Callback type for probes. Runs on a GStreamer streaming thread: it must not block or await.
+public typealias ProbeCallback = @Sendable (ProbeInfo) -> ProbeReturn
+
+private final class ProbeBox {
+    let callback: ProbeCallback
+    init(_ callback: @escaping ProbeCallback) { self.callback = callback }
+}
+
+/// An installed probe. Removing it is idempotent.
+public final class Probe: @unchecked Sendable {
+    private let pad: Pad
+    private let id: gulong
+
+    init(pad: Pad, id: gulong) {
+        self.pad = pad
+        self.id = id
+    }
+
+    public func remove() {
+        if id != 0 { gst_pad_remove_probe(pad.pointer, id) }
+    }
+}
+
+extension Pad {
+    /// Installs a probe with a Swift closure, like gstreamer-rs' `pad.add_probe`.
+    @discardableResult
+    public func addProbe(_ kind: ProbeKind, _ callback: @escaping ProbeCallback) -> Probe {
+        let box = Unmanaged.passRetained(ProbeBox(callback)).toOpaque()
+        let id = gst_pad_add_probe(
+            pointer, GstPadProbeType(rawValue: kind.rawValue),
+            { pad, info, userData in
+                guard let pad, let info, let userData else { return GST_PAD_PROBE_OK }
+                let box = Unmanaged<ProbeBox>.fromOpaque(userData).takeUnretainedValue()
+                return box.callback(ProbeInfo(pad: pad, info: info)).raw
+            },
+            box,
+            { userData in
+                if let userData { Unmanaged<ProbeBox>.fromOpaque(userData).release() }
+            })
+        return Probe(pad: self, id: id)
+    }
+}

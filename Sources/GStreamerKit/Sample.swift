@@ -1,0 +1,42 @@
+import CApplianceShim
+import CGStreamer
+
+/// A buffer with its caps, as handed out by appsink. Owns one reference.
+public final class Sample: @unchecked Sendable {
+    let pointer: OpaquePointer
+
+    init(owning pointer: OpaquePointer) { self.pointer = pointer }
+
+    deinit { gst_mini_object_unref(UnsafeMutableRawPointer(pointer).assumingMemoryBound(to: GstMiniObject.self)) }
+
+    /// Presentation timestamp of the sample's buffer.
+    public var pts: ClockTime? {
+        guard let buffer = gst_sample_get_buffer(pointer) else { return nil }
+        return ClockTime.from(UInt64(buffer.pointee.pts))
+    }
+
+    /// Running time of the buffer, using the sample's segment.
+    public var runningTime: ClockTime? {
+        guard let buffer = gst_sample_get_buffer(pointer), let segment = gst_sample_get_segment(pointer) else { return nil }
+        let pts = buffer.pointee.pts
+        guard UInt64(pts) != ClockTime.none, segment.pointee.format == GST_FORMAT_TIME else { return nil }
+        return ClockTime.from(UInt64(gst_segment_to_running_time(segment, GST_FORMAT_TIME, pts)))
+    }
+
+    public var caps: Caps? {
+        guard let caps = gst_sample_get_caps(pointer) else { return nil }
+        return Caps(owning: gst_caps_ref(caps))
+    }
+
+    /// Writes the (I420) frame as a JPEG scaled to fit `maxWidth`×`maxHeight` (0 = no bound); returns the size written.
+    @discardableResult
+    public func writeJPEG(to path: String, maxWidth: Int = 0, maxHeight: Int = 0, quality: Int = 85) throws -> (width: Int, height: Int) {
+        var width: Int32 = 0, height: Int32 = 0
+        var error: UnsafeMutablePointer<CChar>?
+        let result = appl_jpeg_write_sample(pointer, path, Int32(maxWidth), Int32(maxHeight), Int32(quality), &width, &height, &error)
+        if result != 0 {
+            throw GStreamerError(element: "jpeg", message: takeGString(error) ?? "JPEG encoding failed")
+        }
+        return (Int(width), Int(height))
+    }
+}

@@ -1,0 +1,88 @@
+import ApplianceCore
+import ArgumentParser
+import Foundation
+import Logging
+import ServiceLifecycle
+
+/// `appliance run`: builds the live graph, recovers interrupted recordings and serves the control socket
+/// until SIGTERM/SIGINT, finalising any recording before it exits.
+struct Run: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Run the daemon.")
+
+    @Option(name: .long, help: "Config file (TOML). Default: the embedded Config/appliance.toml.")
+    var config: String?
+
+    @Option(name: .long, help: "Data directory (overrides data_dir).")
+    var dataDir: String?
+
+    @Option(name: .long, help: "Control socket path (overrides socket).")
+    var socket: String?
+
+    func run() async throws {
+        var settings: ApplianceConfig
+        do {
+            settings = try ConfigLoader.load(path: config)
+        } catch {
+            fail("config: \(error)")
+        }
+        if let dataDir { settings.dataDir = dataDir }
+        if let socket { settings.socket = socket }
+
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = Logger.Level(rawValue: settings.logLevel) ?? .info
+            return handler
+        }
+        let logger = Logger(label: "appliance")
+
+        let data: DataDirectory
+        do {
+            data = try DataDirectory(path: settings.dataDir)
+        } catch {
+            fail("\(error)")
+        }
+        let socketPath = settings.socket.isEmpty ? data.root + "/ctl.sock" : settings.socket
+
+        let recovered = Recovery.run(data: data, thumbnail: settings.thumbnail, logger: logger)
+        if !recovered.isEmpty { logger.notice("recovered \(recovered.count) interrupted recording(s)") }
+
+        let controller: Controller
+        do {
+            controller = try Controller(config: settings, data: data, logger: logger)
+        } catch {
+            fail("cannot start the capture graph: \(error)")
+        }
+        await controller.watchBus()
+        let server = ControlServer(path: socketPath, router: CommandRouter(controller: controller), logger: logger)
+        let group = ServiceGroup(configuration: .init(
+            services: [
+                .init(service: ControllerService(controller: controller)),
+                .init(service: server),
+            ],
+            gracefulShutdownSignals: [.sigterm, .sigint],
+            logger: logger))
+        do {
+            try await group.run()
+        } catch {
+            await controller.shutdown()
+            fail("\(error)")
+        }
+        logger.info("stopped")
+    }
+}
+
+/// Keeps the controller for the daemon's lifetime; on graceful shutdown finalises the recording and stops the graph.
+struct ControllerService: Service {
+    let controller: Controller
+
+    func run() async throws {
+        try? await gracefulShutdown()
+        await controller.shutdown()
+    }
+}
+
+/// Prints a one-line error and exits non-zero.
+func fail(_ message: String, code: Int32 = 1) -> Never {
+    FileHandle.standardError.write(Data("appliance: \(message)\n".utf8))
+    exit(code)
+}
