@@ -16,10 +16,12 @@ public class Bin: Element, @unchecked Sendable {
 
     /// Parses a gst-launch style description ("videotestsrc ! videoconvert") into a bin whose unlinked pads
     /// are ghosted. The error carries GStreamer's parser message and the `label` (e.g. the fragment's file).
-    public static func parse(_ description: String, name: String, label: String) throws -> Bin {
+    /// Pass `ghostUnlinkedPads: false` for self-contained descriptions with delayed links (demuxers): ghosting
+    /// would take the pad the delayed link needs.
+    public static func parse(_ description: String, name: String, label: String, ghostUnlinkedPads: Bool = true) throws -> Bin {
         GStreamer.initialize()
         var error: UnsafeMutablePointer<GError>?
-        let element = gst_parse_bin_from_description_full(description, 1, nil, GST_PARSE_FLAG_FATAL_ERRORS, &error)
+        let element = gst_parse_bin_from_description_full(description, ghostUnlinkedPads ? 1 : 0, nil, GST_PARSE_FLAG_FATAL_ERRORS, &error)
         guard let element else {
             throw GStreamerError.consume(error, element: label, fallback: "cannot parse pipeline fragment")
         }

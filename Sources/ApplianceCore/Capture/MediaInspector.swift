@@ -19,7 +19,7 @@ public enum MediaInspector {
             filesrc location="\(escaped)" ! qtdemux name=demux demux.video_0 ! queue ! h264parse ! avdec_h264 \
             ! videoconvert ! video/x-raw,format=I420 ! appsink name=frames sync=false max-buffers=4
             """
-        let bin = try Bin.parse(description, name: "inspect", label: path)
+        let bin = try Bin.parse(description, name: "inspect", label: path, ghostUnlinkedPads: false)
         let pipeline = Pipeline(name: "inspector")
         try pipeline.add(bin)
         defer { _ = try? pipeline.setState(.null) }

@@ -50,14 +50,19 @@ final class RecordingSession: @unchecked Sendable {
         audioTeePad = try graph.audioTee?.requestPad("src_%u")
         missingBaseline = graph.flow.missingAtEncoder
         let gate = graph.gate
+        let pipeline = graph.pipeline
+        state.withLock { $0.timing.requestedClock = pipeline.runningTimeNow?.nanoseconds }
         videoTeePad.addProbe(.buffer) { [state] info in
             guard let buffer = info.buffer else { return .ok }
             let rt = info.runningTime(buffer.pts)
+            let now = pipeline.runningTimeNow?.nanoseconds
             let (verdict, end) = state.withLock { s -> (ProbeReturn, Bool) in
                 switch s.video {
                 case .waiting:
                     guard let threshold = gate.firstRunningTime, buffer.isKeyframe, rt != .max, rt >= threshold else { return (.drop, false) }
                     s.video = .recording
+                    s.timing.firstFrameClock = now
+                    s.timing.lastFrameClock = now
                     s.timing.videoFirst = rt
                     s.timing.videoLast = rt
                     s.timing.videoFrames = 1
@@ -69,6 +74,7 @@ final class RecordingSession: @unchecked Sendable {
                     }
                     s.timing.videoFrames += 1
                     s.timing.videoLast = rt
+                    s.timing.lastFrameClock = now
                     return (.ok, false)
                 case .ended:
                     return (.drop, false)

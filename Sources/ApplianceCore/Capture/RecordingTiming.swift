@@ -9,6 +9,11 @@ public struct RecordingTiming: Sendable, Codable, Equatable {
     /// Frames missing at the encoder input (gaps over 1.5 frame intervals) during the recording.
     public var droppedFrames: UInt64 = 0
     public var frameInterval: UInt64
+    /// Pipeline clock (running time) when `record start` was handled, and when the first and the latest video
+    /// frame entered the recording bin: for start and stop latency.
+    public var requestedClock: UInt64?
+    public var firstFrameClock: UInt64?
+    public var lastFrameClock: UInt64?
 
     public init(frameInterval: UInt64) { self.frameInterval = frameInterval }
 
@@ -22,6 +27,12 @@ public struct RecordingTiming: Sendable, Codable, Equatable {
     public var avOffsetMs: Double? {
         guard let a = audioFirst, let v = videoFirst else { return nil }
         return (Double(a) - Double(v)) / 1_000_000
+    }
+
+    /// From the start request to the first frame entering the recording bin.
+    public var startLatencyMs: Double? {
+        guard let r = requestedClock, let f = firstFrameClock, f >= r else { return nil }
+        return Double(f - r) / 1_000_000
     }
 
     public var audioDurationMs: Int? {

@@ -148,7 +148,11 @@ public actor Controller {
             durationMs: timing.durationMs, videoFrames: timing.videoFrames, droppedFrames: timing.droppedFrames,
             audioDurationMs: timing.audioDurationMs, avOffsetMs: timing.avOffsetMs, sizeBytes: size,
             width: config.video.width, height: config.video.height, framerate: config.video.framerate,
-            createdAt: Timestamps.iso(session.createdAt), endedAt: Timestamps.iso(endedAt), stopReason: reason)
+            createdAt: Timestamps.iso(session.createdAt), endedAt: Timestamps.iso(endedAt), stopReason: reason,
+            startLatencyMs: timing.startLatencyMs,
+            stopLatencyMs: timing.lastFrameClock.flatMap { last in
+                graph.runningTimeNow >= last ? Double(graph.runningTimeNow - last) / 1_000_000 : nil
+            })
         logger.info("recording finished", metadata: [
             "id": "\(result.id)", "path": "\(result.path)", "duration_ms": "\(result.durationMs)",
             "frames": "\(result.videoFrames)", "dropped": "\(result.droppedFrames)", "reason": "\(reason)",

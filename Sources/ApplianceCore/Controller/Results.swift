@@ -30,6 +30,10 @@ public struct RecordingResult: Codable, Sendable {
     public var endedAt: String
     /// "request", "max_duration" or "shutdown".
     public var stopReason: String
+    /// From the start request to the first frame entering the recording bin.
+    public var startLatencyMs: Double?
+    /// From the last frame entering the recording bin to the finalised, moved file (this answer).
+    public var stopLatencyMs: Double?
 }
 
 /// What `snapshot` answers.
