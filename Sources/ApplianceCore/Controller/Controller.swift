@@ -90,7 +90,8 @@ public actor Controller {
         let maxTask = Task { [weak self] in
             try? await Task.sleep(for: .seconds(maxDuration))
             guard !Task.isCancelled else { return }
-            await self?.autoStop(id: id)
+            // A fresh task: stopping cancels this one, and a cancelled task could not wait for the muxer.
+            Task { await self?.autoStop(id: id) }
         }
         let syncTask = Self.syncLoop(path: session.partialPath, interval: config.recording.syncIntervalS)
         phase = .recording(ActiveRecording(session: session, title: finalTitle, maxDurationTask: maxTask, syncTask: syncTask))

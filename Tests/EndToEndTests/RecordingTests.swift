@@ -1,0 +1,131 @@
+import Foundation
+import XCTest
+
+/// Records with the real daemon and checks the files with ffprobe/ffmpeg.
+final class RecordingTests: XCTestCase {
+    func testThreeSecondRecordingIsValidWithThumbnail() throws {
+        let daemon = try DaemonProcess()
+        try daemon.start()
+        defer { daemon.stop() }
+
+        let started = try daemon.result("record.start", args: ["title": "three seconds"])
+        XCTAssertEqual(started["title"] as? String, "three seconds")
+        Thread.sleep(forTimeInterval: 3.0)
+        let stop = try daemon.result("record.stop")
+
+        let path = try XCTUnwrap(stop["path"] as? String)
+        XCTAssertTrue(path.hasPrefix(daemon.dataDir + "/recordings/"), path)
+        XCTAssertNotNil(path.range(of: #"/recordings/\d{4}/\d{2}/\d{2}/[0-9a-f-]{36}\.mp4$"#, options: .regularExpression), path)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: path))
+        XCTAssertEqual(daemon.partialFiles(), [], "the partial file must have been moved")
+
+        let probe = try MediaProbe(path)
+        let video = try XCTUnwrap(probe.video), audio = try XCTUnwrap(probe.audio)
+        XCTAssertEqual(video.codec, "h264")
+        XCTAssertEqual(audio.codec, "aac")
+        XCTAssertEqual(video.width, 1280)
+        XCTAssertEqual(video.height, 720)
+        XCTAssertEqual(video.duration, 3.0, accuracy: 0.2)
+        XCTAssertEqual(Double(video.frames), video.duration * 30, accuracy: 1.0)
+        try probe.assertSmoothVideo(framerate: 30)
+        XCTAssertEqual(try probe.decodeErrors(), "")
+        XCTAssertLessThan(abs(audio.startTime - video.startTime), 0.040, "A/V start offset in the file")
+        XCTAssertLessThan(abs(stop["av_offset_ms"] as? Double ?? 999), 40)
+        XCTAssertEqual(audio.duration, video.duration, accuracy: 0.1)
+
+        let durationMs = try XCTUnwrap(stop["duration_ms"] as? Int)
+        XCTAssertEqual(Double(durationMs) / 1000, video.duration, accuracy: 0.05, "reported duration matches the file")
+        XCTAssertEqual(stop["video_frames"] as? Int, video.frames)
+        XCTAssertEqual(stop["dropped_frames"] as? Int, 0)
+
+        let thumbnail = try XCTUnwrap(stop["thumbnail"] as? String)
+        let size = try jpegSize(thumbnail)
+        XCTAssertLessThanOrEqual(size.width, 320)
+        XCTAssertLessThanOrEqual(size.height, 320)
+        XCTAssertEqual(size.width, 320, "16:9 fits 320 wide")
+        XCTAssertEqual(size.height, 180)
+    }
+
+    func testRecordingsFollowOneAnotherOnOneRunningPipeline() throws {
+        let daemon = try DaemonProcess()
+        try daemon.start()
+        defer { daemon.stop() }
+        let pid = daemon.pid
+        var paths: [String] = []
+        for index in 0..<2 {
+            _ = try daemon.result("record.start", args: ["title": "clip \(index)"])
+            Thread.sleep(forTimeInterval: 1.5)
+            let stop = try daemon.result("record.stop")
+            paths.append(try XCTUnwrap(stop["path"] as? String))
+        }
+        XCTAssertEqual(daemon.pid, pid)
+        XCTAssertTrue(daemon.isRunning)
+        XCTAssertEqual(Set(paths).count, 2)
+        for path in paths {
+            let probe = try MediaProbe(path)
+            XCTAssertEqual(try XCTUnwrap(probe.video).duration, 1.5, accuracy: 0.2)
+            XCTAssertNotNil(probe.audio)
+            try probe.assertSmoothVideo(framerate: 30)
+            XCTAssertEqual(try probe.decodeErrors(), "")
+        }
+        let status = try daemon.result("status")
+        XCTAssertEqual(status["recordings_this_run"] as? Int, 2)
+        XCTAssertEqual(status["state"] as? String, "idle")
+    }
+
+    func testCtlRecordStopPrintsTheJSONContract() throws {
+        let daemon = try DaemonProcess()
+        try daemon.start()
+        defer { daemon.stop() }
+        let start = try daemon.ctl(["--json", "record", "start", "--title", "first"])
+        XCTAssertEqual(start.status, 0, start.stderr)
+        XCTAssertNotNil(start.json?["id"] as? String)
+        Thread.sleep(forTimeInterval: 1.2)
+        let stop = try daemon.ctl(["record", "stop", "--json", "--title", "Ünïcode \"quoted\" / slashed"])
+        XCTAssertEqual(stop.status, 0, stop.stderr)
+        let json = try XCTUnwrap(stop.json, stop.stdout)
+        XCTAssertEqual(json["id"] as? String, start.json?["id"] as? String)
+        XCTAssertEqual(json["title"] as? String, "Ünïcode \"quoted\" / slashed")
+        let path = try XCTUnwrap(json["path"] as? String)
+        XCTAssertTrue(path.hasPrefix("/") && FileManager.default.fileExists(atPath: path))
+        XCTAssertGreaterThan(json["duration_ms"] as? Int ?? 0, 900)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: json["thumbnail"] as? String ?? ""))
+
+        let human = try daemon.ctl(["status"])
+        XCTAssertEqual(human.status, 0)
+        XCTAssertTrue(human.stdout.contains("state: idle"), human.stdout)
+    }
+
+    func testSnapshotIsAFullResolutionJPEG() throws {
+        let daemon = try DaemonProcess()
+        try daemon.start()
+        defer { daemon.stop() }
+        let result = try daemon.ctl(["--json", "snapshot"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let path = try XCTUnwrap(result.json?["path"] as? String)
+        XCTAssertTrue(path.hasPrefix(daemon.dataDir + "/snapshots/"))
+        let size = try jpegSize(path)
+        XCTAssertEqual(size.width, 1280)
+        XCTAssertEqual(size.height, 720)
+    }
+
+    func testMaxDurationStopsTheRecordingByItself() throws {
+        let daemon = try DaemonProcess(extra: "[recording]\nmax_duration_s = 2.0")
+        try daemon.start()
+        defer { daemon.stop() }
+        _ = try daemon.result("record.start")
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline, daemon.recordings().isEmpty { Thread.sleep(forTimeInterval: 0.2) }
+        let files = daemon.recordings()
+        XCTAssertEqual(files.count, 1, daemon.log)
+        let probe = try MediaProbe(try XCTUnwrap(files.first))
+        XCTAssertEqual(try XCTUnwrap(probe.video).duration, 2.0, accuracy: 0.25)
+        XCTAssertEqual(try probe.decodeErrors(), "")
+        XCTAssertEqual(try daemon.result("status")["state"] as? String, "idle")
+        XCTAssertTrue(daemon.log.contains("max_duration"), daemon.log)
+        // And the next recording works as usual.
+        _ = try daemon.result("record.start")
+        Thread.sleep(forTimeInterval: 0.5)
+        XCTAssertNotNil(try daemon.result("record.stop")["path"])
+    }
+}

@@ -1,0 +1,97 @@
+import Foundation
+import XCTest
+
+/// A bad config, device, fragment or data dir stops `appliance run` at once with a one-line reason.
+final class StartupErrorTests: XCTestCase {
+    private var directory: URL!
+
+    override func setUpWithError() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("appliance-start-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    }
+
+    override func tearDownWithError() throws {
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    /// Runs the daemon with `config` and expects it to fail; returns its last stderr line.
+    private func failure(_ config: String, file: StaticString = #filePath, line: UInt = #line) throws -> String {
+        let path = directory.appendingPathComponent("bad.toml").path
+        try config.write(toFile: path, atomically: true, encoding: .utf8)
+        return try failure(arguments: ["run", "--config", path, "--socket", directory.path + "/ctl.sock"], file: file, line: line)
+    }
+
+    private func failure(arguments: [String], file: StaticString = #filePath, line: UInt = #line) throws -> String {
+        let result = try CommandResult.run(DaemonProcess.binary, arguments, timeout: 30)
+        XCTAssertNotEqual(result.status, 0, "expected a failure, got: \(result.stderr)", file: file, line: line)
+        let last = result.stderr.split(separator: "\n").last.map(String.init) ?? ""
+        XCTAssertTrue(last.hasPrefix("appliance: "), last, file: file, line: line)
+        return last
+    }
+
+    private func base(_ body: String) -> String {
+        "data_dir = \"\(directory.path)/data\"\n[audio]\nsource = \"test\"\n[preview]\nsink = \"none\"\n" + body
+    }
+
+    func testMissingV4L2DeviceIsNamed() throws {
+        let line = try failure(base("[[camera]]\nname = \"cam\"\nsource = \"v4l2\"\ndevice = \"/dev/video-missing\"\n"))
+        XCTAssertTrue(line.contains("/dev/video-missing"), line)
+        XCTAssertTrue(line.contains("cam"), line)
+    }
+
+    func testAutoCameraFallsBackWithAWarning() throws {
+        let daemon = try DaemonProcess(cameras: "[[camera]]\nname = \"cam\"\nsource = \"auto\"\ndevice = \"/dev/video-missing\"")
+        try daemon.start()
+        defer { daemon.stop() }
+        XCTAssertTrue(daemon.log.contains("warning"), daemon.log)
+        XCTAssertTrue(daemon.log.contains("/dev/video-missing not present"), daemon.log)
+        XCTAssertEqual((try daemon.result("status")["camera_sources"] as? [String: String])?["cam"], "test")
+    }
+
+    func testBrokenPipelineFragmentNamesItAndGStreamersMessage() throws {
+        let line = try failure(base("[[camera]]\nname = \"cam\"\nsource = \"pipeline\"\npipeline = \"videotestsrc ! nosuchelement\"\n"))
+        XCTAssertTrue(line.contains("camera 'cam' pipeline"), line)
+        XCTAssertTrue(line.contains("nosuchelement"), line)
+    }
+
+    func testUnknownEncoderNamesTheFragment() throws {
+        let line = try failure(base("[video]\nencoder = \"nope\"\n"))
+        XCTAssertTrue(line.contains("encoders/nope.gst"), line)
+        XCTAssertTrue(line.contains("x264"), "lists what is available: \(line)")
+    }
+
+    func testUnknownPreviewNamesKeyAndLine() throws {
+        let line = try failure("[preview]\nsink = \"hologram\"\n")
+        XCTAssertTrue(line.contains(":2: preview.sink"), line)
+        XCTAssertTrue(line.contains("hologram"), line)
+    }
+
+    func testBadValueNamesKeyAndLine() throws {
+        let line = try failure("data_dir = \"/tmp\"\n\n[video]\nwidth = \"wide\"\n")
+        XCTAssertTrue(line.contains(":4: video.width"), line)
+        XCTAssertTrue(line.contains("integer"), line)
+        let range = try failure("[video]\nframerate = 0\n")
+        XCTAssertTrue(range.contains(":2: video.framerate"), range)
+    }
+
+    func testUnknownKeyAndSyntaxErrors() throws {
+        XCTAssertTrue(try failure("[video]\nwidht = 1280\n").contains("video.widht: unknown key"))
+        let syntax = try failure("[video\nwidth = 1\n")
+        XCTAssertTrue(syntax.contains("bad.toml:1"), syntax)
+    }
+
+    func testUnreadableConfig() throws {
+        XCTAssertTrue(try failure(arguments: ["run", "--config", directory.path + "/missing.toml"]).contains("no such file"))
+        let binary = directory.appendingPathComponent("binary.toml").path
+        FileManager.default.createFile(atPath: binary, contents: Data([0xff, 0xfe, 0x00, 0x80]))
+        XCTAssertTrue(try failure(arguments: ["run", "--config", binary]).contains("cannot read"))
+    }
+
+    func testDataDirThatCannotBeWritten() throws {
+        let blocker = directory.appendingPathComponent("a-file").path
+        FileManager.default.createFile(atPath: blocker, contents: Data("x".utf8))
+        let line = try failure("data_dir = \"\(blocker)/data\"\n")
+        XCTAssertTrue(line.contains("data dir"), line)
+        XCTAssertTrue(line.contains(blocker), line)
+    }
+}

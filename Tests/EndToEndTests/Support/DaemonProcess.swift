@@ -1,0 +1,168 @@
+import ApplianceCore
+import Foundation
+import XCTest
+
+/// Runs the real `appliance` binary: as a daemon on a temporary data dir, or as a one-shot `ctl` command.
+final class DaemonProcess {
+    let directory: URL
+    let dataDir: String
+    let socketPath: String
+    let configPath: String
+    let logPath: String
+    private(set) var process: Process?
+
+    /// A test config: live test sources (deterministic on any machine), no preview, and `extra` appended.
+    static func config(dataDir: String, extra: String = "", cameras: String? = nil) -> String {
+        """
+        data_dir = "\(dataDir)"
+        log_level = "info"
+        [audio]
+        source = "test"
+        [preview]
+        sink = "none"
+        \(extra)
+        \(cameras ?? "[[camera]]\nname = \"main\"\nsource = \"test\"\npattern = \"smpte\"")
+        """
+    }
+
+    init(extra: String = "", cameras: String? = nil, file: StaticString = #filePath) throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("appliance-e2e-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        dataDir = directory.appendingPathComponent("data").path
+        socketPath = directory.appendingPathComponent("ctl.sock").path
+        configPath = directory.appendingPathComponent("appliance.toml").path
+        logPath = directory.appendingPathComponent("daemon.log").path
+        try Self.config(dataDir: dataDir, extra: extra, cameras: cameras).write(toFile: configPath, atomically: true, encoding: .utf8)
+    }
+
+    deinit {
+        if let process, process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    /// The built `appliance` binary, next to the test bundle.
+    static var binary: String {
+        let testBinary = URL(fileURLWithPath: CommandLine.arguments.first { $0.contains(".xctest") } ?? CommandLine.arguments[0])
+        var dir = testBinary.deletingLastPathComponent()
+        for _ in 0..<4 {
+            let candidate = dir.appendingPathComponent("appliance").path
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+            dir.deleteLastPathComponent()
+        }
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        return root.appendingPathComponent(".build/debug/appliance").path
+    }
+
+    /// Starts `appliance run` and waits until the socket answers.
+    func start(arguments: [String]? = nil, timeout: TimeInterval = 20) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Self.binary)
+        process.arguments = arguments ?? ["run", "--config", configPath, "--socket", socketPath]
+        FileManager.default.createFile(atPath: logPath, contents: nil)
+        let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
+        log.seekToEndOfFile()
+        process.standardOutput = log
+        process.standardError = log
+        try process.run()
+        self.process = process
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if !process.isRunning { throw DaemonError(message: "daemon exited (\(process.terminationStatus)): \(self.log)") }
+            if let client = try? ControlClient(path: socketPath, timeout: 5), (try? client.call("ping"))?["ok"] as? Bool == true { return }
+            Thread.sleep(forTimeInterval: 0.1)
+        }
+        throw DaemonError(message: "daemon did not answer within \(timeout) s: \(self.log)")
+    }
+
+    /// Sends a signal and waits for the process to exit; returns its exit status.
+    @discardableResult
+    func stop(signal: Int32 = SIGTERM, timeout: TimeInterval = 20) -> Int32 {
+        guard let process else { return -1 }
+        kill(process.processIdentifier, signal)
+        let deadline = Date().addingTimeInterval(timeout)
+        while process.isRunning, Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL); process.waitUntilExit() }
+        self.process = nil
+        return process.terminationStatus
+    }
+
+    var isRunning: Bool { process?.isRunning ?? false }
+    var pid: Int32? { process?.processIdentifier }
+    var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
+
+    /// A request over the socket from this process (no CLI start-up time).
+    func call(_ command: String, args: [String: Any] = [:]) throws -> [String: Any] {
+        try ControlClient(path: socketPath, timeout: 30).call(command, args: args)
+    }
+
+    /// Like `call`, but returns `result` and fails the test on an error response.
+    func result(_ command: String, args: [String: Any] = [:], file: StaticString = #filePath, line: UInt = #line) throws -> [String: Any] {
+        let response = try call(command, args: args)
+        guard response["ok"] as? Bool == true, let result = response["result"] as? [String: Any] else {
+            XCTFail("\(command) failed: \(response)", file: file, line: line)
+            throw DaemonError(message: "\(command) failed: \(response)")
+        }
+        return result
+    }
+
+    /// Runs `appliance ctl --socket S …`.
+    func ctl(_ arguments: [String]) throws -> CommandResult {
+        try CommandResult.run(Self.binary, ["ctl", "--socket", socketPath] + arguments)
+    }
+
+    func recordings() -> [String] {
+        let root = dataDir + "/recordings"
+        let enumerator = FileManager.default.enumerator(atPath: root)
+        var files: [String] = []
+        while let item = enumerator?.nextObject() as? String {
+            if item.hasSuffix(".mp4") { files.append(root + "/" + item) }
+        }
+        return files.sorted()
+    }
+
+    func partialFiles() -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: dataDir + "/partial")) ?? []).filter { $0.hasSuffix(".mp4") }
+    }
+}
+
+struct DaemonError: Error, CustomStringConvertible {
+    var message: String
+    var description: String { message }
+}
+
+/// The outcome of running a command to completion.
+struct CommandResult {
+    var status: Int32
+    var stdout: String
+    var stderr: String
+
+    static func run(_ executable: String, _ arguments: [String], environment: [String: String]? = nil, timeout: TimeInterval = 120) throws -> CommandResult {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        if let environment { process.environment = environment }
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        // Read both pipes fully before waiting, so a chatty child cannot block on a full pipe.
+        let group = DispatchGroup()
+        nonisolated(unsafe) var outData = Data(), errData = Data()
+        group.enter()
+        DispatchQueue.global().async { outData = out.fileHandleForReading.readDataToEndOfFile(); group.leave() }
+        group.enter()
+        DispatchQueue.global().async { errData = err.fileHandleForReading.readDataToEndOfFile(); group.leave() }
+        if group.wait(timeout: .now() + timeout) == .timedOut {
+            process.terminate()
+            throw DaemonError(message: "\(executable) \(arguments.joined(separator: " ")) timed out")
+        }
+        process.waitUntilExit()
+        return CommandResult(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+                             stderr: String(decoding: errData, as: UTF8.self))
+    }
+
+    var json: [String: Any]? {
+        (try? JSONSerialization.jsonObject(with: Data(stdout.utf8))) as? [String: Any]
+    }
+}

@@ -1,0 +1,69 @@
+import Foundation
+import XCTest
+
+/// What ffprobe and ffmpeg say about a media file: the independent check of what the appliance wrote.
+struct MediaProbe {
+    struct Stream {
+        var type: String
+        var codec: String
+        var duration: Double
+        var startTime: Double
+        var frames: Int
+        var width: Int?
+        var height: Int?
+    }
+
+    let path: String
+    let streams: [Stream]
+
+    init(_ path: String) throws {
+        self.path = path
+        let result = try CommandResult.run("/usr/bin/ffprobe", ["-v", "error", "-show_entries",
+            "stream=codec_type,codec_name,duration,start_time,nb_frames,width,height", "-of", "json", path])
+        guard result.status == 0, let json = result.json, let list = json["streams"] as? [[String: Any]] else {
+            throw DaemonError(message: "ffprobe failed on \(path): \(result.stderr)")
+        }
+        streams = list.map { s in
+            Stream(type: s["codec_type"] as? String ?? "", codec: s["codec_name"] as? String ?? "",
+                   duration: Double(s["duration"] as? String ?? "") ?? 0, startTime: Double(s["start_time"] as? String ?? "") ?? 0,
+                   frames: Int(s["nb_frames"] as? String ?? "") ?? 0, width: s["width"] as? Int, height: s["height"] as? Int)
+        }
+    }
+
+    var video: Stream? { streams.first { $0.type == "video" } }
+    var audio: Stream? { streams.first { $0.type == "audio" } }
+
+    /// Video packet timestamps in file order (no B-frames: decode order is presentation order).
+    func videoPTS() throws -> [Double] {
+        let result = try CommandResult.run("/usr/bin/ffprobe", ["-v", "error", "-select_streams", "v:0",
+            "-show_entries", "packet=pts_time", "-of", "csv=p=0", path])
+        return result.stdout.split(separator: "\n").compactMap { Double($0.trimmingCharacters(in: .whitespaces)) }
+    }
+
+    /// What `ffmpeg -v error -i F -f null -` prints: empty for a clean file.
+    func decodeErrors() throws -> String {
+        let result = try CommandResult.run("/usr/bin/ffmpeg", ["-v", "error", "-i", path, "-f", "null", "-"])
+        return result.stderr + (result.status == 0 ? "" : "exit \(result.status)")
+    }
+
+    /// Checks timing like the recording-engine issue asks: increasing PTS, no gap over 1.5 frame intervals.
+    func assertSmoothVideo(framerate: Double, file: StaticString = #filePath, line: UInt = #line) throws {
+        let pts = try videoPTS()
+        XCTAssertGreaterThan(pts.count, 1, file: file, line: line)
+        var largestGap = 0.0
+        for (a, b) in zip(pts, pts.dropFirst()) {
+            XCTAssertGreaterThan(b, a, "PTS not strictly increasing at \(a) → \(b)", file: file, line: line)
+            largestGap = max(largestGap, b - a)
+        }
+        XCTAssertLessThanOrEqual(largestGap, 1.5 / framerate + 0.0005, "largest frame gap \(largestGap) s", file: file, line: line)
+    }
+}
+
+/// Width and height from a JPEG's SOF marker, after checking it is a JPEG ffprobe can decode.
+func jpegSize(_ path: String) throws -> (width: Int, height: Int) {
+    let probe = try MediaProbe(path)
+    guard let video = probe.video, video.codec == "mjpeg", let w = video.width, let h = video.height else {
+        throw DaemonError(message: "\(path) is not a decodable JPEG")
+    }
+    return (w, h)
+}
