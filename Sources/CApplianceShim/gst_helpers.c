@@ -76,7 +76,21 @@ const char *appl_message_src_name(GstMessage *message) {
     return GST_MESSAGE_SRC(message) ? GST_OBJECT_NAME(GST_MESSAGE_SRC(message)) : "";
 }
 const char *appl_object_name(gpointer object) { return GST_OBJECT_NAME(object); }
-char *appl_object_path(gpointer object) { return gst_object_get_path_string(GST_OBJECT(object)); }
+char *appl_object_path(gpointer object) {
+    /* "/pipeline/bin/element": names only, unlike gst_object_get_path_string's "/GstPipeline:pipeline/…". */
+    GString *path = g_string_new("");
+    GstObject *current = gst_object_ref(GST_OBJECT(object));
+    while (current) {
+        gchar *name = gst_object_get_name(current);
+        g_string_prepend(path, name ? name : "?");
+        g_string_prepend_c(path, '/');
+        g_free(name);
+        GstObject *parent = gst_object_get_parent(current);
+        gst_object_unref(current);
+        current = parent;
+    }
+    return g_string_free(path, FALSE);
+}
 GstMessage *appl_message_ref(GstMessage *message) { return gst_message_ref(message); }
 
 gulong appl_connect_pad_added(GstElement *element, appl_pad_added_fn fn, gpointer user_data, GClosureNotify destroy) {

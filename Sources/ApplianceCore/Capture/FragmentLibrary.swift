@@ -17,8 +17,13 @@ public struct FragmentLibrary: Sendable {
     /// Locates the fragments folder: config, $APPLIANCE_PIPELINES, ../share/appliance/pipelines beside the binary,
     /// then the nearest pipelines/ above the binary or the working directory.
     public static func locate(configured: String) throws -> FragmentLibrary {
+        if !configured.isEmpty {
+            guard FileManager.default.fileExists(atPath: configured + "/encoders") else {
+                throw FragmentError(fragment: configured, message: "pipelines_dir has no encoders/ folder")
+            }
+            return FragmentLibrary(directory: configured)
+        }
         var candidates: [String] = []
-        if !configured.isEmpty { candidates.append(configured) }
         if let env = ProcessInfo.processInfo.environment["APPLIANCE_PIPELINES"], !env.isEmpty { candidates.append(env) }
         let executable = URL(fileURLWithPath: CommandLine.arguments.first ?? "").resolvingSymlinksInPath().deletingLastPathComponent()
         candidates.append(executable.appendingPathComponent("../share/appliance/pipelines").standardized.path)
@@ -31,9 +36,6 @@ public struct FragmentLibrary: Sendable {
         }
         for candidate in candidates where FileManager.default.fileExists(atPath: candidate + "/encoders") {
             return FragmentLibrary(directory: candidate)
-        }
-        if !configured.isEmpty {
-            throw FragmentError(fragment: configured, message: "pipelines_dir has no encoders/ folder")
         }
         throw FragmentError(fragment: "pipelines/", message: "folder not found (set pipelines_dir or APPLIANCE_PIPELINES)")
     }

@@ -1,5 +1,5 @@
 /// Config/appliance.toml compiled into the binary, so `appliance run` works with no file at hand.
-/// Kept identical to the file by a test (DefaultConfigTests); regenerate with `make embed-config`.
+/// Kept identical to the file by a test (ConfigTests); regenerate with `make embed-config`.
 public enum DefaultConfig {
     public static let text = #"""
 # appliance — default configuration. Works on any Linux machine: with no camera or microphone present,

@@ -1,0 +1,38 @@
+# appliance — the two set-up commands are `make run` and `make test`; both install what is missing first.
+SWIFT ?= swift
+DEBUG_BIN := .build/debug/appliance
+RELEASE_DIR := .build-release
+ARGS ?=
+
+.PHONY: run test bench deps build release embed-config clean
+
+## Install the system packages (GStreamer, SQLite, libjpeg, ffmpeg) that are missing.
+deps:
+	@bash packaging/install-deps.sh
+
+build: deps
+	$(SWIFT) build
+
+## Build and start the daemon on the embedded default config (Config/appliance.toml); data goes to ./data.
+run: build
+	$(DEBUG_BIN) run $(ARGS)
+
+## Build everything and run all tests (unit + end-to-end with the real daemon, GStreamer and ffprobe).
+test: deps
+	$(SWIFT) build --build-tests
+	@bash .ci/swift-test.sh
+
+## Release build used by the benchmark.
+release: deps
+	$(SWIFT) build -c release --scratch-path $(RELEASE_DIR) --product appliance
+
+## Measure CPU, memory and latency against gst-launch-1.0; writes docs/BENCHMARKS.md.
+bench: release
+	python3 Tests/Benchmarks/bench.py --binary $(RELEASE_DIR)/release/appliance --out docs/BENCHMARKS.md
+
+## Regenerate the embedded copy of Config/appliance.toml after editing it.
+embed-config:
+	python3 packaging/embed-config.py
+
+clean:
+	rm -rf .build $(RELEASE_DIR)

@@ -1,0 +1,73 @@
+import ApplianceCore
+import Foundation
+import XCTest
+
+final class ConfigTests: XCTestCase {
+    private var repoRoot: URL {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    }
+
+    func testEmbeddedDefaultIsConfigApplianceToml() throws {
+        let file = try String(contentsOf: repoRoot.appendingPathComponent("Config/appliance.toml"), encoding: .utf8)
+        XCTAssertEqual(DefaultConfig.text + "\n", file, "run `make embed-config` after editing Config/appliance.toml")
+    }
+
+    func testDefaultsMatchTheDocumentedProfile() throws {
+        let config = try ConfigLoader.load(path: nil)
+        XCTAssertEqual(config, ApplianceConfig(), "the file lists every default")
+        XCTAssertEqual(config.video.width, 1280)
+        XCTAssertEqual(config.video.height, 720)
+        XCTAssertEqual(config.video.framerate, 30)
+        XCTAssertEqual(config.video.encoder, "x264")
+        XCTAssertEqual(config.video.speedPreset, "veryfast")
+        XCTAssertEqual(config.video.bitrateKbps, 4000)
+        XCTAssertEqual(config.audio.rate, 48000)
+        XCTAssertEqual(config.audio.channels, 2)
+        XCTAssertEqual(config.audio.bitrateKbps, 128)
+        XCTAssertEqual(config.dataDir, "./data")
+        XCTAssertEqual(config.socketPath, "./data/ctl.sock")
+    }
+
+    func testShippedConfigsParse() throws {
+        for name in ["appliance.toml", "demo.toml"] {
+            XCTAssertNoThrow(try ConfigLoader.load(path: repoRoot.appendingPathComponent("Config/\(name)").path), name)
+        }
+        let demo = try ConfigLoader.load(path: repoRoot.appendingPathComponent("Config/demo.toml").path)
+        XCTAssertEqual(demo.cameras.map(\.name), ["front", "back"])
+    }
+
+    private func error(_ text: String) -> ConfigError? {
+        do {
+            _ = try ConfigLoader.parse(text, file: "t.toml")
+            return nil
+        } catch {
+            return error as? ConfigError
+        }
+    }
+
+    func testErrorsNameKeyAndLine() {
+        XCTAssertEqual(error("\n[video]\nwidth = \"big\"\n")?.line, 3)
+        XCTAssertEqual(error("\n[video]\nwidth = \"big\"\n")?.key, "video.width")
+        XCTAssertEqual(error("[audio]\nsource = \"usb\"\n")?.description, "t.toml:2: audio.source: unknown value 'usb' (one of: auto, alsa, test, none)")
+        XCTAssertEqual(error("[recording]\nsync_interval_s = 0\n")?.key, "recording.sync_interval_s")
+        XCTAssertEqual(error("[video]\nwidth = 1281\n")?.key, "video.width", "odd sizes cannot be I420")
+        XCTAssertEqual(error("colour = 1\n")?.description, "t.toml:1: colour: unknown key")
+        XCTAssertEqual(error("[backup]\nurl = \"ftp://x\"\n")?.key, "backup.url")
+        XCTAssertNotNil(error("[video\n")?.line)
+    }
+
+    func testCameraTablesAreValidated() {
+        let two = "[[camera]]\nname = \"a\"\n[[camera]]\nname = \"a\"\n"
+        XCTAssertEqual(error(two)?.key, "camera[1].name")
+        XCTAssertEqual(error(two)?.line, 4)
+        XCTAssertEqual(error("[[camera]]\nname = \"a\"\nrotate = 45\n")?.key, "camera[0].rotate")
+        XCTAssertEqual(error("[[camera]]\nname = \"a\"\nsource = \"pipeline\"\n")?.key, "camera[0].pipeline")
+        XCTAssertEqual(error("[[camera]]\nname = \"a b\"\n")?.key, "camera[0].name")
+    }
+
+    func testIntegersAreAcceptedWhereNumbersAreExpected() throws {
+        let config = try ConfigLoader.parse("[recording]\nmax_duration_s = 10\n[video]\nkeyframe_interval_s = 2\n", file: "t")
+        XCTAssertEqual(config.recording.maxDurationS, 10)
+        XCTAssertEqual(config.video.keyframeIntervalS, 2)
+    }
+}
