@@ -111,3 +111,40 @@ final class Counter: @unchecked Sendable {
     func increment() -> Int { lock.lock(); defer { lock.unlock() }; count += 1; return count }
     var value: Int { lock.lock(); defer { lock.unlock() }; return count }
 }
+
+/// Pre-record relies on this GStreamer behaviour: when a blocking probe is removed, probes added while a buffer
+/// was held are run on that buffer too (gstpad.c: "probe list changed, restarting").
+final class BlockingProbeTests: XCTestCase {
+    func testProbesAddedWhileBlockedSeeTheHeldBuffer() throws {
+        GStreamer.initialize()
+        let pipeline = Pipeline(name: "block-test")
+        let source = try Element.make("videotestsrc", name: "src")
+        source.set("num-buffers", int: 5)
+        let sink = try Element.make("appsink", name: "sink")
+        sink.set("sync", false)
+        try pipeline.add([source, sink])
+        try source.link(sink)
+        let pad = source.staticPad("src")!
+        let blocked = Counter()
+        let hold = pad.addProbe([.block, .buffer]) { _ in
+            _ = blocked.increment()
+            return .ok
+        }
+        try pipeline.setState(.playing)
+        defer { _ = try? pipeline.setState(.null) }
+        let deadline = Date().addingTimeInterval(5)
+        while blocked.value == 0, Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        XCTAssertEqual(blocked.value, 1, "the first buffer is held")
+
+        let seen = Counter()
+        pad.addProbe(.buffer) { info in
+            if info.buffer != nil { _ = seen.increment() }
+            return seen.value == 1 ? .drop : .ok
+        }
+        hold.remove()
+        var received = 0
+        while AppSink.pull(sink, timeout: ClockTime(seconds: 5)) != nil { received += 1 }
+        XCTAssertEqual(seen.value, 5, "the held buffer went through the probe added while it was held")
+        XCTAssertEqual(received, 4, "and that probe could drop it")
+    }
+}

@@ -15,6 +15,8 @@ public final class CaptureGraph: @unchecked Sendable {
     /// h264parse: FKU requests go upstream from its sink pad into the encoder.
     let parser: Element
     let gate: EncoderGate
+    /// Where recording bins attach (tee pads, or held pre-record windows).
+    private(set) var outputs: RecordingOutputs!
     let flow: VideoFlowMonitor
     let tap = FrameTap()
     public let cameraNames: [String]
@@ -157,6 +159,8 @@ public final class CaptureGraph: @unchecked Sendable {
         } else {
             audioTee = nil
         }
+        outputs = try RecordingOutputs(pipeline: pipeline, videoTee: videoTee, audioTee: audioTee, config: config)
+        if outputs.window != nil { gate.openPermanently() }
     }
 
     static func leakyQueue(_ name: String, buffers: UInt) throws -> Element {

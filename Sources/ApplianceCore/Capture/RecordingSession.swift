@@ -10,6 +10,12 @@ final class RecordingSession: @unchecked Sendable {
     struct State {
         var video = Phase.waiting
         var audio = Phase.waiting
+        /// The video starts on the first keyframe at or after this (pre-record: request − window).
+        /// Nil without pre-record: the first frame the encoder gate admitted.
+        var videoFrom: UInt64?
+        /// Audio that ends at or before this is not part of the clip. Without pre-record: the planned start;
+        /// with pre-record: the first video frame (the held audio is released once it is known).
+        var audioFrom: UInt64?
         var stopAt: UInt64 = .max
         var timing: RecordingTiming
     }
@@ -22,15 +28,16 @@ final class RecordingSession: @unchecked Sendable {
     let state: Locked<State>
     /// Fired when the filesink receives EOS: the MP4 index is written.
     let finalised = OneShot<Bool>()
-    private let videoTeePad: Pad
-    private let audioTeePad: Pad?
+    private let videoPad: Pad
+    private let audioPad: Pad?
+    private var cutProbes: [Probe] = []
     private let missingBaseline: UInt64
-    /// Planned running time of the first frame.
+    /// Planned running time of the first frame (pre-record: the earliest time the window may give).
     private(set) var startAt: UInt64 = 0
     /// How far ahead of the request the clip starts: long enough that no stream has passed that time yet.
     static let startLead: UInt64 = 100_000_000
 
-    /// Builds the bin, links it behind the tees and opens the encoder gate. Fast; no waiting.
+    /// Builds the bin, links it behind the encoded streams and lets data in. Fast; no waiting.
     init(id: String, partialPath: String, graph: CaptureGraph) throws {
         self.id = id
         self.partialPath = partialPath
@@ -46,80 +53,97 @@ final class RecordingSession: @unchecked Sendable {
         }
         try graph.pipeline.add(recordingBin.bin)
 
-        videoTeePad = try graph.videoTee.requestPad("src_%u")
-        audioTeePad = try graph.audioTee?.requestPad("src_%u")
+        let outputs = graph.outputs!
+        (videoPad, audioPad) = try outputs.attach()
         missingBaseline = graph.flow.missingAtEncoder
         let gate = graph.gate
         let pipeline = graph.pipeline
-        state.withLock { $0.timing.requestedClock = pipeline.runningTimeNow?.nanoseconds }
-        videoTeePad.addProbe(.buffer) { [state] info in
+        let now = graph.runningTimeNow
+        let window = outputs.window
+        state.withLock { s in
+            s.timing.requestedClock = now
+            if let window { s.videoFrom = now > window ? now - window : 0 }
+        }
+        cutProbes.append(videoPad.addProbe(.buffer) { [state] info in
             guard let buffer = info.buffer else { return .ok }
             let rt = info.runningTime(buffer.pts)
-            let now = pipeline.runningTimeNow?.nanoseconds
-            let (verdict, end) = state.withLock { s -> (ProbeReturn, Bool) in
+            let clock = pipeline.runningTimeNow?.nanoseconds
+            let (verdict, end, started) = state.withLock { s -> (ProbeReturn, Bool, Bool) in
                 switch s.video {
                 case .waiting:
-                    guard let threshold = gate.firstRunningTime, buffer.isKeyframe, rt != .max, rt >= threshold else { return (.drop, false) }
+                    guard let threshold = s.videoFrom ?? gate.firstRunningTime, buffer.isKeyframe, rt != .max, rt >= threshold else {
+                        return (.drop, false, false)
+                    }
                     s.video = .recording
-                    s.timing.firstFrameClock = now
-                    s.timing.lastFrameClock = now
+                    if s.audioFrom == nil { s.audioFrom = rt }
+                    s.timing.firstFrameClock = clock
+                    s.timing.lastFrameClock = clock
                     s.timing.videoFirst = rt
                     s.timing.videoLast = rt
                     s.timing.videoFrames = 1
-                    return (.ok, false)
+                    return (.ok, false, true)
                 case .recording:
                     if rt != .max, rt > s.stopAt {
                         s.video = .ended
-                        return (.drop, true)
+                        return (.drop, true, false)
                     }
                     s.timing.videoFrames += 1
                     s.timing.videoLast = rt
-                    s.timing.lastFrameClock = now
-                    return (.ok, false)
+                    s.timing.lastFrameClock = clock
+                    return (.ok, false, false)
                 case .ended:
-                    return (.drop, false)
+                    return (.drop, false, false)
                 }
             }
+            if started, window != nil { outputs.release(.audio) }
             if end { info.sendToPeer(.eos()) }
             return verdict
-        }
-        audioTeePad?.addProbe(.buffer) { [state] info in
-            guard let buffer = info.buffer else { return .ok }
-            let rt = info.runningTime(buffer.pts)
-            let end = rt == .max ? rt : rt + (buffer.duration == .max ? 0 : buffer.duration)
-            let (verdict, sendEOS) = state.withLock { s -> (ProbeReturn, Bool) in
-                switch s.audio {
-                case .waiting:
-                    // Audio that ends before the planned start of the clip is not part of it.
-                    guard let threshold = gate.startAt, rt != .max, end > threshold else { return (.drop, false) }
-                    s.audio = .recording
-                    s.timing.audioFirst = rt
-                    s.timing.audioEnd = end
-                    s.timing.audioBuffers = 1
-                    return (.ok, false)
-                case .recording:
-                    if rt >= s.stopAt {
-                        s.audio = .ended
-                        return (.drop, true)
+        })
+        if let audioPad {
+            cutProbes.append(audioPad.addProbe(.buffer) { [state] info in
+                guard let buffer = info.buffer else { return .ok }
+                let rt = info.runningTime(buffer.pts)
+                let end = rt == .max ? rt : rt + (buffer.duration == .max ? 0 : buffer.duration)
+                let (verdict, sendEOS) = state.withLock { s -> (ProbeReturn, Bool) in
+                    switch s.audio {
+                    case .waiting:
+                        guard let threshold = s.audioFrom, rt != .max, end > threshold else { return (.drop, false) }
+                        s.audio = .recording
+                        s.timing.audioFirst = rt
+                        s.timing.audioEnd = end
+                        s.timing.audioBuffers = 1
+                        return (.ok, false)
+                    case .recording:
+                        if rt >= s.stopAt {
+                            s.audio = .ended
+                            return (.drop, true)
+                        }
+                        s.timing.audioBuffers += 1
+                        s.timing.audioEnd = end
+                        return (.ok, false)
+                    case .ended:
+                        return (.drop, false)
                     }
-                    s.timing.audioBuffers += 1
-                    s.timing.audioEnd = end
-                    return (.ok, false)
-                case .ended:
-                    return (.drop, false)
                 }
-            }
-            if sendEOS { info.sendToPeer(.eos()) }
-            return verdict
+                if sendEOS { info.sendToPeer(.eos()) }
+                return verdict
+            })
         }
-        try videoTeePad.link(recordingBin.videoPad)
-        if let audioTeePad, let audioPad = recordingBin.audioPad { try audioTeePad.link(audioPad) }
+        try videoPad.link(recordingBin.videoPad)
+        if let audioPad, let binAudio = recordingBin.audioPad { try audioPad.link(binAudio) }
         guard recordingBin.bin.syncStateWithParent() else {
             throw GStreamerError(element: recordingBin.bin.name, message: "cannot start the recording bin (is \(partialPath) writable?)")
         }
-        graph.flow.resetEncoderInput()
-        graph.requestKeyframe()
-        startAt = graph.gate.open(earliest: graph.runningTimeNow + Self.startLead)
+        if window != nil {
+            startAt = state.withLock { $0.videoFrom ?? 0 }
+            outputs.release(.video)
+        } else {
+            graph.flow.resetEncoderInput()
+            graph.requestKeyframe()
+            let planned = gate.open(earliest: now + Self.startLead)
+            startAt = planned
+            state.withLock { $0.audioFrom = planned }
+        }
     }
 
     var timing: RecordingTiming {
@@ -137,10 +161,11 @@ final class RecordingSession: @unchecked Sendable {
     }
 
     /// For streams that stopped flowing: ends them from the app thread. An idle probe guarantees no buffer is
-    /// on its way through the tee pad while the EOS goes in.
+    /// on its way through the pad while the EOS goes in.
     func forceEndOfStreams() {
-        for (pad, isVideo) in [(videoTeePad, true), (audioTeePad, false)] {
+        for (pad, isVideo) in [(videoPad, true), (audioPad, false)] {
             guard let pad else { continue }
+            if !isVideo { graph.outputs.release(.audio) }  // pre-record: audio may still be held
             pad.addProbe(.idle) { [state] info in
                 let wasEnded = state.withLock { s -> Bool in
                     let ended = (isVideo ? s.video : s.audio) == .ended
@@ -155,13 +180,13 @@ final class RecordingSession: @unchecked Sendable {
 
     /// Detaches and disposes of the bin. Blocking GStreamer calls: run off the cooperative pool.
     func teardown() {
+        let outputs = graph.outputs!
+        outputs.quiesce()
+        for probe in cutProbes { probe.remove() }
         graph.gate.close()
-        if let peer = videoTeePad.peer { videoTeePad.unlink(peer) }
-        graph.videoTee.releaseRequestPad(videoTeePad)
-        if let audioTeePad, let audioTee = graph.audioTee {
-            if let peer = audioTeePad.peer { audioTeePad.unlink(peer) }
-            audioTee.releaseRequestPad(audioTeePad)
-        }
+        if let peer = videoPad.peer { videoPad.unlink(peer) }
+        if let audioPad, let peer = audioPad.peer { audioPad.unlink(peer) }
+        outputs.detach(video: videoPad, audio: audioPad)
         recordingBin.bin.setLockedState(true)
         _ = try? recordingBin.bin.setState(.null)
         graph.pipeline.remove(recordingBin.bin)

@@ -63,6 +63,7 @@ final class EncoderGate: Sendable {
         var startAt: UInt64 = .max
         var firstAdmitted: UInt64 = .max
         var lastSeen: UInt64 = .max
+        var permanent = false
     }
 
     let frameInterval: UInt64
@@ -74,6 +75,7 @@ final class EncoderGate: Sendable {
     @discardableResult
     func open(earliest: UInt64) -> UInt64 {
         state.withLock { s in
+            guard !s.permanent else { return earliest }
             var start = earliest
             if s.lastSeen != .max, earliest > s.lastSeen {
                 let steps = (earliest - s.lastSeen + frameInterval - 1) / frameInterval
@@ -86,8 +88,19 @@ final class EncoderGate: Sendable {
         }
     }
 
+    /// Pre-record: the encoder runs all the time, every frame passes.
+    func openPermanently() {
+        state.withLock { s in
+            s.open = true
+            s.startAt = 0
+            s.firstAdmitted = 0
+            s.permanent = true
+        }
+    }
+
     func close() {
         state.withLock { s in
+            guard !s.permanent else { return }
             s.open = false
             s.startAt = .max
             s.firstAdmitted = .max

@@ -78,7 +78,9 @@ public struct StatusReport: Codable, Sendable {
 enum Timestamps {
     /// ISO 8601 with milliseconds, UTC.
     static func iso(_ date: Date) -> String {
-        date.formatted(.iso8601.year().month().day().dateSeparator(.dash).time(includingFractionalSeconds: true).timeSeparator(.colon)) 
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter.string(from: date)
     }
 
     /// Default title: local date and time, e.g. "2026-11-21 14:03:12".

@@ -1,0 +1,87 @@
+import GStreamerKit
+
+/// Where recording bins attach to the encoded streams.
+///
+/// Without pre-record, each recording requests its own pads from the encoded tees. With `pre_record_s` > 0 each
+/// encoded stream also feeds a leaky "window" queue (pre-record + two keyframe intervals + 1 s) whose src pad is
+/// held by a blocking probe while nothing records; a recording links to the window's src pad and releases the hold.
+/// When a blocking probe is removed, GStreamer runs probes added meanwhile on the held buffer too ("probe list
+/// changed, restarting" in gstpad.c; pinned by GStreamerKitTests), so the recording's cut probe sees every buffer.
+final class RecordingOutputs: @unchecked Sendable {
+    enum Stream: Sendable { case video, audio }
+
+    let videoTee: Element
+    let audioTee: Element?
+    /// Pre-record window in ns; nil without pre-record.
+    let window: UInt64?
+    private let videoWindow: Element?
+    private let audioWindow: Element?
+    private let holds = Locked<[Stream: Probe]>([:])
+
+    init(pipeline: Pipeline, videoTee: Element, audioTee: Element?, config: ApplianceConfig) throws {
+        self.videoTee = videoTee
+        self.audioTee = audioTee
+        let pre = config.recording.preRecordS
+        guard pre > 0 else {
+            window = nil
+            videoWindow = nil
+            audioWindow = nil
+            return
+        }
+        window = UInt64(pre * 1_000_000_000)
+        let capacity = UInt64((pre + 2 * config.video.keyframeIntervalS + 1) * 1_000_000_000)
+        func makeWindow(_ name: String, after tee: Element) throws -> Element {
+            let queue = try Element.make("queue", name: name)
+            try queue.set("leaky", string: "downstream")
+            queue.set("max-size-buffers", uint: 0)
+            queue.set("max-size-bytes", uint: 0)
+            queue.set("max-size-time", uint64: capacity)
+            try pipeline.add(queue)
+            try tee.link(queue)
+            return queue
+        }
+        videoWindow = try makeWindow("video-window", after: videoTee)
+        audioWindow = try audioTee.map { try makeWindow("audio-window", after: $0) }
+        hold(.video)
+        if audioWindow != nil { hold(.audio) }
+    }
+
+    /// Pads for a new recording's video and audio.
+    func attach() throws -> (video: Pad, audio: Pad?) {
+        if let videoWindow {
+            return (videoWindow.staticPad("src")!, audioWindow?.staticPad("src"))
+        }
+        return (try videoTee.requestPad("src_%u"), try audioTee?.requestPad("src_%u"))
+    }
+
+    /// Lets a held window flow (pre-record only; thread-safe, also from a streaming thread).
+    func release(_ stream: Stream) {
+        let probe = holds.withLock { $0.removeValue(forKey: stream) }
+        probe?.remove()
+    }
+
+    /// Holds a window's src pad (pre-record only).
+    func hold(_ stream: Stream) {
+        guard let pad = (stream == .video ? videoWindow : audioWindow)?.staticPad("src") else { return }
+        let probe = pad.addProbe([.block, .buffer]) { _ in .ok }
+        let previous = holds.withLock { holds -> Probe? in
+            defer { holds[stream] = probe }
+            return holds[stream]
+        }
+        previous?.remove()
+    }
+
+    /// First step of detaching a recording: stop the flow into it (pre-record: hold the windows again).
+    func quiesce() {
+        guard window != nil else { return }
+        hold(.video)
+        if audioWindow != nil { hold(.audio) }
+    }
+
+    /// Last step: give back request pads (no pre-record).
+    func detach(video: Pad, audio: Pad?) {
+        guard window == nil else { return }
+        videoTee.releaseRequestPad(video)
+        if let audio, let audioTee { audioTee.releaseRequestPad(audio) }
+    }
+}

@@ -1,0 +1,35 @@
+import Foundation
+import XCTest
+
+/// `pre_record_s`: a clip includes what happened before `record start`, from a keyframe.
+final class PreRecordTests: XCTestCase {
+    func testClipStartsBeforeTheRequest() throws {
+        let daemon = try DaemonProcess(extra: "[recording]\npre_record_s = 2.0")
+        try daemon.start()
+        defer { daemon.stop() }
+        Thread.sleep(forTimeInterval: 3.5)  // let the window fill
+        _ = try daemon.result("record.start")
+        Thread.sleep(forTimeInterval: 1.0)
+        let first = try daemon.result("record.stop")
+        let probe = try MediaProbe(try XCTUnwrap(first["path"] as? String))
+        let video = try XCTUnwrap(probe.video), audio = try XCTUnwrap(probe.audio)
+        // 2 s window + 1 s, less up to one keyframe interval to reach a keyframe.
+        XCTAssertGreaterThanOrEqual(video.duration, 1.9)
+        XCTAssertLessThanOrEqual(video.duration, 3.2)
+        XCTAssertLessThan(abs(audio.startTime - video.startTime), 0.040)
+        XCTAssertEqual(audio.duration, video.duration, accuracy: 0.1)
+        try probe.assertSmoothVideo(framerate: 30)
+        XCTAssertEqual(try probe.decodeErrors(), "")
+
+        // The windows are held again after a recording: the next clip works the same way.
+        Thread.sleep(forTimeInterval: 2.5)
+        _ = try daemon.result("record.start")
+        Thread.sleep(forTimeInterval: 1.0)
+        let second = try daemon.result("record.stop")
+        let next = try MediaProbe(try XCTUnwrap(second["path"] as? String))
+        XCTAssertGreaterThanOrEqual(try XCTUnwrap(next.video).duration, 1.9)
+        XCTAssertLessThan(abs(try XCTUnwrap(next.audio).startTime - next.video!.startTime), 0.040)
+        XCTAssertEqual(try next.decodeErrors(), "")
+        try next.assertSmoothVideo(framerate: 30)
+    }
+}
