@@ -48,6 +48,7 @@ const char *appl_object_type_name(gpointer object) { return G_OBJECT_TYPE_NAME(o
 
 GstBuffer *appl_probe_info_buffer(GstPadProbeInfo *info) { return GST_PAD_PROBE_INFO_BUFFER(info); }
 GstEvent *appl_probe_info_event(GstPadProbeInfo *info) { return GST_PAD_PROBE_INFO_EVENT(info); }
+GstQuery *appl_probe_info_query(GstPadProbeInfo *info) { return GST_PAD_PROBE_INFO_QUERY(info); }
 int appl_buffer_is_keyframe(GstBuffer *buffer) { return !GST_BUFFER_FLAG_IS_SET(buffer, GST_BUFFER_FLAG_DELTA_UNIT); }
 
 guint64 appl_pad_to_running_time(GstPad *pad, guint64 timestamp) {

@@ -10,6 +10,7 @@ public struct ProbeKind: OptionSet, Sendable {
     public static let bufferList = ProbeKind(rawValue: GST_PAD_PROBE_TYPE_BUFFER_LIST.rawValue)
     public static let eventDownstream = ProbeKind(rawValue: GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM.rawValue)
     public static let eventUpstream = ProbeKind(rawValue: GST_PAD_PROBE_TYPE_EVENT_UPSTREAM.rawValue)
+    public static let queryDownstream = ProbeKind(rawValue: GST_PAD_PROBE_TYPE_QUERY_DOWNSTREAM.rawValue)
     /// Holds the data in the pad until the probe is removed (or the callback answers `.remove`/`.pass`).
     public static let block = ProbeKind(rawValue: GST_PAD_PROBE_TYPE_BLOCK.rawValue)
     /// Called once the pad is idle (no data flowing); can be called from the calling thread.
@@ -49,7 +50,7 @@ public struct BufferView {
 
 /// Event types the appliance looks at in probes.
 public enum EventKind: Sendable, Equatable {
-    case eos, segment, caps, flushStart, flushStop, customDownstream, other(UInt32)
+    case eos, segment, caps, flushStart, flushStop, customDownstream, reconfigure, other(UInt32)
 
     init(_ raw: GstEventType) {
         switch raw {
@@ -59,6 +60,7 @@ public enum EventKind: Sendable, Equatable {
         case GST_EVENT_FLUSH_START: self = .flushStart
         case GST_EVENT_FLUSH_STOP: self = .flushStop
         case GST_EVENT_CUSTOM_DOWNSTREAM: self = .customDownstream
+        case GST_EVENT_RECONFIGURE: self = .reconfigure
         default: self = .other(raw.rawValue)
         }
     }
@@ -79,6 +81,13 @@ public struct ProbeInfo {
         guard info.pointee.type.rawValue & GST_PAD_PROBE_TYPE_EVENT_BOTH.rawValue != 0,
               let event = appl_probe_info_event(info) else { return nil }
         return EventKind(event.pointee.type)
+    }
+
+    /// Whether the probed data is an ALLOCATION query.
+    public var isAllocationQuery: Bool {
+        guard info.pointee.type.rawValue & GST_PAD_PROBE_TYPE_QUERY_BOTH.rawValue != 0,
+              let query = appl_probe_info_query(info) else { return false }
+        return query.pointee.type == GST_QUERY_ALLOCATION
     }
 
     /// Running time of a timestamp on the probed pad.

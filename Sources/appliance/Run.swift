@@ -34,6 +34,9 @@ struct Run: AsyncParsableCommand {
             return handler
         }
         let logger = Logger(label: "appliance")
+        for key in settings.inactiveSettings {
+            logger.warning("config: \(key) is set but not active in this version; it has no effect yet")
+        }
 
         let data: DataDirectory
         do {

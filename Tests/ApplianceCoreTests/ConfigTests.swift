@@ -70,4 +70,10 @@ final class ConfigTests: XCTestCase {
         XCTAssertEqual(config.recording.maxDurationS, 10)
         XCTAssertEqual(config.video.keyframeIntervalS, 2)
     }
+
+    func testSettingsNotActiveYetAreListed() throws {
+        XCTAssertEqual(try ConfigLoader.load(path: nil).inactiveSettings, [])
+        let config = try ConfigLoader.parse("[recording]\nsegment_s = 60\n[backup]\nurl = \"https://cloud.example/dav\"\n", file: "t")
+        XCTAssertEqual(config.inactiveSettings, ["recording.segment_s", "[backup]"])
+    }
 }

@@ -60,10 +60,12 @@ final class StartupErrorTests: XCTestCase {
         XCTAssertTrue(line.contains("x264"), "lists what is available: \(line)")
     }
 
-    func testUnknownPreviewNamesKeyAndLine() throws {
-        let line = try failure("[preview]\nsink = \"hologram\"\n")
-        XCTAssertTrue(line.contains(":2: preview.sink"), line)
-        XCTAssertTrue(line.contains("hologram"), line)
+    func testUnknownPreviewNamesTheFragmentAndTheChoices() throws {
+        let line = try failure(base("").replacingOccurrences(of: "sink = \"none\"", with: "sink = \"hologram\""))
+        XCTAssertTrue(line.contains("previews/hologram.gst"), line)
+        XCTAssertTrue(line.contains("gl, kms, wayland"), line)
+        let invalid = try failure("[preview]\nsink = \"../etc\"\n")
+        XCTAssertTrue(invalid.contains(":2: preview.sink"), invalid)
     }
 
     func testBadValueNamesKeyAndLine() throws {

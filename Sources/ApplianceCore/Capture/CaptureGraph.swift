@@ -99,6 +99,7 @@ public final class CaptureGraph: @unchecked Sendable {
             let sink = try fragments.makeBin("previews", previewKind, [:], binName: "preview")
             try pipeline.add([queue, sink])
             try Element.link([rawTee, queue, sink])
+            Self.keepAllocationQueriesOut(of: queue)
         }
 
         // Frame tap for thumbnails and snapshots.
@@ -110,6 +111,7 @@ public final class CaptureGraph: @unchecked Sendable {
         appsink.set("enable-last-sample", false)
         try pipeline.add([tapQueue, appsink])
         try Element.link([rawTee, tapQueue, appsink])
+        Self.keepAllocationQueriesOut(of: tapQueue)
         let tap = self.tap
         AppSink.onNewSample(appsink) { sample in tap.receive(sample) }
 
@@ -130,6 +132,12 @@ public final class CaptureGraph: @unchecked Sendable {
         encoderQueue.staticPad("sink")?.addProbe(.buffer) { info in
             guard let buffer = info.buffer else { return .ok }
             return gate.admit(runningTime: info.runningTime(buffer.pts)) ? .ok : .drop
+        }
+        // Linking a recording bin sends RECONFIGURE upstream. Past this point it would make the camera
+        // renegotiate, and the camera's serialized ALLOCATION query waits in every branch's queue — behind a
+        // slow preview for hundreds of ms. The encoder's output caps never change, so it stops here.
+        encoderQueue.staticPad("sink")?.addProbe(.eventUpstream) { info in
+            info.event == .reconfigure ? .drop : .ok
         }
         encoderQueue.staticPad("src")?.addProbe(.buffer) { info in
             if let buffer = info.buffer { flow.noteEncoderInput(runningTime: info.runningTime(buffer.pts)) }
@@ -161,6 +169,14 @@ public final class CaptureGraph: @unchecked Sendable {
         }
         outputs = try RecordingOutputs(pipeline: pipeline, videoTee: videoTee, audioTee: audioTee, config: config)
         if outputs.window != nil { gate.openPermanently() }
+    }
+
+    /// A serialized ALLOCATION query waits until a queue has drained; in a leaky branch that may be a slow
+    /// display. Such branches take buffers as they come, so the query is refused there and answered by the others.
+    static func keepAllocationQueriesOut(of queue: Element) {
+        queue.staticPad("sink")?.addProbe(.queryDownstream) { info in
+            info.isAllocationQuery ? .drop : .ok
+        }
     }
 
     static func leakyQueue(_ name: String, buffers: UInt) throws -> Element {

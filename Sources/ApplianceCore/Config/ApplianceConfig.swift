@@ -55,7 +55,7 @@ public struct ApplianceConfig: Sendable, Equatable {
     }
 
     public struct Preview: Sendable, Equatable {
-        /// auto | none | kms | wayland | gl
+        /// auto | none | a fragment in pipelines/previews/ (kms, wayland, gl)
         public var sink = "auto"
     }
 

@@ -80,7 +80,8 @@ public enum ConfigLoader {
             if config.cameras.isEmpty { throw ConfigError(file: file, line: nil, key: "camera", message: "at least one [[camera]] is needed") }
         }
         if var t = try top.table("preview") {
-            config.preview.sink = try t.oneOf("sink", config.preview.sink, ["auto", "none", "kms", "wayland", "gl"])
+            // Any fragment in pipelines/previews/ (kms, wayland, gl ship with the appliance), or auto / none.
+            config.preview.sink = try t.name("sink", config.preview.sink)
             try t.finish()
         }
         if var t = try top.table("thumbnail") {

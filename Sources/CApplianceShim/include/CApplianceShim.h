@@ -32,6 +32,7 @@ const char *appl_object_type_name(gpointer object);
 /* ---- probes, buffers, events ---- */
 GstBuffer *appl_probe_info_buffer(GstPadProbeInfo *info);
 GstEvent *appl_probe_info_event(GstPadProbeInfo *info);
+GstQuery *appl_probe_info_query(GstPadProbeInfo *info);
 int appl_buffer_is_keyframe(GstBuffer *buffer);
 /** Converts a buffer timestamp on `pad` into running time using the pad's sticky segment.
  *  Returns GST_CLOCK_TIME_NONE when there is no segment or the time is outside it. */

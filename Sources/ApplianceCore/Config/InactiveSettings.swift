@@ -1,0 +1,13 @@
+/// Settings the config accepts (so files written for later versions load) but that this build does not act on yet.
+/// The daemon logs a warning for each one set away from its default, so nothing is silently ignored.
+extension ApplianceConfig {
+    public var inactiveSettings: [String] {
+        let defaults = ApplianceConfig()
+        var keys: [String] = []
+        if recording.segmentS != defaults.recording.segmentS { keys.append("recording.segment_s") }
+        if storage != defaults.storage { keys.append("[storage]") }
+        if backup != defaults.backup { keys.append("[backup]") }
+        if web != defaults.web { keys.append("[web]") }
+        return keys
+    }
+}
