@@ -49,7 +49,8 @@ struct CtlOptions: ParsableArguments {
 struct Ctl: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Control a running daemon over its socket.",
-        subcommands: [Status.self, Record.self, Snapshot.self])
+        subcommands: [Status.self, Record.self, Snapshot.self, List.self, Info.self, Rename.self, Delete.self,
+                      Lock.self, Unlock.self, Events.self])
     /// Lets the shared options come before the subcommand too: `appliance ctl --json status`.
     @OptionGroup var options: CtlOptions
 }
@@ -68,7 +69,7 @@ struct Status: ParsableCommand {
             lines.append("cameras: \((r["cameras"] as? [String] ?? []).joined(separator: ", ")) (active: \(r["active_camera"] ?? ""))")
             lines.append("video: \(r["width"] ?? "?")x\(r["height"] ?? "?")@\(r["framerate"] ?? "?") \(r["encoder"] ?? "")"
                 + "  audio: \(r["audio_source"] ?? "?")  preview: \(r["preview"] ?? "?")")
-            lines.append("data: \(r["data_dir"] ?? "")  recordings this run: \(r["recordings_this_run"] ?? 0)")
+            lines.append("data: \(r["data_dir"] ?? "")  recordings: \(r["recordings_total"] ?? 0) (this run: \(r["recordings_this_run"] ?? 0))")
             if let error = r["last_error"] as? String { lines.append("last error: \(error)") }
             return lines.joined(separator: "\n")
         }

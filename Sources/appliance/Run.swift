@@ -46,17 +46,33 @@ struct Run: AsyncParsableCommand {
         }
         let socketPath = settings.socket.isEmpty ? data.root + "/ctl.sock" : settings.socket
 
-        let recovered = Recovery.run(data: data, thumbnail: settings.thumbnail, logger: logger)
-        if !recovered.isEmpty { logger.notice("recovered \(recovered.count) interrupted recording(s)") }
+        let library: Library
+        do {
+            library = try Library(path: data.root + "/appliance.sqlite")
+        } catch {
+            fail("\(error)")
+        }
+        let recovery: Recovery.Report
+        do {
+            recovery = try await Recovery.run(data: data, library: library, thumbnail: settings.thumbnail, logger: logger)
+        } catch {
+            fail("start-up recovery failed: \(error)")
+        }
+        logger.info("library ready", metadata: [
+            "recordings": "\(library.count)", "recovered": "\(recovery.recovered.count)", "failed": "\(recovery.failed.count)",
+            "adopted": "\(recovery.adopted.count)", "recovery_ms": "\(String(format: "%.1f", recovery.durationMs))",
+        ])
 
+        let events = EventHub()
         let controller: Controller
         do {
-            controller = try Controller(config: settings, data: data, logger: logger)
+            controller = try Controller(config: settings, data: data, library: library, events: events, logger: logger)
         } catch {
             fail("cannot start the capture graph: \(error)")
         }
+        await controller.setRecoveryReport(recovery)
         await controller.watchBus()
-        let server = ControlServer(path: socketPath, router: CommandRouter(controller: controller), logger: logger)
+        let server = ControlServer(path: socketPath, router: CommandRouter(controller: controller), events: events, logger: logger)
         let group = ServiceGroup(configuration: .init(
             services: [
                 .init(service: ControllerService(controller: controller)),

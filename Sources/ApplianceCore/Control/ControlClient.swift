@@ -9,7 +9,7 @@ public final class ControlClient {
     private let fd: Int32
     private var buffer = Data()
 
-    /// Connects; `timeout` bounds each read and write in seconds.
+    /// Connects; `timeout` bounds each read and write in seconds (0: wait for ever, for event streams).
     public init(path: String, timeout: Double = 30) throws {
         fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw ClientError(description: "cannot create a socket: \(String(cString: strerror(errno)))") }

@@ -10,11 +10,15 @@ public final class ControlServer: Service, Sendable {
     public static let maxLineBytes = 64 * 1024
     let path: String
     let router: CommandRouter
+    let events: EventHub
     let logger: Logger
+    /// Open client connections, closed on shutdown (an `events` client would otherwise stay forever).
+    private let clients = Locked<[ObjectIdentifier: any Channel]>([:])
 
-    public init(path: String, router: CommandRouter, logger: Logger) {
+    public init(path: String, router: CommandRouter, events: EventHub, logger: Logger) {
         self.path = path
         self.router = router
+        self.events = events
         self.logger = logger
     }
 
@@ -48,23 +52,44 @@ public final class ControlServer: Service, Sendable {
             }
         } onGracefulShutdown: {
             server.channel.close(promise: nil)
+            for channel in self.clients.withLock({ Array($0.values) }) { channel.close(promise: nil) }
         }
         try? FileManager.default.removeItem(atPath: path)
     }
 
     private func serve(_ client: NIOAsyncChannel<LineFrame, ByteBuffer>) async {
+        let key = ObjectIdentifier(client.channel)
+        clients.withLock { $0[key] = client.channel }
+        defer { clients.withLock { _ = $0.removeValue(forKey: key) } }
         do {
             try await client.executeThenClose { inbound, outbound in
-                for try await frame in inbound {
-                    let response: Data
+                var lines = inbound.makeAsyncIterator()
+                var streaming: Task<Void, Error>?
+                defer { streaming?.cancel() }
+                while let frame = try await lines.next() {
+                    guard streaming == nil else { continue }  // requests on an event connection are ignored
+                    let outcome: CommandRouter.Outcome
                     switch frame {
                     case .tooLong:
-                        response = Response.failure(id: nil, error: ControlError(.badRequest, "request line longer than \(Self.maxLineBytes) bytes"))
+                        outcome = .response(Response.failure(id: nil, error: ControlError(.badRequest, "request line longer than \(Self.maxLineBytes) bytes")))
                     case .line(let buffer):
                         if buffer.readableBytes == 0 { continue }
-                        response = await router.respond(to: Data(buffer.readableBytesView))
+                        outcome = await router.respond(to: Data(buffer.readableBytesView))
                     }
-                    try await outbound.write(ByteBuffer(bytes: response))
+                    switch outcome {
+                    case .response(let response):
+                        try await outbound.write(ByteBuffer(bytes: response))
+                    case .subscribe(let acknowledgement):
+                        try await outbound.write(ByteBuffer(bytes: acknowledgement))
+                        // From now on the connection carries events; reading goes on only to notice the client leave.
+                        let subscription = events.subscribe()
+                        streaming = Task { [events] in
+                            defer { events.unsubscribe(subscription.id) }
+                            for await line in subscription.lines {
+                                try await outbound.write(ByteBuffer(bytes: line))
+                            }
+                        }
+                    }
                 }
             }
         } catch {

@@ -38,6 +38,34 @@ public struct Request: @unchecked Sendable {
         return string
     }
 
+    /// A required string argument.
+    public func requiredString(_ key: String) throws -> String {
+        guard let value = try string(key) else { throw ControlError(.badRequest, "args.\(key) is required") }
+        return value
+    }
+
+    /// An optional integer argument (a JSON number without fraction; `true` is not a number).
+    public func int(_ key: String) throws -> Int? {
+        guard let value = args[key], !(value is NSNull) else { return nil }
+        guard !Self.isJSONBool(value), let number = value as? Int else {
+            throw ControlError(.badRequest, "args.\(key) must be an integer")
+        }
+        return number
+    }
+
+    /// An optional boolean argument.
+    public func bool(_ key: String) throws -> Bool? {
+        guard let value = args[key], !(value is NSNull) else { return nil }
+        guard Self.isJSONBool(value), let flag = value as? Bool else { throw ControlError(.badRequest, "args.\(key) must be true or false") }
+        return flag
+    }
+
+    /// JSONSerialization gives `true`/`false` as a boolean subclass of NSNumber and numbers as NSNumber itself;
+    /// on Linux `1 is Bool` holds too, so the dynamic type is what tells them apart.
+    static func isJSONBool(_ value: Any) -> Bool {
+        value is Bool && type(of: value) != NSNumber.self
+    }
+
     /// Rejects arguments the command does not know (catches typos such as "titel").
     public func allowOnly(_ keys: Set<String>) throws {
         if let unknown = args.keys.sorted().first(where: { !keys.contains($0) }) {
@@ -52,8 +80,21 @@ public enum Response {
         let encoder = JSONEncoder()
         encoder.keyEncodingStrategy = .convertToSnakeCase
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .custom { date, encoder in
+            var container = encoder.singleValueContainer()
+            try container.encode(Timestamps.iso(date))
+        }
         return encoder
     }()
+
+    /// One event line for the event stream.
+    public static func eventLine(name: String, data: some Encodable) -> Data {
+        var object: [String: Any] = ["event": name, "time": Timestamps.iso(Date())]
+        if let encoded = try? encoder.encode(data), let decoded = try? JSONSerialization.jsonObject(with: encoded, options: [.fragmentsAllowed]) {
+            object["data"] = decoded
+        }
+        return line(object)
+    }
 
     public static func success(id: Any?, result: some Encodable) -> Data {
         do {

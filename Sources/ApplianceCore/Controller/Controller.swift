@@ -20,18 +20,26 @@ public actor Controller {
 
     public let config: ApplianceConfig
     public let data: DataDirectory
+    public let library: Library
+    public let events: EventHub
     let graph: CaptureGraph
     let logger: Logger
-    private var phase = Phase.idle
+    var phase = Phase.idle
     private let startedAt = Date()
     private var recordingsThisRun = 0
     private var lastError: String?
     private var busTask: Task<Void, Never>?
+    private var recovery: Recovery.Report?
+
+    /// Remembers what start-up recovery did, for `status`.
+    public func setRecoveryReport(_ report: Recovery.Report) { recovery = report }
 
     /// Builds and starts the live graph. Throws with a clear message for bad fragments or devices.
-    public init(config: ApplianceConfig, data: DataDirectory, logger: Logger) throws {
+    public init(config: ApplianceConfig, data: DataDirectory, library: Library, events: EventHub, logger: Logger) throws {
         self.config = config
         self.data = data
+        self.library = library
+        self.events = events
         self.logger = logger
         let fragments = try FragmentLibrary.locate(configured: config.pipelinesDir)
         graph = try CaptureGraph(config: config, fragments: fragments, logger: logger)
@@ -58,6 +66,7 @@ public actor Controller {
         case .error(let error):
             lastError = error.description
             logger.error("gstreamer: \(error.description)")
+            events.publish("error", ["source": error.element, "message": error.message])
         case .warning(let warning):
             logger.warning("gstreamer: \(warning.description)")
         default:
@@ -67,7 +76,8 @@ public actor Controller {
 
     // MARK: record start / stop
 
-    public func startRecording(title: String?) throws -> RecordingStarted {
+    public func startRecording(title: String?) async throws -> RecordingStarted {
+        let title = try title.map(Self.validTitle)
         switch phase {
         case .recording(let active):
             throw ControlError(.conflict, "already recording \(active.session.id)")
@@ -77,15 +87,37 @@ public actor Controller {
             break
         }
         let id = UUID().uuidString.lowercased()
+        let createdAt = Date()
+        var row = Recording(id: id, title: title ?? Timestamps.title(createdAt), createdAt: createdAt,
+                            path: data.partialPath(id: id), state: .recording)
+        row.startedAt = createdAt
+        row.width = config.video.width
+        row.height = config.video.height
+        row.framerate = config.video.framerate
+        row.videoCodec = "h264"
+        row.audioCodec = graph.audioTee == nil ? nil : "aac"
+        row.audioPresent = graph.audioTee != nil
+        row.camera = graph.cameraNames.first
+        do {
+            try await library.insert(row)
+        } catch {
+            throw ControlError(.internalError, "cannot record: the database refused the new row: \(error)")
+        }
+        // The actor may have served other requests while the row was written.
+        guard case .idle = phase else {
+            try? await library.delete(id: id)
+            throw ControlError(.conflict, "another recording started meanwhile")
+        }
         let session: RecordingSession
         do {
             session = try RecordingSession(id: id, partialPath: data.partialPath(id: id), graph: graph)
         } catch {
+            try? await library.delete(id: id)  // nothing was written: no row to keep
             throw ControlError(.internalError, "cannot start recording: \(error)")
         }
         let offset = UInt64(config.thumbnail.offsetS * 1_000_000_000)
         graph.tap.requestFrame(id: id, atRunningTime: session.startAt + offset)
-        let finalTitle = title ?? Timestamps.title(session.createdAt)
+        let finalTitle = row.title
         let maxDuration = config.recording.maxDurationS
         let maxTask = Task { [weak self] in
             try? await Task.sleep(for: .seconds(maxDuration))
@@ -96,10 +128,13 @@ public actor Controller {
         let syncTask = Self.syncLoop(path: session.partialPath, interval: config.recording.syncIntervalS)
         phase = .recording(ActiveRecording(session: session, title: finalTitle, maxDurationTask: maxTask, syncTask: syncTask))
         logger.info("recording started", metadata: ["id": "\(id)", "title": "\(finalTitle)"])
-        return RecordingStarted(id: id, title: finalTitle, partialPath: session.partialPath, createdAt: Timestamps.iso(session.createdAt))
+        let started = RecordingStarted(id: id, title: finalTitle, partialPath: session.partialPath, createdAt: Timestamps.iso(session.createdAt))
+        events.publish("recording_started", started)
+        return started
     }
 
     public func stopRecording(title: String?, reason: String = "request") async throws -> RecordingResult {
+        let title = try title.map(Self.validTitle)
         guard case .recording(let active) = phase else {
             if case .stopping = phase { throw ControlError(.busy, "the recording is already being finalised") }
             throw ControlError(.conflict, "not recording")
@@ -144,8 +179,28 @@ public actor Controller {
         }
         recordingsThisRun += 1
         let size = (try? FileManager.default.attributesOfItem(atPath: finalPath)[.size] as? NSNumber)?.int64Value ?? 0
+        var finalTitle = title ?? active.title
+        do {
+            // A rename may have landed while this stop was waiting: only an explicit title overrides the row's.
+            let updated = try await library.update(id: session.id) { row in
+                row.state = .complete
+                row.path = finalPath
+                row.thumbnail = thumbnail
+                if let title { row.title = title }
+                row.endedAt = endedAt
+                row.durationMs = timing.durationMs
+                row.sizeBytes = size
+                row.audioPresent = timing.audioBuffers > 0
+                if timing.audioBuffers == 0 { row.audioCodec = nil }
+            }
+            finalTitle = updated.title
+        } catch {
+            // The file is safe in recordings/; the next start-up adopts it if the row stays behind.
+            lastError = "\(error)"
+            logger.error("recording \(session.id): cannot complete its row: \(error)")
+        }
         let result = RecordingResult(
-            id: session.id, title: title ?? active.title, path: finalPath, thumbnail: thumbnail,
+            id: session.id, title: finalTitle, path: finalPath, thumbnail: thumbnail,
             durationMs: timing.durationMs, videoFrames: timing.videoFrames, droppedFrames: timing.droppedFrames,
             audioDurationMs: timing.audioDurationMs, avOffsetMs: timing.avOffsetMs, sizeBytes: size,
             width: config.video.width, height: config.video.height, framerate: config.video.framerate,
@@ -154,11 +209,29 @@ public actor Controller {
             stopLatencyMs: timing.lastFrameClock.flatMap { last in
                 graph.runningTimeNow >= last ? Double(graph.runningTimeNow - last) / 1_000_000 : nil
             })
+        events.publish("recording_stopped", result)
+        if let thumbnail { events.publish("thumbnail_ready", ["id": result.id, "thumbnail": thumbnail]) }
         logger.info("recording finished", metadata: [
             "id": "\(result.id)", "path": "\(result.path)", "duration_ms": "\(result.durationMs)",
             "frames": "\(result.videoFrames)", "dropped": "\(result.droppedFrames)", "reason": "\(reason)",
         ])
         return result
+    }
+
+    /// Id of the clip being recorded or finalised.
+    var activeRecordingID: String? {
+        switch phase {
+        case .idle: nil
+        case .recording(let active): active.session.id
+        case .stopping(let id): id
+        }
+    }
+
+    func setActiveTitle(_ title: String) {
+        if case .recording(var active) = phase {
+            active.title = title
+            phase = .recording(active)
+        }
     }
 
     private func autoStop(id: String) async {
@@ -215,7 +288,8 @@ public actor Controller {
             cameraSources: graph.cameraKinds, audioSource: graph.audioKind, preview: graph.previewKind,
             encoder: config.video.encoder, width: config.video.width, height: config.video.height,
             framerate: config.video.framerate, dataDir: data.root, uptimeS: Date().timeIntervalSince(startedAt),
-            recordingsThisRun: recordingsThisRun, lastError: lastError, gstreamerVersion: GStreamer.version)
+            recordingsThisRun: recordingsThisRun, lastError: lastError, gstreamerVersion: GStreamer.version,
+            recordingsTotal: library.count, databaseBytes: library.sizeBytes, recovery: recovery)
     }
 
     // MARK: shutdown
@@ -238,6 +312,7 @@ public actor Controller {
             }
         }
         busTask?.cancel()
+        events.finishAll()
         try? await blocking { [graph] in graph.stop() }
     }
 }

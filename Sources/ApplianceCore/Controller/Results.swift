@@ -73,6 +73,10 @@ public struct StatusReport: Codable, Sendable {
     public var recordingsThisRun: Int
     public var lastError: String?
     public var gstreamerVersion: String
+    public var recordingsTotal: Int
+    public var databaseBytes: Int64
+    /// What start-up recovery did: ids recovered, failed and adopted, and how long it took.
+    public var recovery: Recovery.Report?
 }
 
 enum Timestamps {

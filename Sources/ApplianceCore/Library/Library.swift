@@ -1,0 +1,150 @@
+import Foundation
+import GRDB
+
+/// The recordings database: `<data_dir>/appliance.sqlite` in WAL mode. All reads and writes of recording rows go
+/// through here, which also keeps the in-memory `PageIndex` in step.
+public final class Library: Sendable {
+    public let path: String
+    let pool: DatabasePool
+    private let index: Locked<PageIndex>
+
+    public struct Page: Sendable {
+        public var items: [Recording]
+        public var total: Int
+        public var page: Int
+        public var perPage: Int
+    }
+
+    /// Opens (creating and migrating) the database.
+    public init(path: String) throws {
+        self.path = path
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(5)
+        configuration.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA synchronous = NORMAL")
+        }
+        do {
+            pool = try DatabasePool(path: path, configuration: configuration)
+            try LibraryMigrations.migrator.migrate(pool)
+            let keys = try pool.read { db in
+                try Row.fetchAll(db, sql: "SELECT created_at, rowid FROM recordings").map { row in
+                    PageIndex.Key(createdAt: row[0], rowid: row[1])
+                }
+            }
+            index = Locked(PageIndex(keys: keys))
+        } catch {
+            throw LibraryError.storage("cannot open the database \(path): \(error)")
+        }
+    }
+
+    public enum LibraryError: Error, CustomStringConvertible {
+        case notFound(String)
+        case ambiguous(String, [String])
+        case invalidID(String)
+        case storage(String)
+
+        public var description: String {
+            switch self {
+            case .notFound(let id): "no recording with id \(id)"
+            case .ambiguous(let prefix, let matches): "id prefix \(prefix) is ambiguous: \(matches.joined(separator: ", "))…"
+            case .invalidID(let id): "\"\(id)\" is not a recording id (hex digits and dashes)"
+            case .storage(let message): message
+            }
+        }
+    }
+
+    // MARK: writes
+
+    /// Inserts a new row (a recording starting, or one adopted by recovery).
+    public func insert(_ recording: Recording) async throws {
+        let key = try await pool.write { db -> PageIndex.Key in
+            try recording.insert(db)
+            let rowid = db.lastInsertedRowID
+            // The stored value is the key: read it back rather than converting the Date a second time.
+            let createdAt = try Int64.fetchOne(db, sql: "SELECT created_at FROM recordings WHERE rowid = ?", arguments: [rowid]) ?? 0
+            return PageIndex.Key(createdAt: createdAt, rowid: rowid)
+        }
+        index.withLock { $0.insert(key) }
+    }
+
+    /// Applies a change to one row in a transaction and returns the new row. The creation date never changes.
+    @discardableResult
+    public func update(id: String, _ change: @escaping @Sendable (inout Recording) -> Void) async throws -> Recording {
+        try await pool.write { db in
+            guard var row = try Recording.fetchOne(db, key: id) else { throw LibraryError.notFound(id) }
+            let createdAt = row.createdAt
+            change(&row)
+            row.createdAt = createdAt
+            try row.update(db)
+            return row
+        }
+    }
+
+    /// Deletes the row (the caller removes the files first).
+    public func delete(id: String) async throws {
+        let removed = try await pool.write { db -> PageIndex.Key? in
+            guard let row = try Row.fetchOne(db, sql: "SELECT created_at, rowid FROM recordings WHERE id = ?", arguments: [id]) else {
+                return nil
+            }
+            try db.execute(sql: "DELETE FROM recordings WHERE id = ?", arguments: [id])
+            return PageIndex.Key(createdAt: row[0], rowid: row[1])
+        }
+        if let removed { index.withLock { $0.remove(removed) } }
+    }
+
+    // MARK: reads
+
+    public func fetch(id: String) async throws -> Recording? {
+        try await pool.read { db in try Recording.fetchOne(db, key: id) }
+    }
+
+    /// Resolves a full id or a unique prefix of one (like git).
+    public func resolve(_ prefix: String) async throws -> Recording {
+        let needle = prefix.lowercased()
+        guard !needle.isEmpty, needle.count <= 36, needle.allSatisfy({ $0.isHexDigit || $0 == "-" }) else {
+            throw LibraryError.invalidID(prefix)
+        }
+        let matches = try await pool.read { db in
+            // A range on the primary key: uses the index, unlike LIKE.
+            try Recording.fetchAll(db, sql: "SELECT * FROM recordings WHERE id >= ? AND id < ? ORDER BY id LIMIT 6",
+                                   arguments: [needle, needle + "\u{10FFFF}"])
+        }
+        if let exact = matches.first(where: { $0.id == needle }) { return exact }
+        guard let first = matches.first else { throw LibraryError.notFound(prefix) }
+        guard matches.count == 1 else { throw LibraryError.ambiguous(prefix, matches.prefix(5).map(\.id)) }
+        return first
+    }
+
+    /// Page `page` (1-based) of `perPage` rows, newest first, with the total count.
+    public func page(_ page: Int, perPage: Int) async throws -> Page {
+        let (start, total) = index.withLock { ($0.key(at: (page - 1) * perPage), $0.count) }
+        guard let start else { return Page(items: [], total: total, page: page, perPage: perPage) }
+        let items = try await pool.read { db in
+            try Recording.fetchAll(db, sql: """
+                SELECT * FROM recordings
+                WHERE (created_at, rowid) <= (?, ?)
+                ORDER BY created_at DESC, rowid DESC
+                LIMIT ?
+                """, arguments: [start.createdAt, start.rowid, perPage])
+        }
+        return Page(items: items, total: total, page: page, perPage: perPage)
+    }
+
+    public var count: Int { index.withLock { $0.count } }
+
+    /// Id, path and state of every row (for start-up recovery).
+    func allPaths() async throws -> [(id: String, path: String, state: Recording.State)] {
+        try await pool.read { db in
+            try Row.fetchAll(db, sql: "SELECT id, path, state FROM recordings").map { row in
+                (row[0], row[1], Recording.State(rawValue: row[2]) ?? .failed)
+            }
+        }
+    }
+
+    /// Size of the database files on disk (main file + WAL).
+    public var sizeBytes: Int64 {
+        [path, path + "-wal", path + "-shm"].reduce(0) { total, file in
+            total + ((try? FileManager.default.attributesOfItem(atPath: file)[.size] as? NSNumber)?.int64Value ?? 0)
+        }
+    }
+}

@@ -1,0 +1,43 @@
+import GRDB
+
+/// Versioned schema. Never edit a migration that has shipped: add a new one.
+enum LibraryMigrations {
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1: recordings") { db in
+            try db.create(table: "recordings") { t in
+                // Dates: integer milliseconds since 1970 (see Recording.databaseDateEncodingStrategy).
+                t.column("id", .text).primaryKey()
+                t.column("title", .text).notNull()
+                t.column("created_at", .integer).notNull()
+                t.column("started_at", .integer)
+                t.column("ended_at", .integer)
+                t.column("duration_ms", .integer)
+                t.column("size_bytes", .integer)
+                t.column("width", .integer)
+                t.column("height", .integer)
+                t.column("framerate", .integer)
+                t.column("video_codec", .text)
+                t.column("audio_codec", .text)
+                t.column("audio_present", .boolean).notNull().defaults(to: false)
+                t.column("camera", .text)
+                t.column("path", .text).notNull()
+                t.column("thumbnail", .text)
+                t.column("state", .text).notNull()
+                    .check(sql: "state IN ('recording', 'complete', 'recovered', 'failed')")
+                t.column("failure_reason", .text)
+                t.column("locked", .boolean).notNull().defaults(to: false)
+                t.column("note", .text)
+                t.column("backup_state", .text).notNull().defaults(to: "none")
+                t.column("backup_remote_path", .text)
+                t.column("backup_error", .text)
+                t.column("backup_attempts", .integer).notNull().defaults(to: 0)
+                t.column("backed_up_at", .integer)
+            }
+            // Newest-first listing walks this index (rowid breaks ties).
+            try db.create(index: "recordings_by_created_at", on: "recordings", columns: ["created_at"])
+            try db.create(index: "recordings_by_state", on: "recordings", columns: ["state"])
+        }
+        return migrator
+    }
+}
