@@ -39,7 +39,6 @@ import threading
 import time
 
 CLK_TCK = os.sysconf("SC_CLK_TCK")
-PAGE_KB = 1024  # VmRSS/VmHWM are reported in kB
 
 # Targets (docs/BENCHMARKS.md). Kept here so the report and the check can never disagree.
 TARGET_CPU_RATIO = 1.10  # appliance / gst-launch, steady-state CPU while recording
@@ -63,24 +62,36 @@ MOOV_UPDATE_NS = 1_000_000_000  # recording.sync_interval_s
 INTERLEAVE_NS = 500_000_000
 
 
-def reference_pipeline(path: str) -> str:
-    """The daemon's recording graph as one gst-launch line, minus the raw tee, frame tap and input-selector."""
+def reference_branches(path: str) -> list[list[str]]:
+    """The daemon's recording graph as gst-launch branches (elements in link order), minus the input-selector,
+    raw tee and frame tap."""
     mux_queue = "queue max-size-buffers=0 max-size-bytes=0 max-size-time=5000000000"
-    return " ".join([
-        f"mp4mux name=mux reserved-max-duration={RESERVED_MAX_DURATION_NS}",
-        f"reserved-moov-update-period={MOOV_UPDATE_NS} interleave-time={INTERLEAVE_NS}",
-        f"! filesink location={shlex.quote(path)} sync=false async=false",
-        "videotestsrc is-live=true pattern=smpte ! videoconvert ! videoscale add-borders=true",
-        "! videorate drop-only=false",
-        f"! video/x-raw,format=I420,width={WIDTH},height={HEIGHT},framerate={FPS}/1,pixel-aspect-ratio=1/1",
-        "! queue leaky=downstream max-size-buffers=5 max-size-bytes=0 max-size-time=0",
-        f"! x264enc tune=zerolatency speed-preset={PRESET} bitrate={VIDEO_KBPS} key-int-max={KEYINT}",
-        "! video/x-h264,profile=high ! h264parse config-interval=-1",
-        f"! {mux_queue} ! mux.video_0",
-        "audiotestsrc is-live=true wave=sine freq=440 volume=0.2 ! audioconvert ! audioresample",
-        f"! audio/x-raw,rate={AUDIO_RATE},channels={AUDIO_CH} ! queue ! avenc_aac bitrate={AUDIO_BPS}",
-        f"! aacparse ! {mux_queue} ! mux.audio_0",
-    ])
+    return [
+        [f"mp4mux name=mux reserved-max-duration={RESERVED_MAX_DURATION_NS} "
+         f"reserved-moov-update-period={MOOV_UPDATE_NS} interleave-time={INTERLEAVE_NS}",
+         f"filesink location={shlex.quote(path)} sync=false async=false"],
+        ["videotestsrc is-live=true pattern=smpte", "videoconvert", "videoscale add-borders=true",
+         "videorate drop-only=false",
+         f"video/x-raw,format=I420,width={WIDTH},height={HEIGHT},framerate={FPS}/1,pixel-aspect-ratio=1/1",
+         "queue leaky=downstream max-size-buffers=5 max-size-bytes=0 max-size-time=0",
+         f"x264enc tune=zerolatency speed-preset={PRESET} bitrate={VIDEO_KBPS} key-int-max={KEYINT}",
+         "video/x-h264,profile=high", "h264parse config-interval=-1", mux_queue, "mux.video_0"],
+        ["audiotestsrc is-live=true wave=sine freq=440 volume=0.2", "audioconvert", "audioresample",
+         f"audio/x-raw,rate={AUDIO_RATE},channels={AUDIO_CH}", "queue", f"avenc_aac bitrate={AUDIO_BPS}",
+         "aacparse", mux_queue, "mux.audio_0"],
+    ]
+
+
+def reference_pipeline(path: str) -> str:
+    return "  ".join(" ! ".join(branch) for branch in reference_branches(path))
+
+
+def pretty_pipeline(path: str) -> str:
+    """The reference pipeline as a shell command, one element per line, for the report."""
+    lines = []
+    for branch in reference_branches(path):
+        lines += [f"  {'' if i == 0 else '! '}{el}" for i, el in enumerate(branch)]
+    return "gst-launch-1.0 -e \\\n" + " \\\n".join(lines)
 
 
 class BenchError(Exception):
@@ -418,6 +429,23 @@ def measure_reference(seconds: float, workdir: str, cleanup: Cleanup) -> dict:
     return res
 
 
+def wait_for_quiet(max_wait: float, threshold_pct: float = 15.0) -> float:
+    """Waits (up to max_wait s) until the machine's total non-idle CPU over 2 s is below threshold_pct of one core,
+    so a build or test run on this shared machine does not land in the measurements. Returns the last load seen."""
+    deadline = time.monotonic() + max_wait
+    while True:
+        t0, b0 = time.monotonic(), system_busy_seconds()
+        time.sleep(2.0)
+        load = 100.0 * (system_busy_seconds() - b0) / (time.monotonic() - t0)
+        if load < threshold_pct:
+            return load
+        if time.monotonic() >= deadline:
+            log(f"machine still busy ({load:.0f} % of one core); measuring anyway — the report will say so")
+            return load
+        log(f"machine busy ({load:.0f} % of one core in use by other processes); waiting for it to settle")
+        time.sleep(3.0)
+
+
 def sleep_until(t: float) -> None:
     while (d := t - time.monotonic()) > 0:
         time.sleep(min(d, 0.5))
@@ -447,9 +475,14 @@ def machine_facts() -> dict:
             mem_kb = int(f.readline().split()[1])
     except (OSError, ValueError, IndexError):
         mem_kb = 0
+    here = os.path.dirname(os.path.abspath(__file__))
     try:
         commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
-                                timeout=10, cwd=os.path.dirname(os.path.abspath(__file__))).stdout.strip()
+                                timeout=10, cwd=here).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], capture_output=True,
+                               text=True, timeout=10, cwd=here).stdout.strip()
+        if commit and dirty:
+            commit += " (with uncommitted changes)"
     except (OSError, subprocess.TimeoutExpired):
         commit = ""
     return {
@@ -462,6 +495,10 @@ def machine_facts() -> dict:
 
 def mb(kb: int | None) -> str:
     return "n/a" if kb is None else f"{kb / 1024:.1f} MB"
+
+
+def fmt(v, spec: str) -> str:
+    return "n/a" if v is None else format(float(v), spec)
 
 
 def ms(v) -> str:
@@ -591,7 +628,7 @@ Both runs must produce the same work for the CPU comparison to mean anything.
 {probe_line("gst-launch", ref["probe"])}
 
 Appliance's own account of the long recording: duration {st.get('duration_ms')} ms, {st.get('video_frames')} video
-frames, {st.get('dropped_frames')} dropped, A/V offset {st.get('av_offset_ms')} ms, thumbnail
+frames, {st.get('dropped_frames')} dropped, A/V offset {fmt(st.get('av_offset_ms'), '.1f')} ms, thumbnail
 {'yes' if st.get('thumbnail') else 'no'}.
 
 ## Background load
@@ -632,8 +669,8 @@ Only one benchmark may run at a time (the script takes a lock); on a 2-core mach
 
 Reference pipeline:
 
-```
-gst-launch-1.0 -e {ref['pipeline'].replace(os.path.dirname(ref['probe']['path']), '<tmp>')}
+```sh
+{pretty_pipeline("<tmp>/reference.mp4")}
 ```
 """
     os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
@@ -650,6 +687,8 @@ def main() -> int:
     ap.add_argument("--binary", required=True, help="the release appliance binary")
     ap.add_argument("--out", default="docs/BENCHMARKS.md", help="Markdown report to write")
     ap.add_argument("--seconds", type=float, default=20.0, help="steady-state recording length (default 20)")
+    ap.add_argument("--max-wait-quiet", type=float, default=300.0,
+                    help="wait up to this many seconds for other CPU load to go away before measuring (default 300)")
     args = ap.parse_args()
     if args.seconds < 2:
         ap.error("--seconds must be at least 2")
@@ -676,6 +715,7 @@ def main() -> int:
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGHUP, on_signal)
     try:
+        wait_for_quiet(args.max_wait_quiet)
         facts = machine_facts()
         workdir = tempfile.mkdtemp(prefix="appliance-bench-")
         cleanup.dirs.append(workdir)

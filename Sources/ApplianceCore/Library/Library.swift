@@ -132,11 +132,11 @@ public final class Library: Sendable {
 
     public var count: Int { index.withLock { $0.count } }
 
-    /// Id, path and state of every row (for start-up recovery).
-    func allPaths() async throws -> [(id: String, path: String, state: Recording.State)] {
+    /// Id, path, state and failure reason of every row (for start-up recovery).
+    func allPaths() async throws -> [(id: String, path: String, state: Recording.State, reason: String?)] {
         try await pool.read { db in
-            try Row.fetchAll(db, sql: "SELECT id, path, state FROM recordings").map { row in
-                (row[0], row[1], Recording.State(rawValue: row[2]) ?? .failed)
+            try Row.fetchAll(db, sql: "SELECT id, path, state, failure_reason FROM recordings").map { row in
+                (row[0], row[1], Recording.State(rawValue: row[2]) ?? .failed, row[3])
             }
         }
     }

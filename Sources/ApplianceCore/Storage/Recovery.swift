@@ -16,6 +16,9 @@ public enum Recovery {
         public var durationMs: Double = 0
     }
 
+    /// How a row that lost its file is marked; only such rows come back when the file reappears.
+    static let missingFile = "file missing"
+
     public static func run(data: DataDirectory, library: Library, thumbnail: ApplianceConfig.Thumbnail, logger: Logger) async throws -> Report {
         let started = ContinuousClock.now
         var report = Report()
@@ -46,10 +49,10 @@ public enum Recovery {
 
         let files = Set(FileWalker.files(under: data.recordingsDir, suffix: ".mp4"))
         var referenced = Set<String>()
-        for (id, path, state) in try await library.allPaths() {
+        for (id, path, state, reason) in try await library.allPaths() {
             referenced.insert(path)
             let present = files.contains(path)
-            if present, state == .failed {
+            if present, state == .failed, reason?.hasPrefix(missingFile) == true {
                 try await library.update(id: id) { row in
                     row.state = .recovered
                     row.failureReason = nil
@@ -57,8 +60,8 @@ public enum Recovery {
                 report.recovered.append(id)
             } else if !present, state != .failed {
                 let reason = state == .recording
-                    ? "the daemon stopped while recording and no file was left at \(path)"
-                    : "file missing at start-up: \(path)"
+                    ? "\(missingFile): the daemon stopped while recording and left no file at \(path)"
+                    : "\(missingFile) at start-up: \(path)"
                 try await library.update(id: id) { row in
                     row.state = .failed
                     row.failureReason = reason
@@ -75,7 +78,10 @@ public enum Recovery {
                 // The row exists under another path (its file was moved by hand): follow the file.
                 try await library.update(id: id) { row in
                     row.path = path
-                    if existing.state == .failed { row.state = .recovered; row.failureReason = nil }
+                    if existing.state == .failed, existing.failureReason?.hasPrefix(missingFile) == true {
+                        row.state = .recovered
+                        row.failureReason = nil
+                    }
                 }
             } else {
                 let date = fileDate(path)

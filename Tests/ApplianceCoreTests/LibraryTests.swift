@@ -1,0 +1,143 @@
+@testable import ApplianceCore
+import Foundation
+import XCTest
+
+final class LibraryTests: XCTestCase {
+    private var directory: URL!
+    private var library: Library!
+
+    override func setUp() async throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("library-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        library = try Library(path: directory.appendingPathComponent("appliance.sqlite").path)
+    }
+
+    override func tearDown() async throws {
+        library = nil
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    private func row(_ id: String, secondsAgo: Double, title: String = "t") -> Recording {
+        Recording(id: id, title: title, createdAt: Date(timeIntervalSinceNow: -secondsAgo), path: "/x/\(id).mp4", state: .complete)
+    }
+
+    private func id(_ n: Int) -> String { String(format: "%08x-0000-4000-8000-%012x", n, n) }
+
+    func testPagesAreNewestFirstWithTotals() async throws {
+        // Inserted out of order, with two rows sharing a timestamp (the rowid breaks the tie).
+        for n in [3, 1, 4, 15, 9, 2, 6, 5, 13, 7, 8, 10, 11, 12, 14, 0, 16, 17, 18, 19, 20, 21, 22, 23, 24] {
+            try await library.insert(row(id(n), secondsAgo: Double(100 - n)))
+        }
+        let first = try await library.page(1, perPage: 10)
+        XCTAssertEqual(first.total, 25)
+        XCTAssertEqual(first.items.map(\.id), (15...24).reversed().map(id))
+        let value1 = try await library.page(2, perPage: 10)
+        XCTAssertEqual(value1.items.map(\.id), (5...14).reversed().map(id))
+        let value2 = try await library.page(3, perPage: 10)
+        XCTAssertEqual(value2.items.map(\.id), (0...4).reversed().map(id))
+        let value3 = try await library.page(4, perPage: 10)
+        XCTAssertEqual(value3.items.count, 0)
+
+        try await library.delete(id: id(24))
+        try await library.delete(id: id(10))
+        let after = try await library.page(1, perPage: 10)
+        XCTAssertEqual(after.total, 23)
+        XCTAssertEqual(after.items.first?.id, id(23))
+        let value4 = try await library.page(3, perPage: 10)
+        XCTAssertEqual(value4.items.map(\.id), (0...2).reversed().map(id))
+    }
+
+    func testRowsWithTheSameTimeAreAllListed() async throws {
+        let date = Date()
+        for n in 0..<5 {
+            try await library.insert(Recording(id: id(n), title: "same", createdAt: date, path: "/p", state: .complete))
+        }
+        var ids: [String] = []
+        for page in 1...3 { ids += try await library.page(page, perPage: 2).items.map(\.id) }
+        XCTAssertEqual(Set(ids).count, 5)
+        XCTAssertEqual(ids, (0..<5).reversed().map(id), "newest rowid first among equal times")
+    }
+
+    func testTheIndexIsRebuiltFromTheDatabase() async throws {
+        for n in 0..<12 { try await library.insert(row(id(n), secondsAgo: Double(50 - n))) }
+        library = try Library(path: directory.appendingPathComponent("appliance.sqlite").path)
+        XCTAssertEqual(library.count, 12)
+        let value5 = try await library.page(2, perPage: 10)
+        XCTAssertEqual(value5.items.map(\.id), [id(1), id(0)])
+    }
+
+    func testIdsResolveByUniquePrefix() async throws {
+        try await library.insert(row("abcd0000-0000-4000-8000-000000000001", secondsAgo: 1))
+        try await library.insert(row("abcd0000-0000-4000-8000-000000000002", secondsAgo: 2))
+        try await library.insert(row("ef010000-0000-4000-8000-000000000003", secondsAgo: 3))
+        let value6 = try await library.resolve("ef")
+        XCTAssertEqual(value6.id, "ef010000-0000-4000-8000-000000000003")
+        let value7 = try await library.resolve("ABCD0000-0000-4000-8000-000000000002")
+        XCTAssertEqual(value7.id, "abcd0000-0000-4000-8000-000000000002")
+        await assertThrows(try await library.resolve("abcd")) { "\($0)".contains("ambiguous") }
+        await assertThrows(try await library.resolve("99")) { "\($0)".contains("no recording") }
+        await assertThrows(try await library.resolve("x'; DROP TABLE recordings;--")) { "\($0)".contains("not a recording id") }
+        await assertThrows(try await library.resolve("")) { "\($0)".contains("not a recording id") }
+    }
+
+    func testUpdatesKeepTheCreationDateAndSurviveReopening() async throws {
+        let original = row(id(1), secondsAgo: 10)
+        try await library.insert(original)
+        let renamed = try await library.update(id: id(1)) { row in
+            row.title = "Ünïcödé 🎥 \"x\" / y"
+            row.createdAt = Date()  // ignored
+            row.locked = true
+        }
+        XCTAssertEqual(renamed.createdAt.timeIntervalSince1970, original.createdAt.timeIntervalSince1970, accuracy: 0.001)
+        let fetched = try await library.fetch(id: id(1))
+        XCTAssertEqual(fetched?.title, "Ünïcödé 🎥 \"x\" / y")
+        XCTAssertEqual(fetched?.locked, true)
+        await assertThrows(try await library.update(id: id(2)) { _ in }) { "\($0)".contains("no recording") }
+    }
+
+    func testSchemaRejectsUnknownStatesAndUsesWAL() async throws {
+        let mode = try await library.pool.read { db in try String.fetchOne(db, sql: "PRAGMA journal_mode") }
+        XCTAssertEqual(mode, "wal")
+        await assertThrows(try await library.pool.write { db in
+            try db.execute(sql: "INSERT INTO recordings (id, title, created_at, path, state) VALUES ('x', 't', 0, '/p', 'bogus')")
+        }) { "\($0)".contains("CHECK") }
+    }
+
+    private func assertThrows<T>(_ expression: @autoclosure () async throws -> T, file: StaticString = #filePath, line: UInt = #line,
+                                 _ check: (Error) -> Bool) async {
+        do {
+            _ = try await expression()
+            XCTFail("expected an error", file: file, line: line)
+        } catch {
+            XCTAssertTrue(check(error), "\(error)", file: file, line: line)
+        }
+    }
+}
+
+final class PageIndexTests: XCTestCase {
+    func testKeysStayOrderedNewestFirst() {
+        var index = PageIndex(keys: [.init(createdAt: 5, rowid: 1), .init(createdAt: 9, rowid: 2), .init(createdAt: 5, rowid: 3)])
+        XCTAssertEqual(index.keys.map(\.rowid), [2, 3, 1])
+        index.insert(.init(createdAt: 7, rowid: 4))
+        index.insert(.init(createdAt: 1, rowid: 5))
+        XCTAssertEqual(index.keys.map(\.rowid), [2, 4, 3, 1, 5])
+        index.remove(.init(createdAt: 5, rowid: 3))
+        index.remove(.init(createdAt: 5, rowid: 99))  // absent: nothing happens
+        XCTAssertEqual(index.keys.map(\.rowid), [2, 4, 1, 5])
+        XCTAssertEqual(index.key(at: 1)?.rowid, 4)
+        XCTAssertNil(index.key(at: 4))
+    }
+}
+
+final class ArgumentTypeTests: XCTestCase {
+    func testIntegersAndBooleansAreNotConfused() throws {
+        let request = try Request.parse(Data(#"{"command":"list","args":{"page":1,"flag":true,"one":1,"half":1.5,"text":"2"}}"#.utf8))
+        XCTAssertEqual(try request.int("page"), 1)
+        XCTAssertEqual(try request.bool("flag"), true)
+        XCTAssertThrowsError(try request.int("flag"), "true is not a number")
+        XCTAssertThrowsError(try request.bool("one"), "1 is not a boolean")
+        XCTAssertThrowsError(try request.int("half"))
+        XCTAssertThrowsError(try request.int("text"))
+        XCTAssertNil(try request.int("missing"))
+    }
+}
