@@ -67,6 +67,19 @@ public final class Library: Sendable {
         index.withLock { $0.insert(key) }
     }
 
+    /// Inserts many rows in one transaction (benchmarks and imports).
+    public func insertBatch(_ recordings: [Recording]) async throws {
+        let keys = try await pool.write { db -> [PageIndex.Key] in
+            try recordings.map { recording in
+                try recording.insert(db)
+                let rowid = db.lastInsertedRowID
+                let createdAt = try Int64.fetchOne(db, sql: "SELECT created_at FROM recordings WHERE rowid = ?", arguments: [rowid]) ?? 0
+                return PageIndex.Key(createdAt: createdAt, rowid: rowid)
+            }
+        }
+        index.withLock { index in index = PageIndex(keys: index.keys + keys) }
+    }
+
     /// Applies a change to one row in a transaction and returns the new row. The creation date never changes.
     @discardableResult
     public func update(id: String, _ change: @escaping @Sendable (inout Recording) -> Void) async throws -> Recording {
