@@ -238,6 +238,7 @@ class Daemon:
         self.log_path = os.path.join(workdir, "daemon.log")
         os.makedirs(self.data_dir)
         self._log = open(self.log_path, "wb")
+        self.t_launch = time.monotonic()
         self.proc = subprocess.Popen(
             [binary, "run", "--data-dir", self.data_dir, "--socket", self.socket],
             stdin=subprocess.DEVNULL, stdout=self._log, stderr=subprocess.STDOUT,
@@ -278,6 +279,11 @@ class Daemon:
         except json.JSONDecodeError:
             raise BenchError(f"`ctl {' '.join(args)}` did not answer JSON: {r.stdout!r}")
 
+    def diagnose(self) -> str:
+        state = ("running" if self.proc.poll() is None else f"exited with status {self.proc.returncode}")
+        sock = "present" if os.path.exists(self.socket) else "missing"
+        return f"daemon pid {self.pid} {state}, socket {sock}; last log lines:\n{tail(self.log_path)}"
+
     def alive(self) -> None:
         if self.proc.poll() is not None:
             raise BenchError(f"daemon died (status {self.proc.returncode}):\n" + tail(self.log_path))
@@ -315,10 +321,17 @@ def ffprobe(path: str) -> dict:
 
 
 def measure_appliance(binary: str, seconds: float, workdir: str, cleanup: Cleanup) -> dict:
-    res: dict = {}
     log(f"starting daemon: {binary} run (data dir and socket in {workdir})")
-    t_launch = time.monotonic()
     daemon = Daemon(binary, workdir, cleanup)
+    try:
+        return _measure_appliance(daemon, seconds, cleanup)
+    except BenchError as e:
+        raise BenchError(f"{e}\n{daemon.diagnose()}") from None
+
+
+def _measure_appliance(daemon: Daemon, seconds: float, cleanup: Cleanup) -> dict:
+    res: dict = {}
+    t_launch = daemon.t_launch
     rss = RssSampler(daemon.pid)
     cleanup.samplers.append(rss)
     rss.start()
