@@ -25,6 +25,15 @@ void appl_object_set_int64(gpointer object, const char *name, gint64 value) { g_
 void appl_object_set_uint64(gpointer object, const char *name, guint64 value) { g_object_set(object, name, value, NULL); }
 void appl_object_set_string(gpointer object, const char *name, const char *value) { g_object_set(object, name, value, NULL); }
 void appl_object_set_caps(gpointer object, const char *name, GstCaps *caps) { g_object_set(object, name, caps, NULL); }
+void appl_object_set_object(gpointer object, const char *name, gpointer value) { g_object_set(object, name, value, NULL); }
+char *appl_object_get_object_name(gpointer object, const char *name) {
+    GObject *value = NULL;
+    g_object_get(object, name, &value, NULL);
+    if (!value) return NULL;
+    char *result = GST_IS_OBJECT(value) ? gst_object_get_name(GST_OBJECT(value)) : NULL;
+    g_object_unref(value);
+    return result;
+}
 
 char *appl_object_get_string_form(gpointer object, const char *name) {
     GParamSpec *spec = find_property(object, name);
@@ -51,6 +60,52 @@ GstEvent *appl_probe_info_event(GstPadProbeInfo *info) { return GST_PAD_PROBE_IN
 GstQuery *appl_probe_info_query(GstPadProbeInfo *info) { return GST_PAD_PROBE_INFO_QUERY(info); }
 int appl_buffer_is_keyframe(GstBuffer *buffer) { return !GST_BUFFER_FLAG_IS_SET(buffer, GST_BUFFER_FLAG_DELTA_UNIT); }
 
+GstFlowReturn appl_pad_push_copies(GstPad *pad, GstBuffer *buffer, guint64 start, guint64 step, int count) {
+    GstFlowReturn result = GST_FLOW_OK;
+    for (int i = 0; i < count && result == GST_FLOW_OK; i++) {
+        GstBuffer *copy = gst_buffer_copy(buffer);
+        GST_BUFFER_PTS(copy) = start + (guint64)i * step;
+        GST_BUFFER_DTS(copy) = GST_CLOCK_TIME_NONE;
+        GST_BUFFER_DURATION(copy) = step;
+        GST_BUFFER_FLAG_UNSET(copy, GST_BUFFER_FLAG_DISCONT);
+        result = gst_pad_push(pad, copy);
+    }
+    return result;
+}
+
+void appl_probe_info_set_timing(GstPadProbeInfo *info, guint64 pts, guint64 duration) {
+    GstBuffer *buffer = gst_buffer_make_writable(GST_PAD_PROBE_INFO_BUFFER(info));
+    GST_BUFFER_PTS(buffer) = pts;
+    GST_BUFFER_DURATION(buffer) = duration;
+    GST_PAD_PROBE_INFO_DATA(info) = buffer;
+}
+
+static char *structure_string(const GstStructure *s, const char *field) {
+    if (!s || !gst_structure_has_field(s, field)) return NULL;
+    const GValue *v = gst_structure_get_value(s, field);
+    return G_VALUE_HOLDS_STRING(v) ? g_value_dup_string(v) : gst_value_serialize(v);
+}
+
+void appl_device_describe(GstDevice *device, char **name, char **device_class, char **caps, char **path) {
+    *name = gst_device_get_display_name(device);
+    *device_class = gst_device_get_device_class(device);
+    GstCaps *c = gst_device_get_caps(device);
+    *caps = c ? gst_caps_to_string(c) : NULL;
+    if (c) gst_caps_unref(c);
+    GstStructure *props = gst_device_get_properties(device);
+    *path = NULL;
+    const char *fields[] = { "api.v4l2.path", "device.path", "object.path", "api.alsa.path", "alsa.card", NULL };
+    for (int i = 0; fields[i] && !*path; i++) *path = structure_string(props, fields[i]);
+    if (props) gst_structure_free(props);
+}
+
+GstDevice *appl_message_parse_device(GstMessage *message, int *added) {
+    GstDevice *device = NULL;
+    if (GST_MESSAGE_TYPE(message) == GST_MESSAGE_DEVICE_ADDED) { gst_message_parse_device_added(message, &device); *added = 1; }
+    else if (GST_MESSAGE_TYPE(message) == GST_MESSAGE_DEVICE_REMOVED) { gst_message_parse_device_removed(message, &device); *added = 0; }
+    return device;
+}
+
 guint64 appl_pad_to_running_time(GstPad *pad, guint64 timestamp) {
     if (!GST_CLOCK_TIME_IS_VALID(timestamp)) return GST_CLOCK_TIME_NONE;
     GstEvent *event = gst_pad_get_sticky_event(pad, GST_EVENT_SEGMENT, 0);
@@ -71,6 +126,16 @@ guint64 appl_element_running_time_now(GstElement *element) {
     gst_object_unref(clock);
     GstClockTime base = gst_element_get_base_time(element);
     return now >= base ? now - base : 0;
+}
+
+void appl_element_follow_clock_of(GstElement *element, GstElement *pipeline) {
+    GstClock *clock = gst_element_get_clock(pipeline);
+    if (clock) {
+        gst_element_set_clock(element, clock);
+        gst_object_unref(clock);
+    }
+    gst_element_set_base_time(element, gst_element_get_base_time(pipeline));
+    gst_element_set_start_time(element, GST_CLOCK_TIME_NONE);
 }
 
 const char *appl_message_src_name(GstMessage *message) {

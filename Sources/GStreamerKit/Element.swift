@@ -66,6 +66,10 @@ public class Element: @unchecked Sendable {
     public func set(_ property: String, uint64 value: UInt64) { appl_object_set_uint64(raw, property, guint64(value)) }
     public func set(_ property: String, _ value: String) { appl_object_set_string(raw, property, value) }
     public func set(_ property: String, _ caps: Caps) { appl_object_set_caps(raw, property, caps.pointer) }
+    /// Sets a pad-typed property, e.g. input-selector's "active-pad".
+    public func set(_ property: String, pad: Pad) { appl_object_set_object(raw, property, UnsafeMutableRawPointer(pad.pointer)) }
+    /// Name of the object an object-typed property holds ("active-pad" → "sink_1").
+    public func objectName(_ property: String) -> String? { takeGString(appl_object_get_object_name(raw, property)) }
 
     /// A property's value in text form; nil for an unknown property.
     public func get(_ property: String) -> String? { takeGString(appl_object_get_string_form(raw, property)) }
@@ -89,6 +93,9 @@ public class Element: @unchecked Sendable {
     /// Brings the element to its parent's state (for elements added to a running pipeline).
     @discardableResult
     public func syncStateWithParent() -> Bool { gst_element_sync_state_with_parent(pointer) != 0 }
+
+    /// Takes the pipeline's clock and base time (for an element started on its own while the pipeline runs).
+    public func followClock(of pipeline: Element) { appl_element_follow_clock_of(pointer, pipeline.pointer) }
 
     /// Locks the state so the parent does not change it (used while an element is being removed).
     public func setLockedState(_ locked: Bool) { gst_element_set_locked_state(pointer, locked ? 1 : 0) }

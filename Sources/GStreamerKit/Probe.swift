@@ -48,6 +48,21 @@ public struct BufferView {
     public var size: Int { Int(gst_buffer_get_size(pointer)) }
 }
 
+/// A buffer reference kept beyond a probe callback (e.g. the last frame, to repeat it over a gap).
+public final class BufferRef: @unchecked Sendable {
+    let pointer: UnsafeMutablePointer<GstBuffer>
+    init(retaining pointer: UnsafeMutablePointer<GstBuffer>) {
+        self.pointer = pointer
+        _ = gst_mini_object_ref(UnsafeMutableRawPointer(pointer).assumingMemoryBound(to: GstMiniObject.self))
+    }
+    deinit { gst_mini_object_unref(UnsafeMutableRawPointer(pointer).assumingMemoryBound(to: GstMiniObject.self)) }
+}
+
+extension BufferView {
+    /// Keeps a reference to this buffer after the callback returns.
+    public func retain() -> BufferRef { BufferRef(retaining: pointer) }
+}
+
 /// Event types the appliance looks at in probes.
 public enum EventKind: Sendable, Equatable {
     case eos, segment, caps, flushStart, flushStop, customDownstream, reconfigure, other(UInt32)
@@ -88,6 +103,18 @@ public struct ProbeInfo {
         guard info.pointee.type.rawValue & GST_PAD_PROBE_TYPE_QUERY_BOTH.rawValue != 0,
               let query = appl_probe_info_query(info) else { return false }
         return query.pointee.type == GST_QUERY_ALLOCATION
+    }
+
+    /// Rewrites the probed buffer's PTS and duration (the buffer is made writable; metadata only when unshared).
+    public func setBufferTiming(pts: UInt64, duration: UInt64) {
+        appl_probe_info_set_timing(info, guint64(pts), guint64(duration))
+    }
+
+    /// Pushes copies of `buffer` out of the probed (source) pad from inside the callback, with PTS `start`,
+    /// `start + step`, …: the copies pass through the probes of the pad again, in order.
+    @discardableResult
+    public func pushCopies(of buffer: BufferRef, start: UInt64, step: UInt64, count: Int) -> Bool {
+        appl_pad_push_copies(pad, buffer.pointer, guint64(start), guint64(step), Int32(count)) == GST_FLOW_OK
     }
 
     /// Running time of a timestamp on the probed pad.

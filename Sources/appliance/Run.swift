@@ -71,7 +71,7 @@ struct Run: AsyncParsableCommand {
             fail("cannot start the capture graph: \(error)")
         }
         await controller.setRecoveryReport(recovery)
-        await controller.watchBus()
+        await controller.start()
         let server = ControlServer(path: socketPath, router: CommandRouter(controller: controller), events: events, logger: logger)
         let group = ServiceGroup(configuration: .init(
             services: [

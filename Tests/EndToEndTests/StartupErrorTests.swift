@@ -33,10 +33,28 @@ final class StartupErrorTests: XCTestCase {
         "data_dir = \"\(directory.path)/data\"\n[audio]\nsource = \"test\"\n[preview]\nsink = \"none\"\n" + body
     }
 
-    func testMissingV4L2DeviceIsNamed() throws {
-        let line = try failure(base("[[camera]]\nname = \"cam\"\nsource = \"v4l2\"\ndevice = \"/dev/video-missing\"\n"))
-        XCTAssertTrue(line.contains("/dev/video-missing"), line)
-        XCTAssertTrue(line.contains("cam"), line)
+    func testMissingV4L2DeviceIsListedAsMissingNotFatal() throws {
+        let daemon = try DaemonProcess(cameras: """
+            [[camera]]
+            name = "cam"
+            source = "v4l2"
+            device = "/dev/video-missing"
+            [[camera]]
+            name = "spare"
+            source = "test"
+            """)
+        try daemon.start()
+        defer { daemon.stop() }
+        XCTAssertTrue(daemon.log.contains("camera 'cam': device /dev/video-missing not present"), daemon.log)
+        let cameras = try daemon.result("cameras")
+        let cam = try XCTUnwrap((cameras["cameras"] as? [[String: Any]])?.first { $0["name"] as? String == "cam" })
+        XCTAssertEqual(cam["state"] as? String, "missing")
+        XCTAssertEqual(cam["device"] as? String, "/dev/video-missing")
+        XCTAssertTrue((cam["detail"] as? String ?? "").contains("/dev/video-missing"))
+        XCTAssertEqual(cameras["active"] as? String, "spare", "the next working camera takes over")
+        let refused = try daemon.call("switch", args: ["camera": "cam"])
+        XCTAssertEqual((refused["error"] as? [String: Any])?["code"] as? String, "unavailable")
+        XCTAssertTrue(((refused["error"] as? [String: Any])?["message"] as? String ?? "").contains("/dev/video-missing"))
     }
 
     func testAutoCameraFallsBackWithAWarning() throws {

@@ -10,6 +10,11 @@ public final class CaptureGraph: @unchecked Sendable {
     let config: ApplianceConfig
     let logger: Logger
     let selector: Element
+    /// The black live filler's selector pad: shown while a camera starts, or when none works.
+    let fillerPad: Pad
+    let cameras: [CameraSlot]
+    /// Names of cameras whose stream ended by itself (their EOS is dropped at the camera's bin).
+    let cameraEnded: AsyncStream<String>
     let videoTee: Element
     let audioTee: Element?
     /// h264parse: FKU requests go upstream from its sink pad into the encoder.
@@ -19,8 +24,8 @@ public final class CaptureGraph: @unchecked Sendable {
     private(set) var outputs: RecordingOutputs!
     let flow: VideoFlowMonitor
     let tap = FrameTap()
-    public let cameraNames: [String]
-    public let cameraKinds: [String: String]
+    public var cameraNames: [String] { cameras.map(\.name) }
+    public var cameraKinds: [String: String] { Dictionary(uniqueKeysWithValues: cameras.map { ($0.name, $0.kind) }) }
     public let audioKind: String
     public let previewKind: String
     private(set) var busReader: BusReader?
@@ -34,62 +39,49 @@ public final class CaptureGraph: @unchecked Sendable {
         let v = config.video
         let rawCaps = try Caps("video/x-raw,format=I420,width=\(v.width),height=\(v.height),framerate=\(v.framerate)/1,pixel-aspect-ratio=1/1")
 
-        // Cameras → normalise → selector.
+        // Cameras (each in its own bin, normalised to the output caps) and a black live filler → selector.
         selector = try Element.make("input-selector", name: "selector")
         selector.set("sync-streams", false)
         try pipeline.add(selector)
-        var names: [String] = [], kinds: [String: String] = [:]
+        let filler = try Bin.parse("videotestsrc is-live=true pattern=black", name: "camera-filler", label: "filler")
+        let fillerCaps = try Element.make("capsfilter", name: "filler-caps")
+        fillerCaps.set("caps", rawCaps)
+        try pipeline.add([filler, fillerCaps])
+        try filler.link(fillerCaps)
+        fillerPad = try selector.requestPad("sink_%u")
+        try fillerCaps.staticPad("src")!.link(fillerPad)
+        selector.set("active-pad", pad: fillerPad)
+        let (ended, endedContinuation) = AsyncStream.makeStream(of: String.self, bufferingPolicy: .bufferingNewest(32))
+        cameraEnded = ended
+        var slots: [CameraSlot] = []
         for camera in config.cameras {
-            let kind = try SourceResolver.cameraKind(camera, logger: logger)
-            let source: Bin
-            switch kind {
-            case "pipeline":
-                source = try FragmentLibrary.parse(camera.pipeline, label: "camera '\(camera.name)' pipeline", binName: "camera-\(camera.name)")
-            default:
-                source = try fragments.makeBin("sources", "video-\(kind)", [
-                    "device": camera.device, "pattern": camera.pattern,
-                    "width": "\(v.width)", "height": "\(v.height)", "framerate": "\(v.framerate)",
-                ], binName: "camera-\(camera.name)")
-            }
-            var chain: [Element] = [source, try Element.make("videoconvert", name: "\(camera.name)-convert")]
-            if camera.mirror {
-                let flip = try Element.make("videoflip", name: "\(camera.name)-mirror")
-                try flip.set("video-direction", string: "horiz")
-                chain.append(flip)
-            }
-            if camera.rotate != 0 {
-                let flip = try Element.make("videoflip", name: "\(camera.name)-rotate")
-                try flip.set("video-direction", string: ["90": "90r", "180": "180", "270": "90l"]["\(camera.rotate)"]!)
-                chain.append(flip)
-            }
-            let scale = try Element.make("videoscale", name: "\(camera.name)-scale")
-            scale.set("add-borders", true)
-            let rate = try Element.make("videorate", name: "\(camera.name)-rate")
-            rate.set("drop-only", false)
-            let filter = try Element.make("capsfilter", name: "\(camera.name)-caps")
-            filter.set("caps", rawCaps)
-            chain += [scale, rate, filter]
-            try pipeline.add(chain)
-            try Element.link(chain)
-            let selectorPad = try selector.requestPad("sink_%u")
-            guard let out = filter.staticPad("src") else { throw GStreamerError(element: filter.name, message: "no src pad") }
-            try out.link(selectorPad)
-            if names.isEmpty { try selector.set("active-pad", string: selectorPad.name) }
-            names.append(camera.name)
-            kinds[camera.name] = kind
+            let (kind, missing) = try SourceResolver.cameraKind(camera, logger: logger)
+            slots.append(try CameraSlot(
+                config: camera, kind: kind, initialState: missing.map { .missing($0) } ?? .standby, fragments: fragments,
+                rawCaps: rawCaps, video: v, pipeline: pipeline, selector: selector,
+                onStreamEnd: { name in endedContinuation.yield(name) }))
         }
-        cameraNames = names
-        cameraKinds = kinds
+        cameras = slots
 
-        // Selector → raw tee, dropping any PTS that does not move forward.
+        // Selector → raw tee. Frames are snapped onto one time grid; a frame whose slot is taken is dropped.
         let rawTee = try Element.make("tee", name: "raw-tee")
         rawTee.set("allow-not-linked", true)
         try pipeline.add(rawTee)
         try selector.link(rawTee)
         let flow = self.flow
-        selector.staticPad("src")?.addProbe(.buffer) { info in
+        let lastFrame = Locked<BufferRef?>(nil)
+        selector.staticPad("src")?.addProbe([.buffer, .eventDownstream]) { info in
+            if info.event == .eos { return .drop }  // a source's end never ends the graph
             guard let buffer = info.buffer else { return .ok }
-            return flow.acceptOutput(pts: info.runningTime(buffer.pts)) ? .ok : .drop
+            // Hold the last frame over a short gap; the copies come back through this probe first, in order.
+            if let gap = flow.gapBefore(pts: buffer.pts), let previous = lastFrame.withLock({ $0 }) {
+                info.pushCopies(of: previous, start: gap.start, step: flow.frameInterval, count: gap.count)
+                flow.noteFilled(gap.count)
+            }
+            guard let pts = flow.output(pts: buffer.pts) else { return .drop }
+            if pts != buffer.pts { info.setBufferTiming(pts: pts, duration: flow.frameInterval) }
+            if let final = info.buffer { lastFrame.withLock { $0 = final.retain() } }
+            return .ok
         }
 
         // Preview: leaky, never stalls the graph.
@@ -212,8 +204,9 @@ public final class CaptureGraph: @unchecked Sendable {
         busReader = reader
     }
 
-    /// Stops everything (after any recording was finalised).
+    /// Stops everything (after any recording was finalised). Camera bins have locked states: stopped one by one.
     public func stop() {
+        for camera in cameras { camera.stop() }
         _ = try? pipeline.setState(.null)
         busReader?.stop()
     }

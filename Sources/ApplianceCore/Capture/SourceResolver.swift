@@ -8,23 +8,26 @@ public enum SourceResolver {
         public var description: String
     }
 
-    /// The concrete kind for a camera: "v4l2", "test" or "pipeline".
-    public static func cameraKind(_ camera: ApplianceConfig.Camera, logger: Logger) throws -> String {
+    /// The concrete kind for a camera ("v4l2", "test" or "pipeline") and, for a V4L2 camera whose device is not
+    /// there, why it is missing (the camera starts as `missing`; hot-plug brings it in later).
+    public static func cameraKind(_ camera: ApplianceConfig.Camera, logger: Logger) throws -> (kind: String, missing: String?) {
         switch camera.source {
         case "v4l2":
-            guard FileManager.default.fileExists(atPath: camera.device) else {
-                throw SourceError(description: "camera '\(camera.name)': device \(camera.device) does not exist")
-            }
             guard GStreamer.hasElement("v4l2src") else {
                 throw SourceError(description: "camera '\(camera.name)': v4l2src is not installed (gstreamer1.0-plugins-good)")
             }
-            return "v4l2"
+            guard FileManager.default.fileExists(atPath: camera.device) else {
+                let reason = "device \(camera.device) not present"
+                logger.warning("camera '\(camera.name)': \(reason); it is listed as missing until the device appears")
+                return ("v4l2", reason)
+            }
+            return ("v4l2", nil)
         case "auto":
-            if FileManager.default.fileExists(atPath: camera.device), GStreamer.hasElement("v4l2src") { return "v4l2" }
+            if FileManager.default.fileExists(atPath: camera.device), GStreamer.hasElement("v4l2src") { return ("v4l2", nil) }
             logger.warning("camera '\(camera.name)': \(camera.device) not present, using a live test pattern")
-            return "test"
+            return ("test", nil)
         default:
-            return camera.source
+            return (camera.source, nil)
         }
     }
 

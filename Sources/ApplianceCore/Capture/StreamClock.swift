@@ -1,33 +1,75 @@
 import Synchronization
 
-/// Running-time facts shared between streaming threads (writers) and the controller (reader).
-/// Every access is a short critical section; nothing here ever waits.
+/// The output clock after the input-selector, and flow facts shared between streaming threads (writers) and the
+/// controller (reader). Every access is a short critical section; nothing here ever waits.
+///
+/// Frames are snapped onto one grid (first frame + n × 1/framerate): cameras of different phase, the filler and a
+/// switch between them all come out evenly spaced, and a frame whose slot is already taken is dropped, so PTS only
+/// ever moves forward.
 final class VideoFlowMonitor: Sendable {
     struct State {
-        var lastOutputPTS: UInt64 = .max
+        var gridStart: UInt64 = .max
+        var lastSlot: Int64 = -1
         var outputFrames: UInt64 = 0
-        var droppedNonMonotonic: UInt64 = 0
+        /// Frames dropped because their slot was already taken (a switch between cameras of different phase).
+        var slotCollisions: UInt64 = 0
+        /// Output slots left empty (a stall upstream of the selector longer than `maxFill`).
+        var missingSlots: UInt64 = 0
+        /// Output slots filled by repeating the last frame (switching away from a camera with more latency).
+        var filledSlots: UInt64 = 0
         /// Gaps at the encoder input while a recording is running.
         var lastEncoderPTS: UInt64 = .max
         var encoderGaps: UInt64 = 0
         var encoderMissing: UInt64 = 0
     }
 
+    let framerate: UInt64
     let frameInterval: UInt64
     let state = Mutex(State())
 
-    init(framerate: Int) { frameInterval = 1_000_000_000 / UInt64(max(framerate, 1)) }
+    init(framerate: Int) {
+        self.framerate = UInt64(max(framerate, 1))
+        frameInterval = 1_000_000_000 / self.framerate
+    }
 
-    /// After the selector: keep only strictly increasing PTS, so a switch can never send time backwards.
-    func acceptOutput(pts: UInt64) -> Bool {
-        state.withLock { s in
-            if s.lastOutputPTS != .max, pts != .max, pts <= s.lastOutputPTS {
-                s.droppedNonMonotonic += 1
-                return false
+    /// Longest gap held with the last frame (longer ones are real stalls and stay visible as gaps).
+    static let maxFill: Int64 = 15
+
+    /// When a frame would leave empty slots before it (a switch from a camera whose frames reach the selector later
+    /// than the new source's), the slots to fill with the last frame: (first PTS, count). Changes nothing.
+    func gapBefore(pts: UInt64) -> (start: UInt64, count: Int)? {
+        guard pts != .max else { return nil }
+        return state.withLock { s -> (UInt64, Int)? in
+            guard s.gridStart != .max, s.lastSlot >= 0, pts > s.gridStart else { return nil }
+            let slot = Int64(((pts - s.gridStart) * framerate + 500_000_000) / 1_000_000_000)
+            let missing = slot - s.lastSlot - 1
+            guard missing > 0, missing <= Self.maxFill else { return nil }
+            return (s.gridStart + UInt64(s.lastSlot + 1) * 1_000_000_000 / framerate, Int(missing))
+        }
+    }
+
+    /// Counts frames inserted to hold the last picture over a gap.
+    func noteFilled(_ count: Int) { state.withLock { $0.filledSlots += UInt64(count) } }
+
+    /// Decides the output PTS of a frame leaving the selector; nil drops it.
+    func output(pts: UInt64) -> UInt64? {
+        guard pts != .max else { return nil }
+        return state.withLock { s -> UInt64? in
+            if s.gridStart == .max { s.gridStart = pts }
+            guard pts + frameInterval / 2 >= s.gridStart else {
+                s.slotCollisions += 1
+                return nil
             }
-            s.lastOutputPTS = pts
+            let offset = pts > s.gridStart ? pts - s.gridStart : 0
+            let slot = Int64((offset * framerate + 500_000_000) / 1_000_000_000)
+            guard slot > s.lastSlot else {
+                s.slotCollisions += 1
+                return nil
+            }
+            if s.lastSlot >= 0, slot > s.lastSlot + 1 { s.missingSlots += UInt64(slot - s.lastSlot - 1) }
+            s.lastSlot = slot
             s.outputFrames += 1
-            return true
+            return s.gridStart + UInt64(slot) * 1_000_000_000 / framerate
         }
     }
 
@@ -48,6 +90,8 @@ final class VideoFlowMonitor: Sendable {
     func resetEncoderInput() { state.withLock { $0.lastEncoderPTS = .max } }
 
     var missingAtEncoder: UInt64 { state.withLock { $0.encoderMissing } }
+
+    var snapshot: State { state.withLock { $0 } }
 }
 
 /// The encoder input gate: closed while nothing records (so x264 burns no CPU), open during a recording.

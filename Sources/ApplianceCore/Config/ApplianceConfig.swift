@@ -51,6 +51,9 @@ public struct ApplianceConfig: Sendable, Equatable {
         public var mirror = false
         /// 0, 90, 180 or 270 degrees clockwise.
         public var rotate = 0
+        /// Keep streaming while another camera is active: switches to it are instant. Off by default, because
+        /// two USB cameras on one bus often cannot stream together.
+        public var alwaysOn = false
         public init() {}
     }
 

@@ -71,6 +71,7 @@ public enum ConfigLoader {
                 c.pipeline = try t.string("pipeline", c.pipeline)
                 c.mirror = try t.bool("mirror", c.mirror)
                 c.rotate = try t.int("rotate", c.rotate, 0...270)
+                c.alwaysOn = try t.bool("always_on", c.alwaysOn)
                 guard [0, 90, 180, 270].contains(c.rotate) else { throw t.error("rotate", "must be 0, 90, 180 or 270, found \(c.rotate)") }
                 if c.source == "pipeline", c.pipeline.isEmpty { throw t.error("pipeline", "source = \"pipeline\" needs a pipeline fragment") }
                 guard names.insert(c.name).inserted else { throw t.error("name", "duplicate camera name '\(c.name)'") }

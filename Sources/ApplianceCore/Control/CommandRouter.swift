@@ -16,7 +16,7 @@ public struct CommandRouter: Sendable {
     /// The commands this daemon understands (also listed in docs/PROTOCOL.md).
     public static let commands = [
         "ping", "status", "record.start", "record.stop", "snapshot",
-        "list", "info", "rename", "delete", "lock", "unlock", "events",
+        "list", "info", "rename", "delete", "lock", "unlock", "events", "cameras", "switch",
     ]
 
     public func respond(to line: Data) async -> Outcome {
@@ -76,6 +76,16 @@ public struct CommandRouter: Sendable {
         case "lock", "unlock":
             try request.allowOnly(["id"])
             return Response.success(id: id, result: try await controller.setLocked(id: try request.requiredString("id"), locked: request.command == "lock"))
+        case "cameras":
+            try request.allowOnly([])
+            return Response.success(id: id, result: await controller.cameras())
+        case "switch":
+            try request.allowOnly(["camera", "next"])
+            let camera = try request.string("camera"), next = try request.bool("next") ?? false
+            guard (camera != nil) != next else {
+                throw ControlError(.badRequest, "switch needs either args.camera (a name) or args.next = true")
+            }
+            return Response.success(id: id, result: try await controller.switchCamera(camera))
         default:
             throw ControlError(.unknownCommand, "unknown command \"\(request.command)\" (known: \(Self.commands.joined(separator: ", ")))")
         }

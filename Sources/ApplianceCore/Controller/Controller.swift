@@ -14,6 +14,9 @@ public actor Controller {
     struct ActiveRecording {
         var session: RecordingSession
         var title: String
+        /// Camera activations before this recording, and the camera active when it started.
+        var activationIndex: Int
+        var cameraAtStart: String?
         var maxDurationTask: Task<Void, Never>
         var syncTask: Task<Void, Never>
     }
@@ -23,12 +26,15 @@ public actor Controller {
     public let library: Library
     public let events: EventHub
     let graph: CaptureGraph
+    public let switcher: CameraSwitcher
+    let devices = DeviceMonitor()
     let logger: Logger
     var phase = Phase.idle
     private let startedAt = Date()
     private var recordingsThisRun = 0
     private var lastError: String?
     private var busTask: Task<Void, Never>?
+    private var watchers: [Task<Void, Never>] = []
     private var recovery: Recovery.Report?
 
     /// Remembers what start-up recovery did, for `status`.
@@ -44,6 +50,7 @@ public actor Controller {
         let fragments = try FragmentLibrary.locate(configured: config.pipelinesDir)
         graph = try CaptureGraph(config: config, fragments: fragments, logger: logger)
         try graph.start()
+        switcher = CameraSwitcher(graph: graph, events: events, logger: logger)
         logger.info("live graph running", metadata: [
             "cameras": "\(graph.cameraNames.map { "\($0)=\(graph.cameraKinds[$0] ?? "?")" }.joined(separator: ","))",
             "audio": "\(graph.audioKind)", "preview": "\(graph.previewKind)", "encoder": "\(config.video.encoder)",
@@ -51,22 +58,50 @@ public actor Controller {
         ])
     }
 
-    /// Starts reading the bus: errors are logged and remembered for `status`.
-    public func watchBus() {
-        guard let messages = graph.busReader?.messages else { return }
-        busTask = Task { [weak self] in
-            for await message in messages {
-                await self?.handle(message)
+    /// Brings up the cameras and starts watching the bus, camera streams and devices.
+    public func start() async {
+        if let messages = graph.busReader?.messages {
+            busTask = Task { [weak self] in
+                for await message in messages { await self?.handle(message) }
             }
         }
+        let switcher = self.switcher, ended = graph.cameraEnded
+        watchers.append(Task {
+            for await name in ended { await switcher.cameraFailed(name, reason: "its stream ended") }
+        })
+        await switcher.startInitial()
+        if devices.start() {
+            let changes = devices.changes, events = self.events
+            watchers.append(Task {
+                for await change in changes {
+                    switch change {
+                    case .added(let device): events.publish("device_added", device)
+                    case .removed(let device): events.publish("device_removed", device)
+                    }
+                    await switcher.refreshDevices()
+                }
+            })
+        }
+        // Device nodes can appear without the monitor noticing (no provider, containers): also look every 2 s.
+        watchers.append(Task {
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .seconds(2))
+                await switcher.refreshDevices()
+            }
+        })
     }
 
-    private func handle(_ message: Message) {
+    private func handle(_ message: Message) async {
         switch message {
         case .error(let error):
             lastError = error.description
             logger.error("gstreamer: \(error.description)")
             events.publish("error", ["source": error.element, "message": error.message])
+            // "/appliance/camera-<name>/…": a camera failed; the switcher moves the output elsewhere.
+            let parts = error.element.split(separator: "/")
+            if parts.count >= 2, parts[1].hasPrefix("camera-"), parts[1] != "camera-filler" {
+                await switcher.cameraFailed(String(parts[1].dropFirst("camera-".count)), reason: error.message)
+            }
         case .warning(let warning):
             logger.warning("gstreamer: \(warning.description)")
         default:
@@ -97,7 +132,9 @@ public actor Controller {
         row.videoCodec = "h264"
         row.audioCodec = graph.audioTee == nil ? nil : "aac"
         row.audioPresent = graph.audioTee != nil
-        row.camera = graph.cameraNames.first
+        let cameraAtStart = await switcher.activeName
+        let activationIndex = await switcher.activationCount
+        row.camera = cameraAtStart
         do {
             try await library.insert(row)
         } catch {
@@ -126,7 +163,8 @@ public actor Controller {
             Task { await self?.autoStop(id: id) }
         }
         let syncTask = Self.syncLoop(path: session.partialPath, interval: config.recording.syncIntervalS)
-        phase = .recording(ActiveRecording(session: session, title: finalTitle, maxDurationTask: maxTask, syncTask: syncTask))
+        phase = .recording(ActiveRecording(session: session, title: finalTitle, activationIndex: activationIndex,
+                                           cameraAtStart: cameraAtStart, maxDurationTask: maxTask, syncTask: syncTask))
         logger.info("recording started", metadata: ["id": "\(id)", "title": "\(finalTitle)"])
         let started = RecordingStarted(id: id, title: finalTitle, partialPath: session.partialPath, createdAt: Timestamps.iso(session.createdAt))
         events.publish("recording_started", started)
@@ -180,6 +218,7 @@ public actor Controller {
         recordingsThisRun += 1
         let size = (try? FileManager.default.attributesOfItem(atPath: finalPath)[.size] as? NSNumber)?.int64Value ?? 0
         var finalTitle = title ?? active.title
+        let camerasUsed = await switcher.camerasUsed(since: active.activationIndex, activeAtStart: active.cameraAtStart)
         do {
             // A rename may have landed while this stop was waiting: only an explicit title overrides the row's.
             let updated = try await library.update(id: session.id) { row in
@@ -187,6 +226,7 @@ public actor Controller {
                 row.path = finalPath
                 row.thumbnail = thumbnail
                 if let title { row.title = title }
+                row.camera = camerasUsed.isEmpty ? nil : camerasUsed.joined(separator: ",")
                 row.endedAt = endedAt
                 row.durationMs = timing.durationMs
                 row.sizeBytes = size
@@ -258,6 +298,17 @@ public actor Controller {
         }
     }
 
+    // MARK: cameras
+
+    public func cameras() async -> CameraSwitcher.CamerasReport {
+        let found = devices.devices
+        return await switcher.report(devices: found)
+    }
+
+    public func switchCamera(_ name: String?) async throws -> CameraSwitcher.SwitchResult {
+        try await switcher.switchTo(name)
+    }
+
     // MARK: snapshot and status
 
     public func snapshot() async throws -> SnapshotResult {
@@ -269,7 +320,8 @@ public actor Controller {
         return SnapshotResult(id: id, path: path, width: size.width, height: size.height)
     }
 
-    public func status() -> StatusReport {
+    public func status() async -> StatusReport {
+        let activeCamera = await switcher.activeName
         var live: StatusReport.Live?
         var state = "idle"
         switch phase {
@@ -284,7 +336,7 @@ public actor Controller {
                          avOffsetMs: t.avOffsetMs, partialPath: active.session.partialPath)
         }
         return StatusReport(
-            state: state, recording: live, cameras: graph.cameraNames, activeCamera: graph.cameraNames.first ?? "",
+            state: state, recording: live, cameras: graph.cameraNames, activeCamera: activeCamera ?? "",
             cameraSources: graph.cameraKinds, audioSource: graph.audioKind, preview: graph.previewKind,
             encoder: config.video.encoder, width: config.video.width, height: config.video.height,
             framerate: config.video.framerate, dataDir: data.root, uptimeS: Date().timeIntervalSince(startedAt),
@@ -312,6 +364,8 @@ public actor Controller {
             }
         }
         busTask?.cancel()
+        for watcher in watchers { watcher.cancel() }
+        devices.stop()
         events.finishAll()
         try? await blocking { [graph] in graph.stop() }
     }

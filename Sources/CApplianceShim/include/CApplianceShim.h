@@ -24,6 +24,10 @@ void appl_object_set_int64(gpointer object, const char *name, gint64 value);
 void appl_object_set_uint64(gpointer object, const char *name, guint64 value);
 void appl_object_set_string(gpointer object, const char *name, const char *value);
 void appl_object_set_caps(gpointer object, const char *name, GstCaps *caps);
+/** Sets an object-typed property (e.g. input-selector's "active-pad"). */
+void appl_object_set_object(gpointer object, const char *name, gpointer value);
+/** Name of the object held by an object-typed property; free with g_free. NULL when unset. */
+char *appl_object_get_object_name(gpointer object, const char *name);
 /** The property's value printed as text (g_strdup_value_contents); free with g_free. NULL if unknown. */
 char *appl_object_get_string_form(gpointer object, const char *name);
 /** The object's GType name, e.g. "GstX264Enc". */
@@ -34,11 +38,20 @@ GstBuffer *appl_probe_info_buffer(GstPadProbeInfo *info);
 GstEvent *appl_probe_info_event(GstPadProbeInfo *info);
 GstQuery *appl_probe_info_query(GstPadProbeInfo *info);
 int appl_buffer_is_keyframe(GstBuffer *buffer);
+/** Pushes `count` shallow copies of `buffer` out of `pad`, with PTS start, start + step, … (used to hold the last
+ *  frame over a gap). Returns the last flow return. */
+GstFlowReturn appl_pad_push_copies(GstPad *pad, GstBuffer *buffer, guint64 start, guint64 step, int count);
+/** Rewrites the probed buffer's PTS and duration (making it writable first; metadata only when not shared). */
+void appl_probe_info_set_timing(GstPadProbeInfo *info, guint64 pts, guint64 duration);
 /** Converts a buffer timestamp on `pad` into running time using the pad's sticky segment.
  *  Returns GST_CLOCK_TIME_NONE when there is no segment or the time is outside it. */
 guint64 appl_pad_to_running_time(GstPad *pad, guint64 timestamp);
 /** Pipeline running time now: clock time minus base time; GST_CLOCK_TIME_NONE without a clock. */
 guint64 appl_element_running_time_now(GstElement *element);
+
+/** Gives `element` (started on its own, e.g. a camera bin with a locked state) the pipeline's clock, base time
+ *  and start time, so its live timestamps are in the pipeline's running time. */
+void appl_element_follow_clock_of(GstElement *element, GstElement *pipeline);
 
 /* ---- messages and objects ---- */
 const char *appl_message_src_name(GstMessage *message);
@@ -46,6 +59,12 @@ const char *appl_object_name(gpointer object);
 /** Path of the object in the bin hierarchy ("/pipeline/cam0/src"); free with g_free. */
 char *appl_object_path(gpointer object);
 GstMessage *appl_message_ref(GstMessage *message);
+
+/* ---- device monitor ---- */
+/** Name, class, caps (text) and a device path property ("api.v4l2.path", "device.path" or "alsa.card" …) of a
+ *  device. Strings are newly allocated (g_free); any may be NULL. */
+void appl_device_describe(GstDevice *device, char **name, char **device_class, char **caps, char **path);
+GstDevice *appl_message_parse_device(GstMessage *message, int *added);
 
 /* ---- signals ---- */
 typedef void (*appl_pad_added_fn)(GstElement *element, GstPad *pad, gpointer user_data);

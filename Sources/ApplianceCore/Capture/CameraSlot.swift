@@ -1,0 +1,121 @@
+import Foundation
+import GStreamerKit
+import Logging
+
+/// One configured camera: its source fragment and normalising chain in a bin of its own, linked to a selector pad.
+/// The bin's state is locked, so the pipeline never starts or stops it: the switcher does, one camera at a time
+/// unless `always_on` (two USB cameras on one bus cannot stream together).
+final class CameraSlot: @unchecked Sendable {
+    enum State: Sendable, Equatable {
+        case active, standby, starting, missing(String), error(String)
+
+        var name: String {
+            switch self {
+            case .active: "active"
+            case .standby: "standby"
+            case .starting: "starting"
+            case .missing: "missing"
+            case .error: "error"
+            }
+        }
+
+        var detail: String? {
+            switch self {
+            case .missing(let reason), .error(let reason): reason
+            default: nil
+            }
+        }
+    }
+
+    let name: String
+    let config: ApplianceConfig.Camera
+    /// v4l2 | test | pipeline
+    let kind: String
+    let bin: Bin
+    let selectorPad: Pad
+    let state: Locked<State>
+    private let firstFrame = Locked<OneShot<Bool>?>(nil)
+    private let running = Locked(false)
+
+    /// Builds the camera's bin inside `pipeline` and links it to `selector`. `onStreamEnd` is called (from a
+    /// streaming thread) when the camera's stream ends by itself: its EOS never reaches the selector.
+    init(config camera: ApplianceConfig.Camera, kind: String, initialState: State, fragments: FragmentLibrary,
+         rawCaps: Caps, video: ApplianceConfig.Video, pipeline: Pipeline, selector: Element,
+         onStreamEnd: @escaping @Sendable (String) -> Void) throws {
+        name = camera.name
+        config = camera
+        self.kind = kind
+        state = Locked(initialState)
+        bin = Bin(name: "camera-\(camera.name)")
+        let source: Bin
+        if kind == "pipeline" {
+            source = try FragmentLibrary.parse(camera.pipeline, label: "camera '\(camera.name)' pipeline", binName: "source")
+        } else {
+            source = try fragments.makeBin("sources", "video-\(kind)", [
+                "device": camera.device, "pattern": camera.pattern,
+                "width": "\(video.width)", "height": "\(video.height)", "framerate": "\(video.framerate)",
+            ], binName: "source")
+        }
+        var chain: [Element] = [source, try Element.make("videoconvert", name: "convert")]
+        if camera.mirror {
+            let flip = try Element.make("videoflip", name: "mirror")
+            try flip.set("video-direction", string: "horiz")
+            chain.append(flip)
+        }
+        if camera.rotate != 0 {
+            let flip = try Element.make("videoflip", name: "rotate")
+            try flip.set("video-direction", string: ["90": "90r", "180": "180", "270": "90l"]["\(camera.rotate)"]!)
+            chain.append(flip)
+        }
+        let scale = try Element.make("videoscale", name: "scale")
+        scale.set("add-borders", true)
+        let rate = try Element.make("videorate", name: "rate")
+        let filter = try Element.make("capsfilter", name: "caps")
+        filter.set("caps", rawCaps)
+        chain += [scale, rate, filter]
+        try bin.add(chain)
+        try Element.link(chain)
+        let output = try bin.addGhostPad(named: "src", target: filter.staticPad("src")!)
+        try pipeline.add(bin)
+        bin.setLockedState(true)
+        selectorPad = try selector.requestPad("sink_%u")
+        try output.link(selectorPad)
+
+        let firstFrame = self.firstFrame, name = camera.name
+        output.addProbe([.buffer, .eventDownstream]) { info in
+            if info.buffer != nil {
+                firstFrame.withLock { $0 }?.fire(true)
+                return .ok
+            }
+            if info.event == .eos {
+                // A camera that ends (unplugged, num-buffers, an error upstream) must not end the recording.
+                onStreamEnd(name)
+                return .drop
+            }
+            return .ok
+        }
+    }
+
+    var isRunning: Bool { running.withLock { $0 } }
+
+    /// Starts the camera's bin; the returned one-shot fires with its first frame.
+    func start(following pipeline: Pipeline) throws -> OneShot<Bool> {
+        let shot = OneShot<Bool>()
+        firstFrame.withLock { $0 = shot }
+        bin.followClock(of: pipeline)
+        do {
+            try bin.setState(.playing)
+        } catch {
+            _ = try? bin.setState(.null)
+            throw error
+        }
+        running.withLock { $0 = true }
+        return shot
+    }
+
+    /// Stops the camera (releases the device). Blocking: call off the cooperative pool.
+    func stop() {
+        running.withLock { $0 = false }
+        _ = try? bin.setState(.null)
+    }
+}

@@ -1,0 +1,158 @@
+import ApplianceCore
+import Foundation
+import XCTest
+
+/// Switching cameras at runtime, also while recording, and surviving cameras that fail.
+final class SwitchingTests: XCTestCase {
+    private var demoCameras: String {
+        let demo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Config/demo.toml")
+        let text = (try? String(contentsOf: demo, encoding: .utf8)) ?? ""
+        return String(text[text.range(of: "[[camera]]")!.lowerBound...]).replacingOccurrences(of: "[preview]\nsink = \"none\"\n", with: "")
+    }
+
+    /// Number of sample descriptions in each track's stsd box (the last moov in the file is the final one).
+    private func sampleDescriptionCounts(_ path: String) throws -> [UInt32] {
+        let data = try Data(contentsOf: URL(fileURLWithPath: path))
+        var counts: [UInt32] = []
+        var index = data.startIndex
+        while let range = data.range(of: Data("stsd".utf8), in: index..<data.endIndex) {
+            let at = range.upperBound + 4
+            if at + 4 <= data.endIndex { counts.append(data[at..<at + 4].reduce(0) { $0 << 8 | UInt32($1) }) }
+            index = range.upperBound
+        }
+        return counts
+    }
+
+    func testRecordWhileSwitchingFiveTimes() throws {
+        let daemon = try DaemonProcess(cameras: demoCameras)
+        try daemon.start()
+        defer { daemon.stop() }
+        XCTAssertEqual(try daemon.result("status")["active_camera"] as? String, "front")
+        _ = try daemon.result("record.start", args: ["title": "switching"])
+        var order: [String] = []
+        for _ in 0..<5 {
+            Thread.sleep(forTimeInterval: 0.6)
+            let result = try daemon.result("switch", args: ["next": true])
+            XCTAssertEqual(result["switched"] as? Bool, true)
+            order.append(result["active"] as? String ?? "")
+        }
+        XCTAssertEqual(order, ["back", "front", "back", "front", "back"])
+        Thread.sleep(forTimeInterval: 0.6)
+        let stop = try daemon.result("record.stop")
+        XCTAssertEqual(stop["dropped_frames"] as? Int, 0)
+
+        let path = try XCTUnwrap(stop["path"] as? String)
+        let probe = try MediaProbe(path)
+        XCTAssertEqual(probe.streams.filter { $0.type == "video" }.count, 1, "one video stream")
+        let video = try XCTUnwrap(probe.video), audio = try XCTUnwrap(probe.audio)
+        XCTAssertEqual(video.width, 1280)
+        XCTAssertEqual(video.height, 720)
+        XCTAssertEqual(Set(try sampleDescriptionCounts(path)), [1], "one sample description per track")
+        try probe.assertSmoothVideo(framerate: 30)
+        XCTAssertEqual(try probe.decodeErrors(), "")
+        XCTAssertEqual(audio.duration, video.duration, accuracy: 0.1, "audio is untouched by video switches")
+        XCTAssertEqual(Double(video.frames), video.duration * 30, accuracy: 1)
+
+        let info = try daemon.result("info", args: ["id": try XCTUnwrap(stop["id"] as? String)])
+        XCTAssertEqual(info["camera"] as? String, "front,back")
+        let resolutions = try CommandResult.run("/usr/bin/ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries",
+                                                                     "frame=width,height", "-of", "csv=p=0", path])
+        XCTAssertEqual(Set(resolutions.stdout.split(separator: "\n").map { $0.trimmingCharacters(in: CharacterSet(charactersIn: ",")) }), ["1280,720"], "one resolution throughout")
+    }
+
+    func testFailingCamerasLeaveAValidRecordingThatGoesOn() throws {
+        // "ends" stops after 1.5 s (EOS), "breaks" errors after 1.5 s; "good" keeps going.
+        let daemon = try DaemonProcess(cameras: """
+            [[camera]]
+            name = "ends"
+            source = "pipeline"
+            pipeline = "videotestsrc is-live=true num-buffers=45 pattern=snow"
+            [[camera]]
+            name = "breaks"
+            source = "pipeline"
+            pipeline = "videotestsrc is-live=true pattern=ball ! identity error-after=45"
+            [[camera]]
+            name = "good"
+            source = "test"
+            pattern = "smpte"
+            """)
+        try daemon.start()
+        defer { daemon.stop() }
+        let listener = try ControlClient(path: daemon.socketPath, timeout: 15)
+        XCTAssertEqual(try listener.call("events")["ok"] as? Bool, true)
+        _ = try daemon.result("record.start", args: ["title": "through failures"])
+        Thread.sleep(forTimeInterval: 4.0)
+        let status = try daemon.result("status")
+        XCTAssertEqual(status["state"] as? String, "recording", "the recording goes on")
+        XCTAssertEqual(status["active_camera"] as? String, "good")
+        let stop = try daemon.result("record.stop")
+        let probe = try MediaProbe(try XCTUnwrap(stop["path"] as? String))
+        XCTAssertGreaterThan(try XCTUnwrap(probe.video).duration, 3.5)
+        XCTAssertEqual(try probe.decodeErrors(), "")
+        try probe.assertSmoothVideo(framerate: 30)
+
+        var failed: [String] = []
+        while failed.count < 2 {
+            let event = try XCTUnwrap(try JSONSerialization.jsonObject(with: listener.readLine()) as? [String: Any])
+            if event["event"] as? String == "camera_failed" { failed.append((event["data"] as? [String: Any])?["camera"] as? String ?? "") }
+        }
+        XCTAssertEqual(failed, ["ends", "breaks"])
+        XCTAssertTrue(daemon.log.contains("camera 'ends' failed"), daemon.log)
+        let cameras = try XCTUnwrap(try daemon.result("cameras")["cameras"] as? [[String: Any]])
+        XCTAssertEqual(cameras.map { $0["state"] as? String }, ["error", "error", "active"])
+        XCTAssertEqual(try daemon.result("info", args: ["id": try XCTUnwrap(stop["id"] as? String)])["camera"] as? String, "ends,breaks,good")
+    }
+
+    func testSwitchErrorsAndAlwaysOnCameras() throws {
+        let daemon = try DaemonProcess(cameras: """
+            [[camera]]
+            name = "one"
+            source = "test"
+            always_on = true
+            [[camera]]
+            name = "two"
+            source = "test"
+            pattern = "ball"
+            always_on = true
+            """)
+        try daemon.start()
+        defer { daemon.stop() }
+        let unknown = try daemon.ctl(["switch", "nope"])
+        XCTAssertNotEqual(unknown.status, 0)
+        XCTAssertTrue(unknown.stderr.contains("no camera named 'nope'"), unknown.stderr)
+        XCTAssertEqual(unknown.stderr.split(separator: "\n").count, 1)
+        XCTAssertEqual((try daemon.call("switch", args: [:])["error"] as? [String: Any])?["code"] as? String, "bad_request")
+        XCTAssertEqual((try daemon.call("switch", args: ["camera": "one", "next": true])["error"] as? [String: Any])?["code"] as? String, "bad_request")
+        XCTAssertEqual((try daemon.call("switch", args: ["camera": 3])["error"] as? [String: Any])?["code"] as? String, "bad_request")
+        XCTAssertEqual(try daemon.result("switch", args: ["camera": "one"])["switched"] as? Bool, false, "already active")
+
+        _ = try daemon.result("record.start")
+        let cli = try daemon.ctl(["switch", "two"])
+        XCTAssertEqual(cli.status, 0, cli.stderr)
+        XCTAssertTrue(cli.stdout.contains("active camera: two"), cli.stdout)
+        Thread.sleep(forTimeInterval: 0.5)
+        XCTAssertEqual(try daemon.result("switch", args: ["next": true])["active"] as? String, "one")
+        Thread.sleep(forTimeInterval: 0.5)
+        let stop = try daemon.result("record.stop")
+        let probe = try MediaProbe(try XCTUnwrap(stop["path"] as? String))
+        try probe.assertSmoothVideo(framerate: 30)
+        XCTAssertEqual(try probe.decodeErrors(), "")
+
+        // Concurrent requests are serialised: every one gets an answer and the last one wins.
+        let socketPath = daemon.socketPath
+        let answers = Locked([String]())
+        DispatchQueue.concurrentPerform(iterations: 6) { index in
+            let name = index % 2 == 0 ? "one" : "two"
+            if let result = try? ControlClient(path: socketPath, timeout: 20).call("switch", args: ["camera": name]),
+               let active = (result["result"] as? [String: Any])?["active"] as? String {
+                answers.withLock { $0.append(active) }
+            }
+        }
+        XCTAssertEqual(answers.withLock { $0.count }, 6)
+        let active = try daemon.result("cameras")["active"] as? String
+        XCTAssertTrue(["one", "two"].contains(active ?? ""))
+        let states = (try daemon.result("cameras")["cameras"] as? [[String: Any]])?.map { $0["state"] as? String }
+        XCTAssertEqual(states?.filter { $0 == "active" }.count, 1)
+    }
+}
