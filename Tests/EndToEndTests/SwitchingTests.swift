@@ -156,3 +156,55 @@ final class SwitchingTests: XCTestCase {
         XCTAssertEqual(states?.filter { $0 == "active" }.count, 1)
     }
 }
+
+final class HotplugTests: XCTestCase {
+    /// A missing V4L2 camera becomes available when its device node appears; switching to a device that cannot
+    /// stream fails atomically: the previous camera stays active.
+    func testMissingCameraAppearsAndAFailedSwitchKeepsThePreviousCamera() throws {
+        let node = FileManager.default.temporaryDirectory.appendingPathComponent("video-\(UUID().uuidString.prefix(6))").path
+        defer { try? FileManager.default.removeItem(atPath: node) }
+        let daemon = try DaemonProcess(cameras: """
+            [[camera]]
+            name = "spare"
+            source = "test"
+            [[camera]]
+            name = "usb"
+            source = "v4l2"
+            device = "\(node)"
+            """)
+        try daemon.start()
+        defer { daemon.stop() }
+        let listener = try ControlClient(path: daemon.socketPath, timeout: 15)
+        XCTAssertEqual(try listener.call("events")["ok"] as? Bool, true)
+        func state(_ name: String) throws -> String? {
+            (try daemon.result("cameras")["cameras"] as? [[String: Any]])?.first { $0["name"] as? String == name }?["state"] as? String
+        }
+        XCTAssertEqual(try state("usb"), "missing")
+
+        FileManager.default.createFile(atPath: node, contents: Data())  // "plugged in" (but not a real camera)
+        var available = false
+        while !available {
+            let event = try XCTUnwrap(try JSONSerialization.jsonObject(with: listener.readLine()) as? [String: Any])
+            available = event["event"] as? String == "camera_available"
+        }
+        XCTAssertEqual(try state("usb"), "standby")
+
+        _ = try daemon.result("record.start")
+        let failed = try daemon.call("switch", args: ["camera": "usb"])
+        let error = try XCTUnwrap(failed["error"] as? [String: Any])
+        XCTAssertEqual(error["code"] as? String, "unavailable")
+        XCTAssertTrue((error["message"] as? String ?? "").contains("still on 'spare'"), "\(error)")
+        XCTAssertEqual(try daemon.result("cameras")["active"] as? String, "spare")
+        XCTAssertEqual(try state("usb"), "error")
+        Thread.sleep(forTimeInterval: 0.5)
+        let stop = try daemon.result("record.stop")
+        let probe = try MediaProbe(try XCTUnwrap(stop["path"] as? String))
+        try probe.assertSmoothVideo(framerate: 30)
+        XCTAssertEqual(try probe.decodeErrors(), "")
+
+        try FileManager.default.removeItem(atPath: node)  // "unplugged"
+        let deadline = Date().addingTimeInterval(6)
+        while Date() < deadline, try state("usb") != "missing" { Thread.sleep(forTimeInterval: 0.2) }
+        XCTAssertEqual(try state("usb"), "missing")
+    }
+}

@@ -208,7 +208,7 @@ public actor CameraSwitcher {
                 slot.state.withLock { $0 = .standby }
                 events.publish("camera_available", ["camera": slot.name, "device": slot.config.device])
                 logger.notice("camera '\(slot.name)': \(slot.config.device) appeared")
-            } else if !present, state == .standby {
+            } else if !present, state == .standby || state.name == "error" {
                 slot.state.withLock { $0 = .missing("device \(slot.config.device) not present") }
                 events.publish("camera_missing", ["camera": slot.name, "device": slot.config.device])
             }
