@@ -18,7 +18,8 @@ run: build
 	$(DEBUG_BIN) run $(ARGS)
 
 ## Build everything and run all tests (unit + end-to-end with the real daemon, GStreamer and ffprobe).
-test: deps
+test:
+	@bash packaging/install-deps.sh --test
 	$(SWIFT) build --build-tests
 	@bash .ci/swift-test.sh
 

@@ -8,7 +8,7 @@ PACKAGES=(
   libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev libgstreamer-plugins-bad1.0-dev
   gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good
   gstreamer1.0-plugins-bad gstreamer1.0-plugins-ugly gstreamer1.0-libav gstreamer1.0-alsa gstreamer1.0-gl
-  libsqlite3-dev libjpeg-dev ffmpeg time
+  libsqlite3-dev libjpeg-dev ffmpeg time curl python3 python3-pip
 )
 
 missing=()
@@ -16,14 +16,18 @@ for p in "${PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
 
-if [ ${#missing[@]} -eq 0 ]; then
-  exit 0
-fi
-
-echo "install-deps: installing ${missing[*]}"
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
-export DEBIAN_FRONTEND=noninteractive
-$SUDO apt-get update -qq
-$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-echo "install-deps: done"
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "install-deps: installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  echo "install-deps: done"
+fi
+
+# The backup tests run a real WebDAV server (wsgidav on cheroot) on 127.0.0.1; it is not packaged by Debian.
+if [ "${1:-}" = "--test" ] && ! python3 -c "import wsgidav, cheroot" 2>/dev/null; then
+  echo "install-deps: installing wsgidav and cheroot (pip) for the WebDAV tests"
+  python3 -m pip install --quiet --disable-pip-version-check wsgidav cheroot
+fi

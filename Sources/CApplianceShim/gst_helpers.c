@@ -1,4 +1,11 @@
 #include "CApplianceShim.h"
+#include <malloc.h>
+
+void appl_pin_mmap_threshold(int bytes) {
+#ifdef M_MMAP_THRESHOLD
+    mallopt(M_MMAP_THRESHOLD, bytes);
+#endif
+}
 
 void appl_gst_init(void) {
     if (!gst_is_initialized()) gst_init(NULL, NULL);

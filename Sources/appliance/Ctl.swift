@@ -50,7 +50,7 @@ struct Ctl: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Control a running daemon over its socket.",
         subcommands: [Status.self, Record.self, Snapshot.self, List.self, Info.self, Rename.self, Delete.self,
-                      Lock.self, Unlock.self, Events.self, Cameras.self, Switch.self])
+                      Lock.self, Unlock.self, Events.self, Cameras.self, Switch.self, Backup.self])
     /// Lets the shared options come before the subcommand too: `appliance ctl --json status`.
     @OptionGroup var options: CtlOptions
 }

@@ -123,7 +123,8 @@ func table(header: [String], rows: [[String]]) -> String {
     let all = [header] + rows
     let widths = header.indices.map { column in all.map { $0[column].count }.max() ?? 0 }
     return all.map { row in
-        row.enumerated().map { $1.padding(toLength: widths[$0], withPad: " ", startingAt: 0) }.joined(separator: "  ")
+        // Pad by characters: Foundation's padding(toLength:) counts UTF-16 units and would cut an emoji in half.
+        row.enumerated().map { $1 + String(repeating: " ", count: max(0, widths[$0] - $1.count)) }.joined(separator: "  ")
             .trimmingCharacters(in: .whitespaces)
     }.joined(separator: "\n")
 }

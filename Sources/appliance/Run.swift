@@ -1,5 +1,6 @@
 import ApplianceCore
 import ArgumentParser
+import CApplianceShim
 import Foundation
 import Logging
 import ServiceLifecycle
@@ -19,6 +20,7 @@ struct Run: AsyncParsableCommand {
     var socket: String?
 
     func run() async throws {
+        appl_pin_mmap_threshold(128 * 1024)
         var settings: ApplianceConfig
         do {
             settings = try ConfigLoader.load(path: config)
@@ -72,6 +74,12 @@ struct Run: AsyncParsableCommand {
         }
         await controller.setRecoveryReport(recovery)
         await controller.start()
+        do {
+            try await controller.startBackup()
+        } catch {
+            await controller.shutdown()
+            fail("backup: \(error)")
+        }
         let server = ControlServer(path: socketPath, router: CommandRouter(controller: controller), events: events, logger: logger)
         let group = ServiceGroup(configuration: .init(
             services: [

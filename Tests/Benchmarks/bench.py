@@ -2,18 +2,21 @@
 """Benchmark harness for `make bench`: the appliance daemon against a plain gst-launch-1.0 pipeline.
 
 Usage:
-    python3 Tests/Benchmarks/bench.py --binary .build-release/release/appliance --out docs/BENCHMARKS.md [--seconds 20]
+    python3 Tests/Benchmarks/bench.py --binary .build-release/release/appliance --out docs/BENCHMARKS.md \
+        [--seconds 20] [--rounds 3] [--max-wait-quiet 300]
 
-What it does, in order (docs/BENCHMARKS.md describes the method for readers):
+What it does (docs/BENCHMARKS.md describes the method for readers). Each round, after waiting for the machine to
+be quiet:
   1. Starts `appliance run` on a temporary data dir and socket with the embedded default config, waits for the
      socket to answer, lets the daemon settle for 3 s.
-  2. Idle CPU: the daemon's utime+stime over 10 s with no recording.
+  2. Round 1 only: idle CPU, the daemon's utime+stime over 10 s with no recording.
   3. One long recording (N s of steady state + 1 s start-up): daemon CPU (total, and steady state between t=1 s and
-     t=N+1 s after the start request), peak RSS, start/stop latency from the `record stop` answer and the wall time
-     of the `ctl record stop` command. Then 5 short (2 s) recordings for start/stop latency median and max.
-  4. Stops the daemon, then runs the equivalent single pipeline under `gst-launch-1.0 -e` for the same window
-     (CPU sampled at t=1 s and t=N+1 s, then SIGINT so -e finalises the MP4) and reads its peak RSS.
-  5. Checks both MP4s with ffprobe so the comparison is of equal work, writes the Markdown report and prints the table.
+     t=N+1 s after the start request), RSS, start/stop latency from the `record stop` answer and the wall time
+     of the `ctl record stop` command. Round 1 only: 5 short (2 s) recordings for start/stop latency median and max.
+  4. Reads VmHWM, stops the daemon, then runs the equivalent single pipeline under `gst-launch-1.0 -e` for the same
+     window (CPU sampled at t=1 s and t=N+1 s, then SIGINT so -e finalises the MP4) and reads its peak RSS.
+  5. Checks both MP4s with ffprobe so the comparison is of equal work.
+Then it writes the Markdown report (CPU ratio = median of the per-round ratios) and prints the tables.
 
 Exit status: 0 when the benchmark ran (even if a target is missed: bench reports, it does not gate),
 1 when something broke (daemon did not start, a command failed, an output file is missing), 2 on bad usage.
@@ -23,6 +26,7 @@ Python 3 standard library only.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime as dt
 import fcntl
 import json
@@ -96,6 +100,11 @@ def pretty_pipeline(path: str) -> str:
 
 class BenchError(Exception):
     """Something broke: the benchmark cannot produce meaningful numbers."""
+
+
+class ExternalStop(BenchError):
+    """The daemon exited cleanly (status 0) without being asked to by us: another process sent it SIGTERM/SIGINT
+    (for example a `pkill appliance` elsewhere on a shared machine). The round is retried once."""
 
 
 def log(msg: str) -> None:
@@ -320,16 +329,19 @@ def ffprobe(path: str) -> dict:
 # ---------------------------------------------------------------- the measurements
 
 
-def measure_appliance(binary: str, seconds: float, workdir: str, cleanup: Cleanup) -> dict:
+def measure_appliance(binary: str, seconds: float, workdir: str, cleanup: Cleanup, first: bool) -> dict:
+    """One daemon lifetime. The first round also measures idle CPU and the short-recording latencies."""
     log(f"starting daemon: {binary} run (data dir and socket in {workdir})")
     daemon = Daemon(binary, workdir, cleanup)
     try:
-        return _measure_appliance(daemon, seconds, cleanup)
+        return _measure_appliance(daemon, seconds, cleanup, first)
     except BenchError as e:
-        raise BenchError(f"{e}\n{daemon.diagnose()}") from None
+        time.sleep(0.2)
+        cls = ExternalStop if daemon.proc.poll() == 0 else BenchError
+        raise cls(f"{e}\n{daemon.diagnose()}") from None
 
 
-def _measure_appliance(daemon: Daemon, seconds: float, cleanup: Cleanup) -> dict:
+def _measure_appliance(daemon: Daemon, seconds: float, cleanup: Cleanup, first: bool) -> dict:
     res: dict = {}
     t_launch = daemon.t_launch
     rss = RssSampler(daemon.pid)
@@ -343,12 +355,13 @@ def _measure_appliance(daemon: Daemon, seconds: float, cleanup: Cleanup) -> dict
     time.sleep(SETTLE_S)
     daemon.alive()
 
-    log(f"idle CPU over {IDLE_S:.0f} s")
-    w = Window(daemon.pid)
-    time.sleep(IDLE_S)
-    res["idle"] = w.close()
-    res["idle_rss_kb"] = status_kb(daemon.pid, "VmRSS")
-    daemon.alive()
+    if first:
+        log(f"idle CPU over {IDLE_S:.0f} s")
+        w = Window(daemon.pid)
+        time.sleep(IDLE_S)
+        res["idle"] = w.close()
+        res["idle_rss_kb"] = status_kb(daemon.pid, "VmRSS")
+        daemon.alive()
 
     log(f"recording {seconds:.0f} s (+{STARTUP_S:.0f} s start-up)")
     total = Window(daemon.pid)
@@ -375,7 +388,7 @@ def _measure_appliance(daemon: Daemon, seconds: float, cleanup: Cleanup) -> dict
     res["probe"] = ffprobe(stopped["path"])
 
     shorts = []
-    for i in range(SHORT_RUNS):
+    for i in range(SHORT_RUNS if first else 0):
         time.sleep(0.5)  # let the gate close and the previous bin go away
         _, sw = daemon.ctl("record", "start", "--title", f"bench-short-{i + 1}")
         time.sleep(SHORT_S)
@@ -529,39 +542,53 @@ def verdict(ok: bool | None) -> str:
     return "info" if ok is None else ("PASS" if ok else "FAIL")
 
 
-def build_rows(app: dict, ref: dict) -> list[tuple[str, str, str, str]]:
-    a_pct, r_pct = app["steady"]["cpu_pct"], ref["steady"]["cpu_pct"]
-    ratio = a_pct / r_pct if r_pct > 0 else float("inf")
-    hwm = app["hwm_kb"]
-    st = app["stopped"]
-    shorts = app["shorts"]
-    a_frames, r_frames = app["probe"]["video"]["frames"], ref["probe"]["video"]["frames"]
-    frame_diff = abs(a_frames - r_frames) / max(r_frames, 1)
+def build_rows(apps: list[dict], refs: list[dict]) -> list[tuple[str, str, str, str]]:
+    first = apps[0]
+    a_pcts = [a["steady"]["cpu_pct"] for a in apps]
+    r_pcts = [r["steady"]["cpu_pct"] for r in refs]
+    ratios = [a / r if r > 0 else float("inf") for a, r in zip(a_pcts, r_pcts)]
+    ratio = statistics.median(ratios)
+    pooled = sum(a["steady"]["cpu_s"] for a in apps) / max(sum(r["steady"]["cpu_s"] for r in refs), 1e-9)
+    hwm = max((a["hwm_kb"] for a in apps if a["hwm_kb"] is not None), default=None)
+    shorts = first["shorts"]
+    longs = [a["stopped"] for a in apps]
+    n = len(apps)
+    long_s = statistics.median(a["recorded_wall_s"] for a in apps)
+    frame_diffs = [abs(a["probe"]["video"]["frames"] - r["probe"]["video"]["frames"]) / max(r["probe"]["video"]["frames"], 1)
+                   for a, r in zip(apps, refs)]
+    frames = ", ".join(f"{a['probe']['video']['frames']} vs {r['probe']['video']['frames']}" for a, r in zip(apps, refs))
+    per_round = "median of " + ", ".join(f"{x:.3f}" for x in ratios) if n > 1 else "1 round"
+    lm = (lambda vals: med_max(vals)) if n > 1 else (lambda vals: ms(vals[0]))
+    lm_label = f" (median / max of {n})" if n > 1 else ""
     return [
-        ("Idle CPU, appliance (not recording)", f"{app['idle']['cpu_pct']:.1f} % of one core", "—", "info"),
-        ("Recording CPU, appliance (steady state)", f"{a_pct:.1f} % of one core", "—", "info"),
-        ("Recording CPU, gst-launch reference (steady state)", f"{r_pct:.1f} % of one core", "—", "info"),
-        ("**CPU ratio appliance / gst-launch**", f"{ratio:.3f}", f"≤ {TARGET_CPU_RATIO:.2f}",
-         verdict(ratio <= TARGET_CPU_RATIO)),
-        ("Recording CPU, appliance, whole start→stop", f"{app['total']['cpu_s']:.2f} CPU-s in {app['total']['wall_s']:.1f} s",
-         "—", "info"),
-        ("**Peak RSS, appliance (VmHWM, whole run)**", mb(hwm), f"< {TARGET_PEAK_RSS_MB:.0f} MB",
+        ("Idle CPU, appliance (not recording)", f"{first['idle']['cpu_pct']:.1f} % of one core", "—", "info"),
+        ("Recording CPU, appliance (steady state)", f"{statistics.median(a_pcts):.1f} % of one core", "—", "info"),
+        ("Recording CPU, gst-launch reference (steady state)", f"{statistics.median(r_pcts):.1f} % of one core", "—", "info"),
+        ("**CPU ratio appliance / gst-launch**", f"{ratio:.3f} ({per_round}; pooled {pooled:.3f})",
+         f"≤ {TARGET_CPU_RATIO:.2f}", verdict(ratio <= TARGET_CPU_RATIO)),
+        ("Recording CPU, appliance, whole start→stop (round 1)",
+         f"{first['total']['cpu_s']:.2f} CPU-s in {first['total']['wall_s']:.1f} s", "—", "info"),
+        ("**Peak RSS, appliance (VmHWM)**", mb(hwm), f"< {TARGET_PEAK_RSS_MB:.0f} MB",
          verdict(hwm is not None and hwm / 1024 < TARGET_PEAK_RSS_MB)),
-        ("Max sampled VmRSS, appliance, during recording", mb(app["record_rss_max_kb"]), "—", "info"),
-        ("VmRSS, appliance, idle", mb(app["idle_rss_kb"]), "—", "info"),
-        ("Peak RSS, gst-launch reference (VmHWM)", mb(ref["hwm_kb"]), "—", "info"),
-        (f"Start latency, {app['recorded_wall_s']:.0f} s recording", ms(st.get("start_latency_ms")), "—", "info"),
-        (f"Stop latency, {app['recorded_wall_s']:.0f} s recording", ms(st.get("stop_latency_ms")), "—", "info"),
-        ("`ctl record stop` wall time", ms(app["stop_wall_ms"]), "—", "info"),
+        ("Max sampled VmRSS, appliance, while recording",
+         mb(max((a["record_rss_max_kb"] or 0 for a in apps), default=None)), "—", "info"),
+        ("VmRSS, appliance, idle", mb(first["idle_rss_kb"]), "—", "info"),
+        ("Peak RSS, gst-launch reference (VmHWM)", mb(max(r["hwm_kb"] for r in refs)), "—", "info"),
+        (f"Start latency, {long_s:.0f} s recording{lm_label}", lm([x.get("start_latency_ms") for x in longs]), "—", "info"),
+        (f"Stop latency, {long_s:.0f} s recording{lm_label}", lm([x.get("stop_latency_ms") for x in longs]), "—", "info"),
+        (f"`ctl record stop` wall time, {long_s:.0f} s recording{lm_label}", lm([a["stop_wall_ms"] for a in apps]),
+         "—", "info"),
         (f"Start latency, {SHORT_RUNS}× {SHORT_S:.0f} s recordings (median / max)",
-         med_max([s["start_latency_ms"] for s in shorts]), "—", "info"),
+         med_max([x["start_latency_ms"] for x in shorts]), "—", "info"),
         (f"Stop latency, {SHORT_RUNS}× {SHORT_S:.0f} s recordings (median / max)",
-         med_max([s["stop_latency_ms"] for s in shorts]), "—", "info"),
-        (f"`ctl record stop` wall time, {SHORT_RUNS}× {SHORT_S:.0f} s (median / max)",
-         med_max([s["stop_wall_ms"] for s in shorts]), "—", "info"),
-        ("Dropped frames (appliance, long recording)", f"{st.get('dropped_frames')}", "—", "info"),
-        ("Equal work: video frames appliance vs gst-launch", f"{a_frames} vs {r_frames} ({100 * frame_diff:.1f} %)",
-         f"within {100 * TARGET_FRAME_MATCH:.0f} %", verdict(frame_diff <= TARGET_FRAME_MATCH)),
+         med_max([x["stop_latency_ms"] for x in shorts]), "—", "info"),
+        (f"`ctl record stop` wall time, {SHORT_RUNS}× {SHORT_S:.0f} s recordings (median / max)",
+         med_max([x["stop_wall_ms"] for x in shorts]), "—", "info"),
+        ("Dropped frames, appliance (all recordings)",
+         f"{sum(int(x.get('dropped_frames') or 0) for x in longs) + sum(int(x['dropped'] or 0) for x in shorts)}",
+         "—", "info"),
+        ("Equal work: video frames, appliance vs gst-launch", f"{frames} (worst {100 * max(frame_diffs):.1f} %)",
+         f"within {100 * TARGET_FRAME_MATCH:.0f} %", verdict(max(frame_diffs) <= TARGET_FRAME_MATCH)),
     ]
 
 
@@ -571,26 +598,48 @@ def table(rows: list[tuple[str, str, str, str]]) -> str:
     return "\n".join(lines)
 
 
-def probe_line(name: str, p: dict) -> str:
-    v, a = p["video"], p.get("audio")
-    fps = v["frames"] / v["duration_s"] if v["duration_s"] and v["duration_s"] == v["duration_s"] else float("nan")
-    audio = (f"{a['codec']} {a['sample_rate']} Hz, {a['duration_s']:.2f} s" if a else "no audio")
-    return (f"| {name} | {p['duration_s']:.2f} s | {v['codec']} {v.get('profile') or ''} {v['width']}x{v['height']}, "
-            f"{v['frames']} frames, {v['duration_s']:.2f} s ({fps:.2f} fps) | {audio} | {p['size_bytes'] / 1e6:.1f} MB |")
+def probe_table(apps: list[dict], refs: list[dict]) -> str:
+    lines = ["| Round | Run | Container | Video | Audio | Size |", "|---|---|---|---|---|---|"]
+    for i, (a, r) in enumerate(zip(apps, refs), 1):
+        for name, p in (("appliance", a["probe"]), ("gst-launch", r["probe"])):
+            v, au = p["video"], p.get("audio")
+            fps = v["frames"] / v["duration_s"] if v["duration_s"] == v["duration_s"] and v["duration_s"] else float("nan")
+            audio = f"{au['codec']} {au['sample_rate']} Hz, {au['duration_s']:.2f} s" if au else "no audio"
+            lines.append(f"| {i} | {name} | {p['duration_s']:.2f} s | {v['codec']} {v.get('profile') or ''} "
+                         f"{v['width']}x{v['height']}, {v['frames']} frames, {v['duration_s']:.2f} s ({fps:.2f} fps) "
+                         f"| {audio} | {p['size_bytes'] / 1e6:.1f} MB |")
+    return "\n".join(lines)
 
 
-def write_report(out: str, args, m: dict, app: dict, ref: dict, rows) -> str:
-    st = app["stopped"]
-    noise = max(app["steady"]["other_pct"], ref["steady"]["other_pct"], app["idle"]["other_pct"])
-    noise_note = ("" if noise < 10 else
+def rounds_table(apps: list[dict], refs: list[dict]) -> str:
+    lines = ["| Round | Appliance CPU | gst-launch CPU | Ratio | Other load (appliance / gst-launch window) |",
+             "|---|---|---|---|---|"]
+    for i, (a, r) in enumerate(zip(apps, refs), 1):
+        ratio = a["steady"]["cpu_pct"] / r["steady"]["cpu_pct"] if r["steady"]["cpu_pct"] > 0 else float("inf")
+        lines.append(f"| {i} | {a['steady']['cpu_pct']:.1f} % ({a['steady']['cpu_s']:.2f} CPU-s) "
+                     f"| {r['steady']['cpu_pct']:.1f} % ({r['steady']['cpu_s']:.2f} CPU-s) | {ratio:.3f} "
+                     f"| {a['steady']['other_pct']:.0f} % / {r['steady']['other_pct']:.0f} % |")
+    return "\n".join(lines)
+
+
+def write_report(out: str, args, m: dict, apps: list[dict], refs: list[dict], rows, retries: int) -> str:
+    first = apps[0]
+    st = first["stopped"]
+    n = len(apps)
+    noise = max([first["idle"]["other_pct"]] + [x["steady"]["other_pct"] for x in apps + refs])
+    noise_note = ("" if noise < 25 else
                   f"\n> **Noisy run:** other processes used up to {noise:.0f} % of one core during a measurement "
-                  "window (see *Background load*); re-run `make bench` on a quiet machine before trusting the CPU figures.\n")
+                  "window (see *Per round*); re-run `make bench` on a quiet machine before trusting the CPU figures.\n")
+    retry_note = ("" if not retries else
+                  f"\n> {retries} round(s) were retried because another process stopped the daemon (clean exit "
+                  "after SIGTERM/SIGINT not sent by the benchmark).\n")
+    rounds_arg = "" if args.rounds == 3 else f" --rounds {args.rounds}"
     text = f"""# Benchmarks
 
 How much the appliance daemon costs on top of the GStreamer work it drives: CPU and memory while idle and while
 recording, and how long starting and stopping a recording take. The reference is the same recording graph run as a
 single `gst-launch-1.0 -e` pipeline, so the CPU ratio measures the daemon's own overhead (control socket, Swift
-runtime, probes, the raw tee and the thumbnail frame tap) rather than the cost of encoding.
+runtime, pad probes, the raw tee and the thumbnail frame tap) rather than the cost of encoding.
 
 This file is generated by `Tests/Benchmarks/bench.py`; do not edit it by hand. Reproduce with:
 
@@ -598,10 +647,11 @@ This file is generated by `Tests/Benchmarks/bench.py`; do not edit it by hand. R
 make bench
 # which builds the release binary and runs:
 swift build -c release --scratch-path .build-release --product appliance
-python3 Tests/Benchmarks/bench.py --binary .build-release/release/appliance --out docs/BENCHMARKS.md --seconds {args.seconds:g}
+python3 Tests/Benchmarks/bench.py --binary .build-release/release/appliance --out docs/BENCHMARKS.md --seconds {args.seconds:g}{rounds_arg}
 ```
 
-The script exits 0 even when a target is missed (it reports, it does not gate) and non-zero only when something broke.
+The script exits 0 even when a target is missed (it reports, it does not gate) and non-zero only when something
+broke (the daemon did not start or died, a command failed, an output file is missing).
 
 ## Machine
 
@@ -619,68 +669,67 @@ The script exits 0 even when a target is missed (it reports, it does not gate) a
 Workload: the embedded default config — 1280x720 @ 30 fps `videotestsrc is-live=true pattern=smpte`, x264
 (`speed-preset=veryfast tune=zerolatency bitrate=4000 key-int-max=30`, High profile), 48 kHz stereo
 `audiotestsrc` → `avenc_aac` 128 kbit/s, robust `mp4mux` (index rewritten every second), no preview.
-Recording length: {args.seconds:g} s of steady state plus {STARTUP_S:g} s of start-up.
-{noise_note}
+Each recording: {args.seconds:g} s of steady state plus {STARTUP_S:g} s of start-up; {n} round(s).
+{noise_note}{retry_note}
 ## Results
 
 {table(rows)}
 
 CPU is utime + stime of all the process's threads, as a percentage of one core (100 % = one core fully busy; the
-machine has {m['nproc']}). "Steady state" is the window from 1 s to {args.seconds + STARTUP_S:g} s after the start of the
-recording (appliance: after the `record start` request; gst-launch: after the process was started), so neither
-figure includes start-up. Absolute steady-state CPU: appliance {app['steady']['cpu_s']:.2f} CPU-s,
-gst-launch {ref['steady']['cpu_s']:.2f} CPU-s, each over {args.seconds:g} s.
+machine has {m['nproc']}). "Steady state" is the window from {STARTUP_S:g} s to {args.seconds + STARTUP_S:g} s after the
+start of the recording (appliance: after the `record start` request; gst-launch: after the process was started), so
+neither figure includes start-up. The CPU ratio is the median of the per-round ratios below; "pooled" is total
+appliance CPU over total gst-launch CPU across all rounds. Latencies and memory come from the appliance's own
+answers and from `/proc`; see *Method*.
+
+### Per round
+
+Each round is a fresh daemon and a fresh gst-launch, one after the other, never at the same time. "Other load" is
+the non-idle CPU of every other process on the machine during the window (approximate: `/proc/stat` ticks minus the
+measured process); above ~25 % of one core a build or test run was competing for the {m['nproc']} cores.
+
+{rounds_table(apps, refs)}
+
+Idle window (round 1, {first['idle']['wall_s']:.0f} s): other load {first['idle']['other_pct']:.0f} %.
 
 ## Output files (ffprobe)
 
-Both runs must produce the same work for the CPU comparison to mean anything.
+Both sides must do the same work for the CPU comparison to mean anything.
 
-| Run | Container duration | Video | Audio | Size |
-|---|---|---|---|---|
-{probe_line("appliance", app["probe"])}
-{probe_line("gst-launch", ref["probe"])}
+{probe_table(apps, refs)}
 
-Appliance's own account of the long recording: duration {st.get('duration_ms')} ms, {st.get('video_frames')} video
-frames, {st.get('dropped_frames')} dropped, A/V offset {fmt(st.get('av_offset_ms'), '.1f')} ms, thumbnail
-{'yes' if st.get('thumbnail') else 'no'}.
-
-## Background load
-
-Non-idle CPU of every other process on the machine during each window (% of one core). Above ~10 % the run is
-noisy (for example a `swift build` or `swift test` running at the same time).
-
-| Window | Other processes |
-|---|---|
-| Appliance idle ({app['idle']['wall_s']:.0f} s) | {app['idle']['other_pct']:.1f} % |
-| Appliance recording, steady state | {app['steady']['other_pct']:.1f} % |
-| gst-launch recording, steady state | {ref['steady']['other_pct']:.1f} % |
+The appliance's own account of the round-1 recording: duration {st.get('duration_ms')} ms, {st.get('video_frames')}
+video frames, {st.get('dropped_frames')} dropped, A/V offset {fmt(st.get('av_offset_ms'), '.1f')} ms, thumbnail
+{'written' if st.get('thumbnail') else 'missing'}.
 
 ## Method
 
 1. `appliance run --data-dir <tmp>/data --socket <tmp>/ctl.sock` (embedded default config) is started; the script
-   waits until `ctl status` answers ({app['ready_s']:.2f} s here), then lets the daemon settle {SETTLE_S:g} s.
-2. **Idle CPU**: `/proc/PID/stat` utime+stime (clock ticks / `SC_CLK_TCK`) over {IDLE_S:g} s with no recording.
-   The encoder is gated off while idle, so this is the cost of the live sources, the raw tee and the frame tap.
+   waits until `ctl status` answers ({first['ready_s']:.2f} s here), then lets the daemon settle {SETTLE_S:g} s.
+   Before each round the script waits (up to {args.max_wait_quiet:g} s) for other CPU load to drop below 15 % of one core.
+2. **Idle CPU** (round 1): `/proc/PID/stat` utime+stime (clock ticks / `SC_CLK_TCK`) over {IDLE_S:g} s with no
+   recording. The encoder is gated off while idle, so this is the cost of the live sources, the raw tee and the
+   frame tap.
 3. **Recording**: `ctl record start`; CPU is sampled at t = {STARTUP_S:g} s and t = {args.seconds + STARTUP_S:g} s,
    then `ctl record stop`. Start latency (request → first frame in the recording bin) and stop latency (last frame
    in the bin → file finalised and moved, i.e. the answer) come from the `record stop` answer; the `ctl record stop`
    wall time is measured by the script around the whole `appliance ctl` process (client start-up included).
-   Then {SHORT_RUNS} recordings of {SHORT_S:g} s each give the median and maximum latencies.
+   In round 1, {SHORT_RUNS} further recordings of {SHORT_S:g} s give the median and maximum latencies.
 4. **Memory**: VmRSS sampled every {RSS_SAMPLE_S:g} s; VmHWM (the kernel's peak RSS) read from `/proc/PID/status`
-   after the last recording, before the daemon is stopped with SIGTERM (it exited with status
-   {app['exit_status']} after {app['shutdown_s']:.2f} s).
+   after the last recording of the round, before the daemon is stopped with SIGTERM (round 1: exit status
+   {first['exit_status']} after {first['shutdown_s']:.2f} s). The reported peak is the largest over the rounds.
 5. **Reference**: with the daemon stopped, `gst-launch-1.0 -e` runs the pipeline below for the same window (CPU
    sampled at t = {STARTUP_S:g} s and t = {args.seconds + STARTUP_S:g} s after launch), then gets SIGINT so `-e` sends
-   EOS and mp4mux finalises the file ({ref['finalise_ms']:.0f} ms). Its peak RSS is VmHWM (also cross-checked with
-   `wait4` `ru_maxrss`); its lifetime CPU including start-up and finalisation was {ref['lifetime_cpu_s']:.2f} CPU-s.
-   It lacks the daemon's input-selector, raw tee and thumbnail appsink branch — that extra work is part of the
-   product and is deliberately counted against the appliance.
-6. Both files are checked with `ffprobe` (container index, no decoding).
+   EOS and mp4mux finalises the file (round 1: {refs[0]['finalise_ms']:.0f} ms; lifetime CPU including start-up and
+   finalisation {refs[0]['lifetime_cpu_s']:.2f} CPU-s). Its peak RSS is VmHWM, cross-checked with `wait4`
+   `ru_maxrss`. It lacks the daemon's input-selector, raw tee and thumbnail appsink branch — that extra work is part
+   of the product and is deliberately counted against the appliance.
+6. Both files of every round are checked with `ffprobe` (container index, no decoding).
 
-Only one benchmark may run at a time (the script takes a lock); on a 2-core machine, anything else running
-(builds, tests) shows up in *Background load* and skews the CPU figures.
+Run-to-run spread of a single round's CPU ratio on this 2-core VM is several percent, which is why the ratio is a
+median over rounds. Only one benchmark may run at a time (the script takes a lock in the temp directory).
 
-Reference pipeline:
+Reference pipeline (the same settings the daemon builds from Config/appliance.toml and pipelines/*.gst):
 
 ```sh
 {pretty_pipeline("<tmp>/reference.mp4")}
@@ -700,11 +749,15 @@ def main() -> int:
     ap.add_argument("--binary", required=True, help="the release appliance binary")
     ap.add_argument("--out", default="docs/BENCHMARKS.md", help="Markdown report to write")
     ap.add_argument("--seconds", type=float, default=20.0, help="steady-state recording length (default 20)")
+    ap.add_argument("--rounds", type=int, default=3,
+                    help="appliance/gst-launch CPU comparisons, alternated; the ratio is their median (default 3)")
     ap.add_argument("--max-wait-quiet", type=float, default=300.0,
-                    help="wait up to this many seconds for other CPU load to go away before measuring (default 300)")
+                    help="wait up to this many seconds for other CPU load to go away before each round (default 300)")
     args = ap.parse_args()
     if args.seconds < 2:
         ap.error("--seconds must be at least 2")
+    if args.rounds < 1:
+        ap.error("--rounds must be at least 1")
     binary = os.path.abspath(args.binary)
     if not os.access(binary, os.X_OK):
         ap.error(f"not an executable: {args.binary} (build it with "
@@ -728,24 +781,44 @@ def main() -> int:
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGHUP, on_signal)
     try:
-        wait_for_quiet(args.max_wait_quiet)
         facts = machine_facts()
         workdir = tempfile.mkdtemp(prefix="appliance-bench-")
         cleanup.dirs.append(workdir)
-        app = measure_appliance(binary, args.seconds, os.path.join(workdir, "appliance"), cleanup)
-        ref = measure_reference(args.seconds, workdir, cleanup)
-        rows = build_rows(app, ref)
-        write_report(args.out, args, facts, app, ref, rows)
+        apps: list[dict] = []
+        refs: list[dict] = []
+        retries = 0
+        attempt = 0
+        while len(apps) < args.rounds:
+            r = len(apps) + 1
+            attempt += 1
+            wait_for_quiet(args.max_wait_quiet)
+            log(f"round {r}/{args.rounds}")
+            rdir = os.path.join(workdir, f"round-{attempt}")
+            try:
+                app = measure_appliance(binary, args.seconds, os.path.join(rdir, "appliance"), cleanup, first=(r == 1))
+            except ExternalStop as e:
+                if retries >= 1:
+                    raise
+                retries += 1
+                log(f"the daemon was stopped by another process; retrying round {r}:\n{e}")
+                continue
+            ref = measure_reference(args.seconds, rdir, cleanup)
+            apps.append(app)
+            refs.append(ref)
+            # ~20 MB per file: keep the disk footprint of many rounds small.
+            shutil.rmtree(os.path.join(rdir, "appliance", "data"), ignore_errors=True)
+            with contextlib.suppress(OSError):
+                os.remove(ref["probe"]["path"])
+        rows = build_rows(apps, refs)
+        write_report(args.out, args, facts, apps, refs, rows, retries)
         print()
         print(table(rows))
         print()
-        print("| Run | Container duration | Video | Audio | Size |")
-        print("|---|---|---|---|---|")
-        print(probe_line("appliance", app["probe"]))
-        print(probe_line("gst-launch", ref["probe"]))
+        print(rounds_table(apps, refs))
         print()
-        log(f"background load (other processes, % of one core): idle {app['idle']['other_pct']:.1f}, "
-            f"appliance recording {app['steady']['other_pct']:.1f}, gst-launch {ref['steady']['other_pct']:.1f}")
+        print(probe_table(apps, refs))
+        print()
+        log(f"idle window other load {apps[0]['idle']['other_pct']:.0f} % of one core")
         log(f"wrote {args.out}")
         return 0
     except BenchError as e:

@@ -88,6 +88,10 @@ public struct ApplianceConfig: Sendable, Equatable {
         public var passwordFile = ""
         public var onlyLocked = false
         public var bandwidthKbps = 0
+        /// First retry delay after a transient failure; doubles each attempt (with jitter), at most 5 minutes.
+        public var retryBaseS = 2.0
+
+        public var enabled: Bool { !url.isEmpty }
     }
 
     public struct Web: Sendable, Equatable {

@@ -118,6 +118,7 @@ public enum ConfigLoader {
             b.passwordFile = try t.string("password_file", b.passwordFile)
             b.onlyLocked = try t.bool("only_locked", b.onlyLocked)
             b.bandwidthKbps = try t.int("bandwidth_kbps", b.bandwidthKbps, 0...10_000_000)
+            b.retryBaseS = try t.double("retry_base_s", b.retryBaseS, 0.05...3600)
             if !b.url.isEmpty, URL(string: b.url)?.scheme.map({ ["http", "https"].contains($0) }) != true {
                 throw t.error("url", "must be an http:// or https:// URL, found '\(b.url)'")
             }

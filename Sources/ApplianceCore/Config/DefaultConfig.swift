@@ -61,12 +61,17 @@ max_used_gb = 0.0
 retention_days = 0
 
 [backup]
-# Empty url: backup off.
+# WebDAV server folder, e.g. "https://cloud.example/remote.php/dav/files/me/appliance". Empty: backup off.
 url = ""
 username = ""
+# A file holding the password (chmod 600; refused if others can read it), or set APPLIANCE_BACKUP_PASSWORD.
 password_file = ""
+# Back up only locked clips.
 only_locked = false
+# Upload rate cap in kbit/s; 0: none.
 bandwidth_kbps = 0
+# First retry delay after a transient failure (doubles per attempt, with jitter, at most 5 minutes).
+retry_base_s = 2.0
 
 [web]
 listen = "127.0.0.1:8080"

@@ -6,7 +6,6 @@ extension ApplianceConfig {
         var keys: [String] = []
         if recording.segmentS != defaults.recording.segmentS { keys.append("recording.segment_s") }
         if storage != defaults.storage { keys.append("[storage]") }
-        if backup != defaults.backup { keys.append("[backup]") }
         if web != defaults.web { keys.append("[web]") }
         return keys
     }

@@ -16,7 +16,7 @@ public struct CommandRouter: Sendable {
     /// The commands this daemon understands (also listed in docs/PROTOCOL.md).
     public static let commands = [
         "ping", "status", "record.start", "record.stop", "snapshot",
-        "list", "info", "rename", "delete", "lock", "unlock", "events", "cameras", "switch",
+        "list", "info", "rename", "delete", "lock", "unlock", "events", "cameras", "switch", "backup.status", "backup.retry",
     ]
 
     public func respond(to line: Data) async -> Outcome {
@@ -76,6 +76,12 @@ public struct CommandRouter: Sendable {
         case "lock", "unlock":
             try request.allowOnly(["id"])
             return Response.success(id: id, result: try await controller.setLocked(id: try request.requiredString("id"), locked: request.command == "lock"))
+        case "backup.status":
+            try request.allowOnly([])
+            return Response.success(id: id, result: try await controller.backupStatus())
+        case "backup.retry":
+            try request.allowOnly(["id"])
+            return Response.success(id: id, result: try await controller.backupRetry(id: try request.string("id")))
         case "cameras":
             try request.allowOnly([])
             return Response.success(id: id, result: await controller.cameras())

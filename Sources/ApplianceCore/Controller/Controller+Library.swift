@@ -99,6 +99,7 @@ extension Controller {
         let recording = try await resolve(id)
         let updated = try await library.update(id: recording.id) { $0.locked = locked }
         events.publish(locked ? "locked" : "unlocked", ["id": updated.id])
+        if locked, config.backup.onlyLocked { await backup?.recordingFinished(updated.id) }
         return updated
     }
 
@@ -119,6 +120,9 @@ extension Controller {
             } catch {
                 throw ControlError(.internalError, "cannot delete \(path): \(DataDirectory.reason(error)); nothing else was removed")
             }
+        }
+        if let backup, recording.backupState != .none || recording.backupRemotePath != nil {
+            await backup.recordingDeleted(recording)  // the remote copy goes too (queued, durable)
         }
         try await library.delete(id: recording.id)
         events.publish("deleted", ["id": recording.id])
@@ -148,5 +152,22 @@ extension Controller {
             throw ControlError(.badRequest, "title must not contain control characters")
         }
         return trimmed
+    }
+}
+
+extension Controller {
+    public func backupStatus() async throws -> BackupUploader.Status {
+        guard let backup else {
+            return BackupUploader.Status(enabled: false, url: "", onlyLocked: false, bandwidthKbps: 0, paused: false,
+                                         pauseReason: nil, counts: [:], current: nil, lastError: nil, nextRetryAt: nil)
+        }
+        return await backup.status()
+    }
+
+    public func backupRetry(id: String?) async throws -> [String: Int] {
+        guard let backup else { throw ControlError(.unavailable, "backup is off ([backup] url is empty)") }
+        var resolved: String?
+        if let id { resolved = try await resolve(id).id }
+        return ["requeued": try await backup.retry(recordingId: resolved)]
     }
 }

@@ -27,6 +27,8 @@ public actor Controller {
     public let events: EventHub
     let graph: CaptureGraph
     public let switcher: CameraSwitcher
+    /// Nil when `[backup] url` is empty.
+    public private(set) var backup: BackupUploader?
     let devices = DeviceMonitor()
     let logger: Logger
     var phase = Phase.idle
@@ -36,6 +38,20 @@ public actor Controller {
     private var busTask: Task<Void, Never>?
     private var watchers: [Task<Void, Never>] = []
     private var recovery: Recovery.Report?
+
+    /// Starts the WebDAV backup uploader (`[backup] url` set).
+    public func startBackup() async throws {
+        guard config.backup.enabled else { return }
+        let uploader = try BackupUploader(config: config.backup, library: library, data: data, events: events, logger: logger)
+        do {
+            try await uploader.start()
+        } catch {
+            await uploader.stop()
+            throw error
+        }
+        backup = uploader
+        logger.info("backup to \(BackupUploader.redacted(config.backup.url))\(config.backup.onlyLocked ? " (locked clips only)" : "")")
+    }
 
     /// Remembers what start-up recovery did, for `status`.
     public func setRecoveryReport(_ report: Recovery.Report) { recovery = report }
@@ -250,6 +266,7 @@ public actor Controller {
                 graph.runningTimeNow >= last ? Double(graph.runningTimeNow - last) / 1_000_000 : nil
             })
         events.publish("recording_stopped", result)
+        await backup?.recordingFinished(result.id)
         if let thumbnail { events.publish("thumbnail_ready", ["id": result.id, "thumbnail": thumbnail]) }
         logger.info("recording finished", metadata: [
             "id": "\(result.id)", "path": "\(result.path)", "duration_ms": "\(result.durationMs)",
@@ -365,6 +382,7 @@ public actor Controller {
         }
         busTask?.cancel()
         for watcher in watchers { watcher.cancel() }
+        await backup?.stop()
         devices.stop()
         events.finishAll()
         try? await blocking { [graph] in graph.stop() }

@@ -38,6 +38,22 @@ enum LibraryMigrations {
             try db.create(index: "recordings_by_created_at", on: "recordings", columns: ["created_at"])
             try db.create(index: "recordings_by_state", on: "recordings", columns: ["state"])
         }
+        migrator.registerMigration("v2: backup jobs") { db in
+            try db.create(table: "backup_jobs") { t in
+                t.autoIncrementedPrimaryKey("id")
+                t.column("recording_id", .text).notNull()
+                t.column("kind", .text).notNull().check(sql: "kind IN ('upload', 'delete')")
+                t.column("state", .text).notNull().check(sql: "state IN ('pending', 'running', 'done', 'failed')")
+                t.column("attempts", .integer).notNull().defaults(to: 0)
+                t.column("next_attempt_at", .integer).notNull()  // ms since 1970
+                t.column("last_error", .text)
+                t.column("remote_path", .text)  // for deletes: what to remove
+                t.column("created_at", .integer).notNull()
+                t.column("updated_at", .integer).notNull()
+            }
+            try db.create(index: "backup_jobs_due", on: "backup_jobs", columns: ["state", "next_attempt_at"])
+            try db.create(index: "backup_jobs_by_recording", on: "backup_jobs", columns: ["recording_id"])
+        }
         return migrator
     }
 }

@@ -53,6 +53,25 @@ final class DaemonProcess {
         return root.appendingPathComponent(".build/debug/appliance").path
     }
 
+    /// Adds TOML to the end of the config file (new tables such as [backup]).
+    func appendConfig(_ text: String) throws {
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: configPath))
+        handle.seekToEndOfFile()
+        handle.write(Data(("\n" + text + "\n").utf8))
+        try handle.close()
+    }
+
+    /// Polls `condition` every 100 ms until it holds or `timeout` passes; returns whether it held.
+    @discardableResult
+    func waitFor(_ timeout: TimeInterval, _ condition: () throws -> Bool) rethrows -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if try condition() { return true }
+            Thread.sleep(forTimeInterval: 0.1)
+        }
+        return try condition()
+    }
+
     /// Starts `appliance run` and waits until the socket answers.
     func start(arguments: [String]? = nil, timeout: TimeInterval = 20) throws {
         let process = Process()

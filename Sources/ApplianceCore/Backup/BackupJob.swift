@@ -1,0 +1,130 @@
+import Foundation
+import GRDB
+
+/// A row of `backup_jobs`: one upload or remote deletion, durable across restarts.
+public struct BackupJob: Codable, Sendable, Equatable, FetchableRecord, MutablePersistableRecord {
+    public static let databaseTableName = "backup_jobs"
+    public static func databaseDateEncodingStrategy(for column: String) -> DatabaseDateEncodingStrategy { .millisecondsSince1970 }
+    public static func databaseDateDecodingStrategy(for column: String) -> DatabaseDateDecodingStrategy { .millisecondsSince1970 }
+
+    public enum Kind: String, Codable, Sendable { case upload, delete }
+    /// `running` is a claim: a job left `running` by a process that died goes back to `pending` at start-up.
+    public enum State: String, Codable, Sendable { case pending, running, done, failed }
+
+    public var id: Int64?
+    public var recordingId: String
+    public var kind: Kind
+    public var state: State
+    public var attempts: Int
+    public var nextAttemptAt: Date
+    public var lastError: String?
+    public var remotePath: String?
+    public var createdAt: Date
+    public var updatedAt: Date
+
+    enum CodingKeys: String, CodingKey {
+        case id, kind, state, attempts
+        case recordingId = "recording_id", nextAttemptAt = "next_attempt_at", lastError = "last_error"
+        case remotePath = "remote_path", createdAt = "created_at", updatedAt = "updated_at"
+    }
+
+    public mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
+}
+
+/// The queue's queries, beside the record they work on.
+extension Library {
+    /// Adds a job unless an equal one is already waiting; an upload replaces nothing, a delete cancels waiting uploads.
+    @discardableResult
+    public func enqueueBackup(_ kind: BackupJob.Kind, recordingId: String, remotePath: String? = nil) async throws -> BackupJob? {
+        try await pool.write { db -> BackupJob? in
+            let open = try BackupJob.filter(sql: "recording_id = ? AND state IN ('pending', 'running')", arguments: [recordingId]).fetchAll(db)
+            if kind == .upload, open.contains(where: { $0.kind == .upload }) { return nil }
+            if kind == .delete {
+                try db.execute(sql: "UPDATE backup_jobs SET state = 'done', last_error = 'cancelled: recording deleted', updated_at = ? WHERE recording_id = ? AND kind = 'upload' AND state = 'pending'",
+                               arguments: [Self.nowMs, recordingId])
+            }
+            let now = Date()
+            var job = BackupJob(id: nil, recordingId: recordingId, kind: kind, state: .pending, attempts: 0, nextAttemptAt: now,
+                                lastError: nil, remotePath: remotePath, createdAt: now, updatedAt: now)
+            try job.insert(db)
+            return job
+        }
+    }
+
+    /// The next job that is due (oldest first), claimed as `running`; or the time the next one becomes due.
+    func claimNextBackup(now: Date = Date()) async throws -> (job: BackupJob?, nextDue: Date?) {
+        try await pool.write { db in
+            if var job = try BackupJob.filter(sql: "state = 'pending' AND next_attempt_at <= ?", arguments: [Int64(now.timeIntervalSince1970 * 1000)])
+                .order(sql: "next_attempt_at, id").fetchOne(db) {
+                job.state = .running
+                job.updatedAt = now
+                try job.update(db)
+                return (job, nil)
+            }
+            let next = try Int64.fetchOne(db, sql: "SELECT MIN(next_attempt_at) FROM backup_jobs WHERE state = 'pending'")
+            return (nil, next.map { Date(timeIntervalSince1970: Double($0) / 1000) })
+        }
+    }
+
+    func finishBackup(_ job: BackupJob, state: BackupJob.State, error: String?, retryAt: Date? = nil) async throws {
+        var updated = job
+        updated.state = state
+        updated.lastError = error
+        updated.updatedAt = Date()
+        if let retryAt {
+            updated.attempts += 1
+            updated.nextAttemptAt = retryAt
+        }
+        let final = updated
+        try await pool.write { db in try final.update(db) }
+    }
+
+    /// Jobs a dead process left claimed go back to the queue.
+    func releaseClaimedBackups() async throws {
+        try await pool.write { db in
+            try db.execute(sql: "UPDATE backup_jobs SET state = 'pending', updated_at = ? WHERE state = 'running'", arguments: [Self.nowMs])
+        }
+    }
+
+    /// `backup retry`: failed jobs (or one recording's) become due now; attempts start again.
+    func retryBackups(recordingId: String?) async throws -> Int {
+        try await pool.write { db in
+            let filter = recordingId == nil ? "" : " AND recording_id = ?"
+            let arguments: StatementArguments = recordingId.map { [Self.nowMs, $0] } ?? [Self.nowMs]
+            try db.execute(sql: "UPDATE backup_jobs SET state = 'pending', attempts = 0, next_attempt_at = ? WHERE state IN ('failed', 'pending')\(filter)",
+                           arguments: arguments)
+            return db.changesCount
+        }
+    }
+
+    func backupCounts() async throws -> [String: Int] {
+        try await pool.read { db in
+            var counts = ["pending": 0, "running": 0, "done": 0, "failed": 0]
+            for row in try Row.fetchAll(db, sql: "SELECT state, COUNT(*) FROM backup_jobs GROUP BY state") {
+                counts[row[0]] = row[1]
+            }
+            return counts
+        }
+    }
+
+    func lastBackupError() async throws -> String? {
+        try await pool.read { db in
+            try String.fetchOne(db, sql: "SELECT last_error FROM backup_jobs WHERE last_error IS NOT NULL AND state != 'done' ORDER BY updated_at DESC LIMIT 1")
+        }
+    }
+
+    /// Recordings finished before backup was configured (or while it was off) that have no job yet.
+    func recordingsWithoutBackup(onlyLocked: Bool) async throws -> [String] {
+        try await pool.read { db in
+            try String.fetchAll(db, sql: """
+                SELECT id FROM recordings
+                WHERE state IN ('complete', 'recovered') AND backup_state IN ('none', 'pending', 'uploading')
+                  AND (? = 0 OR locked = 1)
+                  AND id NOT IN (SELECT recording_id FROM backup_jobs WHERE kind = 'upload' AND state IN ('pending', 'running', 'failed'))
+                ORDER BY created_at
+                """, arguments: [onlyLocked])
+        }
+    }
+
+    static var nowMs: Int64 { Int64(Date().timeIntervalSince1970 * 1000) }
+}

@@ -1,0 +1,253 @@
+import Foundation
+import XCTest
+
+/// WebDAV backup against a real server on 127.0.0.1 (wsgidav with Basic auth), including its failures.
+final class BackupTests: XCTestCase {
+    private func makeDaemon(_ server: WebDAVServer, extra: String = "", password: String? = nil) throws -> DaemonProcess {
+        let daemon = try DaemonProcess()
+        try daemon.appendConfig(try server.backupConfig(in: daemon.directory, extra: extra, password: password))
+        return daemon
+    }
+
+    private func record(_ daemon: DaemonProcess, seconds: Double = 0.8, title: String = "clip") throws -> [String: Any] {
+        _ = try daemon.result("record.start", args: ["title": title])
+        Thread.sleep(forTimeInterval: seconds)
+        return try daemon.result("record.stop")
+    }
+
+    private func counts(_ daemon: DaemonProcess) throws -> [String: Int] {
+        (try daemon.result("backup.status")["counts"] as? [String: Int]) ?? [:]
+    }
+
+    /// Remote files of one recording (mp4, jpg, json), and any temporary .part files.
+    private func remote(_ server: WebDAVServer, id: String) -> (media: Int64?, thumbnail: Bool, sidecar: [String: Any]?, parts: [String]) {
+        let files = server.files()
+        let media = files.first { $0.key.hasSuffix("_\(id).mp4") }
+        let sidecarPath = files.keys.first { $0.hasSuffix("_\(id).json") }
+        let sidecar = sidecarPath.flatMap { FileManager.default.contents(atPath: server.remoteRoot + "/" + $0) }
+            .flatMap { try? JSONSerialization.jsonObject(with: $0) as? [String: Any] }
+        return (media?.value, files.keys.contains { $0.hasSuffix("_\(id).jpg") }, sidecar, files.keys.filter { $0.hasSuffix(".part") })
+    }
+
+    func testClipsArriveWholeWithThumbnailAndSidecar() throws {
+        let server = try WebDAVServer()
+        try server.start()
+        let daemon = try makeDaemon(server)
+        try daemon.start()
+        defer { daemon.stop() }
+        let first = try record(daemon, title: "Garden, dusk 🌆 / \"one\"")
+        let second = try record(daemon, title: "two")
+        XCTAssertTrue(try daemon.waitFor(20) { try counts(daemon)["done"] == 2 }, daemon.log)
+        for clip in [first, second] {
+            let id = try XCTUnwrap(clip["id"] as? String)
+            let local = try XCTUnwrap((try FileManager.default.attributesOfItem(atPath: clip["path"] as! String)[.size] as? NSNumber)?.int64Value)
+            let copy = remote(server, id: id)
+            XCTAssertEqual(copy.media, local, "same size on the server")
+            XCTAssertTrue(copy.thumbnail)
+            XCTAssertEqual(copy.sidecar?["id"] as? String, id)
+            XCTAssertEqual(copy.sidecar?["title"] as? String, clip["title"] as? String)
+            XCTAssertEqual(copy.parts, [])
+            let info = try daemon.result("info", args: ["id": id])
+            XCTAssertEqual(info["backup_state"] as? String, "done")
+            XCTAssertNotNil(info["backed_up_at"])
+        }
+        XCTAssertTrue(server.files().keys.contains { $0.hasPrefix(String(format: "%04d/", Calendar.current.component(.year, from: Date()))) && $0.contains("Garden-dusk-one_") },
+                      "\(server.files().keys)")
+        let status = try daemon.result("backup.status")
+        XCTAssertEqual(status["url"] as? String, server.url)
+        XCTAssertFalse(daemon.log.contains(server.password), "the password is never logged")
+        XCTAssertFalse(String(describing: status).contains(server.password))
+    }
+
+    func testServerDownMidUploadEverythingArrivesOnceLater() throws {
+        let server = try WebDAVServer()
+        try server.start()
+        try server.control(["rate_kbps": 16_000])  // ~2 MB/s: the upload takes a few seconds
+        let daemon = try makeDaemon(server)
+        try daemon.start()
+        defer { daemon.stop() }
+        let clip = try record(daemon, seconds: 1.0)
+        let id = try XCTUnwrap(clip["id"] as? String)
+        XCTAssertTrue(try daemon.waitFor(10) { (try daemon.result("backup.status")["current"] as? [String: Any])?["bytes_done"] as? Int ?? 0 > 0 })
+        server.stop()  // mid-upload
+        XCTAssertTrue(try daemon.waitFor(10) { (try daemon.result("backup.status")["last_error"] as? String) != nil })
+        XCTAssertEqual(try daemon.result("info", args: ["id": id])["backup_state"] as? String, "pending")
+        Thread.sleep(forTimeInterval: 1.0)
+        try server.start()
+        XCTAssertTrue(try daemon.waitFor(30) { try counts(daemon)["done"] == 1 }, daemon.log)
+        let copy = remote(server, id: id)
+        XCTAssertEqual(copy.media, (try FileManager.default.attributesOfItem(atPath: clip["path"] as! String)[.size] as? NSNumber)?.int64Value)
+        XCTAssertEqual(copy.parts, [], "no temporary file left")
+        XCTAssertEqual(server.files().keys.filter { $0.hasSuffix(".mp4") }.count, 1, "arrived once")
+        XCTAssertGreaterThan(try daemon.result("info", args: ["id": id])["backup_attempts"] as? Int ?? 0, 1)
+    }
+
+    func testDaemonKilledMidUploadResumesAfterRestart() throws {
+        let server = try WebDAVServer()
+        try server.start()
+        try server.control(["rate_kbps": 16_000])
+        let daemon = try makeDaemon(server)
+        try daemon.start()
+        let clip = try record(daemon, seconds: 1.0)
+        let id = try XCTUnwrap(clip["id"] as? String)
+        XCTAssertTrue(try daemon.waitFor(10) { (try daemon.result("backup.status")["current"] as? [String: Any])?["bytes_done"] as? Int ?? 0 > 0 })
+        daemon.stop(signal: SIGKILL)
+        try server.control(["rate_kbps": 0])
+        try daemon.start()
+        defer { daemon.stop() }
+        XCTAssertTrue(try daemon.waitFor(30) { try counts(daemon)["done"] == 1 }, daemon.log)
+        XCTAssertEqual(remote(server, id: id).media, (try FileManager.default.attributesOfItem(atPath: clip["path"] as! String)[.size] as? NSNumber)?.int64Value)
+        XCTAssertEqual(remote(server, id: id).parts, [])
+        XCTAssertEqual(try daemon.result("info", args: ["id": id])["backup_state"] as? String, "done")
+    }
+
+    func testServiceUnavailableBurstsAndASlowServer() throws {
+        let server = try WebDAVServer()
+        try server.start()
+        try server.control(["fail": [503, 503, 429, 502], "retry_after": 1, "delay_ms": 150])
+        let daemon = try makeDaemon(server)
+        try daemon.start()
+        defer { daemon.stop() }
+        let clip = try record(daemon)
+        let id = try XCTUnwrap(clip["id"] as? String)
+        XCTAssertTrue(try daemon.waitFor(40) { try counts(daemon)["done"] == 1 }, daemon.log)
+        XCTAssertNotNil(remote(server, id: id).media)
+        let log = try server.log()
+        let failures = log.filter { [503, 429, 502].contains($0["status"] as? Int ?? 0) }
+        XCTAssertEqual(failures.count, 4)
+        // Retry-After: 1 was honoured between each failure and the next request.
+        for failure in failures {
+            let time = failure["time"] as? Double ?? 0
+            if let next = log.first(where: { ($0["time"] as? Double ?? 0) > time }) {
+                XCTAssertGreaterThanOrEqual((next["time"] as? Double ?? 0) - time, 0.9, "\(failure) → \(next)")
+            }
+        }
+        XCTAssertEqual(try daemon.result("info", args: ["id": id])["backup_attempts"] as? Int, 5)
+    }
+
+    func testWrongPasswordPausesUntilFixedAndRetried() throws {
+        let server = try WebDAVServer()
+        try server.start()
+        let daemon = try makeDaemon(server, password: "wrong")
+        try daemon.start()
+        defer { daemon.stop() }
+        let clip = try record(daemon)
+        let id = try XCTUnwrap(clip["id"] as? String)
+        XCTAssertTrue(try daemon.waitFor(10) { try daemon.result("backup.status")["paused"] as? Bool == true })
+        let status = try daemon.result("backup.status")
+        XCTAssertTrue((status["pause_reason"] as? String ?? "").contains("credentials"), "\(status)")
+        XCTAssertTrue(try daemon.ctl(["backup", "status"]).stdout.contains("PAUSED"))
+        XCTAssertNil(remote(server, id: id).media)
+        Thread.sleep(forTimeInterval: 1.0)
+        XCTAssertEqual(try counts(daemon)["pending"], 1, "paused: no retries in a loop")
+        XCTAssertLessThan(try server.log().filter { $0["status"] as? Int == 401 }.count, 4)
+
+        _ = try server.backupConfig(in: daemon.directory)  // the right password, same file
+        let retry = try daemon.ctl(["backup", "retry"])
+        XCTAssertEqual(retry.status, 0, retry.stderr)
+        XCTAssertTrue(try daemon.waitFor(20) { try counts(daemon)["done"] == 1 }, daemon.log)
+        XCTAssertEqual(try daemon.result("backup.status")["paused"] as? Bool, false)
+        XCTAssertNotNil(remote(server, id: id).media)
+    }
+
+    func testInsufficientStoragePausesThenResumes() throws {
+        let server = try WebDAVServer()
+        try server.start()
+        try server.control(["full": true])
+        let daemon = try makeDaemon(server)
+        try daemon.start()
+        defer { daemon.stop() }
+        let id = try XCTUnwrap(try record(daemon)["id"] as? String)
+        XCTAssertTrue(try daemon.waitFor(10) { try daemon.result("backup.status")["paused"] as? Bool == true })
+        XCTAssertTrue((try daemon.result("backup.status")["pause_reason"] as? String ?? "").contains("507"))
+        XCTAssertEqual(remote(server, id: id).media, nil)
+        XCTAssertEqual(remote(server, id: id).parts, [], "a refused upload leaves nothing under any name")
+        try server.control(["full": false])
+        XCTAssertEqual(try daemon.ctl(["backup", "retry", String(id.prefix(8))]).status, 0)
+        XCTAssertTrue(try daemon.waitFor(20) { try counts(daemon)["done"] == 1 }, daemon.log)
+    }
+
+    func testDeletingAClipRemovesItRemotelyAndOnlyLockedWaitsForALock() throws {
+        let server = try WebDAVServer()
+        try server.start()
+        let daemon = try makeDaemon(server, extra: "only_locked = true")
+        try daemon.start()
+        defer { daemon.stop() }
+        let id = try XCTUnwrap(try record(daemon)["id"] as? String)
+        Thread.sleep(forTimeInterval: 1.0)
+        XCTAssertNil(remote(server, id: id).media, "only_locked: not uploaded before it is locked")
+        XCTAssertEqual(try daemon.result("info", args: ["id": id])["backup_state"] as? String, "none")
+        _ = try daemon.result("lock", args: ["id": id])
+        XCTAssertTrue(try daemon.waitFor(20) { remote(server, id: id).media != nil && remote(server, id: id).sidecar != nil })
+        XCTAssertTrue(try daemon.waitFor(5) { try daemon.result("info", args: ["id": id])["backup_state"] as? String == "done" })
+
+        _ = try daemon.result("delete", args: ["id": id, "force": true])
+        XCTAssertTrue(try daemon.waitFor(20) { remote(server, id: id).media == nil && !remote(server, id: id).thumbnail && remote(server, id: id).sidecar == nil },
+                      "\(server.files())")
+        XCTAssertEqual(server.files().count, 0)
+    }
+
+    func testPasswordFileReadableByOthersIsRefused() throws {
+        let server = try WebDAVServer()
+        let daemon = try makeDaemon(server)
+        chmod(daemon.directory.appendingPathComponent("webdav-password").path, 0o644)
+        let result = try CommandResult.run(DaemonProcess.binary, ["run", "--config", daemon.configPath, "--socket", daemon.socketPath])
+        XCTAssertNotEqual(result.status, 0)
+        let line = result.stderr.split(separator: "\n").last.map(String.init) ?? ""
+        XCTAssertTrue(line.contains("readable by others"), line)
+        XCTAssertFalse(result.stderr.contains(server.password))
+    }
+}
+
+final class LargeUploadTests: XCTestCase {
+    /// A 1 GiB recording streams from disk: the daemon's memory does not grow with the file.
+    func testOneGibibyteUploadKeepsMemoryFlat() throws {
+        let server = try WebDAVServer()
+        try server.start()
+        try server.control(["full": true])  // hold the queue (paused on 507) while the baseline is measured
+        let daemon = try DaemonProcess()
+        try daemon.appendConfig(try server.backupConfig(in: daemon.directory))
+        // A valid MP4 followed by a 1 GiB 'free' box (sparse on disk), adopted by start-up recovery.
+        let sample = try makeSampleClip()
+        defer { try? FileManager.default.removeItem(atPath: sample) }
+        let folder = daemon.dataDir + "/recordings/2026/01/03"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let id = "10000000-2000-4000-8000-000000000001"
+        let big = "\(folder)/\(id).mp4"
+        try FileManager.default.copyItem(atPath: sample, toPath: big)
+        let padding: UInt64 = 1 << 30
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: big))
+        handle.seekToEndOfFile()
+        let boxSize = UInt32(padding + 8)
+        handle.write(Data([UInt8(boxSize >> 24), UInt8(boxSize >> 16 & 0xff), UInt8(boxSize >> 8 & 0xff), UInt8(boxSize & 0xff)]) + Data("free".utf8))
+        try handle.truncate(atOffset: handle.offsetInFile + padding)
+        try handle.close()
+        let size = try XCTUnwrap((try FileManager.default.attributesOfItem(atPath: big)[.size] as? NSNumber)?.int64Value)
+        XCTAssertGreaterThan(size, 1 << 30)
+
+        try daemon.start()
+        defer { daemon.stop() }
+        XCTAssertEqual(try daemon.result("info", args: ["id": id])["state"] as? String, "recovered")
+        XCTAssertTrue(try daemon.waitFor(10) { try daemon.result("backup.status")["paused"] as? Bool == true })
+        let pid = try XCTUnwrap(daemon.pid)
+        func rss() -> Int64 {
+            let status = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
+            let line = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") } ?? ""
+            return (Int64(line.filter(\.isNumber)) ?? 0) * 1024
+        }
+        Thread.sleep(forTimeInterval: 1.0)
+        let baseline = rss()
+        try server.control(["full": false])
+        _ = try daemon.result("backup.retry")
+        var peak = baseline
+        let done = daemon.waitFor(180) {
+            peak = max(peak, rss())
+            return (try? daemon.result("info", args: ["id": id])["backup_state"] as? String) == "done"
+        }
+        XCTAssertTrue(done, daemon.log)
+        let growth = Double(peak - baseline) / 1_048_576
+        print("1 GiB upload: daemon RSS baseline \(baseline / 1_048_576) MiB, peak \(peak / 1_048_576) MiB, growth \(String(format: "%.1f", growth)) MiB")
+        XCTAssertLessThan(growth, 32, "RSS growth during a 1 GiB upload")
+        XCTAssertEqual(server.files().first { $0.key.hasSuffix("_\(id).mp4") }?.value, size)
+    }
+}
