@@ -358,7 +358,10 @@ public actor Controller {
             encoder: config.video.encoder, width: config.video.width, height: config.video.height,
             framerate: config.video.framerate, dataDir: data.root, uptimeS: Date().timeIntervalSince(startedAt),
             recordingsThisRun: recordingsThisRun, lastError: lastError, gstreamerVersion: GStreamer.version,
-            recordingsTotal: library.count, databaseBytes: library.sizeBytes, recovery: recovery)
+            recordingsTotal: library.count, databaseBytes: library.sizeBytes, recovery: recovery,
+            output: { let f = graph.flow.snapshot
+                return OutputStats(frames: f.outputFrames, slotCollisions: f.slotCollisions, filledSlots: f.filledSlots,
+                                   missingSlots: f.missingSlots, missingAtEncoder: f.encoderMissing) }())
     }
 
     // MARK: shutdown

@@ -77,6 +77,21 @@ public struct StatusReport: Codable, Sendable {
     public var databaseBytes: Int64
     /// What start-up recovery did: ids recovered, failed and adopted, and how long it took.
     public var recovery: Recovery.Report?
+    /// The output clock after the camera selector since start.
+    public var output: OutputStats
+}
+
+/// Counters of the output clock (frames leaving the camera selector), for switching measurements.
+public struct OutputStats: Codable, Sendable {
+    public var frames: UInt64
+    /// Frames dropped because their time slot was taken (switching to a camera whose frames arrive later).
+    public var slotCollisions: UInt64
+    /// Slots filled by repeating the last frame (switching away from such a camera).
+    public var filledSlots: UInt64
+    /// Slots left empty (stalls longer than the fill limit).
+    public var missingSlots: UInt64
+    /// Frames missing at the encoder input while recording.
+    public var missingAtEncoder: UInt64
 }
 
 enum Timestamps {
