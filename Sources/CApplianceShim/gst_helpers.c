@@ -135,15 +135,22 @@ guint64 appl_element_running_time_now(GstElement *element) {
     return now >= base ? now - base : 0;
 }
 
-void appl_element_follow_clock_of(GstElement *element, GstElement *pipeline) {
+guint64 appl_element_start_now(GstElement *element, GstElement *pipeline) {
     GstClock *clock = gst_element_get_clock(pipeline);
+    guint64 running = 0;
+    GstClockTime base = gst_element_get_base_time(pipeline);
     if (clock) {
+        GstClockTime now = gst_clock_get_time(clock);
+        running = now > base ? now - base : 0;
         gst_element_set_clock(element, clock);
         gst_object_unref(clock);
     }
-    gst_element_set_base_time(element, gst_element_get_base_time(pipeline));
+    gst_element_set_base_time(element, base + running);
     gst_element_set_start_time(element, GST_CLOCK_TIME_NONE);
+    return running;
 }
+
+void appl_pad_set_offset(GstPad *pad, gint64 offset) { gst_pad_set_offset(pad, offset); }
 
 const char *appl_message_src_name(GstMessage *message) {
     return GST_MESSAGE_SRC(message) ? GST_OBJECT_NAME(GST_MESSAGE_SRC(message)) : "";

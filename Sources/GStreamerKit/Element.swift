@@ -94,8 +94,9 @@ public class Element: @unchecked Sendable {
     @discardableResult
     public func syncStateWithParent() -> Bool { gst_element_sync_state_with_parent(pointer) != 0 }
 
-    /// Takes the pipeline's clock and base time (for an element started on its own while the pipeline runs).
-    public func followClock(of pipeline: Element) { appl_element_follow_clock_of(pointer, pipeline.pointer) }
+    /// For an element started on its own while `pipeline` runs: its time starts now. Returns the pipeline's running
+    /// time, to set as the offset of the element's output pad (see `Pad.setOffset`).
+    public func startNow(in pipeline: Element) -> UInt64 { UInt64(appl_element_start_now(pointer, pipeline.pointer)) }
 
     /// Locks the state so the parent does not change it (used while an element is being removed).
     public func setLockedState(_ locked: Bool) { gst_element_set_locked_state(pointer, locked ? 1 : 0) }

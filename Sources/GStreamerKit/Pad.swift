@@ -39,6 +39,9 @@ public final class Pad: @unchecked Sendable {
     @discardableResult
     public func push(_ event: Event) -> Bool { gst_pad_push_event(pointer, event.take()) != 0 }
 
+    /// Shifts the running time of everything leaving this pad by `offset` nanoseconds.
+    public func setOffset(_ offset: Int64) { appl_pad_set_offset(pointer, gint64(offset)) }
+
     /// Caps currently negotiated on the pad.
     public var currentCaps: Caps? { gst_pad_get_current_caps(pointer).map { Caps(owning: $0) } }
 

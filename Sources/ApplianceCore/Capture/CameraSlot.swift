@@ -33,6 +33,7 @@ final class CameraSlot: @unchecked Sendable {
     let kind: String
     let bin: Bin
     let selectorPad: Pad
+    private let output: Pad
     let state: Locked<State>
     private let firstFrame = Locked<OneShot<Bool>?>(nil)
     private let running = Locked(false)
@@ -76,6 +77,7 @@ final class CameraSlot: @unchecked Sendable {
         try bin.add(chain)
         try Element.link(chain)
         let output = try bin.addGhostPad(named: "src", target: filter.staticPad("src")!)
+        self.output = output
         try pipeline.add(bin)
         bin.setLockedState(true)
         selectorPad = try selector.requestPad("sink_%u")
@@ -102,7 +104,7 @@ final class CameraSlot: @unchecked Sendable {
     func start(following pipeline: Pipeline) throws -> OneShot<Bool> {
         let shot = OneShot<Bool>()
         firstFrame.withLock { $0 = shot }
-        bin.followClock(of: pipeline)
+        output.setOffset(Int64(bin.startNow(in: pipeline)))
         do {
             try bin.setState(.playing)
         } catch {

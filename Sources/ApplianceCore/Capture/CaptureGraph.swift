@@ -68,17 +68,23 @@ public final class CaptureGraph: @unchecked Sendable {
         rawTee.set("allow-not-linked", true)
         try pipeline.add(rawTee)
         try selector.link(rawTee)
+        // Each camera's segment maps its timestamps into the pipeline's running time (cameras started later carry a
+        // pad offset). Downstream sees only the first segment, an identity one, and every frame's PTS is rewritten
+        // to its running time snapped to the grid: PTS == running time from here on, whichever camera is active.
         let flow = self.flow
         let lastFrame = Locked<BufferRef?>(nil)
+        let sentSegment = Locked(false)
         selector.staticPad("src")?.addProbe([.buffer, .eventDownstream]) { info in
             if info.event == .eos { return .drop }  // a source's end never ends the graph
+            if info.event == .segment { return sentSegment.withLock { sent in defer { sent = true }; return sent } ? .drop : .ok }
             guard let buffer = info.buffer else { return .ok }
+            let time = buffer.pts == .max ? .max : info.runningTime(buffer.pts)
             // Hold the last frame over a short gap; the copies come back through this probe first, in order.
-            if let gap = flow.gapBefore(pts: buffer.pts), let previous = lastFrame.withLock({ $0 }) {
+            if let gap = flow.gapBefore(pts: time), let previous = lastFrame.withLock({ $0 }) {
                 info.pushCopies(of: previous, start: gap.start, step: flow.frameInterval, count: gap.count)
                 flow.noteFilled(gap.count)
             }
-            guard let pts = flow.output(pts: buffer.pts) else { return .drop }
+            guard let pts = flow.output(pts: time) else { return .drop }
             if pts != buffer.pts { info.setBufferTiming(pts: pts, duration: flow.frameInterval) }
             if let final = info.buffer { lastFrame.withLock { $0 = final.retain() } }
             return .ok

@@ -54,9 +54,13 @@ guint64 appl_pad_to_running_time(GstPad *pad, guint64 timestamp);
 /** Pipeline running time now: clock time minus base time; GST_CLOCK_TIME_NONE without a clock. */
 guint64 appl_element_running_time_now(GstElement *element);
 
-/** Gives `element` (started on its own, e.g. a camera bin with a locked state) the pipeline's clock, base time
- *  and start time, so its live timestamps are in the pipeline's running time. */
-void appl_element_follow_clock_of(GstElement *element, GstElement *pipeline);
+/** Prepares `element` (started on its own while `pipeline` runs, e.g. a camera bin with a locked state) to start
+ *  "now": the pipeline's clock, and a base time of the pipeline's base time plus its current running time, which is
+ *  returned. Its live sources then start at time 0 in real time — whether they stamp from the clock (v4l2src) or
+ *  count from 0 (videotestsrc, which otherwise bursts out every frame since the pipeline started) — and a pad offset
+ *  of the returned value on its output maps them into the pipeline's running time. */
+guint64 appl_element_start_now(GstElement *element, GstElement *pipeline);
+void appl_pad_set_offset(GstPad *pad, gint64 offset);
 
 /* ---- messages and objects ---- */
 const char *appl_message_src_name(GstMessage *message);
