@@ -1,3 +1,4 @@
+import ApplianceCore
 import Foundation
 import XCTest
 
@@ -185,6 +186,27 @@ final class BackupTests: XCTestCase {
         XCTAssertTrue(try daemon.waitFor(20) { remote(server, id: id).media == nil && !remote(server, id: id).thumbnail && remote(server, id: id).sidecar == nil },
                       "\(server.files())")
         XCTAssertEqual(server.files().count, 0)
+    }
+
+    func testBandwidthCapPacesTheUpload() throws {
+        let server = try WebDAVServer()
+        try server.start()
+        let daemon = try makeDaemon(server, extra: "bandwidth_kbps = 40000")
+        try daemon.start()
+        defer { daemon.stop() }
+        let listener = try ControlClient(path: daemon.socketPath, timeout: 30)
+        XCTAssertEqual(try listener.call("events")["ok"] as? Bool, true)
+        let id = try XCTUnwrap(try record(daemon)["id"] as? String)
+        var rate: Double?
+        while rate == nil {
+            let event = try XCTUnwrap(try JSONSerialization.jsonObject(with: listener.readLine()) as? [String: Any])
+            if event["event"] as? String == "backup_done", (event["data"] as? [String: Any])?["id"] as? String == id {
+                rate = Double((event["data"] as? [String: Any])?["rate_kbps"] as? String ?? "")
+            }
+        }
+        // Unpaced, loopback runs at hundreds of Mbit/s; the cap holds it near 40 Mbit/s.
+        XCTAssertLessThanOrEqual(try XCTUnwrap(rate), 40_000 * 1.1)
+        XCTAssertGreaterThan(try XCTUnwrap(rate), 40_000 * 0.5)
     }
 
     func testPasswordFileReadableByOthersIsRefused() throws {
