@@ -5,6 +5,12 @@ void appl_pin_mmap_threshold(int bytes) {
 #ifdef M_MMAP_THRESHOLD
     mallopt(M_MMAP_THRESHOLD, bytes);
 #endif
+#ifdef M_ARENA_MAX
+    /* Each thread that frees memory may otherwise get an arena of its own that keeps it: with GStreamer's
+     * streaming threads, NIO's event loops and the cooperative pool, RSS during a 1 GiB upload varied from
+     * +14 to +48 MiB between runs. */
+    mallopt(M_ARENA_MAX, 2);
+#endif
 }
 
 void appl_gst_init(void) {

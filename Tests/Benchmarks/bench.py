@@ -29,6 +29,7 @@ import argparse
 import contextlib
 import datetime as dt
 import fcntl
+import hashlib
 import json
 import os
 import platform
@@ -67,8 +68,8 @@ INTERLEAVE_NS = 500_000_000
 
 
 def reference_branches(path: str) -> list[list[str]]:
-    """The daemon's recording graph as gst-launch branches (elements in link order), minus the input-selector,
-    raw tee and frame tap."""
+    """The daemon's recording graph as gst-launch branches (elements in link order), minus the input-selector with
+    its filler source, the raw tee and the frame tap."""
     mux_queue = "queue max-size-buffers=0 max-size-bytes=0 max-size-time=5000000000"
     return [
         [f"mp4mux name=mux reserved-max-duration={RESERVED_MAX_DURATION_NS} "
@@ -122,6 +123,37 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / CLK_TCK
 
 
+def thread_ticks(pid: int) -> dict[int, tuple[str, int]]:
+    """Per thread of `pid`: (name, utime+stime in clock ticks). Threads that exit in between are lost."""
+    out = {}
+    try:
+        tids = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return out
+    for tid in tids:
+        try:
+            with open(f"/proc/{pid}/task/{tid}/stat") as f:
+                stat = f.read()
+        except OSError:
+            continue
+        name = stat[stat.index("(") + 1:stat.rindex(")")]
+        fields = stat[stat.rindex(")") + 2:].split()
+        out[int(tid)] = (name, int(fields[11]) + int(fields[12]))
+    return out
+
+
+def thread_breakdown(before: dict, after: dict, wall: float, top: int = 8) -> list[tuple[str, float]]:
+    """CPU % of one core per thread name (GStreamer names threads after the pad that drives them), largest first."""
+    by_name: dict[str, float] = {}
+    for tid, (name, ticks) in after.items():
+        used = ticks - before.get(tid, (name, 0))[1]
+        if used > 0:
+            by_name[name] = by_name.get(name, 0.0) + 100.0 * used / CLK_TCK / wall
+    rows = sorted(by_name.items(), key=lambda kv: -kv[1])
+    rest = sum(v for _, v in rows[top:])
+    return rows[:top] + ([("(other threads)", rest)] if rest > 0 else [])
+
+
 def status_kb(pid: int, key: str) -> int | None:
     try:
         with open(f"/proc/{pid}/status") as f:
@@ -144,10 +176,11 @@ def system_busy_seconds() -> float:
 
 
 class Window:
-    """CPU of one process and of the whole machine between two points in time."""
+    """CPU of one process (and of its threads) and of the whole machine between two points in time."""
 
     def __init__(self, pid: int):
         self.pid = pid
+        self.threads0 = thread_ticks(pid)
         self.t0 = time.monotonic()
         self.cpu0 = cpu_seconds(pid)
         self.sys0 = system_busy_seconds()
@@ -156,7 +189,9 @@ class Window:
         t1, cpu1, sys1 = time.monotonic(), cpu_seconds(self.pid), system_busy_seconds()
         wall = t1 - self.t0
         cpu = cpu1 - self.cpu0
+        threads = thread_breakdown(self.threads0, thread_ticks(self.pid), wall)
         return {
+            "threads": threads,
             "wall_s": wall,
             "cpu_s": cpu,
             "cpu_pct": 100.0 * cpu / wall,
@@ -480,6 +515,16 @@ def sleep_until(t: float) -> None:
 # ---------------------------------------------------------------- report
 
 
+def binary_identity(path: str) -> str:
+    st = os.stat(path)
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    built = dt.datetime.fromtimestamp(st.st_mtime, dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    return f"sha256 {h.hexdigest()[:12]}, {st.st_size / 1e6:.0f} MB, built {built}"
+
+
 def machine_facts() -> dict:
     model = "unknown"
     try:
@@ -612,14 +657,42 @@ def probe_table(apps: list[dict], refs: list[dict]) -> str:
 
 
 def rounds_table(apps: list[dict], refs: list[dict]) -> str:
-    lines = ["| Round | Appliance CPU | gst-launch CPU | Ratio | Other load (appliance / gst-launch window) |",
-             "|---|---|---|---|---|"]
+    lines = ["| Round | Appliance CPU | gst-launch CPU | Ratio | Appliance / gst-launch VmHWM "
+             "| Other load (appliance / gst-launch window) |",
+             "|---|---|---|---|---|---|"]
     for i, (a, r) in enumerate(zip(apps, refs), 1):
         ratio = a["steady"]["cpu_pct"] / r["steady"]["cpu_pct"] if r["steady"]["cpu_pct"] > 0 else float("inf")
         lines.append(f"| {i} | {a['steady']['cpu_pct']:.1f} % ({a['steady']['cpu_s']:.2f} CPU-s) "
                      f"| {r['steady']['cpu_pct']:.1f} % ({r['steady']['cpu_s']:.2f} CPU-s) | {ratio:.3f} "
+                     f"| {mb(a['hwm_kb'])} / {mb(r['hwm_kb'])} "
                      f"| {a['steady']['other_pct']:.0f} % / {r['steady']['other_pct']:.0f} % |")
     return "\n".join(lines)
+
+
+def threads_table(app: dict, ref: dict) -> str:
+    columns = [("Appliance, recording", app["steady"]["threads"]), ("gst-launch, recording", ref["steady"]["threads"])]
+    if "idle" in app:
+        columns.append(("Appliance, idle", app["idle"]["threads"]))
+    lines = ["| " + " | ".join(f"{title} | CPU" for title, _ in columns) + " |", "|---" * 2 * len(columns) + "|"]
+    for i in range(max(len(rows) for _, rows in columns)):
+        cells = [f"`{rows[i][0]}` | {rows[i][1]:.1f} %" if i < len(rows) else " | " for _, rows in columns]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+# bench_features.py keeps its own section of the same file between these markers; keep it when rewriting.
+FEATURES_START, FEATURES_END = "<!-- features:start -->", "<!-- features:end -->"
+
+
+def preserved_sections(out: str) -> str:
+    try:
+        old = open(out).read()
+    except OSError:
+        return ""
+    if FEATURES_START in old and FEATURES_END in old:
+        i, j = old.index(FEATURES_START), old.index(FEATURES_END) + len(FEATURES_END)
+        return "\n" + old[i:j] + "\n"
+    return ""
 
 
 def write_report(out: str, args, m: dict, apps: list[dict], refs: list[dict], rows, retries: int) -> str:
@@ -639,13 +712,14 @@ def write_report(out: str, args, m: dict, apps: list[dict], refs: list[dict], ro
 How much the appliance daemon costs on top of the GStreamer work it drives: CPU and memory while idle and while
 recording, and how long starting and stopping a recording take. The reference is the same recording graph run as a
 single `gst-launch-1.0 -e` pipeline, so the CPU ratio measures the daemon's own overhead (control socket, Swift
-runtime, pad probes, the raw tee and the thumbnail frame tap) rather than the cost of encoding.
+runtime, pad probes, the input-selector with its black filler source, the raw tee and the thumbnail frame tap)
+rather than the cost of encoding.
 
 This file is generated by `Tests/Benchmarks/bench.py`; do not edit it by hand. Reproduce with:
 
 ```sh
 make bench
-# which builds the release binary and runs:
+# which builds the release binary and runs (then bench_features.py, which adds its own section at the end):
 swift build -c release --scratch-path .build-release --product appliance
 python3 Tests/Benchmarks/bench.py --binary .build-release/release/appliance --out docs/BENCHMARKS.md --seconds {args.seconds:g}{rounds_arg}
 ```
@@ -659,6 +733,7 @@ broke (the daemon did not start or died, a command failed, an output file is mis
 |---|---|
 | Date | {m['date']} |
 | Commit | {m['commit']} |
+| Binary | {m['binary']} |
 | CPU | {m['cpu_model']} |
 | Cores (`nproc`) | {m['nproc']} |
 | Memory | {m['mem_gb']:.1f} GB |
@@ -692,6 +767,14 @@ measured process); above ~25 % of one core a build or test run was competing for
 
 Idle window (round 1, {first['idle']['wall_s']:.0f} s): other load {first['idle']['other_pct']:.0f} %.
 
+### Where the CPU goes (round 1)
+
+Per-thread CPU (% of one core) from `/proc/PID/task/*/stat`. GStreamer names a streaming thread after the pad that
+drives it (`encoder-queue:src` runs x264 and everything downstream of it up to the next queue); unnamed worker
+threads (x264's own, Swift's) keep the process name.
+
+{threads_table(first, refs[0])}
+
 ## Output files (ffprobe)
 
 Both sides must do the same work for the CPU comparison to mean anything.
@@ -708,8 +791,8 @@ video frames, {st.get('dropped_frames')} dropped, A/V offset {fmt(st.get('av_off
    waits until `ctl status` answers ({first['ready_s']:.2f} s here), then lets the daemon settle {SETTLE_S:g} s.
    Before each round the script waits (up to {args.max_wait_quiet:g} s) for other CPU load to drop below 15 % of one core.
 2. **Idle CPU** (round 1): `/proc/PID/stat` utime+stime (clock ticks / `SC_CLK_TCK`) over {IDLE_S:g} s with no
-   recording. The encoder is gated off while idle, so this is the cost of the live sources, the raw tee and the
-   frame tap.
+   recording. The video encoder is gated off while idle, so this is the cost of the live sources, the raw tee and
+   the frame tap — and of the AAC encoder, which is not gated (`audio-queue:src` in the idle column above).
 3. **Recording**: `ctl record start`; CPU is sampled at t = {STARTUP_S:g} s and t = {args.seconds + STARTUP_S:g} s,
    then `ctl record stop`. Start latency (request → first frame in the recording bin) and stop latency (last frame
    in the bin → file finalised and moved, i.e. the answer) come from the `record stop` answer; the `ctl record stop`
@@ -722,8 +805,8 @@ video frames, {st.get('dropped_frames')} dropped, A/V offset {fmt(st.get('av_off
    sampled at t = {STARTUP_S:g} s and t = {args.seconds + STARTUP_S:g} s after launch), then gets SIGINT so `-e` sends
    EOS and mp4mux finalises the file (round 1: {refs[0]['finalise_ms']:.0f} ms; lifetime CPU including start-up and
    finalisation {refs[0]['lifetime_cpu_s']:.2f} CPU-s). Its peak RSS is VmHWM, cross-checked with `wait4`
-   `ru_maxrss`. It lacks the daemon's input-selector, raw tee and thumbnail appsink branch — that extra work is part
-   of the product and is deliberately counted against the appliance.
+   `ru_maxrss`. It lacks the daemon's input-selector (and its black filler source), raw tee and thumbnail appsink
+   branch — that extra work is part of the product and is deliberately counted against the appliance.
 6. Both files of every round are checked with `ffprobe` (container index, no decoding).
 
 Run-to-run spread of a single round's CPU ratio on this 2-core VM is several percent, which is why the ratio is a
@@ -735,6 +818,7 @@ Reference pipeline (the same settings the daemon builds from Config/appliance.to
 {pretty_pipeline("<tmp>/reference.mp4")}
 ```
 """
+    text += preserved_sections(out)
     os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
     with open(out, "w") as f:
         f.write(text)
@@ -782,6 +866,7 @@ def main() -> int:
     signal.signal(signal.SIGHUP, on_signal)
     try:
         facts = machine_facts()
+        facts["binary"] = binary_identity(binary)
         workdir = tempfile.mkdtemp(prefix="appliance-bench-")
         cleanup.dirs.append(workdir)
         apps: list[dict] = []
@@ -809,12 +894,16 @@ def main() -> int:
             shutil.rmtree(os.path.join(rdir, "appliance", "data"), ignore_errors=True)
             with contextlib.suppress(OSError):
                 os.remove(ref["probe"]["path"])
+        if binary_identity(binary) != facts["binary"]:
+            raise BenchError(f"{binary} changed during the run (rebuilt?): the rounds measured different builds")
         rows = build_rows(apps, refs)
         write_report(args.out, args, facts, apps, refs, rows, retries)
         print()
         print(table(rows))
         print()
         print(rounds_table(apps, refs))
+        print()
+        print(threads_table(apps[0], refs[0]))
         print()
         print(probe_table(apps, refs))
         print()

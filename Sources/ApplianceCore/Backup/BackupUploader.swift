@@ -208,6 +208,7 @@ public actor BackupUploader {
             try await library.update(id: recording.id) { $0.backupState = .skipped }
             return
         }
+        guard FileManager.default.fileExists(atPath: recording.path) else { throw LocalFileMissing(path: recording.path) }
         let layout = recording.backupRemotePath.flatMap { RemoteLayout(mediaPath: $0) } ?? RemoteLayout(recording: recording)
         let size = (try? FileManager.default.attributesOfItem(atPath: recording.path)[.size] as? NSNumber)?.int64Value ?? 0
         currentRecording = recording.id
@@ -313,9 +314,16 @@ public actor BackupUploader {
             default: return .fail
             }
         case WebDAVError.transport, WebDAVError.verification: return .retry(nil)
+        case is LocalFileMissing: return .fail
         default: return .retry(nil)
         }
     }
+}
+
+/// The recording's file is gone from the disk: nothing to upload until it is back (`backup retry` then).
+struct LocalFileMissing: Error, CustomStringConvertible {
+    var path: String
+    var description: String { "local file missing: \(path)" }
 }
 
 /// Publishes upload progress at most once a second, from whatever thread the upload stream runs on.

@@ -115,9 +115,16 @@ final class CameraSlot: @unchecked Sendable {
         return shot
     }
 
+    /// Lets this bin start and stop with the pipeline (the filler: video must flow while the pipeline starts).
+    func runWithPipeline() {
+        bin.setLockedState(false)
+        running.withLock { $0 = true }
+    }
+
     /// Stops the camera (releases the device). Blocking: call off the cooperative pool.
     func stop() {
         running.withLock { $0 = false }
+        bin.setLockedState(true)
         _ = try? bin.setState(.null)
     }
 }

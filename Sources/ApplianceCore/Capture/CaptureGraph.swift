@@ -12,6 +12,7 @@ public final class CaptureGraph: @unchecked Sendable {
     let selector: Element
     /// The black live filler's selector pad: shown while a camera starts, or when none works.
     let fillerPad: Pad
+    let filler: CameraSlot
     let cameras: [CameraSlot]
     /// Names of cameras whose stream ended by itself (their EOS is dropped at the camera's bin).
     let cameraEnded: AsyncStream<String>
@@ -43,15 +44,16 @@ public final class CaptureGraph: @unchecked Sendable {
         selector = try Element.make("input-selector", name: "selector")
         selector.set("sync-streams", false)
         try pipeline.add(selector)
-        let filler = try Bin.parse("videotestsrc is-live=true pattern=black", name: "camera-filler", label: "filler")
-        let fillerCaps = try Element.make("capsfilter", name: "filler-caps")
-        fillerCaps.set("caps", rawCaps)
-        try pipeline.add([filler, fillerCaps])
-        try filler.link(fillerCaps)
-        fillerPad = try selector.requestPad("sink_%u")
-        try fillerCaps.staticPad("src")!.link(fillerPad)
-        selector.set("active-pad", pad: fillerPad)
         let (ended, endedContinuation) = AsyncStream.makeStream(of: String.self, bufferingPolicy: .bufferingNewest(32))
+        // The filler is a camera slot that runs with the pipeline, all the time (see CameraSwitcher.showFiller).
+        var fillerConfig = ApplianceConfig.Camera()
+        fillerConfig.name = "filler"
+        fillerConfig.pipeline = "videotestsrc is-live=true pattern=black"
+        filler = try CameraSlot(config: fillerConfig, kind: "pipeline", initialState: .standby, fragments: fragments,
+                                rawCaps: rawCaps, video: v, pipeline: pipeline, selector: selector, onStreamEnd: { _ in })
+        fillerPad = filler.selectorPad
+        filler.runWithPipeline()
+        selector.set("active-pad", pad: fillerPad)
         cameraEnded = ended
         var slots: [CameraSlot] = []
         for camera in config.cameras {
@@ -74,14 +76,21 @@ public final class CaptureGraph: @unchecked Sendable {
         let flow = self.flow
         let lastFrame = Locked<BufferRef?>(nil)
         let sentSegment = Locked(false)
+        // The thread pushing gap-filling copies: their PTS is already running time on the grid. Converting them
+        // through the active camera's segment (which carries its start offset) would push them into the future,
+        // open another gap and recurse without end (a stack overflow, found with two always-on cameras).
+        let fillingThread = Locked<pthread_t?>(nil)
         selector.staticPad("src")?.addProbe([.buffer, .eventDownstream]) { info in
             if info.event == .eos { return .drop }  // a source's end never ends the graph
             if info.event == .segment { return sentSegment.withLock { sent in defer { sent = true }; return sent } ? .drop : .ok }
             guard let buffer = info.buffer else { return .ok }
-            let time = buffer.pts == .max ? .max : info.runningTime(buffer.pts)
+            let isCopy = fillingThread.withLock { $0.map { pthread_equal($0, pthread_self()) != 0 } ?? false }
+            let time = buffer.pts == .max ? .max : isCopy ? buffer.pts : info.runningTime(buffer.pts)
             // Hold the last frame over a short gap; the copies come back through this probe first, in order.
-            if let gap = flow.gapBefore(pts: time), let previous = lastFrame.withLock({ $0 }) {
+            if !isCopy, let gap = flow.gapBefore(pts: time), let previous = lastFrame.withLock({ $0 }) {
+                fillingThread.withLock { $0 = pthread_self() }
                 info.pushCopies(of: previous, start: gap.start, step: flow.frameInterval, count: gap.count)
+                fillingThread.withLock { $0 = nil }
                 flow.noteFilled(gap.count)
             }
             guard let pts = flow.output(pts: time) else { return .drop }
@@ -111,6 +120,12 @@ public final class CaptureGraph: @unchecked Sendable {
         try Element.link([rawTee, tapQueue, appsink])
         Self.keepAllocationQueriesOut(of: tapQueue)
         let tap = self.tap
+        // The tap needs every frame only while a thumbnail is due; otherwise one in ten keeps snapshots fresh.
+        let tapCount = Locked(0)
+        tapQueue.staticPad("sink")?.addProbe(.buffer) { _ in
+            if tap.wantsEveryFrame { return .ok }
+            return tapCount.withLock { n in defer { n += 1 }; return n % 10 == 0 } ? .ok : .drop
+        }
         AppSink.onNewSample(appsink) { sample in tap.receive(sample) }
 
         // Encoder branch behind a gate (closed while idle).
@@ -154,6 +169,10 @@ public final class CaptureGraph: @unchecked Sendable {
             let filter = try Element.make("capsfilter", name: "audio-caps")
             filter.set("caps", try Caps("audio/x-raw,rate=\(a.rate),channels=\(a.channels)"))
             let queue = try Element.make("queue", name: "audio-queue")
+            // Like video, audio is not encoded while nothing records (the gate opens at record start, before the
+            // planned start time, so the first AAC frame of the clip is complete).
+            let gate = self.gate
+            queue.staticPad("sink")?.addProbe(.buffer) { _ in gate.isOpen ? .ok : .drop }
             let aac = try fragments.makeBin("encoders", "aac", ["bitrate_bps": "\(a.bitrateKbps * 1000)"], binName: "audio-encoder")
             let aacParse = try Element.make("aacparse", name: "audio-parse")
             let tee = try Element.make("tee", name: "audio-tee")
@@ -213,6 +232,7 @@ public final class CaptureGraph: @unchecked Sendable {
     /// Stops everything (after any recording was finalised). Camera bins have locked states: stopped one by one.
     public func stop() {
         for camera in cameras { camera.stop() }
+        filler.stop()
         _ = try? pipeline.setState(.null)
         busReader?.stop()
     }

@@ -30,6 +30,9 @@ final class FrameTap: Sendable {
 
     var latest: Sample? { state.withLock { $0.latest } }
 
+    /// True while a thumbnail frame is awaited: the tap then takes every frame.
+    var wantsEveryFrame: Bool { state.withLock { $0.request.map { $0.captured == nil } ?? false } }
+
     /// Asks for the first frame at or after `runningTime`, for recording `id`.
     func requestFrame(id: String, atRunningTime: UInt64) {
         state.withLock { $0.request = Request(id: id, atRunningTime: atRunningTime, captured: nil) }

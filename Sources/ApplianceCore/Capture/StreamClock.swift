@@ -164,6 +164,9 @@ final class EncoderGate: Sendable {
         }
     }
 
+    /// Whether frames (and audio) may reach the encoders now.
+    var isOpen: Bool { state.withLock { $0.open } }
+
     /// The planned start time of the open recording.
     var startAt: UInt64? {
         let t = state.withLock { $0.startAt }

@@ -10,7 +10,8 @@
 
 /* ---- process ---- */
 /** Pins glibc's mmap threshold (it otherwise rises after large frees, and per-thread arenas then keep freed
- *  upload chunks and frames: +49 MiB RSS during a 1 GiB upload, measured). Large blocks go back to the OS. */
+ *  upload chunks and frames: +49 MiB RSS during a 1 GiB upload, measured) and caps the number of arenas.
+ *  Large blocks go back to the OS. */
 void appl_pin_mmap_threshold(int bytes);
 
 /* ---- init ---- */
