@@ -45,7 +45,8 @@ public final class CaptureGraph: @unchecked Sendable {
         selector.set("sync-streams", false)
         try pipeline.add(selector)
         let (ended, endedContinuation) = AsyncStream.makeStream(of: String.self, bufferingPolicy: .bufferingNewest(32))
-        // The filler is a camera slot that runs with the pipeline, all the time (see CameraSwitcher.showFiller).
+        // The filler is a camera slot of its own: it runs with the pipeline while it starts (video must flow for
+        // the pipeline to reach PLAYING), then only while it is shown (see CameraSwitcher.showFiller).
         var fillerConfig = ApplianceConfig.Camera()
         fillerConfig.name = "filler"
         fillerConfig.pipeline = "videotestsrc is-live=true pattern=black"
