@@ -20,7 +20,7 @@ struct Run: AsyncParsableCommand {
     var socket: String?
 
     func run() async throws {
-        appl_pin_mmap_threshold(128 * 1024)
+        appl_tune_malloc()
         var settings: ApplianceConfig
         do {
             settings = try ConfigLoader.load(path: config)

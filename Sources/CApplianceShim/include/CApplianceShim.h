@@ -9,10 +9,10 @@
 #include <gst/video/video.h>
 
 /* ---- process ---- */
-/** Pins glibc's mmap threshold (it otherwise rises after large frees, and per-thread arenas then keep freed
- *  upload chunks and frames: +49 MiB RSS during a 1 GiB upload, measured) and caps the number of arenas.
- *  Large blocks go back to the OS. */
-void appl_pin_mmap_threshold(int bytes);
+/** Caps glibc's malloc arenas at two (see gst_helpers.c for the measurements behind it). */
+void appl_tune_malloc(void);
+/** Returns free heap memory to the system (malloc_trim). */
+void appl_malloc_trim(void);
 
 /* ---- init ---- */
 /** gst_init with no arguments; safe to call more than once. */
