@@ -179,6 +179,3 @@ char *appl_object_path(gpointer object) {
 }
 GstMessage *appl_message_ref(GstMessage *message) { return gst_message_ref(message); }
 
-gulong appl_connect_pad_added(GstElement *element, appl_pad_added_fn fn, gpointer user_data, GClosureNotify destroy) {
-    return g_signal_connect_data(element, "pad-added", G_CALLBACK(fn), user_data, destroy, 0);
-}

@@ -88,13 +88,13 @@ public final class CaptureGraph: @unchecked Sendable {
             let isCopy = fillingThread.withLock { $0.map { pthread_equal($0, pthread_self()) != 0 } ?? false }
             let time = buffer.pts == .max ? .max : isCopy ? buffer.pts : info.runningTime(buffer.pts)
             // Hold the last frame over a short gap; the copies come back through this probe first, in order.
-            if !isCopy, let gap = flow.gapBefore(pts: time), let previous = lastFrame.withLock({ $0 }) {
+            if !isCopy, let gap = flow.gapBefore(time: time), let previous = lastFrame.withLock({ $0 }) {
                 fillingThread.withLock { $0 = pthread_self() }
                 info.pushCopies(of: previous, start: gap.start, step: flow.frameInterval, count: gap.count)
                 fillingThread.withLock { $0 = nil }
                 flow.noteFilled(gap.count)
             }
-            guard let pts = flow.output(pts: time) else { return .drop }
+            guard let pts = flow.output(time: time) else { return .drop }
             if pts != buffer.pts { info.setBufferTiming(pts: pts, duration: flow.frameInterval) }
             if let final = info.buffer { lastFrame.withLock { $0 = final.retain() } }
             return .ok

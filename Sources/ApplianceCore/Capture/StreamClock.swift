@@ -35,13 +35,14 @@ final class VideoFlowMonitor: Sendable {
     /// Longest gap held with the last frame (longer ones are real stalls and stay visible as gaps).
     static let maxFill: Int64 = 15
 
+    /// Both take the frame's running time (the selector output probe computes it from the frame's segment).
     /// When a frame would leave empty slots before it (a switch from a camera whose frames reach the selector later
     /// than the new source's), the slots to fill with the last frame: (first PTS, count). Changes nothing.
-    func gapBefore(pts: UInt64) -> (start: UInt64, count: Int)? {
-        guard pts != .max else { return nil }
+    func gapBefore(time: UInt64) -> (start: UInt64, count: Int)? {
+        guard time != .max else { return nil }
         return state.withLock { s -> (UInt64, Int)? in
-            guard s.gridStart != .max, s.lastSlot >= 0, pts > s.gridStart else { return nil }
-            let slot = Int64(((pts - s.gridStart) * framerate + 500_000_000) / 1_000_000_000)
+            guard s.gridStart != .max, s.lastSlot >= 0, time > s.gridStart else { return nil }
+            let slot = Int64(((time - s.gridStart) * framerate + 500_000_000) / 1_000_000_000)
             let missing = slot - s.lastSlot - 1
             guard missing > 0, missing <= Self.maxFill else { return nil }
             return (s.gridStart + UInt64(s.lastSlot + 1) * 1_000_000_000 / framerate, Int(missing))
@@ -52,15 +53,15 @@ final class VideoFlowMonitor: Sendable {
     func noteFilled(_ count: Int) { state.withLock { $0.filledSlots += UInt64(count) } }
 
     /// Decides the output PTS of a frame leaving the selector; nil drops it.
-    func output(pts: UInt64) -> UInt64? {
-        guard pts != .max else { return nil }
+    func output(time: UInt64) -> UInt64? {
+        guard time != .max else { return nil }
         return state.withLock { s -> UInt64? in
-            if s.gridStart == .max { s.gridStart = pts }
-            guard pts + frameInterval / 2 >= s.gridStart else {
+            if s.gridStart == .max { s.gridStart = time }
+            guard time + frameInterval / 2 >= s.gridStart else {
                 s.slotCollisions += 1
                 return nil
             }
-            let offset = pts > s.gridStart ? pts - s.gridStart : 0
+            let offset = time > s.gridStart ? time - s.gridStart : 0
             let slot = Int64((offset * framerate + 500_000_000) / 1_000_000_000)
             guard slot > s.lastSlot else {
                 s.slotCollisions += 1

@@ -76,9 +76,6 @@ GstMessage *appl_message_ref(GstMessage *message);
 void appl_device_describe(GstDevice *device, char **name, char **device_class, char **caps, char **path);
 GstDevice *appl_message_parse_device(GstMessage *message, int *added);
 
-/* ---- signals ---- */
-typedef void (*appl_pad_added_fn)(GstElement *element, GstPad *pad, gpointer user_data);
-gulong appl_connect_pad_added(GstElement *element, appl_pad_added_fn fn, gpointer user_data, GClosureNotify destroy);
 
 /* ---- JPEG (libjpeg) ---- */
 /** Computes the size that fits `width`×`height` into `max_w`×`max_h` keeping the aspect ratio (even values,
