@@ -29,18 +29,25 @@ final class SwitchingTests: XCTestCase {
         try daemon.start()
         defer { daemon.stop() }
         XCTAssertEqual(try daemon.result("status")["active_camera"] as? String, "front")
+        let before = try XCTUnwrap(try daemon.result("status")["output"] as? [String: Any])
         _ = try daemon.result("record.start", args: ["title": "switching"])
         var order: [String] = []
         for _ in 0..<5 {
             Thread.sleep(forTimeInterval: 0.6)
             let result = try daemon.result("switch", args: ["next": true])
             XCTAssertEqual(result["switched"] as? Bool, true)
+            XCTAssertNotNil(result["latency_ms"] as? Double, "the new camera's first frame reached the encoder")
             order.append(result["active"] as? String ?? "")
         }
         XCTAssertEqual(order, ["back", "front", "back", "front", "back"])
         Thread.sleep(forTimeInterval: 0.6)
         let stop = try daemon.result("record.stop")
         XCTAssertEqual(stop["dropped_frames"] as? Int, 0)
+        // Each switch is a handover on a frame boundary: no slot filled twice (a repeated frame), none skipped.
+        let after = try XCTUnwrap(try daemon.result("status")["output"] as? [String: Any])
+        for counter in ["filled_slots", "slot_collisions", "missing_slots"] {
+            XCTAssertEqual((after[counter] as? Int ?? -1) - (before[counter] as? Int ?? 0), 0, counter)
+        }
 
         let path = try XCTUnwrap(stop["path"] as? String)
         let probe = try MediaProbe(path)

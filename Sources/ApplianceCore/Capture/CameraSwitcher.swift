@@ -10,7 +10,7 @@ public actor CameraSwitcher {
         public var active: String?
         public var previous: String?
         public var switched: Bool
-        /// From the request to the first frame of the new camera at the selector.
+        /// From the request to the new camera's first frame at the encoder input (nil if not seen within a second).
         public var latencyMs: Double?
     }
 
@@ -33,6 +33,8 @@ public actor CameraSwitcher {
     let events: EventHub
     let logger: Logger
     private(set) var active: CameraSlot?
+    /// The selector's active pad (the filler's at start).
+    private var shownPad: Pad
     /// Every activation in order (for the cameras used by a recording).
     private(set) var activations: [String] = []
     private var tail: Task<Void, Never>?
@@ -42,6 +44,7 @@ public actor CameraSwitcher {
         self.graph = graph
         self.events = events
         self.logger = logger
+        shownPad = graph.fillerPad
     }
 
     var slots: [CameraSlot] { graph.cameras }
@@ -120,8 +123,9 @@ public actor CameraSwitcher {
         }
         let previous = active
         let started = ContinuousClock.now
+        let arrived: ContinuousClock.Instant?
         do {
-            try await activate(target, leaving: previous)
+            arrived = try await activate(target, leaving: previous)
         } catch {
             let reason = "\(error)"
             if let previous, (try? await activate(previous, leaving: nil)) != nil {
@@ -129,16 +133,20 @@ public actor CameraSwitcher {
             }
             throw ControlError(.unavailable, "camera '\(target.name)' failed to start (\(reason)); no camera is active")
         }
-        let latency = (ContinuousClock.now - started) / .milliseconds(1)
+        let latency = arrived.map { ($0 - started) / .milliseconds(1) }
         return SwitchResult(active: target.name, previous: previous?.name, switched: true, latencyMs: latency)
     }
 
-    /// Makes `target` the active camera. An always-on camera that is streaming is selected at once; otherwise the
-    /// filler takes over, the previous camera stops (freeing the bus), and `target` starts and must deliver a frame.
-    private func activate(_ target: CameraSlot, leaving previous: CameraSlot?) async throws {
+    /// Makes `target` the active camera; returns when its first frame reached the encoder input (nil if that was
+    /// not seen within a second). An always-on camera that is streaming takes over directly; otherwise the filler
+    /// takes over, the previous camera stops (freeing the bus), and `target` starts and must deliver a frame. Each
+    /// move of the selector is a `Handover` on a frame boundary, so no output slot is left empty or filled twice.
+    @discardableResult
+    private func activate(_ target: CameraSlot, leaving previous: CameraSlot?) async throws -> ContinuousClock.Instant? {
         let started = ContinuousClock.now
+        let arrived: ContinuousClock.Instant?
         if target.config.alwaysOn, target.isRunning, target.state.withLock({ $0 }) == .standby {
-            select(target.selectorPad)
+            arrived = await handOver(to: target.selectorPad)
         } else {
             await showFiller()
             active = nil
@@ -147,6 +155,7 @@ public actor CameraSwitcher {
                 if !previous.config.alwaysOn { try? await blocking { previous.stop() } }
             }
             target.state.withLock { $0 = .starting }
+            let handover = prepareHandover(to: target.selectorPad)
             do {
                 let pipeline = graph.pipeline
                 let firstFrame = try await blocking { try target.start(following: pipeline) }
@@ -154,6 +163,7 @@ public actor CameraSwitcher {
                     throw ControlError(.unavailable, "no frame within \(Self.startTimeout)")
                 }
             } catch {
+                handover?.cancel()
                 if !target.config.alwaysOn { try? await blocking { target.stop() } }
                 let reason = (error as? GStreamerError)?.description ?? "\(error)"
                 target.state.withLock { $0 = .error(reason) }
@@ -161,7 +171,7 @@ public actor CameraSwitcher {
                 logger.error("camera '\(target.name)' failed to start: \(reason)")
                 throw error
             }
-            select(target.selectorPad)
+            arrived = await complete(handover, to: target.selectorPad)
             await stopFiller()
         }
         if let previous, previous !== target {
@@ -171,9 +181,38 @@ public actor CameraSwitcher {
         target.state.withLock { $0 = .active }
         active = target
         activations.append(target.name)
-        let latency = (ContinuousClock.now - started) / .milliseconds(1)
+        let latency = ((arrived ?? .now) - started) / .milliseconds(1)
         events.publish("camera_switched", ["from": previous?.name ?? "", "to": target.name, "latency_ms": String(format: "%.1f", latency)])
         logger.info("camera '\(target.name)' active", metadata: ["previous": "\(previous?.name ?? "-")", "latency_ms": "\(String(format: "%.1f", latency))"])
+        return arrived
+    }
+
+    /// Longest wait for the shown source to reach a handover's boundary before the selector moves anyway.
+    static let handoverTimeout: Duration = .seconds(1)
+
+    /// Starts a handover from the shown pad to `pad` (nil when `pad` is already shown).
+    private func prepareHandover(to pad: Pad) -> Handover? {
+        guard pad !== shownPad else { return nil }
+        let handover = Handover(selector: graph.selector, from: shownPad, to: pad, flow: graph.flow)
+        handover.begin()
+        return handover
+    }
+
+    /// Waits for a handover to move the selector (forcing it after `handoverTimeout`), then for the new source's
+    /// first frame at the encoder input.
+    private func complete(_ handover: Handover?, to pad: Pad) async -> ContinuousClock.Instant? {
+        guard let handover else { return nil }
+        if await handover.completed.wait(timeout: Self.handoverTimeout) == nil {
+            logger.warning("the shown source did not reach the switch point within \(Self.handoverTimeout): switching now")
+            handover.force()
+        }
+        shownPad = pad
+        return await handover.arrival.wait(timeout: .seconds(1))
+    }
+
+    @discardableResult
+    private func handOver(to pad: Pad) async -> ContinuousClock.Instant? {
+        await complete(prepareHandover(to: pad), to: pad)
     }
 
     private func handleFailure(_ name: String, reason: String) async {
@@ -181,7 +220,7 @@ public actor CameraSwitcher {
         if case .error = slot.state.withLock({ $0 }) { return }
         let wasActive = slot === active
         if wasActive {
-            await showFiller()
+            await showFillerNow()
             active = nil
         }
         slot.state.withLock { $0 = .error(reason) }
@@ -231,11 +270,19 @@ public actor CameraSwitcher {
 
     private func select(_ pad: Pad) {
         graph.selector.set("active-pad", pad: pad)
+        shownPad = pad
     }
 
-    /// Shows the black filler, starting it first (it only runs while shown: it costs about 0.8 % of a core).
-    /// Until its first frame arrives, the output grid repeats the last frame.
+    /// Shows the black filler, starting it first (it only runs while shown: it costs about 0.8 % of a core),
+    /// through a handover, so the shown camera's last frames still make it out.
     private func showFiller() async {
+        let filler = graph.filler, pipeline = graph.pipeline
+        if !filler.isRunning { _ = try? await blocking { try filler.start(following: pipeline) } }
+        await handOver(to: graph.fillerPad)
+    }
+
+    /// A camera failed: show the filler at once (the grid repeats the last frame until the filler's first frame).
+    private func showFillerNow() async {
         let filler = graph.filler, pipeline = graph.pipeline
         if !filler.isRunning { _ = try? await blocking { try filler.start(following: pipeline) } }
         select(graph.fillerPad)

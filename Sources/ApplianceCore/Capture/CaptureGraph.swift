@@ -145,7 +145,9 @@ public final class CaptureGraph: @unchecked Sendable {
         let gate = self.gate
         encoderQueue.staticPad("sink")?.addProbe(.buffer) { info in
             guard let buffer = info.buffer else { return .ok }
-            return gate.admit(runningTime: info.runningTime(buffer.pts)) ? .ok : .drop
+            let time = info.runningTime(buffer.pts)
+            flow.noteEncoderArrival(runningTime: time)
+            return gate.admit(runningTime: time) ? .ok : .drop
         }
         // Linking a recording bin sends RECONFIGURE upstream. Past this point it would make the camera
         // renegotiate, and the camera's serialized ALLOCATION query waits in every branch's queue — behind a

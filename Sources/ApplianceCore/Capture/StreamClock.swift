@@ -21,6 +21,8 @@ final class VideoFlowMonitor: Sendable {
         var lastEncoderPTS: UInt64 = .max
         var encoderGaps: UInt64 = 0
         var encoderMissing: UInt64 = 0
+        /// A handover's new source: its first frame at the encoder input (PTS at or after `from`) fires the shot.
+        var arrivalWatch: (from: UInt64, shot: OneShot<ContinuousClock.Instant>)?
     }
 
     let framerate: UInt64
@@ -47,6 +49,39 @@ final class VideoFlowMonitor: Sendable {
             guard missing > 0, missing <= Self.maxFill else { return nil }
             return (s.gridStart + UInt64(s.lastSlot + 1) * 1_000_000_000 / framerate, Int(missing))
         }
+    }
+
+    /// A handover boundary for a new source whose first frame has running time `time` (see `Handover`): half an
+    /// interval before the slot that frame falls in, or before the second slot not shown yet if that is later (the
+    /// old source may have one frame between the selector's input and this monitor, on its way to the next slot).
+    /// Being half-way between slots, it splits frames of any phase exactly as the snapping in `output(time:)` does.
+    func handoverBoundary(firstFrame time: UInt64) -> UInt64 {
+        state.withLock { s in
+            guard s.gridStart != .max else { return time }
+            let slot = max(slotIndex(time, s), s.lastSlot + 2)
+            let slotTime = Int64(s.gridStart) + slot * Int64(frameInterval)
+            return UInt64(max(0, slotTime - Int64(frameInterval / 2)))
+        }
+    }
+
+    private func slotIndex(_ time: UInt64, _ s: State) -> Int64 {
+        guard time > s.gridStart else { return -Int64(((s.gridStart - time) * framerate + 500_000_000) / 1_000_000_000) }
+        return Int64(((time - s.gridStart) * framerate + 500_000_000) / 1_000_000_000)
+    }
+
+    /// Fires `shot` with the arrival instant of the first frame at the encoder input whose PTS is at least `from`.
+    func watchEncoderArrival(from time: UInt64, _ shot: OneShot<ContinuousClock.Instant>) {
+        state.withLock { $0.arrivalWatch = (time, shot) }
+    }
+
+    /// Every raw frame offered to the encoder branch (before the gate), with its PTS (running time here).
+    func noteEncoderArrival(runningTime: UInt64) {
+        let shot = state.withLock { s -> OneShot<ContinuousClock.Instant>? in
+            guard let watch = s.arrivalWatch, runningTime != .max, runningTime >= watch.from else { return nil }
+            s.arrivalWatch = nil
+            return watch.shot
+        }
+        shot?.fire(.now)
     }
 
     /// Counts frames inserted to hold the last picture over a gap.
