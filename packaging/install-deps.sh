@@ -8,8 +8,13 @@ PACKAGES=(
   libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev libgstreamer-plugins-bad1.0-dev
   gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good
   gstreamer1.0-plugins-bad gstreamer1.0-plugins-ugly gstreamer1.0-libav gstreamer1.0-alsa gstreamer1.0-gl
-  libsqlite3-dev libjpeg-dev ffmpeg time curl python3 python3-pip
+  libsqlite3-dev libjpeg-dev ffmpeg time curl python3 python3-pip gstreamer1.0-pulseaudio ca-certificates
 )
+# Tests only: openssl makes the HTTPS test's certificates; a private PulseAudio server is the hot-plug test's
+# device provider; util-linux's unshare gives the system-CA-store test its private mount namespace.
+if [ "${1:-}" = "--test" ]; then
+  PACKAGES+=(openssl pulseaudio pulseaudio-utils util-linux)
+fi
 
 missing=()
 for p in "${PACKAGES[@]}"; do

@@ -123,6 +123,8 @@ def main():
     parser.add_argument("--port", type=int, required=True)
     parser.add_argument("--user", default="appliance")
     parser.add_argument("--password", default="secret")
+    parser.add_argument("--cert", help="PEM certificate chain: serve HTTPS")
+    parser.add_argument("--key", help="PEM private key of --cert")
     args = parser.parse_args()
     config = {
         "host": "127.0.0.1",
@@ -137,7 +139,11 @@ def main():
     }
     app = middleware(WsgiDAVApp(config), Faults())
     server = wsgi.Server(("127.0.0.1", args.port), app, numthreads=8)
-    print(f"webdav serving {args.root} on http://127.0.0.1:{args.port}/dav", flush=True)
+    if args.cert:
+        from cheroot.ssl.builtin import BuiltinSSLAdapter
+        server.ssl_adapter = BuiltinSSLAdapter(args.cert, args.key)
+    scheme = "https" if args.cert else "http"
+    print(f"webdav serving {args.root} on {scheme}://127.0.0.1:{args.port}/dav", flush=True)
     try:
         server.start()
     except KeyboardInterrupt:

@@ -55,7 +55,8 @@ public actor BackupUploader {
         self.logger = logger
         // Credentials first: an HTTPClient must be shut down once created, so nothing may throw after it exists.
         let password = try BackupCredentials.password(file: config.passwordFile)
-        var settings = HTTPClient.Configuration()
+        let tls = try BackupTrust.tlsConfiguration(caFile: config.caFile)
+        var settings = HTTPClient.Configuration(tlsConfiguration: tls)
         settings.timeout = .init(connect: .seconds(10), read: .seconds(60))
         settings.redirectConfiguration = .disallow
         http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: settings)

@@ -63,7 +63,7 @@ public struct WebDAVClient: Sendable {
         } catch is CancellationError {
             throw CancellationError()
         } catch {
-            throw WebDAVError.transport("\(error)")
+            throw WebDAVError.transport(BackupTrust.explain(error) ?? "\(error)")
         }
         guard accept.contains(Int(response.status.code)) else {
             _ = try? await response.body.collect(upTo: 64 * 1024)

@@ -86,6 +86,8 @@ public struct ApplianceConfig: Sendable, Equatable {
         public var url = ""
         public var username = ""
         public var passwordFile = ""
+        /// PEM file of extra CA certificates to trust besides the system's store (a self-hosted server's own CA).
+        public var caFile = ""
         public var onlyLocked = false
         public var bandwidthKbps = 0
         /// First retry delay after a transient failure; doubles each attempt (with jitter), at most 5 minutes.

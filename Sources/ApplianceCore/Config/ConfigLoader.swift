@@ -116,6 +116,7 @@ public enum ConfigLoader {
             b.url = try t.string("url", b.url)
             b.username = try t.string("username", b.username)
             b.passwordFile = try t.string("password_file", b.passwordFile)
+            b.caFile = try t.string("ca_file", b.caFile)
             b.onlyLocked = try t.bool("only_locked", b.onlyLocked)
             b.bandwidthKbps = try t.int("bandwidth_kbps", b.bandwidthKbps, 0...10_000_000)
             b.retryBaseS = try t.double("retry_base_s", b.retryBaseS, 0.05...3600)

@@ -66,6 +66,8 @@ url = ""
 username = ""
 # A file holding the password (chmod 600; refused if others can read it), or set APPLIANCE_BACKUP_PASSWORD.
 password_file = ""
+# HTTPS uses the system's CA store; a PEM file of extra CA certificates to trust too (a self-hosted server's own CA).
+ca_file = ""
 # Back up only locked clips.
 only_locked = false
 # Upload rate cap in kbit/s; 0: none.

@@ -72,11 +72,26 @@ final class DaemonProcess {
         return try condition()
     }
 
+    /// A command that runs the daemon (its path and arguments follow), which must exec it (so the PID stays the
+    /// daemon's): e.g. a private mount namespace.
+    var launcher: [String] = []
+    /// Extra environment for the daemon.
+    var environment: [String: String] = [:]
+
     /// Starts `appliance run` and waits until the socket answers.
     func start(arguments: [String]? = nil, timeout: TimeInterval = 20) throws {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: Self.binary)
-        process.arguments = arguments ?? ["run", "--config", configPath, "--socket", socketPath]
+        let daemonArguments = arguments ?? ["run", "--config", configPath, "--socket", socketPath]
+        if let first = launcher.first {
+            process.executableURL = URL(fileURLWithPath: first)
+            process.arguments = Array(launcher.dropFirst()) + [Self.binary] + daemonArguments
+        } else {
+            process.executableURL = URL(fileURLWithPath: Self.binary)
+            process.arguments = daemonArguments
+        }
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, added in added }
+        }
         FileManager.default.createFile(atPath: logPath, contents: nil)
         let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
         log.seekToEndOfFile()

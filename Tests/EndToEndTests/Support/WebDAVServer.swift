@@ -9,11 +9,15 @@ final class WebDAVServer {
     let user = "appliance"
     let password = "s3cret-Pässword"
     private var process: Process?
+    /// Serves HTTPS with this certificate when set.
+    let tls: TestCertificates?
 
-    var url: String { "http://127.0.0.1:\(port)/dav/backup" }
+    var origin: String { "\(tls == nil ? "http" : "https")://127.0.0.1:\(port)" }
+    var url: String { "\(origin)/dav/backup" }
     var remoteRoot: String { root + "/backup" }
 
-    init() throws {
+    init(tls: TestCertificates? = nil) throws {
+        self.tls = tls
         root = FileManager.default.temporaryDirectory.appendingPathComponent("dav-\(UUID().uuidString.prefix(8))").path
         try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
         port = Int.random(in: 20_000...40_000)
@@ -33,13 +37,14 @@ final class WebDAVServer {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", Self.script, "--root", root, "--port", "\(port)", "--user", user, "--password", password]
+            + (tls.map { ["--cert", $0.serverCertificate, "--key", $0.serverKey] } ?? [])
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
         self.process = process
         let deadline = Date().addingTimeInterval(15)
         while Date() < deadline {
-            if (try? CommandResult.run("/usr/bin/curl", ["-s", "-o", "/dev/null", "-w", "%{http_code}", "http://127.0.0.1:\(port)/__log"]))?.stdout == "200" { return }
+            if (try? CommandResult.run("/usr/bin/curl", ["-sk", "-o", "/dev/null", "-w", "%{http_code}", "\(origin)/__log"]))?.stdout == "200" { return }
             Thread.sleep(forTimeInterval: 0.1)
         }
         throw DaemonError(message: "WebDAV server did not start (is wsgidav installed? packaging/install-deps.sh)")
@@ -56,13 +61,13 @@ final class WebDAVServer {
     /// Sets faults: fail (statuses for the next requests), retry_after, delay_ms, rate_kbps, full.
     func control(_ settings: [String: Any]) throws {
         let body = String(decoding: try JSONSerialization.data(withJSONObject: settings), as: UTF8.self)
-        let result = try CommandResult.run("/usr/bin/curl", ["-s", "-X", "POST", "-d", body, "http://127.0.0.1:\(port)/__control"])
+        let result = try CommandResult.run("/usr/bin/curl", ["-sk", "-X", "POST", "-d", body, "\(origin)/__control"])
         guard result.status == 0 else { throw DaemonError(message: "control failed: \(result.stderr)") }
     }
 
     /// Requests the server has seen: method, path, status, time.
     func log() throws -> [[String: Any]] {
-        let result = try CommandResult.run("/usr/bin/curl", ["-s", "http://127.0.0.1:\(port)/__log"])
+        let result = try CommandResult.run("/usr/bin/curl", ["-sk", "\(origin)/__log"])
         return (try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: Any]]) ?? []
     }
 
