@@ -1,13 +1,12 @@
 #include "CApplianceShim.h"
 #include <malloc.h>
 
-void appl_malloc_trim(void) { malloc_trim(0); }
 
 void appl_tune_malloc(void) {
 #ifdef M_ARENA_MAX
     /* Each thread that frees memory may otherwise get an arena of its own that keeps it: with GStreamer's
      * streaming threads, NIO's event loops and the cooperative pool, RSS during a 1 GiB upload grew by up to
-     * 49 MiB. Two arenas keep it under 20 MiB. The mmap threshold is left dynamic on purpose: pinning it low
+     * 49 MiB. Two arenas keep it under 20 MiB (uploads now also reuse their buffers). The mmap threshold is left dynamic on purpose: pinning it low
      * made every video frame a fresh mmap, and page faults cost 2 % of a core at 720p30 (measured with perf). */
     mallopt(M_ARENA_MAX, 2);
 #endif

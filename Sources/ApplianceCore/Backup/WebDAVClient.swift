@@ -101,17 +101,18 @@ public struct WebDAVClient: Sendable {
         }
     }
 
-    /// PUTs a file from disk, streamed in 256 KiB chunks; `progress` gets the bytes sent so far.
+    /// PUTs a file from disk, streamed in 256 KiB chunks through a ring of reused buffers; `progress` gets the
+    /// bytes sent so far.
     public func put(file: String, to path: String, rateKbps: Int, progress: @escaping @Sendable (Int64) -> Void) async throws {
-        let size = try await FileSystem.shared.info(forFileAt: FilePath(file))?.size ?? 0
-        try await FileSystem.shared.withFileHandle(forReadingAt: FilePath(file)) { handle in
-            var request = request(.PUT, path)
-            let chunks = handle.readChunks(chunkLength: .kibibytes(256))
-            let paced = PacedChunks(base: chunks, bytesPerSecond: rateKbps > 0 ? Double(rateKbps) * 125 : nil, progress: progress)
-            request.body = .stream(paced, length: .known(size))
-            let response = try await send(request, "PUT", path, accept: [200, 201, 204], timeout: .hours(24))
-            _ = try? await response.body.collect(upTo: 64 * 1024)
+        guard let size = try await FileSystem.shared.info(forFileAt: FilePath(file))?.size else {
+            throw IOError(errnoCode: ENOENT, reason: "open \(file)")
         }
+        var request = request(.PUT, path)
+        let chunks = RecycledFileChunks(path: file, chunkLength: 256 * 1024)
+        let paced = PacedChunks(base: chunks, bytesPerSecond: rateKbps > 0 ? Double(rateKbps) * 125 : nil, progress: progress)
+        request.body = .stream(paced, length: .known(size))
+        let response = try await send(request, "PUT", path, accept: [200, 201, 204], timeout: .hours(24))
+        _ = try? await response.body.collect(upTo: 64 * 1024)
     }
 
     /// PUTs small data (thumbnail, sidecar).

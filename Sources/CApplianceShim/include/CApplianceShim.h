@@ -11,8 +11,6 @@
 /* ---- process ---- */
 /** Caps glibc's malloc arenas at two (see gst_helpers.c for the measurements behind it). */
 void appl_tune_malloc(void);
-/** Returns free heap memory to the system (malloc_trim). */
-void appl_malloc_trim(void);
 
 /* ---- init ---- */
 /** gst_init with no arguments; safe to call more than once. */
