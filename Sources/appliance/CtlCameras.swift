@@ -36,7 +36,7 @@ struct Switch: ParsableCommand {
     func run() {
         options.call("switch", args: camera.map { ["camera": $0] } ?? ["next": true]) { r in
             (r["switched"] as? Bool) == true
-                ? "active camera: \(r["active"] ?? "") (was \(r["previous"] as? String ?? "none"), \(String(format: "%.0f", r["latency_ms"] as? Double ?? 0)) ms)"
+                ? "active camera: \(r["active"] ?? "") (was \(r["previous"] as? String ?? "none")\((r["latency_ms"] as? Double).map { String(format: ", %.0f ms", $0) } ?? ""))"
                 : "active camera: \(r["active"] ?? "") (unchanged)"
         }
     }

@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import NIOPosix
 import Foundation
 import Logging
 import NIOCore
@@ -58,7 +59,8 @@ public actor BackupUploader {
         var settings = HTTPClient.Configuration(tlsConfiguration: tls)
         settings.timeout = .init(connect: .seconds(10), read: .seconds(60))
         settings.redirectConfiguration = .disallow
-        http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: settings)
+        // One event loop for all backup connections: the upload waits for it between chunks (see `WebDAVClient.put`).
+        http = HTTPClient(eventLoopGroupProvider: .shared(MultiThreadedEventLoopGroup.singleton.next()), configuration: settings)
         client = WebDAVClient(http: http, base: config.url, username: config.username, password: password)
         (wakeups, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     }

@@ -16,6 +16,8 @@ import Synchronization
 final class Handover: Sendable {
     private struct State {
         var boundary: UInt64?
+        /// Running time of the old source's last frame let through before the boundary was fixed.
+        var lastPassed: UInt64?
         var switched = false
         var cancelled = false
         /// The new source's probe is holding a frame (its pad is blocked).
@@ -44,17 +46,19 @@ final class Handover: Sendable {
     }
 
     /// Installs the probes. The new source's first frame from now on fixes the boundary.
+    /// The old source's probe goes first, so that every frame it lets through before the boundary is known
+    /// (`lastPassed`) when the new source's first frame fixes the boundary.
     func begin() {
-        let toProbe = to.addProbe([.buffer, .block]) { [self] info in
-            guard let buffer = info.buffer else { return .ok }
-            return newSourceFrame(at: info.runningTime(buffer.pts))
-        }
-        state.withLock { if !$0.toGone { $0.toProbe = toProbe } }
         let fromProbe = from.addProbe(.buffer) { [self] info in
             guard let buffer = info.buffer else { return .ok }
             return oldSourceFrame(at: info.runningTime(buffer.pts))
         }
         state.withLock { if !$0.fromGone { $0.fromProbe = fromProbe } }
+        let toProbe = to.addProbe([.buffer, .block]) { [self] info in
+            guard let buffer = info.buffer else { return .ok }
+            return newSourceFrame(at: info.runningTime(buffer.pts))
+        }
+        state.withLock { if !$0.toGone { $0.toProbe = toProbe } }
     }
 
     private func newSourceFrame(at time: UInt64) -> ProbeReturn {
@@ -72,7 +76,7 @@ final class Handover: Sendable {
                 return .remove
             }
             if s.boundary == nil {
-                let boundary = flow.handoverBoundary(firstFrame: time)
+                let boundary = flow.handoverBoundary(firstFrame: time, oldSourcePassed: s.lastPassed)
                 s.boundary = boundary
                 flow.watchEncoderArrival(from: boundary, arrival)
             }
@@ -95,7 +99,10 @@ final class Handover: Sendable {
                 s.fromProbe = nil
                 return (.remove, nil, nil)
             }
-            guard let boundary = s.boundary, time != .max, time >= boundary else { return (.ok, nil, nil) }
+            guard let boundary = s.boundary, time != .max, time >= boundary else {
+                if s.boundary == nil, time != .max { s.lastPassed = time }
+                return (.ok, nil, nil)
+            }
             s.switched = true
             s.fromGone = true
             s.fromProbe = nil

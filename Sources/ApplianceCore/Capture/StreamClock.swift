@@ -52,13 +52,15 @@ final class VideoFlowMonitor: Sendable {
     }
 
     /// A handover boundary for a new source whose first frame has running time `time` (see `Handover`): half an
-    /// interval before the slot that frame falls in, or before the second slot not shown yet if that is later (the
-    /// old source may have one frame between the selector's input and this monitor, on its way to the next slot).
-    /// Being half-way between slots, it splits frames of any phase exactly as the snapping in `output(time:)` does.
-    func handoverBoundary(firstFrame time: UInt64) -> UInt64 {
+    /// interval before the slot that frame falls in, or before the first slot after every frame shown or let through
+    /// by the old source (`oldSourcePassed`: a frame still on its way from the selector's input to this monitor),
+    /// if that is later. Being half-way between slots, it splits frames of any phase exactly as the snapping in
+    /// `output(time:)` does.
+    func handoverBoundary(firstFrame time: UInt64, oldSourcePassed: UInt64?) -> UInt64 {
         state.withLock { s in
             guard s.gridStart != .max else { return time }
-            let slot = max(slotIndex(time, s), s.lastSlot + 2)
+            let passed = oldSourcePassed.map { slotIndex($0, s) } ?? s.lastSlot
+            let slot = max(slotIndex(time, s), max(s.lastSlot, passed) + 1)
             let slotTime = Int64(s.gridStart) + slot * Int64(frameInterval)
             return UInt64(max(0, slotTime - Int64(frameInterval / 2)))
         }
