@@ -151,6 +151,29 @@ final class BackupTests: XCTestCase {
         XCTAssertNotNil(remote(server, id: id).media)
     }
 
+    /// Fixing the password file is enough: the paused queue notices the change and resumes by itself.
+    func testFixedPasswordFileResumesWithoutAnOperator() throws {
+        let server = try WebDAVServer()
+        try server.start()
+        let daemon = try makeDaemon(server, password: "wrong")
+        try daemon.start()
+        defer { daemon.stop() }
+        let id = try XCTUnwrap(try record(daemon)["id"] as? String)
+        XCTAssertTrue(try daemon.waitFor(10) { try daemon.result("backup.status")["paused"] as? Bool == true })
+        let listener = try ControlClient(path: daemon.socketPath, timeout: 20)
+        XCTAssertEqual(try listener.call("events")["ok"] as? Bool, true)
+        _ = try server.backupConfig(in: daemon.directory)  // the right password, same file
+        var resumed: [String: Any]?
+        while resumed == nil {
+            let event = try XCTUnwrap(try JSONSerialization.jsonObject(with: listener.readLine()) as? [String: Any])
+            if event["event"] as? String == "backup_resumed" { resumed = event["data"] as? [String: Any] }
+        }
+        XCTAssertEqual(resumed?["reason"] as? String, "password_file changed")
+        XCTAssertTrue(try daemon.waitFor(20) { try counts(daemon)["done"] == 1 }, daemon.log)
+        XCTAssertNotNil(remote(server, id: id).media)
+        XCTAssertFalse(daemon.log.contains(server.password), "the password is never logged")
+    }
+
     func testInsufficientStoragePausesThenResumes() throws {
         let server = try WebDAVServer()
         try server.start()

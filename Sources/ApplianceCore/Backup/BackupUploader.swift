@@ -38,6 +38,11 @@ public actor BackupUploader {
     private let http: HTTPClient
     private var client: WebDAVClient
     private var pauseReason: String?
+    /// The pause came from refused credentials: a changed password file lifts it.
+    private var pausedOnCredentials = false
+    /// The password in use (to notice a changed password file while paused).
+    private var password: String?
+    static let passwordCheckInterval: TimeInterval = 2
     private var current: Progress?
     private var currentRecording: String?
     private var currentTask: Task<Void, Never>?
@@ -62,6 +67,7 @@ public actor BackupUploader {
         // One event loop for all backup connections: the upload waits for it between chunks (see `WebDAVClient.put`).
         http = HTTPClient(eventLoopGroupProvider: .shared(MultiThreadedEventLoopGroup.singleton.next()), configuration: settings)
         client = WebDAVClient(http: http, base: config.url, username: config.username, password: password)
+        self.password = password
         (wakeups, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     }
 
@@ -119,13 +125,11 @@ public actor BackupUploader {
     /// `backup retry [ID]`: lifts a pause (re-reading the password file) and makes failed jobs due now.
     public func retry(recordingId: String?) async throws -> Int {
         do {
-            client = WebDAVClient(http: http, base: config.url, username: config.username,
-                                  password: try BackupCredentials.password(file: config.passwordFile))
+            use(password: try BackupCredentials.password(file: config.passwordFile))
         } catch {
             throw ControlError(.badRequest, "\(error)")
         }
-        if pauseReason != nil { logger.notice("backup resumed by an operator") }
-        pauseReason = nil
+        if pauseReason != nil { resume(because: "an operator ran backup retry") }
         let count = try await library.retryBackups(recordingId: recordingId)
         wake.yield()
         return count
@@ -147,10 +151,31 @@ public actor BackupUploader {
 
     // MARK: the loop
 
+    private func use(password: String?) {
+        client = WebDAVClient(http: http, base: config.url, username: config.username, password: password)
+        self.password = password
+    }
+
+    private func resume(because why: String) {
+        pauseReason = nil
+        pausedOnCredentials = false
+        events.publish("backup_resumed", ["reason": why])
+        logger.notice("backup resumed: \(why)")
+    }
+
+    /// While paused on refused credentials: a password file whose content changed lifts the pause by itself.
+    private func passwordFileChanged() -> Bool {
+        guard pausedOnCredentials, !config.passwordFile.isEmpty,
+              let fresh = try? BackupCredentials.password(file: config.passwordFile), fresh != password else { return false }
+        use(password: fresh)
+        return true
+    }
+
     private func run() async {
         while !Task.isCancelled {
             if pauseReason != nil {
-                await waitForWake(until: nil)
+                await waitForWake(until: pausedOnCredentials ? Date().addingTimeInterval(Self.passwordCheckInterval) : nil)
+                if pauseReason != nil, passwordFileChanged() { resume(because: "password_file changed") }
                 continue
             }
             let claimed: (job: BackupJob?, nextDue: Date?)
@@ -281,6 +306,7 @@ public actor BackupUploader {
         switch Self.classify(error) {
         case .pause(let reason):
             pauseReason = reason
+            if case WebDAVError.status(let code, _, _, _) = error { pausedOnCredentials = code == 401 || code == 403 }
             try? await library.finishBackup(job, state: .pending, error: message)
             events.publish("backup_paused", ["reason": reason])
             logger.error("backup paused: \(reason)")
@@ -311,7 +337,7 @@ public actor BackupUploader {
         switch error {
         case WebDAVError.status(let code, _, _, let retryAfter):
             switch code {
-            case 401, 403: return .pause("the server refused the credentials (HTTP \(code)); fix backup.username / password_file, then run `appliance ctl backup retry`")
+            case 401, 403: return .pause("the server refused the credentials (HTTP \(code)); fix backup.username or the password file (a change to it is picked up by itself), or run `appliance ctl backup retry`")
             case 507: return .pause("the server is out of storage (HTTP 507); free space, then run `appliance ctl backup retry`")
             case 408, 423, 425, 429, 500...599: return .retry(retryAfter)
             default: return .fail
