@@ -63,6 +63,8 @@ final class Handover: Sendable {
 
     private func newSourceFrame(at time: UInt64) -> ProbeReturn {
         state.withLock { s in
+            // Whoever sets `toGone` removes the probe; a callback racing with that removal lets the frame pass.
+            if s.toGone { return .pass }
             if s.cancelled {
                 s.toGone = true
                 s.toProbe = nil
@@ -94,6 +96,7 @@ final class Handover: Sendable {
 
     private func oldSourceFrame(at time: UInt64) -> ProbeReturn {
         let decision = state.withLock { s -> (verdict: ProbeReturn, release: Probe?, boundary: UInt64?) in
+            if s.fromGone { return (.ok, nil, nil) }  // being removed by `force` or `cancel`
             if s.switched || s.cancelled {
                 s.fromGone = true
                 s.fromProbe = nil
