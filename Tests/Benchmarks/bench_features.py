@@ -131,17 +131,22 @@ def demo_cameras():
     return text[text.index("[[camera]]"):text.index("[preview]")]
 
 
-def idle_cpu(daemon, seconds=10.0):
+def cpu_percent(daemon, seconds=10.0):
+    """The daemon's CPU in % of one core over `seconds`, after 2 s to settle."""
     time.sleep(2)
     c0, t0 = cpu_seconds(daemon.proc.pid), time.monotonic()
     time.sleep(seconds)
     return 100 * (cpu_seconds(daemon.proc.pid) - c0) / (time.monotonic() - t0)
 
 
+def idle_cpu(daemon, seconds=10.0):
+    return cpu_percent(daemon, seconds)
+
+
 def recording_cpu(daemon, seconds=10.0):
     daemon.call("record.start", {"title": "bench cpu"})
     try:
-        return idle_cpu(daemon, seconds)
+        return cpu_percent(daemon, seconds)
     finally:
         daemon.call("record.stop")
 

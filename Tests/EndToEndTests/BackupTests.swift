@@ -10,16 +10,6 @@ final class BackupTests: XCTestCase {
         return daemon
     }
 
-    private func record(_ daemon: DaemonProcess, seconds: Double = 0.8, title: String = "clip") throws -> [String: Any] {
-        _ = try daemon.result("record.start", args: ["title": title])
-        Thread.sleep(forTimeInterval: seconds)
-        return try daemon.result("record.stop")
-    }
-
-    private func counts(_ daemon: DaemonProcess) throws -> [String: Int] {
-        (try daemon.result("backup.status")["counts"] as? [String: Int]) ?? [:]
-    }
-
     /// Remote files of one recording (mp4, jpg, json), and any temporary .part files.
     private func remote(_ server: WebDAVServer, id: String) -> (media: Int64?, thumbnail: Bool, sidecar: [String: Any]?, parts: [String]) {
         let files = server.files()
@@ -36,9 +26,9 @@ final class BackupTests: XCTestCase {
         let daemon = try makeDaemon(server)
         try daemon.start()
         defer { daemon.stop() }
-        let first = try record(daemon, title: "Garden, dusk 🌆 / \"one\"")
-        let second = try record(daemon, title: "two")
-        XCTAssertTrue(try daemon.waitFor(20) { try counts(daemon)["done"] == 2 }, daemon.log)
+        let first = try daemon.recordClip(title: "Garden, dusk 🌆 / \"one\"")
+        let second = try daemon.recordClip(title: "two")
+        XCTAssertTrue(try daemon.waitFor(20) { try daemon.backupCounts()["done"] == 2 }, daemon.log)
         for clip in [first, second] {
             let id = try XCTUnwrap(clip["id"] as? String)
             let local = try XCTUnwrap((try FileManager.default.attributesOfItem(atPath: clip["path"] as! String)[.size] as? NSNumber)?.int64Value)
@@ -67,7 +57,7 @@ final class BackupTests: XCTestCase {
         let daemon = try makeDaemon(server)
         try daemon.start()
         defer { daemon.stop() }
-        let clip = try record(daemon, seconds: 1.0)
+        let clip = try daemon.recordClip(seconds: 1.0)
         let id = try XCTUnwrap(clip["id"] as? String)
         XCTAssertTrue(try daemon.waitFor(10) { (try daemon.result("backup.status")["current"] as? [String: Any])?["bytes_done"] as? Int ?? 0 > 0 })
         server.stop()  // mid-upload
@@ -75,7 +65,7 @@ final class BackupTests: XCTestCase {
         XCTAssertEqual(try daemon.result("info", args: ["id": id])["backup_state"] as? String, "pending")
         Thread.sleep(forTimeInterval: 1.0)
         try server.start()
-        XCTAssertTrue(try daemon.waitFor(30) { try counts(daemon)["done"] == 1 }, daemon.log)
+        XCTAssertTrue(try daemon.waitFor(30) { try daemon.backupCounts()["done"] == 1 }, daemon.log)
         let copy = remote(server, id: id)
         XCTAssertEqual(copy.media, (try FileManager.default.attributesOfItem(atPath: clip["path"] as! String)[.size] as? NSNumber)?.int64Value)
         XCTAssertEqual(copy.parts, [], "no temporary file left")
@@ -89,14 +79,14 @@ final class BackupTests: XCTestCase {
         try server.control(["rate_kbps": 16_000])
         let daemon = try makeDaemon(server)
         try daemon.start()
-        let clip = try record(daemon, seconds: 1.0)
+        let clip = try daemon.recordClip(seconds: 1.0)
         let id = try XCTUnwrap(clip["id"] as? String)
         XCTAssertTrue(try daemon.waitFor(10) { (try daemon.result("backup.status")["current"] as? [String: Any])?["bytes_done"] as? Int ?? 0 > 0 })
         daemon.stop(signal: SIGKILL)
         try server.control(["rate_kbps": 0])
         try daemon.start()
         defer { daemon.stop() }
-        XCTAssertTrue(try daemon.waitFor(30) { try counts(daemon)["done"] == 1 }, daemon.log)
+        XCTAssertTrue(try daemon.waitFor(30) { try daemon.backupCounts()["done"] == 1 }, daemon.log)
         XCTAssertEqual(remote(server, id: id).media, (try FileManager.default.attributesOfItem(atPath: clip["path"] as! String)[.size] as? NSNumber)?.int64Value)
         XCTAssertEqual(remote(server, id: id).parts, [])
         XCTAssertEqual(try daemon.result("info", args: ["id": id])["backup_state"] as? String, "done")
@@ -109,9 +99,9 @@ final class BackupTests: XCTestCase {
         let daemon = try makeDaemon(server)
         try daemon.start()
         defer { daemon.stop() }
-        let clip = try record(daemon)
+        let clip = try daemon.recordClip()
         let id = try XCTUnwrap(clip["id"] as? String)
-        XCTAssertTrue(try daemon.waitFor(40) { try counts(daemon)["done"] == 1 }, daemon.log)
+        XCTAssertTrue(try daemon.waitFor(40) { try daemon.backupCounts()["done"] == 1 }, daemon.log)
         XCTAssertNotNil(remote(server, id: id).media)
         let log = try server.log()
         let failures = log.filter { [503, 429, 502].contains($0["status"] as? Int ?? 0) }
@@ -132,7 +122,7 @@ final class BackupTests: XCTestCase {
         let daemon = try makeDaemon(server, password: "wrong")
         try daemon.start()
         defer { daemon.stop() }
-        let clip = try record(daemon)
+        let clip = try daemon.recordClip()
         let id = try XCTUnwrap(clip["id"] as? String)
         XCTAssertTrue(try daemon.waitFor(10) { try daemon.result("backup.status")["paused"] as? Bool == true })
         let status = try daemon.result("backup.status")
@@ -140,13 +130,13 @@ final class BackupTests: XCTestCase {
         XCTAssertTrue(try daemon.ctl(["backup", "status"]).stdout.contains("PAUSED"))
         XCTAssertNil(remote(server, id: id).media)
         Thread.sleep(forTimeInterval: 1.0)
-        XCTAssertEqual(try counts(daemon)["pending"], 1, "paused: no retries in a loop")
+        XCTAssertEqual(try daemon.backupCounts()["pending"], 1, "paused: no retries in a loop")
         XCTAssertLessThan(try server.log().filter { $0["status"] as? Int == 401 }.count, 4)
 
         _ = try server.backupConfig(in: daemon.directory)  // the right password, same file
         let retry = try daemon.ctl(["backup", "retry"])
         XCTAssertEqual(retry.status, 0, retry.stderr)
-        XCTAssertTrue(try daemon.waitFor(20) { try counts(daemon)["done"] == 1 }, daemon.log)
+        XCTAssertTrue(try daemon.waitFor(20) { try daemon.backupCounts()["done"] == 1 }, daemon.log)
         XCTAssertEqual(try daemon.result("backup.status")["paused"] as? Bool, false)
         XCTAssertNotNil(remote(server, id: id).media)
     }
@@ -158,18 +148,13 @@ final class BackupTests: XCTestCase {
         let daemon = try makeDaemon(server, password: "wrong")
         try daemon.start()
         defer { daemon.stop() }
-        let id = try XCTUnwrap(try record(daemon)["id"] as? String)
+        let id = try XCTUnwrap(try daemon.recordClip()["id"] as? String)
         XCTAssertTrue(try daemon.waitFor(10) { try daemon.result("backup.status")["paused"] as? Bool == true })
-        let listener = try ControlClient(path: daemon.socketPath, timeout: 20)
-        XCTAssertEqual(try listener.call("events")["ok"] as? Bool, true)
+        let listener = try EventListener(daemon, timeout: 20)
         _ = try server.backupConfig(in: daemon.directory)  // the right password, same file
-        var resumed: [String: Any]?
-        while resumed == nil {
-            let event = try XCTUnwrap(try JSONSerialization.jsonObject(with: listener.readLine()) as? [String: Any])
-            if event["event"] as? String == "backup_resumed" { resumed = event["data"] as? [String: Any] }
-        }
-        XCTAssertEqual(resumed?["reason"] as? String, "password_file changed")
-        XCTAssertTrue(try daemon.waitFor(20) { try counts(daemon)["done"] == 1 }, daemon.log)
+        let resumed = try listener.waitFor("backup_resumed")
+        XCTAssertEqual(resumed["reason"] as? String, "password_file changed")
+        XCTAssertTrue(try daemon.waitFor(20) { try daemon.backupCounts()["done"] == 1 }, daemon.log)
         XCTAssertNotNil(remote(server, id: id).media)
         XCTAssertFalse(daemon.log.contains(server.password), "the password is never logged")
     }
@@ -181,14 +166,14 @@ final class BackupTests: XCTestCase {
         let daemon = try makeDaemon(server)
         try daemon.start()
         defer { daemon.stop() }
-        let id = try XCTUnwrap(try record(daemon)["id"] as? String)
+        let id = try XCTUnwrap(try daemon.recordClip()["id"] as? String)
         XCTAssertTrue(try daemon.waitFor(10) { try daemon.result("backup.status")["paused"] as? Bool == true })
         XCTAssertTrue((try daemon.result("backup.status")["pause_reason"] as? String ?? "").contains("507"))
         XCTAssertEqual(remote(server, id: id).media, nil)
         XCTAssertEqual(remote(server, id: id).parts, [], "a refused upload leaves nothing under any name")
         try server.control(["full": false])
         XCTAssertEqual(try daemon.ctl(["backup", "retry", String(id.prefix(8))]).status, 0)
-        XCTAssertTrue(try daemon.waitFor(20) { try counts(daemon)["done"] == 1 }, daemon.log)
+        XCTAssertTrue(try daemon.waitFor(20) { try daemon.backupCounts()["done"] == 1 }, daemon.log)
     }
 
     func testDeletingAClipRemovesItRemotelyAndOnlyLockedWaitsForALock() throws {
@@ -197,7 +182,7 @@ final class BackupTests: XCTestCase {
         let daemon = try makeDaemon(server, extra: "only_locked = true")
         try daemon.start()
         defer { daemon.stop() }
-        let id = try XCTUnwrap(try record(daemon)["id"] as? String)
+        let id = try XCTUnwrap(try daemon.recordClip()["id"] as? String)
         Thread.sleep(forTimeInterval: 1.0)
         XCTAssertNil(remote(server, id: id).media, "only_locked: not uploaded before it is locked")
         XCTAssertEqual(try daemon.result("info", args: ["id": id])["backup_state"] as? String, "none")
@@ -217,16 +202,10 @@ final class BackupTests: XCTestCase {
         let daemon = try makeDaemon(server, extra: "bandwidth_kbps = 40000")
         try daemon.start()
         defer { daemon.stop() }
-        let listener = try ControlClient(path: daemon.socketPath, timeout: 30)
-        XCTAssertEqual(try listener.call("events")["ok"] as? Bool, true)
-        let id = try XCTUnwrap(try record(daemon)["id"] as? String)
-        var rate: Double?
-        while rate == nil {
-            let event = try XCTUnwrap(try JSONSerialization.jsonObject(with: listener.readLine()) as? [String: Any])
-            if event["event"] as? String == "backup_done", (event["data"] as? [String: Any])?["id"] as? String == id {
-                rate = Double((event["data"] as? [String: Any])?["rate_kbps"] as? String ?? "")
-            }
-        }
+        let listener = try EventListener(daemon, timeout: 30)
+        let id = try XCTUnwrap(try daemon.recordClip()["id"] as? String)
+        let done = try listener.waitFor("backup_done") { $0["id"] as? String == id }
+        let rate = Double(done["rate_kbps"] as? String ?? "")
         // Unpaced, loopback runs at hundreds of Mbit/s; the cap holds it near 40 Mbit/s.
         XCTAssertLessThanOrEqual(try XCTUnwrap(rate), 40_000 * 1.1)
         XCTAssertGreaterThan(try XCTUnwrap(rate), 40_000 * 0.5)
@@ -288,7 +267,7 @@ final class LargeUploadTests: XCTestCase {
         // Polls the queue counts, not `info`: `info` inspects the file with GStreamer, which costs memory itself.
         let done = daemon.waitFor(180) {
             peak = max(peak, rss())
-            return ((try? daemon.result("backup.status")["counts"] as? [String: Int]) ?? [:])?["done"] == 1
+            return (try? daemon.backupCounts())?["done"] == 1
         }
         XCTAssertTrue(done, daemon.log)
         XCTAssertEqual(try daemon.result("info", args: ["id": id])["backup_state"] as? String, "done")

@@ -3,16 +3,6 @@ import XCTest
 
 /// Backup over HTTPS to the real WebDAV server serving TLS on 127.0.0.1 with a certificate from a throwaway CA.
 final class HTTPSBackupTests: XCTestCase {
-    private func counts(_ daemon: DaemonProcess) throws -> [String: Int] {
-        (try daemon.result("backup.status")["counts"] as? [String: Int]) ?? [:]
-    }
-
-    private func record(_ daemon: DaemonProcess) throws -> String {
-        _ = try daemon.result("record.start", args: ["title": "tls"])
-        Thread.sleep(forTimeInterval: 0.8)
-        return try XCTUnwrap(try daemon.result("record.stop")["id"] as? String)
-    }
-
     /// Peer verification is on: a certificate nobody trusts is refused with a clear reason and nothing is written;
     /// `ca_file` naming the server's CA makes the same queued clip arrive after a restart.
     func testUntrustedCertificateIsRefusedUntilCAFileTrustsIt() throws {
@@ -22,14 +12,14 @@ final class HTTPSBackupTests: XCTestCase {
         let daemon = try DaemonProcess()
         try daemon.appendConfig(try server.backupConfig(in: daemon.directory))
         try daemon.start()
-        let id = try record(daemon)
+        let id = try XCTUnwrap(try daemon.recordClip(title: "tls")["id"] as? String)
         let refused = try daemon.waitFor(15) {
             (try daemon.result("backup.status")["last_error"] as? String ?? "").contains("not trusted")
         }
         let status = try daemon.result("backup.status")
         XCTAssertTrue(refused, "\(status)")
         XCTAssertEqual(status["paused"] as? Bool, false, "a TLS failure is retried with backoff, not a pause")
-        XCTAssertEqual(try counts(daemon)["done"] ?? 0, 0)
+        XCTAssertEqual(try daemon.backupCounts()["done"] ?? 0, 0)
         XCTAssertEqual(try server.log().filter { ["PUT", "MOVE", "MKCOL"].contains($0["method"] as? String ?? "") }.count, 0,
                        "no request got past the handshake")
         XCTAssertEqual(server.files().count, 0)
@@ -38,7 +28,7 @@ final class HTTPSBackupTests: XCTestCase {
         try daemon.appendConfig("ca_file = \"\(certificates.caCertificate)\"")
         try daemon.start()
         defer { daemon.stop() }
-        XCTAssertTrue(try daemon.waitFor(20) { try counts(daemon)["done"] == 1 }, daemon.log)
+        XCTAssertTrue(try daemon.waitFor(20) { try daemon.backupCounts()["done"] == 1 }, daemon.log)
         XCTAssertTrue(server.files().keys.contains { $0.hasSuffix("_\(id).mp4") }, "\(server.files())")
     }
 
@@ -58,8 +48,8 @@ final class HTTPSBackupTests: XCTestCase {
                            "mount --bind '\(bundle)' \(TestCertificates.systemBundle) && exec \"$0\" \"$@\""]
         try daemon.start()
         defer { daemon.stop() }
-        let id = try record(daemon)
-        XCTAssertTrue(try daemon.waitFor(20) { try counts(daemon)["done"] == 1 }, daemon.log)
+        let id = try XCTUnwrap(try daemon.recordClip(title: "tls")["id"] as? String)
+        XCTAssertTrue(try daemon.waitFor(20) { try daemon.backupCounts()["done"] == 1 }, daemon.log)
         XCTAssertTrue(server.files().keys.contains { $0.hasSuffix("_\(id).mp4") }, "\(server.files())")
         let systemStore = try String(contentsOfFile: TestCertificates.systemBundle, encoding: .utf8)
         let testCA = try String(contentsOfFile: certificates.caCertificate, encoding: .utf8)

@@ -174,8 +174,7 @@ final class LibraryEndToEndTests: XCTestCase {
         let daemon = try DaemonProcess()
         try daemon.start()
         defer { daemon.stop() }
-        let listener = try ControlClient(path: daemon.socketPath, timeout: 10)
-        XCTAssertEqual(try listener.call("events")["ok"] as? Bool, true)
+        let listener = try EventListener(daemon, timeout: 10)
 
         let id = try XCTUnwrap(try record(1, on: daemon).first)
         _ = try daemon.result("rename", args: ["id": id, "title": "renamed"])
@@ -183,9 +182,9 @@ final class LibraryEndToEndTests: XCTestCase {
         _ = try daemon.result("delete", args: ["id": id, "force": true])
         var seen: [(String, [String: Any])] = []
         while seen.count < 6 {
-            let event = try XCTUnwrap(try JSONSerialization.jsonObject(with: listener.readLine()) as? [String: Any])
-            XCTAssertNotNil(event["time"] as? String)
-            seen.append((event["event"] as? String ?? "", event["data"] as? [String: Any] ?? [:]))
+            let event = try listener.next()
+            XCTAssertNotNil(event.time)
+            seen.append((event.name, event.data))
         }
         XCTAssertEqual(seen.map(\.0), ["recording_started", "recording_stopped", "thumbnail_ready", "renamed", "locked", "deleted"])
         for (_, data) in seen { XCTAssertEqual(data["id"] as? String, id) }

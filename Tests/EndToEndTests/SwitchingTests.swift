@@ -86,8 +86,7 @@ final class SwitchingTests: XCTestCase {
             """)
         try daemon.start()
         defer { daemon.stop() }
-        let listener = try ControlClient(path: daemon.socketPath, timeout: 15)
-        XCTAssertEqual(try listener.call("events")["ok"] as? Bool, true)
+        let listener = try EventListener(daemon, timeout: 15)
         _ = try daemon.result("record.start", args: ["title": "through failures"])
         Thread.sleep(forTimeInterval: 4.0)
         let status = try daemon.result("status")
@@ -100,10 +99,7 @@ final class SwitchingTests: XCTestCase {
         try probe.assertSmoothVideo(framerate: 30)
 
         var failed: [String] = []
-        while failed.count < 2 {
-            let event = try XCTUnwrap(try JSONSerialization.jsonObject(with: listener.readLine()) as? [String: Any])
-            if event["event"] as? String == "camera_failed" { failed.append((event["data"] as? [String: Any])?["camera"] as? String ?? "") }
-        }
+        while failed.count < 2 { failed.append(try listener.waitFor("camera_failed")["camera"] as? String ?? "") }
         XCTAssertEqual(failed, ["ends", "breaks"])
         XCTAssertTrue(daemon.log.contains("camera 'ends' failed"), daemon.log)
         let cameras = try XCTUnwrap(try daemon.result("cameras")["cameras"] as? [[String: Any]])
@@ -181,19 +177,14 @@ final class HotplugTests: XCTestCase {
             """)
         try daemon.start()
         defer { daemon.stop() }
-        let listener = try ControlClient(path: daemon.socketPath, timeout: 15)
-        XCTAssertEqual(try listener.call("events")["ok"] as? Bool, true)
+        let listener = try EventListener(daemon, timeout: 15)
         func state(_ name: String) throws -> String? {
             (try daemon.result("cameras")["cameras"] as? [[String: Any]])?.first { $0["name"] as? String == name }?["state"] as? String
         }
         XCTAssertEqual(try state("usb"), "missing")
 
         FileManager.default.createFile(atPath: node, contents: Data())  // "plugged in" (but not a real camera)
-        var available = false
-        while !available {
-            let event = try XCTUnwrap(try JSONSerialization.jsonObject(with: listener.readLine()) as? [String: Any])
-            available = event["event"] as? String == "camera_available"
-        }
+        try listener.waitFor("camera_available")
         XCTAssertEqual(try state("usb"), "standby")
 
         _ = try daemon.result("record.start")

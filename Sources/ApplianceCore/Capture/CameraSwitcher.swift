@@ -276,16 +276,19 @@ public actor CameraSwitcher {
     /// Shows the black filler, starting it first (it only runs while shown: it costs about 0.8 % of a core),
     /// through a handover, so the shown camera's last frames still make it out.
     private func showFiller() async {
-        let filler = graph.filler, pipeline = graph.pipeline
-        if !filler.isRunning { _ = try? await blocking { try filler.start(following: pipeline) } }
+        await startFiller()
         await handOver(to: graph.fillerPad)
     }
 
     /// A camera failed: show the filler at once (the grid repeats the last frame until the filler's first frame).
     private func showFillerNow() async {
+        await startFiller()
+        select(graph.fillerPad)
+    }
+
+    private func startFiller() async {
         let filler = graph.filler, pipeline = graph.pipeline
         if !filler.isRunning { _ = try? await blocking { try filler.start(following: pipeline) } }
-        select(graph.fillerPad)
     }
 
     private func stopFiller() async {
