@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .executable(name: "appliance", targets: ["appliance"]),
         .library(name: "GStreamerKit", targets: ["GStreamerKit"]),
+        .library(name: "ApplianceProtocol", targets: ["ApplianceProtocol"]),
         .library(name: "ApplianceCore", targets: ["ApplianceCore"]),
     ],
     dependencies: [
@@ -18,6 +19,7 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.20.0"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.27.0"),
+        .package(url: "https://github.com/apple/swift-async-algorithms", from: "1.0.0"),
     ],
     targets: [
         .systemLibrary(
@@ -34,10 +36,14 @@ let package = Package(
             name: "GStreamerKit",
             dependencies: ["CGStreamer", "CApplianceShim"]
         ),
+        /// The typed commands, results, errors and events, and their JSON form: shared by the daemon, `ctl` and any
+        /// other front end. Foundation only.
+        .target(name: "ApplianceProtocol"),
         .target(
             name: "ApplianceCore",
             dependencies: [
                 "GStreamerKit",
+                "ApplianceProtocol",
                 "CApplianceShim",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -48,12 +54,14 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "_NIOFileSystem", package: "swift-nio"),
+                .product(name: "AsyncAlgorithms", package: "swift-async-algorithms"),
             ]
         ),
         .executableTarget(
             name: "appliance",
             dependencies: [
                 "ApplianceCore",
+                "ApplianceProtocol",
                 "CApplianceShim",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -61,8 +69,9 @@ let package = Package(
             ]
         ),
         .testTarget(name: "GStreamerKitTests", dependencies: ["GStreamerKit"]),
-        .testTarget(name: "ApplianceCoreTests", dependencies: ["ApplianceCore"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["ApplianceCore", "appliance"]),
+        .testTarget(name: "ApplianceProtocolTests", dependencies: ["ApplianceProtocol"]),
+        .testTarget(name: "ApplianceCoreTests", dependencies: ["ApplianceCore", "ApplianceProtocol"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["ApplianceCore", "ApplianceProtocol", "appliance"]),
     ],
     swiftLanguageModes: [.v6]
 )

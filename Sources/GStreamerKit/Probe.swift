@@ -1,5 +1,6 @@
 import CApplianceShim
 import CGStreamer
+import Synchronization
 
 /// What a probe is called for. Combine: `[.buffer, .block]`.
 public struct ProbeKind: OptionSet, Sendable {
@@ -139,10 +140,12 @@ private final class ProbeBox {
     init(_ callback: @escaping ProbeCallback) { self.callback = callback }
 }
 
-/// An installed probe. Removing it is idempotent.
-public final class Probe: @unchecked Sendable {
+/// An installed probe. `remove()` is safe to call any number of times, from any thread: only the first call
+/// removes it (GStreamer warns about, and could misdirect, a second removal of the same id).
+public final class Probe: Sendable {
     private let pad: Pad
     private let id: gulong
+    private let removed = Atomic<Bool>(false)
 
     init(pad: Pad, id: gulong) {
         self.pad = pad
@@ -150,8 +153,12 @@ public final class Probe: @unchecked Sendable {
     }
 
     public func remove() {
-        if id != 0 { gst_pad_remove_probe(pad.pointer, id) }
+        guard id != 0, !removed.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        gst_pad_remove_probe(pad.pointer, id)
     }
+
+    /// Marks the probe removed without calling GStreamer: its callback returned `.remove` (GStreamer removed it).
+    public func markRemoved() { removed.store(true, ordering: .releasing) }
 }
 
 extension Pad {

@@ -1,7 +1,7 @@
 import ArgumentParser
 
 @main
-struct Appliance: AsyncParsableCommand {
+struct ApplianceCLI: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "appliance",
         abstract: "A recording appliance: camera + microphone to crash-safe MP4, driven by a shutter, a socket or a web page.",

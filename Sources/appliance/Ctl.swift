@@ -1,4 +1,5 @@
 import ApplianceCore
+import ApplianceProtocol
 import ArgumentParser
 import Foundation
 
@@ -20,29 +21,32 @@ struct CtlOptions: ParsableArguments {
         return ApplianceConfig().socketPath
     }
 
-    /// Sends a command, prints the result (JSON or text) and exits non-zero with a one-line reason on failure.
-    func call(_ command: String, args: [String: Any] = [:], text: ([String: Any]) -> String) {
-        let response: [String: Any]
+    /// Sends a command and prints its typed result (JSON or `text`); exits non-zero with a one-line reason on
+    /// failure: 1 when the daemon refused or failed the command, 2 when it cannot be reached.
+    func perform<Result>(_ command: Command, text: (Result) -> String) {
+        let result: CommandResult
         do {
             let client = try ControlClient(path: socketPath, timeout: 60)
-            response = try client.call(command, args: args)
+            result = try client.perform(command)
+        } catch let error as ApplianceError {
+            if json { printJSON(ErrorAnswer(error: error)) }
+            fail("\(error.message) (\(error.code.rawValue))")
         } catch {
-            if json { printJSON(["ok": false, "error": ["code": "unavailable", "message": "\(error)"]]) }
+            if json { printJSON(ErrorAnswer(error: ApplianceError(.unavailable, "\(error)"))) }
             fail("\(error)", code: 2)
         }
-        if response["ok"] as? Bool == true {
-            let result = response["result"] as? [String: Any] ?? [:]
-            if json { printJSON(result) } else { print(text(result)) }
-        } else {
-            let error = response["error"] as? [String: Any] ?? [:]
-            if json { printJSON(["ok": false, "error": error]) }
-            fail("\(error["message"] as? String ?? "failed") (\(error["code"] as? String ?? "error"))")
-        }
+        guard let value = result.payload as? Result else { fail("the daemon's answer to \(command.name) has an unexpected type") }
+        if json { print(result.json) } else { print(text(value)) }
     }
 
-    func printJSON(_ object: [String: Any]) {
-        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
-        print(String(decoding: data, as: UTF8.self))
+    func printJSON(_ value: some Encodable) {
+        print((try? WireFormat.compactJSON(value)) ?? "{}")
+    }
+
+    /// What `--json` prints for a failed command.
+    struct ErrorAnswer: Encodable {
+        var ok = false
+        var error: ApplianceError
     }
 }
 
@@ -60,17 +64,16 @@ struct Status: ParsableCommand {
     @OptionGroup var options: CtlOptions
 
     func run() {
-        options.call("status") { r in
-            var lines = ["state: \(r["state"] ?? "?")"]
-            if let rec = r["recording"] as? [String: Any] {
-                lines.append("recording: \(rec["id"] ?? "") \"\(rec["title"] ?? "")\" \(formatMs(rec["duration_ms"])) "
-                    + "frames=\(rec["video_frames"] ?? 0) dropped=\(rec["dropped_frames"] ?? 0)")
+        options.perform(.status) { (s: StatusReport) in
+            var lines = ["state: \(s.state.rawValue)\(s.ready ? "" : " (starting)")"]
+            if let rec = s.recording {
+                lines.append("recording: \(rec.id) \"\(rec.title)\" \(formatMs(rec.durationMs)) frames=\(rec.videoFrames) dropped=\(rec.droppedFrames)")
             }
-            lines.append("cameras: \((r["cameras"] as? [String] ?? []).joined(separator: ", ")) (active: \(r["active_camera"] ?? ""))")
-            lines.append("video: \(r["width"] ?? "?")x\(r["height"] ?? "?")@\(r["framerate"] ?? "?") \(r["encoder"] ?? "")"
-                + "  audio: \(r["audio_source"] ?? "?")  preview: \(r["preview"] ?? "?")")
-            lines.append("data: \(r["data_dir"] ?? "")  recordings: \(r["recordings_total"] ?? 0) (this run: \(r["recordings_this_run"] ?? 0))")
-            if let error = r["last_error"] as? String { lines.append("last error: \(error)") }
+            lines.append("cameras: \(s.cameras.joined(separator: ", ")) (active: \(s.activeCamera))")
+            lines.append("video: \(s.width)x\(s.height)@\(s.framerate) \(s.encoder)  audio: \(s.audioSource)  preview: \(s.preview)")
+            lines.append("data: \(s.dataDir)  recordings: \(s.recordingsTotal) (this run: \(s.recordingsThisRun))")
+            if s.storage.state == .missing { lines.append("STORAGE MISSING: \(s.storage.detail ?? s.storage.recordingsDir)") }
+            if let error = s.lastError { lines.append("last error: \(error)") }
             return lines.joined(separator: "\n")
         }
     }
@@ -86,9 +89,7 @@ struct Record: ParsableCommand {
         @Option(name: .long, help: "Title of the clip (default: the date and time).") var title: String?
 
         func run() {
-            options.call("record.start", args: title.map { ["title": $0] } ?? [:]) { r in
-                "recording \(r["id"] ?? "") \"\(r["title"] ?? "")\""
-            }
+            options.perform(.recordStart(title: title)) { (r: RecordingStarted) in "recording \(r.id) \"\(r.title)\"" }
         }
     }
 
@@ -98,8 +99,8 @@ struct Record: ParsableCommand {
         @Option(name: .long, help: "Set the clip's title.") var title: String?
 
         func run() {
-            options.call("record.stop", args: title.map { ["title": $0] } ?? [:]) { r in
-                "saved \(r["path"] ?? "") (\(formatMs(r["duration_ms"])), \(r["video_frames"] ?? 0) frames, thumbnail \(r["thumbnail"] as? String ?? "none"))"
+            options.perform(.recordStop(title: title)) { (r: RecordingResult) in
+                "saved \(r.path) (\(formatMs(r.durationMs)), \(r.videoFrames) frames, thumbnail \(r.thumbnail ?? "none"))"
             }
         }
     }
@@ -110,12 +111,11 @@ struct Snapshot: ParsableCommand {
     @OptionGroup var options: CtlOptions
 
     func run() {
-        options.call("snapshot") { r in "snapshot \(r["path"] ?? "") (\(r["width"] ?? "?")x\(r["height"] ?? "?"))" }
+        options.perform(.snapshot) { (r: SnapshotResult) in "snapshot \(r.path) (\(r.width)x\(r.height))" }
     }
 }
 
 /// 83456 → "1:23.4"
-func formatMs(_ value: Any?) -> String {
-    let ms = (value as? Int) ?? Int((value as? Double) ?? 0)
-    return String(format: "%d:%02d.%d", ms / 60000, (ms / 1000) % 60, (ms / 100) % 10)
+func formatMs(_ ms: Int) -> String {
+    String(format: "%d:%02d.%d", ms / 60000, (ms / 1000) % 60, (ms / 100) % 10)
 }

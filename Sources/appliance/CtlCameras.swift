@@ -1,4 +1,5 @@
 import ApplianceCore
+import ApplianceProtocol
 import ArgumentParser
 import Foundation
 
@@ -7,16 +8,13 @@ struct Cameras: ParsableCommand {
     @OptionGroup var options: CtlOptions
 
     func run() {
-        options.call("cameras") { r in
-            let cameras = (r["cameras"] as? [[String: Any]] ?? []).map { c -> [String] in
-                [c["name"] as? String ?? "", c["source"] as? String ?? "", c["device"] as? String ?? "-",
-                 (c["state"] as? String ?? "") + ((c["always_on"] as? Bool) == true ? " (always on)" : ""),
-                 c["detail"] as? String ?? ""]
+        options.perform(.cameras) { (r: CamerasReport) in
+            let cameras = r.cameras.map { c in
+                [c.name, c.source, c.device ?? "-", c.state + (c.alwaysOn ? " (always on)" : ""), c.detail ?? ""]
             }
             var text = table(header: ["CAMERA", "SOURCE", "DEVICE", "STATE", "DETAIL"], rows: cameras)
-            let devices = r["devices"] as? [[String: Any]] ?? []
-            text += devices.isEmpty ? "\nno capture devices found" : "\n\n" + table(header: ["DEVICE", "CLASS", "PATH"], rows: devices.map {
-                [$0["name"] as? String ?? "", $0["device_class"] as? String ?? "", $0["path"] as? String ?? "-"]
+            text += r.devices.isEmpty ? "\nno capture devices found" : "\n\n" + table(header: ["DEVICE", "CLASS", "PATH"], rows: r.devices.map {
+                [$0.name, $0.deviceClass, $0.path ?? "-"]
             })
             return text
         }
@@ -34,10 +32,10 @@ struct Switch: ParsableCommand {
     }
 
     func run() {
-        options.call("switch", args: camera.map { ["camera": $0] } ?? ["next": true]) { r in
-            (r["switched"] as? Bool) == true
-                ? "active camera: \(r["active"] ?? "") (was \(r["previous"] as? String ?? "none")\((r["latency_ms"] as? Double).map { String(format: ", %.0f ms", $0) } ?? ""))"
-                : "active camera: \(r["active"] ?? "") (unchanged)"
+        options.perform(.switchCamera(camera.map { .named($0) } ?? .next)) { (r: SwitchResult) in
+            r.switched
+                ? "active camera: \(r.active ?? "") (was \(r.previous ?? "none")\(r.latencyMs.map { String(format: ", %.0f ms", $0) } ?? ""))"
+                : "active camera: \(r.active ?? "") (unchanged)"
         }
     }
 }

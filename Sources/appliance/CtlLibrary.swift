@@ -1,4 +1,5 @@
 import ApplianceCore
+import ApplianceProtocol
 import ArgumentParser
 import Foundation
 
@@ -6,22 +7,18 @@ struct List: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "List recordings, newest first.")
     @OptionGroup var options: CtlOptions
     @Option(name: .long, help: "Page number (from 1).") var page = 1
-    @Option(name: .long, help: "Recordings per page.") var perPage = 10
+    @Option(name: .long, help: "Recordings per page.") var perPage = Command.defaultPerPage
 
     func run() {
-        options.call("list", args: ["page": page, "per_page": perPage]) { r in
-            let items = r["items"] as? [[String: Any]] ?? []
-            let total = r["total"] as? Int ?? 0
-            let pages = max(1, r["pages"] as? Int ?? 1)
-            guard !items.isEmpty else { return total == 0 ? "no recordings yet" : "page \(page) is empty (\(total) recordings, \(pages) pages)" }
-            let rows = items.map { item -> [String] in
-                [String((item["id"] as? String ?? "").prefix(8)), item["title"] as? String ?? "",
-                 localDate(item["created_at"] as? String), formatDuration(item["duration_ms"]),
-                 formatSize(item["size_bytes"]), item["state"] as? String ?? "",
-                 (item["locked"] as? Bool == true ? "locked " : "") + (item["backup_state"] as? String ?? "")]
+        options.perform(.list(page: page, perPage: perPage)) { (r: ListResult) in
+            let pages = max(1, r.pages)
+            guard !r.items.isEmpty else { return r.total == 0 ? "no recordings yet" : "page \(page) is empty (\(r.total) recordings, \(pages) pages)" }
+            let rows = r.items.map { item -> [String] in
+                [String(item.id.prefix(8)), item.title, localDate(item.createdAt), formatDuration(item.durationMs),
+                 formatSize(item.sizeBytes), item.state.rawValue, (item.locked ? "locked " : "") + item.backupState.rawValue]
             }
             return table(header: ["ID", "TITLE", "DATE", "LENGTH", "SIZE", "STATE", "BACKUP"], rows: rows)
-                + "\npage \(r["page"] ?? page) of \(pages) (\(total) recordings)"
+                + "\npage \(r.page) of \(pages) (\(r.total) recordings)"
         }
     }
 }
@@ -32,14 +29,19 @@ struct Info: ParsableCommand {
     @Argument(help: "Recording id or a unique prefix of it.") var id: String
 
     func run() {
-        options.call("info", args: ["id": id]) { r in
-            var lines = r.keys.filter { $0 != "measured" }.sorted().map { "\($0): \(describe(r[$0]))" }
-            if let measured = r["measured"] as? [String: Any] {
-                lines.append("measured from the file:")
-                lines += measured.keys.sorted().map { "  \($0): \(describe(measured[$0]))" }
-            }
+        options.perform(.info(id: id)) { (r: RecordingInfo) in
+            var lines = fields(of: r.recording).map { "\($0.key): \($0.value)" }
+            lines.append("measured from the file:")
+            lines += fields(of: r.measured).map { "  \($0.key): \($0.value)" }
             return lines.joined(separator: "\n")
         }
+    }
+
+    /// An object's fields as they go on the wire (snake_case keys, sorted), values in short form.
+    private func fields(of value: some Encodable) -> [(key: String, value: String)] {
+        guard let data = try? WireFormat.encoder.encode(value),
+              let object = (try? JSONDecoder().decode(JSONValue.self, from: data))?.objectValue else { return [] }
+        return object.keys.sorted().map { ($0, object[$0]!.text) }
     }
 }
 
@@ -50,7 +52,7 @@ struct Rename: ParsableCommand {
     @Argument(help: "The new title (free text).") var title: String
 
     func run() {
-        options.call("rename", args: ["id": id, "title": title]) { r in "renamed \(r["id"] ?? "") to \"\(r["title"] ?? "")\"" }
+        options.perform(.rename(id: id, title: title)) { (r: Recording) in "renamed \(r.id) to \"\(r.title)\"" }
     }
 }
 
@@ -61,9 +63,7 @@ struct Delete: ParsableCommand {
     @Flag(name: .long, help: "Delete even if locked.") var force = false
 
     func run() {
-        options.call("delete", args: ["id": id, "force": force]) { r in
-            "deleted \(r["id"] ?? "") (\((r["deleted_files"] as? [String] ?? []).count) files)"
-        }
+        options.perform(.delete(id: id, force: force)) { (r: DeleteResult) in "deleted \(r.id) (\(r.deletedFiles.count) files)" }
     }
 }
 
@@ -72,7 +72,7 @@ struct Lock: ParsableCommand {
     @OptionGroup var options: CtlOptions
     @Argument(help: "Recording id or a unique prefix.") var id: String
 
-    func run() { options.call("lock", args: ["id": id]) { r in "locked \(r["id"] ?? "")" } }
+    func run() { options.perform(.lock(id: id)) { (r: Recording) in "locked \(r.id)" } }
 }
 
 struct Unlock: ParsableCommand {
@@ -80,7 +80,7 @@ struct Unlock: ParsableCommand {
     @OptionGroup var options: CtlOptions
     @Argument(help: "Recording id or a unique prefix.") var id: String
 
-    func run() { options.call("unlock", args: ["id": id]) { r in "unlocked \(r["id"] ?? "")" } }
+    func run() { options.perform(.unlock(id: id)) { (r: Recording) in "unlocked \(r.id)" } }
 }
 
 struct Events: ParsableCommand {
@@ -88,25 +88,29 @@ struct Events: ParsableCommand {
     @OptionGroup var options: CtlOptions
 
     func run() {
+        let client: ControlClient
         do {
-            let client = try ControlClient(path: options.socketPath, timeout: 0)
-            let ack = try client.call("events")
-            guard ack["ok"] as? Bool == true else {
-                let error = ack["error"] as? [String: Any] ?? [:]
-                fail("\(error["message"] as? String ?? "failed") (\(error["code"] as? String ?? "error"))")
-            }
-            while true {
-                let line = try client.readLine()
-                if options.json {
-                    emit(String(decoding: line, as: UTF8.self))
-                } else if let event = try? JSONSerialization.jsonObject(with: line) as? [String: Any] {
-                    let data = (event["data"] as? [String: Any] ?? [:]).sorted { $0.key < $1.key }
-                        .map { "\($0.key)=\(describe($0.value))" }.joined(separator: " ")
-                    emit("\(event["time"] ?? "") \(event["event"] ?? "") \(data)")
-                }
-            }
+            client = try ControlClient(path: options.socketPath, timeout: 0)
+            try client.subscribe()
+        } catch let error as ApplianceError {
+            fail("\(error.message) (\(error.code.rawValue))")
         } catch {
             fail("\(error)", code: 2)
+        }
+        while true {
+            let record: EventRecord
+            do {
+                record = try client.nextEvent()
+            } catch {
+                fail("\(error)", code: 2)
+            }
+            if options.json {
+                emit((try? WireFormat.compactJSON(record)) ?? "{}")
+            } else {
+                let data = record.data.objectValue ?? [:]
+                let fields = data.keys.sorted().map { "\($0)=\(data[$0]!.text)" }.joined(separator: " ")
+                emit("\(Timestamps.iso(record.time)) \(record.event.name) \(fields)")
+            }
         }
     }
 }
@@ -130,36 +134,22 @@ func table(header: [String], rows: [[String]]) -> String {
 }
 
 /// 83456 → "01:23"
-func formatDuration(_ value: Any?) -> String {
-    guard let ms = value as? Int else { return "-" }
+func formatDuration(_ ms: Int?) -> String {
+    guard let ms else { return "-" }
     let seconds = (ms + 500) / 1000
     return seconds >= 3600 ? String(format: "%d:%02d:%02d", seconds / 3600, seconds / 60 % 60, seconds % 60)
         : String(format: "%02d:%02d", seconds / 60, seconds % 60)
 }
 
-func formatSize(_ value: Any?) -> String {
-    guard let bytes = (value as? Int).map(Double.init) else { return "-" }
-    return bytes >= 1e9 ? String(format: "%.1f GB", bytes / 1e9) : String(format: "%.1f MB", bytes / 1e6)
+func formatSize(_ bytes: Int64?) -> String {
+    guard let bytes else { return "-" }
+    let value = Double(bytes)
+    return value >= 1e9 ? String(format: "%.1f GB", value / 1e9) : String(format: "%.1f MB", value / 1e6)
 }
 
-/// ISO 8601 UTC → local "YYYY-MM-DD HH:MM".
-func localDate(_ iso: String?) -> String {
-    let parser = ISO8601DateFormatter()
-    parser.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-    guard let iso, let date = parser.date(from: iso) else { return iso ?? "-" }
+/// A date as local "YYYY-MM-DD HH:MM".
+func localDate(_ date: Date) -> String {
     let formatter = DateFormatter()
     formatter.dateFormat = "yyyy-MM-dd HH:mm"
     return formatter.string(from: date)
-}
-
-func describe(_ value: Any?) -> String {
-    switch value {
-    case nil, is NSNull: return "-"
-    case let flag? where flag is Bool && type(of: flag) != NSNumber.self: return (flag as? Bool) == true ? "true" : "false"
-    case let string as String: return string
-    case let object as [String: Any]:
-        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()
-        return String(decoding: data, as: UTF8.self)
-    case let value?: return "\(value)"
-    }
 }

@@ -1,4 +1,5 @@
 import ApplianceCore
+import ApplianceProtocol
 import ArgumentParser
 import Foundation
 

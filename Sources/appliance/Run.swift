@@ -3,10 +3,9 @@ import ArgumentParser
 import CApplianceShim
 import Foundation
 import Logging
-import ServiceLifecycle
 
-/// `appliance run`: builds the live graph, recovers interrupted recordings and serves the control socket
-/// until SIGTERM/SIGINT, finalising any recording before it exits.
+/// `appliance run`: builds the appliance (data folder, recovery, live graph, services) and runs it until
+/// SIGTERM/SIGINT, finalising any recording before it exits.
 struct Run: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Run the daemon.")
 
@@ -39,72 +38,17 @@ struct Run: AsyncParsableCommand {
         for key in settings.inactiveSettings {
             logger.warning("config: \(key) is set but not active in this version; it has no effect yet")
         }
-
-        let data: DataDirectory
+        let appliance: Appliance
         do {
-            data = try DataDirectory(path: settings.dataDir)
+            appliance = try await Appliance.start(config: settings, logger: logger)
         } catch {
             fail("\(error)")
         }
-        let socketPath = settings.socket.isEmpty ? data.root + "/ctl.sock" : settings.socket
-
-        let library: Library
         do {
-            library = try Library(path: data.root + "/appliance.sqlite")
+            try await appliance.run()
         } catch {
             fail("\(error)")
         }
-        let recovery: Recovery.Report
-        do {
-            recovery = try await Recovery.run(data: data, library: library, thumbnail: settings.thumbnail, logger: logger)
-        } catch {
-            fail("start-up recovery failed: \(error)")
-        }
-        logger.info("library ready", metadata: [
-            "recordings": "\(library.count)", "recovered": "\(recovery.recovered.count)", "failed": "\(recovery.failed.count)",
-            "adopted": "\(recovery.adopted.count)", "recovery_ms": "\(String(format: "%.1f", recovery.durationMs))",
-        ])
-
-        let events = EventHub()
-        let controller: Controller
-        do {
-            controller = try Controller(config: settings, data: data, library: library, events: events, logger: logger)
-        } catch {
-            fail("cannot start the capture graph: \(error)")
-        }
-        await controller.setRecoveryReport(recovery)
-        await controller.start()
-        do {
-            try await controller.startBackup()
-        } catch {
-            await controller.shutdown()
-            fail("backup: \(error)")
-        }
-        let server = ControlServer(path: socketPath, router: CommandRouter(controller: controller), events: events, logger: logger)
-        let group = ServiceGroup(configuration: .init(
-            services: [
-                .init(service: ControllerService(controller: controller)),
-                .init(service: server),
-            ],
-            gracefulShutdownSignals: [.sigterm, .sigint],
-            logger: logger))
-        do {
-            try await group.run()
-        } catch {
-            await controller.shutdown()
-            fail("\(error)")
-        }
-        logger.info("stopped")
-    }
-}
-
-/// Keeps the controller for the daemon's lifetime; on graceful shutdown finalises the recording and stops the graph.
-struct ControllerService: Service {
-    let controller: Controller
-
-    func run() async throws {
-        try? await gracefulShutdown()
-        await controller.shutdown()
     }
 }
 

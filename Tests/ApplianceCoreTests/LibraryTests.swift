@@ -1,4 +1,5 @@
 @testable import ApplianceCore
+import ApplianceProtocol
 import Foundation
 import XCTest
 
@@ -126,18 +127,5 @@ final class PageIndexTests: XCTestCase {
         XCTAssertEqual(index.keys.map(\.rowid), [2, 4, 1, 5])
         XCTAssertEqual(index.key(at: 1)?.rowid, 4)
         XCTAssertNil(index.key(at: 4))
-    }
-}
-
-final class ArgumentTypeTests: XCTestCase {
-    func testIntegersAndBooleansAreNotConfused() throws {
-        let request = try Request.parse(Data(#"{"command":"list","args":{"page":1,"flag":true,"one":1,"half":1.5,"text":"2"}}"#.utf8))
-        XCTAssertEqual(try request.int("page"), 1)
-        XCTAssertEqual(try request.bool("flag"), true)
-        XCTAssertThrowsError(try request.int("flag"), "true is not a number")
-        XCTAssertThrowsError(try request.bool("one"), "1 is not a boolean")
-        XCTAssertThrowsError(try request.int("half"))
-        XCTAssertThrowsError(try request.int("text"))
-        XCTAssertNil(try request.int("missing"))
     }
 }

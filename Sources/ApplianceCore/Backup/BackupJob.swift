@@ -1,3 +1,4 @@
+import ApplianceProtocol
 import Foundation
 import GRDB
 
@@ -97,11 +98,17 @@ extension Library {
         }
     }
 
-    func backupCounts() async throws -> [String: Int] {
+    func backupCounts() async throws -> BackupCounts {
         try await pool.read { db in
-            var counts = ["pending": 0, "running": 0, "done": 0, "failed": 0]
+            var counts = BackupCounts()
             for row in try Row.fetchAll(db, sql: "SELECT state, COUNT(*) FROM backup_jobs GROUP BY state") {
-                counts[row[0]] = row[1]
+                switch BackupJob.State(rawValue: row[0]) {
+                case .pending?: counts.pending = row[1]
+                case .running?: counts.running = row[1]
+                case .done?: counts.done = row[1]
+                case .failed?: counts.failed = row[1]
+                case nil: break
+                }
             }
             return counts
         }

@@ -18,10 +18,8 @@ struct RecycledFileChunks: AsyncSequence, Sendable {
 
     func makeAsyncIterator() -> Iterator { Iterator(path: path, chunkLength: chunkLength, ringSize: ringSize) }
 
-    /// One buffer of the ring. Only touched by the iterator's task and, while it awaits, by the read queue.
-    final class Slot: @unchecked Sendable {
-        var buffer: ByteBuffer?
-    }
+    /// One buffer of the ring: taken out by the read, put back once filled.
+    typealias Slot = Locked<ByteBuffer?>
 
     final class Iterator: AsyncIteratorProtocol {
         private let path: String
@@ -36,7 +34,7 @@ struct RecycledFileChunks: AsyncSequence, Sendable {
         init(path: String, chunkLength: Int, ringSize: Int) {
             self.path = path
             self.chunkLength = chunkLength
-            slots = (0..<Swift.max(ringSize, 1)).map { _ in Slot() }
+            slots = (0..<Swift.max(ringSize, 1)).map { _ in Slot(nil) }
         }
 
         deinit { if descriptor >= 0 { close(descriptor) } }
@@ -66,7 +64,7 @@ struct RecycledFileChunks: AsyncSequence, Sendable {
             try await withCheckedThrowingContinuation { continuation in
                 queue.async {
                     // Taken out of the slot, the buffer is uniquely referenced unless the HTTP client still holds it.
-                    var buffer = slot.buffer.take() ?? ByteBufferAllocator().buffer(capacity: length)
+                    var buffer = slot.withLock { $0.take() } ?? ByteBufferAllocator().buffer(capacity: length)
                     buffer.clear()
                     var failure: Int32 = 0
                     buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: length) { raw in
@@ -84,7 +82,7 @@ struct RecycledFileChunks: AsyncSequence, Sendable {
                         continuation.resume(throwing: IOError(errnoCode: failure, reason: "pread"))
                         return
                     }
-                    slot.buffer = buffer
+                    slot.withLock { $0 = buffer }
                     continuation.resume(returning: buffer)
                 }
             }

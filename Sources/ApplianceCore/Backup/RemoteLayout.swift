@@ -1,3 +1,4 @@
+import ApplianceProtocol
 import Foundation
 
 /// Where a recording goes on the server: `<url>/YYYY/MM/DD/<title-safe-name>_<id>.mp4` (+ .jpg, .json).

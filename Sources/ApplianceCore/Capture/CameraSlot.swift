@@ -5,7 +5,7 @@ import Logging
 /// One configured camera: its source fragment and normalising chain in a bin of its own, linked to a selector pad.
 /// The bin's state is locked, so the pipeline never starts or stops it: the switcher does, one camera at a time
 /// unless `always_on` (two USB cameras on one bus cannot stream together).
-final class CameraSlot: @unchecked Sendable {
+final class CameraSlot: Sendable {
     enum State: Sendable, Equatable {
         case active, standby, starting, missing(String), error(String)
 

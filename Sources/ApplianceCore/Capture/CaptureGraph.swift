@@ -1,3 +1,4 @@
+import ApplianceProtocol
 import Foundation
 import GStreamerKit
 import Logging
@@ -5,7 +6,7 @@ import Logging
 /// The always-running part of the live graph (DESIGN.md "The live graph"): cameras normalised to one caps,
 /// an input-selector, the raw tee with preview, frame tap and encoder branches, and the microphone chain.
 /// Recording bins are attached behind `videoTee`/`audioTee` by `RecordingSession`.
-public final class CaptureGraph: @unchecked Sendable {
+public final class CaptureGraph: Sendable {
     public let pipeline = Pipeline(name: "appliance")
     let config: ApplianceConfig
     let logger: Logger
@@ -22,14 +23,17 @@ public final class CaptureGraph: @unchecked Sendable {
     let parser: Element
     let gate: EncoderGate
     /// Where recording bins attach (tee pads, or held pre-record windows).
-    private(set) var outputs: RecordingOutputs!
+    let outputs: RecordingOutputs
     let flow: VideoFlowMonitor
     let tap = FrameTap()
+    /// Fires with the first frame that leaves the camera selector (readiness).
+    let firstFrame = OneShot<Bool>()
     public var cameraNames: [String] { cameras.map(\.name) }
     public var cameraKinds: [String: String] { Dictionary(uniqueKeysWithValues: cameras.map { ($0.name, $0.kind) }) }
     public let audioKind: String
     public let previewKind: String
-    private(set) var busReader: BusReader?
+    /// The pipeline's bus, read on its own thread once the graph runs (`BusWatcher` consumes the messages).
+    let busReader: BusReader
 
     public init(config: ApplianceConfig, fragments: FragmentLibrary, logger: Logger) throws {
         GStreamer.initialize()
@@ -75,6 +79,7 @@ public final class CaptureGraph: @unchecked Sendable {
         // pad offset). Downstream sees only the first segment, an identity one, and every frame's PTS is rewritten
         // to its running time snapped to the grid: PTS == running time from here on, whichever camera is active.
         let flow = self.flow
+        let firstFrame = self.firstFrame
         let lastFrame = Locked<BufferRef?>(nil)
         let sentSegment = Locked(false)
         // The thread pushing gap-filling copies: their PTS is already running time on the grid. Converting them
@@ -97,6 +102,7 @@ public final class CaptureGraph: @unchecked Sendable {
             guard let pts = flow.output(time: time) else { return .drop }
             if pts != buffer.pts { info.setBufferTiming(pts: pts, duration: flow.frameInterval) }
             if let final = info.buffer { lastFrame.withLock { $0 = final.retain() } }
+            if !firstFrame.isFired { firstFrame.fire(true) }
             return .ok
         }
 
@@ -188,6 +194,7 @@ public final class CaptureGraph: @unchecked Sendable {
             audioTee = nil
         }
         outputs = try RecordingOutputs(pipeline: pipeline, videoTee: videoTee, audioTee: audioTee, config: config)
+        busReader = pipeline.makeBusReader()
         if outputs.window != nil { gate.openPermanently() }
     }
 
@@ -227,9 +234,7 @@ public final class CaptureGraph: @unchecked Sendable {
             _ = try? pipeline.setState(.null)
             throw early
         }
-        let reader = pipeline.makeBusReader()
-        reader.start()
-        busReader = reader
+        busReader.start()
     }
 
     /// Stops everything (after any recording was finalised). Camera bins have locked states: stopped one by one.
@@ -237,7 +242,7 @@ public final class CaptureGraph: @unchecked Sendable {
         for camera in cameras { camera.stop() }
         filler.stop()
         _ = try? pipeline.setState(.null)
-        busReader?.stop()
+        busReader.stop()
     }
 
     /// Running time of the pipeline now.

@@ -82,10 +82,18 @@ public struct FragmentLibrary: Sendable {
     }
 
     /// Parses fragment text (also used for `[[camera]] pipeline = "…"`).
+    ///
+    /// GStreamer's parser makes a capsfilter only *between* two elements, so a description that ends in caps —
+    /// `libcamerasrc ! video/x-raw,width=1280,height=720`, the usual way to pin a camera's mode — fails with
+    /// `no element "video"`. Such a description is a complete source for gst-launch once something follows it,
+    /// so it is parsed again ending in an `identity` (a pass-through): the caps then become the capsfilter they mean.
     public static func parse(_ text: String, label: String, binName: String) throws -> Bin {
         do {
             return try Bin.parse(text, name: binName, label: label)
         } catch let error as GStreamerError {
+            if error.message.contains("no element"), let completed = try? Bin.parse(text + " ! identity", name: binName, label: label) {
+                return completed
+            }
             throw FragmentError(fragment: label, message: "\(error.message) — in: \(text)")
         }
     }

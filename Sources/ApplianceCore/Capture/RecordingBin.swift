@@ -1,8 +1,9 @@
+import ApplianceProtocol
 import GStreamerKit
 
 /// One recording's muxing bin: [queue ! mp4mux] per stream → filesink, with robust muxing so the file stays
 /// playable if the process dies. Added behind the encoded tees while the rest of the graph keeps running.
-final class RecordingBin: @unchecked Sendable {
+final class RecordingBin: Sendable {
     let bin: Bin
     let videoPad: Pad
     let audioPad: Pad?

@@ -7,7 +7,7 @@ import GStreamerKit
 /// held by a blocking probe while nothing records; a recording links to the window's src pad and releases the hold.
 /// When a blocking probe is removed, GStreamer runs probes added meanwhile on the held buffer too ("probe list
 /// changed, restarting" in gstpad.c; pinned by GStreamerKitTests), so the recording's cut probe sees every buffer.
-final class RecordingOutputs: @unchecked Sendable {
+final class RecordingOutputs: Sendable {
     enum Stream: Sendable { case video, audio }
 
     let videoTee: Element

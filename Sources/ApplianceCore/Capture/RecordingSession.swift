@@ -4,7 +4,7 @@ import Synchronization
 
 /// One recording in flight: its bin behind the encoded tees, the cut probes that start it on a keyframe and end
 /// it at the stop time, and its timing. Probe callbacks only update `state` and return.
-final class RecordingSession: @unchecked Sendable {
+final class RecordingSession: Sendable {
     enum Phase: Sendable { case waiting, recording, ended }
 
     struct State {
@@ -30,10 +30,10 @@ final class RecordingSession: @unchecked Sendable {
     let finalised = OneShot<Bool>()
     private let videoPad: Pad
     private let audioPad: Pad?
-    private var cutProbes: [Probe] = []
+    private let cutProbes: [Probe]
     private let missingBaseline: UInt64
     /// Planned running time of the first frame (pre-record: the earliest time the window may give).
-    private(set) var startAt: UInt64 = 0
+    let startAt: UInt64
     /// How far ahead of the request the clip starts: long enough that no stream has passed that time yet.
     static let startLead: UInt64 = 100_000_000
 
@@ -53,7 +53,7 @@ final class RecordingSession: @unchecked Sendable {
         }
         try graph.pipeline.add(recordingBin.bin)
 
-        let outputs = graph.outputs!
+        let outputs = graph.outputs
         (videoPad, audioPad) = try outputs.attach()
         missingBaseline = graph.flow.missingAtEncoder
         let gate = graph.gate
@@ -64,7 +64,8 @@ final class RecordingSession: @unchecked Sendable {
             s.timing.requestedClock = now
             if let window { s.videoFrom = now > window ? now - window : 0 }
         }
-        cutProbes.append(videoPad.addProbe(.buffer) { [state] info in
+        var probes: [Probe] = []
+        probes.append(videoPad.addProbe(.buffer) { [state] info in
             guard let buffer = info.buffer else { return .ok }
             let rt = info.runningTime(buffer.pts)
             let clock = pipeline.runningTimeNow?.nanoseconds
@@ -100,7 +101,7 @@ final class RecordingSession: @unchecked Sendable {
             return verdict
         })
         if let audioPad {
-            cutProbes.append(audioPad.addProbe(.buffer) { [state] info in
+            probes.append(audioPad.addProbe(.buffer) { [state] info in
                 guard let buffer = info.buffer else { return .ok }
                 let rt = info.runningTime(buffer.pts)
                 let end = rt == .max ? rt : rt + (buffer.duration == .max ? 0 : buffer.duration)
@@ -129,10 +130,17 @@ final class RecordingSession: @unchecked Sendable {
                 return verdict
             })
         }
-        try videoPad.link(recordingBin.videoPad)
-        if let audioPad, let binAudio = recordingBin.audioPad { try audioPad.link(binAudio) }
-        guard recordingBin.bin.syncStateWithParent() else {
-            throw GStreamerError(element: recordingBin.bin.name, message: "cannot start the recording bin (is \(partialPath) writable?)")
+        cutProbes = probes
+        do {
+            try videoPad.link(recordingBin.videoPad)
+            if let audioPad, let binAudio = recordingBin.audioPad { try audioPad.link(binAudio) }
+            guard recordingBin.bin.syncStateWithParent() else {
+                throw GStreamerError(element: recordingBin.bin.name, message: "cannot start the recording bin (is \(partialPath) writable?)")
+            }
+        } catch {
+            // Leave the graph as it was: no probes, no links, no bin, no request pads.
+            Self.detach(bin: recordingBin, video: videoPad, audio: audioPad, probes: probes, graph: graph)
+            throw error
         }
         if window != nil {
             startAt = state.withLock { $0.videoFrom ?? 0 }
@@ -155,9 +163,10 @@ final class RecordingSession: @unchecked Sendable {
         }
     }
 
-    /// Ends the clip at running time `at`: the probes pass what is older, then send EOS into the bin.
+    /// Ends the clip at running time `at` (or earlier, if an earlier end was asked for): the probes pass what is
+    /// older, then send EOS into the bin.
     func requestStop(at runningTime: UInt64) {
-        state.withLock { $0.stopAt = runningTime }
+        state.withLock { $0.stopAt = min($0.stopAt, runningTime) }
     }
 
     /// For streams that stopped flowing: ends them from the app thread. An idle probe guarantees no buffer is
@@ -180,9 +189,13 @@ final class RecordingSession: @unchecked Sendable {
 
     /// Detaches and disposes of the bin. Blocking GStreamer calls: run off the cooperative pool.
     func teardown() {
-        let outputs = graph.outputs!
+        Self.detach(bin: recordingBin, video: videoPad, audio: audioPad, probes: cutProbes, graph: graph)
+    }
+
+    private static func detach(bin recordingBin: RecordingBin, video videoPad: Pad, audio audioPad: Pad?, probes: [Probe], graph: CaptureGraph) {
+        let outputs = graph.outputs
         outputs.quiesce()
-        for probe in cutProbes { probe.remove() }
+        for probe in probes { probe.remove() }
         graph.gate.close()
         if let peer = videoPad.peer { videoPad.unlink(peer) }
         if let audioPad, let peer = audioPad.peer { audioPad.unlink(peer) }

@@ -1,3 +1,4 @@
+import ApplianceProtocol
 import Foundation
 import Logging
 import NIOCore
@@ -9,17 +10,20 @@ import ServiceLifecycle
 public final class ControlServer: Service, Sendable {
     public static let maxLineBytes = 64 * 1024
     let path: String
-    let router: CommandRouter
+    let router: SocketRouter
     let events: EventHub
     let logger: Logger
+    /// Called once the socket is bound (readiness).
+    let onBound: @Sendable () -> Void
     /// Open client connections, closed on shutdown (an `events` client would otherwise stay forever).
     private let clients = Locked<[ObjectIdentifier: any Channel]>([:])
 
-    public init(path: String, router: CommandRouter, events: EventHub, logger: Logger) {
+    init(path: String, router: SocketRouter, events: EventHub, logger: Logger, onBound: @escaping @Sendable () -> Void) {
         self.path = path
         self.router = router
         self.events = events
         self.logger = logger
+        self.onBound = onBound
     }
 
     /// Binds the socket; throws a one-line reason (e.g. another daemon is serving it).
@@ -42,6 +46,7 @@ public final class ControlServer: Service, Sendable {
     public func run() async throws {
         let server = try await bind()
         logger.info("control socket listening", metadata: ["path": "\(path)"])
+        onBound()
         try await withGracefulShutdownHandler {
             try await withThrowingDiscardingTaskGroup { group in
                 try await server.executeThenClose { clients in
@@ -64,14 +69,11 @@ public final class ControlServer: Service, Sendable {
         do {
             try await client.executeThenClose { inbound, outbound in
                 var lines = inbound.makeAsyncIterator()
-                var streaming: Task<Void, Error>?
-                defer { streaming?.cancel() }
                 while let frame = try await lines.next() {
-                    guard streaming == nil else { continue }  // requests on an event connection are ignored
-                    let outcome: CommandRouter.Outcome
+                    let outcome: SocketRouter.Outcome
                     switch frame {
                     case .tooLong:
-                        outcome = .response(Response.failure(id: nil, error: ControlError(.badRequest, "request line longer than \(Self.maxLineBytes) bytes")))
+                        outcome = .response(ResponseLine.failure(id: .null, error: ApplianceError(.badRequest, "request line longer than \(Self.maxLineBytes) bytes")))
                     case .line(let buffer):
                         if buffer.readableBytes == 0 { continue }
                         outcome = await router.respond(to: Data(buffer.readableBytesView))
@@ -81,19 +83,30 @@ public final class ControlServer: Service, Sendable {
                         try await outbound.write(ByteBuffer(bytes: response))
                     case .subscribe(let acknowledgement):
                         try await outbound.write(ByteBuffer(bytes: acknowledgement))
-                        // From now on the connection carries events; reading goes on only to notice the client leave.
-                        let subscription = events.subscribe()
-                        streaming = Task { [events] in
-                            defer { events.unsubscribe(subscription.id) }
-                            for await line in subscription.lines {
-                                try await outbound.write(ByteBuffer(bytes: line))
-                            }
-                        }
+                        try await streamEvents(to: outbound, while: &lines)
+                        return
                     }
                 }
             }
         } catch {
             logger.debug("control client went away: \(error)")
+        }
+    }
+
+    /// From now on the connection carries events, until the client leaves (or shutdown closes the connection).
+    /// Reading goes on only to notice that; requests on an event connection are ignored.
+    private func streamEvents(to outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>,
+                              while lines: inout NIOAsyncChannelInboundStream<LineFrame>.AsyncIterator) async throws {
+        let subscription = events.subscribe()
+        defer { events.unsubscribe(subscription.id) }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                for await record in subscription.events {
+                    try await outbound.write(ByteBuffer(bytes: try WireFormat.line(record)))
+                }
+            }
+            while try await lines.next() != nil {}
+            group.cancelAll()
         }
     }
 

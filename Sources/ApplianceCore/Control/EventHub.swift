@@ -1,20 +1,26 @@
+import ApplianceProtocol
 import Foundation
 
-/// Publishes appliance events to every subscriber (the `events` socket command, later the web page).
-/// Each event is encoded once as a JSON line: `{"event": "recording_stopped", "time": "…", "data": {…}}`.
-/// A slow subscriber loses its oldest events rather than slowing the daemon (bounded buffer per subscriber).
+/// The one typed event stream: every domain publishes here, every front end (the socket's `events`, next the web
+/// page and the recording light) subscribes. A slow subscriber loses its oldest events rather than slowing the
+/// daemon (a bounded buffer each). Publishing never blocks: probes and streaming threads may publish.
 public final class EventHub: Sendable {
-    private let subscribers = Locked<[UUID: AsyncStream<Data>.Continuation]>([:])
+    public struct Subscription: Sendable {
+        public let id: UUID
+        public let events: AsyncStream<EventRecord>
+    }
+
+    private let subscribers = Locked<[UUID: AsyncStream<EventRecord>.Continuation]>([:])
     public static let bufferPerSubscriber = 1000
 
     public init() {}
 
-    public func subscribe() -> (id: UUID, lines: AsyncStream<Data>) {
+    public func subscribe() -> Subscription {
         let id = UUID()
-        let (stream, continuation) = AsyncStream.makeStream(of: Data.self, bufferingPolicy: .bufferingNewest(Self.bufferPerSubscriber))
+        let (stream, continuation) = AsyncStream.makeStream(of: EventRecord.self, bufferingPolicy: .bufferingNewest(Self.bufferPerSubscriber))
         subscribers.withLock { $0[id] = continuation }
         continuation.onTermination = { [weak self] _ in self?.unsubscribe(id) }
-        return (id, stream)
+        return Subscription(id: id, events: stream)
     }
 
     public func unsubscribe(_ id: UUID) {
@@ -24,16 +30,15 @@ public final class EventHub: Sendable {
 
     public var subscriberCount: Int { subscribers.withLock { $0.count } }
 
-    /// Publishes `name` with `data` encoded like command results (snake_case keys, ISO dates).
-    public func publish(_ name: String, _ data: some Encodable) {
-        let line = Response.eventLine(name: name, data: data)
+    public func publish(_ event: ApplianceEvent) {
+        let record = EventRecord(event)
         let targets = subscribers.withLock { Array($0.values) }
-        for continuation in targets { continuation.yield(line) }
+        for continuation in targets { continuation.yield(record) }
     }
 
     /// Ends every subscription (daemon shutdown).
     public func finishAll() {
-        let all = subscribers.withLock { subscribers -> [AsyncStream<Data>.Continuation] in
+        let all = subscribers.withLock { subscribers -> [AsyncStream<EventRecord>.Continuation] in
             defer { subscribers.removeAll() }
             return Array(subscribers.values)
         }

@@ -1,3 +1,4 @@
+import ApplianceProtocol
 import Foundation
 import GRDB
 
@@ -90,6 +91,20 @@ public final class Library: Sendable {
             row.createdAt = createdAt
             try row.update(db)
             return row
+        }
+    }
+
+    /// Applies one change to many rows in a single transaction (start-up reconciliation at 100,000 rows).
+    public func updateAll(ids: [String], _ change: @escaping @Sendable (inout Recording) -> Void) async throws {
+        guard !ids.isEmpty else { return }
+        try await pool.write { db in
+            for id in ids {
+                guard var row = try Recording.fetchOne(db, key: id) else { continue }
+                let createdAt = row.createdAt
+                change(&row)
+                row.createdAt = createdAt
+                try row.update(db)
+            }
         }
     }
 

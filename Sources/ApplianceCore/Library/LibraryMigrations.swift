@@ -1,3 +1,4 @@
+import ApplianceProtocol
 import GRDB
 
 /// Versioned schema. Never edit a migration that has shipped: add a new one.

@@ -59,6 +59,22 @@ public struct DataDirectory: Sendable {
         try? Self.fsync(path: (source as NSString).deletingLastPathComponent)
     }
 
+    /// fdatasync a file by path (the recording's cadence: data reaches the disk, metadata follows at the commit).
+    @discardableResult
+    public static func dataSync(path: String) -> Bool {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        return fdatasync(fd) == 0
+    }
+
+    /// Size of a file in bytes, nil when it is not there.
+    public static func fileSize(_ path: String) -> Int64? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        return Int64(info.st_size)
+    }
+
     /// fsync a file or folder by path.
     public static func fsync(path: String) throws {
         let fd = open(path, O_RDONLY)

@@ -1,31 +1,53 @@
+import ApplianceProtocol
 import Foundation
 import GStreamerKit
 import Logging
 
-/// Start-up recovery: the database and the files are brought back into agreement, without deleting any media.
-/// - every file left in partial/ (a crash) is measured, given a thumbnail, moved into recordings/ and its row
-///   becomes `recovered` (created when missing);
-/// - a row whose file is gone becomes `failed`, with the reason;
-/// - a file in recordings/ without a row is adopted as `recovered`;
-/// - a `failed` row whose file is back becomes `recovered` again.
+/// Start-up recovery: the database and the files are brought back into agreement. No media is deleted, except a
+/// file with nothing in it: a recording killed before any frame was indexed leaves no media file, and its row says
+/// so. In order:
+/// - every file left in partial/ (a crash) is measured, given a thumbnail, moved into recordings/, and its row
+///   becomes `recovered` (created when missing) — or, with nothing playable in it, it is removed (`empty`);
+/// - rows and files in recordings/ are matched (`RowReconciler`): missing files, files that came back, files
+///   without a row; when none of the recordings' files is there at all, that is one condition — the storage is
+///   missing — and no row changes.
 public enum Recovery {
-    public struct Report: Sendable, Codable {
-        public var recovered: [String] = []
-        public var failed: [String] = []
-        public var adopted: [String] = []
-        public var durationMs: Double = 0
+    public struct Outcome: Sendable {
+        public var report: RecoveryReport
+        public var storage: StorageStatus
+        /// With the storage missing: some of the absent files, to notice when they are back.
+        public var absentSample: [String]
     }
 
     /// How a row that lost its file is marked; only such rows come back when the file reappears.
     static let missingFile = "file missing"
+    /// How a row whose recording left nothing playable is marked.
+    static let nothingRecorded = "nothing recorded"
 
-    public static func run(data: DataDirectory, library: Library, thumbnail: ApplianceConfig.Thumbnail, logger: Logger) async throws -> Report {
+    public static func run(data: DataDirectory, library: Library, thumbnail: ApplianceConfig.Thumbnail, logger: Logger) async throws -> Outcome {
         let started = ContinuousClock.now
-        var report = Report()
+        var report = RecoveryReport()
+        let rescued = try await recoverPartials(data: data, library: library, thumbnail: thumbnail, logger: logger, report: &report)
+        let reconciler = RowReconciler(data: data, library: library, thumbnail: thumbnail, logger: logger)
+        let (storage, absent) = try await reconciler.run(rescued: rescued, report: &report)
+        report.durationMs = (ContinuousClock.now - started) / .milliseconds(1)
+        return Outcome(report: report, storage: storage, absentSample: absent)
+    }
 
+    /// Files left in partial/; returns the paths they now have in recordings/.
+    private static func recoverPartials(data: DataDirectory, library: Library, thumbnail: ApplianceConfig.Thumbnail,
+                                        logger: Logger, report: inout RecoveryReport) async throws -> Set<String> {
+        var rescued = Set<String>()
         for partial in data.partialFiles() {
             let id = ((partial as NSString).lastPathComponent as NSString).deletingPathExtension.lowercased()
             let existing = try? await library.fetch(id: id)
+            let probe = (DataDirectory.fileSize(partial) ?? 0) > 0
+                ? try? await blocking { try MediaInspector.inspect(path: partial, offset: ClockTime(seconds: thumbnail.offsetS)) }
+                : nil
+            guard let probe, probe.frame != nil else {
+                try await discardEmpty(partial, id: id, row: existing, library: library, logger: logger, report: &report)
+                continue
+            }
             let date = existing?.createdAt ?? fileDate(partial)
             let destination = data.finalPath(id: id, date: date)
             var row = existing ?? Recording(id: id, title: Timestamps.title(date), createdAt: date, path: destination, state: .recovered)
@@ -33,84 +55,51 @@ public enum Recovery {
             do {
                 try data.commit(partial, to: destination)
                 row.path = destination
-                measure(&row, thumbnail: thumbnail, data: data)
+                rescued.insert(destination)
+                await measure(&row, thumbnail: thumbnail, data: data, frame: probe.frame)
             } catch {
                 row.path = partial
                 row.state = .failed
                 row.failureReason = "could not move the partial file: \(error)"
             }
-            try await save(row, exists: existing != nil, library: library)
+            let final = row
+            if existing != nil { try await library.update(id: id) { $0 = final } } else { try await library.insert(final) }
             report.recovered.append(id)
             logger.notice("recovered interrupted recording", metadata: [
                 "id": "\(id)", "path": "\(row.path)", "state": "\(row.state.rawValue)",
                 "duration_ms": "\(row.durationMs.map(String.init) ?? "?")",
             ])
         }
-
-        let files = Set(FileWalker.files(under: data.recordingsDir, suffix: ".mp4"))
-        var referenced = Set<String>()
-        for (id, path, state, reason) in try await library.allPaths() {
-            referenced.insert(path)
-            let present = files.contains(path)
-            if present, state == .failed, reason?.hasPrefix(missingFile) == true {
-                try await library.update(id: id) { row in
-                    row.state = .recovered
-                    row.failureReason = nil
-                }
-                report.recovered.append(id)
-            } else if !present, state != .failed {
-                let reason = state == .recording
-                    ? "\(missingFile): the daemon stopped while recording and left no file at \(path)"
-                    : "\(missingFile) at start-up: \(path)"
-                try await library.update(id: id) { row in
-                    row.state = .failed
-                    row.failureReason = reason
-                }
-                report.failed.append(id)
-                logger.warning("recording \(id): \(reason)")
-            }
-        }
-
-        for path in files.subtracting(referenced).sorted() {
-            let stem = ((path as NSString).lastPathComponent as NSString).deletingPathExtension.lowercased()
-            let id = isRecordingID(stem) ? stem : UUID().uuidString.lowercased()
-            if let existing = try? await library.fetch(id: id) {
-                // The row exists under another path (its file was moved by hand): follow the file.
-                try await library.update(id: id) { row in
-                    row.path = path
-                    if existing.state == .failed, existing.failureReason?.hasPrefix(missingFile) == true {
-                        row.state = .recovered
-                        row.failureReason = nil
-                    }
-                }
-            } else {
-                let date = fileDate(path)
-                var row = Recording(id: id, title: Timestamps.title(date), createdAt: date, path: path, state: .recovered)
-                row.note = "adopted at start-up: the file had no database row"
-                row.endedAt = modificationDate(path)
-                measure(&row, thumbnail: thumbnail, data: data)
-                try await library.insert(row)
-            }
-            report.adopted.append(id)
-            logger.notice("adopted \(path) as recording \(id)")
-        }
-        report.durationMs = (ContinuousClock.now - started) / .milliseconds(1)
-        return report
+        return rescued
     }
 
-    private static func save(_ row: Recording, exists: Bool, library: Library) async throws {
-        if exists {
-            try await library.update(id: row.id) { $0 = row }
-        } else {
-            try await library.insert(row)
+    /// A partial file with no decodable video: the daemon died before the muxer indexed a frame (the first index
+    /// update comes `sync_interval_s` after the start). It is removed; its row, if any, says why.
+    private static func discardEmpty(_ partial: String, id: String, row: Recording?, library: Library, logger: Logger,
+                                     report: inout RecoveryReport) async throws {
+        let size = DataDirectory.fileSize(partial) ?? 0
+        try? FileManager.default.removeItem(atPath: partial)
+        let reason = size == 0
+            ? "\(nothingRecorded): the daemon stopped before any media reached the file"
+            : "\(nothingRecorded): the daemon stopped before the first frame was indexed (within sync_interval_s of the start)"
+        if row != nil {
+            try await library.update(id: id) { row in
+                row.state = .failed
+                row.failureReason = reason
+                row.sizeBytes = nil
+            }
         }
+        report.empty.append(id)
+        logger.notice("removed the empty file of an interrupted recording", metadata: ["id": "\(id)", "bytes": "\(size)", "reason": "\(reason)"])
     }
 
-    /// Fills what can be measured from the file: duration, codecs, size, and a thumbnail.
-    static func measure(_ row: inout Recording, thumbnail: ApplianceConfig.Thumbnail, data: DataDirectory) {
-        row.sizeBytes = (try? FileManager.default.attributesOfItem(atPath: row.path)[.size] as? NSNumber)?.int64Value
+    /// Fills what can be measured from the file: duration, codecs, size, and a thumbnail (from `frame` when the
+    /// caller has already decoded one).
+    static func measure(_ row: inout Recording, thumbnail: ApplianceConfig.Thumbnail, data: DataDirectory, frame: Sample? = nil) async {
+        row.sizeBytes = DataDirectory.fileSize(row.path)
+        let path = row.path
         do {
-            let info = try Discoverer.inspect(path: row.path)
+            let info = try await blocking { try Discoverer.inspect(path: path) }
             row.durationMs = info.duration.map { Int($0.milliseconds) }
             if let video = info.video.first {
                 row.videoCodec = video.codec
@@ -126,12 +115,13 @@ public enum Recovery {
             row.failureReason = "unplayable: \(error)"
             return
         }
-        if let frame = try? MediaInspector.inspect(path: row.path, offset: ClockTime(seconds: thumbnail.offsetS)).frame {
-            let path = data.thumbnailPath(id: row.id)
-            if (try? frame.writeJPEG(to: path, maxWidth: thumbnail.maxWidth, maxHeight: thumbnail.maxHeight, quality: thumbnail.quality)) != nil {
-                row.thumbnail = path
-            }
+        let thumbnailPath = data.thumbnailPath(id: row.id)
+        let written = try? await blocking {
+            guard let frame = try frame ?? MediaInspector.inspect(path: path, offset: ClockTime(seconds: thumbnail.offsetS)).frame else { return false }
+            _ = try frame.writeJPEG(to: thumbnailPath, maxWidth: thumbnail.maxWidth, maxHeight: thumbnail.maxHeight, quality: thumbnail.quality)
+            return true
         }
+        if written == true { row.thumbnail = thumbnailPath }
     }
 
     static func isRecordingID(_ text: String) -> Bool {

@@ -1,3 +1,4 @@
+import ApplianceProtocol
 import ApplianceCore
 import Foundation
 import XCTest

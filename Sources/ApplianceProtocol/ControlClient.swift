@@ -1,9 +1,11 @@
 import Foundation
 
 /// A small blocking client for the control socket, used by `appliance ctl` and the tests.
+/// Not thread-safe: one connection per thread.
 public final class ControlClient {
     public struct ClientError: Error, CustomStringConvertible {
         public var description: String
+        public init(description: String) { self.description = description }
     }
 
     private let fd: Int32
@@ -65,7 +67,42 @@ public final class ControlClient {
         }
     }
 
-    /// Sends one command and returns the decoded response object.
+    /// Sends a typed command and decodes its typed result; an error answer throws the daemon's `ApplianceError`.
+    public func perform(_ command: Command) throws -> CommandResult {
+        try send(raw: try RequestLine(command).encoded())
+        let line = try readLine()
+        let answer: Result<Data, ApplianceError>
+        do {
+            answer = try ResponseLine.decode(line)
+        } catch let error as ApplianceError {
+            throw error
+        } catch {
+            throw ClientError(description: "the daemon sent an answer this client cannot read: \(error)")
+        }
+        switch answer {
+        case .failure(let error): throw error
+        case .success(let result):
+            do {
+                return try CommandResult.decode(for: command, from: result)
+            } catch {
+                throw ClientError(description: "the daemon's answer to \(command.name) does not match this client: \(error)")
+            }
+        }
+    }
+
+    /// Turns this connection into an event stream; read events with `nextEvent()`.
+    public func subscribe() throws {
+        try send(raw: try RequestLine(command: "events").encoded())
+        if case .failure(let error) = try ResponseLine.decode(try readLine()) { throw error }
+    }
+
+    /// The next event on a subscribed connection.
+    public func nextEvent() throws -> EventRecord {
+        try WireFormat.decoder.decode(EventRecord.self, from: try readLine())
+    }
+
+    /// Sends a command given as plain name and arguments and returns the whole response object, as sent:
+    /// for tests that check the wire format itself.
     public func call(_ command: String, args: [String: Any] = [:]) throws -> [String: Any] {
         var request: [String: Any] = ["id": 1, "command": command]
         if !args.isEmpty { request["args"] = args }

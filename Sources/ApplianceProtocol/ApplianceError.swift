@@ -1,6 +1,7 @@
-/// An error answered on the control socket, with a stable machine-readable code.
-public struct ControlError: Error, CustomStringConvertible, Sendable, Equatable {
-    public enum Code: String, Sendable, Codable {
+/// Why a command was refused or failed, with a stable machine-readable code (docs/PROTOCOL.md "Error codes").
+/// Every front end shows the message as is: one line, saying what happened and, where it can, what to do.
+public struct ApplianceError: Error, CustomStringConvertible, Sendable, Equatable, Codable {
+    public enum Code: String, Sendable, Codable, CaseIterable {
         case badRequest = "bad_request"
         case unknownCommand = "unknown_command"
         case notFound = "not_found"

@@ -1,0 +1,60 @@
+import ApplianceProtocol
+import Foundation
+
+/// Keeping the output going when cameras fail, vanish or appear.
+extension CameraSwitcher {
+    func handleFailure(_ name: String, reason: String) async {
+        guard let slot = slots.first(where: { $0.name == name }) else { return }
+        if case .error = slot.state.withLock({ $0 }) { return }
+        let wasActive = slot === active
+        if wasActive {
+            await showFillerNow()
+            setActive(nil)
+        }
+        slot.state.withLock { $0 = .error(reason) }
+        try? await blocking { slot.stop() }
+        events.publish(.cameraFailed(CameraFailure(camera: name, reason: reason)))
+        logger.error("camera '\(name)' failed: \(reason)\(wasActive ? "; the output continues on the filler" : "")")
+        if wasActive { await activateFirstWorking(after: slot) }
+    }
+
+    /// Tries usable cameras in configuration order, starting after `failed`; stays on the filler if none works.
+    func activateFirstWorking(after failed: CameraSlot?) async {
+        let start = failed.flatMap { f in slots.firstIndex { $0 === f } }.map { $0 + 1 } ?? 0
+        let order = slots.indices.map { slots[(start + $0) % slots.count] }
+        for candidate in order where candidate !== failed && isUsable(candidate) {
+            if (try? await activate(candidate, leaving: nil)) != nil { return }
+        }
+        logger.error("no camera is working: the output shows the filler")
+    }
+
+    /// V4L2 device nodes that appeared or vanished since the last look.
+    func checkDevices() async {
+        for slot in slots where slot.kind == "v4l2" {
+            let present = FileManager.default.fileExists(atPath: slot.config.device)
+            let state = slot.state.withLock { $0 }
+            let device = CameraDevice(camera: slot.name, device: slot.config.device)
+            if case .missing = state, present {
+                slot.state.withLock { $0 = .standby }
+                events.publish(.cameraAvailable(device))
+                logger.notice("camera '\(slot.name)': \(slot.config.device) appeared")
+            } else if !present, state == .standby || state.name == "error" {
+                slot.state.withLock { $0 = .missing("device \(slot.config.device) not present") }
+                events.publish(.cameraMissing(device))
+            }
+        }
+        if active == nil { await activateFirstWorking(after: nil) }
+    }
+
+    func isUsable(_ slot: CameraSlot) -> Bool {
+        switch slot.state.withLock({ $0 }) {
+        case .standby, .error: true  // a camera that failed earlier gets another chance
+        case .active, .starting, .missing: false
+        }
+    }
+
+    func nextUsable(after current: CameraSlot?) -> CameraSlot? {
+        let start = current.flatMap { c in slots.firstIndex { $0 === c } }.map { $0 + 1 } ?? 0
+        return slots.indices.map { slots[(start + $0) % slots.count] }.first { $0 !== current && isUsable($0) }
+    }
+}

@@ -1,0 +1,43 @@
+import ApplianceProtocol
+import AsyncAlgorithms
+import GStreamerKit
+import ServiceLifecycle
+
+/// Watches capture devices come and go: GStreamer's device monitor (events `device_added`, `device_removed`), and
+/// every 2 s the configured V4L2 device nodes, which appear without the monitor noticing where there is no udev
+/// provider (containers, minimal boards). Either way the camera switcher takes another look.
+struct DeviceWatch: Service {
+    let monitor: DeviceMonitor
+    let cameras: CameraSwitcher
+    let events: EventHub
+    static let pollInterval: Duration = .seconds(2)
+
+    func run() async throws {
+        let watching = monitor.start()
+        await withDiscardingTaskGroup { group in
+            if watching {
+                group.addTask {
+                    for await change in monitor.changes.cancelOnGracefulShutdown() {
+                        switch change {
+                        case .added(let device): events.publish(.deviceAdded(DeviceInfo(device)))
+                        case .removed(let device): events.publish(.deviceRemoved(DeviceInfo(device)))
+                        }
+                        cameras.refreshDevices()
+                    }
+                }
+            }
+            group.addTask {
+                for await _ in AsyncTimerSequence(interval: Self.pollInterval, clock: .continuous).cancelOnGracefulShutdown() {
+                    cameras.refreshDevices()
+                }
+            }
+        }
+        monitor.stop()
+    }
+}
+
+extension DeviceInfo {
+    init(_ device: CaptureDevice) {
+        self.init(name: device.name, deviceClass: device.deviceClass, caps: device.caps, path: device.path)
+    }
+}

@@ -1,0 +1,114 @@
+import ApplianceProtocol
+import Foundation
+import GStreamerKit
+import Logging
+
+/// The recordings library as commands: list, info, rename, lock, unlock, delete. The rows are the Library's; the
+/// clip being recorded is the recorder's, so renaming it tells the recorder, and deleting it is refused.
+struct Clips: Sendable {
+    let library: Library
+    let recorder: Recorder
+    let backup: BackupUploader?
+    let events: EventHub
+    let onlyLockedBackup: Bool
+    let logger: Logger
+
+    static let maxPerPage = 1000
+
+    func list(page: Int, perPage: Int) async throws -> ListResult {
+        guard page >= 1 else { throw ApplianceError(.badRequest, "page must be 1 or more") }
+        guard (1...Self.maxPerPage).contains(perPage) else {
+            throw ApplianceError(.badRequest, "per_page must be between 1 and \(Self.maxPerPage)")
+        }
+        let started = ContinuousClock.now
+        let result = try await library.page(page, perPage: perPage)
+        let elapsed = (ContinuousClock.now - started) / .milliseconds(1)
+        return ListResult(items: result.items, total: result.total, page: page, perPage: perPage,
+                          pages: (result.total + perPage - 1) / perPage, elapsedMs: elapsed)
+    }
+
+    func info(id: String) async throws -> RecordingInfo {
+        let recording = try await resolve(id)
+        var measured = RecordingInfo.Measured()
+        measured.sizeBytes = DataDirectory.fileSize(recording.path)
+        if recording.state == .recording {
+            measured.error = "still recording"
+        } else if measured.sizeBytes == nil {
+            measured.error = "file missing: \(recording.path)"
+        } else {
+            let path = recording.path
+            do {
+                let media = try await blocking { try Discoverer.inspect(path: path) }
+                measured.durationMs = media.duration.map { Int($0.milliseconds) }
+                measured.width = media.video.first?.width
+                measured.height = media.video.first?.height
+                measured.framerate = media.video.first?.framerate
+                measured.videoCodec = media.video.first?.codec
+                measured.audioCodec = media.audio.first?.codec
+                measured.audioChannels = media.audio.first?.channels
+                measured.audioSampleRate = media.audio.first?.sampleRate
+            } catch {
+                measured.error = "\(error)"
+            }
+        }
+        return RecordingInfo(recording: recording, measured: measured)
+    }
+
+    func rename(id: String, title: String) async throws -> Recording {
+        let title = try TitleRules.valid(title)
+        let recording = try await resolve(id)
+        await recorder.retitle(id: recording.id, title: title)
+        let updated = try await library.update(id: recording.id) { $0.title = title }
+        events.publish(.renamed(Renamed(id: updated.id, title: updated.title)))
+        return updated
+    }
+
+    func setLocked(id: String, locked: Bool) async throws -> Recording {
+        let recording = try await resolve(id)
+        let updated = try await library.update(id: recording.id) { $0.locked = locked }
+        events.publish(locked ? .locked(ClipEvent(id: updated.id)) : .unlocked(ClipEvent(id: updated.id)))
+        if locked, onlyLockedBackup { await backup?.recordingFinished(updated.id) }
+        return updated
+    }
+
+    /// Deletes file, thumbnail and row together. Refuses the clip being recorded, and locked clips unless forced.
+    func delete(id: String, force: Bool) async throws -> DeleteResult {
+        let recording = try await resolve(id)
+        let activeID = await recorder.activeID
+        if recording.state == .recording || activeID == recording.id {
+            throw ApplianceError(.conflict, "recording \(recording.id) is in progress; stop it first")
+        }
+        if recording.locked, !force {
+            throw ApplianceError(.conflict, "recording \(recording.id) is locked; unlock it or use --force")
+        }
+        var deleted: [String] = []
+        for path in [recording.path, recording.thumbnail].compactMap({ $0 }) where FileManager.default.fileExists(atPath: path) {
+            do {
+                try FileManager.default.removeItem(atPath: path)
+                deleted.append(path)
+            } catch {
+                throw ApplianceError(.internalError, "cannot delete \(path): \(DataDirectory.reason(error)); nothing else was removed")
+            }
+        }
+        if let backup, recording.backupState != .none || recording.backupRemotePath != nil {
+            await backup.recordingDeleted(recording)  // the remote copy goes too (queued, durable)
+        }
+        try await library.delete(id: recording.id)
+        events.publish(.deleted(ClipEvent(id: recording.id)))
+        logger.info("deleted recording \(recording.id)", metadata: ["files": "\(deleted.count)"])
+        return DeleteResult(id: recording.id, deletedFiles: deleted)
+    }
+
+    /// Full id or unique prefix → row, with `not_found` / `bad_request` errors.
+    func resolve(_ id: String) async throws -> Recording {
+        do {
+            return try await library.resolve(id)
+        } catch let error as Library.LibraryError {
+            switch error {
+            case .notFound: throw ApplianceError(.notFound, error.description)
+            case .ambiguous, .invalidID: throw ApplianceError(.badRequest, error.description)
+            case .storage: throw ApplianceError(.internalError, error.description)
+            }
+        }
+    }
+}

@@ -1,0 +1,124 @@
+import ApplianceProtocol
+import Foundation
+import Logging
+
+/// Turns a recording session into a clip: ends its streams, waits for the muxer, detaches the bin, writes the
+/// thumbnail, moves the file durably into recordings/ and completes the row. Also builds the row a recording
+/// starts with. Holds no state: the recorder owns the session.
+struct RecordingFinaliser: Sendable {
+    struct Finished: Sendable {
+        var result: RecordingResult
+    }
+
+    let graph: CaptureGraph
+    let library: Library
+    let data: DataDirectory
+    let health: Health
+    let config: ApplianceConfig
+    let logger: Logger
+
+    /// The row written when a recording starts (state `recording`, file in partial/).
+    func newRow(title: String?, camera: String?, hasAudio: Bool) -> Recording {
+        let id = UUID().uuidString.lowercased()
+        let createdAt = Date()
+        var row = Recording(id: id, title: title ?? Timestamps.title(createdAt), createdAt: createdAt,
+                            path: data.partialPath(id: id), state: .recording)
+        row.startedAt = createdAt
+        row.width = config.video.width
+        row.height = config.video.height
+        row.framerate = config.video.framerate
+        row.videoCodec = "h264"
+        row.audioCodec = hasAudio ? "aac" : nil
+        row.audioPresent = hasAudio
+        row.camera = camera
+        return row
+    }
+
+    func finish(_ active: Recorder.ActiveRecording, title: String?, reason: StopReason, camerasUsed: [String]) async throws -> Finished {
+        let session = active.session
+        await endStreams(of: session)
+        try await blocking { session.teardown() }
+        let endedAt = Date()
+        let timing = session.timing
+        guard timing.videoFrames > 0 else { return try await discardEmpty(session) }
+        let thumbnail = await writeThumbnail(for: session)
+        let finalPath = data.finalPath(id: session.id, date: session.createdAt)
+        do {
+            try await blocking { [data] in try data.commit(session.partialPath, to: finalPath) }
+        } catch {
+            health.noteError("\(error)")
+            throw ApplianceError(.internalError, "recording \(session.id) finished but could not be moved: \(error) (kept at \(session.partialPath))")
+        }
+        let size = DataDirectory.fileSize(finalPath) ?? 0
+        var finalTitle = title ?? active.title
+        do {
+            // A rename may have landed while this stop was waiting: only an explicit title overrides the row's.
+            let updated = try await library.update(id: session.id) { row in
+                row.state = .complete
+                row.path = finalPath
+                row.thumbnail = thumbnail
+                if let title { row.title = title }
+                row.camera = camerasUsed.isEmpty ? nil : camerasUsed.joined(separator: ",")
+                row.endedAt = endedAt
+                row.durationMs = timing.durationMs
+                row.sizeBytes = size
+                row.audioPresent = timing.audioBuffers > 0
+                if timing.audioBuffers == 0 { row.audioCodec = nil }
+            }
+            finalTitle = updated.title
+        } catch {
+            // The file is safe in recordings/; the next start-up adopts it if the row stays behind.
+            health.noteError("\(error)")
+            logger.error("recording \(session.id): cannot complete its row: \(error)")
+        }
+        let now = graph.runningTimeNow
+        let v = config.video
+        return Finished(result: RecordingResult(
+            id: session.id, title: finalTitle, path: finalPath, thumbnail: thumbnail,
+            durationMs: timing.durationMs, videoFrames: timing.videoFrames, droppedFrames: timing.droppedFrames,
+            audioDurationMs: timing.audioDurationMs, avOffsetMs: timing.avOffsetMs, sizeBytes: size,
+            width: v.width, height: v.height, framerate: v.framerate, createdAt: session.createdAt, endedAt: endedAt,
+            stopReason: reason, startLatencyMs: timing.startLatencyMs,
+            stopLatencyMs: timing.lastFrameClock.flatMap { now >= $0 ? Double(now - $0) / 1_000_000 : nil }))
+    }
+
+    /// Asks the probes to end both streams now and waits for the muxer to finish the file; streams that stopped
+    /// flowing are ended from here after 2 s.
+    private func endStreams(of session: RecordingSession) async {
+        session.requestStop(at: graph.runningTimeNow)
+        if await session.finalised.wait(timeout: .seconds(2)) == nil {
+            logger.warning("recording \(session.id): streams stopped flowing, ending them")
+            session.forceEndOfStreams()
+            if await session.finalised.wait(timeout: .seconds(5)) == nil {
+                logger.error("recording \(session.id): the muxer did not finish; the file is kept as written so far")
+            }
+        }
+    }
+
+    private func writeThumbnail(for session: RecordingSession) async -> String? {
+        guard let frame = graph.tap.finishRequest(id: session.id) else { return nil }
+        let path = data.thumbnailPath(id: session.id)
+        let thumb = config.thumbnail
+        do {
+            try await blocking { _ = try frame.writeJPEG(to: path, maxWidth: thumb.maxWidth, maxHeight: thumb.maxHeight, quality: thumb.quality) }
+            return path
+        } catch {
+            logger.error("thumbnail for \(session.id): \(error)")
+            return nil
+        }
+    }
+
+    /// No video frame reached the file (the streams never delivered): no media file is left behind, and the row
+    /// says so.
+    private func discardEmpty(_ session: RecordingSession) async throws -> Finished {
+        _ = graph.tap.finishRequest(id: session.id)
+        try? FileManager.default.removeItem(atPath: session.partialPath)
+        let reason = "\(Recovery.nothingRecorded): the camera delivered no frame before the recording was stopped"
+        _ = try? await library.update(id: session.id) { row in
+            row.state = .failed
+            row.failureReason = reason
+        }
+        logger.error("recording \(session.id): \(reason)")
+        throw ApplianceError(.internalError, "recording \(session.id): \(reason)")
+    }
+}

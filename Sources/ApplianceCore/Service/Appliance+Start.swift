@@ -1,0 +1,116 @@
+import ApplianceProtocol
+import Foundation
+import GStreamerKit
+import Logging
+import ServiceLifecycle
+
+extension Appliance {
+    /// Builds the appliance, in order: the data folder (locked before anything reads it), the library, start-up
+    /// recovery, the live graph with its first camera, backup; then the domains and the services that will run.
+    /// Every failure is one line naming what is wrong; whatever was started is stopped again.
+    public static func start(config: ApplianceConfig, logger: Logger, handleSignals: Bool = true) async throws -> Appliance {
+        let started = ContinuousClock.now
+        let startedAt = Date()
+        let data = try step("") { try DataDirectory(path: config.dataDir) }
+        let folderLock = try step("") { try DataFolderLock(dataDir: data.root) }
+        let library = try step("") { try Library(path: data.root + "/appliance.sqlite") }
+        let recovery: Recovery.Outcome
+        do {
+            recovery = try await Recovery.run(data: data, library: library, thumbnail: config.thumbnail, logger: logger)
+        } catch {
+            throw StartupError(description: "start-up recovery failed: \(error)")
+        }
+        let r = recovery.report
+        logger.info("library ready", metadata: [
+            "recordings": "\(library.count)", "recovered": "\(r.recovered.count)", "failed": "\(r.failed.count)",
+            "adopted": "\(r.adopted.count)", "empty": "\(r.empty.count)", "recovery_ms": "\(String(format: "%.1f", r.durationMs))",
+        ])
+        let events = EventHub()
+        let health = Health(storage: recovery.storage, recovery: recovery.report)
+        if recovery.storage.state == .missing { events.publish(.storageMissing(recovery.storage)) }
+
+        let graph = try step("cannot start the capture graph: ") {
+            let graph = try CaptureGraph(config: config, fragments: try FragmentLibrary.locate(configured: config.pipelinesDir), logger: logger)
+            try graph.start()
+            return graph
+        }
+        logger.info("live graph running", metadata: [
+            "cameras": "\(graph.cameraNames.map { "\($0)=\(graph.cameraKinds[$0] ?? "?")" }.joined(separator: ","))",
+            "audio": "\(graph.audioKind)", "preview": "\(graph.previewKind)", "encoder": "\(config.video.encoder)",
+            "size": "\(config.video.width)x\(config.video.height)@\(config.video.framerate)",
+        ])
+        let cameras = CameraSwitcher(graph: graph, events: events, logger: logger)
+        await cameras.startInitial()
+        let backup: BackupUploader?
+        do {
+            backup = try await startBackup(config: config, library: library, data: data, events: events, logger: logger)
+        } catch {
+            _ = try? await blocking { graph.stop() }
+            throw StartupError(description: "backup: \(error)")
+        }
+
+        let readiness = Readiness(onReady: {
+            let ms = (ContinuousClock.now - started) / .milliseconds(1)
+            logger.info("ready", metadata: ["startup_ms": "\(String(format: "%.0f", ms))"])
+            events.publish(.ready(Ready(activeCamera: nil, startupMs: (ms * 10).rounded() / 10)))
+        })
+        graph.firstFrame.whenFired { _ in readiness.markFirstFrame() }
+
+        let finaliser = RecordingFinaliser(graph: graph, library: library, data: data, health: health, config: config, logger: logger)
+        let recorder = Recorder(graph: graph, finaliser: finaliser, cameras: cameras, backup: backup, events: events,
+                                config: config, logger: logger)
+        let devices = DeviceMonitor()
+        let gate = CommandGate()
+        let dispatcher = CommandDispatcher(
+            recorder: recorder,
+            clips: Clips(library: library, recorder: recorder, backup: backup, events: events,
+                         onlyLockedBackup: config.backup.onlyLocked, logger: logger),
+            cameras: cameras, devices: devices, snapshots: Snapshotter(graph: graph, data: data, logger: logger),
+            status: StatusReporter(graph: graph, recorder: recorder, cameras: cameras, library: library, health: health,
+                                   readiness: readiness, config: config, data: data, startedAt: startedAt),
+            backup: backup, gate: gate)
+        let socketPath = config.socket.isEmpty ? data.root + "/ctl.sock" : config.socket
+        let server = ControlServer(path: socketPath, router: SocketRouter(perform: dispatcher.perform), events: events,
+                                   logger: logger, onBound: { readiness.markSocketBound() })
+
+        // Graceful shutdown runs from the last service to the first.
+        var services: [any Service] = [
+            GraphWatcher(graph: graph, cameras: cameras, health: health, events: events, logger: logger),
+            DeviceWatch(monitor: devices, cameras: cameras, events: events),
+            StorageWatch(health: health, events: events, logger: logger, absentSample: recovery.absentSample),
+            cameras,
+        ]
+        if let backup { services.append(backup) }
+        services += [RecorderService(recorder: recorder), server, gate] as [any Service]
+        let group = ServiceGroup(configuration: .init(
+            services: services.map { ServiceGroupConfiguration.ServiceConfiguration(service: $0) },
+            gracefulShutdownSignals: handleSignals ? [.sigterm, .sigint] : [],
+            logger: logger))
+        return Appliance(config: config, data: data, events: events, readiness: readiness, socketPath: socketPath, graph: graph,
+                         dispatcher: dispatcher, group: group, folderLock: folderLock, logger: logger)
+    }
+
+    /// Starts the WebDAV backup uploader when `[backup] url` is set.
+    private static func startBackup(config: ApplianceConfig, library: Library, data: DataDirectory, events: EventHub,
+                                    logger: Logger) async throws -> BackupUploader? {
+        guard config.backup.enabled else { return nil }
+        let uploader = try BackupUploader(config: config.backup, library: library, data: data, events: events, logger: logger)
+        do {
+            try await uploader.prepare()
+        } catch {
+            await uploader.close()
+            throw error
+        }
+        logger.info("backup to \(BackupPolicy.redacted(config.backup.url))\(config.backup.onlyLocked ? " (locked clips only)" : "")")
+        return uploader
+    }
+
+    /// Runs one start-up step; its error becomes a one-line `StartupError` with `prefix`.
+    private static func step<T>(_ prefix: String, _ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch {
+            throw StartupError(description: prefix + "\(error)")
+        }
+    }
+}

@@ -1,0 +1,72 @@
+import ApplianceProtocol
+import Foundation
+import GStreamerKit
+import Logging
+import ServiceLifecycle
+
+/// The whole appliance, composed: `start` builds it in a defined order and `run` runs its services in one
+/// ServiceGroup until graceful shutdown. Every front end — the control socket here, the web page, shutters and
+/// timers next — drives it through `perform` and follows `events`. A test can build and drive one in-process.
+public final class Appliance: Sendable {
+    public struct StartupError: Error, CustomStringConvertible {
+        /// One line, as `appliance run` prints it.
+        public var description: String
+    }
+
+    public let config: ApplianceConfig
+    public let data: DataDirectory
+    public let events: EventHub
+    public let readiness: Readiness
+    /// The control socket's path.
+    public let socketPath: String
+    let graph: CaptureGraph
+    let dispatcher: CommandDispatcher
+    private let group: ServiceGroup
+    private let folderLock: DataFolderLock
+    private let logger: Logger
+
+    /// Sends a command, as every front end does; a refusal or failure is an `ApplianceError` with a stable code.
+    public func perform(_ command: Command) async throws(ApplianceError) -> CommandResult {
+        try await dispatcher.perform(command)
+    }
+
+    /// Runs every service until graceful shutdown (SIGTERM/SIGINT when `handleSignals`, or `shutdown()`), in the
+    /// order the group stops them: commands refused, socket closed, recording finalised, uploads stopped at a safe
+    /// point, camera and device watchers ended; then the graph stops and the data folder is released.
+    public func run() async throws {
+        defer { folderLock.release() }
+        do {
+            try await group.run()
+        } catch {
+            await stopGraph()
+            throw error
+        }
+        await stopGraph()
+        logger.info("stopped")
+    }
+
+    /// Begins graceful shutdown (what SIGTERM does).
+    public func shutdown() async {
+        await group.triggerGracefulShutdown()
+    }
+
+    private func stopGraph() async {
+        events.finishAll()
+        let graph = self.graph
+        _ = try? await blocking { graph.stop() }
+    }
+
+    init(config: ApplianceConfig, data: DataDirectory, events: EventHub, readiness: Readiness, socketPath: String,
+         graph: CaptureGraph, dispatcher: CommandDispatcher, group: ServiceGroup, folderLock: DataFolderLock, logger: Logger) {
+        self.config = config
+        self.data = data
+        self.events = events
+        self.readiness = readiness
+        self.socketPath = socketPath
+        self.graph = graph
+        self.dispatcher = dispatcher
+        self.group = group
+        self.folderLock = folderLock
+        self.logger = logger
+    }
+}

@@ -1,0 +1,49 @@
+import ApplianceProtocol
+import GStreamerKit
+
+/// The one entry point behind `Appliance.perform`: each command goes to the domain that owns what it touches.
+/// Every error leaves here as an `ApplianceError` with a stable code. Once shutdown begins, commands are refused.
+struct CommandDispatcher: Sendable {
+    let recorder: Recorder
+    let clips: Clips
+    let cameras: CameraSwitcher
+    let devices: DeviceMonitor
+    let snapshots: Snapshotter
+    let status: StatusReporter
+    let backup: BackupUploader?
+    let gate: CommandGate
+
+    func perform(_ command: Command) async throws(ApplianceError) -> CommandResult {
+        guard gate.isOpen else { throw ApplianceError(.unavailable, "the appliance is shutting down") }
+        do {
+            return try await dispatch(command)
+        } catch let error as ApplianceError {
+            throw error
+        } catch {
+            throw ApplianceError(.internalError, "\(error)")
+        }
+    }
+
+    private func dispatch(_ command: Command) async throws -> CommandResult {
+        switch command {
+        case .ping: return .pong(Pong())
+        case .status: return .status(await status.status())
+        case .recordStart(let title): return .recordingStarted(try await recorder.start(title: title))
+        case .recordStop(let title): return .recordingStopped(try await recorder.stop(title: title, reason: .request))
+        case .snapshot: return .snapshot(try await snapshots.take())
+        case .list(let page, let perPage): return .list(try await clips.list(page: page, perPage: perPage))
+        case .info(let id): return .info(try await clips.info(id: id))
+        case .rename(let id, let title): return .recording(try await clips.rename(id: id, title: title))
+        case .delete(let id, let force): return .deleted(try await clips.delete(id: id, force: force))
+        case .lock(let id): return .recording(try await clips.setLocked(id: id, locked: true))
+        case .unlock(let id): return .recording(try await clips.setLocked(id: id, locked: false))
+        case .cameras: return .cameras(await cameras.report(devices: devices.devices.map(DeviceInfo.init)))
+        case .switchCamera(let choice): return .switched(try await cameras.switchTo(choice))
+        case .backupStatus: return .backupStatus(await backup?.status() ?? .off)
+        case .backupRetry(let id):
+            guard let backup else { throw ApplianceError(.unavailable, "backup is off ([backup] url is empty)") }
+            let resolved = id == nil ? nil : try await clips.resolve(id!).id
+            return .backupRetry(RetryResult(requeued: try await backup.retry(recordingId: resolved)))
+        }
+    }
+}

@@ -1,0 +1,52 @@
+import ApplianceProtocol
+import GStreamerKit
+import Logging
+import ServiceLifecycle
+
+/// Watches the live graph: its bus (messages arrive from the bus thread, see `BusReader`) and the cameras whose
+/// stream ended by itself. Errors are logged, kept for status and published; an error from inside a camera's bin
+/// (`/appliance/camera-<name>/…`) or a camera's end of stream tells the camera switcher that camera failed, so the
+/// output moves on without it.
+struct GraphWatcher: Service {
+    let graph: CaptureGraph
+    let cameras: CameraSwitcher
+    let health: Health
+    let events: EventHub
+    let logger: Logger
+
+    func run() async throws {
+        await withDiscardingTaskGroup { group in
+            group.addTask {
+                for await message in graph.busReader.messages.cancelOnGracefulShutdown() { handle(message) }
+            }
+            group.addTask {
+                for await camera in graph.cameraEnded.cancelOnGracefulShutdown() {
+                    cameras.cameraFailed(camera, reason: "its stream ended")
+                }
+            }
+        }
+    }
+
+    private func handle(_ message: Message) {
+        switch message {
+        case .error(let error):
+            health.noteError(error.description)
+            logger.error("gstreamer: \(error.description)")
+            events.publish(.error(PipelineError(source: error.element, message: error.message)))
+            if let camera = Self.camera(in: error.element) {
+                cameras.cameraFailed(camera, reason: error.message)
+            }
+        case .warning(let warning):
+            logger.warning("gstreamer: \(warning.description)")
+        default:
+            break
+        }
+    }
+
+    /// The camera a message's source path belongs to (the filler is not a camera).
+    static func camera(in path: String) -> String? {
+        let parts = path.split(separator: "/")
+        guard parts.count >= 2, parts[1].hasPrefix("camera-"), parts[1] != "camera-filler" else { return nil }
+        return String(parts[1].dropFirst("camera-".count))
+    }
+}

@@ -1,0 +1,31 @@
+import ApplianceProtocol
+import AsyncAlgorithms
+import Logging
+import ServiceLifecycle
+
+/// While the recordings' storage is missing (see `RowReconciler`), looks every few seconds for the files it held;
+/// when they are back, the condition ends (`storage_available`) and the clips are whole again — their rows never
+/// changed.
+struct StorageWatch: Service {
+    let health: Health
+    let events: EventHub
+    let logger: Logger
+    /// Some of the files that were absent at start-up.
+    let absentSample: [String]
+    static let interval: Duration = .seconds(5)
+
+    func run() async throws {
+        guard health.storage.state == .missing else {
+            try? await gracefulShutdown()
+            return
+        }
+        for await _ in AsyncTimerSequence(interval: Self.interval, clock: .continuous).cancelOnGracefulShutdown() {
+            guard health.storage.state == .missing else { continue }
+            guard absentSample.contains(where: { DataDirectory.fileSize($0) != nil }) else { continue }
+            let status = StorageStatus(state: .ok, recordingsDir: health.storage.recordingsDir)
+            health.storage = status
+            events.publish(.storageAvailable(status))
+            logger.notice("recordings storage is back: \(status.recordingsDir)")
+        }
+    }
+}

@@ -1,0 +1,89 @@
+import Foundation
+
+/// Everything the appliance tells its front ends as it happens. One typed stream (`EventHub`) feeds the socket's
+/// `events` subscription, and next the web page and the recording light; docs/PROTOCOL.md lists the wire form.
+public enum ApplianceEvent: Sendable, Equatable {
+    case ready(Ready)
+    case recordingStarted(RecordingStarted)
+    case recordingStopped(RecordingResult)
+    case thumbnailReady(ThumbnailReady)
+    case renamed(Renamed)
+    case locked(ClipEvent)
+    case unlocked(ClipEvent)
+    case deleted(ClipEvent)
+    case error(PipelineError)
+    case cameraSwitched(CameraSwitched)
+    case cameraFailed(CameraFailure)
+    case cameraAvailable(CameraDevice)
+    case cameraMissing(CameraDevice)
+    case deviceAdded(DeviceInfo)
+    case deviceRemoved(DeviceInfo)
+    case storageMissing(StorageStatus)
+    case storageAvailable(StorageStatus)
+    case backupStarted(BackupTransfer)
+    case backupProgress(BackupProgress)
+    case backupDone(BackupDone)
+    case backupRetry(BackupRetryScheduled)
+    case backupFailed(BackupFailure)
+    case backupPaused(BackupPause)
+    case backupResumed(BackupPause)
+    case backupDeleted(BackupTransfer)
+    /// An event this client does not know (a newer daemon): its name and data as sent.
+    case other(name: String, data: JSONValue)
+
+    public var name: String {
+        switch self {
+        case .ready: "ready"
+        case .recordingStarted: "recording_started"
+        case .recordingStopped: "recording_stopped"
+        case .thumbnailReady: "thumbnail_ready"
+        case .renamed: "renamed"
+        case .locked: "locked"
+        case .unlocked: "unlocked"
+        case .deleted: "deleted"
+        case .error: "error"
+        case .cameraSwitched: "camera_switched"
+        case .cameraFailed: "camera_failed"
+        case .cameraAvailable: "camera_available"
+        case .cameraMissing: "camera_missing"
+        case .deviceAdded: "device_added"
+        case .deviceRemoved: "device_removed"
+        case .storageMissing: "storage_missing"
+        case .storageAvailable: "storage_available"
+        case .backupStarted: "backup_started"
+        case .backupProgress: "backup_progress"
+        case .backupDone: "backup_done"
+        case .backupRetry: "backup_retry"
+        case .backupFailed: "backup_failed"
+        case .backupPaused: "backup_paused"
+        case .backupResumed: "backup_resumed"
+        case .backupDeleted: "backup_deleted"
+        case .other(let name, _): name
+        }
+    }
+
+    /// The event's data, as it goes on the wire.
+    var payload: any Encodable {
+        switch self {
+        case .ready(let data): data
+        case .recordingStarted(let data): data
+        case .recordingStopped(let data): data
+        case .thumbnailReady(let data): data
+        case .renamed(let data): data
+        case .locked(let data), .unlocked(let data), .deleted(let data): data
+        case .error(let data): data
+        case .cameraSwitched(let data): data
+        case .cameraFailed(let data): data
+        case .cameraAvailable(let data), .cameraMissing(let data): data
+        case .deviceAdded(let data), .deviceRemoved(let data): data
+        case .storageMissing(let data), .storageAvailable(let data): data
+        case .backupStarted(let data), .backupDeleted(let data): data
+        case .backupProgress(let data): data
+        case .backupDone(let data): data
+        case .backupRetry(let data): data
+        case .backupFailed(let data): data
+        case .backupPaused(let data), .backupResumed(let data): data
+        case .other(_, let data): data
+        }
+    }
+}

@@ -1,0 +1,116 @@
+/// A command's wire form: the name and the `args` object, checked strictly (an unknown argument is a typo, a value
+/// of the wrong type is refused, never guessed at), so that every error names what is wrong.
+extension Command {
+    /// Builds a command from its wire name and arguments; `bad_request` or `unknown_command` otherwise.
+    public init(name: String, arguments: [String: JSONValue]) throws(ApplianceError) {
+        let args = Arguments(command: name, values: arguments)
+        switch name {
+        case "ping":
+            try args.only([])
+            self = .ping
+        case "status":
+            try args.only([])
+            self = .status
+        case "record.start", "record.stop":
+            try args.only(["title"])
+            let title = try args.string("title")
+            self = name == "record.start" ? .recordStart(title: title) : .recordStop(title: title)
+        case "snapshot":
+            try args.only([])
+            self = .snapshot
+        case "list":
+            try args.only(["page", "per_page"])
+            self = .list(page: try args.int("page") ?? 1, perPage: try args.int("per_page") ?? Self.defaultPerPage)
+        case "info":
+            try args.only(["id"])
+            self = .info(id: try args.requiredString("id"))
+        case "rename":
+            try args.only(["id", "title"])
+            self = .rename(id: try args.requiredString("id"), title: try args.requiredString("title"))
+        case "delete":
+            try args.only(["id", "force"])
+            self = .delete(id: try args.requiredString("id"), force: try args.bool("force") ?? false)
+        case "lock", "unlock":
+            try args.only(["id"])
+            let id = try args.requiredString("id")
+            self = name == "lock" ? .lock(id: id) : .unlock(id: id)
+        case "cameras":
+            try args.only([])
+            self = .cameras
+        case "switch":
+            try args.only(["camera", "next"])
+            let camera = try args.string("camera"), next = try args.bool("next") ?? false
+            switch (camera, next) {
+            case (let camera?, false): self = .switchCamera(.named(camera))
+            case (nil, true): self = .switchCamera(.next)
+            default: throw ApplianceError(.badRequest, "switch needs either args.camera (a name) or args.next = true")
+            }
+        case "backup.status":
+            try args.only([])
+            self = .backupStatus
+        case "backup.retry":
+            try args.only(["id"])
+            self = .backupRetry(id: try args.string("id"))
+        default:
+            throw ApplianceError(.unknownCommand, "unknown command \"\(name)\" (known: \(Self.names.joined(separator: ", ")))")
+        }
+    }
+
+    /// The `args` object a client sends for this command.
+    public var arguments: [String: JSONValue] {
+        switch self {
+        case .ping, .status, .snapshot, .cameras, .backupStatus: [:]
+        case .recordStart(let title), .recordStop(let title): title.map { ["title": .string($0)] } ?? [:]
+        case .list(let page, let perPage): ["page": .int(page), "per_page": .int(perPage)]
+        case .info(let id), .lock(let id), .unlock(let id): ["id": .string(id)]
+        case .rename(let id, let title): ["id": .string(id), "title": .string(title)]
+        case .delete(let id, let force): ["id": .string(id), "force": .bool(force)]
+        case .switchCamera(.named(let camera)): ["camera": .string(camera)]
+        case .switchCamera(.next): ["next": .bool(true)]
+        case .backupRetry(let id): id.map { ["id": .string($0)] } ?? [:]
+        }
+    }
+}
+
+/// Typed reads of a request's `args`; each failure is a `bad_request` naming the argument.
+struct Arguments {
+    let command: String
+    let values: [String: JSONValue]
+
+    /// Rejects arguments the command does not know (catches typos such as "titel").
+    func only(_ keys: Set<String>) throws(ApplianceError) {
+        if let unknown = values.keys.sorted().first(where: { !keys.contains($0) }) {
+            throw ApplianceError(.badRequest, "unknown argument \"\(unknown)\" for \(command)")
+        }
+    }
+
+    func string(_ key: String) throws(ApplianceError) -> String? {
+        switch values[key] {
+        case nil, .null?: return nil
+        case .string(let text)?: return text
+        default: throw ApplianceError(.badRequest, "args.\(key) must be a string")
+        }
+    }
+
+    func requiredString(_ key: String) throws(ApplianceError) -> String {
+        guard let value = try string(key) else { throw ApplianceError(.badRequest, "args.\(key) is required") }
+        return value
+    }
+
+    /// A JSON number without a fraction; `true` is not a number.
+    func int(_ key: String) throws(ApplianceError) -> Int? {
+        switch values[key] {
+        case nil, .null?: return nil
+        case .int(let number)?: return number
+        default: throw ApplianceError(.badRequest, "args.\(key) must be an integer")
+        }
+    }
+
+    func bool(_ key: String) throws(ApplianceError) -> Bool? {
+        switch values[key] {
+        case nil, .null?: return nil
+        case .bool(let flag)?: return flag
+        default: throw ApplianceError(.badRequest, "args.\(key) must be true or false")
+        }
+    }
+}

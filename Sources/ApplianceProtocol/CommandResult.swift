@@ -1,0 +1,63 @@
+import Foundation
+
+/// What a command answers, typed per command (see `Command`).
+public enum CommandResult: Sendable, Equatable {
+    case pong(Pong)
+    case status(StatusReport)
+    case recordingStarted(RecordingStarted)
+    case recordingStopped(RecordingResult)
+    case snapshot(SnapshotResult)
+    case list(ListResult)
+    case info(RecordingInfo)
+    /// `rename`, `lock` and `unlock`: the recording object after the change.
+    case recording(Recording)
+    case deleted(DeleteResult)
+    case cameras(CamerasReport)
+    case switched(SwitchResult)
+    case backupStatus(BackupStatus)
+    case backupRetry(RetryResult)
+
+    /// The result object as it goes on the wire.
+    public var payload: any Encodable & Sendable {
+        switch self {
+        case .pong(let value): value
+        case .status(let value): value
+        case .recordingStarted(let value): value
+        case .recordingStopped(let value): value
+        case .snapshot(let value): value
+        case .list(let value): value
+        case .info(let value): value
+        case .recording(let value): value
+        case .deleted(let value): value
+        case .cameras(let value): value
+        case .switched(let value): value
+        case .backupStatus(let value): value
+        case .backupRetry(let value): value
+        }
+    }
+
+    /// Decodes the result object a daemon sent for `command`.
+    public static func decode(for command: Command, from data: Data) throws -> CommandResult {
+        func value<T: Decodable>(_ type: T.Type) throws -> T { try WireFormat.decoder.decode(T.self, from: data) }
+        switch command {
+        case .ping: return .pong(try value(Pong.self))
+        case .status: return .status(try value(StatusReport.self))
+        case .recordStart: return .recordingStarted(try value(RecordingStarted.self))
+        case .recordStop: return .recordingStopped(try value(RecordingResult.self))
+        case .snapshot: return .snapshot(try value(SnapshotResult.self))
+        case .list: return .list(try value(ListResult.self))
+        case .info: return .info(try value(RecordingInfo.self))
+        case .rename, .lock, .unlock: return .recording(try value(Recording.self))
+        case .delete: return .deleted(try value(DeleteResult.self))
+        case .cameras: return .cameras(try value(CamerasReport.self))
+        case .switchCamera: return .switched(try value(SwitchResult.self))
+        case .backupStatus: return .backupStatus(try value(BackupStatus.self))
+        case .backupRetry: return .backupRetry(try value(RetryResult.self))
+        }
+    }
+}
+
+extension CommandResult {
+    /// The result object as compact JSON on one line (what `ctl --json` prints).
+    public var json: String { (try? WireFormat.compactJSON(AnyEncodable(payload))) ?? "{}" }
+}

@@ -1,0 +1,126 @@
+import Foundation
+
+/// The data of events that name one clip: `locked`, `unlocked`, `deleted`.
+public struct ClipEvent: Codable, Sendable, Equatable {
+    public var id: String
+    public init(id: String) { self.id = id }
+}
+
+public struct ThumbnailReady: Codable, Sendable, Equatable {
+    public var id: String
+    public var thumbnail: String
+    public init(id: String, thumbnail: String) {
+        self.id = id
+        self.thumbnail = thumbnail
+    }
+}
+
+public struct Renamed: Codable, Sendable, Equatable {
+    public var id: String
+    public var title: String
+    public init(id: String, title: String) {
+        self.id = id
+        self.title = title
+    }
+}
+
+/// An error GStreamer posted: `source` is the element's path (`/appliance/camera-main/src`).
+public struct PipelineError: Codable, Sendable, Equatable {
+    public var source: String
+    public var message: String
+    public init(source: String, message: String) {
+        self.source = source
+        self.message = message
+    }
+}
+
+public struct CameraSwitched: Codable, Sendable, Equatable {
+    /// Absent when no camera was active (start-up, or after a failure).
+    public var from: String?
+    public var to: String
+    public var latencyMs: Double
+    public init(from: String?, to: String, latencyMs: Double) {
+        self.from = from
+        self.to = to
+        self.latencyMs = latencyMs
+    }
+}
+
+public struct CameraFailure: Codable, Sendable, Equatable {
+    public var camera: String
+    public var reason: String
+    public init(camera: String, reason: String) {
+        self.camera = camera
+        self.reason = reason
+    }
+}
+
+/// A configured V4L2 camera's device node appeared or disappeared.
+public struct CameraDevice: Codable, Sendable, Equatable {
+    public var camera: String
+    public var device: String
+    public init(camera: String, device: String) {
+        self.camera = camera
+        self.device = device
+    }
+}
+
+/// An upload began (`backup_started`) or a remote copy was removed (`backup_deleted`).
+public struct BackupTransfer: Codable, Sendable, Equatable {
+    public var id: String
+    public var remote: String
+    public init(id: String, remote: String) {
+        self.id = id
+        self.remote = remote
+    }
+}
+
+public struct BackupDone: Codable, Sendable, Equatable {
+    public var id: String
+    public var remote: String
+    public var bytes: Int64
+    public var rateKbps: Double
+    public init(id: String, remote: String, bytes: Int64, rateKbps: Double) {
+        self.id = id
+        self.remote = remote
+        self.bytes = bytes
+        self.rateKbps = rateKbps
+    }
+}
+
+public struct BackupRetryScheduled: Codable, Sendable, Equatable {
+    public var id: String
+    public var error: String
+    public var retryInS: Double
+    public init(id: String, error: String, retryInS: Double) {
+        self.id = id
+        self.error = error
+        self.retryInS = retryInS
+    }
+}
+
+public struct BackupFailure: Codable, Sendable, Equatable {
+    public var id: String
+    public var error: String
+    public init(id: String, error: String) {
+        self.id = id
+        self.error = error
+    }
+}
+
+/// Why the backup queue paused or resumed.
+public struct BackupPause: Codable, Sendable, Equatable {
+    public var reason: String
+    public init(reason: String) { self.reason = reason }
+}
+
+/// The daemon is ready: the socket answers and the first video frame passed the camera selector.
+public struct Ready: Codable, Sendable, Equatable {
+    public var activeCamera: String?
+    /// From the start of `appliance run` to readiness.
+    public var startupMs: Double
+    public init(activeCamera: String?, startupMs: Double) {
+        self.activeCamera = activeCamera
+        self.startupMs = startupMs
+    }
+}

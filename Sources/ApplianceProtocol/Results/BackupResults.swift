@@ -1,0 +1,70 @@
+import Foundation
+
+/// Upload progress of the clip being backed up.
+public struct BackupProgress: Codable, Sendable, Equatable {
+    public var id: String
+    public var bytesDone: Int64
+    public var bytesTotal: Int64
+    public var rateKbps: Double
+
+    public init(id: String, bytesDone: Int64, bytesTotal: Int64, rateKbps: Double) {
+        self.id = id
+        self.bytesDone = bytesDone
+        self.bytesTotal = bytesTotal
+        self.rateKbps = rateKbps
+    }
+}
+
+/// Jobs in the backup queue by state.
+public struct BackupCounts: Codable, Sendable, Equatable {
+    public var pending = 0
+    public var running = 0
+    public var done = 0
+    public var failed = 0
+
+    public init(pending: Int = 0, running: Int = 0, done: Int = 0, failed: Int = 0) {
+        self.pending = pending
+        self.running = running
+        self.done = done
+        self.failed = failed
+    }
+}
+
+/// What `backup.status` answers.
+public struct BackupStatus: Codable, Sendable, Equatable {
+    public var enabled: Bool
+    /// The server URL without credentials.
+    public var url: String
+    public var onlyLocked: Bool
+    public var bandwidthKbps: Int
+    public var paused: Bool
+    public var pauseReason: String?
+    public var counts: BackupCounts
+    public var current: BackupProgress?
+    public var lastError: String?
+    public var nextRetryAt: Date?
+
+    public init(enabled: Bool, url: String, onlyLocked: Bool, bandwidthKbps: Int, paused: Bool, pauseReason: String?,
+                counts: BackupCounts, current: BackupProgress?, lastError: String?, nextRetryAt: Date?) {
+        self.enabled = enabled
+        self.url = url
+        self.onlyLocked = onlyLocked
+        self.bandwidthKbps = bandwidthKbps
+        self.paused = paused
+        self.pauseReason = pauseReason
+        self.counts = counts
+        self.current = current
+        self.lastError = lastError
+        self.nextRetryAt = nextRetryAt
+    }
+
+    /// Backup switched off (`[backup] url` empty).
+    public static let off = BackupStatus(enabled: false, url: "", onlyLocked: false, bandwidthKbps: 0, paused: false,
+                                         pauseReason: nil, counts: BackupCounts(), current: nil, lastError: nil, nextRetryAt: nil)
+}
+
+/// What `backup.retry` answers.
+public struct RetryResult: Codable, Sendable, Equatable {
+    public var requeued: Int
+    public init(requeued: Int) { self.requeued = requeued }
+}

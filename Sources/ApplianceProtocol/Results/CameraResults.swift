@@ -1,0 +1,66 @@
+/// What `switch` answers.
+public struct SwitchResult: Codable, Sendable, Equatable {
+    public var active: String?
+    public var previous: String?
+    public var switched: Bool
+    /// From the request to the new camera's first frame at the encoder input (absent if not seen within a second).
+    public var latencyMs: Double?
+
+    public init(active: String?, previous: String?, switched: Bool, latencyMs: Double? = nil) {
+        self.active = active
+        self.previous = previous
+        self.switched = switched
+        self.latencyMs = latencyMs
+    }
+}
+
+/// One configured camera in `cameras`.
+public struct CameraReport: Codable, Sendable, Equatable {
+    public var name: String
+    /// `v4l2`, `test` or `pipeline`.
+    public var source: String
+    public var device: String?
+    /// `active`, `standby`, `starting`, `missing` or `error`.
+    public var state: String
+    public var detail: String?
+    public var alwaysOn: Bool
+
+    public init(name: String, source: String, device: String?, state: String, detail: String?, alwaysOn: Bool) {
+        self.name = name
+        self.source = source
+        self.device = device
+        self.state = state
+        self.detail = detail
+        self.alwaysOn = alwaysOn
+    }
+}
+
+/// A capture device that GStreamer's device monitor sees.
+public struct DeviceInfo: Codable, Sendable, Equatable {
+    public var name: String
+    /// "Video/Source", "Audio/Source", …
+    public var deviceClass: String
+    public var caps: String
+    /// Device node or card identifier when the provider gives one (e.g. /dev/video0).
+    public var path: String?
+
+    public init(name: String, deviceClass: String, caps: String, path: String?) {
+        self.name = name
+        self.deviceClass = deviceClass
+        self.caps = caps
+        self.path = path
+    }
+}
+
+/// What `cameras` answers.
+public struct CamerasReport: Codable, Sendable, Equatable {
+    public var active: String?
+    public var cameras: [CameraReport]
+    public var devices: [DeviceInfo]
+
+    public init(active: String?, cameras: [CameraReport], devices: [DeviceInfo]) {
+        self.active = active
+        self.cameras = cameras
+        self.devices = devices
+    }
+}

@@ -1,0 +1,57 @@
+import Foundation
+
+/// A recording object: one clip and everything known about it (a row of table `recordings`; the database mapping
+/// lives in ApplianceCore's Library). Absent values are omitted on the wire.
+public struct Recording: Codable, Sendable, Equatable {
+    /// Life cycle: `recording` while being written, `complete` after a normal stop, `recovered` when start-up
+    /// recovery rescued it after a crash, `failed` when its file is gone or nothing was recorded
+    /// (`failure_reason` says why).
+    public enum State: String, Codable, Sendable, CaseIterable {
+        case recording, complete, recovered, failed
+    }
+
+    /// Backup progress, kept by the backup uploader: `none` until backup is configured.
+    public enum BackupState: String, Codable, Sendable, CaseIterable {
+        case none, pending, uploading, done, failed, skipped
+    }
+
+    public var id: String
+    public var title: String
+    public var createdAt: Date
+    public var startedAt: Date?
+    public var endedAt: Date?
+    public var durationMs: Int?
+    public var sizeBytes: Int64?
+    public var width: Int?
+    public var height: Int?
+    public var framerate: Int?
+    public var videoCodec: String?
+    public var audioCodec: String?
+    public var audioPresent: Bool
+    /// The camera(s) used, comma-separated in the order they were active.
+    public var camera: String?
+    /// Absolute path of the media file (partial/ while recording).
+    public var path: String
+    public var thumbnail: String?
+    public var state: State
+    public var failureReason: String?
+    public var locked: Bool
+    public var note: String?
+    public var backupState: BackupState
+    public var backupRemotePath: String?
+    public var backupError: String?
+    public var backupAttempts: Int
+    public var backedUpAt: Date?
+
+    public init(id: String, title: String, createdAt: Date, path: String, state: State) {
+        self.id = id
+        self.title = title
+        self.createdAt = createdAt
+        self.path = path
+        self.state = state
+        audioPresent = false
+        locked = false
+        backupState = .none
+        backupAttempts = 0
+    }
+}

@@ -1,0 +1,98 @@
+import Foundation
+
+/// What `record.start` answers.
+public struct RecordingStarted: Codable, Sendable, Equatable {
+    public var id: String
+    public var title: String
+    public var partialPath: String
+    public var createdAt: Date
+
+    public init(id: String, title: String, partialPath: String, createdAt: Date) {
+        self.id = id
+        self.title = title
+        self.partialPath = partialPath
+        self.createdAt = createdAt
+    }
+}
+
+/// Why a recording ended.
+public enum StopReason: String, Codable, Sendable {
+    /// `record.stop` from any front end.
+    case request
+    /// `[recording] max_duration_s` reached.
+    case maxDuration = "max_duration"
+    /// The daemon was asked to stop (SIGTERM, SIGINT).
+    case shutdown
+}
+
+/// What `record.stop` answers: the finished clip with its measured timing.
+public struct RecordingResult: Codable, Sendable, Equatable {
+    public var id: String
+    public var title: String
+    /// Absolute path of the finished MP4.
+    public var path: String
+    /// Absolute path of the JPEG thumbnail, or absent if none could be made.
+    public var thumbnail: String?
+    public var durationMs: Int
+    public var videoFrames: UInt64
+    public var droppedFrames: UInt64
+    public var audioDurationMs: Int?
+    /// First audio minus first video running time, ms.
+    public var avOffsetMs: Double?
+    public var sizeBytes: Int64
+    public var width: Int
+    public var height: Int
+    public var framerate: Int
+    public var createdAt: Date
+    public var endedAt: Date
+    public var stopReason: StopReason
+    /// From the start request to the first frame entering the recording bin.
+    public var startLatencyMs: Double?
+    /// From the last frame entering the recording bin to the finalised, moved file (this answer).
+    public var stopLatencyMs: Double?
+
+    public init(id: String, title: String, path: String, thumbnail: String?, durationMs: Int, videoFrames: UInt64,
+                droppedFrames: UInt64, audioDurationMs: Int?, avOffsetMs: Double?, sizeBytes: Int64, width: Int,
+                height: Int, framerate: Int, createdAt: Date, endedAt: Date, stopReason: StopReason,
+                startLatencyMs: Double?, stopLatencyMs: Double?) {
+        self.id = id
+        self.title = title
+        self.path = path
+        self.thumbnail = thumbnail
+        self.durationMs = durationMs
+        self.videoFrames = videoFrames
+        self.droppedFrames = droppedFrames
+        self.audioDurationMs = audioDurationMs
+        self.avOffsetMs = avOffsetMs
+        self.sizeBytes = sizeBytes
+        self.width = width
+        self.height = height
+        self.framerate = framerate
+        self.createdAt = createdAt
+        self.endedAt = endedAt
+        self.stopReason = stopReason
+        self.startLatencyMs = startLatencyMs
+        self.stopLatencyMs = stopLatencyMs
+    }
+}
+
+/// What `snapshot` answers.
+public struct SnapshotResult: Codable, Sendable, Equatable {
+    public var id: String
+    public var path: String
+    public var width: Int
+    public var height: Int
+
+    public init(id: String, path: String, width: Int, height: Int) {
+        self.id = id
+        self.path = path
+        self.width = width
+        self.height = height
+    }
+}
+
+/// What `ping` answers.
+public struct Pong: Codable, Sendable, Equatable {
+    public var pong = true
+    public init() {}
+}

@@ -1,0 +1,147 @@
+import Foundation
+
+/// What the recorder is doing.
+public enum RecorderState: String, Codable, Sendable {
+    case idle, recording, stopping
+}
+
+/// What `status` answers.
+public struct StatusReport: Codable, Sendable, Equatable {
+    /// The recording in progress.
+    public struct Live: Codable, Sendable, Equatable {
+        public var id: String
+        public var title: String
+        public var elapsedMs: Int
+        /// Video written so far.
+        public var durationMs: Int
+        public var videoFrames: UInt64
+        public var droppedFrames: UInt64
+        public var avOffsetMs: Double?
+        public var partialPath: String
+
+        public init(id: String, title: String, elapsedMs: Int, durationMs: Int, videoFrames: UInt64, droppedFrames: UInt64,
+                    avOffsetMs: Double?, partialPath: String) {
+            self.id = id
+            self.title = title
+            self.elapsedMs = elapsedMs
+            self.durationMs = durationMs
+            self.videoFrames = videoFrames
+            self.droppedFrames = droppedFrames
+            self.avOffsetMs = avOffsetMs
+            self.partialPath = partialPath
+        }
+    }
+
+    public var state: RecorderState
+    /// The socket answers and the first video frame has passed the camera selector (what systemd's READY=1 means).
+    public var ready: Bool
+    public var recording: Live?
+    public var cameras: [String]
+    public var activeCamera: String
+    /// What each camera resolved to: `v4l2`, `test` or `pipeline`.
+    public var cameraSources: [String: String]
+    public var audioSource: String
+    public var preview: String
+    public var encoder: String
+    public var width: Int
+    public var height: Int
+    public var framerate: Int
+    public var dataDir: String
+    public var uptimeS: Double
+    public var recordingsThisRun: Int
+    public var lastError: String?
+    public var gstreamerVersion: String
+    public var recordingsTotal: Int
+    public var databaseBytes: Int64
+    /// What start-up recovery did.
+    public var recovery: RecoveryReport?
+    /// The output clock after the camera selector since start.
+    public var output: OutputStats
+    /// Whether the storage holding the recordings is there.
+    public var storage: StorageStatus
+
+    public init(state: RecorderState, ready: Bool, recording: Live?, cameras: [String], activeCamera: String,
+                cameraSources: [String: String], audioSource: String, preview: String, encoder: String, width: Int,
+                height: Int, framerate: Int, dataDir: String, uptimeS: Double, recordingsThisRun: Int, lastError: String?,
+                gstreamerVersion: String, recordingsTotal: Int, databaseBytes: Int64, recovery: RecoveryReport?,
+                output: OutputStats, storage: StorageStatus) {
+        self.state = state
+        self.ready = ready
+        self.recording = recording
+        self.cameras = cameras
+        self.activeCamera = activeCamera
+        self.cameraSources = cameraSources
+        self.audioSource = audioSource
+        self.preview = preview
+        self.encoder = encoder
+        self.width = width
+        self.height = height
+        self.framerate = framerate
+        self.dataDir = dataDir
+        self.uptimeS = uptimeS
+        self.recordingsThisRun = recordingsThisRun
+        self.lastError = lastError
+        self.gstreamerVersion = gstreamerVersion
+        self.recordingsTotal = recordingsTotal
+        self.databaseBytes = databaseBytes
+        self.recovery = recovery
+        self.output = output
+        self.storage = storage
+    }
+}
+
+/// What start-up recovery did (ids), and how long it took.
+public struct RecoveryReport: Codable, Sendable, Equatable {
+    /// Files left in partial/ by a crash, now clips in recordings/ (or rows whose file came back).
+    public var recovered: [String] = []
+    /// Rows whose file is gone, or whose recording left nothing behind (`failure_reason` says which).
+    public var failed: [String] = []
+    /// Files in recordings/ that had no row.
+    public var adopted: [String] = []
+    /// Partial files with no media in them (the daemon died before the first frame): removed, rows say why.
+    public var empty: [String] = []
+    public var durationMs: Double = 0
+
+    public init() {}
+}
+
+/// Counters of the output clock (frames leaving the camera selector).
+public struct OutputStats: Codable, Sendable, Equatable {
+    public var frames: UInt64
+    /// Frames dropped because their time slot was taken.
+    public var slotCollisions: UInt64
+    /// Slots filled by repeating the last frame.
+    public var filledSlots: UInt64
+    /// Slots left empty (stalls longer than the fill limit).
+    public var missingSlots: UInt64
+    /// Frames missing at the encoder input while recording.
+    public var missingAtEncoder: UInt64
+
+    public init(frames: UInt64, slotCollisions: UInt64, filledSlots: UInt64, missingSlots: UInt64, missingAtEncoder: UInt64) {
+        self.frames = frames
+        self.slotCollisions = slotCollisions
+        self.filledSlots = filledSlots
+        self.missingSlots = missingSlots
+        self.missingAtEncoder = missingAtEncoder
+    }
+}
+
+/// Whether the storage that holds the recordings is present. `missing` is one condition, not one error per clip:
+/// rows keep their state and the clips come back when the files do.
+public struct StorageStatus: Codable, Sendable, Equatable {
+    public enum State: String, Codable, Sendable { case ok, missing }
+
+    public var state: State
+    /// The folder the recordings live in.
+    public var recordingsDir: String
+    /// Clips whose files are not there while the storage is missing.
+    public var missingFiles: Int?
+    public var detail: String?
+
+    public init(state: State, recordingsDir: String, missingFiles: Int? = nil, detail: String? = nil) {
+        self.state = state
+        self.recordingsDir = recordingsDir
+        self.missingFiles = missingFiles
+        self.detail = detail
+    }
+}

@@ -1,0 +1,106 @@
+@testable import ApplianceCore
+import ApplianceProtocol
+import Foundation
+import Logging
+import XCTest
+
+/// The whole appliance built in this process, on a temporary data folder, with live test sources: for tests of
+/// commands, events, the record state machine, shutdown and recovery without spawning the binary.
+final class TestAppliance: @unchecked Sendable {
+    let directory: URL
+    let appliance: Appliance
+    private var running: Task<Void, Error>?
+
+    static func config(directory: URL, cameras: [ApplianceConfig.Camera]? = nil, change: (inout ApplianceConfig) -> Void = { _ in }) -> ApplianceConfig {
+        var config = ApplianceConfig()
+        config.dataDir = directory.appendingPathComponent("data").path
+        config.socket = directory.appendingPathComponent("ctl.sock").path
+        config.audio.source = "test"
+        config.preview.sink = "none"
+        config.video.width = 640
+        config.video.height = 360
+        var camera = ApplianceConfig.Camera()
+        camera.source = "test"
+        config.cameras = cameras ?? [camera]
+        change(&config)
+        return config
+    }
+
+    static func makeDirectory() throws -> URL {
+        let directory = URL(fileURLWithPath: "/tmp").appendingPathComponent("appl-inproc-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        return directory
+    }
+
+    static let logger = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
+
+    /// Builds and runs an appliance; returns once it is ready.
+    init(directory: URL? = nil, config change: (inout ApplianceConfig) -> Void = { _ in }) async throws {
+        self.directory = try directory ?? Self.makeDirectory()
+        appliance = try await Appliance.start(config: Self.config(directory: self.directory, change: change), logger: Self.logger,
+                                              handleSignals: false)
+        let appliance = self.appliance
+        running = Task { try await appliance.run() }
+        let ready = await appliance.readiness.wait(timeout: .seconds(20))
+        XCTAssertTrue(ready, "ready within 20 s")
+    }
+
+    /// Graceful shutdown; returns when every service has stopped.
+    func stop() async throws {
+        await appliance.shutdown()
+        try await running?.value
+        running = nil
+    }
+
+    func removeDirectory() { try? FileManager.default.removeItem(at: directory) }
+
+    /// Performs a command and returns its typed result, failing the test on an error.
+    func perform(_ command: Command, file: StaticString = #filePath, line: UInt = #line) async throws -> CommandResult {
+        do {
+            return try await appliance.perform(command)
+        } catch {
+            XCTFail("\(command.name): \(error)", file: file, line: line)
+            throw error
+        }
+    }
+
+    /// The error a command is refused with.
+    func refusal(_ command: Command) async -> ApplianceError? {
+        do {
+            _ = try await appliance.perform(command)
+            return nil
+        } catch {
+            return error
+        }
+    }
+}
+
+/// Collects the appliance's typed events from the moment it is made, for tests to look through.
+final class EventReader: Sendable {
+    private let events = Locked<[ApplianceEvent]>([])
+    private let subscription: EventHub.Subscription
+    private let hub: EventHub
+
+    init(_ appliance: Appliance) {
+        hub = appliance.events
+        subscription = appliance.events.subscribe()
+        let events = self.events, stream = subscription.events
+        Task {
+            for await record in stream { events.withLock { $0.append(record.event) } }
+        }
+    }
+
+    deinit { hub.unsubscribe(subscription.id) }
+
+    /// The first event so far, or within `timeout`, that `match` accepts.
+    func first<T>(within timeout: Duration = .seconds(10), _ match: (ApplianceEvent) -> T?) async -> T? {
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            if let found = events.withLock({ $0.lazy.compactMap(match).first }) { return found }
+            if ContinuousClock.now >= deadline { return nil }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+    }
+
+    var all: [ApplianceEvent] { events.withLock { $0 } }
+}

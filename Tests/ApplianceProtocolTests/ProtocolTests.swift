@@ -1,0 +1,88 @@
+import ApplianceProtocol
+import Foundation
+import XCTest
+
+/// The wire form of requests and responses: strict parsing, stable error codes, one line per answer.
+final class ProtocolTests: XCTestCase {
+    private func parse(_ line: String) throws(ApplianceError) -> Command {
+        let request = try RequestLine.parse(Data(line.utf8))
+        return try Command(name: request.command, arguments: request.arguments)
+    }
+
+    private func code(_ line: String) -> ApplianceError.Code? {
+        do {
+            _ = try parse(line)
+            return nil
+        } catch {
+            return error.code
+        }
+    }
+
+    func testRequestsBecomeCommands() throws {
+        let request = try RequestLine.parse(Data(#"{"id": 3, "command": "record.start", "args": {"title": "x"}}"#.utf8))
+        XCTAssertEqual(request.id, .int(3))
+        XCTAssertEqual(try Command(name: request.command, arguments: request.arguments), .recordStart(title: "x"))
+        XCTAssertEqual(try parse(#"{"command": "list"}"#), .list(page: 1, perPage: 10))
+        XCTAssertEqual(try parse(#"{"command": "switch", "args": {"next": true}}"#), .switchCamera(.next))
+        XCTAssertEqual(try parse(#"{"command": "delete", "args": {"id": "ab", "force": null}}"#), .delete(id: "ab", force: false))
+        XCTAssertEqual(try RequestLine.parse(Data(#"{"command": "ping", "id": {"a": [1, "b"]}}"#.utf8)).id,
+                       .object(["a": .array([.int(1), .string("b")])]), "any JSON id is echoed as sent")
+    }
+
+    func testMalformedRequestsAreBadRequests() {
+        for line in ["", "nope", "[]", "42", #"{"command": null}"#, #"{"command": 1}"#, #"{"command": "x", "args": []}"#,
+                     #"{"command": "record.start", "args": {"titel": "x"}}"#, #"{"command": "rename", "args": {"id": "a"}}"#,
+                     #"{"command": "switch"}"#, #"{"command": "switch", "args": {"camera": "a", "next": true}}"#] {
+            XCTAssertEqual(code(line), .badRequest, line)
+        }
+        XCTAssertEqual(code(#"{"command": "explode"}"#), .unknownCommand)
+        let bomb = String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000)
+        XCTAssertEqual(code(bomb), .badRequest, "refused before decoding, at once")
+        XCTAssertEqual(try parse(#"{"command": "rename", "args": {"id": "a", "title": "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[\"{"}}"#),
+                       .rename(id: "a", title: "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[\"{"), "brackets in strings do not count")
+        XCTAssertEqual(code(#"{"command": "a", "args": {"title": 1}}"#), .unknownCommand, "the name is checked first")
+    }
+
+    func testIntegersAndBooleansAreNotConfused() throws {
+        XCTAssertEqual(try parse(#"{"command": "list", "args": {"page": 2, "per_page": 5}}"#), .list(page: 2, perPage: 5))
+        for line in [#"{"command": "list", "args": {"page": true}}"#, #"{"command": "list", "args": {"page": 1.5}}"#,
+                     #"{"command": "list", "args": {"page": "2"}}"#, #"{"command": "delete", "args": {"id": "a", "force": 1}}"#,
+                     #"{"command": "record.stop", "args": {"title": 7}}"#] {
+            XCTAssertEqual(code(line), .badRequest, line)
+        }
+    }
+
+    func testEveryCommandSurvivesTheWire() throws {
+        let commands: [Command] = [
+            .ping, .status, .recordStart(title: nil), .recordStart(title: "Garden 🌆"), .recordStop(title: "t"), .snapshot,
+            .list(page: 3, perPage: 50), .info(id: "3c1e"), .rename(id: "3c1e", title: "x"), .delete(id: "3c1e", force: true),
+            .lock(id: "a"), .unlock(id: "a"), .cameras, .switchCamera(.named("back")), .switchCamera(.next), .backupStatus,
+            .backupRetry(id: nil), .backupRetry(id: "a"),
+        ]
+        for command in commands {
+            let line = try RequestLine(command).encoded()
+            XCTAssertEqual(line.last, UInt8(ascii: "\n"))
+            XCTAssertEqual(try parse(String(decoding: line, as: UTF8.self)), command)
+            XCTAssertTrue(Command.names.contains(command.name))
+        }
+    }
+
+    func testResponsesAreOneLineOfJSON() throws {
+        let ok = ResponseLine.success(id: .string("a"), result: SnapshotResult(id: "s", path: "/x/y", width: 2, height: 1))
+        XCTAssertEqual(ok.filter { $0 == UInt8(ascii: "\n") }.count, 1)
+        XCTAssertEqual(ok.last, UInt8(ascii: "\n"))
+        let object = try XCTUnwrap(try JSONSerialization.jsonObject(with: ok) as? [String: Any])
+        XCTAssertEqual(object["ok"] as? Bool, true)
+        XCTAssertEqual(object["id"] as? String, "a")
+        XCTAssertEqual((object["result"] as? [String: Any])?["path"] as? String, "/x/y")
+        guard case .success(let result) = try ResponseLine.decode(ok) else { return XCTFail("an ok answer") }
+        XCTAssertEqual(try CommandResult.decode(for: .snapshot, from: result), .snapshot(SnapshotResult(id: "s", path: "/x/y", width: 2, height: 1)))
+
+        let failure = ResponseLine.failure(id: .null, error: ApplianceError(.busy, "wait"))
+        let decoded = try XCTUnwrap(try JSONSerialization.jsonObject(with: failure) as? [String: Any])
+        XCTAssertEqual((decoded["error"] as? [String: String])?["code"], "busy")
+        XCTAssertTrue(decoded["id"] is NSNull)
+        guard case .failure(let error) = try ResponseLine.decode(failure) else { return XCTFail("an error answer") }
+        XCTAssertEqual(error, ApplianceError(.busy, "wait"))
+    }
+}

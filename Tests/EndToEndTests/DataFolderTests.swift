@@ -1,0 +1,62 @@
+import ApplianceProtocol
+import Foundation
+import XCTest
+
+/// One daemon per data folder, and what start-up makes of a folder whose storage is missing.
+final class DataFolderTests: XCTestCase {
+    func testASecondDaemonOnABusyFolderIsRefusedAndTheFirstOnesClipIsWhole() throws {
+        let first = try DaemonProcess()
+        try first.start()
+        defer { first.stop() }
+        let started = try first.result("record.start")
+        let partial = try XCTUnwrap(started["partial_path"] as? String)
+        Thread.sleep(forTimeInterval: 1.0)
+
+        let otherSocket = first.directory.appendingPathComponent("second.sock").path
+        let second = try CommandResult.run(DaemonProcess.binary, ["run", "--config", first.configPath, "--socket", otherSocket], timeout: 30)
+        XCTAssertNotEqual(second.status, 0)
+        let lines = second.stderr.split(separator: "\n")
+        XCTAssertEqual(lines.count, 1, second.stderr)
+        XCTAssertTrue(second.stderr.contains("in use by another appliance daemon (pid \(try XCTUnwrap(first.pid)))"), second.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: otherSocket), "the refused daemon served nothing")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: partial), "the first daemon's file was not touched")
+
+        Thread.sleep(forTimeInterval: 5.0)
+        let stop = try first.result("record.stop")
+        let probe = try MediaProbe(try XCTUnwrap(stop["path"] as? String))
+        XCTAssertGreaterThan(try XCTUnwrap(probe.video).duration, 5.5, "the whole clip: about 6 s")
+        XCTAssertEqual(try probe.decodeErrors(), "")
+    }
+
+    func testMissingStorageIsOneConditionAndTheClipsComeBackWithTheirFiles() throws {
+        let daemon = try DaemonProcess()
+        let rows = 3000
+        let seed = try CommandResult.run(DaemonProcess.binary, ["dev", "seed", "--data-dir", daemon.dataDir, "--rows", "\(rows)"])
+        XCTAssertEqual(seed.status, 0, seed.stderr)
+        // The disk that holds the recordings is not mounted: its folder is empty.
+        let card = daemon.directory.appendingPathComponent("card").path
+        try FileManager.default.moveItem(atPath: daemon.dataDir + "/recordings", toPath: card)
+
+        try daemon.start()
+        defer { daemon.stop() }
+        let status = try daemon.result("status")
+        let storage = try XCTUnwrap(status["storage"] as? [String: Any])
+        XCTAssertEqual(storage["state"] as? String, "missing")
+        XCTAssertEqual(storage["missing_files"] as? Int, rows)
+        XCTAssertEqual((status["recovery"] as? [String: Any])?["failed"] as? [String], [])
+        let page = try daemon.result("list", args: ["per_page": 1000])
+        XCTAssertEqual(page["total"] as? Int, rows)
+        XCTAssertEqual(Set((page["items"] as? [[String: Any]] ?? []).map { $0["state"] as? String ?? "" }), ["complete"], "rows keep their state")
+        let log = daemon.log
+        XCTAssertEqual(log.components(separatedBy: "recordings storage missing").count - 1, 1, "one log line: \(log)")
+        XCTAssertFalse(log.contains("warning"), "no line per clip: \(log)")
+
+        // The disk is mounted again: the clips are whole, the condition ends by itself.
+        let listener = try EventListener(daemon, timeout: 30)
+        try FileManager.default.removeItem(atPath: daemon.dataDir + "/recordings")
+        try FileManager.default.moveItem(atPath: card, toPath: daemon.dataDir + "/recordings")
+        let available = try listener.waitFor("storage_available")
+        XCTAssertEqual(available["state"] as? String, "ok")
+        XCTAssertEqual((try daemon.result("status")["storage"] as? [String: Any])?["state"] as? String, "ok")
+    }
+}
