@@ -14,10 +14,7 @@ public struct ApplianceError: Error, CustomStringConvertible, Sendable, Equatabl
     public var code: Code
     public var message: String
 
-    public init(_ code: Code, _ message: String) {
-        self.code = code
-        self.message = message
-    }
+    public init(_ code: Code, _ message: String) { (self.code, self.message) = (code, message) }
 
     public var description: String { message }
 }

@@ -8,9 +8,7 @@ public struct RequestLine: Sendable, Equatable {
     public var arguments: [String: JSONValue]
 
     public init(id: JSONValue = .null, command: String, arguments: [String: JSONValue] = [:]) {
-        self.id = id
-        self.command = command
-        self.arguments = arguments
+        (self.id, self.command, self.arguments) = (id, command, arguments)
     }
 
     public init(id: JSONValue = .int(1), _ command: Command) {

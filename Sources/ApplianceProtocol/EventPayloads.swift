@@ -9,29 +9,20 @@ public struct ClipEvent: Codable, Sendable, Equatable {
 public struct ThumbnailReady: Codable, Sendable, Equatable {
     public var id: String
     public var thumbnail: String
-    public init(id: String, thumbnail: String) {
-        self.id = id
-        self.thumbnail = thumbnail
-    }
+    public init(id: String, thumbnail: String) { (self.id, self.thumbnail) = (id, thumbnail) }
 }
 
 public struct Renamed: Codable, Sendable, Equatable {
     public var id: String
     public var title: String
-    public init(id: String, title: String) {
-        self.id = id
-        self.title = title
-    }
+    public init(id: String, title: String) { (self.id, self.title) = (id, title) }
 }
 
 /// An error GStreamer posted: `source` is the element's path (`/appliance/camera-main/src`).
 public struct PipelineError: Codable, Sendable, Equatable {
     public var source: String
     public var message: String
-    public init(source: String, message: String) {
-        self.source = source
-        self.message = message
-    }
+    public init(source: String, message: String) { (self.source, self.message) = (source, message) }
 }
 
 public struct CameraSwitched: Codable, Sendable, Equatable {
@@ -40,39 +31,28 @@ public struct CameraSwitched: Codable, Sendable, Equatable {
     public var to: String
     public var latencyMs: Double
     public init(from: String?, to: String, latencyMs: Double) {
-        self.from = from
-        self.to = to
-        self.latencyMs = latencyMs
+        (self.from, self.to, self.latencyMs) = (from, to, latencyMs)
     }
 }
 
 public struct CameraFailure: Codable, Sendable, Equatable {
     public var camera: String
     public var reason: String
-    public init(camera: String, reason: String) {
-        self.camera = camera
-        self.reason = reason
-    }
+    public init(camera: String, reason: String) { (self.camera, self.reason) = (camera, reason) }
 }
 
 /// A configured V4L2 camera's device node appeared or disappeared.
 public struct CameraDevice: Codable, Sendable, Equatable {
     public var camera: String
     public var device: String
-    public init(camera: String, device: String) {
-        self.camera = camera
-        self.device = device
-    }
+    public init(camera: String, device: String) { (self.camera, self.device) = (camera, device) }
 }
 
 /// An upload began (`backup_started`) or a remote copy was removed (`backup_deleted`).
 public struct BackupTransfer: Codable, Sendable, Equatable {
     public var id: String
     public var remote: String
-    public init(id: String, remote: String) {
-        self.id = id
-        self.remote = remote
-    }
+    public init(id: String, remote: String) { (self.id, self.remote) = (id, remote) }
 }
 
 public struct BackupDone: Codable, Sendable, Equatable {
@@ -81,10 +61,7 @@ public struct BackupDone: Codable, Sendable, Equatable {
     public var bytes: Int64
     public var rateKbps: Double
     public init(id: String, remote: String, bytes: Int64, rateKbps: Double) {
-        self.id = id
-        self.remote = remote
-        self.bytes = bytes
-        self.rateKbps = rateKbps
+        (self.id, self.remote, self.bytes, self.rateKbps) = (id, remote, bytes, rateKbps)
     }
 }
 
@@ -93,19 +70,14 @@ public struct BackupRetryScheduled: Codable, Sendable, Equatable {
     public var error: String
     public var retryInS: Double
     public init(id: String, error: String, retryInS: Double) {
-        self.id = id
-        self.error = error
-        self.retryInS = retryInS
+        (self.id, self.error, self.retryInS) = (id, error, retryInS)
     }
 }
 
 public struct BackupFailure: Codable, Sendable, Equatable {
     public var id: String
     public var error: String
-    public init(id: String, error: String) {
-        self.id = id
-        self.error = error
-    }
+    public init(id: String, error: String) { (self.id, self.error) = (id, error) }
 }
 
 /// Why the backup queue paused or resumed.
@@ -116,11 +88,7 @@ public struct BackupPause: Codable, Sendable, Equatable {
 
 /// The daemon is ready: the socket answers and the first video frame passed the camera selector.
 public struct Ready: Codable, Sendable, Equatable {
-    public var activeCamera: String?
     /// From the start of `appliance run` to readiness.
     public var startupMs: Double
-    public init(activeCamera: String?, startupMs: Double) {
-        self.activeCamera = activeCamera
-        self.startupMs = startupMs
-    }
+    public init(startupMs: Double) { self.startupMs = startupMs }
 }

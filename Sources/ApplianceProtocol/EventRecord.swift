@@ -6,10 +6,7 @@ public struct EventRecord: Sendable, Equatable, Codable {
     public var event: ApplianceEvent
     public var time: Date
 
-    public init(_ event: ApplianceEvent, time: Date = Date()) {
-        self.event = event
-        self.time = time
-    }
+    public init(_ event: ApplianceEvent, time: Date = Date()) { (self.event, self.time) = (event, time) }
 
     enum Keys: String, CodingKey { case event, time, data }
 

@@ -12,6 +12,18 @@ final class FragmentAndStorageTests: XCTestCase {
         XCTAssertThrowsError(try FragmentLibrary.substitute("a ${open", [:], label: "f"))
     }
 
+    func testDescriptionsEndingInCapsParse() throws {
+        // gst_parse makes a capsfilter only between two elements; the usual way to pin a camera's mode ends in caps.
+        for text in ["videotestsrc ! video/x-raw,width=320,height=240", "videotestsrc ! video/x-raw, format=(string)I420 ",
+                     "videotestsrc ! videoconvert ! video/x-raw,format=I420 ! videoscale ! video/x-raw,width=160"] {
+            XCTAssertNoThrow(try FragmentLibrary.parse(text, label: "camera 'x' pipeline", binName: "source"), text)
+        }
+        XCTAssertThrowsError(try FragmentLibrary.parse("videotestsrc ! nosuchelement", label: "camera 'x' pipeline", binName: "s")) { error in
+            XCTAssertTrue("\(error)".contains("nosuchelement"), "the real error is kept: \(error)")
+        }
+        XCTAssertThrowsError(try FragmentLibrary.parse("videotestsrc !", label: "camera 'x' pipeline", binName: "s"))
+    }
+
     func testTheRepositoryFragmentsAreFoundAndFilled() throws {
         let library = try FragmentLibrary.locate(configured: "")
         let (text, label) = try library.load("encoders", "x264", ["speed_preset": "veryfast", "bitrate_kbps": "4000", "keyframe_frames": "30"])

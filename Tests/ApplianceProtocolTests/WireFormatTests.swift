@@ -74,7 +74,7 @@ final class WireFormatTests: XCTestCase {
             .recordingStarted(RecordingStarted(id: "a", title: "t", partialPath: "/p", createdAt: created)),
             .deleted(ClipEvent(id: "a")), .renamed(Renamed(id: "a", title: "b")), .error(PipelineError(source: "/appliance/x", message: "m")),
             .storageMissing(StorageStatus(state: .missing, recordingsDir: "/d", missingFiles: 100_000, detail: "not mounted")),
-            .ready(Ready(activeCamera: nil, startupMs: 412.5)), .deviceAdded(DeviceInfo(name: "n", deviceClass: "Audio/Source", caps: "c", path: nil)),
+            .ready(Ready(startupMs: 412.5)), .deviceAdded(DeviceInfo(name: "n", deviceClass: "Audio/Source", caps: "c", path: nil)),
         ]
         for event in events {
             let line = try WireFormat.line(EventRecord(event, time: created))

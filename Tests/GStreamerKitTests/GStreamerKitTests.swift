@@ -64,6 +64,33 @@ final class GStreamerKitTests: XCTestCase {
         XCTAssertEqual(received, 10, "every second buffer dropped")
     }
 
+    func testRemovingAProbeTwiceFromTwoThreadsIsHarmless() throws {
+        let source = try Element.make("videotestsrc", name: "src")
+        let pad = source.staticPad("src")!
+        for _ in 0..<200 {
+            let probe = pad.addProbe(.buffer) { _ in .ok }
+            DispatchQueue.concurrentPerform(iterations: 4) { _ in probe.remove() }
+            probe.remove()
+        }
+        // A probe removed once and a new one added: removing the old one again leaves the new one in place.
+        let old = pad.addProbe(.buffer) { _ in .ok }
+        old.remove()
+        let counter = Counter()
+        let kept = pad.addProbe(.buffer) { _ in _ = counter.increment(); return .ok }
+        old.remove()
+        let pipeline = Pipeline(name: "probe-twice")
+        source.set("num-buffers", int: 3)
+        let sink = try Element.make("fakesink", name: "sink")
+        try pipeline.add([source, sink])
+        try source.link(sink)
+        try pipeline.setState(.playing)
+        let deadline = Date().addingTimeInterval(5)
+        while counter.value < 3, Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        try pipeline.setState(.null)
+        kept.remove()
+        XCTAssertEqual(counter.value, 3)
+    }
+
     func testBusDeliversErrorsWithTheElementPath() async throws {
         let pipeline = Pipeline(name: "error-test")
         let bin = try Bin.parse("filesrc name=reader location=/nonexistent/file ! fakesink", name: "inner", label: "test", ghostUnlinkedPads: false)

@@ -12,7 +12,8 @@ import ServiceLifecycle
 /// 507 pause the queue until `backup retry` (or, for refused credentials, a changed password file). On graceful
 /// shutdown the upload in progress stops at once: its bytes went to a temporary name, so nothing half-written is
 /// ever left under a final name, and the job waits for the next start.
-public actor BackupUploader: Service {
+public actor BackupUploader: Service, CustomStringConvertible {
+    public nonisolated var description: String { "BackupUploader" }
     let config: ApplianceConfig.Backup
     let library: Library
     let data: DataDirectory

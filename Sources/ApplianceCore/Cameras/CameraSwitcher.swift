@@ -9,7 +9,8 @@ import ServiceLifecycle
 /// arrival order, and a hanging one delays the next instead of piling up tasks. Switches are atomic: the new camera
 /// is selected only once it delivers frames; if it cannot, the previous camera comes back. While a camera starts,
 /// the black live filler keeps the output running, so a recording never sees a gap.
-public actor CameraSwitcher: Service {
+public actor CameraSwitcher: Service, CustomStringConvertible {
+    public nonisolated var description: String { "CameraSwitcher" }
     enum Request: Sendable {
         case switchTo(Command.CameraChoice, reply: OneShot<Result<SwitchResult, ApplianceError>>)
         case failed(camera: String, reason: String)

@@ -6,14 +6,16 @@ import ServiceLifecycle
 /// Watches capture devices come and go: GStreamer's device monitor (events `device_added`, `device_removed`), and
 /// every 2 s the configured V4L2 device nodes, which appear without the monitor noticing where there is no udev
 /// provider (containers, minimal boards). Either way the camera switcher takes another look.
-struct DeviceWatch: Service {
+struct DeviceWatch: Service, CustomStringConvertible {
+    var description: String { "DeviceWatch" }
     let monitor: DeviceMonitor
     let cameras: CameraSwitcher
     let events: EventHub
     static let pollInterval: Duration = .seconds(2)
 
     func run() async throws {
-        let watching = monitor.start()
+        let monitor = self.monitor
+        let watching = (try? await blocking { monitor.start() }) ?? false  // providers may take a while to answer
         await withDiscardingTaskGroup { group in
             if watching {
                 group.addTask {

@@ -6,12 +6,10 @@ import Logging
 /// The recordings library as commands: list, info, rename, lock, unlock, delete. The rows are the Library's; the
 /// clip being recorded is the recorder's, so renaming it tells the recorder, and deleting it is refused.
 struct Clips: Sendable {
-    let library: Library
+    let shared: Shared
     let recorder: Recorder
     let backup: BackupUploader?
-    let events: EventHub
-    let onlyLockedBackup: Bool
-    let logger: Logger
+    var library: Library { shared.library }
 
     static let maxPerPage = 1000
 
@@ -59,15 +57,15 @@ struct Clips: Sendable {
         let recording = try await resolve(id)
         await recorder.retitle(id: recording.id, title: title)
         let updated = try await library.update(id: recording.id) { $0.title = title }
-        events.publish(.renamed(Renamed(id: updated.id, title: updated.title)))
+        shared.events.publish(.renamed(Renamed(id: updated.id, title: updated.title)))
         return updated
     }
 
     func setLocked(id: String, locked: Bool) async throws -> Recording {
         let recording = try await resolve(id)
         let updated = try await library.update(id: recording.id) { $0.locked = locked }
-        events.publish(locked ? .locked(ClipEvent(id: updated.id)) : .unlocked(ClipEvent(id: updated.id)))
-        if locked, onlyLockedBackup { await backup?.recordingFinished(updated.id) }
+        shared.events.publish(locked ? .locked(ClipEvent(id: updated.id)) : .unlocked(ClipEvent(id: updated.id)))
+        if locked, shared.config.backup.onlyLocked { await backup?.recordingFinished(updated.id) }
         return updated
     }
 
@@ -94,8 +92,8 @@ struct Clips: Sendable {
             await backup.recordingDeleted(recording)  // the remote copy goes too (queued, durable)
         }
         try await library.delete(id: recording.id)
-        events.publish(.deleted(ClipEvent(id: recording.id)))
-        logger.info("deleted recording \(recording.id)", metadata: ["files": "\(deleted.count)"])
+        shared.events.publish(.deleted(ClipEvent(id: recording.id)))
+        shared.logger.info("deleted recording \(recording.id)", metadata: ["files": "\(deleted.count)"])
         return DeleteResult(id: recording.id, deletedFiles: deleted)
     }
 

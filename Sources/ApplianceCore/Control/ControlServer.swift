@@ -7,7 +7,8 @@ import ServiceLifecycle
 
 /// Serves the control protocol on a Unix socket (mode 0660): newline-delimited JSON, one response per request,
 /// many clients at once. A bad request gets an error response; it never affects other clients or the daemon.
-public final class ControlServer: Service, Sendable {
+public final class ControlServer: Service, Sendable, CustomStringConvertible {
+    public var description: String { "ControlServer(\(path))" }
     public static let maxLineBytes = 64 * 1024
     let path: String
     let router: SocketRouter

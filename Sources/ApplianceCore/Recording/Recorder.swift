@@ -21,28 +21,23 @@ actor Recorder {
         var lastSync: ContinuousClock.Instant
     }
 
-    let graph: CaptureGraph
+    let shared: Shared
     let finaliser: RecordingFinaliser
     let cameras: CameraSwitcher
     let backup: BackupUploader?
-    let events: EventHub
-    let config: ApplianceConfig
-    let logger: Logger
     private(set) var phase = Phase.idle
     private(set) var recordingsThisRun = 0
 
-    init(graph: CaptureGraph, finaliser: RecordingFinaliser, cameras: CameraSwitcher, backup: BackupUploader?,
-         events: EventHub, config: ApplianceConfig, logger: Logger) {
-        self.graph = graph
-        self.finaliser = finaliser
-        self.cameras = cameras
-        self.backup = backup
-        self.events = events
-        self.config = config
-        self.logger = logger
+    init(shared: Shared, cameras: CameraSwitcher, backup: BackupUploader?) {
+        (self.shared, self.cameras, self.backup) = (shared, cameras, backup)
+        finaliser = RecordingFinaliser(shared: shared)
     }
 
-    var library: Library { finaliser.library }
+    private var library: Library { shared.library }
+    private var graph: CaptureGraph { shared.graph }
+    private var config: ApplianceConfig { shared.config }
+    private var events: EventHub { shared.events }
+    private var logger: Logger { shared.logger }
 
     // MARK: commands
 

@@ -4,7 +4,8 @@ import ServiceLifecycle
 /// The recorder's clock, and its part in shutdown: ticks a few times a second (file sync cadence, max duration)
 /// until graceful shutdown, then finalises the recording in flight. Its place in the service group puts that after
 /// the front ends have stopped taking commands and before uploads stop.
-struct RecorderService: Service {
+struct RecorderService: Service, CustomStringConvertible {
+    var description: String { "RecorderService" }
     let recorder: Recorder
     static let tick: Duration = .milliseconds(250)
 

@@ -10,23 +10,19 @@ struct RecordingFinaliser: Sendable {
         var result: RecordingResult
     }
 
-    let graph: CaptureGraph
-    let library: Library
-    let data: DataDirectory
-    let health: Health
-    let config: ApplianceConfig
-    let logger: Logger
+    let shared: Shared
+    var library: Library { shared.library }
 
     /// The row written when a recording starts (state `recording`, file in partial/).
     func newRow(title: String?, camera: String?, hasAudio: Bool) -> Recording {
         let id = UUID().uuidString.lowercased()
         let createdAt = Date()
         var row = Recording(id: id, title: title ?? Timestamps.title(createdAt), createdAt: createdAt,
-                            path: data.partialPath(id: id), state: .recording)
+                            path: shared.data.partialPath(id: id), state: .recording)
         row.startedAt = createdAt
-        row.width = config.video.width
-        row.height = config.video.height
-        row.framerate = config.video.framerate
+        row.width = shared.config.video.width
+        row.height = shared.config.video.height
+        row.framerate = shared.config.video.framerate
         row.videoCodec = "h264"
         row.audioCodec = hasAudio ? "aac" : nil
         row.audioPresent = hasAudio
@@ -42,11 +38,11 @@ struct RecordingFinaliser: Sendable {
         let timing = session.timing
         guard timing.videoFrames > 0 else { return try await discardEmpty(session) }
         let thumbnail = await writeThumbnail(for: session)
-        let finalPath = data.finalPath(id: session.id, date: session.createdAt)
+        let finalPath = shared.data.finalPath(id: session.id, date: session.createdAt)
         do {
-            try await blocking { [data] in try data.commit(session.partialPath, to: finalPath) }
+            try await blocking { [data = shared.data] in try data.commit(session.partialPath, to: finalPath) }
         } catch {
-            health.noteError("\(error)")
+            shared.health.noteError("\(error)")
             throw ApplianceError(.internalError, "recording \(session.id) finished but could not be moved: \(error) (kept at \(session.partialPath))")
         }
         let size = DataDirectory.fileSize(finalPath) ?? 0
@@ -68,11 +64,11 @@ struct RecordingFinaliser: Sendable {
             finalTitle = updated.title
         } catch {
             // The file is safe in recordings/; the next start-up adopts it if the row stays behind.
-            health.noteError("\(error)")
-            logger.error("recording \(session.id): cannot complete its row: \(error)")
+            shared.health.noteError("\(error)")
+            shared.logger.error("recording \(session.id): cannot complete its row: \(error)")
         }
-        let now = graph.runningTimeNow
-        let v = config.video
+        let now = shared.graph.runningTimeNow
+        let v = shared.config.video
         return Finished(result: RecordingResult(
             id: session.id, title: finalTitle, path: finalPath, thumbnail: thumbnail,
             durationMs: timing.durationMs, videoFrames: timing.videoFrames, droppedFrames: timing.droppedFrames,
@@ -85,25 +81,25 @@ struct RecordingFinaliser: Sendable {
     /// Asks the probes to end both streams now and waits for the muxer to finish the file; streams that stopped
     /// flowing are ended from here after 2 s.
     private func endStreams(of session: RecordingSession) async {
-        session.requestStop(at: graph.runningTimeNow)
+        session.requestStop(at: shared.graph.runningTimeNow)
         if await session.finalised.wait(timeout: .seconds(2)) == nil {
-            logger.warning("recording \(session.id): streams stopped flowing, ending them")
+            shared.logger.warning("recording \(session.id): streams stopped flowing, ending them")
             session.forceEndOfStreams()
             if await session.finalised.wait(timeout: .seconds(5)) == nil {
-                logger.error("recording \(session.id): the muxer did not finish; the file is kept as written so far")
+                shared.logger.error("recording \(session.id): the muxer did not finish; the file is kept as written so far")
             }
         }
     }
 
     private func writeThumbnail(for session: RecordingSession) async -> String? {
-        guard let frame = graph.tap.finishRequest(id: session.id) else { return nil }
-        let path = data.thumbnailPath(id: session.id)
-        let thumb = config.thumbnail
+        guard let frame = shared.graph.tap.finishRequest(id: session.id) else { return nil }
+        let path = shared.data.thumbnailPath(id: session.id)
+        let thumb = shared.config.thumbnail
         do {
             try await blocking { _ = try frame.writeJPEG(to: path, maxWidth: thumb.maxWidth, maxHeight: thumb.maxHeight, quality: thumb.quality) }
             return path
         } catch {
-            logger.error("thumbnail for \(session.id): \(error)")
+            shared.logger.error("thumbnail for \(session.id): \(error)")
             return nil
         }
     }
@@ -111,14 +107,14 @@ struct RecordingFinaliser: Sendable {
     /// No video frame reached the file (the streams never delivered): no media file is left behind, and the row
     /// says so.
     private func discardEmpty(_ session: RecordingSession) async throws -> Finished {
-        _ = graph.tap.finishRequest(id: session.id)
+        _ = shared.graph.tap.finishRequest(id: session.id)
         try? FileManager.default.removeItem(atPath: session.partialPath)
         let reason = "\(Recovery.nothingRecorded): the camera delivered no frame before the recording was stopped"
         _ = try? await library.update(id: session.id) { row in
             row.state = .failed
             row.failureReason = reason
         }
-        logger.error("recording \(session.id): \(reason)")
+        shared.logger.error("recording \(session.id): \(reason)")
         throw ApplianceError(.internalError, "recording \(session.id): \(reason)")
     }
 }

@@ -5,8 +5,9 @@ import Logging
 import ServiceLifecycle
 
 extension Appliance {
-    /// Builds the appliance, in order: the data folder (locked before anything reads it), the library, start-up
-    /// recovery, the live graph with its first camera, backup; then the domains and the services that will run.
+    /// Builds the appliance, in order: the data folder (locked before anything reads it), the library; then
+    /// start-up recovery and, at the same time, the live graph with its first camera (they share nothing: no
+    /// recording can start before the socket is served); backup; then the domains and the services that will run.
     /// Every failure is one line naming what is wrong; whatever was started is stopped again.
     public static func start(config: ApplianceConfig, logger: Logger, handleSignals: Bool = true) async throws -> Appliance {
         let started = ContinuousClock.now
@@ -14,25 +15,18 @@ extension Appliance {
         let data = try step("") { try DataDirectory(path: config.dataDir) }
         let folderLock = try step("") { try DataFolderLock(dataDir: data.root) }
         let library = try step("") { try Library(path: data.root + "/appliance.sqlite") }
-        let recovery: Recovery.Outcome
-        do {
-            recovery = try await Recovery.run(data: data, library: library, thumbnail: config.thumbnail, logger: logger)
-        } catch {
-            throw StartupError(description: "start-up recovery failed: \(error)")
-        }
-        let r = recovery.report
-        logger.info("library ready", metadata: [
-            "recordings": "\(library.count)", "recovered": "\(r.recovered.count)", "failed": "\(r.failed.count)",
-            "adopted": "\(r.adopted.count)", "empty": "\(r.empty.count)", "recovery_ms": "\(String(format: "%.1f", r.durationMs))",
-        ])
+        async let recovered = Recovery.run(data: data, library: library, thumbnail: config.thumbnail, logger: logger)
         let events = EventHub()
-        let health = Health(storage: recovery.storage, recovery: recovery.report)
-        if recovery.storage.state == .missing { events.publish(.storageMissing(recovery.storage)) }
-
-        let graph = try step("cannot start the capture graph: ") {
-            let graph = try CaptureGraph(config: config, fragments: try FragmentLibrary.locate(configured: config.pipelinesDir), logger: logger)
-            try graph.start()
-            return graph
+        let graph: CaptureGraph
+        do {
+            graph = try await blocking {
+                let graph = try CaptureGraph(config: config, fragments: try FragmentLibrary.locate(configured: config.pipelinesDir), logger: logger)
+                try graph.start()
+                return graph
+            }
+        } catch {
+            _ = try? await recovered
+            throw StartupError(description: "cannot start the capture graph: \(error)")
         }
         logger.info("live graph running", metadata: [
             "cameras": "\(graph.cameraNames.map { "\($0)=\(graph.cameraKinds[$0] ?? "?")" }.joined(separator: ","))",
@@ -41,6 +35,20 @@ extension Appliance {
         ])
         let cameras = CameraSwitcher(graph: graph, events: events, logger: logger)
         await cameras.startInitial()
+        let recovery: Recovery.Outcome
+        do {
+            recovery = try await recovered
+        } catch {
+            _ = try? await blocking { graph.stop() }
+            throw StartupError(description: "start-up recovery failed: \(error)")
+        }
+        let r = recovery.report
+        logger.info("library ready", metadata: [
+            "recordings": "\(library.count)", "recovered": "\(r.recovered.count)", "failed": "\(r.failed.count)",
+            "adopted": "\(r.adopted.count)", "empty": "\(r.empty.count)", "recovery_ms": "\(String(format: "%.1f", r.durationMs))",
+        ])
+        let health = Health(storage: recovery.storage, recovery: recovery.report)
+        if recovery.storage.state == .missing { events.publish(.storageMissing(recovery.storage)) }
         let backup: BackupUploader?
         do {
             backup = try await startBackup(config: config, library: library, data: data, events: events, logger: logger)
@@ -52,22 +60,18 @@ extension Appliance {
         let readiness = Readiness(onReady: {
             let ms = (ContinuousClock.now - started) / .milliseconds(1)
             logger.info("ready", metadata: ["startup_ms": "\(String(format: "%.0f", ms))"])
-            events.publish(.ready(Ready(activeCamera: nil, startupMs: (ms * 10).rounded() / 10)))
+            events.publish(.ready(Ready(startupMs: (ms * 10).rounded() / 10)))
         })
         graph.firstFrame.whenFired { _ in readiness.markFirstFrame() }
 
-        let finaliser = RecordingFinaliser(graph: graph, library: library, data: data, health: health, config: config, logger: logger)
-        let recorder = Recorder(graph: graph, finaliser: finaliser, cameras: cameras, backup: backup, events: events,
-                                config: config, logger: logger)
+        let shared = Shared(config: config, data: data, library: library, graph: graph, events: events, health: health, logger: logger)
+        let recorder = Recorder(shared: shared, cameras: cameras, backup: backup)
         let devices = DeviceMonitor()
         let gate = CommandGate()
         let dispatcher = CommandDispatcher(
-            recorder: recorder,
-            clips: Clips(library: library, recorder: recorder, backup: backup, events: events,
-                         onlyLockedBackup: config.backup.onlyLocked, logger: logger),
-            cameras: cameras, devices: devices, snapshots: Snapshotter(graph: graph, data: data, logger: logger),
-            status: StatusReporter(graph: graph, recorder: recorder, cameras: cameras, library: library, health: health,
-                                   readiness: readiness, config: config, data: data, startedAt: startedAt),
+            recorder: recorder, clips: Clips(shared: shared, recorder: recorder, backup: backup), cameras: cameras,
+            devices: devices, snapshots: Snapshotter(shared: shared),
+            status: StatusReporter(shared: shared, recorder: recorder, cameras: cameras, readiness: readiness, startedAt: startedAt),
             backup: backup, gate: gate)
         let socketPath = config.socket.isEmpty ? data.root + "/ctl.sock" : config.socket
         let server = ControlServer(path: socketPath, router: SocketRouter(perform: dispatcher.perform), events: events,
@@ -75,7 +79,7 @@ extension Appliance {
 
         // Graceful shutdown runs from the last service to the first.
         var services: [any Service] = [
-            GraphWatcher(graph: graph, cameras: cameras, health: health, events: events, logger: logger),
+            GraphWatcher(shared: shared, cameras: cameras),
             DeviceWatch(monitor: devices, cameras: cameras, events: events),
             StorageWatch(health: health, events: events, logger: logger, absentSample: recovery.absentSample),
             cameras,

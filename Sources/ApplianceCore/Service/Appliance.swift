@@ -58,15 +58,8 @@ public final class Appliance: Sendable {
 
     init(config: ApplianceConfig, data: DataDirectory, events: EventHub, readiness: Readiness, socketPath: String,
          graph: CaptureGraph, dispatcher: CommandDispatcher, group: ServiceGroup, folderLock: DataFolderLock, logger: Logger) {
-        self.config = config
-        self.data = data
-        self.events = events
-        self.readiness = readiness
-        self.socketPath = socketPath
-        self.graph = graph
-        self.dispatcher = dispatcher
-        self.group = group
-        self.folderLock = folderLock
-        self.logger = logger
+        (self.config, self.data, self.events, self.readiness) = (config, data, events, readiness)
+        (self.socketPath, self.graph, self.dispatcher, self.group) = (socketPath, graph, dispatcher, group)
+        (self.folderLock, self.logger) = (folderLock, logger)
     }
 }

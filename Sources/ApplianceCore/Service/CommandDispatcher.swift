@@ -4,13 +4,9 @@ import GStreamerKit
 /// The one entry point behind `Appliance.perform`: each command goes to the domain that owns what it touches.
 /// Every error leaves here as an `ApplianceError` with a stable code. Once shutdown begins, commands are refused.
 struct CommandDispatcher: Sendable {
-    let recorder: Recorder
-    let clips: Clips
-    let cameras: CameraSwitcher
-    let devices: DeviceMonitor
-    let snapshots: Snapshotter
-    let status: StatusReporter
-    let backup: BackupUploader?
+    let recorder: Recorder, clips: Clips
+    let cameras: CameraSwitcher, devices: DeviceMonitor, snapshots: Snapshotter
+    let status: StatusReporter, backup: BackupUploader?
     let gate: CommandGate
 
     func perform(_ command: Command) async throws(ApplianceError) -> CommandResult {
@@ -37,7 +33,10 @@ struct CommandDispatcher: Sendable {
         case .delete(let id, let force): return .deleted(try await clips.delete(id: id, force: force))
         case .lock(let id): return .recording(try await clips.setLocked(id: id, locked: true))
         case .unlock(let id): return .recording(try await clips.setLocked(id: id, locked: false))
-        case .cameras: return .cameras(await cameras.report(devices: devices.devices.map(DeviceInfo.init)))
+        case .cameras:
+            let monitor = devices
+            let present = try await blocking { monitor.devices.map(DeviceInfo.init) }  // asks every provider
+            return .cameras(await cameras.report(devices: present))
         case .switchCamera(let choice): return .switched(try await cameras.switchTo(choice))
         case .backupStatus: return .backupStatus(await backup?.status() ?? .off)
         case .backupRetry(let id):

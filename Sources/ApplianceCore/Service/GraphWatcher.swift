@@ -7,20 +7,18 @@ import ServiceLifecycle
 /// stream ended by itself. Errors are logged, kept for status and published; an error from inside a camera's bin
 /// (`/appliance/camera-<name>/…`) or a camera's end of stream tells the camera switcher that camera failed, so the
 /// output moves on without it.
-struct GraphWatcher: Service {
-    let graph: CaptureGraph
+struct GraphWatcher: Service, CustomStringConvertible {
+    var description: String { "GraphWatcher" }
+    let shared: Shared
     let cameras: CameraSwitcher
-    let health: Health
-    let events: EventHub
-    let logger: Logger
 
     func run() async throws {
         await withDiscardingTaskGroup { group in
             group.addTask {
-                for await message in graph.busReader.messages.cancelOnGracefulShutdown() { handle(message) }
+                for await message in shared.graph.busReader.messages.cancelOnGracefulShutdown() { handle(message) }
             }
             group.addTask {
-                for await camera in graph.cameraEnded.cancelOnGracefulShutdown() {
+                for await camera in shared.graph.cameraEnded.cancelOnGracefulShutdown() {
                     cameras.cameraFailed(camera, reason: "its stream ended")
                 }
             }
@@ -30,14 +28,14 @@ struct GraphWatcher: Service {
     private func handle(_ message: Message) {
         switch message {
         case .error(let error):
-            health.noteError(error.description)
-            logger.error("gstreamer: \(error.description)")
-            events.publish(.error(PipelineError(source: error.element, message: error.message)))
+            shared.health.noteError(error.description)
+            shared.logger.error("gstreamer: \(error.description)")
+            shared.events.publish(.error(PipelineError(source: error.element, message: error.message)))
             if let camera = Self.camera(in: error.element) {
                 cameras.cameraFailed(camera, reason: error.message)
             }
         case .warning(let warning):
-            logger.warning("gstreamer: \(warning.description)")
+            shared.logger.warning("gstreamer: \(warning.description)")
         default:
             break
         }

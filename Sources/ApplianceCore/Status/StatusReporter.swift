@@ -5,27 +5,21 @@ import GStreamerKit
 /// Builds `status` from what each domain owns: the recorder's phase, the cameras, the output clock, the library,
 /// health and readiness. Owns nothing itself.
 struct StatusReporter: Sendable {
-    let graph: CaptureGraph
-    let recorder: Recorder
-    let cameras: CameraSwitcher
-    let library: Library
-    let health: Health
-    let readiness: Readiness
-    let config: ApplianceConfig
-    let data: DataDirectory
-    let startedAt: Date
+    let shared: Shared
+    let recorder: Recorder, cameras: CameraSwitcher
+    let readiness: Readiness, startedAt: Date
 
     func status() async -> StatusReport {
         let (state, live) = await recorder.live()
         let activeCamera = await cameras.activeName
         let recordingsThisRun = await recorder.recordingsThisRun
+        let (graph, library, health, v) = (shared.graph, shared.library, shared.health, shared.config.video)
         let flow = graph.flow.snapshot
-        let v = config.video
         return StatusReport(
             state: state, ready: readiness.isReady, recording: live, cameras: graph.cameraNames,
             activeCamera: activeCamera ?? "", cameraSources: graph.cameraKinds, audioSource: graph.audioKind,
             preview: graph.previewKind, encoder: v.encoder, width: v.width, height: v.height, framerate: v.framerate,
-            dataDir: data.root, uptimeS: Date().timeIntervalSince(startedAt), recordingsThisRun: recordingsThisRun,
+            dataDir: shared.data.root, uptimeS: Date().timeIntervalSince(startedAt), recordingsThisRun: recordingsThisRun,
             lastError: health.lastError, gstreamerVersion: GStreamer.version, recordingsTotal: library.count,
             databaseBytes: library.sizeBytes, recovery: health.recovery,
             output: OutputStats(frames: flow.outputFrames, slotCollisions: flow.slotCollisions, filledSlots: flow.filledSlots,

@@ -19,36 +19,37 @@ struct RowReconciler {
 
     /// `rescued`: files recovery just moved out of partial/.
     func run(rescued: Set<String>, report: inout RecoveryReport) async throws -> (StorageStatus, [String]) {
-        let files = Set(FileWalker.files(under: data.recordingsDir, suffix: ".mp4"))
-        let rows = try await library.allPaths()
-        var referenced = Set<String>()
-        var comeBack: [String] = []
-        var absent: [(id: String, path: String, state: Recording.State)] = []
-        var expected = 0, present = 0
+        let recordingsDir = data.recordingsDir, prefix = data.recordingsDir + "/"
+        async let walked = blocking { Set(FileWalker.files(under: recordingsDir, suffix: ".mp4")) }
+        let rows = try await library.pathRows(missingFileReason: Recovery.missingFile)
+        let files = try await walked
+        var comeBack: [Int64] = [], absent: [Library.PathRow] = []
+        var expected = 0, present = 0, matched = 0
         for row in rows {
-            referenced.insert(row.path)
             let isThere = files.contains(row.path)
-            if row.state != .failed, !rescued.contains(row.path), row.path.hasPrefix(data.recordingsDir + "/") {
+            if isThere { matched += 1 }
+            if row.state != .failed, row.path.hasPrefix(prefix), !rescued.contains(row.path) {
                 expected += 1
                 if isThere { present += 1 }
             }
-            if isThere, row.state == .failed, row.reason?.hasPrefix(Recovery.missingFile) == true {
-                comeBack.append(row.id)
+            if isThere, row.lostItsFile {
+                comeBack.append(row.rowid)
             } else if !isThere, row.state != .failed {
-                absent.append((row.id, row.path, row.state))
+                absent.append(row)
             }
         }
-        let orphans = files.subtracting(referenced).subtracting(rescued)
-        if expected > 0, present == 0, orphans.isEmpty {
-            let status = StorageStatus(state: .missing, recordingsDir: data.recordingsDir, missingFiles: expected,
-                                       detail: "none of the \(expected) recorded files is in \(data.recordingsDir): is the disk that holds them mounted?")
+        // Every file is some row's (the usual case) unless fewer rows matched than there are files.
+        let orphans = matched >= files.count ? [] : files.subtracting(rows.map(\.path)).subtracting(rescued)
+        if expected > 0, present == 0, orphans.isEmpty, files.subtracting(rescued).isEmpty {
+            let status = StorageStatus(state: .missing, recordingsDir: recordingsDir, missingFiles: expected,
+                                       detail: "none of the \(expected) recorded files is in \(recordingsDir): is the disk that holds them mounted?")
             logger.error("recordings storage missing: \(status.detail!); the clips are kept and come back when the files do")
             return (status, absent.prefix(16).map(\.path))
         }
-        try await restore(comeBack, report: &report)
+        try await restore(try await library.ids(of: comeBack), report: &report)
         let followed = try await adopt(orphans, report: &report)
-        try await markAbsent(absent.filter { !followed.contains($0.id) }, report: &report)
-        return (StorageStatus(state: .ok, recordingsDir: data.recordingsDir), [])
+        try await markAbsent(absent, followed: followed, report: &report)
+        return (StorageStatus(state: .ok, recordingsDir: recordingsDir), [])
     }
 
     /// Rows marked "file missing" whose file is back.
@@ -61,11 +62,14 @@ struct RowReconciler {
         if !ids.isEmpty { logger.notice("\(ids.count) recording(s) whose files had gone missing are back") }
     }
 
-    /// Rows whose file is gone: one transaction, one log line.
-    private func markAbsent(_ rows: [(id: String, path: String, state: Recording.State)], report: inout RecoveryReport) async throws {
+    /// Rows whose file is gone (and that did not follow a file elsewhere): one transaction, one log line.
+    private func markAbsent(_ rows: [Library.PathRow], followed: Set<String>, report: inout RecoveryReport) async throws {
         guard !rows.isEmpty else { return }
-        let interrupted = rows.filter { $0.state == .recording }.map(\.id)
-        let lost = rows.filter { $0.state != .recording }.map(\.id)
+        let ids = try await library.ids(of: rows.map(\.rowid))
+        let absent = zip(ids, rows).filter { !followed.contains($0.0) }
+        guard !absent.isEmpty else { return }
+        let interrupted = absent.filter { $0.1.state == .recording }.map(\.0)
+        let lost = absent.filter { $0.1.state != .recording }.map(\.0)
         try await library.updateAll(ids: interrupted) { row in
             row.state = .failed
             row.failureReason = "\(Recovery.nothingRecorded): the daemon stopped before it created the file"
@@ -74,9 +78,9 @@ struct RowReconciler {
             row.state = .failed
             row.failureReason = "\(Recovery.missingFile) at start-up: \(row.path)"
         }
-        report.failed += rows.map(\.id)
-        let named = rows.prefix(Self.namedInLog).map { "\($0.id) (\($0.path))" }.joined(separator: ", ")
-        logger.warning("\(rows.count) recording(s) have no file and are marked failed: \(named)\(rows.count > Self.namedInLog ? ", …" : "")")
+        report.failed += absent.map(\.0)
+        let named = absent.prefix(Self.namedInLog).map { "\($0.0) (\($0.1.path))" }.joined(separator: ", ")
+        logger.warning("\(absent.count) recording(s) have no file and are marked failed: \(named)\(absent.count > Self.namedInLog ? ", …" : "")")
     }
 
     /// Files in recordings/ that no row points to. Returns the ids of rows that followed their file.

@@ -6,7 +6,8 @@ import ServiceLifecycle
 /// While the recordings' storage is missing (see `RowReconciler`), looks every few seconds for the files it held;
 /// when they are back, the condition ends (`storage_available`) and the clips are whole again — their rows never
 /// changed.
-struct StorageWatch: Service {
+struct StorageWatch: Service, CustomStringConvertible {
+    var description: String { "StorageWatch" }
     let health: Health
     let events: EventHub
     let logger: Logger

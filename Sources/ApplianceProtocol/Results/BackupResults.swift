@@ -8,10 +8,7 @@ public struct BackupProgress: Codable, Sendable, Equatable {
     public var rateKbps: Double
 
     public init(id: String, bytesDone: Int64, bytesTotal: Int64, rateKbps: Double) {
-        self.id = id
-        self.bytesDone = bytesDone
-        self.bytesTotal = bytesTotal
-        self.rateKbps = rateKbps
+        (self.id, self.bytesDone, self.bytesTotal, self.rateKbps) = (id, bytesDone, bytesTotal, rateKbps)
     }
 }
 
@@ -23,10 +20,7 @@ public struct BackupCounts: Codable, Sendable, Equatable {
     public var failed = 0
 
     public init(pending: Int = 0, running: Int = 0, done: Int = 0, failed: Int = 0) {
-        self.pending = pending
-        self.running = running
-        self.done = done
-        self.failed = failed
+        (self.pending, self.running, self.done, self.failed) = (pending, running, done, failed)
     }
 }
 
@@ -46,16 +40,9 @@ public struct BackupStatus: Codable, Sendable, Equatable {
 
     public init(enabled: Bool, url: String, onlyLocked: Bool, bandwidthKbps: Int, paused: Bool, pauseReason: String?,
                 counts: BackupCounts, current: BackupProgress?, lastError: String?, nextRetryAt: Date?) {
-        self.enabled = enabled
-        self.url = url
-        self.onlyLocked = onlyLocked
-        self.bandwidthKbps = bandwidthKbps
-        self.paused = paused
-        self.pauseReason = pauseReason
-        self.counts = counts
-        self.current = current
-        self.lastError = lastError
-        self.nextRetryAt = nextRetryAt
+        (self.enabled, self.url, self.onlyLocked, self.bandwidthKbps) = (enabled, url, onlyLocked, bandwidthKbps)
+        (self.paused, self.pauseReason, self.counts, self.current) = (paused, pauseReason, counts, current)
+        (self.lastError, self.nextRetryAt) = (lastError, nextRetryAt)
     }
 
     /// Backup switched off (`[backup] url` empty).

@@ -7,10 +7,7 @@ public struct SwitchResult: Codable, Sendable, Equatable {
     public var latencyMs: Double?
 
     public init(active: String?, previous: String?, switched: Bool, latencyMs: Double? = nil) {
-        self.active = active
-        self.previous = previous
-        self.switched = switched
-        self.latencyMs = latencyMs
+        (self.active, self.previous, self.switched, self.latencyMs) = (active, previous, switched, latencyMs)
     }
 }
 
@@ -26,12 +23,8 @@ public struct CameraReport: Codable, Sendable, Equatable {
     public var alwaysOn: Bool
 
     public init(name: String, source: String, device: String?, state: String, detail: String?, alwaysOn: Bool) {
-        self.name = name
-        self.source = source
-        self.device = device
-        self.state = state
-        self.detail = detail
-        self.alwaysOn = alwaysOn
+        (self.name, self.source, self.device, self.state) = (name, source, device, state)
+        (self.detail, self.alwaysOn) = (detail, alwaysOn)
     }
 }
 
@@ -45,10 +38,7 @@ public struct DeviceInfo: Codable, Sendable, Equatable {
     public var path: String?
 
     public init(name: String, deviceClass: String, caps: String, path: String?) {
-        self.name = name
-        self.deviceClass = deviceClass
-        self.caps = caps
-        self.path = path
+        (self.name, self.deviceClass, self.caps, self.path) = (name, deviceClass, caps, path)
     }
 }
 
@@ -59,8 +49,6 @@ public struct CamerasReport: Codable, Sendable, Equatable {
     public var devices: [DeviceInfo]
 
     public init(active: String?, cameras: [CameraReport], devices: [DeviceInfo]) {
-        self.active = active
-        self.cameras = cameras
-        self.devices = devices
+        (self.active, self.cameras, self.devices) = (active, cameras, devices)
     }
 }

@@ -9,12 +9,8 @@ public struct ListResult: Codable, Sendable, Equatable {
     public var elapsedMs: Double
 
     public init(items: [Recording], total: Int, page: Int, perPage: Int, pages: Int, elapsedMs: Double) {
-        self.items = items
-        self.total = total
-        self.page = page
-        self.perPage = perPage
-        self.pages = pages
-        self.elapsedMs = elapsedMs
+        (self.items, self.total, self.page, self.perPage) = (items, total, page, perPage)
+        (self.pages, self.elapsedMs) = (pages, elapsedMs)
     }
 }
 
@@ -38,10 +34,7 @@ public struct RecordingInfo: Codable, Sendable, Equatable {
     public var recording: Recording
     public var measured: Measured
 
-    public init(recording: Recording, measured: Measured) {
-        self.recording = recording
-        self.measured = measured
-    }
+    public init(recording: Recording, measured: Measured) { (self.recording, self.measured) = (recording, measured) }
 
     enum Keys: String, CodingKey { case measured }
 
@@ -63,8 +56,5 @@ public struct DeleteResult: Codable, Sendable, Equatable {
     public var id: String
     public var deletedFiles: [String]
 
-    public init(id: String, deletedFiles: [String]) {
-        self.id = id
-        self.deletedFiles = deletedFiles
-    }
+    public init(id: String, deletedFiles: [String]) { (self.id, self.deletedFiles) = (id, deletedFiles) }
 }

@@ -8,10 +8,7 @@ public struct RecordingStarted: Codable, Sendable, Equatable {
     public var createdAt: Date
 
     public init(id: String, title: String, partialPath: String, createdAt: Date) {
-        self.id = id
-        self.title = title
-        self.partialPath = partialPath
-        self.createdAt = createdAt
+        (self.id, self.title, self.partialPath, self.createdAt) = (id, title, partialPath, createdAt)
     }
 }
 
@@ -55,24 +52,11 @@ public struct RecordingResult: Codable, Sendable, Equatable {
                 droppedFrames: UInt64, audioDurationMs: Int?, avOffsetMs: Double?, sizeBytes: Int64, width: Int,
                 height: Int, framerate: Int, createdAt: Date, endedAt: Date, stopReason: StopReason,
                 startLatencyMs: Double?, stopLatencyMs: Double?) {
-        self.id = id
-        self.title = title
-        self.path = path
-        self.thumbnail = thumbnail
-        self.durationMs = durationMs
-        self.videoFrames = videoFrames
-        self.droppedFrames = droppedFrames
-        self.audioDurationMs = audioDurationMs
-        self.avOffsetMs = avOffsetMs
-        self.sizeBytes = sizeBytes
-        self.width = width
-        self.height = height
-        self.framerate = framerate
-        self.createdAt = createdAt
-        self.endedAt = endedAt
-        self.stopReason = stopReason
-        self.startLatencyMs = startLatencyMs
-        self.stopLatencyMs = stopLatencyMs
+        (self.id, self.title, self.path, self.thumbnail) = (id, title, path, thumbnail)
+        (self.durationMs, self.videoFrames, self.droppedFrames, self.audioDurationMs) = (durationMs, videoFrames, droppedFrames, audioDurationMs)
+        (self.avOffsetMs, self.sizeBytes, self.width, self.height) = (avOffsetMs, sizeBytes, width, height)
+        (self.framerate, self.createdAt, self.endedAt, self.stopReason) = (framerate, createdAt, endedAt, stopReason)
+        (self.startLatencyMs, self.stopLatencyMs) = (startLatencyMs, stopLatencyMs)
     }
 }
 
@@ -84,10 +68,7 @@ public struct SnapshotResult: Codable, Sendable, Equatable {
     public var height: Int
 
     public init(id: String, path: String, width: Int, height: Int) {
-        self.id = id
-        self.path = path
-        self.width = width
-        self.height = height
+        (self.id, self.path, self.width, self.height) = (id, path, width, height)
     }
 }
 

@@ -21,14 +21,8 @@ public struct StatusReport: Codable, Sendable, Equatable {
 
         public init(id: String, title: String, elapsedMs: Int, durationMs: Int, videoFrames: UInt64, droppedFrames: UInt64,
                     avOffsetMs: Double?, partialPath: String) {
-            self.id = id
-            self.title = title
-            self.elapsedMs = elapsedMs
-            self.durationMs = durationMs
-            self.videoFrames = videoFrames
-            self.droppedFrames = droppedFrames
-            self.avOffsetMs = avOffsetMs
-            self.partialPath = partialPath
+            (self.id, self.title, self.elapsedMs, self.durationMs) = (id, title, elapsedMs, durationMs)
+            (self.videoFrames, self.droppedFrames, self.avOffsetMs, self.partialPath) = (videoFrames, droppedFrames, avOffsetMs, partialPath)
         }
     }
 
@@ -65,28 +59,12 @@ public struct StatusReport: Codable, Sendable, Equatable {
                 height: Int, framerate: Int, dataDir: String, uptimeS: Double, recordingsThisRun: Int, lastError: String?,
                 gstreamerVersion: String, recordingsTotal: Int, databaseBytes: Int64, recovery: RecoveryReport?,
                 output: OutputStats, storage: StorageStatus) {
-        self.state = state
-        self.ready = ready
-        self.recording = recording
-        self.cameras = cameras
-        self.activeCamera = activeCamera
-        self.cameraSources = cameraSources
-        self.audioSource = audioSource
-        self.preview = preview
-        self.encoder = encoder
-        self.width = width
-        self.height = height
-        self.framerate = framerate
-        self.dataDir = dataDir
-        self.uptimeS = uptimeS
-        self.recordingsThisRun = recordingsThisRun
-        self.lastError = lastError
-        self.gstreamerVersion = gstreamerVersion
-        self.recordingsTotal = recordingsTotal
-        self.databaseBytes = databaseBytes
-        self.recovery = recovery
-        self.output = output
-        self.storage = storage
+        (self.state, self.ready, self.recording, self.cameras) = (state, ready, recording, cameras)
+        (self.activeCamera, self.cameraSources, self.audioSource, self.preview) = (activeCamera, cameraSources, audioSource, preview)
+        (self.encoder, self.width, self.height, self.framerate) = (encoder, width, height, framerate)
+        (self.dataDir, self.uptimeS, self.recordingsThisRun, self.lastError) = (dataDir, uptimeS, recordingsThisRun, lastError)
+        (self.gstreamerVersion, self.recordingsTotal, self.databaseBytes, self.recovery) = (gstreamerVersion, recordingsTotal, databaseBytes, recovery)
+        (self.output, self.storage) = (output, storage)
     }
 }
 
@@ -118,11 +96,8 @@ public struct OutputStats: Codable, Sendable, Equatable {
     public var missingAtEncoder: UInt64
 
     public init(frames: UInt64, slotCollisions: UInt64, filledSlots: UInt64, missingSlots: UInt64, missingAtEncoder: UInt64) {
-        self.frames = frames
-        self.slotCollisions = slotCollisions
-        self.filledSlots = filledSlots
-        self.missingSlots = missingSlots
-        self.missingAtEncoder = missingAtEncoder
+        (self.frames, self.slotCollisions, self.filledSlots, self.missingSlots) = (frames, slotCollisions, filledSlots, missingSlots)
+        (self.missingAtEncoder) = (missingAtEncoder)
     }
 }
 
@@ -139,9 +114,6 @@ public struct StorageStatus: Codable, Sendable, Equatable {
     public var detail: String?
 
     public init(state: State, recordingsDir: String, missingFiles: Int? = nil, detail: String? = nil) {
-        self.state = state
-        self.recordingsDir = recordingsDir
-        self.missingFiles = missingFiles
-        self.detail = detail
+        (self.state, self.recordingsDir, self.missingFiles, self.detail) = (state, recordingsDir, missingFiles, detail)
     }
 }

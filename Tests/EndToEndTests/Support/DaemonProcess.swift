@@ -79,7 +79,7 @@ final class DaemonProcess {
     /// Extra environment for the daemon.
     var environment: [String: String] = [:]
 
-    /// Starts `appliance run` and waits until the socket answers.
+    /// Starts `appliance run` and waits until it is ready (`status.ready`).
     func start(arguments: [String]? = nil, timeout: TimeInterval = 20) throws {
         let process = Process()
         let daemonArguments = arguments ?? ["run", "--config", configPath, "--socket", socketPath]
@@ -103,7 +103,9 @@ final class DaemonProcess {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
             if !process.isRunning { throw DaemonError(message: "daemon exited (\(process.terminationStatus)): \(self.log)") }
-            if let client = try? ControlClient(path: socketPath, timeout: 5), (try? client.call("ping"))?["ok"] as? Bool == true { return }
+            // Ready: the socket answers and the first video frame has passed the camera selector.
+            if let client = try? ControlClient(path: socketPath, timeout: 5),
+               ((try? client.call("status"))?["result"] as? [String: Any])?["ready"] as? Bool == true { return }
             Thread.sleep(forTimeInterval: 0.1)
         }
         throw DaemonError(message: "daemon did not answer within \(timeout) s: \(self.log)")
