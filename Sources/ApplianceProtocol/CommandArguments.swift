@@ -4,20 +4,16 @@ extension Command {
     /// Builds a command from its wire name and arguments; `bad_request` or `unknown_command` otherwise.
     public init(name: String, arguments: [String: JSONValue]) throws(ApplianceError) {
         let args = Arguments(command: name, values: arguments)
+        if let plain = Self.withoutArguments[name] {
+            try args.only([])
+            self = plain
+            return
+        }
         switch name {
-        case "ping":
-            try args.only([])
-            self = .ping
-        case "status":
-            try args.only([])
-            self = .status
         case "record.start", "record.stop":
             try args.only(["title"])
             let title = try args.string("title")
             self = name == "record.start" ? .recordStart(title: title) : .recordStop(title: title)
-        case "snapshot":
-            try args.only([])
-            self = .snapshot
         case "list":
             try args.only(["page", "per_page"])
             self = .list(page: try args.int("page") ?? 1, perPage: try args.int("per_page") ?? Self.defaultPerPage)
@@ -34,9 +30,6 @@ extension Command {
             try args.only(["id"])
             let id = try args.requiredString("id")
             self = name == "lock" ? .lock(id: id) : .unlock(id: id)
-        case "cameras":
-            try args.only([])
-            self = .cameras
         case "switch":
             try args.only(["camera", "next"])
             let camera = try args.string("camera"), next = try args.bool("next") ?? false
@@ -45,9 +38,6 @@ extension Command {
             case (nil, true): self = .switchCamera(.next)
             default: throw ApplianceError(.badRequest, "switch needs either args.camera (a name) or args.next = true")
             }
-        case "backup.status":
-            try args.only([])
-            self = .backupStatus
         case "backup.retry":
             try args.only(["id"])
             self = .backupRetry(id: try args.string("id"))
@@ -55,6 +45,11 @@ extension Command {
             throw ApplianceError(.unknownCommand, "unknown command \"\(name)\" (known: \(Self.names.joined(separator: ", ")))")
         }
     }
+
+    /// Commands that take no arguments, by wire name.
+    static let withoutArguments: [String: Command] = [
+        "ping": .ping, "status": .status, "snapshot": .snapshot, "cameras": .cameras, "backup.status": .backupStatus,
+    ]
 
     /// The `args` object a client sends for this command.
     public var arguments: [String: JSONValue] {

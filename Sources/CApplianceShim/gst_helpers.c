@@ -12,8 +12,18 @@ void appl_tune_malloc(void) {
 #endif
 }
 
+static gpointer appl_gst_init_once(gpointer unused) {
+    (void)unused;
+    gst_init(NULL, NULL);
+    return NULL;
+}
+
+/* g_once: a caller on another thread waits until initialisation (and the registry) is complete. Checking
+ * gst_is_initialized() first let a second thread go ahead while the first was still loading plugins: the graph
+ * then failed with "no such element 'input-selector'" when start-up recovery inspected files at the same time. */
 void appl_gst_init(void) {
-    if (!gst_is_initialized()) gst_init(NULL, NULL);
+    static GOnce once = G_ONCE_INIT;
+    g_once(&once, appl_gst_init_once, NULL);
 }
 
 static GParamSpec *find_property(gpointer object, const char *name) {

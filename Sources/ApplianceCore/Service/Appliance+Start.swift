@@ -5,25 +5,26 @@ import Logging
 import ServiceLifecycle
 
 extension Appliance {
-    /// Builds the appliance, in order: the data folder (locked before anything reads it), the library; then
-    /// start-up recovery and, at the same time, the live graph with its first camera (they share nothing: no
-    /// recording can start before the socket is served); backup; then the domains and the services that will run.
+    /// Builds the appliance, in order: the data folder (locked before anything reads it), the library, the live
+    /// graph; then start-up recovery and, at the same time, the graph's start with its first camera (they share
+    /// nothing: no recording can start before the socket is served); backup; then the domains and the services.
     /// Every failure is one line naming what is wrong; whatever was started is stopped again.
     public static func start(config: ApplianceConfig, logger: Logger, handleSignals: Bool = true) async throws -> Appliance {
         let started = ContinuousClock.now
         let startedAt = Date()
+        GStreamer.initialize()  // once, before recovery and the graph use it from two threads
         let data = try step("") { try DataDirectory(path: config.dataDir) }
         let folderLock = try step("") { try DataFolderLock(dataDir: data.root) }
         let library = try step("") { try Library(path: data.root + "/appliance.sqlite") }
+        // The graph is built first: building creates elements (and loads their plugins) and must not overlap the
+        // recovery's inspection pipelines (once it did: "no such element 'input-selector'"). Starting it may.
+        let graph = try step("cannot start the capture graph: ") {
+            try CaptureGraph(config: config, fragments: try FragmentLibrary.locate(configured: config.pipelinesDir), logger: logger)
+        }
         async let recovered = Recovery.run(data: data, library: library, thumbnail: config.thumbnail, logger: logger)
         let events = EventHub()
-        let graph: CaptureGraph
         do {
-            graph = try await blocking {
-                let graph = try CaptureGraph(config: config, fragments: try FragmentLibrary.locate(configured: config.pipelinesDir), logger: logger)
-                try graph.start()
-                return graph
-            }
+            try await blocking { try graph.start() }
         } catch {
             _ = try? await recovered
             throw StartupError(description: "cannot start the capture graph: \(error)")
