@@ -38,7 +38,20 @@ public enum CommandResult: Sendable, Equatable {
 
     /// Decodes the result object a daemon sent for `command`.
     public static func decode(for command: Command, from data: Data) throws -> CommandResult {
-        func value<T: Decodable>(_ type: T.Type) throws -> T { try WireFormat.decoder.decode(T.self, from: data) }
+        try decode(command, data, enveloped: false)
+    }
+
+    /// Decodes the result of `command` straight from a whole response line (`{"id", "ok", "result"}`).
+    static func decode(for command: Command, inResponse line: Data) throws -> CommandResult {
+        try decode(command, line, enveloped: true)
+    }
+
+    private struct Enveloped<T: Decodable>: Decodable { var result: T }
+
+    private static func decode(_ command: Command, _ data: Data, enveloped: Bool) throws -> CommandResult {
+        func value<T: Decodable>(_ type: T.Type) throws -> T {
+            enveloped ? try WireFormat.decoder.decode(Enveloped<T>.self, from: data).result : try WireFormat.decoder.decode(T.self, from: data)
+        }
         switch command {
         case .ping: return .pong(try value(Pong.self))
         case .status: return .status(try value(StatusReport.self))

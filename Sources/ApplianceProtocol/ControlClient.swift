@@ -71,29 +71,19 @@ public final class ControlClient {
     public func perform(_ command: Command) throws -> CommandResult {
         try send(raw: try RequestLine(command).encoded())
         let line = try readLine()
-        let answer: Result<Data, ApplianceError>
+        let answer: Result<CommandResult, ApplianceError>
         do {
-            answer = try ResponseLine.decode(line)
-        } catch let error as ApplianceError {
-            throw error
+            answer = try ResponseLine.decode(line, for: command)
         } catch {
-            throw ClientError(description: "the daemon sent an answer this client cannot read: \(error)")
+            throw ClientError(description: "the daemon's answer to \(command.name) does not match this client: \(error)")
         }
-        switch answer {
-        case .failure(let error): throw error
-        case .success(let result):
-            do {
-                return try CommandResult.decode(for: command, from: result)
-            } catch {
-                throw ClientError(description: "the daemon's answer to \(command.name) does not match this client: \(error)")
-            }
-        }
+        return try answer.get()
     }
 
     /// Turns this connection into an event stream; read events with `nextEvent()`.
     public func subscribe() throws {
         try send(raw: try RequestLine(command: "events").encoded())
-        if case .failure(let error) = try ResponseLine.decode(try readLine()) { throw error }
+        if let error = try ResponseLine.error(in: try readLine()) { throw error }
     }
 
     /// The next event on a subscribed connection.

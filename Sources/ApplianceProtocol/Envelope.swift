@@ -92,16 +92,16 @@ public enum ResponseLine {
             ?? Data(#"{"error":{"code":"internal","message":"encoding failed"},"id":null,"ok":false}"#.utf8 + [10])
     }
 
-    /// Splits a response line into the raw result object or the error.
-    public static func decode(_ line: Data) throws -> Result<Data, ApplianceError> {
+    /// The typed answer to `command` in a response line: its result, or the error the daemon gave.
+    public static func decode(_ line: Data, for command: Command) throws -> Result<CommandResult, ApplianceError> {
+        if let error = try error(in: line) { return .failure(error) }
+        return .success(try CommandResult.decode(for: command, inResponse: line))
+    }
+
+    /// The error in a response line; nil when it answers ok.
+    public static func error(in line: Data) throws -> ApplianceError? {
         let header = try WireFormat.decoder.decode(Header.self, from: line)
-        if header.ok {
-            guard case .object(let object) = try JSONDecoder().decode(JSONValue.self, from: line), let result = object["result"] else {
-                throw ApplianceError(.internalError, "the daemon answered ok without a result")
-            }
-            return .success(try JSONEncoder().encode(result))
-        }
-        return .failure(header.error ?? ApplianceError(.internalError, "the daemon answered an error without a reason"))
+        return header.ok ? nil : header.error ?? ApplianceError(.internalError, "the daemon answered an error without a reason")
     }
 
     private struct Success: Encodable {

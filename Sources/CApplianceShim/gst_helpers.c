@@ -18,9 +18,8 @@ static gpointer appl_gst_init_once(gpointer unused) {
     return NULL;
 }
 
-/* g_once: a caller on another thread waits until initialisation (and the registry) is complete. Checking
- * gst_is_initialized() first let a second thread go ahead while the first was still loading plugins: the graph
- * then failed with "no such element 'input-selector'" when start-up recovery inspected files at the same time. */
+/* g_once: a caller on another thread waits until the first call's gst_init has returned, whatever
+ * gst_is_initialized() says in the meantime. */
 void appl_gst_init(void) {
     static GOnce once = G_ONCE_INIT;
     g_once(&once, appl_gst_init_once, NULL);

@@ -75,14 +75,14 @@ final class ProtocolTests: XCTestCase {
         XCTAssertEqual(object["ok"] as? Bool, true)
         XCTAssertEqual(object["id"] as? String, "a")
         XCTAssertEqual((object["result"] as? [String: Any])?["path"] as? String, "/x/y")
-        guard case .success(let result) = try ResponseLine.decode(ok) else { return XCTFail("an ok answer") }
-        XCTAssertEqual(try CommandResult.decode(for: .snapshot, from: result), .snapshot(SnapshotResult(id: "s", path: "/x/y", width: 2, height: 1)))
+        guard case .success(let result) = try ResponseLine.decode(ok, for: .snapshot) else { return XCTFail("an ok answer") }
+        XCTAssertEqual(result, .snapshot(SnapshotResult(id: "s", path: "/x/y", width: 2, height: 1)))
 
         let failure = ResponseLine.failure(id: .null, error: ApplianceError(.busy, "wait"))
         let decoded = try XCTUnwrap(try JSONSerialization.jsonObject(with: failure) as? [String: Any])
         XCTAssertEqual((decoded["error"] as? [String: String])?["code"], "busy")
         XCTAssertTrue(decoded["id"] is NSNull)
-        guard case .failure(let error) = try ResponseLine.decode(failure) else { return XCTFail("an error answer") }
+        guard case .failure(let error) = try ResponseLine.decode(failure, for: .status) else { return XCTFail("an error answer") }
         XCTAssertEqual(error, ApplianceError(.busy, "wait"))
     }
 }

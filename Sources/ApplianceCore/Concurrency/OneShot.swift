@@ -1,4 +1,3 @@
-import Dispatch
 import Synchronization
 
 /// A value delivered once, from any thread (a streaming thread's probe, say), to any number of async waiters.
@@ -58,9 +57,7 @@ final class OneShot<Value: Sendable>: Sendable {
                 continuation.resume(returning: value)
                 return
             }
-            let (seconds, attoseconds) = timeout.components
-            let nanoseconds = max(0, Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))
-            DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) { [self] in
+            after(timeout) { [self] in
                 let expired = state.withLock { $0.waiters.removeValue(forKey: id) }
                 expired?.resume(returning: nil)
             }

@@ -1,4 +1,3 @@
-import Dispatch
 import Synchronization
 
 /// Wakes one waiting loop: "there may be new work". A signal sent while nobody waits is kept (once) for the next
@@ -45,10 +44,7 @@ final class WakeSignal: Sendable {
                 if wakeNow {
                     continuation.resume()
                 } else if let deadline {
-                    let delay = max(0, (deadline - .now) / .nanoseconds(1))
-                    DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(min(delay, 1e15)))) { [self] in
-                        release(generation)
-                    }
+                    after(deadline - .now) { [self] in release(generation) }
                 }
             }
         } onCancel: {

@@ -195,7 +195,7 @@ public final class Library: Sendable {
     /// Size of the database files on disk (main file + WAL).
     public var sizeBytes: Int64 {
         [path, path + "-wal", path + "-shm"].reduce(0) { total, file in
-            total + ((try? FileManager.default.attributesOfItem(atPath: file)[.size] as? NSNumber)?.int64Value ?? 0)
+            total + (DataDirectory.fileSize(file) ?? 0)
         }
     }
 }

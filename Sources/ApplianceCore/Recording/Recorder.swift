@@ -167,17 +167,17 @@ actor Recorder {
     }
 
     /// What `status` shows of the recorder.
-    func live() -> (state: RecorderState, recording: StatusReport.Live?) {
+    func live() -> (state: RecorderState, recording: StatusReport.Live?, recordingsThisRun: Int) {
         switch phase {
-        case .idle: return (.idle, nil)
-        case .stopping: return (.stopping, nil)
+        case .idle: return (.idle, nil, recordingsThisRun)
+        case .stopping: return (.stopping, nil, recordingsThisRun)
         case .recording(let active):
             let t = active.session.timing
             return (.recording, StatusReport.Live(
                 id: active.session.id, title: active.title,
                 elapsedMs: Int(Date().timeIntervalSince(active.session.createdAt) * 1000), durationMs: t.durationMs,
                 videoFrames: t.videoFrames, droppedFrames: t.droppedFrames, avOffsetMs: t.avOffsetMs,
-                partialPath: active.session.partialPath))
+                partialPath: active.session.partialPath), recordingsThisRun)
         }
     }
 

@@ -1,4 +1,4 @@
-import Foundation
+import Dispatch
 
 /// The daemon is ready once its control socket is bound and the first video frame has passed the camera selector:
 /// then it answers commands and the picture flows. Tests await it; systemd's READY=1 will be sent on it.
@@ -12,7 +12,8 @@ public final class Readiness: Sendable {
     private let ready = OneShot<Bool>()
     private let onReady: @Sendable () -> Void
 
-    /// `onReady` runs once, on whichever thread completes readiness (a streaming thread, possibly): it must not block.
+    /// `onReady` runs once readiness is complete, on a dispatch queue: the mark that completes it may come from a
+    /// streaming thread (the first frame), which must not wait for a log line to be written.
     init(onReady: @escaping @Sendable () -> Void) {
         self.onReady = onReady
     }
@@ -35,6 +36,6 @@ public final class Readiness: Sendable {
         }
         guard complete else { return }
         ready.fire(true)
-        onReady()
+        DispatchQueue.global().async(execute: onReady)
     }
 }

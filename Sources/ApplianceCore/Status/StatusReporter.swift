@@ -10,9 +10,8 @@ struct StatusReporter: Sendable {
     let readiness: Readiness, startedAt: Date
 
     func status() async -> StatusReport {
-        let (state, live) = await recorder.live()
+        let (state, live, recordingsThisRun) = await recorder.live()
         let activeCamera = await cameras.activeName
-        let recordingsThisRun = await recorder.recordingsThisRun
         let (graph, library, health, v) = (shared.graph, shared.library, shared.health, shared.config.video)
         let flow = graph.flow.snapshot
         return StatusReport(

@@ -24,28 +24,26 @@ struct RowReconciler {
         let rows = try await library.pathRows(missingFileReason: Recovery.missingFile)
         let files = try await walked
         var comeBack: [Int64] = [], absent: [Library.PathRow] = []
-        var expected = 0, present = 0, matched = 0
+        var expected = 0, matched = 0
         for row in rows {
             let isThere = files.contains(row.path)
             if isThere { matched += 1 }
-            if row.state != .failed, row.path.hasPrefix(prefix), !rescued.contains(row.path) {
-                expected += 1
-                if isThere { present += 1 }
-            }
+            if row.state != .failed, row.path.hasPrefix(prefix), !rescued.contains(row.path) { expected += 1 }
             if isThere, row.lostItsFile {
                 comeBack.append(row.rowid)
             } else if !isThere, row.state != .failed {
                 absent.append(row)
             }
         }
-        // Every file is some row's (the usual case) unless fewer rows matched than there are files.
-        let orphans = matched >= files.count ? [] : files.subtracting(rows.map(\.path)).subtracting(rescued)
-        if expected > 0, present == 0, orphans.isEmpty, files.subtracting(rescued).isEmpty {
+        // Rows expect files, and the folder holds none but what recovery just put there: the storage is missing.
+        if expected > 0, files.isSubset(of: rescued) {
             let status = StorageStatus(state: .missing, recordingsDir: recordingsDir, missingFiles: expected,
                                        detail: "none of the \(expected) recorded files is in \(recordingsDir): is the disk that holds them mounted?")
             logger.error("recordings storage missing: \(status.detail!); the clips are kept and come back when the files do")
             return (status, absent.prefix(16).map(\.path))
         }
+        // Every file is some row's (the usual case) unless fewer rows matched than there are files.
+        let orphans = matched >= files.count ? [] : files.subtracting(rows.map(\.path)).subtracting(rescued)
         try await restore(try await library.ids(of: comeBack), report: &report)
         let followed = try await adopt(orphans, report: &report)
         try await markAbsent(absent, followed: followed, report: &report)
