@@ -18,6 +18,9 @@ public final class Event: @unchecked Sendable {
 
     public static func eos() -> Event { Event(owning: gst_event_new_eos()) }
 
+    /// A stream tag event with an empty tag list (parsers and encoders send such events mid-stream).
+    public static func emptyTags() -> Event { Event(owning: gst_event_new_tag(gst_tag_list_new_empty())) }
+
     /// Asks an encoder upstream for a keyframe at `runningTime` (nil: as soon as possible), with SPS/PPS.
     public static func forceKeyUnitUpstream(runningTime: ClockTime? = nil, allHeaders: Bool = true) -> Event {
         Event(owning: gst_video_event_new_upstream_force_key_unit(GstClockTime(runningTime?.nanoseconds ?? ClockTime.none), allHeaders ? 1 : 0, 0))

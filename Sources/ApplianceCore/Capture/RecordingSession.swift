@@ -65,8 +65,12 @@ final class RecordingSession: Sendable {
             if let window { s.videoFrom = now > window ? now - window : 0 }
         }
         var probes: [Probe] = []
-        probes.append(videoPad.addProbe(.buffer) { [state] info in
-            guard let buffer = info.buffer else { return .ok }
+        // Both cut probes also see events: once a stream has ended, its events are dropped too. A tag event that
+        // reached the bin after its EOS returned EOS, the next buffer's sticky-event push failed before any probe
+        // ran, and that EOS travelled up through the tees and ended the camera ("its stream ended" after about one
+        // recording in five cut at max_duration_s, where the file waits up to a tick before it is detached).
+        probes.append(videoPad.addProbe([.buffer, .eventDownstream]) { [state] info in
+            guard let buffer = info.buffer else { return state.withLock { $0.video == .ended } ? .drop : .ok }
             let rt = info.runningTime(buffer.pts)
             let clock = pipeline.runningTimeNow?.nanoseconds
             let (verdict, end, started) = state.withLock { s -> (ProbeReturn, Bool, Bool) in
@@ -101,8 +105,8 @@ final class RecordingSession: Sendable {
             return verdict
         })
         if let audioPad {
-            probes.append(audioPad.addProbe(.buffer) { [state] info in
-                guard let buffer = info.buffer else { return .ok }
+            probes.append(audioPad.addProbe([.buffer, .eventDownstream]) { [state] info in
+                guard let buffer = info.buffer else { return state.withLock { $0.audio == .ended } ? .drop : .ok }
                 let rt = info.runningTime(buffer.pts)
                 let end = rt == .max ? rt : rt + (buffer.duration == .max ? 0 : buffer.duration)
                 let (verdict, sendEOS) = state.withLock { s -> (ProbeReturn, Bool) in
@@ -195,10 +199,12 @@ final class RecordingSession: Sendable {
     private static func detach(bin recordingBin: RecordingBin, video videoPad: Pad, audio audioPad: Pad?, probes: [Probe], graph: CaptureGraph) {
         let outputs = graph.outputs
         outputs.quiesce()
-        for probe in probes { probe.remove() }
         graph.gate.close()
+        // Unlink before the cut probes go: a buffer let through between the two would meet the bin's EOS, and that
+        // flow return would travel up through the tees to the camera (see the cut probes).
         if let peer = videoPad.peer { videoPad.unlink(peer) }
         if let audioPad, let peer = audioPad.peer { audioPad.unlink(peer) }
+        for probe in probes { probe.remove() }
         outputs.detach(video: videoPad, audio: audioPad)
         recordingBin.bin.setLockedState(true)
         _ = try? recordingBin.bin.setState(.null)
