@@ -6,6 +6,8 @@ public enum ApplianceEvent: Sendable, Equatable {
     case ready(Ready)
     case recordingStarted(RecordingStarted)
     case recordingStopped(RecordingResult)
+    /// Loop recording: a segment's file is finished while the recording goes on in the next one.
+    case segmentClosed(RecordingResult)
     case thumbnailReady(ThumbnailReady)
     case renamed(Renamed)
     case locked(ClipEvent)
@@ -36,6 +38,7 @@ public enum ApplianceEvent: Sendable, Equatable {
         case .ready: "ready"
         case .recordingStarted: "recording_started"
         case .recordingStopped: "recording_stopped"
+        case .segmentClosed: "segment_closed"
         case .thumbnailReady: "thumbnail_ready"
         case .renamed: "renamed"
         case .locked: "locked"
@@ -67,7 +70,7 @@ public enum ApplianceEvent: Sendable, Equatable {
         switch self {
         case .ready(let data): data
         case .recordingStarted(let data): data
-        case .recordingStopped(let data): data
+        case .recordingStopped(let data), .segmentClosed(let data): data
         case .thumbnailReady(let data): data
         case .renamed(let data): data
         case .locked(let data), .unlocked(let data), .deleted(let data): data

@@ -26,6 +26,7 @@ public struct EventRecord: Sendable, Equatable, Codable {
         case "ready": event = .ready(try data(Ready.self))
         case "recording_started": event = .recordingStarted(try data(RecordingStarted.self))
         case "recording_stopped": event = .recordingStopped(try data(RecordingResult.self))
+        case "segment_closed": event = .segmentClosed(try data(RecordingResult.self))
         case "thumbnail_ready": event = .thumbnailReady(try data(ThumbnailReady.self))
         case "renamed": event = .renamed(try data(Renamed.self))
         case "locked": event = .locked(try data(ClipEvent.self))

@@ -22,6 +22,12 @@ public final class Event: @unchecked Sendable {
     public static func emptyTags() -> Event { Event(owning: gst_event_new_tag(gst_tag_list_new_empty())) }
 
     /// Asks an encoder upstream for a keyframe at `runningTime` (nil: as soon as possible), with SPS/PPS.
+    /// In-band request for a keyframe on the next frame (sent just before that frame, in stream order).
+    public static func forceKeyUnitDownstream(allHeaders: Bool = true) -> Event {
+        let none = GstClockTime(ClockTime.none)
+        return Event(owning: gst_video_event_new_downstream_force_key_unit(none, none, none, allHeaders ? 1 : 0, 0))
+    }
+
     public static func forceKeyUnitUpstream(runningTime: ClockTime? = nil, allHeaders: Bool = true) -> Event {
         Event(owning: gst_video_event_new_upstream_force_key_unit(GstClockTime(runningTime?.nanoseconds ?? ClockTime.none), allHeaders ? 1 : 0, 0))
     }

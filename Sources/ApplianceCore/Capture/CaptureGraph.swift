@@ -26,6 +26,8 @@ public final class CaptureGraph: Sendable {
     let outputs: RecordingOutputs
     let flow: VideoFlowMonitor
     let tap = FrameTap()
+    /// A keyframe wanted at this running time (a segment cut); see the encoder input probe.
+    private let keyframeAt = Locked<UInt64?>(nil)
     /// Fires with the first frame that leaves the camera selector (readiness).
     let firstFrame = OneShot<Bool>()
     public var cameraNames: [String] { cameras.map(\.name) }
@@ -161,8 +163,20 @@ public final class CaptureGraph: Sendable {
         encoderQueue.staticPad("sink")?.addProbe(.eventUpstream) { info in
             info.event == .reconfigure ? .drop : .ok
         }
+        // A segment cut asks for a keyframe on the first frame at or after the cut: the request goes in band,
+        // just before that frame. x264enc in 1.22 offsets its running times by 1000 h (so DTS never goes
+        // negative), which makes the encoder ignore or misplace a request that carries a running time.
+        let keyframeAt = self.keyframeAt
         encoderQueue.staticPad("src")?.addProbe(.buffer) { info in
-            if let buffer = info.buffer { flow.noteEncoderInput(runningTime: info.runningTime(buffer.pts)) }
+            guard let buffer = info.buffer else { return .ok }
+            let rt = info.runningTime(buffer.pts)
+            flow.noteEncoderInput(runningTime: rt)
+            let due = keyframeAt.withLock { at -> Bool in
+                guard let t = at, rt != .max, rt >= t else { return false }
+                at = nil
+                return true
+            }
+            if due { _ = info.sendToPeer(.forceKeyUnitDownstream()) }
             return .ok
         }
 
@@ -192,6 +206,13 @@ public final class CaptureGraph: Sendable {
             audioTee = tee
         } else {
             audioTee = nil
+        }
+        // The encoded streams' caps never change either: a recording bin linked to a tee must not make the
+        // encoders renegotiate. Their ALLOCATION query would wait in every recording bin's queue, where mp4mux
+        // holds video until the matching audio arrives: the encoder stalled for ~230 ms at each segment cut and
+        // the leaky queue in front of it dropped 6 frames (measured).
+        for tee in [videoTee, audioTee].compactMap({ $0 }) {
+            tee.staticPad("sink")?.addProbe(.eventUpstream) { info in info.event == .reconfigure ? .drop : .ok }
         }
         outputs = try RecordingOutputs(pipeline: pipeline, videoTee: videoTee, audioTee: audioTee, config: config)
         busReader = pipeline.makeBusReader()
@@ -251,6 +272,11 @@ public final class CaptureGraph: Sendable {
     /// Asks the video encoder for a keyframe (with SPS/PPS) as soon as possible.
     func requestKeyframe() {
         parser.staticPad("sink")?.push(.forceKeyUnitUpstream())
+    }
+
+    /// Asks the video encoder for a keyframe on the first frame at or after `runningTime` (a segment cut).
+    func requestKeyframe(at runningTime: UInt64) {
+        keyframeAt.withLock { $0 = runningTime }
     }
 
     /// The latest raw frame, for snapshots.

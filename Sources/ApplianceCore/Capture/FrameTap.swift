@@ -12,7 +12,8 @@ final class FrameTap: Sendable {
 
     private struct State {
         var latest: Sample?
-        var request: Request?
+        /// Loop recording overlaps two segments for a moment: each has its own request.
+        var requests: [Request] = []
     }
 
     private let state = Mutex(State())
@@ -21,9 +22,9 @@ final class FrameTap: Sendable {
         let rt = sample.runningTime?.nanoseconds ?? .max
         state.withLock { s in
             s.latest = sample
-            if var request = s.request, request.captured == nil, rt != .max, rt >= request.atRunningTime {
-                request.captured = sample
-                s.request = request
+            guard rt != .max else { return }
+            for i in s.requests.indices where s.requests[i].captured == nil && rt >= s.requests[i].atRunningTime {
+                s.requests[i].captured = sample
             }
         }
     }
@@ -31,19 +32,18 @@ final class FrameTap: Sendable {
     var latest: Sample? { state.withLock { $0.latest } }
 
     /// True while a thumbnail frame is awaited: the tap then takes every frame.
-    var wantsEveryFrame: Bool { state.withLock { $0.request.map { $0.captured == nil } ?? false } }
+    var wantsEveryFrame: Bool { state.withLock { $0.requests.contains { $0.captured == nil } } }
 
     /// Asks for the first frame at or after `runningTime`, for recording `id`.
     func requestFrame(id: String, atRunningTime: UInt64) {
-        state.withLock { $0.request = Request(id: id, atRunningTime: atRunningTime, captured: nil) }
+        state.withLock { $0.requests.append(Request(id: id, atRunningTime: atRunningTime, captured: nil)) }
     }
 
     /// Ends the request: the caught frame, else the latest frame (a clip shorter than the offset).
     func finishRequest(id: String) -> Sample? {
         state.withLock { s in
-            guard let request = s.request, request.id == id else { return s.latest }
-            s.request = nil
-            return request.captured ?? s.latest
+            guard let index = s.requests.firstIndex(where: { $0.id == id }) else { return s.latest }
+            return s.requests.remove(at: index).captured ?? s.latest
         }
     }
 }

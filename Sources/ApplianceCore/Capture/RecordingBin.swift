@@ -9,12 +9,14 @@ final class RecordingBin: Sendable {
     let audioPad: Pad?
     let sinkPad: Pad
 
-    init(name: String, path: String, hasAudio: Bool, recording: ApplianceConfig.Recording) throws {
+    init(name: String, path: String, hasAudio: Bool, config: ApplianceConfig) throws {
         let bin = Bin(name: name)
         self.bin = bin
         let mux = try Element.make("mp4mux", name: "\(name)-mux")
-        // Robust muxing: reserve header space for the longest clip and rewrite the index every sync interval.
-        let reserve = recording.maxDurationS + 60
+        // Robust muxing: reserve header space for the longest the file can run, and rewrite the index every sync
+        // interval. What is left unused is removed when the file is finalised (Mp4Compaction).
+        let recording = config.recording
+        let reserve = Self.longestFileS(config)
         mux.set("reserved-max-duration", uint64: UInt64(reserve * 1_000_000_000))
         mux.set("reserved-moov-update-period", uint64: UInt64(recording.syncIntervalS * 1_000_000_000))
         mux.set("interleave-time", uint64: 500_000_000)
@@ -38,5 +40,13 @@ final class RecordingBin: Sendable {
         videoPad = try branch("video", "video_%u", in: bin)
         audioPad = hasAudio ? try branch("audio", "audio_%u", in: bin) : nil
         sinkPad = sink.staticPad("sink")!
+    }
+
+    /// The longest one file can run: a loop segment ends on the first keyframe after `segment_s` (plus a margin
+    /// for a late cut); a single-file recording at `max_duration_s`.
+    static func longestFileS(_ config: ApplianceConfig) -> Double {
+        let recording = config.recording
+        if recording.segmentS > 0 { return recording.segmentS + 2 * config.video.keyframeIntervalS + 5 }
+        return recording.maxDurationS + 60
     }
 }

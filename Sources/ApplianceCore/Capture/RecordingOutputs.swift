@@ -54,6 +54,16 @@ final class RecordingOutputs: Sendable {
         return (try videoTee.requestPad("src_%u"), try audioTee?.requestPad("src_%u"))
     }
 
+    /// Pads straight from the encoded tees (a loop recording's next segment, which overlaps the one before).
+    func attachToTees() throws -> (video: Pad, audio: Pad?) {
+        (try videoTee.requestPad("src_%u"), try audioTee?.requestPad("src_%u"))
+    }
+
+    func releaseTeePads(video: Pad, audio: Pad?) {
+        videoTee.releaseRequestPad(video)
+        if let audio, let audioTee { audioTee.releaseRequestPad(audio) }
+    }
+
     /// Lets a held window flow (pre-record only; thread-safe, also from a streaming thread).
     func release(_ stream: Stream) {
         let probe = holds.withLock { $0.removeValue(forKey: stream) }
@@ -81,7 +91,6 @@ final class RecordingOutputs: Sendable {
     /// Last step: give back request pads (no pre-record).
     func detach(video: Pad, audio: Pad?) {
         guard window == nil else { return }
-        videoTee.releaseRequestPad(video)
-        if let audio, let audioTee { audioTee.releaseRequestPad(audio) }
+        releaseTeePads(video: video, audio: audio)
     }
 }

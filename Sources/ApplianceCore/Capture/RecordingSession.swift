@@ -17,6 +17,9 @@ final class RecordingSession: Sendable {
         /// with pre-record: the first video frame (the held audio is released once it is known).
         var audioFrom: UInt64?
         var stopAt: UInt64 = .max
+        /// Loop recording: the file ends just before the first keyframe at or after this (that keyframe opens the
+        /// next segment) and before the first audio frame starting at or after it. Every buffer goes to one file.
+        var cutAt: UInt64 = .max
         var timing: RecordingTiming
     }
 
@@ -32,20 +35,25 @@ final class RecordingSession: Sendable {
     private let audioPad: Pad?
     private let cutProbes: [Probe]
     private let missingBaseline: UInt64
+    /// A segment that continues a recording takes its own pads from the encoded tees, even with pre-record (the
+    /// window's pad feeds the segment before it).
+    private let onTees: Bool
     /// Planned running time of the first frame (pre-record: the earliest time the window may give).
     let startAt: UInt64
     /// How far ahead of the request the clip starts: long enough that no stream has passed that time yet.
     static let startLead: UInt64 = 100_000_000
 
     /// Builds the bin, links it behind the encoded streams and lets data in. Fast; no waiting.
-    init(id: String, partialPath: String, graph: CaptureGraph) throws {
+    /// `continuing`: the cut time of a loop recording's next segment. The encoder keeps running; the segment
+    /// starts on the first keyframe at or after that time, and its audio with the first frame starting there.
+    init(id: String, partialPath: String, graph: CaptureGraph, continuing cut: UInt64? = nil) throws {
         self.id = id
         self.partialPath = partialPath
         self.graph = graph
         createdAt = Date()
         state = Locked(State(timing: RecordingTiming(frameInterval: graph.flow.frameInterval)))
         recordingBin = try RecordingBin(name: "rec-\(id.prefix(8))", path: partialPath,
-                                        hasAudio: graph.audioTee != nil, recording: graph.config.recording)
+                                        hasAudio: graph.audioTee != nil, config: graph.config)
         let finalised = self.finalised
         recordingBin.sinkPad.addProbe(.eventDownstream) { info in
             if info.event == .eos { finalised.fire(true) }
@@ -54,16 +62,21 @@ final class RecordingSession: Sendable {
         try graph.pipeline.add(recordingBin.bin)
 
         let outputs = graph.outputs
-        (videoPad, audioPad) = try outputs.attach()
+        onTees = cut != nil
+        (videoPad, audioPad) = try cut == nil ? outputs.attach() : outputs.attachToTees()
         missingBaseline = graph.flow.missingAtEncoder
         let gate = graph.gate
         let pipeline = graph.pipeline
         let now = graph.runningTimeNow
-        let window = outputs.window
+        let window = cut == nil ? outputs.window : nil
         state.withLock { s in
             s.timing.requestedClock = now
             if let window { s.videoFrom = now > window ? now - window : 0 }
+            if let cut { (s.videoFrom, s.audioFrom) = (cut, cut) }
         }
+        // A continuing segment takes audio frames that start at or after the cut (the segment before took the
+        // ones that start earlier); a new recording takes the frame that overlaps its start.
+        let audioByStart = cut != nil
         var probes: [Probe] = []
         // Both cut probes also see events: once a stream has ended, its events are dropped too. A tag event that
         // reached the bin after its EOS returned EOS, the next buffer's sticky-event push failed before any probe
@@ -88,7 +101,7 @@ final class RecordingSession: Sendable {
                     s.timing.videoFrames = 1
                     return (.ok, false, true)
                 case .recording:
-                    if rt != .max, rt > s.stopAt {
+                    if rt != .max, rt > s.stopAt || (buffer.isKeyframe && rt >= s.cutAt) {
                         s.video = .ended
                         return (.drop, true, false)
                     }
@@ -112,14 +125,16 @@ final class RecordingSession: Sendable {
                 let (verdict, sendEOS) = state.withLock { s -> (ProbeReturn, Bool) in
                     switch s.audio {
                     case .waiting:
-                        guard let threshold = s.audioFrom, rt != .max, end > threshold else { return (.drop, false) }
+                        guard let threshold = s.audioFrom, rt != .max, audioByStart ? rt >= threshold : end > threshold else {
+                            return (.drop, false)
+                        }
                         s.audio = .recording
                         s.timing.audioFirst = rt
                         s.timing.audioEnd = end
                         s.timing.audioBuffers = 1
                         return (.ok, false)
                     case .recording:
-                        if rt >= s.stopAt {
+                        if rt >= min(s.stopAt, s.cutAt) {
                             s.audio = .ended
                             return (.drop, true)
                         }
@@ -143,10 +158,13 @@ final class RecordingSession: Sendable {
             }
         } catch {
             // Leave the graph as it was: no probes, no links, no bin, no request pads.
-            Self.detach(bin: recordingBin, video: videoPad, audio: audioPad, probes: probes, graph: graph)
+            Self.detach(bin: recordingBin, video: videoPad, audio: audioPad, probes: probes, graph: graph, onTees: onTees, last: cut == nil)
             throw error
         }
-        if window != nil {
+        if let cut {
+            startAt = cut
+            graph.requestKeyframe(at: cut)
+        } else if window != nil {
             startAt = state.withLock { $0.videoFrom ?? 0 }
             outputs.release(.video)
         } else {
@@ -173,12 +191,17 @@ final class RecordingSession: Sendable {
         state.withLock { $0.stopAt = min($0.stopAt, runningTime) }
     }
 
+    /// Loop recording: ends this segment where the next one (already attached) begins.
+    func cut(at runningTime: UInt64) {
+        state.withLock { $0.cutAt = min($0.cutAt, runningTime) }
+    }
+
     /// For streams that stopped flowing: ends them from the app thread. An idle probe guarantees no buffer is
     /// on its way through the pad while the EOS goes in.
     func forceEndOfStreams() {
         for (pad, isVideo) in [(videoPad, true), (audioPad, false)] {
             guard let pad else { continue }
-            if !isVideo { graph.outputs.release(.audio) }  // pre-record: audio may still be held
+            if !isVideo, !onTees { graph.outputs.release(.audio) }  // pre-record: audio may still be held
             pad.addProbe(.idle) { [state] info in
                 let wasEnded = state.withLock { s -> Bool in
                     let ended = (isVideo ? s.video : s.audio) == .ended
@@ -192,20 +215,22 @@ final class RecordingSession: Sendable {
     }
 
     /// Detaches and disposes of the bin. Blocking GStreamer calls: run off the cooperative pool.
-    func teardown() {
-        Self.detach(bin: recordingBin, video: videoPad, audio: audioPad, probes: cutProbes, graph: graph)
+    /// `last`: no segment follows, so the encoders may stop (and the pre-record window holds again).
+    func teardown(last: Bool = true) {
+        Self.detach(bin: recordingBin, video: videoPad, audio: audioPad, probes: cutProbes, graph: graph, onTees: onTees, last: last)
     }
 
-    private static func detach(bin recordingBin: RecordingBin, video videoPad: Pad, audio audioPad: Pad?, probes: [Probe], graph: CaptureGraph) {
+    private static func detach(bin recordingBin: RecordingBin, video videoPad: Pad, audio audioPad: Pad?, probes: [Probe],
+                               graph: CaptureGraph, onTees: Bool, last: Bool) {
         let outputs = graph.outputs
-        outputs.quiesce()
-        graph.gate.close()
+        if !onTees { outputs.quiesce() }
+        if last { graph.gate.close() }
         // Unlink before the cut probes go: a buffer let through between the two would meet the bin's EOS, and that
         // flow return would travel up through the tees to the camera (see the cut probes).
         if let peer = videoPad.peer { videoPad.unlink(peer) }
         if let audioPad, let peer = audioPad.peer { audioPad.unlink(peer) }
         for probe in probes { probe.remove() }
-        outputs.detach(video: videoPad, audio: audioPad)
+        if onTees { outputs.releaseTeePads(video: videoPad, audio: audioPad) } else { outputs.detach(video: videoPad, audio: audioPad) }
         recordingBin.bin.setLockedState(true)
         _ = try? recordingBin.bin.setState(.null)
         graph.pipeline.remove(recordingBin.bin)

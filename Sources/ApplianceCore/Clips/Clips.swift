@@ -63,7 +63,10 @@ struct Clips: Sendable {
 
     func setLocked(id: String, locked: Bool) async throws -> Recording {
         let recording = try await resolve(id)
-        let updated = try await library.update(id: recording.id) { $0.locked = locked }
+        let updated = try await library.update(id: recording.id) { row in
+            row.locked = locked
+            row.lockReason = locked ? "user" : nil
+        }
         shared.events.publish(locked ? .locked(ClipEvent(id: updated.id)) : .unlocked(ClipEvent(id: updated.id)))
         if locked, shared.config.backup.onlyLocked { await backup?.recordingFinished(updated.id) }
         return updated

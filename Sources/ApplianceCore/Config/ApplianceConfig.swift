@@ -74,12 +74,30 @@ public struct ApplianceConfig: Sendable, Equatable {
         public var maxDurationS = 3600.0
         public var segmentS = 0.0
         public var syncIntervalS = 1.0
+        /// Start recording as soon as the graph runs (dashcam): after every start, a restart or a crash.
+        public var autostart = false
     }
 
     public struct Storage: Sendable, Equatable {
+        /// What happens when retention may delete nothing more and space is still short.
+        public enum OnFull: String, Sendable, Equatable, CaseIterable {
+            /// The recording ends cleanly; status and a `storage_full` event say why.
+            case stop
+            /// The oldest locked clip goes (a dashcam that must keep recording).
+            case overwriteOldestLocked = "overwrite_oldest_locked"
+        }
+
         public var minFreeMb = 512
+        /// Cap on the space clips take (0: none).
         public var maxUsedGb = 0.0
+        /// Clips older than this are deleted (0: kept until space is needed).
         public var retentionDays = 0
+        /// Locked clips may take at most this share of the space clips may use (max_used_gb, else the
+        /// filesystem's size less min_free_mb).
+        public var maxLockedPercent = 25.0
+        public var onFull = OnFull.stop
+        /// With backup on, clips not yet uploaded are the last to go (a warning event comes first).
+        public var keepUntilBackedUp = false
     }
 
     public struct Backup: Sendable, Equatable {

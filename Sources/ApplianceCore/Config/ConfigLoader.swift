@@ -100,6 +100,10 @@ public enum ConfigLoader {
             r.maxDurationS = try t.double("max_duration_s", r.maxDurationS, 1...86_400)
             r.segmentS = try t.double("segment_s", r.segmentS, 0...86_400)
             r.syncIntervalS = try t.double("sync_interval_s", r.syncIntervalS, 0.1...60)
+            r.autostart = try t.bool("autostart", r.autostart)
+            if r.segmentS > 0, r.segmentS < 1 {
+                throw t.error("segment_s", "must be 0 (one file per recording) or at least 1 second, found \(r.segmentS)")
+            }
             try t.finish()
             config.recording = r
         }
@@ -108,6 +112,14 @@ public enum ConfigLoader {
             s.minFreeMb = try t.int("min_free_mb", s.minFreeMb, 0...10_000_000)
             s.maxUsedGb = try t.double("max_used_gb", s.maxUsedGb, 0...1_000_000)
             s.retentionDays = try t.int("retention_days", s.retentionDays, 0...36_500)
+            s.maxLockedPercent = try t.double("max_locked_percent", s.maxLockedPercent, 0...100)
+            let onFull = try t.string("on_full", s.onFull.rawValue)
+            guard let policy = ApplianceConfig.Storage.OnFull(rawValue: onFull) else {
+                let known = ApplianceConfig.Storage.OnFull.allCases.map(\.rawValue).joined(separator: ", ")
+                throw t.error("on_full", "must be one of \(known), found '\(onFull)'")
+            }
+            s.onFull = policy
+            s.keepUntilBackedUp = try t.bool("keep_until_backed_up", s.keepUntilBackedUp)
             try t.finish()
             config.storage = s
         }

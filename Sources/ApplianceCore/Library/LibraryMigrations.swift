@@ -55,6 +55,15 @@ enum LibraryMigrations {
             try db.create(index: "backup_jobs_due", on: "backup_jobs", columns: ["state", "next_attempt_at"])
             try db.create(index: "backup_jobs_by_recording", on: "backup_jobs", columns: ["recording_id"])
         }
+        migrator.registerMigration("v3: loop recording and protection") { db in
+            try db.alter(table: "recordings") { t in
+                t.add(column: "group_id", .text)
+                t.add(column: "segment_index", .integer)
+                t.add(column: "lock_reason", .text)
+            }
+            try db.create(index: "recordings_by_group", on: "recordings", columns: ["group_id", "segment_index"],
+                          condition: Column("group_id") != nil)
+        }
         return migrator
     }
 }

@@ -17,7 +17,8 @@ extension Recording: FetchableRecord, PersistableRecord {
         (width, height, framerate) = (row["width"], row["height"], row["framerate"])
         (videoCodec, audioCodec, audioPresent) = (row["video_codec"], row["audio_codec"], row["audio_present"])
         (camera, thumbnail, failureReason) = (row["camera"], row["thumbnail"], row["failure_reason"])
-        (locked, note) = (row["locked"], row["note"])
+        (locked, note, lockReason) = (row["locked"], row["note"], row["lock_reason"])
+        (group, segment) = (row["group_id"], row["segment_index"])
         (backupState, backupRemotePath, backupError) = (row["backup_state"], row["backup_remote_path"], row["backup_error"])
         backupAttempts = row["backup_attempts"]
         backedUpAt = (row["backed_up_at"] as Int64?).map(Self.date)
@@ -44,6 +45,9 @@ extension Recording: FetchableRecord, PersistableRecord {
         container["failure_reason"] = failureReason
         container["locked"] = locked
         container["note"] = note
+        container["lock_reason"] = lockReason
+        container["group_id"] = group
+        container["segment_index"] = segment
         container["backup_state"] = backupState
         container["backup_remote_path"] = backupRemotePath
         container["backup_error"] = backupError

@@ -4,6 +4,11 @@ import Logging
 
 /// The record state machine: idle → recording → stopping → idle, one recording at a time. Every front end and
 /// timer starts and stops recordings here (through `Appliance.perform`); the recorder owns the session in flight.
+///
+/// Loop recording (`segment_s` > 0): the recording goes on across files. A little before each cut the next
+/// segment's bin is attached beside the current one; the current one ends just before the first keyframe at the
+/// cut time and the next one starts on it, so every encoded buffer lands in exactly one file. Closed segments
+/// are finalised on the next ticks while recording continues.
 actor Recorder {
     enum Phase {
         case idle
@@ -15,10 +20,25 @@ actor Recorder {
     struct ActiveRecording: Sendable {
         var session: RecordingSession
         var title: String
-        /// Camera activations before this recording, and the camera active when it started.
+        /// Camera activations before this file, and the camera active when it started.
         var activationIndex: Int
         var cameraAtStart: String?
         var lastSync: ContinuousClock.Instant
+        /// When the recording (its first segment) started.
+        var recordingStartedAt: Date
+        /// Loop recording: the group id (the first segment's id) and this file's number in it.
+        var group: String?
+        var segment: Int?
+        /// The title asked for at `record start`, which the segments' titles follow.
+        var requestedTitle: String?
+        /// Loop recording: the running time this segment nominally began at (the next cut is `segment_s` later).
+        var nominalStart: UInt64
+    }
+
+    /// A segment cut off by the one after it, waiting for its muxer to finish.
+    struct ClosingSegment: Sendable {
+        var active: ActiveRecording
+        var cutAt: Date
     }
 
     let shared: Shared
@@ -27,17 +47,25 @@ actor Recorder {
     let backup: BackupUploader?
     private(set) var phase = Phase.idle
     private(set) var recordingsThisRun = 0
+    private var closing: [ClosingSegment] = []
+    /// Called after each file is finished (retention runs then).
+    private var fileFinished: (@Sendable () async -> Void)?
 
     init(shared: Shared, cameras: CameraSwitcher, backup: BackupUploader?) {
         (self.shared, self.cameras, self.backup) = (shared, cameras, backup)
         finaliser = RecordingFinaliser(shared: shared)
     }
 
+    func onFileFinished(_ action: @escaping @Sendable () async -> Void) { fileFinished = action }
+
     private var library: Library { shared.library }
     private var graph: CaptureGraph { shared.graph }
     private var config: ApplianceConfig { shared.config }
     private var events: EventHub { shared.events }
     private var logger: Logger { shared.logger }
+    private var segmentS: Double { config.recording.segmentS }
+    /// How long before a cut the next segment's bin is attached: it must see the cut keyframe.
+    private var segmentLead: UInt64 { Self.nanoseconds(min(1, segmentS / 2)) }
 
     // MARK: commands
 
@@ -50,7 +78,8 @@ actor Recorder {
         }
         let cameraAtStart = await cameras.activeName
         let activationIndex = await cameras.activationCount
-        let row = finaliser.newRow(title: title, camera: cameraAtStart, hasAudio: graph.audioTee != nil)
+        var row = finaliser.newRow(title: title, camera: cameraAtStart, hasAudio: graph.audioTee != nil)
+        if segmentS > 0 { (row.group, row.segment) = (row.id, 1) }
         do {
             try await library.insert(row)
         } catch {
@@ -69,12 +98,17 @@ actor Recorder {
             throw ApplianceError(.internalError, "cannot start recording: \(error)")
         }
         graph.tap.requestFrame(id: row.id, atRunningTime: session.startAt + Self.nanoseconds(config.thumbnail.offsetS))
-        // The clip ends at max_duration_s exactly, cut by the probes; `tick` then finalises it.
-        session.requestStop(at: session.startAt + Self.nanoseconds(config.recording.maxDurationS))
+        // The clip ends at max_duration_s exactly, cut by the probes; `tick` then finalises it. A loop recording
+        // runs until stopped: each of its files is at most segment_s long.
+        if segmentS == 0 {
+            session.requestStop(at: session.startAt + Self.nanoseconds(config.recording.maxDurationS))
+        }
         phase = .recording(ActiveRecording(session: session, title: row.title, activationIndex: activationIndex,
-                                           cameraAtStart: cameraAtStart, lastSync: .now))
+                                           cameraAtStart: cameraAtStart, lastSync: .now, recordingStartedAt: session.createdAt,
+                                           group: row.group, segment: row.segment, requestedTitle: title, nominalStart: session.startAt))
         logger.info("recording started", metadata: ["id": "\(row.id)", "title": "\(row.title)"])
-        let started = RecordingStarted(id: row.id, title: row.title, partialPath: session.partialPath, createdAt: session.createdAt)
+        var started = RecordingStarted(id: row.id, title: row.title, partialPath: session.partialPath, createdAt: session.createdAt)
+        (started.group, started.segment) = (row.group, row.segment)
         events.publish(.recordingStarted(started))
         return started
     }
@@ -91,37 +125,38 @@ actor Recorder {
             phase = .idle
             done.fire(true)
         }
-        let used = await cameras.camerasUsed(since: active.activationIndex, activeAtStart: active.cameraAtStart)
-        let finished = try await finaliser.finish(active, title: title, reason: reason, camerasUsed: used)
-        recordingsThisRun += 1
-        let result = finished.result
-        events.publish(.recordingStopped(result))
-        await backup?.recordingFinished(result.id)
-        if let thumbnail = result.thumbnail { events.publish(.thumbnailReady(ThumbnailReady(id: result.id, thumbnail: thumbnail))) }
-        logger.info("recording finished", metadata: [
-            "id": "\(result.id)", "path": "\(result.path)", "duration_ms": "\(result.durationMs)",
-            "frames": "\(result.videoFrames)", "dropped": "\(result.droppedFrames)", "reason": "\(reason.rawValue)",
-        ])
+        await finishClosingSegments(waitForAll: true)
+        let result = try await finish(active, title: title, reason: reason, last: true, event: ApplianceEvent.recordingStopped)
+        await fileFinished?()
         return result
     }
 
     // MARK: timers and shutdown
 
-    /// Called by `RecorderService` a few times a second: fdatasyncs the file every `sync_interval_s` (a SIGKILL then
-    /// loses nothing written before the last sync; mp4mux rewrites its index on the same cadence), and finalises a
-    /// recording the probes ended at `max_duration_s`.
+    /// Called by `RecorderService` a few times a second: finalises closed segments, cuts the next segment, fdatasyncs
+    /// the file every `sync_interval_s` (a SIGKILL then loses nothing written before the last sync; mp4mux rewrites
+    /// its index on the same cadence), and finalises a recording the probes ended at `max_duration_s`.
     func tick() async {
+        await finishClosingSegments(waitForAll: false)
         guard case .recording(var active) = phase else { return }
         let session = active.session
-        let overdue = Date().timeIntervalSince(session.createdAt) > config.recording.maxDurationS + 2
-        if session.finalised.isFired || overdue {
-            logger.info("recording \(session.id) reached max_duration_s (\(config.recording.maxDurationS) s)")
-            do {
-                _ = try await stop(title: nil, reason: .maxDuration)
-            } catch {
-                logger.error("automatic stop of \(session.id) failed: \(error)")
+        if segmentS > 0 {
+            let cut = active.nominalStart + Self.nanoseconds(segmentS)
+            if graph.runningTimeNow + segmentLead >= cut {
+                await rollOver(active, nominalCut: cut)
+                return
             }
-            return
+        } else {
+            let overdue = Date().timeIntervalSince(session.createdAt) > config.recording.maxDurationS + 2
+            if session.finalised.isFired || overdue {
+                logger.info("recording \(session.id) reached max_duration_s (\(config.recording.maxDurationS) s)")
+                do {
+                    _ = try await stop(title: nil, reason: .maxDuration)
+                } catch {
+                    logger.error("automatic stop of \(session.id) failed: \(error)")
+                }
+                return
+            }
         }
         let now = ContinuousClock.now
         guard now - active.lastSync >= .seconds(config.recording.syncIntervalS) else { return }
@@ -135,7 +170,7 @@ actor Recorder {
     func shutdown() async {
         switch phase {
         case .idle:
-            return
+            await finishClosingSegments(waitForAll: true)
         case .stopping(_, let done):
             _ = await done.wait(timeout: .seconds(30))
         case .recording:
@@ -148,6 +183,81 @@ actor Recorder {
         }
     }
 
+    // MARK: loop recording
+
+    /// Attaches the next segment beside the current one and cuts the current one where the next begins.
+    private func rollOver(_ current: ActiveRecording, nominalCut: UInt64) async {
+        let segment = (current.segment ?? 1) + 1
+        let cameraNow = await cameras.activeName
+        let activationIndex = await cameras.activationCount
+        let title = current.requestedTitle.map { "\($0) (\(segment))" }
+        var row = finaliser.newRow(title: title, camera: cameraNow, hasAudio: graph.audioTee != nil)
+        (row.group, row.segment) = (current.group, segment)
+        do {
+            try await library.insert(row)
+        } catch {
+            logger.error("loop recording: cannot add the row of segment \(segment): \(error); the current file goes on")
+            return
+        }
+        guard case .recording(let still) = phase, still.session === current.session else {
+            try? await library.delete(id: row.id)
+            return
+        }
+        // A late tick (a slow database write) must not cut in the past: the next segment would miss the keyframe.
+        let nominal = max(nominalCut, graph.runningTimeNow + RecordingSession.startLead)
+        // Half a frame early: the frame nominally at the cut time is the first one at or after the cut even if its
+        // timestamp lands a nanosecond short (30 fps does not divide a second evenly).
+        let cut = nominal - graph.flow.frameInterval / 2
+        let next: RecordingSession
+        do {
+            next = try RecordingSession(id: row.id, partialPath: row.path, graph: graph, continuing: cut)
+        } catch {
+            try? await library.delete(id: row.id)
+            logger.error("loop recording: cannot start segment \(segment): \(error); the current file goes on")
+            return
+        }
+        graph.tap.requestFrame(id: row.id, atRunningTime: cut + Self.nanoseconds(config.thumbnail.offsetS))
+        current.session.cut(at: cut)
+        closing.append(ClosingSegment(active: still, cutAt: Date()))
+        phase = .recording(ActiveRecording(session: next, title: row.title, activationIndex: activationIndex,
+                                           cameraAtStart: cameraNow, lastSync: .now, recordingStartedAt: current.recordingStartedAt,
+                                           group: current.group, segment: segment, requestedTitle: current.requestedTitle,
+                                           nominalStart: nominal))
+        logger.info("loop recording: segment \(segment) starts", metadata: ["id": "\(row.id)", "group": "\(current.group ?? "")"])
+    }
+
+    /// Finalises segments whose muxer has finished (or, with `waitForAll`, every one: at stop and shutdown).
+    private func finishClosingSegments(waitForAll: Bool) async {
+        let due = closing.filter { waitForAll || $0.active.session.finalised.isFired || Date().timeIntervalSince($0.cutAt) > 5 }
+        guard !due.isEmpty else { return }
+        closing.removeAll { entry in due.contains { $0.active.session === entry.active.session } }
+        for entry in due {
+            do {
+                _ = try await finish(entry.active, title: nil, reason: .segment, last: false, event: ApplianceEvent.segmentClosed)
+            } catch {
+                logger.error("loop recording: segment \(entry.active.session.id) could not be finalised: \(error)")
+            }
+            await fileFinished?()
+        }
+    }
+
+    /// Finalises one file and announces it (`recording_stopped`, or `segment_closed` while the recording goes on).
+    private func finish(_ active: ActiveRecording, title: String?, reason: StopReason, last: Bool,
+                        event: (RecordingResult) -> ApplianceEvent) async throws -> RecordingResult {
+        let used = await cameras.camerasUsed(since: active.activationIndex, activeAtStart: active.cameraAtStart)
+        var result = try await finaliser.finish(active, title: title, reason: reason, camerasUsed: used, last: last).result
+        (result.group, result.segment) = (active.group, active.segment)
+        recordingsThisRun += 1
+        events.publish(event(result))
+        await backup?.recordingFinished(result.id)
+        if let thumbnail = result.thumbnail { events.publish(.thumbnailReady(ThumbnailReady(id: result.id, thumbnail: thumbnail))) }
+        logger.info("recording finished", metadata: [
+            "id": "\(result.id)", "path": "\(result.path)", "duration_ms": "\(result.durationMs)",
+            "frames": "\(result.videoFrames)", "dropped": "\(result.droppedFrames)", "reason": "\(reason.rawValue)",
+        ])
+        return result
+    }
+
     // MARK: state for other domains
 
     /// Id of the clip being recorded or finalised.
@@ -157,6 +267,12 @@ actor Recorder {
         case .recording(let active): active.session.id
         case .stopping(let id, _): id
         }
+    }
+
+    /// Whether a recording is in flight (recording or being finalised).
+    var isActive: Bool {
+        if case .idle = phase { return false }
+        return true
     }
 
     /// A rename of the clip being recorded: status shows the new title at once.
@@ -173,11 +289,13 @@ actor Recorder {
         case .stopping: return (.stopping, nil, recordingsThisRun)
         case .recording(let active):
             let t = active.session.timing
-            return (.recording, StatusReport.Live(
+            var live = StatusReport.Live(
                 id: active.session.id, title: active.title,
-                elapsedMs: Int(Date().timeIntervalSince(active.session.createdAt) * 1000), durationMs: t.durationMs,
+                elapsedMs: Int(Date().timeIntervalSince(active.recordingStartedAt) * 1000), durationMs: t.durationMs,
                 videoFrames: t.videoFrames, droppedFrames: t.droppedFrames, avOffsetMs: t.avOffsetMs,
-                partialPath: active.session.partialPath), recordingsThisRun)
+                partialPath: active.session.partialPath)
+            (live.group, live.segment) = (active.group, active.segment)
+            return (.recording, live, recordingsThisRun)
         }
     }
 

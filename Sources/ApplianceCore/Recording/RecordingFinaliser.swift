@@ -30,10 +30,11 @@ struct RecordingFinaliser: Sendable {
         return row
     }
 
-    func finish(_ active: Recorder.ActiveRecording, title: String?, reason: StopReason, camerasUsed: [String]) async throws -> Finished {
+    /// `last`: no segment of the same recording follows (the encoders may stop).
+    func finish(_ active: Recorder.ActiveRecording, title: String?, reason: StopReason, camerasUsed: [String], last: Bool) async throws -> Finished {
         let session = active.session
         await endStreams(of: session)
-        try await blocking { session.teardown() }
+        try await blocking { session.teardown(last: last) }
         let endedAt = Date()
         let timing = session.timing
         guard timing.videoFrames > 0 else { return try await discardEmpty(session) }

@@ -86,7 +86,7 @@ extension Appliance {
             cameras,
         ]
         if let backup { services.append(backup) }
-        services += [RecorderService(recorder: recorder), server, gate] as [any Service]
+        services += [RecorderService(recorder: recorder, autostart: config.recording.autostart, logger: logger), server, gate] as [any Service]
         let group = ServiceGroup(configuration: .init(
             services: services.map { ServiceGroupConfiguration.ServiceConfiguration(service: $0) },
             gracefulShutdownSignals: handleSignals ? [.sigterm, .sigint] : [],

@@ -36,6 +36,12 @@ public struct Recording: Codable, Sendable, Equatable {
     public var state: State
     public var failureReason: String?
     public var locked: Bool
+    /// Why the clip is locked: "user" (`lock`), "event" (`protect`, a shutter's long press).
+    public var lockReason: String?
+    /// Loop recording: the continuous recording this segment belongs to (the first segment's id), and the
+    /// segment's place in it (1, 2, …). Absent for a clip recorded in one file.
+    public var group: String?
+    public var segment: Int?
     public var note: String?
     public var backupState: BackupState
     public var backupRemotePath: String?

@@ -6,6 +6,9 @@ public struct RecordingStarted: Codable, Sendable, Equatable {
     public var title: String
     public var partialPath: String
     public var createdAt: Date
+    /// Loop recording: the recording's group id (its first segment's id) and this segment's number.
+    public var group: String?
+    public var segment: Int?
 
     public init(id: String, title: String, partialPath: String, createdAt: Date) {
         (self.id, self.title, self.partialPath, self.createdAt) = (id, title, partialPath, createdAt)
@@ -20,6 +23,10 @@ public enum StopReason: String, Codable, Sendable {
     case maxDuration = "max_duration"
     /// The daemon was asked to stop (SIGTERM, SIGINT).
     case shutdown
+    /// Loop recording: `[recording] segment_s` reached; the recording goes on in the next segment.
+    case segment
+    /// Retention could free no space (`[storage] on_full = "stop"`), or the disk filled up.
+    case storageFull = "storage_full"
 }
 
 /// What `record.stop` answers: the finished clip with its measured timing.
@@ -43,6 +50,9 @@ public struct RecordingResult: Codable, Sendable, Equatable {
     public var createdAt: Date
     public var endedAt: Date
     public var stopReason: StopReason
+    /// Loop recording: the group id and this segment's number (see `Recording.group`).
+    public var group: String?
+    public var segment: Int?
     /// From the start request to the first frame entering the recording bin.
     public var startLatencyMs: Double?
     /// From the last frame entering the recording bin to the finalised, moved file (this answer).

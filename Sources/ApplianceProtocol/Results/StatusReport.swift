@@ -18,6 +18,10 @@ public struct StatusReport: Codable, Sendable, Equatable {
         public var droppedFrames: UInt64
         public var avOffsetMs: Double?
         public var partialPath: String
+        /// Loop recording: the group id and the number of the segment being written (`elapsed_ms` counts from
+        /// the first segment).
+        public var group: String?
+        public var segment: Int?
 
         public init(id: String, title: String, elapsedMs: Int, durationMs: Int, videoFrames: UInt64, droppedFrames: UInt64,
                     avOffsetMs: Double?, partialPath: String) {
