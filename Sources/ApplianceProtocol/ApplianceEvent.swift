@@ -22,6 +22,9 @@ public enum ApplianceEvent: Sendable, Equatable {
     case deviceRemoved(DeviceInfo)
     case storageMissing(StorageStatus)
     case storageAvailable(StorageStatus)
+    case retentionDeleted(RetentionDeletion)
+    case retentionWarning(RetentionDeletion)
+    case storageFull(StorageFull)
     case backupStarted(BackupTransfer)
     case backupProgress(BackupProgress)
     case backupDone(BackupDone)
@@ -53,6 +56,9 @@ public enum ApplianceEvent: Sendable, Equatable {
         case .deviceRemoved: "device_removed"
         case .storageMissing: "storage_missing"
         case .storageAvailable: "storage_available"
+        case .retentionDeleted: "retention_deleted"
+        case .retentionWarning: "retention_warning"
+        case .storageFull: "storage_full"
         case .backupStarted: "backup_started"
         case .backupProgress: "backup_progress"
         case .backupDone: "backup_done"
@@ -80,6 +86,8 @@ public enum ApplianceEvent: Sendable, Equatable {
         case .cameraAvailable(let data), .cameraMissing(let data): data
         case .deviceAdded(let data), .deviceRemoved(let data): data
         case .storageMissing(let data), .storageAvailable(let data): data
+        case .retentionDeleted(let data), .retentionWarning(let data): data
+        case .storageFull(let data): data
         case .backupStarted(let data), .backupDeleted(let data): data
         case .backupProgress(let data): data
         case .backupDone(let data): data

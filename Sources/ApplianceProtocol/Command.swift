@@ -17,6 +17,9 @@ public enum Command: Sendable, Equatable {
     case switchCamera(CameraChoice)
     case backupStatus
     case backupRetry(id: String?)
+    /// Locks every clip that overlaps [now − before, now + after] (seconds), with the reason "event"; loop
+    /// segments still to come in that window are locked as they start.
+    case protect(before: Double, after: Double)
 
     /// Which camera a switch goes to.
     public enum CameraChoice: Sendable, Equatable {
@@ -26,6 +29,8 @@ public enum Command: Sendable, Equatable {
     }
 
     public static let defaultPerPage = 10
+    /// `protect` without arguments: 10 s before and 10 s after.
+    public static let defaultProtectWindow = 10.0
 
     /// The command's name on the wire (docs/PROTOCOL.md).
     public var name: String {
@@ -45,12 +50,13 @@ public enum Command: Sendable, Equatable {
         case .switchCamera: "switch"
         case .backupStatus: "backup.status"
         case .backupRetry: "backup.retry"
+        case .protect: "protect"
         }
     }
 
     /// Every wire name, for `unknown_command` answers; `events` is the subscription, not a command.
     public static let names = [
         "ping", "status", "record.start", "record.stop", "snapshot", "list", "info", "rename", "delete", "lock",
-        "unlock", "events", "cameras", "switch", "backup.status", "backup.retry",
+        "unlock", "events", "cameras", "switch", "backup.status", "backup.retry", "protect",
     ]
 }

@@ -41,6 +41,11 @@ extension Command {
         case "backup.retry":
             try args.only(["id"])
             self = .backupRetry(id: try args.string("id"))
+        case "protect":
+            try args.only(["before_s", "after_s"])
+            let before = try args.seconds("before_s") ?? Self.defaultProtectWindow
+            let after = try args.seconds("after_s") ?? Self.defaultProtectWindow
+            self = .protect(before: before, after: after)
         default:
             throw ApplianceError(.unknownCommand, "unknown command \"\(name)\" (known: \(Self.names.joined(separator: ", ")))")
         }
@@ -63,6 +68,7 @@ extension Command {
         case .switchCamera(.named(let camera)): ["camera": .string(camera)]
         case .switchCamera(.next): ["next": .bool(true)]
         case .backupRetry(let id): id.map { ["id": .string($0)] } ?? [:]
+        case .protect(let before, let after): ["before_s": .double(before), "after_s": .double(after)]
         }
     }
 }
@@ -99,6 +105,21 @@ struct Arguments {
         case .int(let number)?: return number
         default: throw ApplianceError(.badRequest, "args.\(key) must be an integer")
         }
+    }
+
+    /// A duration in seconds: a number from 0 to one day.
+    func seconds(_ key: String) throws(ApplianceError) -> Double? {
+        let value: Double
+        switch values[key] {
+        case nil, .null?: return nil
+        case .int(let number)?: value = Double(number)
+        case .double(let number)?: value = number
+        default: throw ApplianceError(.badRequest, "args.\(key) must be a number of seconds")
+        }
+        guard value.isFinite, (0...86_400).contains(value) else {
+            throw ApplianceError(.badRequest, "args.\(key) must be between 0 and 86400 seconds, found \(value)")
+        }
+        return value
     }
 
     func bool(_ key: String) throws(ApplianceError) -> Bool? {

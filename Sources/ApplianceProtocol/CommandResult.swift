@@ -16,6 +16,7 @@ public enum CommandResult: Sendable, Equatable {
     case switched(SwitchResult)
     case backupStatus(BackupStatus)
     case backupRetry(RetryResult)
+    case protected(ProtectResult)
 
     /// The result object as it goes on the wire.
     public var payload: any Encodable & Sendable {
@@ -33,6 +34,7 @@ public enum CommandResult: Sendable, Equatable {
         case .switched(let value): value
         case .backupStatus(let value): value
         case .backupRetry(let value): value
+        case .protected(let value): value
         }
     }
 
@@ -66,6 +68,7 @@ public enum CommandResult: Sendable, Equatable {
         case .switchCamera: return .switched(try value(SwitchResult.self))
         case .backupStatus: return .backupStatus(try value(BackupStatus.self))
         case .backupRetry: return .backupRetry(try value(RetryResult.self))
+        case .protect: return .protected(try value(ProtectResult.self))
         }
     }
 }

@@ -54,7 +54,7 @@ struct Ctl: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Control a running daemon over its socket.",
         subcommands: [Status.self, Record.self, Snapshot.self, List.self, Info.self, Rename.self, Delete.self,
-                      Lock.self, Unlock.self, Events.self, Cameras.self, Switch.self, Backup.self])
+                      Lock.self, Unlock.self, Protect.self, Events.self, Cameras.self, Switch.self, Backup.self])
     /// Lets the shared options come before the subcommand too: `appliance ctl --json status`.
     @OptionGroup var options: CtlOptions
 }
@@ -67,11 +67,14 @@ struct Status: ParsableCommand {
         options.perform(.status) { (s: StatusReport) in
             var lines = ["state: \(s.state.rawValue)\(s.ready ? "" : " (starting)")"]
             if let rec = s.recording {
-                lines.append("recording: \(rec.id) \"\(rec.title)\" \(formatMs(rec.durationMs)) frames=\(rec.videoFrames) dropped=\(rec.droppedFrames)")
+                let segment = rec.segment.map { " segment \($0), \(formatMs(rec.elapsedMs)) in all" } ?? ""
+                lines.append("recording: \(rec.id) \"\(rec.title)\" \(formatMs(rec.durationMs))\(segment) frames=\(rec.videoFrames) dropped=\(rec.droppedFrames)")
             }
             lines.append("cameras: \(s.cameras.joined(separator: ", ")) (active: \(s.activeCamera))")
             lines.append("video: \(s.width)x\(s.height)@\(s.framerate) \(s.encoder)  audio: \(s.audioSource)  preview: \(s.preview)")
             lines.append("data: \(s.dataDir)  recordings: \(s.recordingsTotal) (this run: \(s.recordingsThisRun))")
+            if let capacity = s.capacity { lines.append(capacityLine(capacity)) }
+            if let full = s.storageFull { lines.append("STORAGE FULL: \(full)") }
             if s.storage.state == .missing { lines.append("STORAGE MISSING: \(s.storage.detail ?? s.storage.recordingsDir)") }
             if let error = s.lastError { lines.append("last error: \(error)") }
             return lines.joined(separator: "\n")

@@ -4,7 +4,6 @@ extension ApplianceConfig {
     public var inactiveSettings: [String] {
         let defaults = ApplianceConfig()
         var keys: [String] = []
-        if storage != defaults.storage { keys.append("[storage]") }
         if web != defaults.web { keys.append("[web]") }
         return keys
     }

@@ -26,6 +26,8 @@ actor Recorder {
         var lastSync: ContinuousClock.Instant
         /// When the recording (its first segment) started.
         var recordingStartedAt: Date
+        /// When this file's first frame was due (its row's created_at).
+        var segmentStartedAt: Date
         /// Loop recording: the group id (the first segment's id) and this file's number in it.
         var group: String?
         var segment: Int?
@@ -49,14 +51,23 @@ actor Recorder {
     private(set) var recordingsThisRun = 0
     private var closing: [ClosingSegment] = []
     /// Called after each file is finished (retention runs then).
-    private var fileFinished: (@Sendable () async -> Void)?
+    private var fileFinished: (@Sendable () -> Void)?
+    /// `protect`: loop segments that start before this are locked as they begin.
+    private var protectUntil: Date?
 
     init(shared: Shared, cameras: CameraSwitcher, backup: BackupUploader?) {
         (self.shared, self.cameras, self.backup) = (shared, cameras, backup)
         finaliser = RecordingFinaliser(shared: shared)
     }
 
-    func onFileFinished(_ action: @escaping @Sendable () async -> Void) { fileFinished = action }
+    func onFileFinished(_ action: @escaping @Sendable () -> Void) { fileFinished = action }
+
+    /// Locks the segments that begin before `until` (the current one is locked by the caller); false when idle.
+    func protect(until: Date) -> Bool {
+        guard isRecording else { return false }
+        protectUntil = max(protectUntil ?? until, until)
+        return true
+    }
 
     private var library: Library { shared.library }
     private var graph: CaptureGraph { shared.graph }
@@ -104,7 +115,7 @@ actor Recorder {
             session.requestStop(at: session.startAt + Self.nanoseconds(config.recording.maxDurationS))
         }
         phase = .recording(ActiveRecording(session: session, title: row.title, activationIndex: activationIndex,
-                                           cameraAtStart: cameraAtStart, lastSync: .now, recordingStartedAt: session.createdAt,
+                                           cameraAtStart: cameraAtStart, lastSync: .now, recordingStartedAt: session.createdAt, segmentStartedAt: row.createdAt,
                                            group: row.group, segment: row.segment, requestedTitle: title, nominalStart: session.startAt))
         logger.info("recording started", metadata: ["id": "\(row.id)", "title": "\(row.title)"])
         var started = RecordingStarted(id: row.id, title: row.title, partialPath: session.partialPath, createdAt: session.createdAt)
@@ -123,11 +134,12 @@ actor Recorder {
         phase = .stopping(id: active.session.id, done: done)
         defer {
             phase = .idle
+            protectUntil = nil
             done.fire(true)
         }
         await finishClosingSegments(waitForAll: true)
         let result = try await finish(active, title: title, reason: reason, last: true, event: ApplianceEvent.recordingStopped)
-        await fileFinished?()
+        fileFinished?()
         return result
     }
 
@@ -191,8 +203,13 @@ actor Recorder {
         let cameraNow = await cameras.activeName
         let activationIndex = await cameras.activationCount
         let title = current.requestedTitle.map { "\($0) (\(segment))" }
-        var row = finaliser.newRow(title: title, camera: cameraNow, hasAudio: graph.audioTee != nil)
+        let nowRT = graph.runningTimeNow
+        let startsAt = Date().addingTimeInterval(nominalCut > nowRT ? Double(nominalCut - nowRT) / 1e9 : 0)
+        var row = finaliser.newRow(title: title, camera: cameraNow, hasAudio: graph.audioTee != nil, startsAt: startsAt)
         (row.group, row.segment) = (current.group, segment)
+        if let until = protectUntil, until >= row.createdAt {
+            (row.locked, row.lockReason) = (true, "event")
+        }
         do {
             try await library.insert(row)
         } catch {
@@ -220,10 +237,11 @@ actor Recorder {
         current.session.cut(at: cut)
         closing.append(ClosingSegment(active: still, cutAt: Date()))
         phase = .recording(ActiveRecording(session: next, title: row.title, activationIndex: activationIndex,
-                                           cameraAtStart: cameraNow, lastSync: .now, recordingStartedAt: current.recordingStartedAt,
+                                           cameraAtStart: cameraNow, lastSync: .now, recordingStartedAt: current.recordingStartedAt, segmentStartedAt: row.createdAt,
                                            group: current.group, segment: segment, requestedTitle: current.requestedTitle,
                                            nominalStart: nominal))
         logger.info("loop recording: segment \(segment) starts", metadata: ["id": "\(row.id)", "group": "\(current.group ?? "")"])
+        if row.locked { events.publish(.locked(ClipEvent(id: row.id))) }
     }
 
     /// Finalises segments whose muxer has finished (or, with `waitForAll`, every one: at stop and shutdown).
@@ -237,7 +255,7 @@ actor Recorder {
             } catch {
                 logger.error("loop recording: segment \(entry.active.session.id) could not be finalised: \(error)")
             }
-            await fileFinished?()
+            fileFinished?()
         }
     }
 
@@ -269,10 +287,9 @@ actor Recorder {
         }
     }
 
-    /// Whether a recording is in flight (recording or being finalised).
-    var isActive: Bool {
-        if case .idle = phase { return false }
-        return true
+    var isRecording: Bool {
+        if case .recording = phase { return true }
+        return false
     }
 
     /// A rename of the clip being recorded: status shows the new title at once.

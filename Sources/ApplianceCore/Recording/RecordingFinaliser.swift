@@ -14,9 +14,10 @@ struct RecordingFinaliser: Sendable {
     var library: Library { shared.library }
 
     /// The row written when a recording starts (state `recording`, file in partial/).
-    func newRow(title: String?, camera: String?, hasAudio: Bool) -> Recording {
+    /// `startsAt`: when its first frame is due (a loop segment's cut, a moment ahead); default now.
+    func newRow(title: String?, camera: String?, hasAudio: Bool, startsAt: Date = Date()) -> Recording {
         let id = UUID().uuidString.lowercased()
-        let createdAt = Date()
+        let createdAt = startsAt
         var row = Recording(id: id, title: title ?? Timestamps.title(createdAt), createdAt: createdAt,
                             path: shared.data.partialPath(id: id), state: .recording)
         row.startedAt = createdAt
@@ -35,10 +36,12 @@ struct RecordingFinaliser: Sendable {
         let session = active.session
         await endStreams(of: session)
         try await blocking { session.teardown(last: last) }
-        let endedAt = Date()
         let timing = session.timing
+        // A segment's end is its cut, not the moment the tick got round to finalising it.
+        let endedAt = reason == .segment ? active.segmentStartedAt.addingTimeInterval(Double(timing.durationMs) / 1000) : Date()
         guard timing.videoFrames > 0 else { return try await discardEmpty(session) }
         let thumbnail = await writeThumbnail(for: session)
+        await compact(session.partialPath, id: session.id)
         let finalPath = shared.data.finalPath(id: session.id, date: session.createdAt)
         do {
             try await blocking { [data = shared.data] in try data.commit(session.partialPath, to: finalPath) }
@@ -89,6 +92,16 @@ struct RecordingFinaliser: Sendable {
             if await session.finalised.wait(timeout: .seconds(5)) == nil {
                 shared.logger.error("recording \(session.id): the muxer did not finish; the file is kept as written so far")
             }
+        }
+    }
+
+    /// Drops the unused index room robust muxing reserved. A failure keeps the file as it is (still playable).
+    private func compact(_ path: String, id: String) async {
+        do {
+            let removed = try await blocking { try Mp4Compaction.compact(path: path) }
+            if removed > 0 { shared.logger.debug("recording \(id): removed \(removed) bytes of unused index room") }
+        } catch {
+            shared.logger.warning("recording \(id): the unused index room stays in the file: \(error)")
         }
     }
 

@@ -67,6 +67,9 @@ extension Appliance {
 
         let shared = Shared(config: config, data: data, library: library, graph: graph, events: events, health: health, logger: logger)
         let recorder = Recorder(shared: shared, cameras: cameras, backup: backup)
+        let retention = Retention(shared: shared, recorder: recorder)
+        let retentionWake = WakeSignal()
+        await recorder.onFileFinished { retentionWake.signal() }
         let devices = DeviceMonitor()
         let gate = CommandGate()
         let dispatcher = CommandDispatcher(
@@ -86,6 +89,7 @@ extension Appliance {
             cameras,
         ]
         if let backup { services.append(backup) }
+        services.append(RetentionService(retention: retention, wake: retentionWake))
         services += [RecorderService(recorder: recorder, autostart: config.recording.autostart, logger: logger), server, gate] as [any Service]
         let group = ServiceGroup(configuration: .init(
             services: services.map { ServiceGroupConfiguration.ServiceConfiguration(service: $0) },

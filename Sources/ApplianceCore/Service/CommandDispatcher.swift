@@ -43,6 +43,7 @@ struct CommandDispatcher: Sendable {
             guard let backup else { throw ApplianceError(.unavailable, "backup is off ([backup] url is empty)") }
             let resolved = id == nil ? nil : try await clips.resolve(id!).id
             return .backupRetry(RetryResult(requeued: try await backup.retry(recordingId: resolved)))
+        case .protect(let before, let after): return .protected(try await clips.protect(before: before, after: after))
         }
     }
 }

@@ -7,6 +7,9 @@ final class Health: Sendable {
         var lastError: String?
         var storage: StorageStatus
         var recovery: RecoveryReport?
+        /// Why recording cannot go on for lack of space (retention could free none); nil while there is room.
+        var storageFull: String?
+        var capacity: Capacity?
     }
 
     private let state: Locked<State>
@@ -17,6 +20,17 @@ final class Health: Sendable {
 
     func noteError(_ message: String) { state.withLock { $0.lastError = message } }
     var lastError: String? { state.withLock { $0.lastError } }
+
+    var storageFull: String? {
+        get { state.withLock { $0.storageFull } }
+        set { state.withLock { $0.storageFull = newValue } }
+    }
+
+    /// The latest capacity measurement (retention takes one on every pass).
+    var capacity: Capacity? {
+        get { state.withLock { $0.capacity } }
+        set { state.withLock { $0.capacity = newValue } }
+    }
 
     var storage: StorageStatus {
         get { state.withLock { $0.storage } }

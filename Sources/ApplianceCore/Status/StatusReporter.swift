@@ -14,7 +14,7 @@ struct StatusReporter: Sendable {
         let activeCamera = await cameras.activeName
         let (graph, library, health, v) = (shared.graph, shared.library, shared.health, shared.config.video)
         let flow = graph.flow.snapshot
-        return StatusReport(
+        var report = StatusReport(
             state: state, ready: readiness.isReady, recording: live, cameras: graph.cameraNames,
             activeCamera: activeCamera ?? "", cameraSources: graph.cameraKinds, audioSource: graph.audioKind,
             preview: graph.previewKind, encoder: v.encoder, width: v.width, height: v.height, framerate: v.framerate,
@@ -24,5 +24,7 @@ struct StatusReporter: Sendable {
             output: OutputStats(frames: flow.outputFrames, slotCollisions: flow.slotCollisions, filledSlots: flow.filledSlots,
                                 missingSlots: flow.missingSlots, missingAtEncoder: flow.encoderMissing),
             storage: health.storage)
+        (report.capacity, report.storageFull) = (health.capacity, health.storageFull)
+        return report
     }
 }

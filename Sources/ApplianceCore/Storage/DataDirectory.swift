@@ -42,9 +42,9 @@ public struct DataDirectory: Sendable {
     }
 
     /// Leftover partial files (from a crash), oldest first.
-    public func partialFiles() -> [String] {
+    public func partialFiles(suffix: String = ".mp4") -> [String] {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: partialDir)) ?? []
-        return names.filter { $0.hasSuffix(".mp4") }.map { "\(partialDir)/\($0)" }.sorted()
+        return names.filter { $0.hasSuffix(suffix) }.map { "\(partialDir)/\($0)" }.sorted()
     }
 
     /// Moves a finished file into place durably: fsync the file, rename, fsync both folders.

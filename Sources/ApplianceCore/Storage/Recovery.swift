@@ -38,6 +38,8 @@ public enum Recovery {
     private static func recoverPartials(data: DataDirectory, library: Library, thumbnail: ApplianceConfig.Thumbnail,
                                         logger: Logger, report: inout RecoveryReport) async throws -> Set<String> {
         var rescued = Set<String>()
+        // A compaction the crash interrupted: its original is still whole beside it.
+        for leftover in data.partialFiles(suffix: Mp4Compaction.temporarySuffix) { try? FileManager.default.removeItem(atPath: leftover) }
         for partial in data.partialFiles() {
             let id = ((partial as NSString).lastPathComponent as NSString).deletingPathExtension.lowercased()
             let existing = try? await library.fetch(id: id)
@@ -53,6 +55,8 @@ public enum Recovery {
             var row = existing ?? Recording(id: id, title: Timestamps.title(date), createdAt: date, path: destination, state: .recovered)
             row.endedAt = row.endedAt ?? modificationDate(partial)
             do {
+                // The index robust muxing reserved is mostly unused in an interrupted file: drop it first.
+                _ = try? await blocking { try Mp4Compaction.compact(path: partial) }
                 try data.commit(partial, to: destination)
                 row.path = destination
                 rescued.insert(destination)

@@ -57,6 +57,11 @@ public struct StatusReport: Codable, Sendable, Equatable {
     public var output: OutputStats
     /// Whether the storage holding the recordings is there.
     public var storage: StorageStatus
+    /// Space used and free, the locked share and when the oldest unlocked clip is overwritten (from the latest
+    /// retention pass).
+    public var capacity: Capacity?
+    /// Why recording cannot go on for lack of space; absent while there is room.
+    public var storageFull: String?
 
     public init(state: RecorderState, ready: Bool, recording: Live?, cameras: [String], activeCamera: String,
                 cameraSources: [String: String], audioSource: String, preview: String, encoder: String, width: Int,

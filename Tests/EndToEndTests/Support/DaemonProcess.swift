@@ -172,6 +172,8 @@ struct CommandResult {
     var status: Int32
     var stdout: String
     var stderr: String
+    /// stdout as bytes (raw video).
+    var stdoutData = Data()
 
     static func run(_ executable: String, _ arguments: [String], environment: [String: String]? = nil, timeout: TimeInterval = 120) throws -> CommandResult {
         let process = Process()
@@ -196,7 +198,7 @@ struct CommandResult {
         }
         process.waitUntilExit()
         return CommandResult(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-                             stderr: String(decoding: errData, as: UTF8.self))
+                             stderr: String(decoding: errData, as: UTF8.self), stdoutData: outData)
     }
 
     var json: [String: Any]? {

@@ -1,0 +1,52 @@
+import ApplianceProtocol
+import Foundation
+
+/// `protect`: the dashcam's event lock (and a shutter's long press). Locks every clip that overlaps
+/// [now − before, now + after] with the reason "event"; while recording, segments that start inside the window
+/// are locked as they begin. Segments of that window that retention already deleted are reported by number.
+extension Clips {
+    func protect(before: Double, after: Double) async throws -> ProtectResult {
+        let now = Date()
+        let from = now.addingTimeInterval(-before), to = now.addingTimeInterval(after)
+        let longest = RecordingBin.longestFileS(shared.config) + 60
+        let rows = try await library.overlapping(from: from, to: to, longest: longest)
+        let ids = rows.map(\.id)
+        try await library.updateAll(ids: ids) { row in
+            if !row.locked { (row.locked, row.lockReason) = (true, "event") }
+        }
+        for row in rows where !row.locked { shared.events.publish(.locked(ClipEvent(id: row.id))) }
+        if shared.config.backup.onlyLocked, let backup {
+            for row in rows where row.state != .recording { await backup.recordingFinished(row.id) }
+        }
+        let pending = after > 0 ? await recorder.protect(until: to) : false
+        let deleted = try await deletedSegments(in: rows, from: from)
+        shared.logger.notice("protect: locked \(ids.count) clip(s)", metadata: [
+            "from": "\(from)", "to": "\(to)", "already_deleted": "\(deleted.count)",
+        ])
+        return ProtectResult(from: from, to: to, locked: ids, alreadyDeleted: deleted, pendingUntil: pending ? to : nil)
+    }
+
+    /// For each loop recording in the window: the segments before its earliest kept one that would still overlap
+    /// the window (estimated by segment_s) but whose rows are gone.
+    private func deletedSegments(in rows: [Recording], from: Date) async throws -> [String] {
+        let segmentS = shared.config.recording.segmentS
+        guard segmentS > 0 else { return [] }
+        var firstKept: [String: Recording] = [:]
+        for row in rows {
+            guard let group = row.group, let segment = row.segment else { continue }
+            if let kept = firstKept[group], (kept.segment ?? 0) <= segment { continue }
+            firstKept[group] = row
+        }
+        var missing: [String] = []
+        for (group, row) in firstKept.sorted(by: { $0.value.createdAt < $1.value.createdAt }) {
+            var segment = (row.segment ?? 1) - 1
+            var start = row.createdAt.addingTimeInterval(-segmentS)
+            while segment >= 1, start.addingTimeInterval(segmentS) > from, try await !library.hasSegment(group: group, segment: segment) {
+                missing.insert("\(group)#\(segment)", at: missing.endIndex - 0)
+                segment -= 1
+                start = start.addingTimeInterval(-segmentS)
+            }
+        }
+        return missing
+    }
+}

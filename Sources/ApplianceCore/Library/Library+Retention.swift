@@ -1,0 +1,110 @@
+import ApplianceProtocol
+import Foundation
+import GRDB
+
+/// What retention and protection ask of the database: sums and the oldest few rows, so a pass over 100,000 clips
+/// reads aggregates and a handful of rows, never the whole table.
+extension Library {
+    /// A finished clip as retention sees it.
+    struct RetentionCandidate: Sendable {
+        var id: String
+        var path: String
+        var thumbnail: String?
+        var createdAt: Date
+        var sizeBytes: Int64
+        var locked: Bool
+        var backupState: Recording.BackupState
+        var backedUp: Bool { backupState == .done }
+    }
+
+    struct Usage: Sendable {
+        var bytes: Int64 = 0
+        var lockedBytes: Int64 = 0
+        var unlockedCount = 0
+        /// Bytes over seconds of the latest clips (for the time until the disk wraps).
+        var recentBytesPerSecond: Double?
+        var oldestUnlocked: Date?
+    }
+
+    /// States whose file is finished and counted (a `recording` row's file is still being written).
+    private static let finishedStates = "('complete', 'recovered')"
+
+    func usage() async throws -> Usage {
+        try await pool.read { db in
+            var usage = Usage()
+            if let row = try Row.fetchOne(db, sql: """
+                SELECT COALESCE(SUM(size_bytes), 0), COALESCE(SUM(CASE WHEN locked THEN size_bytes ELSE 0 END), 0),
+                       COALESCE(SUM(CASE WHEN locked THEN 0 ELSE 1 END), 0),
+                       MIN(CASE WHEN locked THEN NULL ELSE created_at END)
+                FROM recordings WHERE state IN \(Self.finishedStates)
+                """) {
+                usage.bytes = row[0]
+                usage.lockedBytes = row[1]
+                usage.unlockedCount = row[2]
+                usage.oldestUnlocked = (row[3] as Int64?).map(Recording.date)
+            }
+            if let row = try Row.fetchOne(db, sql: """
+                SELECT SUM(size_bytes), SUM(duration_ms) FROM (
+                    SELECT size_bytes, duration_ms FROM recordings
+                    WHERE state IN \(Self.finishedStates) AND duration_ms > 0 AND size_bytes > 0
+                    ORDER BY created_at DESC LIMIT 20)
+                """), let bytes = row[0] as Int64?, let ms = row[1] as Int64?, ms > 0 {
+                usage.recentBytesPerSecond = Double(bytes) / (Double(ms) / 1000)
+            }
+            return usage
+        }
+    }
+
+    /// The oldest finished clips after `cursor` (created_at ms, rowid), oldest first.
+    /// `locked`: locked or unlocked ones; `backedUp`: nil for any, else only those whose backup is (not) done.
+    func oldest(locked: Bool, backedUp: Bool?, olderThan: Date? = nil, after cursor: (Int64, Int64)?, limit: Int) async throws
+        -> (rows: [RetentionCandidate], cursor: (Int64, Int64)?) {
+        try await pool.read { db in
+            var sql = """
+                SELECT id, path, thumbnail, created_at, COALESCE(size_bytes, 0), locked, backup_state, rowid FROM recordings
+                WHERE state IN \(Self.finishedStates) AND locked = ?
+                """
+            var arguments: StatementArguments = [locked]
+            if let backedUp { sql += backedUp ? " AND backup_state = 'done'" : " AND backup_state <> 'done'" }
+            if let olderThan {
+                sql += " AND created_at < ?"
+                arguments += [Recording.milliseconds(olderThan)]
+            }
+            if let cursor {
+                sql += " AND (created_at, rowid) > (?, ?)"
+                arguments += [cursor.0, cursor.1]
+            }
+            sql += " ORDER BY created_at, rowid LIMIT ?"
+            arguments += [limit]
+            var last: (Int64, Int64)?
+            let rows = try Row.fetchAll(db, sql: sql, arguments: arguments).map { row -> RetentionCandidate in
+                last = (row[3], row[7])
+                return RetentionCandidate(id: row[0], path: row[1], thumbnail: row[2], createdAt: Recording.date(row[3]),
+                                          sizeBytes: row[4], locked: row[5], backupState: row[6])
+            }
+            return (rows, last)
+        }
+    }
+
+    /// Rows whose time span meets [from, to]: finished clips by their start and end, the one being written by its
+    /// start. `longest`: no clip runs longer (bounds the index walk). Oldest first.
+    func overlapping(from: Date, to: Date, longest: TimeInterval) async throws -> [Recording] {
+        try await pool.read { db in
+            try Recording.fetchAll(db, sql: """
+                SELECT * FROM recordings
+                WHERE created_at BETWEEN ? AND ? AND (ended_at >= ? OR (ended_at IS NULL AND state = 'recording'))
+                  AND state <> 'failed'
+                ORDER BY created_at, rowid
+                """, arguments: [Recording.milliseconds(from.addingTimeInterval(-longest)), Recording.milliseconds(to),
+                                  Recording.milliseconds(from)])
+        }
+    }
+
+    /// Whether segment `segment` of `group` still has a row.
+    func hasSegment(group: String, segment: Int) async throws -> Bool {
+        try await pool.read { db in
+            try Bool.fetchOne(db, sql: "SELECT EXISTS(SELECT 1 FROM recordings WHERE group_id = ? AND segment_index = ?)",
+                              arguments: [group, segment]) ?? false
+        }
+    }
+}

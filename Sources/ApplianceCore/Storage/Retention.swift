@@ -1,0 +1,202 @@
+import ApplianceProtocol
+import Foundation
+import Logging
+
+/// Keeps the clips within `[storage]`: deletes the oldest unlocked clips first (by age with `retention_days`,
+/// for room with `max_used_gb` and `min_free_mb`), never a locked clip unless `on_full = "overwrite_oldest_locked"`,
+/// never the clip being written (its row is still `recording`). With `keep_until_backed_up`, clips whose backup
+/// is not done go last, each announced by a `retention_warning` first. When nothing it may delete is left and room
+/// is still short, or locked clips take more than `max_locked_percent`, the recording stops (`on_full = "stop"`)
+/// with a `storage_full` event. Every deletion is a `retention_deleted` event and a log line; the backup copy of
+/// a deleted clip stays on the server.
+actor Retention {
+    let shared: Shared
+    let recorder: Recorder
+    private var settings: ApplianceConfig.Storage { shared.config.storage }
+    private var keepUnbackedUp: Bool { settings.keepUntilBackedUp && shared.config.backup.enabled }
+
+    init(shared: Shared, recorder: Recorder) {
+        (self.shared, self.recorder) = (shared, recorder)
+    }
+
+    struct PassReport: Sendable {
+        var deleted: [RetentionDeletion] = []
+        var full: String?
+    }
+
+    /// One pass: measure, delete what must go, stop the recording if room cannot be made.
+    @discardableResult
+    func pass(now: Date = Date()) async -> PassReport {
+        var report = PassReport()
+        do {
+            if settings.retentionDays > 0 { try await deleteByAge(now: now, report: &report) }
+            var capacity = try await measure()
+            try await enforceLockedShare(&capacity, report: &report)
+            try await makeRoom(&capacity, report: &report)
+            shared.health.capacity = try await measure()
+        } catch {
+            shared.logger.error("retention: \(error)")
+            shared.health.noteError("retention: \(error)")
+        }
+        if let full = report.full {
+            await storageFull(full)
+        } else {
+            shared.health.storageFull = nil
+        }
+        return report
+    }
+
+    // MARK: measuring
+
+    /// Space used by clips, free space, the budget and the time until the oldest unlocked clip is overwritten.
+    func measure() async throws -> Capacity {
+        let usage = try await shared.library.usage()
+        let partialBytes = shared.data.partialFiles().reduce(Int64(0)) { $0 + (DataDirectory.fileSize($1) ?? 0) }
+        let used = usage.bytes + partialBytes
+        let free = FileSystemSpace.available(at: shared.data.root) ?? 0
+        let minFree = Int64(settings.minFreeMb) * 1_000_000
+        var budget = used + max(0, free - minFree)
+        if settings.maxUsedGb > 0 { budget = min(budget, Int64(settings.maxUsedGb * 1e9)) }
+        let lockedPercent = budget > 0 ? Double(usage.lockedBytes) / Double(budget) * 100 : 0
+        let rate = usage.recentBytesPerSecond
+        var wraps: Double?
+        if let rate, rate > 0, usage.unlockedCount > 0 {
+            wraps = max(0, Double(budget - used) / rate)
+            if settings.retentionDays > 0, let oldest = usage.oldestUnlocked {
+                let byAge = oldest.addingTimeInterval(Double(settings.retentionDays) * 86_400).timeIntervalSinceNow
+                wraps = min(wraps!, max(0, byAge))
+            }
+        }
+        return Capacity(usedBytes: used, freeBytes: free, budgetBytes: budget, lockedBytes: usage.lockedBytes,
+                        lockedPercent: (lockedPercent * 10).rounded() / 10, bitrateKbps: rate.map { ($0 * 8 / 1000).rounded() },
+                        wrapsInS: wraps.map { $0.rounded() }, wrapsIn: wraps.map(Self.words))
+    }
+
+    /// "6 h 12 min", "3 min", "45 s", "2 d 4 h".
+    static func words(_ seconds: Double) -> String {
+        let s = Int(seconds)
+        if s >= 86_400 { return "\(s / 86_400) d \(s % 86_400 / 3600) h" }
+        if s >= 3600 { return "\(s / 3600) h \(s % 3600 / 60) min" }
+        if s >= 60 { return "\(s / 60) min" }
+        return "\(s) s"
+    }
+
+    // MARK: the rules
+
+    private func deleteByAge(now: Date, report: inout PassReport) async throws {
+        let cutoff = now.addingTimeInterval(-Double(settings.retentionDays) * 86_400)
+        while true {
+            let (rows, _) = try await shared.library.oldest(locked: false, backedUp: nil, olderThan: cutoff, after: nil, limit: 100)
+            guard !rows.isEmpty else { return }
+            for row in rows { try await delete(row, reason: .age, report: &report) }
+        }
+    }
+
+    private func enforceLockedShare(_ capacity: inout Capacity, report: inout PassReport) async throws {
+        let cap = Int64(Double(capacity.budgetBytes) * settings.maxLockedPercent / 100)
+        guard settings.maxLockedPercent < 100, capacity.lockedBytes > cap else { return }
+        guard settings.onFull == .overwriteOldestLocked else {
+            report.full = "locked clips take \(String(format: "%.1f", capacity.lockedPercent)) % of the space, over max_locked_percent = \(settings.maxLockedPercent)"
+            return
+        }
+        var cursor: (Int64, Int64)?
+        while capacity.lockedBytes > cap {
+            let (rows, next) = try await shared.library.oldest(locked: true, backedUp: nil, after: cursor, limit: 16)
+            guard !rows.isEmpty else { return }
+            cursor = next
+            for row in rows where capacity.lockedBytes > cap {
+                try await delete(row, reason: .lockedShare, report: &report)
+                capacity.lockedBytes -= row.sizeBytes
+                capacity.usedBytes -= row.sizeBytes
+            }
+        }
+    }
+
+    /// Deletes oldest-first until clips fit `max_used_gb` and the filesystem keeps `min_free_mb` free.
+    private func makeRoom(_ capacity: inout Capacity, report: inout PassReport) async throws {
+        let minFree = Int64(settings.minFreeMb) * 1_000_000
+        let maxUsed = settings.maxUsedGb > 0 ? Int64(settings.maxUsedGb * 1e9) : Int64.max
+        var need = max(0, capacity.usedBytes - maxUsed, minFree - capacity.freeBytes)
+        guard need > 0 else { return }
+        let reason: RetentionDeletion.Reason = capacity.usedBytes > maxUsed ? .maxUsed : .minFree
+        // Unlocked clips first (backed-up ones first when keep_until_backed_up), then locked ones if allowed.
+        var tiers: [(locked: Bool, backedUp: Bool?)] = keepUnbackedUp ? [(false, true), (false, false)] : [(false, nil)]
+        if settings.onFull == .overwriteOldestLocked { tiers.append((true, nil)) }
+        for tier in tiers {
+            var cursor: (Int64, Int64)?
+            while need > 0 {
+                let (rows, next) = try await shared.library.oldest(locked: tier.locked, backedUp: tier.backedUp, after: cursor, limit: 16)
+                guard !rows.isEmpty else { break }
+                cursor = next
+                for row in rows where need > 0 {
+                    if tier.backedUp == false {
+                        let warning = deletion(row, reason: reason)
+                        shared.events.publish(.retentionWarning(warning))
+                        shared.logger.warning("retention: deleting \(row.id), which is not backed up yet (keep_until_backed_up; nothing else is left to delete)")
+                    }
+                    try await delete(row, reason: tier.locked ? .lockedShare : reason, report: &report)
+                    need -= row.sizeBytes
+                }
+            }
+            if need <= 0 { return }
+        }
+        let mb = (need + 999_999) / 1_000_000
+        report.full = capacity.usedBytes > maxUsed
+            ? "clips take more than max_used_gb = \(settings.maxUsedGb) and only locked clips are left (\(mb) MB short)"
+            : "free space is under min_free_mb = \(settings.minFreeMb) and no clip may be deleted (\(mb) MB short)"
+    }
+
+    private func deletion(_ row: Library.RetentionCandidate, reason: RetentionDeletion.Reason) -> RetentionDeletion {
+        RetentionDeletion(id: row.id, path: row.path, createdAt: row.createdAt, sizeBytes: row.sizeBytes, reason: reason,
+                          locked: row.locked, backedUp: row.backedUp)
+    }
+
+    /// Removes the file, the thumbnail and the row (the remote copy stays: it is the backup).
+    private func delete(_ row: Library.RetentionCandidate, reason: RetentionDeletion.Reason, report: inout PassReport) async throws {
+        for path in [row.path, row.thumbnail].compactMap({ $0 }) {
+            do {
+                try FileManager.default.removeItem(atPath: path)
+            } catch CocoaError.fileNoSuchFile {
+                continue
+            } catch {
+                if (error as NSError).code == NSFileNoSuchFileError { continue }
+                throw error
+            }
+        }
+        try await shared.library.delete(id: row.id)
+        let event = deletion(row, reason: reason)
+        report.deleted.append(event)
+        shared.events.publish(.retentionDeleted(event))
+        shared.logger.notice("retention: deleted \(row.id)", metadata: [
+            "reason": "\(reason.rawValue)", "bytes": "\(row.sizeBytes)", "created_at": "\(row.createdAt)",
+            "locked": "\(row.locked)", "backed_up": "\(row.backedUp)",
+        ])
+    }
+
+    private func storageFull(_ reason: String) async {
+        let first = shared.health.storageFull == nil
+        shared.health.storageFull = reason
+        let recording = await recorder.isRecording
+        if recording, settings.onFull == .stop {
+            shared.logger.error("storage full: \(reason); stopping the recording")
+            _ = try? await recorder.stop(title: nil, reason: .storageFull)
+        } else if first {
+            shared.logger.error("storage full: \(reason)")
+        }
+        if first || recording {
+            let capacity = (try? await measure()) ?? shared.health.capacity
+            if let capacity {
+                shared.events.publish(.storageFull(StorageFull(reason: reason, capacity: capacity, stoppedRecording: recording)))
+            }
+        }
+    }
+}
+
+/// Free space of a filesystem, for unprivileged users (statvfs f_bavail).
+enum FileSystemSpace {
+    static func available(at path: String) -> Int64? {
+        var info = statvfs()
+        guard statvfs(path, &info) == 0 else { return nil }
+        return Int64(info.f_bavail) * Int64(info.f_frsize)
+    }
+}
