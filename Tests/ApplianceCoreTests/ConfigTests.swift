@@ -73,7 +73,7 @@ final class ConfigTests: XCTestCase {
 
     func testSettingsNotActiveYetAreListed() throws {
         XCTAssertEqual(try ConfigLoader.load(path: nil).inactiveSettings, [])
-        let config = try ConfigLoader.parse("[recording]\nsegment_s = 60\n[backup]\nurl = \"https://cloud.example/dav\"\n", file: "t")
-        XCTAssertEqual(config.inactiveSettings, ["recording.segment_s"])
+        let config = try ConfigLoader.parse("[web]\nlisten = \"127.0.0.1:9090\"\n[backup]\nurl = \"https://cloud.example/dav\"\n", file: "t")
+        XCTAssertEqual(config.inactiveSettings, ["[web]"])
     }
 }

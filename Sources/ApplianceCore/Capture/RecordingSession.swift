@@ -74,9 +74,10 @@ final class RecordingSession: Sendable {
             if let window { s.videoFrom = now > window ? now - window : 0 }
             if let cut { (s.videoFrom, s.audioFrom) = (cut, cut) }
         }
-        // A continuing segment takes audio frames that start at or after the cut (the segment before took the
-        // ones that start earlier); a new recording takes the frame that overlaps its start.
-        let audioByStart = cut != nil
+        // Audio frames belong to the file in which they start: from the start (or cut) time, until the stop (or
+        // next cut) time. With both ends on the video frame grid, the audio of a file adds up to its video within
+        // one AAC frame, and a continuing segment takes exactly the frames the one before left.
+        let halfFrame = graph.flow.frameInterval / 2
         var probes: [Probe] = []
         // Both cut probes also see events: once a stream has ended, its events are dropped too. A tag event that
         // reached the bin after its EOS returned EOS, the next buffer's sticky-event push failed before any probe
@@ -101,7 +102,8 @@ final class RecordingSession: Sendable {
                     s.timing.videoFrames = 1
                     return (.ok, false, true)
                 case .recording:
-                    if rt != .max, rt > s.stopAt || (buffer.isKeyframe && rt >= s.cutAt) {
+                    // Frames before the stop time stay (it is a frame boundary; half a frame absorbs timestamp jitter).
+                    if rt != .max, rt + halfFrame > s.stopAt || (buffer.isKeyframe && rt >= s.cutAt) {
                         s.video = .ended
                         return (.drop, true, false)
                     }
@@ -125,7 +127,7 @@ final class RecordingSession: Sendable {
                 let (verdict, sendEOS) = state.withLock { s -> (ProbeReturn, Bool) in
                     switch s.audio {
                     case .waiting:
-                        guard let threshold = s.audioFrom, rt != .max, audioByStart ? rt >= threshold : end > threshold else {
+                        guard let threshold = s.audioFrom, rt != .max, rt >= threshold else {
                             return (.drop, false)
                         }
                         s.audio = .recording
@@ -189,6 +191,17 @@ final class RecordingSession: Sendable {
     /// older, then send EOS into the bin.
     func requestStop(at runningTime: UInt64) {
         state.withLock { $0.stopAt = min($0.stopAt, runningTime) }
+    }
+
+    /// Ends the clip at the first frame boundary at or after `runningTime` (on the grid of its first frame): the
+    /// frame showing at that time is the last one in, and audio stops at the same boundary.
+    func requestStop(onFrameBoundaryAfter runningTime: UInt64) {
+        let interval = graph.flow.frameInterval
+        let end = state.withLock { s -> UInt64 in
+            guard let first = s.timing.videoFirst, runningTime > first else { return runningTime }
+            return first + (runningTime - first + interval - 1) / interval * interval
+        }
+        requestStop(at: end)
     }
 
     /// Loop recording: ends this segment where the next one (already attached) begins.

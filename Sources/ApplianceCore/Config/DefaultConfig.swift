@@ -50,15 +50,29 @@ quality = 85
 
 [recording]
 pre_record_s = 0.0
+# A recording stops by itself at this length (not with segment_s: a loop recording runs until stopped).
 max_duration_s = 3600.0
+# Loop recording (dashcam): cut the recording into files of this many seconds (at least 1); 0: one file.
 segment_s = 0.0
 # How often the MP4 index is rewritten and the file fdatasync'ed: at most this much is lost on a crash.
 sync_interval_s = 1.0
+# Start recording as soon as the daemon runs (after a restart or a crash too).
+autostart = false
 
 [storage]
+# Retention deletes the oldest unlocked clips to keep this much free on the data folder's filesystem...
 min_free_mb = 512
+# ...and clips under this many GB in all (0: no cap).
 max_used_gb = 0.0
+# Clips older than this many days are deleted (0: kept until their space is needed). Locked clips are kept.
 retention_days = 0
+# Locked clips may take at most this share of the space clips may use.
+max_locked_percent = 25.0
+# When only locked clips are left to delete, or they exceed max_locked_percent: stop the recording (status says
+# why), or overwrite_oldest_locked.
+on_full = "stop"
+# With backup on, clips not uploaded yet are deleted last (with a retention_warning event first).
+keep_until_backed_up = false
 
 [backup]
 # WebDAV server folder, e.g. "https://cloud.example/remote.php/dav/files/me/appliance". Empty: backup off.

@@ -85,7 +85,7 @@ struct RecordingFinaliser: Sendable {
     /// Asks the probes to end both streams now and waits for the muxer to finish the file; streams that stopped
     /// flowing are ended from here after 2 s.
     private func endStreams(of session: RecordingSession) async {
-        session.requestStop(at: shared.graph.runningTimeNow)
+        session.requestStop(onFrameBoundaryAfter: shared.graph.runningTimeNow)
         if await session.finalised.wait(timeout: .seconds(2)) == nil {
             shared.logger.warning("recording \(session.id): streams stopped flowing, ending them")
             session.forceEndOfStreams()

@@ -76,7 +76,7 @@ extension Appliance {
             recorder: recorder, clips: Clips(shared: shared, recorder: recorder, backup: backup), cameras: cameras,
             devices: devices, snapshots: Snapshotter(shared: shared),
             status: StatusReporter(shared: shared, recorder: recorder, cameras: cameras, readiness: readiness, startedAt: startedAt),
-            backup: backup, gate: gate)
+            backup: backup, retention: retention, gate: gate)
         let socketPath = config.socket.isEmpty ? data.root + "/ctl.sock" : config.socket
         let server = ControlServer(path: socketPath, router: SocketRouter(perform: dispatcher.perform), events: events,
                                    logger: logger, onBound: { readiness.markSocketBound() })

@@ -7,6 +7,7 @@ struct CommandDispatcher: Sendable {
     let recorder: Recorder, clips: Clips
     let cameras: CameraSwitcher, devices: DeviceMonitor, snapshots: Snapshotter
     let status: StatusReporter, backup: BackupUploader?
+    let retention: Retention
     let gate: CommandGate
 
     func perform(_ command: Command) async throws(ApplianceError) -> CommandResult {

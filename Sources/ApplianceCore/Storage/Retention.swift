@@ -24,9 +24,20 @@ actor Retention {
         var full: String?
     }
 
+    /// Passes run one at a time: an actor method that awaits may interleave with another call, and two passes
+    /// measuring the same shortage would both delete for it.
+    private var passRunning = false
+    private var waitingPasses: [CheckedContinuation<Void, Never>] = []
+
     /// One pass: measure, delete what must go, stop the recording if room cannot be made.
     @discardableResult
     func pass(now: Date = Date()) async -> PassReport {
+        while passRunning { await withCheckedContinuation { waitingPasses.append($0) } }
+        passRunning = true
+        defer {
+            passRunning = false
+            if !waitingPasses.isEmpty { waitingPasses.removeFirst().resume() }
+        }
         var report = PassReport()
         do {
             if settings.retentionDays > 0 { try await deleteByAge(now: now, report: &report) }

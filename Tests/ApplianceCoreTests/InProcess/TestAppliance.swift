@@ -9,6 +9,8 @@ import XCTest
 final class TestAppliance: @unchecked Sendable {
     let directory: URL
     let appliance: Appliance
+    /// Every event since the appliance was built.
+    let events: EventReader
     private var running: Task<Void, Error>?
 
     static func config(directory: URL, cameras: [ApplianceConfig.Camera]? = nil, change: (inout ApplianceConfig) -> Void = { _ in }) -> ApplianceConfig {
@@ -40,6 +42,7 @@ final class TestAppliance: @unchecked Sendable {
         appliance = try await Appliance.start(config: Self.config(directory: self.directory, change: change), logger: Self.logger,
                                               handleSignals: false)
         let appliance = self.appliance
+        events = EventReader(appliance)  // before the services run: their first events are seen too
         running = Task { try await appliance.run() }
         let ready = await appliance.readiness.wait(timeout: .seconds(20))
         XCTAssertTrue(ready, "ready within 20 s")
