@@ -25,6 +25,7 @@ public enum ApplianceEvent: Sendable, Equatable {
     case retentionDeleted(RetentionDeletion)
     case retentionWarning(RetentionDeletion)
     case storageFull(StorageFull)
+    case exported(ExportResult)
     case backupStarted(BackupTransfer)
     case backupProgress(BackupProgress)
     case backupDone(BackupDone)
@@ -59,6 +60,7 @@ public enum ApplianceEvent: Sendable, Equatable {
         case .retentionDeleted: "retention_deleted"
         case .retentionWarning: "retention_warning"
         case .storageFull: "storage_full"
+        case .exported: "exported"
         case .backupStarted: "backup_started"
         case .backupProgress: "backup_progress"
         case .backupDone: "backup_done"
@@ -88,6 +90,7 @@ public enum ApplianceEvent: Sendable, Equatable {
         case .storageMissing(let data), .storageAvailable(let data): data
         case .retentionDeleted(let data), .retentionWarning(let data): data
         case .storageFull(let data): data
+        case .exported(let data): data
         case .backupStarted(let data), .backupDeleted(let data): data
         case .backupProgress(let data): data
         case .backupDone(let data): data

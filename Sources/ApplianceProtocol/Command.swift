@@ -1,3 +1,5 @@
+import Foundation
+
 /// Everything a front end can ask of the appliance. The socket, `appliance ctl`, the web page, the shutters and
 /// the timers all send these to one entry point (`Appliance.perform`) and get a `CommandResult` or an
 /// `ApplianceError` back; JSON exists only where a command crosses a process boundary.
@@ -8,6 +10,11 @@ public enum Command: Sendable, Equatable {
     case recordStop(title: String?)
     case snapshot
     case list(page: Int, perPage: Int)
+    /// `list` with `grouped`: a loop recording is one entry (its first kept segment, with `segments`, and the
+    /// duration and size of all of them); other clips as they are.
+    case listGrouped(page: Int, perPage: Int)
+    /// `list` with `group`: one loop recording's segments, in order.
+    case listSegments(group: String, page: Int, perPage: Int)
     case info(id: String)
     case rename(id: String, title: String)
     case delete(id: String, force: Bool)
@@ -20,6 +27,9 @@ public enum Command: Sendable, Equatable {
     /// Locks every clip that overlaps [now − before, now + after] (seconds), with the reason "event"; loop
     /// segments still to come in that window are locked as they start.
     case protect(before: Double, after: Double)
+    /// Joins clips into one new MP4 without re-encoding: a loop recording's segments by group id, or the clips of
+    /// a time range (optionally of one camera).
+    case export(ExportRequest)
 
     /// Which camera a switch goes to.
     public enum CameraChoice: Sendable, Equatable {
@@ -40,7 +50,7 @@ public enum Command: Sendable, Equatable {
         case .recordStart: "record.start"
         case .recordStop: "record.stop"
         case .snapshot: "snapshot"
-        case .list: "list"
+        case .list, .listGrouped, .listSegments: "list"
         case .info: "info"
         case .rename: "rename"
         case .delete: "delete"
@@ -51,12 +61,26 @@ public enum Command: Sendable, Equatable {
         case .backupStatus: "backup.status"
         case .backupRetry: "backup.retry"
         case .protect: "protect"
+        case .export: "export"
         }
     }
 
     /// Every wire name, for `unknown_command` answers; `events` is the subscription, not a command.
     public static let names = [
         "ping", "status", "record.start", "record.stop", "snapshot", "list", "info", "rename", "delete", "lock",
-        "unlock", "events", "cameras", "switch", "backup.status", "backup.retry", "protect",
+        "unlock", "events", "cameras", "switch", "backup.status", "backup.retry", "protect", "export",
     ]
+}
+
+/// What `export` joins: `group`, or the clips that meet [`from`, `to`] (of `camera`, if given).
+public struct ExportRequest: Sendable, Equatable {
+    public var from: Date?
+    public var to: Date?
+    public var camera: String?
+    public var group: String?
+    public var title: String?
+
+    public init(from: Date? = nil, to: Date? = nil, camera: String? = nil, group: String? = nil, title: String? = nil) {
+        (self.from, self.to, self.camera, self.group, self.title) = (from, to, camera, group, title)
+    }
 }

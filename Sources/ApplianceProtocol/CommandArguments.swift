@@ -1,3 +1,5 @@
+import Foundation
+
 /// A command's wire form: the name and the `args` object, checked strictly (an unknown argument is a typo, a value
 /// of the wrong type is refused, never guessed at), so that every error names what is wrong.
 extension Command {
@@ -15,8 +17,14 @@ extension Command {
             let title = try args.string("title")
             self = name == "record.start" ? .recordStart(title: title) : .recordStop(title: title)
         case "list":
-            try args.only(["page", "per_page"])
-            self = .list(page: try args.int("page") ?? 1, perPage: try args.int("per_page") ?? Self.defaultPerPage)
+            try args.only(["page", "per_page", "grouped", "group"])
+            let page = try args.int("page") ?? 1, perPage = try args.int("per_page") ?? Self.defaultPerPage
+            switch (try args.string("group"), try args.bool("grouped") ?? false) {
+            case (let group?, false): self = .listSegments(group: group, page: page, perPage: perPage)
+            case (nil, true): self = .listGrouped(page: page, perPage: perPage)
+            case (nil, false): self = .list(page: page, perPage: perPage)
+            case (_?, true): throw ApplianceError(.badRequest, "list takes args.group or args.grouped, not both")
+            }
         case "info":
             try args.only(["id"])
             self = .info(id: try args.requiredString("id"))
@@ -41,6 +49,17 @@ extension Command {
         case "backup.retry":
             try args.only(["id"])
             self = .backupRetry(id: try args.string("id"))
+        case "export":
+            try args.only(["from", "to", "camera", "group", "title"])
+            let request = ExportRequest(from: try args.date("from"), to: try args.date("to"), camera: try args.string("camera"),
+                                        group: try args.string("group"), title: try args.string("title"))
+            switch (request.group, request.from, request.to) {
+            case (_?, nil, nil): break
+            case (nil, let from?, let to?):
+                guard from < to else { throw ApplianceError(.badRequest, "export: args.from must be before args.to") }
+            default: throw ApplianceError(.badRequest, "export needs either args.group or both args.from and args.to")
+            }
+            self = .export(request)
         case "protect":
             try args.only(["before_s", "after_s"])
             let before = try args.seconds("before_s") ?? Self.defaultProtectWindow
@@ -62,6 +81,8 @@ extension Command {
         case .ping, .status, .snapshot, .cameras, .backupStatus: [:]
         case .recordStart(let title), .recordStop(let title): title.map { ["title": .string($0)] } ?? [:]
         case .list(let page, let perPage): ["page": .int(page), "per_page": .int(perPage)]
+        case .listGrouped(let page, let perPage): ["page": .int(page), "per_page": .int(perPage), "grouped": .bool(true)]
+        case .listSegments(let group, let page, let perPage): ["page": .int(page), "per_page": .int(perPage), "group": .string(group)]
         case .info(let id), .lock(let id), .unlock(let id): ["id": .string(id)]
         case .rename(let id, let title): ["id": .string(id), "title": .string(title)]
         case .delete(let id, let force): ["id": .string(id), "force": .bool(force)]
@@ -69,6 +90,10 @@ extension Command {
         case .switchCamera(.next): ["next": .bool(true)]
         case .backupRetry(let id): id.map { ["id": .string($0)] } ?? [:]
         case .protect(let before, let after): ["before_s": .double(before), "after_s": .double(after)]
+        case .export(let r):
+            [("from", r.from.map { JSONValue.string(Timestamps.iso($0)) }), ("to", r.to.map { .string(Timestamps.iso($0)) }),
+             ("camera", r.camera.map(JSONValue.string)), ("group", r.group.map(JSONValue.string)), ("title", r.title.map(JSONValue.string))]
+                .reduce(into: [:]) { args, pair in if let value = pair.1 { args[pair.0] = value } }
         }
     }
 }
@@ -105,6 +130,15 @@ struct Arguments {
         case .int(let number)?: return number
         default: throw ApplianceError(.badRequest, "args.\(key) must be an integer")
         }
+    }
+
+    /// A moment: an ISO 8601 string (`2026-11-22T03:00:00Z`, with or without fractional seconds).
+    func date(_ key: String) throws(ApplianceError) -> Date? {
+        guard let text = try string(key) else { return nil }
+        guard let date = Timestamps.date(iso: text) else {
+            throw ApplianceError(.badRequest, "args.\(key) must be an ISO 8601 date and time such as 2026-11-22T03:00:00Z, found \"\(text)\"")
+        }
+        return date
     }
 
     /// A duration in seconds: a number from 0 to one day.

@@ -17,6 +17,7 @@ public enum CommandResult: Sendable, Equatable {
     case backupStatus(BackupStatus)
     case backupRetry(RetryResult)
     case protected(ProtectResult)
+    case exported(ExportResult)
 
     /// The result object as it goes on the wire.
     public var payload: any Encodable & Sendable {
@@ -35,6 +36,7 @@ public enum CommandResult: Sendable, Equatable {
         case .backupStatus(let value): value
         case .backupRetry(let value): value
         case .protected(let value): value
+        case .exported(let value): value
         }
     }
 
@@ -60,7 +62,7 @@ public enum CommandResult: Sendable, Equatable {
         case .recordStart: return .recordingStarted(try value(RecordingStarted.self))
         case .recordStop: return .recordingStopped(try value(RecordingResult.self))
         case .snapshot: return .snapshot(try value(SnapshotResult.self))
-        case .list: return .list(try value(ListResult.self))
+        case .list, .listGrouped, .listSegments: return .list(try value(ListResult.self))
         case .info: return .info(try value(RecordingInfo.self))
         case .rename, .lock, .unlock: return .recording(try value(Recording.self))
         case .delete: return .deleted(try value(DeleteResult.self))
@@ -69,6 +71,7 @@ public enum CommandResult: Sendable, Equatable {
         case .backupStatus: return .backupStatus(try value(BackupStatus.self))
         case .backupRetry: return .backupRetry(try value(RetryResult.self))
         case .protect: return .protected(try value(ProtectResult.self))
+        case .export: return .exported(try value(ExportResult.self))
         }
     }
 }

@@ -30,6 +30,7 @@ public struct EventRecord: Sendable, Equatable, Codable {
         case "retention_deleted": event = .retentionDeleted(try data(RetentionDeletion.self))
         case "retention_warning": event = .retentionWarning(try data(RetentionDeletion.self))
         case "storage_full": event = .storageFull(try data(StorageFull.self))
+        case "exported": event = .exported(try data(ExportResult.self))
         case "thumbnail_ready": event = .thumbnailReady(try data(ThumbnailReady.self))
         case "renamed": event = .renamed(try data(Renamed.self))
         case "locked": event = .locked(try data(ClipEvent.self))

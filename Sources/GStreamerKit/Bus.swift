@@ -101,3 +101,20 @@ extension Pipeline {
         return nil
     }
 }
+
+extension Pipeline {
+    /// Plays a finite pipeline (files in, a file out) until end of stream: blocks the calling thread (run it off
+    /// the cooperative pool), throws the first error, or a timeout. Leaves the pipeline stopped.
+    public func runToEnd(timeout: ClockTime) throws {
+        defer { _ = try? setState(.null) }
+        try setState(.playing)
+        let bus = gst_element_get_bus(pointer)!
+        defer { gst_object_unref(UnsafeMutableRawPointer(bus)) }
+        let mask = GstMessageType(GST_MESSAGE_EOS.rawValue | GST_MESSAGE_ERROR.rawValue)
+        guard let message = gst_bus_timed_pop_filtered(bus, GstClockTime(timeout.nanoseconds), mask) else {
+            throw GStreamerError(element: name, message: "did not finish within \(timeout.nanoseconds / 1_000_000_000) s")
+        }
+        defer { gst_mini_object_unref(UnsafeMutableRawPointer(message).assumingMemoryBound(to: GstMiniObject.self)) }
+        if case .error(let error) = BusReader.convert(message) { throw error }
+    }
+}

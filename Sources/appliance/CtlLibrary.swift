@@ -8,16 +8,25 @@ struct List: ParsableCommand {
     @OptionGroup var options: CtlOptions
     @Option(name: .long, help: "Page number (from 1).") var page = 1
     @Option(name: .long, help: "Recordings per page.") var perPage = Command.defaultPerPage
+    @Flag(name: .long, help: "Show a loop recording (dashcam drive) as one entry.") var grouped = false
+    @Option(name: .long, help: "List the segments of this loop recording (an id or prefix of it or of a segment).") var group: String?
+
+    func validate() throws {
+        if grouped, group != nil { throw ValidationError("--grouped and --group exclude each other") }
+    }
 
     func run() {
-        options.perform(.list(page: page, perPage: perPage)) { (r: ListResult) in
+        let command: Command = if let group { .listSegments(group: group, page: page, perPage: perPage) }
+            else if grouped { .listGrouped(page: page, perPage: perPage) } else { .list(page: page, perPage: perPage) }
+        options.perform(command) { (r: ListResult) in
             let pages = max(1, r.pages)
             guard !r.items.isEmpty else { return r.total == 0 ? "no recordings yet" : "page \(page) is empty (\(r.total) recordings, \(pages) pages)" }
             let rows = r.items.map { item -> [String] in
-                [String(item.id.prefix(8)), item.title, localDate(item.createdAt), formatDuration(item.durationMs),
+                let part = item.segments.map { "\($0) segments" } ?? item.segment.map { "#\($0)" } ?? ""
+                return [String(item.id.prefix(8)), item.title, part, localDate(item.createdAt), formatDuration(item.durationMs),
                  formatSize(item.sizeBytes), item.state.rawValue, (item.locked ? "locked " : "") + item.backupState.rawValue]
             }
-            return table(header: ["ID", "TITLE", "DATE", "LENGTH", "SIZE", "STATE", "BACKUP"], rows: rows)
+            return table(header: ["ID", "TITLE", "PART", "DATE", "LENGTH", "SIZE", "STATE", "BACKUP"], rows: rows)
                 + "\npage \(r.page) of \(pages) (\(r.total) recordings)"
         }
     }

@@ -27,3 +27,41 @@ func capacityLine(_ c: Capacity) -> String {
     if let wraps = c.wrapsIn { parts.append("wraps in \(wraps)") }
     return "storage: " + parts.joined(separator: ", ")
 }
+
+struct Export: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Join clips into one new MP4 without re-encoding: a loop recording by --group, or a time range.")
+    @OptionGroup var options: CtlOptions
+    @Option(name: .long, help: "Start: ISO 8601 (2026-11-22T03:00:00Z) or local \"2026-11-22 03:00:00\".") var from: String?
+    @Option(name: .long, help: "End, in the same forms.") var to: String?
+    @Option(name: .long, help: "Only clips from this camera.") var camera: String?
+    @Option(name: .long, help: "A loop recording: its id or a prefix of it or of one of its segments.") var group: String?
+    @Option(name: .long, help: "Title of the new clip.") var title: String?
+
+    func validate() throws {
+        guard (group != nil) != (from != nil || to != nil) else { throw ValidationError("give --group, or --from and --to") }
+        if group == nil, from == nil || to == nil { throw ValidationError("--from and --to go together") }
+        for text in [from, to].compactMap({ $0 }) where Self.date(text) == nil {
+            throw ValidationError("\"\(text)\" is not a date and time (2026-11-22T03:00:00Z or \"2026-11-22 03:00:00\")")
+        }
+    }
+
+    func run() {
+        let request = ExportRequest(from: from.flatMap(Self.date), to: to.flatMap(Self.date), camera: camera, group: group, title: title)
+        options.perform(.export(request)) { (r: ExportResult) in
+            "exported \(r.sources.count) clip(s) to \(r.recording.path) (\(formatDuration(r.recording.durationMs)), id \(r.recording.id))"
+        }
+    }
+
+    /// ISO 8601, or local "yyyy-MM-dd HH:mm:ss" as `list` shows dates.
+    static func date(_ text: String) -> Date? {
+        if let date = Timestamps.date(iso: text) { return date }
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        for format in ["yyyy-MM-dd HH:mm:ss", "yyyy-MM-dd HH:mm"] {
+            formatter.dateFormat = format
+            if let date = formatter.date(from: text) { return date }
+        }
+        return nil
+    }
+}

@@ -61,6 +61,37 @@ final class LoopRecordingTests: XCTestCase {
         XCTAssertTrue(breaks.isEmpty, "frames lost or repeated at \(breaks.prefix(5)) (movement \(FrameContinuity.speed) expected)")
         let videoS = Double(videoFrames) / 30, audioS = Double(audioFrames) * 1024 / 48_000
         XCTAssertEqual(audioS, videoS, accuracy: 1024 / 48_000 + 0.0001, "audio \(audioS) s, video \(videoS) s")
+
+        // A drive is one entry in a grouped list, its segments on request.
+        let grouped = try XCTUnwrap(try daemon.result("list", args: ["grouped": true])["items"] as? [[String: Any]])
+        XCTAssertEqual(grouped.count, 1)
+        XCTAssertEqual(grouped.first?["segments"] as? Int, 11)
+        XCTAssertEqual(Double(grouped.first?["duration_ms"] as? Int ?? 0), videoS * 1000, accuracy: 50)
+        let prefix = String((segments[3]["id"] as? String ?? "").prefix(8))
+        let listed = try daemon.ctl(["--json", "list", "--group", prefix, "--per-page", "50"])
+        XCTAssertEqual((listed.json?["items"] as? [[String: Any]])?.count, 11, listed.stderr)
+
+        // Export by time: the five segments 2…6 become one file, frame-exact, without re-encoding.
+        let from = try XCTUnwrap(segments[1]["created_at"] as? String), to = try XCTUnwrap(segments[6]["created_at"] as? String)
+        let fromDate = try XCTUnwrap(ISO8601DateFormatter.withMilliseconds.date(from: from)).addingTimeInterval(0.1)
+        let toDate = try XCTUnwrap(ISO8601DateFormatter.withMilliseconds.date(from: to)).addingTimeInterval(-0.1)
+        let exported = try daemon.ctl(["--json", "export", "--from", ISO8601DateFormatter.withMilliseconds.string(from: fromDate),
+                                       "--to", ISO8601DateFormatter.withMilliseconds.string(from: toDate), "--title", "incident"])
+        XCTAssertEqual(exported.status, 0, exported.stderr)
+        XCTAssertEqual((exported.json?["sources"] as? [String]), segments[1...5].compactMap { $0["id"] as? String })
+        let clip = try XCTUnwrap(exported.json?["recording"] as? [String: Any])
+        XCTAssertEqual(clip["title"] as? String, "incident")
+        let joined = try MediaProbe(try XCTUnwrap(clip["path"] as? String))
+        XCTAssertEqual(try joined.decodeErrors(), "")
+        XCTAssertEqual(joined.video?.frames, 300)
+        XCTAssertEqual(try XCTUnwrap(joined.video).duration, 10, accuracy: 1.0 / 30)
+        XCTAssertEqual(try XCTUnwrap(joined.audio).duration, 10, accuracy: 1024 / 48_000 + 0.001)
+        XCTAssertTrue(FrameContinuity.breaks(in: try FrameContinuity.rows(of: [joined.path])).isEmpty, "the export skips or repeats a frame")
+        // Bad requests are one-line errors.
+        let nothing = try daemon.ctl(["export", "--from", "2001-01-01T00:00:00Z", "--to", "2001-01-02T00:00:00Z"])
+        XCTAssertEqual(nothing.status, 1)
+        XCTAssertTrue(nothing.stderr.contains("no finished clip between"), nothing.stderr)
+        XCTAssertNotEqual(try daemon.ctl(["export", "--from", "yesterday", "--to", "today"]).status, 0)
     }
 
     /// `autostart`: the daemon records from start, and again after SIGKILL (the killed file is recovered).
@@ -103,5 +134,13 @@ final class LoopRecordingTests: XCTestCase {
         let probe = try MediaProbe(path)
         XCTAssertEqual(try probe.decodeErrors(), "")
         XCTAssertEqual(try XCTUnwrap(probe.video).duration, 3, accuracy: 0.2)
+    }
+}
+
+extension ISO8601DateFormatter {
+    static var withMilliseconds: ISO8601DateFormatter {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter
     }
 }

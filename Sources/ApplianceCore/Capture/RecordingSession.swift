@@ -72,7 +72,8 @@ final class RecordingSession: Sendable {
         state.withLock { s in
             s.timing.requestedClock = now
             if let window { s.videoFrom = now > window ? now - window : 0 }
-            if let cut { (s.videoFrom, s.audioFrom) = (cut, cut) }
+            // The frame due at the cut may carry a timestamp a nanosecond short (30 fps does not divide a second).
+            if let cut { (s.videoFrom, s.audioFrom) = (cut - graph.flow.frameInterval / 2, cut) }
         }
         // Audio frames belong to the file in which they start: from the start (or cut) time, until the stop (or
         // next cut) time. With both ends on the video frame grid, the audio of a file adds up to its video within
@@ -103,7 +104,7 @@ final class RecordingSession: Sendable {
                     return (.ok, false, true)
                 case .recording:
                     // Frames before the stop time stay (it is a frame boundary; half a frame absorbs timestamp jitter).
-                    if rt != .max, rt + halfFrame > s.stopAt || (buffer.isKeyframe && rt >= s.cutAt) {
+                    if rt != .max, rt + halfFrame > s.stopAt || (buffer.isKeyframe && rt + halfFrame >= s.cutAt) {
                         s.video = .ended
                         return (.drop, true, false)
                     }
@@ -165,7 +166,7 @@ final class RecordingSession: Sendable {
         }
         if let cut {
             startAt = cut
-            graph.requestKeyframe(at: cut)
+            graph.requestKeyframe(at: cut - graph.flow.frameInterval / 2)
         } else if window != nil {
             startAt = state.withLock { $0.videoFrom ?? 0 }
             outputs.release(.video)
@@ -204,7 +205,8 @@ final class RecordingSession: Sendable {
         requestStop(at: end)
     }
 
-    /// Loop recording: ends this segment where the next one (already attached) begins.
+    /// Loop recording: ends this segment where the next one (already attached) begins: before the first keyframe
+    /// due at or after `runningTime` (a frame-grid time) and before the first audio frame starting there.
     func cut(at runningTime: UInt64) {
         state.withLock { $0.cutAt = min($0.cutAt, runningTime) }
     }

@@ -13,13 +13,19 @@ struct Clips: Sendable {
 
     static let maxPerPage = 1000
 
-    func list(page: Int, perPage: Int) async throws -> ListResult {
+    enum ListView: Sendable { case clips, grouped, segments(of: String) }
+
+    func list(page: Int, perPage: Int, view: ListView = .clips) async throws -> ListResult {
         guard page >= 1 else { throw ApplianceError(.badRequest, "page must be 1 or more") }
         guard (1...Self.maxPerPage).contains(perPage) else {
             throw ApplianceError(.badRequest, "per_page must be between 1 and \(Self.maxPerPage)")
         }
         let started = ContinuousClock.now
-        let result = try await library.page(page, perPage: perPage)
+        let result = switch view {
+        case .clips: try await library.page(page, perPage: perPage)
+        case .grouped: try await library.groupedPage(page, perPage: perPage)
+        case .segments(let id): try await library.segmentPage(group: try await groupID(id), page: page, perPage: perPage)
+        }
         let elapsed = (ContinuousClock.now - started) / .milliseconds(1)
         return ListResult(items: result.items, total: result.total, page: page, perPage: perPage,
                           pages: (result.total + perPage - 1) / perPage, elapsedMs: elapsed)
@@ -98,6 +104,13 @@ struct Clips: Sendable {
         shared.events.publish(.deleted(ClipEvent(id: recording.id)))
         shared.logger.info("deleted recording \(recording.id)", metadata: ["files": "\(deleted.count)"])
         return DeleteResult(id: recording.id, deletedFiles: deleted)
+    }
+
+    /// A loop recording's group id from the id (or a unique prefix) of the group or any of its segments.
+    func groupID(_ id: String) async throws -> String {
+        let row = try await resolve(id)
+        guard let group = row.group else { throw ApplianceError(.badRequest, "recording \(row.id) is not part of a loop recording") }
+        return group
     }
 
     /// Full id or unique prefix → row, with `not_found` / `bad_request` errors.

@@ -153,7 +153,10 @@ actor Recorder {
         guard case .recording(var active) = phase else { return }
         let session = active.session
         if segmentS > 0 {
-            let cut = active.nominalStart + Self.nanoseconds(segmentS)
+            // The first segment counts from its first frame (with pre-record that is not the requested start), so
+            // every cut falls on the frame grid.
+            let origin = active.segment == 1 ? session.timing.videoFirst ?? active.nominalStart : active.nominalStart
+            let cut = origin + Self.nanoseconds(segmentS)
             if graph.runningTimeNow + segmentLead >= cut {
                 await rollOver(active, nominalCut: cut)
                 return
@@ -222,9 +225,7 @@ actor Recorder {
         }
         // A late tick (a slow database write) must not cut in the past: the next segment would miss the keyframe.
         let nominal = max(nominalCut, graph.runningTimeNow + RecordingSession.startLead)
-        // Half a frame early: the frame nominally at the cut time is the first one at or after the cut even if its
-        // timestamp lands a nanosecond short (30 fps does not divide a second evenly).
-        let cut = nominal - graph.flow.frameInterval / 2
+        let cut = nominal
         let next: RecordingSession
         do {
             next = try RecordingSession(id: row.id, partialPath: row.path, graph: graph, continuing: cut)

@@ -29,6 +29,9 @@ struct CommandDispatcher: Sendable {
         case .recordStop(let title): return .recordingStopped(try await recorder.stop(title: title, reason: .request))
         case .snapshot: return .snapshot(try await snapshots.take())
         case .list(let page, let perPage): return .list(try await clips.list(page: page, perPage: perPage))
+        case .listGrouped(let page, let perPage): return .list(try await clips.list(page: page, perPage: perPage, view: .grouped))
+        case .listSegments(let group, let page, let perPage):
+            return .list(try await clips.list(page: page, perPage: perPage, view: .segments(of: group)))
         case .info(let id): return .info(try await clips.info(id: id))
         case .rename(let id, let title): return .recording(try await clips.rename(id: id, title: title))
         case .delete(let id, let force): return .deleted(try await clips.delete(id: id, force: force))
@@ -45,6 +48,7 @@ struct CommandDispatcher: Sendable {
             let resolved = id == nil ? nil : try await clips.resolve(id!).id
             return .backupRetry(RetryResult(requeued: try await backup.retry(recordingId: resolved)))
         case .protect(let before, let after): return .protected(try await clips.protect(before: before, after: after))
+        case .export(let request): return .exported(try await clips.export(request))
         }
     }
 }

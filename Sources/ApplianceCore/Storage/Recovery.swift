@@ -40,6 +40,10 @@ public enum Recovery {
         var rescued = Set<String>()
         // A compaction the crash interrupted: its original is still whole beside it.
         for leftover in data.partialFiles(suffix: Mp4Compaction.temporarySuffix) { try? FileManager.default.removeItem(atPath: leftover) }
+        // An export the crash interrupted: its sources are whole (the folder held hard links).
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: data.partialDir)) ?? [] where name.hasPrefix("export-") {
+            try? FileManager.default.removeItem(atPath: "\(data.partialDir)/\(name)")
+        }
         for partial in data.partialFiles() {
             let id = ((partial as NSString).lastPathComponent as NSString).deletingPathExtension.lowercased()
             let existing = try? await library.fetch(id: id)

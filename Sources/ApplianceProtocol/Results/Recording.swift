@@ -42,6 +42,9 @@ public struct Recording: Codable, Sendable, Equatable {
     /// segment's place in it (1, 2, …). Absent for a clip recorded in one file.
     public var group: String?
     public var segment: Int?
+    /// In a grouped `list` only: how many files the loop recording has (its `duration_ms` and `size_bytes` are
+    /// then those of all of them, `ended_at` the last one's).
+    public var segments: Int?
     public var note: String?
     public var backupState: BackupState
     public var backupRemotePath: String?

@@ -83,3 +83,11 @@ public struct StorageFull: Codable, Sendable, Equatable {
         (self.reason, self.capacity, self.stoppedRecording) = (reason, capacity, stoppedRecording)
     }
 }
+
+/// What `export` answers: the new clip, and the clips it joined (oldest first).
+public struct ExportResult: Codable, Sendable, Equatable {
+    public var recording: Recording
+    public var sources: [String]
+
+    public init(recording: Recording, sources: [String]) { (self.recording, self.sources) = (recording, sources) }
+}
