@@ -101,6 +101,20 @@ void appl_probe_info_set_timing(GstPadProbeInfo *info, guint64 pts, guint64 dura
     GST_PAD_PROBE_INFO_DATA(info) = buffer;
 }
 
+GstFlowReturn appl_probe_info_chain_to_peer(GstPad *pad, GstPadProbeInfo *info) {
+    GstBuffer *buffer = GST_PAD_PROBE_INFO_BUFFER(info);
+    GST_PAD_PROBE_INFO_DATA(info) = NULL;
+    GST_PAD_PROBE_INFO_FLOW_RETURN(info) = GST_FLOW_OK;
+    GstPad *peer = gst_pad_get_peer(pad);
+    if (!peer) {
+        gst_buffer_unref(buffer);
+        return GST_FLOW_NOT_LINKED;
+    }
+    GstFlowReturn ret = gst_pad_chain(peer, buffer);
+    gst_object_unref(peer);
+    return ret;
+}
+
 static char *structure_string(const GstStructure *s, const char *field) {
     if (!s || !gst_structure_has_field(s, field)) return NULL;
     const GValue *v = gst_structure_get_value(s, field);

@@ -28,6 +28,8 @@ public enum ProbeReturn: Sendable {
     case remove
     /// Let the data through without blocking, leave the probe installed.
     case pass
+    /// The callback passed the data on itself (`ProbeInfo.chainToPeer`).
+    case handled
 
     var raw: GstPadProbeReturn {
         switch self {
@@ -35,6 +37,7 @@ public enum ProbeReturn: Sendable {
         case .drop: GST_PAD_PROBE_DROP
         case .remove: GST_PAD_PROBE_REMOVE
         case .pass: GST_PAD_PROBE_PASS
+        case .handled: GST_PAD_PROBE_HANDLED
         }
     }
 }
@@ -125,6 +128,13 @@ public struct ProbeInfo {
     /// Unlike pushing it out of the pad, this leaves the probed pad itself untouched: an EOS sent this way ends
     /// only the peer's branch, and the pad's element (a tee, say) never sees a flow return of EOS.
     @discardableResult
+    /// Hands the buffer to the peer pad now and returns whether the peer took it (false: an error, EOS or a flush
+    /// came back). The callback must return `.handled`: whatever the peer answered, the pusher sees success, so a
+    /// failing branch (a full disk behind a tee) cannot stop the stream feeding the others.
+    public func chainToPeer() -> Bool {
+        appl_probe_info_chain_to_peer(pad, info) == GST_FLOW_OK
+    }
+
     public func sendToPeer(_ event: Event) -> Bool {
         guard let peer = gst_pad_get_peer(pad) else { return false }
         defer { gst_object_unref(UnsafeMutableRawPointer(peer)) }

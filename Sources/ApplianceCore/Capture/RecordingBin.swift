@@ -4,6 +4,9 @@ import GStreamerKit
 /// One recording's muxing bin: [queue ! mp4mux] per stream → filesink, with robust muxing so the file stays
 /// playable if the process dies. Added behind the encoded tees while the rest of the graph keeps running.
 final class RecordingBin: Sendable {
+    /// Recording bins are named `rec-<first 8 characters of the clip id>`.
+    static let namePrefix = "rec-"
+    static func name(id: String) -> String { namePrefix + id.prefix(8) }
     let bin: Bin
     let videoPad: Pad
     let audioPad: Pad?

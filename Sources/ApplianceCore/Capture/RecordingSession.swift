@@ -20,6 +20,8 @@ final class RecordingSession: Sendable {
         /// Loop recording: the file ends just before the first keyframe at or after this (that keyframe opens the
         /// next segment) and before the first audio frame starting at or after it. Every buffer goes to one file.
         var cutAt: UInt64 = .max
+        /// The bin refused data (its file could not be written): both streams ended there.
+        var refused = false
         var timing: RecordingTiming
     }
 
@@ -52,7 +54,7 @@ final class RecordingSession: Sendable {
         self.graph = graph
         createdAt = Date()
         state = Locked(State(timing: RecordingTiming(frameInterval: graph.flow.frameInterval)))
-        recordingBin = try RecordingBin(name: "rec-\(id.prefix(8))", path: partialPath,
+        recordingBin = try RecordingBin(name: RecordingBin.name(id: id), path: partialPath,
                                         hasAudio: graph.audioTee != nil, config: graph.config)
         let finalised = self.finalised
         recordingBin.sinkPad.addProbe(.eventDownstream) { info in
@@ -79,6 +81,16 @@ final class RecordingSession: Sendable {
         // next cut) time. With both ends on the video frame grid, the audio of a file adds up to its video within
         // one AAC frame, and a continuing segment takes exactly the frames the one before left.
         let halfFrame = graph.flow.frameInterval / 2
+        // Buffers go into the bin from the probe itself, so the pusher (the tee) always sees success: a bin that
+        // cannot write its file (ENOSPC, storage gone) would otherwise return an error up through the tees and
+        // stop the cameras' streaming threads (measured: a full disk ended the camera and the filler). Such a bin
+        // is cut off at its first refusal; the recorder hears of it from the bus and ends the file.
+        let deliver: @Sendable (ProbeInfo) -> ProbeReturn = { [state] info in
+            if !info.chainToPeer() {
+                state.withLock { s in (s.video, s.audio, s.refused) = (.ended, .ended, true) }
+            }
+            return .handled
+        }
         var probes: [Probe] = []
         // Both cut probes also see events: once a stream has ended, its events are dropped too. A tag event that
         // reached the bin after its EOS returned EOS, the next buffer's sticky-event push failed before any probe
@@ -118,7 +130,7 @@ final class RecordingSession: Sendable {
             }
             if started, window != nil { outputs.release(.audio) }
             if end { info.sendToPeer(.eos()) }
-            return verdict
+            return verdict == .ok ? deliver(info) : verdict
         })
         if let audioPad {
             probes.append(audioPad.addProbe([.buffer, .eventDownstream]) { [state] info in
@@ -149,7 +161,7 @@ final class RecordingSession: Sendable {
                     }
                 }
                 if sendEOS { info.sendToPeer(.eos()) }
-                return verdict
+                return verdict == .ok ? deliver(info) : verdict
             })
         }
         cutProbes = probes
@@ -178,6 +190,9 @@ final class RecordingSession: Sendable {
             state.withLock { $0.audioFrom = planned }
         }
     }
+
+    /// Whether the bin refused data (its file could not be written).
+    var refused: Bool { state.withLock { $0.refused } }
 
     var timing: RecordingTiming {
         let missing = graph.flow.missingAtEncoder

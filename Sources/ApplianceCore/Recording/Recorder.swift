@@ -41,6 +41,8 @@ actor Recorder {
     struct ClosingSegment: Sendable {
         var active: ActiveRecording
         var cutAt: Date
+        /// Why the file ended early, if it did (a write failure).
+        var note: String?
     }
 
     let shared: Shared
@@ -54,6 +56,11 @@ actor Recorder {
     private var fileFinished: (@Sendable () -> Void)?
     /// `protect`: loop segments that start before this are locked as they begin.
     private var protectUntil: Date?
+    /// Recording bins whose file could not be written (bin name → reason): `tick` ends those files.
+    private var writeFailures: [String: String] = [:]
+    /// After a write failure: recording starts again (same title) once there is room.
+    private var resumeAfterFailure: (title: String?, since: Date)?
+    private var writeFailureAction: (@Sendable () async -> Void)?
 
     init(shared: Shared, cameras: CameraSwitcher, backup: BackupUploader?) {
         (self.shared, self.cameras, self.backup) = (shared, cameras, backup)
@@ -61,6 +68,14 @@ actor Recorder {
     }
 
     func onFileFinished(_ action: @escaping @Sendable () -> Void) { fileFinished = action }
+    /// What makes room after a write failure (a retention pass asking for headroom); awaited before the file is
+    /// finalised, so that its row can be written on a filesystem that was full.
+    func onWriteFailure(_ action: @escaping @Sendable () async -> Void) { writeFailureAction = action }
+
+    /// From the bus: a recording bin reported an error (its filesink could not write). Handled on the next tick.
+    func writeFailed(bin: String, reason: String) {
+        if writeFailures[bin] == nil { writeFailures[bin] = reason }
+    }
 
     /// Locks the segments that begin before `until` (the current one is locked by the caller); false when idle.
     func protect(until: Date) -> Bool {
@@ -82,6 +97,7 @@ actor Recorder {
 
     func start(title: String?) async throws -> RecordingStarted {
         let title = try title.map(TitleRules.valid)
+        resumeAfterFailure = nil
         switch phase {
         case .recording(let active): throw ApplianceError(.conflict, "already recording \(active.session.id)")
         case .stopping: throw ApplianceError(.busy, "a recording is being finalised; try again in a moment")
@@ -124,8 +140,9 @@ actor Recorder {
         return started
     }
 
-    func stop(title: String?, reason: StopReason) async throws -> RecordingResult {
+    func stop(title: String?, reason: StopReason, note: String? = nil) async throws -> RecordingResult {
         let title = try title.map(TitleRules.valid)
+        if reason == .request { resumeAfterFailure = nil }  // a user's stop also cancels a pending resume
         guard case .recording(let active) = phase else {
             if case .stopping = phase { throw ApplianceError(.busy, "the recording is already being finalised") }
             throw ApplianceError(.conflict, "not recording")
@@ -138,7 +155,7 @@ actor Recorder {
             done.fire(true)
         }
         await finishClosingSegments(waitForAll: true)
-        let result = try await finish(active, title: title, reason: reason, last: true, event: ApplianceEvent.recordingStopped)
+        let result = try await finish(active, title: title, reason: reason, last: true, note: note, event: ApplianceEvent.recordingStopped)
         fileFinished?()
         return result
     }
@@ -149,7 +166,9 @@ actor Recorder {
     /// the file every `sync_interval_s` (a SIGKILL then loses nothing written before the last sync; mp4mux rewrites
     /// its index on the same cadence), and finalises a recording the probes ended at `max_duration_s`.
     func tick() async {
+        await handleWriteFailure()
         await finishClosingSegments(waitForAll: false)
+        await resumeIfThereIsRoom()
         guard case .recording(var active) = phase else { return }
         let session = active.session
         if segmentS > 0 {
@@ -195,6 +214,53 @@ actor Recorder {
             } catch {
                 logger.error("could not finalise the recording before exit: \(error)")
             }
+        }
+    }
+
+    // MARK: write failures
+
+    /// Ends the file that could not be written: it keeps what its last index update covers (robust muxing
+    /// rewrites the index in room reserved at the start of the file, so a full disk does not stop that). Then
+    /// retention makes room and the recording starts again in a new file.
+    private func handleWriteFailure() async {
+        guard !writeFailures.isEmpty else { return }
+        let failures = writeFailures
+        writeFailures = [:]
+        var current: (active: ActiveRecording, reason: String)?
+        for (bin, detail) in failures {
+            let reason = "the file could not be written: \(detail)"
+            if let index = closing.firstIndex(where: { RecordingBin.name(id: $0.active.session.id) == bin }) {
+                logger.error("loop recording: segment \(closing[index].active.session.id): \(reason)")
+                closing[index].note = reason
+            } else if case .recording(let active) = phase, RecordingBin.name(id: active.session.id) == bin {
+                current = (active, reason)
+            }
+        }
+        await writeFailureAction?()
+        guard let (active, reason) = current else { return }
+        logger.error("recording \(active.session.id): \(reason); ending it and resuming once there is room")
+        guard case .recording(let still) = phase, still.session === active.session else { return }
+        do {
+            _ = try await stop(title: nil, reason: .writeFailed, note: reason)
+            resumeAfterFailure = (active.requestedTitle, Date())
+        } catch {
+            logger.error("recording \(active.session.id) could not be finalised after the write failure: \(error)")
+        }
+    }
+
+    /// Starts recording again after a write failure once the filesystem has room (retention frees it, or a user).
+    private func resumeIfThereIsRoom() async {
+        guard let resume = resumeAfterFailure, case .idle = phase else { return }
+        let root = shared.data.root
+        let headroom = Retention.headroom(filesystemBytes: FileSystemSpace.total(at: root) ?? 0, minFreeMb: config.storage.minFreeMb)
+        guard (FileSystemSpace.available(at: root) ?? 0) >= headroom / 2 else { return }
+        resumeAfterFailure = nil
+        do {
+            let started = try await start(title: resume.title)
+            logger.notice("recording resumed after the write failure", metadata: ["id": "\(started.id)"])
+        } catch {
+            logger.error("cannot resume recording after the write failure: \(error)")
+            resumeAfterFailure = (resume.title, resume.since)
         }
     }
 
@@ -252,7 +318,7 @@ actor Recorder {
         closing.removeAll { entry in due.contains { $0.active.session === entry.active.session } }
         for entry in due {
             do {
-                _ = try await finish(entry.active, title: nil, reason: .segment, last: false, event: ApplianceEvent.segmentClosed)
+                _ = try await finish(entry.active, title: nil, reason: .segment, last: false, note: entry.note, event: ApplianceEvent.segmentClosed)
             } catch {
                 logger.error("loop recording: segment \(entry.active.session.id) could not be finalised: \(error)")
             }
@@ -261,10 +327,10 @@ actor Recorder {
     }
 
     /// Finalises one file and announces it (`recording_stopped`, or `segment_closed` while the recording goes on).
-    private func finish(_ active: ActiveRecording, title: String?, reason: StopReason, last: Bool,
+    private func finish(_ active: ActiveRecording, title: String?, reason: StopReason, last: Bool, note: String?,
                         event: (RecordingResult) -> ApplianceEvent) async throws -> RecordingResult {
         let used = await cameras.camerasUsed(since: active.activationIndex, activeAtStart: active.cameraAtStart)
-        var result = try await finaliser.finish(active, title: title, reason: reason, camerasUsed: used, last: last).result
+        var result = try await finaliser.finish(active, title: title, reason: reason, camerasUsed: used, last: last, note: note).result
         (result.group, result.segment) = (active.group, active.segment)
         recordingsThisRun += 1
         events.publish(event(result))

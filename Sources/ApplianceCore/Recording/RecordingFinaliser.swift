@@ -32,7 +32,9 @@ struct RecordingFinaliser: Sendable {
     }
 
     /// `last`: no segment of the same recording follows (the encoders may stop).
-    func finish(_ active: Recorder.ActiveRecording, title: String?, reason: StopReason, camerasUsed: [String], last: Bool) async throws -> Finished {
+    /// `note`: why the file ended early (a write failure), kept in the row's `note`.
+    func finish(_ active: Recorder.ActiveRecording, title: String?, reason: StopReason, camerasUsed: [String], last: Bool,
+                note: String? = nil) async throws -> Finished {
         let session = active.session
         await endStreams(of: session)
         try await blocking { session.teardown(last: last) }
@@ -56,6 +58,7 @@ struct RecordingFinaliser: Sendable {
             let updated = try await library.update(id: session.id) { row in
                 row.state = .complete
                 row.path = finalPath
+                if let note { row.note = note }
                 row.thumbnail = thumbnail
                 if let title { row.title = title }
                 row.camera = camerasUsed.isEmpty ? nil : camerasUsed.joined(separator: ",")
@@ -86,6 +89,8 @@ struct RecordingFinaliser: Sendable {
     /// flowing are ended from here after 2 s.
     private func endStreams(of session: RecordingSession) async {
         session.requestStop(onFrameBoundaryAfter: shared.graph.runningTimeNow)
+        // A bin that refused data cannot finish its file: it keeps what its last index update covers.
+        if session.refused { return }
         if await session.finalised.wait(timeout: .seconds(2)) == nil {
             shared.logger.warning("recording \(session.id): streams stopped flowing, ending them")
             session.forceEndOfStreams()

@@ -70,6 +70,10 @@ extension Appliance {
         let retention = Retention(shared: shared, recorder: recorder)
         let retentionWake = WakeSignal()
         await recorder.onFileFinished { retentionWake.signal() }
+        await recorder.onWriteFailure {
+            retention.wantHeadroom()
+            await retention.pass()
+        }
         let devices = DeviceMonitor()
         let gate = CommandGate()
         let dispatcher = CommandDispatcher(
@@ -83,7 +87,7 @@ extension Appliance {
 
         // Graceful shutdown runs from the last service to the first.
         var services: [any Service] = [
-            GraphWatcher(shared: shared, cameras: cameras),
+            GraphWatcher(shared: shared, cameras: cameras, recorder: recorder),
             DeviceWatch(monitor: devices, cameras: cameras, events: events),
             StorageWatch(health: health, events: events, logger: logger, absentSample: recovery.absentSample),
             cameras,

@@ -11,11 +11,12 @@ struct GraphWatcher: Service, CustomStringConvertible {
     var description: String { "GraphWatcher" }
     let shared: Shared
     let cameras: CameraSwitcher
+    let recorder: Recorder
 
     func run() async throws {
         await withDiscardingTaskGroup { group in
             group.addTask {
-                for await message in shared.graph.busReader.messages.cancelOnGracefulShutdown() { handle(message) }
+                for await message in shared.graph.busReader.messages.cancelOnGracefulShutdown() { await handle(message) }
             }
             group.addTask {
                 for await camera in shared.graph.cameraEnded.cancelOnGracefulShutdown() {
@@ -25,7 +26,7 @@ struct GraphWatcher: Service, CustomStringConvertible {
         }
     }
 
-    private func handle(_ message: Message) {
+    private func handle(_ message: Message) async {
         switch message {
         case .error(let error):
             shared.health.noteError(error.description)
@@ -33,6 +34,10 @@ struct GraphWatcher: Service, CustomStringConvertible {
             shared.events.publish(.error(PipelineError(source: error.element, message: error.message)))
             if let camera = Self.camera(in: error.element) {
                 cameras.cameraFailed(camera, reason: error.message)
+            }
+            // A recording bin's file cannot be written (ENOSPC, storage gone): the recorder ends that file.
+            if let bin = error.element.split(separator: "/").dropFirst().first, bin.hasPrefix(RecordingBin.namePrefix) {
+                await recorder.writeFailed(bin: String(bin), reason: [error.message, error.debug].compactMap { $0 }.joined(separator: ": "))
             }
         case .warning(let warning):
             shared.logger.warning("gstreamer: \(warning.description)")

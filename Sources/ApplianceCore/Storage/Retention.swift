@@ -12,11 +12,22 @@ import Logging
 actor Retention {
     let shared: Shared
     let recorder: Recorder
+    /// Set when a file could not be written: the next pass makes `headroom` free even below min_free_mb.
+    private let headroomWanted = Locked(false)
     private var settings: ApplianceConfig.Storage { shared.config.storage }
     private var keepUnbackedUp: Bool { settings.keepUntilBackedUp && shared.config.backup.enabled }
 
     init(shared: Shared, recorder: Recorder) {
         (self.shared, self.recorder) = (shared, recorder)
+    }
+
+    /// After a write failure (the disk filled up): ask the next pass for room to record again.
+    nonisolated func wantHeadroom() { headroomWanted.withLock { $0 = true } }
+
+    /// Room to resume recording after the disk filled up: a tenth of the filesystem, between 1 MB and 256 MB,
+    /// and never less than min_free_mb.
+    static func headroom(filesystemBytes: Int64, minFreeMb: Int) -> Int64 {
+        max(Int64(minFreeMb) * 1_000_000, min(256_000_000, max(1_000_000, filesystemBytes / 10)))
     }
 
     struct PassReport: Sendable {
@@ -125,7 +136,11 @@ actor Retention {
 
     /// Deletes oldest-first until clips fit `max_used_gb` and the filesystem keeps `min_free_mb` free.
     private func makeRoom(_ capacity: inout Capacity, report: inout PassReport) async throws {
-        let minFree = Int64(settings.minFreeMb) * 1_000_000
+        var minFree = Int64(settings.minFreeMb) * 1_000_000
+        if headroomWanted.withLock({ wanted in defer { wanted = false }; return wanted }) {
+            minFree = Self.headroom(filesystemBytes: FileSystemSpace.total(at: shared.data.root) ?? 0, minFreeMb: settings.minFreeMb)
+            shared.logger.notice("retention: making \(minFree / 1_000_000) MB free after a write failure")
+        }
         let maxUsed = settings.maxUsedGb > 0 ? Int64(settings.maxUsedGb * 1e9) : Int64.max
         var need = max(0, capacity.usedBytes - maxUsed, minFree - capacity.freeBytes)
         guard need > 0 else { return }
@@ -209,5 +224,11 @@ enum FileSystemSpace {
         var info = statvfs()
         guard statvfs(path, &info) == 0 else { return nil }
         return Int64(info.f_bavail) * Int64(info.f_frsize)
+    }
+
+    static func total(at path: String) -> Int64? {
+        var info = statvfs()
+        guard statvfs(path, &info) == 0 else { return nil }
+        return Int64(info.f_blocks) * Int64(info.f_frsize)
     }
 }

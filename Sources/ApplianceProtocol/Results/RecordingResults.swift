@@ -27,6 +27,9 @@ public enum StopReason: String, Codable, Sendable {
     case segment
     /// Retention could free no space (`[storage] on_full = "stop"`), or the disk filled up.
     case storageFull = "storage_full"
+    /// Writing the file failed (the disk filled up, the storage went away): the file ends at its last index
+    /// update; recording resumes in a new file once there is room again.
+    case writeFailed = "write_failed"
 }
 
 /// What `record.stop` answers: the finished clip with its measured timing.

@@ -47,6 +47,9 @@ int appl_buffer_is_keyframe(GstBuffer *buffer);
 GstFlowReturn appl_pad_push_copies(GstPad *pad, GstBuffer *buffer, guint64 start, guint64 step, int count);
 /** Rewrites the probed buffer's PTS and duration (making it writable first; metadata only when not shared). */
 void appl_probe_info_set_timing(GstPadProbeInfo *info, guint64 pts, guint64 duration);
+/** Hands the probed buffer to the peer pad itself (gst_pad_chain) and returns the peer's flow return; the probe
+ *  must then answer GST_PAD_PROBE_HANDLED, and the push it interrupted returns GST_FLOW_OK whatever happened. */
+GstFlowReturn appl_probe_info_chain_to_peer(GstPad *pad, GstPadProbeInfo *info);
 /** Converts a buffer timestamp on `pad` into running time using the pad's sticky segment.
  *  Returns GST_CLOCK_TIME_NONE when there is no segment or the time is outside it. */
 guint64 appl_pad_to_running_time(GstPad *pad, guint64 timestamp);

@@ -1,0 +1,83 @@
+import Foundation
+import XCTest
+
+/// ENOSPC while recording, on a real (small) filesystem: a tmpfs mounted on the data folder in the daemon's own
+/// mount namespace. The test reaches the files through /proc/<pid>/root.
+final class DiskFullTests: XCTestCase {
+    func testAFullDiskEndsTheFileCleanlyAndRecordingResumes() throws {
+        guard (try? CommandResult.run("/usr/bin/unshare", ["-m", "true"]))?.status == 0 else {
+            throw XCTSkip("no private mount namespace here (unshare -m needs root or user namespaces)")
+        }
+        // Noise does not compress: 4 Mbit/s, about 1 MB per 2 s segment, on a 16 MB filesystem.
+        let daemon = try DaemonProcess(extra: """
+            [video]
+            width = 320
+            height = 240
+            framerate = 30
+            bitrate_kbps = 4000
+            [recording]
+            segment_s = 2.0
+            [storage]
+            min_free_mb = 0
+            """, cameras: "[[camera]]\nname = \"main\"\nsource = \"pipeline\"\npipeline = \"videotestsrc is-live=true pattern=snow\"")
+        try FileManager.default.createDirectory(atPath: daemon.dataDir, withIntermediateDirectories: true)
+        daemon.launcher = ["/usr/bin/unshare", "-m", "--propagation", "private", "/bin/sh", "-c",
+                           "mount -t tmpfs -o size=16m tmpfs '\(daemon.dataDir)' && exec \"$0\" \"$@\""]
+        try daemon.start()
+        defer { daemon.stop() }
+        let root = "/proc/\(try XCTUnwrap(daemon.pid))/root"
+        let events = try EventListener(daemon, timeout: 60)
+        _ = try daemon.result("record.start")
+        Thread.sleep(forTimeInterval: 4.5)
+
+        // Something else fills the card.
+        let ballast = root + daemon.dataDir + "/ballast"
+        FileManager.default.createFile(atPath: ballast, contents: nil)
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: ballast))
+        let chunk = Data(count: 256 * 1024)
+        while (try? handle.write(contentsOf: chunk)) != nil {}
+        try? handle.close()
+
+        var deleted = 0
+        var stopped: [String: Any]?
+        while stopped == nil {
+            let event = try events.next()
+            if event.name == "retention_deleted" { deleted += 1 }
+            if event.name == "recording_stopped" { stopped = event.data }
+        }
+        XCTAssertEqual(stopped?["stop_reason"] as? String, "write_failed")
+        XCTAssertGreaterThan(deleted, 0, "retention made room")
+        let id = try XCTUnwrap(stopped?["id"] as? String)
+        let path = try XCTUnwrap(stopped?["path"] as? String)
+        let probe = try MediaProbe(root + path)
+        XCTAssertEqual(try probe.decodeErrors(), "", "the file that met the full disk plays")
+        XCTAssertGreaterThan(try XCTUnwrap(probe.video).frames, 0)
+        let info = try daemon.result("info", args: ["id": id])
+        XCTAssertEqual(info["state"] as? String, "complete")
+        XCTAssertTrue((info["note"] as? String ?? "").contains("could not be written"), "\(info)")
+
+        // Recording resumes in a new file by itself.
+        let resumed = try events.waitFor("recording_started")
+        XCTAssertNotEqual(resumed["id"] as? String, id)
+        let status = try daemon.result("status")
+        XCTAssertEqual(status["state"] as? String, "recording")
+        XCTAssertEqual(status["active_camera"] as? String, "main", "the camera kept running (a write error once stopped it)")
+        try FileManager.default.removeItem(atPath: ballast)
+        let last = try daemon.result("record.stop")
+        XCTAssertEqual(try MediaProbe(root + (last["path"] as? String ?? "")).decodeErrors(), "")
+
+        // Never a 0-byte file.
+        let recordings = root + daemon.dataDir + "/recordings"
+        let files = (FileManager.default.enumerator(atPath: recordings)?.allObjects as? [String] ?? []).filter { $0.hasSuffix(".mp4") }
+        XCTAssertFalse(files.isEmpty)
+        for file in files {
+            XCTAssertGreaterThan(DataSize.of(recordings + "/" + file), 0, file)
+        }
+    }
+}
+
+enum DataSize {
+    static func of(_ path: String) -> Int64 {
+        ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.int64Value ?? -1
+    }
+}
