@@ -32,6 +32,7 @@ bench: release
 	@bash packaging/install-deps.sh --test
 	python3 Tests/Benchmarks/bench.py --binary $(RELEASE_DIR)/release/appliance --out docs/BENCHMARKS.md
 	python3 Tests/Benchmarks/bench_features.py --binary $(RELEASE_DIR)/release/appliance --out docs/BENCHMARKS.md
+	python3 Tests/Benchmarks/bench_dashcam.py --binary $(RELEASE_DIR)/release/appliance --out docs/BENCHMARKS.md
 
 ## Regenerate the embedded copy of Config/appliance.toml after editing it.
 embed-config:

@@ -50,12 +50,16 @@ actor Retention {
             if !waitingPasses.isEmpty { waitingPasses.removeFirst().resume() }
         }
         var report = PassReport()
+        let started = ContinuousClock.now
         do {
             if settings.retentionDays > 0 { try await deleteByAge(now: now, report: &report) }
             var capacity = try await measure()
             try await enforceLockedShare(&capacity, report: &report)
             try await makeRoom(&capacity, report: &report)
-            shared.health.capacity = try await measure()
+            var after = try await measure()
+            after.lastPassMs = ((ContinuousClock.now - started) / .microseconds(100)).rounded() / 10
+            after.lastPassDeleted = report.deleted.count
+            shared.health.capacity = after
         } catch {
             shared.logger.error("retention: \(error)")
             shared.health.noteError("retention: \(error)")

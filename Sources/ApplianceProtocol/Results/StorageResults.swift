@@ -35,6 +35,9 @@ public struct Capacity: Codable, Sendable, Equatable {
     public var wrapsInS: Double?
     /// The same as words: "6 h 12 min".
     public var wrapsIn: String?
+    /// How long the latest retention pass took, and what it deleted.
+    public var lastPassMs: Double?
+    public var lastPassDeleted: Int?
 
     public init(usedBytes: Int64, freeBytes: Int64, budgetBytes: Int64, lockedBytes: Int64, lockedPercent: Double,
                 bitrateKbps: Double?, wrapsInS: Double?, wrapsIn: String?) {
