@@ -18,7 +18,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_features import Daemon, base_config, cpu_seconds  # noqa: E402
+from bench_features import Daemon, base_config, cpu_seconds, write_section  # noqa: E402
 
 START, END = "<!-- dashcam:start -->", "<!-- dashcam:end -->"
 SPEED, WIDTH, HEIGHT = 4, 320, 240
@@ -281,15 +281,7 @@ def main():
         print("boundaries:", json.dumps(bd), flush=True)
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    section = report(bd, cpu, pad, auto, ret, command)
-    text = open(args.out).read() if os.path.exists(args.out) else "# Benchmarks\n"
-    if START in text and END in text:
-        text = text[:text.index(START)] + section + text[text.index(END) + len(END):]
-    else:
-        text = text.rstrip() + "\n\n" + section + "\n"
-    with open(args.out, "w") as f:
-        f.write(text)
-    print(section)
+    write_section(args.out, report(bd, cpu, pad, auto, ret, command), START, END)
     return 0
 
 

@@ -344,16 +344,20 @@ def main():
         print("backup:", json.dumps(bk), flush=True)
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    section = report(lib, sw, bk, command)
-    text = open(args.out).read() if os.path.exists(args.out) else "# Benchmarks\n"
-    if START in text and END in text:
-        text = text[:text.index(START)] + section + text[text.index(END) + len(END):]
+    write_section(args.out, report(lib, sw, bk, command), START, END)
+    return 0
+
+
+def write_section(out, section, start, end):
+    """Replaces the text between the markers in `out` (or appends it), and prints it."""
+    text = open(out).read() if os.path.exists(out) else "# Benchmarks\n"
+    if start in text and end in text:
+        text = text[:text.index(start)] + section + text[text.index(end) + len(end):]
     else:
         text = text.rstrip() + "\n\n" + section + "\n"
-    with open(args.out, "w") as f:
+    with open(out, "w") as f:
         f.write(text)
     print(section)
-    return 0
 
 
 if __name__ == "__main__":

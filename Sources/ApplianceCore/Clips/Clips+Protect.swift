@@ -42,7 +42,7 @@ extension Clips {
             var segment = (row.segment ?? 1) - 1
             var start = row.createdAt.addingTimeInterval(-segmentS)
             while segment >= 1, start.addingTimeInterval(segmentS) > from, try await !library.hasSegment(group: group, segment: segment) {
-                missing.insert("\(group)#\(segment)", at: missing.endIndex - 0)
+                missing.append("\(group)#\(segment)")
                 segment -= 1
                 start = start.addingTimeInterval(-segmentS)
             }

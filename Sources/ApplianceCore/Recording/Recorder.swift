@@ -61,10 +61,14 @@ actor Recorder {
     /// After a write failure: recording starts again (same title) once there is room.
     private var resumeAfterFailure: (title: String?, since: Date)?
     private var writeFailureAction: (@Sendable () async -> Void)?
+    /// The filesystem the data folder was on at start: after a write failure, recording resumes only on it (an
+    /// unplugged card leaves its mount point on the root filesystem, which must not fill up instead).
+    private let storageDevice: UInt64?
 
     init(shared: Shared, cameras: CameraSwitcher, backup: BackupUploader?) {
         (self.shared, self.cameras, self.backup) = (shared, cameras, backup)
         finaliser = RecordingFinaliser(shared: shared)
+        storageDevice = FileSystemSpace.device(of: shared.data.root)
     }
 
     func onFileFinished(_ action: @escaping @Sendable () -> Void) { fileFinished = action }
@@ -252,6 +256,7 @@ actor Recorder {
     private func resumeIfThereIsRoom() async {
         guard let resume = resumeAfterFailure, case .idle = phase else { return }
         let root = shared.data.root
+        guard FileSystemSpace.device(of: root) == storageDevice else { return }  // the storage is gone: wait for it
         let headroom = Retention.headroom(filesystemBytes: FileSystemSpace.total(at: root) ?? 0, minFreeMb: config.storage.minFreeMb)
         guard (FileSystemSpace.available(at: root) ?? 0) >= headroom / 2 else { return }
         resumeAfterFailure = nil

@@ -116,11 +116,15 @@ final class RetentionPolicyTests: XCTestCase {
     func testLockedShareOverTheCap() async throws {
         let ids = try seed(locked: [0, 1, 2, 3, 4])
         // Locked clips take 500 kB of a 1 MB budget; the cap is 30 %.
-        let stop = try await TestAppliance(directory: directory) { config in
-            config.storage.maxUsedGb = 0.001
-            config.storage.minFreeMb = 0
-            config.storage.maxLockedPercent = 30
+        func appliance(_ onFull: ApplianceConfig.Storage.OnFull) async throws -> TestAppliance {
+            try await TestAppliance(directory: directory) { config in
+                config.storage.maxUsedGb = 0.001
+                config.storage.minFreeMb = 0
+                config.storage.maxLockedPercent = 30
+                config.storage.onFull = onFull
+            }
         }
+        let stop = try await appliance(.stop)
         await stop.appliance.dispatcher.retention.pass()
         let keptIdsStop = try await remaining(stop, of: ids)
         XCTAssertEqual(keptIdsStop.count, 10, "on_full = stop deletes no locked clip")
@@ -128,12 +132,7 @@ final class RetentionPolicyTests: XCTestCase {
         XCTAssertTrue(report.storageFull?.contains("max_locked_percent") == true, report.storageFull ?? "nil")
         try await stop.stop()
 
-        let overwrite = try await TestAppliance(directory: directory) { config in
-            config.storage.maxUsedGb = 0.001
-            config.storage.minFreeMb = 0
-            config.storage.maxLockedPercent = 30
-            config.storage.onFull = .overwriteOldestLocked
-        }
+        let overwrite = try await appliance(.overwriteOldestLocked)
         await overwrite.appliance.dispatcher.retention.pass()
         let keptIdsOverwrite = try await remaining(overwrite, of: ids)
         XCTAssertEqual(keptIdsOverwrite, [2, 3, 4, 5, 6, 7, 8, 9], "the two oldest locked clips went")
