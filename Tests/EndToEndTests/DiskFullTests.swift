@@ -81,3 +81,69 @@ enum DataSize {
         ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.int64Value ?? -1
     }
 }
+
+/// The storage under the data folder goes away while recording (unmounted) and comes back: a real ext4
+/// filesystem on a loop device, mounted in the daemon's own mount namespace and unmounted there with nsenter.
+final class StorageGoneTests: XCTestCase {
+    private func run(_ tool: String, _ arguments: [String]) throws -> CommandResult {
+        let result = try CommandResult.run(tool, arguments)
+        guard result.status == 0 else { throw DaemonError(message: "\(tool) \(arguments.joined(separator: " ")): \(result.stderr)") }
+        return result
+    }
+
+    func testStorageThatGoesAwayIsReportedAndRecordingResumesWhenItIsBack() throws {
+        guard (try? CommandResult.run("/usr/bin/unshare", ["-m", "true"]))?.status == 0,
+              FileManager.default.isExecutableFile(atPath: "/usr/sbin/losetup") else {
+            throw XCTSkip("needs a private mount namespace and loop devices (root)")
+        }
+        let daemon = try DaemonProcess(extra: "[recording]\nsegment_s = 2.0\n[storage]\nmin_free_mb = 0")
+        let image = daemon.directory.appendingPathComponent("card.img").path
+        FileManager.default.createFile(atPath: image, contents: nil)
+        try FileHandle(forWritingAtPath: image)!.truncate(atOffset: 64 << 20)
+        _ = try run("/usr/sbin/mkfs.ext4", ["-q", "-F", image])
+        guard let attach = try? run("/usr/sbin/losetup", ["--find", "--show", image]) else {
+            throw XCTSkip("no free loop device")
+        }
+        let loop = attach.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        defer { _ = try? CommandResult.run("/usr/sbin/losetup", ["-d", loop]) }
+        try FileManager.default.createDirectory(atPath: daemon.dataDir, withIntermediateDirectories: true)
+        daemon.launcher = ["/usr/bin/unshare", "-m", "--propagation", "private", "/bin/sh", "-c",
+                           "mount \(loop) '\(daemon.dataDir)' && exec \"$0\" \"$@\""]
+        try daemon.start()
+        defer { daemon.stop() }
+        let pid = String(try XCTUnwrap(daemon.pid))
+        let events = try EventListener(daemon, timeout: 30)
+        let first = try daemon.result("record.start")
+        Thread.sleep(forTimeInterval: 3)
+
+        // The card goes away.
+        _ = try run("/usr/bin/nsenter", ["-t", pid, "-m", "umount", "-l", daemon.dataDir])
+        let missing = try events.waitFor("storage_missing")
+        XCTAssertEqual(missing["state"] as? String, "missing")
+        XCTAssertTrue(try daemon.waitFor(5) { try daemon.result("status")["state"] as? String == "idle" })
+        XCTAssertEqual((try daemon.result("status")["storage"] as? [String: Any])?["state"] as? String, "missing")
+        let refused = try daemon.call("record.start")
+        XCTAssertEqual(refused["ok"] as? Bool, false)
+        XCTAssertEqual((refused["error"] as? [String: Any])?["code"] as? String, "unavailable", "\(refused)")
+        Thread.sleep(forTimeInterval: 1)
+        let mountPoint = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/root\(daemon.dataDir)")) ?? []
+        XCTAssertEqual(mountPoint, [], "nothing is written to the bare mount point")
+
+        // It comes back: the interrupted file is recovered and recording resumes.
+        _ = try run("/usr/bin/nsenter", ["-t", pid, "-m", "mount", loop, daemon.dataDir])
+        _ = try events.waitFor("storage_available")
+        let resumed = try events.waitFor("recording_started")
+        XCTAssertNotEqual(resumed["id"] as? String, first["id"] as? String)
+        let status = try daemon.result("status")
+        XCTAssertEqual(status["state"] as? String, "recording")
+        XCTAssertEqual((status["storage"] as? [String: Any])?["state"] as? String, "ok")
+        _ = try daemon.result("record.stop")
+        let items = try XCTUnwrap(try daemon.result("list", args: ["per_page": 100])["items"] as? [[String: Any]])
+        XCTAssertFalse(items.contains { $0["state"] as? String == "recording" }, "no row left mid-recording: \(items)")
+        for item in items where item["state"] as? String != "failed" {
+            let path = "/proc/\(pid)/root" + (item["path"] as? String ?? "")
+            XCTAssertGreaterThan(DataSize.of(path), 0, "\(item)")
+            XCTAssertEqual(try MediaProbe(path).decodeErrors(), "", "\(item)")
+        }
+    }
+}

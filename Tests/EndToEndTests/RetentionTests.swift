@@ -45,6 +45,11 @@ final class RetentionTests: XCTestCase {
         }
         let created = deleted.compactMap { $0["created_at"] as? String }
         XCTAssertEqual(created, created.sorted(), "oldest first")
+        // An event over a window retention already cleared reports the segments it can no longer lock.
+        let late = try daemon.ctl(["--json", "protect", "--before", "8", "--after", "0"])
+        let gone = try XCTUnwrap(late.json?["already_deleted"] as? [String], late.stdout + late.stderr)
+        XCTAssertGreaterThanOrEqual(gone.count, 1, "\(late.stdout)")
+        XCTAssertTrue(gone.allSatisfy { $0.hasPrefix(locked[0]) }, "\(gone)")
 
         // Everything from now on is locked too: once only locked clips are left, the recording stops cleanly.
         XCTAssertEqual(try daemon.ctl(["protect", "--before", "0", "--after", "600"]).status, 0)

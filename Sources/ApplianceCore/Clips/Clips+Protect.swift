@@ -26,19 +26,25 @@ extension Clips {
         return ProtectResult(from: from, to: to, locked: ids, alreadyDeleted: deleted, pendingUntil: pending ? to : nil)
     }
 
-    /// For each loop recording in the window: the segments before its earliest kept one that would still overlap
-    /// the window (estimated by segment_s) but whose rows are gone.
+    /// For each loop recording in the window: the segment numbers missing between its kept ones, and those before
+    /// its earliest kept one that would still overlap the window (estimated by segment_s) — rows retention deleted.
     private func deletedSegments(in rows: [Recording], from: Date) async throws -> [String] {
         let segmentS = shared.config.recording.segmentS
         guard segmentS > 0 else { return [] }
         var firstKept: [String: Recording] = [:]
+        var kept: [String: Set<Int>] = [:]
         for row in rows {
             guard let group = row.group, let segment = row.segment else { continue }
-            if let kept = firstKept[group], (kept.segment ?? 0) <= segment { continue }
+            kept[group, default: []].insert(segment)
+            if let first = firstKept[group], (first.segment ?? 0) <= segment { continue }
             firstKept[group] = row
         }
         var missing: [String] = []
         for (group, row) in firstKept.sorted(by: { $0.value.createdAt < $1.value.createdAt }) {
+            let numbers = kept[group] ?? []
+            if let low = numbers.min(), let high = numbers.max() {
+                missing += (low...high).filter { !numbers.contains($0) }.map { "\(group)#\($0)" }
+            }
             var segment = (row.segment ?? 1) - 1
             var start = row.createdAt.addingTimeInterval(-segmentS)
             while segment >= 1, start.addingTimeInterval(segmentS) > from, try await !library.hasSegment(group: group, segment: segment) {

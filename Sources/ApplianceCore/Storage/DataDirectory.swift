@@ -50,6 +50,11 @@ public struct DataDirectory: Sendable {
     /// Moves a finished file into place durably: fsync the file, rename, fsync both folders.
     public func commit(_ source: String, to destination: String) throws {
         let folder = (destination as NSString).deletingLastPathComponent
+        // No file, no folders: when the storage went away the path leads to its bare mount point, which must
+        // stay empty.
+        guard DataDirectory.fileSize(source) != nil else {
+            throw StorageError(description: "cannot move \(source): it is not there (is the storage still mounted?)")
+        }
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         try Self.fsync(path: source)
         guard rename(source, destination) == 0 else {

@@ -50,13 +50,15 @@ actor Retention {
             if !waitingPasses.isEmpty { waitingPasses.removeFirst().resume() }
         }
         var report = PassReport()
+        // With the storage missing, the clips' files only look absent: nothing may be judged, let alone deleted.
+        guard shared.health.storage.state == .ok else { return report }
         let started = ContinuousClock.now
         do {
             if settings.retentionDays > 0 { try await deleteByAge(now: now, report: &report) }
             var capacity = try await measure()
             try await enforceLockedShare(&capacity, report: &report)
             try await makeRoom(&capacity, report: &report)
-            var after = try await measure()
+            var after = report.deleted.isEmpty ? capacity : try await measure()
             after.lastPassMs = ((ContinuousClock.now - started) / .microseconds(100)).rounded() / 10
             after.lastPassDeleted = report.deleted.count
             shared.health.capacity = after

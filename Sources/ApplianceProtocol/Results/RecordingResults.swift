@@ -30,6 +30,8 @@ public enum StopReason: String, Codable, Sendable {
     /// Writing the file failed (the disk filled up, the storage went away): the file ends at its last index
     /// update; recording resumes in a new file once there is room again.
     case writeFailed = "write_failed"
+    /// The storage holding the data folder went away (unplugged, unmounted); recording resumes when it is back.
+    case storageMissing = "storage_missing"
 }
 
 /// What `record.stop` answers: the finished clip with its measured timing.
