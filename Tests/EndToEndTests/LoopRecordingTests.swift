@@ -94,6 +94,28 @@ final class LoopRecordingTests: XCTestCase {
         XCTAssertNotEqual(try daemon.ctl(["export", "--from", "yesterday", "--to", "today"]).status, 0)
     }
 
+    /// A stop that comes after the next segment is attached but before its cut (the last half second of a 1 s
+    /// segment): the recording ends at the stop with every frame, and the segment that never began leaves nothing.
+    func testStopJustBeforeACutLosesNothing() throws {
+        let daemon = try DaemonProcess(extra: FrameContinuity.config + "\n[recording]\nsegment_s = 1.0", cameras: FrameContinuity.camera)
+        try daemon.start()
+        defer { daemon.stop() }
+        for _ in 0..<3 {
+            let started = try daemon.result("record.start")
+            Thread.sleep(forTimeInterval: 2.75)
+            let stopped = try daemon.result("record.stop")
+            XCTAssertEqual(stopped["group"] as? String, started["id"] as? String)
+            let segments = try XCTUnwrap(try daemon.result("list", args: ["group": started["id"] as? String ?? "", "per_page": 20])["items"] as? [[String: Any]])
+            XCTAssertEqual(segments.map { $0["state"] as? String }, Array(repeating: "complete", count: segments.count), "\(segments)")
+            XCTAssertEqual(segments.map { $0["segment"] as? Int ?? 0 }, Array(1...segments.count))
+            let rows = try FrameContinuity.rows(of: try segments.map { try XCTUnwrap($0["path"] as? String) })
+            let breaks = FrameContinuity.breaks(in: rows)
+            XCTAssertTrue(breaks.isEmpty, "frames lost or repeated at \(breaks) in \(segments.count) segments")
+            XCTAssertEqual(Double(rows.count) / 30, 2.75, accuracy: 0.4)
+        }
+        XCTAssertTrue(daemon.partialFiles().isEmpty, "\(daemon.partialFiles())")
+    }
+
     /// `autostart`: the daemon records from start, and again after SIGKILL (the killed file is recovered).
     func testAutostartResumesAfterKill() throws {
         let daemon = try DaemonProcess(extra: "[recording]\nautostart = true\nsegment_s = 2.0")

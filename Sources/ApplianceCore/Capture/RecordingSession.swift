@@ -226,6 +226,20 @@ final class RecordingSession: Sendable {
         state.withLock { $0.cutAt = min($0.cutAt, runningTime) }
     }
 
+    /// A continuing segment that has not begun (its cut keyframe has not come): it never will. False once begun.
+    func cancelIfNotStarted() -> Bool {
+        state.withLock { s in
+            guard s.video == .waiting else { return false }
+            (s.video, s.audio) = (.ended, .ended)
+            return true
+        }
+    }
+
+    /// Takes back a cut that has not happened yet (the segment after it was cancelled).
+    func uncut() {
+        state.withLock { $0.cutAt = .max }
+    }
+
     /// For streams that stopped flowing: ends them from the app thread. An idle probe guarantees no buffer is
     /// on its way through the pad while the EOS goes in.
     func forceEndOfStreams() {

@@ -152,12 +152,21 @@ actor Recorder {
     func stop(title: String?, reason: StopReason, note: String? = nil) async throws -> RecordingResult {
         let title = try title.map(TitleRules.valid)
         if reason == .request { resumeAfterFailure = nil }  // a user's stop also cancels a pending resume
-        guard case .recording(let active) = phase else {
+        guard case .recording(var active) = phase else {
             if case .stopping = phase { throw ApplianceError(.busy, "the recording is already being finalised") }
             throw ApplianceError(.conflict, "not recording")
         }
         let done = OneShot<Bool>()
         phase = .stopping(id: active.session.id, done: done)
+        // A stop between attaching the next segment and its cut: the next segment has nothing yet, and the one
+        // before would otherwise end now while the next began only at the cut (the frames between were lost).
+        if let previous = closing.last, active.session.cancelIfNotStarted() {
+            previous.active.session.uncut()
+            closing.removeLast()
+            await discardUnstarted(active)
+            active = previous.active
+            phase = .stopping(id: active.session.id, done: done)
+        }
         defer {
             phase = .idle
             protectUntil = nil
@@ -225,6 +234,15 @@ actor Recorder {
                 logger.error("could not finalise the recording before exit: \(error)")
             }
         }
+    }
+
+    /// Removes a segment that was attached but never began (a stop came before its cut): no file, no row.
+    private func discardUnstarted(_ segment: ActiveRecording) async {
+        let session = segment.session
+        _ = try? await blocking { session.teardown(last: false) }
+        _ = graph.tap.finishRequest(id: session.id)
+        try? FileManager.default.removeItem(atPath: session.partialPath)
+        try? await library.delete(id: session.id)
     }
 
     // MARK: write failures
