@@ -29,6 +29,8 @@ extension Library {
     /// States whose file is finished and counted (a `recording` row's file is still being written).
     private static let finishedStates = "('complete', 'recovered')"
 
+    /// `+state` in the second query keeps SQLite on the created_at index, newest first, stopping after 20 rows;
+    /// on the state index it sorted all 100,000 (70 ms).
     func usage() async throws -> Usage {
         try await pool.read { db in
             var usage = Usage()
@@ -46,7 +48,7 @@ extension Library {
             if let row = try Row.fetchOne(db, sql: """
                 SELECT SUM(size_bytes), SUM(duration_ms) FROM (
                     SELECT size_bytes, duration_ms FROM recordings
-                    WHERE state IN \(Self.finishedStates) AND duration_ms > 0 AND size_bytes > 0
+                    WHERE +state IN \(Self.finishedStates) AND duration_ms > 0 AND size_bytes > 0
                     ORDER BY created_at DESC LIMIT 20)
                 """), let bytes = row[0] as Int64?, let ms = row[1] as Int64?, ms > 0 {
                 usage.recentBytesPerSecond = Double(bytes) / (Double(ms) / 1000)
