@@ -18,6 +18,11 @@ public class Bin: Element, @unchecked Sendable {
     /// are ghosted. The error carries GStreamer's parser message and the `label` (e.g. the fragment's file).
     /// Pass `ghostUnlinkedPads: false` for self-contained descriptions with delayed links (demuxers): ghosting
     /// would take the pad the delayed link needs.
+    /// A value quoted for a gst-launch description (a file path with spaces or quotes in it).
+    public static func quoted(_ value: String) -> String {
+        "\"" + value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
+    }
+
     public static func parse(_ description: String, name: String, label: String, ghostUnlinkedPads: Bool = true) throws -> Bin {
         GStreamer.initialize()
         var error: UnsafeMutablePointer<GError>?

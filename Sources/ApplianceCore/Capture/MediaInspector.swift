@@ -14,9 +14,8 @@ public enum MediaInspector {
     /// Decodes the file's first video stream and returns the frame at `offset` (or the last one before it for a
     /// shorter file) with the container's duration. Throws when the file cannot be demuxed or decoded.
     public static func inspect(path: String, offset: ClockTime) throws -> Report {
-        let escaped = path.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
         let description = """
-            filesrc location="\(escaped)" ! qtdemux name=demux demux.video_0 ! queue ! h264parse ! avdec_h264 \
+            filesrc location=\(Bin.quoted(path)) ! qtdemux name=demux demux.video_0 ! queue ! h264parse ! avdec_h264 \
             ! videoconvert ! video/x-raw,format=I420 ! appsink name=frames sync=false max-buffers=4
             """
         let bin = try Bin.parse(description, name: "inspect", label: path, ghostUnlinkedPads: false)

@@ -67,12 +67,9 @@ extension Clips {
 
     /// Concatenates the numbered files in `folder` into `output`. Blocking.
     static func join(folder: String, into output: String, hasAudio: Bool) throws {
-        func quoted(_ path: String) -> String {
-            "\"" + path.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
-        }
         var description = """
-            splitmuxsrc name=src location=\(quoted(folder + "/0*.mp4")) \
-            mp4mux name=mux faststart=true faststart-file=\(quoted(folder + "/faststart.tmp")) ! filesink location=\(quoted(output)) \
+            splitmuxsrc name=src location=\(Bin.quoted(folder + "/0*.mp4")) \
+            mp4mux name=mux faststart=true faststart-file=\(Bin.quoted(folder + "/faststart.tmp")) ! filesink location=\(Bin.quoted(output)) \
             src.video_0 ! queue ! h264parse ! mux.video_0
             """
         if hasAudio { description += " src.audio_0 ! queue ! aacparse ! mux.audio_0" }

@@ -49,18 +49,19 @@ actor Recorder {
     let finaliser: RecordingFinaliser
     let cameras: CameraSwitcher
     let backup: BackupUploader?
-    private(set) var phase = Phase.idle
+    /// Set here and by the loop-recording and storage extensions; read by status.
+    var phase = Phase.idle
     private(set) var recordingsThisRun = 0
-    private var closing: [ClosingSegment] = []
+    var closing: [ClosingSegment] = []
     /// Called after each file is finished (retention runs then).
-    private var fileFinished: (@Sendable () -> Void)?
+    var fileFinished: (@Sendable () -> Void)?
     /// `protect`: loop segments that start before this are locked as they begin.
-    private var protectUntil: Date?
+    var protectUntil: Date?
     /// Recording bins whose file could not be written (bin name → reason): `tick` ends those files.
-    private var writeFailures: [String: String] = [:]
+    var writeFailures: [String: String] = [:]
     /// After a write failure: recording starts again (same title) once there is room.
     var resumeAfterFailure: (title: String?, since: Date)?
-    private var writeFailureAction: (@Sendable () async -> Void)?
+    var writeFailureAction: (@Sendable () async -> Void)?
     /// The filesystem the data folder was on at start: after a write failure, recording resumes only on it (an
     /// unplugged card leaves its mount point on the root filesystem, which must not fill up instead).
     let storageDevice: UInt64?
@@ -90,14 +91,14 @@ actor Recorder {
         return true
     }
 
-    private var library: Library { shared.library }
-    private var graph: CaptureGraph { shared.graph }
-    private var config: ApplianceConfig { shared.config }
-    private var events: EventHub { shared.events }
-    private var logger: Logger { shared.logger }
-    private var segmentS: Double { config.recording.segmentS }
+    var library: Library { shared.library }
+    var graph: CaptureGraph { shared.graph }
+    var config: ApplianceConfig { shared.config }
+    var events: EventHub { shared.events }
+    var logger: Logger { shared.logger }
+    var segmentS: Double { config.recording.segmentS }
     /// How long before a cut the next segment's bin is attached: it must see the cut keyframe.
-    private var segmentLead: UInt64 { Self.nanoseconds(min(1, segmentS / 2)) }
+    var segmentLead: UInt64 { Self.nanoseconds(min(1, segmentS / 2)) }
 
     // MARK: commands
 
@@ -236,127 +237,8 @@ actor Recorder {
         }
     }
 
-    /// Removes a segment that was attached but never began (a stop came before its cut): no file, no row.
-    private func discardUnstarted(_ segment: ActiveRecording) async {
-        let session = segment.session
-        _ = try? await blocking { session.teardown(last: false) }
-        _ = graph.tap.finishRequest(id: session.id)
-        try? FileManager.default.removeItem(atPath: session.partialPath)
-        try? await library.delete(id: session.id)
-    }
-
-    // MARK: write failures
-
-    /// Ends the file that could not be written: it keeps what its last index update covers (robust muxing
-    /// rewrites the index in room reserved at the start of the file, so a full disk does not stop that). Then
-    /// retention makes room and the recording starts again in a new file.
-    private func handleWriteFailure() async {
-        guard !writeFailures.isEmpty else { return }
-        let failures = writeFailures
-        writeFailures = [:]
-        var current: (active: ActiveRecording, reason: String)?
-        for (bin, detail) in failures {
-            let reason = "the file could not be written: \(detail)"
-            if let index = closing.firstIndex(where: { RecordingBin.name(id: $0.active.session.id) == bin }) {
-                logger.error("loop recording: segment \(closing[index].active.session.id): \(reason)")
-                closing[index].note = reason
-            } else if case .recording(let active) = phase, RecordingBin.name(id: active.session.id) == bin {
-                current = (active, reason)
-            }
-        }
-        await writeFailureAction?()
-        guard let (active, reason) = current else { return }
-        logger.error("recording \(active.session.id): \(reason); ending it and resuming once there is room")
-        guard case .recording(let still) = phase, still.session === active.session else { return }
-        do {
-            _ = try await stop(title: nil, reason: .writeFailed, note: reason)
-            resumeAfterFailure = (active.requestedTitle, Date())
-        } catch {
-            logger.error("recording \(active.session.id) could not be finalised after the write failure: \(error)")
-        }
-    }
-
-    /// Starts recording again after a write failure once the filesystem has room (retention frees it, or a user).
-    func resumeIfThereIsRoom() async {
-        guard let resume = resumeAfterFailure, case .idle = phase else { return }
-        let root = shared.data.root
-        guard FileSystemSpace.device(of: root) == storageDevice else { return }  // the storage is gone: wait for it
-        let headroom = Retention.headroom(filesystemBytes: FileSystemSpace.total(at: root) ?? 0, minFreeMb: config.storage.minFreeMb)
-        guard (FileSystemSpace.available(at: root) ?? 0) >= headroom / 2 else { return }
-        resumeAfterFailure = nil
-        do {
-            let started = try await start(title: resume.title)
-            logger.notice("recording resumed after the write failure", metadata: ["id": "\(started.id)"])
-        } catch {
-            logger.error("cannot resume recording after the write failure: \(error)")
-            resumeAfterFailure = (resume.title, resume.since)
-        }
-    }
-
-    // MARK: loop recording
-
-    /// Attaches the next segment beside the current one and cuts the current one where the next begins.
-    private func rollOver(_ current: ActiveRecording, nominalCut: UInt64) async {
-        let segment = (current.segment ?? 1) + 1
-        let cameraNow = await cameras.activeName
-        let activationIndex = await cameras.activationCount
-        let title = current.requestedTitle.map { "\($0) (\(segment))" }
-        let nowRT = graph.runningTimeNow
-        let startsAt = Date().addingTimeInterval(nominalCut > nowRT ? Double(nominalCut - nowRT) / 1e9 : 0)
-        var row = finaliser.newRow(title: title, camera: cameraNow, hasAudio: graph.audioTee != nil, startsAt: startsAt)
-        (row.group, row.segment) = (current.group, segment)
-        if let until = protectUntil, until >= row.createdAt {
-            (row.locked, row.lockReason) = (true, "event")
-        }
-        do {
-            try await library.insert(row)
-        } catch {
-            logger.error("loop recording: cannot add the row of segment \(segment): \(error); the current file goes on")
-            return
-        }
-        guard case .recording(let still) = phase, still.session === current.session else {
-            try? await library.delete(id: row.id)
-            return
-        }
-        // A late tick (a slow database write) must not cut in the past: the next segment would miss the keyframe.
-        let nominal = max(nominalCut, graph.runningTimeNow + RecordingSession.startLead)
-        let cut = nominal
-        let next: RecordingSession
-        do {
-            next = try RecordingSession(id: row.id, partialPath: row.path, graph: graph, continuing: cut)
-        } catch {
-            try? await library.delete(id: row.id)
-            logger.error("loop recording: cannot start segment \(segment): \(error); the current file goes on")
-            return
-        }
-        graph.tap.requestFrame(id: row.id, atRunningTime: cut + Self.nanoseconds(config.thumbnail.offsetS))
-        current.session.cut(at: cut)
-        closing.append(ClosingSegment(active: still, cutAt: Date()))
-        phase = .recording(ActiveRecording(session: next, title: row.title, activationIndex: activationIndex,
-                                           cameraAtStart: cameraNow, lastSync: .now, recordingStartedAt: current.recordingStartedAt, segmentStartedAt: row.createdAt,
-                                           group: current.group, segment: segment, requestedTitle: current.requestedTitle,
-                                           nominalStart: nominal))
-        logger.info("loop recording: segment \(segment) starts", metadata: ["id": "\(row.id)", "group": "\(current.group ?? "")"])
-        if row.locked { events.publish(.locked(ClipEvent(id: row.id))) }
-    }
-
-    /// Finalises segments whose muxer has finished (or, with `waitForAll`, every one: at stop and shutdown).
-    private func finishClosingSegments(waitForAll: Bool) async {
-        let due = closing.filter { waitForAll || $0.active.session.finalised.isFired || Date().timeIntervalSince($0.cutAt) > 5 }
-        guard !due.isEmpty else { return }
-        closing.removeAll { entry in due.contains { $0.active.session === entry.active.session } }
-        for entry in due {
-            do {
-                _ = try await finish(entry.active, title: nil, reason: .segment, last: false, note: entry.note, event: ApplianceEvent.segmentClosed)
-            } catch {
-                logger.error("loop recording: segment \(entry.active.session.id) could not be finalised: \(error)")
-            }
-            fileFinished?()
-        }
-    }
-
     /// Finalises one file and announces it (`recording_stopped`, or `segment_closed` while the recording goes on).
-    private func finish(_ active: ActiveRecording, title: String?, reason: StopReason, last: Bool, note: String?,
+    func finish(_ active: ActiveRecording, title: String?, reason: StopReason, last: Bool, note: String?,
                         event: (RecordingResult) -> ApplianceEvent) async throws -> RecordingResult {
         let used = await cameras.camerasUsed(since: active.activationIndex, activeAtStart: active.cameraAtStart)
         var result = try await finaliser.finish(active, title: title, reason: reason, camerasUsed: used, last: last, note: note).result
