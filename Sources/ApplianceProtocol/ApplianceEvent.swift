@@ -34,6 +34,10 @@ public enum ApplianceEvent: Sendable, Equatable {
     case backupPaused(BackupPause)
     case backupResumed(BackupPause)
     case backupDeleted(BackupTransfer)
+    /// Output frames stopped advancing, or the bus thread stopped turning (a watchdog abort follows under systemd).
+    case stalled(Stall)
+    /// Frames flow again after a stall.
+    case flowing(Stall)
     /// An event this client does not know (a newer daemon): its name and data as sent.
     case other(name: String, data: JSONValue)
 
@@ -69,6 +73,8 @@ public enum ApplianceEvent: Sendable, Equatable {
         case .backupPaused: "backup_paused"
         case .backupResumed: "backup_resumed"
         case .backupDeleted: "backup_deleted"
+        case .stalled: "stalled"
+        case .flowing: "flowing"
         case .other(let name, _): name
         }
     }
@@ -97,6 +103,7 @@ public enum ApplianceEvent: Sendable, Equatable {
         case .backupRetry(let data): data
         case .backupFailed(let data): data
         case .backupPaused(let data), .backupResumed(let data): data
+        case .stalled(let data), .flowing(let data): data
         case .other(_, let data): data
         }
     }

@@ -30,6 +30,9 @@ public enum Command: Sendable, Equatable {
     /// Joins clips into one new MP4 without re-encoding: a loop recording's segments by group id, or the clips of
     /// a time range (optionally of one camera).
     case export(ExportRequest)
+    /// Counters and gauges for monitoring (frames, recording, storage, backup, cameras, uptime, restarts), in
+    /// Prometheus's data model.
+    case metrics
 
     /// Which camera a switch goes to.
     public enum CameraChoice: Sendable, Equatable {
@@ -62,13 +65,14 @@ public enum Command: Sendable, Equatable {
         case .backupRetry: "backup.retry"
         case .protect: "protect"
         case .export: "export"
+        case .metrics: "metrics"
         }
     }
 
     /// Every wire name, for `unknown_command` answers; `events` is the subscription, not a command.
     public static let names = [
         "ping", "status", "record.start", "record.stop", "snapshot", "list", "info", "rename", "delete", "lock",
-        "unlock", "events", "cameras", "switch", "backup.status", "backup.retry", "protect", "export",
+        "unlock", "events", "cameras", "switch", "backup.status", "backup.retry", "protect", "export", "metrics",
     ]
 }
 

@@ -73,12 +73,13 @@ extension Command {
     /// Commands that take no arguments, by wire name.
     static let withoutArguments: [String: Command] = [
         "ping": .ping, "status": .status, "snapshot": .snapshot, "cameras": .cameras, "backup.status": .backupStatus,
+        "metrics": .metrics,
     ]
 
     /// The `args` object a client sends for this command.
     public var arguments: [String: JSONValue] {
         switch self {
-        case .ping, .status, .snapshot, .cameras, .backupStatus: [:]
+        case .ping, .status, .snapshot, .cameras, .backupStatus, .metrics: [:]
         case .recordStart(let title), .recordStop(let title): title.map { ["title": .string($0)] } ?? [:]
         case .list(let page, let perPage): ["page": .int(page), "per_page": .int(perPage)]
         case .listGrouped(let page, let perPage): ["page": .int(page), "per_page": .int(perPage), "grouped": .bool(true)]

@@ -18,6 +18,7 @@ public enum CommandResult: Sendable, Equatable {
     case backupRetry(RetryResult)
     case protected(ProtectResult)
     case exported(ExportResult)
+    case metrics(MetricsReport)
 
     /// The result object as it goes on the wire.
     public var payload: any Encodable & Sendable {
@@ -37,6 +38,7 @@ public enum CommandResult: Sendable, Equatable {
         case .backupRetry(let value): value
         case .protected(let value): value
         case .exported(let value): value
+        case .metrics(let value): value
         }
     }
 
@@ -72,6 +74,7 @@ public enum CommandResult: Sendable, Equatable {
         case .backupRetry: return .backupRetry(try value(RetryResult.self))
         case .protect: return .protected(try value(ProtectResult.self))
         case .export: return .exported(try value(ExportResult.self))
+        case .metrics: return .metrics(try value(MetricsReport.self))
         }
     }
 }

@@ -92,3 +92,13 @@ public struct Ready: Codable, Sendable, Equatable {
     public var startupMs: Double
     public init(startupMs: Double) { self.startupMs = startupMs }
 }
+
+/// `stalled` and `flowing`: what stopped (or started again), and for how long it had.
+public struct Stall: Codable, Sendable, Equatable {
+    /// "no output frame for 3.0 s", "the GStreamer bus thread has not turned for 3.0 s", or what resumed.
+    public var reason: String
+    /// Seconds since the last output frame (or bus turn) when the stall was noticed; the stall's length on resume.
+    public var seconds: Double
+
+    public init(reason: String, seconds: Double) { (self.reason, self.seconds) = (reason, seconds) }
+}

@@ -53,6 +53,8 @@ public struct EventRecord: Sendable, Equatable, Codable {
         case "backup_paused": event = .backupPaused(try data(BackupPause.self))
         case "backup_resumed": event = .backupResumed(try data(BackupPause.self))
         case "backup_deleted": event = .backupDeleted(try data(BackupTransfer.self))
+        case "stalled": event = .stalled(try data(Stall.self))
+        case "flowing": event = .flowing(try data(Stall.self))
         default: event = .other(name: name, data: (try? data(JSONValue.self)) ?? .null)
         }
     }

@@ -17,6 +17,7 @@ public final class BusReader: @unchecked Sendable {
     private let bus: UnsafeMutablePointer<GstBus>
     private let stopFlag = NSLock()
     private var stopped = false
+    private var beats: UInt64 = 0
     public let messages: AsyncStream<Message>
     private let continuation: AsyncStream<Message>.Continuation
     private var thread: Thread?
@@ -52,10 +53,25 @@ public final class BusReader: @unchecked Sendable {
         return stopped
     }
 
+    /// Counts the reading loop's turns: it turns at least every 100 ms, message or not, so a count that stops
+    /// growing means the bus thread is stuck (a watchdog reads it).
+    public var heartbeat: UInt64 {
+        stopFlag.lock()
+        defer { stopFlag.unlock() }
+        return beats
+    }
+
+    private func beat() {
+        stopFlag.lock()
+        beats &+= 1
+        stopFlag.unlock()
+    }
+
     private func run() {
         let mask = GstMessageType(rawValue: GST_MESSAGE_ERROR.rawValue | GST_MESSAGE_WARNING.rawValue
             | GST_MESSAGE_EOS.rawValue | GST_MESSAGE_STATE_CHANGED.rawValue | GST_MESSAGE_ELEMENT.rawValue)
         while !isStopped {
+            beat()
             guard let message = gst_bus_timed_pop_filtered(bus, 100_000_000, mask) else { continue }
             if let typed = Self.convert(message) { continuation.yield(typed) }
             gst_mini_object_unref(UnsafeMutableRawPointer(message).assumingMemoryBound(to: GstMiniObject.self))

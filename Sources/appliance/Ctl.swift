@@ -5,7 +5,7 @@ import Foundation
 
 /// Options every `ctl` subcommand shares.
 struct CtlOptions: ParsableArguments {
-    @Option(name: .long, help: "Control socket (default: $APPLIANCE_SOCKET, else the config's socket, else ./data/ctl.sock).")
+    @Option(name: .long, help: "Control socket (default: $APPLIANCE_SOCKET, else --config's socket, else the installed service's (/etc/appliance/appliance.toml), else ./data/ctl.sock).")
     var socket: String?
 
     @Option(name: .long, help: "Read the socket path from this config file.")
@@ -18,8 +18,15 @@ struct CtlOptions: ParsableArguments {
         if let socket { return socket }
         if let env = ProcessInfo.processInfo.environment["APPLIANCE_SOCKET"], !env.isEmpty { return env }
         if let config, let settings = try? ConfigLoader.load(path: config) { return settings.socketPath }
+        // Installed as a service (the Debian package): its config names the socket, so `ctl` needs no flags.
+        if FileManager.default.fileExists(atPath: Self.serviceConfig), let settings = try? ConfigLoader.load(path: Self.serviceConfig) {
+            return settings.socketPath
+        }
         return ApplianceConfig().socketPath
     }
+
+    /// The installed service's config.
+    static let serviceConfig = "/etc/appliance/appliance.toml"
 
     /// Sends a command and prints its typed result (JSON or `text`); exits non-zero with a one-line reason on
     /// failure: 1 when the daemon refused or failed the command, 2 when it cannot be reached.
@@ -54,7 +61,8 @@ struct Ctl: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Control a running daemon over its socket.",
         subcommands: [Status.self, Record.self, Snapshot.self, List.self, Info.self, Rename.self, Delete.self,
-                      Lock.self, Unlock.self, Protect.self, Export.self, Events.self, Cameras.self, Switch.self, Backup.self])
+                      Lock.self, Unlock.self, Protect.self, Export.self, Events.self, Cameras.self, Switch.self, Backup.self,
+                      Metrics.self])
     /// Lets the shared options come before the subcommand too: `appliance ctl --json status`.
     @OptionGroup var options: CtlOptions
 }

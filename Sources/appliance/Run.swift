@@ -20,6 +20,8 @@ struct Run: AsyncParsableCommand {
 
     func run() async throws {
         appl_tune_malloc()
+        // Read (and cleared from the environment) before anything can start a child process.
+        let serviceManager = ServiceManager.fromEnvironment()
         var settings: ApplianceConfig
         do {
             settings = try ConfigLoader.load(path: config)
@@ -40,8 +42,9 @@ struct Run: AsyncParsableCommand {
         }
         let appliance: Appliance
         do {
-            appliance = try await Appliance.start(config: settings, logger: logger)
+            appliance = try await Appliance.start(config: settings, logger: logger, serviceManager: serviceManager)
         } catch {
+            serviceManager?.socket.send("STATUS=failed to start: \(error)")
             fail("\(error)")
         }
         do {

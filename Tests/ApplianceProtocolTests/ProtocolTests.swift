@@ -86,3 +86,33 @@ final class ProtocolTests: XCTestCase {
         XCTAssertEqual(error, ApplianceError(.busy, "wait"))
     }
 }
+
+/// The Prometheus text that `ctl metrics` prints and `/metrics` will serve.
+final class MetricsTextTests: XCTestCase {
+    func testTextFormatWithEscapesSortedLabelsAndExactIntegers() throws {
+        let report = MetricsReport(families: [
+            MetricFamily("appliance_frames_in_total", .counter, "Frames in.\nSecond line \\ done.",
+                         [MetricSample(1_234_567, ["camera": "front"]), MetricSample(3, ["camera": "say \"hi\"\n"])]),
+            MetricFamily("appliance_av_offset_seconds", .gauge, "A/V.", value: -0.0204),
+            MetricFamily("appliance_info", .gauge, "Info.", [MetricSample(1, ["version": "0.5.0", "encoder": "x264"])]),
+        ])
+        XCTAssertEqual(report.prometheusText, """
+            # HELP appliance_frames_in_total Frames in.\\nSecond line \\\\ done.
+            # TYPE appliance_frames_in_total counter
+            appliance_frames_in_total{camera="front"} 1234567
+            appliance_frames_in_total{camera="say \\"hi\\"\\n"} 3
+            # HELP appliance_av_offset_seconds A/V.
+            # TYPE appliance_av_offset_seconds gauge
+            appliance_av_offset_seconds -0.0204
+            # HELP appliance_info Info.
+            # TYPE appliance_info gauge
+            appliance_info{encoder="x264",version="0.5.0"} 1
+
+            """)
+        // Typed on the wire like every result.
+        let decoded = try CommandResult.decode(for: .metrics, from: Data(CommandResult.metrics(report).json.utf8))
+        XCTAssertEqual(decoded, .metrics(report))
+        XCTAssertEqual(try Command(name: "metrics", arguments: [:]), .metrics)
+        XCTAssertThrowsError(try Command(name: "metrics", arguments: ["format": .string("text")]))
+    }
+}

@@ -114,6 +114,13 @@ extension Library {
         }
     }
 
+    /// When the latest upload finished (metrics: last successful upload).
+    func lastBackupAt() async throws -> Date? {
+        try await pool.read { db in
+            try Int64.fetchOne(db, sql: "SELECT MAX(backed_up_at) FROM recordings").map { Date(timeIntervalSince1970: Double($0) / 1000) }
+        }
+    }
+
     func lastBackupError() async throws -> String? {
         try await pool.read { db in
             try String.fetchOne(db, sql: "SELECT last_error FROM backup_jobs WHERE last_error IS NOT NULL AND state != 'done' ORDER BY updated_at DESC LIMIT 1")

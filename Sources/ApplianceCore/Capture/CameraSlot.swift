@@ -27,6 +27,9 @@ final class CameraSlot: Sendable {
         }
     }
 
+    /// Every state's name, as status and metrics show them.
+    static let stateNames = ["active", "standby", "starting", "missing", "error"]
+
     let name: String
     let config: ApplianceConfig.Camera
     /// v4l2 | test | pipeline
@@ -37,6 +40,9 @@ final class CameraSlot: Sendable {
     let state: Locked<State>
     private let firstFrame = Locked<OneShot<Bool>?>(nil)
     private let running = Locked(false)
+    /// Frames this camera has delivered to the selector since start (metrics: frames in).
+    private let delivered = Counter()
+    var framesIn: UInt64 { delivered.value }
 
     /// Builds the camera's bin inside `pipeline` and links it to `selector`. `onStreamEnd` is called (from a
     /// streaming thread) when the camera's stream ends by itself: its EOS never reaches the selector.
@@ -84,8 +90,9 @@ final class CameraSlot: Sendable {
         try output.link(selectorPad)
 
         let firstFrame = self.firstFrame, name = camera.name
-        output.addProbe([.buffer, .eventDownstream]) { info in
+        output.addProbe([.buffer, .eventDownstream]) { [delivered] info in
             if info.buffer != nil {
+                delivered.increment()
                 firstFrame.withLock { $0 }?.fire(true)
                 return .ok
             }

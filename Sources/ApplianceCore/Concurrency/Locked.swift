@@ -10,3 +10,11 @@ final class Locked<Value: Sendable>: Sendable {
         try mutex.withLock { value in try body(&value) }
     }
 }
+
+/// An atomic counter in a class, so a probe callback can count without taking a lock.
+final class Counter: Sendable {
+    private let atomic = Atomic<UInt64>(0)
+    init() {}
+    func increment() { atomic.add(1, ordering: .relaxed) }
+    var value: UInt64 { atomic.load(ordering: .relaxed) }
+}

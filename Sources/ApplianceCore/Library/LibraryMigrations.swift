@@ -69,6 +69,18 @@ enum LibraryMigrations {
             // of every row of the table (340 ms → a few tens of ms at 100,000 rows).
             try db.create(index: "recordings_usage", on: "recordings", columns: ["state", "locked", "size_bytes", "created_at"])
         }
+        migrator.registerMigration("v5: daemon runs") { db in
+            // One row: how often a daemon started on this folder, and how many runs ended without a clean stop
+            // (a crash, SIGKILL, a watchdog abort, power loss): the restarts metric and the restart backoff.
+            try db.create(table: "daemon_runs") { t in
+                t.column("id", .integer).primaryKey().check(sql: "id = 1")
+                t.column("starts", .integer).notNull()
+                t.column("unclean_exits", .integer).notNull()
+                t.column("consecutive_unclean", .integer).notNull()
+                t.column("running", .boolean).notNull()
+                t.column("started_at", .integer).notNull()  // ms since 1970
+            }
+        }
         return migrator
     }
 }

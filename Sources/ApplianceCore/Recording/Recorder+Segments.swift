@@ -59,10 +59,23 @@ extension Recorder {
         if row.locked { events.publish(.locked(ClipEvent(id: row.id))) }
     }
 
+    /// Notes the seam between a closed segment and the one after it (still closing, or being written), once both
+    /// frames are known; a stop inside the attach window leaves no next segment, and no seam.
+    func measureBoundary(after closed: ActiveRecording) {
+        guard let group = closed.group, let number = closed.segment else { return }
+        var candidates = closing.map(\.active)
+        if case .recording(let current) = phase { candidates.append(current) }
+        guard let next = candidates.first(where: { $0.group == group && $0.segment == number + 1 }) else { return }
+        let (before, after) = (closed.session.timing, next.session.timing)
+        guard let last = before.videoLast, let first = after.videoFirst else { return }
+        boundaries.note(lastFrame: last, nextFirstFrame: first, frameInterval: before.frameInterval)
+    }
+
     /// Finalises segments whose muxer has finished (or, with `waitForAll`, every one: at stop and shutdown).
     func finishClosingSegments(waitForAll: Bool) async {
         let due = closing.filter { waitForAll || $0.active.session.finalised.isFired || Date().timeIntervalSince($0.cutAt) > 5 }
         guard !due.isEmpty else { return }
+        for entry in due { measureBoundary(after: entry.active) }  // while the segments after them are still listed
         closing.removeAll { entry in due.contains { $0.active.session === entry.active.session } }
         for entry in due {
             do {

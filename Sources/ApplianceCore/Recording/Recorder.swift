@@ -53,6 +53,8 @@ actor Recorder {
     var phase = Phase.idle
     private(set) var recordingsThisRun = 0
     var closing: [ClosingSegment] = []
+    /// Loop recording's seams since start (metrics).
+    var boundaries = SegmentBoundaries()
     /// Called after each file is finished (retention runs then).
     var fileFinished: (@Sendable () -> Void)?
     /// `protect`: loop segments that start before this are locked as they begin.

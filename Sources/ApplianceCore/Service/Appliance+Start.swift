@@ -9,13 +9,24 @@ extension Appliance {
     /// graph; then start-up recovery and, at the same time, the graph's start with its first camera (they share
     /// nothing: no recording can start before the socket is served); backup; then the domains and the services.
     /// Every failure is one line naming what is wrong; whatever was started is stopped again.
-    public static func start(config: ApplianceConfig, logger: Logger, handleSignals: Bool = true) async throws -> Appliance {
+    /// `serviceManager`: systemd's notify socket and watchdog (`ServiceManager.fromEnvironment()`), when started by it.
+    public static func start(config: ApplianceConfig, logger: Logger, handleSignals: Bool = true,
+                             serviceManager: ServiceManager? = nil) async throws -> Appliance {
         let started = ContinuousClock.now
         let startedAt = Date()
         GStreamer.initialize()  // once, before recovery and the graph use it from two threads
         let data = try step("") { try DataDirectory(path: config.dataDir) }
         let folderLock = try step("") { try DataFolderLock(dataDir: data.root) }
         let library = try step("") { try Library(path: data.root + "/appliance.sqlite") }
+        let runs: DaemonRuns
+        do {
+            runs = try await library.beginRun()
+        } catch {
+            throw StartupError(description: "cannot write to the database: \(error)")
+        }
+        if runs.consecutiveUnclean > 0 {
+            logger.warning("the last run on this data folder did not stop cleanly (\(runs.consecutiveUnclean) in a row, \(runs.uncleanExits) in all); recovery checks its files")
+        }
         // The graph is built first: building creates elements (and loads their plugins) and must not overlap the
         // recovery's inspection pipelines (once it did: "no such element 'input-selector'"). Starting it may.
         let graph = try step("cannot start the capture graph: ") {
@@ -76,10 +87,14 @@ extension Appliance {
         }
         let devices = DeviceMonitor()
         let gate = CommandGate()
+        let liveness = LivenessMonitor(graph: graph, readiness: readiness, events: events, logger: logger,
+                                       watchdog: serviceManager?.watchdogInterval)
+        let status = StatusReporter(shared: shared, recorder: recorder, cameras: cameras, readiness: readiness, startedAt: startedAt)
         let dispatcher = CommandDispatcher(
             recorder: recorder, clips: Clips(shared: shared, recorder: recorder, backup: backup), cameras: cameras,
-            devices: devices, snapshots: Snapshotter(shared: shared),
-            status: StatusReporter(shared: shared, recorder: recorder, cameras: cameras, readiness: readiness, startedAt: startedAt),
+            devices: devices, snapshots: Snapshotter(shared: shared), status: status,
+            metrics: MetricsCollector(status: status, shared: shared, recorder: recorder, cameras: cameras, backup: backup,
+                                      liveness: liveness, runs: runs, startedAt: startedAt),
             backup: backup, retention: retention, gate: gate)
         let socketPath = config.socket.isEmpty ? data.root + "/ctl.sock" : config.socket
         let server = ControlServer(path: socketPath, router: SocketRouter(perform: dispatcher.perform), events: events,
@@ -88,6 +103,7 @@ extension Appliance {
         // Graceful shutdown runs from the last service to the first.
         var services: [any Service] = [
             GraphWatcher(shared: shared, cameras: cameras, recorder: recorder),
+            liveness,
             DeviceWatch(monitor: devices, cameras: cameras, events: events),
             StorageWatch(health: health, events: events, logger: logger, absentSample: recovery.absentSample),
             cameras,
@@ -95,12 +111,17 @@ extension Appliance {
         if let backup { services.append(backup) }
         services.append(RetentionService(retention: retention, wake: retentionWake))
         services += [RecorderService(recorder: recorder, autostart: config.recording.autostart, logger: logger), server, gate] as [any Service]
+        // Last, so it hears of shutdown first and says STOPPING=1 before anything stops.
+        if let serviceManager {
+            services.append(SystemdNotifier(manager: serviceManager, readiness: readiness, liveness: liveness, events: events,
+                                            logger: logger, perform: dispatcher.perform))
+        }
         let group = ServiceGroup(configuration: .init(
             services: services.map { ServiceGroupConfiguration.ServiceConfiguration(service: $0) },
             gracefulShutdownSignals: handleSignals ? [.sigterm, .sigint] : [],
             logger: logger))
         return Appliance(config: config, data: data, events: events, readiness: readiness, socketPath: socketPath, graph: graph,
-                         dispatcher: dispatcher, group: group, folderLock: folderLock, logger: logger)
+                         dispatcher: dispatcher, group: group, folderLock: folderLock, library: library, logger: logger)
     }
 
     /// Starts the WebDAV backup uploader when `[backup] url` is set.

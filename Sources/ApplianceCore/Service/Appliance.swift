@@ -23,6 +23,7 @@ public final class Appliance: Sendable {
     let dispatcher: CommandDispatcher
     private let group: ServiceGroup
     private let folderLock: DataFolderLock
+    private let library: Library
     private let logger: Logger
 
     /// Sends a command, as every front end does; a refusal or failure is an `ApplianceError` with a stable code.
@@ -42,6 +43,11 @@ public final class Appliance: Sendable {
             throw error
         }
         await stopGraph()
+        do {
+            try await library.endRun()  // a clean stop: the next start does not count this run as a crash
+        } catch {
+            logger.warning("could not mark this run as stopped cleanly: \(error)")
+        }
         logger.info("stopped")
     }
 
@@ -57,9 +63,10 @@ public final class Appliance: Sendable {
     }
 
     init(config: ApplianceConfig, data: DataDirectory, events: EventHub, readiness: Readiness, socketPath: String,
-         graph: CaptureGraph, dispatcher: CommandDispatcher, group: ServiceGroup, folderLock: DataFolderLock, logger: Logger) {
+         graph: CaptureGraph, dispatcher: CommandDispatcher, group: ServiceGroup, folderLock: DataFolderLock, library: Library,
+         logger: Logger) {
         (self.config, self.data, self.events, self.readiness) = (config, data, events, readiness)
         (self.socketPath, self.graph, self.dispatcher, self.group) = (socketPath, graph, dispatcher, group)
-        (self.folderLock, self.logger) = (folderLock, logger)
+        (self.folderLock, self.library, self.logger) = (folderLock, library, logger)
     }
 }

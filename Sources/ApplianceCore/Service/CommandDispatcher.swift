@@ -6,7 +6,7 @@ import GStreamerKit
 struct CommandDispatcher: Sendable {
     let recorder: Recorder, clips: Clips
     let cameras: CameraSwitcher, devices: DeviceMonitor, snapshots: Snapshotter
-    let status: StatusReporter, backup: BackupUploader?
+    let status: StatusReporter, metrics: MetricsCollector, backup: BackupUploader?
     let retention: Retention
     let gate: CommandGate
 
@@ -49,6 +49,7 @@ struct CommandDispatcher: Sendable {
             return .backupRetry(RetryResult(requeued: try await backup.retry(recordingId: resolved)))
         case .protect(let before, let after): return .protected(try await clips.protect(before: before, after: after))
         case .export(let request): return .exported(try await clips.export(request))
+        case .metrics: return .metrics(await metrics.metrics())
         }
     }
 }

@@ -1,0 +1,156 @@
+import ApplianceProtocol
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+import XCTest
+
+/// systemd's notify protocol, against a real datagram socket playing the service manager (`NotifyListener`):
+/// READY=1 only once the socket answers, watchdog pings at least every half interval while frames flow, pings
+/// stopping and WATCHDOG=trigger when a camera stalls, STOPPING=1 on SIGTERM, and none of it without
+/// NOTIFY_SOCKET.
+final class ServiceManagerTests: XCTestCase {
+    /// 2 s: pings are due every second; systemd would act after 2 s without one.
+    static let watchdogUsec = 2_000_000
+
+    func testReadyStatusWatchdogPingsAndStopping() throws {
+        let daemon = try DaemonProcess()
+        let listener = try NotifyListener(directory: daemon.directory)
+        defer { listener.close() }
+        // When READY=1 arrives, the control socket must already answer, and say ready.
+        let answeredAtReady = LockedBox<Bool?>(nil)
+        let socketPath = daemon.socketPath
+        listener.onMessage = { message in
+            guard message.fields["READY"] == "1" else { return }
+            let response = try? ControlClient(path: socketPath, timeout: 2).call("status")
+            answeredAtReady.set(((response?["result"] as? [String: Any])?["ready"] as? Bool) == true)
+        }
+        daemon.environment = ["NOTIFY_SOCKET": listener.path, "WATCHDOG_USEC": "\(Self.watchdogUsec)"]
+        try daemon.start()
+        let readyAt = try XCTUnwrap(listener.wait(for: "READY", value: "1", timeout: 10), "no READY=1: \(listener.messages.map(\.text))")
+        XCTAssertEqual(answeredAtReady.value, true, "READY=1 came before the socket answered status with ready = true")
+        XCTAssertEqual(listener.values("READY").count, 1, "READY=1 is sent once")
+        let status = try XCTUnwrap(listener.values("STATUS").last?.value)
+        XCTAssertTrue(status.hasPrefix("idle · main · "), status)
+        XCTAssertTrue(status.contains("GB free"), status)
+
+        // Recording: the status line says so, with the time ticking.
+        _ = try daemon.result("record.start")
+        let recordingLine = daemon.waitFor(8) { listener.values("STATUS").contains { $0.value.hasPrefix("recording 00:00:0") && !$0.value.hasPrefix("recording 00:00:00") } }
+        XCTAssertTrue(recordingLine, "no ticking recording line: \(listener.values("STATUS").map(\.value))")
+        _ = try daemon.result("record.stop")
+        XCTAssertTrue(daemon.waitFor(5) { listener.values("STATUS").last?.value.hasPrefix("idle") == true },
+                      "status line after stop: \(listener.values("STATUS").map(\.value))")
+
+        // Pings: from READY on, never as much as a watchdog interval apart (systemd's deadline).
+        daemon.waitFor(8) { listener.values("WATCHDOG").filter { $0.value == "1" }.count >= 4 }
+        let pings = listener.values("WATCHDOG").filter { $0.value == "1" }.map(\.time)
+        XCTAssertGreaterThanOrEqual(pings.count, 4, "pings: \(pings)")
+        let gaps = zip([readyAt] + pings, pings).map { $1.timeIntervalSince($0) }
+        XCTAssertLessThan(gaps.max() ?? 99, Double(Self.watchdogUsec) / 1e6, "a ping came late: gaps \(gaps)")
+        XCTAssertFalse(listener.values("WATCHDOG").contains { $0.value == "trigger" }, "no stall, no trigger")
+        let metrics = try daemon.result("metrics")
+        XCTAssertGreaterThanOrEqual(try Self.value(metrics, "appliance_watchdog_pings_total"), Double(pings.count))
+
+        // SIGTERM: STOPPING=1 first, then a clean exit.
+        XCTAssertEqual(daemon.stop(), 0)
+        let stopping = try XCTUnwrap(listener.wait(for: "STOPPING", value: "1", timeout: 2), "no STOPPING=1: \(listener.messages.suffix(3).map(\.text))")
+        XCTAssertGreaterThan(stopping, readyAt)
+        XCTAssertTrue(daemon.log.contains("stopped"), daemon.log)
+    }
+
+    /// A camera whose frames come from a FIFO that stops being written: the process is alive, the picture is not.
+    func testStalledCameraStopsPingsThenTriggers() throws {
+        let fifoDir = FileManager.default.temporaryDirectory.appendingPathComponent("appliance-fifo-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: fifoDir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: fifoDir) }
+        let fifo = fifoDir.appendingPathComponent("camera.fifo").path
+        XCTAssertEqual(mkfifo(fifo, 0o600), 0)
+        // O_RDWR: opening does not wait for the daemon to open its end, and the FIFO never reports end of file.
+        let writer = open(fifo, O_RDWR)
+        XCTAssertGreaterThanOrEqual(writer, 0)
+        let camera = """
+            [[camera]]
+            name = "fifo"
+            source = "pipeline"
+            pipeline = "filesrc location=\(fifo) blocksize=115200 ! rawvideoparse width=320 height=240 format=i420 framerate=10/1"
+            """
+        let daemon = try DaemonProcess(extra: "[video]\nwidth = 320\nheight = 240\nframerate = 10", cameras: camera)
+        let listener = try NotifyListener(directory: daemon.directory)
+        defer { listener.close() }
+        daemon.environment = ["NOTIFY_SOCKET": listener.path, "WATCHDOG_USEC": "\(Self.watchdogUsec)"]
+
+        // Frames at 10 fps for as long as `feeding` is set.
+        let feeding = LockedBox(true)
+        let lastFrameWritten = LockedBox<Date?>(nil)
+        let feeder = Thread {
+            let frame = [UInt8](repeating: 128, count: 320 * 240 * 3 / 2)
+            while feeding.value {
+                guard frame.withUnsafeBytes({ write(writer, $0.baseAddress, $0.count) }) == frame.count else { return }
+                lastFrameWritten.set(Date())
+                Thread.sleep(forTimeInterval: 0.1)
+            }
+        }
+        feeder.start()
+        try daemon.start()
+        XCTAssertNotNil(listener.wait(for: "READY", value: "1", timeout: 10))
+        XCTAssertTrue(daemon.waitFor(10) { listener.values("WATCHDOG").filter { $0.value == "1" }.count >= 3 },
+                      "no pings while frames flow: \(listener.messages.map(\.text))")
+
+        feeding.set(false)
+        Thread.sleep(forTimeInterval: 0.2)
+        let stoppedAt = try XCTUnwrap(lastFrameWritten.value)
+        let trigger = try XCTUnwrap(listener.wait(for: "WATCHDOG", value: "trigger", timeout: 10),
+                                    "no WATCHDOG=trigger after the camera stalled: \(listener.messages.map(\.text)) \(daemon.log)")
+        let pingsAfterStall = listener.values("WATCHDOG").filter { $0.value == "1" && $0.time > stoppedAt }.map { $0.time.timeIntervalSince(stoppedAt) }
+        // One tick may still count the last frames; after that, nothing until the trigger.
+        XCTAssertLessThanOrEqual(pingsAfterStall.count, 1, "pings went on after the frames stopped: \(pingsAfterStall)")
+        XCTAssertTrue(pingsAfterStall.allSatisfy { $0 < Double(Self.watchdogUsec) / 1e6 }, "\(pingsAfterStall)")
+        XCTAssertGreaterThan(trigger, listener.values("WATCHDOG").filter { $0.value == "1" }.last!.time, "the trigger follows the last ping")
+        XCTAssertTrue(listener.values("STATUS").contains { $0.value.hasPrefix("STALLED: no output frame") },
+                      "\(listener.values("STATUS").map(\.value))")
+        let metrics = try daemon.result("metrics")
+        XCTAssertEqual(try Self.value(metrics, "appliance_stalled"), 1)
+        XCTAssertEqual(try Self.value(metrics, "appliance_stalls_total"), 1)
+        XCTAssertTrue(daemon.log.contains("stalled: no output frame"), daemon.log)
+
+        // The daemon itself is still up and answering (systemd, not the daemon, decides to restart it).
+        XCTAssertTrue(daemon.isRunning)
+        Glibc.close(writer)  // end of file: the camera's stream ends, the filler takes over, frames flow again
+        XCTAssertTrue(daemon.waitFor(10) { (try? Self.value(try daemon.result("metrics"), "appliance_stalled")) == 0 },
+                      "frames did not flow again after the camera ended")
+        XCTAssertEqual(daemon.stop(), 0, String(daemon.log.suffix(4000)))
+    }
+
+    func testNothingIsSentWithoutNotifySocket() throws {
+        let daemon = try DaemonProcess()
+        let listener = try NotifyListener(directory: daemon.directory)
+        defer { listener.close() }
+        daemon.environment = ["WATCHDOG_USEC": "\(Self.watchdogUsec)"]  // a watchdog without a socket: nothing to ping
+        try daemon.start()
+        _ = try daemon.result("record.start")
+        Thread.sleep(forTimeInterval: 2.5)
+        _ = try daemon.result("record.stop")
+        XCTAssertEqual(daemon.stop(), 0)
+        Thread.sleep(forTimeInterval: 0.3)
+        XCTAssertEqual(listener.messages.map(\.text), [])
+        XCTAssertFalse(daemon.log.contains("systemd notify"), daemon.log)
+    }
+
+    static func value(_ metrics: [String: Any], _ name: String, labels: [String: String] = [:]) throws -> Double {
+        let families = try XCTUnwrap(metrics["families"] as? [[String: Any]])
+        let family = try XCTUnwrap(families.first { $0["name"] as? String == name }, "no \(name)")
+        let samples = try XCTUnwrap(family["samples"] as? [[String: Any]])
+        let sample = try XCTUnwrap(samples.first { ($0["labels"] as? [String: String] ?? [:]) == labels }, "\(name) has no sample \(labels)")
+        return try XCTUnwrap(sample["value"] as? Double ?? (sample["value"] as? Int).map(Double.init))
+    }
+}
+
+/// A value shared with a callback thread.
+final class LockedBox<Value>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: Value
+    init(_ value: Value) { stored = value }
+    var value: Value { lock.lock(); defer { lock.unlock() }; return stored }
+    func set(_ value: Value) { lock.lock(); stored = value; lock.unlock() }
+}
