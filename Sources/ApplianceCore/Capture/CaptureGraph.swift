@@ -139,11 +139,7 @@ public final class CaptureGraph: Sendable {
 
         // Encoder branch behind a gate (closed while idle).
         let encoderQueue = try Self.leakyQueue("encoder-queue", buffers: 5)
-        let keyframeFrames = max(1, Int((v.keyframeIntervalS * Double(v.framerate)).rounded()))
-        let encoder = try fragments.makeBin("encoders", v.encoder, [
-            "bitrate_kbps": "\(v.bitrateKbps)", "bitrate_bps": "\(v.bitrateKbps * 1000)",
-            "keyframe_frames": "\(keyframeFrames)", "speed_preset": v.speedPreset, "framerate": "\(v.framerate)",
-        ], binName: "video-encoder")
+        let encoder = try fragments.makeBin("encoders", v.encoder, FragmentLibrary.videoEncoderValues(v), binName: "video-encoder")
         parser = try Element.make("h264parse", name: "video-parse")
         parser.set("config-interval", int: -1)
         videoTee = try Element.make("tee", name: "video-tee")
@@ -196,7 +192,7 @@ public final class CaptureGraph: Sendable {
             // planned start time, so the first AAC frame of the clip is complete).
             let gate = self.gate
             queue.staticPad("sink")?.addProbe(.buffer) { _ in gate.isOpen ? .ok : .drop }
-            let aac = try fragments.makeBin("encoders", "aac", ["bitrate_bps": "\(a.bitrateKbps * 1000)"], binName: "audio-encoder")
+            let aac = try fragments.makeBin("encoders", "aac", FragmentLibrary.audioEncoderValues(a), binName: "audio-encoder")
             let aacParse = try Element.make("aacparse", name: "audio-parse")
             let tee = try Element.make("tee", name: "audio-tee")
             tee.set("allow-not-linked", true)

@@ -98,3 +98,20 @@ public struct FragmentLibrary: Sendable {
         }
     }
 }
+
+extension FragmentLibrary {
+    /// The placeholders of the video encoder fragment (encoders/<video.encoder>.gst). The live graph and
+    /// `appliance doctor` both fill it from here, so doctor's trial encode runs what the daemon runs.
+    public static func videoEncoderValues(_ v: ApplianceConfig.Video) -> [String: String] {
+        let keyframeFrames = max(1, Int((v.keyframeIntervalS * Double(v.framerate)).rounded()))
+        return [
+            "bitrate_kbps": "\(v.bitrateKbps)", "bitrate_bps": "\(v.bitrateKbps * 1000)",
+            "keyframe_frames": "\(keyframeFrames)", "speed_preset": v.speedPreset, "framerate": "\(v.framerate)",
+        ]
+    }
+
+    /// The placeholders of encoders/aac.gst.
+    public static func audioEncoderValues(_ a: ApplianceConfig.Audio) -> [String: String] {
+        ["bitrate_bps": "\(a.bitrateKbps * 1000)"]
+    }
+}
