@@ -5,5 +5,5 @@ struct ApplianceCLI: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "appliance",
         abstract: "A recording appliance: camera + microphone to crash-safe MP4, driven by a shutter, a socket or a web page.",
-        subcommands: [Run.self, Ctl.self, Dev.self])
+        subcommands: [Run.self, Ctl.self, Dev.self, DoctorCommand.self])
 }

@@ -1,0 +1,107 @@
+import Foundation
+import GStreamerKit
+
+/// Check 2, one line per `[[camera]]`: a V4L2 camera's node exists, is a character device this user can open
+/// read-write, and which modes it offers (from GStreamer's device monitor); test and pipeline sources say what
+/// they are, and every camera's source fragment must parse as the daemon will parse it.
+enum CameraCheck {
+    static func name(_ camera: ApplianceConfig.Camera) -> String { "camera \(camera.name)" }
+
+    /// Whether this camera needs the device monitor's list (a V4L2 node is there to describe).
+    static func wantsDeviceList(_ camera: ApplianceConfig.Camera) -> Bool {
+        ["auto", "v4l2"].contains(camera.source) && FileManager.default.fileExists(atPath: camera.device)
+    }
+
+    static func run(_ camera: ApplianceConfig.Camera, video: ApplianceConfig.Video,
+                    fragments: Result<FragmentLibrary, any Error>, devices: [CaptureDevice]?) -> DoctorCheck {
+        let name = name(camera)
+        switch camera.source {
+        case "pipeline":
+            do {
+                _ = try FragmentLibrary.parse(camera.pipeline, label: "camera '\(camera.name)' pipeline", binName: "source")
+                return .pass(name, "pipeline source parses: \(camera.pipeline)")
+            } catch {
+                return .fail(name, "\(error)", fix: fixForParseError("\(error)", otherwise: "correct [[camera]] pipeline (gst-launch-1.0 syntax)"))
+            }
+        case "test":
+            if let failure = sourceFragmentFailure(camera, kind: "test", video: video, fragments: fragments) { return failure }
+            return .pass(name, "live test pattern '\(camera.pattern)' (videotestsrc), as configured")
+        default:
+            return v4l2(camera, video: video, fragments: fragments, devices: devices)
+        }
+    }
+
+    private static func v4l2(_ camera: ApplianceConfig.Camera, video: ApplianceConfig.Video,
+                             fragments: Result<FragmentLibrary, any Error>, devices: [CaptureDevice]?) -> DoctorCheck {
+        let name = name(camera), device = camera.device, isAuto = camera.source == "auto"
+        var info = stat()
+        guard stat(device, &info) == 0 else {
+            if isAuto {
+                return .warn(name, "no camera at \(device); the live test pattern will be used",
+                             fix: "connect a camera or set [[camera]] source (and device)")
+            }
+            return .fail(name, "no camera at \(device): it stays missing until the device appears",
+                         fix: "connect the camera, or set [[camera]] device to its node (ls /dev/v4l/by-id/)")
+        }
+        guard GStreamer.hasElement("v4l2src") else {
+            let detail = "\(device) is there but GStreamer has no v4l2src" + (isAuto ? "; the live test pattern will be used" : "")
+            return DoctorCheck(name: name, status: isAuto ? .warn : .fail, detail: detail, fix: PluginPackages.fix(forMissing: "v4l2src"))
+        }
+        guard info.st_mode & S_IFMT == S_IFCHR else {
+            return .fail(name, "\(device) is not a character device (a V4L2 camera node is one)",
+                         fix: "set [[camera]] device to the camera's /dev/videoN (v4l2-ctl --list-devices)")
+        }
+        let fd = open(device, O_RDWR | O_NONBLOCK | O_CLOEXEC)
+        guard fd >= 0 else {
+            let reason = String(cString: strerror(errno))
+            let owner = DeviceNode(path: device, info: info)
+            return .fail(name, "cannot open \(device) read-write: \(reason) (\(owner.ownership))",
+                         fix: errno == EACCES ? "add the user to group \(owner.group) (usermod -aG \(owner.group) USER), then log in again"
+                                              : "check the camera's connection and dmesg")
+        }
+        close(fd)
+        if let failure = sourceFragmentFailure(camera, kind: "v4l2", video: video, fragments: fragments) { return failure }
+
+        guard let devices else {
+            return .warn(name, "\(device) opens read-write, but GStreamer's device monitor did not list its modes",
+                         fix: "check the camera with gst-device-monitor-1.0 Video/Source")
+        }
+        let real = realPath(device)
+        guard let found = devices.first(where: { $0.deviceClass.hasPrefix("Video/Source") && $0.path.map(realPath) == real }) else {
+            return .warn(name, "\(device) opens, but GStreamer does not see a capture device there (a metadata node?)",
+                         fix: "set [[camera]] device to the camera's capture node (v4l2-ctl --list-devices)")
+        }
+        let modes = CameraMode.parse(found.caps)
+        let wanted = "\(video.width)x\(video.height)@\(video.framerate)"
+        let described = "\(device) (\(found.name)): " + (modes.isEmpty ? "modes unknown" : CameraMode.summary(modes))
+        if let best = CameraMode.bestFps(modes, width: video.width, height: video.height), best < Double(video.framerate) {
+            return .warn(name, "\(described); at most \(CameraMode.fpsText(best)) fps at \(video.width)x\(video.height) or larger, "
+                         + "frames are repeated to make \(wanted)",
+                         fix: "lower [video] framerate to \(CameraMode.fpsText(best)) or the size to a mode with more frames")
+        }
+        return .pass(name, described)
+    }
+
+    /// The source fragment (sources/video-<kind>.gst) filled and parsed as the daemon's camera bin does it.
+    private static func sourceFragmentFailure(_ camera: ApplianceConfig.Camera, kind: String, video: ApplianceConfig.Video,
+                                              fragments: Result<FragmentLibrary, any Error>) -> DoctorCheck? {
+        guard case .success(let library) = fragments else { return nil }  // the gstreamer check reports the folder
+        do {
+            _ = try library.makeBin("sources", "video-\(kind)", [
+                "device": camera.device, "pattern": camera.pattern,
+                "width": "\(video.width)", "height": "\(video.height)", "framerate": "\(video.framerate)",
+            ], binName: "source")
+            return nil
+        } catch {
+            return .fail(name(camera), "\(error)", fix: fixForParseError("\(error)", otherwise: "correct \(library.directory)/sources/video-\(kind).gst"))
+        }
+    }
+
+    static func fixForParseError(_ message: String, otherwise: String) -> String {
+        PluginPackages.missingElement(in: message).map(PluginPackages.fix(forMissing:)) ?? otherwise
+    }
+
+    static func realPath(_ path: String) -> String {
+        URL(fileURLWithPath: path).resolvingSymlinksInPath().path
+    }
+}
