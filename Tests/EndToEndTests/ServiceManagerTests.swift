@@ -114,12 +114,67 @@ final class ServiceManagerTests: XCTestCase {
         XCTAssertEqual(try Self.value(metrics, "appliance_stalls_total"), 1)
         XCTAssertTrue(daemon.log.contains("stalled: no output frame"), daemon.log)
 
-        // The daemon itself is still up and answering (systemd, not the daemon, decides to restart it).
+        // The daemon itself is still up and answering (systemd, not the daemon, decides to restart it); when the
+        // camera delivers again, frames flow and the pings resume.
         XCTAssertTrue(daemon.isRunning)
-        Glibc.close(writer)  // end of file: the camera's stream ends, the filler takes over, frames flow again
-        XCTAssertTrue(daemon.waitFor(10) { (try? Self.value(try daemon.result("metrics"), "appliance_stalled")) == 0 },
-                      "frames did not flow again after the camera ended")
-        XCTAssertEqual(daemon.stop(), 0, String(daemon.log.suffix(4000)))
+        let resumedAt = Date()
+        feeding.set(true)
+        let feeder2 = Thread {
+            let frame = [UInt8](repeating: 64, count: 320 * 240 * 3 / 2)
+            while feeding.value {
+                guard frame.withUnsafeBytes({ write(writer, $0.baseAddress, $0.count) }) == frame.count else { return }
+                Thread.sleep(forTimeInterval: 0.1)
+            }
+        }
+        feeder2.start()
+        XCTAssertTrue(daemon.waitFor(10) { listener.values("WATCHDOG").contains { $0.value == "1" && $0.time > resumedAt } },
+                      "no ping after frames came back: \(listener.messages.suffix(5).map(\.text))")
+        XCTAssertEqual(try Self.value(try daemon.result("metrics"), "appliance_stalled"), 0)
+        XCTAssertTrue(daemon.log.contains("flowing again"), daemon.log)
+        XCTAssertEqual(daemon.stop(), 0, String(daemon.log.suffix(4000)))  // while frames still come: reads return
+        feeding.set(false)
+        Thread.sleep(forTimeInterval: 0.2)
+        Glibc.close(writer)
+    }
+
+    /// A camera stuck inside a read (here a FIFO that stops being written, like a wedged driver) keeps its
+    /// streaming thread, so the graph cannot stop; SIGTERM must still end the daemon, cleanly and soon, instead of
+    /// waiting for systemd's SIGKILL.
+    func testAStuckDeviceDoesNotHoldUpShutdown() throws {
+        let fifoDir = FileManager.default.temporaryDirectory.appendingPathComponent("appliance-fifo-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: fifoDir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: fifoDir) }
+        let fifo = fifoDir.appendingPathComponent("camera.fifo").path
+        XCTAssertEqual(mkfifo(fifo, 0o600), 0)
+        let writer = open(fifo, O_RDWR)
+        defer { Glibc.close(writer) }
+        let camera = """
+            [[camera]]
+            name = "stuck"
+            source = "pipeline"
+            pipeline = "filesrc location=\(fifo) blocksize=115200 ! rawvideoparse width=320 height=240 format=i420 framerate=10/1"
+            """
+        let daemon = try DaemonProcess(extra: "[video]\nwidth = 320\nheight = 240\nframerate = 10", cameras: camera)
+        // Frames from a thread of its own (a frame is larger than the pipe's buffer: a write waits for the reader).
+        let feeding = LockedBox(true)
+        Thread {
+            let frame = [UInt8](repeating: 128, count: 320 * 240 * 3 / 2)
+            while feeding.value {
+                guard frame.withUnsafeBytes({ write(writer, $0.baseAddress, $0.count) }) == frame.count else { return }
+                Thread.sleep(forTimeInterval: 0.1)
+            }
+        }.start()
+        try daemon.start()
+        _ = try daemon.result("record.start")
+        Thread.sleep(forTimeInterval: 1.5)
+        feeding.set(false)
+        Thread.sleep(forTimeInterval: 0.3)
+        // No more frames: the camera's thread now waits in read() for good.
+        let asked = Date()
+        XCTAssertEqual(daemon.stop(timeout: 20), 0, String(daemon.log.suffix(3000)))
+        XCTAssertLessThan(Date().timeIntervalSince(asked), 15, "the stop waited for the stuck device")
+        XCTAssertTrue(daemon.log.contains("did not stop within"), daemon.log)
+        XCTAssertEqual(daemon.recordings().count, 1, "the recording was finalised before the graph was given up on")
     }
 
     func testNothingIsSentWithoutNotifySocket() throws {

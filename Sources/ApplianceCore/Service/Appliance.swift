@@ -56,10 +56,23 @@ public final class Appliance: Sendable {
         await group.triggerGracefulShutdown()
     }
 
+    /// How long stopping the graph may take before the daemon exits without it.
+    static let graphStopLimit = Duration.seconds(5)
+
+    /// Stops the graph, waiting at most `graphStopLimit`. By now every recording is finalised; a device call that
+    /// never returns (a wedged V4L2 driver, an open() that blocks) holds the graph's state lock, and must not keep
+    /// a stopping daemon alive until systemd's stop timeout kills it.
     private func stopGraph() async {
         events.finishAll()
         let graph = self.graph
-        _ = try? await blocking { graph.stop() }
+        let stopped = OneShot<Bool>()
+        BlockingPool.shared.submit { _ in
+            graph.stop()
+            stopped.fire(true)
+        }
+        if await stopped.wait(timeout: Self.graphStopLimit) == nil {
+            logger.error("the capture graph did not stop within \(Self.graphStopLimit) (a device call is stuck); exiting without it")
+        }
     }
 
     init(config: ApplianceConfig, data: DataDirectory, events: EventHub, readiness: Readiness, socketPath: String,
