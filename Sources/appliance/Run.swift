@@ -21,7 +21,7 @@ struct Run: AsyncParsableCommand {
     func run() async throws {
         appl_tune_malloc()
         // Read (and cleared from the environment) before anything can start a child process.
-        let serviceManager = ServiceManager.fromEnvironment()
+        let (serviceManager, environmentProblems) = ServiceManager.fromEnvironment()
         var settings: ApplianceConfig
         do {
             settings = try ConfigLoader.load(path: config)
@@ -37,6 +37,7 @@ struct Run: AsyncParsableCommand {
             return handler
         }
         let logger = Logger(label: "appliance")
+        for problem in environmentProblems { logger.warning("systemd: \(problem)") }
         for key in settings.inactiveSettings {
             logger.warning("config: \(key) is set but not active in this version; it has no effect yet")
         }

@@ -192,6 +192,24 @@ final class ServiceManagerTests: XCTestCase {
         XCTAssertFalse(daemon.log.contains("systemd notify"), daemon.log)
     }
 
+    /// Variables systemd would never set this way: a warning each, and the daemon records as usual.
+    func testUnusableNotifyVariablesAreWarnedAboutAndHarmless() throws {
+        for (socket, watchdog, warning) in [
+            ("relative/notify.sock", "2000000", "NOTIFY_SOCKET=relative/notify.sock is not an AF_UNIX socket address"),
+            ("/nonexistent/folder/notify.sock", "soon", "WATCHDOG_USEC=soon is not a number of microseconds"),
+        ] {
+            let daemon = try DaemonProcess()
+            daemon.environment = ["NOTIFY_SOCKET": socket, "WATCHDOG_USEC": watchdog]
+            try daemon.start()
+            _ = try daemon.result("record.start")
+            Thread.sleep(forTimeInterval: 1.5)
+            let clip = try daemon.result("record.stop")
+            XCTAssertGreaterThan(clip["video_frames"] as? Int ?? 0, 20)
+            XCTAssertEqual(daemon.stop(), 0)
+            XCTAssertTrue(daemon.log.contains(warning), daemon.log)
+        }
+    }
+
     static func value(_ metrics: [String: Any], _ name: String, labels: [String: String] = [:]) throws -> Double {
         let families = try XCTUnwrap(metrics["families"] as? [[String: Any]])
         let family = try XCTUnwrap(families.first { $0["name"] as? String == name }, "no \(name)")

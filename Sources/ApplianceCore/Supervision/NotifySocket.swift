@@ -56,16 +56,26 @@ public struct ServiceManager: Sendable {
 
     /// Reads `NOTIFY_SOCKET`, `WATCHDOG_USEC` and `WATCHDOG_PID`, then removes them from the environment (as
     /// `sd_notify` with `unset_environment` does): processes the daemon starts, such as GStreamer's plugin
-    /// scanner, must not notify in its name. Nil when not started by a service manager.
-    public static func fromEnvironment() -> ServiceManager? {
+    /// scanner, must not notify in its name. `manager` is nil when not started by a service manager; `problems`
+    /// says what was set but unusable (the daemon warns and runs on without it).
+    public static func fromEnvironment() -> (manager: ServiceManager?, problems: [String]) {
+        func variable(_ name: String) -> String? { getenv(name).map { String(cString: $0) } }
         defer { for name in ["NOTIFY_SOCKET", "WATCHDOG_USEC", "WATCHDOG_PID"] { unsetenv(name) } }
-        guard let path = getenv("NOTIFY_SOCKET").map({ String(cString: $0) }), let socket = NotifySocket(path: path) else { return nil }
-        var interval: Duration?
-        if let text = getenv("WATCHDOG_USEC").map({ String(cString: $0) }), let usec = UInt64(text), usec > 0 {
-            let pid = getenv("WATCHDOG_PID").map { String(cString: $0) }
-            if pid == nil || pid == "\(getpid())" { interval = .microseconds(usec) }
+        guard let path = variable("NOTIFY_SOCKET"), !path.isEmpty else { return (nil, []) }
+        guard let socket = NotifySocket(path: path) else {
+            return (nil, ["NOTIFY_SOCKET=\(path) is not an AF_UNIX socket address (an absolute path or @name); not notifying systemd"])
         }
-        return ServiceManager(socket: socket, watchdogInterval: interval)
+        var problems: [String] = []
+        var interval: Duration?
+        if let text = variable("WATCHDOG_USEC") {
+            let pid = variable("WATCHDOG_PID")
+            if let usec = UInt64(text), usec > 0 {
+                if pid == nil || pid == "\(getpid())" { interval = .microseconds(usec) }
+            } else {
+                problems.append("WATCHDOG_USEC=\(text) is not a number of microseconds; no watchdog pings")
+            }
+        }
+        return (ServiceManager(socket: socket, watchdogInterval: interval), problems)
     }
 
     public init(socket: NotifySocket, watchdogInterval: Duration?) {
