@@ -3,8 +3,10 @@ SWIFT ?= swift
 DEBUG_BIN := .build/debug/appliance
 RELEASE_DIR := .build-release
 ARGS ?=
+# The Debian package's version; empty: what the release binary's `appliance --version` prints.
+VERSION ?=
 
-.PHONY: run test bench deps build release embed-config clean
+.PHONY: run test bench deps build release deb embed-config clean
 
 ## Install the system packages (GStreamer, SQLite, libjpeg, ffmpeg) that are missing.
 deps:
@@ -21,11 +23,17 @@ run: build
 test:
 	@bash packaging/install-deps.sh --test
 	$(SWIFT) build --build-tests
+	$(MAKE) deb
 	@bash .ci/swift-test.sh
 
-## Release build used by the benchmark.
+## Release build used by the benchmark and the Debian package (Swift runtime linked in: no Swift needed to run it).
 release: deps
-	$(SWIFT) build -c release --scratch-path $(RELEASE_DIR) --product appliance
+	$(SWIFT) build -c release --static-swift-stdlib --scratch-path $(RELEASE_DIR) --product appliance
+
+## Debian package of the release build: .build-deb/appliance_<version>_<arch>.deb (`make deb VERSION=0.2.0`).
+deb: release
+	@bash packaging/install-deps.sh --deb
+	VERSION="$(VERSION)" bash packaging/build-deb.sh --binary $(RELEASE_DIR)/release/appliance --out .build-deb
 
 ## Measure CPU, memory and latency against gst-launch-1.0; writes docs/BENCHMARKS.md.
 bench: release
@@ -39,4 +47,4 @@ embed-config:
 	python3 packaging/embed-config.py
 
 clean:
-	rm -rf .build $(RELEASE_DIR)
+	rm -rf .build $(RELEASE_DIR) .build-deb
