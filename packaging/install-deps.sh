@@ -16,12 +16,12 @@ if [ "${1:-}" = "--test" ]; then
   PACKAGES+=(openssl pulseaudio pulseaudio-utils util-linux)
 fi
 # The Debian package (`make deb`): dpkg-dev's dpkg-shlibdeps and binutils' strip. Its test (in `make test`) also
-# runs lintian, systemd-analyze verify and systemd-sysusers/-tmpfiles (the package's postinst) on this machine.
+# runs lintian, systemd-analyze verify, systemd-sysusers/-tmpfiles (the postinst) and pgrep/ps on this machine.
 if [ "${1:-}" = "--deb" ] || [ "${1:-}" = "--test" ]; then
   PACKAGES+=(dpkg-dev binutils)
 fi
 if [ "${1:-}" = "--test" ]; then
-  PACKAGES+=(lintian systemd)
+  PACKAGES+=(lintian systemd procps)
 fi
 
 missing=()
