@@ -40,8 +40,9 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 # The backup tests run a real WebDAV server (wsgidav on cheroot) on 127.0.0.1; it is not packaged by Debian.
-if [ "${1:-}" = "--test" ] && ! python3 -c "import wsgidav, cheroot" 2>/dev/null; then
-  echo "install-deps: installing wsgidav and cheroot (pip) for the WebDAV tests"
-  python3 -m pip install --quiet --disable-pip-version-check wsgidav cheroot 2>/dev/null \
-    || python3 -m pip install --quiet --disable-pip-version-check --break-system-packages wsgidav cheroot
+# The metrics tests check `ctl metrics` with prometheus_client's parser (the Python reference client).
+if [ "${1:-}" = "--test" ] && ! python3 -c "import wsgidav, cheroot, prometheus_client" 2>/dev/null; then
+  echo "install-deps: installing wsgidav, cheroot and prometheus-client (pip) for the WebDAV and metrics tests"
+  python3 -m pip install --quiet --disable-pip-version-check wsgidav cheroot prometheus-client 2>/dev/null \
+    || python3 -m pip install --quiet --disable-pip-version-check --break-system-packages wsgidav cheroot prometheus-client
 fi

@@ -29,7 +29,7 @@ final class ConfigTests: XCTestCase {
     }
 
     func testShippedConfigsParse() throws {
-        for name in ["appliance.toml", "demo.toml"] {
+        for name in ["appliance.toml", "demo.toml", "dashcam.toml", "kiosk.toml"] {
             XCTAssertNoThrow(try ConfigLoader.load(path: repoRoot.appendingPathComponent("Config/\(name)").path), name)
         }
         let demo = try ConfigLoader.load(path: repoRoot.appendingPathComponent("Config/demo.toml").path)
