@@ -109,3 +109,18 @@ final class SupervisionTests: XCTestCase {
                      storage: StorageStatus(state: .ok, recordingsDir: "/d"))
     }
 }
+
+final class RestartBackoffTests: XCTestCase {
+    func testOnlyACrashLoopWaitsAndTheWaitGrowsToAMinute() {
+        let now = Date()
+        func runs(_ unclean: Int, startedAgo: TimeInterval?) -> DaemonRuns {
+            DaemonRuns(starts: 10, uncleanExits: unclean, consecutiveUnclean: unclean, previousStart: startedAgo.map { now - $0 })
+        }
+        XCTAssertNil(RestartBackoff.delay(for: runs(0, startedAgo: 3), now: now), "a clean stop before")
+        XCTAssertNil(RestartBackoff.delay(for: runs(1, startedAgo: 3), now: now), "one crash: record at once")
+        XCTAssertNil(RestartBackoff.delay(for: runs(4, startedAgo: 3600), now: now), "a power cut after an hour's drive")
+        XCTAssertNil(RestartBackoff.delay(for: runs(4, startedAgo: nil), now: now))
+        XCTAssertEqual((2...9).map { RestartBackoff.delay(for: runs($0, startedAgo: 5), now: now) },
+                       [2, 4, 8, 16, 32, 60, 60, 60].map { Duration.seconds($0) })
+    }
+}

@@ -192,6 +192,32 @@ final class ServiceManagerTests: XCTestCase {
         XCTAssertFalse(daemon.log.contains("systemd notify"), daemon.log)
     }
 
+    /// Started by a service manager after two unclean exits in a row, the daemon waits 2 s before opening its
+    /// devices (systemd 252 restarts every 2 s regardless), and says why in STATUS=.
+    func testACrashLoopUnderSystemdIsPacedByTheDaemon() throws {
+        let daemon = try DaemonProcess()
+        let listener = try NotifyListener(directory: daemon.directory)
+        defer { listener.close() }
+        daemon.environment = ["NOTIFY_SOCKET": listener.path]
+        for _ in 0..<2 {
+            try daemon.start()
+            daemon.stop(signal: SIGKILL)
+        }
+        XCTAssertFalse(daemon.log.contains("crash loop"), "one unclean exit in a row: no wait")
+        try daemon.start()
+        XCTAssertTrue(daemon.log.contains("crash loop: 2 unclean exits in a row: waiting 2 s before opening the devices"), daemon.log)
+        let statuses = listener.values("STATUS").map(\.value)
+        let waiting = try XCTUnwrap(statuses.lastIndex { $0.hasPrefix("crash loop: 2 unclean exits") }, "\(statuses)")
+        let readyAfter = listener.values("READY").last.map { $0.time } ?? .distantPast
+        XCTAssertGreaterThan(readyAfter, listener.values("STATUS")[waiting].time, "READY=1 after the wait")
+        let metrics = try daemon.result("metrics")
+        XCTAssertEqual(try Self.value(metrics, "appliance_unclean_exits_total"), 2)
+        XCTAssertEqual(daemon.stop(), 0)
+        try daemon.start()  // after a clean stop: no wait (the log starts afresh with each start)
+        XCTAssertFalse(daemon.log.contains("crash loop"), daemon.log)
+        XCTAssertEqual(daemon.stop(), 0)
+    }
+
     /// Variables systemd would never set this way: a warning each, and the daemon records as usual.
     func testUnusableNotifyVariablesAreWarnedAboutAndHarmless() throws {
         for (socket, watchdog, warning) in [

@@ -27,6 +27,13 @@ extension Appliance {
         if runs.consecutiveUnclean > 0 {
             logger.warning("the last run on this data folder did not stop cleanly (\(runs.consecutiveUnclean) in a row, \(runs.uncleanExits) in all); recovery checks its files")
         }
+        // Only a service manager restarts by itself; whoever restarts the daemon by hand needs no pacing.
+        if let serviceManager, let delay = RestartBackoff.delay(for: runs) {
+            let why = "\(runs.consecutiveUnclean) unclean exits in a row: waiting \(delay.components.seconds) s before opening the devices"
+            logger.warning("crash loop: \(why)")
+            serviceManager.socket.send("STATUS=crash loop: \(why)")
+            try? await Task.sleep(for: delay)
+        }
         // The graph is built first: building creates elements (and loads their plugins) and must not overlap the
         // recovery's inspection pipelines (once it did: "no such element 'input-selector'"). Starting it may.
         let graph = try step("cannot start the capture graph: ") {
