@@ -61,45 +61,19 @@ final class ServiceManagerTests: XCTestCase {
 
     /// A camera whose frames come from a FIFO that stops being written: the process is alive, the picture is not.
     func testStalledCameraStopsPingsThenTriggers() throws {
-        let fifoDir = FileManager.default.temporaryDirectory.appendingPathComponent("appliance-fifo-\(UUID().uuidString.prefix(8))")
-        try FileManager.default.createDirectory(at: fifoDir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: fifoDir) }
-        let fifo = fifoDir.appendingPathComponent("camera.fifo").path
-        XCTAssertEqual(mkfifo(fifo, 0o600), 0)
-        // O_RDWR: opening does not wait for the daemon to open its end, and the FIFO never reports end of file.
-        let writer = open(fifo, O_RDWR)
-        XCTAssertGreaterThanOrEqual(writer, 0)
-        let camera = """
-            [[camera]]
-            name = "fifo"
-            source = "pipeline"
-            pipeline = "filesrc location=\(fifo) blocksize=115200 ! rawvideoparse width=320 height=240 format=i420 framerate=10/1"
-            """
-        let daemon = try DaemonProcess(extra: "[video]\nwidth = 320\nheight = 240\nframerate = 10", cameras: camera)
+        let camera = try FifoCamera()
+        let daemon = try DaemonProcess(extra: FifoCamera.video, cameras: camera.config)
         let listener = try NotifyListener(directory: daemon.directory)
         defer { listener.close() }
         daemon.environment = ["NOTIFY_SOCKET": listener.path, "WATCHDOG_USEC": "\(Self.watchdogUsec)"]
-
-        // Frames at 10 fps for as long as `feeding` is set.
-        let feeding = LockedBox(true)
-        let lastFrameWritten = LockedBox<Date?>(nil)
-        let feeder = Thread {
-            let frame = [UInt8](repeating: 128, count: 320 * 240 * 3 / 2)
-            while feeding.value {
-                guard frame.withUnsafeBytes({ write(writer, $0.baseAddress, $0.count) }) == frame.count else { return }
-                lastFrameWritten.set(Date())
-                Thread.sleep(forTimeInterval: 0.1)
-            }
-        }
-        feeder.start()
+        camera.startFeeding()
         try daemon.start()
         XCTAssertNotNil(listener.wait(for: "READY", value: "1", timeout: 10))
         XCTAssertTrue(daemon.waitFor(10) { listener.values("WATCHDOG").filter { $0.value == "1" }.count >= 3 },
                       "no pings while frames flow: \(listener.messages.map(\.text))")
 
-        feeding.set(false)
-        Thread.sleep(forTimeInterval: 0.2)
-        let stoppedAt = try XCTUnwrap(lastFrameWritten.value)
+        camera.stopFeeding()
+        let stoppedAt = try XCTUnwrap(camera.lastFrame)
         let trigger = try XCTUnwrap(listener.wait(for: "WATCHDOG", value: "trigger", timeout: 10),
                                     "no WATCHDOG=trigger after the camera stalled: \(listener.messages.map(\.text)) \(daemon.log)")
         let pingsAfterStall = listener.values("WATCHDOG").filter { $0.value == "1" && $0.time > stoppedAt }.map { $0.time.timeIntervalSince(stoppedAt) }
@@ -118,57 +92,25 @@ final class ServiceManagerTests: XCTestCase {
         // camera delivers again, frames flow and the pings resume.
         XCTAssertTrue(daemon.isRunning)
         let resumedAt = Date()
-        feeding.set(true)
-        let feeder2 = Thread {
-            let frame = [UInt8](repeating: 64, count: 320 * 240 * 3 / 2)
-            while feeding.value {
-                guard frame.withUnsafeBytes({ write(writer, $0.baseAddress, $0.count) }) == frame.count else { return }
-                Thread.sleep(forTimeInterval: 0.1)
-            }
-        }
-        feeder2.start()
+        camera.startFeeding(value: 64)
         XCTAssertTrue(daemon.waitFor(10) { listener.values("WATCHDOG").contains { $0.value == "1" && $0.time > resumedAt } },
                       "no ping after frames came back: \(listener.messages.suffix(5).map(\.text))")
         XCTAssertEqual(try Self.value(try daemon.result("metrics"), "appliance_stalled"), 0)
         XCTAssertTrue(daemon.log.contains("flowing again"), daemon.log)
         XCTAssertEqual(daemon.stop(), 0, String(daemon.log.suffix(4000)))  // while frames still come: reads return
-        feeding.set(false)
-        Thread.sleep(forTimeInterval: 0.2)
-        Glibc.close(writer)
     }
 
     /// A camera stuck inside a read (here a FIFO that stops being written, like a wedged driver) keeps its
     /// streaming thread, so the graph cannot stop; SIGTERM must still end the daemon, cleanly and soon, instead of
     /// waiting for systemd's SIGKILL.
     func testAStuckDeviceDoesNotHoldUpShutdown() throws {
-        let fifoDir = FileManager.default.temporaryDirectory.appendingPathComponent("appliance-fifo-\(UUID().uuidString.prefix(8))")
-        try FileManager.default.createDirectory(at: fifoDir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: fifoDir) }
-        let fifo = fifoDir.appendingPathComponent("camera.fifo").path
-        XCTAssertEqual(mkfifo(fifo, 0o600), 0)
-        let writer = open(fifo, O_RDWR)
-        defer { Glibc.close(writer) }
-        let camera = """
-            [[camera]]
-            name = "stuck"
-            source = "pipeline"
-            pipeline = "filesrc location=\(fifo) blocksize=115200 ! rawvideoparse width=320 height=240 format=i420 framerate=10/1"
-            """
-        let daemon = try DaemonProcess(extra: "[video]\nwidth = 320\nheight = 240\nframerate = 10", cameras: camera)
-        // Frames from a thread of its own (a frame is larger than the pipe's buffer: a write waits for the reader).
-        let feeding = LockedBox(true)
-        Thread {
-            let frame = [UInt8](repeating: 128, count: 320 * 240 * 3 / 2)
-            while feeding.value {
-                guard frame.withUnsafeBytes({ write(writer, $0.baseAddress, $0.count) }) == frame.count else { return }
-                Thread.sleep(forTimeInterval: 0.1)
-            }
-        }.start()
+        let camera = try FifoCamera(name: "stuck")
+        let daemon = try DaemonProcess(extra: FifoCamera.video, cameras: camera.config)
+        camera.startFeeding()
         try daemon.start()
         _ = try daemon.result("record.start")
         Thread.sleep(forTimeInterval: 1.5)
-        feeding.set(false)
-        Thread.sleep(forTimeInterval: 0.3)
+        camera.stopFeeding()
         // No more frames: the camera's thread now waits in read() for good.
         let asked = Date()
         XCTAssertEqual(daemon.stop(timeout: 20), 0, String(daemon.log.suffix(3000)))

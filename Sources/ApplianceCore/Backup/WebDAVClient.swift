@@ -55,16 +55,20 @@ public struct WebDAVClient: Sendable {
         return request
     }
 
-    private func send(_ request: HTTPClientRequest, _ method: String, _ path: String, accept: Set<Int>,
-                      timeout: TimeAmount = .seconds(60)) async throws -> HTTPClientResponse {
-        let response: HTTPClientResponse
+    /// Sends a request; a transport or TLS failure becomes `WebDAVError.transport` with a one-line reason.
+    func execute(_ request: HTTPClientRequest, timeout: TimeAmount) async throws -> HTTPClientResponse {
         do {
-            response = try await http.execute(request, timeout: timeout)
+            return try await http.execute(request, timeout: timeout)
         } catch is CancellationError {
             throw CancellationError()
         } catch {
             throw WebDAVError.transport(BackupTrust.explain(error) ?? "\(error)")
         }
+    }
+
+    private func send(_ request: HTTPClientRequest, _ method: String, _ path: String, accept: Set<Int>,
+                      timeout: TimeAmount = .seconds(60)) async throws -> HTTPClientResponse {
+        let response = try await execute(request, timeout: timeout)
         guard accept.contains(Int(response.status.code)) else {
             _ = try? await response.body.collect(upTo: 64 * 1024)
             throw WebDAVError.status(Int(response.status.code), method: method, path: path,

@@ -21,14 +21,7 @@ extension WebDAVClient {
         request.headers.add(name: "Depth", value: "0")
         request.headers.add(name: "Content-Type", value: "application/xml")
         request.body = .bytes(ByteBuffer(string: #"<?xml version="1.0"?><propfind xmlns="DAV:"><prop><resourcetype/></prop></propfind>"#))
-        let response: HTTPClientResponse
-        do {
-            response = try await http.execute(request, timeout: timeout)
-        } catch is CancellationError {
-            throw CancellationError()
-        } catch {
-            throw WebDAVError.transport(BackupTrust.explain(error) ?? "\(error)")
-        }
+        let response = try await execute(request, timeout: timeout)
         let body = (try? await response.body.collect(upTo: 256 * 1024)).map { String(buffer: $0) } ?? ""
         let collection = body.range(of: #"<([A-Za-z0-9_-]+:)?collection\s*/?>"#, options: .regularExpression) != nil
         return FolderAnswer(status: Int(response.status.code), isCollection: collection,

@@ -1,0 +1,71 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A camera fed from a FIFO: the daemon's `filesrc` reads raw 320x240 I420 frames that the test writes at 10 fps,
+/// and blocks in read() when the test stops writing — a camera whose driver hangs, with no EOS and no error.
+final class FifoCamera: @unchecked Sendable {
+    /// The `[video]` table that matches the frames (no scaling work for the daemon).
+    static let video = "[video]\nwidth = 320\nheight = 240\nframerate = 10"
+    static let frameBytes = 320 * 240 * 3 / 2
+
+    let name: String
+    let path: String
+    private let directory: URL
+    /// O_RDWR: opening does not wait for the daemon's end, and the FIFO never reports end of file while it is open.
+    private let writer: Int32
+    private let lock = NSLock()
+    private var feeding = false
+    private var lastWrite: Date?
+
+    init(name: String = "fifo") throws {
+        self.name = name
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("appliance-fifo-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        path = directory.appendingPathComponent("camera.fifo").path
+        guard mkfifo(path, 0o600) == 0 else { throw DaemonError(message: "mkfifo \(path): errno \(errno)") }
+        writer = open(path, O_RDWR)
+        guard writer >= 0 else { throw DaemonError(message: "open \(path): errno \(errno)") }
+    }
+
+    deinit {
+        stopFeeding()
+        close(writer)
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    /// The `[[camera]]` table for the daemon's config.
+    var config: String {
+        """
+        [[camera]]
+        name = "\(name)"
+        source = "pipeline"
+        pipeline = "filesrc location=\(path) blocksize=\(Self.frameBytes) ! rawvideoparse width=320 height=240 format=i420 framerate=10/1"
+        """
+    }
+
+    /// When the last frame was written.
+    var lastFrame: Date? { lock.withLock { lastWrite } }
+
+    /// Writes frames at 10 fps from a thread of its own (a frame is larger than the pipe's buffer: a write waits
+    /// for the reader) until `stopFeeding`.
+    func startFeeding(value: UInt8 = 128) {
+        lock.withLock { feeding = true }
+        let writer = self.writer
+        Thread { [self] in
+            let frame = [UInt8](repeating: value, count: Self.frameBytes)
+            while lock.withLock({ feeding }) {
+                guard frame.withUnsafeBytes({ write(writer, $0.baseAddress, $0.count) }) == frame.count else { return }
+                lock.withLock { lastWrite = Date() }
+                Thread.sleep(forTimeInterval: 0.1)
+            }
+        }.start()
+    }
+
+    /// Stops writing; the daemon's read then waits for good.
+    func stopFeeding() {
+        let was = lock.withLock { () -> Bool in defer { feeding = false }; return feeding }
+        if was { Thread.sleep(forTimeInterval: 0.2) }  // the feeder's current frame is written
+    }
+}
