@@ -13,7 +13,10 @@ public final class ControlClient {
 
     /// Connects; `timeout` bounds each read and write in seconds (0: wait for ever, for event streams).
     public init(path: String, timeout: Double = 30) throws {
-        fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        // The descriptor is stored only once connected: a class whose stored properties are all set runs its
+        // deinit when init throws, and deinit closing it a second time closed whatever descriptor another thread
+        // had been given in between (libudev's and libpulse's, in the daemon probing a stale socket: both aborted).
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw ClientError(description: "cannot create a socket: \(String(cString: strerror(errno)))") }
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
@@ -37,6 +40,7 @@ public final class ControlClient {
             close(fd)
             throw ClientError(description: "cannot connect to \(path): \(reason) (is `appliance run` running?)")
         }
+        self.fd = fd
     }
 
     deinit { close(fd) }

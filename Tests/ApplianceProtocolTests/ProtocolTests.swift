@@ -116,3 +116,43 @@ final class MetricsTextTests: XCTestCase {
         XCTAssertThrowsError(try Command(name: "metrics", arguments: ["format": .string("text")]))
     }
 }
+
+/// A connect that fails must close its socket once: a second close hits whatever descriptor another thread was
+/// given in between (the daemon probing a stale socket after a crash closed libudev's and libpulse's descriptors,
+/// and they aborted).
+final class ControlClientDescriptorTests: XCTestCase {
+    func testARefusedConnectNeverClosesAnotherThreadsDescriptor() throws {
+        // A stale socket file: bound, then its socket closed, so connecting is refused.
+        let path = "/tmp/appliance-stale-\(UUID().uuidString.prefix(8)).sock"
+        let listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8) + [0]) }
+        let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+            bind(listener, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) } }
+        XCTAssertEqual(bound, 0)
+        close(listener)
+        defer { unlink(path) }
+
+        // Another thread keeps opening descriptors and checks each is still its own before closing it.
+        let done = NSLock(), stolen = NSLock()
+        nonisolated(unsafe) var finished = false, stolenCount = 0
+        let other = Thread {
+            while done.withLock({ !finished }) {
+                let fd = open("/dev/null", O_RDONLY)
+                for _ in 0..<20 where fcntl(fd, F_GETFD) == -1 {
+                    stolen.withLock { stolenCount += 1 }
+                    break
+                }
+                close(fd)
+            }
+        }
+        other.start()
+        var refused = 0
+        for _ in 0..<30_000 where (try? ControlClient(path: path, timeout: 1)) == nil { refused += 1 }
+        done.withLock { finished = true }
+        Thread.sleep(forTimeInterval: 0.05)
+        XCTAssertEqual(refused, 30_000)
+        XCTAssertEqual(stolen.withLock { stolenCount }, 0, "descriptors of another thread were closed by failed connects")
+    }
+}
