@@ -80,19 +80,6 @@ public final class DeviceMonitor: @unchecked Sendable {
         return running
     }
 
-    /// The device providers a started monitor runs (e.g. "v4l2deviceprovider", "alsadeviceprovider").
-    public var providers: [String] {
-        guard let list = gst_device_monitor_get_providers(monitor) else { return [] }
-        defer { g_strfreev(list) }
-        var names: [String] = []
-        var index = 0
-        while let name = list[index] {
-            names.append(String(cString: name))
-            index += 1
-        }
-        return names
-    }
-
     /// The devices present now.
     public var devices: [CaptureDevice] {
         var result: [CaptureDevice] = []

@@ -20,17 +20,6 @@ public enum GStreamer {
         gst_object_unref(UnsafeMutableRawPointer(found))
         return true
     }
-
-    /// Ranks a plugin feature (an element or a device provider) out of automatic use, for this process: device
-    /// monitors only start providers ranked above none. False when no such feature is installed.
-    @discardableResult
-    public static func rankOut(_ feature: String) -> Bool {
-        initialize()
-        guard let found = gst_registry_lookup_feature(gst_registry_get(), feature) else { return false }
-        gst_plugin_feature_set_rank(found, UInt32(GST_RANK_NONE.rawValue))
-        gst_object_unref(UnsafeMutableRawPointer(found))
-        return true
-    }
 }
 
 /// An error reported by GStreamer, naming the element it came from.

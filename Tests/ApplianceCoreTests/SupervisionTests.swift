@@ -1,6 +1,5 @@
 @testable import ApplianceCore
 import ApplianceProtocol
-import GStreamerKit
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -123,25 +122,5 @@ final class RestartBackoffTests: XCTestCase {
         XCTAssertNil(RestartBackoff.delay(for: runs(4, startedAgo: nil), now: now))
         XCTAssertEqual((2...9).map { RestartBackoff.delay(for: runs($0, startedAgo: 5), now: now) },
                        [2, 4, 8, 16, 32, 60, 60, 60].map { Duration.seconds($0) })
-    }
-}
-
-/// GStreamer's PulseAudio device provider aborted the daemon about one start in 80 when no server was there; it
-/// is used only where a server is.
-final class PulseProviderTests: XCTestCase {
-    func testThePulseProviderRunsOnlyWhereAServerIs() throws {
-        XCTAssertTrue(DeviceWatch.pulseServerPresent(environment: ["PULSE_SERVER": "unix:/tmp/pulse/native"]))
-        let runtime = try TestAppliance.makeDirectory()
-        defer { try? FileManager.default.removeItem(at: runtime) }
-        try FileManager.default.createDirectory(at: runtime.appendingPathComponent("pulse"), withIntermediateDirectories: true)
-        FileManager.default.createFile(atPath: runtime.appendingPathComponent("pulse/native").path, contents: nil)
-        XCTAssertTrue(DeviceWatch.pulseServerPresent(environment: ["XDG_RUNTIME_DIR": runtime.path]))
-        try XCTSkipIf(DeviceWatch.pulseServerPresent(environment: [:]), "this machine runs a PulseAudio server")
-        XCTAssertTrue(DeviceWatch.rankOutPulseWithoutServer(environment: ["XDG_RUNTIME_DIR": "/nonexistent"]))
-        let monitor = DeviceMonitor()
-        XCTAssertTrue(monitor.start())
-        defer { monitor.stop() }
-        XCTAssertFalse(monitor.providers.contains("pulsedeviceprovider"), "\(monitor.providers)")
-        XCTAssertTrue(monitor.providers.contains("alsadeviceprovider"), "ALSA's provider stays: \(monitor.providers)")
     }
 }

@@ -1,4 +1,3 @@
-import Foundation
 import ApplianceProtocol
 import AsyncAlgorithms
 import GStreamerKit
@@ -36,24 +35,6 @@ struct DeviceWatch: Service, CustomStringConvertible {
             }
         }
         monitor.stop()
-    }
-}
-
-extension DeviceWatch {
-    /// GStreamer's PulseAudio device provider, started with no server to reach, tears its mainloop down while its
-    /// thread still signals it: libpulse then aborts the daemon (`pa_close_pipe` assertion; measured about one
-    /// start in 80 in KillTests). An appliance records from ALSA and has no PulseAudio server, so the provider is
-    /// ranked out unless a server is named (`PULSE_SERVER`) or its socket is there.
-    static func rankOutPulseWithoutServer(environment: [String: String] = ProcessInfo.processInfo.environment) -> Bool {
-        guard !pulseServerPresent(environment: environment) else { return false }
-        return GStreamer.rankOut("pulsedeviceprovider")
-    }
-
-    static func pulseServerPresent(environment: [String: String]) -> Bool {
-        if let server = environment["PULSE_SERVER"], !server.isEmpty { return true }
-        let runtime = environment["XDG_RUNTIME_DIR"].map { [$0 + "/pulse/native"] } ?? []
-        let sockets = runtime + ["/run/user/\(getuid())/pulse/native", "/run/pulse/native", "/var/run/pulse/native"]
-        return sockets.contains { FileManager.default.fileExists(atPath: $0) }
     }
 }
 

@@ -92,7 +92,6 @@ extension Appliance {
             retention.wantHeadroom()
             await retention.pass()
         }
-        if DeviceWatch.rankOutPulseWithoutServer() { logger.debug("no PulseAudio server: its device provider is not used") }
         let devices = DeviceMonitor()
         let gate = CommandGate()
         let liveness = LivenessMonitor(graph: graph, readiness: readiness, events: events, logger: logger,
