@@ -6,8 +6,8 @@ import ServiceLifecycle
 /// Tells systemd what the daemon is doing (only when it was started with `$NOTIFY_SOCKET`):
 /// - `READY=1` once the control socket answers and the first frame has passed the camera selector (`Readiness`);
 /// - `STATUS=` the human line (`StatusLine`) on state changes, and while recording as the time ticks;
-/// - `WATCHDOG=1` at half of `WATCHDOG_USEC`, only if output frames advanced and the bus thread turned since the
-///   last ping, so a daemon whose pipeline hangs is restarted even though its process is still there;
+/// - `WATCHDOG=1` at half of `WATCHDOG_USEC`, only if output frames advanced and the bus thread turned over the
+///   last tick, so a daemon whose pipeline hangs is restarted even though its process is still there;
 /// - `WATCHDOG=trigger` as soon as the liveness monitor reports a stall, rather than waiting out the interval;
 /// - `STOPPING=1` when graceful shutdown begins. It is the last service in the group, so it hears of it first.
 final class SystemdNotifier: Service, Sendable, CustomStringConvertible {
@@ -19,8 +19,8 @@ final class SystemdNotifier: Service, Sendable, CustomStringConvertible {
     private let events: EventHub
     private let perform: @Sendable (Command) async throws(ApplianceError) -> CommandResult
     private let logger: Logger
-    /// What was sent last, and the counters at the last watchdog tick.
-    private let last = Locked<(status: String?, frames: UInt64?, busTurns: UInt64?)>((nil, nil, nil))
+    /// What was sent last, the counters at the last tick, and when the watchdog was last pinged.
+    private let last = Locked<(status: String?, frames: UInt64?, busTurns: UInt64?, ping: ContinuousClock.Instant?)>((nil, nil, nil, nil))
 
     init(manager: ServiceManager, readiness: Readiness, liveness: LivenessMonitor, events: EventHub, logger: Logger,
          perform: @escaping @Sendable (Command) async throws(ApplianceError) -> CommandResult) {
@@ -28,10 +28,20 @@ final class SystemdNotifier: Service, Sendable, CustomStringConvertible {
         (self.logger, self.perform) = (logger, perform)
     }
 
-    /// Half the watchdog interval (systemd's advice), else the status line's refresh: at most 5 s.
+    /// The status line's refresh: at most 5 s, and a whole fraction of half the watchdog interval, so that pings
+    /// fall exactly at half the interval (WatchdogSec=30s: a tick every 5 s, a ping every third).
     var tick: Duration {
         guard let watchdog = manager.watchdogInterval else { return .seconds(5) }
-        return min(watchdog / 2, .seconds(5))
+        let half = watchdog / 2
+        return half / max(1, Int((half / .seconds(5)).rounded(.up)))
+    }
+
+    /// Pings go out at half the watchdog interval (systemd's advice), on the first tick at or past it; a little
+    /// slack keeps a tick that fires a hair early from skipping a whole period.
+    private func pingDue(now: ContinuousClock.Instant) -> Bool {
+        guard let watchdog = manager.watchdogInterval else { return false }
+        let previous = last.withLock { $0.ping }
+        return previous.map { now - $0 >= watchdog / 2 - tick / 10 } ?? true
     }
 
     func run() async throws {
@@ -66,8 +76,10 @@ final class SystemdNotifier: Service, Sendable, CustomStringConvertible {
     private func onTick() async {
         var lines: [String] = []
         let (framesMoved, busTurned) = sampleAdvanced()
-        if manager.watchdogInterval != nil, framesMoved, busTurned, liveness.currentStall == nil {
+        let now = ContinuousClock.now
+        if pingDue(now: now), framesMoved, busTurned, liveness.currentStall == nil {
             lines.append("WATCHDOG=1")
+            last.withLock { $0.ping = now }
             liveness.state.withLock { $0.watchdogPings += 1 }
         }
         if let status = await changedStatusLine() { lines.append("STATUS=" + status) }
