@@ -58,14 +58,21 @@ final class LivenessMonitor: Service, Sendable, CustomStringConvertible {
         switch verdict {
         case .stalled(let reason, let seconds):
             let fresh = state.withLock { s -> Bool in
-                defer { if s.stall == nil { s.stalls += 1 } ; s.stall = Stall(reason: reason, seconds: seconds) }
-                return s.stall == nil
+                let fresh = s.stall == nil
+                if fresh { s.stalls += 1 }
+                s.stall = Stall(reason: reason, seconds: seconds)  // its length so far, for the status line
+                return fresh
             }
             guard fresh else { return }
             logger.error("stalled: \(reason)")
             events.publish(.stalled(Stall(reason: reason, seconds: seconds)))
         case .alive:
-            guard let ended = state.withLock({ s -> Stall? in defer { s.stall = nil }; return s.stall }) else { return }
+            let ended = state.withLock { s -> Stall? in
+                let ended = s.stall
+                s.stall = nil
+                return ended
+            }
+            guard let ended else { return }
             logger.notice("flowing again after a stall (\(ended.reason))")
             events.publish(.flowing(Stall(reason: "frames flow again", seconds: ended.seconds)))
         case .quiet:
