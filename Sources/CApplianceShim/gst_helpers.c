@@ -1,6 +1,20 @@
+#include <sys/vfs.h>
+#include <sys/timex.h>
 #include "CApplianceShim.h"
 #include <malloc.h>
 
+
+int appl_statfs_type(const char *path, unsigned long *type) {
+    struct statfs info;
+    if (statfs(path, &info) != 0) return -1;
+    *type = (unsigned long)info.f_type;
+    return 0;
+}
+
+int appl_clock_state(void) {
+    struct timex tx = { .modes = 0 };
+    return adjtimex(&tx);
+}
 
 void appl_tune_malloc(void) {
 #ifdef M_ARENA_MAX

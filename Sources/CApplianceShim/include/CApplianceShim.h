@@ -12,6 +12,12 @@
 /** Caps glibc's malloc arenas at two (see gst_helpers.c for the measurements behind it). */
 void appl_tune_malloc(void);
 
+/* ---- system queries Swift's Glibc module does not export (sys/vfs.h, sys/timex.h) ---- */
+/** statfs(2) f_type (the filesystem's magic number) into *type; 0 on success, -1 with errno set. */
+int appl_statfs_type(const char *path, unsigned long *type);
+/** adjtimex(2) as a query (modes = 0): the clock state, TIME_OK (0) … TIME_ERROR (5), or -1. */
+int appl_clock_state(void);
+
 /* ---- init ---- */
 /** gst_init with no arguments; safe to call more than once. */
 void appl_gst_init(void);
