@@ -38,6 +38,12 @@ public enum ApplianceEvent: Sendable, Equatable {
     case stalled(Stall)
     /// Frames flow again after a stall.
     case flowing(Stall)
+    /// An `[[input]]` device was opened (at start, or when it appeared).
+    case inputConnected(InputStatus)
+    /// An `[[input]]` device is not there, vanished or cannot be used; it is looked for again.
+    case inputMissing(InputStatus)
+    /// A button gesture was recognised and its command sent.
+    case inputGesture(InputGesture)
     /// An event this client does not know (a newer daemon): its name and data as sent.
     case other(name: String, data: JSONValue)
 
@@ -75,6 +81,9 @@ public enum ApplianceEvent: Sendable, Equatable {
         case .backupDeleted: "backup_deleted"
         case .stalled: "stalled"
         case .flowing: "flowing"
+        case .inputConnected: "input_connected"
+        case .inputMissing: "input_missing"
+        case .inputGesture: "input_gesture"
         case .other(let name, _): name
         }
     }
@@ -104,6 +113,8 @@ public enum ApplianceEvent: Sendable, Equatable {
         case .backupFailed(let data): data
         case .backupPaused(let data), .backupResumed(let data): data
         case .stalled(let data), .flowing(let data): data
+        case .inputConnected(let data), .inputMissing(let data): data
+        case .inputGesture(let data): data
         case .other(_, let data): data
         }
     }

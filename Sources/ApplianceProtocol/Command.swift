@@ -8,6 +8,9 @@ public enum Command: Sendable, Equatable {
     case status
     case recordStart(title: String?)
     case recordStop(title: String?)
+    /// Starts a recording when idle, stops it when recording (shutter buttons, the console's space bar): one
+    /// command, so two front ends pressing at once cannot both start.
+    case recordToggle(title: String?)
     case snapshot
     case list(page: Int, perPage: Int)
     /// `list` with `grouped`: a loop recording is one entry (its first kept segment, with `segments`, and the
@@ -52,6 +55,7 @@ public enum Command: Sendable, Equatable {
         case .status: "status"
         case .recordStart: "record.start"
         case .recordStop: "record.stop"
+        case .recordToggle: "record.toggle"
         case .snapshot: "snapshot"
         case .list, .listGrouped, .listSegments: "list"
         case .info: "info"
@@ -71,7 +75,7 @@ public enum Command: Sendable, Equatable {
 
     /// Every wire name, for `unknown_command` answers; `events` is the subscription, not a command.
     public static let names = [
-        "ping", "status", "record.start", "record.stop", "snapshot", "list", "info", "rename", "delete", "lock",
+        "ping", "status", "record.start", "record.stop", "record.toggle", "snapshot", "list", "info", "rename", "delete", "lock",
         "unlock", "events", "cameras", "switch", "backup.status", "backup.retry", "protect", "export", "metrics",
     ]
 }

@@ -12,10 +12,10 @@ extension Command {
             return
         }
         switch name {
-        case "record.start", "record.stop":
+        case "record.start", "record.stop", "record.toggle":
             try args.only(["title"])
             let title = try args.string("title")
-            self = name == "record.start" ? .recordStart(title: title) : .recordStop(title: title)
+            self = name == "record.start" ? .recordStart(title: title) : name == "record.stop" ? .recordStop(title: title) : .recordToggle(title: title)
         case "list":
             try args.only(["page", "per_page", "grouped", "group"])
             let page = try args.int("page") ?? 1, perPage = try args.int("per_page") ?? Self.defaultPerPage
@@ -80,7 +80,7 @@ extension Command {
     public var arguments: [String: JSONValue] {
         switch self {
         case .ping, .status, .snapshot, .cameras, .backupStatus, .metrics: [:]
-        case .recordStart(let title), .recordStop(let title): title.map { ["title": .string($0)] } ?? [:]
+        case .recordStart(let title), .recordStop(let title), .recordToggle(let title): title.map { ["title": .string($0)] } ?? [:]
         case .list(let page, let perPage): ["page": .int(page), "per_page": .int(perPage)]
         case .listGrouped(let page, let perPage): ["page": .int(page), "per_page": .int(perPage), "grouped": .bool(true)]
         case .listSegments(let group, let page, let perPage): ["page": .int(page), "per_page": .int(perPage), "group": .string(group)]

@@ -6,6 +6,7 @@ public enum CommandResult: Sendable, Equatable {
     case status(StatusReport)
     case recordingStarted(RecordingStarted)
     case recordingStopped(RecordingResult)
+    case toggled(ToggleResult)
     case snapshot(SnapshotResult)
     case list(ListResult)
     case info(RecordingInfo)
@@ -27,6 +28,7 @@ public enum CommandResult: Sendable, Equatable {
         case .status(let value): value
         case .recordingStarted(let value): value
         case .recordingStopped(let value): value
+        case .toggled(let value): value
         case .snapshot(let value): value
         case .list(let value): value
         case .info(let value): value
@@ -63,6 +65,7 @@ public enum CommandResult: Sendable, Equatable {
         case .status: return .status(try value(StatusReport.self))
         case .recordStart: return .recordingStarted(try value(RecordingStarted.self))
         case .recordStop: return .recordingStopped(try value(RecordingResult.self))
+        case .recordToggle: return .toggled(try value(ToggleResult.self))
         case .snapshot: return .snapshot(try value(SnapshotResult.self))
         case .list, .listGrouped, .listSegments: return .list(try value(ListResult.self))
         case .info: return .info(try value(RecordingInfo.self))

@@ -55,6 +55,9 @@ public struct EventRecord: Sendable, Equatable, Codable {
         case "backup_deleted": event = .backupDeleted(try data(BackupTransfer.self))
         case "stalled": event = .stalled(try data(Stall.self))
         case "flowing": event = .flowing(try data(Stall.self))
+        case "input_connected": event = .inputConnected(try data(InputStatus.self))
+        case "input_missing": event = .inputMissing(try data(InputStatus.self))
+        case "input_gesture": event = .inputGesture(try data(InputGesture.self))
         default: event = .other(name: name, data: (try? data(JSONValue.self)) ?? .null)
         }
     }

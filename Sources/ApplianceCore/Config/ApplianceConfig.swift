@@ -15,6 +15,8 @@ public struct ApplianceConfig: Sendable, Equatable {
     public var storage = Storage()
     public var backup = Backup()
     public var web = Web()
+    public var inputs: [Input] = []
+    public var outputs: [Output] = []
 
     public init() {}
 
@@ -28,6 +30,8 @@ public struct ApplianceConfig: Sendable, Equatable {
         public var keyframeIntervalS = 1.0
         /// x264 speed preset (used by the x264 fragment).
         public var speedPreset = "veryfast"
+        /// Burns the date and time into the recording (dashcam evidence); the preview's overlay never is.
+        public var timestampOverlay = false
     }
 
     public struct Audio: Sendable, Equatable {
@@ -60,6 +64,8 @@ public struct ApplianceConfig: Sendable, Equatable {
     public struct Preview: Sendable, Equatable {
         /// auto | none | a fragment in pipelines/previews/ (kms, wayland, gl)
         public var sink = "auto"
+        /// Draws the REC mark, the elapsed time and the camera's name over the preview (never into the file).
+        public var overlay = true
     }
 
     public struct Thumbnail: Sendable, Equatable {

@@ -42,6 +42,7 @@ public enum ConfigLoader {
             v.keyframeIntervalS = try t.double("keyframe_interval_s", v.keyframeIntervalS, 0.1...60)
             v.speedPreset = try t.oneOf("speed_preset", v.speedPreset,
                 ["ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow"])
+            v.timestampOverlay = try t.bool("timestamp_overlay", v.timestampOverlay)
             if v.width % 2 != 0 || v.height % 2 != 0 {
                 throw t.error("width", "width and height must be even (I420), found \(v.width)x\(v.height)")
             }
@@ -83,6 +84,7 @@ public enum ConfigLoader {
         if var t = try top.table("preview") {
             // Any fragment in pipelines/previews/ (kms, wayland, gl ship with the appliance), or auto / none.
             config.preview.sink = try t.name("sink", config.preview.sink)
+            config.preview.overlay = try t.bool("overlay", config.preview.overlay)
             try t.finish()
         }
         if var t = try top.table("thumbnail") {
@@ -143,6 +145,19 @@ public enum ConfigLoader {
             config.web.tokenFile = try t.string("token_file", config.web.tokenFile)
             try t.finish()
         }
+        if let tables = try top.tableArray("input") {
+            config.inputs = try tables.enumerated().map { index, table in
+                var t = TableReader(table: table, path: "input", index: index, file: file, lines: lines)
+                return try DeviceConfigReader.input(&t, index: index)
+            }
+        }
+        if let tables = try top.tableArray("output") {
+            config.outputs = try tables.enumerated().map { index, table in
+                var t = TableReader(table: table, path: "output", index: index, file: file, lines: lines)
+                return try DeviceConfigReader.output(&t, index: index)
+            }
+        }
+        try DeviceConfigReader.checkUniqueLabels(config, file: file)
         try top.finish()
         return config
     }
@@ -173,6 +188,9 @@ struct TableReader {
     func error(_ key: String, _ message: String) -> ConfigError {
         ConfigError(file: file, line: lines.line(of: key, in: path, index: index), key: keyPath(key), message: message)
     }
+
+    /// Whether the table sets `key` (without marking it read).
+    func has(_ key: String) -> Bool { table[key] != nil }
 
     private mutating func value(_ key: String) -> TOMLValueConvertible? {
         used.insert(key)

@@ -20,6 +20,8 @@ encoder = "x264"
 speed_preset = "veryfast"
 bitrate_kbps = 4000
 keyframe_interval_s = 1.0
+# Burn the date and time into the recording (dashcam evidence). The preview's own overlay never goes in the file.
+timestamp_overlay = false
 
 [audio]
 # auto: ALSA when a capture card is present, else a live test tone. alsa | test | none
@@ -41,6 +43,8 @@ rotate = 0
 [preview]
 # auto: wayland when WAYLAND_DISPLAY is set, gl when DISPLAY is set, else none. none | kms | wayland | gl
 sink = "auto"
+# Draw the REC mark, the elapsed time and the camera's name over the preview (never into the recording).
+overlay = true
 
 [thumbnail]
 offset_s = 1.0
@@ -92,5 +96,41 @@ retry_base_s = 2.0
 [web]
 listen = "127.0.0.1:8080"
 token_file = ""
+
+# Shutter buttons: none by default. Each [[input]] sends commands like `appliance ctl` does. An input whose device
+# is missing is reported in status and picked up when it appears; it never stops the daemon.
+# [[input]]
+# kind = "evdev"                  # a key on a keyboard, remote or USB foot switch
+# device = "/dev/input/by-id/usb-…-event-kbd"   # or: name = "the device's name" (as evtest shows it)
+# key = "KEY_SPACE"               # names as in linux/input-event-codes.h: KEY_RECORD, BTN_0, …
+# grab = false                    # take the device for the appliance alone (only once no key is held)
+# action = "toggle"               # toggle | hold | snapshot | protect | next_camera | stop
+# long_press_action = "protect"   # held at least long_press_ms (default 1000)
+# long_press_ms = 1000
+# double_press_action = "next_camera"   # a second press within double_press_ms (default 400)
+# double_press_ms = 400
+#
+# [[input]]
+# kind = "gpio"                   # a push button on a GPIO line (kernel GPIO character device, v2)
+# chip = "/dev/gpiochip0"         # or the chip's label, e.g. "pinctrl-bcm2711"
+# line = 17                       # offset, or the line's name: "GPIO17"
+# active_low = true               # pressed = low (a button to ground with a pull-up)
+# bias = "pull-up"                # as-is | pull-up | pull-down | disabled
+# debounce_ms = 20                # in the kernel where it offers it, else in software
+# action = "toggle"
+
+# A recording light: on while recording, off when idle, blinking on a fault (storage low or missing, a camera
+# failed, backup paused). None by default.
+# [[output]]
+# kind = "led"                    # an LED-class device: a name under /sys/class/leds, or its folder's path
+# led = "led0"
+# role = "recording"
+#
+# [[output]]
+# kind = "gpio"
+# chip = "/dev/gpiochip0"
+# line = 27
+# active_low = false
+# role = "recording"
 """#
 }

@@ -152,6 +152,16 @@ actor Recorder {
         return started
     }
 
+    /// `record.toggle`: starts when idle, stops when recording; decided here, on the actor, so two presses at once
+    /// cannot both start.
+    func toggle(title: String?) async throws -> ToggleResult {
+        switch phase {
+        case .idle: return ToggleResult(started: try await start(title: title))
+        case .recording: return ToggleResult(stopped: try await stop(title: title, reason: .request))
+        case .stopping: throw ApplianceError(.busy, "a recording is being finalised; try again in a moment")
+        }
+    }
+
     func stop(title: String?, reason: StopReason, note: String? = nil) async throws -> RecordingResult {
         let title = try title.map(TitleRules.valid)
         if reason == .request { resumeAfterFailure = nil }  // a user's stop also cancels a pending resume

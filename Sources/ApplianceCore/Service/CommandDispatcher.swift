@@ -27,6 +27,7 @@ struct CommandDispatcher: Sendable {
         case .status: return .status(await status.status())
         case .recordStart(let title): return .recordingStarted(try await recorder.start(title: title))
         case .recordStop(let title): return .recordingStopped(try await recorder.stop(title: title, reason: .request))
+        case .recordToggle(let title): return .toggled(try await recorder.toggle(title: title))
         case .snapshot: return .snapshot(try await snapshots.take())
         case .list(let page, let perPage): return .list(try await clips.list(page: page, perPage: perPage))
         case .listGrouped(let page, let perPage): return .list(try await clips.list(page: page, perPage: perPage, view: .grouped))

@@ -62,6 +62,10 @@ public struct StatusReport: Codable, Sendable, Equatable {
     public var capacity: Capacity?
     /// Why recording cannot go on for lack of space; absent while there is room.
     public var storageFull: String?
+    /// `[[input]]` shutters: whether each is connected (absent when none is configured).
+    public var inputs: [InputStatus]?
+    /// `[[output]]` lights: what each shows (absent when none is configured).
+    public var outputs: [OutputStatus]?
 
     public init(state: RecorderState, ready: Bool, recording: Live?, cameras: [String], activeCamera: String,
                 cameraSources: [String: String], audioSource: String, preview: String, encoder: String, width: Int,

@@ -1,0 +1,79 @@
+import Foundation
+
+/// One `[[input]]` as status reports it, and the data of `input_connected` / `input_missing`.
+public struct InputStatus: Codable, Sendable, Equatable {
+    public enum State: String, Codable, Sendable {
+        /// Open and read.
+        case connected
+        /// Not there (yet): the path does not exist, no device has the name, the chip or line is absent. Retried.
+        case missing
+        /// There but unusable (permissions, busy line, …). Retried.
+        case failed
+    }
+
+    public var label: String
+    /// `evdev` or `gpio`.
+    public var kind: String
+    /// What is opened, or looked for: a path, `name "…"`, `chip line`.
+    public var device: String
+    public var state: State
+    /// Why it is missing or failed, or a note on a connected one (e.g. "grab not possible: not an input device").
+    public var detail: String?
+    /// evdev with `grab`: whether this daemon holds the device alone.
+    public var grabbed: Bool?
+
+    public init(label: String, kind: String, device: String, state: State, detail: String? = nil, grabbed: Bool? = nil) {
+        (self.label, self.kind, self.device, self.state, self.detail, self.grabbed) = (label, kind, device, state, detail, grabbed)
+    }
+}
+
+/// A button gesture an input recognised, and what its command did (`input_gesture`).
+public struct InputGesture: Codable, Sendable, Equatable {
+    public enum Gesture: String, Codable, Sendable {
+        case press
+        case longPress = "long_press"
+        case doublePress = "double_press"
+        case holdStart = "hold_start"
+        case holdEnd = "hold_end"
+    }
+
+    public var label: String
+    public var gesture: Gesture
+    /// The configured action (`toggle`, `snapshot`, …).
+    public var action: String
+    /// The command sent (its wire name).
+    public var command: String
+    /// The command's error, if it failed (e.g. `stop` while idle); the input goes on.
+    public var error: String?
+
+    public init(label: String, gesture: Gesture, action: String, command: String, error: String? = nil) {
+        (self.label, self.gesture, self.action, self.command, self.error) = (label, gesture, action, command, error)
+    }
+}
+
+/// One `[[output]]` as status reports it.
+public struct OutputStatus: Codable, Sendable, Equatable {
+    public enum State: String, Codable, Sendable { case on, off, blinking, failed }
+
+    public var label: String
+    /// `gpio` or `led`.
+    public var kind: String
+    public var role: String
+    public var device: String
+    public var state: State
+    /// Why it failed, or what fault makes it blink (`storage_low`, `camera_failed`, `backup_paused`, …).
+    public var detail: String?
+
+    public init(label: String, kind: String, role: String, device: String, state: State, detail: String? = nil) {
+        (self.label, self.kind, self.role, self.device, self.state, self.detail) = (label, kind, role, device, state, detail)
+    }
+}
+
+/// What `record.toggle` answers: the recording it started, or the clip it finished.
+public struct ToggleResult: Codable, Sendable, Equatable {
+    public var started: RecordingStarted?
+    public var stopped: RecordingResult?
+
+    public init(started: RecordingStarted) { (self.started, self.stopped) = (started, nil) }
+    public init(stopped: RecordingResult) { (self.started, self.stopped) = (nil, stopped) }
+}
