@@ -26,6 +26,8 @@ public final class CaptureGraph: Sendable {
     let outputs: RecordingOutputs
     let flow: VideoFlowMonitor
     let tap = FrameTap()
+    /// The preview's textoverlay (`PreviewOverlay` sets its text), when the preview is on and `[preview] overlay`.
+    let previewOverlay: Element?
     /// A keyframe wanted at this running time (a segment cut); see the encoder input probe.
     private let keyframeAt = Locked<UInt64?>(nil)
     /// Fires with the first frame that leaves the camera selector (readiness).
@@ -108,15 +110,26 @@ public final class CaptureGraph: Sendable {
             return .ok
         }
 
-        // Preview: leaky, never stalls the graph.
+        // Preview: leaky, never stalls the graph. The overlay (REC, elapsed time, camera) sits behind the leaky
+        // queue, so it is drawn only on frames the display takes, and never reaches the file.
         previewKind = SourceResolver.previewKind(config.preview)
+        var previewOverlay: Element?
         if previewKind != "none" {
             let queue = try Self.leakyQueue("preview-queue", buffers: 2)
             let sink = try fragments.makeBin("previews", previewKind, [:], binName: "preview")
-            try pipeline.add([queue, sink])
-            try Element.link([rawTee, queue, sink])
+            if config.preview.overlay {
+                do {
+                    previewOverlay = try Self.makePreviewOverlay(video: v)
+                } catch {
+                    logger.warning("preview overlay off: \(error); \(PluginPackages.fix(forMissing: "textoverlay"))")
+                }
+            }
+            let chain = [queue] + (previewOverlay.map { [$0] } ?? []) + [sink]
+            try pipeline.add(chain)
+            try Element.link([rawTee] + chain)
             Self.keepAllocationQueriesOut(of: queue)
         }
+        self.previewOverlay = previewOverlay
 
         // Frame tap for thumbnails and snapshots.
         let tapQueue = try Self.leakyQueue("tap-queue", buffers: 1)
@@ -144,8 +157,19 @@ public final class CaptureGraph: Sendable {
         parser.set("config-interval", int: -1)
         videoTee = try Element.make("tee", name: "video-tee")
         videoTee.set("allow-not-linked", true)
-        try pipeline.add([encoderQueue, encoder, parser, videoTee])
-        try Element.link([rawTee, encoderQueue, encoder, parser, videoTee])
+        // The burned-in date and time sits behind the gate (drawn only on frames that are encoded) and after the
+        // encoder queue's probes: the in-band keyframe request below passes through it to the encoder.
+        var timestamp: [Element] = []
+        if v.timestampOverlay {
+            do {
+                timestamp = [try Self.makeTimestampOverlay(video: v)]
+            } catch {
+                throw GStreamerError(element: "timestamp-overlay", message: "[video] timestamp_overlay needs clockoverlay: \(PluginPackages.fix(forMissing: "clockoverlay"))")
+            }
+        }
+        let encoderChain = [encoderQueue] + timestamp + [encoder, parser, videoTee]
+        try pipeline.add(encoderChain)
+        try Element.link([rawTee] + encoderChain)
         let gate = self.gate
         encoderQueue.staticPad("sink")?.addProbe(.buffer) { info in
             guard let buffer = info.buffer else { return .ok }
@@ -214,6 +238,32 @@ public final class CaptureGraph: Sendable {
         busReader = pipeline.makeBusReader()
         if outputs.window != nil { gate.openPermanently() }
     }
+
+    /// The preview's overlay: top left, white with an outline, sized to the picture; empty (a pass-through) until
+    /// `PreviewOverlay` gives it text.
+    static func makePreviewOverlay(video: ApplianceConfig.Video) throws -> Element {
+        let overlay = try Element.make("textoverlay", name: "preview-overlay")
+        overlay.set("text", "")
+        try overlay.set("valignment", string: "top")
+        try overlay.set("halignment", string: "left")
+        overlay.set("font-desc", "Sans Bold \(fontSize(video))")
+        overlay.set("wait-text", false)
+        return overlay
+    }
+
+    /// `[video] timestamp_overlay`: the local date and time, bottom left on a shaded band, into every encoded frame.
+    static func makeTimestampOverlay(video: ApplianceConfig.Video) throws -> Element {
+        let clock = try Element.make("clockoverlay", name: "timestamp-overlay")
+        clock.set("time-format", "%Y-%m-%d %H:%M:%S")
+        try clock.set("valignment", string: "bottom")
+        try clock.set("halignment", string: "left")
+        clock.set("shaded-background", true)
+        clock.set("font-desc", "Sans \(fontSize(video))")
+        return clock
+    }
+
+    /// Font size for the picture's height: 20 at 720p, 30 at 1080p (textoverlay draws in the picture's pixels).
+    static func fontSize(_ video: ApplianceConfig.Video) -> Int { max(8, video.height / 36) }
 
     /// A serialized ALLOCATION query waits until a queue has drained; in a leaky branch that may be a slow
     /// display. Such branches take buffers as they come, so the query is refused there and answered by the others.

@@ -116,6 +116,9 @@ extension Appliance {
             cameras,
         ]
         if let backup { services.append(backup) }
+        if let overlay = graph.previewOverlay {
+            services.append(PreviewOverlay(element: overlay, events: events, camera: await cameras.activeName))
+        }
         services.append(RetentionService(retention: retention, wake: retentionWake))
         services += [RecorderService(recorder: recorder, autostart: config.recording.autostart, logger: logger), server, gate] as [any Service]
         // Last, so it hears of shutdown first and says STOPPING=1 before anything stops.
