@@ -44,6 +44,13 @@ final class RecordingSession: Sendable {
     let startAt: UInt64
     /// How far ahead of the request the clip starts: long enough that no stream has passed that time yet.
     static let startLead: UInt64 = 100_000_000
+    /// A fresh start (no pre-record) plans its first frame this far after the encoder gate opens (measured at the
+    /// opening, after the bin is built and linked, so building it never eats into the lead). The gate drops raw
+    /// frames and raw audio until it opens; from then on both flow. The planned time must only be later than what
+    /// is already past the gate: a live video frame reaches it a few ms after its timestamp, raw audio one buffer
+    /// (≤ 21 ms) after, and the AAC frame at the start needs the 1024 samples before it. 100 ms from the request
+    /// made key press → first frame in the file ~160 ms here; 50 ms from the opening leaves margin under 200 ms.
+    static let freshStartLead: UInt64 = 50_000_000
 
     /// Builds the bin, links it behind the encoded streams and lets data in. Fast; no waiting.
     /// `continuing`: the cut time of a loop recording's next segment. The encoder keeps running; the segment
@@ -185,7 +192,7 @@ final class RecordingSession: Sendable {
         } else {
             graph.flow.resetEncoderInput()
             graph.requestKeyframe()
-            let planned = gate.open(earliest: now + Self.startLead)
+            let planned = gate.open(earliest: graph.runningTimeNow + Self.freshStartLead)
             startAt = planned
             state.withLock { $0.audioFrom = planned }
         }
