@@ -138,7 +138,7 @@ DEPENDS=$(dpkg-deb -f "$DEB" Depends)
 say "Depends: $DEPENDS"
 say "Recommends: $(dpkg-deb -f "$DEB" Recommends)"
 for dep in gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-bad gstreamer1.0-plugins-ugly \
-           gstreamer1.0-libav gstreamer1.0-alsa libgstreamer1.0-0 libsqlite3-0 libc6; do
+           gstreamer1.0-libav gstreamer1.0-alsa gstreamer1.0-x libgstreamer1.0-0 libsqlite3-0 libc6; do
   grep -q "\b$dep\b" <<< "$DEPENDS" || fail "Depends lacks $dep"
 done
 if grep -qi swift <<< "$DEPENDS"; then fail "Depends names a Swift package"; else ok "Depends: the GStreamer plugin packages, the libraries, no Swift"; fi
