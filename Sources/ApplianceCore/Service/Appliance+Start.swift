@@ -96,7 +96,9 @@ extension Appliance {
         let gate = CommandGate()
         let liveness = LivenessMonitor(graph: graph, readiness: readiness, events: events, logger: logger,
                                        watchdog: serviceManager?.watchdogInterval)
-        let status = StatusReporter(shared: shared, recorder: recorder, cameras: cameras, readiness: readiness, startedAt: startedAt)
+        let lights = config.outputs.isEmpty ? nil : OutputBoard(config.outputs)
+        let status = StatusReporter(shared: shared, recorder: recorder, cameras: cameras, readiness: readiness, startedAt: startedAt,
+                                    outputs: lights)
         let dispatcher = CommandDispatcher(
             recorder: recorder, clips: Clips(shared: shared, recorder: recorder, backup: backup), cameras: cameras,
             devices: devices, snapshots: Snapshotter(shared: shared), status: status,
@@ -121,6 +123,10 @@ extension Appliance {
         }
         services.append(RetentionService(retention: retention, wake: retentionWake))
         services += [RecorderService(recorder: recorder, autostart: config.recording.autostart, logger: logger), server, gate] as [any Service]
+        if let lights {
+            services.append(RecordingLight(outputs: config.outputs, board: lights, events: events, minFreeMb: config.storage.minFreeMb,
+                                           logger: logger, perform: dispatcher.perform))
+        }
         // Last, so it hears of shutdown first and says STOPPING=1 before anything stops.
         if let serviceManager {
             services.append(SystemdNotifier(manager: serviceManager, readiness: readiness, liveness: liveness, events: events,

@@ -8,6 +8,8 @@ struct StatusReporter: Sendable {
     let shared: Shared
     let recorder: Recorder, cameras: CameraSwitcher
     let readiness: Readiness, startedAt: Date
+    /// What the `[[output]]` lights show (nil: none configured).
+    var outputs: OutputBoard? = nil
 
     func status() async -> StatusReport {
         let (state, live, recordingsThisRun) = await recorder.live()
@@ -25,6 +27,7 @@ struct StatusReporter: Sendable {
                                 missingSlots: flow.missingSlots, missingAtEncoder: flow.encoderMissing),
             storage: health.storage)
         (report.capacity, report.storageFull) = (health.capacity, health.storageFull)
+        report.outputs = outputs?.current
         return report
     }
 }

@@ -1,0 +1,41 @@
+import CApplianceShim
+import Glibc
+import Synchronization
+
+/// A GPIO line driving a light: requested as an output (the kernel applying active_low, so 1 is always "lit"),
+/// held for as long as the daemon runs, set with GPIO_V2_LINE_SET_VALUES.
+final class GpioLight: Light {
+    let device: String
+    private let fd: Int32
+    private let closed = Atomic(false)
+
+    init(output: ApplianceConfig.Output) throws(LightError) {
+        let chip: GpioChip, offset: UInt32
+        do {
+            chip = try GpioChip.find(output.chip)
+            offset = try chip.offset(ofLine: output.line)
+        } catch {
+            switch error { case .missing(let why), .failed(let why): throw LightError(why) }
+        }
+        let flags: UInt64 = output.activeLow ? GpioFlags.output | GpioFlags.activeLow : GpioFlags.output
+        let fd = appl_gpio_request_output(chip.fd, offset, GpioButton.consumer, flags, 0)
+        guard fd >= 0 else {
+            switch chip.requestError(offset: offset, errno: errno) { case .missing(let why), .failed(let why): throw LightError(why) }
+        }
+        self.fd = fd
+        device = "\(chip.path) line \(offset)"
+    }
+
+    func set(_ on: Bool) throws(LightError) {
+        guard appl_gpio_set_values(fd, on ? 1 : 0, 1) == 0 else {
+            throw LightError("cannot set \(device): \(String(cString: strerror(errno)))")
+        }
+    }
+
+    /// Releases the line; the kernel leaves an output as it was last set, so shutdown switches it off first.
+    func close() {
+        if !closed.exchange(true, ordering: .relaxed) { Glibc.close(fd) }
+    }
+
+    deinit { close() }
+}
