@@ -7,6 +7,7 @@
 #include <gst/gst.h>
 #include <gst/app/gstappsink.h>
 #include <gst/video/video.h>
+#include "appl_evdev.h"
 #include "appl_gpio.h"
 
 /* ---- process ---- */
