@@ -30,9 +30,17 @@ protocol OpenButton: AnyObject {
     var grabbed: Bool? { get }
     /// Decodes one record: nil when it is not about this button (another key, a SYN, a key repeat).
     func edge(from record: UnsafeRawBufferPointer) -> ButtonEdge?
+    /// The device time of any record, also one that is no edge (evdev: a SYN, another key). Time moves on with it,
+    /// so a window can expire on a later record as well as on the reader's timer. Defaults to nil (GPIO: every
+    /// record is an edge).
+    func time(of record: UnsafeRawBufferPointer) -> UInt64?
     /// Called after each batch of records (evdev takes a pending grab here, once no key is held).
     func afterBatch()
     func close()
+}
+
+extension OpenButton {
+    func time(of record: UnsafeRawBufferPointer) -> UInt64? { nil }
 }
 
 /// How to find and open one `[[input]]`'s device.

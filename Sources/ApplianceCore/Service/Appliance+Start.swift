@@ -96,9 +96,10 @@ extension Appliance {
         let gate = CommandGate()
         let liveness = LivenessMonitor(graph: graph, readiness: readiness, events: events, logger: logger,
                                        watchdog: serviceManager?.watchdogInterval)
+        let inputs = config.inputs.isEmpty ? nil : InputBoard(inputs: config.inputs, device: { InputService.device(for: $0).description })
         let lights = config.outputs.isEmpty ? nil : OutputBoard(config.outputs)
         let status = StatusReporter(shared: shared, recorder: recorder, cameras: cameras, readiness: readiness, startedAt: startedAt,
-                                    outputs: lights)
+                                    outputs: lights, inputs: inputs)
         let dispatcher = CommandDispatcher(
             recorder: recorder, clips: Clips(shared: shared, recorder: recorder, backup: backup), cameras: cameras,
             devices: devices, snapshots: Snapshotter(shared: shared), status: status,
@@ -123,6 +124,9 @@ extension Appliance {
         }
         services.append(RetentionService(retention: retention, wake: retentionWake))
         services += [RecorderService(recorder: recorder, autostart: config.recording.autostart, logger: logger), server, gate] as [any Service]
+        if let inputs {
+            services.append(InputService(inputs: config.inputs, board: inputs, events: events, logger: logger, perform: dispatcher.perform))
+        }
         if let lights {
             services.append(RecordingLight(outputs: config.outputs, board: lights, events: events, minFreeMb: config.storage.minFreeMb,
                                            logger: logger, perform: dispatcher.perform))

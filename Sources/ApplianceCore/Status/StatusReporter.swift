@@ -10,6 +10,8 @@ struct StatusReporter: Sendable {
     let readiness: Readiness, startedAt: Date
     /// What the `[[output]]` lights show (nil: none configured).
     var outputs: OutputBoard? = nil
+    /// Whether each `[[input]]` is connected (nil: none configured).
+    var inputs: InputBoard? = nil
 
     func status() async -> StatusReport {
         let (state, live, recordingsThisRun) = await recorder.live()
@@ -28,6 +30,7 @@ struct StatusReporter: Sendable {
             storage: health.storage)
         (report.capacity, report.storageFull) = (health.capacity, health.storageFull)
         report.outputs = outputs?.current
+        report.inputs = inputs?.statuses
         return report
     }
 }
