@@ -25,6 +25,10 @@ fi
 if [ "${1:-}" = "--test" ]; then
   PACKAGES+=(lintian systemd procps)
 fi
+# The console's tests run `ctl console` in a private tmux server (send-keys, capture-pane).
+if [ "${1:-}" = "--test" ]; then
+  PACKAGES+=(tmux)
+fi
 
 missing=()
 for p in "${PACKAGES[@]}"; do
