@@ -232,13 +232,7 @@ final class GestureTests: XCTestCase {
 
     /// A `struct input_event` as 64-bit Linux lays it out, written field by field (not with the decoder's code).
     static func record(seconds: Int64, micros: Int64, type: UInt16, code: UInt16, value: Int32) -> Data {
-        var data = Data()
-        withUnsafeBytes(of: seconds.littleEndian) { data.append(contentsOf: $0) }
-        withUnsafeBytes(of: micros.littleEndian) { data.append(contentsOf: $0) }
-        withUnsafeBytes(of: type.littleEndian) { data.append(contentsOf: $0) }
-        withUnsafeBytes(of: code.littleEndian) { data.append(contentsOf: $0) }
-        withUnsafeBytes(of: value.littleEndian) { data.append(contentsOf: $0) }
-        return data
+        InputEventRecord.encoded(seconds: seconds, micros: micros, type: type, code: code, value: value)
     }
 
     private func decode(_ decoder: inout InputEventDecoder, _ data: Data) -> ButtonEdge? {

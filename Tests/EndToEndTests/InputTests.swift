@@ -7,15 +7,8 @@ import XCTest
 /// records: a key press starts a recording, another stops it, and `ctl status --json` shows the input. A bad
 /// `[[input]]` stops `appliance run` with a one-line error naming the key.
 final class InputTests: XCTestCase {
-    /// One `struct input_event` as 64-bit Linux lays it out (24 bytes, little endian).
     private func record(ms: Int64, type: UInt16, code: UInt16, value: Int32) -> Data {
-        var data = Data()
-        withUnsafeBytes(of: (ms / 1000).littleEndian) { data.append(contentsOf: $0) }
-        withUnsafeBytes(of: (ms % 1000 * 1000).littleEndian) { data.append(contentsOf: $0) }
-        withUnsafeBytes(of: type.littleEndian) { data.append(contentsOf: $0) }
-        withUnsafeBytes(of: code.littleEndian) { data.append(contentsOf: $0) }
-        withUnsafeBytes(of: value.littleEndian) { data.append(contentsOf: $0) }
-        return data
+        InputEventRecord.encoded(ms: ms, type: type, code: code, value: value)
     }
 
     /// KEY_RECORD (167) down and up 80 ms later, each followed by a SYN_REPORT, in one write.

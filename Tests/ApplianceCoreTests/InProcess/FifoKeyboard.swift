@@ -1,3 +1,4 @@
+import ApplianceCore
 import Foundation
 import XCTest
 
@@ -48,14 +49,7 @@ final class FifoKeyboard {
     /// One `struct input_event`, laid out as on 64-bit Linux: tv_sec, tv_usec (Int64 each), type, code (UInt16),
     /// value (Int32), little endian.
     static func record(ms: Int64, type: UInt16, code: UInt16, value: Int32) -> Data {
-        var data = Data()
-        withUnsafeBytes(of: (ms / 1000).littleEndian) { data.append(contentsOf: $0) }
-        withUnsafeBytes(of: (ms % 1000 * 1000).littleEndian) { data.append(contentsOf: $0) }
-        withUnsafeBytes(of: type.littleEndian) { data.append(contentsOf: $0) }
-        withUnsafeBytes(of: code.littleEndian) { data.append(contentsOf: $0) }
-        withUnsafeBytes(of: value.littleEndian) { data.append(contentsOf: $0) }
-        precondition(data.count == 24)
-        return data
+        InputEventRecord.encoded(ms: ms, type: type, code: code, value: value)
     }
 
     /// Records at offsets (ms) from a new start 10 s after the last gesture: (offset, code, value); each key
