@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "GStreamerKit", targets: ["GStreamerKit"]),
         .library(name: "ApplianceProtocol", targets: ["ApplianceProtocol"]),
         .library(name: "ApplianceCore", targets: ["ApplianceCore"]),
+        .library(name: "ApplianceWeb", targets: ["ApplianceWeb"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -20,6 +21,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.20.0"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.27.0"),
         .package(url: "https://github.com/apple/swift-async-algorithms", from: "1.0.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.20.0"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.0.0"),
     ],
     targets: [
         .systemLibrary(
@@ -57,10 +60,24 @@ let package = Package(
                 .product(name: "AsyncAlgorithms", package: "swift-async-algorithms"),
             ]
         ),
+        /// The web dashboard and HTTP API: a front end like the socket, calling the same commands.
+        .target(
+            name: "ApplianceWeb",
+            dependencies: [
+                "ApplianceCore",
+                "ApplianceProtocol",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "_NIOFileSystem", package: "swift-nio"),
+            ]
+        ),
         .executableTarget(
             name: "appliance",
             dependencies: [
                 "ApplianceCore",
+                "ApplianceWeb",
                 "ApplianceProtocol",
                 "CApplianceShim",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -71,6 +88,7 @@ let package = Package(
         .testTarget(name: "GStreamerKitTests", dependencies: ["GStreamerKit"]),
         .testTarget(name: "ApplianceProtocolTests", dependencies: ["ApplianceProtocol"]),
         .testTarget(name: "ApplianceCoreTests", dependencies: ["ApplianceCore", "ApplianceProtocol"]),
+        .testTarget(name: "ApplianceWebTests", dependencies: ["ApplianceWeb", "ApplianceCore", "ApplianceProtocol"]),
         .testTarget(name: "EndToEndTests", dependencies: ["ApplianceCore", "ApplianceProtocol", "appliance"]),
     ],
     swiftLanguageModes: [.v6]

@@ -36,6 +36,12 @@ public enum Command: Sendable, Equatable {
     /// Counters and gauges for monitoring (frames, recording, storage, backup, cameras, uptime, restarts), in
     /// Prometheus's data model.
     case metrics
+    /// Makes a share link for one clip, valid for `hours` (the config's `[web] share_hours` when nil).
+    case share(id: String, hours: Double?)
+    /// The share links that still work.
+    case shares
+    /// Revokes a share link at once.
+    case unshare(token: String)
 
     /// Which camera a switch goes to.
     public enum CameraChoice: Sendable, Equatable {
@@ -70,6 +76,9 @@ public enum Command: Sendable, Equatable {
         case .protect: "protect"
         case .export: "export"
         case .metrics: "metrics"
+        case .share: "share"
+        case .shares: "shares"
+        case .unshare: "unshare"
         }
     }
 
@@ -77,6 +86,7 @@ public enum Command: Sendable, Equatable {
     public static let names = [
         "ping", "status", "record.start", "record.stop", "record.toggle", "snapshot", "list", "info", "rename", "delete", "lock",
         "unlock", "events", "cameras", "switch", "backup.status", "backup.retry", "protect", "export", "metrics",
+        "share", "shares", "unshare",
     ]
 }
 

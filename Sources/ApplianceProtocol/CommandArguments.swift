@@ -65,6 +65,17 @@ extension Command {
             let before = try args.seconds("before_s") ?? Self.defaultProtectWindow
             let after = try args.seconds("after_s") ?? Self.defaultProtectWindow
             self = .protect(before: before, after: after)
+        case "share":
+            try args.only(["id", "hours"])
+            let id = try args.requiredString("id")
+            let hours = try args.number("hours")
+            if let hours, !(0.01...8760).contains(hours) {
+                throw ApplianceError(.badRequest, "args.hours must be between 0.01 and 8760, found \(hours)")
+            }
+            self = .share(id: id, hours: hours)
+        case "unshare":
+            try args.only(["token"])
+            self = .unshare(token: try args.requiredString("token"))
         default:
             throw ApplianceError(.unknownCommand, "unknown command \"\(name)\" (known: \(Self.names.joined(separator: ", ")))")
         }
@@ -73,13 +84,15 @@ extension Command {
     /// Commands that take no arguments, by wire name.
     static let withoutArguments: [String: Command] = [
         "ping": .ping, "status": .status, "snapshot": .snapshot, "cameras": .cameras, "backup.status": .backupStatus,
-        "metrics": .metrics,
+        "metrics": .metrics, "shares": .shares,
     ]
 
     /// The `args` object a client sends for this command.
     public var arguments: [String: JSONValue] {
         switch self {
-        case .ping, .status, .snapshot, .cameras, .backupStatus, .metrics: [:]
+        case .ping, .status, .snapshot, .cameras, .backupStatus, .metrics, .shares: [:]
+        case .share(let id, let hours): hours.map { ["id": .string(id), "hours": .double($0)] } ?? ["id": .string(id)]
+        case .unshare(let token): ["token": .string(token)]
         case .recordStart(let title), .recordStop(let title), .recordToggle(let title): title.map { ["title": .string($0)] } ?? [:]
         case .list(let page, let perPage): ["page": .int(page), "per_page": .int(perPage)]
         case .listGrouped(let page, let perPage): ["page": .int(page), "per_page": .int(perPage), "grouped": .bool(true)]
@@ -140,6 +153,16 @@ struct Arguments {
             throw ApplianceError(.badRequest, "args.\(key) must be an ISO 8601 date and time such as 2026-11-22T03:00:00Z, found \"\(text)\"")
         }
         return date
+    }
+
+    /// Any JSON number.
+    func number(_ key: String) throws(ApplianceError) -> Double? {
+        switch values[key] {
+        case nil, .null?: return nil
+        case .int(let number)?: return Double(number)
+        case .double(let number)?: return number
+        default: throw ApplianceError(.badRequest, "args.\(key) must be a number")
+        }
     }
 
     /// A duration in seconds: a number from 0 to one day.

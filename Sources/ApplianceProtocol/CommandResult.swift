@@ -20,6 +20,9 @@ public enum CommandResult: Sendable, Equatable {
     case protected(ProtectResult)
     case exported(ExportResult)
     case metrics(MetricsReport)
+    case shared(ShareLink)
+    case shares(ShareList)
+    case unshared(UnshareResult)
 
     /// The result object as it goes on the wire.
     public var payload: any Encodable & Sendable {
@@ -41,6 +44,9 @@ public enum CommandResult: Sendable, Equatable {
         case .protected(let value): value
         case .exported(let value): value
         case .metrics(let value): value
+        case .shared(let value): value
+        case .shares(let value): value
+        case .unshared(let value): value
         }
     }
 
@@ -78,6 +84,9 @@ public enum CommandResult: Sendable, Equatable {
         case .protect: return .protected(try value(ProtectResult.self))
         case .export: return .exported(try value(ExportResult.self))
         case .metrics: return .metrics(try value(MetricsReport.self))
+        case .share: return .shared(try value(ShareLink.self))
+        case .shares: return .shares(try value(ShareList.self))
+        case .unshare: return .unshared(try value(UnshareResult.self))
         }
     }
 }

@@ -121,3 +121,21 @@ public enum ResponseLine {
         var error: ApplianceError?
     }
 }
+
+extension RequestLine {
+    /// A bare `args` object (the web API's POST body), with a request line's checks: UTF-8, nesting, an object.
+    /// An empty body is no arguments.
+    public static func parseArguments(_ body: Data) throws(ApplianceError) -> [String: JSONValue] {
+        if body.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) { return [:] }
+        guard String(data: body, encoding: .utf8) != nil else { throw ApplianceError(.badRequest, "body is not valid UTF-8") }
+        guard nesting(of: body) <= maxNesting else { throw ApplianceError(.badRequest, "body nested deeper than \(maxNesting) levels") }
+        let value: JSONValue
+        do {
+            value = try JSONDecoder().decode(JSONValue.self, from: body)
+        } catch {
+            throw ApplianceError(.badRequest, "malformed JSON")
+        }
+        guard case .object(let arguments) = value else { throw ApplianceError(.badRequest, "body must be a JSON object of arguments") }
+        return arguments
+    }
+}

@@ -23,6 +23,15 @@ public final class Sample: @unchecked Sendable {
         return ClockTime.from(UInt64(gst_segment_to_running_time(segment, GST_FORMAT_TIME, pts)))
     }
 
+    /// A copy of the buffer's bytes (an encoded frame, say); nil when it cannot be mapped.
+    public func copyBytes() -> [UInt8]? {
+        guard let buffer = gst_sample_get_buffer(pointer) else { return nil }
+        var info = GstMapInfo()
+        guard gst_buffer_map(buffer, &info, GST_MAP_READ) != 0 else { return nil }
+        defer { gst_buffer_unmap(buffer, &info) }
+        return Array(UnsafeBufferPointer(start: info.data, count: Int(info.size)))
+    }
+
     public var caps: Caps? {
         guard let caps = gst_sample_get_caps(pointer) else { return nil }
         return Caps(owning: gst_caps_ref(caps))

@@ -1,4 +1,5 @@
 import ApplianceCore
+import ApplianceWeb
 import ArgumentParser
 import CApplianceShim
 import Foundation
@@ -43,7 +44,8 @@ struct Run: AsyncParsableCommand {
         }
         let appliance: Appliance
         do {
-            appliance = try await Appliance.start(config: settings, logger: logger, serviceManager: serviceManager)
+            appliance = try await Appliance.start(config: settings, logger: logger, serviceManager: serviceManager,
+                                                  frontEnds: [WebDashboard.frontEnd])
         } catch {
             serviceManager?.socket.send("STATUS=failed to start: \(error)")
             fail("\(error)")

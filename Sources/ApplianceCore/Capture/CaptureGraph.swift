@@ -26,6 +26,8 @@ public final class CaptureGraph: Sendable {
     let outputs: RecordingOutputs
     let flow: VideoFlowMonitor
     let tap = FrameTap()
+    /// The web dashboard's live view (a branch that encodes JPEG only while someone watches).
+    let live: LiveView
     /// The preview's textoverlay (`PreviewOverlay` sets its text), when the preview is on and `[preview] overlay`.
     let previewOverlay: Element?
     /// A keyframe wanted at this running time (a segment cut); see the encoder input probe.
@@ -44,6 +46,7 @@ public final class CaptureGraph: Sendable {
         self.config = config
         self.logger = logger
         flow = VideoFlowMonitor(framerate: config.video.framerate)
+        live = LiveView(fps: min(config.web.liveFps, config.video.framerate), width: config.web.liveWidth, height: config.web.liveHeight)
         gate = EncoderGate(frameInterval: flow.frameInterval)
         let v = config.video
         let rawCaps = try Caps("video/x-raw,format=I420,width=\(v.width),height=\(v.height),framerate=\(v.framerate)/1,pixel-aspect-ratio=1/1")
@@ -149,6 +152,8 @@ public final class CaptureGraph: Sendable {
             return tapCount.withLock { n in defer { n += 1 }; return n % 10 == 0 } ? .ok : .drop
         }
         AppSink.onNewSample(appsink) { sample in tap.receive(sample) }
+
+        try Self.addLiveBranch(to: pipeline, after: rawTee, live: live)
 
         // Encoder branch behind a gate (closed while idle).
         let encoderQueue = try Self.leakyQueue("encoder-queue", buffers: 5)

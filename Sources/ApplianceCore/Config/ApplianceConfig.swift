@@ -120,9 +120,38 @@ public struct ApplianceConfig: Sendable, Equatable {
         public var enabled: Bool { !url.isEmpty }
     }
 
+    /// The web dashboard and HTTP API (`ApplianceWeb`).
     public struct Web: Sendable, Equatable {
+        /// `host:port`; port 0 picks a free port (status says which); `off`: no web server.
         public var listen = "127.0.0.1:8080"
+        /// A file holding the password (or API token): logins and `Authorization: Bearer` check against it.
+        /// Empty: no login on loopback; refused at start for any other listen address.
         public var tokenFile = ""
+        /// Read-only pages, the API's GETs and media without a login (commands still need one).
+        public var publicRead = false
+        /// The live view's MJPEG stream: frames per second and size (encoded only while someone watches).
+        public var liveFps = 15
+        public var liveWidth = 640
+        public var liveHeight = 360
+        /// How long a new share link lives unless asked otherwise.
+        public var shareHours = 24.0
+        /// Largest request body accepted (JSON commands, the login form).
+        public static let maxBodyBytes = 64 * 1024
+
+        public var enabled: Bool { listen != "off" }
+        /// The host and port of `listen` (IPv6 in brackets: `[::1]:8080`); nil when malformed.
+        public var hostAndPort: (host: String, port: Int)? {
+            guard let colon = listen.lastIndex(of: ":") else { return nil }
+            var host = String(listen[..<colon])
+            guard let port = Int(listen[listen.index(after: colon)...]), (0...65535).contains(port), !host.isEmpty else { return nil }
+            if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+            return (host, port)
+        }
+        /// Only this machine can reach the address.
+        public var isLoopback: Bool {
+            guard let host = hostAndPort?.host else { return false }
+            return host == "localhost" || host == "::1" || host.hasPrefix("127.")
+        }
     }
 
     /// The socket path with the default applied.

@@ -141,9 +141,24 @@ public enum ConfigLoader {
             config.backup = b
         }
         if var t = try top.table("web") {
-            config.web.listen = try t.string("listen", config.web.listen)
-            config.web.tokenFile = try t.string("token_file", config.web.tokenFile)
+            var w = config.web
+            w.listen = try t.string("listen", w.listen)
+            w.tokenFile = try t.string("token_file", w.tokenFile)
+            w.publicRead = try t.bool("public_read", w.publicRead)
+            w.liveFps = try t.int("live_fps", w.liveFps, 1...60)
+            w.liveWidth = try t.int("live_width", w.liveWidth, 16...3840)
+            w.liveHeight = try t.int("live_height", w.liveHeight, 16...2160)
+            w.shareHours = try t.double("share_hours", w.shareHours, 0.01...8760)
+            if w.enabled {
+                guard w.hostAndPort != nil else {
+                    throw t.error("listen", "must be host:port (e.g. 127.0.0.1:8080 or [::]:8080) or \"off\", found '\(w.listen)'")
+                }
+                if !w.isLoopback && w.tokenFile.isEmpty {
+                    throw t.error("listen", "'\(w.listen)' is reachable from other machines: set [web] token_file (a file holding the password), or listen on 127.0.0.1")
+                }
+            }
             try t.finish()
+            config.web = w
         }
         if let tables = try top.tableArray("input") {
             config.inputs = try tables.enumerated().map { index, table in

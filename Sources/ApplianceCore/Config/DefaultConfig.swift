@@ -93,9 +93,21 @@ bandwidth_kbps = 0
 # First retry delay after a transient failure (doubles per attempt, with jitter, at most 5 minutes).
 retry_base_s = 2.0
 
+# The web dashboard: live view, record, browse, play, share (open http://127.0.0.1:8080 on this machine).
 [web]
+# host:port ("[::]:8080" for every address; port 0 picks a free one, shown by `ctl status`), or "off".
 listen = "127.0.0.1:8080"
+# A file whose first line is the password (also the API's `Authorization: Bearer` token). Empty: no login, and
+# only loopback addresses are allowed; any other listen address without a token_file is refused at start.
 token_file = ""
+# Read-only pages, the API's GETs and media without a login (commands still need one).
+public_read = false
+# The live view's MJPEG stream (encoded only while someone watches).
+live_fps = 15
+live_width = 640
+live_height = 360
+# How long a new share link (/s/<token>) works unless asked otherwise.
+share_hours = 24.0
 
 # Shutter buttons: none by default. Each [[input]] sends commands like `appliance ctl` does. An input whose device
 # is missing is reported in status and picked up when it appears; it never stops the daemon.

@@ -81,6 +81,16 @@ enum LibraryMigrations {
                 t.column("started_at", .integer).notNull()  // ms since 1970
             }
         }
+        migrator.registerMigration("v6: share links") { db in
+            // A share link names one clip; deleting the clip (by hand or by retention) deletes its links.
+            try db.create(table: "shares") { t in
+                t.column("token", .text).primaryKey()
+                t.column("recording_id", .text).notNull().references("recordings", column: "id", onDelete: .cascade)
+                t.column("created_at", .integer).notNull()  // ms since 1970
+                t.column("expires_at", .integer).notNull()
+            }
+            try db.create(index: "shares_by_recording", on: "shares", columns: ["recording_id"])
+        }
         return migrator
     }
 }

@@ -10,8 +10,9 @@ extension Appliance {
     /// nothing: no recording can start before the socket is served); backup; then the domains and the services.
     /// Every failure is one line naming what is wrong; whatever was started is stopped again.
     /// `serviceManager`: systemd's notify socket and watchdog (`ServiceManager.fromEnvironment()`), when started by it.
+    /// `frontEnds`: services built outside ApplianceCore (the web dashboard), given the entry point and events.
     public static func start(config: ApplianceConfig, logger: Logger, handleSignals: Bool = true,
-                             serviceManager: ServiceManager? = nil) async throws -> Appliance {
+                             serviceManager: ServiceManager? = nil, frontEnds: [FrontEnd] = []) async throws -> Appliance {
         let started = ContinuousClock.now
         let startedAt = Date()
         GStreamer.initialize()  // once, before recovery and the graph use it from two threads
@@ -98,8 +99,10 @@ extension Appliance {
                                        watchdog: serviceManager?.watchdogInterval)
         let inputs = config.inputs.isEmpty ? nil : InputBoard(inputs: config.inputs, device: { InputService.device(for: $0).description })
         let lights = config.outputs.isEmpty ? nil : OutputBoard(config.outputs)
+        let webReporter = FrontEndReporter(web: config.web.enabled ? WebStatus(state: .starting, listen: config.web.listen) : nil,
+                                           live: graph.live)
         let status = StatusReporter(shared: shared, recorder: recorder, cameras: cameras, readiness: readiness, startedAt: startedAt,
-                                    outputs: lights, inputs: inputs)
+                                    outputs: lights, inputs: inputs, web: webReporter)
         let dispatcher = CommandDispatcher(
             recorder: recorder, clips: Clips(shared: shared, recorder: recorder, backup: backup), cameras: cameras,
             devices: devices, snapshots: Snapshotter(shared: shared), status: status,
@@ -123,7 +126,16 @@ extension Appliance {
             services.append(PreviewOverlay(element: overlay, events: events, camera: await cameras.activeName))
         }
         services.append(RetentionService(retention: retention, wake: retentionWake))
-        services += [RecorderService(recorder: recorder, autostart: config.recording.autostart, logger: logger), server, gate] as [any Service]
+        services += [RecorderService(recorder: recorder, autostart: config.recording.autostart, logger: logger), server] as [any Service]
+        let context = FrontEndContext(config: config, perform: dispatcher.perform, events: events, live: graph.live,
+                                      media: MediaCatalog(library: library, data: data), reporter: webReporter, logger: logger)
+        do {
+            services += try frontEnds.map { try $0(context) }
+        } catch {
+            _ = try? await blocking { graph.stop() }
+            throw StartupError(description: "\(error)")
+        }
+        services.append(gate)
         if let inputs {
             services.append(InputService(inputs: config.inputs, board: inputs, events: events, logger: logger, perform: dispatcher.perform))
         }

@@ -64,6 +64,7 @@ public final class Appliance: Sendable {
     /// a stopping daemon alive until systemd's stop timeout kills it.
     private func stopGraph() async {
         events.finishAll()
+        graph.live.finishAll()
         let graph = self.graph
         let stopped = OneShot<Bool>()
         BlockingPool.shared.submit { _ in

@@ -51,6 +51,9 @@ struct CommandDispatcher: Sendable {
         case .protect(let before, let after): return .protected(try await clips.protect(before: before, after: after))
         case .export(let request): return .exported(try await clips.export(request))
         case .metrics: return .metrics(await metrics.metrics())
+        case .share(let id, let hours): return .shared(try await clips.share(id: id, hours: hours))
+        case .shares: return .shares(try await clips.shares())
+        case .unshare(let token): return .unshared(try await clips.unshare(token: token))
         }
     }
 }

@@ -12,6 +12,7 @@ struct StatusReporter: Sendable {
     var outputs: OutputBoard? = nil
     /// Whether each `[[input]]` is connected (nil: none configured).
     var inputs: InputBoard? = nil
+    var web: FrontEndReporter? = nil
 
     func status() async -> StatusReport {
         let (state, live, recordingsThisRun) = await recorder.live()
@@ -31,6 +32,7 @@ struct StatusReporter: Sendable {
         (report.capacity, report.storageFull) = (health.capacity, health.storageFull)
         report.outputs = outputs?.current
         report.inputs = inputs?.statuses
+        report.web = web?.current
         return report
     }
 }

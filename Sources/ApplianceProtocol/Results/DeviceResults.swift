@@ -77,3 +77,21 @@ public struct ToggleResult: Codable, Sendable, Equatable {
     public init(started: RecordingStarted) { (self.started, self.stopped) = (started, nil) }
     public init(stopped: RecordingResult) { (self.started, self.stopped) = (nil, stopped) }
 }
+
+/// The web dashboard: where it serves and who is watching (absent when `[web] listen = "off"`).
+public struct WebStatus: Codable, Sendable, Equatable {
+    public enum State: String, Codable, Sendable { case starting, serving, failed }
+    public var state: State
+    /// `[web] listen` as configured.
+    public var listen: String
+    /// The address it serves on, once bound (port 0 in the config becomes the real port here).
+    public var url: String?
+    /// Why it is not serving (the address is taken, say); it retries.
+    public var error: String?
+    /// Open live-view streams.
+    public var liveViewers: Int
+
+    public init(state: State, listen: String, url: String? = nil, error: String? = nil, liveViewers: Int = 0) {
+        (self.state, self.listen, self.url, self.error, self.liveViewers) = (state, listen, url, error, liveViewers)
+    }
+}

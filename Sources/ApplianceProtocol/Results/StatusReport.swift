@@ -66,6 +66,8 @@ public struct StatusReport: Codable, Sendable, Equatable {
     public var inputs: [InputStatus]?
     /// `[[output]]` lights: what each shows (absent when none is configured).
     public var outputs: [OutputStatus]?
+    /// The web dashboard (absent when it is off).
+    public var web: WebStatus?
 
     public init(state: RecorderState, ready: Bool, recording: Live?, cameras: [String], activeCamera: String,
                 cameraSources: [String: String], audioSource: String, preview: String, encoder: String, width: Int,

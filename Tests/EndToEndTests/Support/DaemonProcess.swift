@@ -21,6 +21,7 @@ final class DaemonProcess {
         source = "test"
         [preview]
         sink = "none"
+        \(extra.contains("[web]") ? "" : "[web]\nlisten = \"127.0.0.1:0\"")
         \(extra)
         \(cameras ?? "[[camera]]\nname = \"main\"\nsource = \"test\"\npattern = \"smpte\"")
         """
@@ -145,6 +146,17 @@ final class DaemonProcess {
     /// Runs `appliance ctl --socket S …`.
     func ctl(_ arguments: [String]) throws -> CommandResult {
         try CommandResult.run(Self.binary, ["ctl", "--socket", socketPath] + arguments)
+    }
+
+    /// The web dashboard's base URL (`http://127.0.0.1:PORT`), once it serves; test configs listen on port 0.
+    func webURL(timeout: TimeInterval = 10) throws -> String {
+        var url: String?
+        waitFor(timeout) {
+            url = ((try? result("status"))?["web"] as? [String: Any])?["url"] as? String
+            return url != nil
+        }
+        guard let url else { throw NSError(domain: "DaemonProcess", code: 1, userInfo: [NSLocalizedDescriptionKey: "the web dashboard did not start serving"]) }
+        return url
     }
 
     func recordings() -> [String] {

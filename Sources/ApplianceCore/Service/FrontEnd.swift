@@ -1,0 +1,20 @@
+import ApplianceProtocol
+import Logging
+import ServiceLifecycle
+
+/// What a front end built outside ApplianceCore (the web dashboard) gets: the one entry point and the event stream
+/// like every other front end, plus read-only views it cannot get through commands (media files by id, the live
+/// view's frames, the web settings it is configured by).
+public struct FrontEndContext: Sendable {
+    public let config: ApplianceConfig
+    public let perform: @Sendable (Command) async throws(ApplianceError) -> CommandResult
+    public let events: EventHub
+    public let live: LiveView
+    public let media: MediaCatalog
+    /// Where the front end reports its own health (the web server's bound address), shown in `status`.
+    public let reporter: FrontEndReporter
+    public let logger: Logger
+}
+
+/// Makes a front end's Service once the appliance is composed.
+public typealias FrontEnd = @Sendable (FrontEndContext) throws -> any Service

@@ -1,0 +1,43 @@
+import ApplianceProtocol
+import Foundation
+import GRDB
+
+/// Read-only lookups of media files by id for front ends that serve them (the web dashboard). Clients name clips
+/// by id only: every path returned here is one the appliance wrote, never one built from a client's text.
+public struct MediaCatalog: Sendable {
+    let library: Library
+    let data: DataDirectory
+
+    /// The recording with exactly this id (no prefixes: URLs name whole ids), or nil.
+    public func recording(id: String) async throws -> Recording? {
+        guard Self.isID(id) else { return nil }
+        return try await library.fetch(id: id)
+    }
+
+    /// The share link for `token` if it still works.
+    public func share(token: String) async throws -> ShareLink? {
+        guard !token.isEmpty, token.count <= 128, token.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }) else {
+            return nil
+        }
+        return try await library.share(token: token)
+    }
+
+    /// A snapshot's file, if `id` is a snapshot's id and its file exists.
+    public func snapshotPath(id: String) -> String? {
+        guard Self.isID(id) else { return nil }
+        let path = data.snapshotPath(id: id)
+        return FileManager.default.fileExists(atPath: path) ? path : nil
+    }
+
+    /// When the last clip finished uploading, if any did.
+    public func lastBackup() async throws -> Date? {
+        try await library.pool.read { db in
+            try Int64.fetchOne(db, sql: "SELECT MAX(backed_up_at) FROM recordings").map { Date(timeIntervalSince1970: Double($0) / 1000) }
+        }
+    }
+
+    /// Ids are UUID text: hex digits and dashes, nothing that can walk a path.
+    static func isID(_ text: String) -> Bool {
+        (8...64).contains(text.count) && text.allSatisfy { $0.isHexDigit || $0 == "-" }
+    }
+}

@@ -1,0 +1,89 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+
+/// Decides who is asking and whether they may: the login page, assets and share links are open; reading needs a
+/// session, the bearer token or `[web] public_read`; anything that changes state needs a session with its CSRF
+/// token (header `X-CSRF-Token`) or the bearer token. Pages answer a missing login with a redirect to /login, the
+/// API and media with 401.
+struct AccessMiddleware: RouterMiddleware {
+    typealias Context = WebContext
+    let password: Password?
+    let sessions: SessionStore
+    let throttle: LoginThrottle
+    let publicRead: Bool
+    /// With no token_file (loopback only) every local client acts as this one session; its CSRF token is in the
+    /// pages, which other sites cannot read.
+    let localSession: Session?
+
+    static let csrfHeader = HTTPField.Name("X-CSRF-Token")!
+
+    func handle(_ request: Request, context: WebContext, next: (Request, WebContext) async throws -> Response) async throws -> Response {
+        let path = request.uri.path
+        if Self.isOpen(path) { return try await next(request, context) }
+        var context = context
+        context.access = try await access(for: request, client: context.client)
+        let reading = request.method == .get || request.method == .head
+        guard context.access.canRead else {
+            if reading && Self.isPage(path) {
+                let target = request.uri.string
+                return Response(status: .seeOther, headers: [.location: "/login?next=" + (target.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "/")])
+            }
+            var error = WebError(.unauthorized, "log in first, or send Authorization: Bearer TOKEN")
+            error.extraHeaders[.wwwAuthenticate] = "Bearer realm=\"appliance\""
+            throw error
+        }
+        if !reading {
+            switch context.access {
+            case .bearer: break
+            case .session(let session):
+                guard let sent = request.headers[Self.csrfHeader], RandomToken.equal(sent, session.csrf) else {
+                    throw WebError(.forbidden, "missing or wrong CSRF token (header X-CSRF-Token)")
+                }
+            case .readOnly, .anonymous:
+                throw WebError(.unauthorized, "log in to change anything (public_read opens reading only)")
+            }
+        }
+        return try await next(request, context)
+    }
+
+    private func access(for request: Request, client: String) async throws -> Access {
+        if let authorization = request.headers[.authorization] {
+            guard authorization.lowercased().hasPrefix("bearer "), let password,
+                  password.matches(String(authorization.dropFirst("bearer ".count)).trimmingCharacters(in: .whitespaces)) else {
+                await throttle.failed(client: client)
+                throw WebError(.unauthorized, "wrong bearer token")
+            }
+            throttle.succeeded(client: client)
+            return .bearer
+        }
+        if let localSession {
+            // No password: only this machine may connect; a name that is not loopback means DNS rebinding.
+            guard Self.isLoopbackHost(request.head.authority) else {
+                throw WebError(.forbidden, "this dashboard answers only to 127.0.0.1 and localhost")
+            }
+            return .session(localSession)
+        }
+        if let id = request.cookies[SessionStore.cookieName]?.value, let session = sessions.find(id) { return .session(session) }
+        if publicRead && (request.method == .get || request.method == .head) { return .readOnly }
+        return .anonymous
+    }
+
+    /// Routes anyone may use.
+    static func isOpen(_ path: String) -> Bool {
+        path == "/login" || path.hasPrefix("/assets/") || path.hasPrefix("/s/") || path == "/favicon.ico"
+    }
+
+    /// Routes a browser navigates to (a missing login redirects instead of 401).
+    static func isPage(_ path: String) -> Bool {
+        !(path.hasPrefix("/api/") || path.hasPrefix("/media/") || path == "/live.mjpeg" || path == "/metrics")
+    }
+
+    static func isLoopbackHost(_ authority: String?) -> Bool {
+        guard let authority else { return true }  // HTTP/1.0 without Host
+        var host = authority
+        if host.hasPrefix("["), let end = host.firstIndex(of: "]") { host = String(host[host.index(after: host.startIndex)..<end]) }
+        else if let colon = host.lastIndex(of: ":") { host = String(host[..<colon]) }
+        return host == "localhost" || host == "::1" || host.hasPrefix("127.")
+    }
+}

@@ -1,0 +1,47 @@
+import ApplianceCore
+import Foundation
+
+/// A logged-in browser: the cookie's random id and the CSRF token its pages send with every command.
+struct Session: Sendable, Equatable {
+    let id: String
+    let csrf: String
+    let expires: Date
+}
+
+/// Sessions live in memory: a restart logs everyone out, and nothing secret is written to disk.
+final class SessionStore: Sendable {
+    static let cookieName = "appliance_session"
+    static let lifetime: TimeInterval = 30 * 24 * 3600
+    /// Oldest sessions are dropped past this many (a guard against a login loop filling memory).
+    static let limit = 1000
+    private let sessions = Locked<[String: Session]>([:])
+
+    func create(now: Date = Date()) -> Session {
+        let session = Session(id: RandomToken.make(), csrf: RandomToken.make(), expires: now.addingTimeInterval(Self.lifetime))
+        sessions.withLock { all in
+            all = all.filter { $0.value.expires > now }
+            if all.count >= Self.limit, let oldest = all.min(by: { $0.value.expires < $1.value.expires }) { all[oldest.key] = nil }
+            all[session.id] = session
+        }
+        return session
+    }
+
+    func find(_ id: String, now: Date = Date()) -> Session? {
+        sessions.withLock { all in
+            guard let session = all[id] else { return nil }
+            if session.expires <= now { all[id] = nil; return nil }
+            return session
+        }
+    }
+
+    func remove(_ id: String) { sessions.withLock { _ = $0.removeValue(forKey: id) } }
+
+    /// `Set-Cookie` for a new session: HttpOnly (no script reads it), SameSite=Strict (no other site sends it).
+    static func cookie(for session: Session) -> String {
+        "\(cookieName)=\(session.id); Path=/; Max-Age=\(Int(lifetime)); HttpOnly; SameSite=Strict"
+    }
+
+    static let clearingCookie = "\(cookieName)=; Path=/; Max-Age=0; HttpOnly; SameSite=Strict"
+}
+
+

@@ -1,0 +1,179 @@
+import Hummingbird
+
+/// The dashboard's one stylesheet and one script, served as they are (no build step).
+enum Assets {
+    static func response(_ text: String, type: String) -> Response {
+        Response(status: .ok, headers: [.contentType: type, .cacheControl: "no-cache"], body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
+    }
+
+    static let css = #"""
+    :root { --bg:#111; --fg:#eee; --dim:#999; --card:#1d1d1d; --accent:#e33; --ok:#3a3; font-family: system-ui, sans-serif; }
+    * { box-sizing: border-box; }
+    body { margin:0; background:var(--bg); color:var(--fg); }
+    nav { display:flex; flex-wrap:wrap; gap:.25rem; padding:.5rem; background:#000; position:sticky; top:0; z-index:2; }
+    nav a, nav .link { color:var(--fg); text-decoration:none; padding:.6rem .9rem; border-radius:.4rem; background:none; border:0; font:inherit; }
+    nav a.active { background:#333; }
+    nav .link { margin-left:auto; color:var(--dim); cursor:pointer; }
+    main { padding:.75rem; max-width:1100px; margin:auto; }
+    h1 { font-size:1.3rem; margin:.3rem 0 .8rem; } h2 { font-size:1.1rem; margin-top:1.5rem; }
+    button, .button { font:inherit; padding:.7rem 1.1rem; min-height:44px; border-radius:.5rem; border:1px solid #444;
+      background:#2a2a2a; color:var(--fg); cursor:pointer; text-decoration:none; display:inline-block; }
+    button:disabled { opacity:.5; }
+    .danger { border-color:#a22; color:#f88; }
+    .record { background:#400; border-color:var(--accent); font-weight:bold; min-width:7rem; }
+    .record.on { background:var(--accent); color:#fff; }
+    .picture img, video { width:100%; max-height:70vh; background:#000; display:block; object-fit:contain; border-radius:.4rem; }
+    .controls { display:flex; flex-wrap:wrap; gap:.5rem; align-items:center; margin:.6rem 0; }
+    #elapsed { font-variant-numeric:tabular-nums; font-size:1.4rem; min-width:5rem; }
+    select, input { font:inherit; padding:.6rem; min-height:44px; border-radius:.4rem; border:1px solid #444; background:#222; color:var(--fg); }
+    .health, .count, .meta, .expires { color:var(--dim); font-size:.9rem; }
+    .grid { display:grid; grid-template-columns:repeat(auto-fill, minmax(200px, 1fr)); gap:.75rem; }
+    .card { display:flex; flex-direction:column; background:var(--card); border-radius:.5rem; overflow:hidden; color:var(--fg); text-decoration:none; }
+    .card .thumb { width:100%; aspect-ratio:16/9; object-fit:cover; background:#000; }
+    .card .title { padding:.4rem .6rem 0; font-weight:600; overflow-wrap:anywhere; }
+    .card .meta, .card .badges { padding:.1rem .6rem .4rem; }
+    .badge { font-size:.8rem; margin-right:.3rem; } .badge.rec { color:var(--accent); }
+    .pager { display:flex; justify-content:space-between; margin:1rem 0; } .pager a { color:var(--fg); }
+    .filter { display:flex; flex-wrap:wrap; gap:.5rem; margin-bottom:.5rem; }
+    .info { border-collapse:collapse; margin:.5rem 0; } .info th { text-align:left; color:var(--dim); padding:.25rem 1rem .25rem 0; font-weight:normal; }
+    .rename { display:flex; gap:.5rem; } .rename input { flex:1; }
+    #shares { padding-left:1rem; } #shares li { margin:.4rem 0; } #shares a { color:#8cf; overflow-wrap:anywhere; }
+    #message { min-height:1.2rem; color:#fc6; }
+    .login { max-width:22rem; margin:15vh auto; display:flex; flex-direction:column; gap:.8rem; }
+    .error { color:#f88; }
+    pre { background:#1a1a1a; padding:.75rem; overflow:auto; font-size:.8rem; border-radius:.4rem; }
+    [hidden] { display:none !important; }
+    """#
+
+    static let script = #"""
+    "use strict";
+    const $ = (s) => document.querySelector(s);
+    const csrf = () => (document.querySelector('meta[name="csrf"]') || {}).content || "";
+    function say(text) { const m = $("#message"); if (m) m.textContent = text; }
+    async function call(method, path, body) {
+      const response = await fetch(path, { method, credentials: "same-origin",
+        headers: { "Content-Type": "application/json", "X-CSRF-Token": csrf() }, body: body === undefined ? undefined : JSON.stringify(body) });
+      const data = await response.json().catch(() => ({}));
+      if (!response.ok) { const e = new Error((data.error && data.error.message) || response.statusText); e.status = response.status; throw e; }
+      return data;
+    }
+    const command = (name, args) => call("POST", "/api/commands/" + name, args || {});
+    function clock(ms) {
+      const s = Math.max(0, Math.floor(ms / 1000)), h = Math.floor(s / 3600), m = Math.floor(s / 60) % 60, r = s % 60;
+      const two = (n) => String(n).padStart(2, "0");
+      return h > 0 ? `${h}:${two(m)}:${two(r)}` : `${m}:${two(r)}`;
+    }
+    function localTimes() {
+      for (const t of document.querySelectorAll("time[datetime]")) {
+        const d = new Date(t.getAttribute("datetime"));
+        if (!isNaN(d)) t.textContent = d.toLocaleString([], { dateStyle: "medium", timeStyle: "short" });
+      }
+    }
+
+    function livePage() {
+      const button = $("#record"), elapsed = $("#elapsed"), camera = $("#camera");
+      let startedAt = null;
+      const show = (recording, elapsedMs) => {
+        button.classList.toggle("on", recording);
+        button.textContent = recording ? "Stop" : "Record";
+        button.dataset.state = recording ? "recording" : "idle";
+        startedAt = recording ? Date.now() - (elapsedMs || 0) : null;
+        elapsed.textContent = clock(elapsedMs || 0);
+        elapsed.dataset.elapsedMs = String(elapsedMs || 0);
+      };
+      const refresh = async () => {
+        try {
+          const s = await call("GET", "/api/status");
+          show(s.state === "recording", s.recording ? s.recording.elapsed_ms : 0);
+          if (s.active_camera) camera.value = s.active_camera;
+          const parts = [];
+          if (s.capacity) { parts.push("free " + (s.capacity.free_bytes / 1e9).toFixed(1) + " GB");
+            if (s.capacity.wraps_in) parts.push("wraps in " + s.capacity.wraps_in); }
+          if (s.storage_full) parts.push("storage full: " + s.storage_full);
+          parts.push("dropped " + (s.recording ? s.recording.dropped_frames : 0));
+          if (s.recording && s.recording.av_offset_ms !== undefined) parts.push("A/V " + Math.round(s.recording.av_offset_ms) + " ms");
+          try { const b = await call("GET", "/api/backup"); if (b.enabled) parts.push("backup queue " + b.counts.pending + (b.paused ? " (paused)" : "")); } catch (e) {}
+          $("#health").textContent = parts.join(" · ");
+        } catch (e) { say(e.message); }
+      };
+      show(button.dataset.state === "recording", Number(elapsed.dataset.elapsedMs));
+      setInterval(() => {
+        if (startedAt !== null) { const ms = Date.now() - startedAt; elapsed.textContent = clock(ms); elapsed.dataset.elapsedMs = String(ms); }
+      }, 250);
+      setInterval(refresh, 5000);
+      button.addEventListener("click", async () => {
+        button.disabled = true;
+        try { const r = await command("record.toggle"); say(r.stopped ? "Saved " + r.stopped.title : "Recording"); await refresh(); }
+        catch (e) { say(e.message); } finally { button.disabled = false; }
+      });
+      camera.addEventListener("change", async () => {
+        try { await command("switch", { camera: camera.value }); say("Camera " + camera.value); } catch (e) { say(e.message); refresh(); }
+      });
+      $("#snapshot").addEventListener("click", async () => {
+        try { const r = await command("snapshot"); const p = $("#last-snapshot"); p.innerHTML = "";
+          const a = document.createElement("a"); a.href = "/media/snapshots/" + r.id; a.textContent = "Snapshot " + r.width + "×" + r.height;
+          a.id = "snapshot-link"; p.appendChild(a); } catch (e) { say(e.message); }
+      });
+      $("#protect").addEventListener("click", async () => {
+        try { const r = await command("protect"); say("Protected " + r.locked.length + " clip(s)"); } catch (e) { say(e.message); }
+      });
+      const events = new EventSource("/api/events");
+      events.addEventListener("recording_started", () => show(true, 0));
+      events.addEventListener("recording_stopped", () => show(false, 0));
+      events.addEventListener("camera_switched", (m) => { try { camera.value = JSON.parse(m.data).data.to; } catch (e) {} });
+      events.addEventListener("storage_full", refresh);
+      events.onopen = refresh;
+      const img = $("#live");
+      img.addEventListener("error", () => setTimeout(() => { img.src = "/live.mjpeg?" + Date.now(); }, 2000));
+    }
+
+    function shareItem(link) {
+      const li = document.createElement("li"); li.dataset.token = link.token;
+      const a = document.createElement("a"); a.className = "share-link"; a.href = link.url; a.textContent = location.origin + link.url;
+      const until = document.createElement("span"); until.className = "expires"; until.textContent = " until " + new Date(link.expires_at).toLocaleString();
+      const revoke = document.createElement("button"); revoke.className = "revoke"; revoke.textContent = "Revoke";
+      li.append(a, until, " ", revoke); return li;
+    }
+    function shareLists() {
+      document.addEventListener("click", async (event) => {
+        const button = event.target.closest("button.revoke"); if (!button) return;
+        const li = button.closest("li");
+        try { await call("DELETE", "/api/shares/" + encodeURIComponent(li.dataset.token)); li.remove(); say("Link revoked"); } catch (e) { say(e.message); }
+      });
+    }
+
+    function clipPage() {
+      const id = $(".clip").dataset.id, player = $("#player");
+      $("#restart").addEventListener("click", () => { player.currentTime = 0; player.play(); });
+      $("#rename-form").addEventListener("submit", async (event) => {
+        event.preventDefault();
+        try { const r = await call("POST", `/api/recordings/${id}/rename`, { title: $("#title-input").value });
+          $("#clip-title").textContent = r.title; document.title = r.title + " · appliance"; say("Renamed"); } catch (e) { say(e.message); }
+      });
+      const setLocked = (locked) => { $("#lock").hidden = locked; $("#unlock").hidden = !locked; };
+      $("#lock").addEventListener("click", async () => { try { await call("POST", `/api/recordings/${id}/lock`); setLocked(true); say("Locked"); } catch (e) { say(e.message); } });
+      $("#unlock").addEventListener("click", async () => { try { await call("POST", `/api/recordings/${id}/unlock`); setLocked(false); say("Unlocked"); } catch (e) { say(e.message); } });
+      $("#delete").addEventListener("click", async () => {
+        if (!confirm("Delete this recording? This cannot be undone.")) return;
+        try { await call("DELETE", `/api/recordings/${id}`); location.href = "/recordings"; } catch (e) { say(e.message); }
+      });
+      $("#share-form").addEventListener("submit", async (event) => {
+        event.preventDefault();
+        try { const link = await call("POST", `/api/recordings/${id}/share`, { hours: Number($("#share-hours").value) });
+          $("#shares").prepend(shareItem(link)); say("Share link made"); } catch (e) { say(e.message); }
+      });
+    }
+
+    document.addEventListener("DOMContentLoaded", () => {
+      localTimes();
+      const logout = $("#logout");
+      if (logout) logout.addEventListener("click", async () => {
+        await fetch("/logout", { method: "POST", headers: { "X-CSRF-Token": csrf() }, credentials: "same-origin" }); location.href = "/login";
+      });
+      const page = document.body.dataset.page;
+      if (page === "live") livePage();
+      if (page === "recordings" && $(".clip")) clipPage();
+      shareLists();
+    });
+    """#
+}

@@ -1,0 +1,198 @@
+import ApplianceProtocol
+import Foundation
+
+/// The dashboard's pages. Element ids are the contract the browser tests (Tests/Web) rely on.
+enum Pages {
+    /// The frame every page shares: navigation, the CSRF token for the script, and the page's body.
+    static func layout(title: String, csrf: String?, active: String, body: String, nav: Bool = true) -> String {
+        let links = [("/", "Live", "live"), ("/recordings", "Recordings", "recordings"), ("/settings", "Backup & settings", "settings")]
+            .map { "<a href=\"\($0.0)\"\($0.2 == active ? " class=\"active\"" : "")>\($0.1)</a>" }.joined()
+        return """
+        <!doctype html>
+        <html lang="en"><head><meta charset="utf-8">
+        <meta name="viewport" content="width=device-width, initial-scale=1">
+        <meta name="csrf" content="\(HTML.escape(csrf ?? ""))">
+        <title>\(HTML.escape(title)) · appliance</title>
+        <link rel="stylesheet" href="/assets/app.css">
+        <script src="/assets/app.js" defer></script>
+        </head><body data-page="\(active)">
+        \(nav ? "<nav>\(links)<button id=\"logout\" class=\"link\">Log out</button></nav>" : "")
+        <main>
+        \(body)
+        </main></body></html>
+        """
+    }
+
+    static func live(status: StatusReport, csrf: String?) -> String {
+        let cameras = status.cameras.map {
+            "<option value=\"\(HTML.escape($0))\"\($0 == status.activeCamera ? " selected" : "")>\(HTML.escape($0))</option>"
+        }.joined()
+        let recording = status.recording
+        let body = """
+        <section class="live">
+          <div class="picture"><img id="live" src="/live.mjpeg" alt="live picture" width="\(640)" height="\(360)"></div>
+          <div class="controls">
+            <button id="record" class="record\(recording != nil ? " on" : "")" data-state="\(status.state.rawValue)">\(recording != nil ? "Stop" : "Record")</button>
+            <span id="elapsed" data-elapsed-ms="\(recording?.elapsedMs ?? 0)">\(HTML.duration(recording?.elapsedMs ?? 0))</span>
+            <label>Camera <select id="camera">\(cameras)</select></label>
+            <button id="snapshot">Snapshot</button>
+            <button id="protect" title="Lock the clips around now (the dashcam event lock)">Protect</button>
+          </div>
+          <p id="message" role="status"></p>
+          <p id="health" class="health">\(HTML.escape(healthLine(status)))</p>
+          <p id="last-snapshot"></p>
+        </section>
+        """
+        return layout(title: "Live", csrf: csrf, active: "live", body: body)
+    }
+
+    /// Free space, time until the oldest clip is overwritten, dropped frames, A/V offset.
+    static func healthLine(_ status: StatusReport) -> String {
+        var parts: [String] = []
+        if let capacity = status.capacity {
+            parts.append("free \(HTML.size(capacity.freeBytes))")
+            if let wrap = capacity.wrapsInS { parts.append("wraps in \(HTML.duration(Int(wrap * 1000)))") }
+        }
+        if status.storage.state == .missing { parts.append("storage missing") }
+        if let full = status.storageFull { parts.append("storage full: \(full)") }
+        parts.append("dropped \(status.recording?.droppedFrames ?? 0)")
+        if let offset = status.recording?.avOffsetMs { parts.append(String(format: "A/V %.0f ms", offset)) }
+        return parts.joined(separator: " · ")
+    }
+
+    static func recordings(list: ListResult, group: String?, csrf: String?) -> String {
+        let cards = list.items.map(card).joined(separator: "\n")
+        let base = group.map { "/recordings?group=\(HTML.escape($0))&" } ?? "/recordings?"
+        let previous = list.page > 1 ? "<a id=\"previous\" href=\"\(base)page=\(list.page - 1)\">← Newer</a>" : "<span></span>"
+        let next = list.page < list.pages ? "<a id=\"next\" href=\"\(base)page=\(list.page + 1)\">Older →</a>" : "<span></span>"
+        let heading = group == nil ? "Recordings" : "Loop recording: segments"
+        let body = """
+        <h1>\(heading)</h1>
+        <form id="filter" class="filter" method="get" action="/recordings">
+          <input id="search" type="search" name="q" placeholder="Search titles">
+          <input id="date" type="date" name="date">
+          <button>Filter</button>
+        </form>
+        <p class="count"><span id="total">\(list.total)</span> recordings · page \(list.page) of \(max(list.pages, 1))</p>
+        <div id="recordings" class="grid">\(cards.isEmpty ? "<p class=\"empty\">No recordings yet.</p>" : cards)</div>
+        <div class="pager">\(previous)\(next)</div>
+        """
+        return layout(title: heading, csrf: csrf, active: "recordings", body: body)
+    }
+
+    static func card(_ r: Recording) -> String {
+        let thumb = r.thumbnail != nil
+            ? "<img class=\"thumb\" loading=\"lazy\" src=\"/media/\(r.id)/thumbnail\" alt=\"\">" : "<div class=\"thumb none\"></div>"
+        var badges = ""
+        if r.locked { badges += "<span class=\"badge locked\" title=\"\(HTML.escape(r.lockReason ?? "locked"))\">🔒</span>" }
+        if r.backupState != .none { badges += "<span class=\"badge backup \(r.backupState.rawValue)\">\(r.backupState == .done ? "☁ backed up" : "☁ \(r.backupState.rawValue)")</span>" }
+        if r.state == .recording { badges += "<span class=\"badge rec\">● REC</span>" }
+        let link = r.segments.map { "/recordings?group=\(r.group ?? r.id)&n=\($0)" } ?? "/recordings/\(r.id)"
+        let segments = r.segments.map { " · \($0) segments" } ?? ""
+        return """
+        <a class="card" href="\(HTML.escape(link))" data-id="\(r.id)">\(thumb)
+        <span class="title">\(HTML.escape(r.title))</span>
+        <span class="meta"><time datetime="\(Timestamps.iso(r.createdAt))">\(HTML.date(r.createdAt))</time> · \(HTML.duration(r.durationMs)) · \(HTML.size(r.sizeBytes))\(segments)</span>
+        <span class="badges">\(badges)</span></a>
+        """
+    }
+
+    static func clip(_ info: RecordingInfo, shares: [ShareLink], csrf: String?) -> String {
+        let r = info.recording, m = info.measured
+        let rows: [(String, String)] = [
+            ("Recorded", HTML.date(r.createdAt)), ("Duration", HTML.duration(m.durationMs ?? r.durationMs)),
+            ("Size", HTML.size(m.sizeBytes ?? r.sizeBytes)),
+            ("Video", [m.videoCodec, m.width.flatMap { w in m.height.map { "\(w)×\($0)" } }, m.framerate.map { String(format: "%.0f fps", $0) }].compactMap { $0 }.joined(separator: " ")),
+            ("Audio", [m.audioCodec, m.audioChannels.map { "\($0) ch" }, m.audioSampleRate.map { "\($0) Hz" }].compactMap { $0 }.joined(separator: " ")),
+            ("Camera", r.camera ?? "–"), ("State", r.state.rawValue), ("Backup", r.backupState.rawValue),
+        ] + (m.error.map { [("Problem", $0)] } ?? [])
+        let table = rows.map { "<tr><th>\($0.0)</th><td>\(HTML.escape($0.1))</td></tr>" }.joined()
+        let links = shares.map(shareRow).joined()
+        let body = """
+        <section class="clip" data-id="\(r.id)">
+          <h1 id="clip-title">\(HTML.escape(r.title))</h1>
+          <video id="player" controls preload="metadata" playsinline src="/media/\(r.id)/video"\(r.thumbnail != nil ? " poster=\"/media/\(r.id)/thumbnail\"" : "")></video>
+          <div class="controls">
+            <button id="restart">Restart</button>
+            <a id="download" class="button" href="/media/\(r.id)/video?download=1">Download</a>
+            <button id="lock"\(r.locked ? " hidden" : "")>Lock</button>
+            <button id="unlock"\(r.locked ? "" : " hidden")>Unlock</button>
+            <button id="delete" class="danger">Delete</button>
+          </div>
+          <form id="rename-form" class="rename"><input id="title-input" name="title" value="\(HTML.escape(r.title))" maxlength="200">
+          <button id="rename">Rename</button></form>
+          <p id="message" role="status"></p>
+          <table class="info">\(table)</table>
+          <h2>Share</h2>
+          <form id="share-form" class="share"><label>Valid for <select id="share-hours"><option value="1">1 hour</option>
+          <option value="24" selected>24 hours</option><option value="168">7 days</option></select></label>
+          <button id="share">Make a share link</button></form>
+          <ul id="shares">\(links)</ul>
+        </section>
+        """
+        return layout(title: r.title, csrf: csrf, active: "recordings", body: body)
+    }
+
+    static func shareRow(_ link: ShareLink) -> String {
+        """
+        <li data-token="\(HTML.escape(link.token))"><a class="share-link" href="\(HTML.escape(link.url))">\(HTML.escape(link.url))</a>
+        <span class="expires">until <time datetime="\(Timestamps.iso(link.expiresAt))">\(HTML.date(link.expiresAt))</time></span>
+        <button class="revoke">Revoke</button></li>
+        """
+    }
+
+    static func settings(backup: BackupStatus, lastUpload: Date?, config: String, shares: [ShareLink], csrf: String?) -> String {
+        let queue = """
+        <table class="info">
+        <tr><th>Backup</th><td id="backup-state">\(HTML.escape(backup.enabled ? (backup.paused ? "paused: \(backup.pauseReason ?? "")" : "on, to \(backup.url)") : "off"))</td></tr>
+        <tr><th>Queue</th><td id="backup-queue">\(backup.counts.pending) waiting, \(backup.counts.running) uploading, \(backup.counts.done) done, \(backup.counts.failed) failed</td></tr>
+        <tr><th>Uploading</th><td id="backup-current">\(backup.current.map { "\($0.id.prefix(8)): \(HTML.size($0.bytesDone)) of \(HTML.size($0.bytesTotal))" } ?? "–")</td></tr>
+        <tr><th>Last upload</th><td id="backup-last">\(HTML.escape(lastUpload.map(HTML.date) ?? "–"))</td></tr>
+        \(backup.lastError.map { "<tr><th>Last error</th><td>\(HTML.escape($0))</td></tr>" } ?? "")
+        </table>
+        """
+        let links = shares.isEmpty ? "<p class=\"empty\">No share links.</p>"
+            : "<ul id=\"shares\">" + shares.map { link in
+                shareRow(link).replacingOccurrences(of: "<button class=\"revoke\">", with: "<span class=\"shared-title\">\(HTML.escape(link.title ?? ""))</span> <button class=\"revoke\">")
+            }.joined() + "</ul>"
+        let body = """
+        <h1>Backup</h1>\(queue)
+        <h2>Share links</h2>\(links)
+        <h2>Configuration</h2>
+        <p>Read-only: edit the config file and restart to change it. Secrets are never shown.</p>
+        <pre id="config">\(HTML.escape(config))</pre>
+        """
+        return layout(title: "Backup & settings", csrf: csrf, active: "settings", body: body)
+    }
+
+    static func login(error: String?, next: String, passwordSet: Bool) -> String {
+        let body = """
+        <form id="login" class="login" method="post" action="/login">
+          <h1>appliance</h1>
+          \(error.map { "<p id=\"login-error\" class=\"error\">\(HTML.escape($0))</p>" } ?? "")
+          \(passwordSet ? "" : "<p>No password is set ([web] token_file): this dashboard is open to this machine only.</p>")
+          <input type="hidden" name="next" value="\(HTML.escape(next))">
+          <label>Password <input id="password" type="password" name="password" autocomplete="current-password" autofocus></label>
+          <button id="login-button">Log in</button>
+        </form>
+        """
+        return layout(title: "Log in", csrf: nil, active: "login", body: body, nav: false)
+    }
+
+    static func share(link: ShareLink, recording: Recording) -> String {
+        let body = """
+        <section class="clip shared">
+          <h1>\(HTML.escape(recording.title))</h1>
+          <video id="player" controls preload="metadata" playsinline src="/s/\(HTML.escape(link.token))/video"></video>
+          <div class="controls"><a id="download" class="button" href="/s/\(HTML.escape(link.token))/video?download=1">Download</a></div>
+          <p>Recorded \(HTML.date(recording.createdAt)) · \(HTML.duration(recording.durationMs)) · link valid until
+          <time datetime="\(Timestamps.iso(link.expiresAt))">\(HTML.date(link.expiresAt))</time></p>
+        </section>
+        """
+        return layout(title: recording.title, csrf: nil, active: "share", body: body, nav: false)
+    }
+
+    static func error(_ status: Int, _ message: String, csrf: String?) -> String {
+        layout(title: "Error", csrf: csrf, active: "", body: "<h1>\(status)</h1><p id=\"error\">\(HTML.escape(message))</p>")
+    }
+}

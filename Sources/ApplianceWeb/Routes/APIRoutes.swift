@@ -1,0 +1,138 @@
+import ApplianceCore
+import ApplianceProtocol
+import Foundation
+import Hummingbird
+
+/// `/api`: the same field names as `ctl --json`. Reads are GETs; every command is a POST to
+/// `/api/commands/<name>` with its `args` object as the body (the socket's arguments, checked the same way), and
+/// the clip actions also have their own paths.
+extension Routes {
+    func addAPI(to router: Router<WebContext>) {
+        let api = router.group("api")
+        api.get("session") { _, ctx -> Response in
+            struct SessionInfo: Encodable { var access: String; var csrf: String? }
+            let info: SessionInfo = switch ctx.access {
+            case .session(let session): SessionInfo(access: "session", csrf: session.csrf)
+            case .bearer: SessionInfo(access: "bearer", csrf: nil)
+            case .readOnly: SessionInfo(access: "read_only", csrf: nil)
+            case .anonymous: SessionInfo(access: "anonymous", csrf: nil)
+            }
+            return try JSONBody.response(info)
+        }
+        api.get("status") { _, _ in try JSONBody.response(try await perform(.status)) }
+        api.get("cameras") { _, _ in try JSONBody.response(try await perform(.cameras)) }
+        api.get("backup") { _, _ in try JSONBody.response(try await perform(.backupStatus)) }
+        api.get("shares") { _, _ in try JSONBody.response(try await perform(.shares)) }
+        api.get("config") { _, _ in try JSONBody.response(ConfigView.json(self.context.config)) }
+        api.get("recordings") { request, _ -> Response in
+            guard case .list(let list) = try await perform(try Self.listCommand(request.uri.queryParameters)) else {
+                throw WebError(.internalServerError, "unexpected result")
+            }
+            struct Page: Encodable {
+                var items: [WebRecording]; var total: Int; var page: Int; var perPage: Int; var pages: Int; var elapsedMs: Double
+            }
+            return try JSONBody.response(Page(items: list.items.map { WebRecording(recording: $0) }, total: list.total, page: list.page,
+                                              perPage: list.perPage, pages: list.pages, elapsedMs: list.elapsedMs))
+        }
+        api.get("recordings/:id") { _, ctx -> Response in
+            let id = try ctx.parameters.require("id")
+            guard case .info(let info) = try await perform(.info(id: id)) else { throw WebError(.internalServerError, "unexpected result") }
+            return try JSONBody.response(WebRecording(recording: info.recording, measured: info.measured))
+        }
+        api.post("commands/:name") { request, ctx -> Response in
+            let name = try ctx.parameters.require("name")
+            let arguments = try await JSONBody.arguments(request, context: ctx)
+            let command: Command
+            command = try Self.command(name, arguments)
+            return try JSONBody.response(try await perform(command))
+        }
+        // The clip actions, by id in the path.
+        api.post("recordings/:id/rename") { request, ctx -> Response in
+            let id = try ctx.parameters.require("id")
+            var arguments = try await JSONBody.arguments(request, context: ctx)
+            arguments["id"] = .string(id)
+            return try JSONBody.response(try await perform(try Self.command("rename", arguments)))
+        }
+        for action in ["lock", "unlock", "share"] {
+            api.post("recordings/:id/\(action)") { request, ctx -> Response in
+                var arguments = try await JSONBody.arguments(request, context: ctx)
+                arguments["id"] = .string(try ctx.parameters.require("id"))
+                return try JSONBody.response(try await perform(try Self.command(action, arguments)))
+            }
+        }
+        api.delete("recordings/:id") { request, ctx -> Response in
+            let force = request.uri.queryParameters.get("force") == "true"
+            return try JSONBody.response(try await perform(.delete(id: try ctx.parameters.require("id"), force: force)))
+        }
+        api.delete("shares/:token") { _, ctx -> Response in
+            try JSONBody.response(try await perform(.unshare(token: try ctx.parameters.require("token"))))
+        }
+        api.get("events") { _, _ in eventStream() }
+        router.get("metrics") { _, _ -> Response in
+            guard case .metrics(let metrics) = try await perform(.metrics) else { throw WebError(.internalServerError, "unexpected result") }
+            return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+                            body: ResponseBody(byteBuffer: ByteBuffer(string: metrics.prometheusText)))
+        }
+    }
+
+    static func command(_ name: String, _ arguments: [String: JSONValue]) throws -> Command {
+        do {
+            return try Command(name: name, arguments: arguments)
+        } catch {
+            throw WebError(error)
+        }
+    }
+
+    /// `?page=N&per_page=K` and `grouped=true` or `group=ID`, as `ctl list` takes them.
+    /// `grouped`: the default when the query does not say (the recordings page shows a loop recording as one entry).
+    static func listCommand(_ query: Parameters, grouped: Bool = false) throws -> Command {
+        var arguments: [String: JSONValue] = [:]
+        for key in ["page", "per_page"] {
+            guard let text = query.get(key) else { continue }
+            guard let number = Int(text) else { throw WebError(.badRequest, "\(key) must be a whole number, found \"\(text)\"") }
+            arguments[key] = .int(number)
+        }
+        if let group = query.get("group") { arguments["group"] = .string(group) }
+        if let flag = query.get("grouped") {
+            arguments["grouped"] = .bool(flag == "true" || flag == "1")
+        } else if grouped && query.get("group") == nil {
+            arguments["grouped"] = .bool(true)
+        }
+        return try command("list", arguments)
+    }
+
+    /// Server-sent events: each appliance event as `event: <name>` and the socket's event line as `data`, with a
+    /// comment every 15 s so proxies keep the connection.
+    func eventStream() -> Response {
+        let subscription = context.events.subscribe()
+        let events = context.events, streams = self.streams
+        let registration = streams.register { events.unsubscribe(subscription.id) }
+        let body = ResponseBody { writer in
+            defer {
+                events.unsubscribe(subscription.id)
+                streams.unregister(registration)
+            }
+            let (chunks, out) = AsyncStream<String>.makeStream()
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    for await record in subscription.events {
+                        guard let line = try? WireFormat.line(record) else { continue }
+                        out.yield("event: \(record.event.name)\ndata: " + String(decoding: line.dropLast(), as: UTF8.self) + "\n\n")
+                    }
+                    out.finish()
+                }
+                group.addTask {
+                    while true {
+                        try await Task.sleep(for: .seconds(15))
+                        out.yield(": keep-alive\n\n")
+                    }
+                }
+                try await writer.write(ByteBuffer(string: "retry: 2000\n: connected\n\n"))
+                for await chunk in chunks { try await writer.write(ByteBuffer(string: chunk)) }
+                group.cancelAll()
+            }
+            try await writer.finish(nil)
+        }
+        return Response(status: .ok, headers: [.contentType: "text/event-stream", .cacheControl: "no-store"], body: body)
+    }
+}

@@ -1,0 +1,57 @@
+import ApplianceCore
+import Foundation
+import Hummingbird
+
+/// `/login` (the form and its POST) and `/logout`. A right password makes a session cookie; a wrong one waits
+/// (the throttle) before the answer. The password is never logged.
+extension Routes {
+    func addLogin(to router: Router<WebContext>) {
+        router.get("login") { request, _ -> Response in
+            HTML.response(Pages.login(error: nil, next: Self.safeNext(request.uri.queryParameters.get("next")),
+                                      passwordSet: access.password != nil))
+        }
+        router.post("login") { request, ctx -> Response in
+            var request = request
+            let body: ByteBuffer
+            do {
+                body = try await request.collectBody(upTo: ctx.maxUploadSize)
+            } catch {
+                throw WebError(.contentTooLarge, "login form larger than \(ctx.maxUploadSize) bytes")
+            }
+            let form = Self.form(String(decoding: body.readableBytesView, as: UTF8.self))
+            let next = Self.safeNext(form["next"])
+            guard let password = access.password else {
+                return Response(status: .seeOther, headers: [.location: next])  // no password: nothing to log in to
+            }
+            guard let candidate = form["password"], password.matches(candidate) else {
+                await access.throttle.failed(client: ctx.client)
+                context.logger.warning("web: failed login", metadata: ["client": "\(ctx.client)"])
+                return HTML.response(Pages.login(error: "Wrong password.", next: next, passwordSet: true), status: .unauthorized)
+            }
+            access.throttle.succeeded(client: ctx.client)
+            let session = access.sessions.create()
+            return Response(status: .seeOther, headers: [.location: next, .setCookie: SessionStore.cookie(for: session)])
+        }
+        router.post("logout") { request, ctx -> Response in
+            if let id = request.cookies[SessionStore.cookieName]?.value { access.sessions.remove(id) }
+            return Response(status: .seeOther, headers: [.location: "/login", .setCookie: SessionStore.clearingCookie])
+        }
+    }
+
+    /// Where to go after logging in: a path on this site only (`/x`, never `//host` or a URL).
+    static func safeNext(_ next: String?) -> String {
+        guard let next, next.hasPrefix("/"), !next.hasPrefix("//"), !next.contains("\\"), next.count < 2000 else { return "/" }
+        return next
+    }
+
+    /// `application/x-www-form-urlencoded`.
+    static func form(_ text: String) -> [String: String] {
+        var fields: [String: String] = [:]
+        for pair in text.split(separator: "&") {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            func decode(_ s: Substring) -> String { String(s).replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? "" }
+            if let key = parts.first { fields[decode(key)] = parts.count > 1 ? decode(parts[1]) : "" }
+        }
+        return fields
+    }
+}

@@ -1,0 +1,87 @@
+import ApplianceCore
+import ApplianceProtocol
+import Foundation
+import Hummingbird
+
+/// Every route of the dashboard, grouped by what it serves. Each handler turns HTTP into a `Command` for the one
+/// entry point (or a media lookup), and the typed result back into JSON or HTML.
+struct Routes: Sendable {
+    let context: FrontEndContext
+    let streams: StreamRegistry
+    let access: AccessMiddleware
+
+    func add(to router: Router<WebContext>) {
+        addAPI(to: router)
+        addMedia(to: router)
+        addLive(to: router)
+        addPages(to: router)
+        addLogin(to: router)
+        addShares(to: router)
+    }
+
+    /// Sends a command; an `ApplianceError` becomes the HTTP error its code maps to.
+    func perform(_ command: Command) async throws -> CommandResult {
+        do {
+            return try await context.perform(command)
+        } catch {
+            throw WebError(error)
+        }
+    }
+}
+
+/// JSON bodies, encoded as `ctl --json` prints them (snake_case keys, ISO 8601 times).
+enum JSONBody {
+    static func response(_ value: some Encodable, status: HTTPResponse.Status = .ok) throws -> Response {
+        let data = try WireFormat.encoder.encode(value)
+        return Response(status: status, headers: [.contentType: "application/json; charset=utf-8", .cacheControl: "no-store"],
+                        body: ResponseBody(byteBuffer: ByteBuffer(bytes: data + [0x0A])))
+    }
+
+    /// A command result's payload.
+    static func response(_ result: CommandResult) throws -> Response { try response(AnyPayload(result.payload)) }
+
+    /// The request body as command arguments (at most 64 KiB; 413 past that).
+    static func arguments(_ request: Request, context: WebContext) async throws -> [String: JSONValue] {
+        var request = request
+        let buffer: ByteBuffer
+        do {
+            buffer = try await request.collectBody(upTo: context.maxUploadSize)
+        } catch {
+            throw WebError(.contentTooLarge, "request body larger than \(context.maxUploadSize) bytes")
+        }
+        do {
+            return try RequestLine.parseArguments(Data(buffer.readableBytesView))
+        } catch {
+            throw WebError(error)
+        }
+    }
+}
+
+struct AnyPayload: Encodable {
+    let value: any Encodable
+    init(_ value: any Encodable) { self.value = value }
+    func encode(to encoder: Encoder) throws { try value.encode(to: encoder) }
+}
+
+/// A recording as the API gives it: the `ctl --json` object plus `video_url` and `thumbnail_url`.
+struct WebRecording: Encodable {
+    let recording: Recording
+    var measured: RecordingInfo.Measured?
+
+    enum Keys: String, CodingKey { case videoUrl, thumbnailUrl, measured }
+
+    func encode(to encoder: Encoder) throws {
+        try recording.encode(to: encoder)
+        var container = encoder.container(keyedBy: Keys.self)
+        if recording.state != .failed { try container.encode(MediaPaths.video(recording.id), forKey: .videoUrl) }
+        if recording.thumbnail != nil { try container.encode(MediaPaths.thumbnail(recording.id), forKey: .thumbnailUrl) }
+        try container.encodeIfPresent(measured, forKey: .measured)
+    }
+}
+
+/// Where the dashboard serves each kind of media, by id.
+enum MediaPaths {
+    static func video(_ id: String) -> String { "/media/\(id)/video" }
+    static func thumbnail(_ id: String) -> String { "/media/\(id)/thumbnail" }
+    static func snapshot(_ id: String) -> String { "/media/snapshots/\(id)" }
+}

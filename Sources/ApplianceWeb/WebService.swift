@@ -1,0 +1,84 @@
+import ApplianceCore
+import ApplianceProtocol
+import Foundation
+import Hummingbird
+import Logging
+import NIOCore
+import ServiceLifecycle
+
+/// Serves the dashboard and the HTTP API on `[web] listen` until graceful shutdown. An address that cannot be
+/// bound (taken, not on this machine) is reported in `status.web` and retried every few seconds: the web page
+/// failing never stops recording. Long responses (the live view, the event stream) end at shutdown.
+final class WebService: Service, CustomStringConvertible {
+    var description: String { "WebService(\(context.config.web.listen))" }
+    static let retryInterval = Duration.seconds(3)
+    let context: FrontEndContext
+    let streams: StreamRegistry
+    private let responder: RouterResponder<WebContext>
+
+    init(context: FrontEndContext) throws {
+        self.context = context
+        let web = context.config.web
+        let password = web.tokenFile.isEmpty ? nil : try Password(file: web.tokenFile)
+        let sessions = SessionStore()
+        let streams = StreamRegistry()
+        self.streams = streams
+        let access = AccessMiddleware(password: password, sessions: sessions, throttle: LoginThrottle(), publicRead: web.publicRead,
+                                      localSession: password == nil ? sessions.create() : nil)
+        let router = Router(context: WebContext.self)
+        router.middlewares.add(access)
+        let routes = Routes(context: context, streams: streams, access: access)
+        routes.add(to: router)
+        responder = router.buildResponder()
+    }
+
+    func run() async throws {
+        guard context.config.web.enabled, let (host, port) = context.config.web.hostAndPort else { return }
+        let reporter = context.reporter, logger = context.logger
+        while !Task.isShuttingDownGracefully {
+            let app = Application(
+                responder: responder,
+                configuration: .init(address: .hostname(host, port: port), serverName: nil),
+                onServerRunning: { channel in
+                    let bound = channel.localAddress?.port ?? port
+                    let shown = host.contains(":") ? "[\(host)]" : host
+                    let url = "http://\(shown):\(bound)"
+                    reporter.update { $0.state = .serving; $0.url = url; $0.error = nil }
+                    logger.info("web dashboard serving", metadata: ["url": "\(url)"])
+                },
+                logger: Logger(label: "appliance.web", factory: { _ in SwiftLogNoOpLogHandler() }))
+            do {
+                try await withGracefulShutdownHandler {
+                    try await app.run()
+                } onGracefulShutdown: {
+                    self.streams.finishAll()
+                }
+                return
+            } catch {
+                let reason = "cannot serve on \(context.config.web.listen): \(error)"
+                reporter.update { $0.state = .failed; $0.url = nil; $0.error = reason }
+                logger.error("web dashboard \(reason); retrying every \(Self.retryInterval.components.seconds) s")
+                try? await Task.sleep(for: Self.retryInterval)
+            }
+        }
+    }
+}
+
+/// Long-lived responses (live view, event stream) register here so shutdown can end them: the server waits for
+/// open responses before it stops.
+final class StreamRegistry: Sendable {
+    private let onFinish = Locked<[UUID: @Sendable () -> Void]>([:])
+
+    func register(_ finish: @escaping @Sendable () -> Void) -> UUID {
+        let id = UUID()
+        onFinish.withLock { $0[id] = finish }
+        return id
+    }
+
+    func unregister(_ id: UUID) { onFinish.withLock { _ = $0.removeValue(forKey: id) } }
+
+    func finishAll() {
+        let all = onFinish.withLock { all in defer { all.removeAll() }; return Array(all.values) }
+        for finish in all { finish() }
+    }
+}
