@@ -25,9 +25,11 @@ fi
 if [ "${1:-}" = "--test" ]; then
   PACKAGES+=(lintian systemd procps)
 fi
-# The console's tests run `ctl console` in a private tmux server (send-keys, capture-pane).
+# The console's tests run `ctl console` in a private tmux server (send-keys, capture-pane). The web dashboard's
+# tests drive Debian's chromium headless through chromium-driver (selenium from PyPI, below); its benchmark
+# serves the same clip with nginx, side by side.
 if [ "${1:-}" = "--test" ]; then
-  PACKAGES+=(tmux)
+  PACKAGES+=(tmux chromium chromium-driver nginx-light)
 fi
 
 missing=()
@@ -47,8 +49,9 @@ fi
 
 # The backup tests run a real WebDAV server (wsgidav on cheroot) on 127.0.0.1; it is not packaged by Debian.
 # The metrics tests check `ctl metrics` with prometheus_client's parser (the Python reference client).
-if [ "${1:-}" = "--test" ] && ! python3 -c "import wsgidav, cheroot, prometheus_client" 2>/dev/null; then
-  echo "install-deps: installing wsgidav, cheroot and prometheus-client (pip) for the WebDAV and metrics tests"
-  python3 -m pip install --quiet --disable-pip-version-check wsgidav cheroot prometheus-client 2>/dev/null \
-    || python3 -m pip install --quiet --disable-pip-version-check --break-system-packages wsgidav cheroot prometheus-client
+# The web tests drive chromium with selenium.
+if [ "${1:-}" = "--test" ] && ! python3 -c "import wsgidav, cheroot, prometheus_client, selenium" 2>/dev/null; then
+  echo "install-deps: installing wsgidav, cheroot, prometheus-client and selenium (pip) for the WebDAV, metrics and web tests"
+  python3 -m pip install --quiet --disable-pip-version-check wsgidav cheroot prometheus-client selenium 2>/dev/null \
+    || python3 -m pip install --quiet --disable-pip-version-check --break-system-packages wsgidav cheroot prometheus-client selenium
 fi
