@@ -18,6 +18,8 @@ public enum Command: Sendable, Equatable {
     case listGrouped(page: Int, perPage: Int)
     /// `list` with `group`: one loop recording's segments, in order.
     case listSegments(group: String, page: Int, perPage: Int)
+    /// `list` with `search`, `from` or `to`: the clips whose title contains the text, started in the range.
+    case listFiltered(ListFilter, page: Int, perPage: Int)
     case info(id: String)
     case rename(id: String, title: String)
     case delete(id: String, force: Bool)
@@ -63,7 +65,7 @@ public enum Command: Sendable, Equatable {
         case .recordStop: "record.stop"
         case .recordToggle: "record.toggle"
         case .snapshot: "snapshot"
-        case .list, .listGrouped, .listSegments: "list"
+        case .list, .listGrouped, .listSegments, .listFiltered: "list"
         case .info: "info"
         case .rename: "rename"
         case .delete: "delete"
@@ -101,4 +103,15 @@ public struct ExportRequest: Sendable, Equatable {
     public init(from: Date? = nil, to: Date? = nil, camera: String? = nil, group: String? = nil, title: String? = nil) {
         (self.from, self.to, self.camera, self.group, self.title) = (from, to, camera, group, title)
     }
+}
+
+/// What a filtered `list` keeps: titles containing `search`, clips started in [`from`, `to`).
+public struct ListFilter: Sendable, Equatable {
+    public var search: String?
+    public var from: Date?
+    public var to: Date?
+
+    public init(search: String? = nil, from: Date? = nil, to: Date? = nil) { (self.search, self.from, self.to) = (search, from, to) }
+
+    public var isEmpty: Bool { (search ?? "").isEmpty && from == nil && to == nil }
 }

@@ -17,8 +17,17 @@ extension Command {
             let title = try args.string("title")
             self = name == "record.start" ? .recordStart(title: title) : name == "record.stop" ? .recordStop(title: title) : .recordToggle(title: title)
         case "list":
-            try args.only(["page", "per_page", "grouped", "group"])
+            try args.only(["page", "per_page", "grouped", "group", "search", "from", "to"])
             let page = try args.int("page") ?? 1, perPage = try args.int("per_page") ?? Self.defaultPerPage
+            let filter = ListFilter(search: try args.string("search"), from: try args.date("from"), to: try args.date("to"))
+            if let search = filter.search, search.count > 200 { throw ApplianceError(.badRequest, "args.search is longer than 200 characters") }
+            if !filter.isEmpty {
+                guard try args.string("group") == nil, try args.bool("grouped") != true else {
+                    throw ApplianceError(.badRequest, "list takes args.search/from/to, or args.group/grouped, not both")
+                }
+                self = .listFiltered(filter, page: page, perPage: perPage)
+                return
+            }
             switch (try args.string("group"), try args.bool("grouped") ?? false) {
             case (let group?, false): self = .listSegments(group: group, page: page, perPage: perPage)
             case (nil, true): self = .listGrouped(page: page, perPage: perPage)
@@ -97,6 +106,10 @@ extension Command {
         case .list(let page, let perPage): ["page": .int(page), "per_page": .int(perPage)]
         case .listGrouped(let page, let perPage): ["page": .int(page), "per_page": .int(perPage), "grouped": .bool(true)]
         case .listSegments(let group, let page, let perPage): ["page": .int(page), "per_page": .int(perPage), "group": .string(group)]
+        case .listFiltered(let filter, let page, let perPage):
+            [("search", filter.search.map(JSONValue.string)), ("from", filter.from.map { JSONValue.string(Timestamps.iso($0)) }),
+             ("to", filter.to.map { JSONValue.string(Timestamps.iso($0)) })]
+                .reduce(into: ["page": .int(page), "per_page": .int(perPage)]) { args, pair in if let value = pair.1 { args[pair.0] = value } }
         case .info(let id), .lock(let id), .unlock(let id): ["id": .string(id)]
         case .rename(let id, let title): ["id": .string(id), "title": .string(title)]
         case .delete(let id, let force): ["id": .string(id), "force": .bool(force)]

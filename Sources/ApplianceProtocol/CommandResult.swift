@@ -73,7 +73,7 @@ public enum CommandResult: Sendable, Equatable {
         case .recordStop: return .recordingStopped(try value(RecordingResult.self))
         case .recordToggle: return .toggled(try value(ToggleResult.self))
         case .snapshot: return .snapshot(try value(SnapshotResult.self))
-        case .list, .listGrouped, .listSegments: return .list(try value(ListResult.self))
+        case .list, .listGrouped, .listSegments, .listFiltered: return .list(try value(ListResult.self))
         case .info: return .info(try value(RecordingInfo.self))
         case .rename, .lock, .unlock: return .recording(try value(Recording.self))
         case .delete: return .deleted(try value(DeleteResult.self))

@@ -10,13 +10,23 @@ struct List: ParsableCommand {
     @Option(name: .long, help: "Recordings per page.") var perPage = Command.defaultPerPage
     @Flag(name: .long, help: "Show a loop recording (dashcam drive) as one entry.") var grouped = false
     @Option(name: .long, help: "List the segments of this loop recording (an id or prefix of it or of a segment).") var group: String?
+    @Option(name: .long, help: "Only clips whose title contains this text.") var search: String?
+    @Option(name: .long, help: "Only clips started at or after this moment (ISO 8601, e.g. 2026-11-23T08:00:00Z).") var from: String?
+    @Option(name: .long, help: "Only clips started before this moment (ISO 8601).") var to: String?
+
+    var filter: ListFilter { ListFilter(search: search, from: from.flatMap(Timestamps.date(iso:)), to: to.flatMap(Timestamps.date(iso:))) }
 
     func validate() throws {
         if grouped, group != nil { throw ValidationError("--grouped and --group exclude each other") }
+        for (name, value) in [("--from", from), ("--to", to)] {
+            if let value, Timestamps.date(iso: value) == nil { throw ValidationError("\(name) must be an ISO 8601 moment such as 2026-11-23T08:00:00Z") }
+        }
+        if !filter.isEmpty, grouped || group != nil { throw ValidationError("--search/--from/--to and --grouped/--group exclude each other") }
     }
 
     func run() {
-        let command: Command = if let group { .listSegments(group: group, page: page, perPage: perPage) }
+        let command: Command = if !filter.isEmpty { .listFiltered(filter, page: page, perPage: perPage) }
+            else if let group { .listSegments(group: group, page: page, perPage: perPage) }
             else if grouped { .listGrouped(page: page, perPage: perPage) } else { .list(page: page, perPage: perPage) }
         options.perform(command) { (r: ListResult) in
             let pages = max(1, r.pages)

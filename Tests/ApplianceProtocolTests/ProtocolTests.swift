@@ -43,6 +43,19 @@ final class ProtocolTests: XCTestCase {
         XCTAssertEqual(code(#"{"command": "a", "args": {"title": 1}}"#), .unknownCommand, "the name is checked first")
     }
 
+    func testShareAndFilterArgumentsAreChecked() {
+        func code(_ line: String) -> String? {
+            do { _ = try parse(line); return nil } catch { return error.code.rawValue }
+        }
+        XCTAssertEqual(code(#"{"command":"share"}"#), "bad_request")  // id is required
+        XCTAssertEqual(code(#"{"command":"share","args":{"id":"a","hours":0}}"#), "bad_request")
+        XCTAssertEqual(code(#"{"command":"share","args":{"id":"a","hours":"x"}}"#), "bad_request")
+        XCTAssertEqual(code(#"{"command":"unshare","args":{}}"#), "bad_request")
+        XCTAssertEqual(code(#"{"command":"list","args":{"search":"a","grouped":true}}"#), "bad_request")
+        XCTAssertEqual(code(#"{"command":"list","args":{"from":"yesterday"}}"#), "bad_request")
+        XCTAssertNil(code(#"{"command":"list","args":{"search":"a","from":"2026-11-23T00:00:00Z"}}"#))
+    }
+
     func testIntegersAndBooleansAreNotConfused() throws {
         XCTAssertEqual(try parse(#"{"command": "list", "args": {"page": 2, "per_page": 5}}"#), .list(page: 2, perPage: 5))
         for line in [#"{"command": "list", "args": {"page": true}}"#, #"{"command": "list", "args": {"page": 1.5}}"#,
@@ -58,6 +71,10 @@ final class ProtocolTests: XCTestCase {
             .list(page: 3, perPage: 50), .info(id: "3c1e"), .rename(id: "3c1e", title: "x"), .delete(id: "3c1e", force: true),
             .lock(id: "a"), .unlock(id: "a"), .cameras, .switchCamera(.named("back")), .switchCamera(.next), .backupStatus,
             .backupRetry(id: nil), .backupRetry(id: "a"),
+            .share(id: "3c1e", hours: nil), .share(id: "3c1e", hours: 1.5), .shares, .unshare(token: "abc_-1"),
+            .listFiltered(ListFilter(search: "garden"), page: 1, perPage: 20),
+            .listFiltered(ListFilter(search: nil, from: Date(timeIntervalSince1970: 1_800_000_000), to: Date(timeIntervalSince1970: 1_800_086_400)),
+                          page: 2, perPage: 10),
         ]
         for command in commands {
             let line = try RequestLine(command).encoded()

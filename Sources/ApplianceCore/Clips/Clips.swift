@@ -13,7 +13,7 @@ struct Clips: Sendable {
 
     static let maxPerPage = 1000
 
-    enum ListView: Sendable { case clips, grouped, segments(of: String) }
+    enum ListView: Sendable { case clips, grouped, segments(of: String), filtered(ListFilter) }
 
     func list(page: Int, perPage: Int, view: ListView = .clips) async throws -> ListResult {
         guard page >= 1 else { throw ApplianceError(.badRequest, "page must be 1 or more") }
@@ -25,6 +25,7 @@ struct Clips: Sendable {
         case .clips: try await library.page(page, perPage: perPage)
         case .grouped: try await library.groupedPage(page, perPage: perPage)
         case .segments(let id): try await library.segmentPage(group: try await groupID(id), page: page, perPage: perPage)
+        case .filtered(let filter): try await library.filteredPage(filter, page: page, perPage: perPage)
         }
         let elapsed = (ContinuousClock.now - started) / .milliseconds(1)
         return ListResult(items: result.items, total: result.total, page: page, perPage: perPage,

@@ -31,6 +31,8 @@ struct CommandDispatcher: Sendable {
         case .snapshot: return .snapshot(try await snapshots.take())
         case .list(let page, let perPage): return .list(try await clips.list(page: page, perPage: perPage))
         case .listGrouped(let page, let perPage): return .list(try await clips.list(page: page, perPage: perPage, view: .grouped))
+        case .listFiltered(let filter, let page, let perPage):
+            return .list(try await clips.list(page: page, perPage: perPage, view: .filtered(filter)))
         case .listSegments(let group, let page, let perPage):
             return .list(try await clips.list(page: page, perPage: perPage, view: .segments(of: group)))
         case .info(let id): return .info(try await clips.info(id: id))

@@ -60,17 +60,21 @@ enum Pages {
         return parts.joined(separator: " · ")
     }
 
-    static func recordings(list: ListResult, group: String?, csrf: String?) -> String {
+    /// `query`: the filter as given (`q`, `date`), kept in the form and the page links.
+    static func recordings(list: ListResult, group: String?, query: [String: String], csrf: String?) -> String {
         let cards = list.items.map(card).joined(separator: "\n")
-        let base = group.map { "/recordings?group=\(HTML.escape($0))&" } ?? "/recordings?"
-        let previous = list.page > 1 ? "<a id=\"previous\" href=\"\(base)page=\(list.page - 1)\">← Newer</a>" : "<span></span>"
-        let next = list.page < list.pages ? "<a id=\"next\" href=\"\(base)page=\(list.page + 1)\">Older →</a>" : "<span></span>"
+        var kept = query.filter { !$0.value.isEmpty }
+        if let group { kept["group"] = group }
+        let base = "/recordings?" + kept.sorted { $0.key < $1.key }
+            .map { "\($0.key)=\($0.value.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")&" }.joined()
+        let previous = list.page > 1 ? "<a id=\"previous\" href=\"\(HTML.escape(base))page=\(list.page - 1)\">← Newer</a>" : "<span></span>"
+        let next = list.page < list.pages ? "<a id=\"next\" href=\"\(HTML.escape(base))page=\(list.page + 1)\">Older →</a>" : "<span></span>"
         let heading = group == nil ? "Recordings" : "Loop recording: segments"
         let body = """
         <h1>\(heading)</h1>
         <form id="filter" class="filter" method="get" action="/recordings">
-          <input id="search" type="search" name="q" placeholder="Search titles">
-          <input id="date" type="date" name="date">
+          <input id="search" type="search" name="q" placeholder="Search titles" value="\(HTML.escape(query["q"] ?? ""))">
+          <input id="date" type="date" name="date" value="\(HTML.escape(query["date"] ?? ""))">
           <button>Filter</button>
         </form>
         <p class="count"><span id="total">\(list.total)</span> recordings · page \(list.page) of \(max(list.pages, 1))</p>

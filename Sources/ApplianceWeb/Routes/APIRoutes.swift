@@ -93,12 +93,32 @@ extension Routes {
             arguments[key] = .int(number)
         }
         if let group = query.get("group") { arguments["group"] = .string(group) }
+        // Search and date: `search` (or the page's `q`), `from`/`to` (ISO 8601), or `date` (a day, YYYY-MM-DD, in
+        // the device's time zone).
+        if let search = (query.get("search") ?? query.get("q")), !search.isEmpty { arguments["search"] = .string(search) }
+        for key in ["from", "to"] { if let value = query.get(key), !value.isEmpty { arguments[key] = .string(value) } }
+        if let day = query.get("date"), !day.isEmpty {
+            guard let (from, to) = Self.dayBounds(day) else { throw WebError(.badRequest, "date must be a day such as 2026-11-23, found \"\(day)\"") }
+            (arguments["from"], arguments["to"]) = (.string(Timestamps.iso(from)), .string(Timestamps.iso(to)))
+        }
+        let filtered = arguments["search"] != nil || arguments["from"] != nil || arguments["to"] != nil
         if let flag = query.get("grouped") {
             arguments["grouped"] = .bool(flag == "true" || flag == "1")
-        } else if grouped && query.get("group") == nil {
+        } else if grouped && query.get("group") == nil && !filtered {
             arguments["grouped"] = .bool(true)
         }
         return try command("list", arguments)
+    }
+
+    /// The start of `day` and of the next day, in the device's time zone.
+    static func dayBounds(_ day: String) -> (Date, Date)? {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone.current
+        formatter.dateFormat = "yyyy-MM-dd"
+        guard day.count == 10, let start = formatter.date(from: day),
+              let end = Calendar.current.date(byAdding: .day, value: 1, to: start) else { return nil }
+        return (start, end)
     }
 
     /// Server-sent events: each appliance event as `event: <name>` and the socket's event line as `data`, with a

@@ -19,7 +19,8 @@ extension Routes {
                 return HTML.response(Pages.error(400, error.message, csrf: ctx.access.session?.csrf), status: .badRequest)
             }
             guard case .list(let list) = try await perform(command) else { throw WebError(.internalServerError, "unexpected result") }
-            return HTML.response(Pages.recordings(list: list, group: query.get("group"), csrf: ctx.access.session?.csrf))
+            let kept = ["q": query.get("q") ?? "", "date": query.get("date") ?? ""]
+            return HTML.response(Pages.recordings(list: list, group: query.get("group"), query: kept, csrf: ctx.access.session?.csrf))
         }
         router.get("recordings/:id") { _, ctx -> Response in
             let id = try ctx.parameters.require("id")
