@@ -43,7 +43,7 @@ PKG=$WORK/appliance
 DOC=$PKG/usr/share/doc/appliance
 install -d "$PKG/DEBIAN" "$PKG/usr/bin" "$PKG/usr/share/appliance" "$PKG/etc/appliance" "$DOC/examples" \
   "$PKG/lib/systemd/system/appliance.service.d" "$PKG/usr/lib/sysusers.d" "$PKG/usr/lib/tmpfiles.d" \
-  "$PKG/lib/udev/rules.d" "$PKG/usr/share/man/man1" "$PKG/usr/share/lintian/overrides"
+  "$PKG/lib/udev/rules.d" "$PKG/usr/share/man/man1" "$PKG/usr/share/lintian/overrides" "$PKG/usr/lib/appliance"
 
 # The binary, stripped of debug information (lintian: unstripped-binary-or-object).
 install -m 0755 "$BINARY" "$PKG/usr/bin/appliance"
@@ -90,6 +90,9 @@ install -m 0644 "$ROOT/packaging/sysusers/appliance.conf" "$PKG/usr/lib/sysusers
 install -m 0644 "$ROOT/packaging/tmpfiles/appliance.conf" "$PKG/usr/lib/tmpfiles.d/appliance.conf"
 install -m 0644 "$ROOT/packaging/udev/60-appliance.rules" "$PKG/lib/udev/rules.d/60-appliance.rules"
 install -m 0644 "$ROOT/packaging/lintian/appliance" "$PKG/usr/share/lintian/overrides/appliance"
+# The optional kiosk session: the dashboard full screen on the device's display (not enabled by the package).
+install -m 0755 "$ROOT/packaging/kiosk/appliance-kiosk" "$PKG/usr/lib/appliance/appliance-kiosk"
+install -m 0644 "$ROOT/packaging/kiosk/appliance-kiosk.service" "$PKG/lib/systemd/system/appliance-kiosk.service"
 
 # Documentation: man page, copyright, changelog (native package: changelog.gz), README.
 sed "s|@VERSION@|$VERSION|g" "$ROOT/packaging/man/appliance.1" | gzip -9n > "$PKG/usr/share/man/man1/appliance.1.gz"

@@ -126,7 +126,8 @@ for path in /usr/bin/appliance /usr/share/appliance/pipelines/encoders/x264.gst 
             /lib/systemd/system/appliance.service.d/restart-backoff.conf /usr/lib/sysusers.d/appliance.conf \
             /usr/lib/tmpfiles.d/appliance.conf /lib/udev/rules.d/60-appliance.rules \
             /usr/share/man/man1/appliance.1.gz /usr/share/doc/appliance/copyright \
-            /usr/share/doc/appliance/changelog.gz; do
+            /usr/share/doc/appliance/changelog.gz /usr/lib/appliance/appliance-kiosk \
+            /lib/systemd/system/appliance-kiosk.service; do
   grep -qxF "$path" "$WORK/contents" || fail "the package lacks $path"
 done
 [ "$(dpkg-deb -c "$DEB" | awk '$6 == "./usr/bin/appliance" {print $1, $2}')" = "-rwxr-xr-x root/root" ] \
@@ -169,12 +170,12 @@ dpkg-query -W -f='${Status}' appliance | grep -q 'install ok installed' || { cat
 ok "dpkg -i: installed $(dpkg-query -W -f='${Version}' appliance)"
 
 # --- 4. The unit passes systemd-analyze verify ------------------------------------------------------------
-systemd-analyze verify appliance.service > "$WORK/verify" 2>&1
+systemd-analyze verify appliance.service appliance-kiosk.service > "$WORK/verify" 2>&1
 verify_rc=$?
 sed 's/^/    verify: /' "$WORK/verify"
 # systemd < 254 does not know the restart back-off keys in the drop-in; anything else it says is a defect.
 unexpected=$(grep -v "restart-backoff.conf:[0-9]*: Unknown key '\(RestartSteps\|RestartMaxDelaySec\)' in section \[Service\], ignoring." "$WORK/verify")
-if [ $verify_rc -eq 0 ] && [ -z "$unexpected" ]; then ok "systemd-analyze verify appliance.service (systemd $(systemctl --version | awk 'NR==1{print $2}'))"
+if [ $verify_rc -eq 0 ] && [ -z "$unexpected" ]; then ok "systemd-analyze verify appliance.service appliance-kiosk.service (systemd $(systemctl --version | awk 'NR==1{print $2}'))"
 else fail "systemd-analyze verify: exit $verify_rc; $unexpected"; fi
 systemd-analyze security --offline=true /lib/systemd/system/appliance.service 2>/dev/null | tail -1 | sed 's/^/    security: /'
 
