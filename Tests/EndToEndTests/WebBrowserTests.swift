@@ -1,0 +1,63 @@
+import Foundation
+import XCTest
+
+/// The web dashboard in a real browser: Tests/Web/browser_test.py drives Debian's headless chromium through
+/// chromedriver (selenium 4) against a daemon it starts itself with the debug binary — login, the live MJPEG picture,
+/// recording from the page, the recordings grid, playing and seeking a clip, rename, lock/delete, share links in a
+/// fresh browser and revoking them. The script prints one line per check and exits 0 only if every check passed;
+/// its screenshots (one PNG per page) are kept in a temporary folder whose path the test prints.
+final class WebBrowserTests: XCTestCase {
+    static let chromium = "/usr/bin/chromium"
+    static let chromedriver = "/usr/bin/chromedriver"
+
+    /// Tests/Web/browser_test.py, from this file's place in the repository.
+    static var script: String {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Web/browser_test.py").path
+    }
+
+    func testDashboardInARealBrowser() throws {
+        // `make test` installs all three (packaging/install-deps.sh --test): missing ones fail the test, never skip it.
+        for tool in [Self.chromium, Self.chromedriver] where !FileManager.default.isExecutableFile(atPath: tool) {
+            XCTFail("\(tool) is not installed (packaging/install-deps.sh --test installs chromium and chromium-driver)")
+            return
+        }
+        // python3 as on PATH: the one install-deps.sh installs selenium into (as MetricsTests and WebDAVServer run it).
+        // The script then runs on that interpreter itself, not through a launcher (a pyenv shim is a bash script that
+        // stays the parent), so that a timeout's SIGTERM reaches the script, which then stops its daemon and browsers.
+        let selenium = try CommandResult.run("/usr/bin/env", ["python3", "-c", "import sys, selenium; print(sys.executable)"], timeout: 60)
+        let python = selenium.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard selenium.status == 0, FileManager.default.isExecutableFile(atPath: python) else {
+            XCTFail("python3 cannot import selenium (packaging/install-deps.sh --test installs it): \(selenium.stderr)")
+            return
+        }
+        let binary = DaemonProcess.binary
+        XCTAssertTrue(FileManager.default.isExecutableFile(atPath: binary), "no appliance binary at \(binary)")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: Self.script), "no browser test script at \(Self.script)")
+
+        let shots = FileManager.default.temporaryDirectory.appendingPathComponent("appliance-web-shots-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: shots, withIntermediateDirectories: true)
+        print("WebBrowserTests: screenshots in \(shots.path)")
+
+        let started = Date()
+        // The script stops its own daemon and browsers on SIGTERM, which CommandResult.run sends on a timeout.
+        let result = try CommandResult.run(python, ["-u", Self.script, "--binary", binary, "--out", shots.path], timeout: 900)
+        let output = result.stdout + (result.stderr.isEmpty ? "" : "\n---- stderr ----\n" + result.stderr)
+        print(output)
+        print("WebBrowserTests: browser test took \(String(format: "%.1f", Date().timeIntervalSince(started))) s; screenshots in \(shots.path)")
+
+        XCTAssertEqual(result.status, 0, "the browser test failed (exit status \(result.status)); screenshots in \(shots.path):\n\(output)")
+        // Every check ran and passed: a summary, no line that says FAIL, and all the checks there are (20 today).
+        let lines = result.stdout.split(separator: "\n")
+        let summary = lines.last { $0.hasPrefix("SUMMARY: ") }.map(String.init)
+        XCTAssertNotNil(summary, "the browser test printed no summary:\n\(output)")
+        XCTAssertFalse(summary?.contains("INTERRUPTED") ?? false, "the browser test was interrupted:\n\(output)")
+        let failures = lines.filter { $0.hasPrefix("FAIL ") }
+        XCTAssertTrue(failures.isEmpty, "failed checks:\n\(failures.joined(separator: "\n"))")
+        let passes = lines.filter { $0.hasPrefix("PASS ") }.count
+        XCTAssertGreaterThanOrEqual(passes, 20, "expected at least 20 passing checks, saw \(passes):\n\(output)")
+        for page in ["login", "live", "recordings", "clip", "share", "settings"] {
+            XCTAssertTrue(FileManager.default.fileExists(atPath: shots.appendingPathComponent(page + ".png").path), "no screenshot of \(page)")
+        }
+    }
+}

@@ -1,0 +1,792 @@
+#!/usr/bin/env python3
+"""Real-browser end-to-end test of the web dashboard.
+
+Starts its own daemon (test camera and audio sources, web on 127.0.0.1 with a random free port and a password),
+drives Debian's headless chromium through chromedriver with selenium 4, and checks what a user sees: the login
+gate, the live picture, recording from the live page, the recordings grid, playing and seeking a clip, rename,
+lock/delete, and share links (which must work in a fresh browser that has no login, and stop working when revoked).
+
+    python3 Tests/Web/browser_test.py --binary .build/debug/appliance --out DIR
+
+Prints one line per check (PASS/FAIL), saves one PNG screenshot per page into DIR, exits 0 only if every check
+passed. The daemon is always stopped by its PID (SIGTERM, then SIGKILL).
+"""
+
+import argparse
+import http.client
+import json
+import os
+import re
+import secrets
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import traceback
+import urllib.parse
+
+from selenium import webdriver
+from selenium.common.exceptions import TimeoutException, WebDriverException
+from selenium.webdriver.chrome.options import Options
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support import expected_conditions as EC
+from selenium.webdriver.support.ui import WebDriverWait
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMEDRIVER = "/usr/bin/chromedriver"
+# Generous: the machine that runs this may be slow and shared.
+WAIT = 45
+
+
+class CheckFailed(Exception):
+    pass
+
+
+def expect(condition, message):
+    if not condition:
+        raise CheckFailed(message)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# The daemon
+
+
+class Daemon:
+    def __init__(self, binary, directory):
+        self.binary = os.path.abspath(binary)
+        self.directory = directory
+        self.data_dir = os.path.join(directory, "data")
+        self.socket = os.path.join(self.data_dir, "ctl.sock")
+        self.config = os.path.join(directory, "appliance.toml")
+        self.token_file = os.path.join(directory, "web.token")
+        self.log_path = os.path.join(directory, "daemon.log")
+        self.password = "pw-" + secrets.token_hex(10)
+        self.process = None
+        self.url = None
+
+    def write_config(self):
+        with open(self.token_file, "w") as f:
+            f.write(self.password + "\n")
+        os.chmod(self.token_file, 0o600)
+        with open(self.config, "w") as f:
+            f.write(f'''data_dir = "{self.data_dir}"
+[audio]
+source = "test"
+[preview]
+sink = "none"
+[web]
+listen = "127.0.0.1:0"
+token_file = "{self.token_file}"
+[[camera]]
+name = "main"
+source = "test"
+pattern = "smpte"
+[[camera]]
+name = "second"
+source = "test"
+pattern = "ball"
+''')
+
+    def start(self, timeout=90):
+        self.write_config()
+        log = open(self.log_path, "ab")
+        self.process = subprocess.Popen([self.binary, "run", "--config", self.config], stdout=log, stderr=log,
+                                        stdin=subprocess.DEVNULL, start_new_session=True)
+        log.close()
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"daemon exited with status {self.process.returncode}:\n{self.log_tail()}")
+            status = self.status()
+            url = ((status or {}).get("web") or {}).get("url")
+            if url:
+                self.url = url.rstrip("/")
+                return
+            time.sleep(0.3)
+        raise RuntimeError(f"daemon did not serve the dashboard within {timeout} s:\n{self.log_tail()}")
+
+    def status(self):
+        try:
+            out = subprocess.run([self.binary, "ctl", "--socket", self.socket, "--json", "status"], capture_output=True,
+                                 timeout=30, stdin=subprocess.DEVNULL)
+        except subprocess.TimeoutExpired:
+            return None
+        if out.returncode != 0:
+            return None
+        try:
+            value = json.loads(out.stdout)
+        except ValueError:
+            return None
+        # Accept either the bare result or the socket's {"ok":…, "result":…} envelope.
+        if isinstance(value, dict) and isinstance(value.get("result"), dict):
+            return value["result"]
+        return value
+
+    def stop(self):
+        if self.process is None:
+            return None
+        pid = self.process.pid
+        if self.process.poll() is None:
+            try:
+                os.kill(pid, signal.SIGTERM)
+            except ProcessLookupError:
+                pass
+            try:
+                self.process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+                self.process.wait(timeout=30)
+        return self.process.returncode
+
+    def log_tail(self, lines=40):
+        try:
+            with open(self.log_path, errors="replace") as f:
+                return "".join(f.readlines()[-lines:])
+        except OSError:
+            return ""
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Raw HTTP (no browser, no redirects followed)
+
+
+class HTTP:
+    def __init__(self, base):
+        parsed = urllib.parse.urlsplit(base)
+        self.host, self.port = parsed.hostname, parsed.port
+
+    def request(self, method, path, headers=None, body=None, timeout=60):
+        connection = http.client.HTTPConnection(self.host, self.port, timeout=timeout)
+        try:
+            data = None
+            headers = dict(headers or {})
+            if body is not None:
+                data = json.dumps(body).encode()
+                headers["Content-Type"] = "application/json"
+            connection.request(method, path, body=data, headers=headers)
+            response = connection.getresponse()
+            payload = response.read()
+            return response.status, dict((k.lower(), v) for k, v in response.getheaders()), payload
+        finally:
+            connection.close()
+
+
+class API:
+    """The JSON API with the bearer token."""
+
+    def __init__(self, http, password):
+        self.http = http
+        self.auth = {"Authorization": "Bearer " + password}
+
+    def call(self, method, path, body=None):
+        status, _, payload = self.http.request(method, path, headers=self.auth, body=body)
+        try:
+            value = json.loads(payload) if payload else None
+        except ValueError:
+            value = payload.decode(errors="replace")
+        return status, value
+
+    def ok(self, method, path, body=None):
+        status, value = self.call(method, path, body)
+        expect(status == 200, f"{method} {path} answered {status}: {value}")
+        return value
+
+    def recording_ids(self):
+        page = self.ok("GET", "/api/recordings?page=1&per_page=50")
+        return [item["id"] for item in page["items"]]
+
+    def status(self):
+        return self.ok("GET", "/api/status")
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# The browser
+
+
+def make_browser(profile_dir):
+    options = Options()
+    options.binary_location = CHROMIUM
+    for argument in ["--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1280,900",
+                     "--autoplay-policy=no-user-gesture-required", "--disable-dev-shm-usage", "--no-first-run",
+                     "--no-default-browser-check", "--mute-audio", f"--user-data-dir={profile_dir}"]:
+        options.add_argument(argument)
+    # The live page's MJPEG <img> never finishes loading: wait for DOMContentLoaded only, then wait explicitly.
+    options.page_load_strategy = "eager"
+    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+    driver.set_page_load_timeout(90)
+    driver.set_script_timeout(90)
+    return driver
+
+
+def wait(driver, condition, message, timeout=WAIT):
+    """Waits for `condition`; `message` (text, or a function that describes the state at the timeout) says what for."""
+    try:
+        return WebDriverWait(driver, timeout, poll_frequency=0.2).until(condition)
+    except TimeoutException:
+        if callable(message):
+            try:
+                message = message()
+            except Exception as error:
+                message = f"(could not describe the page: {error.__class__.__name__})"
+        raise CheckFailed(f"timed out after {timeout} s: {message}")
+
+
+def path_of(url):
+    return urllib.parse.urlsplit(url).path
+
+
+def on_login_page(driver):
+    return path_of(driver.current_url) == "/login" and len(driver.find_elements(By.ID, "password")) > 0
+
+
+def elapsed_seconds(text):
+    parts = [int(p) for p in text.strip().split(":")]
+    seconds = 0
+    for p in parts:
+        seconds = seconds * 60 + p
+    return seconds
+
+
+def image_loaded(driver, element):
+    return driver.execute_script("return arguments[0].complete && arguments[0].naturalWidth > 0", element)
+
+
+# JavaScript run in the page: play the player (muted, for autoplay) and answer with the promise's outcome.
+PLAY_JS = """
+const done = arguments[arguments.length - 1];
+const v = document.getElementById('player');
+if (!v) { done('no video#player'); return; }
+v.muted = true;
+const p = v.play();
+if (p && p.then) p.then(() => done('ok'), (e) => done('play() rejected: ' + e)); else done('ok');
+"""
+
+SEEK_JS = """
+const target = arguments[0], done = arguments[arguments.length - 1];
+const v = document.getElementById('player');
+let finished = false;
+const finish = (r) => { if (!finished) { finished = true; done(r); } };
+v.addEventListener('seeked', () => finish('seeked'), { once: true });
+v.addEventListener('error', () => finish('error ' + (v.error && v.error.code)), { once: true });
+setTimeout(() => finish('no seeked event within 60 s'), 60000);
+v.pause();
+v.currentTime = target;
+"""
+
+FETCH_STATUS_JS = """
+const path = arguments[0], done = arguments[arguments.length - 1];
+fetch(path, { credentials: 'same-origin', redirect: 'manual' }).then((r) => done(r.status), (e) => done('fetch failed: ' + e));
+"""
+
+
+def video_state(driver):
+    return driver.execute_script("""
+const v = document.getElementById('player');
+if (!v) return null;
+const q = v.getVideoPlaybackQuality ? v.getVideoPlaybackQuality() : null;
+return { currentTime: v.currentTime, readyState: v.readyState, duration: v.duration, paused: v.paused,
+         error: v.error ? v.error.code + ' ' + (v.error.message || '') : null,
+         totalVideoFrames: q ? q.totalVideoFrames : null, decoded: v.webkitDecodedFrameCount,
+         width: v.videoWidth, height: v.videoHeight, src: v.currentSrc };
+""")
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# The run
+
+
+class Run:
+    def __init__(self, args):
+        self.args = args
+        self.results = []
+        self.state = {}
+        self.out = os.path.abspath(args.out)
+        os.makedirs(self.out, exist_ok=True)
+
+    def check(self, name, function):
+        started = time.monotonic()
+        try:
+            detail = function()
+            ok, message = True, detail or ""
+        except CheckFailed as error:
+            ok, message = False, str(error)
+        except WebDriverException as error:
+            ok, message = False, f"webdriver: {error.__class__.__name__}: {(error.msg or '').splitlines()[0] if error.msg else error}"
+        except Exception as error:  # a bug in a check is a failed check, never a pass
+            ok, message = False, f"{error.__class__.__name__}: {error}\n{traceback.format_exc()}"
+        seconds = time.monotonic() - started
+        self.results.append((name, ok))
+        if not ok:  # what each browser showed when the check failed, for the one who reads the failure
+            for key in ("browser", "fresh"):
+                if key in self.state:
+                    try:
+                        self.state[key].save_screenshot(os.path.join(self.out, f"failed-{len(self.results):02d}-{key}.png"))
+                    except Exception:
+                        pass
+        line = f"{'PASS' if ok else 'FAIL'} {name} ({seconds:.1f} s)" + (f": {message}" if message else "")
+        print(line, flush=True)
+        return ok
+
+    def need(self, key):
+        if key not in self.state:
+            raise CheckFailed(f"needs {key}, which an earlier check did not produce")
+        return self.state[key]
+
+    def screenshot(self, driver, name):
+        path = os.path.join(self.out, name + ".png")
+        expect(driver.save_screenshot(path), f"could not save {path}")
+        expect(os.path.getsize(path) > 1000, f"{path} is nearly empty")
+        return path
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--binary", required=True, help="the appliance binary (e.g. .build/debug/appliance)")
+    parser.add_argument("--out", required=True, help="folder for the PNG screenshots")
+    parser.add_argument("--keep", action="store_true", help="keep the daemon's temporary folder")
+    args = parser.parse_args()
+
+    # SIGTERM or SIGINT (e.g. a test runner's time limit) unwinds through the finally blocks, which stop the daemon
+    # and the browsers.
+    interrupted = []
+
+    def on_signal(number, _frame):
+        interrupted.append(signal.Signals(number).name)
+        sys.exit(128 + number)
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGINT, on_signal)
+    # A launcher between the runner and this interpreter (a pyenv shim is a bash script) may be what the runner
+    # terminates: when the parent goes away, stop as if terminated.
+    parent = os.getppid()
+
+    def watch_parent():
+        while os.getppid() == parent:
+            time.sleep(1)
+        os.kill(os.getpid(), signal.SIGTERM)
+    threading.Thread(target=watch_parent, daemon=True).start()
+
+    started = time.monotonic()
+    directory = tempfile.mkdtemp(prefix="appliance-browser-test-")
+    daemon = Daemon(args.binary, directory)
+    run = Run(args)
+    browsers = []
+    try:
+        def start_daemon():
+            try:
+                daemon.start()
+            except RuntimeError as error:
+                raise CheckFailed(str(error))
+            return f"pid {daemon.process.pid} serving {daemon.url} (data in {directory})"
+        if not run.check("daemon starts and serves the dashboard", start_daemon):
+            return 1
+        base = daemon.url
+        http = HTTP(base)
+        api = API(http, daemon.password)
+        run_checks(run, daemon, base, http, api, browsers, directory)
+    finally:
+        # Clean up without being interrupted again (a second signal must not leave the daemon running).
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        for browser in browsers:
+            try:
+                browser.quit()
+            except Exception:
+                pass
+        status = daemon.stop()
+        failed = [name for name, ok in run.results if not ok]
+        if failed:
+            print("---- daemon log (tail) ----\n" + daemon.log_tail(), flush=True)
+        if not args.keep and not failed:
+            shutil.rmtree(directory, ignore_errors=True)
+        passed = len(run.results) - len(failed)
+        print(f"daemon stopped (pid {daemon.process.pid if daemon.process else '-'}, exit status {status})", flush=True)
+        print(f"screenshots in {run.out}", flush=True)
+        print(f"SUMMARY: {passed}/{len(run.results)} checks passed in {time.monotonic() - started:.1f} s"
+              + (f"; failed: {', '.join(failed)}" if failed else "")
+              + (f"; INTERRUPTED by {interrupted[0]} before the remaining checks ran" if interrupted else ""), flush=True)
+    return 0 if run.results and not failed else 1
+
+
+def run_checks(run, daemon, base, http, api, browsers, directory):
+    check, state = run.check, run.state
+
+    # 1. Without a login: pages redirect to /login, the API and media answer 401.
+    def raw_gate():
+        status, headers, _ = http.request("GET", "/")
+        expect(status in (302, 303, 307), f"GET / answered {status}, expected a redirect")
+        location = headers.get("location", "")
+        expect(location.startswith("/login"), f"GET / redirected to {location!r}")
+        status, _, body = http.request("GET", "/api/status")
+        expect(status == 401, f"GET /api/status answered {status}: {body[:200]!r}")
+        status, _, body = http.request("GET", "/media/0123456789abcdef/video")
+        expect(status == 401, f"GET /media/<id>/video answered {status}: {body[:200]!r}")
+        status, _, _ = http.request("GET", "/live.mjpeg", timeout=30)
+        expect(status == 401, f"GET /live.mjpeg answered {status}")
+        status, _, _ = http.request("GET", "/api/status", headers={"Authorization": "Bearer wrong-password"})
+        expect(status == 401, f"GET /api/status with a wrong bearer token answered {status}")
+        return f"/ → {location}; /api/status, /media/<id>/video, /live.mjpeg, a wrong bearer token: 401"
+    check("no login: / redirects, /api/status and /media 401", raw_gate)
+
+    def browser_starts():
+        driver = make_browser(os.path.join(directory, "profile-main"))
+        browsers.append(driver)
+        state["browser"] = driver
+        return f"chromium {driver.capabilities.get('browserVersion', '?')}"
+    if not check("chromium starts (headless, via chromedriver)", browser_starts):
+        return
+    driver = state["browser"]
+
+    def browser_redirect():
+        driver.get(base + "/")
+        wait(driver, lambda d: on_login_page(d), lambda: f"/ to land on /login (at {driver.current_url})")
+        query = urllib.parse.parse_qs(urllib.parse.urlsplit(driver.current_url).query)
+        expect(query.get("next") == ["/"], f"login URL {driver.current_url} does not carry next=/")
+        run.screenshot(driver, "login")
+        return driver.current_url.replace(base, "")
+    check("browser: / redirects to the login form", browser_redirect)
+
+    # 2. Log in: a wrong password first.
+    def wrong_password():
+        if not on_login_page(driver):
+            driver.get(base + "/login")
+        wait(driver, EC.presence_of_element_located((By.ID, "password")), "the password field")
+        field = driver.find_element(By.ID, "password")
+        field.clear()
+        field.send_keys("not-the-password")
+        began = time.monotonic()
+        driver.find_element(By.ID, "login-button").click()
+        error = wait(driver, EC.visibility_of_element_located((By.ID, "login-error")), "#login-error after a wrong password")
+        took = time.monotonic() - began
+        expect(error.text.strip() != "", "#login-error is empty")
+        expect(on_login_page(driver), f"a wrong password left the login page: {driver.current_url}")
+        status, _, _ = http.request("GET", "/api/status")  # still no access without a login
+        expect(status == 401, f"/api/status answered {status} after a failed login")
+        run.screenshot(driver, "login-error")
+        return f"{error.text.strip()!r} after {took:.2f} s"
+    check("login: wrong password shows #login-error", wrong_password)
+
+    def right_password():
+        if len(driver.find_elements(By.ID, "password")) == 0:
+            driver.get(base + "/login")
+        field = wait(driver, EC.presence_of_element_located((By.ID, "password")), "the password field")
+        field.clear()
+        field.send_keys(daemon.password)
+        driver.find_element(By.ID, "login-button").click()
+        wait(driver, lambda d: path_of(d.current_url) == "/" and d.find_elements(By.ID, "record"),
+             lambda: f"the live page after logging in (at {driver.current_url})")
+        cookies = {c["name"]: c for c in driver.get_cookies()}
+        expect(cookies, "no session cookie after logging in")
+        session = list(cookies.values())[0]
+        expect(session.get("httpOnly"), f"the session cookie is not HttpOnly: {session}")
+        state["logged_in"] = True
+        return f"cookie {session['name']} (HttpOnly, SameSite={session.get('sameSite')})"
+    if not check("login: right password opens the live page", right_password):
+        return
+
+    # 3. The live page: the MJPEG picture, then record from the button.
+    def live_picture():
+        driver.get(base + "/")
+        img = wait(driver, EC.presence_of_element_located((By.CSS_SELECTOR, "img#live")), "img#live")
+        wait(driver, lambda d: d.execute_script("return arguments[0].naturalWidth > 0", img),
+             "the live MJPEG picture to show (naturalWidth > 0)", timeout=60)
+        size = driver.execute_script("return [arguments[0].naturalWidth, arguments[0].naturalHeight]", img)
+        expect(path_of(img.get_attribute("src")).endswith("/live.mjpeg"), f"img#live src is {img.get_attribute('src')}")
+        return f"live picture {size[0]}×{size[1]}"
+    check("live: img#live shows the MJPEG picture", live_picture)
+
+    def record_from_button():
+        if path_of(driver.current_url) != "/":
+            driver.get(base + "/")
+        button = wait(driver, EC.element_to_be_clickable((By.ID, "record")), "#record")
+        expect(button.get_attribute("data-state") == "idle", f"#record data-state is {button.get_attribute('data-state')} before recording")
+        state["ids_before"] = api.recording_ids()
+        button.click()
+        wait(driver, lambda d: d.find_element(By.ID, "record").get_attribute("data-state") == "recording"
+             and d.find_element(By.ID, "record").text.strip() == "Stop", "#record to turn into Stop (data-state=recording)")
+        wait(driver, lambda d: elapsed_seconds(d.find_element(By.ID, "elapsed").text) >= 1, "#elapsed to pass 0:01")
+        first_text = driver.find_element(By.ID, "elapsed").text
+        first, first_at = elapsed_seconds(first_text), time.monotonic()
+
+        def later(d):
+            if time.monotonic() - first_at < 1.5:
+                return False
+            return elapsed_seconds(d.find_element(By.ID, "elapsed").text) > first
+        wait(driver, later, f"#elapsed to increase from {first_text}")
+        second_text = driver.find_element(By.ID, "elapsed").text
+        expect(re.fullmatch(r"\d+:\d\d", second_text.strip()), f"#elapsed is {second_text!r}, not m:ss")
+        run.screenshot(driver, "live")
+        # Record past 4 s (the daemon's own clock), so the clip is long enough to seek to 2.0.
+        deadline = time.monotonic() + WAIT
+
+        def long_enough():
+            recording = api.status().get("recording") or {}
+            return recording.get("elapsed_ms", 0) >= 4500
+        while not long_enough():
+            expect(time.monotonic() < deadline, "the recording did not reach 4.5 s in the daemon's status")
+            time.sleep(0.25)
+        driver.find_element(By.ID, "record").click()
+        wait(driver, lambda d: d.find_element(By.ID, "record").text.strip() == "Record"
+             and d.find_element(By.ID, "record").get_attribute("data-state") == "idle",
+             "#record to go back to Record (data-state=idle)")
+        # The new clip: the id the list did not have before.
+        def new_clip():
+            fresh = [i for i in api.recording_ids() if i not in state["ids_before"]]
+            return fresh[0] if fresh else None
+        clip = wait(driver, lambda d: new_clip(), "the new clip in /api/recordings")
+        state["clip"] = clip
+        message = driver.find_element(By.ID, "message").text
+        return f"#elapsed {first_text} → {second_text}; stopped ({message!r}); clip {clip}"
+    check("live: #record starts, #elapsed counts, #record stops", record_from_button)
+
+    # 4. The clip on /recordings, with its thumbnail.
+    def recordings_grid():
+        clip = run.need("clip")
+        deadline = time.monotonic() + WAIT
+        selector = f'#recordings a.card[data-id="{clip}"]'
+        while True:
+            driver.get(base + "/recordings")
+            wait(driver, EC.presence_of_element_located((By.ID, "recordings")), "#recordings")
+            cards = driver.find_elements(By.CSS_SELECTOR, selector)
+            thumbs = driver.find_elements(By.CSS_SELECTOR, selector + " img.thumb")
+            if thumbs:
+                try:
+                    WebDriverWait(driver, 10, poll_frequency=0.2).until(lambda d: image_loaded(d, thumbs[0]))
+                    break
+                except TimeoutException:
+                    pass
+            if time.monotonic() > deadline:
+                raise CheckFailed(f"no card with a loaded img.thumb for {clip} on /recordings "
+                                  f"(card present: {bool(cards)}, thumb present: {bool(thumbs)})")
+            time.sleep(1)  # the thumbnail is written just after the stop: reload and look again
+        card = driver.find_element(By.CSS_SELECTOR, selector)
+        href = card.get_attribute("href")
+        expect(path_of(href) == f"/recordings/{clip}", f"the card links to {href}")
+        width = driver.execute_script("return arguments[0].naturalWidth", thumbs[0])
+        run.screenshot(driver, "recordings")
+        return f"card for {clip} with a {width} px wide thumbnail"
+    check("recordings: the new clip's card with a loaded thumbnail", recordings_grid)
+
+    # 5. The clip page: play, seek, a decoded frame.
+    def play_and_seek():
+        clip = run.need("clip")
+        driver.get(f"{base}/recordings/{clip}")
+        wait(driver, EC.presence_of_element_located((By.ID, "player")), "video#player")
+        wait(driver, lambda d: (video_state(d) or {}).get("readyState", 0) >= 1 or (video_state(d) or {}).get("error"),
+             "the clip's metadata (readyState ≥ 1)")
+        before = video_state(driver)
+        expect(not before.get("error"), f"the video element failed: {before}")
+        expect(before["duration"] >= 3, f"the clip is {before['duration']} s long, expected ≥ 3 s")
+        outcome = driver.execute_async_script(PLAY_JS)
+        expect(outcome == "ok", f"play(): {outcome}")
+        wait(driver, lambda d: (video_state(d) or {}).get("currentTime", 0) > 1 or (video_state(d) or {}).get("error"),
+             "playback past 1 s")
+        played = video_state(driver)
+        expect(not played.get("error"), f"the video element failed while playing: {played}")
+        outcome = driver.execute_async_script(SEEK_JS, 2.0)
+        expect(outcome == "seeked", f"seek to 2.0: {outcome}")
+        wait(driver, lambda d: (video_state(d) or {}).get("readyState", 0) >= 2, "readyState ≥ 2 after the seek")
+        after = video_state(driver)
+        expect(abs(after["currentTime"] - 2.0) <= 0.2, f"currentTime after seeking to 2.0 is {after['currentTime']}")
+        frames = max(after.get("totalVideoFrames") or 0, after.get("decoded") or 0)
+        expect(frames > 0, f"no decoded video frame: {after}")
+        expect(after["width"] > 0 and after["height"] > 0, f"no video size: {after}")
+        run.screenshot(driver, "clip")
+        return (f"duration {after['duration']:.2f} s, played to {played['currentTime']:.2f} s, seeked to "
+                f"{after['currentTime']:.3f} s, {frames} frames decoded, {after['width']}×{after['height']}")
+    check("clip: video#player plays past 1 s and seeks to 2.0 with a decoded frame", play_and_seek)
+
+    # 6. Rename.
+    def rename():
+        clip = run.need("clip")
+        if path_of(driver.current_url) != f"/recordings/{clip}":
+            driver.get(f"{base}/recordings/{clip}")
+        title = "Browser test <clip> & more " + secrets.token_hex(3)
+        field = wait(driver, EC.element_to_be_clickable((By.ID, "title-input")), "#title-input")
+        field.clear()
+        field.send_keys(title)
+        driver.find_element(By.ID, "rename").click()
+        wait(driver, lambda d: d.find_element(By.ID, "clip-title").text == title,
+             lambda: f"#clip-title to show {title!r} (shows {driver.find_element(By.ID, 'clip-title').text!r}, "
+                     f"#message {driver.find_element(By.ID, 'message').text!r})")
+        record = api.ok("GET", f"/api/recordings/{clip}")
+        expect(record.get("title") == title, f"the API says the title is {record.get('title')!r}, expected {title!r}")
+        driver.refresh()  # and the page as the server renders it
+        wait(driver, lambda d: d.find_element(By.ID, "clip-title").text == title, "#clip-title after a reload")
+        return f"title {title!r} on the page, after a reload and in the API"
+    check("clip: rename shows the new title and the API agrees", rename)
+
+    # 7. Lock refuses delete; unlock, then delete.
+    def locked_delete_refused():
+        clip = run.need("clip")
+        if path_of(driver.current_url) != f"/recordings/{clip}":
+            driver.get(f"{base}/recordings/{clip}")
+        wait(driver, EC.element_to_be_clickable((By.ID, "lock")), "#lock").click()
+        wait(driver, EC.visibility_of_element_located((By.ID, "unlock")), "#unlock to show after locking")
+        wait(driver, lambda d: d.find_element(By.ID, "message").text == "Locked", "#message Locked")
+        expect(api.ok("GET", f"/api/recordings/{clip}").get("locked") is True, "the API does not say locked")
+        driver.find_element(By.ID, "delete").click()
+        alert = wait(driver, EC.alert_is_present(), "the confirm() dialog")
+        alert.accept()
+        wait(driver, lambda d: d.find_element(By.ID, "message").text not in ("", "Locked"),
+             "#message to show why the delete was refused")
+        message = driver.find_element(By.ID, "message").text
+        expect(path_of(driver.current_url) == f"/recordings/{clip}", f"the page left to {driver.current_url}")
+        status, value = api.call("GET", f"/api/recordings/{clip}")
+        expect(status == 200, f"the locked clip is gone: API {status} {value}")
+        return f"refused: {message!r}; API still 200"
+    check("clip: lock, then delete is refused and the clip stays", locked_delete_refused)
+
+    def unlock_and_delete():
+        clip = run.need("clip")
+        if path_of(driver.current_url) != f"/recordings/{clip}":
+            driver.get(f"{base}/recordings/{clip}")
+        wait(driver, EC.element_to_be_clickable((By.ID, "unlock")), "#unlock").click()
+        wait(driver, EC.visibility_of_element_located((By.ID, "lock")), "#lock to show after unlocking")
+        wait(driver, lambda d: d.find_element(By.ID, "message").text == "Unlocked", "#message Unlocked")
+        expect(api.ok("GET", f"/api/recordings/{clip}").get("locked") is False, "the API still says locked")
+        driver.find_element(By.ID, "delete").click()
+        wait(driver, EC.alert_is_present(), "the confirm() dialog").accept()
+        def where():
+            messages = driver.find_elements(By.ID, "message")
+            return f"navigation to /recordings (at {driver.current_url}, #message {messages[0].text if messages else None!r})"
+        wait(driver, lambda d: path_of(d.current_url) == "/recordings", where)
+        status, value = api.call("GET", f"/api/recordings/{clip}")
+        expect(status == 404, f"the deleted clip answers {status}: {value}")
+        cards = driver.find_elements(By.CSS_SELECTOR, f'#recordings a.card[data-id="{clip}"]')
+        expect(not cards, "the deleted clip still has a card on /recordings")
+        return "deleted; /recordings without it; API 404"
+    check("clip: unlock, then delete goes to /recordings and the API says 404", unlock_and_delete)
+
+    # 8. Share links.
+    def second_clip():
+        before = api.recording_ids()
+        api.ok("POST", "/api/commands/record.start", {"title": "shared clip"})
+        deadline = time.monotonic() + WAIT
+        while (api.status().get("recording") or {}).get("elapsed_ms", 0) < 4500:
+            expect(time.monotonic() < deadline, "the second recording did not reach 4.5 s")
+            time.sleep(0.25)
+        stopped = api.ok("POST", "/api/commands/record.stop", {})
+        deadline = time.monotonic() + WAIT
+        while True:
+            fresh = [i for i in api.recording_ids() if i not in before]
+            if fresh:
+                break
+            expect(time.monotonic() < deadline, f"no new clip after record.stop ({stopped})")
+            time.sleep(0.25)
+        state["clip2"] = fresh[0]
+        return f"clip {fresh[0]} via the API (bearer token)"
+    check("share: record a second clip through the API", second_clip)
+
+    def make_share():
+        clip = run.need("clip2")
+        driver.get(f"{base}/recordings/{clip}")
+        wait(driver, EC.element_to_be_clickable((By.ID, "share")), "#share").click()
+        link = wait(driver, EC.presence_of_element_located((By.CSS_SELECTOR, "#shares li a.share-link")), "a share link in #shares")
+        href = link.get_attribute("href")
+        expect(re.fullmatch(r"/s/[A-Za-z0-9_-]{20,}", path_of(href) or ""), f"the share link is {href}")
+        token = path_of(href)[len("/s/"):]
+        li = driver.find_element(By.CSS_SELECTOR, "#shares li")
+        expect(li.get_attribute("data-token") == token, f"li data-token {li.get_attribute('data-token')} ≠ {token}")
+        listed = api.ok("GET", "/api/shares")
+        expect(any(s.get("token") == token and s.get("recording_id") == clip for s in listed.get("items", [])),
+               f"/api/shares does not list {token} for {clip}: {listed}")
+        state["share_url"] = base + "/s/" + token
+        state["share_token"] = token
+        return f"{state['share_url']}"
+    check("share: #share makes a link in #shares", make_share)
+
+    def share_in_fresh_browser():
+        url = run.need("share_url")
+        fresh = make_browser(os.path.join(directory, "profile-fresh"))
+        browsers.append(fresh)
+        state["fresh"] = fresh
+        expect(fresh.get_cookies() == [], "the fresh browser has cookies")
+        fresh.get(url)
+        wait(fresh, EC.presence_of_element_located((By.ID, "player")), "video#player on the share page")
+        wait(fresh, lambda d: (video_state(d) or {}).get("readyState", 0) >= 1 or (video_state(d) or {}).get("error"),
+             "the shared clip's metadata")
+        outcome = fresh.execute_async_script(PLAY_JS)
+        expect(outcome == "ok", f"play(): {outcome}")
+        wait(fresh, lambda d: (video_state(d) or {}).get("currentTime", 0) > 0.5 or (video_state(d) or {}).get("error"),
+             "the shared clip to play past 0.5 s")
+        played = video_state(fresh)
+        expect(not played.get("error"), f"the shared video failed: {played}")
+        expect(path_of(played["src"]) == f"/s/{state['share_token']}/video", f"the share page plays {played['src']}")
+        expect(not fresh.find_elements(By.ID, "logout"), "the share page shows the dashboard's navigation")
+        run.screenshot(fresh, "share")
+        return f"played to {played['currentTime']:.2f} s of {played['duration']:.2f} s without a login"
+    check("share: the link plays in a fresh browser without a login", share_in_fresh_browser)
+
+    def fresh_browser_gated():
+        fresh = run.need("fresh")
+        clip = run.need("clip2")
+        pages = ["/", "/recordings", f"/recordings/{clip}", "/settings"]
+        for page in pages:
+            fresh.get(base + page)
+            wait(fresh, lambda d: on_login_page(d), lambda: f"{page} to redirect to /login in the fresh browser (at {fresh.current_url})")
+        expect(fresh.get_cookies() == [], f"the fresh browser got cookies: {fresh.get_cookies()}")
+        fresh.get(run.need("share_url"))  # a page of this origin, to fetch from
+        wait(fresh, EC.presence_of_element_located((By.ID, "player")), "the share page")
+        answers = {p: fresh.execute_async_script(FETCH_STATUS_JS, p)
+                   for p in ["/api/status", "/api/recordings", f"/media/{clip}/video", f"/media/{clip}/thumbnail", "/api/shares"]}
+        wrong = {p: s for p, s in answers.items() if s != 401}
+        expect(not wrong, f"without a login these did not answer 401: {wrong}")
+        return f"{', '.join(pages)} → /login; " + ", ".join(f"{p} {s}" for p, s in answers.items())
+    check("share: the fresh browser reaches nothing else (pages → /login, API/media 401)", fresh_browser_gated)
+
+    def settings_page():
+        driver.get(base + "/settings")
+        wait(driver, EC.presence_of_element_located((By.ID, "config")), "#config on /settings")
+        config = driver.find_element(By.ID, "config").text
+        expect("[web]" in config or "web" in config, "the config shown does not mention [web]")
+        expect(daemon.password not in driver.page_source, "the settings page shows the password")
+        token = run.need("share_token")
+        rows = driver.find_elements(By.CSS_SELECTOR, f'#shares li[data-token="{token}"]')
+        expect(rows, f"the share link {token} is not listed on /settings")
+        expect(driver.find_elements(By.ID, "backup-state"), "#backup-state missing")
+        run.screenshot(driver, "settings")
+        return "config shown (no password), share link listed"
+    check("settings: the page shows the config and the share link", settings_page)
+
+    def revoke():
+        clip = run.need("clip2")
+        token = run.need("share_token")
+        driver.get(f"{base}/recordings/{clip}")
+        selector = f'#shares li[data-token="{token}"]'
+        wait(driver, EC.presence_of_element_located((By.CSS_SELECTOR, selector + " button.revoke")), "the revoke button").click()
+        wait(driver, lambda d: not d.find_elements(By.CSS_SELECTOR, selector), "the link's li to go away")
+        status, _, _ = http.request("GET", f"/s/{token}")
+        expect(status == 404, f"the revoked link answers {status}")
+        status, _, _ = http.request("GET", f"/s/{token}/video")
+        expect(status == 404, f"the revoked link's video answers {status}")
+        fresh = run.need("fresh")
+        fresh.get(run.need("share_url"))
+        wait(fresh, lambda d: d.find_elements(By.TAG_NAME, "body"), "the revoked link's page in the fresh browser")
+        expect(not fresh.find_elements(By.ID, "player"), "the fresh browser still gets the player from a revoked link")
+        listed = api.ok("GET", "/api/shares")
+        expect(all(s.get("token") != token for s in listed.get("items", [])), "/api/shares still lists the revoked link")
+        driver.refresh()
+        wait(driver, EC.presence_of_element_located((By.ID, "player")), "the clip page after a reload")
+        expect(not driver.find_elements(By.CSS_SELECTOR, selector), "the revoked link is back after a reload")
+        return f"/s/{token[:6]}… now 404 (page and video), gone from /api/shares"
+    check("share: revoke in the first browser, then the link is 404", revoke)
+
+    def screenshots():
+        names = ["login", "live", "recordings", "clip", "share", "settings"]
+        missing = [n for n in names if not os.path.exists(os.path.join(run.out, n + ".png"))]
+        expect(not missing, f"no screenshot of: {', '.join(missing)}")
+        with open(os.path.join(run.out, "live.png"), "rb") as f:
+            expect(f.read(8) == b"\x89PNG\r\n\x1a\n", "live.png is not a PNG")
+        return ", ".join(n + ".png" for n in names) + f" in {run.out}"
+    check("screenshots: one PNG per page", screenshots)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
