@@ -27,25 +27,37 @@ extension Library {
 
 extension Library {
     /// Newest first, a loop recording as one entry: its first kept segment carrying `segments` and the summed
-    /// duration and size. A GROUP BY over the table: costs more than `page` as the table grows.
+    /// duration and size. The entries come from `EntryIndex` (an array slice); the rows and the groups' sums are
+    /// two indexed queries, so every page costs the same at any depth.
     func groupedPage(_ page: Int, perPage: Int) async throws -> Page {
-        try await pool.read { db in
-            let total = try Int.fetchOne(db, sql: "SELECT COUNT(DISTINCT COALESCE(group_id, id)) FROM recordings") ?? 0
-            let rows = try Row.fetchAll(db, sql: """
-                WITH g AS (
-                    SELECT MIN(rowid) AS first, MIN(created_at) AS started, COUNT(*) AS n, SUM(duration_ms) AS d,
-                           SUM(size_bytes) AS b, MAX(ended_at) AS e
-                    FROM recordings GROUP BY COALESCE(group_id, id))
-                SELECT r.*, g.n AS g_n, g.d AS g_d, g.b AS g_b, g.e AS g_e FROM g JOIN recordings r ON r.rowid = g.first
-                ORDER BY g.started DESC, g.first DESC LIMIT ? OFFSET ?
-                """, arguments: [perPage, (page - 1) * perPage])
-            let items = try rows.map { row -> Recording in
-                var recording = try Recording(row: row)
-                if recording.group != nil {
-                    recording.segments = row["g_n"]
-                    recording.durationMs = row["g_d"]
-                    recording.sizeBytes = row["g_b"]
-                    recording.endedAt = (row["g_e"] as Int64?).map(Recording.date)
+        let (keys, total) = entries.withLock { ($0.keys(offset: (page - 1) * perPage, limit: perPage), $0.count) }
+        guard !keys.isEmpty else { return Page(items: [], total: total, page: page, perPage: perPage) }
+        return try await pool.read { db in
+            let rowids = keys.map(\.rowid)
+            let marks = Array(repeating: "?", count: rowids.count).joined(separator: ",")
+            var byRowid: [Int64: Recording] = [:]
+            for row in try Row.fetchAll(db, sql: "SELECT rowid AS row_key, * FROM recordings WHERE rowid IN (\(marks))",
+                                        arguments: StatementArguments(rowids)) {
+                byRowid[row["row_key"]] = try Recording(row: row)
+            }
+            let groups = Set(byRowid.values.compactMap(\.group))
+            var sums: [String: Row] = [:]
+            if !groups.isEmpty {
+                let groupMarks = Array(repeating: "?", count: groups.count).joined(separator: ",")
+                for row in try Row.fetchAll(db, sql: """
+                    SELECT group_id, COUNT(*) AS n, SUM(duration_ms) AS d, SUM(size_bytes) AS b, MAX(ended_at) AS e
+                    FROM recordings WHERE group_id IN (\(groupMarks)) GROUP BY group_id
+                    """, arguments: StatementArguments(Array(groups))) {
+                    sums[row["group_id"]] = row
+                }
+            }
+            let items = keys.compactMap { key -> Recording? in
+                guard var recording = byRowid[key.rowid] else { return nil }
+                if let group = recording.group, let sum = sums[group] {
+                    recording.segments = sum["n"]
+                    recording.durationMs = sum["d"]
+                    recording.sizeBytes = sum["b"]
+                    recording.endedAt = (sum["e"] as Int64?).map(Recording.date)
                 }
                 return recording
             }

@@ -8,6 +8,8 @@ public final class Library: Sendable {
     public let path: String
     let pool: DatabasePool
     private let index: Locked<PageIndex>
+    /// The grouped list's entries (a loop recording as one), kept in step with `index`.
+    let entries: Locked<EntryIndex>
 
     public struct Page: Sendable {
         public var items: [Recording]
@@ -27,12 +29,13 @@ public final class Library: Sendable {
         do {
             pool = try DatabasePool(path: path, configuration: configuration)
             try LibraryMigrations.migrator.migrate(pool)
-            let keys = try pool.read { db in
-                try Row.fetchAll(db, sql: "SELECT created_at, rowid FROM recordings").map { row in
-                    PageIndex.Key(createdAt: row[0], rowid: row[1])
+            let rows = try pool.read { db in
+                try Row.fetchAll(db, sql: "SELECT created_at, rowid, group_id FROM recordings").map { row in
+                    (key: PageIndex.Key(createdAt: row[0], rowid: row[1]), group: row[2] as String?)
                 }
             }
-            index = Locked(PageIndex(keys: keys))
+            index = Locked(PageIndex(keys: rows.map(\.key)))
+            entries = Locked(EntryIndex(rows: rows))
         } catch {
             throw LibraryError.storage("cannot open the database \(path): \(error)")
         }
@@ -66,6 +69,7 @@ public final class Library: Sendable {
             return PageIndex.Key(createdAt: createdAt, rowid: rowid)
         }
         index.withLock { $0.insert(key) }
+        entries.withLock { $0.insert(key, group: recording.group) }
     }
 
     /// Inserts many rows in one transaction (benchmarks and imports).
@@ -79,6 +83,7 @@ public final class Library: Sendable {
             }
         }
         index.withLock { index in index = PageIndex(keys: index.keys + keys) }
+        entries.withLock { entries in for (key, recording) in zip(keys, recordings) { entries.insert(key, group: recording.group) } }
     }
 
     /// Applies a change to one row in a transaction and returns the new row. The creation date never changes.
@@ -110,14 +115,17 @@ public final class Library: Sendable {
 
     /// Deletes the row (the caller removes the files first).
     public func delete(id: String) async throws {
-        let removed = try await pool.write { db -> PageIndex.Key? in
-            guard let row = try Row.fetchOne(db, sql: "SELECT created_at, rowid FROM recordings WHERE id = ?", arguments: [id]) else {
+        let removed = try await pool.write { db -> (key: PageIndex.Key, group: String?)? in
+            guard let row = try Row.fetchOne(db, sql: "SELECT created_at, rowid, group_id FROM recordings WHERE id = ?", arguments: [id]) else {
                 return nil
             }
             try db.execute(sql: "DELETE FROM recordings WHERE id = ?", arguments: [id])
-            return PageIndex.Key(createdAt: row[0], rowid: row[1])
+            return (PageIndex.Key(createdAt: row[0], rowid: row[1]), row[2])
         }
-        if let removed { index.withLock { $0.remove(removed) } }
+        if let removed {
+            index.withLock { $0.remove(removed.key) }
+            entries.withLock { $0.remove(removed.key, group: removed.group) }
+        }
     }
 
     // MARK: reads

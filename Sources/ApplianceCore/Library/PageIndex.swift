@@ -4,7 +4,7 @@ import Foundation
 /// lookup instead of an OFFSET scan: every page is one keyset query, as cheap at row 100,000 as at row 10.
 /// About 24 bytes a recording. The `Library` keeps it in step with every insert and delete.
 struct PageIndex: Sendable {
-    struct Key: Comparable, Sendable {
+    struct Key: Comparable, Hashable, Sendable {
         var createdAt: Int64    // milliseconds since 1970, as stored
         var rowid: Int64
 
