@@ -166,6 +166,8 @@ enum Assets {
 
     document.addEventListener("DOMContentLoaded", () => {
       localTimes();
+      // Share links as whole URLs, ready to copy (the server knows only the path it serves).
+      for (const a of document.querySelectorAll("a.share-link")) a.textContent = location.origin + a.getAttribute("href");
       const logout = $("#logout");
       if (logout) logout.addEventListener("click", async () => {
         await fetch("/logout", { method: "POST", headers: { "X-CSRF-Token": csrf() }, credentials: "same-origin" }); location.href = "/login";

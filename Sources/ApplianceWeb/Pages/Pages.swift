@@ -160,6 +160,7 @@ enum Pages {
                 shareRow(link).replacingOccurrences(of: "<button class=\"revoke\">", with: "<span class=\"shared-title\">\(HTML.escape(link.title ?? ""))</span> <button class=\"revoke\">")
             }.joined() + "</ul>"
         let body = """
+        <p id="message" role="status"></p>
         <h1>Backup</h1>\(queue)
         <h2>Share links</h2>\(links)
         <h2>Configuration</h2>
