@@ -1,0 +1,633 @@
+import Foundation
+import XCTest
+
+/// A running daemon whose dashboard has a password (`[web] token_file`), reached with curl.
+final class WebDaemon {
+    static let password = "correct-horse-battery-staple"
+    let daemon: DaemonProcess
+    let url: String
+    let tokenFile: String
+
+    init(publicRead: Bool = false) throws {
+        tokenFile = FileManager.default.temporaryDirectory.appendingPathComponent("appliance-web-token-\(UUID().uuidString.prefix(8))").path
+        try (Self.password + "\n").write(toFile: tokenFile, atomically: true, encoding: .utf8)
+        daemon = try DaemonProcess(extra: """
+            [web]
+            listen = "127.0.0.1:0"
+            token_file = "\(tokenFile)"
+            \(publicRead ? "public_read = true" : "")
+            """)
+        try daemon.start()
+        url = try daemon.webURL()
+    }
+
+    func stop() {
+        daemon.stop()
+        try? FileManager.default.removeItem(atPath: tokenFile)
+    }
+
+    /// A request with the bearer token unless `auth` is false.
+    func request(_ path: String, method: String = "GET", headers: [String] = [], auth: Bool = true, body: Data? = nil,
+                 pathAsIs: Bool = false, file: StaticString = #filePath, line: UInt = #line) throws -> CurlResponse {
+        try Curl.request(url + path, method: method, headers: headers, bearer: auth ? Self.password : nil, body: body,
+                         pathAsIs: pathAsIs, file: file, line: line)
+    }
+
+    func post(_ path: String, _ json: String = "{}", headers: [String] = [], auth: Bool = true,
+              file: StaticString = #filePath, line: UInt = #line) throws -> CurlResponse {
+        try request(path, method: "POST", headers: headers, auth: auth, body: Data(json.utf8), file: file, line: line)
+    }
+
+    /// Records a clip of about `seconds` over the socket; its id, file and thumbnail (waited for).
+    func recordClip(seconds: Double = 3) throws -> (id: String, path: String, thumbnail: String) {
+        _ = try daemon.result("record.start")
+        Thread.sleep(forTimeInterval: seconds)
+        let stop = try daemon.result("record.stop")
+        let id = try XCTUnwrap(stop["id"] as? String), path = try XCTUnwrap(stop["path"] as? String)
+        let thumbnail = try XCTUnwrap(stop["thumbnail"] as? String)
+        XCTAssertTrue(daemon.waitFor(10) { FileManager.default.fileExists(atPath: thumbnail) }, "thumbnail \(thumbnail) written")
+        return (id, path, thumbnail)
+    }
+
+    var state: String? { (try? daemon.result("status"))?["state"] as? String }
+}
+
+/// The dashboard over real HTTP: media Range and caching rules (bytes compared with the file on disk), who may
+/// do what (bearer, login form, session cookie + CSRF token, share links, public_read), and the API.
+final class WebHTTPTests: XCTestCase {
+    /// One daemon and one clip for the read-only media tests (each test reads, none changes anything).
+    private struct MediaFixture {
+        let web: WebDaemon
+        let id: String
+        let video: Data
+        let thumbnailPath: String
+        let snapshotID: String
+        let snapshotPath: String
+        var length: Int { video.count }
+    }
+
+    nonisolated(unsafe) private static var shared: MediaFixture?
+
+    override class func tearDown() {
+        shared?.web.stop()
+        shared = nil
+        super.tearDown()
+    }
+
+    private func media() throws -> MediaFixture {
+        if let fixture = Self.shared { return fixture }
+        let web = try WebDaemon()
+        let clip = try web.recordClip()
+        let snapshot = try web.daemon.result("snapshot")
+        let fixture = MediaFixture(web: web, id: clip.id, video: try Data(contentsOf: URL(fileURLWithPath: clip.path)),
+                                   thumbnailPath: clip.thumbnail, snapshotID: try XCTUnwrap(snapshot["id"] as? String),
+                                   snapshotPath: try XCTUnwrap(snapshot["path"] as? String))
+        XCTAssertGreaterThan(fixture.length, 10_000, "a 3 s clip")
+        Self.shared = fixture
+        return fixture
+    }
+
+    private func video(_ f: MediaFixture, _ headers: [String] = [], query: String = "", method: String = "GET") throws -> CurlResponse {
+        try f.web.request("/media/\(f.id)/video\(query)", method: method, headers: headers)
+    }
+
+    // MARK: Range rules
+
+    func testNoRangeIsTheWholeFileWithAcceptRanges() throws {
+        let f = try media()
+        let r = try video(f)
+        XCTAssertEqual(r.status, 200)
+        XCTAssertEqual(r.header("Accept-Ranges"), "bytes")
+        XCTAssertEqual(r.header("Content-Length"), String(f.length))
+        XCTAssertEqual(r.header("Content-Type"), "video/mp4")
+        XCTAssertNil(r.header("Content-Range"))
+        XCTAssertNotNil(r.header("ETag"))
+        XCTAssertNotNil(r.header("Last-Modified"))
+        XCTAssertNil(r.header("Content-Disposition"), "inline unless ?download=1")
+        XCTAssertEqual(r.body, f.video)
+    }
+
+    func testSafariProbeBytes0To1() throws {
+        let f = try media()
+        let r = try video(f, ["Range: bytes=0-1"])
+        XCTAssertEqual(r.status, 206)
+        XCTAssertEqual(r.header("Content-Range"), "bytes 0-1/\(f.length)")
+        XCTAssertEqual(r.header("Content-Length"), "2")
+        XCTAssertEqual(r.body, f.video.subdata(in: 0..<2))
+    }
+
+    func testMiddleRange() throws {
+        let f = try media()
+        let r = try video(f, ["Range: bytes=100-199"])
+        XCTAssertEqual(r.status, 206)
+        XCTAssertEqual(r.header("Content-Range"), "bytes 100-199/\(f.length)")
+        XCTAssertEqual(r.header("Content-Length"), "100")
+        XCTAssertEqual(r.body, f.video.subdata(in: 100..<200))
+        // A last byte past the end is clamped to the end.
+        let clamped = try video(f, ["Range: bytes=\(f.length - 5)-\(f.length + 100)"])
+        XCTAssertEqual(clamped.status, 206)
+        XCTAssertEqual(clamped.header("Content-Range"), "bytes \(f.length - 5)-\(f.length - 1)/\(f.length)")
+        XCTAssertEqual(clamped.body, f.video.suffix(5))
+    }
+
+    func testOpenEndedRange() throws {
+        let f = try media()
+        let start = f.length / 2
+        let r = try video(f, ["Range: bytes=\(start)-"])
+        XCTAssertEqual(r.status, 206)
+        XCTAssertEqual(r.header("Content-Range"), "bytes \(start)-\(f.length - 1)/\(f.length)")
+        XCTAssertEqual(r.header("Content-Length"), String(f.length - start))
+        XCTAssertEqual(r.body, f.video.subdata(in: start..<f.length))
+        let last = try video(f, ["Range: bytes=\(f.length - 1)-"])
+        XCTAssertEqual(last.status, 206)
+        XCTAssertEqual(last.body, f.video.suffix(1))
+    }
+
+    func testSuffixRangeIsTheLastBytes() throws {
+        let f = try media()
+        let r = try video(f, ["Range: bytes=-10"])
+        XCTAssertEqual(r.status, 206)
+        XCTAssertEqual(r.header("Content-Range"), "bytes \(f.length - 10)-\(f.length - 1)/\(f.length)")
+        XCTAssertEqual(r.header("Content-Length"), "10")
+        XCTAssertEqual(r.body, f.video.suffix(10))
+    }
+
+    func testSuffixLongerThanTheFileIsTheWholeFileAs206() throws {
+        let f = try media()
+        let r = try video(f, ["Range: bytes=-\(f.length * 2)"])
+        XCTAssertEqual(r.status, 206)
+        XCTAssertEqual(r.header("Content-Range"), "bytes 0-\(f.length - 1)/\(f.length)")
+        XCTAssertEqual(r.header("Content-Length"), String(f.length))
+        XCTAssertEqual(r.body, f.video)
+    }
+
+    func testRangesPastTheEndAre416WithTheLength() throws {
+        let f = try media()
+        for range in ["bytes=\(f.length)-", "bytes=\(f.length + 5)-\(f.length + 10)"] {
+            let r = try video(f, ["Range: \(range)"])
+            XCTAssertEqual(r.status, 416, range)
+            XCTAssertEqual(r.header("Content-Range"), "bytes */\(f.length)", range)
+            XCTAssertTrue(r.body.isEmpty, "\(range): \(r.body.count) bytes")
+        }
+    }
+
+    func testIfRange() throws {
+        let f = try media()
+        let whole = try video(f)
+        let etag = try XCTUnwrap(whole.header("ETag")), lastModified = try XCTUnwrap(whole.header("Last-Modified"))
+
+        let current = try video(f, ["Range: bytes=100-199", "If-Range: \(etag)"])
+        XCTAssertEqual(current.status, 206, "If-Range with the current ETag")
+        XCTAssertEqual(current.body, f.video.subdata(in: 100..<200))
+        let sameDate = try video(f, ["Range: bytes=100-199", "If-Range: \(lastModified)"])
+        XCTAssertEqual(sameDate.status, 206, "If-Range with Last-Modified")
+        XCTAssertEqual(sameDate.body, f.video.subdata(in: 100..<200))
+
+        for stale in ["\"0-0\"", "W/\(etag)", "Thu, 01 Jan 2015 00:00:00 GMT"] {
+            let r = try video(f, ["Range: bytes=100-199", "If-Range: \(stale)"])
+            XCTAssertEqual(r.status, 200, "If-Range: \(stale) → the whole file")
+            XCTAssertNil(r.header("Content-Range"), stale)
+            XCTAssertEqual(r.header("Content-Length"), String(f.length), stale)
+            XCTAssertEqual(r.body, f.video, stale)
+        }
+    }
+
+    func testHeadHasTheHeadersAndNoBody() throws {
+        let f = try media()
+        let head = try video(f, method: "HEAD")
+        XCTAssertEqual(head.status, 200)
+        XCTAssertEqual(head.header("Content-Length"), String(f.length))
+        XCTAssertEqual(head.header("Accept-Ranges"), "bytes")
+        XCTAssertEqual(head.header("Content-Type"), "video/mp4")
+        XCTAssertNotNil(head.header("ETag"))
+        let ranged = try video(f, ["Range: bytes=-10"], method: "HEAD")
+        XCTAssertEqual(ranged.status, 206)
+        XCTAssertEqual(ranged.header("Content-Range"), "bytes \(f.length - 10)-\(f.length - 1)/\(f.length)")
+        XCTAssertEqual(ranged.header("Content-Length"), "10")
+
+        // curl stops reading at a HEAD's headers; a raw connection shows that nothing follows them.
+        let raw = try Curl.raw(f.web.url, "HEAD /media/\(f.id)/video HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                               + "Authorization: Bearer \(WebDaemon.password)\r\nConnection: close\r\n\r\n")
+        let end = try XCTUnwrap(raw.range(of: Data("\r\n\r\n".utf8)), String(decoding: raw.prefix(500), as: UTF8.self))
+        XCTAssertTrue(String(decoding: raw[..<end.lowerBound], as: UTF8.self).hasPrefix("HTTP/1.1 200"))
+        XCTAssertEqual(raw.count, end.upperBound, "no body after a HEAD response's headers (\(raw.count - end.upperBound) extra bytes)")
+    }
+
+    func testConditionalGetsAre304() throws {
+        let f = try media()
+        let whole = try video(f)
+        let etag = try XCTUnwrap(whole.header("ETag")), lastModified = try XCTUnwrap(whole.header("Last-Modified"))
+        for header in ["If-None-Match: \(etag)", "If-None-Match: \"other\", \(etag)", "If-Modified-Since: \(lastModified)"] {
+            let r = try video(f, [header])
+            XCTAssertEqual(r.status, 304, header)
+            XCTAssertTrue(r.body.isEmpty, header)
+            XCTAssertEqual(r.header("ETag"), etag, header)
+        }
+        // A different tag, or a date before the file was written, gets the file.
+        for header in ["If-None-Match: \"0-0\"", "If-Modified-Since: Thu, 01 Jan 2015 00:00:00 GMT"] {
+            let r = try video(f, [header])
+            XCTAssertEqual(r.status, 200, header)
+            XCTAssertEqual(r.body, f.video, header)
+        }
+    }
+
+    func testDownloadIsAnAttachment() throws {
+        let f = try media()
+        let r = try video(f, query: "?download=1")
+        XCTAssertEqual(r.status, 200)
+        let disposition = try XCTUnwrap(r.header("Content-Disposition"))
+        XCTAssertTrue(disposition.hasPrefix("attachment; filename=\""), disposition)
+        XCTAssertTrue(disposition.hasSuffix("-\(f.id.prefix(8)).mp4\""), disposition)
+        XCTAssertEqual(r.body, f.video)
+        let ranged = try video(f, ["Range: bytes=0-1"], query: "?download=1")
+        XCTAssertEqual(ranged.status, 206)
+        XCTAssertEqual(ranged.body, f.video.prefix(2))
+    }
+
+    func testThumbnailFollowsTheSameRules() throws {
+        let f = try media()
+        let thumbnail = try Data(contentsOf: URL(fileURLWithPath: f.thumbnailPath))
+        let path = "/media/\(f.id)/thumbnail"
+        let whole = try f.web.request(path)
+        XCTAssertEqual(whole.status, 200)
+        XCTAssertEqual(whole.header("Content-Type"), "image/jpeg")
+        XCTAssertEqual(whole.header("Accept-Ranges"), "bytes")
+        XCTAssertEqual(whole.body, thumbnail)
+        let suffix = try f.web.request(path, headers: ["Range: bytes=-10"])
+        XCTAssertEqual(suffix.status, 206)
+        XCTAssertEqual(suffix.header("Content-Range"), "bytes \(thumbnail.count - 10)-\(thumbnail.count - 1)/\(thumbnail.count)")
+        XCTAssertEqual(suffix.body, thumbnail.suffix(10))
+        let probe = try f.web.request(path, headers: ["Range: bytes=0-1"])
+        XCTAssertEqual(probe.status, 206)
+        XCTAssertEqual(probe.body, thumbnail.prefix(2))
+        let past = try f.web.request(path, headers: ["Range: bytes=\(thumbnail.count)-"])
+        XCTAssertEqual(past.status, 416)
+        XCTAssertEqual(past.header("Content-Range"), "bytes */\(thumbnail.count)")
+        let cached = try f.web.request(path, headers: ["If-None-Match: \(try XCTUnwrap(whole.header("ETag")))"])
+        XCTAssertEqual(cached.status, 304)
+    }
+
+    func testSnapshotFollowsTheSameRules() throws {
+        let f = try media()
+        let snapshot = try Data(contentsOf: URL(fileURLWithPath: f.snapshotPath))
+        let path = "/media/snapshots/\(f.snapshotID)"
+        let whole = try f.web.request(path)
+        XCTAssertEqual(whole.status, 200)
+        XCTAssertEqual(whole.header("Content-Type"), "image/jpeg")
+        XCTAssertEqual(whole.header("Accept-Ranges"), "bytes")
+        XCTAssertEqual(whole.body, snapshot)
+        let middle = try f.web.request(path, headers: ["Range: bytes=100-199"])
+        XCTAssertEqual(middle.status, 206)
+        XCTAssertEqual(middle.header("Content-Range"), "bytes 100-199/\(snapshot.count)")
+        XCTAssertEqual(middle.body, snapshot.subdata(in: 100..<200))
+        let suffix = try f.web.request(path, headers: ["Range: bytes=-\(snapshot.count + 50)"])
+        XCTAssertEqual(suffix.status, 206)
+        XCTAssertEqual(suffix.body, snapshot)
+        let past = try f.web.request(path, headers: ["Range: bytes=\(snapshot.count + 5)-\(snapshot.count + 10)"])
+        XCTAssertEqual(past.status, 416)
+        XCTAssertEqual(past.header("Content-Range"), "bytes */\(snapshot.count)")
+        let head = try f.web.request(path, method: "HEAD")
+        XCTAssertEqual(head.status, 200)
+        XCTAssertEqual(head.header("Content-Length"), String(snapshot.count))
+    }
+
+    // MARK: Who may do what
+
+    func testWithoutAuthOnlyLoginAssetsAndShareLinksAreOpen() throws {
+        let web = try WebDaemon()
+        defer { web.stop() }
+        let clip = try web.recordClip(seconds: 1)
+        let snapshot = try XCTUnwrap(try web.daemon.result("snapshot")["id"] as? String)
+
+        for path in ["/api/status", "/api/session", "/api/recordings", "/api/recordings/\(clip.id)", "/api/shares", "/api/config",
+                     "/api/events", "/media/\(clip.id)/video", "/media/\(clip.id)/thumbnail", "/media/snapshots/\(snapshot)", "/metrics"] {
+            let r = try web.request(path, auth: false)
+            XCTAssertEqual(r.status, 401, path)
+            XCTAssertEqual(r.errorCode, "unauthorized", path)
+            XCTAssertEqual(r.header("WWW-Authenticate"), "Bearer realm=\"appliance\"", path)
+        }
+        let ranged = try web.request("/media/\(clip.id)/video", headers: ["Range: bytes=0-1"], auth: false)
+        XCTAssertEqual(ranged.status, 401, "a Range does not get around the login")
+        for path in ["/", "/recordings", "/recordings/\(clip.id)", "/settings"] {
+            let r = try web.request(path, auth: false)
+            XCTAssertEqual(r.status, 303, path)
+            XCTAssertTrue(r.header("Location")?.hasPrefix("/login?next=") == true, "\(path): \(r.header("Location") ?? "no Location")")
+        }
+        let start = try web.post("/api/commands/record.start", auth: false)
+        XCTAssertEqual(start.status, 401)
+        XCTAssertEqual(web.state, "idle", "nothing started")
+        let delete = try web.request("/api/recordings/\(clip.id)", method: "DELETE", auth: false)
+        XCTAssertEqual(delete.status, 401)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: clip.path), "nothing deleted")
+
+        let login = try web.request("/login", auth: false)
+        XCTAssertEqual(login.status, 200)
+        XCTAssertTrue(login.header("Content-Type")?.hasPrefix("text/html") == true)
+        for asset in ["/assets/app.css", "/assets/app.js"] {
+            XCTAssertEqual(try web.request(asset, auth: false).status, 200, asset)
+        }
+
+        // A wrong token is no token.
+        for authorization in ["Bearer wrong-password-123", "Basic \(Data("admin:\(WebDaemon.password)".utf8).base64EncodedString())"] {
+            let r = try web.request("/api/status", headers: ["Authorization: \(authorization)"], auth: false)
+            XCTAssertEqual(r.status, 401, authorization)
+        }
+        let wrong = try web.request("/media/\(clip.id)/video", headers: ["Authorization: Bearer \(WebDaemon.password)x"], auth: false)
+        XCTAssertEqual(wrong.status, 401)
+        XCTAssertLessThan(wrong.body.count, 1000, "no video bytes")
+        XCTAssertEqual(try web.request("/api/status").status, 200, "the right token works")
+    }
+
+    func testLoginFormSessionCookieAndCSRF() throws {
+        let web = try WebDaemon()
+        defer { web.stop() }
+        let form = "Content-Type: application/x-www-form-urlencoded"
+
+        let wrong = try web.request("/login", method: "POST", headers: [form], auth: false,
+                                    body: Data("password=not-the-password&next=%2Frecordings".utf8))
+        XCTAssertEqual(wrong.status, 401)
+        XCTAssertNil(wrong.header("Set-Cookie"))
+
+        let right = try web.request("/login", method: "POST", headers: [form], auth: false,
+                                    body: Data("password=\(WebDaemon.password)&next=%2Frecordings".utf8))
+        XCTAssertEqual(right.status, 303)
+        XCTAssertEqual(right.header("Location"), "/recordings")
+        let setCookie = try XCTUnwrap(right.header("Set-Cookie"))
+        XCTAssertTrue(setCookie.hasPrefix("appliance_session="), setCookie)
+        XCTAssertTrue(setCookie.contains("HttpOnly"), setCookie)
+        XCTAssertTrue(setCookie.contains("SameSite=Strict"), setCookie)
+        let cookie = "Cookie: " + String(setCookie.prefix { $0 != ";" })
+
+        // Another site as `next` is not followed. Browsers drop tabs and newlines from a Location (WHATWG URL
+        // parsing), so "/\t/evil.example" would be "//evil.example".
+        for next in ["%2F%2Fevil.example%2F", "https%3A%2F%2Fevil.example%2F", "%2F%5Cevil.example", "%2F%09%2Fevil.example",
+                     "%2F%0A%2Fevil.example", "%09%2F%2Fevil.example"] {
+            let offsite = try web.request("/login", method: "POST", headers: [form], auth: false,
+                                          body: Data("password=\(WebDaemon.password)&next=\(next)".utf8))
+            XCTAssertEqual(offsite.status, 303, next)
+            XCTAssertEqual(offsite.header("Location"), "/", "next=\(next)")
+        }
+
+        // Reading with the cookie.
+        XCTAssertEqual(try web.request("/api/status", headers: [cookie], auth: false).status, 200)
+        XCTAssertEqual(try web.request("/", headers: [cookie], auth: false).status, 200)
+        let session = try web.request("/api/session", headers: [cookie], auth: false)
+        XCTAssertEqual(session.json?["access"] as? String, "session")
+        let csrf = try XCTUnwrap(session.json?["csrf"] as? String)
+        XCTAssertFalse(csrf.isEmpty)
+
+        // Writing needs the CSRF token too.
+        let bare = try web.post("/api/commands/record.start", headers: [cookie], auth: false)
+        XCTAssertEqual(bare.status, 403)
+        XCTAssertEqual(bare.errorCode, "forbidden")
+        XCTAssertEqual(web.state, "idle", "record.start without the CSRF token did not start")
+        let forged = try web.post("/api/commands/record.start", headers: [cookie, "X-CSRF-Token: \(csrf.dropLast())x"], auth: false)
+        XCTAssertEqual(forged.status, 403)
+        XCTAssertEqual(web.state, "idle")
+
+        let start = try web.post("/api/commands/record.start", #"{"title": "from the browser"}"#, headers: [cookie, "X-CSRF-Token: \(csrf)"], auth: false)
+        XCTAssertEqual(start.status, 200, start.text)
+        XCTAssertEqual(web.state, "recording")
+        Thread.sleep(forTimeInterval: 1)
+        let stop = try web.post("/api/commands/record.stop", headers: [cookie, "X-CSRF-Token: \(csrf)"], auth: false)
+        XCTAssertEqual(stop.status, 200, stop.text)
+        let id = try XCTUnwrap(stop.json?["id"] as? String)
+        XCTAssertEqual(try web.daemon.result("info", args: ["id": id])["title"] as? String, "from the browser")
+
+        // Logging out ends the session.
+        let logout = try web.post("/logout", "", headers: [cookie, "X-CSRF-Token: \(csrf)"], auth: false)
+        XCTAssertEqual(logout.status, 303)
+        XCTAssertTrue(logout.header("Set-Cookie")?.contains("Max-Age=0") == true, logout.header("Set-Cookie") ?? "no Set-Cookie")
+        XCTAssertEqual(try web.request("/api/status", headers: [cookie], auth: false).status, 401)
+    }
+
+    func testShareLinkServesOnlyItsClipUntilRevokedOrExpired() throws {
+        let web = try WebDaemon()
+        defer { web.stop() }
+        let clip = try web.recordClip()
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: clip.path))
+
+        let made = try web.post("/api/commands/share", #"{"id": "\#(clip.id)"}"#)
+        XCTAssertEqual(made.status, 200, made.text)
+        let token = try XCTUnwrap(made.json?["token"] as? String)
+        XCTAssertEqual(made.json?["url"] as? String, "/s/\(token)")
+        XCTAssertGreaterThanOrEqual(token.count, 43, "256 bits")
+        let listed = try web.request("/api/shares")
+        XCTAssertEqual((listed.json?["items"] as? [[String: Any]])?.compactMap { $0["token"] as? String }, [token])
+
+        // No auth at all: the page, the video (also by Range), the thumbnail.
+        let page = try web.request("/s/\(token)", auth: false)
+        XCTAssertEqual(page.status, 200)
+        XCTAssertTrue(page.text.contains("/s/\(token)/video"), "the page plays the shared video")
+        let whole = try web.request("/s/\(token)/video", auth: false)
+        XCTAssertEqual(whole.status, 200)
+        XCTAssertEqual(whole.header("Accept-Ranges"), "bytes")
+        XCTAssertEqual(whole.body, bytes)
+        let part = try web.request("/s/\(token)/video", headers: ["Range: bytes=100-199"], auth: false)
+        XCTAssertEqual(part.status, 206)
+        XCTAssertEqual(part.header("Content-Range"), "bytes 100-199/\(bytes.count)")
+        XCTAssertEqual(part.body, bytes.subdata(in: 100..<200))
+        let suffix = try web.request("/s/\(token)/video", headers: ["Range: bytes=-10"], auth: false)
+        XCTAssertEqual(suffix.body, bytes.suffix(10))
+        let thumbnail = try web.request("/s/\(token)/thumbnail", auth: false)
+        XCTAssertEqual(thumbnail.status, 200)
+        XCTAssertEqual(thumbnail.body, try Data(contentsOf: URL(fileURLWithPath: clip.thumbnail)))
+
+        // The link opens nothing else for the same client.
+        for path in ["/api/status", "/media/\(clip.id)/video", "/api/recordings", "/api/shares"] {
+            XCTAssertEqual(try web.request(path, headers: ["Referer: \(web.url)/s/\(token)"], auth: false).status, 401, path)
+        }
+        XCTAssertEqual(try web.request("/", auth: false).status, 303)
+
+        // Revoked: 404, and a second revoke is 404 too.
+        let revoke = try web.request("/api/shares/\(token)", method: "DELETE")
+        XCTAssertEqual(revoke.status, 200, revoke.text)
+        XCTAssertEqual(revoke.json?["revoked"] as? Bool, true)
+        for path in ["/s/\(token)", "/s/\(token)/video", "/s/\(token)/thumbnail"] {
+            let r = try web.request(path, auth: false)
+            XCTAssertEqual(r.status, 404, path)
+            XCTAssertLessThan(r.body.count, 10_000, "\(path): no video bytes")
+        }
+        XCTAssertEqual(try web.request("/api/shares/\(token)", method: "DELETE").status, 404)
+
+        // Expired: the link's expiry moved into the past in the database (the shortest link lasts 36 s).
+        let second = try XCTUnwrap(try web.post("/api/commands/share", #"{"id": "\#(clip.id)", "hours": 0.01}"#).json?["token"] as? String)
+        XCTAssertEqual(try web.request("/s/\(second)/video", headers: ["Range: bytes=0-1"], auth: false).status, 206)
+        // Without the sqlite3 tool, expiry is covered in-process only (ApplianceCoreTests.ShareExpiryTests).
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/sqlite3") else { return }
+        let past = Int64((Date().timeIntervalSince1970 - 60) * 1000)
+        let update = try CommandResult.run("/usr/bin/sqlite3", ["-cmd", ".timeout 5000", web.daemon.dataDir + "/appliance.sqlite",
+                                                                "UPDATE shares SET expires_at = \(past) WHERE token = '\(second)'"])
+        XCTAssertEqual(update.status, 0, update.stderr)
+        for path in ["/s/\(second)", "/s/\(second)/video"] {
+            XCTAssertEqual(try web.request(path, auth: false).status, 404, "expired: \(path)")
+        }
+        XCTAssertEqual((try web.request("/api/shares").json?["items"] as? [Any])?.count, 0, "an expired link is not listed")
+    }
+
+    func testPublicReadOpensReadingButNotWriting() throws {
+        let web = try WebDaemon(publicRead: true)
+        defer { web.stop() }
+        let clip = try web.recordClip(seconds: 1)
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: clip.path))
+        for path in ["/", "/recordings", "/api/status", "/api/recordings", "/api/recordings/\(clip.id)"] {
+            XCTAssertEqual(try web.request(path, auth: false).status, 200, path)
+        }
+        XCTAssertEqual(try web.request("/api/session", auth: false).json?["access"] as? String, "read_only")
+        let video = try web.request("/media/\(clip.id)/video", headers: ["Range: bytes=-10"], auth: false)
+        XCTAssertEqual(video.status, 206)
+        XCTAssertEqual(video.body, bytes.suffix(10))
+
+        let start = try web.post("/api/commands/record.start", auth: false)
+        XCTAssertEqual(start.status, 401)
+        XCTAssertEqual(web.state, "idle")
+        let rename = try web.post("/api/recordings/\(clip.id)/rename", #"{"title": "nope"}"#, auth: false)
+        XCTAssertEqual(rename.status, 401)
+        let delete = try web.request("/api/recordings/\(clip.id)", method: "DELETE", auth: false)
+        XCTAssertEqual(delete.status, 401)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: clip.path))
+        XCTAssertNotEqual(try web.daemon.result("info", args: ["id": clip.id])["title"] as? String, "nope")
+        // The bearer token still writes.
+        XCTAssertEqual(try web.post("/api/recordings/\(clip.id)/rename", #"{"title": "renamed"}"#).status, 200)
+        XCTAssertEqual(try web.daemon.result("info", args: ["id": clip.id])["title"] as? String, "renamed")
+    }
+
+    func testNonLoopbackListenWithoutTokenFileIsRefusedAtStart() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("appliance-web-start-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let config = directory.appendingPathComponent("appliance.toml").path
+        try DaemonProcess.config(dataDir: directory.path + "/data", extra: "[web]\nlisten = \"0.0.0.0:0\"")
+            .write(toFile: config, atomically: true, encoding: .utf8)
+        let result = try CommandResult.run(DaemonProcess.binary, ["run", "--config", config, "--socket", directory.path + "/ctl.sock"], timeout: 30)
+        XCTAssertNotEqual(result.status, 0, result.stderr)
+        let lines = result.stderr.split(separator: "\n")
+        XCTAssertEqual(lines.count, 1, result.stderr)
+        let line = String(lines.last ?? "")
+        XCTAssertTrue(line.hasPrefix("appliance: "), line)
+        XCTAssertTrue(line.contains("web.listen"), line)
+        XCTAssertTrue(line.contains("token_file"), line)
+    }
+
+    func testStatusShowsServingAndMetricsNeedTheToken() throws {
+        let web = try WebDaemon()
+        defer { web.stop() }
+        let socketWeb = try XCTUnwrap(try web.daemon.result("status")["web"] as? [String: Any])
+        XCTAssertEqual(socketWeb["state"] as? String, "serving")
+        XCTAssertEqual(socketWeb["url"] as? String, web.url)
+        XCTAssertTrue(web.url.hasPrefix("http://127.0.0.1:"), web.url)
+
+        let status = try web.request("/api/status")
+        XCTAssertEqual(status.status, 200)
+        XCTAssertEqual(status.header("Cache-Control"), "no-store")
+        XCTAssertEqual((status.json?["web"] as? [String: Any])?["state"] as? String, "serving")
+        XCTAssertEqual(status.json?["state"] as? String, "idle")
+
+        let metrics = try web.request("/metrics")
+        XCTAssertEqual(metrics.status, 200)
+        XCTAssertTrue(metrics.header("Content-Type")?.hasPrefix("text/plain; version=0.0.4") == true, metrics.header("Content-Type") ?? "")
+        XCTAssertTrue(metrics.text.contains("# TYPE "), metrics.text)
+        let samples = metrics.text.split(separator: "\n").filter { !$0.hasPrefix("#") && !$0.isEmpty }
+        XCTAssertFalse(samples.isEmpty)
+        for sample in samples {
+            XCTAssertNotNil(sample.split(separator: " ").last.flatMap { Double($0) }, "a Prometheus sample: \(sample)")
+        }
+        XCTAssertEqual(try web.request("/metrics", auth: false).status, 401)
+    }
+
+    /// Without a token_file every local client is one session, but only under a loopback name: another Host
+    /// (DNS rebinding: a page on evil.example resolving to 127.0.0.1) is refused.
+    func testWithoutPasswordOnlyLoopbackHostNamesAreServed() throws {
+        let daemon = try DaemonProcess()
+        try daemon.start()
+        defer { daemon.stop() }
+        let url = try daemon.webURL()
+        let port = try XCTUnwrap(URL(string: url)?.port)
+        for host in ["127.0.0.1:\(port)", "localhost:\(port)", "localhost"] {
+            XCTAssertEqual(try Curl.request(url + "/api/status", headers: ["Host: \(host)"]).status, 200, host)
+        }
+        for host in ["evil.example:\(port)", "evil.example", "127.0.0.1.evil.example", "localhost.evil.example:\(port)"] {
+            let r = try Curl.request(url + "/api/status", headers: ["Host: \(host)"])
+            XCTAssertEqual(r.status, 403, host)
+            XCTAssertEqual(r.errorCode, "forbidden", host)
+            let start = try Curl.request(url + "/api/commands/record.start", method: "POST", headers: ["Host: \(host)"], body: Data("{}".utf8))
+            XCTAssertEqual(start.status, 403, host)
+        }
+        XCTAssertEqual(try daemon.result("status")["state"] as? String, "idle")
+        // Still a session: a command needs the CSRF token the pages carry.
+        XCTAssertEqual(try Curl.request(url + "/api/commands/record.start", method: "POST", body: Data("{}".utf8)).status, 403)
+        let csrf = try XCTUnwrap(try Curl.request(url + "/api/session").json?["csrf"] as? String)
+        XCTAssertEqual(try Curl.request(url + "/api/commands/record.start", method: "POST", headers: ["X-CSRF-Token: \(csrf)"],
+                                        body: Data("{}".utf8)).status, 200)
+        XCTAssertEqual(try daemon.result("status")["state"] as? String, "recording")
+        _ = try daemon.result("record.stop")
+    }
+
+    func testEventStreamSendsTheDaemonsEvents() throws {
+        let web = try WebDaemon()
+        defer { web.stop() }
+        let output = web.daemon.directory.appendingPathComponent("events.txt").path
+        let curl = Process()
+        curl.executableURL = URL(fileURLWithPath: Curl.path)
+        curl.arguments = ["-s", "-N", "--max-time", "60", "-H", "Authorization: Bearer \(WebDaemon.password)", "-D", output + ".headers",
+                          "-o", output, web.url + "/api/events"]
+        try curl.run()
+        defer { if curl.isRunning { kill(curl.processIdentifier, SIGTERM) }; curl.waitUntilExit() }
+        func received() -> String { (try? String(contentsOfFile: output, encoding: .utf8)) ?? "" }
+        XCTAssertTrue(web.daemon.waitFor(10) { received().contains(": connected") }, received())
+        let headers = (try? String(contentsOfFile: output + ".headers", encoding: .utf8)) ?? ""
+        XCTAssertTrue(headers.lowercased().contains("content-type: text/event-stream"), headers)
+
+        _ = try web.daemon.result("record.start", args: ["title": "streamed"])
+        XCTAssertTrue(web.daemon.waitFor(10) { received().contains("event: recording_started\ndata: {") }, received())
+        _ = try web.daemon.result("record.stop")
+        XCTAssertTrue(web.daemon.waitFor(10) { received().contains("event: recording_stopped\ndata: {") }, received())
+        let started = received().components(separatedBy: "\n").first { $0.hasPrefix("data: ") && $0.contains("recording_started") }
+        let data = try XCTUnwrap(started.map { Data($0.dropFirst("data: ".count).utf8) })
+        let event = try XCTUnwrap(try JSONSerialization.jsonObject(with: data) as? [String: Any], String(decoding: data, as: UTF8.self))
+        XCTAssertEqual(event["event"] as? String, "recording_started")
+        XCTAssertTrue(curl.isRunning, "the stream stays open")
+    }
+
+    func testAPIListsActsOnAndDeletesClips() throws {
+        let web = try WebDaemon()
+        defer { web.stop() }
+        let first = try web.recordClip(seconds: 1)
+        let second = try web.recordClip(seconds: 1)
+
+        let page = try web.request("/api/recordings?page=1&per_page=1")
+        XCTAssertEqual(page.status, 200, page.text)
+        XCTAssertEqual(page.json?["total"] as? Int, 2)
+        XCTAssertEqual(page.json?["pages"] as? Int, 2)
+        let items = try XCTUnwrap(page.json?["items"] as? [[String: Any]])
+        XCTAssertEqual(items.map { $0["id"] as? String }, [second.id], "newest first")
+        XCTAssertEqual(items.first?["video_url"] as? String, "/media/\(second.id)/video")
+        XCTAssertEqual(items.first?["thumbnail_url"] as? String, "/media/\(second.id)/thumbnail")
+        let older = try web.request("/api/recordings?page=2&per_page=1")
+        XCTAssertEqual((older.json?["items"] as? [[String: Any]])?.map { $0["id"] as? String }, [first.id])
+
+        let info = try web.request("/api/recordings/\(first.id)")
+        XCTAssertEqual(info.status, 200)
+        XCTAssertEqual(info.json?["id"] as? String, first.id)
+        XCTAssertEqual(info.json?["path"] as? String, first.path)
+
+        let rename = try web.post("/api/recordings/\(first.id)/rename", #"{"title": "Über café"}"#)
+        XCTAssertEqual(rename.status, 200, rename.text)
+        XCTAssertEqual(rename.json?["title"] as? String, "Über café")
+        XCTAssertEqual(try web.daemon.result("info", args: ["id": first.id])["title"] as? String, "Über café")
+
+        XCTAssertEqual(try web.post("/api/recordings/\(first.id)/lock").json?["locked"] as? Bool, true)
+        let refused = try web.request("/api/recordings/\(first.id)", method: "DELETE")
+        XCTAssertEqual(refused.status, 409, "a locked clip is not deleted: \(refused.text)")
+        XCTAssertEqual(refused.errorCode, "conflict")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: first.path))
+        XCTAssertEqual(try web.post("/api/recordings/\(first.id)/unlock").json?["locked"] as? Bool, false)
+
+        let deleted = try web.request("/api/recordings/\(first.id)", method: "DELETE")
+        XCTAssertEqual(deleted.status, 200, deleted.text)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: first.path))
+        XCTAssertEqual(try web.request("/media/\(first.id)/video").status, 404)
+        XCTAssertEqual(try web.request("/api/recordings/\(first.id)").status, 404)
+        XCTAssertEqual(try web.request("/api/recordings").json?["total"] as? Int, 1)
+    }
+}
