@@ -171,6 +171,20 @@ final class WebHTTPTests: XCTestCase {
         }
     }
 
+    /// What the server does not understand (another unit, several ranges, bad syntax) is ignored: 200, whole file.
+    func testUnsupportedRangesGetTheWholeFile() throws {
+        let f = try media()
+        for range in ["bytes=0-1,5-6", "items=0-1", "bytes=5-2", "bytes=abc", "bytes=--1", "bytes=1-2-3", "bytes=+1-2", "bytes=0x10-"] {
+            let r = try video(f, ["Range: \(range)"])
+            XCTAssertEqual(r.status, 200, range)
+            XCTAssertNil(r.header("Content-Range"), range)
+            XCTAssertEqual(r.body, f.video, range)
+        }
+        let zero = try video(f, ["Range: bytes=-0"])
+        XCTAssertEqual(zero.status, 416, "the last 0 bytes are none")
+        XCTAssertEqual(zero.header("Content-Range"), "bytes */\(f.length)")
+    }
+
     func testIfRange() throws {
         let f = try media()
         let whole = try video(f)
@@ -507,6 +521,38 @@ final class WebHTTPTests: XCTestCase {
         XCTAssertTrue(line.hasPrefix("appliance: "), line)
         XCTAssertTrue(line.contains("web.listen"), line)
         XCTAssertTrue(line.contains("token_file"), line)
+
+        // A password too short, or a token_file that is not there, stops the start with one line naming it.
+        let short = directory.appendingPathComponent("short-token").path
+        try "short\n".write(toFile: short, atomically: true, encoding: .utf8)
+        for tokenFile in [short, directory.path + "/missing-token"] {
+            try DaemonProcess.config(dataDir: directory.path + "/data", extra: "[web]\nlisten = \"127.0.0.1:0\"\ntoken_file = \"\(tokenFile)\"")
+                .write(toFile: config, atomically: true, encoding: .utf8)
+            let refused = try CommandResult.run(DaemonProcess.binary, ["run", "--config", config, "--socket", directory.path + "/ctl.sock"], timeout: 30)
+            XCTAssertNotEqual(refused.status, 0, refused.stderr)
+            let last = String(refused.stderr.split(separator: "\n").last ?? "")
+            XCTAssertTrue(last.hasPrefix("appliance: "), refused.stderr)
+            XCTAssertTrue(last.contains("token_file") && last.contains(tokenFile), last)
+            XCTAssertFalse(refused.stderr.contains("short\n") || refused.stderr.contains(": short"), "the password is never printed")
+        }
+    }
+
+    /// With a password, any address may be listened on; the token is still needed.
+    func testNonLoopbackListenWithTokenFileServes() throws {
+        let tokenFile = FileManager.default.temporaryDirectory.appendingPathComponent("appliance-web-token-\(UUID().uuidString.prefix(8))").path
+        try (WebDaemon.password + "\n").write(toFile: tokenFile, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: tokenFile) }
+        let daemon = try DaemonProcess(extra: "[web]\nlisten = \"0.0.0.0:0\"\ntoken_file = \"\(tokenFile)\"")
+        try daemon.start()
+        defer { daemon.stop() }
+        let url = try daemon.webURL()
+        XCTAssertTrue(url.hasPrefix("http://0.0.0.0:"), url)
+        let port = try XCTUnwrap(URL(string: url)?.port)
+        let local = "http://127.0.0.1:\(port)"
+        XCTAssertEqual(try Curl.request(local + "/api/status", bearer: WebDaemon.password).status, 200)
+        XCTAssertEqual(try Curl.request(local + "/api/status").status, 401)
+        XCTAssertEqual(try Curl.request(local + "/api/status", headers: ["Host: evil.example"], bearer: WebDaemon.password).status, 200,
+                       "with a password the Host name does not matter")
     }
 
     func testStatusShowsServingAndMetricsNeedTheToken() throws {
@@ -546,17 +592,25 @@ final class WebHTTPTests: XCTestCase {
         for host in ["127.0.0.1:\(port)", "localhost:\(port)", "localhost"] {
             XCTAssertEqual(try Curl.request(url + "/api/status", headers: ["Host: \(host)"]).status, 200, host)
         }
-        for host in ["evil.example:\(port)", "evil.example", "127.0.0.1.evil.example", "localhost.evil.example:\(port)"] {
-            let r = try Curl.request(url + "/api/status", headers: ["Host: \(host)"])
-            XCTAssertEqual(r.status, 403, host)
-            XCTAssertEqual(r.errorCode, "forbidden", host)
-            let start = try Curl.request(url + "/api/commands/record.start", method: "POST", headers: ["Host: \(host)"], body: Data("{}".utf8))
-            XCTAssertEqual(start.status, 403, host)
-        }
-        XCTAssertEqual(try daemon.result("status")["state"] as? String, "idle")
         // Still a session: a command needs the CSRF token the pages carry.
         XCTAssertEqual(try Curl.request(url + "/api/commands/record.start", method: "POST", body: Data("{}".utf8)).status, 403)
         let csrf = try XCTUnwrap(try Curl.request(url + "/api/session").json?["csrf"] as? String)
+        // A rebinding page can read what its own origin serves: the session's CSRF token first, then a command.
+        for host in ["evil.example:\(port)", "evil.example", "127.0.0.1.evil.example:\(port)", "127.0.0.1.nip.io",
+                     "localhost.evil.example:\(port)"] {
+            for path in ["/api/status", "/api/session", "/"] {
+                let r = try Curl.request(url + path, headers: ["Host: \(host)"])
+                XCTAssertEqual(r.status, 403, "\(host) \(path)")
+                XCTAssertNil(r.json?["csrf"], "\(host) read the CSRF token")
+            }
+            let start = try Curl.request(url + "/api/commands/record.start", method: "POST", headers: ["Host: \(host)", "X-CSRF-Token: \(csrf)"],
+                                         body: Data("{}".utf8))
+            XCTAssertEqual(start.status, 403, "\(host) POST record.start")
+            if try daemon.result("status")["state"] as? String == "recording" {
+                XCTFail("\(host) started a recording")
+                _ = try daemon.result("record.stop")
+            }
+        }
         XCTAssertEqual(try Curl.request(url + "/api/commands/record.start", method: "POST", headers: ["X-CSRF-Token: \(csrf)"],
                                         body: Data("{}".utf8)).status, 200)
         XCTAssertEqual(try daemon.result("status")["state"] as? String, "recording")
@@ -623,11 +677,24 @@ final class WebHTTPTests: XCTestCase {
         XCTAssertTrue(FileManager.default.fileExists(atPath: first.path))
         XCTAssertEqual(try web.post("/api/recordings/\(first.id)/unlock").json?["locked"] as? Bool, false)
 
+        let share = try web.post("/api/recordings/\(first.id)/share", #"{"hours": 1}"#)
+        XCTAssertEqual(share.status, 200, share.text)
+        XCTAssertEqual(share.json?["recording_id"] as? String, first.id)
+        let token = try XCTUnwrap(share.json?["token"] as? String)
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        let created = try XCTUnwrap((share.json?["created_at"] as? String).flatMap(formatter.date(from:)))
+        let expires = try XCTUnwrap((share.json?["expires_at"] as? String).flatMap(formatter.date(from:)))
+        XCTAssertEqual(expires.timeIntervalSince(created), 3600, accuracy: 0.01)
+        XCTAssertEqual(try web.request("/s/\(token)/video", headers: ["Range: bytes=0-1"], auth: false).status, 206)
+
         let deleted = try web.request("/api/recordings/\(first.id)", method: "DELETE")
         XCTAssertEqual(deleted.status, 200, deleted.text)
         XCTAssertFalse(FileManager.default.fileExists(atPath: first.path))
         XCTAssertEqual(try web.request("/media/\(first.id)/video").status, 404)
         XCTAssertEqual(try web.request("/api/recordings/\(first.id)").status, 404)
         XCTAssertEqual(try web.request("/api/recordings").json?["total"] as? Int, 1)
+        XCTAssertEqual(try web.request("/s/\(token)/video", auth: false).status, 404, "a deleted clip's link is dead")
+        XCTAssertEqual(try web.request("/s/\(token)", auth: false).status, 404)
     }
 }
