@@ -29,7 +29,7 @@ fi
 # tests drive Debian's chromium headless through chromium-driver (selenium from PyPI, below); its benchmark
 # serves the same clip with nginx, side by side.
 if [ "${1:-}" = "--test" ]; then
-  PACKAGES+=(tmux chromium chromium-driver nginx-light)
+  PACKAGES+=(tmux chromium chromium-driver nginx-light sqlite3)
 fi
 
 missing=()

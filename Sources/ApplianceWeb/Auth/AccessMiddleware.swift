@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import HTTPTypes
 import Hummingbird
 
@@ -21,6 +24,15 @@ struct AccessMiddleware: RouterMiddleware {
     func handle(_ request: Request, context: WebContext, next: (Request, WebContext) async throws -> Response) async throws -> Response {
         let path = request.uri.path
         if Self.isOpen(path) { return try await next(request, context) }
+        do {
+            return try await checked(request, context: context, next: next)
+        } catch let error as HTTPError where error.status == .notFound && path.hasPrefix("/api/") {
+            throw WebError(.notFound, "no such API route: \(request.method) \(path)")  // JSON, like every API error
+        }
+    }
+
+    private func checked(_ request: Request, context: WebContext, next: (Request, WebContext) async throws -> Response) async throws -> Response {
+        let path = request.uri.path
         var context = context
         context.access = try await access(for: request, client: context.client)
         let reading = request.method == .get || request.method == .head
@@ -84,6 +96,10 @@ struct AccessMiddleware: RouterMiddleware {
         var host = authority
         if host.hasPrefix("["), let end = host.firstIndex(of: "]") { host = String(host[host.index(after: host.startIndex)..<end]) }
         else if let colon = host.lastIndex(of: ":") { host = String(host[..<colon]) }
-        return host == "localhost" || host == "::1" || host.hasPrefix("127.")
+        if host == "localhost" || host == "::1" { return true }
+        // An IPv4 address in 127.0.0.0/8, parsed as an address: `127.0.0.1.evil.example` is a name, not loopback.
+        var address = in_addr()
+        guard inet_pton(AF_INET, host, &address) == 1 else { return false }
+        return UInt32(bigEndian: address.s_addr) >> 24 == 127
     }
 }

@@ -13,11 +13,7 @@ extension Routes {
         router.post("login") { request, ctx -> Response in
             var request = request
             let body: ByteBuffer
-            do {
-                body = try await request.collectBody(upTo: ctx.maxUploadSize)
-            } catch {
-                throw WebError(.contentTooLarge, "login form larger than \(ctx.maxUploadSize) bytes")
-            }
+            body = try await JSONBody.collect(&request, upTo: ctx.maxUploadSize)
             let form = Self.form(String(decoding: body.readableBytesView, as: UTF8.self))
             let next = Self.safeNext(form["next"])
             guard let password = access.password else {
@@ -40,7 +36,9 @@ extension Routes {
 
     /// Where to go after logging in: a path on this site only (`/x`, never `//host` or a URL).
     static func safeNext(_ next: String?) -> String {
-        guard let next, next.hasPrefix("/"), !next.hasPrefix("//"), !next.contains("\\"), next.count < 2000 else { return "/" }
+        // Browsers drop tabs and newlines from a URL before reading it: "/\t/evil" would become "//evil".
+        guard let next, next.hasPrefix("/"), !next.hasPrefix("//"), !next.contains("\\"), next.count < 2000,
+              !next.unicodeScalars.contains(where: { $0.properties.isWhitespace || $0.properties.generalCategory == .control }) else { return "/" }
         return next
     }
 

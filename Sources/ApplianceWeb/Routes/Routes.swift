@@ -2,6 +2,7 @@ import ApplianceCore
 import ApplianceProtocol
 import Foundation
 import Hummingbird
+import NIOCore
 
 /// Every route of the dashboard, grouped by what it serves. Each handler turns HTTP into a `Command` for the one
 /// entry point (or a media lookup), and the typed result back into JSON or HTML.
@@ -43,16 +44,24 @@ enum JSONBody {
     /// The request body as command arguments (at most 64 KiB; 413 past that).
     static func arguments(_ request: Request, context: WebContext) async throws -> [String: JSONValue] {
         var request = request
-        let buffer: ByteBuffer
-        do {
-            buffer = try await request.collectBody(upTo: context.maxUploadSize)
-        } catch {
-            throw WebError(.contentTooLarge, "request body larger than \(context.maxUploadSize) bytes")
-        }
+        let buffer = try await collect(&request, upTo: context.maxUploadSize)
         do {
             return try RequestLine.parseArguments(Data(buffer.readableBytesView))
         } catch {
             throw WebError(error)
+        }
+    }
+}
+
+extension JSONBody {
+    /// The whole body, at most `limit` bytes: 413 past that, 400 for a body that is not valid HTTP.
+    static func collect(_ request: inout Request, upTo limit: Int) async throws -> ByteBuffer {
+        do {
+            return try await request.collectBody(upTo: limit)
+        } catch is NIOTooManyBytesError {
+            throw WebError(.contentTooLarge, "request body larger than \(limit) bytes")
+        } catch {
+            throw WebError(.badRequest, "unreadable request body: \(error)")
         }
     }
 }
