@@ -158,3 +158,25 @@ final class WebAuthTests: XCTestCase {
         }
     }
 }
+
+/// Parallel guesses from one client queue behind each other: judged by the turns handed out, not by timing.
+final class LoginThrottleSlotTests: XCTestCase {
+    func testAttemptsAfterAFailureAreSpacedByTheDelay() {
+        let throttle = LoginThrottle()
+        let t0 = Date(timeIntervalSince1970: 1_800_000_000)
+        XCTAssertEqual(throttle.reserveTurn(client: "a", now: t0), t0, "no failures: no wait")
+        XCTAssertEqual(throttle.recordFailure(client: "a", now: t0), t0 + 0.5)
+        // Three guesses sent at once after the failure: one every 0.5 s, not three at 0.5 s.
+        XCTAssertEqual(throttle.reserveTurn(client: "a", now: t0 + 0.1), t0 + 0.5)
+        XCTAssertEqual(throttle.reserveTurn(client: "a", now: t0 + 0.1), t0 + 1.0)
+        XCTAssertEqual(throttle.reserveTurn(client: "a", now: t0 + 0.1), t0 + 1.5)
+        // Another client is not slowed by this one.
+        XCTAssertEqual(throttle.reserveTurn(client: "b", now: t0 + 0.1), t0 + 0.1)
+        // A second failure doubles the spacing.
+        XCTAssertEqual(throttle.recordFailure(client: "a", now: t0 + 2), t0 + 3)
+        XCTAssertEqual(throttle.reserveTurn(client: "a", now: t0 + 2), t0 + 3)
+        XCTAssertEqual(throttle.reserveTurn(client: "a", now: t0 + 2), t0 + 4)
+        throttle.succeeded(client: "a")
+        XCTAssertEqual(throttle.reserveTurn(client: "a", now: t0 + 2), t0 + 2, "a success clears the count")
+    }
+}

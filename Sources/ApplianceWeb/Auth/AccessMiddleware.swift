@@ -61,6 +61,7 @@ struct AccessMiddleware: RouterMiddleware {
 
     private func access(for request: Request, client: String) async throws -> Access {
         if let authorization = request.headers[.authorization] {
+            await throttle.waitForTurn(client: client)
             guard authorization.lowercased().hasPrefix("bearer "), let password,
                   password.matches(String(authorization.dropFirst("bearer ".count)).trimmingCharacters(in: .whitespaces)) else {
                 await throttle.failed(client: client)

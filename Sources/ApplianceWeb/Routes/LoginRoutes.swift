@@ -19,6 +19,7 @@ extension Routes {
             guard let password = access.password else {
                 return Response(status: .seeOther, headers: [.location: next])  // no password: nothing to log in to
             }
+            await access.throttle.waitForTurn(client: ctx.client)
             guard let candidate = form["password"], password.matches(candidate) else {
                 await access.throttle.failed(client: ctx.client)
                 context.logger.warning("web: failed login", metadata: ["client": "\(ctx.client)"])
