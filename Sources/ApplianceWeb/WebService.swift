@@ -33,7 +33,8 @@ final class WebService: Service, CustomStringConvertible {
     }
 
     func run() async throws {
-        guard context.config.web.enabled, let (host, port) = context.config.web.hostAndPort else { return }
+        // Not built when listen is "off"; the config loader has checked host:port.
+        guard let (host, port) = context.config.web.hostAndPort else { return }
         let reporter = context.reporter, logger = context.logger
         while !Task.isShuttingDownGracefully {
             let app = Application(

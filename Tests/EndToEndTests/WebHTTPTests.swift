@@ -555,6 +555,20 @@ final class WebHTTPTests: XCTestCase {
                        "with a password the Host name does not matter")
     }
 
+    /// `listen = "off"`: no web server, no `status.web`, and the daemon records as ever (it once exited at start:
+    /// a service that returned at once ended the whole group).
+    func testListenOffRunsWithoutTheDashboard() throws {
+        let daemon = try DaemonProcess(extra: "[web]\nlisten = \"off\"")
+        try daemon.start()
+        defer { daemon.stop() }
+        XCTAssertNil(try daemon.result("status")["web"])
+        _ = try daemon.result("record.start")
+        Thread.sleep(forTimeInterval: 1.5)
+        let stopped = try daemon.result("record.stop")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: try XCTUnwrap(stopped["path"] as? String)))
+        XCTAssertEqual(daemon.stop(), 0)
+    }
+
     func testStatusShowsServingAndMetricsNeedTheToken() throws {
         let web = try WebDaemon()
         defer { web.stop() }

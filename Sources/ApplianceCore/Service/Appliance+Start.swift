@@ -130,7 +130,7 @@ extension Appliance {
         let context = FrontEndContext(config: config, perform: dispatcher.perform, events: events, live: graph.live,
                                       media: MediaCatalog(library: library, data: data), reporter: webReporter, logger: logger)
         do {
-            services += try frontEnds.map { try $0(context) }
+            services += try frontEnds.compactMap { try $0(context) }
         } catch {
             _ = try? await blocking { graph.stop() }
             throw StartupError(description: "\(error)")
