@@ -115,6 +115,13 @@ void appl_probe_info_set_timing(GstPadProbeInfo *info, guint64 pts, guint64 dura
     GST_PAD_PROBE_INFO_DATA(info) = buffer;
 }
 
+void appl_probe_info_shift_timing(GstPadProbeInfo *info, gint64 delta) {
+    GstBuffer *buffer = gst_buffer_make_writable(GST_PAD_PROBE_INFO_BUFFER(info));
+    if (GST_BUFFER_PTS_IS_VALID(buffer)) GST_BUFFER_PTS(buffer) += delta;
+    if (GST_BUFFER_DTS_IS_VALID(buffer)) GST_BUFFER_DTS(buffer) += delta;
+    GST_PAD_PROBE_INFO_DATA(info) = buffer;
+}
+
 GstFlowReturn appl_probe_info_chain_to_peer(GstPad *pad, GstPadProbeInfo *info) {
     GstBuffer *buffer = GST_PAD_PROBE_INFO_BUFFER(info);
     GST_PAD_PROBE_INFO_DATA(info) = NULL;

@@ -47,6 +47,7 @@ public struct BufferView {
     let pointer: UnsafeMutablePointer<GstBuffer>
 
     public var pts: UInt64 { UInt64(pointer.pointee.pts) }
+    public var dts: UInt64 { UInt64(pointer.pointee.dts) }
     public var duration: UInt64 { UInt64(pointer.pointee.duration) }
     public var isKeyframe: Bool { appl_buffer_is_keyframe(pointer) != 0 }
     public var size: Int { Int(gst_buffer_get_size(pointer)) }
@@ -112,6 +113,11 @@ public struct ProbeInfo {
     /// Rewrites the probed buffer's PTS and duration (the buffer is made writable; metadata only when unshared).
     public func setBufferTiming(pts: UInt64, duration: UInt64) {
         appl_probe_info_set_timing(info, guint64(pts), guint64(duration))
+    }
+
+    /// Moves the probed buffer's PTS and DTS by `delta` nanoseconds (composition offsets kept).
+    public func shiftBufferTiming(by delta: Int64) {
+        appl_probe_info_shift_timing(info, gint64(delta))
     }
 
     /// Pushes copies of `buffer` out of the probed (source) pad from inside the callback, with PTS `start`,

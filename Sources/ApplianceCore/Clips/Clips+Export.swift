@@ -70,11 +70,15 @@ extension Clips {
         var description = """
             splitmuxsrc name=src location=\(Bin.quoted(folder + "/0*.mp4")) \
             mp4mux name=mux faststart=true faststart-file=\(Bin.quoted(folder + "/faststart.tmp")) ! filesink location=\(Bin.quoted(output)) \
-            src.video_0 ! queue ! h264parse ! mux.video_0
+            src.video_0 ! queue ! h264parse name=vparse ! mux.video_0
             """
-        if hasAudio { description += " src.audio_0 ! queue ! aacparse ! mux.audio_0" }
+        if hasAudio { description += " src.audio_0 ! queue ! aacparse name=aparse ! mux.audio_0" }
         let pipeline = Pipeline(name: "export")
-        try pipeline.add(try Bin.parse(description, name: "export-bin", label: "export", ghostUnlinkedPads: false))
+        let bin = try Bin.parse(description, name: "export-bin", label: "export", ghostUnlinkedPads: false)
+        for name in ["vparse", "aparse"] {
+            if let pad = bin.element(named: name)?.staticPad("src") { ExportGrid.attach(to: pad) }
+        }
+        try pipeline.add(bin)
         try pipeline.runToEnd(timeout: exportTimeout)
     }
 }

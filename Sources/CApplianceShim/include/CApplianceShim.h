@@ -55,6 +55,8 @@ int appl_buffer_is_keyframe(GstBuffer *buffer);
 GstFlowReturn appl_pad_push_copies(GstPad *pad, GstBuffer *buffer, guint64 start, guint64 step, int count);
 /** Rewrites the probed buffer's PTS and duration (making it writable first; metadata only when not shared). */
 void appl_probe_info_set_timing(GstPadProbeInfo *info, guint64 pts, guint64 duration);
+/** Moves the probed buffer's PTS and DTS (those that are set) by `delta` ns (the buffer is made writable). */
+void appl_probe_info_shift_timing(GstPadProbeInfo *info, gint64 delta);
 /** Hands the probed buffer to the peer pad itself (gst_pad_chain) and returns the peer's flow return; the probe
  *  must then answer GST_PAD_PROBE_HANDLED, and the push it interrupted returns GST_FLOW_OK whatever happened. */
 GstFlowReturn appl_probe_info_chain_to_peer(GstPad *pad, GstPadProbeInfo *info);
