@@ -15,7 +15,7 @@ final class ExportGridTests: XCTestCase {
             time += frame
         }
         XCTAssertEqual(corrections, [0, 0, 0, 16_000_000, 16_000_000, 16_000_000])
-        XCTAssertNil(grid.correction(decodeTime: ClockTime.none, duration: frame), "unknown timing is left alone")
-        XCTAssertNil(grid.correction(decodeTime: 1, duration: ClockTime.none))
+        XCTAssertNil(grid.correction(decodeTime: UInt64.max, duration: frame), "unknown timing is left alone")
+        XCTAssertNil(grid.correction(decodeTime: 1, duration: UInt64.max))
     }
 }
