@@ -1,3 +1,4 @@
+import ApplianceCore
 @testable import ApplianceWeb
 import Foundation
 import XCTest

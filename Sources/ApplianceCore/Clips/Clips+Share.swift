@@ -16,7 +16,7 @@ extension Clips {
         }
         let now = Date()
         let expires = now.addingTimeInterval((hours ?? shared.config.web.shareHours) * 3600)
-        let token = Self.newShareToken()
+        let token = RandomToken.make(bytes: Self.shareTokenBytes)
         try await library.insertShare(token: token, recordingId: recording.id, createdAt: now, expiresAt: expires)
         shared.logger.info("shared recording \(recording.id)", metadata: ["expires_at": "\(Timestamps.iso(expires))"])  // never the token
         return ShareLink(token: token, recordingId: recording.id, title: recording.title, createdAt: now, expiresAt: expires)
@@ -32,13 +32,5 @@ extension Clips {
         }
         shared.logger.info("revoked a share link")
         return UnshareResult(token: token, revoked: true)
-    }
-
-    /// URL-safe base64 of `shareTokenBytes` random bytes from the system's generator.
-    static func newShareToken() -> String {
-        var generator = SystemRandomNumberGenerator()
-        let bytes = (0..<shareTokenBytes).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
-        return Data(bytes).base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
     }
 }

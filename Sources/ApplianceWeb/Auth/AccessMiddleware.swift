@@ -1,3 +1,4 @@
+import ApplianceCore
 import Foundation
 #if canImport(Glibc)
 import Glibc

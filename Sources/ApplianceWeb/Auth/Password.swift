@@ -1,3 +1,4 @@
+import ApplianceCore
 import Foundation
 
 /// The password (also the API's bearer token) from `[web] token_file`: the file's first line, surrounding white
