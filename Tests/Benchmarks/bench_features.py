@@ -91,7 +91,9 @@ class Daemon:
 
 
 def base_config(data_dir, extra=""):
-    return f'data_dir = "{data_dir}"\nlog_level = "warning"\n[audio]\nsource = "test"\n[preview]\nsink = "none"\n{extra}\n'
+    # Port 0: each daemon's dashboard on a free port, so daemons side by side never contend for 127.0.0.1:8080.
+    return (f'data_dir = "{data_dir}"\nlog_level = "warning"\n[audio]\nsource = "test"\n[preview]\nsink = "none"\n'
+            f'[web]\nlisten = "127.0.0.1:0"\n{extra}\n')
 
 
 def library_bench(binary, work):

@@ -100,7 +100,8 @@ class Daemon:
         with open(config, "w") as f:
             f.write(f'data_dir = "{os.path.join(self.dir, "data")}"\nlog_level = "warning"\n'
                     f'[video]\ntimestamp_overlay = {"true" if mode == "timestamp" else "false"}\n'
-                    f'[audio]\nsource = "test"\n[preview]\n{preview}\n[[camera]]\nname = "main"\nsource = "test"\n')
+                    f'[audio]\nsource = "test"\n[web]\nlisten = "127.0.0.1:0"\n[preview]\n{preview}\n'
+                    f'[[camera]]\nname = "main"\nsource = "test"\n')
         self.sock = os.path.join(self.dir, "ctl.sock")
         self.log = open(os.path.join(self.dir, "daemon.log"), "w")
         self.proc = subprocess.Popen([binary, "run", "--config", config, "--socket", self.sock],
