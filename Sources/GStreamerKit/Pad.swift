@@ -45,6 +45,9 @@ public final class Pad: @unchecked Sendable {
     /// Caps currently negotiated on the pad.
     public var currentCaps: Caps? { gst_pad_get_current_caps(pointer).map { Caps(owning: $0) } }
 
+    /// Every format the pad could handle now (for a source at READY: what the device offers).
+    public func queryCaps() -> Caps? { gst_pad_query_caps(pointer, nil).map { Caps(owning: $0) } }
+
     /// Converts a timestamp on this pad to running time using the pad's current segment.
     public func runningTime(_ timestamp: UInt64) -> ClockTime? {
         ClockTime.from(UInt64(appl_pad_to_running_time(pointer, guint64(timestamp))))

@@ -78,7 +78,8 @@ struct Status: ParsableCommand {
                 let segment = rec.segment.map { " segment \($0), \(formatMs(rec.elapsedMs)) in all" } ?? ""
                 lines.append("recording: \(rec.id) \"\(rec.title)\" \(formatMs(rec.durationMs))\(segment) frames=\(rec.videoFrames) dropped=\(rec.droppedFrames)")
             }
-            lines.append("cameras: \(s.cameras.joined(separator: ", ")) (active: \(s.activeCamera))")
+            let cameras = s.cameras.map { name in s.cameraModes?[name].map { "\(name) [\($0)]" } ?? name }
+            lines.append("cameras: \(cameras.joined(separator: ", ")) (active: \(s.activeCamera))")
             lines.append("video: \(s.width)x\(s.height)@\(s.framerate) \(s.encoder)  audio: \(s.audioSource)  preview: \(s.preview)")
             lines.append("data: \(s.dataDir)  recordings: \(s.recordingsTotal) (this run: \(s.recordingsThisRun))")
             if let capacity = s.capacity { lines.append(capacityLine(capacity)) }

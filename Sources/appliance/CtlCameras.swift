@@ -10,9 +10,10 @@ struct Cameras: ParsableCommand {
     func run() {
         options.perform(.cameras) { (r: CamerasReport) in
             let cameras = r.cameras.map { c in
-                [c.name, c.source, c.device ?? "-", c.state + (c.alwaysOn ? " (always on)" : ""), c.detail ?? ""]
+                [c.name, c.source, c.device ?? "-", c.state + (c.alwaysOn ? " (always on)" : ""), c.mode ?? "-",
+                 [c.detail, c.modeReason].compactMap { $0 }.joined(separator: "; ")]
             }
-            var text = table(header: ["CAMERA", "SOURCE", "DEVICE", "STATE", "DETAIL"], rows: cameras)
+            var text = table(header: ["CAMERA", "SOURCE", "DEVICE", "STATE", "MODE", "DETAIL"], rows: cameras)
             text += r.devices.isEmpty ? "\nno capture devices found" : "\n\n" + table(header: ["DEVICE", "CLASS", "PATH"], rows: r.devices.map {
                 [$0.name, $0.deviceClass, $0.path ?? "-"]
             })

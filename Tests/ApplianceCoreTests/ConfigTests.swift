@@ -63,6 +63,12 @@ final class ConfigTests: XCTestCase {
         XCTAssertEqual(error("[[camera]]\nname = \"a\"\nrotate = 45\n")?.key, "camera[0].rotate")
         XCTAssertEqual(error("[[camera]]\nname = \"a\"\nsource = \"pipeline\"\n")?.key, "camera[0].pipeline")
         XCTAssertEqual(error("[[camera]]\nname = \"a b\"\n")?.key, "camera[0].name")
+        let badMode = error("[[camera]]\nname = \"a\"\nmode = \"720p\"\n")
+        XCTAssertEqual(badMode?.key, "camera[0].mode")
+        XCTAssertEqual(badMode?.line, 3)
+        XCTAssertTrue(badMode?.message.contains("WIDTHxHEIGHT@FPS") ?? false)
+        let mode = try? ConfigLoader.parse("[[camera]]\nname = \"a\"\nmode = \"1920x1080@30 mjpeg\"\n", file: "t").cameras[0].mode
+        XCTAssertEqual(mode, ModeRequest(width: 1920, height: 1080, fps: 30, format: "MJPG"))
     }
 
     func testIntegersAreAcceptedWhereNumbersAreExpected() throws {

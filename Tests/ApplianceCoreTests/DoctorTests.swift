@@ -100,8 +100,11 @@ final class DoctorTests: XCTestCase {
             + "video/x-raw(memory:DMABuf), format=(string){ NV12, YUY2 }, width=(int)320, height=(int)240, framerate=(fraction)30000/1001"
         let modes = CameraMode.parse(caps)
         XCTAssertEqual(modes.count, 6)
-        XCTAssertEqual(modes[0], CameraMode(format: "YUY2", width: 1280, height: 720, fps: 10))
-        XCTAssertEqual(modes[3], CameraMode(format: "MJPG", width: 1280, height: 720, fps: 60))
+        XCTAssertEqual(modes[0], CameraMode(format: "YUY2", width: 1280, height: 720, fps: 10, rates: [10, 5]))
+        XCTAssertEqual(modes[3], CameraMode(format: "MJPG", width: 1280, height: 720, fps: 60, rates: [60, 1], rateIsRange: true))
+        XCTAssertTrue(modes[3].offers(rate: 25), "a range offers every rate inside it")
+        XCTAssertFalse(modes[0].offers(rate: 30))
+        XCTAssertEqual(modes[4].rates.first ?? 0, 29.97, accuracy: 0.001)
         XCTAssertEqual(modes[4].format, "NV12")
         XCTAssertEqual(CameraMode.summary(modes), "YUY2 1280x720@10, 640x480@30, 320x240@29.97; MJPG 1920x1080@30, 1280x720@60; NV12 320x240@29.97")
         XCTAssertEqual(CameraMode.summary(modes, limit: 1), "YUY2 1280x720@10 (+2 more); MJPG 1920x1080@30 (+1 more); NV12 320x240@29.97")

@@ -1,6 +1,7 @@
 import ApplianceProtocol
 import Foundation
 import GStreamerKit
+import Logging
 
 /// Switching itself: handing the output from one source to another on a frame boundary (see `Handover`).
 extension CameraSwitcher {
@@ -61,6 +62,7 @@ extension CameraSwitcher {
             do {
                 let pipeline = graph.pipeline
                 let firstFrame = try await blocking { try target.start(following: pipeline) }
+                logMode(of: target)
                 guard await firstFrame.wait(timeout: Self.startTimeout) != nil else {
                     throw ApplianceError(.unavailable, "no frame within \(Self.startTimeout)")
                 }
@@ -86,6 +88,17 @@ extension CameraSwitcher {
         events.publish(.cameraSwitched(CameraSwitched(from: previous?.name, to: target.name, latencyMs: (latency * 10).rounded() / 10)))
         logger.info("camera '\(target.name)' active", metadata: ["previous": "\(previous?.name ?? "-")", "latency_ms": "\(String(format: "%.1f", latency))"])
         return arrived
+    }
+
+    /// Says which mode a V4L2 camera started in, and warns when it falls short of the configured rate or size.
+    private func logMode(of slot: CameraSlot) {
+        guard let choice = slot.mode.withLock({ $0 }) else { return }
+        let metadata: Logger.Metadata = ["device": "\(slot.config.device)", "mode": "\(choice.summary)"]
+        if choice.reachesRate && choice.coversSize {
+            logger.info("camera '\(slot.name)': mode \(choice.summary) (\(choice.reason))", metadata: metadata)
+        } else {
+            logger.warning("camera '\(slot.name)': mode \(choice.summary): \(choice.reason)", metadata: metadata)
+        }
     }
 
     /// Longest wait for the shown source to reach a handover's boundary before the selector moves anyway.

@@ -123,9 +123,10 @@ public actor CameraSwitcher: Service, CustomStringConvertible {
 
     func report(devices: [DeviceInfo]) -> CamerasReport {
         CamerasReport(active: active?.name, cameras: slots.map { slot in
-            let state = slot.state.withLock { $0 }
+            let state = slot.state.withLock { $0 }, mode = slot.mode.withLock { $0 }
             return CameraReport(name: slot.name, source: slot.kind, device: slot.kind == "v4l2" ? slot.config.device : nil,
-                                state: state.name, detail: state.detail, alwaysOn: slot.config.alwaysOn)
+                                state: state.name, detail: state.detail, alwaysOn: slot.config.alwaysOn,
+                                mode: mode?.summary, modeReason: mode?.reason)
         }, devices: devices)
     }
 

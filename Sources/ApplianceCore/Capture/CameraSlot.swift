@@ -36,6 +36,14 @@ final class CameraSlot: Sendable {
     let kind: String
     let bin: Bin
     let selectorPad: Pad
+    private let fragments: FragmentLibrary
+    private let video: ApplianceConfig.Video
+    /// The first element after the source (the source links to it).
+    private let convert: Element
+    /// The source fragment's bin; for a V4L2 camera remade at start when the chosen mode changes.
+    private let source: Locked<Bin?>
+    /// The mode a V4L2 camera was last started in (nil for other sources, or before its first start).
+    let mode = Locked<ModeChoice?>(nil)
     private let output: Pad
     let state: Locked<State>
     private let firstFrame = Locked<OneShot<Bool>?>(nil)
@@ -52,18 +60,13 @@ final class CameraSlot: Sendable {
         name = camera.name
         config = camera
         self.kind = kind
+        self.fragments = fragments
+        self.video = video
         state = Locked(initialState)
         bin = Bin(name: "camera-\(camera.name)")
-        let source: Bin
-        if kind == "pipeline" {
-            source = try FragmentLibrary.parse(camera.pipeline, label: "camera '\(camera.name)' pipeline", binName: "source")
-        } else {
-            source = try fragments.makeBin("sources", "video-\(kind)", [
-                "device": camera.device, "pattern": camera.pattern,
-                "width": "\(video.width)", "height": "\(video.height)", "framerate": "\(video.framerate)",
-            ], binName: "source")
-        }
-        var chain: [Element] = [source, try Element.make("videoconvert", name: "convert")]
+        let convert = try Element.make("videoconvert", name: "convert")
+        self.convert = convert
+        var chain: [Element] = [convert]
         if camera.mirror {
             let flip = try Element.make("videoflip", name: "mirror")
             try flip.set("video-direction", string: "horiz")
@@ -82,6 +85,21 @@ final class CameraSlot: Sendable {
         chain += [scale, rate, filter]
         try bin.add(chain)
         try Element.link(chain)
+        // A V4L2 camera's source is made when it starts, in the mode its device offers then (see `V4L2Source`).
+        let made: Bin?
+        switch kind {
+        case "v4l2":
+            made = nil
+        case "pipeline":
+            made = try FragmentLibrary.parse(camera.pipeline, label: "camera '\(camera.name)' pipeline", binName: "source")
+        default:
+            made = try fragments.makeBin("sources", "video-\(kind)", V4L2Source.values(camera, video: video, caps: ""), binName: "source")
+        }
+        if let made {
+            try bin.add(made)
+            try made.link(convert)
+        }
+        source = Locked(made)
         let output = try bin.addGhostPad(named: "src", target: filter.staticPad("src")!)
         self.output = output
         try pipeline.add(bin)
@@ -107,8 +125,26 @@ final class CameraSlot: Sendable {
 
     var isRunning: Bool { running.withLock { $0 } }
 
+    /// Reads the device's modes, chooses one, and (re)makes the source bin when the choice differs from the one
+    /// in place. The bin is stopped (NULL) here, so the source can be swapped without touching the rest.
+    private func prepareV4L2Source() throws {
+        let choice = try V4L2Source.choose(for: config, video: video)
+        let current = source.withLock { $0 }
+        if let current, mode.withLock({ $0 }) == choice { return }
+        let made = try V4L2Source.makeBin(config, choice: choice, video: video, fragments: fragments)
+        if let current {
+            current.unlink(convert)
+            bin.remove(current)
+        }
+        try bin.add(made)
+        try made.link(convert)
+        source.withLock { $0 = made }
+        mode.withLock { $0 = choice }
+    }
+
     /// Starts the camera's bin; the returned one-shot fires with its first frame.
     func start(following pipeline: Pipeline) throws -> OneShot<Bool> {
+        if kind == "v4l2" { try prepareV4L2Source() }
         let shot = OneShot<Bool>()
         firstFrame.withLock { $0 = shot }
         output.setOffset(Int64(bin.startNow(in: pipeline)))

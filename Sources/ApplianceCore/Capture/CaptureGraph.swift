@@ -36,6 +36,10 @@ public final class CaptureGraph: Sendable {
     let firstFrame = OneShot<Bool>()
     public var cameraNames: [String] { cameras.map(\.name) }
     public var cameraKinds: [String: String] { Dictionary(uniqueKeysWithValues: cameras.map { ($0.name, $0.kind) }) }
+    /// The capture mode of each V4L2 camera that has started.
+    var cameraModes: [String: String] {
+        Dictionary(uniqueKeysWithValues: cameras.compactMap { slot in slot.mode.withLock { $0 }.map { (slot.name, $0.summary) } })
+    }
     public let audioKind: String
     public let previewKind: String
     /// The pipeline's bus, read on its own thread once the graph runs (`BusWatcher` consumes the messages).

@@ -58,6 +58,9 @@ public struct ApplianceConfig: Sendable, Equatable {
         /// Keep streaming while another camera is active: switches to it are instant. Off by default, because
         /// two USB cameras on one bus often cannot stream together.
         public var alwaysOn = false
+        /// A V4L2 camera's capture mode (`mode = "1280x720@30"`, optionally `"… mjpeg"`); nil: the appliance
+        /// chooses the mode that delivers [video] width x height at its framerate (see `ModeChoice`).
+        public var mode: ModeRequest?
         public init() {}
     }
 

@@ -73,6 +73,13 @@ public enum ConfigLoader {
                 c.mirror = try t.bool("mirror", c.mirror)
                 c.rotate = try t.int("rotate", c.rotate, 0...270)
                 c.alwaysOn = try t.bool("always_on", c.alwaysOn)
+                let mode = try t.string("mode", "")
+                if !mode.isEmpty {
+                    guard let request = ModeRequest(parsing: mode) else {
+                        throw t.error("mode", "must be WIDTHxHEIGHT@FPS with an optional format, e.g. \"1280x720@30\" or \"1920x1080@30 mjpeg\"; found \"\(mode)\"")
+                    }
+                    c.mode = request
+                }
                 guard [0, 90, 180, 270].contains(c.rotate) else { throw t.error("rotate", "must be 0, 90, 180 or 270, found \(c.rotate)") }
                 if c.source == "pipeline", c.pipeline.isEmpty { throw t.error("pipeline", "source = \"pipeline\" needs a pipeline fragment") }
                 guard names.insert(c.name).inserted else { throw t.error("name", "duplicate camera name '\(c.name)'") }

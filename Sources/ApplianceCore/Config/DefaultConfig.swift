@@ -39,6 +39,9 @@ device = "/dev/video0"
 pattern = "smpte"
 mirror = false
 rotate = 0
+# V4L2: the appliance reads the camera's modes and asks for the one that delivers [video] width x height at its
+# framerate (ctl cameras shows which). To pin one: mode = "1280x720@30", or "1920x1080@30 mjpeg".
+# mode = "1280x720@30"
 
 [preview]
 # auto: wayland when WAYLAND_DISPLAY is set, gl when DISPLAY is set, else none. none | kms | wayland | gl

@@ -2,8 +2,9 @@ import Foundation
 import GStreamerKit
 
 /// Check 2, one line per `[[camera]]`: a V4L2 camera's node exists, is a character device this user can open
-/// read-write, and which modes it offers (from GStreamer's device monitor); test and pipeline sources say what
-/// they are, and every camera's source fragment must parse as the daemon will parse it.
+/// read-write, which modes it offers, the mode the daemon would choose, and that the camera delivers frames in it
+/// through the daemon's own source fragment (a warning when the mode falls short of the configured rate or size);
+/// test and pipeline sources say what they are, and every camera's source fragment must parse as the daemon's.
 enum CameraCheck {
     static func name(_ camera: ApplianceConfig.Camera) -> String { "camera \(camera.name)" }
 
@@ -60,26 +61,43 @@ enum CameraCheck {
                                               : "check the camera's connection and dmesg")
         }
         close(fd)
-        if let failure = sourceFragmentFailure(camera, kind: "v4l2", video: video, fragments: fragments) { return failure }
 
-        guard let devices else {
-            return .warn(name, "\(device) opens read-write, but GStreamer's device monitor did not list its modes",
-                         fix: "check the camera with gst-device-monitor-1.0 Video/Source")
+        // The daemon's own way in: read the modes, choose one, and start the camera in it for a few frames.
+        let label = devices.flatMap { list in
+            list.first { $0.deviceClass.hasPrefix("Video/Source") && $0.path.map(realPath) == realPath(device) }?.name
+        }.map { " (\($0))" } ?? ""
+        let modes: [CameraMode]
+        do {
+            modes = try V4L2Source.probe(device)
+        } catch {
+            return .fail(name, "\(error)", fix: "set [[camera]] device to the camera's capture node (v4l2-ctl --list-devices)")
         }
-        let real = realPath(device)
-        guard let found = devices.first(where: { $0.deviceClass.hasPrefix("Video/Source") && $0.path.map(realPath) == real }) else {
-            return .warn(name, "\(device) opens, but GStreamer does not see a capture device there (a metadata node?)",
-                         fix: "set [[camera]] device to the camera's capture node (v4l2-ctl --list-devices)")
+        let described = "\(device)\(label): " + CameraMode.summary(modes)
+        let choice: ModeChoice
+        do {
+            choice = try ModeChoice.choose(from: modes, width: video.width, height: video.height, fps: Double(video.framerate),
+                                           request: camera.mode, canDecodeJPEG: V4L2Source.jpegDecoder != nil)
+        } catch {
+            return .fail(name, "\(described); \(device) \(error)",
+                         fix: camera.mode == nil ? PluginPackages.fix(forMissing: "jpegdec") : "set [[camera]] mode to one the camera offers, or remove it")
         }
-        let modes = CameraMode.parse(found.caps)
-        let wanted = "\(video.width)x\(video.height)@\(video.framerate)"
-        let described = "\(device) (\(found.name)): " + (modes.isEmpty ? "modes unknown" : CameraMode.summary(modes))
-        if let best = CameraMode.bestFps(modes, width: video.width, height: video.height), best < Double(video.framerate) {
-            return .warn(name, "\(described); at most \(CameraMode.fpsText(best)) fps at \(video.width)x\(video.height) or larger, "
-                         + "frames are repeated to make \(wanted)",
-                         fix: "lower [video] framerate to \(CameraMode.fpsText(best)) or the size to a mode with more frames")
+        guard case .success(let library) = fragments else {
+            return .warn(name, "\(described); chosen \(choice.summary), not tried (no pipelines folder)", fix: "see the gstreamer check")
         }
-        return .pass(name, described)
+        do {
+            try CameraTrial.run(camera, choice: choice, video: video, library: library)
+        } catch {
+            return .fail(name, "\(described); chosen \(choice.summary), but the camera delivers no picture in it: \(error)",
+                         fix: "check dmesg and the camera's connection, or set [[camera]] mode to another mode it offers")
+        }
+        let chosen = "chosen \(choice.summary) (\(choice.reason))"
+        guard choice.reachesRate && choice.coversSize else {
+            let best = CameraMode.bestFps(modes, width: video.width, height: video.height).map(CameraMode.fpsText) ?? "?"
+            return .warn(name, "\(described); \(chosen)",
+                         fix: choice.reachesRate ? "lower [video] width/height to a size the camera offers"
+                                                 : "lower [video] framerate to \(best), or the size to a mode with more frames")
+        }
+        return .pass(name, "\(described); \(chosen)")
     }
 
     /// The source fragment (sources/video-<kind>.gst) filled and parsed as the daemon's camera bin does it.
@@ -87,10 +105,8 @@ enum CameraCheck {
                                               fragments: Result<FragmentLibrary, any Error>) -> DoctorCheck? {
         guard case .success(let library) = fragments else { return nil }  // the gstreamer check reports the folder
         do {
-            _ = try library.makeBin("sources", "video-\(kind)", [
-                "device": camera.device, "pattern": camera.pattern,
-                "width": "\(video.width)", "height": "\(video.height)", "framerate": "\(video.framerate)",
-            ], binName: "source")
+            _ = try library.makeBin("sources", "video-\(kind)", V4L2Source.values(camera, video: video, caps: "video/x-raw"),
+                                    binName: "source")
             return nil
         } catch {
             return .fail(name(camera), "\(error)", fix: fixForParseError("\(error)", otherwise: "correct \(library.directory)/sources/video-\(kind).gst"))

@@ -32,7 +32,7 @@ public enum Doctor {
             ? await DoctorDeadline.run("devices", seconds: 10) { DeviceMonitor().devices }
             : []
         for camera in config.cameras {
-            checks.append(await DoctorDeadline.check(CameraCheck.name(camera), seconds: 10, what: "the camera \(camera.device)") {
+            checks.append(await DoctorDeadline.check(CameraCheck.name(camera), seconds: 20, what: "the camera \(camera.device)") {
                 CameraCheck.run(camera, video: config.video, fragments: fragments, devices: devices)
             })
         }

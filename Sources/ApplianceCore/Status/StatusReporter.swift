@@ -30,6 +30,8 @@ struct StatusReporter: Sendable {
                                 missingSlots: flow.missingSlots, missingAtEncoder: flow.encoderMissing),
             storage: health.storage)
         (report.capacity, report.storageFull) = (health.capacity, health.storageFull)
+        let modes = graph.cameraModes
+        report.cameraModes = modes.isEmpty ? nil : modes
         report.outputs = outputs?.current
         report.inputs = inputs?.statuses
         report.web = web?.current

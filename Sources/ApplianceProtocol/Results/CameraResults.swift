@@ -21,10 +21,15 @@ public struct CameraReport: Codable, Sendable, Equatable {
     public var state: String
     public var detail: String?
     public var alwaysOn: Bool
+    /// A V4L2 camera's capture mode since it last started, e.g. `YUY2 1280x720@30` (absent before its first start).
+    public var mode: String?
+    /// Why that mode: the configured one, the smallest reaching the rate, or a shortfall (frames repeated).
+    public var modeReason: String?
 
-    public init(name: String, source: String, device: String?, state: String, detail: String?, alwaysOn: Bool) {
+    public init(name: String, source: String, device: String?, state: String, detail: String?, alwaysOn: Bool,
+                mode: String? = nil, modeReason: String? = nil) {
         (self.name, self.source, self.device, self.state) = (name, source, device, state)
-        (self.detail, self.alwaysOn) = (detail, alwaysOn)
+        (self.detail, self.alwaysOn, self.mode, self.modeReason) = (detail, alwaysOn, mode, modeReason)
     }
 }
 

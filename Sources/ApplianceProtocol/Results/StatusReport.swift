@@ -38,6 +38,8 @@ public struct StatusReport: Codable, Sendable, Equatable {
     public var activeCamera: String
     /// What each camera resolved to: `v4l2`, `test` or `pipeline`.
     public var cameraSources: [String: String]
+    /// Each V4L2 camera's capture mode since it last started (`YUY2 1280x720@30`); absent when there is none.
+    public var cameraModes: [String: String]?
     public var audioSource: String
     public var preview: String
     public var encoder: String

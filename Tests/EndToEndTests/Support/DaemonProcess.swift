@@ -27,8 +27,10 @@ final class DaemonProcess {
         """
     }
 
-    init(extra: String = "", cameras: String? = nil, file: StaticString = #filePath) throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("appliance-e2e-\(UUID().uuidString.prefix(8))")
+    /// `root`: where the test's folder goes (default: the temporary directory).
+    init(extra: String = "", cameras: String? = nil, root: String? = nil, file: StaticString = #filePath) throws {
+        let parent = root.map { URL(fileURLWithPath: $0) } ?? FileManager.default.temporaryDirectory
+        directory = parent.appendingPathComponent("appliance-e2e-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         dataDir = directory.appendingPathComponent("data").path
         socketPath = directory.appendingPathComponent("ctl.sock").path
@@ -215,5 +217,36 @@ struct CommandResult {
 
     var json: [String: Any]? {
         (try? JSONSerialization.jsonObject(with: Data(stdout.utf8))) as? [String: Any]
+    }
+}
+
+extension DaemonProcess {
+    /// A typed command over the socket; an error answer throws the daemon's `ApplianceError`.
+    func perform(_ command: Command) throws -> ApplianceProtocol.CommandResult {
+        try ControlClient(path: socketPath, timeout: 30).perform(command)
+    }
+
+    func status() throws -> StatusReport {
+        guard case .status(let report) = try perform(.status) else { throw DaemonError(message: "status: unexpected result") }
+        return report
+    }
+
+    func cameras() throws -> CamerasReport {
+        guard case .cameras(let report) = try perform(.cameras) else { throw DaemonError(message: "cameras: unexpected result") }
+        return report
+    }
+
+    func recordStart(title: String? = nil) throws -> RecordingStarted {
+        guard case .recordingStarted(let started) = try perform(.recordStart(title: title)) else {
+            throw DaemonError(message: "record.start: unexpected result")
+        }
+        return started
+    }
+
+    func recordStop() throws -> RecordingResult {
+        guard case .recordingStopped(let result) = try perform(.recordStop(title: nil)) else {
+            throw DaemonError(message: "record.stop: unexpected result")
+        }
+        return result
     }
 }

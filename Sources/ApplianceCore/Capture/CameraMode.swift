@@ -1,18 +1,40 @@
 import Foundation
 
 /// A capture mode a camera offers, read from its caps.
-struct CameraMode: Equatable, Sendable {
+public struct CameraMode: Equatable, Sendable {
     /// YUY2, NV12, MJPG, H264, …
-    var format: String
-    var width: Int
-    var height: Int
+    public var format: String
+    public var width: Int
+    public var height: Int
     /// The highest frame rate offered at this size and format.
-    var fps: Double
+    public var fps: Double
+    /// Every rate offered at this size and format (a camera lists them, e.g. `{ 30/1, 15/1 }`), highest first;
+    /// for a range (`[ 1/1, 60/1 ]`) its two ends with `rateIsRange` set.
+    public var rates: [Double] = []
+    public var rateIsRange = false
+
+    public init(format: String, width: Int, height: Int, fps: Double, rates: [Double]? = nil, rateIsRange: Bool = false) {
+        (self.format, self.width, self.height, self.fps) = (format, width, height, fps)
+        self.rates = rates ?? [fps]
+        self.rateIsRange = rateIsRange
+    }
+
+    /// Whether `rate` can be asked of the camera exactly (listed, or inside the range).
+    public func offers(rate: Double) -> Bool {
+        if rateIsRange, let low = rates.min(), let high = rates.max() { return rate >= low - 0.01 && rate <= high + 0.01 }
+        return rates.contains { abs($0 - rate) < 0.01 }
+    }
+
+    /// Whether frames arrive as raw pixels (anything but compressed formats), which need no decoder.
+    public var isRaw: Bool { !["MJPG", "H264", "H265", "bayer"].contains(format) && !format.contains("/") }
+
+    /// "1280x720@30"
+    public var sizeAndRate: String { "\(width)x\(height)@\(Self.fpsText(fps))" }
 
     /// Reads the modes out of a caps string as GStreamer's device monitor gives it, e.g.
     /// `video/x-raw, format=(string)YUY2, width=(int)640, height=(int)480, framerate=(fraction){ 30/1, 15/1 }; image/jpeg, …`.
     /// Ranges and lists count by their largest value; structures without a size are skipped.
-    static func parse(_ caps: String) -> [CameraMode] {
+    public static func parse(_ caps: String) -> [CameraMode] {
         var modes: [CameraMode] = []
         for structure in split(caps, on: ";") {
             let fields = split(structure, on: ",")
@@ -23,9 +45,11 @@ struct CameraMode: Equatable, Sendable {
                 values[String(field[..<equals])] = String(field[field.index(after: equals)...])
             }
             guard let width = largestInt(values["width"]), let height = largestInt(values["height"]) else { continue }
-            let fps = values["framerate"].map(largestFraction) ?? 0
+            let rates = values["framerate"].map(fractions) ?? []
+            let isRange = values["framerate"]?.contains("[") ?? false
             for format in formats(mediaType: mediaType, value: values["format"]) {
-                modes.append(CameraMode(format: format, width: width, height: height, fps: fps))
+                modes.append(CameraMode(format: format, width: width, height: height, fps: rates.max() ?? 0,
+                                        rates: rates.isEmpty ? [0] : rates.sorted(by: >), rateIsRange: isRange))
             }
         }
         return modes
@@ -49,7 +73,7 @@ struct CameraMode: Equatable, Sendable {
         }.joined(separator: "; ")
     }
 
-    static func fpsText(_ fps: Double) -> String {
+    public static func fpsText(_ fps: Double) -> String {
         fps == fps.rounded() ? "\(Int(fps))" : String(format: "%.2f", fps)
     }
 
@@ -79,15 +103,16 @@ struct CameraMode: Equatable, Sendable {
         return numbers.max()
     }
 
-    private static func largestFraction(_ value: String) -> Double {
-        var best = 0.0
+    /// Every positive fraction in a caps value (`30/1`, `{ 30/1, 15/1 }`, `[ 1/1, 60/1 ]`).
+    private static func fractions(_ value: String) -> [Double] {
+        var found: [Double] = []
         let text = value.replacingOccurrences(of: "(fraction)", with: "")
         for part in text.split(whereSeparator: { !$0.isNumber && $0 != "/" }) {
             let pieces = part.split(separator: "/")
-            guard pieces.count == 2, let n = Double(pieces[0]), let d = Double(pieces[1]), d > 0 else { continue }
-            best = max(best, n / d)
+            guard pieces.count == 2, let n = Double(pieces[0]), let d = Double(pieces[1]), d > 0, n > 0 else { continue }
+            found.append(n / d)
         }
-        return best
+        return found
     }
 
     /// Splits on `separator` outside of {…}, […] and (…).
