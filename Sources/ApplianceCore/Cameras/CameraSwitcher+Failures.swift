@@ -22,10 +22,13 @@ extension CameraSwitcher {
     func activateFirstWorking(after failed: CameraSlot?) async {
         let start = failed.flatMap { f in slots.firstIndex { $0 === f } }.map { $0 + 1 } ?? 0
         let order = slots.indices.map { slots[(start + $0) % slots.count] }
+        var tried = false
         for candidate in order where candidate !== failed && isUsable(candidate) {
+            tried = true
             if (try? await activate(candidate, leaving: nil)) != nil { return }
         }
-        logger.error("no camera is working: the output shows the filler")
+        // Said when a camera has just failed or one was tried; not at every device poll while all are missing.
+        if tried || failed != nil { logger.error("no camera is working: the output shows the filler") }
     }
 
     /// V4L2 device nodes that appeared or vanished since the last look.

@@ -19,6 +19,9 @@ public final class CaptureGraph: Sendable {
     let cameraEnded: AsyncStream<String>
     let videoTee: Element
     let audioTee: Element?
+    /// The microphone's source fragment (nil without audio); stopped for good once it fails.
+    private let microphone: Bin?
+    private let microphoneReleased = Locked(false)
     /// h264parse: FKU requests go upstream from its sink pad into the encoder.
     let parser: Element
     let gate: EncoderGate
@@ -123,7 +126,7 @@ public final class CaptureGraph: Sendable {
         var previewOverlay: Element?
         if previewKind != "none" {
             let queue = try Self.leakyQueue("preview-queue", buffers: 2)
-            let sink = try fragments.makeBin("previews", previewKind, [:], binName: "preview")
+            let sink = try fragments.makeBin("previews", previewKind, ["kms_card": KMSCard.sinkOptions()], binName: "preview")
             if config.preview.overlay {
                 do {
                     previewOverlay = try Self.makePreviewOverlay(video: v)
@@ -233,8 +236,10 @@ public final class CaptureGraph: Sendable {
             try pipeline.add(chain)
             try Element.link(chain)
             audioTee = tee
+            microphone = source
         } else {
             audioTee = nil
+            microphone = nil
         }
         // The encoded streams' caps never change either: a recording bin linked to a tee must not make the
         // encoders renegotiate. Their ALLOCATION query would wait in every recording bin's queue, where mp4mux
@@ -246,6 +251,20 @@ public final class CaptureGraph: Sendable {
         outputs = try RecordingOutputs(pipeline: pipeline, videoTee: videoTee, audioTee: audioTee, config: config)
         busReader = pipeline.makeBusReader()
         if outputs.window != nil { gate.openPermanently() }
+    }
+
+    /// The microphone failed (unplugged, a read error): its source is stopped, which closes the sound device. A
+    /// card that went away is freed only when its last user lets go of it (snd-aloop's unbind waits for that, a
+    /// USB card's stays a zombie until then), so a dead `alsasrc` must not keep it open. The rest of the graph goes
+    /// on: a recording keeps its picture, and its sound ends where the microphone did. Returns false if it was
+    /// already released. Blocking (a state change): call it off the cooperative pool.
+    func releaseMicrophone() -> Bool {
+        guard let microphone, microphoneReleased.withLock({ released in defer { released = true }; return !released }) else {
+            return false
+        }
+        microphone.setLockedState(true)
+        _ = try? microphone.setState(.null)
+        return true
     }
 
     /// The preview's overlay: top left, white with an outline, sized to the picture; empty (a pass-through) until

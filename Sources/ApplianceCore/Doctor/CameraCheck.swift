@@ -97,7 +97,21 @@ enum CameraCheck {
                          fix: choice.reachesRate ? "lower [video] width/height to a size the camera offers"
                                                  : "lower [video] framerate to \(best), or the size to a mode with more frames")
         }
-        return .pass(name, "\(described); \(chosen)")
+        return .pass(name, "\(described); \(chosen)" + stableNameHint(device))
+    }
+
+    /// For a `/dev/videoN` device: the udev link that keeps naming it after a replug (a camera unplugged and
+    /// plugged back may come back as another videoN, and the configured one would stay missing).
+    static func stableNameHint(_ device: String) -> String {
+        guard device.range(of: #"^/dev/video[0-9]+$"#, options: .regularExpression) != nil else { return "" }
+        let real = realPath(device)
+        for folder in ["/dev/v4l/by-id", "/dev/v4l/by-path"] {
+            let links = ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).sorted()
+            if let link = links.first(where: { realPath("\(folder)/\($0)") == real }) {
+                return "; \(device) may be renumbered when the camera is replugged: device = \"\(folder)/\(link)\" names it for good"
+            }
+        }
+        return ""
     }
 
     /// The source fragment (sources/video-<kind>.gst) filled and parsed as the daemon's camera bin does it.

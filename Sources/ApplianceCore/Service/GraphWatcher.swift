@@ -6,7 +6,7 @@ import ServiceLifecycle
 /// Watches the live graph: its bus (messages arrive from the bus thread, see `BusReader`) and the cameras whose
 /// stream ended by itself. Errors are logged, kept for status and published; an error from inside a camera's bin
 /// (`/appliance/camera-<name>/…`) or a camera's end of stream tells the camera switcher that camera failed, so the
-/// output moves on without it.
+/// output moves on without it; an error from the microphone stops its source, releasing the sound device.
 struct GraphWatcher: Service, CustomStringConvertible {
     var description: String { "GraphWatcher" }
     let shared: Shared
@@ -35,6 +35,12 @@ struct GraphWatcher: Service, CustomStringConvertible {
             if let camera = Self.camera(in: error.element) {
                 cameras.cameraFailed(camera, reason: error.message)
             }
+            if Self.isMicrophone(error.element) {
+                let graph = shared.graph
+                if (try? await blocking { graph.releaseMicrophone() }) == true {
+                    shared.logger.error("microphone failed: \(error.message); its device is released and recording goes on without sound")
+                }
+            }
             // A recording bin's file cannot be written (ENOSPC, storage gone): the recorder ends that file.
             if let bin = error.element.split(separator: "/").dropFirst().first, bin.hasPrefix(RecordingBin.namePrefix) {
                 await recorder.writeFailed(bin: String(bin), reason: [error.message, error.debug].compactMap { $0 }.joined(separator: ": "))
@@ -44,6 +50,12 @@ struct GraphWatcher: Service, CustomStringConvertible {
         default:
             break
         }
+    }
+
+    /// Whether a message's source path is inside the microphone's source bin (`/appliance/microphone/…`).
+    static func isMicrophone(_ path: String) -> Bool {
+        let parts = path.split(separator: "/")
+        return parts.count >= 2 && parts[1] == "microphone"
     }
 
     /// The camera a message's source path belongs to (the filler is not a camera).
