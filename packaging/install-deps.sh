@@ -32,6 +32,15 @@ if [ "${1:-}" = "--test" ]; then
   PACKAGES+=(tmux chromium chromium-driver nginx-light sqlite3)
 fi
 
+# The hardware lab (Tests/Lab/lab-vm): Debian's kernel, whose vivid, snd-aloop and uinput modules this machine's
+# kernel lacks, booted in QEMU over this root by virtme-ng (PyPI, below; busybox-static for its initramfs, which
+# it recognises with file). Inside: kmod's modprobe, udev (its daemon relays the hot-plug events that GStreamer's
+# device monitor listens to), v4l-utils' v4l2-ctl, alsa-utils' aplay/arecord and gst-device-monitor-1.0.
+if [ "${1:-}" = "--test" ]; then
+  PACKAGES+=(qemu-system-x86 linux-image-amd64 kmod busybox-static file udev v4l-utils alsa-utils
+    gstreamer1.0-plugins-base-apps)
+fi
+
 missing=()
 for p in "${PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -54,4 +63,11 @@ if [ "${1:-}" = "--test" ] && ! python3 -c "import wsgidav, cheroot, prometheus_
   echo "install-deps: installing wsgidav, cheroot, prometheus-client and selenium (pip) for the WebDAV, metrics and web tests"
   python3 -m pip install --quiet --disable-pip-version-check wsgidav cheroot prometheus-client selenium 2>/dev/null \
     || python3 -m pip install --quiet --disable-pip-version-check --break-system-packages wsgidav cheroot prometheus-client selenium
+fi
+
+# virtme-ng (vng) boots the lab's VM.
+if [ "${1:-}" = "--test" ] && ! command -v vng >/dev/null 2>&1; then
+  echo "install-deps: installing virtme-ng (pip) for the hardware lab"
+  python3 -m pip install --quiet --disable-pip-version-check virtme-ng 2>/dev/null \
+    || python3 -m pip install --quiet --disable-pip-version-check --break-system-packages virtme-ng
 fi
