@@ -6,30 +6,38 @@ import XCTest
 /// screen that QEMU takes (`lab-vm --screendump`): the camera's picture fills it, and the red ● REC mark with the
 /// elapsed time is drawn over it while recording, not while idle.
 final class LabScreenTests: XCTestCase {
-    /// Where the overlay draws on the 1280x800 screen: the top left, over vivid's blue, black, grey and yellow bars
-    /// (its red bar is on the right).
+    /// Where the overlay draws on the 1280x800 screen: the top left, over vivid's grey, yellow, cyan and green bars
+    /// (its red bar is further right).
     static let overlayRegion = RGBImage.Rect(x: 0, y: 0, width: 600, height: 240)
 
-    /// A picture of the screen now, as RGB (QEMU's screendump PNG, decoded by ffmpeg).
+    /// A picture of the screen now, as RGB: QEMU's screendump as binary PPM (`P6 W H 255`, then the pixels), read
+    /// here rather than decoded by another process (each costs seconds under TCG).
     func screen(_ name: String) throws -> RGBImage {
         let labVM = FileManager.default.currentDirectoryPath + "/Tests/Lab/lab-vm"
-        let path = try Lab.run(labVM, ["--screendump", "\(name).png"], timeout: 90)
-            .trimmingCharacters(in: .whitespacesAndNewlines)
-        let size = try MediaProbe(path).video
-        let (width, height) = (try XCTUnwrap(size?.width), try XCTUnwrap(size?.height))
-        let result = try CommandResult.run("/usr/bin/ffmpeg", ["-v", "error", "-i", path, "-f", "rawvideo", "-pix_fmt", "rgb24", "-"])
-        guard result.status == 0, result.stdoutData.count == width * height * 3 else {
-            throw DaemonError(message: "cannot decode \(path): \(result.stderr)")
+        let path = try Lab.run(labVM, ["--screendump", "\(name).ppm"], timeout: 90).trimmingCharacters(in: .whitespacesAndNewlines)
+        let data = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        var fields: [Int] = [], index = 2
+        guard data.starts(with: Array("P6".utf8)) else { throw DaemonError(message: "\(path) is not a binary PPM") }
+        while fields.count < 3, index < data.count {
+            while index < data.count, data[index] == 0x20 || data[index] == 0x0A || data[index] == 0x09 || data[index] == 0x0D { index += 1 }
+            var number = 0
+            while index < data.count, (0x30...0x39).contains(data[index]) { number = number * 10 + Int(data[index] - 0x30); index += 1 }
+            fields.append(number)
+        }
+        index += 1  // the single whitespace after the maximum value
+        guard fields.count == 3, fields[2] == 255, data.count - index == fields[0] * fields[1] * 3 else {
+            throw DaemonError(message: "\(path): unexpected PPM header \(fields)")
         }
         print("lab: screen picture \(path)")
-        return RGBImage(width: width, height: height, bytes: [UInt8](result.stdoutData))
+        return RGBImage(width: fields[0], height: fields[1], bytes: Array(data[index...]))
     }
 
-    /// vivid's colour bars across the screen: yellow, cyan and green where a full-screen picture puts them.
+    /// vivid's colour bars across the screen (at 320x180 with its text off: grey, yellow, cyan, green, magenta, red,
+    /// blue, black), sampled below the overlay: the camera's picture fills the screen.
     static func showsCamera(_ image: RGBImage) -> Bool {
-        let y = image.height / 2
-        let (yellow, cyan, green) = (image.pixel(image.width * 41 / 100, y), image.pixel(image.width * 54 / 100, y),
-                                     image.pixel(image.width * 66 / 100, y))
+        let y = image.height * 6 / 10
+        let (yellow, cyan, green) = (image.pixel(image.width * 19 / 100, y), image.pixel(image.width * 31 / 100, y),
+                                     image.pixel(image.width * 44 / 100, y))
         return yellow.r > 140 && yellow.g > 140 && yellow.b < 80 && cyan.r < 80 && cyan.g > 140 && cyan.b > 140
             && green.r < 80 && green.g > 140 && green.b < 80
     }
