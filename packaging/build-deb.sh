@@ -133,8 +133,10 @@ while read -r element package kind; do
 done < "$ROOT/packaging/deb/plugins"
 # capsfilter: core. v4l2h264enc: in the v4l2 plugin (gstreamer1.0-plugins-good, as v4l2src), registered only
 # where a hardware encoder exists. waylandsink: gstreamer1.0-plugins-bad (as kmssink), needs a compositor.
-for element in $(sed -E 's/!/\n/g' "$ROOT"/pipelines/*/*.gst | awk '{print $1}' | sort -u); do
-  case "$element" in capsfilter|v4l2h264enc|waylandsink) continue ;; esac
+# Comment lines are skipped, and so are ${placeholders}: the daemon fills them with listed elements (jpegdec) or
+# with hardware ones registered only where the hardware is (v4l2jpegdec).
+for element in $(grep -hv '^[[:space:]]*#' "$ROOT"/pipelines/*/*.gst | sed -E 's/!/\n/g' | awk '{print $1}' | sort -u); do
+  case "$element" in capsfilter|v4l2h264enc|waylandsink|'$'*) continue ;; esac
   [ -n "${LISTED[$element]:-}" ] || die "pipelines/ uses $element, which packaging/deb/plugins does not list"
 done
 PLUGIN_DEPENDS=$(for p in $(printf '%s\n' "${!DEPENDS[@]}" | sort); do echo "$p (>= $GST_VERSION)"; done | paste -sd, | sed 's/,/, /g')
