@@ -81,7 +81,7 @@ final class StartupErrorTests: XCTestCase {
     func testUnknownPreviewNamesTheFragmentAndTheChoices() throws {
         let line = try failure(base("").replacingOccurrences(of: "sink = \"none\"", with: "sink = \"hologram\""))
         XCTAssertTrue(line.contains("previews/hologram.gst"), line)
-        XCTAssertTrue(line.contains("gl, kms, wayland"), line)
+        XCTAssertTrue(line.contains("gl, kms, kms-fullscreen, wayland"), line)
         let invalid = try failure("[preview]\nsink = \"../etc\"\n")
         XCTAssertTrue(invalid.contains(":2: preview.sink"), invalid)
     }

@@ -65,7 +65,7 @@ public struct ApplianceConfig: Sendable, Equatable {
     }
 
     public struct Preview: Sendable, Equatable {
-        /// auto | none | a fragment in pipelines/previews/ (kms, wayland, gl)
+        /// auto | none | a fragment in pipelines/previews/ (kms, kms-fullscreen, wayland, gl)
         public var sink = "auto"
         /// Draws the REC mark, the elapsed time and the camera's name over the preview (never into the file).
         public var overlay = true

@@ -89,7 +89,7 @@ public enum ConfigLoader {
             if config.cameras.isEmpty { throw ConfigError(file: file, line: nil, key: "camera", message: "at least one [[camera]] is needed") }
         }
         if var t = try top.table("preview") {
-            // Any fragment in pipelines/previews/ (kms, wayland, gl ship with the appliance), or auto / none.
+            // Any fragment in pipelines/previews/ (kms, kms-fullscreen, wayland, gl ship with the appliance), or auto / none.
             config.preview.sink = try t.name("sink", config.preview.sink)
             config.preview.overlay = try t.bool("overlay", config.preview.overlay)
             try t.finish()
