@@ -42,6 +42,12 @@ final class LabScreenTests: XCTestCase {
             && green.r < 80 && green.g > 140 && green.b < 80
     }
 
+    /// The pixels `showsCamera` looks at, for a failure's message.
+    static func samples(_ image: RGBImage) -> String {
+        let y = image.height * 6 / 10
+        return [19, 31, 44].map { "\($0) %: \(image.pixel(image.width * $0 / 100, y))" }.joined(separator: ", ")
+    }
+
     static func redMark(_ image: RGBImage) -> Int { image.count(in: overlayRegion, RGBImage.isRed) }
 
     func poll(_ name: String, timeout: TimeInterval, until condition: (RGBImage) -> Bool) throws -> RGBImage {
@@ -76,14 +82,14 @@ final class LabScreenTests: XCTestCase {
         _ = try daemon.recordStart(title: "on screen")
         let recording = try poll("recording", timeout: 60) { Self.redMark($0) > 100 }
         XCTAssertGreaterThan(Self.redMark(recording), 100, "no red ● REC mark on the screen while recording")
-        XCTAssertTrue(Self.showsCamera(recording))
+        XCTAssertTrue(Self.showsCamera(recording), "while recording: \(Self.samples(recording))")
         Thread.sleep(forTimeInterval: 2)
         let later = try screen("recording-later")
         XCTAssertGreaterThan(later.difference(to: recording, in: Self.overlayRegion), 0.05, "the elapsed time did not tick")
 
         _ = try daemon.recordStop()
-        let stopped = try poll("stopped", timeout: 60) { Self.redMark($0) == 0 }
+        let stopped = try poll("stopped", timeout: 60) { Self.redMark($0) == 0 && Self.showsCamera($0) }
         XCTAssertEqual(Self.redMark(stopped), 0, "the REC mark stayed after the recording stopped")
-        XCTAssertTrue(Self.showsCamera(stopped))
+        XCTAssertTrue(Self.showsCamera(stopped), "after the stop: \(Self.samples(stopped))")
     }
 }
