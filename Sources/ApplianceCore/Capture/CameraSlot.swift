@@ -93,7 +93,7 @@ final class CameraSlot: Sendable {
         case "pipeline":
             made = try FragmentLibrary.parse(camera.pipeline, label: "camera '\(camera.name)' pipeline", binName: "source")
         default:
-            made = try fragments.makeBin("sources", "video-\(kind)", V4L2Source.values(camera, video: video, caps: ""), binName: "source")
+            made = try fragments.makeBin("sources", "video-\(kind)", FragmentLibrary.videoSourceValues(camera, video: video, caps: ""), binName: "source")
         }
         if let made {
             try bin.add(made)

@@ -110,6 +110,12 @@ extension FragmentLibrary {
         ]
     }
 
+    /// The placeholders of the video source fragments (sources/video-*.gst); `caps` pins a V4L2 camera's mode.
+    static func videoSourceValues(_ camera: ApplianceConfig.Camera, video: ApplianceConfig.Video, caps: String) -> [String: String] {
+        ["device": camera.device, "pattern": camera.pattern, "caps": caps, "jpeg_decoder": V4L2Source.jpegDecoder ?? "jpegdec",
+         "width": "\(video.width)", "height": "\(video.height)", "framerate": "\(video.framerate)"]
+    }
+
     /// The placeholders of encoders/aac.gst.
     public static func audioEncoderValues(_ a: ApplianceConfig.Audio) -> [String: String] {
         ["bitrate_bps": "\(a.bitrateKbps * 1000)"]

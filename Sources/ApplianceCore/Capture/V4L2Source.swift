@@ -47,12 +47,6 @@ enum V4L2Source {
     static func makeBin(_ camera: ApplianceConfig.Camera, choice: ModeChoice, video: ApplianceConfig.Video,
                         fragments: FragmentLibrary) throws -> Bin {
         try fragments.makeBin("sources", choice.mode.isRaw ? "video-v4l2" : "video-v4l2-mjpeg",
-                              values(camera, video: video, caps: choice.caps), binName: "source")
-    }
-
-    /// The placeholders of the video source fragments.
-    static func values(_ camera: ApplianceConfig.Camera, video: ApplianceConfig.Video, caps: String) -> [String: String] {
-        ["device": camera.device, "pattern": camera.pattern, "caps": caps, "jpeg_decoder": jpegDecoder ?? "jpegdec",
-         "width": "\(video.width)", "height": "\(video.height)", "framerate": "\(video.framerate)"]
+                              FragmentLibrary.videoSourceValues(camera, video: video, caps: choice.caps), binName: "source")
     }
 }

@@ -119,7 +119,7 @@ enum CameraCheck {
                                               fragments: Result<FragmentLibrary, any Error>) -> DoctorCheck? {
         guard case .success(let library) = fragments else { return nil }  // the gstreamer check reports the folder
         do {
-            _ = try library.makeBin("sources", "video-\(kind)", V4L2Source.values(camera, video: video, caps: "video/x-raw"),
+            _ = try library.makeBin("sources", "video-\(kind)", FragmentLibrary.videoSourceValues(camera, video: video, caps: "video/x-raw"),
                                     binName: "source")
             return nil
         } catch {

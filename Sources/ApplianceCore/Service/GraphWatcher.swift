@@ -42,7 +42,7 @@ struct GraphWatcher: Service, CustomStringConvertible {
                 }
             }
             // A recording bin's file cannot be written (ENOSPC, storage gone): the recorder ends that file.
-            if let bin = error.element.split(separator: "/").dropFirst().first, bin.hasPrefix(RecordingBin.namePrefix) {
+            if let bin = Self.topBin(of: error.element), bin.hasPrefix(RecordingBin.namePrefix) {
                 await recorder.writeFailed(bin: String(bin), reason: [error.message, error.debug].compactMap { $0 }.joined(separator: ": "))
             }
         case .warning(let warning):
@@ -52,16 +52,18 @@ struct GraphWatcher: Service, CustomStringConvertible {
         }
     }
 
-    /// Whether a message's source path is inside the microphone's source bin (`/appliance/microphone/…`).
-    static func isMicrophone(_ path: String) -> Bool {
+    /// The bin right under the pipeline that a message's source path is in: `/appliance/<bin>/…` → `<bin>`.
+    static func topBin(of path: String) -> String? {
         let parts = path.split(separator: "/")
-        return parts.count >= 2 && parts[1] == "microphone"
+        return parts.count >= 2 ? String(parts[1]) : nil
     }
+
+    /// Whether a message's source path is inside the microphone's source bin (`/appliance/microphone/…`).
+    static func isMicrophone(_ path: String) -> Bool { topBin(of: path) == "microphone" }
 
     /// The camera a message's source path belongs to (the filler is not a camera).
     static func camera(in path: String) -> String? {
-        let parts = path.split(separator: "/")
-        guard parts.count >= 2, parts[1].hasPrefix("camera-"), parts[1] != "camera-filler" else { return nil }
-        return String(parts[1].dropFirst("camera-".count))
+        guard let bin = topBin(of: path), bin.hasPrefix("camera-"), bin != "camera-filler" else { return nil }
+        return String(bin.dropFirst("camera-".count))
     }
 }
