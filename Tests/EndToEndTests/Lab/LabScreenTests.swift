@@ -65,7 +65,8 @@ final class LabScreenTests: XCTestCase {
         try Lab.require()
         try XCTSkipUnless(ProcessInfo.processInfo.environment["APPLIANCE_LAB_DISPLAY"] == "1", "needs lab-vm --display")
         let node = try Lab.vivid()
-        try Lab.run("v4l2-ctl", ["-d", node, "-c", "osd_text_mode=2"])  // vivid's own text off: only the overlay's
+        // vivid's own text off (only the overlay's), and its picture still (earlier tests leave it moving).
+        try Lab.run("v4l2-ctl", ["-d", node, "-c", "osd_text_mode=2", "-c", "horizontal_movement=3"])
         let daemon = try DaemonProcess(extra: LabCameraTests.config(width: 320, height: 180, framerate: 10),
                                        cameras: LabCameraTests.camera(node), root: Lab.scratch)
         var config = try String(contentsOfFile: daemon.configPath, encoding: .utf8)
