@@ -38,7 +38,8 @@ def rss_mb(pid):
 
 
 class Daemon:
-    def __init__(self, binary, workdir, config):
+    def __init__(self, binary, workdir, config, wrapper=()):
+        """`wrapper`: a command the daemon runs under (strace…); `self.pid` is then the daemon's own PID."""
         self.binary, self.workdir = binary, workdir
         self.socket = os.path.join(workdir, "ctl.sock")
         self.config = os.path.join(workdir, "appliance.toml")
@@ -46,8 +47,9 @@ class Daemon:
             f.write(config)
         self.log = open(os.path.join(workdir, "daemon.log"), "w")
         self.started = time.monotonic()
-        self.proc = subprocess.Popen([binary, "run", "--config", self.config, "--socket", self.socket],
+        self.proc = subprocess.Popen([*wrapper, binary, "run", "--config", self.config, "--socket", self.socket],
                                      stdout=self.log, stderr=self.log)
+        self.pid = self.proc.pid
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
@@ -55,6 +57,8 @@ class Daemon:
             try:
                 self.first_status = self.call("status")
                 self.ready = time.monotonic() - self.started
+                if wrapper:
+                    self.pid = int(open(f"/proc/{self.proc.pid}/task/{self.proc.pid}/children").read().split()[0])
                 return
             except Exception:
                 time.sleep(0.01)

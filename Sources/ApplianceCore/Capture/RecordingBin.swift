@@ -1,8 +1,8 @@
 import ApplianceProtocol
 import GStreamerKit
 
-/// One recording's muxing bin: [queue ! mp4mux] per stream → filesink, with robust muxing so the file stays
-/// playable if the process dies. Added behind the encoded tees while the rest of the graph keeps running.
+/// One recording's muxing bin: [queue ! mp4mux] per stream → filesink, laid out so that what reached the disk can
+/// be played if the process dies. Added behind the encoded tees while the rest of the graph keeps running.
 final class RecordingBin: Sendable {
     /// Recording bins are named `rec-<first 8 characters of the clip id>`.
     static let namePrefix = "rec-"
@@ -16,12 +16,7 @@ final class RecordingBin: Sendable {
         let bin = Bin(name: name)
         self.bin = bin
         let mux = try Element.make("mp4mux", name: "\(name)-mux")
-        // Robust muxing: reserve header space for the longest the file can run, and rewrite the index every sync
-        // interval. What is left unused is removed when the file is finalised (Mp4Compaction).
-        let recording = config.recording
-        let reserve = Self.longestFileS(config)
-        mux.set("reserved-max-duration", uint64: UInt64(reserve * 1_000_000_000))
-        mux.set("reserved-moov-update-period", uint64: UInt64(recording.syncIntervalS * 1_000_000_000))
+        try Self.configureCrashSafety(mux, config)
         mux.set("interleave-time", uint64: 500_000_000)
         let sink = try Element.make("filesink", name: "\(name)-sink")
         sink.set("location", path)
@@ -43,6 +38,22 @@ final class RecordingBin: Sendable {
         videoPad = try branch("video", "video_%u", in: bin)
         audioPad = hasAudio ? try branch("audio", "audio_%u", in: bin) : nil
         sinkPad = sink.staticPad("sink")!
+    }
+
+    /// `fragmented`: a fragment every `sync_interval_s`, each indexed by a `moof` after its media; at EOS mp4mux
+    /// appends one full index and turns the file into a plain MP4 without copying media (Mp4Finishing does the
+    /// same for a file that never got its EOS). `reserved`: index room for the longest the file can run, rewritten
+    /// every `sync_interval_s`; the unused room is removed when the file is finalised (a copy: Mp4Compaction).
+    static func configureCrashSafety(_ mux: Element, _ config: ApplianceConfig) throws {
+        let recording = config.recording
+        switch recording.fileLayout {
+        case .fragmented:
+            mux.set("fragment-duration", uint: UInt(max(100, (recording.syncIntervalS * 1000).rounded())))
+            try mux.set("fragment-mode", string: "first-moov-then-finalise")
+        case .reserved:
+            mux.set("reserved-max-duration", uint64: UInt64(longestFileS(config) * 1_000_000_000))
+            mux.set("reserved-moov-update-period", uint64: UInt64(recording.syncIntervalS * 1_000_000_000))
+        }
     }
 
     /// The longest one file can run: a loop segment ends on the first keyframe after `segment_s` (plus a margin

@@ -83,8 +83,18 @@ public struct ApplianceConfig: Sendable, Equatable {
         public var maxDurationS = 3600.0
         public var segmentS = 0.0
         public var syncIntervalS = 1.0
+        public var fileLayout = FileLayout.fragmented
         /// Start recording as soon as the graph runs (dashcam): after every start, a restart or a crash.
         public var autostart = false
+    }
+
+    /// How a recording's file is laid out while it is written (see docs/DESIGN-NOTES.md, "Writing each clip once").
+    public enum FileLayout: String, Sendable, Equatable, CaseIterable {
+        /// Fragments while recording, one index appended when finished: the media is written once.
+        case fragmented
+        /// Index room reserved in front and rewritten in place, the unused room removed when finished: every clip
+        /// is written twice (kept to measure against, and for readers that want the index first).
+        case reserved
     }
 
     public struct Storage: Sendable, Equatable {

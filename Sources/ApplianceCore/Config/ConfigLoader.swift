@@ -110,6 +110,12 @@ public enum ConfigLoader {
             r.segmentS = try t.double("segment_s", r.segmentS, 0...86_400)
             r.syncIntervalS = try t.double("sync_interval_s", r.syncIntervalS, 0.1...60)
             r.autostart = try t.bool("autostart", r.autostart)
+            let layout = try t.string("file_layout", r.fileLayout.rawValue)
+            guard let fileLayout = ApplianceConfig.FileLayout(rawValue: layout) else {
+                let known = ApplianceConfig.FileLayout.allCases.map(\.rawValue).joined(separator: ", ")
+                throw t.error("file_layout", "must be one of \(known), found '\(layout)'")
+            }
+            r.fileLayout = fileLayout
             if r.segmentS > 0, r.segmentS < 1 {
                 throw t.error("segment_s", "must be 0 (one file per recording) or at least 1 second, found \(r.segmentS)")
             }

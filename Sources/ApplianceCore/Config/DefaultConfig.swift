@@ -61,8 +61,11 @@ pre_record_s = 0.0
 max_duration_s = 3600.0
 # Loop recording (dashcam): cut the recording into files of this many seconds (at least 1); 0: one file.
 segment_s = 0.0
-# How often the MP4 index is rewritten and the file fdatasync'ed: at most this much is lost on a crash.
+# How often a fragment of the file is indexed and fdatasync'ed: at most this much is lost on a crash.
 sync_interval_s = 1.0
+# "fragmented": each clip's media is written once (fragments while recording, one index at the end).
+# "reserved": index room reserved in front and trimmed at the end, which writes every clip twice.
+file_layout = "fragmented"
 # Start recording as soon as the daemon runs (after a restart or a crash too).
 autostart = false
 

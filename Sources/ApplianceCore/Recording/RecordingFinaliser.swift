@@ -43,7 +43,7 @@ struct RecordingFinaliser: Sendable {
         let endedAt = reason == .segment ? active.segmentStartedAt.addingTimeInterval(Double(timing.durationMs) / 1000) : Date()
         guard timing.videoFrames > 0 else { return try await discardEmpty(session) }
         let thumbnail = await writeThumbnail(for: session)
-        await compact(session.partialPath, id: session.id)
+        await finishFile(session.partialPath, id: session.id)
         let finalPath = shared.data.finalPath(id: session.id, date: session.createdAt)
         do {
             try await blocking { [data = shared.data] in try data.commit(session.partialPath, to: finalPath) }
@@ -100,13 +100,15 @@ struct RecordingFinaliser: Sendable {
         }
     }
 
-    /// Drops the unused index room robust muxing reserved. A failure keeps the file as it is (still playable).
-    private func compact(_ path: String, id: String) async {
+    /// Makes sure the file is a finished MP4: mp4mux finishes a fragmented file at EOS by itself; one that did
+    /// not get its EOS (a write failure, a muxer that never finished) is indexed here, and a reserved-layout file
+    /// loses its unused index room. A failure keeps the file as it is (it still plays in ffmpeg and browsers).
+    private func finishFile(_ path: String, id: String) async {
         do {
-            let removed = try await blocking { try Mp4Compaction.compact(path: path) }
-            if removed > 0 { shared.logger.debug("recording \(id): removed \(removed) bytes of unused index room") }
+            let outcome = try await blocking { try Mp4Finishing.finish(path: path) }
+            if outcome != .finished { shared.logger.notice("recording \(id): the file was finished after the muxer: \(outcome)") }
         } catch {
-            shared.logger.warning("recording \(id): the unused index room stays in the file: \(error)")
+            shared.logger.warning("recording \(id): the file could not be finished: \(error)")
         }
     }
 

@@ -177,25 +177,3 @@ enum Mp4Compaction {
         return data
     }
 }
-
-private extension Data {
-    func uint32(at offset: Int) -> UInt32 {
-        let base = startIndex + offset
-        return self[base..<(base + 4)].reduce(0) { $0 << 8 | UInt32($1) }
-    }
-
-    func uint64(at offset: Int) -> UInt64 {
-        let base = startIndex + offset
-        return self[base..<(base + 8)].reduce(0) { $0 << 8 | UInt64($1) }
-    }
-
-    mutating func append<T: FixedWidthInteger>(bigEndian value: T) {
-        Swift.withUnsafeBytes(of: value.bigEndian) { append(contentsOf: $0) }
-    }
-
-    mutating func put<T: FixedWidthInteger>(bigEndian value: T, at offset: Int) {
-        Swift.withUnsafeBytes(of: value.bigEndian) { raw in
-            replaceSubrange((startIndex + offset)..<(startIndex + offset + raw.count), with: raw)
-        }
-    }
-}

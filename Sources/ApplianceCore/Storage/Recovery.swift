@@ -47,7 +47,10 @@ public enum Recovery {
         for partial in data.partialFiles() {
             let id = ((partial as NSString).lastPathComponent as NSString).deletingPathExtension.lowercased()
             let existing = try? await library.fetch(id: id)
-            let probe = (DataDirectory.fileSize(partial) ?? 0) > 0
+            // Index what the interrupted file holds (it is fragmented, or carries reserved index room) before it
+            // is judged: only then do GStreamer's readers see all of it.
+            let finished = (DataDirectory.fileSize(partial) ?? 0) > 0 ? await finishInterrupted(partial, id: id, logger: logger) : .empty
+            let probe = finished != .empty
                 ? try? await blocking { try MediaInspector.inspect(path: partial, offset: ClockTime(seconds: thumbnail.offsetS)) }
                 : nil
             guard let probe, probe.frame != nil else {
@@ -59,8 +62,6 @@ public enum Recovery {
             var row = existing ?? Recording(id: id, title: Timestamps.title(date), createdAt: date, path: destination, state: .recovered)
             row.endedAt = row.endedAt ?? modificationDate(partial)
             do {
-                // The index robust muxing reserved is mostly unused in an interrupted file: drop it first.
-                _ = try? await blocking { try Mp4Compaction.compact(path: partial) }
                 try data.commit(partial, to: destination)
                 row.path = destination
                 rescued.insert(destination)
@@ -81,8 +82,20 @@ public enum Recovery {
         return rescued
     }
 
-    /// A partial file with no decodable video: the daemon died before the muxer indexed a frame (the first index
-    /// update comes `sync_interval_s` after the start). It is removed; its row, if any, says why.
+    /// Finishes an interrupted file in place (Mp4Finishing); a file it cannot handle is judged as it is.
+    private static func finishInterrupted(_ partial: String, id: String, logger: Logger) async -> Mp4Finishing.Outcome? {
+        do {
+            let outcome = try await blocking { try Mp4Finishing.finish(path: partial) }
+            logger.info("interrupted recording \(id): \(outcome)")
+            return outcome
+        } catch {
+            logger.warning("interrupted recording \(id) could not be indexed: \(error)")
+            return nil
+        }
+    }
+
+    /// A partial file with no decodable video: the daemon died before the muxer indexed a frame (the first fragment
+    /// or index update comes `sync_interval_s` after the start). It is removed; its row, if any, says why.
     private static func discardEmpty(_ partial: String, id: String, row: Recording?, library: Library, logger: Logger,
                                      report: inout RecoveryReport) async throws {
         let size = DataDirectory.fileSize(partial) ?? 0

@@ -1,0 +1,140 @@
+import Foundation
+
+/// An MP4 file opened for finishing in place: its top-level boxes, and the few small reads and writes that
+/// finishing needs (never the media).
+final class Mp4File {
+    /// The top-level boxes, read from their headers only.
+    struct TopLevel {
+        /// Boxes that lie wholly inside the file.
+        var boxes: [Mp4Box]
+        /// A box that runs past the end of the file (an `mdat` still being written when the process stopped).
+        var tail: Mp4Box?
+        /// Each whole `moov`, and whether it carries `mvex` (the index a fragmented file starts with).
+        var moovs: [(box: Mp4Box, fragmented: Bool)]
+        var ftypEnd: Int64
+
+        func first(_ type: String) -> Mp4Box? { boxes.first { $0.type == type } }
+        func moov(where predicate: ((box: Mp4Box, fragmented: Bool)) -> Bool) -> (box: Mp4Box, fragmented: Bool)? {
+            moovs.first(where: predicate)
+        }
+        /// The index of the first fragment, when the file is still fragmented.
+        var initialMoov: Mp4Box? { moovs.first { $0.fragmented }?.box }
+    }
+
+    private let handle: FileHandle
+    private(set) var size: Int64
+    private var closed = false
+
+    init(path: String) throws {
+        guard let handle = FileHandle(forUpdatingAtPath: path) else { throw Mp4Finishing.Failure.unreadable("cannot open \(path)") }
+        self.handle = handle
+        size = Int64(try handle.seekToEnd())
+    }
+
+    func close() {
+        guard !closed else { return }
+        closed = true
+        try? handle.close()
+    }
+
+    func topLevel() throws -> TopLevel {
+        var boxes: [Mp4Box] = []
+        var moovs: [(box: Mp4Box, fragmented: Bool)] = []
+        var tail: Mp4Box?
+        var offset: Int64 = 0
+        while offset + 8 <= size {
+            let header = try read(at: offset, count: Int(min(16, size - offset)))
+            var boxSize = Int64(header.uint32(at: 0))
+            let type = header.fourCC(at: 4)
+            var headerSize = 8
+            if boxSize == 1 {
+                guard header.count >= 16 else { break }
+                boxSize = Int64(header.uint64(at: 8))
+                headerSize = 16
+            }
+            let box = Mp4Box(type: type, offset: Int(offset), size: Int(max(boxSize, Int64(headerSize))), headerSize: headerSize)
+            guard boxSize >= Int64(headerSize), offset + boxSize <= size else {
+                // Size 0 ("to the end"), or more than is there: what was being written when the process stopped.
+                tail = Mp4Box(type: type, offset: Int(offset), size: Int(size - offset), headerSize: headerSize)
+                break
+            }
+            boxes.append(box)
+            if type == "moov" {
+                let moov = try read(box)
+                let children = (try? Mp4Box.children(of: moov, in: box.headerSize..<moov.count)) ?? []
+                moovs.append((box, children.contains { $0.type == "mvex" }))
+            }
+            offset += boxSize
+        }
+        let ftypEnd = boxes.first.map { $0.type == "ftyp" ? Int64($0.end) : 0 } ?? 0
+        return TopLevel(boxes: boxes, tail: tail, moovs: moovs, ftypEnd: ftypEnd)
+    }
+
+    func read(_ box: Mp4Box) throws -> Data { try read(at: Int64(box.offset), count: box.size) }
+
+    func read(at offset: Int64, count: Int) throws -> Data {
+        try handle.seek(toOffset: UInt64(offset))
+        let data = try handle.read(upToCount: count) ?? Data()
+        guard data.count == count else { throw Mp4Finishing.Failure.unreadable("short read at \(offset) (\(data.count) of \(count) bytes)") }
+        return data
+    }
+
+    func write(_ data: Data, at offset: Int64) throws {
+        try handle.seek(toOffset: UInt64(offset))
+        try handle.write(contentsOf: data)
+        size = max(size, offset + Int64(data.count))
+    }
+
+    func truncate(at offset: Int64) throws {
+        try handle.truncate(atOffset: UInt64(offset))
+        size = offset
+    }
+
+    func sync() throws { try handle.synchronize() }
+
+    /// Makes the first `mdat` (the 16 bytes after `ftyp`: `free`(8) + an 8-byte `mdat` header, or a 16-byte one,
+    /// as mp4mux lays them out) run to `payloadEnd`, in one 16-byte write.
+    func writeFirstMdatHeader(payloadEnd: Int64, after ftypEnd: Int64) throws {
+        let current = try read(at: ftypEnd, count: 16)
+        let sixteen = current.uint32(at: 0) == 1 && current.fourCC(at: 4) == "mdat"
+        let freeThenMdat = current.uint32(at: 0) == 8 && current.fourCC(at: 4) == "free" && current.fourCC(at: 12) == "mdat"
+        guard sixteen || freeThenMdat else { throw Mp4Finishing.Failure.unexpectedLayout("no 16-byte mdat header after ftyp") }
+        var header = Data()
+        if payloadEnd - (ftypEnd + 8) <= Int64(UInt32.max) {
+            header.append(bigEndian: UInt32(8))
+            header.append(fourCC: "free")
+            header.append(bigEndian: UInt32(payloadEnd - (ftypEnd + 8)))
+            header.append(fourCC: "mdat")
+        } else {
+            header.append(bigEndian: UInt32(1))
+            header.append(fourCC: "mdat")
+            header.append(bigEndian: UInt64(payloadEnd - ftypEnd))
+        }
+        try write(header, at: ftypEnd)
+    }
+
+    /// Where a `hoov` box (a hidden first index: its `mvhd` right inside) starts between `from` and `to`.
+    func findHiddenIndex(from: Int64, to: Int64) throws -> Int64? {
+        let chunk = 1 << 20
+        let needle = Array("hoov".utf8)
+        var offset = from
+        while offset < to {
+            let count = Int(min(Int64(chunk + 16), size - offset))
+            guard count >= 16 else { return nil }
+            let data = try read(at: offset, count: count)
+            let bytes = [UInt8](data)
+            var i = 4
+            while i + 12 <= bytes.count {
+                if bytes[i] == needle[0], bytes[i + 1] == needle[1], bytes[i + 2] == needle[2], bytes[i + 3] == needle[3],
+                   String(decoding: bytes[(i + 8)..<(i + 12)], as: UTF8.self) == "mvhd" {
+                    let start = offset + Int64(i - 4)
+                    let boxSize = Int64(data.uint32(at: i - 4))
+                    if boxSize >= 16, start + boxSize <= size { return start }
+                }
+                i += 1
+            }
+            offset += Int64(chunk)
+        }
+        return nil
+    }
+}

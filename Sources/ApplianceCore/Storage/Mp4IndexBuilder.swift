@@ -1,0 +1,131 @@
+import Foundation
+
+/// Builds the index (`moov`) of a finished file from the `moov` a fragmented recording starts with and the samples
+/// of every track: the same track headers, sample descriptions and metadata, with full sample tables, the durations
+/// they add up to, and no `mvex` (the file is no longer fragmented). Chunk offsets are absolute, so the index can
+/// go at the end of the file without moving any media.
+enum Mp4IndexBuilder {
+    private static let containers: Set<String> = ["trak", "mdia", "minf", "stbl", "edts"]
+
+    static func finalMoov(initial moov: Data, samples: [UInt32: [Mp4Sample]]) throws -> Data {
+        guard let root = try Mp4Box.children(of: moov, in: 0..<moov.count).first, root.type == "moov" || root.type == "hoov" else {
+            throw Mp4Finishing.Failure.unexpectedLayout("no moov to build on")
+        }
+        let children = try Mp4Box.children(of: moov, in: root.payload)
+        guard let mvhd = children.first(where: { $0.type == "mvhd" }) else { throw Mp4Finishing.Failure.unexpectedLayout("no mvhd") }
+        let movieTimescale = UInt64(moov.uint32(at: mvhd.payload.lowerBound + (mvhd.version(in: moov) == 1 ? 20 : 12)))
+        guard movieTimescale > 0 else { throw Mp4Finishing.Failure.unexpectedLayout("a movie timescale of 0") }
+
+        var traks: [Data] = []
+        var movieDuration: UInt64 = 0
+        for trak in children where trak.type == "trak" {
+            let (bytes, duration) = try rebuildTrak(trak, moov, movieTimescale: movieTimescale, samples: samples)
+            traks.append(bytes)
+            movieDuration = max(movieDuration, duration)
+        }
+        var payload = Data()
+        for child in children {
+            switch child.type {
+            case "mvhd": payload.append(try patched(child, moov, durationAt: (v0: 16, v1: 24), to: movieDuration))
+            case "trak": payload.append(traks.removeFirst())
+            case "mvex": break
+            default: payload.append(moov[child.offset..<child.end])
+            }
+        }
+        return mp4Box("moov", payload)
+    }
+
+    /// One track with its full tables; returns the box and its duration in the movie timescale.
+    private static func rebuildTrak(_ trak: Mp4Box, _ data: Data, movieTimescale: UInt64,
+                                    samples all: [UInt32: [Mp4Sample]]) throws -> (Data, UInt64) {
+        guard let tkhd = try Mp4Box.child("tkhd", of: trak, in: data),
+              let mdia = try Mp4Box.child("mdia", of: trak, in: data),
+              let mdhd = try Mp4Box.child("mdhd", of: mdia, in: data) else {
+            throw Mp4Finishing.Failure.unexpectedLayout("a trak without tkhd, mdia or mdhd")
+        }
+        let trackID = data.uint32(at: tkhd.payload.lowerBound + (tkhd.version(in: data) == 1 ? 20 : 12))
+        let mediaTimescale = UInt64(data.uint32(at: mdhd.payload.lowerBound + (mdhd.version(in: data) == 1 ? 20 : 12)))
+        guard mediaTimescale > 0 else { throw Mp4Finishing.Failure.unexpectedLayout("track \(trackID) has a timescale of 0") }
+        let samples = all[trackID] ?? []
+        let mediaDuration = samples.reduce(UInt64(0)) { $0 + UInt64($1.duration) }
+        let mediaInMovie = (mediaDuration * movieTimescale + mediaTimescale / 2) / mediaTimescale
+        let emptyEdits = try Mp4Box.child("edts", of: trak, in: data).map { try emptyEditDuration($0, data) } ?? 0
+        let trackDuration = emptyEdits + mediaInMovie
+
+        func rebuild(_ box: Mp4Box) throws -> Data {
+            switch box.type {
+            case "tkhd": return try patched(box, data, durationAt: (v0: 20, v1: 28), to: trackDuration)
+            case "mdhd": return try patched(box, data, durationAt: (v0: 16, v1: 24), to: mediaDuration)
+            case "elst": return try mediaEdit(box, data, duration: mediaInMovie)
+            case "stbl":
+                let children = try Mp4Box.children(of: data, in: box.payload)
+                var payload = Data()
+                for child in children where !Mp4SampleTable.tableTypes.contains(child.type) { payload.append(data[child.offset..<child.end]) }
+                let hadSyncTable = children.contains { $0.type == "stss" }
+                for table in Mp4SampleTable.boxes(for: samples, keepSyncTable: hadSyncTable) { payload.append(table) }
+                return mp4Box("stbl", payload)
+            case _ where containers.contains(box.type):
+                var payload = Data()
+                for child in try Mp4Box.children(of: data, in: box.payload) { payload.append(try rebuild(child)) }
+                return mp4Box(box.type, payload)
+            default:
+                return data[box.offset..<box.end]
+            }
+        }
+        var payload = Data()
+        for child in try Mp4Box.children(of: data, in: trak.payload) { payload.append(try rebuild(child)) }
+        return (mp4Box("trak", payload), trackDuration)
+    }
+
+    /// A copy of a full box (mvhd, tkhd, mdhd) with its duration field set; `durationAt` is the field's position
+    /// in the payload for version 0 (32 bits) and version 1 (64 bits).
+    private static func patched(_ box: Mp4Box, _ data: Data, durationAt: (v0: Int, v1: Int), to duration: UInt64) throws -> Data {
+        var bytes = Data(data[box.offset..<box.end])
+        if box.version(in: data) == 1 {
+            bytes.put(bigEndian: duration, at: box.headerSize + durationAt.v1)
+        } else {
+            guard duration <= UInt64(UInt32.max) else { throw Mp4Finishing.Failure.unexpectedLayout("\(box.type) cannot hold a duration of \(duration)") }
+            bytes.put(bigEndian: UInt32(duration), at: box.headerSize + durationAt.v0)
+        }
+        return bytes
+    }
+
+    private static func editEntries(_ elst: Mp4Box, _ data: Data) -> (wide: Bool, count: Int, first: Int) {
+        (elst.version(in: data) == 1, Int(data.uint32(at: elst.payload.lowerBound + 4)), elst.payload.lowerBound + 8)
+    }
+
+    /// The length of the empty edits (media time -1: a stream that starts late) before the media.
+    private static func emptyEditDuration(_ edts: Mp4Box, _ data: Data) throws -> UInt64 {
+        guard let elst = try Mp4Box.child("elst", of: edts, in: data) else { return 0 }
+        let (wide, count, first) = editEntries(elst, data)
+        let width = wide ? 20 : 12
+        guard first + count * width <= elst.end else { throw Mp4Finishing.Failure.unexpectedLayout("a short elst") }
+        var total: UInt64 = 0
+        for i in 0..<count {
+            let at = first + i * width
+            let mediaTime = wide ? Int64(bitPattern: data.uint64(at: at + 8)) : Int64(data.int32(at: at + 4))
+            if mediaTime == -1 { total += wide ? data.uint64(at: at) : UInt64(data.uint32(at: at)) }
+        }
+        return total
+    }
+
+    /// The edit list with its media edit (the one entry that is not empty) running for `duration`.
+    private static func mediaEdit(_ elst: Mp4Box, _ data: Data, duration: UInt64) throws -> Data {
+        var bytes = Data(data[elst.offset..<elst.end])
+        let (wide, count, first) = editEntries(elst, data)
+        let width = wide ? 20 : 12
+        for i in 0..<count {
+            let at = first + i * width
+            let mediaTime = wide ? Int64(bitPattern: data.uint64(at: at + 8)) : Int64(data.int32(at: at + 4))
+            guard mediaTime != -1 else { continue }
+            let local = at - elst.offset
+            if wide {
+                bytes.put(bigEndian: duration, at: local)
+            } else {
+                guard duration <= UInt64(UInt32.max) else { throw Mp4Finishing.Failure.unexpectedLayout("elst cannot hold \(duration)") }
+                bytes.put(bigEndian: UInt32(duration), at: local)
+            }
+        }
+        return bytes
+    }
+}
