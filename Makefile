@@ -41,6 +41,7 @@ bench: release
 	python3 Tests/Benchmarks/bench.py --binary $(RELEASE_DIR)/release/appliance --out docs/BENCHMARKS.md
 	python3 Tests/Benchmarks/bench_features.py --binary $(RELEASE_DIR)/release/appliance --out docs/BENCHMARKS.md
 	python3 Tests/Benchmarks/bench_dashcam.py --binary $(RELEASE_DIR)/release/appliance --out docs/BENCHMARKS.md
+	python3 Tests/Benchmarks/bench_writes.py --binary $(RELEASE_DIR)/release/appliance --out docs/BENCHMARKS.md
 	python3 Tests/Benchmarks/bench_service.py --binary $(RELEASE_DIR)/release/appliance --out docs/BENCHMARKS.md
 	python3 Tests/Benchmarks/bench_overlay.py --binary $(RELEASE_DIR)/release/appliance --out docs/BENCHMARKS.md
 	python3 Tests/Benchmarks/bench_input.py --binary $(RELEASE_DIR)/release/appliance --out docs/BENCHMARKS.md

@@ -31,6 +31,11 @@ fi
 if [ "${1:-}" = "--test" ]; then
   PACKAGES+=(tmux chromium chromium-driver nginx-light sqlite3)
 fi
+# A finished clip must play and seek in VLC too (cvlc with the scene filter counts the frames it decodes); the
+# storage-wear benchmark counts fsyncs with strace.
+if [ "${1:-}" = "--test" ]; then
+  PACKAGES+=(vlc-bin vlc-plugin-base strace)
+fi
 
 # The hardware lab (Tests/Lab/lab-vm): Debian's kernel, whose vivid, snd-aloop and uinput modules this machine's
 # kernel lacks, booted in QEMU over this root by virtme-ng (PyPI, below; busybox-static for its initramfs, which

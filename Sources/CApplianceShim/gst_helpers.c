@@ -1,3 +1,4 @@
+#include <string.h>
 #include <sys/vfs.h>
 #include <sys/timex.h>
 #include "CApplianceShim.h"
@@ -120,6 +121,24 @@ void appl_probe_info_shift_timing(GstPadProbeInfo *info, gint64 delta) {
     if (GST_BUFFER_PTS_IS_VALID(buffer)) GST_BUFFER_PTS(buffer) += delta;
     if (GST_BUFFER_DTS_IS_VALID(buffer)) GST_BUFFER_DTS(buffer) += delta;
     GST_PAD_PROBE_INFO_DATA(info) = buffer;
+}
+
+static GstPadProbeReturn sync_after_index(GstPad *pad, GstPadProbeInfo *info, gpointer user_data) {
+    (void)pad;
+    (void)user_data;
+    GstBuffer *buffer = GST_PAD_PROBE_INFO_BUFFER(info);
+    guint8 header[8];
+    if (buffer && gst_buffer_extract(buffer, 0, header, 8) == 8 &&
+        (memcmp(header + 4, "moof", 4) == 0 || memcmp(header + 4, "moov", 4) == 0)) {
+        buffer = gst_buffer_make_writable(buffer);
+        GST_BUFFER_FLAG_SET(buffer, GST_BUFFER_FLAG_SYNC_AFTER);
+        GST_PAD_PROBE_INFO_DATA(info) = buffer;
+    }
+    return GST_PAD_PROBE_OK;
+}
+
+gulong appl_pad_add_sync_after_index_probe(GstPad *pad) {
+    return gst_pad_add_probe(pad, GST_PAD_PROBE_TYPE_BUFFER, sync_after_index, NULL, NULL);
 }
 
 GstFlowReturn appl_probe_info_chain_to_peer(GstPad *pad, GstPadProbeInfo *info) {

@@ -50,10 +50,17 @@ final class ConfigTests: XCTestCase {
         XCTAssertEqual(error("\n[video]\nwidth = \"big\"\n")?.key, "video.width")
         XCTAssertEqual(error("[audio]\nsource = \"usb\"\n")?.description, "t.toml:2: audio.source: unknown value 'usb' (one of: auto, alsa, test, none)")
         XCTAssertEqual(error("[recording]\nsync_interval_s = 0\n")?.key, "recording.sync_interval_s")
+        XCTAssertEqual(error("[recording]\nfile_layout = \"moov-at-end\"\n")?.description,
+                       "t.toml:2: recording.file_layout: must be one of fragmented, reserved, found 'moov-at-end'")
         XCTAssertEqual(error("[video]\nwidth = 1281\n")?.key, "video.width", "odd sizes cannot be I420")
         XCTAssertEqual(error("colour = 1\n")?.description, "t.toml:1: colour: unknown key")
         XCTAssertEqual(error("[backup]\nurl = \"ftp://x\"\n")?.key, "backup.url")
         XCTAssertNotNil(error("[video\n")?.line)
+    }
+
+    func testFileLayoutDefaultsToWritingOnce() throws {
+        XCTAssertEqual(try ConfigLoader.parse("", file: "t").recording.fileLayout, .fragmented)
+        XCTAssertEqual(try ConfigLoader.parse("[recording]\nfile_layout = \"reserved\"\n", file: "t").recording.fileLayout, .reserved)
     }
 
     func testCameraTablesAreValidated() {

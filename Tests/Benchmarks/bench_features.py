@@ -85,11 +85,13 @@ class Daemon:
         return response["result"]
 
     def stop(self):
+        # The daemon's own PID: a wrapper such as strace would detach on SIGTERM and leave the daemon running.
         if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
+            os.kill(self.pid, signal.SIGTERM)
             try:
                 self.proc.wait(30)
             except subprocess.TimeoutExpired:
+                os.kill(self.pid, signal.SIGKILL)
                 self.proc.kill()
         self.log.close()
 

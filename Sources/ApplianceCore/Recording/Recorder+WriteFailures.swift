@@ -5,9 +5,9 @@ import Foundation
 /// room, and recording resumes in a new file.
 extension Recorder {
 
-    /// Ends the file that could not be written: it keeps what its last index update covers (robust muxing
-    /// rewrites the index in room reserved at the start of the file, so a full disk does not stop that). Then
-    /// retention makes room and the recording starts again in a new file.
+    /// Ends the file that could not be written: retention makes room first, then the file is finalised with every
+    /// fragment indexed before the failure (Mp4Finishing cuts what follows the last whole fragment and appends the
+    /// index), and the recording starts again in a new file once there is room.
     func handleWriteFailure() async {
         guard !writeFailures.isEmpty else { return }
         let failures = writeFailures

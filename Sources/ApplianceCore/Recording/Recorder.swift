@@ -194,8 +194,8 @@ actor Recorder {
     // MARK: timers and shutdown
 
     /// Called by `RecorderService` a few times a second: finalises closed segments, cuts the next segment, fdatasyncs
-    /// the file every `sync_interval_s` (a SIGKILL then loses nothing written before the last sync; mp4mux rewrites
-    /// its index on the same cadence), and finalises a recording the probes ended at `max_duration_s`.
+    /// a reserved-layout file every `sync_interval_s` (mp4mux rewrites its index on the same cadence; a fragmented
+    /// file is synced by its sink after each fragment), and finalises a recording the probes ended at `max_duration_s`.
     func tick() async {
         await checkStorage()
         await handleWriteFailure()
@@ -224,6 +224,8 @@ actor Recorder {
                 return
             }
         }
+        // Fragmented files are synced by their filesink right after each fragment's index (RecordingBin).
+        guard config.recording.fileLayout == .reserved else { return }
         let now = ContinuousClock.now
         guard now - active.lastSync >= .seconds(config.recording.syncIntervalS) else { return }
         active.lastSync = now

@@ -116,22 +116,21 @@ final class Mp4File {
     /// Where a `hoov` box (a hidden first index: its `mvhd` right inside) starts between `from` and `to`.
     func findHiddenIndex(from: Int64, to: Int64) throws -> Int64? {
         let chunk = 1 << 20
-        let needle = Array("hoov".utf8)
+        let needle = Data("hoov".utf8)
         var offset = from
         while offset < to {
             let count = Int(min(Int64(chunk + 16), size - offset))
             guard count >= 16 else { return nil }
             let data = try read(at: offset, count: count)
-            let bytes = [UInt8](data)
-            var i = 4
-            while i + 12 <= bytes.count {
-                if bytes[i] == needle[0], bytes[i + 1] == needle[1], bytes[i + 2] == needle[2], bytes[i + 3] == needle[3],
-                   String(decoding: bytes[(i + 8)..<(i + 12)], as: UTF8.self) == "mvhd" {
+            var searchFrom = data.startIndex + 4
+            while let found = data.range(of: needle, in: searchFrom..<(data.endIndex - 8)) {
+                let i = found.lowerBound - data.startIndex
+                if data.fourCC(at: i + 8) == "mvhd" {
                     let start = offset + Int64(i - 4)
                     let boxSize = Int64(data.uint32(at: i - 4))
                     if boxSize >= 16, start + boxSize <= size { return start }
                 }
-                i += 1
+                searchFrom = found.lowerBound + 1
             }
             offset += Int64(chunk)
         }

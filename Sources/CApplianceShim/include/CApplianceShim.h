@@ -60,6 +60,10 @@ void appl_probe_info_shift_timing(GstPadProbeInfo *info, gint64 delta);
 /** Hands the probed buffer to the peer pad itself (gst_pad_chain) and returns the peer's flow return; the probe
  *  must then answer GST_PAD_PROBE_HANDLED, and the push it interrupted returns GST_FLOW_OK whatever happened. */
 GstFlowReturn appl_probe_info_chain_to_peer(GstPad *pad, GstPadProbeInfo *info);
+/** Adds a probe (all in C, nothing crosses into Swift) that marks every buffer starting with an MP4 `moof` or
+ *  `moov` box GST_BUFFER_FLAG_SYNC_AFTER: filesink then fsyncs right after writing it, so each fragment is durable
+ *  the moment it is indexed. Returns the probe id. */
+gulong appl_pad_add_sync_after_index_probe(GstPad *pad);
 /** Converts a buffer timestamp on `pad` into running time using the pad's sticky segment.
  *  Returns GST_CLOCK_TIME_NONE when there is no segment or the time is outside it. */
 guint64 appl_pad_to_running_time(GstPad *pad, guint64 timestamp);
