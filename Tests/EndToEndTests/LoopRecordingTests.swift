@@ -50,8 +50,8 @@ final class LoopRecordingTests: XCTestCase {
             audioFrames += audio.frames
             let layout = try Mp4Layout(path)
             XCTAssertEqual(layout.atoms.map(\.type), ["ftyp", "free", "mdat", "moov"], "segment \(index + 1) is not a finished fragmented file")
-            // No reserved room: what is not media is the index (about 16 bytes a sample) and, inside the mdat, the
-            // fragment headers written while recording (about 28 bytes a sample), about 1 % at this test's bitrate.
+            // No reserved room: what is not media is the index (about 12 bytes a sample) and, inside the mdat, the
+            // fragment headers written while recording (about 25 bytes a sample), about 1 % at this test's bitrate.
             if index < 10 { XCTAssertLessThanOrEqual(layout.overhead, 1.02, "segment \(index + 1): bytes on disk over media") }
         }
         let rows = try FrameContinuity.rows(of: paths)
