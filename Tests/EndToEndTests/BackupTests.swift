@@ -124,7 +124,8 @@ final class BackupTests: XCTestCase {
         defer { daemon.stop() }
         let clip = try daemon.recordClip()
         let id = try XCTUnwrap(clip["id"] as? String)
-        XCTAssertTrue(try daemon.waitFor(10) { try daemon.result("backup.status")["paused"] as? Bool == true })
+        // The server answers 507 only once it has read what the client sends first: 12 s in one loaded CI run.
+        XCTAssertTrue(try daemon.waitFor(90) { try daemon.result("backup.status")["paused"] as? Bool == true })
         let status = try daemon.result("backup.status")
         XCTAssertTrue((status["pause_reason"] as? String ?? "").contains("credentials"), "\(status)")
         XCTAssertTrue(try daemon.ctl(["backup", "status"]).stdout.contains("PAUSED"))
@@ -149,7 +150,8 @@ final class BackupTests: XCTestCase {
         try daemon.start()
         defer { daemon.stop() }
         let id = try XCTUnwrap(try daemon.recordClip()["id"] as? String)
-        XCTAssertTrue(try daemon.waitFor(10) { try daemon.result("backup.status")["paused"] as? Bool == true })
+        // The server answers 507 only once it has read what the client sends first: 12 s in one loaded CI run.
+        XCTAssertTrue(try daemon.waitFor(90) { try daemon.result("backup.status")["paused"] as? Bool == true })
         let listener = try EventListener(daemon, timeout: 20)
         _ = try server.backupConfig(in: daemon.directory)  // the right password, same file
         let resumed = try listener.waitFor("backup_resumed")
@@ -167,7 +169,8 @@ final class BackupTests: XCTestCase {
         try daemon.start()
         defer { daemon.stop() }
         let id = try XCTUnwrap(try daemon.recordClip()["id"] as? String)
-        XCTAssertTrue(try daemon.waitFor(10) { try daemon.result("backup.status")["paused"] as? Bool == true })
+        // The server answers 507 only once it has read what the client sends first: 12 s in one loaded CI run.
+        XCTAssertTrue(try daemon.waitFor(90) { try daemon.result("backup.status")["paused"] as? Bool == true })
         XCTAssertTrue((try daemon.result("backup.status")["pause_reason"] as? String ?? "").contains("507"))
         XCTAssertEqual(remote(server, id: id).media, nil)
         XCTAssertEqual(remote(server, id: id).parts, [], "a refused upload leaves nothing under any name")
@@ -252,7 +255,8 @@ final class LargeUploadTests: XCTestCase {
         try daemon.start()
         defer { daemon.stop() }
         XCTAssertEqual(try daemon.result("info", args: ["id": id])["state"] as? String, "recovered")
-        XCTAssertTrue(try daemon.waitFor(10) { try daemon.result("backup.status")["paused"] as? Bool == true })
+        // The server answers 507 only once it has read what the client sends first: 12 s in one loaded CI run.
+        XCTAssertTrue(try daemon.waitFor(90) { try daemon.result("backup.status")["paused"] as? Bool == true })
         let pid = try XCTUnwrap(daemon.pid)
         func rss() -> Int64 {
             let status = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
