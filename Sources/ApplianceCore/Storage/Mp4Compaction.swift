@@ -17,27 +17,11 @@ enum Mp4Compaction {
         var end: Int64 { offset + size }
     }
 
-    enum Failure: Error, CustomStringConvertible {
-        case unreadable(String)
-        case unexpectedLayout(String)
-        var description: String {
-            switch self {
-            case .unreadable(let why): "cannot read the file: \(why)"
-            case .unexpectedLayout(let why): "not a layout compaction handles: \(why)"
-            }
-        }
-    }
+    /// The one error type of the MP4 storage code.
+    typealias Failure = Mp4Finishing.Failure
 
     /// The suffix of the temporary file; start-up recovery removes leftovers.
     static let temporarySuffix = ".compacting"
-
-    /// Bytes between the index and the media that nothing uses.
-    static func padding(path: String) throws -> Int64 {
-        let atoms = try topLevelAtoms(path: path)
-        guard let ftyp = atoms.first(where: { $0.type == "ftyp" }), let moov = atoms.first(where: { $0.type == "moov" }),
-              let mdat = atoms.first(where: { $0.type == "mdat" }) else { return 0 }
-        return max(0, mdat.offset - ftyp.size - moov.size)
-    }
 
     /// Compacts the file in place if its padding exceeds `threshold` of its size; returns the bytes removed.
     @discardableResult

@@ -14,9 +14,6 @@ final class Mp4File {
         var ftypEnd: Int64
 
         func first(_ type: String) -> Mp4Box? { boxes.first { $0.type == type } }
-        func moov(where predicate: ((box: Mp4Box, fragmented: Bool)) -> Bool) -> (box: Mp4Box, fragmented: Bool)? {
-            moovs.first(where: predicate)
-        }
         /// The index of the first fragment, when the file is still fragmented.
         var initialMoov: Mp4Box? { moovs.first { $0.fragmented }?.box }
     }

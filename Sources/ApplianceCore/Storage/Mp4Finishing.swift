@@ -42,9 +42,8 @@ enum Mp4Finishing {
         let file = try Mp4File(path: path)
         defer { file.close() }
         var top = try file.topLevel()
-        if top.moov(where: { !$0.fragmented }) != nil {
+        if let moov = top.moovs.first(where: { !$0.fragmented }) {
             // A complete index: after the media (finished), or in front with reserved room (compact it).
-            let moov = top.moov(where: { !$0.fragmented })!
             if let mdat = top.first("mdat"), moov.box.offset < mdat.offset {
                 file.close()
                 return .compacted(try Mp4Compaction.compact(path: path))
