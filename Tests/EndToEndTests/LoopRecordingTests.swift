@@ -161,6 +161,23 @@ final class LoopRecordingTests: XCTestCase {
     }
 }
 
+final class ReservedLayoutTests: XCTestCase {
+    /// `file_layout = "reserved"` (the earlier scheme, kept to measure against): the index in front, and the room
+    /// reserved for an hour removed when the clip is finished.
+    func testReservedLayoutClipIsCompactedWithItsIndexInFront() throws {
+        let daemon = try DaemonProcess(extra: "[recording]\nfile_layout = \"reserved\"\n")
+        try daemon.start()
+        defer { daemon.stop() }
+        _ = try daemon.recordStart()
+        XCTAssertTrue(try daemon.waitFor(30) { (try daemon.status().recording?.durationMs ?? 0) >= 3_000 }, "3 s recorded")
+        let clip = try daemon.recordStop()
+        let layout = try Mp4Layout(clip.path)
+        XCTAssertEqual(layout.atoms.map(\.type), ["ftyp", "moov", "mdat"])
+        XCTAssertLessThanOrEqual(layout.overhead, 1.01, "no reserved room left")
+        XCTAssertEqual(try MediaProbe(clip.path).decodeErrors(), "")
+    }
+}
+
 extension ISO8601DateFormatter {
     static var withMilliseconds: ISO8601DateFormatter {
         let formatter = ISO8601DateFormatter()
