@@ -44,52 +44,53 @@ public enum ApplianceEvent: Sendable, Equatable {
     case inputMissing(InputStatus)
     /// A button gesture was recognised and its command sent.
     case inputGesture(InputGesture)
-    /// An event this client does not know (a newer daemon): its name and data as sent.
-    case other(name: String, data: JSONValue)
 
-    public var name: String {
+    /// The wire name (`recording_started`).
+    public var name: String { kind.rawValue }
+
+    /// Which event this is, without its data.
+    public var kind: Kind {
         switch self {
-        case .ready: "ready"
-        case .recordingStarted: "recording_started"
-        case .recordingStopped: "recording_stopped"
-        case .segmentClosed: "segment_closed"
-        case .thumbnailReady: "thumbnail_ready"
-        case .renamed: "renamed"
-        case .locked: "locked"
-        case .unlocked: "unlocked"
-        case .deleted: "deleted"
-        case .error: "error"
-        case .cameraSwitched: "camera_switched"
-        case .cameraFailed: "camera_failed"
-        case .cameraAvailable: "camera_available"
-        case .cameraMissing: "camera_missing"
-        case .deviceAdded: "device_added"
-        case .deviceRemoved: "device_removed"
-        case .storageMissing: "storage_missing"
-        case .storageAvailable: "storage_available"
-        case .retentionDeleted: "retention_deleted"
-        case .retentionWarning: "retention_warning"
-        case .storageFull: "storage_full"
-        case .exported: "exported"
-        case .backupStarted: "backup_started"
-        case .backupProgress: "backup_progress"
-        case .backupDone: "backup_done"
-        case .backupRetry: "backup_retry"
-        case .backupFailed: "backup_failed"
-        case .backupPaused: "backup_paused"
-        case .backupResumed: "backup_resumed"
-        case .backupDeleted: "backup_deleted"
-        case .stalled: "stalled"
-        case .flowing: "flowing"
-        case .inputConnected: "input_connected"
-        case .inputMissing: "input_missing"
-        case .inputGesture: "input_gesture"
-        case .other(let name, _): name
+        case .ready: .ready
+        case .recordingStarted: .recordingStarted
+        case .recordingStopped: .recordingStopped
+        case .segmentClosed: .segmentClosed
+        case .thumbnailReady: .thumbnailReady
+        case .renamed: .renamed
+        case .locked: .locked
+        case .unlocked: .unlocked
+        case .deleted: .deleted
+        case .error: .error
+        case .cameraSwitched: .cameraSwitched
+        case .cameraFailed: .cameraFailed
+        case .cameraAvailable: .cameraAvailable
+        case .cameraMissing: .cameraMissing
+        case .deviceAdded: .deviceAdded
+        case .deviceRemoved: .deviceRemoved
+        case .storageMissing: .storageMissing
+        case .storageAvailable: .storageAvailable
+        case .retentionDeleted: .retentionDeleted
+        case .retentionWarning: .retentionWarning
+        case .storageFull: .storageFull
+        case .exported: .exported
+        case .backupStarted: .backupStarted
+        case .backupProgress: .backupProgress
+        case .backupDone: .backupDone
+        case .backupRetry: .backupRetry
+        case .backupFailed: .backupFailed
+        case .backupPaused: .backupPaused
+        case .backupResumed: .backupResumed
+        case .backupDeleted: .backupDeleted
+        case .stalled: .stalled
+        case .flowing: .flowing
+        case .inputConnected: .inputConnected
+        case .inputMissing: .inputMissing
+        case .inputGesture: .inputGesture
         }
     }
 
     /// The event's data, as it goes on the wire.
-    var payload: any Encodable {
+    var payload: any Encodable & Sendable {
         switch self {
         case .ready(let data): data
         case .recordingStarted(let data): data
@@ -115,7 +116,46 @@ public enum ApplianceEvent: Sendable, Equatable {
         case .stalled(let data), .flowing(let data): data
         case .inputConnected(let data), .inputMissing(let data): data
         case .inputGesture(let data): data
-        case .other(_, let data): data
         }
+    }
+
+    /// Every event's wire name, declared once: `kind` maps each case here (the compiler checks it), and decoding
+    /// maps each kind back (`EventRecord`), so a name no case carries is refused rather than guessed at.
+    public enum Kind: String, CaseIterable, Sendable, Codable {
+        case ready
+        case recordingStarted = "recording_started"
+        case recordingStopped = "recording_stopped"
+        case segmentClosed = "segment_closed"
+        case thumbnailReady = "thumbnail_ready"
+        case renamed
+        case locked
+        case unlocked
+        case deleted
+        case error
+        case cameraSwitched = "camera_switched"
+        case cameraFailed = "camera_failed"
+        case cameraAvailable = "camera_available"
+        case cameraMissing = "camera_missing"
+        case deviceAdded = "device_added"
+        case deviceRemoved = "device_removed"
+        case storageMissing = "storage_missing"
+        case storageAvailable = "storage_available"
+        case retentionDeleted = "retention_deleted"
+        case retentionWarning = "retention_warning"
+        case storageFull = "storage_full"
+        case exported
+        case backupStarted = "backup_started"
+        case backupProgress = "backup_progress"
+        case backupDone = "backup_done"
+        case backupRetry = "backup_retry"
+        case backupFailed = "backup_failed"
+        case backupPaused = "backup_paused"
+        case backupResumed = "backup_resumed"
+        case backupDeleted = "backup_deleted"
+        case stalled
+        case flowing
+        case inputConnected = "input_connected"
+        case inputMissing = "input_missing"
+        case inputGesture = "input_gesture"
     }
 }

@@ -5,6 +5,8 @@ import Foundation
 /// `ApplianceError` back; JSON exists only where a command crosses a process boundary.
 public enum Command: Sendable, Equatable {
     case ping
+    /// The daemon's version and the libraries it runs on.
+    case version
     case status
     case recordStart(title: String?)
     case recordStop(title: String?)
@@ -57,39 +59,50 @@ public enum Command: Sendable, Equatable {
     public static let defaultProtectWindow = 10.0
 
     /// The command's name on the wire (docs/PROTOCOL.md).
-    public var name: String {
+    public var name: String { wireName.rawValue }
+
+    /// Which wire command this is; several cases share one (`list` and its views).
+    public var wireName: Name {
         switch self {
-        case .ping: "ping"
-        case .status: "status"
-        case .recordStart: "record.start"
-        case .recordStop: "record.stop"
-        case .recordToggle: "record.toggle"
-        case .snapshot: "snapshot"
-        case .list, .listGrouped, .listSegments, .listFiltered: "list"
-        case .info: "info"
-        case .rename: "rename"
-        case .delete: "delete"
-        case .lock: "lock"
-        case .unlock: "unlock"
-        case .cameras: "cameras"
-        case .switchCamera: "switch"
-        case .backupStatus: "backup.status"
-        case .backupRetry: "backup.retry"
-        case .protect: "protect"
-        case .export: "export"
-        case .metrics: "metrics"
-        case .share: "share"
-        case .shares: "shares"
-        case .unshare: "unshare"
+        case .ping: .ping
+        case .version: .version
+        case .status: .status
+        case .recordStart: .recordStart
+        case .recordStop: .recordStop
+        case .recordToggle: .recordToggle
+        case .snapshot: .snapshot
+        case .list, .listGrouped, .listSegments, .listFiltered: .list
+        case .info: .info
+        case .rename: .rename
+        case .delete: .delete
+        case .lock: .lock
+        case .unlock: .unlock
+        case .cameras: .cameras
+        case .switchCamera: .switchCamera
+        case .backupStatus: .backupStatus
+        case .backupRetry: .backupRetry
+        case .protect: .protect
+        case .export: .export
+        case .metrics: .metrics
+        case .share: .share
+        case .shares: .shares
+        case .unshare: .unshare
         }
     }
 
+    /// Every command's wire name, declared once. Reading a request switches over these (`init(name:arguments:)`),
+    /// so a name added here does not compile until it is parsed, and one parsed must be declared here.
+    public enum Name: String, CaseIterable, Sendable {
+        case ping, version, status
+        case recordStart = "record.start", recordStop = "record.stop", recordToggle = "record.toggle"
+        case snapshot, list, info, rename, delete, lock, unlock, cameras
+        case switchCamera = "switch"
+        case backupStatus = "backup.status", backupRetry = "backup.retry"
+        case protect, export, metrics, share, shares, unshare
+    }
+
     /// Every wire name, for `unknown_command` answers; `events` is the subscription, not a command.
-    public static let names = [
-        "ping", "status", "record.start", "record.stop", "record.toggle", "snapshot", "list", "info", "rename", "delete", "lock",
-        "unlock", "events", "cameras", "switch", "backup.status", "backup.retry", "protect", "export", "metrics",
-        "share", "shares", "unshare",
-    ]
+    public static let names = Name.allCases.map(\.rawValue) + ["events"]
 }
 
 /// What `export` joins: `group`, or the clips that meet [`from`, `to`] (of `camera`, if given).

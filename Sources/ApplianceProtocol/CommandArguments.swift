@@ -5,101 +5,110 @@ import Foundation
 extension Command {
     /// Builds a command from its wire name and arguments; `bad_request` or `unknown_command` otherwise.
     public init(name: String, arguments: [String: JSONValue]) throws(ApplianceError) {
-        let args = Arguments(command: name, values: arguments)
-        if let plain = Self.withoutArguments[name] {
-            try args.only([])
-            self = plain
-            return
+        guard let wireName = Name(rawValue: name) else {
+            throw ApplianceError(.unknownCommand, "unknown command \"\(name)\" (known: \(Self.names.joined(separator: ", ")))")
         }
-        switch name {
-        case "record.start", "record.stop", "record.toggle":
-            try args.only(["title"])
-            let title = try args.string("title")
-            self = name == "record.start" ? .recordStart(title: title) : name == "record.stop" ? .recordStop(title: title) : .recordToggle(title: title)
-        case "list":
-            try args.only(["page", "per_page", "grouped", "group", "search", "from", "to"])
-            let page = try args.int("page") ?? 1, perPage = try args.int("per_page") ?? Self.defaultPerPage
-            let filter = ListFilter(search: try args.string("search"), from: try args.date("from"), to: try args.date("to"))
-            if let search = filter.search, search.count > 200 { throw ApplianceError(.badRequest, "args.search is longer than 200 characters") }
-            if !filter.isEmpty {
-                guard try args.string("group") == nil, try args.bool("grouped") != true else {
-                    throw ApplianceError(.badRequest, "list takes args.search/from/to, or args.group/grouped, not both")
-                }
-                self = .listFiltered(filter, page: page, perPage: perPage)
-                return
-            }
-            switch (try args.string("group"), try args.bool("grouped") ?? false) {
-            case (let group?, false): self = .listSegments(group: group, page: page, perPage: perPage)
-            case (nil, true): self = .listGrouped(page: page, perPage: perPage)
-            case (nil, false): self = .list(page: page, perPage: perPage)
-            case (_?, true): throw ApplianceError(.badRequest, "list takes args.group or args.grouped, not both")
-            }
-        case "info":
+        let args = Arguments(command: name, values: arguments)
+        switch wireName {
+        case .ping: self = try args.none(.ping)
+        case .version: self = try args.none(.version)
+        case .status: self = try args.none(.status)
+        case .snapshot: self = try args.none(.snapshot)
+        case .cameras: self = try args.none(.cameras)
+        case .backupStatus: self = try args.none(.backupStatus)
+        case .metrics: self = try args.none(.metrics)
+        case .shares: self = try args.none(.shares)
+        case .recordStart: self = .recordStart(title: try args.title())
+        case .recordStop: self = .recordStop(title: try args.title())
+        case .recordToggle: self = .recordToggle(title: try args.title())
+        case .list: self = try Self.list(args)
+        case .info:
             try args.only(["id"])
             self = .info(id: try args.requiredString("id"))
-        case "rename":
+        case .rename:
             try args.only(["id", "title"])
             self = .rename(id: try args.requiredString("id"), title: try args.requiredString("title"))
-        case "delete":
+        case .delete:
             try args.only(["id", "force"])
             self = .delete(id: try args.requiredString("id"), force: try args.bool("force") ?? false)
-        case "lock", "unlock":
+        case .lock:
             try args.only(["id"])
-            let id = try args.requiredString("id")
-            self = name == "lock" ? .lock(id: id) : .unlock(id: id)
-        case "switch":
-            try args.only(["camera", "next"])
-            let camera = try args.string("camera"), next = try args.bool("next") ?? false
-            switch (camera, next) {
-            case (let camera?, false): self = .switchCamera(.named(camera))
-            case (nil, true): self = .switchCamera(.next)
-            default: throw ApplianceError(.badRequest, "switch needs either args.camera (a name) or args.next = true")
-            }
-        case "backup.retry":
+            self = .lock(id: try args.requiredString("id"))
+        case .unlock:
+            try args.only(["id"])
+            self = .unlock(id: try args.requiredString("id"))
+        case .switchCamera: self = try Self.switchCamera(args)
+        case .backupRetry:
             try args.only(["id"])
             self = .backupRetry(id: try args.string("id"))
-        case "export":
-            try args.only(["from", "to", "camera", "group", "title"])
-            let request = ExportRequest(from: try args.date("from"), to: try args.date("to"), camera: try args.string("camera"),
-                                        group: try args.string("group"), title: try args.string("title"))
-            switch (request.group, request.from, request.to) {
-            case (_?, nil, nil): break
-            case (nil, let from?, let to?):
-                guard from < to else { throw ApplianceError(.badRequest, "export: args.from must be before args.to") }
-            default: throw ApplianceError(.badRequest, "export needs either args.group or both args.from and args.to")
-            }
-            self = .export(request)
-        case "protect":
+        case .export: self = try Self.export(args)
+        case .protect:
             try args.only(["before_s", "after_s"])
-            let before = try args.seconds("before_s") ?? Self.defaultProtectWindow
-            let after = try args.seconds("after_s") ?? Self.defaultProtectWindow
-            self = .protect(before: before, after: after)
-        case "share":
-            try args.only(["id", "hours"])
-            let id = try args.requiredString("id")
-            let hours = try args.number("hours")
-            if let hours, !(0.01...8760).contains(hours) {
-                throw ApplianceError(.badRequest, "args.hours must be between 0.01 and 8760, found \(hours)")
-            }
-            self = .share(id: id, hours: hours)
-        case "unshare":
+            self = .protect(before: try args.seconds("before_s") ?? Self.defaultProtectWindow,
+                            after: try args.seconds("after_s") ?? Self.defaultProtectWindow)
+        case .share: self = try Self.share(args)
+        case .unshare:
             try args.only(["token"])
             self = .unshare(token: try args.requiredString("token"))
-        default:
-            throw ApplianceError(.unknownCommand, "unknown command \"\(name)\" (known: \(Self.names.joined(separator: ", ")))")
         }
     }
 
-    /// Commands that take no arguments, by wire name.
-    static let withoutArguments: [String: Command] = [
-        "ping": .ping, "status": .status, "snapshot": .snapshot, "cameras": .cameras, "backup.status": .backupStatus,
-        "metrics": .metrics, "shares": .shares,
-    ]
+    /// `list` and its views: filtered (search/from/to), grouped, one group's segments, or plain.
+    private static func list(_ args: Arguments) throws(ApplianceError) -> Command {
+        try args.only(["page", "per_page", "grouped", "group", "search", "from", "to"])
+        let page = try args.int("page") ?? 1, perPage = try args.int("per_page") ?? Self.defaultPerPage
+        let filter = ListFilter(search: try args.string("search"), from: try args.date("from"), to: try args.date("to"))
+        if let search = filter.search, search.count > 200 { throw ApplianceError(.badRequest, "args.search is longer than 200 characters") }
+        if !filter.isEmpty {
+            guard try args.string("group") == nil, try args.bool("grouped") != true else {
+                throw ApplianceError(.badRequest, "list takes args.search/from/to, or args.group/grouped, not both")
+            }
+            return .listFiltered(filter, page: page, perPage: perPage)
+        }
+        switch (try args.string("group"), try args.bool("grouped") ?? false) {
+        case (let group?, false): return .listSegments(group: group, page: page, perPage: perPage)
+        case (nil, true): return .listGrouped(page: page, perPage: perPage)
+        case (nil, false): return .list(page: page, perPage: perPage)
+        case (_?, true): throw ApplianceError(.badRequest, "list takes args.group or args.grouped, not both")
+        }
+    }
+
+    private static func switchCamera(_ args: Arguments) throws(ApplianceError) -> Command {
+        try args.only(["camera", "next"])
+        switch (try args.string("camera"), try args.bool("next") ?? false) {
+        case (let camera?, false): return .switchCamera(.named(camera))
+        case (nil, true): return .switchCamera(.next)
+        default: throw ApplianceError(.badRequest, "switch needs either args.camera (a name) or args.next = true")
+        }
+    }
+
+    private static func export(_ args: Arguments) throws(ApplianceError) -> Command {
+        try args.only(["from", "to", "camera", "group", "title"])
+        let request = ExportRequest(from: try args.date("from"), to: try args.date("to"), camera: try args.string("camera"),
+                                    group: try args.string("group"), title: try args.string("title"))
+        switch (request.group, request.from, request.to) {
+        case (_?, nil, nil): break
+        case (nil, let from?, let to?):
+            guard from < to else { throw ApplianceError(.badRequest, "export: args.from must be before args.to") }
+        default: throw ApplianceError(.badRequest, "export needs either args.group or both args.from and args.to")
+        }
+        return .export(request)
+    }
+
+    private static func share(_ args: Arguments) throws(ApplianceError) -> Command {
+        try args.only(["id", "hours"])
+        let id = try args.requiredString("id")
+        let hours = try args.number("hours")
+        if let hours, !(0.01...8760).contains(hours) {
+            throw ApplianceError(.badRequest, "args.hours must be between 0.01 and 8760, found \(hours)")
+        }
+        return .share(id: id, hours: hours)
+    }
 
     /// The `args` object a client sends for this command.
     public var arguments: [String: JSONValue] {
         switch self {
-        case .ping, .status, .snapshot, .cameras, .backupStatus, .metrics, .shares: [:]
+        case .ping, .version, .status, .snapshot, .cameras, .backupStatus, .metrics, .shares: [:]
         case .share(let id, let hours): hours.map { ["id": .string(id), "hours": .double($0)] } ?? ["id": .string(id)]
         case .unshare(let token): ["token": .string(token)]
         case .recordStart(let title), .recordStop(let title), .recordToggle(let title): title.map { ["title": .string($0)] } ?? [:]
@@ -129,6 +138,18 @@ extension Command {
 struct Arguments {
     let command: String
     let values: [String: JSONValue]
+
+    /// A command that takes no arguments, once none were given.
+    func none(_ command: Command) throws(ApplianceError) -> Command {
+        try only([])
+        return command
+    }
+
+    /// `record.*`: an optional title and nothing else.
+    func title() throws(ApplianceError) -> String? {
+        try only(["title"])
+        return try string("title")
+    }
 
     /// Rejects arguments the command does not know (catches typos such as "titel").
     func only(_ keys: Set<String>) throws(ApplianceError) {

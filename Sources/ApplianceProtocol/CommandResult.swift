@@ -3,6 +3,7 @@ import Foundation
 /// What a command answers, typed per command (see `Command`).
 public enum CommandResult: Sendable, Equatable {
     case pong(Pong)
+    case version(VersionInfo)
     case status(StatusReport)
     case recordingStarted(RecordingStarted)
     case recordingStopped(RecordingResult)
@@ -28,6 +29,7 @@ public enum CommandResult: Sendable, Equatable {
     public var payload: any Encodable & Sendable {
         switch self {
         case .pong(let value): value
+        case .version(let value): value
         case .status(let value): value
         case .recordingStarted(let value): value
         case .recordingStopped(let value): value
@@ -68,6 +70,7 @@ public enum CommandResult: Sendable, Equatable {
         }
         switch command {
         case .ping: return .pong(try value(Pong.self))
+        case .version: return .version(try value(VersionInfo.self))
         case .status: return .status(try value(StatusReport.self))
         case .recordStart: return .recordingStarted(try value(RecordingStarted.self))
         case .recordStop: return .recordingStopped(try value(RecordingResult.self))

@@ -90,9 +90,14 @@ public final class ControlClient {
         if let error = try ResponseLine.error(in: try readLine()) { throw error }
     }
 
-    /// The next event on a subscribed connection.
+    /// The next event on a subscribed connection; an event this client does not know is an error.
     public func nextEvent() throws -> EventRecord {
         try WireFormat.decoder.decode(EventRecord.self, from: try readLine())
+    }
+
+    /// The next event on a subscribed connection as sent, whatever its kind.
+    public func nextEventLine() throws -> EventLine {
+        try WireFormat.decoder.decode(EventLine.self, from: try readLine())
     }
 
     /// Sends a command given as plain name and arguments and returns the whole response object, as sent:

@@ -117,9 +117,9 @@ struct Events: ParsableCommand {
             fail("\(error)", code: 2)
         }
         while true {
-            let record: EventRecord
+            let record: EventLine
             do {
-                record = try client.nextEvent()
+                record = try client.nextEventLine()
             } catch {
                 fail("\(error)", code: 2)
             }
@@ -128,7 +128,7 @@ struct Events: ParsableCommand {
             } else {
                 let data = record.data.objectValue ?? [:]
                 let fields = data.keys.sorted().map { "\($0)=\(data[$0]!.text)" }.joined(separator: " ")
-                emit("\(Timestamps.iso(record.time)) \(record.event.name) \(fields)")
+                emit("\(Timestamps.iso(record.time)) \(record.event) \(fields)")
             }
         }
     }

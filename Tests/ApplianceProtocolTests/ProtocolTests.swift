@@ -66,22 +66,25 @@ final class ProtocolTests: XCTestCase {
     }
 
     func testEveryCommandSurvivesTheWire() throws {
-        let commands: [Command] = [
-            .ping, .status, .recordStart(title: nil), .recordStart(title: "Garden 🌆"), .recordStop(title: "t"), .snapshot,
-            .list(page: 3, perPage: 50), .info(id: "3c1e"), .rename(id: "3c1e", title: "x"), .delete(id: "3c1e", force: true),
-            .lock(id: "a"), .unlock(id: "a"), .cameras, .switchCamera(.named("back")), .switchCamera(.next), .backupStatus,
-            .backupRetry(id: nil), .backupRetry(id: "a"),
-            .share(id: "3c1e", hours: nil), .share(id: "3c1e", hours: 1.5), .shares, .unshare(token: "abc_-1"),
-            .listFiltered(ListFilter(search: "garden"), page: 1, perPage: 20),
-            .listFiltered(ListFilter(search: nil, from: Date(timeIntervalSince1970: 1_800_000_000), to: Date(timeIntervalSince1970: 1_800_086_400)),
-                          page: 2, perPage: 10),
-        ]
-        for command in commands {
-            let line = try RequestLine(command).encoded()
-            XCTAssertEqual(line.last, UInt8(ascii: "\n"))
-            XCTAssertEqual(try parse(String(decoding: line, as: UTF8.self)), command)
-            XCTAssertTrue(Command.names.contains(command.name))
+        for name in Command.Name.allCases {
+            let examples = WireExamples.commands(name)
+            XCTAssertFalse(examples.isEmpty, "\(name)")
+            for (command, _) in examples {
+                XCTAssertEqual(command.wireName, name)
+                let line = try RequestLine(command).encoded()
+                XCTAssertEqual(line.last, UInt8(ascii: "\n"))
+                XCTAssertEqual(try parse(String(decoding: line, as: UTF8.self)), command)
+            }
         }
+    }
+
+    func testEveryWireNameIsKnownAndUnknownOnesAreRefused() {
+        XCTAssertEqual(Set(Command.names), Set(Command.Name.allCases.map(\.rawValue) + ["events"]))
+        XCTAssertEqual(Command.names.count, Set(Command.names).count, "no name twice")
+        for name in Command.Name.allCases {
+            XCTAssertNotEqual(code(#"{"command": "\#(name.rawValue)", "args": {"no_such_argument": 1}}"#), .unknownCommand, name.rawValue)
+        }
+        XCTAssertEqual(code(#"{"command": "record.begin"}"#), .unknownCommand)
     }
 
     func testResponsesAreOneLineOfJSON() throws {

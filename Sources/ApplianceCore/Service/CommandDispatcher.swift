@@ -24,6 +24,7 @@ struct CommandDispatcher: Sendable {
     private func dispatch(_ command: Command) async throws -> CommandResult {
         switch command {
         case .ping: return .pong(Pong())
+        case .version: return .version(VersionInfo(version: ApplianceVersion.current, gstreamer: GStreamer.version))
         case .status: return .status(await status.status())
         case .recordStart(let title): return .recordingStarted(try await recorder.start(title: title))
         case .recordStop(let title): return .recordingStopped(try await recorder.stop(title: title, reason: .request))
