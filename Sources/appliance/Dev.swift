@@ -41,7 +41,7 @@ struct Dev: AsyncParsableCommand {
                 if !FileManager.default.fileExists(atPath: folder) {
                     try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
                 }
-                FileManager.default.createFile(atPath: path, contents: nil)
+                _ = FileManager.default.createFile(atPath: path, contents: nil)
                 batch.append(row)
                 if batch.count == 5000 {
                     try await library.insertBatch(batch)

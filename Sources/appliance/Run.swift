@@ -32,9 +32,10 @@ struct Run: AsyncParsableCommand {
         if let dataDir { settings.dataDir = dataDir }
         if let socket { settings.socket = socket }
 
+        let logLevel = Logger.Level(rawValue: settings.logLevel) ?? .info
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = Logger.Level(rawValue: settings.logLevel) ?? .info
+            handler.logLevel = logLevel
             return handler
         }
         let logger = Logger(label: "appliance")

@@ -49,7 +49,7 @@ struct EvdevButton: ButtonDevice {
                 continue
             }
             var buffer = [CChar](repeating: 0, count: 256)
-            if appl_evdev_name(fd, &buffer, UInt32(buffer.count - 1)) >= 0, String(cString: buffer) == name { return (fd, path) }
+            if appl_evdev_name(fd, &buffer, UInt32(buffer.count - 1)) >= 0, buffer.withUnsafeBufferPointer({ String(cString: $0.baseAddress!) }) == name { return (fd, path) }
             Glibc.close(fd)
         }
         let note = unreadable > 0 ? " (\(unreadable) of \(nodes.count) devices could not be opened: the daemon's user needs the input group)" : ""

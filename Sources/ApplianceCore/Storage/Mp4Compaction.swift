@@ -48,7 +48,7 @@ enum Mp4Compaction {
         try shiftChunkOffsets(in: &moovBytes, range: 0..<moovBytes.count, by: shift)
 
         let temporary = path + temporarySuffix
-        FileManager.default.createFile(atPath: temporary, contents: nil)
+        _ = FileManager.default.createFile(atPath: temporary, contents: nil)  // a failure shows as the open below throwing
         let output = try FileHandle(forWritingTo: URL(fileURLWithPath: temporary))
         do {
             try output.write(contentsOf: ftypBytes)
