@@ -10,7 +10,7 @@ final class LibraryTests: XCTestCase {
     override func setUp() async throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("library-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        library = try Library(path: directory.appendingPathComponent("appliance.sqlite").path)
+        library = try Library.inMemory()
     }
 
     override func tearDown() async throws {
@@ -60,8 +60,10 @@ final class LibraryTests: XCTestCase {
     }
 
     func testTheIndexIsRebuiltFromTheDatabase() async throws {
+        let file = directory.appendingPathComponent("appliance.sqlite").path
+        library = try Library(path: file)
         for n in 0..<12 { try await library.insert(row(id(n), secondsAgo: Double(50 - n))) }
-        library = try Library(path: directory.appendingPathComponent("appliance.sqlite").path)
+        library = try Library(path: file)
         XCTAssertEqual(library.count, 12)
         let value5 = try await library.page(2, perPage: 10)
         XCTAssertEqual(value5.items.map(\.id), [id(1), id(0)])
@@ -97,9 +99,10 @@ final class LibraryTests: XCTestCase {
     }
 
     func testSchemaRejectsUnknownStatesAndUsesWAL() async throws {
-        let mode = try await library.pool.read { db in try String.fetchOne(db, sql: "PRAGMA journal_mode") }
+        library = try Library(path: directory.appendingPathComponent("library.sqlite").path)  // WAL needs a file
+        let mode = try await library.database.read { db in try String.fetchOne(db, sql: "PRAGMA journal_mode") }
         XCTAssertEqual(mode, "wal")
-        await assertThrows(try await library.pool.write { db in
+        await assertThrows(try await library.database.write { db in
             try db.execute(sql: "INSERT INTO recordings (id, title, created_at, path, state) VALUES ('x', 't', 0, '/p', 'bogus')")
         }) { "\($0)".contains("CHECK") }
     }

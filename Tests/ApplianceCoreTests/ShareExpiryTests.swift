@@ -14,7 +14,7 @@ final class ShareExpiryTests: XCTestCase {
     override func setUp() async throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("shares-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        library = try Library(path: directory.appendingPathComponent("appliance.sqlite").path)
+        library = try Library.inMemory()
         try await library.insert(Recording(id: id, title: "shared", createdAt: start, path: "/x/\(id).mp4", state: .complete))
     }
 

@@ -59,9 +59,7 @@ final class SupervisionTests: XCTestCase {
     }
 
     func testRunsCountStartsAndUncleanExits() async throws {
-        let directory = try TestAppliance.makeDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let library = try Library(path: directory.appendingPathComponent("db.sqlite").path)
+        let library = try Library.inMemory()
         let first = try await library.beginRun()
         XCTAssertEqual(first, DaemonRuns(starts: 1, uncleanExits: 0, consecutiveUnclean: 0, previousStart: nil))
         try await library.endRun()

@@ -6,7 +6,7 @@ import GRDB
 extension Library {
     /// Finished clips to export: a group's segments in order, or the clips meeting [from, to] (of one camera).
     func exportSources(_ request: ExportRequest, longest: TimeInterval) async throws -> [Recording] {
-        try await pool.read { db in
+        try await database.read { db in
             if let group = request.group {
                 return try Recording.fetchAll(db, sql: """
                     SELECT * FROM recordings WHERE (group_id = ? OR id = ?) AND state IN ('complete', 'recovered')
@@ -32,7 +32,7 @@ extension Library {
     func groupedPage(_ page: Int, perPage: Int) async throws -> Page {
         let (keys, total) = entries.withLock { ($0.keys(offset: (page - 1) * perPage, limit: perPage), $0.count) }
         guard !keys.isEmpty else { return Page(items: [], total: total, page: page, perPage: perPage) }
-        return try await pool.read { db in
+        return try await database.read { db in
             let rowids = keys.map(\.rowid)
             let marks = Array(repeating: "?", count: rowids.count).joined(separator: ",")
             var byRowid: [Int64: Recording] = [:]
@@ -67,7 +67,7 @@ extension Library {
 
     /// One loop recording's segments, in order.
     func segmentPage(group: String, page: Int, perPage: Int) async throws -> Page {
-        try await pool.read { db in
+        try await database.read { db in
             let total = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM recordings WHERE group_id = ?", arguments: [group]) ?? 0
             let items = try Recording.fetchAll(db, sql: """
                 SELECT * FROM recordings WHERE group_id = ? ORDER BY segment_index LIMIT ? OFFSET ?

@@ -32,7 +32,7 @@ extension Library {
     /// `+state` in the second query keeps SQLite on the created_at index, newest first, stopping after 20 rows;
     /// on the state index it sorted all 100,000 (70 ms).
     func usage() async throws -> Usage {
-        try await pool.read { db in
+        try await database.read { db in
             var usage = Usage()
             if let row = try Row.fetchOne(db, sql: """
                 SELECT COALESCE(SUM(size_bytes), 0), COALESCE(SUM(CASE WHEN locked THEN size_bytes ELSE 0 END), 0),
@@ -61,7 +61,7 @@ extension Library {
     /// `locked`: locked or unlocked ones; `backedUp`: nil for any, else only those whose backup is (not) done.
     func oldest(locked: Bool, backedUp: Bool?, olderThan: Date? = nil, after cursor: (Int64, Int64)?, limit: Int) async throws
         -> (rows: [RetentionCandidate], cursor: (Int64, Int64)?) {
-        try await pool.read { db in
+        try await database.read { db in
             var sql = """
                 SELECT id, path, thumbnail, created_at, COALESCE(size_bytes, 0), locked, backup_state, rowid FROM recordings
                 WHERE state IN \(Self.finishedStates) AND locked = ?
@@ -91,7 +91,7 @@ extension Library {
     /// Rows whose time span meets [from, to]: finished clips by their start and end, the one being written by its
     /// start. `longest`: no clip runs longer (bounds the index walk). Oldest first.
     func overlapping(from: Date, to: Date, longest: TimeInterval) async throws -> [Recording] {
-        try await pool.read { db in
+        try await database.read { db in
             try Recording.fetchAll(db, sql: """
                 SELECT * FROM recordings
                 WHERE created_at BETWEEN ? AND ? AND (ended_at >= ? OR (ended_at IS NULL AND state = 'recording'))
@@ -104,7 +104,7 @@ extension Library {
 
     /// Whether segment `segment` of `group` still has a row.
     func hasSegment(group: String, segment: Int) async throws -> Bool {
-        try await pool.read { db in
+        try await database.read { db in
             try Bool.fetchOne(db, sql: "SELECT EXISTS(SELECT 1 FROM recordings WHERE group_id = ? AND segment_index = ?)",
                               arguments: [group, segment]) ?? false
         }

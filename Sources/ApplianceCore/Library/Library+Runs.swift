@@ -18,7 +18,7 @@ public struct DaemonRuns: Sendable, Equatable {
 extension Library {
     /// Counts this start; the previous run is unclean if its mark is still set.
     func beginRun(at now: Date = Date()) async throws -> DaemonRuns {
-        try await pool.write { db in
+        try await database.write { db in
             let row = try Row.fetchOne(db, sql: "SELECT starts, unclean_exits, consecutive_unclean, running, started_at FROM daemon_runs WHERE id = 1")
             let previousUnclean = row.map { ($0[3] as Bool) } ?? false
             var runs = DaemonRuns(starts: (row?[0] ?? 0) + 1, uncleanExits: (row?[1] ?? 0) + (previousUnclean ? 1 : 0),
@@ -36,7 +36,7 @@ extension Library {
 
     /// Clears the running mark: this run stopped cleanly.
     func endRun() async throws {
-        try await pool.write { db in
+        try await database.write { db in
             try db.execute(sql: "UPDATE daemon_runs SET running = 0, consecutive_unclean = 0 WHERE id = 1")
         }
     }

@@ -23,7 +23,7 @@ extension Library {
         }
         let clause = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
         let values = StatementArguments(arguments), paging: StatementArguments = [perPage, (page - 1) * perPage]
-        return try await pool.read { db in
+        return try await database.read { db in
             let total = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM recordings \(clause)", arguments: values) ?? 0
             let items = try Recording.fetchAll(db, sql: """
                 SELECT * FROM recordings \(clause) ORDER BY created_at DESC, rowid DESC LIMIT ? OFFSET ?

@@ -6,7 +6,7 @@ import GRDB
 /// is made; revoking deletes the row.
 extension Library {
     func insertShare(token: String, recordingId: String, createdAt: Date, expiresAt: Date) async throws {
-        try await pool.write { db in
+        try await database.write { db in
             try db.execute(sql: "DELETE FROM shares WHERE expires_at <= ?", arguments: [Self.ms(createdAt)])
             try db.execute(sql: "INSERT INTO shares (token, recording_id, created_at, expires_at) VALUES (?, ?, ?, ?)",
                            arguments: [token, recordingId, Self.ms(createdAt), Self.ms(expiresAt)])
@@ -15,7 +15,7 @@ extension Library {
 
     /// The links still valid at `now`, newest first, with their clips' titles.
     func shares(at now: Date = Date()) async throws -> [ShareLink] {
-        try await pool.read { db in
+        try await database.read { db in
             try Row.fetchAll(db, sql: """
                 SELECT s.token, s.recording_id, r.title, s.created_at, s.expires_at FROM shares s JOIN recordings r ON r.id = s.recording_id
                 WHERE s.expires_at > ? ORDER BY s.created_at DESC
@@ -25,7 +25,7 @@ extension Library {
 
     /// The link for `token` if it is still valid at `now`.
     public func share(token: String, at now: Date = Date()) async throws -> ShareLink? {
-        try await pool.read { db in
+        try await database.read { db in
             try Row.fetchOne(db, sql: """
                 SELECT s.token, s.recording_id, r.title, s.created_at, s.expires_at FROM shares s JOIN recordings r ON r.id = s.recording_id
                 WHERE s.token = ? AND s.expires_at > ?
@@ -35,7 +35,7 @@ extension Library {
 
     /// Deletes the link; false when there was none.
     func deleteShare(token: String) async throws -> Bool {
-        try await pool.write { db in
+        try await database.write { db in
             try db.execute(sql: "DELETE FROM shares WHERE token = ?", arguments: [token])
             return db.changesCount > 0
         }

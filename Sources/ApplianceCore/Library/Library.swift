@@ -5,8 +5,10 @@ import GRDB
 /// The recordings database: `<data_dir>/appliance.sqlite` in WAL mode. All reads and writes of recording rows go
 /// through here, which also keeps the in-memory `PageIndex` in step.
 public final class Library: Sendable {
-    public let path: String
-    let pool: DatabasePool
+    /// The database file; nil for an in-memory library (tests).
+    public let path: String?
+    /// A WAL pool on a file in the daemon (readers never wait for the writer), a queue in memory in tests.
+    let database: any DatabaseWriter
     private let index: Locked<PageIndex>
     /// The grouped list's entries (a loop recording as one), kept in step with `index`.
     let entries: Locked<EntryIndex>
@@ -18,18 +20,28 @@ public final class Library: Sendable {
         public var perPage: Int
     }
 
-    /// Opens (creating and migrating) the database.
-    public init(path: String) throws {
-        self.path = path
-        var configuration = Configuration()
-        configuration.busyMode = .timeout(5)
-        configuration.prepareDatabase { db in
-            try db.execute(sql: "PRAGMA synchronous = NORMAL")
-        }
+    /// Opens (creating and migrating) the database file.
+    public convenience init(path: String) throws {
+        let database: DatabasePool
         do {
-            pool = try DatabasePool(path: path, configuration: configuration)
-            try LibraryMigrations.migrator.migrate(pool)
-            let rows = try pool.read { db in
+            database = try DatabasePool(path: path, configuration: Self.configuration)
+        } catch {
+            throw LibraryError.storage("cannot open the database \(path): \(error)")
+        }
+        try self.init(database: database, path: path)
+    }
+
+    /// An empty library in memory, migrated like a file: for tests of what sits on top of it.
+    public static func inMemory() throws -> Library {
+        try Library(database: try DatabaseQueue(configuration: configuration), path: nil)
+    }
+
+    /// Migrates `database` and loads the page index from it.
+    init(database: any DatabaseWriter, path: String?) throws {
+        (self.database, self.path) = (database, path)
+        do {
+            try LibraryMigrations.migrator.migrate(database)
+            let rows = try database.read { db in
                 try Row.fetchAll(db, sql: "SELECT created_at, rowid, group_id FROM recordings").map { row in
                     (key: PageIndex.Key(createdAt: row[0], rowid: row[1]), group: row[2] as String?)
                 }
@@ -37,8 +49,17 @@ public final class Library: Sendable {
             index = Locked(PageIndex(keys: rows.map(\.key)))
             entries = Locked(EntryIndex(rows: rows))
         } catch {
-            throw LibraryError.storage("cannot open the database \(path): \(error)")
+            throw LibraryError.storage("cannot open the database \(path ?? "in memory"): \(error)")
         }
+    }
+
+    private static var configuration: Configuration {
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(5)
+        configuration.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA synchronous = NORMAL")
+        }
+        return configuration
     }
 
     public enum LibraryError: Error, CustomStringConvertible {
@@ -61,7 +82,7 @@ public final class Library: Sendable {
 
     /// Inserts a new row (a recording starting, or one adopted by recovery).
     public func insert(_ recording: Recording) async throws {
-        let key = try await pool.write { db -> PageIndex.Key in
+        let key = try await database.write { db -> PageIndex.Key in
             try recording.insert(db)
             let rowid = db.lastInsertedRowID
             // The stored value is the key: read it back rather than converting the Date a second time.
@@ -74,7 +95,7 @@ public final class Library: Sendable {
 
     /// Inserts many rows in one transaction (benchmarks and imports).
     public func insertBatch(_ recordings: [Recording]) async throws {
-        let keys = try await pool.write { db -> [PageIndex.Key] in
+        let keys = try await database.write { db -> [PageIndex.Key] in
             try recordings.map { recording in
                 try recording.insert(db)
                 let rowid = db.lastInsertedRowID
@@ -89,7 +110,7 @@ public final class Library: Sendable {
     /// Applies a change to one row in a transaction and returns the new row. The creation date never changes.
     @discardableResult
     public func update(id: String, _ change: @escaping @Sendable (inout Recording) -> Void) async throws -> Recording {
-        try await pool.write { db in
+        try await database.write { db in
             guard var row = try Recording.fetchOne(db, key: id) else { throw LibraryError.notFound(id) }
             let createdAt = row.createdAt
             change(&row)
@@ -102,7 +123,7 @@ public final class Library: Sendable {
     /// Applies one change to many rows in a single transaction (start-up reconciliation at 100,000 rows).
     public func updateAll(ids: [String], _ change: @escaping @Sendable (inout Recording) -> Void) async throws {
         guard !ids.isEmpty else { return }
-        try await pool.write { db in
+        try await database.write { db in
             for id in ids {
                 guard var row = try Recording.fetchOne(db, key: id) else { continue }
                 let createdAt = row.createdAt
@@ -115,7 +136,7 @@ public final class Library: Sendable {
 
     /// Deletes the row (the caller removes the files first).
     public func delete(id: String) async throws {
-        let removed = try await pool.write { db -> (key: PageIndex.Key, group: String?)? in
+        let removed = try await database.write { db -> (key: PageIndex.Key, group: String?)? in
             guard let row = try Row.fetchOne(db, sql: "SELECT created_at, rowid, group_id FROM recordings WHERE id = ?", arguments: [id]) else {
                 return nil
             }
@@ -131,7 +152,7 @@ public final class Library: Sendable {
     // MARK: reads
 
     public func fetch(id: String) async throws -> Recording? {
-        try await pool.read { db in try Recording.fetchOne(db, key: id) }
+        try await database.read { db in try Recording.fetchOne(db, key: id) }
     }
 
     /// Resolves a full id or a unique prefix of one (like git).
@@ -140,7 +161,7 @@ public final class Library: Sendable {
         guard !needle.isEmpty, needle.count <= 36, needle.allSatisfy({ $0.isHexDigit || $0 == "-" }) else {
             throw LibraryError.invalidID(prefix)
         }
-        let matches = try await pool.read { db in
+        let matches = try await database.read { db in
             // A range on the primary key: uses the index, unlike LIKE.
             try Recording.fetchAll(db, sql: "SELECT * FROM recordings WHERE id >= ? AND id < ? ORDER BY id LIMIT 6",
                                    arguments: [needle, needle + "\u{10FFFF}"])
@@ -155,7 +176,7 @@ public final class Library: Sendable {
     public func page(_ page: Int, perPage: Int) async throws -> Page {
         let (start, total) = index.withLock { ($0.key(at: (page - 1) * perPage), $0.count) }
         guard let start else { return Page(items: [], total: total, page: page, perPage: perPage) }
-        let items = try await pool.read { db in
+        let items = try await database.read { db in
             try Recording.fetchAll(db, sql: """
                 SELECT * FROM recordings
                 WHERE (created_at, rowid) <= (?, ?)
@@ -179,7 +200,7 @@ public final class Library: Sendable {
     }
 
     func pathRows(missingFileReason: String) async throws -> [PathRow] {
-        try await pool.read { db in
+        try await database.read { db in
             var rows: [PathRow] = []
             rows.reserveCapacity(self.count)
             let cursor = try Row.fetchCursor(db, sql: """
@@ -195,14 +216,15 @@ public final class Library: Sendable {
     /// Ids of rows by rowid.
     func ids(of rowids: [Int64]) async throws -> [String] {
         guard !rowids.isEmpty else { return [] }
-        return try await pool.read { db in
+        return try await database.read { db in
             try rowids.map { try String.fetchOne(db, sql: "SELECT id FROM recordings WHERE rowid = ?", arguments: [$0]) ?? "" }
         }
     }
 
     /// Size of the database files on disk (main file + WAL).
     public var sizeBytes: Int64 {
-        [path, path + "-wal", path + "-shm"].reduce(0) { total, file in
+        guard let path else { return 0 }
+        return [path, path + "-wal", path + "-shm"].reduce(0) { total, file in
             total + (DataDirectory.fileSize(file) ?? 0)
         }
     }

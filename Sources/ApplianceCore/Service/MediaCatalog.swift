@@ -1,6 +1,5 @@
 import ApplianceProtocol
 import Foundation
-import GRDB
 
 /// Read-only lookups of media files by id for front ends that serve them (the web dashboard). Clients name clips
 /// by id only: every path returned here is one the appliance wrote, never one built from a client's text.
@@ -31,9 +30,7 @@ public struct MediaCatalog: Sendable {
 
     /// When the last clip finished uploading, if any did.
     public func lastBackup() async throws -> Date? {
-        try await library.pool.read { db in
-            try Int64.fetchOne(db, sql: "SELECT MAX(backed_up_at) FROM recordings").map { Date(timeIntervalSince1970: Double($0) / 1000) }
-        }
+        try await library.lastBackupAt()
     }
 
     /// Ids are UUID text: hex digits and dashes, nothing that can walk a path.

@@ -2,42 +2,12 @@ import ApplianceProtocol
 import Foundation
 import GRDB
 
-/// A row of `backup_jobs`: one upload or remote deletion, durable across restarts.
-public struct BackupJob: Codable, Sendable, Equatable, FetchableRecord, MutablePersistableRecord {
-    public static let databaseTableName = "backup_jobs"
-    public static func databaseDateEncodingStrategy(for column: String) -> DatabaseDateEncodingStrategy { .millisecondsSince1970 }
-    public static func databaseDateDecodingStrategy(for column: String) -> DatabaseDateDecodingStrategy { .millisecondsSince1970 }
-
-    public enum Kind: String, Codable, Sendable { case upload, delete }
-    /// `running` is a claim: a job left `running` by a process that died goes back to `pending` at start-up.
-    public enum State: String, Codable, Sendable { case pending, running, done, failed }
-
-    public var id: Int64?
-    public var recordingId: String
-    public var kind: Kind
-    public var state: State
-    public var attempts: Int
-    public var nextAttemptAt: Date
-    public var lastError: String?
-    public var remotePath: String?
-    public var createdAt: Date
-    public var updatedAt: Date
-
-    enum CodingKeys: String, CodingKey {
-        case id, kind, state, attempts
-        case recordingId = "recording_id", nextAttemptAt = "next_attempt_at", lastError = "last_error"
-        case remotePath = "remote_path", createdAt = "created_at", updatedAt = "updated_at"
-    }
-
-    public mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
-}
-
-/// The queue's queries, beside the record they work on.
+/// The backup queue's queries (`backup_jobs`).
 extension Library {
     /// Adds a job unless an equal one is already waiting; an upload replaces nothing, a delete cancels waiting uploads.
     @discardableResult
     public func enqueueBackup(_ kind: BackupJob.Kind, recordingId: String, remotePath: String? = nil) async throws -> BackupJob? {
-        try await pool.write { db -> BackupJob? in
+        try await database.write { db -> BackupJob? in
             let open = try BackupJob.filter(sql: "recording_id = ? AND state IN ('pending', 'running')", arguments: [recordingId]).fetchAll(db)
             if kind == .upload, open.contains(where: { $0.kind == .upload }) { return nil }
             if kind == .delete {
@@ -54,7 +24,7 @@ extension Library {
 
     /// The next job that is due (oldest first), claimed as `running`; or the time the next one becomes due.
     func claimNextBackup(now: Date = Date()) async throws -> (job: BackupJob?, nextDue: Date?) {
-        try await pool.write { db in
+        try await database.write { db in
             if var job = try BackupJob.filter(sql: "state = 'pending' AND next_attempt_at <= ?", arguments: [Int64(now.timeIntervalSince1970 * 1000)])
                 .order(sql: "next_attempt_at, id").fetchOne(db) {
                 job.state = .running
@@ -77,19 +47,19 @@ extension Library {
             updated.nextAttemptAt = retryAt
         }
         let final = updated
-        try await pool.write { db in try final.update(db) }
+        try await database.write { db in try final.update(db) }
     }
 
     /// Jobs a dead process left claimed go back to the queue.
     func releaseClaimedBackups() async throws {
-        try await pool.write { db in
+        try await database.write { db in
             try db.execute(sql: "UPDATE backup_jobs SET state = 'pending', updated_at = ? WHERE state = 'running'", arguments: [Self.nowMs])
         }
     }
 
     /// `backup retry`: failed jobs (or one recording's) become due now; attempts start again.
     func retryBackups(recordingId: String?) async throws -> Int {
-        try await pool.write { db in
+        try await database.write { db in
             let filter = recordingId == nil ? "" : " AND recording_id = ?"
             let arguments: StatementArguments = recordingId.map { [Self.nowMs, $0] } ?? [Self.nowMs]
             try db.execute(sql: "UPDATE backup_jobs SET state = 'pending', attempts = 0, next_attempt_at = ? WHERE state IN ('failed', 'pending')\(filter)",
@@ -99,7 +69,7 @@ extension Library {
     }
 
     func backupCounts() async throws -> BackupCounts {
-        try await pool.read { db in
+        try await database.read { db in
             var counts = BackupCounts()
             for row in try Row.fetchAll(db, sql: "SELECT state, COUNT(*) FROM backup_jobs GROUP BY state") {
                 switch BackupJob.State(rawValue: row[0]) {
@@ -116,20 +86,20 @@ extension Library {
 
     /// When the latest upload finished (metrics: last successful upload).
     func lastBackupAt() async throws -> Date? {
-        try await pool.read { db in
+        try await database.read { db in
             try Int64.fetchOne(db, sql: "SELECT MAX(backed_up_at) FROM recordings").map { Date(timeIntervalSince1970: Double($0) / 1000) }
         }
     }
 
     func lastBackupError() async throws -> String? {
-        try await pool.read { db in
+        try await database.read { db in
             try String.fetchOne(db, sql: "SELECT last_error FROM backup_jobs WHERE last_error IS NOT NULL AND state != 'done' ORDER BY updated_at DESC LIMIT 1")
         }
     }
 
     /// Recordings finished before backup was configured (or while it was off) that have no job yet.
     func recordingsWithoutBackup(onlyLocked: Bool) async throws -> [String] {
-        try await pool.read { db in
+        try await database.read { db in
             try String.fetchAll(db, sql: """
                 SELECT id FROM recordings
                 WHERE state IN ('complete', 'recovered') AND backup_state IN ('none', 'pending', 'uploading')
