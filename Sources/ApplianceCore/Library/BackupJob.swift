@@ -31,3 +31,9 @@ public struct BackupJob: Codable, Sendable, Equatable, FetchableRecord, MutableP
 
     public mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
 }
+
+extension BackupJob.Kind: DatabaseValueConvertible {}
+extension BackupJob.State: DatabaseValueConvertible {
+    /// Jobs still to do: waiting or claimed.
+    static let open: [BackupJob.State] = [.pending, .running]
+}

@@ -8,11 +8,13 @@ extension Library {
     @discardableResult
     public func enqueueBackup(_ kind: BackupJob.Kind, recordingId: String, remotePath: String? = nil) async throws -> BackupJob? {
         try await database.write { db -> BackupJob? in
-            let open = try BackupJob.filter(sql: "recording_id = ? AND state IN ('pending', 'running')", arguments: [recordingId]).fetchAll(db)
+            let open = try BackupJob.filter(literal: "recording_id = \(recordingId) AND state IN \(BackupJob.State.open)").fetchAll(db)
             if kind == .upload, open.contains(where: { $0.kind == .upload }) { return nil }
             if kind == .delete {
-                try db.execute(sql: "UPDATE backup_jobs SET state = 'done', last_error = 'cancelled: recording deleted', updated_at = ? WHERE recording_id = ? AND kind = 'upload' AND state = 'pending'",
-                               arguments: [Self.nowMs, recordingId])
+                try db.execute(literal: """
+                    UPDATE backup_jobs SET state = \(BackupJob.State.done), last_error = 'cancelled: recording deleted', updated_at = \(Self.nowMs)
+                    WHERE recording_id = \(recordingId) AND kind = \(BackupJob.Kind.upload) AND state = \(BackupJob.State.pending)
+                    """)
             }
             let now = Date()
             var job = BackupJob(id: nil, recordingId: recordingId, kind: kind, state: .pending, attempts: 0, nextAttemptAt: now,
@@ -25,14 +27,15 @@ extension Library {
     /// The next job that is due (oldest first), claimed as `running`; or the time the next one becomes due.
     func claimNextBackup(now: Date = Date()) async throws -> (job: BackupJob?, nextDue: Date?) {
         try await database.write { db in
-            if var job = try BackupJob.filter(sql: "state = 'pending' AND next_attempt_at <= ?", arguments: [Int64(now.timeIntervalSince1970 * 1000)])
+            let due = Int64(now.timeIntervalSince1970 * 1000)
+            if var job = try BackupJob.filter(literal: "state = \(BackupJob.State.pending) AND next_attempt_at <= \(due)")
                 .order(sql: "next_attempt_at, id").fetchOne(db) {
                 job.state = .running
                 job.updatedAt = now
                 try job.update(db)
                 return (job, nil)
             }
-            let next = try Int64.fetchOne(db, sql: "SELECT MIN(next_attempt_at) FROM backup_jobs WHERE state = 'pending'")
+            let next = try SQLRequest<Int64>(literal: "SELECT MIN(next_attempt_at) FROM backup_jobs WHERE state = \(BackupJob.State.pending)").fetchOne(db)
             return (nil, next.map { Date(timeIntervalSince1970: Double($0) / 1000) })
         }
     }
@@ -53,17 +56,19 @@ extension Library {
     /// Jobs a dead process left claimed go back to the queue.
     func releaseClaimedBackups() async throws {
         try await database.write { db in
-            try db.execute(sql: "UPDATE backup_jobs SET state = 'pending', updated_at = ? WHERE state = 'running'", arguments: [Self.nowMs])
+            try db.execute(literal: "UPDATE backup_jobs SET state = \(BackupJob.State.pending), updated_at = \(Self.nowMs) WHERE state = \(BackupJob.State.running)")
         }
     }
 
     /// `backup retry`: failed jobs (or one recording's) become due now; attempts start again.
     func retryBackups(recordingId: String?) async throws -> Int {
         try await database.write { db in
-            let filter = recordingId == nil ? "" : " AND recording_id = ?"
-            let arguments: StatementArguments = recordingId.map { [Self.nowMs, $0] } ?? [Self.nowMs]
-            try db.execute(sql: "UPDATE backup_jobs SET state = 'pending', attempts = 0, next_attempt_at = ? WHERE state IN ('failed', 'pending')\(filter)",
-                           arguments: arguments)
+            var sql: SQL = """
+                UPDATE backup_jobs SET state = \(BackupJob.State.pending), attempts = 0, next_attempt_at = \(Self.nowMs)
+                WHERE state IN \([BackupJob.State.failed, .pending])
+                """
+            if let recordingId { sql += " AND recording_id = \(recordingId)" }
+            try db.execute(literal: sql)
             return db.changesCount
         }
     }
@@ -93,20 +98,25 @@ extension Library {
 
     func lastBackupError() async throws -> String? {
         try await database.read { db in
-            try String.fetchOne(db, sql: "SELECT last_error FROM backup_jobs WHERE last_error IS NOT NULL AND state != 'done' ORDER BY updated_at DESC LIMIT 1")
+            try SQLRequest<String>(literal: """
+                SELECT last_error FROM backup_jobs WHERE last_error IS NOT NULL AND state != \(BackupJob.State.done)
+                ORDER BY updated_at DESC LIMIT 1
+                """).fetchOne(db)
         }
     }
 
     /// Recordings finished before backup was configured (or while it was off) that have no job yet.
     func recordingsWithoutBackup(onlyLocked: Bool) async throws -> [String] {
         try await database.read { db in
-            try String.fetchAll(db, sql: """
+            let notUploaded: [Recording.BackupState] = [.none, .pending, .uploading]
+            let queued: [BackupJob.State] = [.pending, .running, .failed]
+            return try SQLRequest<String>(literal: """
                 SELECT id FROM recordings
-                WHERE state IN ('complete', 'recovered') AND backup_state IN ('none', 'pending', 'uploading')
-                  AND (? = 0 OR locked = 1)
-                  AND id NOT IN (SELECT recording_id FROM backup_jobs WHERE kind = 'upload' AND state IN ('pending', 'running', 'failed'))
+                WHERE state IN \(Recording.State.finished) AND backup_state IN \(notUploaded)
+                  AND (\(onlyLocked) = 0 OR locked = 1)
+                  AND id NOT IN (SELECT recording_id FROM backup_jobs WHERE kind = \(BackupJob.Kind.upload) AND state IN \(queued))
                 ORDER BY created_at
-                """, arguments: [onlyLocked])
+                """).fetchAll(db)
         }
     }
 

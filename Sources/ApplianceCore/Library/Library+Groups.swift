@@ -8,19 +8,21 @@ extension Library {
     func exportSources(_ request: ExportRequest, longest: TimeInterval) async throws -> [Recording] {
         try await database.read { db in
             if let group = request.group {
-                return try Recording.fetchAll(db, sql: """
-                    SELECT * FROM recordings WHERE (group_id = ? OR id = ?) AND state IN ('complete', 'recovered')
+                let segments: SQLRequest<Recording> = """
+                    SELECT * FROM recordings WHERE (group_id = \(group) OR id = \(group)) AND state IN \(Recording.State.finished)
                     ORDER BY created_at, rowid
-                    """, arguments: [group, group])
+                    """
+                return try segments.fetchAll(db)
             }
             let from = request.from ?? .distantPast, to = request.to ?? .distantFuture
-            return try Recording.fetchAll(db, sql: """
+            let (earliest, latest) = (Recording.milliseconds(from.addingTimeInterval(-longest)), Recording.milliseconds(to))
+            let meeting: SQLRequest<Recording> = """
                 SELECT * FROM recordings
-                WHERE created_at BETWEEN ? AND ? AND ended_at > ? AND state IN ('complete', 'recovered')
+                WHERE created_at BETWEEN \(earliest) AND \(latest) AND ended_at > \(Recording.milliseconds(from))
+                  AND state IN \(Recording.State.finished)
                 ORDER BY created_at, rowid
-                """, arguments: [Recording.milliseconds(from.addingTimeInterval(-longest)), Recording.milliseconds(to),
-                                 Recording.milliseconds(from)])
-            .filter { row in request.camera.map { camera in (row.camera ?? "").split(separator: ",").contains { $0 == camera } } ?? true }
+                """
+            return try meeting.fetchAll(db).filter { row in request.camera.map { camera in (row.camera ?? "").split(separator: ",").contains { $0 == camera } } ?? true }
         }
     }
 }

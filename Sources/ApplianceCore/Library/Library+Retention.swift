@@ -26,31 +26,30 @@ extension Library {
         var oldestUnlocked: Date?
     }
 
-    /// States whose file is finished and counted (a `recording` row's file is still being written).
-    private static let finishedStates = "('complete', 'recovered')"
-
     /// `+state` in the second query keeps SQLite on the created_at index, newest first, stopping after 20 rows;
     /// on the state index it sorted all 100,000 (70 ms).
     func usage() async throws -> Usage {
         try await database.read { db in
             var usage = Usage()
-            if let row = try Row.fetchOne(db, sql: """
+            let totals: SQLRequest<Row> = """
                 SELECT COALESCE(SUM(size_bytes), 0), COALESCE(SUM(CASE WHEN locked THEN size_bytes ELSE 0 END), 0),
                        COALESCE(SUM(CASE WHEN locked THEN 0 ELSE 1 END), 0),
                        MIN(CASE WHEN locked THEN NULL ELSE created_at END)
-                FROM recordings WHERE state IN \(Self.finishedStates)
-                """) {
+                FROM recordings WHERE state IN \(Recording.State.finished)
+                """
+            if let row = try totals.fetchOne(db) {
                 usage.bytes = row[0]
                 usage.lockedBytes = row[1]
                 usage.unlockedCount = row[2]
                 usage.oldestUnlocked = (row[3] as Int64?).map(Recording.date)
             }
-            if let row = try Row.fetchOne(db, sql: """
+            let recent: SQLRequest<Row> = """
                 SELECT SUM(size_bytes), SUM(duration_ms) FROM (
                     SELECT size_bytes, duration_ms FROM recordings
-                    WHERE +state IN \(Self.finishedStates) AND duration_ms > 0 AND size_bytes > 0
+                    WHERE +state IN \(Recording.State.finished) AND duration_ms > 0 AND size_bytes > 0
                     ORDER BY created_at DESC LIMIT 20)
-                """), let bytes = row[0] as Int64?, let ms = row[1] as Int64?, ms > 0 {
+                """
+            if let row = try recent.fetchOne(db), let bytes = row[0] as Int64?, let ms = row[1] as Int64?, ms > 0 {
                 usage.recentBytesPerSecond = Double(bytes) / (Double(ms) / 1000)
             }
             return usage
@@ -62,24 +61,17 @@ extension Library {
     func oldest(locked: Bool, backedUp: Bool?, olderThan: Date? = nil, after cursor: (Int64, Int64)?, limit: Int) async throws
         -> (rows: [RetentionCandidate], cursor: (Int64, Int64)?) {
         try await database.read { db in
-            var sql = """
+            var sql: SQL = """
                 SELECT id, path, thumbnail, created_at, COALESCE(size_bytes, 0), locked, backup_state, rowid FROM recordings
-                WHERE state IN \(Self.finishedStates) AND locked = ?
+                WHERE state IN \(Recording.State.finished) AND locked = \(locked)
                 """
-            var arguments: StatementArguments = [locked]
-            if let backedUp { sql += backedUp ? " AND backup_state = 'done'" : " AND backup_state <> 'done'" }
-            if let olderThan {
-                sql += " AND created_at < ?"
-                arguments += [Recording.milliseconds(olderThan)]
-            }
-            if let cursor {
-                sql += " AND (created_at, rowid) > (?, ?)"
-                arguments += [cursor.0, cursor.1]
-            }
-            sql += " ORDER BY created_at, rowid LIMIT ?"
-            arguments += [limit]
+            let done = Recording.BackupState.done
+            if let backedUp { sql += backedUp ? " AND backup_state = \(done)" : " AND backup_state <> \(done)" }
+            if let olderThan { sql += " AND created_at < \(Recording.milliseconds(olderThan))" }
+            if let cursor { sql += " AND (created_at, rowid) > (\(cursor.0), \(cursor.1))" }
+            sql += " ORDER BY created_at, rowid LIMIT \(limit)"
             var last: (Int64, Int64)?
-            let rows = try Row.fetchAll(db, sql: sql, arguments: arguments).map { row -> RetentionCandidate in
+            let rows = try SQLRequest<Row>(literal: sql).fetchAll(db).map { row -> RetentionCandidate in
                 last = (row[3], row[7])
                 return RetentionCandidate(id: row[0], path: row[1], thumbnail: row[2], createdAt: Recording.date(row[3]),
                                           sizeBytes: row[4], locked: row[5], backupState: row[6])
@@ -92,13 +84,15 @@ extension Library {
     /// start. `longest`: no clip runs longer (bounds the index walk). Oldest first.
     func overlapping(from: Date, to: Date, longest: TimeInterval) async throws -> [Recording] {
         try await database.read { db in
-            try Recording.fetchAll(db, sql: """
+            let (earliest, latest) = (Recording.milliseconds(from.addingTimeInterval(-longest)), Recording.milliseconds(to))
+            let request: SQLRequest<Recording> = """
                 SELECT * FROM recordings
-                WHERE created_at BETWEEN ? AND ? AND (ended_at >= ? OR (ended_at IS NULL AND state = 'recording'))
-                  AND state <> 'failed'
+                WHERE created_at BETWEEN \(earliest) AND \(latest)
+                  AND (ended_at >= \(Recording.milliseconds(from)) OR (ended_at IS NULL AND state = \(Recording.State.recording)))
+                  AND state <> \(Recording.State.failed)
                 ORDER BY created_at, rowid
-                """, arguments: [Recording.milliseconds(from.addingTimeInterval(-longest)), Recording.milliseconds(to),
-                                  Recording.milliseconds(from)])
+                """
+            return try request.fetchAll(db)
         }
     }
 

@@ -203,9 +203,11 @@ public final class Library: Sendable {
         try await database.read { db in
             var rows: [PathRow] = []
             rows.reserveCapacity(self.count)
-            let cursor = try Row.fetchCursor(db, sql: """
-                SELECT rowid, path, state, state = 'failed' AND failure_reason LIKE ? || '%' FROM recordings
-                """, arguments: [missingFileReason])
+            let request: SQLRequest<Row> = """
+                SELECT rowid, path, state, state = \(Recording.State.failed) AND failure_reason LIKE \(missingFileReason) || '%'
+                FROM recordings
+                """
+            let cursor = try request.fetchCursor(db)
             while let row = try cursor.next() {
                 rows.append(PathRow(rowid: row[0], path: row[1], state: Recording.State(rawValue: row[2]) ?? .failed, lostItsFile: row[3]))
             }

@@ -61,5 +61,9 @@ extension Recording: FetchableRecord, PersistableRecord {
     static func milliseconds(_ date: Date) -> Int64 { Int64(floor(date.timeIntervalSince1970 * 1000)) }
 }
 
-extension Recording.State: DatabaseValueConvertible {}
+extension Recording.State: DatabaseValueConvertible {
+    /// States whose file is finished and counted (a `recording` row's file is still being written). In SQL through
+    /// interpolation: `state IN \(Recording.State.finished)`.
+    static let finished: [Recording.State] = [.complete, .recovered]
+}
 extension Recording.BackupState: DatabaseValueConvertible {}
