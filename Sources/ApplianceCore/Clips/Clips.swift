@@ -79,31 +79,12 @@ struct Clips: Sendable {
         return updated
     }
 
-    /// Deletes file, thumbnail and row together. Refuses the clip being recorded, and locked clips unless forced.
+    /// Deletes file, thumbnail, row and remote copy (ClipRemoval's rules: never the clip being recorded, a locked
+    /// clip only when forced).
     func delete(id: String, force: Bool) async throws -> DeleteResult {
         let recording = try await resolve(id)
-        let activeID = await recorder.activeID
-        if recording.state == .recording || activeID == recording.id {
-            throw ApplianceError(.conflict, "recording \(recording.id) is in progress; stop it first")
-        }
-        if recording.locked, !force {
-            throw ApplianceError(.conflict, "recording \(recording.id) is locked; unlock it or use --force")
-        }
-        var deleted: [String] = []
-        for path in [recording.path, recording.thumbnail].compactMap({ $0 }) where FileManager.default.fileExists(atPath: path) {
-            do {
-                try FileManager.default.removeItem(atPath: path)
-                deleted.append(path)
-            } catch {
-                throw ApplianceError(.internalError, "cannot delete \(path): \(DataDirectory.reason(error)); nothing else was removed")
-            }
-        }
-        if let backup, recording.backupState != .none || recording.backupRemotePath != nil {
-            await backup.recordingDeleted(recording)  // the remote copy goes too (queued, durable)
-        }
-        try await library.delete(id: recording.id)
-        shared.events.publish(.deleted(ClipEvent(id: recording.id)))
-        shared.logger.info("deleted recording \(recording.id)", metadata: ["files": "\(deleted.count)"])
+        let removal = ClipRemoval(library: library, activeID: { [recorder] in await recorder.activeID }, backup: backup, events: shared.events, logger: shared.logger)
+        let deleted = try await removal.remove(recording, cause: .command(force: force))
         return DeleteResult(id: recording.id, deletedFiles: deleted)
     }
 

@@ -134,7 +134,9 @@ actor Retention {
         while true {
             let (rows, _) = try await shared.library.oldest(locked: false, backedUp: nil, olderThan: cutoff, after: nil, limit: 100)
             guard !rows.isEmpty else { return }
-            for row in rows { try await delete(row, reason: .age, report: &report) }
+            var removed = 0
+            for row in rows where try await delete(row, reason: .age, report: &report) { removed += 1 }
+            guard removed > 0 else { return }  // every one was kept (locked or gone meanwhile): nothing more to do now
         }
     }
 
@@ -151,7 +153,7 @@ actor Retention {
             guard !rows.isEmpty else { return }
             cursor = next
             for row in rows where capacity.lockedBytes > cap {
-                try await delete(row, reason: .lockedShare, report: &report)
+                guard try await delete(row, reason: .lockedShare, report: &report) else { continue }
                 capacity.lockedBytes -= row.sizeBytes
                 capacity.usedBytes -= row.sizeBytes
             }
@@ -184,7 +186,7 @@ actor Retention {
                         shared.events.publish(.retentionWarning(warning))
                         shared.logger.warning("retention: deleting \(row.id), which is not backed up yet (keep_until_backed_up; nothing else is left to delete)")
                     }
-                    try await delete(row, reason: tier.locked ? .lockedShare : reason, report: &report)
+                    guard try await delete(row, reason: tier.locked ? .lockedShare : reason, report: &report) else { continue }
                     need -= row.sizeBytes
                 }
             }
@@ -201,26 +203,19 @@ actor Retention {
                           locked: row.locked, backedUp: row.backedUp)
     }
 
-    /// Removes the file, the thumbnail and the row (the remote copy stays: it is the backup).
-    private func delete(_ row: Library.RetentionCandidate, reason: RetentionDeletion.Reason, report: inout PassReport) async throws {
-        for path in [row.path, row.thumbnail].compactMap({ $0 }) {
-            do {
-                try FileManager.default.removeItem(atPath: path)
-            } catch CocoaError.fileNoSuchFile {
-                continue
-            } catch {
-                if (error as NSError).code == NSFileNoSuchFileError { continue }
-                throw error
-            }
+    /// Removes the clip through ClipRemoval (file, thumbnail and row; the remote copy stays: it is the backup), read
+    /// again first so that a clip locked or deleted since it was chosen is judged as it is now. False: it stayed.
+    private func delete(_ row: Library.RetentionCandidate, reason: RetentionDeletion.Reason, report: inout PassReport) async throws -> Bool {
+        guard let recording = try await shared.library.fetch(id: row.id) else { return false }
+        let removal = ClipRemoval(library: shared.library, activeID: { [recorder] in await recorder.activeID }, backup: nil, events: shared.events, logger: shared.logger)
+        do {
+            try await removal.remove(recording, cause: .retention(reason))
+        } catch let error as ApplianceError where error.code == .conflict {
+            shared.logger.notice("retention: kept \(row.id): \(error.message)")
+            return false
         }
-        try await shared.library.delete(id: row.id)
-        let event = deletion(row, reason: reason)
-        report.deleted.append(event)
-        shared.events.publish(.retentionDeleted(event))
-        shared.logger.notice("retention: deleted \(row.id)", metadata: [
-            "reason": "\(reason.rawValue)", "bytes": "\(row.sizeBytes)", "created_at": "\(row.createdAt)",
-            "locked": "\(row.locked)", "backed_up": "\(row.backedUp)",
-        ])
+        report.deleted.append(RetentionDeletion(recording, reason: reason))
+        return true
     }
 
     private func storageFull(_ reason: String) async {
