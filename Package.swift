@@ -30,14 +30,15 @@ let package = Package(
             pkgConfig: "gstreamer-1.0 gstreamer-app-1.0 gstreamer-video-1.0 gstreamer-pbutils-1.0",
             providers: [.apt(["libgstreamer1.0-dev", "libgstreamer-plugins-base1.0-dev"])]
         ),
-        .target(
-            name: "CApplianceShim",
-            dependencies: ["CGStreamer"],
-            linkerSettings: [.linkedLibrary("jpeg")]
-        ),
+        /// One thin C target per concern: GStreamer's varargs and macros, JPEG with libjpeg, input devices' ioctls,
+        /// and the system calls Swift's Glibc module does not export.
+        .target(name: "CGStreamerShim", dependencies: ["CGStreamer"]),
+        .target(name: "CJpeg", dependencies: ["CGStreamer"], linkerSettings: [.linkedLibrary("jpeg")]),
+        .target(name: "CLinuxInput"),
+        .target(name: "CSystemCalls"),
         .target(
             name: "GStreamerKit",
-            dependencies: ["CGStreamer", "CApplianceShim"]
+            dependencies: ["CGStreamer", "CGStreamerShim", "CJpeg"]
         ),
         /// The typed commands, results, errors and events, and their JSON form: shared by the daemon, `ctl` and any
         /// other front end. Foundation only.
@@ -47,7 +48,8 @@ let package = Package(
             dependencies: [
                 "GStreamerKit",
                 "ApplianceProtocol",
-                "CApplianceShim",
+                "CLinuxInput",
+                "CSystemCalls",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -79,7 +81,7 @@ let package = Package(
                 "ApplianceCore",
                 "ApplianceWeb",
                 "ApplianceProtocol",
-                "CApplianceShim",
+                "CSystemCalls",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -87,7 +89,7 @@ let package = Package(
         ),
         .testTarget(name: "GStreamerKitTests", dependencies: ["GStreamerKit"]),
         .testTarget(name: "ApplianceProtocolTests", dependencies: ["ApplianceProtocol"]),
-        .testTarget(name: "ApplianceCoreTests", dependencies: ["ApplianceCore", "ApplianceProtocol"]),
+        .testTarget(name: "ApplianceCoreTests", dependencies: ["ApplianceCore", "ApplianceProtocol", "CLinuxInput"]),
         .testTarget(name: "ApplianceWebTests", dependencies: ["ApplianceWeb", "ApplianceCore", "ApplianceProtocol"]),
         .testTarget(name: "EndToEndTests", dependencies: ["ApplianceCore", "ApplianceProtocol", "appliance"]),
     ],

@@ -1,31 +1,5 @@
 #include <string.h>
-#include <sys/vfs.h>
-#include <sys/timex.h>
-#include "CApplianceShim.h"
-#include <malloc.h>
-
-
-int appl_statfs_type(const char *path, unsigned long *type) {
-    struct statfs info;
-    if (statfs(path, &info) != 0) return -1;
-    *type = (unsigned long)info.f_type;
-    return 0;
-}
-
-int appl_clock_state(void) {
-    struct timex tx = { .modes = 0 };
-    return adjtimex(&tx);
-}
-
-void appl_tune_malloc(void) {
-#ifdef M_ARENA_MAX
-    /* Each thread that frees memory may otherwise get an arena of its own that keeps it: with GStreamer's
-     * streaming threads, NIO's event loops and the cooperative pool, RSS during a 1 GiB upload grew by up to
-     * 49 MiB. Two arenas keep it under 20 MiB (uploads now also reuse their buffers). The mmap threshold is left dynamic on purpose: pinning it low
-     * made every video frame a fresh mmap, and page faults cost 2 % of a core at 720p30 (measured with perf). */
-    mallopt(M_ARENA_MAX, 2);
-#endif
-}
+#include "CGStreamerShim.h"
 
 static gpointer appl_gst_init_once(gpointer unused) {
     (void)unused;
@@ -220,9 +194,6 @@ guint64 appl_element_start_now(GstElement *element, GstElement *pipeline) {
 
 void appl_pad_set_offset(GstPad *pad, gint64 offset) { gst_pad_set_offset(pad, offset); }
 
-const char *appl_message_src_name(GstMessage *message) {
-    return GST_MESSAGE_SRC(message) ? GST_OBJECT_NAME(GST_MESSAGE_SRC(message)) : "";
-}
 const char *appl_object_name(gpointer object) { return GST_OBJECT_NAME(object); }
 char *appl_object_path(gpointer object) {
     /* "/pipeline/bin/element": names only, unlike gst_object_get_path_string's "/GstPipeline:pipeline/…". */
@@ -239,5 +210,4 @@ char *appl_object_path(gpointer object) {
     }
     return g_string_free(path, FALSE);
 }
-GstMessage *appl_message_ref(GstMessage *message) { return gst_message_ref(message); }
 

@@ -1,4 +1,5 @@
-#include "CApplianceShim.h"
+#include "CJpeg.h"
+#include <gst/video/video.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,7 +8,9 @@
 #include <unistd.h>
 #include <jpeglib.h>
 
-void appl_fit_size(int width, int height, int max_w, int max_h, int *out_w, int *out_h) {
+/* The size that fits width×height into max_w×max_h keeping the aspect ratio (even values, never upscaled); a
+ * bound of 0 means unbounded. */
+static void appl_fit_size(int width, int height, int max_w, int max_h, int *out_w, int *out_h) {
     double scale = 1.0;
     if (max_w > 0 && width > max_w) scale = (double)max_w / width;
     if (max_h > 0 && height * scale > max_h) scale = (double)max_h / height;

@@ -52,9 +52,3 @@ int appl_gpio_set_values(int line_fd, uint64_t bits, uint64_t mask) {
     return ioctl(line_fd, GPIO_V2_LINE_SET_VALUES_IOCTL, &values);
 }
 
-int appl_gpio_get_values(int line_fd, uint64_t mask, uint64_t *bits) {
-    struct gpio_v2_line_values values = { .bits = 0, .mask = mask };
-    int result = ioctl(line_fd, GPIO_V2_LINE_GET_VALUES_IOCTL, &values);
-    if (result >= 0) *bits = values.bits;
-    return result;
-}

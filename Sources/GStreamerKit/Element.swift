@@ -1,4 +1,4 @@
-import CApplianceShim
+import CGStreamerShim
 import CGStreamer
 
 /// The states a GStreamer element moves through.

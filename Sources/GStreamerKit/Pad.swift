@@ -1,4 +1,4 @@
-import CApplianceShim
+import CGStreamerShim
 import CGStreamer
 
 /// A pad: where data enters or leaves an element. Holds one strong reference.

@@ -1,4 +1,4 @@
-import CApplianceShim
+import CGStreamerShim
 import CGStreamer
 import Synchronization
 

@@ -1,4 +1,5 @@
-import CApplianceShim
+import CGStreamerShim
+import CJpeg
 import CGStreamer
 
 /// A buffer with its caps, as handed out by appsink. Owns one reference.

@@ -1,7 +1,7 @@
 import ApplianceCore
 import ApplianceWeb
 import ArgumentParser
-import CApplianceShim
+import CSystemCalls
 import Foundation
 import Logging
 

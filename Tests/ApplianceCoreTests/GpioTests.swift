@@ -1,5 +1,5 @@
 @testable import ApplianceCore
-import CApplianceShim
+import CLinuxInput
 import Foundation
 import XCTest
 

@@ -1,4 +1,4 @@
-import CApplianceShim
+import CSystemCalls
 
 /// The two system calls doctor needs that Swift's Glibc module does not export (sys/vfs.h and sys/timex.h are not
 /// in its module map); thin wrappers in the C shim call them. Both are read-only queries.

@@ -1,4 +1,4 @@
-import CApplianceShim
+import CLinuxInput
 import Foundation
 
 /// A key on a Linux input device (`[[input]] kind = "evdev"`): a USB keyboard, a presenter remote, a foot pedal.

@@ -1,4 +1,4 @@
-import CApplianceShim
+import CLinuxInput
 import Foundation
 import Glibc
 

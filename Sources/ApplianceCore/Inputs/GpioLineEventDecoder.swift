@@ -1,4 +1,4 @@
-import CApplianceShim
+import CLinuxInput
 
 /// Decodes the kernel's `struct gpio_v2_line_event` records (48 bytes: timestamp_ns u64, id u32 — 1 rising,
 /// 2 falling —, offset u32, seqno u32, line_seqno u32, padding u32[6]) into a button's edges. The line was

@@ -1,24 +1,12 @@
-#ifndef APPLIANCE_SHIM_H
-#define APPLIANCE_SHIM_H
+#ifndef APPLIANCE_GSTREAMER_SHIM_H
+#define APPLIANCE_GSTREAMER_SHIM_H
 /*
- * The thin C layer under GStreamerKit: wrappers for what Swift cannot call directly
- * (varargs, macros, GType lookups) and JPEG encoding with libjpeg. No appliance logic here.
+ * The thin C layer under GStreamerKit: wrappers for what Swift cannot call directly (varargs, macros, GType
+ * lookups). No appliance logic here. JPEG is CJpeg; input devices CLinuxInput; other system calls CSystemCalls.
  */
 #include <gst/gst.h>
 #include <gst/app/gstappsink.h>
 #include <gst/video/video.h>
-#include "appl_evdev.h"
-#include "appl_gpio.h"
-
-/* ---- process ---- */
-/** Caps glibc's malloc arenas at two (see gst_helpers.c for the measurements behind it). */
-void appl_tune_malloc(void);
-
-/* ---- system queries Swift's Glibc module does not export (sys/vfs.h, sys/timex.h) ---- */
-/** statfs(2) f_type (the filesystem's magic number) into *type; 0 on success, -1 with errno set. */
-int appl_statfs_type(const char *path, unsigned long *type);
-/** adjtimex(2) as a query (modes = 0): the clock state, TIME_OK (0) … TIME_ERROR (5), or -1. */
-int appl_clock_state(void);
 
 /* ---- init ---- */
 /** gst_init with no arguments; safe to call more than once. */
@@ -79,27 +67,14 @@ guint64 appl_element_start_now(GstElement *element, GstElement *pipeline);
 void appl_pad_set_offset(GstPad *pad, gint64 offset);
 
 /* ---- messages and objects ---- */
-const char *appl_message_src_name(GstMessage *message);
 const char *appl_object_name(gpointer object);
 /** Path of the object in the bin hierarchy ("/pipeline/cam0/src"); free with g_free. */
 char *appl_object_path(gpointer object);
-GstMessage *appl_message_ref(GstMessage *message);
 
 /* ---- device monitor ---- */
 /** Name, class, caps (text) and a device path property ("api.v4l2.path", "device.path" or "alsa.card" …) of a
  *  device. Strings are newly allocated (g_free); any may be NULL. */
 void appl_device_describe(GstDevice *device, char **name, char **device_class, char **caps, char **path);
 GstDevice *appl_message_parse_device(GstMessage *message, int *added);
-
-
-/* ---- JPEG (libjpeg) ---- */
-/** Computes the size that fits `width`×`height` into `max_w`×`max_h` keeping the aspect ratio (even values,
- *  never upscaled). A bound of 0 means unbounded. */
-void appl_fit_size(int width, int height, int max_w, int max_h, int *out_w, int *out_h);
-/** Encodes the raw video frame in `sample` (I420, NV12, YUY2 or RGB-like formats via I420 only: I420 required)
- *  as a JPEG file at `path`, scaled (area average) to fit max_w×max_h. Returns 0 on success; on failure returns -1
- *  and sets *error to a newly allocated message (free with g_free). Writes to path.tmp then renames. */
-int appl_jpeg_write_sample(GstSample *sample, const char *path, int max_w, int max_h, int quality,
-                           int *out_w, int *out_h, char **error);
 
 #endif

@@ -30,7 +30,4 @@ int appl_gpio_request_output(int chip_fd, uint32_t offset, const char *consumer,
 /** GPIO_V2_LINE_SET_VALUES_IOCTL: sets the lines of the request selected by `mask` to the bits of `bits`. */
 int appl_gpio_set_values(int line_fd, uint64_t bits, uint64_t mask);
 
-/** GPIO_V2_LINE_GET_VALUES_IOCTL: the values of the lines selected by `mask`, into *bits. */
-int appl_gpio_get_values(int line_fd, uint64_t mask, uint64_t *bits);
-
 #endif
