@@ -36,20 +36,22 @@ let package = Package(
         .target(name: "CJpeg", dependencies: ["CGStreamer"], linkerSettings: [.linkedLibrary("jpeg")]),
         .target(name: "CLinuxInput"),
         .target(name: "CSystemCalls"),
+        /// The one errno wrapper (EINTR retried, failures thrown as SystemCallError) and the queries CSystemCalls adds.
+        .target(name: "SystemCalls", dependencies: ["CSystemCalls"]),
         .target(
             name: "GStreamerKit",
             dependencies: ["CGStreamer", "CGStreamerShim", "CJpeg"]
         ),
         /// The typed commands, results, errors and events, and their JSON form: shared by the daemon, `ctl` and any
-        /// other front end. Foundation only.
-        .target(name: "ApplianceProtocol"),
+        /// other front end. Foundation (and SystemCalls for the socket client) only.
+        .target(name: "ApplianceProtocol", dependencies: ["SystemCalls"]),
         .target(
             name: "ApplianceCore",
             dependencies: [
                 "GStreamerKit",
                 "ApplianceProtocol",
                 "CLinuxInput",
-                "CSystemCalls",
+                "SystemCalls",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -81,13 +83,14 @@ let package = Package(
                 "ApplianceCore",
                 "ApplianceWeb",
                 "ApplianceProtocol",
-                "CSystemCalls",
+                "SystemCalls",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
         .testTarget(name: "GStreamerKitTests", dependencies: ["GStreamerKit"]),
+        .testTarget(name: "SystemCallsTests", dependencies: ["SystemCalls"]),
         .testTarget(name: "ApplianceProtocolTests", dependencies: ["ApplianceProtocol"]),
         .testTarget(name: "ApplianceCoreTests", dependencies: ["ApplianceCore", "ApplianceProtocol", "CLinuxInput"]),
         .testTarget(name: "ApplianceWebTests", dependencies: ["ApplianceWeb", "ApplianceCore", "ApplianceProtocol"]),

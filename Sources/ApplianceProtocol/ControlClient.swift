@@ -1,4 +1,5 @@
 import Foundation
+import SystemCalls
 
 /// A small blocking client for the control socket, used by `appliance ctl` and the tests.
 /// Not thread-safe: one connection per thread.
@@ -16,8 +17,12 @@ public final class ControlClient {
         // The descriptor is stored only once connected: a class whose stored properties are all set runs its
         // deinit when init throws, and deinit closing it a second time closed whatever descriptor another thread
         // had been given in between (libudev's and libpulse's, in the daemon probing a stale socket: both aborted).
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw ClientError(description: "cannot create a socket: \(String(cString: strerror(errno)))") }
+        let fd: Int32
+        do {
+            fd = try SystemCall.run("socket") { socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0) }
+        } catch {
+            throw ClientError(description: "cannot create a socket: \(error.reason)")
+        }
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
         let bytes = Array(path.utf8)
@@ -32,13 +37,15 @@ public final class ControlClient {
         var tv = timeval(tv_sec: Int(timeout), tv_usec: Int((timeout - Double(Int(timeout))) * 1_000_000))
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
         setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
-        let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        guard result == 0 else {
-            let reason = String(cString: strerror(errno))
+        do {
+            try SystemCall.run("connect", retryingInterrupted: false) {
+                withUnsafePointer(to: &address) {
+                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+                }
+            }
+        } catch {
             close(fd)
-            throw ClientError(description: "cannot connect to \(path): \(reason) (is `appliance run` running?)")
+            throw ClientError(description: "cannot connect to \(path): \(error.reason) (is `appliance run` running?)")
         }
         self.fd = fd
     }
@@ -49,8 +56,13 @@ public final class ControlClient {
     public func send(raw: Data) throws {
         var offset = 0
         while offset < raw.count {
-            let written = raw.withUnsafeBytes { write(fd, $0.baseAddress! + offset, raw.count - offset) }
-            guard written > 0 else { throw ClientError(description: "write failed: \(String(cString: strerror(errno)))") }
+            let written: Int
+            do {
+                written = try SystemCall.run("write") { raw.withUnsafeBytes { write(fd, $0.baseAddress! + offset, raw.count - offset) } }
+            } catch {
+                throw ClientError(description: "write failed: \(error.reason)")
+            }
+            guard written > 0 else { throw ClientError(description: "write failed: nothing was written") }
             offset += written
         }
     }
@@ -64,9 +76,13 @@ public final class ControlClient {
                 return Data(line)
             }
             var chunk = [UInt8](repeating: 0, count: 65536)
-            let count = read(fd, &chunk, chunk.count)
+            let count: Int
+            do {
+                count = try SystemCall.run("read") { read(fd, &chunk, chunk.count) }
+            } catch {
+                throw ClientError(description: "no answer from the daemon: \(error.reason)")
+            }
             if count == 0 { throw ClientError(description: "the daemon closed the connection") }
-            if count < 0 { throw ClientError(description: "no answer from the daemon: \(String(cString: strerror(errno)))") }
             buffer.append(contentsOf: chunk[0..<count])
         }
     }

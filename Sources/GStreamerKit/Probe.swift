@@ -130,10 +130,6 @@ public struct ProbeInfo {
     /// Running time of a timestamp on the probed pad.
     public func runningTime(_ timestamp: UInt64) -> UInt64 { UInt64(appl_pad_to_running_time(pad, guint64(timestamp))) }
 
-    /// Sends an event straight into the peer of the probed pad, from inside the callback (same streaming thread).
-    /// Unlike pushing it out of the pad, this leaves the probed pad itself untouched: an EOS sent this way ends
-    /// only the peer's branch, and the pad's element (a tee, say) never sees a flow return of EOS.
-    @discardableResult
     /// Hands the buffer to the peer pad now and returns whether the peer took it (false: an error, EOS or a flush
     /// came back). The callback must return `.handled`: whatever the peer answered, the pusher sees success, so a
     /// failing branch (a full disk behind a tee) cannot stop the stream feeding the others.
@@ -141,6 +137,10 @@ public struct ProbeInfo {
         appl_probe_info_chain_to_peer(pad, info) == GST_FLOW_OK
     }
 
+    /// Sends an event straight into the peer of the probed pad, from inside the callback (same streaming thread).
+    /// Unlike pushing it out of the pad, this leaves the probed pad itself untouched: an EOS sent this way ends
+    /// only the peer's branch, and the pad's element (a tee, say) never sees a flow return of EOS.
+    @discardableResult
     public func sendToPeer(_ event: Event) -> Bool {
         guard let peer = gst_pad_get_peer(pad) else { return false }
         defer { gst_object_unref(UnsafeMutableRawPointer(peer)) }

@@ -1,9 +1,9 @@
 import ApplianceCore
 import ApplianceWeb
 import ArgumentParser
-import CSystemCalls
 import Foundation
 import Logging
+import SystemCalls
 
 /// `appliance run`: builds the appliance (data folder, recovery, live graph, services) and runs it until
 /// SIGTERM/SIGINT, finalising any recording before it exits.
@@ -20,7 +20,7 @@ struct Run: AsyncParsableCommand {
     var socket: String?
 
     func run() async throws {
-        appl_tune_malloc()
+        LinuxQueries.tuneMalloc()
         // Read (and cleared from the environment) before anything can start a child process.
         let (serviceManager, environmentProblems) = ServiceManager.fromEnvironment()
         var settings: ApplianceConfig

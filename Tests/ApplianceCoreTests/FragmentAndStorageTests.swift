@@ -44,7 +44,7 @@ final class FragmentAndStorageTests: XCTestCase {
         }
         let date = DateComponents(calendar: .current, year: 2026, month: 3, day: 7, hour: 12).date!
         XCTAssertEqual(data.finalPath(id: "abc", date: date), data.recordingsDir + "/2026/03/07/abc.mp4")
-        FileManager.default.createFile(atPath: data.partialPath(id: "abc"), contents: Data("data".utf8))
+        XCTAssertTrue(FileManager.default.createFile(atPath: data.partialPath(id: "abc"), contents: Data("data".utf8)))
         XCTAssertEqual(data.partialFiles(), [data.partialPath(id: "abc")])
         try data.commit(data.partialPath(id: "abc"), to: data.finalPath(id: "abc", date: date))
         XCTAssertEqual(data.partialFiles(), [])
@@ -53,7 +53,7 @@ final class FragmentAndStorageTests: XCTestCase {
 
     func testDataDirectoryThatCannotBeCreatedIsAClearError() {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("file-\(UUID())").path
-        FileManager.default.createFile(atPath: file, contents: Data())
+        XCTAssertTrue(FileManager.default.createFile(atPath: file, contents: Data()))
         defer { try? FileManager.default.removeItem(atPath: file) }
         XCTAssertThrowsError(try DataDirectory(path: file + "/data")) { error in
             XCTAssertTrue("\(error)".hasPrefix("data dir "), "\(error)")

@@ -77,7 +77,7 @@ final class GpioTests: XCTestCase {
         let folder = NSTemporaryDirectory() + "gpio-dev-\(UUID().uuidString.prefix(6))"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        for name in ["gpiochip10", "gpiochip2", "gpiochip0", "ttyS0"] { FileManager.default.createFile(atPath: folder + "/" + name, contents: nil) }
+        for name in ["gpiochip10", "gpiochip2", "gpiochip0", "ttyS0"] { XCTAssertTrue(FileManager.default.createFile(atPath: folder + "/" + name, contents: nil)) }
         XCTAssertEqual(GpioChip.chipPaths(in: folder).map { ($0 as NSString).lastPathComponent }, ["gpiochip0", "gpiochip2", "gpiochip10"])
     }
 

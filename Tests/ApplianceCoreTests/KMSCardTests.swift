@@ -12,7 +12,7 @@ final class KMSCardTests: XCTestCase {
         }
         try FileManager.default.createDirectory(atPath: dev, withIntermediateDirectories: true)
         // card1 (the one with a connector) is a plain file here: not a DRM node, so no name and no option.
-        FileManager.default.createFile(atPath: "\(dev)/card1", contents: Data())
+        XCTAssertTrue(FileManager.default.createFile(atPath: "\(dev)/card1", contents: Data()))
         XCTAssertNil(KMSCard.driverName(sysfs: sysfs, dev: dev))
         XCTAssertEqual(KMSCard.sinkOptions(sysfs: sysfs, dev: dev), "")
         XCTAssertNil(KMSCard.version(of: "\(dev)/card0"), "no such node")

@@ -130,7 +130,7 @@ final class Mp4FinishingTests: XCTestCase {
             XCTAssertEqual(try Mp4Finishing.finish(path: path), .empty)
         }
         let zero = folder.appendingPathComponent("zero.mp4").path
-        FileManager.default.createFile(atPath: zero, contents: Data())
+        XCTAssertTrue(FileManager.default.createFile(atPath: zero, contents: Data()))
         XCTAssertEqual(try Mp4Finishing.finish(path: zero), .empty)
     }
 

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import NIOCore
+import SystemCalls
 
 /// A file read in chunks into a small ring of reused buffers, for a streaming upload.
 ///
@@ -42,10 +43,11 @@ struct RecycledFileChunks: AsyncSequence, Sendable {
         func next() async throws -> ByteBuffer? {
             guard !finished else { return nil }
             if descriptor < 0 {
-                descriptor = open(path, O_RDONLY | O_CLOEXEC)
-                guard descriptor >= 0 else {
+                do {
+                    descriptor = try SystemCall.run("open \(path)") { open(path, O_RDONLY | O_CLOEXEC) }
+                } catch {
                     finished = true
-                    throw IOError(errnoCode: errno, reason: "open \(path)")
+                    throw error
                 }
             }
             let slot = slots[index]
@@ -66,20 +68,24 @@ struct RecycledFileChunks: AsyncSequence, Sendable {
                     // Taken out of the slot, the buffer is uniquely referenced unless the HTTP client still holds it.
                     var buffer = slot.withLock { $0.take() } ?? ByteBufferAllocator().buffer(capacity: length)
                     buffer.clear()
-                    var failure: Int32 = 0
+                    var failure: SystemCallError?
                     buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: length) { raw in
                         var total = 0
                         while total < length {
-                            let count = pread(descriptor, raw.baseAddress! + total, length - total, off_t(offset) + off_t(total))
-                            if count < 0, errno == EINTR { continue }
-                            if count < 0 { failure = errno; return 0 }
+                            let count: Int
+                            do throws(SystemCallError) {
+                                count = try SystemCall.run("pread") { pread(descriptor, raw.baseAddress! + total, length - total, off_t(offset) + off_t(total)) }
+                            } catch {
+                                failure = error
+                                return 0
+                            }
                             if count == 0 { break }
                             total += count
                         }
                         return total
                     }
-                    if failure != 0 {
-                        continuation.resume(throwing: IOError(errnoCode: failure, reason: "pread"))
+                    if let failure {
+                        continuation.resume(throwing: failure)
                         return
                     }
                     slot.withLock { $0 = buffer }

@@ -3,6 +3,7 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 import _NIOFileSystem
+import SystemCalls
 
 /// What went wrong talking to the WebDAV server, classified for the retry policy.
 public enum WebDAVError: Error, CustomStringConvertible, Sendable {
@@ -109,7 +110,7 @@ public struct WebDAVClient: Sendable {
     /// bytes sent so far.
     public func put(file: String, to path: String, rateKbps: Int, progress: @escaping @Sendable (Int64) -> Void) async throws {
         guard let size = try await FileSystem.shared.info(forFileAt: FilePath(file))?.size else {
-            throw IOError(errnoCode: ENOENT, reason: "open \(file)")
+            throw SystemCallError("open \(file)", code: ENOENT)
         }
         var request = request(.PUT, path)
         let chunks = RecycledFileChunks(path: file, chunkLength: 256 * 1024)

@@ -130,7 +130,7 @@ final class CameraSlot: Sendable {
     private func prepareV4L2Source() throws {
         let choice = try V4L2Source.choose(for: config, video: video)
         let current = source.withLock { $0 }
-        if let current, mode.withLock({ $0 }) == choice { return }
+        if current != nil, mode.withLock({ $0 }) == choice { return }
         let made = try V4L2Source.makeBin(config, choice: choice, video: video, fragments: fragments)
         if let current {
             current.unlink(convert)

@@ -1,5 +1,6 @@
 import Foundation
 import GStreamerKit
+import SystemCalls
 
 /// Check 2, one line per `[[camera]]`: a V4L2 camera's node exists, is a character device this user can open
 /// read-write, which modes it offers, the mode the daemon would choose, and that the camera delivers frames in it
@@ -52,15 +53,14 @@ enum CameraCheck {
             return .fail(name, "\(device) is not a character device (a V4L2 camera node is one)",
                          fix: "set [[camera]] device to the camera's /dev/videoN (v4l2-ctl --list-devices)")
         }
-        let fd = open(device, O_RDWR | O_NONBLOCK | O_CLOEXEC)
-        guard fd >= 0 else {
-            let reason = String(cString: strerror(errno))
+        do {
+            close(try SystemCall.run("open \(device)") { open(device, O_RDWR | O_NONBLOCK | O_CLOEXEC) })
+        } catch {
             let owner = DeviceNode(path: device, info: info)
-            return .fail(name, "cannot open \(device) read-write: \(reason) (\(owner.ownership))",
-                         fix: errno == EACCES ? "add the user to group \(owner.group) (usermod -aG \(owner.group) USER), then log in again"
-                                              : "check the camera's connection and dmesg")
+            return .fail(name, "cannot open \(device) read-write: \(error.reason) (\(owner.ownership))",
+                         fix: error.code == EACCES ? "add the user to group \(owner.group) (usermod -aG \(owner.group) USER), then log in again"
+                                                   : "check the camera's connection and dmesg")
         }
-        close(fd)
 
         // The daemon's own way in: read the modes, choose one, and start the camera in it for a few frames.
         let label = devices.flatMap { list in

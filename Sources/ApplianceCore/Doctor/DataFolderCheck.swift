@@ -1,4 +1,5 @@
 import Foundation
+import SystemCalls
 
 /// Check 4b: the data folder exists (or can be created) and is writable, proven by creating and removing a probe
 /// file — the only thing doctor ever writes there. It takes no lock, so it runs beside a live daemon.
@@ -40,18 +41,20 @@ enum DataFolderCheck {
             return .fail(name, "\(path) is not a folder", fix: "set data_dir (or --data-dir) to a folder")
         }
         let probe = path + "/.doctor-probe-\(getpid())"
-        let fd = open(probe, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard fd >= 0 else {
-            let reason = String(cString: strerror(errno))
-            let readOnly = errno == EROFS
-            return .fail(name, "cannot create a file in \(path): \(reason) (\(node.ownership))",
-                         fix: readOnly ? "mount the storage read-write" : "chown \(service?.name ?? UserAccount.current().name): \(path), or run doctor as the service user")
+        let fd: Int32
+        do {
+            fd = try SystemCall.run("open") { open(probe, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600) }
+        } catch {
+            return .fail(name, "cannot create a file in \(path): \(error.reason) (\(node.ownership))",
+                         fix: error.code == EROFS ? "mount the storage read-write" : "chown \(service?.name ?? UserAccount.current().name): \(path), or run doctor as the service user")
         }
-        let written = write(fd, "ok", 2)
-        close(fd)
-        unlink(probe)
-        guard written == 2 else {
-            return .fail(name, "cannot write into \(path): \(String(cString: strerror(errno)))", fix: "free space or check the storage (dmesg)")
+        defer { close(fd); unlink(probe) }
+        do {
+            guard try SystemCall.run("write", { write(fd, "ok", 2) }) == 2 else {
+                return .fail(name, "cannot write into \(path): short write", fix: "free space or check the storage (dmesg)")
+            }
+        } catch {
+            return .fail(name, "cannot write into \(path): \(error.reason)", fix: "free space or check the storage (dmesg)")
         }
         if let service, !node.writableFolder(uid: service.uid, groups: service.groups) {
             return .fail(name, "\(path) is writable for \(UserAccount.current().name) but not for the service user \(service.name) (\(node.ownership))",

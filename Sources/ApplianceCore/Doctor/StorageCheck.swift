@@ -1,4 +1,5 @@
 import Foundation
+import SystemCalls
 
 /// Check 5: room to record on the data folder's filesystem, and whether that filesystem suits recordings
 /// (journal, survives a reboot, local). Judges the nearest existing folder when data_dir is not there yet.
@@ -9,11 +10,11 @@ enum StorageCheck {
         let dataDir = DataFolderCheck.resolve(config.dataDir)
         let path = DataFolderCheck.nearestExisting(dataDir)
         guard let free = FileSystemSpace.available(at: path) else {
-            return .fail(name, "cannot read the free space of \(path): \(String(cString: strerror(errno)))", fix: "check the storage (dmesg)")
+            return .fail(name, "cannot read the free space of \(path): \(SystemCall.lastError)", fix: "check the storage (dmesg)")
         }
         let real = URL(fileURLWithPath: path).resolvingSymlinksInPath().path
         let mount = MountTable.current().mount(containing: real)
-        let kind = FileSystemKind(magic: LinuxCalls.fileSystemMagic(path), mountType: mount?.type)
+        let kind = FileSystemKind(magic: try? LinuxQueries.fileSystemMagic(path), mountType: mount?.type)
         let space = SpaceVerdict.judge(freeBytes: free, clipBytes: path == dataDir ? clipBytes(in: dataDir + "/recordings") : 0,
                                        totalBytes: FileSystemSpace.total(at: path), minFreeMb: config.storage.minFreeMb,
                                        bitrateKbps: config.video.bitrateKbps + (config.audio.source == "none" ? 0 : config.audio.bitrateKbps))

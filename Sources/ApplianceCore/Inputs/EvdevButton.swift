@@ -1,5 +1,6 @@
 import CLinuxInput
 import Foundation
+import SystemCalls
 
 /// A key on a Linux input device (`[[input]] kind = "evdev"`): a USB keyboard, a presenter remote, a foot pedal.
 ///
@@ -25,13 +26,14 @@ struct EvdevButton: ButtonDevice {
     }
 
     private static func openNode(_ path: String) throws(ButtonOpenError) -> Int32 {
-        let fd = Glibc.open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
-        guard fd < 0 else { return fd }
-        let why = errno
-        switch why {
-        case ENOENT, ENODEV, ENXIO, ENOTDIR: throw .missing("\(path) not present")
-        case EACCES, EPERM: throw .failed("\(path): permission denied (the daemon's user needs the input group)")
-        default: throw .failed("\(path): \(String(cString: strerror(why)))")
+        do throws(SystemCallError) {
+            return try SystemCall.run("open \(path)") { Glibc.open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC) }
+        } catch {
+            switch error.code {
+            case ENOENT, ENODEV, ENXIO, ENOTDIR: throw .missing("\(path) not present")
+            case EACCES, EPERM: throw .failed("\(path): permission denied (the daemon's user needs the input group)")
+            default: throw .failed("\(path): \(error.reason)")
+            }
         }
     }
 
@@ -78,8 +80,10 @@ final class OpenEvdev: OpenButton {
         guard grab else { return }
         grabbed = false
         var bits = [UInt8](repeating: 0, count: Int(appl_evdev_key_bitmap_size()))
-        guard appl_evdev_keys_held(fd, &bits, UInt32(bits.count)) >= 0 else {
-            note = Self.grabFailure(errno)
+        do throws(SystemCallError) {
+            try SystemCall.run("EVIOCGKEY") { appl_evdev_keys_held(fd, &bits, UInt32(bits.count)) }
+        } catch {
+            note = Self.grabFailure(error)
             return
         }
         decoder.setHeld(bitmap: bits)
@@ -105,18 +109,19 @@ final class OpenEvdev: OpenButton {
 
     private func takeGrab() {
         grabPending = false
-        if appl_evdev_grab(fd, 1) == 0 {
+        do throws(SystemCallError) {
+            try SystemCall.run("EVIOCGRAB") { appl_evdev_grab(fd, 1) }
             (grabbed, note) = (true, nil)
-        } else {
-            (grabbed, note) = (false, Self.grabFailure(errno))
+        } catch {
+            (grabbed, note) = (false, Self.grabFailure(error))
         }
     }
 
-    private static func grabFailure(_ code: Int32) -> String {
-        switch code {
+    private static func grabFailure(_ error: SystemCallError) -> String {
+        switch error.code {
         case ENOTTY, EINVAL: "grab not possible: not an input device"
         case EBUSY: "grab not possible: another program holds the device"
-        default: "grab failed: \(String(cString: strerror(code)))"
+        default: "grab failed: \(error.reason)"
         }
     }
 }

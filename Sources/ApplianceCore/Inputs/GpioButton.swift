@@ -1,6 +1,7 @@
 import CLinuxInput
 import Foundation
 import Glibc
+import SystemCalls
 
 /// A `[[input]] kind = "gpio"` button: one line of a GPIO chip requested as an input with both edges, the bias, the
 /// kernel applying active_low (so a rising edge is always a press) and `debounce_ms` as the kernel's debounce
@@ -31,15 +32,20 @@ struct GpioButton: ButtonDevice {
         flags |= GpioFlags.bias(config.bias)
         if config.activeLow { flags |= GpioFlags.activeLow }
         let debounceUs = UInt32(config.debounceMs * 1000)
-        var fd = appl_gpio_request_line(chip.fd, offset, Self.consumer, flags, debounceUs)
-        var code = fd < 0 ? errno : 0
-        var inSoftware = false
-        if fd < 0, debounceUs > 0, Self.debounceRefused.contains(code) {
-            fd = appl_gpio_request_line(chip.fd, offset, Self.consumer, flags, 0)
-            code = fd < 0 ? errno : 0
-            inSoftware = true
+        let request = { (debounceUs: UInt32) throws(SystemCallError) in
+            try SystemCall.run("GPIO_V2_GET_LINE") { appl_gpio_request_line(chip.fd, offset, Self.consumer, flags, debounceUs) }
         }
-        guard fd >= 0 else { throw chip.requestError(offset: offset, errno: code) }
+        let fd: Int32
+        var inSoftware = false
+        do throws(SystemCallError) {
+            do throws(SystemCallError) {
+                fd = try request(debounceUs)
+            } catch where debounceUs > 0 && Self.debounceRefused.contains(error.code) {
+                (fd, inSoftware) = (try request(0), true)
+            }
+        } catch {
+            throw chip.requestError(offset: offset, error)
+        }
         _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
         return GpioLineEvents(fd: fd, offset: offset, softwareDebounce: inSoftware ? softwareDebounce : nil,
                               note: inSoftware ? "the kernel offers no debounce on this line: debounced in software" : nil)
@@ -50,11 +56,12 @@ struct GpioButton: ButtonDevice {
         guard let offset = UInt32(config.line) else {
             throw .failed("\(config.chip) is a FIFO stand-in: line must be an offset, not a name ('\(config.line)')")
         }
-        let fd = Glibc.open(config.chip, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
-        guard fd >= 0 else {
-            let code = errno
-            if code == ENOENT { throw .missing("no GPIO chip \(config.chip)") }
-            throw .failed("cannot open \(config.chip): \(String(cString: strerror(code)))")
+        let fd: Int32
+        do throws(SystemCallError) {
+            fd = try SystemCall.run("open \(config.chip)") { Glibc.open(config.chip, O_RDONLY | O_NONBLOCK | O_CLOEXEC) }
+        } catch {
+            if error.code == ENOENT { throw .missing("no GPIO chip \(config.chip)") }
+            throw .failed("cannot open \(config.chip): \(error.reason)")
         }
         return GpioLineEvents(fd: fd, offset: offset, softwareDebounce: softwareDebounce,
                               note: "stand-in: line events read from a FIFO, not a GPIO chip (debounced in software)")

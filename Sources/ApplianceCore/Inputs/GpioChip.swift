@@ -1,6 +1,7 @@
 import CLinuxInput
 import Foundation
 import Glibc
+import SystemCalls
 
 /// An open GPIO chip (`/dev/gpiochipN`), spoken to through the kernel's character-device uAPI v2 (see
 /// docs/DESIGN-NOTES.md, "GPIO"): found by path or by label, its lines by offset or by name. Errors say what was
@@ -21,17 +22,19 @@ final class GpioChip {
 
     /// Opens the chip at `path` and reads its info.
     static func open(path: String) throws(ButtonOpenError) -> GpioChip {
-        let fd = Glibc.open(path, O_RDWR | O_CLOEXEC)
-        guard fd >= 0 else {
-            let code = errno
-            if code == ENOENT || code == ENODEV || code == ENXIO { throw .missing("no GPIO chip \(path)") }
-            throw .failed("cannot open \(path): \(String(cString: strerror(code)))\(code == EACCES ? " (the gpio group?)" : "")")
+        let fd: Int32
+        do throws(SystemCallError) {
+            fd = try SystemCall.run("open \(path)") { Glibc.open(path, O_RDWR | O_CLOEXEC) }
+        } catch {
+            if [ENOENT, ENODEV, ENXIO].contains(error.code) { throw .missing("no GPIO chip \(path)") }
+            throw .failed("cannot open \(path): \(error.reason)\(error.code == EACCES ? " (the gpio group?)" : "")")
         }
         var info = gpiochip_info()
-        guard appl_gpio_chip_info(fd, &info) == 0 else {
-            let code = errno
+        do throws(SystemCallError) {
+            try SystemCall.run("GPIO_GET_CHIPINFO") { appl_gpio_chip_info(fd, &info) }
+        } catch {
             Glibc.close(fd)
-            throw .failed("\(path) is not a GPIO chip (GPIO_GET_CHIPINFO: \(String(cString: strerror(code))))")
+            throw .failed("\(path) is not a GPIO chip (\(error))")
         }
         return GpioChip(fd: fd, path: path, info: info)
     }
@@ -84,15 +87,15 @@ final class GpioChip {
     }
 
     /// Why a line request failed, as an open error naming the line (and who holds it when it is busy).
-    func requestError(offset: UInt32, errno code: Int32) -> ButtonOpenError {
+    func requestError(offset: UInt32, _ error: SystemCallError) -> ButtonOpenError {
         let line = "line \(offset) of \(name) '\(label)'"
-        switch code {
+        switch error.code {
         case EBUSY:
             let holder = lineInfo(offset)?.consumer ?? ""
             return .failed("\(line) is busy" + (holder.isEmpty ? "" : ": used by '\(holder)'"))
         case EACCES, EPERM: return .failed("\(line): permission denied")
         case ENOTTY: return .failed("\(path) does not offer the GPIO uAPI v2 (Linux 5.10 or later is needed)")
-        default: return .failed("\(line): cannot request it: \(String(cString: strerror(code)))")
+        default: return .failed("\(line): cannot request it: \(error.reason)")
         }
     }
 

@@ -1,5 +1,6 @@
 import ApplianceProtocol
 import Foundation
+import SystemCalls
 
 /// Reads one `[[input]]` on a thread of its own: opens its device (looking again every second while it is missing
 /// or failing), polls it and a wake pipe, decodes whole records, debounces when the device needs it, and feeds the
@@ -32,8 +33,10 @@ final class InputReader: Sendable {
          report: @escaping @Sendable (Int, Report) -> Void) throws {
         (self.index, self.label, self.kind, self.device, self.rules, self.report) = (index, label, kind, device, rules, report)
         var fds: [Int32] = [0, 0]
-        guard pipe(&fds) == 0 else {
-            throw ApplianceError(.internalError, "input '\(label)': cannot make a wake pipe: \(String(cString: strerror(errno)))")
+        do {
+            try SystemCall.run("pipe") { pipe(&fds) }
+        } catch {
+            throw ApplianceError(.internalError, "input '\(label)': cannot make a wake pipe: \(error.reason)")
         }
         (wakeRead, wakeWrite) = (fds[0], fds[1])
         for fd in fds {  // pipe2 needs _GNU_SOURCE, which Swift's Glibc module does not define
@@ -138,8 +141,14 @@ final class InputReader: Sendable {
             }
             let events = Int16(POLLIN)
             var fds: [pollfd] = [pollfd(fd: button.fd, events: events, revents: 0), pollfd(fd: wakeRead, events: events, revents: 0)]
-            let ready = poll(&fds, 2, timeout)
-            if ready < 0, errno != EINTR { return "poll failed: \(String(cString: strerror(errno)))" }
+            var ready: Int32 = -1  // interrupted: nothing ready, and no look at the path
+            do {
+                // Not retried: an interrupted poll goes on below with nothing ready, so due gestures still expire.
+                ready = try SystemCall.run("poll", retryingInterrupted: false) { poll(&fds, 2, timeout) }
+            } catch where error.code == EINTR {
+            } catch {
+                return "poll failed: \(error.reason)"
+            }
             if fds[1].revents != 0 {
                 drainWake()
                 if isStopping { return nil }
@@ -148,7 +157,17 @@ final class InputReader: Sendable {
             if fds[0].revents != 0 {
                 var end: String?
                 reading: while true {
-                    let n = chunk.withUnsafeMutableBytes { Glibc.read(button.fd, $0.baseAddress, $0.count) }
+                    let n: Int
+                    do {
+                        n = try SystemCall.run("read") { chunk.withUnsafeMutableBytes { Glibc.read(button.fd, $0.baseAddress, $0.count) } }
+                    } catch {
+                        switch error.code {
+                        case EAGAIN: break reading
+                        case ENODEV: end = "unplugged"
+                        default: end = "read failed: \(error.reason)"
+                        }
+                        break reading
+                    }
                     if n > 0 {
                         pending += chunk[0..<n]
                         let whole = pending.count / size * size
@@ -168,16 +187,7 @@ final class InputReader: Sendable {
                         pending.removeFirst(whole)
                         continue
                     }
-                    if n == 0 {
-                        end = "end of file (the writer closed it)"
-                        break
-                    }
-                    switch errno {
-                    case EINTR: continue reading
-                    case EAGAIN: break reading
-                    case ENODEV: end = "unplugged"
-                    default: end = "read failed: \(String(cString: strerror(errno)))"
-                    }
+                    end = "end of file (the writer closed it)"
                     break
                 }
                 let before = (button.note, button.grabbed)

@@ -1,6 +1,7 @@
 import CLinuxInput
 import Glibc
 import Synchronization
+import SystemCalls
 
 /// A GPIO line driving a light: requested as an output (the kernel applying active_low, so 1 is always "lit"),
 /// held for as long as the daemon runs, set with GPIO_V2_LINE_SET_VALUES.
@@ -18,17 +19,19 @@ final class GpioLight: Light {
             switch error { case .missing(let why), .failed(let why): throw LightError(why) }
         }
         let flags: UInt64 = output.activeLow ? GpioFlags.output | GpioFlags.activeLow : GpioFlags.output
-        let fd = appl_gpio_request_output(chip.fd, offset, GpioButton.consumer, flags, 0)
-        guard fd >= 0 else {
-            switch chip.requestError(offset: offset, errno: errno) { case .missing(let why), .failed(let why): throw LightError(why) }
+        do throws(SystemCallError) {
+            fd = try SystemCall.run("GPIO_V2_GET_LINE") { appl_gpio_request_output(chip.fd, offset, GpioButton.consumer, flags, 0) }
+        } catch {
+            switch chip.requestError(offset: offset, error) { case .missing(let why), .failed(let why): throw LightError(why) }
         }
-        self.fd = fd
         device = "\(chip.path) line \(offset)"
     }
 
     func set(_ on: Bool) throws(LightError) {
-        guard appl_gpio_set_values(fd, on ? 1 : 0, 1) == 0 else {
-            throw LightError("cannot set \(device): \(String(cString: strerror(errno)))")
+        do throws(SystemCallError) {
+            try SystemCall.run("GPIO_V2_LINE_SET_VALUES") { appl_gpio_set_values(fd, on ? 1 : 0, 1) }
+        } catch {
+            throw LightError("cannot set \(device): \(error.reason)")
         }
     }
 

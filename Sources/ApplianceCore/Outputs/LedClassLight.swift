@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import SystemCalls
 
 /// An LED-class device (/sys/class/leds/NAME, or any folder with a `brightness` file): on writes
 /// `max_brightness` (read from the folder once, 1 when it has none), off writes 0.
@@ -23,14 +24,21 @@ struct LedClassLight: Light {
 
     func set(_ on: Bool) throws(LightError) {
         let path = folder + "/brightness"
-        let fd = Glibc.open(path, O_WRONLY | O_TRUNC | O_CLOEXEC)
-        guard fd >= 0 else { throw LightError("cannot open \(path): \(String(cString: strerror(errno)))") }
+        let fd: Int32
+        do throws(SystemCallError) {
+            fd = try SystemCall.run("open \(path)") { Glibc.open(path, O_WRONLY | O_TRUNC | O_CLOEXEC) }
+        } catch {
+            throw LightError("cannot open \(path): \(error.reason)")
+        }
         defer { Glibc.close(fd) }
         let text = "\(on ? maxBrightness : 0)\n"
-        let written = text.withCString { Glibc.write(fd, $0, strlen($0)) }
-        guard written == text.utf8.count else {
-            throw LightError("cannot write \(path): \(written < 0 ? String(cString: strerror(errno)) : "short write")")
+        let written: Int
+        do throws(SystemCallError) {
+            written = try SystemCall.run("write \(path)") { text.withCString { Glibc.write(fd, $0, strlen($0)) } }
+        } catch {
+            throw LightError("cannot write \(path): \(error.reason)")
         }
+        guard written == text.utf8.count else { throw LightError("cannot write \(path): short write") }
     }
 
     func close() {}

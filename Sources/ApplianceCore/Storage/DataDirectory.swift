@@ -1,4 +1,5 @@
 import Foundation
+import SystemCalls
 
 /// The on-disk layout under data_dir (DESIGN.md "Files and rows") and the durable file operations on it.
 public struct DataDirectory: Sendable {
@@ -57,8 +58,10 @@ public struct DataDirectory: Sendable {
         }
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         try Self.fsync(path: source)
-        guard rename(source, destination) == 0 else {
-            throw StorageError(description: "cannot move \(source) to \(destination): \(String(cString: strerror(errno)))")
+        do {
+            try SystemCall.run("rename") { rename(source, destination) }
+        } catch {
+            throw StorageError(description: "cannot move \(source) to \(destination): \(error.reason)")
         }
         try? Self.fsync(path: folder)
         try? Self.fsync(path: (source as NSString).deletingLastPathComponent)
@@ -82,8 +85,12 @@ public struct DataDirectory: Sendable {
 
     /// fsync a file or folder by path.
     public static func fsync(path: String) throws {
-        let fd = open(path, O_RDONLY)
-        guard fd >= 0 else { throw StorageError(description: "cannot open \(path): \(String(cString: strerror(errno)))") }
+        let fd: Int32
+        do {
+            fd = try SystemCall.run("open") { open(path, O_RDONLY) }
+        } catch {
+            throw StorageError(description: "cannot open \(path): \(error.reason)")
+        }
         defer { close(fd) }
         _ = Foundation.fsync(fd)
     }

@@ -1,4 +1,5 @@
 import Foundation
+import SystemCalls
 
 /// One daemon per data folder: an exclusive `flock` on `<data_dir>/appliance.lock`, taken before start-up recovery
 /// touches anything and held for the life of the process. The kernel drops it when the process ends, however it
@@ -15,17 +16,21 @@ public final class DataFolderLock: Sendable {
 
     /// Takes the lock or throws a one-line reason naming the PID that holds it.
     public init(dataDir: String) throws {
-        path = dataDir + "/appliance.lock"
-        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else {
-            throw Refusal(description: "cannot open \(path): \(String(cString: strerror(errno)))")
+        let path = dataDir + "/appliance.lock"
+        self.path = path
+        let descriptor: Int32
+        do {
+            descriptor = try SystemCall.run("open") { open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644) }
+        } catch {
+            throw Refusal(description: "cannot open \(path): \(error.reason)")
         }
-        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
-            let reason = errno
+        do {
+            try SystemCall.run("flock") { flock(descriptor, LOCK_EX | LOCK_NB) }
+        } catch {
             let holder = Self.holder(descriptor)
             close(descriptor)
-            guard reason == EWOULDBLOCK else {
-                throw Refusal(description: "cannot lock \(path): \(String(cString: strerror(reason)))")
+            guard error.code == EWOULDBLOCK else {
+                throw Refusal(description: "cannot lock \(path): \(error.reason)")
             }
             throw Refusal(description: "data folder \(dataDir) is in use by another appliance daemon (pid \(holder.map(String.init) ?? "unknown")); stop it first or give this one another data_dir")
         }

@@ -1,4 +1,5 @@
 import Foundation
+import SystemCalls
 
 /// Removes the index space that robust muxing reserved but did not use.
 ///
@@ -77,10 +78,11 @@ enum Mp4Compaction {
             try? FileManager.default.removeItem(atPath: temporary)
             throw error
         }
-        guard rename(temporary, path) == 0 else {
-            let why = String(cString: strerror(errno))
+        do {
+            try SystemCall.run("rename") { rename(temporary, path) }
+        } catch {
             try? FileManager.default.removeItem(atPath: temporary)
-            throw Failure.unreadable("cannot replace \(path): \(why)")
+            throw Failure.unreadable("cannot replace \(path): \(error.reason)")
         }
         try? DataDirectory.fsync(path: (path as NSString).deletingLastPathComponent)
         return shift

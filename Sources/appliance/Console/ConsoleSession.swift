@@ -1,6 +1,7 @@
 import ApplianceProtocol
 import Dispatch
 import Foundation
+import SystemCalls
 
 /// The console's main loop on the main thread: waits in `poll` for a key, a wake-up from another thread or the
 /// next second of the elapsed time, then draws the model. Nothing here asks the daemon anything per tick: the
@@ -48,8 +49,11 @@ final class ConsoleSession {
 
             let timeout = ConsoleRenderer.nextTick(model, now: Date()).map { Int32(($0 * 1000).rounded(.up)) } ?? -1
             for index in fds.indices { fds[index].revents = 0 }
-            let ready = poll(&fds, nfds_t(fds.count), timeout)
-            if ready < 0, errno != EINTR { return .disconnected("poll failed: \(String(cString: strerror(errno)))") }
+            do {
+                try SystemCall.run("poll") { poll(&fds, nfds_t(fds.count), timeout) }
+            } catch {
+                return .disconnected("poll failed: \(error.reason)")
+            }
             if fds[1].revents != 0 { state.wake.drain() }
             if fds[0].revents & Int16(POLLIN) != 0 {
                 var buffer = [UInt8](repeating: 0, count: 256)

@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import SystemCalls
 
 /// What the console's threads share: the model and the flags the main loop acts on, behind one mutex. The event
 /// follower, the command sender and the signal handlers change it and then `wake` the main loop, which draws.
@@ -44,7 +45,11 @@ final class Wakeup: Sendable {
 
     init() throws {
         var fds: [Int32] = [0, 0]
-        guard pipe(&fds) == 0 else { throw ConsoleError("cannot create a pipe: \(String(cString: strerror(errno)))") }
+        do {
+            try SystemCall.run("pipe") { pipe(&fds) }
+        } catch {
+            throw ConsoleError("cannot create a pipe: \(error.reason)")
+        }
         for fd in fds {
             _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
             _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)

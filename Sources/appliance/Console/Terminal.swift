@@ -1,4 +1,5 @@
 import Foundation
+import SystemCalls
 
 /// The controlling terminal in full-screen mode: raw input (no echo, no line buffering, Ctrl-C is a key, not a
 /// signal), the alternate screen and a hidden cursor, all through termios and ANSI sequences (no curses).
@@ -19,8 +20,10 @@ final class Terminal {
     /// Raw mode, alternate screen, cursor hidden.
     func enter() throws {
         var original = termios()
-        guard tcgetattr(input, &original) == 0 else {
-            throw ConsoleError("cannot read the terminal's settings: \(String(cString: strerror(errno)))")
+        do {
+            try SystemCall.run("tcgetattr") { tcgetattr(input, &original) }
+        } catch {
+            throw ConsoleError("cannot read the terminal's settings: \(error.reason)")
         }
         var raw = original
         // As cfmakeraw, but output processing stays on, so "\n" still returns the carriage.
@@ -32,8 +35,10 @@ final class Terminal {
             cc[Int(VMIN)] = 1
             cc[Int(VTIME)] = 0
         }
-        guard tcsetattr(input, TCSAFLUSH, &raw) == 0 else {
-            throw ConsoleError("cannot set the terminal to raw mode: \(String(cString: strerror(errno)))")
+        do {
+            try SystemCall.run("tcsetattr") { tcsetattr(input, TCSAFLUSH, &raw) }
+        } catch {
+            throw ConsoleError("cannot set the terminal to raw mode: \(error.reason)")
         }
         saved = original
         write(ANSI.alternateScreenOn + ANSI.hideCursor + ANSI.clearScreen)
@@ -71,9 +76,9 @@ final class Terminal {
     private func write(_ text: String) {
         var bytes = Array(text.utf8)[...]
         while !bytes.isEmpty {
-            let written = bytes.withUnsafeBytes { Glibc.write(output, $0.baseAddress, $0.count) }
-            if written < 0, errno == EINTR { continue }
-            guard written > 0 else { return }
+            // A terminal that went away: the frame is dropped (the session notices the closed input).
+            guard let written = try? SystemCall.run("write", { bytes.withUnsafeBytes { Glibc.write(output, $0.baseAddress, $0.count) } }),
+                  written > 0 else { return }
             bytes = bytes.dropFirst(written)
         }
     }
