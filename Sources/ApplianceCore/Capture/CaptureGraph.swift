@@ -58,188 +58,40 @@ public final class CaptureGraph: Sendable {
         let v = config.video
         let rawCaps = try Caps("video/x-raw,format=I420,width=\(v.width),height=\(v.height),framerate=\(v.framerate)/1,pixel-aspect-ratio=1/1")
 
-        // Cameras (each in its own bin, normalised to the output caps) and a black live filler → selector.
+        // Cameras and a black live filler → selector → raw tee, every frame on one time grid.
         selector = try Element.make("input-selector", name: "selector")
         selector.set("sync-streams", false)
         try pipeline.add(selector)
-        let (ended, endedContinuation) = AsyncStream.makeStream(of: String.self, bufferingPolicy: .bufferingNewest(32))
-        // The filler is a camera slot of its own: it runs with the pipeline while it starts (video must flow for
-        // the pipeline to reach PLAYING), then only while it is shown (see CameraSwitcher.showFiller).
-        var fillerConfig = ApplianceConfig.Camera()
-        fillerConfig.name = "filler"
-        fillerConfig.pipeline = "videotestsrc is-live=true pattern=black"
-        filler = try CameraSlot(config: fillerConfig, kind: "pipeline", initialState: .standby, fragments: fragments,
-                                rawCaps: rawCaps, video: v, pipeline: pipeline, selector: selector, onStreamEnd: { _ in })
+        filler = try Self.makeFiller(fragments: fragments, rawCaps: rawCaps, video: v, pipeline: pipeline, selector: selector)
         fillerPad = filler.selectorPad
         filler.runWithPipeline()
         selector.set("active-pad", pad: fillerPad)
+        let (ended, endedContinuation) = AsyncStream.makeStream(of: String.self, bufferingPolicy: .bufferingNewest(32))
         cameraEnded = ended
-        var slots: [CameraSlot] = []
-        for camera in config.cameras {
-            let (kind, missing) = try SourceResolver.cameraKind(camera, logger: logger)
-            slots.append(try CameraSlot(
-                config: camera, kind: kind, initialState: missing.map { .missing($0) } ?? .standby, fragments: fragments,
-                rawCaps: rawCaps, video: v, pipeline: pipeline, selector: selector,
-                onStreamEnd: { name in endedContinuation.yield(name) }))
-        }
-        cameras = slots
-
-        // Selector → raw tee. Frames are snapped onto one time grid; a frame whose slot is taken is dropped.
+        cameras = try Self.makeCameras(config: config, fragments: fragments, rawCaps: rawCaps, pipeline: pipeline,
+                                       selector: selector, logger: logger, onStreamEnd: { endedContinuation.yield($0) })
         let rawTee = try Element.make("tee", name: "raw-tee")
         rawTee.set("allow-not-linked", true)
         try pipeline.add(rawTee)
         try selector.link(rawTee)
-        // Each camera's segment maps its timestamps into the pipeline's running time (cameras started later carry a
-        // pad offset). Downstream sees only the first segment, an identity one, and every frame's PTS is rewritten
-        // to its running time snapped to the grid: PTS == running time from here on, whichever camera is active.
-        let flow = self.flow
-        let firstFrame = self.firstFrame
-        let lastFrame = Locked<BufferRef?>(nil)
-        let sentSegment = Locked(false)
-        // The thread pushing gap-filling copies: their PTS is already running time on the grid. Converting them
-        // through the active camera's segment (which carries its start offset) would push them into the future,
-        // open another gap and recurse without end (a stack overflow, found with two always-on cameras).
-        let fillingThread = Locked<pthread_t?>(nil)
-        selector.staticPad("src")?.addProbe([.buffer, .eventDownstream]) { info in
-            if info.event == .eos { return .drop }  // a source's end never ends the graph
-            if info.event == .segment { return sentSegment.withLock { sent in defer { sent = true }; return sent } ? .drop : .ok }
-            guard let buffer = info.buffer else { return .ok }
-            let isCopy = fillingThread.withLock { $0.map { pthread_equal($0, pthread_self()) != 0 } ?? false }
-            let time = buffer.pts == .max ? .max : isCopy ? buffer.pts : info.runningTime(buffer.pts)
-            // Hold the last frame over a short gap; the copies come back through this probe first, in order.
-            if !isCopy, let gap = flow.gapBefore(time: time), let previous = lastFrame.withLock({ $0 }) {
-                fillingThread.withLock { $0 = pthread_self() }
-                info.pushCopies(of: previous, start: gap.start, step: flow.frameInterval, count: gap.count)
-                fillingThread.withLock { $0 = nil }
-                flow.noteFilled(gap.count)
-            }
-            guard let pts = flow.output(time: time) else { return .drop }
-            if pts != buffer.pts { info.setBufferTiming(pts: pts, duration: flow.frameInterval) }
-            if let final = info.buffer { lastFrame.withLock { $0 = final.retain() } }
-            if !firstFrame.isFired { firstFrame.fire(true) }
-            return .ok
-        }
+        Self.snapToGrid(selector.staticPad("src"), flow: flow, firstFrame: firstFrame)
 
-        // Preview: leaky, never stalls the graph. The overlay (REC, elapsed time, camera) sits behind the leaky
-        // queue, so it is drawn only on frames the display takes, and never reaches the file.
+        // The raw tee's branches: preview, frame tap, live view, and the encoder behind its gate.
         previewKind = SourceResolver.previewKind(config.preview)
-        var previewOverlay: Element?
-        if previewKind != "none" {
-            let queue = try Self.leakyQueue("preview-queue", buffers: 2)
-            let sink = try fragments.makeBin("previews", previewKind, ["kms_card": KMSCard.sinkOptions()], binName: "preview")
-            if config.preview.overlay {
-                do {
-                    previewOverlay = try Self.makePreviewOverlay(video: v)
-                } catch {
-                    logger.warning("preview overlay off: \(error); \(PluginPackages.fix(forMissing: "textoverlay"))")
-                }
-            }
-            let chain = [queue] + (previewOverlay.map { [$0] } ?? []) + [sink]
-            try pipeline.add(chain)
-            try Element.link([rawTee] + chain)
-            Self.keepAllocationQueriesOut(of: queue)
-        }
-        self.previewOverlay = previewOverlay
-
-        // Frame tap for thumbnails and snapshots.
-        let tapQueue = try Self.leakyQueue("tap-queue", buffers: 1)
-        let appsink = try Element.make("appsink", name: "frame-tap")
-        appsink.set("sync", false)
-        appsink.set("max-buffers", uint: 1)
-        appsink.set("drop", true)
-        appsink.set("enable-last-sample", false)
-        try pipeline.add([tapQueue, appsink])
-        try Element.link([rawTee, tapQueue, appsink])
-        Self.keepAllocationQueriesOut(of: tapQueue)
-        let tap = self.tap
-        // The tap needs every frame only while a thumbnail is due; otherwise one in ten keeps snapshots fresh.
-        let tapCount = Locked(0)
-        tapQueue.staticPad("sink")?.addProbe(.buffer) { _ in
-            if tap.wantsEveryFrame { return .ok }
-            return tapCount.withLock { n in defer { n += 1 }; return n % 10 == 0 } ? .ok : .drop
-        }
-        AppSink.onNewSample(appsink) { sample in tap.receive(sample) }
-
+        previewOverlay = try Self.addPreview(kind: previewKind, config: config, fragments: fragments, to: pipeline,
+                                             after: rawTee, logger: logger)
+        try Self.addFrameTap(tap, to: pipeline, after: rawTee)
         try Self.addLiveBranch(to: pipeline, after: rawTee, live: live)
-
-        // Encoder branch behind a gate (closed while idle).
-        let encoderQueue = try Self.leakyQueue("encoder-queue", buffers: 5)
-        let encoder = try fragments.makeBin("encoders", v.encoder, FragmentLibrary.videoEncoderValues(v), binName: "video-encoder")
-        parser = try Element.make("h264parse", name: "video-parse")
-        parser.set("config-interval", int: -1)
-        videoTee = try Element.make("tee", name: "video-tee")
-        videoTee.set("allow-not-linked", true)
-        // The burned-in date and time sits behind the gate (drawn only on frames that are encoded) and after the
-        // encoder queue's probes: the in-band keyframe request below passes through it to the encoder.
-        var timestamp: [Element] = []
-        if v.timestampOverlay {
-            do {
-                timestamp = [try Self.makeTimestampOverlay(video: v)]
-            } catch {
-                throw GStreamerError(element: "timestamp-overlay", message: "[video] timestamp_overlay needs clockoverlay: \(PluginPackages.fix(forMissing: "clockoverlay"))")
-            }
-        }
-        let encoderChain = [encoderQueue] + timestamp + [encoder, parser, videoTee]
-        try pipeline.add(encoderChain)
-        try Element.link([rawTee] + encoderChain)
-        let gate = self.gate
-        encoderQueue.staticPad("sink")?.addProbe(.buffer) { info in
-            guard let buffer = info.buffer else { return .ok }
-            let time = info.runningTime(buffer.pts)
-            flow.noteEncoderArrival(runningTime: time)
-            return gate.admit(runningTime: time) ? .ok : .drop
-        }
-        // Linking a recording bin sends RECONFIGURE upstream. Past this point it would make the camera
-        // renegotiate, and the camera's serialized ALLOCATION query waits in every branch's queue — behind a
-        // slow preview for hundreds of ms. The encoder's output caps never change, so it stops here.
-        encoderQueue.staticPad("sink")?.addProbe(.eventUpstream) { info in
-            info.event == .reconfigure ? .drop : .ok
-        }
-        // A segment cut asks for a keyframe on the first frame at or after the cut: the request goes in band,
-        // just before that frame. x264enc in 1.22 offsets its running times by 1000 h (so DTS never goes
-        // negative), which makes the encoder ignore or misplace a request that carries a running time.
-        let keyframeAt = self.keyframeAt
-        encoderQueue.staticPad("src")?.addProbe(.buffer) { info in
-            guard let buffer = info.buffer else { return .ok }
-            let rt = info.runningTime(buffer.pts)
-            flow.noteEncoderInput(runningTime: rt)
-            let due = keyframeAt.withLock { at -> Bool in
-                guard let t = at, rt != .max, rt >= t else { return false }
-                at = nil
-                return true
-            }
-            if due { _ = info.sendToPeer(.forceKeyUnitDownstream()) }
-            return .ok
-        }
+        (parser, videoTee) = try Self.addVideoEncoder(config: config, fragments: fragments, to: pipeline, after: rawTee,
+                                                      flow: flow, gate: gate, keyframeAt: keyframeAt)
 
         // Microphone → AAC.
         audioKind = try SourceResolver.audioKind(config.audio, logger: logger)
         if audioKind != "none" {
-            let a = config.audio
-            let source = try fragments.makeBin("sources", "audio-\(audioKind)", [
-                "device": a.device, "rate": "\(a.rate)", "channels": "\(a.channels)",
-            ], binName: "microphone")
-            let convert = try Element.make("audioconvert", name: "audio-convert")
-            let resample = try Element.make("audioresample", name: "audio-resample")
-            let filter = try Element.make("capsfilter", name: "audio-caps")
-            filter.set("caps", try Caps("audio/x-raw,rate=\(a.rate),channels=\(a.channels)"))
-            let queue = try Element.make("queue", name: "audio-queue")
-            // Like video, audio is not encoded while nothing records (the gate opens at record start, before the
-            // planned start time, so the first AAC frame of the clip is complete).
-            let gate = self.gate
-            queue.staticPad("sink")?.addProbe(.buffer) { _ in gate.isOpen ? .ok : .drop }
-            let aac = try fragments.makeBin("encoders", "aac", FragmentLibrary.audioEncoderValues(a), binName: "audio-encoder")
-            let aacParse = try Element.make("aacparse", name: "audio-parse")
-            let tee = try Element.make("tee", name: "audio-tee")
-            tee.set("allow-not-linked", true)
-            let chain = [source, convert, resample, filter, queue, aac, aacParse, tee]
-            try pipeline.add(chain)
-            try Element.link(chain)
-            audioTee = tee
-            microphone = source
+            (microphone, audioTee) = try Self.addMicrophone(kind: audioKind, config: config, fragments: fragments,
+                                                            to: pipeline, gate: gate)
         } else {
-            audioTee = nil
-            microphone = nil
+            (microphone, audioTee) = (nil, nil)
         }
         // The encoded streams' caps never change either: a recording bin linked to a tee must not make the
         // encoders renegotiate. Their ALLOCATION query would wait in every recording bin's queue, where mp4mux
@@ -265,29 +117,6 @@ public final class CaptureGraph: Sendable {
         microphone.setLockedState(true)
         _ = try? microphone.setState(.null)
         return true
-    }
-
-    /// The preview's overlay: top left, white with an outline, sized to the picture; empty (a pass-through) until
-    /// `PreviewOverlay` gives it text.
-    static func makePreviewOverlay(video: ApplianceConfig.Video) throws -> Element {
-        let overlay = try Element.make("textoverlay", name: "preview-overlay")
-        overlay.set("text", "")
-        try overlay.set("valignment", string: "top")
-        try overlay.set("halignment", string: "left")
-        overlay.set("font-desc", "Sans Bold \(fontSize(video))")
-        overlay.set("wait-text", false)
-        return overlay
-    }
-
-    /// `[video] timestamp_overlay`: the local date and time, bottom left on a shaded band, into every encoded frame.
-    static func makeTimestampOverlay(video: ApplianceConfig.Video) throws -> Element {
-        let clock = try Element.make("clockoverlay", name: "timestamp-overlay")
-        clock.set("time-format", "%Y-%m-%d %H:%M:%S")
-        try clock.set("valignment", string: "bottom")
-        try clock.set("halignment", string: "left")
-        clock.set("shaded-background", true)
-        clock.set("font-desc", "Sans \(fontSize(video))")
-        return clock
     }
 
     /// Font size for the picture's height: 20 at 720p, 30 at 1080p (textoverlay draws in the picture's pixels).

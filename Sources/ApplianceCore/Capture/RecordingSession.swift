@@ -5,32 +5,13 @@ import Synchronization
 /// One recording in flight: its bin behind the encoded tees, the cut probes that start it on a keyframe and end
 /// it at the stop time, and its timing. Probe callbacks only update `state` and return.
 final class RecordingSession: Sendable {
-    enum Phase: Sendable { case waiting, recording, ended }
-
-    struct State {
-        var video = Phase.waiting
-        var audio = Phase.waiting
-        /// The video starts on the first keyframe at or after this (pre-record: request − window).
-        /// Nil without pre-record: the first frame the encoder gate admitted.
-        var videoFrom: UInt64?
-        /// Audio that ends at or before this is not part of the clip. Without pre-record: the planned start;
-        /// with pre-record: the first video frame (the held audio is released once it is known).
-        var audioFrom: UInt64?
-        var stopAt: UInt64 = .max
-        /// Loop recording: the file ends just before the first keyframe at or after this (that keyframe opens the
-        /// next segment) and before the first audio frame starting at or after it. Every buffer goes to one file.
-        var cutAt: UInt64 = .max
-        /// The bin refused data (its file could not be written): both streams ended there.
-        var refused = false
-        var timing: RecordingTiming
-    }
-
     let id: String
     let partialPath: String
     let createdAt: Date
     let graph: CaptureGraph
     let recordingBin: RecordingBin
-    let state: Locked<State>
+    /// The cut rules' state, shared by the two probes (and the app thread's stop and cut requests).
+    let state: Locked<RecordingCut>
     /// Fired when the filesink receives EOS: the MP4 index is written.
     let finalised = OneShot<Bool>()
     private let videoPad: Pad
@@ -60,7 +41,7 @@ final class RecordingSession: Sendable {
         self.partialPath = partialPath
         self.graph = graph
         createdAt = Date()
-        state = Locked(State(timing: RecordingTiming(frameInterval: graph.flow.frameInterval)))
+        state = Locked(RecordingCut(frameInterval: graph.flow.frameInterval))
         recordingBin = try RecordingBin(name: RecordingBin.name(id: id), path: partialPath,
                                         hasAudio: graph.audioTee != nil, config: graph.config)
         let finalised = self.finalised
@@ -75,7 +56,6 @@ final class RecordingSession: Sendable {
         (videoPad, audioPad) = try cut == nil ? outputs.attach() : outputs.attachToTees()
         missingBaseline = graph.flow.missingAtEncoder
         let gate = graph.gate
-        let pipeline = graph.pipeline
         let now = graph.runningTimeNow
         let window = cut == nil ? outputs.window : nil
         state.withLock { s in
@@ -84,93 +64,8 @@ final class RecordingSession: Sendable {
             // The frame due at the cut may carry a timestamp a nanosecond short (30 fps does not divide a second).
             if let cut { (s.videoFrom, s.audioFrom) = (cut - graph.flow.frameInterval / 2, cut) }
         }
-        // Audio frames belong to the file in which they start: from the start (or cut) time, until the stop (or
-        // next cut) time. With both ends on the video frame grid, the audio of a file adds up to its video within
-        // one AAC frame, and a continuing segment takes exactly the frames the one before left.
-        let halfFrame = graph.flow.frameInterval / 2
-        // Buffers go into the bin from the probe itself, so the pusher (the tee) always sees success: a bin that
-        // cannot write its file (ENOSPC, storage gone) would otherwise return an error up through the tees and
-        // stop the cameras' streaming threads (measured: a full disk ended the camera and the filler). Such a bin
-        // is cut off at its first refusal; the recorder hears of it from the bus and ends the file.
-        let deliver: @Sendable (ProbeInfo) -> ProbeReturn = { [state] info in
-            if !info.chainToPeer() {
-                state.withLock { s in (s.video, s.audio, s.refused) = (.ended, .ended, true) }
-            }
-            return .handled
-        }
-        var probes: [Probe] = []
-        // Both cut probes also see events: once a stream has ended, its events are dropped too. A tag event that
-        // reached the bin after its EOS returned EOS, the next buffer's sticky-event push failed before any probe
-        // ran, and that EOS travelled up through the tees and ended the camera ("its stream ended" after about one
-        // recording in five cut at max_duration_s, where the file waits up to a tick before it is detached).
-        probes.append(videoPad.addProbe([.buffer, .eventDownstream]) { [state] info in
-            guard let buffer = info.buffer else { return state.withLock { $0.video == .ended } ? .drop : .ok }
-            let rt = info.runningTime(buffer.pts)
-            let clock = pipeline.runningTimeNow?.nanoseconds
-            let (verdict, end, started) = state.withLock { s -> (ProbeReturn, Bool, Bool) in
-                switch s.video {
-                case .waiting:
-                    guard let threshold = s.videoFrom ?? gate.firstRunningTime, buffer.isKeyframe, rt != .max, rt >= threshold else {
-                        return (.drop, false, false)
-                    }
-                    s.video = .recording
-                    if s.audioFrom == nil { s.audioFrom = rt }
-                    s.timing.firstFrameClock = clock
-                    s.timing.lastFrameClock = clock
-                    s.timing.videoFirst = rt
-                    s.timing.videoLast = rt
-                    s.timing.videoFrames = 1
-                    return (.ok, false, true)
-                case .recording:
-                    // Frames before the stop time stay (it is a frame boundary; half a frame absorbs timestamp jitter).
-                    if rt != .max, rt + halfFrame > s.stopAt || (buffer.isKeyframe && rt + halfFrame >= s.cutAt) {
-                        s.video = .ended
-                        return (.drop, true, false)
-                    }
-                    s.timing.videoFrames += 1
-                    s.timing.videoLast = rt
-                    s.timing.lastFrameClock = clock
-                    return (.ok, false, false)
-                case .ended:
-                    return (.drop, false, false)
-                }
-            }
-            if started, window != nil { outputs.release(.audio) }
-            if end { info.sendToPeer(.eos()) }
-            return verdict == .ok ? deliver(info) : verdict
-        })
-        if let audioPad {
-            probes.append(audioPad.addProbe([.buffer, .eventDownstream]) { [state] info in
-                guard let buffer = info.buffer else { return state.withLock { $0.audio == .ended } ? .drop : .ok }
-                let rt = info.runningTime(buffer.pts)
-                let end = rt == .max ? rt : rt + (buffer.duration == .max ? 0 : buffer.duration)
-                let (verdict, sendEOS) = state.withLock { s -> (ProbeReturn, Bool) in
-                    switch s.audio {
-                    case .waiting:
-                        guard let threshold = s.audioFrom, rt != .max, rt >= threshold else {
-                            return (.drop, false)
-                        }
-                        s.audio = .recording
-                        s.timing.audioFirst = rt
-                        s.timing.audioEnd = end
-                        s.timing.audioBuffers = 1
-                        return (.ok, false)
-                    case .recording:
-                        if rt >= min(s.stopAt, s.cutAt) {
-                            s.audio = .ended
-                            return (.drop, true)
-                        }
-                        s.timing.audioBuffers += 1
-                        s.timing.audioEnd = end
-                        return (.ok, false)
-                    case .ended:
-                        return (.drop, false)
-                    }
-                }
-                if sendEOS { info.sendToPeer(.eos()) }
-                return verdict == .ok ? deliver(info) : verdict
-            })
-        }
+        var probes = [Self.addVideoCutProbe(on: videoPad, state: state, graph: graph, releasesAudio: window != nil)]
+        if let audioPad { probes.append(Self.addAudioCutProbe(on: audioPad, state: state)) }
         cutProbes = probes
         do {
             try videoPad.link(recordingBin.videoPad)
@@ -198,6 +93,46 @@ final class RecordingSession: Sendable {
         }
     }
 
+    /// Buffers go into the bin from the probe itself, so the pusher (the tee) always sees success: a bin that
+    /// cannot write its file (ENOSPC, storage gone) would otherwise return an error up through the tees and stop the
+    /// cameras' streaming threads (measured: a full disk ended the camera and the filler). Such a bin is cut off at
+    /// its first refusal; the recorder hears of it from the bus and ends the file.
+    private static func deliver(_ info: ProbeInfo, state: Locked<RecordingCut>) -> ProbeReturn {
+        if !info.chainToPeer() { state.withLock { $0.refuse() } }
+        return .handled
+    }
+
+    /// The cut probes also see events: once a stream has ended, its events are dropped too. A tag event that
+    /// reached the bin after its EOS returned EOS, the next buffer's sticky-event push failed before any probe ran,
+    /// and that EOS travelled up through the tees and ended the camera ("its stream ended" after about one recording
+    /// in five cut at max_duration_s, where the file waits up to a tick before it is detached).
+    private static func addVideoCutProbe(on pad: Pad, state: Locked<RecordingCut>, graph: CaptureGraph,
+                                         releasesAudio: Bool) -> Probe {
+        let (pipeline, gate, outputs) = (graph.pipeline, graph.gate, graph.outputs)
+        return pad.addProbe([.buffer, .eventDownstream]) { info in
+            guard let buffer = info.buffer else { return state.withLock { $0.video == .ended } ? .drop : .ok }
+            let time = info.runningTime(buffer.pts)
+            let clock = pipeline.runningTimeNow?.nanoseconds
+            let verdict = state.withLock {
+                $0.video(at: time, keyframe: buffer.isKeyframe, clock: clock, gateStart: gate.firstRunningTime)
+            }
+            // Pre-record: the held audio waits for the first frame's time (now its start).
+            if verdict == .start, releasesAudio { outputs.release(.audio) }
+            if verdict == .end { info.sendToPeer(.eos()) }
+            return verdict.isKept ? deliver(info, state: state) : .drop
+        }
+    }
+
+    private static func addAudioCutProbe(on pad: Pad, state: Locked<RecordingCut>) -> Probe {
+        pad.addProbe([.buffer, .eventDownstream]) { info in
+            guard let buffer = info.buffer else { return state.withLock { $0.audio == .ended } ? .drop : .ok }
+            let time = info.runningTime(buffer.pts)
+            let verdict = state.withLock { $0.audio(at: time, duration: buffer.duration) }
+            if verdict == .end { info.sendToPeer(.eos()) }
+            return verdict.isKept ? deliver(info, state: state) : .drop
+        }
+    }
+
     /// Whether the bin refused data (its file could not be written).
     var refused: Bool { state.withLock { $0.refused } }
 
@@ -219,12 +154,7 @@ final class RecordingSession: Sendable {
     /// Ends the clip at the first frame boundary at or after `runningTime` (on the grid of its first frame): the
     /// frame showing at that time is the last one in, and audio stops at the same boundary.
     func requestStop(onFrameBoundaryAfter runningTime: UInt64) {
-        let interval = graph.flow.frameInterval
-        let end = state.withLock { s -> UInt64 in
-            guard let first = s.timing.videoFirst, runningTime > first else { return runningTime }
-            return first + (runningTime - first + interval - 1) / interval * interval
-        }
-        requestStop(at: end)
+        requestStop(at: state.withLock { $0.frameBoundary(atOrAfter: runningTime) })
     }
 
     /// Loop recording: ends this segment where the next one (already attached) begins: before the first keyframe
@@ -254,12 +184,7 @@ final class RecordingSession: Sendable {
             guard let pad else { continue }
             if !isVideo, !onTees { graph.outputs.release(.audio) }  // pre-record: audio may still be held
             pad.addProbe(.idle) { [state] info in
-                let wasEnded = state.withLock { s -> Bool in
-                    let ended = (isVideo ? s.video : s.audio) == .ended
-                    if isVideo { s.video = .ended } else { s.audio = .ended }
-                    return ended
-                }
-                if !wasEnded { info.sendToPeer(.eos()) }
+                if state.withLock({ $0.endStream(video: isVideo) }) { info.sendToPeer(.eos()) }
                 return .remove
             }
         }

@@ -16,57 +16,10 @@ extension Appliance {
         let started = ContinuousClock.now
         let startedAt = Date()
         GStreamer.initialize()  // once, before recovery and the graph use it from two threads
-        let data = try step("") { try DataDirectory(path: config.dataDir) }
-        let folderLock = try step("") { try DataFolderLock(dataDir: data.root) }
-        let library = try step("") { try Library(path: data.root + "/appliance.sqlite") }
-        let runs: DaemonRuns
-        do {
-            runs = try await library.beginRun()
-        } catch {
-            throw StartupError(description: "cannot write to the database: \(error)")
-        }
-        if runs.consecutiveUnclean > 0 {
-            logger.warning("the last run on this data folder did not stop cleanly (\(runs.consecutiveUnclean) in a row, \(runs.uncleanExits) in all); recovery checks its files")
-        }
-        // Only a service manager restarts by itself; whoever restarts the daemon by hand needs no pacing.
-        if let serviceManager, let delay = RestartBackoff.delay(for: runs) {
-            let why = "\(runs.consecutiveUnclean) unclean exits in a row: waiting \(delay.components.seconds) s before opening the devices"
-            logger.warning("crash loop: \(why)")
-            serviceManager.socket.send("STATUS=crash loop: \(why)")
-            try? await Task.sleep(for: delay)
-        }
-        // The graph is built first: building creates elements (and loads their plugins) and must not overlap the
-        // recovery's inspection pipelines (once it did: "no such element 'input-selector'"). Starting it may.
-        let graph = try step("cannot start the capture graph: ") {
-            try CaptureGraph(config: config, fragments: try FragmentLibrary.locate(configured: config.pipelinesDir), logger: logger)
-        }
-        async let recovered = Recovery.run(data: data, library: library, thumbnail: config.thumbnail, logger: logger)
+        let (data, folderLock, library, runs) = try await openDataFolder(config: config, logger: logger, serviceManager: serviceManager)
         let events = EventHub()
-        do {
-            try await blocking { try graph.start() }
-        } catch {
-            _ = try? await recovered
-            throw StartupError(description: "cannot start the capture graph: \(error)")
-        }
-        logger.info("live graph running", metadata: [
-            "cameras": "\(graph.cameraNames.map { "\($0)=\(graph.cameraKinds[$0] ?? "?")" }.joined(separator: ","))",
-            "audio": "\(graph.audioKind)", "preview": "\(graph.previewKind)", "encoder": "\(config.video.encoder)",
-            "size": "\(config.video.width)x\(config.video.height)@\(config.video.framerate)",
-        ])
-        let cameras = CameraSwitcher(graph: graph, events: events, logger: logger)
-        await cameras.startInitial()
-        let recovery: Recovery.Outcome
-        do {
-            recovery = try await recovered
-        } catch {
-            _ = try? await blocking { graph.stop() }
-            throw StartupError(description: "start-up recovery failed: \(error)")
-        }
-        let r = recovery.report
-        logger.info("library ready", metadata: [
-            "recordings": "\(library.count)", "recovered": "\(r.recovered.count)", "failed": "\(r.failed.count)",
-            "adopted": "\(r.adopted.count)", "empty": "\(r.empty.count)", "recovery_ms": "\(String(format: "%.1f", r.durationMs))",
-        ])
+        let (graph, cameras, recovery) = try await startCapture(config: config, data: data, library: library, events: events,
+                                                                logger: logger)
         let health = Health(storage: recovery.storage, recovery: recovery.report)
         if recovery.storage.state == .missing { events.publish(.storageMissing(recovery.storage)) }
         let backup: BackupUploader?
@@ -154,6 +107,70 @@ extension Appliance {
             logger: logger))
         return Appliance(config: config, data: data, events: events, readiness: readiness, socketPath: socketPath, graph: graph,
                          dispatcher: dispatcher, group: group, folderLock: folderLock, library: library, logger: logger)
+    }
+
+    /// The data folder (locked before anything reads it) and its library, with this run recorded; after a crash
+    /// loop under a service manager, a pause before the devices are opened again.
+    private static func openDataFolder(config: ApplianceConfig, logger: Logger, serviceManager: ServiceManager?) async throws
+        -> (DataDirectory, DataFolderLock, Library, DaemonRuns) {
+        let data = try step("") { try DataDirectory(path: config.dataDir) }
+        let folderLock = try step("") { try DataFolderLock(dataDir: data.root) }
+        let library = try step("") { try Library(path: data.root + "/appliance.sqlite") }
+        let runs: DaemonRuns
+        do {
+            runs = try await library.beginRun()
+        } catch {
+            throw StartupError(description: "cannot write to the database: \(error)")
+        }
+        if runs.consecutiveUnclean > 0 {
+            logger.warning("the last run on this data folder did not stop cleanly (\(runs.consecutiveUnclean) in a row, \(runs.uncleanExits) in all); recovery checks its files")
+        }
+        // Only a service manager restarts by itself; whoever restarts the daemon by hand needs no pacing.
+        if let serviceManager, let delay = RestartBackoff.delay(for: runs) {
+            let why = "\(runs.consecutiveUnclean) unclean exits in a row: waiting \(delay.components.seconds) s before opening the devices"
+            logger.warning("crash loop: \(why)")
+            serviceManager.socket.send("STATUS=crash loop: \(why)")
+            try? await Task.sleep(for: delay)
+        }
+        return (data, folderLock, library, runs)
+    }
+
+    /// The live graph, built, then started with its first camera while start-up recovery runs (they share nothing:
+    /// no recording can start before the socket is served). On failure the graph is stopped again.
+    private static func startCapture(config: ApplianceConfig, data: DataDirectory, library: Library, events: EventHub,
+                                     logger: Logger) async throws -> (CaptureGraph, CameraSwitcher, Recovery.Outcome) {
+        // The graph is built first: building creates elements (and loads their plugins) and must not overlap the
+        // recovery's inspection pipelines (once it did: "no such element 'input-selector'"). Starting it may.
+        let graph = try step("cannot start the capture graph: ") {
+            try CaptureGraph(config: config, fragments: try FragmentLibrary.locate(configured: config.pipelinesDir), logger: logger)
+        }
+        async let recovered = Recovery.run(data: data, library: library, thumbnail: config.thumbnail, logger: logger)
+        do {
+            try await blocking { try graph.start() }
+        } catch {
+            _ = try? await recovered
+            throw StartupError(description: "cannot start the capture graph: \(error)")
+        }
+        logger.info("live graph running", metadata: [
+            "cameras": "\(graph.cameraNames.map { "\($0)=\(graph.cameraKinds[$0] ?? "?")" }.joined(separator: ","))",
+            "audio": "\(graph.audioKind)", "preview": "\(graph.previewKind)", "encoder": "\(config.video.encoder)",
+            "size": "\(config.video.width)x\(config.video.height)@\(config.video.framerate)",
+        ])
+        let cameras = CameraSwitcher(graph: graph, events: events, logger: logger)
+        await cameras.startInitial()
+        let recovery: Recovery.Outcome
+        do {
+            recovery = try await recovered
+        } catch {
+            _ = try? await blocking { graph.stop() }
+            throw StartupError(description: "start-up recovery failed: \(error)")
+        }
+        let r = recovery.report
+        logger.info("library ready", metadata: [
+            "recordings": "\(library.count)", "recovered": "\(r.recovered.count)", "failed": "\(r.failed.count)",
+            "adopted": "\(r.adopted.count)", "empty": "\(r.empty.count)", "recovery_ms": "\(String(format: "%.1f", r.durationMs))",
+        ])
+        return (graph, cameras, recovery)
     }
 
     /// Starts the WebDAV backup uploader when `[backup] url` is set.

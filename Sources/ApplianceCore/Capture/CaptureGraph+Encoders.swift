@@ -1,0 +1,94 @@
+import GStreamerKit
+
+extension CaptureGraph {
+    /// raw tee ! queue (leaky, 5) [! clockoverlay] ! the encoder fragment ! h264parse ! video tee, behind the encoder
+    /// gate (closed while idle). Returns the parser (keyframe requests go upstream from its sink pad) and the tee.
+    static func addVideoEncoder(config: ApplianceConfig, fragments: FragmentLibrary, to pipeline: Pipeline,
+                                after rawTee: Element, flow: VideoFlowMonitor, gate: EncoderGate,
+                                keyframeAt: Locked<UInt64?>) throws -> (parser: Element, tee: Element) {
+        let v = config.video
+        let queue = try leakyQueue("encoder-queue", buffers: 5)
+        let encoder = try fragments.makeBin("encoders", v.encoder, FragmentLibrary.videoEncoderValues(v), binName: "video-encoder")
+        let parser = try Element.make("h264parse", name: "video-parse")
+        parser.set("config-interval", int: -1)
+        let tee = try Element.make("tee", name: "video-tee")
+        tee.set("allow-not-linked", true)
+        // The burned-in date and time sits behind the gate (drawn only on frames that are encoded) and after the
+        // encoder queue's probes: the in-band keyframe request below passes through it to the encoder.
+        var timestamp: [Element] = []
+        if v.timestampOverlay {
+            do {
+                timestamp = [try makeTimestampOverlay(video: v)]
+            } catch {
+                throw GStreamerError(element: "timestamp-overlay", message: "[video] timestamp_overlay needs clockoverlay: \(PluginPackages.fix(forMissing: "clockoverlay"))")
+            }
+        }
+        let chain = [queue] + timestamp + [encoder, parser, tee]
+        try pipeline.add(chain)
+        try Element.link([rawTee] + chain)
+        queue.staticPad("sink")?.addProbe(.buffer) { info in
+            guard let buffer = info.buffer else { return .ok }
+            let time = info.runningTime(buffer.pts)
+            flow.noteEncoderArrival(runningTime: time)
+            return gate.admit(runningTime: time) ? .ok : .drop
+        }
+        // Linking a recording bin sends RECONFIGURE upstream. Past this point it would make the camera
+        // renegotiate, and the camera's serialized ALLOCATION query waits in every branch's queue — behind a
+        // slow preview for hundreds of ms. The encoder's output caps never change, so it stops here.
+        queue.staticPad("sink")?.addProbe(.eventUpstream) { info in
+            info.event == .reconfigure ? .drop : .ok
+        }
+        // A segment cut asks for a keyframe on the first frame at or after the cut: the request goes in band,
+        // just before that frame. x264enc in 1.22 offsets its running times by 1000 h (so DTS never goes
+        // negative), which makes the encoder ignore or misplace a request that carries a running time.
+        queue.staticPad("src")?.addProbe(.buffer) { info in
+            guard let buffer = info.buffer else { return .ok }
+            let rt = info.runningTime(buffer.pts)
+            flow.noteEncoderInput(runningTime: rt)
+            let due = keyframeAt.withLock { at -> Bool in
+                guard let t = at, rt != .max, rt >= t else { return false }
+                at = nil
+                return true
+            }
+            if due { info.sendToPeer(.forceKeyUnitDownstream()) }
+            return .ok
+        }
+        return (parser, tee)
+    }
+
+    /// `[video] timestamp_overlay`: the local date and time, bottom left on a shaded band, into every encoded frame.
+    static func makeTimestampOverlay(video: ApplianceConfig.Video) throws -> Element {
+        let clock = try Element.make("clockoverlay", name: "timestamp-overlay")
+        clock.set("time-format", "%Y-%m-%d %H:%M:%S")
+        try clock.set("valignment", string: "bottom")
+        try clock.set("halignment", string: "left")
+        clock.set("shaded-background", true)
+        clock.set("font-desc", "Sans \(fontSize(video))")
+        return clock
+    }
+
+    /// The microphone's fragment ! audioconvert ! audioresample ! capsfilter ! queue ! AAC ! aacparse ! audio tee.
+    /// Like video, audio is not encoded while nothing records (the gate opens at record start, before the planned
+    /// start time, so the first AAC frame of the clip is complete). Returns the source bin and the tee.
+    static func addMicrophone(kind: String, config: ApplianceConfig, fragments: FragmentLibrary, to pipeline: Pipeline,
+                              gate: EncoderGate) throws -> (source: Bin, tee: Element) {
+        let a = config.audio
+        let source = try fragments.makeBin("sources", "audio-\(kind)", [
+            "device": a.device, "rate": "\(a.rate)", "channels": "\(a.channels)",
+        ], binName: "microphone")
+        let convert = try Element.make("audioconvert", name: "audio-convert")
+        let resample = try Element.make("audioresample", name: "audio-resample")
+        let filter = try Element.make("capsfilter", name: "audio-caps")
+        filter.set("caps", try Caps("audio/x-raw,rate=\(a.rate),channels=\(a.channels)"))
+        let queue = try Element.make("queue", name: "audio-queue")
+        queue.staticPad("sink")?.addProbe(.buffer) { _ in gate.isOpen ? .ok : .drop }
+        let aac = try fragments.makeBin("encoders", "aac", FragmentLibrary.audioEncoderValues(a), binName: "audio-encoder")
+        let aacParse = try Element.make("aacparse", name: "audio-parse")
+        let tee = try Element.make("tee", name: "audio-tee")
+        tee.set("allow-not-linked", true)
+        let chain = [source, convert, resample, filter, queue, aac, aacParse, tee]
+        try pipeline.add(chain)
+        try Element.link(chain)
+        return (source, tee)
+    }
+}
