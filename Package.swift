@@ -93,7 +93,10 @@ let package = Package(
         .testTarget(name: "SystemCallsTests", dependencies: ["SystemCalls"]),
         .testTarget(name: "ApplianceProtocolTests", dependencies: ["ApplianceProtocol"]),
         .testTarget(name: "ApplianceCoreTests", dependencies: ["ApplianceCore", "ApplianceProtocol", "CLinuxInput"]),
-        .testTarget(name: "ApplianceWebTests", dependencies: ["ApplianceWeb", "ApplianceCore", "ApplianceProtocol"]),
+        .testTarget(name: "ApplianceWebTests", dependencies: [
+            "ApplianceWeb", "ApplianceCore", "ApplianceProtocol",
+            .product(name: "HummingbirdTesting", package: "hummingbird"),
+        ]),
         .testTarget(name: "EndToEndTests", dependencies: ["ApplianceCore", "ApplianceProtocol", "appliance"]),
     ],
     swiftLanguageModes: [.v6]

@@ -18,18 +18,23 @@ final class WebService: Service, CustomStringConvertible {
 
     init(context: FrontEndContext) throws {
         self.context = context
+        let streams = StreamRegistry()
+        self.streams = streams
+        responder = try Self.router(context: context, streams: streams).buildResponder()
+    }
+
+    /// Every route behind the access rules, for `context`: served by `run`, and driven in-process by the tests
+    /// (HummingbirdTesting's router framework), as Hummingbird's own `buildApplication` pattern has it.
+    static func router(context: FrontEndContext, streams: StreamRegistry) throws -> Router<WebContext> {
         let web = context.config.web
         let password = web.tokenFile.isEmpty ? nil : try Password(file: web.tokenFile)
         let sessions = SessionStore()
-        let streams = StreamRegistry()
-        self.streams = streams
         let access = AccessMiddleware(password: password, sessions: sessions, throttle: LoginThrottle(), publicRead: web.publicRead,
                                       localSession: password == nil ? sessions.create() : nil)
         let router = Router(context: WebContext.self)
         router.middlewares.add(access)
-        let routes = Routes(context: context, streams: streams, access: access)
-        routes.add(to: router)
-        responder = router.buildResponder()
+        Routes(context: context, streams: streams, access: access).add(to: router)
+        return router
     }
 
     func run() async throws {
