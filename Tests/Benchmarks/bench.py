@@ -99,8 +99,8 @@ def pretty_pipeline(path: str) -> str:
     return "gst-launch-1.0 -e \\\n" + " \\\n".join(lines)
 
 
-class BenchError(Exception):
-    """Something broke: the benchmark cannot produce meaningful numbers."""
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from harness import Daemon as HarnessDaemon, DaemonError as BenchError, tail  # noqa: E402
 
 
 class ExternalStop(BenchError):
@@ -266,71 +266,16 @@ def stop_process(p: subprocess.Popen, sig: int, timeout: float) -> int | None:
         return p.poll()
 
 
-def tail(path: str, lines: int = 30) -> str:
-    try:
-        with open(path, errors="replace") as f:
-            return "".join(f.readlines()[-lines:])
-    except OSError:
-        return "(no log)"
+class Daemon(HarnessDaemon):
+    """The daemon on its embedded default config, with a data folder of its own; registered for cleanup."""
 
-
-class Daemon:
     def __init__(self, binary: str, workdir: str, cleanup: Cleanup):
-        self.binary = binary
-        self.data_dir = os.path.join(workdir, "data")
-        self.socket = os.path.join(workdir, "ctl.sock")
-        self.log_path = os.path.join(workdir, "daemon.log")
-        os.makedirs(self.data_dir)
-        self._log = open(self.log_path, "wb")
-        self.t_launch = time.monotonic()
-        self.proc = subprocess.Popen(
-            [binary, "run", "--data-dir", self.data_dir, "--socket", self.socket],
-            stdin=subprocess.DEVNULL, stdout=self._log, stderr=subprocess.STDOUT,
-            cwd=workdir, start_new_session=True,  # a Ctrl-C on the terminal reaches only us; we clean up
-        )
+        super().__init__(binary, workdir)
         cleanup.procs.append(self.proc)
-        self.pid = self.proc.pid
 
     def wait_ready(self, timeout: float = 60.0) -> dict:
-        deadline = time.monotonic() + timeout
-        last_err = ""
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise BenchError(f"daemon exited with status {self.proc.returncode} during start-up:\n"
-                                 + tail(self.log_path))
-            if os.path.exists(self.socket):
-                try:
-                    return self.ctl("status", timeout=5)[0]
-                except BenchError as e:
-                    last_err = str(e)
-            time.sleep(0.1)
-        raise BenchError(f"daemon socket did not answer within {timeout:.0f} s ({last_err}):\n"
-                         + tail(self.log_path))
-
-    def ctl(self, *args: str, timeout: float = 60.0) -> tuple[dict, float]:
-        """Runs `appliance ctl --json ARGS`; returns the parsed answer and the command's wall time in ms."""
-        cmd = [self.binary, "ctl", "--socket", self.socket, "--json", *args]
-        t0 = time.monotonic()
-        try:
-            r = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL)
-        except subprocess.TimeoutExpired:
-            raise BenchError(f"`{' '.join(args)}` did not answer within {timeout:.0f} s")
-        wall_ms = (time.monotonic() - t0) * 1000.0
-        if r.returncode != 0:
-            raise BenchError(f"`ctl {' '.join(args)}` failed ({r.returncode}): {r.stderr.strip() or r.stdout.strip()}")
-        try:
-            return json.loads(r.stdout), wall_ms
-        except json.JSONDecodeError:
-            raise BenchError(f"`ctl {' '.join(args)}` did not answer JSON: {r.stdout!r}")
-
-    def diagnose(self) -> str:
-        state = ("running" if self.proc.poll() is None else f"exited with status {self.proc.returncode}")
-        sock = "present" if os.path.exists(self.socket) else "missing"
-        return f"daemon pid {self.pid} {state}, socket {sock}; last log lines:\n{tail(self.log_path)}"
-
-    def alive(self) -> None:
-        if self.proc.poll() is not None:
-            raise BenchError(f"daemon died (status {self.proc.returncode}):\n" + tail(self.log_path))
+        """The first status the socket answers (readiness itself is measured from it)."""
+        return super().wait_ready(timeout, until=lambda status: True)
 
 
 def ffprobe(path: str) -> dict:
@@ -401,13 +346,13 @@ def _measure_appliance(daemon: Daemon, seconds: float, cleanup: Cleanup, first: 
     log(f"recording {seconds:.0f} s (+{STARTUP_S:.0f} s start-up)")
     total = Window(daemon.pid)
     t_start = time.monotonic()
-    started, start_wall_ms = daemon.ctl("record", "start", "--title", "bench")
+    started, start_wall_ms = daemon.ctl_timed("record", "start", "--title", "bench")
     sleep_until(t_start + STARTUP_S)
     steady = Window(daemon.pid)
     sleep_until(t_start + STARTUP_S + seconds)
     res["steady"] = steady.close()
     t_stop = time.monotonic()
-    stopped, stop_wall_ms = daemon.ctl("record", "stop")
+    stopped, stop_wall_ms = daemon.ctl_timed("record", "stop")
     res["total"] = total.close()
     res["record_rss_max_kb"] = rss.max_kb(t_start, time.monotonic())
     res["started"] = started
@@ -425,9 +370,9 @@ def _measure_appliance(daemon: Daemon, seconds: float, cleanup: Cleanup, first: 
     shorts = []
     for i in range(SHORT_RUNS if first else 0):
         time.sleep(0.5)  # let the gate close and the previous bin go away
-        _, sw = daemon.ctl("record", "start", "--title", f"bench-short-{i + 1}")
+        _, sw = daemon.ctl_timed("record", "start", "--title", f"bench-short-{i + 1}")
         time.sleep(SHORT_S)
-        stop, tw = daemon.ctl("record", "stop")
+        stop, tw = daemon.ctl_timed("record", "stop")
         shorts.append({"start_latency_ms": stop.get("start_latency_ms"), "stop_latency_ms": stop.get("stop_latency_ms"),
                        "start_wall_ms": sw, "stop_wall_ms": tw, "frames": stop.get("video_frames"),
                        "dropped": stop.get("dropped_frames")})

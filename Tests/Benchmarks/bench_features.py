@@ -10,13 +10,14 @@ import json
 import os
 import random
 import shutil
-import signal
-import socket
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from harness import Daemon as HarnessDaemon  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 START, END = "<!-- features:start -->", "<!-- features:end -->"
@@ -37,69 +38,22 @@ def rss_mb(pid):
     return 0.0
 
 
-class Daemon:
+class Daemon(HarnessDaemon):
+    """A daemon on `config`, started and waited for: `first_status` is the first status its socket answered,
+    `ready` the seconds from launch to it."""
+
     def __init__(self, binary, workdir, config, wrapper=()):
-        """`wrapper`: a command the daemon runs under (strace…); `self.pid` is then the daemon's own PID."""
-        self.binary, self.workdir = binary, workdir
-        self.socket = os.path.join(workdir, "ctl.sock")
-        self.config = os.path.join(workdir, "appliance.toml")
-        with open(self.config, "w") as f:
-            f.write(config)
-        self.log = open(os.path.join(workdir, "daemon.log"), "w")
-        self.started = time.monotonic()
-        self.proc = subprocess.Popen([*wrapper, binary, "run", "--config", self.config, "--socket", self.socket],
-                                     stdout=self.log, stderr=self.log)
-        self.pid = self.proc.pid
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise RuntimeError("daemon exited: " + open(self.log.name).read()[-2000:])
-            try:
-                self.first_status = self.call("status")
-                self.ready = time.monotonic() - self.started
-                if wrapper:
-                    self.pid = int(open(f"/proc/{self.proc.pid}/task/{self.proc.pid}/children").read().split()[0])
-                return
-            except Exception:
-                time.sleep(0.01)
-        raise RuntimeError("daemon did not start")
-
-    def ctl(self, *args):
-        out = subprocess.run([self.binary, "ctl", "--socket", self.socket, "--json", *args],
-                             capture_output=True, text=True, timeout=120)
-        if out.returncode != 0:
-            raise RuntimeError(f"ctl {' '.join(args)}: {out.stderr.strip()} {out.stdout.strip()}")
-        return json.loads(out.stdout)
-
-    def call(self, command, args=None):
-        """One request over the socket, without the CLI's start-up time."""
-        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
-            s.connect(self.socket)
-            s.sendall((json.dumps({"command": command, "args": args or {}}) + "\n").encode())
-            data = b""
-            while not data.endswith(b"\n"):
-                data += s.recv(65536)
-        response = json.loads(data)
-        if not response["ok"]:
-            raise RuntimeError(f"{command}: {response['error']}")
-        return response["result"]
-
-    def stop(self):
-        # The daemon's own PID: a wrapper such as strace would detach on SIGTERM and leave the daemon running.
-        if self.proc.poll() is None:
-            os.kill(self.pid, signal.SIGTERM)
-            try:
-                self.proc.wait(30)
-            except subprocess.TimeoutExpired:
-                os.kill(self.pid, signal.SIGKILL)
-                self.proc.kill()
-        self.log.close()
+        super().__init__(binary, workdir, config, wrapper=wrapper)
+        self.first_status = self.wait_ready(120, until=lambda status: True)
+        self.ready = self.ready_s
 
 
-def base_config(data_dir, extra=""):
-    # Port 0: each daemon's dashboard on a free port, so daemons side by side never contend for 127.0.0.1:8080.
+def base_config(data_dir, extra="", web='listen = "127.0.0.1:0"'):
+    """`web`: the [web] section's lines (None: no section). Port 0 by default: each daemon's dashboard on a free
+    port, so daemons side by side never contend for 127.0.0.1:8080."""
+    web_section = "" if web is None else f"[web]\n{web}\n"
     return (f'data_dir = "{data_dir}"\nlog_level = "warning"\n[audio]\nsource = "test"\n[preview]\nsink = "none"\n'
-            f'[web]\nlisten = "127.0.0.1:0"\n{extra}\n')
+            f'{web_section}{extra}\n')
 
 
 def library_bench(binary, work):

@@ -28,7 +28,8 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bench_features import write_section  # noqa: E402
-from bench_service import call, run_ns  # noqa: E402
+from bench_service import run_ns  # noqa: E402
+from harness import Daemon as HarnessDaemon, call  # noqa: E402
 
 START, END = "<!-- overlay:start -->", "<!-- overlay:end -->"
 WIDTH, HEIGHT = 1280, 720
@@ -84,48 +85,33 @@ class Xvfb:
         self.log.close()
 
 
-class Daemon:
+class Daemon(HarnessDaemon):
     def __init__(self, binary, work, mode, index, taken):
-        self.mode, self.dir = mode, os.path.join(work, f"{mode}-{index}")
-        shutil.rmtree(self.dir, ignore_errors=True)
-        os.makedirs(self.dir)
+        self.mode = mode
+        directory = os.path.join(work, f"{mode}-{index}")
+        shutil.rmtree(directory, ignore_errors=True)
+        os.makedirs(directory)
         self.screen = None
         env = dict(os.environ)
         preview = 'sink = "none"'
         if mode in ("overlay", "plain-gl"):
-            self.screen = Xvfb(self.dir, taken)
+            self.screen = Xvfb(directory, taken)
             env["DISPLAY"] = self.screen.display
             preview = f'sink = "gl"\noverlay = {"true" if mode == "overlay" else "false"}'
-        config = os.path.join(self.dir, "appliance.toml")
-        with open(config, "w") as f:
-            f.write(f'data_dir = "{os.path.join(self.dir, "data")}"\nlog_level = "warning"\n'
-                    f'[video]\ntimestamp_overlay = {"true" if mode == "timestamp" else "false"}\n'
-                    f'[audio]\nsource = "test"\n[web]\nlisten = "127.0.0.1:0"\n[preview]\n{preview}\n'
-                    f'[[camera]]\nname = "main"\nsource = "test"\n')
-        self.sock = os.path.join(self.dir, "ctl.sock")
-        self.log = open(os.path.join(self.dir, "daemon.log"), "w")
-        self.proc = subprocess.Popen([binary, "run", "--config", config, "--socket", self.sock],
-                                     stdout=self.log, stderr=self.log, env=env)
+        config = (f'data_dir = "{os.path.join(directory, "data")}"\nlog_level = "warning"\n'
+                  f'[video]\ntimestamp_overlay = {"true" if mode == "timestamp" else "false"}\n'
+                  f'[audio]\nsource = "test"\n[web]\nlisten = "127.0.0.1:0"\n[preview]\n{preview}\n'
+                  f'[[camera]]\nname = "main"\nsource = "test"\n')
+        super().__init__(binary, directory, config, env=env)
 
     def wait_ready(self):
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                if call(self.sock, "status")["ready"]:
-                    return
-            except (OSError, ValueError):
-                pass
-            if time.monotonic() > deadline or self.proc.poll() is not None:
-                raise RuntimeError("daemon did not get ready: " + open(self.log.name).read()[-2000:])
-            time.sleep(0.05)
+        super().wait_ready(60)
 
     def cpu(self):
         return run_ns(self.proc.pid), (run_ns(self.screen.proc.pid) if self.screen else 0.0)
 
     def stop(self):
-        self.proc.send_signal(signal.SIGTERM)
-        self.proc.wait(timeout=60)
-        self.log.close()
+        super().stop()
         if self.screen:
             self.screen.stop()
 
@@ -151,12 +137,12 @@ def paired_round(binary, work, pairing, index, window):
         time.sleep(3)  # settle
         idle = measure(daemons, window)
         for d in daemons:
-            call(d.sock, "record.start")
+            call(d.socket, "record.start")
         time.sleep(2)
         recording = measure(daemons, window)
         drawn = {d.mode: d.screen.red_pixels() for d in daemons if d.screen}
         for d in daemons:
-            call(d.sock, "record.stop")
+            call(d.socket, "record.stop")
     finally:
         for d in daemons:
             d.stop()

@@ -34,6 +34,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bench import reference_pipeline  # noqa: E402
 from bench_features import base_config, write_section  # noqa: E402
+from harness import Daemon as HarnessDaemon, call  # noqa: E402
 
 START, END = "<!-- service:start -->", "<!-- service:end -->"
 TARGET = 1.01
@@ -103,54 +104,28 @@ class Scraper(threading.Thread):
             time.sleep(0.05)
 
 
-def call(socket_path, command, args=None):
-    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
-        s.connect(socket_path)
-        s.sendall((json.dumps({"command": command, "args": args or {}}) + "\n").encode())
-        data = b""
-        while not data.endswith(b"\n"):
-            data += s.recv(1 << 20)
-    response = json.loads(data)
-    if not response["ok"]:
-        raise RuntimeError(f"{command}: {response['error']}")
-    return response["result"]
-
-
-class Daemon:
+class Daemon(HarnessDaemon):
     """One daemon in `mode`, on its own data folder and socket, with systemd's end of the notify socket and a
     scraper when the mode has them."""
 
     def __init__(self, binary, work, mode, index):
-        self.mode, self.dir = mode, os.path.join(work, f"{mode}-{index}")
-        shutil.rmtree(self.dir, ignore_errors=True)
-        os.makedirs(self.dir)
-        config = os.path.join(self.dir, "appliance.toml")
-        with open(config, "w") as f:
-            f.write(base_config(os.path.join(self.dir, "data"), '[[camera]]\nname = "main"\nsource = "test"\n'))
-        self.sock = os.path.join(self.dir, "ctl.sock")
+        self.mode = mode
+        directory = os.path.join(work, f"{mode}-{index}")
+        shutil.rmtree(directory, ignore_errors=True)
         env = dict(os.environ)
         self.listener = self.scraper = None
         if mode in MODES:
-            self.listener = NotifyListener(os.path.join(self.dir, "notify.sock"))
+            os.makedirs(directory)
+            self.listener = NotifyListener(os.path.join(directory, "notify.sock"))
             self.listener.start()
             env.update(NOTIFY_SOCKET=self.listener.path, WATCHDOG_USEC=str(MODES[mode][0]))
-        self.log = open(os.path.join(self.dir, "daemon.log"), "w")
-        self.proc = subprocess.Popen([binary, "run", "--config", config, "--socket", self.sock],
-                                     stdout=self.log, stderr=self.log, env=env)
+        super().__init__(binary, directory, base_config(os.path.join(directory, "data"), '[[camera]]\nname = "main"\nsource = "test"\n'),
+                         env=env)
 
     def wait_ready(self):
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                if call(self.sock, "status")["ready"]:
-                    break
-            except (OSError, ValueError):
-                pass
-            if time.monotonic() > deadline or self.proc.poll() is not None:
-                raise RuntimeError("daemon did not get ready: " + open(self.log.name).read()[-2000:])
-            time.sleep(0.05)
+        super().wait_ready(60)
         if self.mode in MODES:
-            self.scraper = Scraper(self.sock, MODES[self.mode][1])
+            self.scraper = Scraper(self.socket, MODES[self.mode][1])
             self.scraper.start()
 
     def stop(self):
@@ -159,8 +134,7 @@ class Daemon:
             self.scraper.stop_flag = True
             self.scraper.join()
             result["scrapes"] = self.scraper.count
-        self.proc.send_signal(signal.SIGTERM)
-        self.proc.wait(timeout=60)
+        super().stop()
         if self.listener:
             self.listener.close()
             result["pings"] = sum("WATCHDOG=1" in m for m in self.listener.messages)
@@ -188,11 +162,11 @@ def paired_round(binary, work, mode, index, window):
         idle = measure(daemons, window)
         rss = [status_kb(d.proc.pid, "VmRSS") / 1024 for d in daemons]
         for d in daemons:
-            call(d.sock, "record.start")
+            call(d.socket, "record.start")
         time.sleep(2)
         recording = measure(daemons, window)
         for d in daemons:
-            call(d.sock, "record.stop")
+            call(d.socket, "record.stop")
     finally:
         ends = [d.stop() for d in daemons]
     results = {}

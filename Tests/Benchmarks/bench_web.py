@@ -43,7 +43,8 @@ import urllib.parse
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bench_features import base_config, write_section  # noqa: E402
-from bench_service import call, run_ns, status_kb  # noqa: E402
+from bench_service import run_ns, status_kb  # noqa: E402
+from harness import Daemon as HarnessDaemon, call  # noqa: E402
 
 START, END = "<!-- bench_web:start -->", "<!-- bench_web:end -->"
 TOKEN = "bench-web-token-0123456789abcdef"
@@ -62,57 +63,33 @@ def pct(values, q):
     return s[min(len(s) - 1, max(0, math.ceil(q * len(s)) - 1))]
 
 
-class Daemon:
+class Daemon(HarnessDaemon):
     """One daemon on its own folder and socket. `web`: serve on a free loopback port with the bench's token, or
     `[web] listen = "off"`. `data`: a data folder to use (seeded) instead of a fresh one."""
 
     def __init__(self, binary, work, name, web=True, data=None, web_section=True):
-        self.name, self.dir = name, os.path.join(work, name)
-        shutil.rmtree(self.dir, ignore_errors=True)
-        os.makedirs(self.dir)
-        token_file = os.path.join(self.dir, "token")
+        self.name = name
+        directory = os.path.join(work, name)
+        shutil.rmtree(directory, ignore_errors=True)
+        os.makedirs(directory)
+        token_file = os.path.join(directory, "token")
         with open(token_file, "w") as f:
             f.write(TOKEN + "\n")
         os.chmod(token_file, 0o600)
         listen = f'listen = "127.0.0.1:0"\ntoken_file = "{token_file}"' if web else 'listen = "off"'
-        web_config = f"[web]\n{listen}\n" if web_section else ""  # no section: a binary from before the dashboard
-        config = os.path.join(self.dir, "appliance.toml")
-        with open(config, "w") as f:
-            f.write(base_config(data or os.path.join(self.dir, "data"), web_config + CAMERA))
-        self.sock = os.path.join(self.dir, "ctl.sock")
         self.web, self.url = web, None
-        self.log = open(os.path.join(self.dir, "daemon.log"), "w")
-        self.proc = subprocess.Popen([binary, "run", "--config", config, "--socket", self.sock],
-                                     stdout=self.log, stderr=self.log)
+        # No section: a binary from before the dashboard.
+        super().__init__(binary, directory, base_config(data or os.path.join(directory, "data"), CAMERA, web=listen if web_section else None))
 
     def wait_ready(self):
-        deadline = time.monotonic() + 120
-        while True:
-            try:
-                status = call(self.sock, "status")
-                if status["ready"] and (not self.web or (status.get("web") or {}).get("url")):
-                    if self.web:
-                        self.url = status["web"]["url"]
-                    return status
-            except (OSError, ValueError, KeyError):
-                pass
-            if time.monotonic() > deadline or self.proc.poll() is not None:
-                raise RuntimeError(f"daemon {self.name} did not get ready: " + open(self.log.name).read()[-2000:])
-            time.sleep(0.05)
+        status = super().wait_ready(120, until=lambda s: s["ready"] and (not self.web or (s.get("web") or {}).get("url")))
+        if self.web:
+            self.url = status["web"]["url"]
+        return status
 
     @property
     def port(self):
         return urllib.parse.urlsplit(self.url).port
-
-    def stop(self):
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(timeout=60)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        self.log.close()
 
 
 # ---------------------------------------------------------------------------------------------------- live view
@@ -260,21 +237,21 @@ def latency_bench(binary, work, frames):
         time.sleep(2)
         for phase in ("idle", "recording"):
             if phase == "recording":
-                call(d.sock, "record.start")
+                call(d.socket, "record.start")
                 time.sleep(2)
             reader = LiveReader(d.port)
             reader.start()
             try:
                 wait_parts(reader, frames + 5, timeout=frames / 5 + 30)
-                viewers = call(d.sock, "status")["web"]
+                viewers = call(d.socket, "status")["web"]
             finally:
                 reader.close()
             out[phase] = latency_stats(reader.parts)
             out[phase]["viewers_during"] = viewers.get("live_viewers", viewers.get("liveViewers"))
             print("latency", phase, json.dumps(out[phase]), flush=True)
-        call(d.sock, "record.stop")
+        call(d.socket, "record.stop")
         time.sleep(1)
-        out["viewers_after"] = (call(d.sock, "status")["web"] or {})
+        out["viewers_after"] = (call(d.socket, "status")["web"] or {})
     finally:
         d.stop()
     return out
@@ -304,7 +281,7 @@ def cpu_round(binary, work, pairing, index, window, baseline=None):
         for d in daemons:
             d.wait_ready()
         for d in daemons:
-            call(d.sock, "record.start")
+            call(d.socket, "record.start")
         viewer = next((d for d, m in zip(daemons, modes) if m == "viewer"), None)
         if viewer:
             reader = LiveReader(viewer.port)
@@ -316,7 +293,7 @@ def cpu_round(binary, work, pairing, index, window, baseline=None):
         if reader and reader.error:
             raise reader.error
         for d in daemons:
-            call(d.sock, "record.stop")
+            call(d.socket, "record.stop")
     finally:
         if reader:
             reader.close()
@@ -460,7 +437,7 @@ def library_bench(binary, work, downloads):
             print("page", n, json.dumps(pages[n]), flush=True)
         out["pages"] = pages
         # the 1 GiB clip: the newest row's (empty) file filled with random bytes
-        clip = call(d.sock, "list", {"page": 1, "per_page": 1})["items"][0]
+        clip = call(d.socket, "list", {"page": 1, "per_page": 1})["items"][0]
         out["clip_id"] = clip["id"]
         t0 = time.monotonic()
         fill_clip(clip["path"])

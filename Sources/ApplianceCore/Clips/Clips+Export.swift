@@ -13,7 +13,7 @@ extension Clips {
         let title = try request.title.map(TitleRules.valid)
         var request = request
         if let group = request.group { request.group = try await groupID(group) }
-        let longest = RecordingBin.longestFileS(shared.config) + 60
+        let longest = RecordingBin.longestFileS(config) + 60
         let sources = try await library.exportSources(request, longest: longest)
         guard let first = sources.first, let last = sources.last else {
             let what = request.group.map { "in group \($0)" }
@@ -23,7 +23,7 @@ extension Clips {
         if let missing = sources.first(where: { !FileManager.default.fileExists(atPath: $0.path) }) {
             throw ApplianceError(.conflict, "clip \(missing.id) has no file at \(missing.path)")
         }
-        let data = shared.data
+        let data = data
         let id = UUID().uuidString.lowercased()
         let work = "\(data.partialDir)/export-\(id)"
         defer { try? FileManager.default.removeItem(atPath: work) }
@@ -56,11 +56,11 @@ extension Clips {
         } catch {
             throw ApplianceError(.internalError, "export finished but could not be moved: \(error)")
         }
-        await Recovery.measure(&row, thumbnail: shared.config.thumbnail, data: data)
+        await Recovery.measure(&row, thumbnail: config.thumbnail, data: data)
         if row.state != .failed { row.state = .complete }
         try await library.insert(row)
-        shared.logger.info("exported \(sources.count) clip(s)", metadata: ["id": "\(id)", "path": "\(row.path)", "duration_ms": "\(row.durationMs ?? 0)"])
-        shared.events.publish(.exported(ExportResult(recording: row, sources: sources.map(\.id))))
+        logger.info("exported \(sources.count) clip(s)", metadata: ["id": "\(id)", "path": "\(row.path)", "duration_ms": "\(row.durationMs ?? 0)"])
+        events.publish(.exported(ExportResult(recording: row, sources: sources.map(\.id))))
         await backup?.recordingFinished(id)
         return ExportResult(recording: row, sources: sources.map(\.id))
     }

@@ -8,19 +8,19 @@ extension Clips {
     func protect(before: Double, after: Double) async throws -> ProtectResult {
         let now = Date()
         let from = now.addingTimeInterval(-before), to = now.addingTimeInterval(after)
-        let longest = RecordingBin.longestFileS(shared.config) + 60
+        let longest = RecordingBin.longestFileS(config) + 60
         let rows = try await library.overlapping(from: from, to: to, longest: longest)
         let ids = rows.map(\.id)
         try await library.updateAll(ids: ids) { row in
             if !row.locked { (row.locked, row.lockReason) = (true, "event") }
         }
-        for row in rows where !row.locked { shared.events.publish(.locked(ClipEvent(id: row.id))) }
-        if shared.config.backup.onlyLocked, let backup {
+        for row in rows where !row.locked { events.publish(.locked(ClipEvent(id: row.id))) }
+        if config.backup.onlyLocked, let backup {
             for row in rows where row.state != .recording { await backup.recordingFinished(row.id) }
         }
         let pending = after > 0 ? await recorder.protect(until: to) : false
         let deleted = try await deletedSegments(in: rows, from: from)
-        shared.logger.notice("protect: locked \(ids.count) clip(s)", metadata: [
+        logger.notice("protect: locked \(ids.count) clip(s)", metadata: [
             "from": "\(from)", "to": "\(to)", "already_deleted": "\(deleted.count)",
         ])
         return ProtectResult(from: from, to: to, locked: ids, alreadyDeleted: deleted, pendingUntil: pending ? to : nil)
@@ -29,7 +29,7 @@ extension Clips {
     /// For each loop recording in the window: the segment numbers missing between its kept ones, and those before
     /// its earliest kept one that would still overlap the window (estimated by segment_s) — rows retention deleted.
     private func deletedSegments(in rows: [Recording], from: Date) async throws -> [String] {
-        let segmentS = shared.config.recording.segmentS
+        let segmentS = config.recording.segmentS
         guard segmentS > 0 else { return [] }
         var firstKept: [String: Recording] = [:]
         var kept: [String: Set<Int>] = [:]

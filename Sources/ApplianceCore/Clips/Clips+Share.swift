@@ -15,10 +15,10 @@ extension Clips {
             throw ApplianceError(.conflict, "recording \(recording.id) failed (\(recording.failureReason ?? "no file")); nothing to share")
         }
         let now = Date()
-        let expires = now.addingTimeInterval((hours ?? shared.config.web.shareHours) * 3600)
+        let expires = now.addingTimeInterval((hours ?? config.web.shareHours) * 3600)
         let token = RandomToken.make(bytes: Self.shareTokenBytes)
         try await library.insertShare(token: token, recordingId: recording.id, createdAt: now, expiresAt: expires)
-        shared.logger.info("shared recording \(recording.id)", metadata: ["expires_at": "\(Timestamps.iso(expires))"])  // never the token
+        logger.info("shared recording \(recording.id)", metadata: ["expires_at": "\(Timestamps.iso(expires))"])  // never the token
         return ShareLink(token: token, recordingId: recording.id, title: recording.title, createdAt: now, expiresAt: expires)
     }
 
@@ -30,7 +30,7 @@ extension Clips {
         guard try await library.deleteShare(token: token) else {
             throw ApplianceError(.notFound, "no share link with that token")
         }
-        shared.logger.info("revoked a share link")
+        logger.info("revoked a share link")
         return UnshareResult(token: token, revoked: true)
     }
 }

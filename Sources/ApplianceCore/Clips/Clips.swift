@@ -6,10 +6,13 @@ import Logging
 /// The recordings library as commands: list, info, rename, lock, unlock, delete. The rows are the Library's; the
 /// clip being recorded is the recorder's, so renaming it tells the recorder, and deleting it is refused.
 struct Clips: Sendable {
-    let shared: Shared
+    let config: ApplianceConfig
+    let data: DataDirectory
+    let library: Library
+    let events: EventHub
+    let logger: Logger
     let recorder: Recorder
     let backup: BackupUploader?
-    var library: Library { shared.library }
 
     static let maxPerPage = 1000
 
@@ -64,7 +67,7 @@ struct Clips: Sendable {
         let recording = try await resolve(id)
         await recorder.retitle(id: recording.id, title: title)
         let updated = try await library.update(id: recording.id) { $0.title = title }
-        shared.events.publish(.renamed(Renamed(id: updated.id, title: updated.title)))
+        events.publish(.renamed(Renamed(id: updated.id, title: updated.title)))
         return updated
     }
 
@@ -74,8 +77,8 @@ struct Clips: Sendable {
             row.locked = locked
             row.lockReason = locked ? "user" : nil
         }
-        shared.events.publish(locked ? .locked(ClipEvent(id: updated.id)) : .unlocked(ClipEvent(id: updated.id)))
-        if locked, shared.config.backup.onlyLocked { await backup?.recordingFinished(updated.id) }
+        events.publish(locked ? .locked(ClipEvent(id: updated.id)) : .unlocked(ClipEvent(id: updated.id)))
+        if locked, config.backup.onlyLocked { await backup?.recordingFinished(updated.id) }
         return updated
     }
 
@@ -83,7 +86,7 @@ struct Clips: Sendable {
     /// clip only when forced).
     func delete(id: String, force: Bool) async throws -> DeleteResult {
         let recording = try await resolve(id)
-        let removal = ClipRemoval(library: library, activeID: { [recorder] in await recorder.activeID }, backup: backup, events: shared.events, logger: shared.logger)
+        let removal = ClipRemoval(library: library, activeID: { [recorder] in await recorder.activeID }, backup: backup, events: events, logger: logger)
         let deleted = try await removal.remove(recording, cause: .command(force: force))
         return DeleteResult(id: recording.id, deletedFiles: deleted)
     }

@@ -10,34 +10,34 @@ import Foundation
 /// recording resumes.
 extension Recorder {
     func checkStorage() async {
-        let root = shared.data.root
+        let root = data.root
         let present = FileSystemSpace.device(of: root) == storageDevice
         if !storageGone, !present {
             storageGone = true
-            let status = StorageStatus(state: .missing, recordingsDir: shared.data.recordingsDir,
+            let status = StorageStatus(state: .missing, recordingsDir: data.recordingsDir,
                                        detail: "the storage under \(root) went away while the appliance was running")
-            shared.health.storage = status
-            shared.logger.error("recordings storage is gone: \(root) is no longer the filesystem it was at start")
-            shared.events.publish(.storageMissing(status))
+            health.storage = status
+            logger.error("recordings storage is gone: \(root) is no longer the filesystem it was at start")
+            events.publish(.storageMissing(status))
             if case .recording(let active) = phase {
                 do {
                     _ = try await stop(title: nil, reason: .storageMissing)
                 } catch {
-                    shared.logger.error("recording \(active.session.id) ended with its storage: \(error)")
+                    logger.error("recording \(active.session.id) ended with its storage: \(error)")
                 }
                 resumeAfterFailure = (active.requestedTitle, Date())
             }
         } else if storageGone, present {
             storageGone = false
-            let data = shared.data, library = shared.library, thumbnail = shared.config.thumbnail, logger = shared.logger
+            let data = data, library = library, thumbnail = config.thumbnail, logger = logger
             if let outcome = try? await Recovery.run(data: data, library: library, thumbnail: thumbnail, logger: logger),
                !outcome.report.recovered.isEmpty {
                 logger.notice("recovered \(outcome.report.recovered.count) file(s) interrupted when the storage went away")
             }
-            let status = StorageStatus(state: .ok, recordingsDir: shared.data.recordingsDir)
-            shared.health.storage = status
-            shared.logger.notice("recordings storage is back: \(root)")
-            shared.events.publish(.storageAvailable(status))
+            let status = StorageStatus(state: .ok, recordingsDir: data.recordingsDir)
+            health.storage = status
+            logger.notice("recordings storage is back: \(root)")
+            events.publish(.storageAvailable(status))
             await resumeIfThereIsRoom()
         }
     }

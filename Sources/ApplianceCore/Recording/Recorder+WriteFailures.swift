@@ -37,7 +37,7 @@ extension Recorder {
     /// Starts recording again after a write failure once the filesystem has room (retention frees it, or a user).
     func resumeIfThereIsRoom() async {
         guard let resume = resumeAfterFailure, case .idle = phase else { return }
-        let root = shared.data.root
+        let root = data.root
         guard FileSystemSpace.device(of: root) == storageDevice else { return }  // the storage is gone: wait for it
         let headroom = Retention.headroom(filesystemBytes: FileSystemSpace.total(at: root) ?? 0, minFreeMb: config.storage.minFreeMb)
         guard (FileSystemSpace.available(at: root) ?? 0) >= headroom / 2 else { return }

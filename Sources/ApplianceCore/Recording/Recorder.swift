@@ -45,7 +45,13 @@ actor Recorder {
         var note: String?
     }
 
-    let shared: Shared
+    let config: ApplianceConfig
+    let data: DataDirectory
+    let library: Library
+    let graph: CaptureGraph
+    let events: EventHub
+    let health: Health
+    let logger: Logger
     let finaliser: RecordingFinaliser
     let cameras: CameraSwitcher
     let backup: BackupUploader?
@@ -70,10 +76,12 @@ actor Recorder {
     /// The storage went away while recording (see `checkStorage`).
     var storageGone = false
 
-    init(shared: Shared, cameras: CameraSwitcher, backup: BackupUploader?) {
-        (self.shared, self.cameras, self.backup) = (shared, cameras, backup)
-        finaliser = RecordingFinaliser(shared: shared)
-        storageDevice = FileSystemSpace.device(of: shared.data.root)
+    init(config: ApplianceConfig, data: DataDirectory, library: Library, graph: CaptureGraph, events: EventHub, health: Health,
+         logger: Logger, cameras: CameraSwitcher, backup: BackupUploader?) {
+        (self.config, self.data, self.library, self.graph) = (config, data, library, graph)
+        (self.events, self.health, self.logger, self.cameras, self.backup) = (events, health, logger, cameras, backup)
+        finaliser = RecordingFinaliser(config: config, data: data, library: library, graph: graph, health: health, logger: logger)
+        storageDevice = FileSystemSpace.device(of: data.root)
     }
 
     func onFileFinished(_ action: @escaping @Sendable () -> Void) { fileFinished = action }
@@ -92,12 +100,6 @@ actor Recorder {
         protectUntil = max(protectUntil ?? until, until)
         return true
     }
-
-    var library: Library { shared.library }
-    var graph: CaptureGraph { shared.graph }
-    var config: ApplianceConfig { shared.config }
-    var events: EventHub { shared.events }
-    var logger: Logger { shared.logger }
     var segmentS: Double { config.recording.segmentS }
     /// How long before a cut the next segment's bin is attached: it must see the cut keyframe.
     var segmentLead: UInt64 { Self.nanoseconds(min(1, segmentS / 2)) }
@@ -106,8 +108,8 @@ actor Recorder {
 
     func start(title: String?) async throws -> RecordingStarted {
         let title = try title.map(TitleRules.valid)
-        if storageGone || FileSystemSpace.device(of: shared.data.root) != storageDevice {
-            throw ApplianceError(.unavailable, "the recordings' storage is not there (\(shared.data.root) is no longer the filesystem it was at start)")
+        if storageGone || FileSystemSpace.device(of: data.root) != storageDevice {
+            throw ApplianceError(.unavailable, "the recordings' storage is not there (\(data.root) is no longer the filesystem it was at start)")
         }
         resumeAfterFailure = nil
         switch phase {

@@ -10,8 +10,12 @@ struct RecordingFinaliser: Sendable {
         var result: RecordingResult
     }
 
-    let shared: Shared
-    var library: Library { shared.library }
+    let config: ApplianceConfig
+    let data: DataDirectory
+    let library: Library
+    let graph: CaptureGraph
+    let health: Health
+    let logger: Logger
 
     /// The row written when a recording starts (state `recording`, file in partial/).
     /// `startsAt`: when its first frame is due (a loop segment's cut, a moment ahead); default now.
@@ -19,11 +23,11 @@ struct RecordingFinaliser: Sendable {
         let id = UUID().uuidString.lowercased()
         let createdAt = startsAt
         var row = Recording(id: id, title: title ?? Timestamps.title(createdAt), createdAt: createdAt,
-                            path: shared.data.partialPath(id: id), state: .recording)
+                            path: data.partialPath(id: id), state: .recording)
         row.startedAt = createdAt
-        row.width = shared.config.video.width
-        row.height = shared.config.video.height
-        row.framerate = shared.config.video.framerate
+        row.width = config.video.width
+        row.height = config.video.height
+        row.framerate = config.video.framerate
         row.videoCodec = "h264"
         row.audioCodec = hasAudio ? "aac" : nil
         row.audioPresent = hasAudio
@@ -44,11 +48,11 @@ struct RecordingFinaliser: Sendable {
         guard timing.videoFrames > 0 else { return try await discardEmpty(session) }
         let thumbnail = await writeThumbnail(for: session)
         await finishFile(session.partialPath, id: session.id)
-        let finalPath = shared.data.finalPath(id: session.id, date: session.createdAt)
+        let finalPath = data.finalPath(id: session.id, date: session.createdAt)
         do {
-            try await blocking { [data = shared.data] in try data.commit(session.partialPath, to: finalPath) }
+            try await blocking { [data = data] in try data.commit(session.partialPath, to: finalPath) }
         } catch {
-            shared.health.noteError("\(error)")
+            health.noteError("\(error)")
             throw ApplianceError(.internalError, "recording \(session.id) finished but could not be moved: \(error) (kept at \(session.partialPath))")
         }
         let size = DataDirectory.fileSize(finalPath) ?? 0
@@ -71,11 +75,11 @@ struct RecordingFinaliser: Sendable {
             finalTitle = updated.title
         } catch {
             // The file is safe in recordings/; the next start-up adopts it if the row stays behind.
-            shared.health.noteError("\(error)")
-            shared.logger.error("recording \(session.id): cannot complete its row: \(error)")
+            health.noteError("\(error)")
+            logger.error("recording \(session.id): cannot complete its row: \(error)")
         }
-        let now = shared.graph.runningTimeNow
-        let v = shared.config.video
+        let now = graph.runningTimeNow
+        let v = config.video
         return Finished(result: RecordingResult(
             id: session.id, title: finalTitle, path: finalPath, thumbnail: thumbnail,
             durationMs: timing.durationMs, videoFrames: timing.videoFrames, droppedFrames: timing.droppedFrames,
@@ -88,14 +92,14 @@ struct RecordingFinaliser: Sendable {
     /// Asks the probes to end both streams now and waits for the muxer to finish the file; streams that stopped
     /// flowing are ended from here after 2 s.
     private func endStreams(of session: RecordingSession) async {
-        session.requestStop(onFrameBoundaryAfter: shared.graph.runningTimeNow)
+        session.requestStop(onFrameBoundaryAfter: graph.runningTimeNow)
         // A bin that refused data cannot finish its file: it keeps what its last index update covers.
         if session.refused { return }
         if await session.finalised.wait(timeout: .seconds(2)) == nil {
-            shared.logger.warning("recording \(session.id): streams stopped flowing, ending them")
+            logger.warning("recording \(session.id): streams stopped flowing, ending them")
             session.forceEndOfStreams()
             if await session.finalised.wait(timeout: .seconds(5)) == nil {
-                shared.logger.error("recording \(session.id): the muxer did not finish; the file is kept as written so far")
+                logger.error("recording \(session.id): the muxer did not finish; the file is kept as written so far")
             }
         }
     }
@@ -106,21 +110,21 @@ struct RecordingFinaliser: Sendable {
     private func finishFile(_ path: String, id: String) async {
         do {
             let outcome = try await blocking { try Mp4Finishing.finish(path: path) }
-            if outcome != .finished { shared.logger.notice("recording \(id): the file was finished after the muxer: \(outcome)") }
+            if outcome != .finished { logger.notice("recording \(id): the file was finished after the muxer: \(outcome)") }
         } catch {
-            shared.logger.warning("recording \(id): the file could not be finished: \(error)")
+            logger.warning("recording \(id): the file could not be finished: \(error)")
         }
     }
 
     private func writeThumbnail(for session: RecordingSession) async -> String? {
-        guard let frame = shared.graph.tap.finishRequest(id: session.id) else { return nil }
-        let path = shared.data.thumbnailPath(id: session.id)
-        let thumb = shared.config.thumbnail
+        guard let frame = graph.tap.finishRequest(id: session.id) else { return nil }
+        let path = data.thumbnailPath(id: session.id)
+        let thumb = config.thumbnail
         do {
             try await blocking { _ = try frame.writeJPEG(to: path, maxWidth: thumb.maxWidth, maxHeight: thumb.maxHeight, quality: thumb.quality) }
             return path
         } catch {
-            shared.logger.error("thumbnail for \(session.id): \(error)")
+            logger.error("thumbnail for \(session.id): \(error)")
             return nil
         }
     }
@@ -128,14 +132,14 @@ struct RecordingFinaliser: Sendable {
     /// No video frame reached the file (the streams never delivered): no media file is left behind, and the row
     /// says so.
     private func discardEmpty(_ session: RecordingSession) async throws -> Finished {
-        _ = shared.graph.tap.finishRequest(id: session.id)
+        _ = graph.tap.finishRequest(id: session.id)
         try? FileManager.default.removeItem(atPath: session.partialPath)
         let reason = "\(Recovery.nothingRecorded): the camera delivered no frame before the recording was stopped"
         _ = try? await library.update(id: session.id) { row in
             row.state = .failed
             row.failureReason = reason
         }
-        shared.logger.error("recording \(session.id): \(reason)")
+        logger.error("recording \(session.id): \(reason)")
         throw ApplianceError(.internalError, "recording \(session.id): \(reason)")
     }
 }

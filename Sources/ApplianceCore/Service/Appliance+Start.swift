@@ -37,9 +37,10 @@ extension Appliance {
         })
         graph.firstFrame.whenFired { _ in readiness.markFirstFrame() }
 
-        let shared = Shared(config: config, data: data, library: library, graph: graph, events: events, health: health, logger: logger)
-        let recorder = Recorder(shared: shared, cameras: cameras, backup: backup)
-        let retention = Retention(shared: shared, recorder: recorder)
+        let recorder = Recorder(config: config, data: data, library: library, graph: graph, events: events, health: health,
+                                logger: logger, cameras: cameras, backup: backup)
+        let retention = Retention(config: config, data: data, library: library, events: events, health: health, logger: logger,
+                                  recorder: recorder)
         let retentionWake = WakeSignal()
         await recorder.onFileFinished { retentionWake.signal() }
         await recorder.onWriteFailure {
@@ -54,12 +55,12 @@ extension Appliance {
         let lights = config.outputs.isEmpty ? nil : OutputBoard(config.outputs)
         let webReporter = FrontEndReporter(web: config.web.enabled ? WebStatus(state: .starting, listen: config.web.listen) : nil,
                                            live: graph.live)
-        let status = StatusReporter(shared: shared, recorder: recorder, cameras: cameras, readiness: readiness, startedAt: startedAt,
+        let status = StatusReporter(config: config, data: data, library: library, graph: graph, health: health, recorder: recorder, cameras: cameras, readiness: readiness, startedAt: startedAt,
                                     outputs: lights, inputs: inputs, web: webReporter)
         let dispatcher = CommandDispatcher(
-            recorder: recorder, clips: Clips(shared: shared, recorder: recorder, backup: backup), cameras: cameras,
-            devices: devices, snapshots: Snapshotter(shared: shared), status: status,
-            metrics: MetricsCollector(status: status, shared: shared, recorder: recorder, cameras: cameras, backup: backup,
+            recorder: recorder, clips: Clips(config: config, data: data, library: library, events: events, logger: logger, recorder: recorder, backup: backup), cameras: cameras,
+            devices: devices, snapshots: Snapshotter(data: data, graph: graph, logger: logger), status: status,
+            metrics: MetricsCollector(status: status, data: data, library: library, graph: graph, recorder: recorder, cameras: cameras, backup: backup,
                                       liveness: liveness, runs: runs, startedAt: startedAt),
             backup: backup, retention: retention, gate: gate)
         let socketPath = config.socket.isEmpty ? data.root + "/ctl.sock" : config.socket
@@ -68,7 +69,7 @@ extension Appliance {
 
         // Graceful shutdown runs from the last service to the first.
         var services: [any Service] = [
-            GraphWatcher(shared: shared, cameras: cameras, recorder: recorder),
+            GraphWatcher(graph: graph, events: events, health: health, logger: logger, cameras: cameras, recorder: recorder),
             liveness,
             DeviceWatch(monitor: devices, cameras: cameras, events: events),
             StorageWatch(health: health, events: events, logger: logger, absentSample: recovery.absentSample),

@@ -9,17 +9,20 @@ import ServiceLifecycle
 /// output moves on without it; an error from the microphone stops its source, releasing the sound device.
 struct GraphWatcher: Service, CustomStringConvertible {
     var description: String { "GraphWatcher" }
-    let shared: Shared
+    let graph: CaptureGraph
+    let events: EventHub
+    let health: Health
+    let logger: Logger
     let cameras: CameraSwitcher
     let recorder: Recorder
 
     func run() async throws {
         await withDiscardingTaskGroup { group in
             group.addTask {
-                for await message in shared.graph.busReader.messages.cancelOnGracefulShutdown() { await handle(message) }
+                for await message in graph.busReader.messages.cancelOnGracefulShutdown() { await handle(message) }
             }
             group.addTask {
-                for await camera in shared.graph.cameraEnded.cancelOnGracefulShutdown() {
+                for await camera in graph.cameraEnded.cancelOnGracefulShutdown() {
                     cameras.cameraFailed(camera, reason: "its stream ended")
                 }
             }
@@ -29,16 +32,16 @@ struct GraphWatcher: Service, CustomStringConvertible {
     private func handle(_ message: Message) async {
         switch message {
         case .error(let error):
-            shared.health.noteError(error.description)
-            shared.logger.error("gstreamer: \(error.description)")
-            shared.events.publish(.error(PipelineError(source: error.element, message: error.message)))
+            health.noteError(error.description)
+            logger.error("gstreamer: \(error.description)")
+            events.publish(.error(PipelineError(source: error.element, message: error.message)))
             if let camera = Self.camera(in: error.element) {
                 cameras.cameraFailed(camera, reason: error.message)
             }
             if Self.isMicrophone(error.element) {
-                let graph = shared.graph
+                let graph = graph
                 if (try? await blocking { graph.releaseMicrophone() }) == true {
-                    shared.logger.error("microphone failed: \(error.message); its device is released and recording goes on without sound")
+                    logger.error("microphone failed: \(error.message); its device is released and recording goes on without sound")
                 }
             }
             // A recording bin's file cannot be written (ENOSPC, storage gone): the recorder ends that file.
@@ -46,7 +49,7 @@ struct GraphWatcher: Service, CustomStringConvertible {
                 await recorder.writeFailed(bin: String(bin), reason: [error.message, error.debug].compactMap { $0 }.joined(separator: ": "))
             }
         case .warning(let warning):
-            shared.logger.warning("gstreamer: \(warning.description)")
+            logger.warning("gstreamer: \(warning.description)")
         default:
             break
         }

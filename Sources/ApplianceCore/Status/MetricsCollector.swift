@@ -7,7 +7,9 @@ import Foundation
 /// `_total`, times in seconds, sizes in bytes.
 struct MetricsCollector: Sendable {
     let status: StatusReporter
-    let shared: Shared
+    let data: DataDirectory
+    let library: Library
+    let graph: CaptureGraph
     let recorder: Recorder
     let cameras: CameraSwitcher
     let backup: BackupUploader?
@@ -20,9 +22,9 @@ struct MetricsCollector: Sendable {
         let boundaries = await recorder.boundaries
         let cameraStates = await cameras.report(devices: []).cameras
         let backupStatus = await backup?.status()
-        let lastUpload = backup == nil ? nil : try? await shared.library.lastBackupAt()
+        let lastUpload = backup == nil ? nil : try? await library.lastBackupAt()
         let seen = liveness.state.withLock { $0 }
-        let graph = shared.graph
+        let graph = graph
         var families: [MetricFamily] = []
         func add(_ name: String, _ type: MetricFamily.Kind, _ help: String, _ value: Double) {
             families.append(MetricFamily(name, type, help, value: value))
@@ -72,7 +74,7 @@ struct MetricsCollector: Sendable {
         // Storage.
         add("appliance_storage_missing", .gauge, "1 while the recordings' storage is not there.", s.storage.state == .missing ? 1 : 0)
         add("appliance_storage_full", .gauge, "1 while retention can free no more space.", s.storageFull == nil ? 0 : 1)
-        let free = s.capacity?.freeBytes ?? FileSystemSpace.available(at: shared.data.root)
+        let free = s.capacity?.freeBytes ?? FileSystemSpace.available(at: data.root)
         if let free { add("appliance_storage_free_bytes", .gauge, "Free bytes on the data folder's filesystem.", Double(free)) }
         if let c = s.capacity {
             add("appliance_storage_used_bytes", .gauge, "Bytes of clips.", Double(c.usedBytes))

@@ -5,7 +5,11 @@ import GStreamerKit
 /// Builds `status` from what each domain owns: the recorder's phase, the cameras, the output clock, the library,
 /// health and readiness. Owns nothing itself.
 struct StatusReporter: Sendable {
-    let shared: Shared
+    let config: ApplianceConfig
+    let data: DataDirectory
+    let library: Library
+    let graph: CaptureGraph
+    let health: Health
     let recorder: Recorder, cameras: CameraSwitcher
     let readiness: Readiness, startedAt: Date
     /// What the `[[output]]` lights show (nil: none configured).
@@ -17,13 +21,13 @@ struct StatusReporter: Sendable {
     func status() async -> StatusReport {
         let (state, live, recordingsThisRun) = await recorder.live()
         let activeCamera = await cameras.activeName
-        let (graph, library, health, v) = (shared.graph, shared.library, shared.health, shared.config.video)
+        let (graph, library, health, v) = (graph, library, health, config.video)
         let flow = graph.flow.snapshot
         var report = StatusReport(
             state: state, ready: readiness.isReady, recording: live, cameras: graph.cameraNames,
             activeCamera: activeCamera ?? "", cameraSources: graph.cameraKinds, audioSource: graph.audioKind,
             preview: graph.previewKind, encoder: v.encoder, width: v.width, height: v.height, framerate: v.framerate,
-            dataDir: shared.data.root, uptimeS: Date().timeIntervalSince(startedAt), recordingsThisRun: recordingsThisRun,
+            dataDir: data.root, uptimeS: Date().timeIntervalSince(startedAt), recordingsThisRun: recordingsThisRun,
             lastError: health.lastError, gstreamerVersion: GStreamer.version, recordingsTotal: library.count,
             databaseBytes: library.sizeBytes, recovery: health.recovery,
             output: OutputStats(frames: flow.outputFrames, slotCollisions: flow.slotCollisions, filledSlots: flow.filledSlots,

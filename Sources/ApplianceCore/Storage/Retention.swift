@@ -10,15 +10,22 @@ import Logging
 /// with a `storage_full` event. Every deletion is a `retention_deleted` event and a log line; the backup copy of
 /// a deleted clip stays on the server.
 actor Retention {
-    let shared: Shared
+    let config: ApplianceConfig
+    let data: DataDirectory
+    let library: Library
+    let events: EventHub
+    let health: Health
+    let logger: Logger
     let recorder: Recorder
     /// Set when a file could not be written: the next pass makes `headroom` free even below min_free_mb.
     private let headroomWanted = Locked(false)
-    private var settings: ApplianceConfig.Storage { shared.config.storage }
-    private var keepUnbackedUp: Bool { settings.keepUntilBackedUp && shared.config.backup.enabled }
+    private var settings: ApplianceConfig.Storage { config.storage }
+    private var keepUnbackedUp: Bool { settings.keepUntilBackedUp && config.backup.enabled }
 
-    init(shared: Shared, recorder: Recorder) {
-        (self.shared, self.recorder) = (shared, recorder)
+    init(config: ApplianceConfig, data: DataDirectory, library: Library, events: EventHub, health: Health, logger: Logger,
+         recorder: Recorder) {
+        (self.config, self.data, self.library, self.events, self.health, self.logger) = (config, data, library, events, health, logger)
+        self.recorder = recorder
     }
 
     /// After a write failure (the disk filled up): ask the next pass for room to record again.
@@ -51,25 +58,25 @@ actor Retention {
         }
         var report = PassReport()
         // With the storage missing, the clips' files only look absent: nothing may be judged, let alone deleted.
-        guard shared.health.storage.state == .ok else { return report }
+        guard health.storage.state == .ok else { return report }
         let started = ContinuousClock.now
         do {
             if settings.retentionDays > 0 { try await deleteByAge(now: now, report: &report) }
             var capacity = try await measure()
             try await enforceLockedShare(&capacity, report: &report)
             try await makeRoom(&capacity, report: &report)
-            var after = Self.adjusted(capacity, after: report.deleted, free: FileSystemSpace.available(at: shared.data.root))
+            var after = Self.adjusted(capacity, after: report.deleted, free: FileSystemSpace.available(at: data.root))
             after.lastPassMs = ((ContinuousClock.now - started) / .microseconds(100)).rounded() / 10
             after.lastPassDeleted = report.deleted.count
-            shared.health.capacity = after
+            health.capacity = after
         } catch {
-            shared.logger.error("retention: \(error)")
-            shared.health.noteError("retention: \(error)")
+            logger.error("retention: \(error)")
+            health.noteError("retention: \(error)")
         }
         if let full = report.full {
             await storageFull(full)
         } else {
-            shared.health.storageFull = nil
+            health.storageFull = nil
         }
         return report
     }
@@ -78,10 +85,10 @@ actor Retention {
 
     /// Space used by clips, free space, the budget and the time until the oldest unlocked clip is overwritten.
     func measure() async throws -> Capacity {
-        let usage = try await shared.library.usage()
-        let partialBytes = shared.data.partialFiles().reduce(Int64(0)) { $0 + (DataDirectory.fileSize($1) ?? 0) }
+        let usage = try await library.usage()
+        let partialBytes = data.partialFiles().reduce(Int64(0)) { $0 + (DataDirectory.fileSize($1) ?? 0) }
         let used = usage.bytes + partialBytes
-        let free = FileSystemSpace.available(at: shared.data.root) ?? 0
+        let free = FileSystemSpace.available(at: data.root) ?? 0
         let minFree = Int64(settings.minFreeMb) * 1_000_000
         var budget = used + max(0, free - minFree)
         if settings.maxUsedGb > 0 { budget = min(budget, Int64(settings.maxUsedGb * 1e9)) }
@@ -132,7 +139,7 @@ actor Retention {
     private func deleteByAge(now: Date, report: inout PassReport) async throws {
         let cutoff = now.addingTimeInterval(-Double(settings.retentionDays) * 86_400)
         while true {
-            let (rows, _) = try await shared.library.oldest(locked: false, backedUp: nil, olderThan: cutoff, after: nil, limit: 100)
+            let (rows, _) = try await library.oldest(locked: false, backedUp: nil, olderThan: cutoff, after: nil, limit: 100)
             guard !rows.isEmpty else { return }
             var removed = 0
             for row in rows where try await delete(row, reason: .age, report: &report) { removed += 1 }
@@ -149,7 +156,7 @@ actor Retention {
         }
         var cursor: (Int64, Int64)?
         while capacity.lockedBytes > cap {
-            let (rows, next) = try await shared.library.oldest(locked: true, backedUp: nil, after: cursor, limit: 16)
+            let (rows, next) = try await library.oldest(locked: true, backedUp: nil, after: cursor, limit: 16)
             guard !rows.isEmpty else { return }
             cursor = next
             for row in rows where capacity.lockedBytes > cap {
@@ -164,8 +171,8 @@ actor Retention {
     private func makeRoom(_ capacity: inout Capacity, report: inout PassReport) async throws {
         var minFree = Int64(settings.minFreeMb) * 1_000_000
         if headroomWanted.withLock({ wanted in defer { wanted = false }; return wanted }) {
-            minFree = Self.headroom(filesystemBytes: FileSystemSpace.total(at: shared.data.root) ?? 0, minFreeMb: settings.minFreeMb)
-            shared.logger.notice("retention: making \(minFree / 1_000_000) MB free after a write failure")
+            minFree = Self.headroom(filesystemBytes: FileSystemSpace.total(at: data.root) ?? 0, minFreeMb: settings.minFreeMb)
+            logger.notice("retention: making \(minFree / 1_000_000) MB free after a write failure")
         }
         let maxUsed = settings.maxUsedGb > 0 ? Int64(settings.maxUsedGb * 1e9) : Int64.max
         var need = max(0, capacity.usedBytes - maxUsed, minFree - capacity.freeBytes)
@@ -177,14 +184,14 @@ actor Retention {
         for tier in tiers {
             var cursor: (Int64, Int64)?
             while need > 0 {
-                let (rows, next) = try await shared.library.oldest(locked: tier.locked, backedUp: tier.backedUp, after: cursor, limit: 16)
+                let (rows, next) = try await library.oldest(locked: tier.locked, backedUp: tier.backedUp, after: cursor, limit: 16)
                 guard !rows.isEmpty else { break }
                 cursor = next
                 for row in rows where need > 0 {
                     if tier.backedUp == false {
                         let warning = deletion(row, reason: reason)
-                        shared.events.publish(.retentionWarning(warning))
-                        shared.logger.warning("retention: deleting \(row.id), which is not backed up yet (keep_until_backed_up; nothing else is left to delete)")
+                        events.publish(.retentionWarning(warning))
+                        logger.warning("retention: deleting \(row.id), which is not backed up yet (keep_until_backed_up; nothing else is left to delete)")
                     }
                     guard try await delete(row, reason: tier.locked ? .lockedShare : reason, report: &report) else { continue }
                     need -= row.sizeBytes
@@ -206,12 +213,12 @@ actor Retention {
     /// Removes the clip through ClipRemoval (file, thumbnail and row; the remote copy stays: it is the backup), read
     /// again first so that a clip locked or deleted since it was chosen is judged as it is now. False: it stayed.
     private func delete(_ row: Library.RetentionCandidate, reason: RetentionDeletion.Reason, report: inout PassReport) async throws -> Bool {
-        guard let recording = try await shared.library.fetch(id: row.id) else { return false }
-        let removal = ClipRemoval(library: shared.library, activeID: { [recorder] in await recorder.activeID }, backup: nil, events: shared.events, logger: shared.logger)
+        guard let recording = try await library.fetch(id: row.id) else { return false }
+        let removal = ClipRemoval(library: library, activeID: { [recorder] in await recorder.activeID }, backup: nil, events: events, logger: logger)
         do {
             try await removal.remove(recording, cause: .retention(reason))
         } catch let error as ApplianceError where error.code == .conflict {
-            shared.logger.notice("retention: kept \(row.id): \(error.message)")
+            logger.notice("retention: kept \(row.id): \(error.message)")
             return false
         }
         report.deleted.append(RetentionDeletion(recording, reason: reason))
@@ -219,19 +226,19 @@ actor Retention {
     }
 
     private func storageFull(_ reason: String) async {
-        let first = shared.health.storageFull == nil
-        shared.health.storageFull = reason
+        let first = health.storageFull == nil
+        health.storageFull = reason
         let recording = await recorder.isRecording
         if recording, settings.onFull == .stop {
-            shared.logger.error("storage full: \(reason); stopping the recording")
+            logger.error("storage full: \(reason); stopping the recording")
             _ = try? await recorder.stop(title: nil, reason: .storageFull)
         } else if first {
-            shared.logger.error("storage full: \(reason)")
+            logger.error("storage full: \(reason)")
         }
         if first || recording {
-            let capacity = (try? await measure()) ?? shared.health.capacity
+            let capacity = (try? await measure()) ?? health.capacity
             if let capacity {
-                shared.events.publish(.storageFull(StorageFull(reason: reason, capacity: capacity, stoppedRecording: recording)))
+                events.publish(.storageFull(StorageFull(reason: reason, capacity: capacity, stoppedRecording: recording)))
             }
         }
     }
