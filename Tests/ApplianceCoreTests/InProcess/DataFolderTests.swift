@@ -58,7 +58,7 @@ final class RecoveryTests: XCTestCase {
 
     private func touch(_ path: String, bytes: Int = 0) throws {
         try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-        FileManager.default.createFile(atPath: path, contents: Data(repeating: 7, count: bytes))
+        XCTAssertTrue(FileManager.default.createFile(atPath: path, contents: Data(repeating: 7, count: bytes)))
     }
 
     func testAnEmptyPartialFileLeavesNoMediaAndTheRowSaysWhy() async throws {

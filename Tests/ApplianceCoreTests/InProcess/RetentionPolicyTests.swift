@@ -21,7 +21,7 @@ final class RetentionPolicyTests: XCTestCase {
             let id = UUID().uuidString.lowercased()
             let path = data.finalPath(id: id, date: created)
             try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-            FileManager.default.createFile(atPath: path, contents: Data(count: 100_000))
+            XCTAssertTrue(FileManager.default.createFile(atPath: path, contents: Data(count: 100_000)))
             var row = Recording(id: id, title: "clip \(n)", createdAt: created, path: path, state: .complete)
             row.sizeBytes = 100_000
             row.durationMs = 1000
