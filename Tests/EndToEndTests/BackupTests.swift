@@ -218,7 +218,7 @@ final class BackupTests: XCTestCase {
         let server = try WebDAVServer()
         let daemon = try makeDaemon(server)
         chmod(daemon.directory.appendingPathComponent("webdav-password").path, 0o644)
-        let result = try CommandResult.run(DaemonProcess.binary, ["run", "--config", daemon.configPath, "--socket", daemon.socketPath])
+        let result = try ProcessOutcome.run(DaemonProcess.binary, ["run", "--config", daemon.configPath, "--socket", daemon.socketPath])
         XCTAssertNotEqual(result.status, 0)
         let line = result.stderr.split(separator: "\n").last.map(String.init) ?? ""
         XCTAssertTrue(line.contains("readable by others"), line)

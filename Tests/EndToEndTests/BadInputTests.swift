@@ -88,7 +88,7 @@ final class BadInputTests: XCTestCase {
         XCTAssertEqual((second.json?["error"] as? [String: Any])?["code"] as? String, "conflict", second.stdout)
         XCTAssertEqual(try daemon.ctl(["record", "stop"]).status, 0)
 
-        let noDaemon = try CommandResult.run(DaemonProcess.binary, ["ctl", "--socket", daemon.directory.path + "/none.sock", "status"])
+        let noDaemon = try ProcessOutcome.run(DaemonProcess.binary, ["ctl", "--socket", daemon.directory.path + "/none.sock", "status"])
         XCTAssertEqual(noDaemon.status, 2)
         XCTAssertEqual(noDaemon.stderr.split(separator: "\n").count, 1, noDaemon.stderr)
         XCTAssertTrue(noDaemon.stderr.contains("cannot connect"), noDaemon.stderr)

@@ -110,7 +110,7 @@ final class ConsoleTests: XCTestCase {
 
     func testNoSocketIsTheUsualCtlError() throws {
         let missing = FileManager.default.temporaryDirectory.appendingPathComponent("no-daemon-\(UUID().uuidString.prefix(8)).sock").path
-        let result = try CommandResult.run(DaemonProcess.binary, ["ctl", "--socket", missing, "console"])
+        let result = try ProcessOutcome.run(DaemonProcess.binary, ["ctl", "--socket", missing, "console"])
         XCTAssertEqual(result.status, 2)
         XCTAssertEqual(result.stderr, "appliance: cannot connect to \(missing): No such file or directory (is `appliance run` running?)\n")
         XCTAssertEqual(result.stdout, "", "nothing was drawn")

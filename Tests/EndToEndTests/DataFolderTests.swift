@@ -13,7 +13,7 @@ final class DataFolderTests: XCTestCase {
         Thread.sleep(forTimeInterval: 1.0)
 
         let otherSocket = first.directory.appendingPathComponent("second.sock").path
-        let second = try CommandResult.run(DaemonProcess.binary, ["run", "--config", first.configPath, "--socket", otherSocket], timeout: 30)
+        let second = try ProcessOutcome.run(DaemonProcess.binary, ["run", "--config", first.configPath, "--socket", otherSocket], timeout: 30)
         XCTAssertNotEqual(second.status, 0)
         let lines = second.stderr.split(separator: "\n")
         XCTAssertEqual(lines.count, 1, second.stderr)
@@ -31,7 +31,7 @@ final class DataFolderTests: XCTestCase {
     func testMissingStorageIsOneConditionAndTheClipsComeBackWithTheirFiles() throws {
         let daemon = try DaemonProcess()
         let rows = 3000
-        let seed = try CommandResult.run(DaemonProcess.binary, ["dev", "seed", "--data-dir", daemon.dataDir, "--rows", "\(rows)"])
+        let seed = try ProcessOutcome.run(DaemonProcess.binary, ["dev", "seed", "--data-dir", daemon.dataDir, "--rows", "\(rows)"])
         XCTAssertEqual(seed.status, 0, seed.stderr)
         // The disk that holds the recordings is not mounted: its folder is empty.
         let card = daemon.directory.appendingPathComponent("card").path

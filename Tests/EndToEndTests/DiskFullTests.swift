@@ -5,7 +5,7 @@ import XCTest
 /// mount namespace. The test reaches the files through /proc/<pid>/root.
 final class DiskFullTests: XCTestCase {
     func testAFullDiskEndsTheFileCleanlyAndRecordingResumes() throws {
-        guard (try? CommandResult.run("/usr/bin/unshare", ["-m", "true"]))?.status == 0 else {
+        guard (try? ProcessOutcome.run("/usr/bin/unshare", ["-m", "true"]))?.status == 0 else {
             throw XCTSkip("no private mount namespace here (unshare -m needs root or user namespaces)")
         }
         // Noise does not compress: 4 Mbit/s, about 1 MB per 2 s segment, on a 16 MB filesystem.
@@ -85,14 +85,14 @@ enum DataSize {
 /// The storage under the data folder goes away while recording (unmounted) and comes back: a real ext4
 /// filesystem on a loop device, mounted in the daemon's own mount namespace and unmounted there with nsenter.
 final class StorageGoneTests: XCTestCase {
-    private func run(_ tool: String, _ arguments: [String]) throws -> CommandResult {
-        let result = try CommandResult.run(tool, arguments)
+    private func run(_ tool: String, _ arguments: [String]) throws -> ProcessOutcome {
+        let result = try ProcessOutcome.run(tool, arguments)
         guard result.status == 0 else { throw DaemonError(message: "\(tool) \(arguments.joined(separator: " ")): \(result.stderr)") }
         return result
     }
 
     func testStorageThatGoesAwayIsReportedAndRecordingResumesWhenItIsBack() throws {
-        guard (try? CommandResult.run("/usr/bin/unshare", ["-m", "true"]))?.status == 0,
+        guard (try? ProcessOutcome.run("/usr/bin/unshare", ["-m", "true"]))?.status == 0,
               FileManager.default.isExecutableFile(atPath: "/usr/sbin/losetup") else {
             throw XCTSkip("needs a private mount namespace and loop devices (root)")
         }
@@ -105,7 +105,7 @@ final class StorageGoneTests: XCTestCase {
             throw XCTSkip("no free loop device")
         }
         let loop = attach.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-        defer { _ = try? CommandResult.run("/usr/sbin/losetup", ["-d", loop]) }
+        defer { _ = try? ProcessOutcome.run("/usr/sbin/losetup", ["-d", loop]) }
         try FileManager.default.createDirectory(atPath: daemon.dataDir, withIntermediateDirectories: true)
         daemon.launcher = ["/usr/bin/unshare", "-m", "--propagation", "private", "/bin/sh", "-c",
                            "mount \(loop) '\(daemon.dataDir)' && exec \"$0\" \"$@\""]

@@ -18,7 +18,7 @@ final class DoctorTests: XCTestCase {
 
     private func doctor(_ arguments: [String], launcher: [String] = []) throws -> Outcome {
         let executable = launcher.first ?? DaemonProcess.binary
-        let result = try CommandResult.run(executable, Array(launcher.dropFirst()) + (launcher.isEmpty ? [] : [DaemonProcess.binary])
+        let result = try ProcessOutcome.run(executable, Array(launcher.dropFirst()) + (launcher.isEmpty ? [] : [DaemonProcess.binary])
                                                        + ["doctor"] + arguments, timeout: 180)
         var lines: [String: String] = [:]
         var counts: (Int, Int, Int)?
@@ -57,7 +57,7 @@ final class DoctorTests: XCTestCase {
 
     /// The filesystem type the kernel reports for a folder (util-linux, independent of the appliance's code).
     private func fileSystemType(_ path: String) throws -> String {
-        let result = try CommandResult.run("/usr/bin/findmnt", ["-n", "-o", "FSTYPE", "--target", path])
+        let result = try ProcessOutcome.run("/usr/bin/findmnt", ["-n", "-o", "FSTYPE", "--target", path])
         return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
@@ -107,14 +107,14 @@ final class DoctorTests: XCTestCase {
 
     /// "root:root 0755", as `stat` sees the folder.
     private func ownership(_ path: String) throws -> String {
-        let result = try CommandResult.run("/usr/bin/stat", ["-c", "%U:%G %04a", path])
+        let result = try ProcessOutcome.run("/usr/bin/stat", ["-c", "%U:%G %04a", path])
         return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     func testJSONCarriesTheSameChecks() throws {
         let setup = try makeSetup()
         let text = try doctor(["--config", setup.configPath])
-        let result = try CommandResult.run(DaemonProcess.binary, ["doctor", "--config", setup.configPath, "--json"], timeout: 180)
+        let result = try ProcessOutcome.run(DaemonProcess.binary, ["doctor", "--config", setup.configPath, "--json"], timeout: 180)
         let object = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any], result.stdout)
         let checks = try XCTUnwrap(object["checks"] as? [[String: Any]])
         XCTAssertEqual(Set(checks.compactMap { $0["name"] as? String }), Set(text.lines.keys))
@@ -237,7 +237,7 @@ final class DoctorTests: XCTestCase {
     // (e) The data folder on real filesystems of another kind: tmpfs (recordings lost at reboot), and one too small
     // for [storage] min_free_mb. Mounted in a private mount namespace that doctor runs in.
     func testFileSystemKindAndRoomOnRealMounts() throws {
-        guard (try? CommandResult.run("/usr/bin/unshare", ["-m", "true"]))?.status == 0 else {
+        guard (try? ProcessOutcome.run("/usr/bin/unshare", ["-m", "true"]))?.status == 0 else {
             throw XCTSkip("no private mount namespace here (unshare -m needs root or user namespaces)")
         }
         let setup = try makeSetup()

@@ -17,7 +17,7 @@ final class FinishedClipPlayersTests: XCTestCase {
         let fps = Double(clip.framerate)
 
         // ffmpeg: seek to 4 s, decode 2 s.
-        let ffmpeg = try CommandResult.run("/usr/bin/ffmpeg", ["-v", "error", "-ss", "4", "-i", clip.path, "-t", "2",
+        let ffmpeg = try ProcessOutcome.run("/usr/bin/ffmpeg", ["-v", "error", "-ss", "4", "-i", clip.path, "-t", "2",
                                                                 "-map", "0:v:0", "-f", "framemd5", "-"])
         XCTAssertEqual(ffmpeg.status, 0, ffmpeg.stderr)
         XCTAssertEqual(ffmpeg.stderr, "")
@@ -35,8 +35,8 @@ final class FinishedClipPlayersTests: XCTestCase {
                             "--scene-ratio=10", "--scene-prefix=f", "--scene-path=\(folder)", "--start-time=4", "--stop-time=6",
                             "--play-and-exit", copy]
         let vlc = getuid() == 0
-            ? try CommandResult.run("/usr/sbin/runuser", ["-u", "nobody", "--", "/usr/bin/cvlc"] + vlcArguments)
-            : try CommandResult.run("/usr/bin/cvlc", vlcArguments)
+            ? try ProcessOutcome.run("/usr/sbin/runuser", ["-u", "nobody", "--", "/usr/bin/cvlc"] + vlcArguments)
+            : try ProcessOutcome.run("/usr/bin/cvlc", vlcArguments)
         XCTAssertEqual(vlc.status, 0, vlc.stderr)
         let pictures = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix(".png") }
         // Every 10th picture from 4 s to 6 s (from the start it would be three times as many): VLC found the keyframe

@@ -35,7 +35,7 @@ final class HTTPSBackupTests: XCTestCase {
     /// With no `ca_file`, the system's CA store decides: the daemon runs in a private mount namespace where the
     /// system bundle (/etc/ssl/certs/ca-certificates.crt) also holds the test CA, and the clip arrives.
     func testSystemCAStoreIsTrusted() throws {
-        guard (try? CommandResult.run("/usr/bin/unshare", ["-m", "true"]))?.status == 0 else {
+        guard (try? ProcessOutcome.run("/usr/bin/unshare", ["-m", "true"]))?.status == 0 else {
             throw XCTSkip("no private mount namespace here (unshare -m needs root or user namespaces)")
         }
         let certificates = try TestCertificates()
@@ -59,7 +59,7 @@ final class HTTPSBackupTests: XCTestCase {
     func testUnreadableCAFileIsAClearStartError() throws {
         let daemon = try DaemonProcess()
         try daemon.appendConfig("[backup]\nurl = \"https://127.0.0.1:9/dav\"\nca_file = \"\(daemon.directory.path)/missing.pem\"")
-        let result = try CommandResult.run(DaemonProcess.binary, ["run", "--config", daemon.configPath, "--socket", daemon.socketPath])
+        let result = try ProcessOutcome.run(DaemonProcess.binary, ["run", "--config", daemon.configPath, "--socket", daemon.socketPath])
         XCTAssertNotEqual(result.status, 0)
         let line = result.stderr.split(separator: "\n").last.map(String.init) ?? ""
         XCTAssertTrue(line.contains("backup.ca_file") && line.contains("missing.pem"), line)

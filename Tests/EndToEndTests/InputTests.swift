@@ -68,7 +68,7 @@ final class InputTests: XCTestCase {
             device = "/dev/input/event0"
             key = "KEY_SPACEBAR"
             """)
-        let result = try CommandResult.run(DaemonProcess.binary, ["run", "--config", daemon.configPath, "--socket", daemon.socketPath],
+        let result = try ProcessOutcome.run(DaemonProcess.binary, ["run", "--config", daemon.configPath, "--socket", daemon.socketPath],
                                            timeout: 30)
         XCTAssertNotEqual(result.status, 0)
         let lines = result.stderr.split(separator: "\n")

@@ -213,7 +213,7 @@ final class LibraryEndToEndTests: XCTestCase {
 func makeSampleClip(seconds: Int = 1) throws -> String {
     let path = FileManager.default.temporaryDirectory.appendingPathComponent("sample-\(UUID().uuidString.prefix(8)).mp4").path
     let frames = seconds * 30
-    let result = try CommandResult.run("/usr/bin/gst-launch-1.0", ["-q", "-e",
+    let result = try ProcessOutcome.run("/usr/bin/gst-launch-1.0", ["-q", "-e",
         "videotestsrc", "num-buffers=\(frames)", "!", "video/x-raw,width=320,height=240,framerate=30/1", "!",
         "x264enc", "!", "h264parse", "!", "mp4mux", "name=mux", "!", "filesink", "location=\(path)",
         "audiotestsrc", "num-buffers=\(seconds * 47)", "!", "audioconvert", "!", "avenc_aac", "!", "aacparse", "!", "mux."])

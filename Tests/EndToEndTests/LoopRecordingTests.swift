@@ -41,7 +41,7 @@ final class LoopRecordingTests: XCTestCase {
         for (index, path) in paths.enumerated() {
             let probe = try MediaProbe(path)
             XCTAssertEqual(try probe.decodeErrors(), "", path)
-            let flags = try CommandResult.run("/usr/bin/ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries",
+            let flags = try ProcessOutcome.run("/usr/bin/ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries",
                                                                     "packet=flags", "-of", "csv=p=0", path]).stdout
             XCTAssertTrue(flags.hasPrefix("K"), "segment \(index + 1) does not start on a keyframe")
             let video = try XCTUnwrap(probe.video), audio = try XCTUnwrap(probe.audio)

@@ -74,7 +74,7 @@ final class MetricsTests: XCTestCase {
 
     /// Parses Prometheus text with prometheus_client's parser (it refuses malformed text) into
     /// `name{label="v",…}` → value, labels sorted as the daemon writes them.
-    static func parse(_ output: CommandResult, file: StaticString = #filePath, line: UInt = #line) throws -> [String: Double] {
+    static func parse(_ output: ProcessOutcome, file: StaticString = #filePath, line: UInt = #line) throws -> [String: Double] {
         XCTAssertEqual(output.status, 0, output.stderr, file: file, line: line)
         let input = FileManager.default.temporaryDirectory.appendingPathComponent("metrics-\(UUID().uuidString).txt")
         try output.stdout.write(to: input, atomically: true, encoding: .utf8)
@@ -89,7 +89,7 @@ final class MetricsTests: XCTestCase {
                     out[s.name + ("{" + labels + "}" if labels else "")] = s.value
             print(json.dumps(out))
             """
-        let parsed = try CommandResult.run("/usr/bin/env", ["python3", "-c", script, input.path])
+        let parsed = try ProcessOutcome.run("/usr/bin/env", ["python3", "-c", script, input.path])
         XCTAssertEqual(parsed.status, 0, "prometheus_client refused the text: \(parsed.stderr)\n\(output.stdout)", file: file, line: line)
         let object = try JSONSerialization.jsonObject(with: Data(parsed.stdout.utf8)) as? [String: Double]
         return try XCTUnwrap(object, parsed.stdout)

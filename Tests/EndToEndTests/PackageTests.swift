@@ -22,7 +22,7 @@ final class PackageTests: XCTestCase {
         }
         let script = Self.root.appendingPathComponent("Tests/Package/test_deb.sh").path
         let binary = Self.root.appendingPathComponent(".build-release/release/appliance").path
-        let result = try CommandResult.run("/bin/bash", [script, deb, binary], timeout: 900)
+        let result = try ProcessOutcome.run("/bin/bash", [script, deb, binary], timeout: 900)
         let output = result.stdout + result.stderr
         print(output)
         if result.status == 77 {

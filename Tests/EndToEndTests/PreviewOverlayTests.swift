@@ -116,7 +116,7 @@ final class PreviewOverlayTests: XCTestCase {
         for (index, path) in segments.enumerated() {
             let probe = try MediaProbe(path)
             XCTAssertEqual(try probe.decodeErrors(), "", path)
-            let flags = try CommandResult.run("/usr/bin/ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries",
+            let flags = try ProcessOutcome.run("/usr/bin/ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries",
                                                                     "packet=flags", "-of", "csv=p=0", path]).stdout
             XCTAssertTrue(flags.hasPrefix("K"), "segment \(index + 1) does not start on a keyframe")
             if index < segments.count - 1 { XCTAssertEqual(probe.video?.frames, 30, "segment \(index + 1): 1 s at 30 fps") }

@@ -22,7 +22,7 @@ final class StartupErrorTests: XCTestCase {
     }
 
     private func failure(arguments: [String], file: StaticString = #filePath, line: UInt = #line) throws -> String {
-        let result = try CommandResult.run(DaemonProcess.binary, arguments, timeout: 30)
+        let result = try ProcessOutcome.run(DaemonProcess.binary, arguments, timeout: 30)
         XCTAssertNotEqual(result.status, 0, "expected a failure, got: \(result.stderr)", file: file, line: line)
         let last = result.stderr.split(separator: "\n").last.map(String.init) ?? ""
         XCTAssertTrue(last.hasPrefix("appliance: "), last, file: file, line: line)

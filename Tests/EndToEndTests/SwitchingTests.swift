@@ -64,7 +64,7 @@ final class SwitchingTests: XCTestCase {
 
         let info = try daemon.result("info", args: ["id": try XCTUnwrap(stop["id"] as? String)])
         XCTAssertEqual(info["camera"] as? String, "front,back")
-        let resolutions = try CommandResult.run("/usr/bin/ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries",
+        let resolutions = try ProcessOutcome.run("/usr/bin/ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries",
                                                                      "frame=width,height", "-of", "csv=p=0", path])
         XCTAssertEqual(Set(resolutions.stdout.split(separator: "\n").map { $0.trimmingCharacters(in: CharacterSet(charactersIn: ",")) }), ["1280,720"], "one resolution throughout")
     }

@@ -25,7 +25,7 @@ final class WebBrowserTests: XCTestCase {
         // python3 as on PATH: the one install-deps.sh installs selenium into (as MetricsTests and WebDAVServer run it).
         // The script then runs on that interpreter itself, not through a launcher (a pyenv shim is a bash script that
         // stays the parent), so that a timeout's SIGTERM reaches the script, which then stops its daemon and browsers.
-        let selenium = try CommandResult.run("/usr/bin/env", ["python3", "-c", "import sys, selenium; print(sys.executable)"], timeout: 60)
+        let selenium = try ProcessOutcome.run("/usr/bin/env", ["python3", "-c", "import sys, selenium; print(sys.executable)"], timeout: 60)
         let python = selenium.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         guard selenium.status == 0, FileManager.default.isExecutableFile(atPath: python) else {
             XCTFail("python3 cannot import selenium (packaging/install-deps.sh --test installs it): \(selenium.stderr)")
@@ -40,8 +40,8 @@ final class WebBrowserTests: XCTestCase {
         print("WebBrowserTests: screenshots in \(shots.path)")
 
         let started = Date()
-        // The script stops its own daemon and browsers on SIGTERM, which CommandResult.run sends on a timeout.
-        let result = try CommandResult.run(python, ["-u", Self.script, "--binary", binary, "--out", shots.path], timeout: 900)
+        // The script stops its own daemon and browsers on SIGTERM, which ProcessOutcome.run sends on a timeout.
+        let result = try ProcessOutcome.run(python, ["-u", Self.script, "--binary", binary, "--out", shots.path], timeout: 900)
         let output = result.stdout + (result.stderr.isEmpty ? "" : "\n---- stderr ----\n" + result.stderr)
         print(output)
         print("WebBrowserTests: browser test took \(String(format: "%.1f", Date().timeIntervalSince(started))) s; screenshots in \(shots.path)")

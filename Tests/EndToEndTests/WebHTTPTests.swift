@@ -470,7 +470,7 @@ final class WebHTTPTests: XCTestCase {
         // Without the sqlite3 tool, expiry is covered in-process only (ApplianceCoreTests.ShareExpiryTests).
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/sqlite3") else { return }
         let past = Int64((Date().timeIntervalSince1970 - 60) * 1000)
-        let update = try CommandResult.run("/usr/bin/sqlite3", ["-cmd", ".timeout 5000", web.daemon.dataDir + "/appliance.sqlite",
+        let update = try ProcessOutcome.run("/usr/bin/sqlite3", ["-cmd", ".timeout 5000", web.daemon.dataDir + "/appliance.sqlite",
                                                                 "UPDATE shares SET expires_at = \(past) WHERE token = '\(second)'"])
         XCTAssertEqual(update.status, 0, update.stderr)
         for path in ["/s/\(second)", "/s/\(second)/video"] {
@@ -513,7 +513,7 @@ final class WebHTTPTests: XCTestCase {
         let config = directory.appendingPathComponent("appliance.toml").path
         try DaemonProcess.config(dataDir: directory.path + "/data", extra: "[web]\nlisten = \"0.0.0.0:0\"")
             .write(toFile: config, atomically: true, encoding: .utf8)
-        let result = try CommandResult.run(DaemonProcess.binary, ["run", "--config", config, "--socket", directory.path + "/ctl.sock"], timeout: 30)
+        let result = try ProcessOutcome.run(DaemonProcess.binary, ["run", "--config", config, "--socket", directory.path + "/ctl.sock"], timeout: 30)
         XCTAssertNotEqual(result.status, 0, result.stderr)
         let lines = result.stderr.split(separator: "\n")
         XCTAssertEqual(lines.count, 1, result.stderr)
@@ -528,7 +528,7 @@ final class WebHTTPTests: XCTestCase {
         for tokenFile in [short, directory.path + "/missing-token"] {
             try DaemonProcess.config(dataDir: directory.path + "/data", extra: "[web]\nlisten = \"127.0.0.1:0\"\ntoken_file = \"\(tokenFile)\"")
                 .write(toFile: config, atomically: true, encoding: .utf8)
-            let refused = try CommandResult.run(DaemonProcess.binary, ["run", "--config", config, "--socket", directory.path + "/ctl.sock"], timeout: 30)
+            let refused = try ProcessOutcome.run(DaemonProcess.binary, ["run", "--config", config, "--socket", directory.path + "/ctl.sock"], timeout: 30)
             XCTAssertNotEqual(refused.status, 0, refused.stderr)
             let last = String(refused.stderr.split(separator: "\n").last ?? "")
             XCTAssertTrue(last.hasPrefix("appliance: "), refused.stderr)

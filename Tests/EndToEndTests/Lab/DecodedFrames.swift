@@ -8,7 +8,7 @@ struct DecodedFrames {
     let frames: [[UInt8]]
 
     init(_ path: String, width: Int, height: Int) throws {
-        let result = try CommandResult.run("/usr/bin/ffmpeg", ["-v", "error", "-i", path, "-map", "0:v:0", "-fps_mode", "passthrough",
+        let result = try ProcessOutcome.run("/usr/bin/ffmpeg", ["-v", "error", "-i", path, "-map", "0:v:0", "-fps_mode", "passthrough",
                                                                "-f", "rawvideo", "-pix_fmt", "gray", "-"], timeout: 300)
         guard result.status == 0 else { throw DaemonError(message: "ffmpeg failed on \(path): \(result.stderr)") }
         let size = width * height, bytes = Array(result.stdoutData)

@@ -20,7 +20,7 @@ enum Lab {
     static func run(_ command: String, _ arguments: [String], timeout: TimeInterval = 60) throws -> String {
         let path = command.hasPrefix("/") ? command : (["/usr/sbin/", "/usr/bin/", "/sbin/", "/bin/"].map { $0 + command }
             .first { FileManager.default.isExecutableFile(atPath: $0) } ?? command)
-        let result = try CommandResult.run(path, arguments, timeout: timeout)
+        let result = try ProcessOutcome.run(path, arguments, timeout: timeout)
         guard result.status == 0 else {
             throw DaemonError(message: "\(command) \(arguments.joined(separator: " ")) exited \(result.status): \(result.stderr)")
         }

@@ -120,7 +120,7 @@ final class LabCameraTests: XCTestCase {
         try Lab.require()
         let node = try Lab.vivid()
         let daemon = try DaemonProcess(extra: Self.config(width: 320, height: 180, framerate: 15), cameras: Self.camera(node), root: Lab.scratch)
-        let result = try CommandResult.run(DaemonProcess.binary, ["doctor", "--config", daemon.configPath], timeout: 180)
+        let result = try ProcessOutcome.run(DaemonProcess.binary, ["doctor", "--config", daemon.configPath], timeout: 180)
         let line = result.stdout.split(separator: "\n").first { $0.contains("camera vivid") }.map(String.init) ?? ""
         XCTAssertTrue(line.contains("chosen YUY2 320x180@15"), result.stdout)
         XCTAssertTrue(line.contains("PASS"), result.stdout)

@@ -39,7 +39,7 @@ enum Curl {
             arguments += ["--data-binary", "@" + bodyFile, "-H", "Expect:"]
             if !headers.contains(where: { $0.lowercased().hasPrefix("content-type:") }) { arguments += ["-H", "Content-Type: application/json"] }
         }
-        let result = try CommandResult.run(path, arguments + [url], timeout: 90)
+        let result = try ProcessOutcome.run(path, arguments + [url], timeout: 90)
         guard result.status == 0 else {
             XCTFail("curl \(arguments.joined(separator: " ")) \(url) failed (\(result.status)): \(result.stderr)", file: file, line: line)
             throw DaemonError(message: "curl failed: \(result.stderr)")

@@ -146,8 +146,8 @@ final class DaemonProcess {
     }
 
     /// Runs `appliance ctl --socket S …`.
-    func ctl(_ arguments: [String]) throws -> CommandResult {
-        try CommandResult.run(Self.binary, ["ctl", "--socket", socketPath] + arguments)
+    func ctl(_ arguments: [String]) throws -> ProcessOutcome {
+        try ProcessOutcome.run(Self.binary, ["ctl", "--socket", socketPath] + arguments)
     }
 
     /// The web dashboard's base URL (`http://127.0.0.1:PORT`), once it serves; test configs listen on port 0.
@@ -182,14 +182,14 @@ struct DaemonError: Error, CustomStringConvertible {
 }
 
 /// The outcome of running a command to completion.
-struct CommandResult {
+struct ProcessOutcome {
     var status: Int32
     var stdout: String
     var stderr: String
     /// stdout as bytes (raw video).
     var stdoutData = Data()
 
-    static func run(_ executable: String, _ arguments: [String], environment: [String: String]? = nil, timeout: TimeInterval = 120) throws -> CommandResult {
+    static func run(_ executable: String, _ arguments: [String], environment: [String: String]? = nil, timeout: TimeInterval = 120) throws -> ProcessOutcome {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
@@ -211,7 +211,7 @@ struct CommandResult {
             throw DaemonError(message: "\(executable) \(arguments.joined(separator: " ")) timed out")
         }
         process.waitUntilExit()
-        return CommandResult(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+        return ProcessOutcome(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
                              stderr: String(decoding: errData, as: UTF8.self), stdoutData: outData)
     }
 
@@ -224,6 +224,18 @@ extension DaemonProcess {
     /// A typed command over the socket; an error answer throws the daemon's `ApplianceError`.
     func perform(_ command: Command) throws -> ApplianceProtocol.CommandResult {
         try ControlClient(path: socketPath, timeout: 30).perform(command)
+    }
+
+    /// The code of the error a well-formed command is refused with (`not_found`, `conflict`…), nil when it succeeds.
+    func errorCode(_ command: Command) -> String? {
+        do {
+            _ = try perform(command)
+            return nil
+        } catch let error as ApplianceError {
+            return error.code.rawValue
+        } catch {
+            return "\(error)"
+        }
     }
 
     func status() throws -> StatusReport {
@@ -243,9 +255,91 @@ extension DaemonProcess {
         return started
     }
 
-    func recordStop() throws -> RecordingResult {
-        guard case .recordingStopped(let result) = try perform(.recordStop(title: nil)) else {
+    func recordStop(title: String? = nil) throws -> RecordingResult {
+        guard case .recordingStopped(let result) = try perform(.recordStop(title: title)) else {
             throw DaemonError(message: "record.stop: unexpected result")
+        }
+        return result
+    }
+
+    func info(_ id: String) throws -> RecordingInfo {
+        guard case .info(let info) = try perform(.info(id: id)) else { throw DaemonError(message: "info: unexpected result") }
+        return info
+    }
+
+    /// `list`: one page of clips (newest first), or with `grouped` one entry per loop recording.
+    func list(page: Int = 1, perPage: Int = Command.defaultPerPage, grouped: Bool = false) throws -> ListResult {
+        try list(grouped ? .listGrouped(page: page, perPage: perPage) : .list(page: page, perPage: perPage))
+    }
+
+    /// `list` with `group`: one loop recording's segments.
+    func list(group: String, page: Int = 1, perPage: Int = Command.defaultPerPage) throws -> ListResult {
+        try list(.listSegments(group: group, page: page, perPage: perPage))
+    }
+
+    /// `list` with `search`, `from` or `to`.
+    func list(_ filter: ListFilter, page: Int = 1, perPage: Int = Command.defaultPerPage) throws -> ListResult {
+        try list(.listFiltered(filter, page: page, perPage: perPage))
+    }
+
+    private func list(_ command: Command) throws -> ListResult {
+        guard case .list(let list) = try perform(command) else { throw DaemonError(message: "list: unexpected result") }
+        return list
+    }
+
+    func backupStatus() throws -> BackupStatus {
+        guard case .backupStatus(let status) = try perform(.backupStatus) else {
+            throw DaemonError(message: "backup.status: unexpected result")
+        }
+        return status
+    }
+
+    func backupRetry(id: String? = nil) throws -> RetryResult {
+        guard case .backupRetry(let result) = try perform(.backupRetry(id: id)) else {
+            throw DaemonError(message: "backup.retry: unexpected result")
+        }
+        return result
+    }
+
+    func metrics() throws -> MetricsReport {
+        guard case .metrics(let report) = try perform(.metrics) else { throw DaemonError(message: "metrics: unexpected result") }
+        return report
+    }
+
+    func switchCamera(_ choice: Command.CameraChoice) throws -> SwitchResult {
+        guard case .switched(let result) = try perform(.switchCamera(choice)) else {
+            throw DaemonError(message: "switch: unexpected result")
+        }
+        return result
+    }
+
+    func snapshot() throws -> SnapshotResult {
+        guard case .snapshot(let result) = try perform(.snapshot) else { throw DaemonError(message: "snapshot: unexpected result") }
+        return result
+    }
+
+    func lock(_ id: String) throws -> Recording {
+        guard case .recording(let recording) = try perform(.lock(id: id)) else { throw DaemonError(message: "lock: unexpected result") }
+        return recording
+    }
+
+    func unlock(_ id: String) throws -> Recording {
+        guard case .recording(let recording) = try perform(.unlock(id: id)) else {
+            throw DaemonError(message: "unlock: unexpected result")
+        }
+        return recording
+    }
+
+    func rename(_ id: String, title: String) throws -> Recording {
+        guard case .recording(let recording) = try perform(.rename(id: id, title: title)) else {
+            throw DaemonError(message: "rename: unexpected result")
+        }
+        return recording
+    }
+
+    func delete(_ id: String, force: Bool = false) throws -> DeleteResult {
+        guard case .deleted(let result) = try perform(.delete(id: id, force: force)) else {
+            throw DaemonError(message: "delete: unexpected result")
         }
         return result
     }

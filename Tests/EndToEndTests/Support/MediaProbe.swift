@@ -18,7 +18,7 @@ struct MediaProbe {
 
     init(_ path: String) throws {
         self.path = path
-        let result = try CommandResult.run("/usr/bin/ffprobe", ["-v", "error", "-show_entries",
+        let result = try ProcessOutcome.run("/usr/bin/ffprobe", ["-v", "error", "-show_entries",
             "stream=codec_type,codec_name,duration,start_time,nb_frames,width,height", "-of", "json", path])
         guard result.status == 0, let json = result.json, let list = json["streams"] as? [[String: Any]] else {
             throw DaemonError(message: "ffprobe failed on \(path): \(result.stderr)")
@@ -35,14 +35,14 @@ struct MediaProbe {
 
     /// Video packet timestamps in file order (no B-frames: decode order is presentation order).
     func videoPTS() throws -> [Double] {
-        let result = try CommandResult.run("/usr/bin/ffprobe", ["-v", "error", "-select_streams", "v:0",
+        let result = try ProcessOutcome.run("/usr/bin/ffprobe", ["-v", "error", "-select_streams", "v:0",
             "-show_entries", "packet=pts_time", "-of", "csv=p=0", path])
         return result.stdout.split(separator: "\n").compactMap { Double($0.trimmingCharacters(in: .whitespaces)) }
     }
 
     /// What `ffmpeg -v error -i F -f null -` prints: empty for a clean file.
     func decodeErrors() throws -> String {
-        let result = try CommandResult.run("/usr/bin/ffmpeg", ["-v", "error", "-i", path, "-f", "null", "-"])
+        let result = try ProcessOutcome.run("/usr/bin/ffmpeg", ["-v", "error", "-i", path, "-f", "null", "-"])
         return result.stderr + (result.status == 0 ? "" : "exit \(result.status)")
     }
 

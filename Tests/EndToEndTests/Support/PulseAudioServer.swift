@@ -24,7 +24,7 @@ final class PulseAudioServer {
     /// Runs pulseaudio as a daemon of its own (it forks; the test keeps no child process waiting on it) and waits
     /// until its socket answers.
     func start() throws {
-        let launched = try CommandResult.run("/usr/bin/pulseaudio", [
+        let launched = try ProcessOutcome.run("/usr/bin/pulseaudio", [
             "-n", "--daemonize=yes", "--exit-idle-time=-1", "--log-target=file:\(directory)/log",
             "--load=module-native-protocol-unix socket=\(socket) auth-anonymous=1",
         ], environment: environment, timeout: 20)
@@ -40,7 +40,7 @@ final class PulseAudioServer {
     private var environment: [String: String] { ["HOME": directory, "XDG_RUNTIME_DIR": directory, "PATH": "/usr/bin:/bin"] }
 
     func stop() {
-        _ = try? CommandResult.run("/usr/bin/pulseaudio", ["--kill"], environment: environment, timeout: 10)
+        _ = try? ProcessOutcome.run("/usr/bin/pulseaudio", ["--kill"], environment: environment, timeout: 10)
     }
 
     /// "Plugs in" an audio source named `Monitor of <description>`; returns the module index to unplug it.
@@ -56,7 +56,7 @@ final class PulseAudioServer {
         guard result.status == 0 else { throw DaemonError(message: "pactl unload-module: \(result.stderr)") }
     }
 
-    private func pactl(_ arguments: [String]) throws -> CommandResult {
-        try CommandResult.run("/usr/bin/pactl", ["--server", serverAddress] + arguments, timeout: 10)
+    private func pactl(_ arguments: [String]) throws -> ProcessOutcome {
+        try ProcessOutcome.run("/usr/bin/pactl", ["--server", serverAddress] + arguments, timeout: 10)
     }
 }

@@ -35,7 +35,7 @@ final class TestCertificates: @unchecked Sendable {
     static let systemBundle = "/etc/ssl/certs/ca-certificates.crt"
 
     private static func openssl(_ arguments: [String]) throws {
-        let result = try CommandResult.run("/usr/bin/openssl", arguments)
+        let result = try ProcessOutcome.run("/usr/bin/openssl", arguments)
         guard result.status == 0 else { throw DaemonError(message: "openssl \(arguments.first ?? ""): \(result.stderr)") }
     }
 }

@@ -44,7 +44,7 @@ final class WebDAVServer {
         self.process = process
         let deadline = Date().addingTimeInterval(15)
         while Date() < deadline {
-            if (try? CommandResult.run("/usr/bin/curl", ["-sk", "-o", "/dev/null", "-w", "%{http_code}", "\(origin)/__log"]))?.stdout == "200" { return }
+            if (try? ProcessOutcome.run("/usr/bin/curl", ["-sk", "-o", "/dev/null", "-w", "%{http_code}", "\(origin)/__log"]))?.stdout == "200" { return }
             Thread.sleep(forTimeInterval: 0.1)
         }
         throw DaemonError(message: "WebDAV server did not start (is wsgidav installed? packaging/install-deps.sh)")
@@ -61,13 +61,13 @@ final class WebDAVServer {
     /// Sets faults: fail (statuses for the next requests), retry_after, delay_ms, rate_kbps, full.
     func control(_ settings: [String: Any]) throws {
         let body = String(decoding: try JSONSerialization.data(withJSONObject: settings), as: UTF8.self)
-        let result = try CommandResult.run("/usr/bin/curl", ["-sk", "-X", "POST", "-d", body, "\(origin)/__control"])
+        let result = try ProcessOutcome.run("/usr/bin/curl", ["-sk", "-X", "POST", "-d", body, "\(origin)/__control"])
         guard result.status == 0 else { throw DaemonError(message: "control failed: \(result.stderr)") }
     }
 
     /// Requests the server has seen: method, path, status, time.
     func log() throws -> [[String: Any]] {
-        let result = try CommandResult.run("/usr/bin/curl", ["-sk", "\(origin)/__log"])
+        let result = try ProcessOutcome.run("/usr/bin/curl", ["-sk", "\(origin)/__log"])
         return (try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: Any]]) ?? []
     }
 

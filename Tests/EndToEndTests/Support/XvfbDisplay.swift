@@ -57,7 +57,7 @@ final class XvfbDisplay {
 
     /// The whole screen now, grabbed by ffmpeg's x11grab.
     func screenshot() throws -> RGBImage {
-        let result = try CommandResult.run("/usr/bin/ffmpeg", [
+        let result = try ProcessOutcome.run("/usr/bin/ffmpeg", [
             "-v", "error", "-f", "x11grab", "-video_size", "\(width)x\(height)", "-i", display,
             "-frames:v", "1", "-f", "rawvideo", "-pix_fmt", "rgb24", "-"], timeout: 30)
         guard result.status == 0, result.stdoutData.count == width * height * 3 else {
@@ -109,7 +109,7 @@ struct RGBImage {
 
     /// One decoded frame of a video file at `seconds`.
     static func frame(of path: String, at seconds: Double, width: Int, height: Int) throws -> RGBImage {
-        let result = try CommandResult.run("/usr/bin/ffmpeg", [
+        let result = try ProcessOutcome.run("/usr/bin/ffmpeg", [
             "-v", "error", "-ss", String(format: "%.3f", seconds), "-i", path, "-frames:v", "1",
             "-f", "rawvideo", "-pix_fmt", "rgb24", "-"], timeout: 60)
         guard result.status == 0, result.stdoutData.count == width * height * 3 else {
@@ -124,7 +124,7 @@ struct RGBImage {
         let raw = path + ".rgb"
         try Data(bytes).write(to: URL(fileURLWithPath: raw))
         defer { try? FileManager.default.removeItem(atPath: raw) }
-        let result = try CommandResult.run("/usr/bin/ffmpeg", [
+        let result = try ProcessOutcome.run("/usr/bin/ffmpeg", [
             "-v", "error", "-y", "-f", "rawvideo", "-pix_fmt", "rgb24", "-video_size", "\(width)x\(height)", "-i", raw,
             "-frames:v", "1", path], timeout: 30)
         if result.status != 0 { throw DaemonError(message: "PNG: \(result.stderr)") }
