@@ -1,4 +1,5 @@
 import ApplianceCore
+import ApplianceProtocol
 import Foundation
 import XCTest
 
@@ -7,9 +8,9 @@ final class LibraryEndToEndTests: XCTestCase {
     /// Records `count` short clips and returns their ids, oldest first.
     private func record(_ count: Int, on daemon: DaemonProcess) throws -> [String] {
         try (0..<count).map { index in
-            _ = try daemon.result("record.start", args: ["title": "clip \(index)"])
+            _ = try daemon.recordStart(title: "clip \(index)")
             Thread.sleep(forTimeInterval: 0.4)
-            return try XCTUnwrap(try daemon.result("record.stop")["id"] as? String)
+            return try daemon.recordStop().id
         }
     }
 
@@ -19,23 +20,24 @@ final class LibraryEndToEndTests: XCTestCase {
         defer { daemon.stop() }
         let ids = try record(11, on: daemon)
 
-        let first = try daemon.result("list")
-        XCTAssertEqual(first["total"] as? Int, 11)
-        let items = try XCTUnwrap(first["items"] as? [[String: Any]])
-        XCTAssertEqual(items.map { $0["id"] as? String }, ids.reversed().prefix(10).map { $0 })
+        let first = try daemon.list()
+        XCTAssertEqual(first.total, 11)
+        let items = first.items
+        XCTAssertEqual(items.map(\.id), ids.reversed().prefix(10).map { $0 })
         for item in items {
-            for key in ["id", "title", "created_at", "duration_ms", "path", "thumbnail"] {
-                XCTAssertNotNil(item[key], "list item has \(key)")
+            let fields: [(String, Any?)] = [("id", item.id), ("title", item.title), ("created_at", item.createdAt),
+                                            ("duration_ms", item.durationMs), ("path", item.path), ("thumbnail", item.thumbnail)]
+            for (key, value) in fields {
+                XCTAssertNotNil(value, "list item has \(key)")
             }
-            XCTAssertEqual(item["state"] as? String, "complete")
-            XCTAssertTrue(FileManager.default.fileExists(atPath: item["path"] as? String ?? ""))
+            XCTAssertEqual(item.state, .complete)
+            XCTAssertTrue(FileManager.default.fileExists(atPath: item.path))
         }
-        let second = try daemon.result("list", args: ["page": 2])
-        XCTAssertEqual((second["items"] as? [[String: Any]])?.map { $0["id"] as? String }, [ids[0]])
-        XCTAssertEqual(second["total"] as? Int, 11)
-        XCTAssertEqual((try daemon.result("list", args: ["page": 3])["items"] as? [Any])?.count, 0)
-        XCTAssertEqual((try daemon.result("list", args: ["page": 2, "per_page": 4])["items"] as? [[String: Any]])?.map { $0["id"] as? String },
-                       ids.reversed()[4..<8].map { $0 })
+        let second = try daemon.list(page: 2)
+        XCTAssertEqual(second.items.map(\.id), [ids[0]])
+        XCTAssertEqual(second.total, 11)
+        XCTAssertEqual(try daemon.list(page: 3).items.count, 0)
+        XCTAssertEqual(try daemon.list(page: 2, perPage: 4).items.map(\.id), ids.reversed()[4..<8].map { $0 })
 
         let json = try daemon.ctl(["--json", "list", "--per-page", "3"])
         XCTAssertEqual(json.status, 0, json.stderr)
@@ -57,35 +59,38 @@ final class LibraryEndToEndTests: XCTestCase {
         let daemon = try DaemonProcess()
         try daemon.start()
         defer { daemon.stop() }
-        _ = try daemon.result("record.start")
+        _ = try daemon.recordStart()
         Thread.sleep(forTimeInterval: 1.5)
-        let stop = try daemon.result("record.stop")
-        let id = try XCTUnwrap(stop["id"] as? String)
-        let info = try daemon.result("info", args: ["id": String(id.prefix(8))])
-        let probe = try MediaProbe(try XCTUnwrap(info["path"] as? String))
+        let stop = try daemon.recordStop()
+        let id = stop.id
+        let info = try daemon.info(String(id.prefix(8)))
+        let clip = info.recording
+        let probe = try MediaProbe(clip.path)
         let video = try XCTUnwrap(probe.video), audio = try XCTUnwrap(probe.audio)
-        XCTAssertEqual(info["id"] as? String, id)
-        XCTAssertEqual(info["state"] as? String, "complete")
-        XCTAssertEqual(info["width"] as? Int, video.width)
-        XCTAssertEqual(info["height"] as? Int, video.height)
-        XCTAssertEqual(info["framerate"] as? Int, 30)
-        XCTAssertEqual(info["video_codec"] as? String, video.codec)
-        XCTAssertEqual(info["audio_codec"] as? String, audio.codec)
-        XCTAssertEqual(info["audio_present"] as? Bool, true)
-        XCTAssertEqual(info["camera"] as? String, "main")
-        XCTAssertEqual(info["locked"] as? Bool, false)
-        XCTAssertEqual(info["backup_state"] as? String, "none")
-        XCTAssertEqual(Double(info["duration_ms"] as? Int ?? 0) / 1000, video.duration, accuracy: 0.05)
-        let size = try FileManager.default.attributesOfItem(atPath: info["path"] as! String)[.size] as? NSNumber
-        XCTAssertEqual((info["size_bytes"] as? NSNumber)?.int64Value, size?.int64Value)
-        for key in ["created_at", "started_at", "ended_at", "title", "thumbnail"] { XCTAssertNotNil(info[key], key) }
+        XCTAssertEqual(clip.id, id)
+        XCTAssertEqual(clip.state, .complete)
+        XCTAssertEqual(clip.width, video.width)
+        XCTAssertEqual(clip.height, video.height)
+        XCTAssertEqual(clip.framerate, 30)
+        XCTAssertEqual(clip.videoCodec, video.codec)
+        XCTAssertEqual(clip.audioCodec, audio.codec)
+        XCTAssertEqual(clip.audioPresent, true)
+        XCTAssertEqual(clip.camera, "main")
+        XCTAssertEqual(clip.locked, false)
+        XCTAssertEqual(clip.backupState.rawValue, "none")
+        XCTAssertEqual(Double(clip.durationMs ?? 0) / 1000, video.duration, accuracy: 0.05)
+        let size = try FileManager.default.attributesOfItem(atPath: clip.path)[.size] as? NSNumber
+        XCTAssertEqual(clip.sizeBytes, size?.int64Value)
+        let fields: [(String, Any?)] = [("created_at", clip.createdAt), ("started_at", clip.startedAt), ("ended_at", clip.endedAt),
+                                        ("title", clip.title), ("thumbnail", clip.thumbnail)]
+        for (key, value) in fields { XCTAssertNotNil(value, key) }
 
-        let measured = try XCTUnwrap(info["measured"] as? [String: Any])
-        XCTAssertEqual(measured["width"] as? Int, 1280)
-        XCTAssertEqual(measured["height"] as? Int, 720)
-        XCTAssertEqual(measured["video_codec"] as? String, "h264")
-        XCTAssertEqual(measured["audio_codec"] as? String, "aac")
-        XCTAssertEqual(Double(measured["duration_ms"] as? Int ?? 0) / 1000, max(video.duration, audio.duration), accuracy: 0.05)
+        let measured = info.measured
+        XCTAssertEqual(measured.width, 1280)
+        XCTAssertEqual(measured.height, 720)
+        XCTAssertEqual(measured.videoCodec, "h264")
+        XCTAssertEqual(measured.audioCodec, "aac")
+        XCTAssertEqual(Double(measured.durationMs ?? 0) / 1000, max(video.duration, audio.duration), accuracy: 0.05)
     }
 
     func testRenameTakesAnyTextAndNeverTouchesTheFileName() throws {
@@ -93,19 +98,19 @@ final class LibraryEndToEndTests: XCTestCase {
         try daemon.start()
         defer { daemon.stop() }
         let id = try XCTUnwrap(try record(1, on: daemon).first)
-        let pathBefore = try daemon.result("info", args: ["id": id])["path"] as? String
+        let pathBefore = try daemon.info(id).recording.path
         let awkward = "日本語 🎥 «quoted» \"double\" 'single' / back\\slash ../../etc/passwd; DROP TABLE recordings; --"
         let renamed = try daemon.ctl(["rename", String(id.prefix(6)), awkward])
         XCTAssertEqual(renamed.status, 0, renamed.stderr)
-        let info = try daemon.result("info", args: ["id": id])
-        XCTAssertEqual(info["title"] as? String, awkward)
-        XCTAssertEqual(info["path"] as? String, pathBefore)
-        XCTAssertEqual(((try daemon.result("list")["items"] as? [[String: Any]])?.first?["title"]) as? String, awkward)
+        let info = try daemon.info(id).recording
+        XCTAssertEqual(info.title, awkward)
+        XCTAssertEqual(info.path, pathBefore)
+        XCTAssertEqual(try daemon.list().items.first?.title, awkward)
         for bad in ["", "   ", "line\nbreak", String(repeating: "x", count: 501)] {
             let response = try daemon.call("rename", args: ["id": id, "title": bad])
             XCTAssertEqual((response["error"] as? [String: Any])?["code"] as? String, "bad_request", bad)
         }
-        XCTAssertEqual(try daemon.result("info", args: ["id": id])["title"] as? String, awkward)
+        XCTAssertEqual(try daemon.info(id).recording.title, awkward)
     }
 
     func testDeleteRemovesFileThumbnailAndRowAndRespectsLocks() throws {
@@ -113,11 +118,11 @@ final class LibraryEndToEndTests: XCTestCase {
         try daemon.start()
         defer { daemon.stop() }
         let ids = try record(2, on: daemon)
-        let info = try daemon.result("info", args: ["id": ids[0]])
-        let path = try XCTUnwrap(info["path"] as? String), thumbnail = try XCTUnwrap(info["thumbnail"] as? String)
+        let info = try daemon.info(ids[0]).recording
+        let path = info.path, thumbnail = try XCTUnwrap(info.thumbnail)
 
         XCTAssertEqual(try daemon.ctl(["lock", ids[0]]).status, 0)
-        XCTAssertEqual(try daemon.result("info", args: ["id": ids[0]])["locked"] as? Bool, true)
+        XCTAssertEqual(try daemon.info(ids[0]).recording.locked, true)
         let refused = try daemon.ctl(["delete", ids[0]])
         XCTAssertNotEqual(refused.status, 0)
         XCTAssertTrue(refused.stderr.contains("locked"), refused.stderr)
@@ -129,18 +134,18 @@ final class LibraryEndToEndTests: XCTestCase {
         XCTAssertEqual(Set(deleted.json?["deleted_files"] as? [String] ?? []), [path, thumbnail])
         XCTAssertFalse(FileManager.default.fileExists(atPath: path))
         XCTAssertFalse(FileManager.default.fileExists(atPath: thumbnail))
-        XCTAssertEqual((try daemon.call("info", args: ["id": ids[0]])["error"] as? [String: Any])?["code"] as? String, "not_found")
-        XCTAssertEqual(try daemon.result("list")["total"] as? Int, 1)
+        XCTAssertEqual(daemon.errorCode(.info(id: ids[0])), "not_found")
+        XCTAssertEqual(try daemon.list().total, 1)
 
         XCTAssertEqual(try daemon.ctl(["lock", ids[1]]).status, 0)
         XCTAssertEqual(try daemon.ctl(["delete", "--force", ids[1]]).status, 0, "--force deletes a locked clip")
-        XCTAssertEqual(try daemon.result("list")["total"] as? Int, 0)
+        XCTAssertEqual(try daemon.list().total, 0)
 
-        let active = try XCTUnwrap(try daemon.result("record.start")["id"] as? String)
-        XCTAssertEqual((try daemon.call("delete", args: ["id": active, "force": true])["error"] as? [String: Any])?["code"] as? String, "conflict")
-        XCTAssertEqual(try daemon.result("list")["total"] as? Int, 1, "the recording in progress is listed")
+        let active = try daemon.recordStart().id
+        XCTAssertEqual(daemon.errorCode(.delete(id: active, force: true)), "conflict")
+        XCTAssertEqual(try daemon.list().total, 1, "the recording in progress is listed")
         Thread.sleep(forTimeInterval: 0.5)
-        XCTAssertNotNil(try daemon.result("record.stop")["path"])
+        XCTAssertNotNil(try daemon.recordStop().path)
     }
 
     func testUnknownAndAmbiguousIdsAreClearErrors() throws {
@@ -155,16 +160,16 @@ final class LibraryEndToEndTests: XCTestCase {
         }
         try daemon.start()
         defer { daemon.stop() }
-        XCTAssertEqual(try daemon.result("list")["total"] as? Int, 2)
+        XCTAssertEqual(try daemon.list().total, 2)
         let ambiguous = try daemon.ctl(["info", "aaaa"])
         XCTAssertNotEqual(ambiguous.status, 0)
         XCTAssertTrue(ambiguous.stderr.contains("ambiguous"), ambiguous.stderr)
         XCTAssertTrue(ambiguous.stderr.contains("aaaabbbb-0000-4000-8000-000000000001"), ambiguous.stderr)
-        XCTAssertEqual(try daemon.result("info", args: ["id": "aaaabbbb-0000-4000-8000-000000000002"])["state"] as? String, "recovered")
+        XCTAssertEqual(try daemon.info("aaaabbbb-0000-4000-8000-000000000002").recording.state, .recovered)
         let unknown = try daemon.ctl(["info", "ffff"])
         XCTAssertNotEqual(unknown.status, 0)
         XCTAssertTrue(unknown.stderr.contains("no recording"), unknown.stderr)
-        XCTAssertEqual((try daemon.call("delete", args: ["id": "ffff"])["error"] as? [String: Any])?["code"] as? String, "not_found")
+        XCTAssertEqual(daemon.errorCode(.delete(id: "ffff", force: false)), "not_found")
         XCTAssertEqual((try daemon.call("rename", args: ["id": "../../x", "title": "t"])["error"] as? [String: Any])?["code"] as? String, "bad_request")
         XCTAssertEqual((try daemon.call("info", args: [:])["error"] as? [String: Any])?["code"] as? String, "bad_request")
         XCTAssertEqual((try daemon.call("delete", args: ["id": "aaaa", "force": "yes"])["error"] as? [String: Any])?["code"] as? String, "bad_request")
@@ -177,9 +182,9 @@ final class LibraryEndToEndTests: XCTestCase {
         let listener = try EventListener(daemon, timeout: 10)
 
         let id = try XCTUnwrap(try record(1, on: daemon).first)
-        _ = try daemon.result("rename", args: ["id": id, "title": "renamed"])
-        _ = try daemon.result("lock", args: ["id": id])
-        _ = try daemon.result("delete", args: ["id": id, "force": true])
+        _ = try daemon.rename(id, title: "renamed")
+        _ = try daemon.lock(id)
+        _ = try daemon.delete(id, force: true)
         var seen: [(String, [String: Any])] = []
         while seen.count < 6 {
             let event = try listener.next()
