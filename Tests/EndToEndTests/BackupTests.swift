@@ -1,4 +1,5 @@
 import ApplianceCore
+import ApplianceProtocol
 import Foundation
 import XCTest
 
@@ -28,24 +29,24 @@ final class BackupTests: XCTestCase {
         defer { daemon.stop() }
         let first = try daemon.recordClip(title: "Garden, dusk 🌆 / \"one\"")
         let second = try daemon.recordClip(title: "two")
-        XCTAssertTrue(try daemon.waitFor(20) { try daemon.backupCounts()["done"] == 2 }, daemon.log)
+        XCTAssertTrue(try daemon.waitFor(20) { try daemon.backupCounts().done == 2 }, daemon.log)
         for clip in [first, second] {
-            let id = try XCTUnwrap(clip["id"] as? String)
-            let local = try XCTUnwrap((try FileManager.default.attributesOfItem(atPath: clip["path"] as! String)[.size] as? NSNumber)?.int64Value)
+            let id = clip.id
+            let local = try XCTUnwrap((try FileManager.default.attributesOfItem(atPath: clip.path)[.size] as? NSNumber)?.int64Value)
             let copy = remote(server, id: id)
             XCTAssertEqual(copy.media, local, "same size on the server")
             XCTAssertTrue(copy.thumbnail)
             XCTAssertEqual(copy.sidecar?["id"] as? String, id)
-            XCTAssertEqual(copy.sidecar?["title"] as? String, clip["title"] as? String)
+            XCTAssertEqual(copy.sidecar?["title"] as? String, clip.title)
             XCTAssertEqual(copy.parts, [])
-            let info = try daemon.result("info", args: ["id": id])
-            XCTAssertEqual(info["backup_state"] as? String, "done")
-            XCTAssertNotNil(info["backed_up_at"])
+            let info = try daemon.info(id).recording
+            XCTAssertEqual(info.backupState, .done)
+            XCTAssertNotNil(info.backedUpAt)
         }
         XCTAssertTrue(server.files().keys.contains { $0.hasPrefix(String(format: "%04d/", Calendar.current.component(.year, from: Date()))) && $0.contains("Garden-dusk-one_") },
                       "\(server.files().keys)")
-        let status = try daemon.result("backup.status")
-        XCTAssertEqual(status["url"] as? String, server.url)
+        let status = try daemon.backupStatus()
+        XCTAssertEqual(status.url, server.url)
         XCTAssertFalse(daemon.log.contains(server.password), "the password is never logged")
         XCTAssertFalse(String(describing: status).contains(server.password))
     }
@@ -58,19 +59,19 @@ final class BackupTests: XCTestCase {
         try daemon.start()
         defer { daemon.stop() }
         let clip = try daemon.recordClip(seconds: 1.0)
-        let id = try XCTUnwrap(clip["id"] as? String)
-        XCTAssertTrue(try daemon.waitFor(10) { (try daemon.result("backup.status")["current"] as? [String: Any])?["bytes_done"] as? Int ?? 0 > 0 })
+        let id = clip.id
+        XCTAssertTrue(try daemon.waitFor(10) { try daemon.backupStatus().current?.bytesDone ?? 0 > 0 })
         server.stop()  // mid-upload
-        XCTAssertTrue(try daemon.waitFor(10) { (try daemon.result("backup.status")["last_error"] as? String) != nil })
-        XCTAssertEqual(try daemon.result("info", args: ["id": id])["backup_state"] as? String, "pending")
+        XCTAssertTrue(try daemon.waitFor(10) { try daemon.backupStatus().lastError != nil })
+        XCTAssertEqual(try daemon.info(id).recording.backupState, .pending)
         Thread.sleep(forTimeInterval: 1.0)
         try server.start()
-        XCTAssertTrue(try daemon.waitFor(30) { try daemon.backupCounts()["done"] == 1 }, daemon.log)
+        XCTAssertTrue(try daemon.waitFor(30) { try daemon.backupCounts().done == 1 }, daemon.log)
         let copy = remote(server, id: id)
-        XCTAssertEqual(copy.media, (try FileManager.default.attributesOfItem(atPath: clip["path"] as! String)[.size] as? NSNumber)?.int64Value)
+        XCTAssertEqual(copy.media, (try FileManager.default.attributesOfItem(atPath: clip.path)[.size] as? NSNumber)?.int64Value)
         XCTAssertEqual(copy.parts, [], "no temporary file left")
         XCTAssertEqual(server.files().keys.filter { $0.hasSuffix(".mp4") }.count, 1, "arrived once")
-        XCTAssertGreaterThan(try daemon.result("info", args: ["id": id])["backup_attempts"] as? Int ?? 0, 1)
+        XCTAssertGreaterThan(try daemon.info(id).recording.backupAttempts, 1)
     }
 
     func testDaemonKilledMidUploadResumesAfterRestart() throws {
@@ -80,16 +81,16 @@ final class BackupTests: XCTestCase {
         let daemon = try makeDaemon(server)
         try daemon.start()
         let clip = try daemon.recordClip(seconds: 1.0)
-        let id = try XCTUnwrap(clip["id"] as? String)
-        XCTAssertTrue(try daemon.waitFor(10) { (try daemon.result("backup.status")["current"] as? [String: Any])?["bytes_done"] as? Int ?? 0 > 0 })
+        let id = clip.id
+        XCTAssertTrue(try daemon.waitFor(10) { try daemon.backupStatus().current?.bytesDone ?? 0 > 0 })
         daemon.stop(signal: SIGKILL)
         try server.control(["rate_kbps": 0])
         try daemon.start()
         defer { daemon.stop() }
-        XCTAssertTrue(try daemon.waitFor(30) { try daemon.backupCounts()["done"] == 1 }, daemon.log)
-        XCTAssertEqual(remote(server, id: id).media, (try FileManager.default.attributesOfItem(atPath: clip["path"] as! String)[.size] as? NSNumber)?.int64Value)
+        XCTAssertTrue(try daemon.waitFor(30) { try daemon.backupCounts().done == 1 }, daemon.log)
+        XCTAssertEqual(remote(server, id: id).media, (try FileManager.default.attributesOfItem(atPath: clip.path)[.size] as? NSNumber)?.int64Value)
         XCTAssertEqual(remote(server, id: id).parts, [])
-        XCTAssertEqual(try daemon.result("info", args: ["id": id])["backup_state"] as? String, "done")
+        XCTAssertEqual(try daemon.info(id).recording.backupState, .done)
     }
 
     func testServiceUnavailableBurstsAndASlowServer() throws {
@@ -100,8 +101,8 @@ final class BackupTests: XCTestCase {
         try daemon.start()
         defer { daemon.stop() }
         let clip = try daemon.recordClip()
-        let id = try XCTUnwrap(clip["id"] as? String)
-        XCTAssertTrue(try daemon.waitFor(40) { try daemon.backupCounts()["done"] == 1 }, daemon.log)
+        let id = clip.id
+        XCTAssertTrue(try daemon.waitFor(40) { try daemon.backupCounts().done == 1 }, daemon.log)
         XCTAssertNotNil(remote(server, id: id).media)
         let log = try server.log()
         let failures = log.filter { [503, 429, 502].contains($0["status"] as? Int ?? 0) }
@@ -113,7 +114,7 @@ final class BackupTests: XCTestCase {
                 XCTAssertGreaterThanOrEqual((next["time"] as? Double ?? 0) - time, 0.9, "\(failure) → \(next)")
             }
         }
-        XCTAssertEqual(try daemon.result("info", args: ["id": id])["backup_attempts"] as? Int, 5)
+        XCTAssertEqual(try daemon.info(id).recording.backupAttempts, 5)
     }
 
     func testWrongPasswordPausesUntilFixedAndRetried() throws {
@@ -123,22 +124,22 @@ final class BackupTests: XCTestCase {
         try daemon.start()
         defer { daemon.stop() }
         let clip = try daemon.recordClip()
-        let id = try XCTUnwrap(clip["id"] as? String)
+        let id = clip.id
         // The server answers 507 only once it has read what the client sends first: 12 s in one loaded CI run.
-        XCTAssertTrue(try daemon.waitFor(90) { try daemon.result("backup.status")["paused"] as? Bool == true })
-        let status = try daemon.result("backup.status")
-        XCTAssertTrue((status["pause_reason"] as? String ?? "").contains("credentials"), "\(status)")
+        XCTAssertTrue(try daemon.waitFor(90) { try daemon.backupStatus().paused == true })
+        let status = try daemon.backupStatus()
+        XCTAssertTrue((status.pauseReason ?? "").contains("credentials"), "\(status)")
         XCTAssertTrue(try daemon.ctl(["backup", "status"]).stdout.contains("PAUSED"))
         XCTAssertNil(remote(server, id: id).media)
         Thread.sleep(forTimeInterval: 1.0)
-        XCTAssertEqual(try daemon.backupCounts()["pending"], 1, "paused: no retries in a loop")
+        XCTAssertEqual(try daemon.backupCounts().pending, 1, "paused: no retries in a loop")
         XCTAssertLessThan(try server.log().filter { $0["status"] as? Int == 401 }.count, 4)
 
         _ = try server.backupConfig(in: daemon.directory)  // the right password, same file
         let retry = try daemon.ctl(["backup", "retry"])
         XCTAssertEqual(retry.status, 0, retry.stderr)
-        XCTAssertTrue(try daemon.waitFor(20) { try daemon.backupCounts()["done"] == 1 }, daemon.log)
-        XCTAssertEqual(try daemon.result("backup.status")["paused"] as? Bool, false)
+        XCTAssertTrue(try daemon.waitFor(20) { try daemon.backupCounts().done == 1 }, daemon.log)
+        XCTAssertEqual(try daemon.backupStatus().paused, false)
         XCTAssertNotNil(remote(server, id: id).media)
     }
 
@@ -149,14 +150,14 @@ final class BackupTests: XCTestCase {
         let daemon = try makeDaemon(server, password: "wrong")
         try daemon.start()
         defer { daemon.stop() }
-        let id = try XCTUnwrap(try daemon.recordClip()["id"] as? String)
+        let id = try daemon.recordClip().id
         // The server answers 507 only once it has read what the client sends first: 12 s in one loaded CI run.
-        XCTAssertTrue(try daemon.waitFor(90) { try daemon.result("backup.status")["paused"] as? Bool == true })
+        XCTAssertTrue(try daemon.waitFor(90) { try daemon.backupStatus().paused == true })
         let listener = try EventListener(daemon, timeout: 20)
         _ = try server.backupConfig(in: daemon.directory)  // the right password, same file
         let resumed = try listener.waitFor("backup_resumed")
         XCTAssertEqual(resumed["reason"] as? String, "password_file changed")
-        XCTAssertTrue(try daemon.waitFor(20) { try daemon.backupCounts()["done"] == 1 }, daemon.log)
+        XCTAssertTrue(try daemon.waitFor(20) { try daemon.backupCounts().done == 1 }, daemon.log)
         XCTAssertNotNil(remote(server, id: id).media)
         XCTAssertFalse(daemon.log.contains(server.password), "the password is never logged")
     }
@@ -168,15 +169,15 @@ final class BackupTests: XCTestCase {
         let daemon = try makeDaemon(server)
         try daemon.start()
         defer { daemon.stop() }
-        let id = try XCTUnwrap(try daemon.recordClip()["id"] as? String)
+        let id = try daemon.recordClip().id
         // The server answers 507 only once it has read what the client sends first: 12 s in one loaded CI run.
-        XCTAssertTrue(try daemon.waitFor(90) { try daemon.result("backup.status")["paused"] as? Bool == true })
-        XCTAssertTrue((try daemon.result("backup.status")["pause_reason"] as? String ?? "").contains("507"))
+        XCTAssertTrue(try daemon.waitFor(90) { try daemon.backupStatus().paused == true })
+        XCTAssertTrue((try daemon.backupStatus().pauseReason ?? "").contains("507"))
         XCTAssertEqual(remote(server, id: id).media, nil)
         XCTAssertEqual(remote(server, id: id).parts, [], "a refused upload leaves nothing under any name")
         try server.control(["full": false])
         XCTAssertEqual(try daemon.ctl(["backup", "retry", String(id.prefix(8))]).status, 0)
-        XCTAssertTrue(try daemon.waitFor(20) { try daemon.backupCounts()["done"] == 1 }, daemon.log)
+        XCTAssertTrue(try daemon.waitFor(20) { try daemon.backupCounts().done == 1 }, daemon.log)
     }
 
     func testDeletingAClipRemovesItRemotelyAndOnlyLockedWaitsForALock() throws {
@@ -185,15 +186,15 @@ final class BackupTests: XCTestCase {
         let daemon = try makeDaemon(server, extra: "only_locked = true")
         try daemon.start()
         defer { daemon.stop() }
-        let id = try XCTUnwrap(try daemon.recordClip()["id"] as? String)
+        let id = try daemon.recordClip().id
         Thread.sleep(forTimeInterval: 1.0)
         XCTAssertNil(remote(server, id: id).media, "only_locked: not uploaded before it is locked")
-        XCTAssertEqual(try daemon.result("info", args: ["id": id])["backup_state"] as? String, "none")
-        _ = try daemon.result("lock", args: ["id": id])
+        XCTAssertEqual(try daemon.info(id).recording.backupState.rawValue, "none")
+        _ = try daemon.lock(id)
         XCTAssertTrue(try daemon.waitFor(20) { remote(server, id: id).media != nil && remote(server, id: id).sidecar != nil })
-        XCTAssertTrue(try daemon.waitFor(5) { try daemon.result("info", args: ["id": id])["backup_state"] as? String == "done" })
+        XCTAssertTrue(try daemon.waitFor(5) { try daemon.info(id).recording.backupState == .done })
 
-        _ = try daemon.result("delete", args: ["id": id, "force": true])
+        _ = try daemon.delete(id, force: true)
         XCTAssertTrue(try daemon.waitFor(20) { remote(server, id: id).media == nil && !remote(server, id: id).thumbnail && remote(server, id: id).sidecar == nil },
                       "\(server.files())")
         XCTAssertEqual(server.files().count, 0)
@@ -206,7 +207,7 @@ final class BackupTests: XCTestCase {
         try daemon.start()
         defer { daemon.stop() }
         let listener = try EventListener(daemon, timeout: 30)
-        let id = try XCTUnwrap(try daemon.recordClip()["id"] as? String)
+        let id = try daemon.recordClip().id
         let done = try listener.waitFor("backup_done") { $0["id"] as? String == id }
         let rate = done["rate_kbps"] as? Double
         // Unpaced, loopback runs at hundreds of Mbit/s; the cap holds it near 40 Mbit/s.
@@ -254,9 +255,9 @@ final class LargeUploadTests: XCTestCase {
 
         try daemon.start()
         defer { daemon.stop() }
-        XCTAssertEqual(try daemon.result("info", args: ["id": id])["state"] as? String, "recovered")
+        XCTAssertEqual(try daemon.info(id).recording.state, .recovered)
         // The server answers 507 only once it has read what the client sends first: 12 s in one loaded CI run.
-        XCTAssertTrue(try daemon.waitFor(90) { try daemon.result("backup.status")["paused"] as? Bool == true })
+        XCTAssertTrue(try daemon.waitFor(90) { try daemon.backupStatus().paused == true })
         let pid = try XCTUnwrap(daemon.pid)
         func rss() -> Int64 {
             let status = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
@@ -266,15 +267,15 @@ final class LargeUploadTests: XCTestCase {
         Thread.sleep(forTimeInterval: 1.0)
         let baseline = rss()
         try server.control(["full": false])
-        _ = try daemon.result("backup.retry")
+        _ = try daemon.backupRetry()
         var peak = baseline
         // Polls the queue counts, not `info`: `info` inspects the file with GStreamer, which costs memory itself.
         let done = daemon.waitFor(180) {
             peak = max(peak, rss())
-            return (try? daemon.backupCounts())?["done"] == 1
+            return (try? daemon.backupCounts())?.done == 1
         }
         XCTAssertTrue(done, daemon.log)
-        XCTAssertEqual(try daemon.result("info", args: ["id": id])["backup_state"] as? String, "done")
+        XCTAssertEqual(try daemon.info(id).recording.backupState, .done)
         let growth = Double(peak - baseline) / 1_000_000
         print("1 GiB upload: daemon RSS baseline \(baseline / 1_000_000) MB, peak \(peak / 1_000_000) MB, growth \(String(format: "%.1f", growth)) MB")
         // Memory must not follow the file. Chunks are read into a ring of reused buffers, so the upload itself

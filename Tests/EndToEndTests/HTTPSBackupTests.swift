@@ -1,3 +1,4 @@
+import ApplianceProtocol
 import Foundation
 import XCTest
 
@@ -12,14 +13,14 @@ final class HTTPSBackupTests: XCTestCase {
         let daemon = try DaemonProcess()
         try daemon.appendConfig(try server.backupConfig(in: daemon.directory))
         try daemon.start()
-        let id = try XCTUnwrap(try daemon.recordClip(title: "tls")["id"] as? String)
+        let id = try daemon.recordClip(title: "tls").id
         let refused = try daemon.waitFor(15) {
-            (try daemon.result("backup.status")["last_error"] as? String ?? "").contains("not trusted")
+            (try daemon.backupStatus().lastError ?? "").contains("not trusted")
         }
-        let status = try daemon.result("backup.status")
+        let status = try daemon.backupStatus()
         XCTAssertTrue(refused, "\(status)")
-        XCTAssertEqual(status["paused"] as? Bool, false, "a TLS failure is retried with backoff, not a pause")
-        XCTAssertEqual(try daemon.backupCounts()["done"] ?? 0, 0)
+        XCTAssertEqual(status.paused, false, "a TLS failure is retried with backoff, not a pause")
+        XCTAssertEqual(try daemon.backupCounts().done, 0)
         XCTAssertEqual(try server.log().filter { ["PUT", "MOVE", "MKCOL"].contains($0["method"] as? String ?? "") }.count, 0,
                        "no request got past the handshake")
         XCTAssertEqual(server.files().count, 0)
@@ -28,7 +29,7 @@ final class HTTPSBackupTests: XCTestCase {
         try daemon.appendConfig("ca_file = \"\(certificates.caCertificate)\"")
         try daemon.start()
         defer { daemon.stop() }
-        XCTAssertTrue(try daemon.waitFor(20) { try daemon.backupCounts()["done"] == 1 }, daemon.log)
+        XCTAssertTrue(try daemon.waitFor(20) { try daemon.backupCounts().done == 1 }, daemon.log)
         XCTAssertTrue(server.files().keys.contains { $0.hasSuffix("_\(id).mp4") }, "\(server.files())")
     }
 
@@ -48,8 +49,8 @@ final class HTTPSBackupTests: XCTestCase {
                            "mount --bind '\(bundle)' \(TestCertificates.systemBundle) && exec \"$0\" \"$@\""]
         try daemon.start()
         defer { daemon.stop() }
-        let id = try XCTUnwrap(try daemon.recordClip(title: "tls")["id"] as? String)
-        XCTAssertTrue(try daemon.waitFor(20) { try daemon.backupCounts()["done"] == 1 }, daemon.log)
+        let id = try daemon.recordClip(title: "tls").id
+        XCTAssertTrue(try daemon.waitFor(20) { try daemon.backupCounts().done == 1 }, daemon.log)
         XCTAssertTrue(server.files().keys.contains { $0.hasSuffix("_\(id).mp4") }, "\(server.files())")
         let systemStore = try String(contentsOfFile: TestCertificates.systemBundle, encoding: .utf8)
         let testCA = try String(contentsOfFile: certificates.caCertificate, encoding: .utf8)
