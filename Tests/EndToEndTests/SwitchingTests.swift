@@ -29,28 +29,30 @@ final class SwitchingTests: XCTestCase {
         let daemon = try DaemonProcess(cameras: demoCameras)
         try daemon.start()
         defer { daemon.stop() }
-        XCTAssertEqual(try daemon.result("status")["active_camera"] as? String, "front")
-        let before = try XCTUnwrap(try daemon.result("status")["output"] as? [String: Any])
-        _ = try daemon.result("record.start", args: ["title": "switching"])
+        XCTAssertEqual(try daemon.status().activeCamera, "front")
+        let before = try daemon.status().output
+        _ = try daemon.recordStart(title: "switching")
         var order: [String] = []
         for _ in 0..<5 {
             Thread.sleep(forTimeInterval: 0.6)
-            let result = try daemon.result("switch", args: ["next": true])
-            XCTAssertEqual(result["switched"] as? Bool, true)
-            XCTAssertNotNil(result["latency_ms"] as? Double, "the new camera's first frame reached the encoder")
-            order.append(result["active"] as? String ?? "")
+            let result = try daemon.switchCamera(.next)
+            XCTAssertEqual(result.switched, true)
+            XCTAssertNotNil(result.latencyMs, "the new camera's first frame reached the encoder")
+            order.append(result.active ?? "")
         }
         XCTAssertEqual(order, ["back", "front", "back", "front", "back"])
         Thread.sleep(forTimeInterval: 0.6)
-        let stop = try daemon.result("record.stop")
-        XCTAssertEqual(stop["dropped_frames"] as? Int, 0)
+        let stop = try daemon.recordStop()
+        XCTAssertEqual(stop.droppedFrames, 0)
         // Each switch is a handover on a frame boundary: no slot filled twice (a repeated frame), none skipped.
-        let after = try XCTUnwrap(try daemon.result("status")["output"] as? [String: Any])
-        for counter in ["filled_slots", "slot_collisions", "missing_slots"] {
-            XCTAssertEqual((after[counter] as? Int ?? -1) - (before[counter] as? Int ?? 0), 0, counter)
+        let after = try daemon.status().output
+        let counters: [(String, KeyPath<OutputStats, UInt64>)] = [("filled_slots", \.filledSlots), ("slot_collisions", \.slotCollisions),
+                                                                  ("missing_slots", \.missingSlots)]
+        for (counter, keyPath) in counters {
+            XCTAssertEqual(Int(after[keyPath: keyPath]) - Int(before[keyPath: keyPath]), 0, counter)
         }
 
-        let path = try XCTUnwrap(stop["path"] as? String)
+        let path = stop.path
         let probe = try MediaProbe(path)
         XCTAssertEqual(probe.streams.filter { $0.type == "video" }.count, 1, "one video stream")
         let video = try XCTUnwrap(probe.video), audio = try XCTUnwrap(probe.audio)
@@ -62,8 +64,8 @@ final class SwitchingTests: XCTestCase {
         XCTAssertEqual(audio.duration, video.duration, accuracy: 0.1, "audio is untouched by video switches")
         XCTAssertEqual(Double(video.frames), video.duration * 30, accuracy: 1)
 
-        let info = try daemon.result("info", args: ["id": try XCTUnwrap(stop["id"] as? String)])
-        XCTAssertEqual(info["camera"] as? String, "front,back")
+        let info = try daemon.info(stop.id).recording
+        XCTAssertEqual(info.camera, "front,back")
         let resolutions = try ProcessOutcome.run("/usr/bin/ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries",
                                                                      "frame=width,height", "-of", "csv=p=0", path])
         XCTAssertEqual(Set(resolutions.stdout.split(separator: "\n").map { $0.trimmingCharacters(in: CharacterSet(charactersIn: ",")) }), ["1280,720"], "one resolution throughout")
@@ -88,13 +90,13 @@ final class SwitchingTests: XCTestCase {
         try daemon.start()
         defer { daemon.stop() }
         let listener = try EventListener(daemon, timeout: 15)
-        _ = try daemon.result("record.start", args: ["title": "through failures"])
+        _ = try daemon.recordStart(title: "through failures")
         Thread.sleep(forTimeInterval: 4.0)
-        let status = try daemon.result("status")
-        XCTAssertEqual(status["state"] as? String, "recording", "the recording goes on")
-        XCTAssertEqual(status["active_camera"] as? String, "good")
-        let stop = try daemon.result("record.stop")
-        let probe = try MediaProbe(try XCTUnwrap(stop["path"] as? String))
+        let status = try daemon.status()
+        XCTAssertEqual(status.state, .recording, "the recording goes on")
+        XCTAssertEqual(status.activeCamera, "good")
+        let stop = try daemon.recordStop()
+        let probe = try MediaProbe(stop.path)
         XCTAssertGreaterThan(try XCTUnwrap(probe.video).duration, 3.5)
         XCTAssertEqual(try probe.decodeErrors(), "")
         try probe.assertSmoothVideo(framerate: 30)
@@ -103,9 +105,9 @@ final class SwitchingTests: XCTestCase {
         while failed.count < 2 { failed.append(try listener.waitFor("camera_failed")["camera"] as? String ?? "") }
         XCTAssertEqual(failed, ["ends", "breaks"])
         XCTAssertTrue(daemon.log.contains("camera 'ends' failed"), daemon.log)
-        let cameras = try XCTUnwrap(try daemon.result("cameras")["cameras"] as? [[String: Any]])
-        XCTAssertEqual(cameras.map { $0["state"] as? String }, ["error", "error", "active"])
-        XCTAssertEqual(try daemon.result("info", args: ["id": try XCTUnwrap(stop["id"] as? String)])["camera"] as? String, "ends,breaks,good")
+        let cameras = try daemon.cameras().cameras
+        XCTAssertEqual(cameras.map(\.state), ["error", "error", "active"])
+        XCTAssertEqual(try daemon.info(stop.id).recording.camera, "ends,breaks,good")
     }
 
     func testSwitchErrorsAndAlwaysOnCameras() throws {
@@ -129,17 +131,17 @@ final class SwitchingTests: XCTestCase {
         XCTAssertEqual((try daemon.call("switch", args: [:])["error"] as? [String: Any])?["code"] as? String, "bad_request")
         XCTAssertEqual((try daemon.call("switch", args: ["camera": "one", "next": true])["error"] as? [String: Any])?["code"] as? String, "bad_request")
         XCTAssertEqual((try daemon.call("switch", args: ["camera": 3])["error"] as? [String: Any])?["code"] as? String, "bad_request")
-        XCTAssertEqual(try daemon.result("switch", args: ["camera": "one"])["switched"] as? Bool, false, "already active")
+        XCTAssertEqual(try daemon.switchCamera(.named("one")).switched, false, "already active")
 
-        _ = try daemon.result("record.start")
+        _ = try daemon.recordStart()
         let cli = try daemon.ctl(["switch", "two"])
         XCTAssertEqual(cli.status, 0, cli.stderr)
         XCTAssertTrue(cli.stdout.contains("active camera: two"), cli.stdout)
         Thread.sleep(forTimeInterval: 0.5)
-        XCTAssertEqual(try daemon.result("switch", args: ["next": true])["active"] as? String, "one")
+        XCTAssertEqual(try daemon.switchCamera(.next).active, "one")
         Thread.sleep(forTimeInterval: 0.5)
-        let stop = try daemon.result("record.stop")
-        let probe = try MediaProbe(try XCTUnwrap(stop["path"] as? String))
+        let stop = try daemon.recordStop()
+        let probe = try MediaProbe(stop.path)
         try probe.assertSmoothVideo(framerate: 30)
         XCTAssertEqual(try probe.decodeErrors(), "")
 
@@ -148,16 +150,16 @@ final class SwitchingTests: XCTestCase {
         let answers = Locked([String]())
         DispatchQueue.concurrentPerform(iterations: 6) { index in
             let name = index % 2 == 0 ? "one" : "two"
-            if let result = try? ControlClient(path: socketPath, timeout: 20).call("switch", args: ["camera": name]),
-               let active = (result["result"] as? [String: Any])?["active"] as? String {
+            if case .switched(let result)? = try? ControlClient(path: socketPath, timeout: 20).perform(.switchCamera(.named(name))),
+               let active = result.active {
                 answers.withLock { $0.append(active) }
             }
         }
         XCTAssertEqual(answers.withLock { $0.count }, 6)
-        let active = try daemon.result("cameras")["active"] as? String
+        let active = try daemon.cameras().active
         XCTAssertTrue(["one", "two"].contains(active ?? ""))
-        let states = (try daemon.result("cameras")["cameras"] as? [[String: Any]])?.map { $0["state"] as? String }
-        XCTAssertEqual(states?.filter { $0 == "active" }.count, 1)
+        let states = try daemon.cameras().cameras.map(\.state)
+        XCTAssertEqual(states.filter { $0 == "active" }.count, 1)
     }
 }
 
@@ -180,7 +182,7 @@ final class HotplugTests: XCTestCase {
         defer { daemon.stop() }
         let listener = try EventListener(daemon, timeout: 15)
         func state(_ name: String) throws -> String? {
-            (try daemon.result("cameras")["cameras"] as? [[String: Any]])?.first { $0["name"] as? String == name }?["state"] as? String
+            try daemon.cameras().cameras.first { $0.name == name }?.state
         }
         XCTAssertEqual(try state("usb"), "missing")
 
@@ -188,22 +190,22 @@ final class HotplugTests: XCTestCase {
         try listener.waitFor("camera_available")
         XCTAssertEqual(try state("usb"), "standby")
 
-        _ = try daemon.result("record.start")
-        let failed = try daemon.call("switch", args: ["camera": "usb"])
-        let error = try XCTUnwrap(failed["error"] as? [String: Any])
-        XCTAssertEqual(error["code"] as? String, "unavailable")
-        XCTAssertTrue((error["message"] as? String ?? "").contains("still on 'spare'"), "\(error)")
-        XCTAssertEqual(try daemon.result("cameras")["active"] as? String, "spare")
+        _ = try daemon.recordStart()
+        XCTAssertThrowsError(try daemon.switchCamera(.named("usb"))) { failure in
+            let error = failure as? ApplianceError
+            XCTAssertEqual(error?.code.rawValue, "unavailable", "\(failure)")
+            XCTAssertTrue((error?.message ?? "").contains("still on 'spare'"), "\(failure)")
+        }
+        XCTAssertEqual(try daemon.cameras().active, "spare")
         XCTAssertEqual(try state("usb"), "error")
         Thread.sleep(forTimeInterval: 0.5)
-        let stop = try daemon.result("record.stop")
-        let probe = try MediaProbe(try XCTUnwrap(stop["path"] as? String))
+        let stop = try daemon.recordStop()
+        let probe = try MediaProbe(stop.path)
         try probe.assertSmoothVideo(framerate: 30)
         XCTAssertEqual(try probe.decodeErrors(), "")
 
         try FileManager.default.removeItem(atPath: node)  // "unplugged"
-        let deadline = Date().addingTimeInterval(6)
-        while Date() < deadline, try state("usb") != "missing" { Thread.sleep(forTimeInterval: 0.2) }
+        try daemon.waitFor(6) { try state("usb") == "missing" }
         XCTAssertEqual(try state("usb"), "missing")
     }
 }
