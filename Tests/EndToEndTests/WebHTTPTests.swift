@@ -1,3 +1,4 @@
+import ApplianceProtocol
 import Foundation
 import XCTest
 
@@ -40,16 +41,16 @@ final class WebDaemon {
 
     /// Records a clip of about `seconds` over the socket; its id, file and thumbnail (waited for).
     func recordClip(seconds: Double = 3) throws -> (id: String, path: String, thumbnail: String) {
-        _ = try daemon.result("record.start")
+        _ = try daemon.recordStart()
         Thread.sleep(forTimeInterval: seconds)
-        let stop = try daemon.result("record.stop")
-        let id = try XCTUnwrap(stop["id"] as? String), path = try XCTUnwrap(stop["path"] as? String)
-        let thumbnail = try XCTUnwrap(stop["thumbnail"] as? String)
+        let stop = try daemon.recordStop()
+        let id = stop.id, path = stop.path
+        let thumbnail = try XCTUnwrap(stop.thumbnail)
         XCTAssertTrue(daemon.waitFor(10) { FileManager.default.fileExists(atPath: thumbnail) }, "thumbnail \(thumbnail) written")
         return (id, path, thumbnail)
     }
 
-    var state: String? { (try? daemon.result("status"))?["state"] as? String }
+    var state: String? { (try? daemon.status())?.state.rawValue }
 }
 
 /// The dashboard over real HTTP: media Range and caching rules (bytes compared with the file on disk), who may
@@ -78,10 +79,9 @@ final class WebHTTPTests: XCTestCase {
         if let fixture = Self.shared { return fixture }
         let web = try WebDaemon()
         let clip = try web.recordClip()
-        let snapshot = try web.daemon.result("snapshot")
+        let snapshot = try web.daemon.snapshot()
         let fixture = MediaFixture(web: web, id: clip.id, video: try Data(contentsOf: URL(fileURLWithPath: clip.path)),
-                                   thumbnailPath: clip.thumbnail, snapshotID: try XCTUnwrap(snapshot["id"] as? String),
-                                   snapshotPath: try XCTUnwrap(snapshot["path"] as? String))
+                                   thumbnailPath: clip.thumbnail, snapshotID: snapshot.id, snapshotPath: snapshot.path)
         XCTAssertGreaterThan(fixture.length, 10_000, "a 3 s clip")
         Self.shared = fixture
         return fixture
@@ -311,7 +311,7 @@ final class WebHTTPTests: XCTestCase {
         let web = try WebDaemon()
         defer { web.stop() }
         let clip = try web.recordClip(seconds: 1)
-        let snapshot = try XCTUnwrap(try web.daemon.result("snapshot")["id"] as? String)
+        let snapshot = try web.daemon.snapshot().id
 
         for path in ["/api/status", "/api/session", "/api/recordings", "/api/recordings/\(clip.id)", "/api/shares", "/api/config",
                      "/api/events", "/media/\(clip.id)/video", "/media/\(clip.id)/thumbnail", "/media/snapshots/\(snapshot)", "/metrics"] {
@@ -406,7 +406,7 @@ final class WebHTTPTests: XCTestCase {
         let stop = try web.post("/api/commands/record.stop", headers: [cookie, "X-CSRF-Token: \(csrf)"], auth: false)
         XCTAssertEqual(stop.status, 200, stop.text)
         let id = try XCTUnwrap(stop.json?["id"] as? String)
-        XCTAssertEqual(try web.daemon.result("info", args: ["id": id])["title"] as? String, "from the browser")
+        XCTAssertEqual(try web.daemon.info(id).recording.title, "from the browser")
 
         // Logging out ends the session.
         let logout = try web.post("/logout", "", headers: [cookie, "X-CSRF-Token: \(csrf)"], auth: false)
@@ -500,10 +500,10 @@ final class WebHTTPTests: XCTestCase {
         let delete = try web.request("/api/recordings/\(clip.id)", method: "DELETE", auth: false)
         XCTAssertEqual(delete.status, 401)
         XCTAssertTrue(FileManager.default.fileExists(atPath: clip.path))
-        XCTAssertNotEqual(try web.daemon.result("info", args: ["id": clip.id])["title"] as? String, "nope")
+        XCTAssertNotEqual(try web.daemon.info(clip.id).recording.title, "nope")
         // The bearer token still writes.
         XCTAssertEqual(try web.post("/api/recordings/\(clip.id)/rename", #"{"title": "renamed"}"#).status, 200)
-        XCTAssertEqual(try web.daemon.result("info", args: ["id": clip.id])["title"] as? String, "renamed")
+        XCTAssertEqual(try web.daemon.info(clip.id).recording.title, "renamed")
     }
 
     func testNonLoopbackListenWithoutTokenFileIsRefusedAtStart() throws {
@@ -561,20 +561,20 @@ final class WebHTTPTests: XCTestCase {
         let daemon = try DaemonProcess(extra: "[web]\nlisten = \"off\"")
         try daemon.start()
         defer { daemon.stop() }
-        XCTAssertNil(try daemon.result("status")["web"])
-        _ = try daemon.result("record.start")
+        XCTAssertNil(try daemon.status().web)
+        _ = try daemon.recordStart()
         Thread.sleep(forTimeInterval: 1.5)
-        let stopped = try daemon.result("record.stop")
-        XCTAssertTrue(FileManager.default.fileExists(atPath: try XCTUnwrap(stopped["path"] as? String)))
+        let stopped = try daemon.recordStop()
+        XCTAssertTrue(FileManager.default.fileExists(atPath: stopped.path))
         XCTAssertEqual(daemon.stop(), 0)
     }
 
     func testStatusShowsServingAndMetricsNeedTheToken() throws {
         let web = try WebDaemon()
         defer { web.stop() }
-        let socketWeb = try XCTUnwrap(try web.daemon.result("status")["web"] as? [String: Any])
-        XCTAssertEqual(socketWeb["state"] as? String, "serving")
-        XCTAssertEqual(socketWeb["url"] as? String, web.url)
+        let socketWeb = try XCTUnwrap(try web.daemon.status().web)
+        XCTAssertEqual(socketWeb.state, .serving)
+        XCTAssertEqual(socketWeb.url, web.url)
         XCTAssertTrue(web.url.hasPrefix("http://127.0.0.1:"), web.url)
 
         let status = try web.request("/api/status")
@@ -620,15 +620,15 @@ final class WebHTTPTests: XCTestCase {
             let start = try Curl.request(url + "/api/commands/record.start", method: "POST", headers: ["Host: \(host)", "X-CSRF-Token: \(csrf)"],
                                          body: Data("{}".utf8))
             XCTAssertEqual(start.status, 403, "\(host) POST record.start")
-            if try daemon.result("status")["state"] as? String == "recording" {
+            if try daemon.status().state == .recording {
                 XCTFail("\(host) started a recording")
-                _ = try daemon.result("record.stop")
+                _ = try daemon.recordStop()
             }
         }
         XCTAssertEqual(try Curl.request(url + "/api/commands/record.start", method: "POST", headers: ["X-CSRF-Token: \(csrf)"],
                                         body: Data("{}".utf8)).status, 200)
-        XCTAssertEqual(try daemon.result("status")["state"] as? String, "recording")
-        _ = try daemon.result("record.stop")
+        XCTAssertEqual(try daemon.status().state, .recording)
+        _ = try daemon.recordStop()
     }
 
     func testEventStreamSendsTheDaemonsEvents() throws {
@@ -646,9 +646,9 @@ final class WebHTTPTests: XCTestCase {
         let headers = (try? String(contentsOfFile: output + ".headers", encoding: .utf8)) ?? ""
         XCTAssertTrue(headers.lowercased().contains("content-type: text/event-stream"), headers)
 
-        _ = try web.daemon.result("record.start", args: ["title": "streamed"])
+        _ = try web.daemon.recordStart(title: "streamed")
         XCTAssertTrue(web.daemon.waitFor(10) { received().contains("event: recording_started\ndata: {") }, received())
-        _ = try web.daemon.result("record.stop")
+        _ = try web.daemon.recordStop()
         XCTAssertTrue(web.daemon.waitFor(10) { received().contains("event: recording_stopped\ndata: {") }, received())
         let started = received().components(separatedBy: "\n").first { $0.hasPrefix("data: ") && $0.contains("recording_started") }
         let data = try XCTUnwrap(started.map { Data($0.dropFirst("data: ".count).utf8) })
@@ -682,7 +682,7 @@ final class WebHTTPTests: XCTestCase {
         let rename = try web.post("/api/recordings/\(first.id)/rename", #"{"title": "Über café"}"#)
         XCTAssertEqual(rename.status, 200, rename.text)
         XCTAssertEqual(rename.json?["title"] as? String, "Über café")
-        XCTAssertEqual(try web.daemon.result("info", args: ["id": first.id])["title"] as? String, "Über café")
+        XCTAssertEqual(try web.daemon.info(first.id).recording.title, "Über café")
 
         XCTAssertEqual(try web.post("/api/recordings/\(first.id)/lock").json?["locked"] as? Bool, true)
         let refused = try web.request("/api/recordings/\(first.id)", method: "DELETE")

@@ -154,7 +154,7 @@ final class DaemonProcess {
     func webURL(timeout: TimeInterval = 10) throws -> String {
         var url: String?
         waitFor(timeout) {
-            url = ((try? result("status"))?["web"] as? [String: Any])?["url"] as? String
+            url = (try? status())?.web?.url
             return url != nil
         }
         guard let url else { throw NSError(domain: "DaemonProcess", code: 1, userInfo: [NSLocalizedDescriptionKey: "the web dashboard did not start serving"]) }
