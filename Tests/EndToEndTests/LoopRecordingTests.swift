@@ -1,14 +1,15 @@
+import ApplianceProtocol
 import Foundation
 import XCTest
 
 /// Dashcam mode: `segment_s` loop recording, autostart, and files without reserved padding.
 final class LoopRecordingTests: XCTestCase {
     /// The segments of the latest loop recording, in order.
-    private func segments(_ daemon: DaemonProcess) throws -> [[String: Any]] {
-        let list = try daemon.result("list", args: ["per_page": 200])
-        let items = try XCTUnwrap(list["items"] as? [[String: Any]])
-        let group = try XCTUnwrap(items.first?["group"] as? String)
-        return items.filter { $0["group"] as? String == group }.sorted { ($0["segment"] as? Int ?? 0) < ($1["segment"] as? Int ?? 0) }
+    private func segments(_ daemon: DaemonProcess) throws -> [Recording] {
+        let list = try daemon.list(perPage: 200)
+        let items = list.items
+        let group = try XCTUnwrap(items.first?.group)
+        return items.filter { $0.group == group }.sorted { ($0.segment ?? 0) < ($1.segment ?? 0) }
     }
 
     /// segment_s = 2 for 20 s: 10 segments, each a whole file that starts on a keyframe; decoded in order they show
@@ -19,11 +20,11 @@ final class LoopRecordingTests: XCTestCase {
         try daemon.start()
         defer { daemon.stop() }
         let events = try EventListener(daemon, timeout: 30)
-        let started = try daemon.result("record.start")
+        let started = try daemon.recordStart()
         Thread.sleep(forTimeInterval: 20.2)
-        let last = try daemon.result("record.stop")
-        XCTAssertEqual(last["group"] as? String, started["id"] as? String)
-        XCTAssertEqual(last["stop_reason"] as? String, "request")
+        let last = try daemon.recordStop()
+        XCTAssertEqual(last.group, started.id)
+        XCTAssertEqual(last.stopReason, .request)
         var closed = 0
         while closed < 10, let event = try? events.next() {
             if event.name == "segment_closed" {
@@ -34,9 +35,9 @@ final class LoopRecordingTests: XCTestCase {
         XCTAssertEqual(closed, 10, "segment_closed events")
 
         let segments = try segments(daemon)
-        XCTAssertEqual(segments.map { $0["segment"] as? Int ?? 0 }, Array(1...segments.count))
+        XCTAssertEqual(segments.map { $0.segment ?? 0 }, Array(1...segments.count))
         XCTAssertEqual(segments.count, 11, "10 whole segments and the 0.2 s the stop cut")
-        let paths = try segments.map { try XCTUnwrap($0["path"] as? String) }
+        let paths = segments.map(\.path)
         var videoFrames = 0, audioFrames = 0
         for (index, path) in paths.enumerated() {
             let probe = try MediaProbe(path)
@@ -65,22 +66,21 @@ final class LoopRecordingTests: XCTestCase {
         XCTAssertEqual(audioS, videoS, accuracy: 1024 / 48_000 + 0.0001, "audio \(audioS) s, video \(videoS) s")
 
         // A drive is one entry in a grouped list, its segments on request.
-        let grouped = try XCTUnwrap(try daemon.result("list", args: ["grouped": true])["items"] as? [[String: Any]])
+        let grouped = try daemon.list(grouped: true).items
         XCTAssertEqual(grouped.count, 1)
-        XCTAssertEqual(grouped.first?["segments"] as? Int, 11)
-        XCTAssertEqual(Double(grouped.first?["duration_ms"] as? Int ?? 0), videoS * 1000, accuracy: 50)
-        let prefix = String((segments[3]["id"] as? String ?? "").prefix(8))
+        XCTAssertEqual(grouped.first?.segments, 11)
+        XCTAssertEqual(Double(grouped.first?.durationMs ?? 0), videoS * 1000, accuracy: 50)
+        let prefix = String(segments[3].id.prefix(8))
         let listed = try daemon.ctl(["--json", "list", "--group", prefix, "--per-page", "50"])
         XCTAssertEqual((listed.json?["items"] as? [[String: Any]])?.count, 11, listed.stderr)
 
         // Export by time: the five segments 2…6 become one file, frame-exact, without re-encoding.
-        let from = try XCTUnwrap(segments[1]["created_at"] as? String), to = try XCTUnwrap(segments[6]["created_at"] as? String)
-        let fromDate = try XCTUnwrap(ISO8601DateFormatter.withMilliseconds.date(from: from)).addingTimeInterval(0.1)
-        let toDate = try XCTUnwrap(ISO8601DateFormatter.withMilliseconds.date(from: to)).addingTimeInterval(-0.1)
+        let fromDate = segments[1].createdAt.addingTimeInterval(0.1)
+        let toDate = segments[6].createdAt.addingTimeInterval(-0.1)
         let exported = try daemon.ctl(["--json", "export", "--from", ISO8601DateFormatter.withMilliseconds.string(from: fromDate),
                                        "--to", ISO8601DateFormatter.withMilliseconds.string(from: toDate), "--title", "incident"])
         XCTAssertEqual(exported.status, 0, exported.stderr)
-        XCTAssertEqual((exported.json?["sources"] as? [String]), segments[1...5].compactMap { $0["id"] as? String })
+        XCTAssertEqual((exported.json?["sources"] as? [String]), segments[1...5].map(\.id))
         let clip = try XCTUnwrap(exported.json?["recording"] as? [String: Any])
         XCTAssertEqual(clip["title"] as? String, "incident")
         let joined = try MediaProbe(try XCTUnwrap(clip["path"] as? String))
@@ -103,14 +103,14 @@ final class LoopRecordingTests: XCTestCase {
         try daemon.start()
         defer { daemon.stop() }
         for _ in 0..<3 {
-            let started = try daemon.result("record.start")
+            let started = try daemon.recordStart()
             Thread.sleep(forTimeInterval: 2.75)
-            let stopped = try daemon.result("record.stop")
-            XCTAssertEqual(stopped["group"] as? String, started["id"] as? String)
-            let segments = try XCTUnwrap(try daemon.result("list", args: ["group": started["id"] as? String ?? "", "per_page": 20])["items"] as? [[String: Any]])
-            XCTAssertEqual(segments.map { $0["state"] as? String }, Array(repeating: "complete", count: segments.count), "\(segments)")
-            XCTAssertEqual(segments.map { $0["segment"] as? Int ?? 0 }, Array(1...segments.count))
-            let rows = try FrameContinuity.rows(of: try segments.map { try XCTUnwrap($0["path"] as? String) })
+            let stopped = try daemon.recordStop()
+            XCTAssertEqual(stopped.group, started.id)
+            let segments = try daemon.list(group: started.id, perPage: 20).items
+            XCTAssertEqual(segments.map(\.state.rawValue), Array(repeating: "complete", count: segments.count), "\(segments)")
+            XCTAssertEqual(segments.map { $0.segment ?? 0 }, Array(1...segments.count))
+            let rows = try FrameContinuity.rows(of: segments.map(\.path))
             let breaks = FrameContinuity.breaks(in: rows)
             XCTAssertTrue(breaks.isEmpty, "frames lost or repeated at \(breaks) in \(segments.count) segments")
             XCTAssertEqual(Double(rows.count) / 30, 2.75, accuracy: 0.4)
@@ -123,22 +123,22 @@ final class LoopRecordingTests: XCTestCase {
         let daemon = try DaemonProcess(extra: "[recording]\nautostart = true\nsegment_s = 2.0")
         try daemon.start()
         defer { daemon.stop() }
-        XCTAssertTrue(try daemon.waitFor(5) { try daemon.result("status")["state"] as? String == "recording" })
+        XCTAssertTrue(try daemon.waitFor(5) { try daemon.status().state == .recording })
         Thread.sleep(forTimeInterval: 3.5)
         daemon.stop(signal: SIGKILL)
 
         try daemon.start()
-        XCTAssertTrue(try daemon.waitFor(5) { try daemon.result("status")["state"] as? String == "recording" })
-        let status = try daemon.result("status")
-        let recovered = try XCTUnwrap((status["recovery"] as? [String: Any])?["recovered"] as? [String])
+        XCTAssertTrue(try daemon.waitFor(5) { try daemon.status().state == .recording })
+        let status = try daemon.status()
+        let recovered = try XCTUnwrap(status.recovery?.recovered)
         XCTAssertEqual(recovered.count, 1, "the segment being written at the kill")
-        let stopped = try daemon.result("record.stop")
-        XCTAssertGreaterThan(stopped["duration_ms"] as? Int ?? 0, 0)
-        let list = try XCTUnwrap(try daemon.result("list", args: ["per_page": 50])["items"] as? [[String: Any]])
-        for item in list where item["state"] as? String != "failed" {
-            let path = try XCTUnwrap(item["path"] as? String)
+        let stopped = try daemon.recordStop()
+        XCTAssertGreaterThan(stopped.durationMs, 0)
+        let list = try daemon.list(perPage: 50).items
+        for item in list where item.state != .failed {
+            let path = item.path
             XCTAssertEqual(try MediaProbe(path).decodeErrors(), "", path)
-            XCTAssertEqual(try Mp4Layout(path).atoms.map(\.type), ["ftyp", "free", "mdat", "moov"], "\(item["state"] ?? "") clip is not a finished file")
+            XCTAssertEqual(try Mp4Layout(path).atoms.map(\.type), ["ftyp", "free", "mdat", "moov"], "\(item.state.rawValue) clip is not a finished file")
         }
     }
 
@@ -147,14 +147,14 @@ final class LoopRecordingTests: XCTestCase {
         let daemon = try DaemonProcess()
         try daemon.start()
         defer { daemon.stop() }
-        _ = try daemon.result("record.start")
+        _ = try daemon.recordStart()
         Thread.sleep(forTimeInterval: 3)
-        let clip = try daemon.result("record.stop")
-        let path = try XCTUnwrap(clip["path"] as? String)
+        let clip = try daemon.recordStop()
+        let path = clip.path
         let layout = try Mp4Layout(path)
         XCTAssertEqual(layout.atoms.map(\.type), ["ftyp", "free", "mdat", "moov"])
         XCTAssertLessThanOrEqual(layout.overhead, 1.01)
-        XCTAssertEqual(Int64(clip["size_bytes"] as? Int ?? -1), layout.fileSize)
+        XCTAssertEqual(clip.sizeBytes, layout.fileSize)
         let probe = try MediaProbe(path)
         XCTAssertEqual(try probe.decodeErrors(), "")
         XCTAssertEqual(try XCTUnwrap(probe.video).duration, 3, accuracy: 0.2)
