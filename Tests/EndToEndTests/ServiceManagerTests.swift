@@ -22,8 +22,9 @@ final class ServiceManagerTests: XCTestCase {
         let socketPath = daemon.socketPath
         listener.onMessage = { message in
             guard message.fields["READY"] == "1" else { return }
-            let response = try? ControlClient(path: socketPath, timeout: 2).call("status")
-            answeredAtReady.set(((response?["result"] as? [String: Any])?["ready"] as? Bool) == true)
+            let response = try? ControlClient(path: socketPath, timeout: 2).perform(.status)
+            guard case .status(let report)? = response else { return answeredAtReady.set(false) }
+            answeredAtReady.set(report.ready == true)
         }
         daemon.environment = ["NOTIFY_SOCKET": listener.path, "WATCHDOG_USEC": "\(Self.watchdogUsec)"]
         try daemon.start()
@@ -38,10 +39,10 @@ final class ServiceManagerTests: XCTestCase {
                       "no free space in the status line: \(listener.values("STATUS").map(\.value))")
 
         // Recording: the status line says so, with the time ticking.
-        _ = try daemon.result("record.start")
+        _ = try daemon.recordStart()
         let recordingLine = daemon.waitFor(8) { listener.values("STATUS").contains { $0.value.hasPrefix("recording 00:00:0") && !$0.value.hasPrefix("recording 00:00:00") } }
         XCTAssertTrue(recordingLine, "no ticking recording line: \(listener.values("STATUS").map(\.value))")
-        _ = try daemon.result("record.stop")
+        _ = try daemon.recordStop()
         XCTAssertTrue(daemon.waitFor(5) { listener.values("STATUS").last?.value.hasPrefix("idle") == true },
                       "status line after stop: \(listener.values("STATUS").map(\.value))")
 
@@ -52,7 +53,7 @@ final class ServiceManagerTests: XCTestCase {
         let gaps = zip([readyAt] + pings, pings).map { $1.timeIntervalSince($0) }
         XCTAssertLessThan(gaps.max() ?? 99, Double(Self.watchdogUsec) / 1e6, "a ping came late: gaps \(gaps)")
         XCTAssertFalse(listener.values("WATCHDOG").contains { $0.value == "trigger" }, "no stall, no trigger")
-        let metrics = try daemon.result("metrics")
+        let metrics = try daemon.metrics()
         XCTAssertGreaterThanOrEqual(try Self.value(metrics, "appliance_watchdog_pings_total"), Double(pings.count))
 
         // SIGTERM: STOPPING=1 first, then a clean exit.
@@ -86,7 +87,7 @@ final class ServiceManagerTests: XCTestCase {
         XCTAssertGreaterThan(trigger, listener.values("WATCHDOG").filter { $0.value == "1" }.last!.time, "the trigger follows the last ping")
         XCTAssertTrue(listener.values("STATUS").contains { $0.value.hasPrefix("STALLED: no output frame") },
                       "\(listener.values("STATUS").map(\.value))")
-        let metrics = try daemon.result("metrics")
+        let metrics = try daemon.metrics()
         XCTAssertEqual(try Self.value(metrics, "appliance_stalled"), 1)
         XCTAssertEqual(try Self.value(metrics, "appliance_stalls_total"), 1)
         XCTAssertTrue(daemon.log.contains("stalled: no output frame"), daemon.log)
@@ -98,7 +99,7 @@ final class ServiceManagerTests: XCTestCase {
         camera.startFeeding(value: 64)
         XCTAssertTrue(daemon.waitFor(10) { listener.values("WATCHDOG").contains { $0.value == "1" && $0.time > resumedAt } },
                       "no ping after frames came back: \(listener.messages.suffix(5).map(\.text))")
-        XCTAssertEqual(try Self.value(try daemon.result("metrics"), "appliance_stalled"), 0)
+        XCTAssertEqual(try Self.value(try daemon.metrics(), "appliance_stalled"), 0)
         XCTAssertTrue(daemon.log.contains("flowing again"), daemon.log)
         XCTAssertEqual(daemon.stop(), 0, String(daemon.log.suffix(4000)))  // while frames still come: reads return
     }
@@ -111,7 +112,7 @@ final class ServiceManagerTests: XCTestCase {
         let daemon = try DaemonProcess(extra: FifoCamera.video, cameras: camera.config)
         camera.startFeeding()
         try daemon.start()
-        _ = try daemon.result("record.start")
+        _ = try daemon.recordStart()
         Thread.sleep(forTimeInterval: 1.5)
         camera.stopFeeding()
         // No more frames: the camera's thread now waits in read() for good.
@@ -128,9 +129,9 @@ final class ServiceManagerTests: XCTestCase {
         defer { listener.close() }
         daemon.environment = ["WATCHDOG_USEC": "\(Self.watchdogUsec)"]  // a watchdog without a socket: nothing to ping
         try daemon.start()
-        _ = try daemon.result("record.start")
+        _ = try daemon.recordStart()
         Thread.sleep(forTimeInterval: 2.5)
-        _ = try daemon.result("record.stop")
+        _ = try daemon.recordStop()
         XCTAssertEqual(daemon.stop(), 0)
         Thread.sleep(forTimeInterval: 0.3)
         XCTAssertEqual(listener.messages.map(\.text), [])
@@ -155,7 +156,7 @@ final class ServiceManagerTests: XCTestCase {
         let waiting = try XCTUnwrap(statuses.lastIndex { $0.hasPrefix("crash loop: 2 unclean exits") }, "\(statuses)")
         let readyAfter = listener.values("READY").last.map { $0.time } ?? .distantPast
         XCTAssertGreaterThan(readyAfter, listener.values("STATUS")[waiting].time, "READY=1 after the wait")
-        let metrics = try daemon.result("metrics")
+        let metrics = try daemon.metrics()
         XCTAssertEqual(try Self.value(metrics, "appliance_unclean_exits_total"), 2)
         XCTAssertEqual(daemon.stop(), 0)
         try daemon.start()  // after a clean stop: no wait (the log starts afresh with each start)
@@ -172,21 +173,18 @@ final class ServiceManagerTests: XCTestCase {
             let daemon = try DaemonProcess()
             daemon.environment = ["NOTIFY_SOCKET": socket, "WATCHDOG_USEC": watchdog]
             try daemon.start()
-            _ = try daemon.result("record.start")
+            _ = try daemon.recordStart()
             Thread.sleep(forTimeInterval: 1.5)
-            let clip = try daemon.result("record.stop")
-            XCTAssertGreaterThan(clip["video_frames"] as? Int ?? 0, 20)
+            let clip = try daemon.recordStop()
+            XCTAssertGreaterThan(clip.videoFrames, 20)
             XCTAssertEqual(daemon.stop(), 0)
             XCTAssertTrue(daemon.log.contains(warning), daemon.log)
         }
     }
 
-    static func value(_ metrics: [String: Any], _ name: String, labels: [String: String] = [:]) throws -> Double {
-        let families = try XCTUnwrap(metrics["families"] as? [[String: Any]])
-        let family = try XCTUnwrap(families.first { $0["name"] as? String == name }, "no \(name)")
-        let samples = try XCTUnwrap(family["samples"] as? [[String: Any]])
-        let sample = try XCTUnwrap(samples.first { ($0["labels"] as? [String: String] ?? [:]) == labels }, "\(name) has no sample \(labels)")
-        return try XCTUnwrap(sample["value"] as? Double ?? (sample["value"] as? Int).map(Double.init))
+    static func value(_ metrics: MetricsReport, _ name: String, labels: [String: String] = [:]) throws -> Double {
+        let family = try XCTUnwrap(metrics[name], "no \(name)")
+        return try XCTUnwrap(family.value(labels), "\(name) has no sample \(labels)")
     }
 }
 
