@@ -1,3 +1,4 @@
+import ApplianceProtocol
 import Foundation
 import XCTest
 
@@ -8,12 +9,12 @@ final class RecoveryTests: XCTestCase {
         try daemon.start()
         var ids: [String] = []
         for _ in 0..<2 {
-            _ = try daemon.result("record.start")
+            _ = try daemon.recordStart()
             Thread.sleep(forTimeInterval: 0.6)
-            ids.append(try XCTUnwrap(try daemon.result("record.stop")["id"] as? String))
+            ids.append(try daemon.recordStop().id)
         }
-        let kept = try XCTUnwrap(try daemon.result("info", args: ["id": ids[1]])["path"] as? String)
-        let removed = try XCTUnwrap(try daemon.result("info", args: ["id": ids[0]])["path"] as? String)
+        let kept = try daemon.info(ids[1]).recording.path
+        let removed = try daemon.info(ids[0]).recording.path
         daemon.stop()
 
         // 1. A file removed by hand. 2. A file without a row. 3. A leftover partial file without a row.
@@ -29,64 +30,64 @@ final class RecoveryTests: XCTestCase {
 
         try daemon.start()
         defer { daemon.stop() }
-        let list = try daemon.result("list")
-        XCTAssertEqual(list["total"] as? Int, 5)
-        let byID = Dictionary(uniqueKeysWithValues: (list["items"] as? [[String: Any]] ?? []).map { ($0["id"] as? String ?? "", $0) })
+        let list = try daemon.list()
+        XCTAssertEqual(list.total, 5)
+        let byID = Dictionary(uniqueKeysWithValues: list.items.map { ($0.id, $0) })
 
-        XCTAssertEqual(byID[ids[0]]?["state"] as? String, "failed")
-        XCTAssertTrue((byID[ids[0]]?["failure_reason"] as? String ?? "").contains("missing"), "\(byID[ids[0]] ?? [:])")
-        XCTAssertEqual(byID[ids[1]]?["state"] as? String, "complete")
+        XCTAssertEqual(byID[ids[0]]?.state, .failed)
+        XCTAssertTrue((byID[ids[0]]?.failureReason ?? "").contains("missing"), "\(String(describing: byID[ids[0]]))")
+        XCTAssertEqual(byID[ids[1]]?.state, .complete)
 
         let orphan = try XCTUnwrap(byID[orphanID])
-        XCTAssertEqual(orphan["state"] as? String, "recovered")
-        XCTAssertEqual(orphan["video_codec"] as? String, "h264")
-        XCTAssertEqual(orphan["audio_codec"] as? String, "aac")
-        XCTAssertGreaterThan(orphan["duration_ms"] as? Int ?? 0, 400)
-        XCTAssertTrue(FileManager.default.fileExists(atPath: orphan["thumbnail"] as? String ?? ""))
+        XCTAssertEqual(orphan.state, .recovered)
+        XCTAssertEqual(orphan.videoCodec, "h264")
+        XCTAssertEqual(orphan.audioCodec, "aac")
+        XCTAssertGreaterThan(orphan.durationMs ?? 0, 400)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: orphan.thumbnail ?? ""))
 
         let partial = try XCTUnwrap(byID[partialID])
-        XCTAssertEqual(partial["state"] as? String, "recovered")
-        XCTAssertTrue((partial["path"] as? String ?? "").contains("/recordings/"), "moved out of partial/")
-        XCTAssertTrue(FileManager.default.fileExists(atPath: partial["path"] as? String ?? ""))
+        XCTAssertEqual(partial.state, .recovered)
+        XCTAssertTrue(partial.path.contains("/recordings/"), "moved out of partial/")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: partial.path))
         XCTAssertEqual(daemon.partialFiles(), [])
-        XCTAssertEqual(partial["width"] as? Int, 1280)
+        XCTAssertEqual(partial.width, 1280)
 
         // The undecodable file is adopted as failed, and kept.
-        let junkRow = try XCTUnwrap(byID.values.first { $0["path"] as? String == junk })
-        XCTAssertEqual(junkRow["state"] as? String, "failed")
+        let junkRow = try XCTUnwrap(byID.values.first { $0.path == junk })
+        XCTAssertEqual(junkRow.state, .failed)
         XCTAssertTrue(FileManager.default.fileExists(atPath: junk), "recovery never deletes media")
 
-        let status = try daemon.result("status")
-        let recovery = try XCTUnwrap(status["recovery"] as? [String: Any])
-        XCTAssertEqual(recovery["failed"] as? [String], [ids[0]], "\(byID.mapValues { "\($0["state"] ?? "") \($0["path"] ?? "") \($0["failure_reason"] ?? "")" })")
-        XCTAssertEqual(recovery["recovered"] as? [String], [partialID])
-        XCTAssertEqual(Set(recovery["adopted"] as? [String] ?? []).count, 2)
+        let status = try daemon.status()
+        let recovery = try XCTUnwrap(status.recovery)
+        XCTAssertEqual(recovery.failed, [ids[0]], "\(byID.mapValues { "\($0.state.rawValue) \($0.path) \($0.failureReason ?? "")" })")
+        XCTAssertEqual(recovery.recovered, [partialID])
+        XCTAssertEqual(Set(recovery.adopted).count, 2)
 
         // A second start finds nothing to do, and a failed row whose file comes back is recovered.
         daemon.stop()
         try FileManager.default.copyItem(atPath: kept, toPath: removed)
         try daemon.start()
-        let again = try XCTUnwrap(try daemon.result("status")["recovery"] as? [String: Any])
-        XCTAssertEqual(again["recovered"] as? [String], [ids[0]])
-        XCTAssertEqual(again["failed"] as? [String], [])
-        XCTAssertEqual(again["adopted"] as? [String], [])
-        XCTAssertEqual(try daemon.result("info", args: ["id": ids[0]])["state"] as? String, "recovered")
+        let again = try XCTUnwrap(try daemon.status().recovery)
+        XCTAssertEqual(again.recovered, [ids[0]])
+        XCTAssertEqual(again.failed, [])
+        XCTAssertEqual(again.adopted, [])
+        XCTAssertEqual(try daemon.info(ids[0]).recording.state, .recovered)
     }
 
     func testKilledRecordingRowBecomesRecovered() throws {
         let daemon = try DaemonProcess()
         try daemon.start()
-        let id = try XCTUnwrap(try daemon.result("record.start", args: ["title": "cut short"])["id"] as? String)
-        XCTAssertEqual(try daemon.result("info", args: ["id": id])["state"] as? String, "recording")
+        let id = try daemon.recordStart(title: "cut short").id
+        XCTAssertEqual(try daemon.info(id).recording.state, .recording)
         Thread.sleep(forTimeInterval: 2.5)
         daemon.stop(signal: SIGKILL)
         try daemon.start()
         defer { daemon.stop() }
-        let info = try daemon.result("info", args: ["id": id])
-        XCTAssertEqual(info["state"] as? String, "recovered")
-        XCTAssertEqual(info["title"] as? String, "cut short", "the row written at start keeps its title")
-        XCTAssertGreaterThan(info["duration_ms"] as? Int ?? 0, 1000)
-        XCTAssertTrue((info["path"] as? String ?? "").contains("/recordings/"))
-        XCTAssertNotNil(info["thumbnail"] as? String)
+        let info = try daemon.info(id).recording
+        XCTAssertEqual(info.state, .recovered)
+        XCTAssertEqual(info.title, "cut short", "the row written at start keeps its title")
+        XCTAssertGreaterThan(info.durationMs ?? 0, 1000)
+        XCTAssertTrue(info.path.contains("/recordings/"))
+        XCTAssertNotNil(info.thumbnail)
     }
 }
