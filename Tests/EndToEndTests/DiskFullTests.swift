@@ -1,3 +1,4 @@
+import ApplianceProtocol
 import Foundation
 import XCTest
 
@@ -27,7 +28,7 @@ final class DiskFullTests: XCTestCase {
         defer { daemon.stop() }
         let root = "/proc/\(try XCTUnwrap(daemon.pid))/root"
         let events = try EventListener(daemon, timeout: 60)
-        _ = try daemon.result("record.start")
+        _ = try daemon.recordStart()
         Thread.sleep(forTimeInterval: 4.5)
 
         // Something else fills the card.
@@ -52,19 +53,19 @@ final class DiskFullTests: XCTestCase {
         let probe = try MediaProbe(root + path)
         XCTAssertEqual(try probe.decodeErrors(), "", "the file that met the full disk plays")
         XCTAssertGreaterThan(try XCTUnwrap(probe.video).frames, 0)
-        let info = try daemon.result("info", args: ["id": id])
-        XCTAssertEqual(info["state"] as? String, "complete")
-        XCTAssertTrue((info["note"] as? String ?? "").contains("could not be written"), "\(info)")
+        let info = try daemon.info(id).recording
+        XCTAssertEqual(info.state, .complete)
+        XCTAssertTrue((info.note ?? "").contains("could not be written"), "\(info)")
 
         // Recording resumes in a new file by itself.
         let resumed = try events.waitFor("recording_started")
         XCTAssertNotEqual(resumed["id"] as? String, id)
-        let status = try daemon.result("status")
-        XCTAssertEqual(status["state"] as? String, "recording")
-        XCTAssertEqual(status["active_camera"] as? String, "main", "the camera kept running (a write error once stopped it)")
+        let status = try daemon.status()
+        XCTAssertEqual(status.state, .recording)
+        XCTAssertEqual(status.activeCamera, "main", "the camera kept running (a write error once stopped it)")
         try FileManager.default.removeItem(atPath: ballast)
-        let last = try daemon.result("record.stop")
-        XCTAssertEqual(try MediaProbe(root + (last["path"] as? String ?? "")).decodeErrors(), "")
+        let last = try daemon.recordStop()
+        XCTAssertEqual(try MediaProbe(root + last.path).decodeErrors(), "")
 
         // Never a 0-byte file.
         let recordings = root + daemon.dataDir + "/recordings"
@@ -113,18 +114,18 @@ final class StorageGoneTests: XCTestCase {
         defer { daemon.stop() }
         let pid = String(try XCTUnwrap(daemon.pid))
         let events = try EventListener(daemon, timeout: 30)
-        let first = try daemon.result("record.start")
+        let first = try daemon.recordStart()
         Thread.sleep(forTimeInterval: 3)
 
         // The card goes away.
         _ = try run("/usr/bin/nsenter", ["-t", pid, "-m", "umount", "-l", daemon.dataDir])
         let missing = try events.waitFor("storage_missing")
         XCTAssertEqual(missing["state"] as? String, "missing")
-        XCTAssertTrue(try daemon.waitFor(5) { try daemon.result("status")["state"] as? String == "idle" })
-        XCTAssertEqual((try daemon.result("status")["storage"] as? [String: Any])?["state"] as? String, "missing")
-        let refused = try daemon.call("record.start")
-        XCTAssertEqual(refused["ok"] as? Bool, false)
-        XCTAssertEqual((refused["error"] as? [String: Any])?["code"] as? String, "unavailable", "\(refused)")
+        XCTAssertTrue(try daemon.waitFor(5) { try daemon.status().state == .idle })
+        XCTAssertEqual(try daemon.status().storage.state, .missing)
+        XCTAssertThrowsError(try daemon.recordStart(), "record.start is refused") { refused in
+            XCTAssertEqual((refused as? ApplianceError)?.code.rawValue, "unavailable", "\(refused)")
+        }
         Thread.sleep(forTimeInterval: 1)
         let mountPoint = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/root\(daemon.dataDir)")) ?? []
         XCTAssertEqual(mountPoint, [], "nothing is written to the bare mount point")
@@ -133,15 +134,15 @@ final class StorageGoneTests: XCTestCase {
         _ = try run("/usr/bin/nsenter", ["-t", pid, "-m", "mount", loop, daemon.dataDir])
         _ = try events.waitFor("storage_available")
         let resumed = try events.waitFor("recording_started")
-        XCTAssertNotEqual(resumed["id"] as? String, first["id"] as? String)
-        let status = try daemon.result("status")
-        XCTAssertEqual(status["state"] as? String, "recording")
-        XCTAssertEqual((status["storage"] as? [String: Any])?["state"] as? String, "ok")
-        _ = try daemon.result("record.stop")
-        let items = try XCTUnwrap(try daemon.result("list", args: ["per_page": 100])["items"] as? [[String: Any]])
-        XCTAssertFalse(items.contains { $0["state"] as? String == "recording" }, "no row left mid-recording: \(items)")
-        for item in items where item["state"] as? String != "failed" {
-            let path = "/proc/\(pid)/root" + (item["path"] as? String ?? "")
+        XCTAssertNotEqual(resumed["id"] as? String, first.id)
+        let status = try daemon.status()
+        XCTAssertEqual(status.state, .recording)
+        XCTAssertEqual(status.storage.state, .ok)
+        _ = try daemon.recordStop()
+        let items = try daemon.list(perPage: 100).items
+        XCTAssertFalse(items.contains { $0.state == .recording }, "no row left mid-recording: \(items)")
+        for item in items where item.state != .failed {
+            let path = "/proc/\(pid)/root" + item.path
             XCTAssertGreaterThan(DataSize.of(path), 0, "\(item)")
             XCTAssertEqual(try MediaProbe(path).decodeErrors(), "", "\(item)")
         }
