@@ -1,3 +1,4 @@
+import ApplianceProtocol
 import Foundation
 import XCTest
 
@@ -8,12 +9,12 @@ final class RecordingTests: XCTestCase {
         try daemon.start()
         defer { daemon.stop() }
 
-        let started = try daemon.result("record.start", args: ["title": "three seconds"])
-        XCTAssertEqual(started["title"] as? String, "three seconds")
+        let started = try daemon.recordStart(title: "three seconds")
+        XCTAssertEqual(started.title, "three seconds")
         Thread.sleep(forTimeInterval: 3.0)
-        let stop = try daemon.result("record.stop")
+        let stop = try daemon.recordStop()
 
-        let path = try XCTUnwrap(stop["path"] as? String)
+        let path = stop.path
         XCTAssertTrue(path.hasPrefix(daemon.dataDir + "/recordings/"), path)
         XCTAssertNotNil(path.range(of: #"/recordings/\d{4}/\d{2}/\d{2}/[0-9a-f-]{36}\.mp4$"#, options: .regularExpression), path)
         XCTAssertTrue(FileManager.default.fileExists(atPath: path))
@@ -30,15 +31,15 @@ final class RecordingTests: XCTestCase {
         try probe.assertSmoothVideo(framerate: 30)
         XCTAssertEqual(try probe.decodeErrors(), "")
         XCTAssertLessThan(abs(audio.startTime - video.startTime), 0.040, "A/V start offset in the file")
-        XCTAssertLessThan(abs(stop["av_offset_ms"] as? Double ?? 999), 40)
+        XCTAssertLessThan(abs(stop.avOffsetMs ?? 999), 40)
         XCTAssertEqual(audio.duration, video.duration, accuracy: 0.1)
 
-        let durationMs = try XCTUnwrap(stop["duration_ms"] as? Int)
+        let durationMs = stop.durationMs
         XCTAssertEqual(Double(durationMs) / 1000, video.duration, accuracy: 0.05, "reported duration matches the file")
-        XCTAssertEqual(stop["video_frames"] as? Int, video.frames)
-        XCTAssertEqual(stop["dropped_frames"] as? Int, 0)
+        XCTAssertEqual(stop.videoFrames, UInt64(video.frames))
+        XCTAssertEqual(stop.droppedFrames, 0)
 
-        let thumbnail = try XCTUnwrap(stop["thumbnail"] as? String)
+        let thumbnail = try XCTUnwrap(stop.thumbnail)
         let size = try jpegSize(thumbnail)
         XCTAssertLessThanOrEqual(size.width, 320)
         XCTAssertLessThanOrEqual(size.height, 320)
@@ -53,10 +54,10 @@ final class RecordingTests: XCTestCase {
         let pid = daemon.pid
         var paths: [String] = []
         for index in 0..<2 {
-            _ = try daemon.result("record.start", args: ["title": "clip \(index)"])
+            _ = try daemon.recordStart(title: "clip \(index)")
             Thread.sleep(forTimeInterval: 1.5)
-            let stop = try daemon.result("record.stop")
-            paths.append(try XCTUnwrap(stop["path"] as? String))
+            let stop = try daemon.recordStop()
+            paths.append(stop.path)
         }
         XCTAssertEqual(daemon.pid, pid)
         XCTAssertTrue(daemon.isRunning)
@@ -68,9 +69,9 @@ final class RecordingTests: XCTestCase {
             try probe.assertSmoothVideo(framerate: 30)
             XCTAssertEqual(try probe.decodeErrors(), "")
         }
-        let status = try daemon.result("status")
-        XCTAssertEqual(status["recordings_this_run"] as? Int, 2)
-        XCTAssertEqual(status["state"] as? String, "idle")
+        let status = try daemon.status()
+        XCTAssertEqual(status.recordingsThisRun, 2)
+        XCTAssertEqual(status.state, .idle)
     }
 
     func testCtlRecordStopPrintsTheJSONContract() throws {
@@ -113,19 +114,18 @@ final class RecordingTests: XCTestCase {
         let daemon = try DaemonProcess(extra: "[recording]\nmax_duration_s = 2.0")
         try daemon.start()
         defer { daemon.stop() }
-        _ = try daemon.result("record.start")
-        let deadline = Date().addingTimeInterval(10)
-        while Date() < deadline, daemon.recordings().isEmpty { Thread.sleep(forTimeInterval: 0.2) }
+        _ = try daemon.recordStart()
+        daemon.waitFor(10) { !daemon.recordings().isEmpty }
         let files = daemon.recordings()
         XCTAssertEqual(files.count, 1, daemon.log)
         let probe = try MediaProbe(try XCTUnwrap(files.first))
         XCTAssertEqual(try XCTUnwrap(probe.video).duration, 2.0, accuracy: 0.25)
         XCTAssertEqual(try probe.decodeErrors(), "")
-        XCTAssertEqual(try daemon.result("status")["state"] as? String, "idle")
+        XCTAssertEqual(try daemon.status().state, .idle)
         XCTAssertTrue(daemon.log.contains("max_duration"), daemon.log)
         // And the next recording works as usual.
-        _ = try daemon.result("record.start")
+        _ = try daemon.recordStart()
         Thread.sleep(forTimeInterval: 0.5)
-        XCTAssertNotNil(try daemon.result("record.stop")["path"])
+        XCTAssertNotNil(try daemon.recordStop().path)
     }
 }
