@@ -1,3 +1,4 @@
+import ApplianceProtocol
 import Foundation
 import XCTest
 
@@ -52,7 +53,7 @@ final class PreviewOverlayTests: XCTestCase {
         daemon.environment = ["DISPLAY": screen.display]
         try daemon.start()
         defer { daemon.stop() }
-        XCTAssertEqual(try daemon.result("status")["preview"] as? String, "gl")
+        XCTAssertEqual(try daemon.status().preview, "gl")
         let tag = UUID().uuidString.prefix(8)
         func save(_ image: RGBImage, _ name: String) { _ = try? image.savePNG(Self.pictures.appendingPathComponent("\(tag)-\(name).png").path) }
 
@@ -64,7 +65,7 @@ final class PreviewOverlayTests: XCTestCase {
         XCTAssertEqual(Self.whiteText(idle), 0, "white text over the bars while idle")
 
         // Recording: the red mark and white text appear, and the elapsed time ticks.
-        _ = try daemon.result("record.start")
+        _ = try daemon.recordStart()
         let recording = try poll(screen, timeout: 5) { Self.redMark($0) > 150 && Self.whiteText($0) > 300 }
         save(recording, "recording")
         XCTAssertGreaterThan(Self.redMark(recording), 150, "no red ● REC mark while recording")
@@ -78,7 +79,7 @@ final class PreviewOverlayTests: XCTestCase {
         Thread.sleep(forTimeInterval: 0.5)
 
         // Stopped: back to the plain picture.
-        let stop = try daemon.result("record.stop")
+        let stop = try daemon.recordStop()
         let after = try poll(screen, timeout: 3) { Self.redMark($0) == 0 && Self.whiteText($0) == 0 }
         save(after, "stopped")
         XCTAssertEqual(Self.redMark(after), 0, "the REC mark stayed after the stop")
@@ -86,7 +87,7 @@ final class PreviewOverlayTests: XCTestCase {
         XCTAssertLessThan(after.difference(to: idle, in: Self.overlayRegion), 1, "the overlay's place is not the plain picture again")
 
         // The file has the picture but none of the preview's overlay.
-        let path = try XCTUnwrap(stop["path"] as? String)
+        let path = stop.path
         for seconds in [0.5, 1.5] {
             let frame = try RGBImage.frame(of: path, at: seconds, width: Self.width, height: Self.height)
             save(frame, "file-\(seconds)s")
@@ -103,14 +104,14 @@ final class PreviewOverlayTests: XCTestCase {
         let video = "[video]\nkeyframe_interval_s = 10.0\n"
         let stamped = try DaemonProcess(extra: video + "timestamp_overlay = true\n[recording]\nsegment_s = 1.0")
         try stamped.start()
-        _ = try stamped.result("record.start")
+        _ = try stamped.recordStart()
         Thread.sleep(forTimeInterval: 3.4)
-        let last = try stamped.result("record.stop")
-        let group = try XCTUnwrap(last["group"] as? String)
-        let items = try XCTUnwrap(try stamped.result("list", args: ["per_page": 50])["items"] as? [[String: Any]])
-        let segments = items.filter { $0["group"] as? String == group }
-            .sorted { ($0["segment"] as? Int ?? 0) < ($1["segment"] as? Int ?? 0) }
-            .compactMap { $0["path"] as? String }
+        let last = try stamped.recordStop()
+        let group = try XCTUnwrap(last.group)
+        let items = try stamped.list(perPage: 50).items
+        let segments = items.filter { $0.group == group }
+            .sorted { ($0.segment ?? 0) < ($1.segment ?? 0) }
+            .map(\.path)
         stamped.stop()
         XCTAssertGreaterThanOrEqual(segments.count, 3)
         for (index, path) in segments.enumerated() {
@@ -124,9 +125,9 @@ final class PreviewOverlayTests: XCTestCase {
 
         let plain = try DaemonProcess(extra: video)
         try plain.start()
-        _ = try plain.result("record.start")
+        _ = try plain.recordStart()
         Thread.sleep(forTimeInterval: 1.5)
-        let reference = try XCTUnwrap(try plain.result("record.stop")["path"] as? String)
+        let reference = try plain.recordStop().path
         plain.stop()
 
         let tag = UUID().uuidString.prefix(8)
