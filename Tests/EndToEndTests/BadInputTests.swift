@@ -23,7 +23,7 @@ final class BadInputTests: XCTestCase {
         let daemon = try DaemonProcess()
         try daemon.start()
         defer { daemon.stop() }
-        _ = try daemon.result("record.start", args: ["title": "survivor"])
+        _ = try daemon.recordStart(title: "survivor")
 
         let cases: [(String, Data, String)] = [
             ("not JSON", Data("hello\n".utf8), "bad_request"),
@@ -60,13 +60,13 @@ final class BadInputTests: XCTestCase {
         }
 
         XCTAssertTrue(daemon.isRunning)
-        XCTAssertEqual(try daemon.result("status")["state"] as? String, "recording")
+        XCTAssertEqual(try daemon.status().state, .recording)
         Thread.sleep(forTimeInterval: 1.5)
-        let stop = try daemon.result("record.stop")
-        let probe = try MediaProbe(try XCTUnwrap(stop["path"] as? String))
+        let stop = try daemon.recordStop()
+        let probe = try MediaProbe(stop.path)
         XCTAssertGreaterThan(try XCTUnwrap(probe.video).duration, 1.0)
         XCTAssertEqual(try probe.decodeErrors(), "")
-        XCTAssertEqual(stop["title"] as? String, "survivor")
+        XCTAssertEqual(stop.title, "survivor")
 
         XCTAssertEqual(errorCode(try daemon.call("record.stop")), "conflict", "stop while idle")
         XCTAssertTrue(daemon.isRunning)
