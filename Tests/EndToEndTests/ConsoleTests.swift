@@ -35,13 +35,13 @@ final class ConsoleTests: XCTestCase {
         screen = try tmux.waitFor("RECORDING") { Self.elapsed(in: $0) != nil }
         let first = try XCTUnwrap(Self.elapsed(in: screen))
         screen = try tmux.waitFor("the elapsed time to advance") { (Self.elapsed(in: $0) ?? 0) > first }
-        XCTAssertEqual(try daemon.result("status")["state"] as? String, "recording")
+        XCTAssertEqual(try daemon.status().state, .recording)
 
         // n: the other camera.
         tmux.send("n")
         screen = try tmux.waitFor("the camera to change") { $0.contains("camera     back") }
         XCTAssertTrue(screen.contains("camera: front → back"), screen)
-        XCTAssertEqual(try daemon.result("status")["active_camera"] as? String, "back")
+        XCTAssertEqual(try daemon.status().activeCamera, "back")
 
         // s: a snapshot whose path exists.
         tmux.send("s")
@@ -56,13 +56,13 @@ final class ConsoleTests: XCTestCase {
         // space again: idle, and the clip just made is the last clip, with its title and path.
         tmux.send("Space")
         screen = try tmux.waitFor("IDLE with the last clip") { $0.contains("IDLE") && !$0.contains("last clip  none yet") }
-        let newest = try XCTUnwrap((try daemon.result("list", args: ["per_page": 1])["items"] as? [[String: Any]])?.first)
-        let title = try XCTUnwrap(newest["title"] as? String), path = try XCTUnwrap(newest["path"] as? String)
+        let newest = try XCTUnwrap(try daemon.list(perPage: 1).items.first)
+        let title = newest.title, path = newest.path
         XCTAssertTrue(screen.contains("last clip  \"\(title)\""), screen)
         XCTAssertTrue(screen.contains(path), screen)
         XCTAssertTrue(screen.contains("> saved \(path)"), screen)
-        XCTAssertEqual(newest["locked"] as? Bool, true, "p locked the clip")
-        XCTAssertEqual(try daemon.result("status")["state"] as? String, "idle")
+        XCTAssertEqual(newest.locked, true, "p locked the clip")
+        XCTAssertEqual(try daemon.status().state, .idle)
 
         // q: exits 0 with the terminal as it was.
         tmux.send("q")
