@@ -1,3 +1,4 @@
+import ApplianceProtocol
 import Foundation
 import XCTest
 
@@ -6,7 +7,7 @@ final class CrashTests: XCTestCase {
     func testSigtermDuringRecordingGivesACompleteFile() throws {
         let daemon = try DaemonProcess()
         try daemon.start()
-        _ = try daemon.result("record.start")
+        _ = try daemon.recordStart()
         Thread.sleep(forTimeInterval: 2.0)
         XCTAssertEqual(daemon.stop(signal: SIGTERM), 0, daemon.log)
         let files = daemon.recordings()
@@ -22,8 +23,8 @@ final class CrashTests: XCTestCase {
     func testSigkillDuringRecordingIsRecoveredOnRestart() throws {
         let daemon = try DaemonProcess()
         try daemon.start()
-        let started = try daemon.result("record.start")
-        let id = try XCTUnwrap(started["id"] as? String)
+        let started = try daemon.recordStart()
+        let id = started.id
         Thread.sleep(forTimeInterval: 4.0)
         daemon.stop(signal: SIGKILL)
         XCTAssertEqual(daemon.partialFiles(), ["\(id).mp4"])
