@@ -8,8 +8,8 @@ final class DataFolderTests: XCTestCase {
         let first = try DaemonProcess()
         try first.start()
         defer { first.stop() }
-        let started = try first.result("record.start")
-        let partial = try XCTUnwrap(started["partial_path"] as? String)
+        let started = try first.recordStart()
+        let partial = started.partialPath
         Thread.sleep(forTimeInterval: 1.0)
 
         let otherSocket = first.directory.appendingPathComponent("second.sock").path
@@ -22,8 +22,8 @@ final class DataFolderTests: XCTestCase {
         XCTAssertTrue(FileManager.default.fileExists(atPath: partial), "the first daemon's file was not touched")
 
         Thread.sleep(forTimeInterval: 5.0)
-        let stop = try first.result("record.stop")
-        let probe = try MediaProbe(try XCTUnwrap(stop["path"] as? String))
+        let stop = try first.recordStop()
+        let probe = try MediaProbe(stop.path)
         XCTAssertGreaterThan(try XCTUnwrap(probe.video).duration, 5.5, "the whole clip: about 6 s")
         XCTAssertEqual(try probe.decodeErrors(), "")
     }
@@ -39,14 +39,14 @@ final class DataFolderTests: XCTestCase {
 
         try daemon.start()
         defer { daemon.stop() }
-        let status = try daemon.result("status")
-        let storage = try XCTUnwrap(status["storage"] as? [String: Any])
-        XCTAssertEqual(storage["state"] as? String, "missing")
-        XCTAssertEqual(storage["missing_files"] as? Int, rows)
-        XCTAssertEqual((status["recovery"] as? [String: Any])?["failed"] as? [String], [])
-        let page = try daemon.result("list", args: ["per_page": 1000])
-        XCTAssertEqual(page["total"] as? Int, rows)
-        XCTAssertEqual(Set((page["items"] as? [[String: Any]] ?? []).map { $0["state"] as? String ?? "" }), ["complete"], "rows keep their state")
+        let status = try daemon.status()
+        let storage = status.storage
+        XCTAssertEqual(storage.state, .missing)
+        XCTAssertEqual(storage.missingFiles, rows)
+        XCTAssertEqual(status.recovery?.failed, [])
+        let page = try daemon.list(perPage: 1000)
+        XCTAssertEqual(page.total, rows)
+        XCTAssertEqual(Set(page.items.map(\.state.rawValue)), ["complete"], "rows keep their state")
         let log = daemon.log
         XCTAssertEqual(log.components(separatedBy: "recordings storage missing").count - 1, 1, "one log line: \(log)")
         XCTAssertFalse(log.contains("warning"), "no line per clip: \(log)")
@@ -57,6 +57,6 @@ final class DataFolderTests: XCTestCase {
         try FileManager.default.moveItem(atPath: card, toPath: daemon.dataDir + "/recordings")
         let available = try listener.waitFor("storage_available")
         XCTAssertEqual(available["state"] as? String, "ok")
-        XCTAssertEqual((try daemon.result("status")["storage"] as? [String: Any])?["state"] as? String, "ok")
+        XCTAssertEqual(try daemon.status().storage.state, .ok)
     }
 }
