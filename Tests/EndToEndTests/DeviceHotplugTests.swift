@@ -1,4 +1,5 @@
 import ApplianceCore
+import ApplianceProtocol
 import Foundation
 import XCTest
 
@@ -14,8 +15,8 @@ final class DeviceHotplugTests: XCTestCase {
         defer { daemon.stop() }
         let listener = try EventListener(daemon, timeout: 15)
         let deviceName = "Monitor of USB-Mic"
-        func listed() throws -> [[String: Any]] {
-            (try daemon.result("cameras")["devices"] as? [[String: Any]] ?? []).filter { $0["name"] as? String == deviceName }
+        func listed() throws -> [DeviceInfo] {
+            try daemon.cameras().devices.filter { $0.name == deviceName }
         }
         XCTAssertEqual(try listed().count, 0)
 
@@ -23,13 +24,13 @@ final class DeviceHotplugTests: XCTestCase {
         let added = try listener.waitFor("device_added") { $0["name"] as? String == deviceName }
         XCTAssertEqual(added["device_class"] as? String, "Audio/Source")
         XCTAssertTrue((added["caps"] as? String ?? "").contains("audio/x-raw"), "\(added)")
-        XCTAssertEqual(try listed().first?["device_class"] as? String, "Audio/Source", "cameras lists the new device with its class")
-        XCTAssertTrue((try listed().first?["caps"] as? String ?? "").contains("audio/x-raw"), "and its caps")
+        XCTAssertEqual(try listed().first?.deviceClass, "Audio/Source", "cameras lists the new device with its class")
+        XCTAssertTrue((try listed().first?.caps ?? "").contains("audio/x-raw"), "and its caps")
 
         try pulse.unplug(module)
         try listener.waitFor("device_removed") { $0["name"] as? String == deviceName }
         XCTAssertEqual(try listed().count, 0, "an unplugged device leaves the list")
         XCTAssertTrue(daemon.isRunning)
-        XCTAssertEqual(try daemon.result("status")["active_camera"] as? String, "main", "capture carries on")
+        XCTAssertEqual(try daemon.status().activeCamera, "main", "capture carries on")
     }
 }
