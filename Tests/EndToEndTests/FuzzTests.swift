@@ -49,7 +49,7 @@ final class FuzzTests: XCTestCase {
         let daemon = try DaemonProcess()
         try daemon.start()
         defer { daemon.stop() }
-        _ = try daemon.result("record.start", args: ["title": "under fire"])
+        _ = try daemon.recordStart(title: "under fire")
         let started = Date()
 
         let socketPath = daemon.socketPath
@@ -78,13 +78,13 @@ final class FuzzTests: XCTestCase {
         XCTAssertEqual(answered.withLock { $0 }, 3000)
         XCTAssertTrue(daemon.isRunning)
 
-        let status = try daemon.result("status")
-        XCTAssertEqual(status["state"] as? String, "recording")
+        let status = try daemon.status()
+        XCTAssertEqual(status.state, .recording)
         // A fast machine answers the 3,000 lines in under half a second: the clip is judged on at least 1.5 s.
         Thread.sleep(forTimeInterval: max(0, 1.5 - Date().timeIntervalSince(started)))
-        let stop = try daemon.result("record.stop")
-        XCTAssertEqual(stop["title"] as? String, "under fire")
-        let probe = try MediaProbe(try XCTUnwrap(stop["path"] as? String))
+        let stop = try daemon.recordStop()
+        XCTAssertEqual(stop.title, "under fire")
+        let probe = try MediaProbe(stop.path)
         XCTAssertGreaterThan(try XCTUnwrap(probe.video).duration, 0.5)
         XCTAssertEqual(try probe.decodeErrors(), "")
         try probe.assertSmoothVideo(framerate: 30)
