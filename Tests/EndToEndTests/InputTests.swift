@@ -53,9 +53,9 @@ final class InputTests: XCTestCase {
         XCTAssertEqual(input["detail"] as? String, "grab not possible: not an input device")
 
         tap(fd, at: 5_000_000)
-        XCTAssertTrue(try daemon.waitFor(15) { try daemon.result("status")["state"] as? String == "recording" }, daemon.log)
+        XCTAssertTrue(try daemon.waitFor(15) { try daemon.status().state == .recording }, daemon.log)
         tap(fd, at: 5_010_000)
-        XCTAssertTrue(try daemon.waitFor(15) { try daemon.result("status")["state"] as? String == "idle" }, daemon.log)
+        XCTAssertTrue(try daemon.waitFor(15) { try daemon.status().state == .idle }, daemon.log)
         XCTAssertEqual(daemon.recordings().count, 1)
         XCTAssertTrue(daemon.log.contains("input 'remote': press → record.toggle"), daemon.log)
         XCTAssertTrue(daemon.isRunning)
