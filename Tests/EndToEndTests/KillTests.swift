@@ -30,10 +30,10 @@ final class KillTests: XCTestCase {
                 pause(0...0.4)
                 _ = client
             case .recording:
-                _ = try daemon.result("record.start")
+                _ = try daemon.recordStart()
                 pause(0.2...3)
             case .stopping:
-                _ = try daemon.result("record.start")
+                _ = try daemon.recordStart()
                 pause(0.3...2.5)
                 let client = try send("record.stop")
                 pause(0...0.3)
@@ -47,18 +47,18 @@ final class KillTests: XCTestCase {
         let files = MediaFiles.mp4Files(under: daemon.dataDir)
         XCTAssertEqual(files.filter { $0.size == 0 }.map(\.path), [], "no 0-byte file")
         XCTAssertEqual(daemon.partialFiles(), [])
-        let list = try daemon.result("list", args: ["per_page": 100])
-        let items = list["items"] as? [[String: Any]] ?? []
+        let list = try daemon.list(perPage: 100)
+        let items = list.items
         // A kill before the daemon read `record start` leaves nothing at all: only those rounds may lack a row.
         XCTAssertLessThanOrEqual(items.count, 20)
         XCTAssertGreaterThanOrEqual(items.count, moments.filter { $0 != .starting }.count, "every recording that started has a row")
         var states: [String: Int] = [:]
         for item in items {
-            let state = item["state"] as? String ?? "?"
+            let state = item.state.rawValue
             states[state, default: 0] += 1
-            let path = try XCTUnwrap(item["path"] as? String)
+            let path = item.path
             if state == "failed" {
-                XCTAssertTrue((item["failure_reason"] as? String ?? "").hasPrefix("nothing recorded"), "\(item)")
+                XCTAssertTrue((item.failureReason ?? "").hasPrefix("nothing recorded"), "\(item)")
                 XCTAssertFalse(FileManager.default.fileExists(atPath: path), "a recording with nothing in it leaves no file")
                 continue
             }
