@@ -9,7 +9,7 @@ final class MetricsTests: XCTestCase {
     func testMetricsFollowTheDaemonAndParseAsPrometheusText() throws {
         let daemon = try DaemonProcess(extra: "[recording]\nsegment_s = 1.0")
         try daemon.start()
-        _ = try daemon.result("record.start")
+        _ = try daemon.recordStart()
         Thread.sleep(forTimeInterval: 1.5)  // mid-segment: a segment's A/V offset is known once its first audio is in
         let recording = try Self.parse(try daemon.ctl(["metrics"]))
         XCTAssertEqual(recording["appliance_recording"], 1)
@@ -18,7 +18,7 @@ final class MetricsTests: XCTestCase {
         XCTAssertGreaterThan(recording["appliance_recording_elapsed_seconds"] ?? 0, 0.5)
         XCTAssertNotNil(recording["appliance_av_offset_seconds"], "A/V offset while recording")
         Thread.sleep(forTimeInterval: 2.1)
-        _ = try daemon.result("record.stop")
+        _ = try daemon.recordStop()
 
         let text = try daemon.ctl(["metrics"])
         XCTAssertEqual(text.status, 0, text.stderr)
@@ -69,7 +69,7 @@ final class MetricsTests: XCTestCase {
     }
 
     static func gstreamerVersion(_ daemon: DaemonProcess) throws -> String {
-        try XCTUnwrap((try daemon.result("status"))["gstreamer_version"] as? String)
+        try daemon.status().gstreamerVersion
     }
 
     /// Parses Prometheus text with prometheus_client's parser (it refuses malformed text) into
