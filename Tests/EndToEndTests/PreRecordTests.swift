@@ -1,3 +1,4 @@
+import ApplianceProtocol
 import Foundation
 import XCTest
 
@@ -8,10 +9,10 @@ final class PreRecordTests: XCTestCase {
         try daemon.start()
         defer { daemon.stop() }
         Thread.sleep(forTimeInterval: 3.5)  // let the window fill
-        _ = try daemon.result("record.start")
+        _ = try daemon.recordStart()
         Thread.sleep(forTimeInterval: 1.0)
-        let first = try daemon.result("record.stop")
-        let probe = try MediaProbe(try XCTUnwrap(first["path"] as? String))
+        let first = try daemon.recordStop()
+        let probe = try MediaProbe(first.path)
         let video = try XCTUnwrap(probe.video), audio = try XCTUnwrap(probe.audio)
         // 2 s window + 1 s, less up to one keyframe interval to reach a keyframe.
         XCTAssertGreaterThanOrEqual(video.duration, 1.9)
@@ -23,10 +24,10 @@ final class PreRecordTests: XCTestCase {
 
         // The windows are held again after a recording: the next clip works the same way.
         Thread.sleep(forTimeInterval: 2.5)
-        _ = try daemon.result("record.start")
+        _ = try daemon.recordStart()
         Thread.sleep(forTimeInterval: 1.0)
-        let second = try daemon.result("record.stop")
-        let next = try MediaProbe(try XCTUnwrap(second["path"] as? String))
+        let second = try daemon.recordStop()
+        let next = try MediaProbe(second.path)
         XCTAssertGreaterThanOrEqual(try XCTUnwrap(next.video).duration, 1.9)
         XCTAssertLessThan(abs(try XCTUnwrap(next.audio).startTime - next.video!.startTime), 0.040)
         XCTAssertEqual(try next.decodeErrors(), "")
