@@ -22,13 +22,13 @@ final class PreviewTests: XCTestCase {
         try config.write(toFile: daemon.configPath, atomically: true, encoding: .utf8)
         try daemon.start()
         defer { daemon.stop() }
-        XCTAssertEqual(try daemon.result("status")["preview"] as? String, "slow")
+        XCTAssertEqual(try daemon.status().preview, "slow")
 
-        _ = try daemon.result("record.start")
+        _ = try daemon.recordStart()
         Thread.sleep(forTimeInterval: 2.0)
-        let stop = try daemon.result("record.stop")
-        XCTAssertEqual(stop["dropped_frames"] as? Int, 0)
-        let probe = try MediaProbe(try XCTUnwrap(stop["path"] as? String))
+        let stop = try daemon.recordStop()
+        XCTAssertEqual(stop.droppedFrames, 0)
+        let probe = try MediaProbe(stop.path)
         XCTAssertEqual(try XCTUnwrap(probe.video).duration, 2.0, accuracy: 0.2)
         try probe.assertSmoothVideo(framerate: 30)
         XCTAssertEqual(try probe.decodeErrors(), "")
