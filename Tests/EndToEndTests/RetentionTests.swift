@@ -1,3 +1,4 @@
+import ApplianceProtocol
 import Foundation
 import XCTest
 
@@ -18,7 +19,7 @@ final class RetentionTests: XCTestCase {
         try daemon.start()
         defer { daemon.stop() }
         let events = try EventListener(daemon, timeout: 60)
-        _ = try daemon.result("record.start")
+        _ = try daemon.recordStart()
         Thread.sleep(forTimeInterval: 2.5)
         // The clips of the last 10 s (the first segments) are locked as an event.
         let protect = try daemon.ctl(["--json", "protect", "--before", "10", "--after", "0"])
@@ -26,9 +27,9 @@ final class RetentionTests: XCTestCase {
         let locked = try XCTUnwrap(protect.json?["locked"] as? [String])
         XCTAssertGreaterThanOrEqual(locked.count, 2)
         for id in locked {
-            let info = try daemon.result("info", args: ["id": id])
-            XCTAssertEqual(info["locked"] as? Bool, true)
-            XCTAssertEqual(info["lock_reason"] as? String, "event")
+            let info = try daemon.info(id).recording
+            XCTAssertEqual(info.locked, true)
+            XCTAssertEqual(info.lockReason, "event")
         }
 
         // Unlocked segments are deleted oldest first as the budget fills; never a locked one.
@@ -63,14 +64,14 @@ final class RetentionTests: XCTestCase {
         XCTAssertTrue((full?["reason"] as? String ?? "").contains("max_used_gb"), "\(full ?? [:])")
         XCTAssertEqual(stopped?["stop_reason"] as? String, "storage_full")
         XCTAssertEqual(try MediaProbe(try XCTUnwrap(stopped?["path"] as? String)).decodeErrors(), "")
-        let status = try daemon.result("status")
-        XCTAssertEqual(status["state"] as? String, "idle")
-        XCTAssertNotNil(status["storage_full"] as? String)
-        let capacity = try XCTUnwrap(status["capacity"] as? [String: Any])
-        XCTAssertGreaterThan(capacity["locked_percent"] as? Double ?? 0, 90)
+        let status = try daemon.status()
+        XCTAssertEqual(status.state, .idle)
+        XCTAssertNotNil(status.storageFull)
+        let capacity = try XCTUnwrap(status.capacity)
+        XCTAssertGreaterThan(capacity.lockedPercent, 90)
         for id in locked {
-            let info = try daemon.result("info", args: ["id": id])
-            XCTAssertTrue(FileManager.default.fileExists(atPath: info["path"] as? String ?? "/"), "locked clip \(id) lost")
+            let info = try daemon.info(id).recording
+            XCTAssertTrue(FileManager.default.fileExists(atPath: info.path), "locked clip \(id) lost")
         }
         XCTAssertTrue(daemon.log.contains("retention: deleted"), daemon.log)
     }
