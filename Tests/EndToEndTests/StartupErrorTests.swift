@@ -1,3 +1,4 @@
+import ApplianceProtocol
 import Foundation
 import XCTest
 
@@ -46,15 +47,17 @@ final class StartupErrorTests: XCTestCase {
         try daemon.start()
         defer { daemon.stop() }
         XCTAssertTrue(daemon.log.contains("camera 'cam': device /dev/video-missing not present"), daemon.log)
-        let cameras = try daemon.result("cameras")
-        let cam = try XCTUnwrap((cameras["cameras"] as? [[String: Any]])?.first { $0["name"] as? String == "cam" })
-        XCTAssertEqual(cam["state"] as? String, "missing")
-        XCTAssertEqual(cam["device"] as? String, "/dev/video-missing")
-        XCTAssertTrue((cam["detail"] as? String ?? "").contains("/dev/video-missing"))
-        XCTAssertEqual(cameras["active"] as? String, "spare", "the next working camera takes over")
-        let refused = try daemon.call("switch", args: ["camera": "cam"])
-        XCTAssertEqual((refused["error"] as? [String: Any])?["code"] as? String, "unavailable")
-        XCTAssertTrue(((refused["error"] as? [String: Any])?["message"] as? String ?? "").contains("/dev/video-missing"))
+        let cameras = try daemon.cameras()
+        let cam = try XCTUnwrap(cameras.cameras.first { $0.name == "cam" })
+        XCTAssertEqual(cam.state, "missing")
+        XCTAssertEqual(cam.device, "/dev/video-missing")
+        XCTAssertTrue((cam.detail ?? "").contains("/dev/video-missing"))
+        XCTAssertEqual(cameras.active, "spare", "the next working camera takes over")
+        XCTAssertThrowsError(try daemon.switchCamera(.named("cam"))) { refused in
+            let error = refused as? ApplianceError
+            XCTAssertEqual(error?.code.rawValue, "unavailable", "\(refused)")
+            XCTAssertTrue((error?.message ?? "").contains("/dev/video-missing"), "\(refused)")
+        }
     }
 
     func testAutoCameraFallsBackWithAWarning() throws {
@@ -63,7 +66,7 @@ final class StartupErrorTests: XCTestCase {
         defer { daemon.stop() }
         XCTAssertTrue(daemon.log.contains("warning"), daemon.log)
         XCTAssertTrue(daemon.log.contains("/dev/video-missing not present"), daemon.log)
-        XCTAssertEqual((try daemon.result("status")["camera_sources"] as? [String: String])?["cam"], "test")
+        XCTAssertEqual(try daemon.status().cameraSources["cam"], "test")
     }
 
     func testBrokenPipelineFragmentNamesItAndGStreamersMessage() throws {
