@@ -1,3 +1,4 @@
+import ApplianceProtocol
 import Foundation
 import XCTest
 
@@ -85,7 +86,7 @@ final class WebBadInputTests: XCTestCase {
         let web = try WebDaemon()
         defer { web.stop() }
         let clip = try web.recordClip(seconds: 1)
-        let title = try XCTUnwrap(try web.daemon.result("info", args: ["id": clip.id])["title"] as? String)
+        let title = try web.daemon.info(clip.id).recording.title
 
         // Over 64 KiB: 413, and record.start did not run.
         let big = try web.request("/api/commands/record.start", method: "POST",
@@ -119,7 +120,7 @@ final class WebBadInputTests: XCTestCase {
         }
         assertJSONError(try web.post("/api/recordings/\(clip.id)/rename", #"{"title": "x", "colour": "red"}"#), 400, "bad_request",
                         "rename with an unknown argument")
-        XCTAssertEqual(try web.daemon.result("info", args: ["id": clip.id])["title"] as? String, title, "the title did not change")
+        XCTAssertEqual(try web.daemon.info(clip.id).recording.title, title, "the title did not change")
         XCTAssertEqual((try web.request("/api/shares").json?["items"] as? [Any])?.count, 0, "no share link was made")
 
         for query in ["page=abc", "per_page=abc", "page=0", "page=-1", "per_page=100000", "page=1.5", "page=99999999999999999999999"] {
