@@ -108,7 +108,7 @@ final class DaemonProcess {
             if !process.isRunning { throw DaemonError(message: "daemon exited (\(process.terminationStatus)): \(self.log)") }
             // Ready: the socket answers and the first video frame has passed the camera selector.
             if let client = try? ControlClient(path: socketPath, timeout: 5),
-               ((try? client.call("status"))?["result"] as? [String: Any])?["ready"] as? Bool == true { return }
+               case .status(let report)? = try? client.perform(.status), report.ready { return }
             Thread.sleep(forTimeInterval: 0.1)
         }
         throw DaemonError(message: "daemon did not answer within \(timeout) s: \(self.log)")
