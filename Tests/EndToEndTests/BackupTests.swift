@@ -191,11 +191,11 @@ final class BackupTests: XCTestCase {
         XCTAssertNil(remote(server, id: id).media, "only_locked: not uploaded before it is locked")
         XCTAssertEqual(try daemon.info(id).recording.backupState.rawValue, "none")
         _ = try daemon.lock(id)
-        XCTAssertTrue(try daemon.waitFor(20) { remote(server, id: id).media != nil && remote(server, id: id).sidecar != nil })
+        XCTAssertTrue(daemon.waitFor(20) { remote(server, id: id).media != nil && remote(server, id: id).sidecar != nil })
         XCTAssertTrue(try daemon.waitFor(5) { try daemon.info(id).recording.backupState == .done })
 
         _ = try daemon.delete(id, force: true)
-        XCTAssertTrue(try daemon.waitFor(20) { remote(server, id: id).media == nil && !remote(server, id: id).thumbnail && remote(server, id: id).sidecar == nil },
+        XCTAssertTrue(daemon.waitFor(20) { remote(server, id: id).media == nil && !remote(server, id: id).thumbnail && remote(server, id: id).sidecar == nil },
                       "\(server.files())")
         XCTAssertEqual(server.files().count, 0)
     }

@@ -33,7 +33,7 @@ final class DiskFullTests: XCTestCase {
 
         // Something else fills the card.
         let ballast = root + daemon.dataDir + "/ballast"
-        FileManager.default.createFile(atPath: ballast, contents: nil)
+        _ = FileManager.default.createFile(atPath: ballast, contents: nil)
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: ballast))
         let chunk = Data(count: 256 * 1024)
         while (try? handle.write(contentsOf: chunk)) != nil {}
@@ -99,7 +99,7 @@ final class StorageGoneTests: XCTestCase {
         }
         let daemon = try DaemonProcess(extra: "[recording]\nsegment_s = 2.0\n[storage]\nmin_free_mb = 0")
         let image = daemon.directory.appendingPathComponent("card.img").path
-        FileManager.default.createFile(atPath: image, contents: nil)
+        _ = FileManager.default.createFile(atPath: image, contents: nil)
         try FileHandle(forWritingAtPath: image)!.truncate(atOffset: 64 << 20)
         _ = try run("/usr/sbin/mkfs.ext4", ["-q", "-F", image])
         guard let attach = try? run("/usr/sbin/losetup", ["--find", "--show", image]) else {

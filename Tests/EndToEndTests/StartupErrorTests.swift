@@ -106,13 +106,13 @@ final class StartupErrorTests: XCTestCase {
     func testUnreadableConfig() throws {
         XCTAssertTrue(try failure(arguments: ["run", "--config", directory.path + "/missing.toml"]).contains("no such file"))
         let binary = directory.appendingPathComponent("binary.toml").path
-        FileManager.default.createFile(atPath: binary, contents: Data([0xff, 0xfe, 0x00, 0x80]))
+        _ = FileManager.default.createFile(atPath: binary, contents: Data([0xff, 0xfe, 0x00, 0x80]))
         XCTAssertTrue(try failure(arguments: ["run", "--config", binary]).contains("cannot read"))
     }
 
     func testDataDirThatCannotBeWritten() throws {
         let blocker = directory.appendingPathComponent("a-file").path
-        FileManager.default.createFile(atPath: blocker, contents: Data("x".utf8))
+        _ = FileManager.default.createFile(atPath: blocker, contents: Data("x".utf8))
         let line = try failure("data_dir = \"\(blocker)/data\"\n")
         XCTAssertTrue(line.contains("data dir"), line)
         XCTAssertTrue(line.contains(blocker), line)

@@ -186,7 +186,7 @@ final class HotplugTests: XCTestCase {
         }
         XCTAssertEqual(try state("usb"), "missing")
 
-        FileManager.default.createFile(atPath: node, contents: Data())  // "plugged in" (but not a real camera)
+        _ = FileManager.default.createFile(atPath: node, contents: Data())  // "plugged in" (but not a real camera)
         try listener.waitFor("camera_available")
         XCTAssertEqual(try state("usb"), "standby")
 
