@@ -69,7 +69,7 @@ final class InputTests: XCTestCase {
             key = "KEY_SPACEBAR"
             """)
         let result = try ProcessOutcome.run(DaemonProcess.binary, ["run", "--config", daemon.configPath, "--socket", daemon.socketPath],
-                                           timeout: 30)
+                                            timeout: 30)
         XCTAssertNotEqual(result.status, 0)
         let lines = result.stderr.split(separator: "\n")
         XCTAssertTrue(lines.last?.hasPrefix("appliance: ") ?? false, result.stderr)

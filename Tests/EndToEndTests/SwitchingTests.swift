@@ -67,7 +67,7 @@ final class SwitchingTests: XCTestCase {
         let info = try daemon.info(stop.id).recording
         XCTAssertEqual(info.camera, "front,back")
         let resolutions = try ProcessOutcome.run("/usr/bin/ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries",
-                                                                     "frame=width,height", "-of", "csv=p=0", path])
+                                                                      "frame=width,height", "-of", "csv=p=0", path])
         XCTAssertEqual(Set(resolutions.stdout.split(separator: "\n").map { $0.trimmingCharacters(in: CharacterSet(charactersIn: ",")) }), ["1280,720"], "one resolution throughout")
     }
 

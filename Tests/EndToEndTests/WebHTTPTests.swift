@@ -471,7 +471,7 @@ final class WebHTTPTests: XCTestCase {
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/sqlite3") else { return }
         let past = Int64((Date().timeIntervalSince1970 - 60) * 1000)
         let update = try ProcessOutcome.run("/usr/bin/sqlite3", ["-cmd", ".timeout 5000", web.daemon.dataDir + "/appliance.sqlite",
-                                                                "UPDATE shares SET expires_at = \(past) WHERE token = '\(second)'"])
+                                                                 "UPDATE shares SET expires_at = \(past) WHERE token = '\(second)'"])
         XCTAssertEqual(update.status, 0, update.stderr)
         for path in ["/s/\(second)", "/s/\(second)/video"] {
             XCTAssertEqual(try web.request(path, auth: false).status, 404, "expired: \(path)")

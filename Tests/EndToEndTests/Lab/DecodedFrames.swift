@@ -9,7 +9,7 @@ struct DecodedFrames {
 
     init(_ path: String, width: Int, height: Int) throws {
         let result = try ProcessOutcome.run("/usr/bin/ffmpeg", ["-v", "error", "-i", path, "-map", "0:v:0", "-fps_mode", "passthrough",
-                                                               "-f", "rawvideo", "-pix_fmt", "gray", "-"], timeout: 300)
+                                                                "-f", "rawvideo", "-pix_fmt", "gray", "-"], timeout: 300)
         guard result.status == 0 else { throw DaemonError(message: "ffmpeg failed on \(path): \(result.stderr)") }
         let size = width * height, bytes = Array(result.stdoutData)
         (self.width, self.height) = (width, height)

@@ -45,7 +45,7 @@ final class LabAudioTests: XCTestCase {
 
     static func monoSamples(_ path: String) throws -> [Int16] {
         let result = try ProcessOutcome.run("/usr/bin/ffmpeg", ["-v", "error", "-i", path, "-map", "0:a:0", "-ac", "1", "-ar", "48000",
-                                                               "-f", "s16le", "-"], timeout: 300)
+                                                                "-f", "s16le", "-"], timeout: 300)
         guard result.status == 0 else { throw DaemonError(message: "ffmpeg failed on \(path): \(result.stderr)") }
         return result.stdoutData.withUnsafeBytes { Array($0.bindMemory(to: Int16.self)) }
     }

@@ -212,7 +212,7 @@ struct ProcessOutcome {
         }
         process.waitUntilExit()
         return ProcessOutcome(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-                             stderr: String(decoding: errData, as: UTF8.self), stdoutData: outData)
+                              stderr: String(decoding: errData, as: UTF8.self), stdoutData: outData)
     }
 
     var json: [String: Any]? {
