@@ -21,7 +21,7 @@ final class XvfbDisplay {
             process.executableURL = URL(fileURLWithPath: Self.binary)
             process.arguments = [":\(candidate)", "-screen", "0", "\(width)x\(height)x24", "-nolisten", "tcp"]
             let logPath = FileManager.default.temporaryDirectory.appendingPathComponent("xvfb-\(candidate)-\(getpid()).log").path
-            FileManager.default.createFile(atPath: logPath, contents: nil)
+            _ = FileManager.default.createFile(atPath: logPath, contents: nil)
             defer { try? FileManager.default.removeItem(atPath: logPath) }
             let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
             defer { try? log.close() }
