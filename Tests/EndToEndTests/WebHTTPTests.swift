@@ -53,17 +53,16 @@ final class WebDaemon {
     var state: String? { (try? daemon.status())?.state.rawValue }
 }
 
-/// The dashboard over real HTTP: media Range and caching rules (bytes compared with the file on disk), who may
-/// do what (bearer, login form, session cookie + CSRF token, share links, public_read), and the API.
+/// The dashboard over real HTTP, where a real socket and daemon matter: a recorded clip served whole and a raw HEAD,
+/// share links, listen addresses and Host names, status and metrics, the event stream, and the API on real clips.
+/// The Range and caching rules, the login form, cookie, CSRF and public_read are tested in-process
+/// (ApplianceWebTests: WebMediaRouteTests, WebAccessRouteTests).
 final class WebHTTPTests: XCTestCase {
     /// One daemon and one clip for the read-only media tests (each test reads, none changes anything).
     private struct MediaFixture {
         let web: WebDaemon
         let id: String
         let video: Data
-        let thumbnailPath: String
-        let snapshotID: String
-        let snapshotPath: String
         var length: Int { video.count }
     }
 
@@ -79,9 +78,7 @@ final class WebHTTPTests: XCTestCase {
         if let fixture = Self.shared { return fixture }
         let web = try WebDaemon()
         let clip = try web.recordClip()
-        let snapshot = try web.daemon.snapshot()
-        let fixture = MediaFixture(web: web, id: clip.id, video: try Data(contentsOf: URL(fileURLWithPath: clip.path)),
-                                   thumbnailPath: clip.thumbnail, snapshotID: snapshot.id, snapshotPath: snapshot.path)
+        let fixture = MediaFixture(web: web, id: clip.id, video: try Data(contentsOf: URL(fileURLWithPath: clip.path)))
         XCTAssertGreaterThan(fixture.length, 10_000, "a 3 s clip")
         Self.shared = fixture
         return fixture
@@ -91,7 +88,7 @@ final class WebHTTPTests: XCTestCase {
         try f.web.request("/media/\(f.id)/video\(query)", method: method, headers: headers)
     }
 
-    // MARK: Range rules
+    // MARK: A recorded clip
 
     func testNoRangeIsTheWholeFileWithAcceptRanges() throws {
         let f = try media()
@@ -105,105 +102,6 @@ final class WebHTTPTests: XCTestCase {
         XCTAssertNotNil(r.header("Last-Modified"))
         XCTAssertNil(r.header("Content-Disposition"), "inline unless ?download=1")
         XCTAssertEqual(r.body, f.video)
-    }
-
-    func testSafariProbeBytes0To1() throws {
-        let f = try media()
-        let r = try video(f, ["Range: bytes=0-1"])
-        XCTAssertEqual(r.status, 206)
-        XCTAssertEqual(r.header("Content-Range"), "bytes 0-1/\(f.length)")
-        XCTAssertEqual(r.header("Content-Length"), "2")
-        XCTAssertEqual(r.body, f.video.subdata(in: 0..<2))
-    }
-
-    func testMiddleRange() throws {
-        let f = try media()
-        let r = try video(f, ["Range: bytes=100-199"])
-        XCTAssertEqual(r.status, 206)
-        XCTAssertEqual(r.header("Content-Range"), "bytes 100-199/\(f.length)")
-        XCTAssertEqual(r.header("Content-Length"), "100")
-        XCTAssertEqual(r.body, f.video.subdata(in: 100..<200))
-        // A last byte past the end is clamped to the end.
-        let clamped = try video(f, ["Range: bytes=\(f.length - 5)-\(f.length + 100)"])
-        XCTAssertEqual(clamped.status, 206)
-        XCTAssertEqual(clamped.header("Content-Range"), "bytes \(f.length - 5)-\(f.length - 1)/\(f.length)")
-        XCTAssertEqual(clamped.body, f.video.suffix(5))
-    }
-
-    func testOpenEndedRange() throws {
-        let f = try media()
-        let start = f.length / 2
-        let r = try video(f, ["Range: bytes=\(start)-"])
-        XCTAssertEqual(r.status, 206)
-        XCTAssertEqual(r.header("Content-Range"), "bytes \(start)-\(f.length - 1)/\(f.length)")
-        XCTAssertEqual(r.header("Content-Length"), String(f.length - start))
-        XCTAssertEqual(r.body, f.video.subdata(in: start..<f.length))
-        let last = try video(f, ["Range: bytes=\(f.length - 1)-"])
-        XCTAssertEqual(last.status, 206)
-        XCTAssertEqual(last.body, f.video.suffix(1))
-    }
-
-    func testSuffixRangeIsTheLastBytes() throws {
-        let f = try media()
-        let r = try video(f, ["Range: bytes=-10"])
-        XCTAssertEqual(r.status, 206)
-        XCTAssertEqual(r.header("Content-Range"), "bytes \(f.length - 10)-\(f.length - 1)/\(f.length)")
-        XCTAssertEqual(r.header("Content-Length"), "10")
-        XCTAssertEqual(r.body, f.video.suffix(10))
-    }
-
-    func testSuffixLongerThanTheFileIsTheWholeFileAs206() throws {
-        let f = try media()
-        let r = try video(f, ["Range: bytes=-\(f.length * 2)"])
-        XCTAssertEqual(r.status, 206)
-        XCTAssertEqual(r.header("Content-Range"), "bytes 0-\(f.length - 1)/\(f.length)")
-        XCTAssertEqual(r.header("Content-Length"), String(f.length))
-        XCTAssertEqual(r.body, f.video)
-    }
-
-    func testRangesPastTheEndAre416WithTheLength() throws {
-        let f = try media()
-        for range in ["bytes=\(f.length)-", "bytes=\(f.length + 5)-\(f.length + 10)"] {
-            let r = try video(f, ["Range: \(range)"])
-            XCTAssertEqual(r.status, 416, range)
-            XCTAssertEqual(r.header("Content-Range"), "bytes */\(f.length)", range)
-            XCTAssertTrue(r.body.isEmpty, "\(range): \(r.body.count) bytes")
-        }
-    }
-
-    /// What the server does not understand (another unit, several ranges, bad syntax) is ignored: 200, whole file.
-    func testUnsupportedRangesGetTheWholeFile() throws {
-        let f = try media()
-        for range in ["bytes=0-1,5-6", "items=0-1", "bytes=5-2", "bytes=abc", "bytes=--1", "bytes=1-2-3", "bytes=+1-2", "bytes=0x10-"] {
-            let r = try video(f, ["Range: \(range)"])
-            XCTAssertEqual(r.status, 200, range)
-            XCTAssertNil(r.header("Content-Range"), range)
-            XCTAssertEqual(r.body, f.video, range)
-        }
-        let zero = try video(f, ["Range: bytes=-0"])
-        XCTAssertEqual(zero.status, 416, "the last 0 bytes are none")
-        XCTAssertEqual(zero.header("Content-Range"), "bytes */\(f.length)")
-    }
-
-    func testIfRange() throws {
-        let f = try media()
-        let whole = try video(f)
-        let etag = try XCTUnwrap(whole.header("ETag")), lastModified = try XCTUnwrap(whole.header("Last-Modified"))
-
-        let current = try video(f, ["Range: bytes=100-199", "If-Range: \(etag)"])
-        XCTAssertEqual(current.status, 206, "If-Range with the current ETag")
-        XCTAssertEqual(current.body, f.video.subdata(in: 100..<200))
-        let sameDate = try video(f, ["Range: bytes=100-199", "If-Range: \(lastModified)"])
-        XCTAssertEqual(sameDate.status, 206, "If-Range with Last-Modified")
-        XCTAssertEqual(sameDate.body, f.video.subdata(in: 100..<200))
-
-        for stale in ["\"0-0\"", "W/\(etag)", "Thu, 01 Jan 2015 00:00:00 GMT"] {
-            let r = try video(f, ["Range: bytes=100-199", "If-Range: \(stale)"])
-            XCTAssertEqual(r.status, 200, "If-Range: \(stale) → the whole file")
-            XCTAssertNil(r.header("Content-Range"), stale)
-            XCTAssertEqual(r.header("Content-Length"), String(f.length), stale)
-            XCTAssertEqual(r.body, f.video, stale)
-        }
     }
 
     func testHeadHasTheHeadersAndNoBody() throws {
@@ -227,193 +125,7 @@ final class WebHTTPTests: XCTestCase {
         XCTAssertEqual(raw.count, end.upperBound, "no body after a HEAD response's headers (\(raw.count - end.upperBound) extra bytes)")
     }
 
-    func testConditionalGetsAre304() throws {
-        let f = try media()
-        let whole = try video(f)
-        let etag = try XCTUnwrap(whole.header("ETag")), lastModified = try XCTUnwrap(whole.header("Last-Modified"))
-        for header in ["If-None-Match: \(etag)", "If-None-Match: \"other\", \(etag)", "If-Modified-Since: \(lastModified)"] {
-            let r = try video(f, [header])
-            XCTAssertEqual(r.status, 304, header)
-            XCTAssertTrue(r.body.isEmpty, header)
-            XCTAssertEqual(r.header("ETag"), etag, header)
-        }
-        // A different tag, or a date before the file was written, gets the file.
-        for header in ["If-None-Match: \"0-0\"", "If-Modified-Since: Thu, 01 Jan 2015 00:00:00 GMT"] {
-            let r = try video(f, [header])
-            XCTAssertEqual(r.status, 200, header)
-            XCTAssertEqual(r.body, f.video, header)
-        }
-    }
-
-    func testDownloadIsAnAttachment() throws {
-        let f = try media()
-        let r = try video(f, query: "?download=1")
-        XCTAssertEqual(r.status, 200)
-        let disposition = try XCTUnwrap(r.header("Content-Disposition"))
-        XCTAssertTrue(disposition.hasPrefix("attachment; filename=\""), disposition)
-        XCTAssertTrue(disposition.hasSuffix("-\(f.id.prefix(8)).mp4\""), disposition)
-        XCTAssertEqual(r.body, f.video)
-        let ranged = try video(f, ["Range: bytes=0-1"], query: "?download=1")
-        XCTAssertEqual(ranged.status, 206)
-        XCTAssertEqual(ranged.body, f.video.prefix(2))
-    }
-
-    func testThumbnailFollowsTheSameRules() throws {
-        let f = try media()
-        let thumbnail = try Data(contentsOf: URL(fileURLWithPath: f.thumbnailPath))
-        let path = "/media/\(f.id)/thumbnail"
-        let whole = try f.web.request(path)
-        XCTAssertEqual(whole.status, 200)
-        XCTAssertEqual(whole.header("Content-Type"), "image/jpeg")
-        XCTAssertEqual(whole.header("Accept-Ranges"), "bytes")
-        XCTAssertEqual(whole.body, thumbnail)
-        let suffix = try f.web.request(path, headers: ["Range: bytes=-10"])
-        XCTAssertEqual(suffix.status, 206)
-        XCTAssertEqual(suffix.header("Content-Range"), "bytes \(thumbnail.count - 10)-\(thumbnail.count - 1)/\(thumbnail.count)")
-        XCTAssertEqual(suffix.body, thumbnail.suffix(10))
-        let probe = try f.web.request(path, headers: ["Range: bytes=0-1"])
-        XCTAssertEqual(probe.status, 206)
-        XCTAssertEqual(probe.body, thumbnail.prefix(2))
-        let past = try f.web.request(path, headers: ["Range: bytes=\(thumbnail.count)-"])
-        XCTAssertEqual(past.status, 416)
-        XCTAssertEqual(past.header("Content-Range"), "bytes */\(thumbnail.count)")
-        let cached = try f.web.request(path, headers: ["If-None-Match: \(try XCTUnwrap(whole.header("ETag")))"])
-        XCTAssertEqual(cached.status, 304)
-    }
-
-    func testSnapshotFollowsTheSameRules() throws {
-        let f = try media()
-        let snapshot = try Data(contentsOf: URL(fileURLWithPath: f.snapshotPath))
-        let path = "/media/snapshots/\(f.snapshotID)"
-        let whole = try f.web.request(path)
-        XCTAssertEqual(whole.status, 200)
-        XCTAssertEqual(whole.header("Content-Type"), "image/jpeg")
-        XCTAssertEqual(whole.header("Accept-Ranges"), "bytes")
-        XCTAssertEqual(whole.body, snapshot)
-        let middle = try f.web.request(path, headers: ["Range: bytes=100-199"])
-        XCTAssertEqual(middle.status, 206)
-        XCTAssertEqual(middle.header("Content-Range"), "bytes 100-199/\(snapshot.count)")
-        XCTAssertEqual(middle.body, snapshot.subdata(in: 100..<200))
-        let suffix = try f.web.request(path, headers: ["Range: bytes=-\(snapshot.count + 50)"])
-        XCTAssertEqual(suffix.status, 206)
-        XCTAssertEqual(suffix.body, snapshot)
-        let past = try f.web.request(path, headers: ["Range: bytes=\(snapshot.count + 5)-\(snapshot.count + 10)"])
-        XCTAssertEqual(past.status, 416)
-        XCTAssertEqual(past.header("Content-Range"), "bytes */\(snapshot.count)")
-        let head = try f.web.request(path, method: "HEAD")
-        XCTAssertEqual(head.status, 200)
-        XCTAssertEqual(head.header("Content-Length"), String(snapshot.count))
-    }
-
     // MARK: Who may do what
-
-    func testWithoutAuthOnlyLoginAssetsAndShareLinksAreOpen() throws {
-        let web = try WebDaemon()
-        defer { web.stop() }
-        let clip = try web.recordClip(seconds: 1)
-        let snapshot = try web.daemon.snapshot().id
-
-        for path in ["/api/status", "/api/session", "/api/recordings", "/api/recordings/\(clip.id)", "/api/shares", "/api/config",
-                     "/api/events", "/media/\(clip.id)/video", "/media/\(clip.id)/thumbnail", "/media/snapshots/\(snapshot)", "/metrics"] {
-            let r = try web.request(path, auth: false)
-            XCTAssertEqual(r.status, 401, path)
-            XCTAssertEqual(r.errorCode, "unauthorized", path)
-            XCTAssertEqual(r.header("WWW-Authenticate"), "Bearer realm=\"appliance\"", path)
-        }
-        let ranged = try web.request("/media/\(clip.id)/video", headers: ["Range: bytes=0-1"], auth: false)
-        XCTAssertEqual(ranged.status, 401, "a Range does not get around the login")
-        for path in ["/", "/recordings", "/recordings/\(clip.id)", "/settings"] {
-            let r = try web.request(path, auth: false)
-            XCTAssertEqual(r.status, 303, path)
-            XCTAssertTrue(r.header("Location")?.hasPrefix("/login?next=") == true, "\(path): \(r.header("Location") ?? "no Location")")
-        }
-        let start = try web.post("/api/commands/record.start", auth: false)
-        XCTAssertEqual(start.status, 401)
-        XCTAssertEqual(web.state, "idle", "nothing started")
-        let delete = try web.request("/api/recordings/\(clip.id)", method: "DELETE", auth: false)
-        XCTAssertEqual(delete.status, 401)
-        XCTAssertTrue(FileManager.default.fileExists(atPath: clip.path), "nothing deleted")
-
-        let login = try web.request("/login", auth: false)
-        XCTAssertEqual(login.status, 200)
-        XCTAssertTrue(login.header("Content-Type")?.hasPrefix("text/html") == true)
-        for asset in ["/assets/app.css", "/assets/app.js"] {
-            XCTAssertEqual(try web.request(asset, auth: false).status, 200, asset)
-        }
-
-        // A wrong token is no token.
-        for authorization in ["Bearer wrong-password-123", "Basic \(Data("admin:\(WebDaemon.password)".utf8).base64EncodedString())"] {
-            let r = try web.request("/api/status", headers: ["Authorization: \(authorization)"], auth: false)
-            XCTAssertEqual(r.status, 401, authorization)
-        }
-        let wrong = try web.request("/media/\(clip.id)/video", headers: ["Authorization: Bearer \(WebDaemon.password)x"], auth: false)
-        XCTAssertEqual(wrong.status, 401)
-        XCTAssertLessThan(wrong.body.count, 1000, "no video bytes")
-        XCTAssertEqual(try web.request("/api/status").status, 200, "the right token works")
-    }
-
-    func testLoginFormSessionCookieAndCSRF() throws {
-        let web = try WebDaemon()
-        defer { web.stop() }
-        let form = "Content-Type: application/x-www-form-urlencoded"
-
-        let wrong = try web.request("/login", method: "POST", headers: [form], auth: false,
-                                    body: Data("password=not-the-password&next=%2Frecordings".utf8))
-        XCTAssertEqual(wrong.status, 401)
-        XCTAssertNil(wrong.header("Set-Cookie"))
-
-        let right = try web.request("/login", method: "POST", headers: [form], auth: false,
-                                    body: Data("password=\(WebDaemon.password)&next=%2Frecordings".utf8))
-        XCTAssertEqual(right.status, 303)
-        XCTAssertEqual(right.header("Location"), "/recordings")
-        let setCookie = try XCTUnwrap(right.header("Set-Cookie"))
-        XCTAssertTrue(setCookie.hasPrefix("appliance_session="), setCookie)
-        XCTAssertTrue(setCookie.contains("HttpOnly"), setCookie)
-        XCTAssertTrue(setCookie.contains("SameSite=Strict"), setCookie)
-        let cookie = "Cookie: " + String(setCookie.prefix { $0 != ";" })
-
-        // Another site as `next` is not followed. Browsers drop tabs and newlines from a Location (WHATWG URL
-        // parsing), so "/\t/evil.example" would be "//evil.example".
-        for next in ["%2F%2Fevil.example%2F", "https%3A%2F%2Fevil.example%2F", "%2F%5Cevil.example", "%2F%09%2Fevil.example",
-                     "%2F%0A%2Fevil.example", "%09%2F%2Fevil.example"] {
-            let offsite = try web.request("/login", method: "POST", headers: [form], auth: false,
-                                          body: Data("password=\(WebDaemon.password)&next=\(next)".utf8))
-            XCTAssertEqual(offsite.status, 303, next)
-            XCTAssertEqual(offsite.header("Location"), "/", "next=\(next)")
-        }
-
-        // Reading with the cookie.
-        XCTAssertEqual(try web.request("/api/status", headers: [cookie], auth: false).status, 200)
-        XCTAssertEqual(try web.request("/", headers: [cookie], auth: false).status, 200)
-        let session = try web.request("/api/session", headers: [cookie], auth: false)
-        XCTAssertEqual(session.json?["access"] as? String, "session")
-        let csrf = try XCTUnwrap(session.json?["csrf"] as? String)
-        XCTAssertFalse(csrf.isEmpty)
-
-        // Writing needs the CSRF token too.
-        let bare = try web.post("/api/commands/record.start", headers: [cookie], auth: false)
-        XCTAssertEqual(bare.status, 403)
-        XCTAssertEqual(bare.errorCode, "forbidden")
-        XCTAssertEqual(web.state, "idle", "record.start without the CSRF token did not start")
-        let forged = try web.post("/api/commands/record.start", headers: [cookie, "X-CSRF-Token: \(csrf.dropLast())x"], auth: false)
-        XCTAssertEqual(forged.status, 403)
-        XCTAssertEqual(web.state, "idle")
-
-        let start = try web.post("/api/commands/record.start", #"{"title": "from the browser"}"#, headers: [cookie, "X-CSRF-Token: \(csrf)"], auth: false)
-        XCTAssertEqual(start.status, 200, start.text)
-        XCTAssertEqual(web.state, "recording")
-        Thread.sleep(forTimeInterval: 1)
-        let stop = try web.post("/api/commands/record.stop", headers: [cookie, "X-CSRF-Token: \(csrf)"], auth: false)
-        XCTAssertEqual(stop.status, 200, stop.text)
-        let id = try XCTUnwrap(stop.json?["id"] as? String)
-        XCTAssertEqual(try web.daemon.info(id).recording.title, "from the browser")
-
-        // Logging out ends the session.
-        let logout = try web.post("/logout", "", headers: [cookie, "X-CSRF-Token: \(csrf)"], auth: false)
-        XCTAssertEqual(logout.status, 303)
-        XCTAssertTrue(logout.header("Set-Cookie")?.contains("Max-Age=0") == true, logout.header("Set-Cookie") ?? "no Set-Cookie")
-        XCTAssertEqual(try web.request("/api/status", headers: [cookie], auth: false).status, 401)
-    }
 
     func testShareLinkServesOnlyItsClipUntilRevokedOrExpired() throws {
         let web = try WebDaemon()
@@ -477,33 +189,6 @@ final class WebHTTPTests: XCTestCase {
             XCTAssertEqual(try web.request(path, auth: false).status, 404, "expired: \(path)")
         }
         XCTAssertEqual((try web.request("/api/shares").json?["items"] as? [Any])?.count, 0, "an expired link is not listed")
-    }
-
-    func testPublicReadOpensReadingButNotWriting() throws {
-        let web = try WebDaemon(publicRead: true)
-        defer { web.stop() }
-        let clip = try web.recordClip(seconds: 1)
-        let bytes = try Data(contentsOf: URL(fileURLWithPath: clip.path))
-        for path in ["/", "/recordings", "/api/status", "/api/recordings", "/api/recordings/\(clip.id)"] {
-            XCTAssertEqual(try web.request(path, auth: false).status, 200, path)
-        }
-        XCTAssertEqual(try web.request("/api/session", auth: false).json?["access"] as? String, "read_only")
-        let video = try web.request("/media/\(clip.id)/video", headers: ["Range: bytes=-10"], auth: false)
-        XCTAssertEqual(video.status, 206)
-        XCTAssertEqual(video.body, bytes.suffix(10))
-
-        let start = try web.post("/api/commands/record.start", auth: false)
-        XCTAssertEqual(start.status, 401)
-        XCTAssertEqual(web.state, "idle")
-        let rename = try web.post("/api/recordings/\(clip.id)/rename", #"{"title": "nope"}"#, auth: false)
-        XCTAssertEqual(rename.status, 401)
-        let delete = try web.request("/api/recordings/\(clip.id)", method: "DELETE", auth: false)
-        XCTAssertEqual(delete.status, 401)
-        XCTAssertTrue(FileManager.default.fileExists(atPath: clip.path))
-        XCTAssertNotEqual(try web.daemon.info(clip.id).recording.title, "nope")
-        // The bearer token still writes.
-        XCTAssertEqual(try web.post("/api/recordings/\(clip.id)/rename", #"{"title": "renamed"}"#).status, 200)
-        XCTAssertEqual(try web.daemon.info(clip.id).recording.title, "renamed")
     }
 
     func testNonLoopbackListenWithoutTokenFileIsRefusedAtStart() throws {

@@ -130,19 +130,9 @@ final class DaemonProcess {
     var pid: Int32? { process?.processIdentifier }
     var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
 
-    /// A request over the socket from this process (no CLI start-up time).
+    /// An untyped request over the socket: only for what a test sends malformed on purpose (typed: `perform`).
     func call(_ command: String, args: [String: Any] = [:]) throws -> [String: Any] {
         try ControlClient(path: socketPath, timeout: 30).call(command, args: args)
-    }
-
-    /// Like `call`, but returns `result` and fails the test on an error response.
-    func result(_ command: String, args: [String: Any] = [:], file: StaticString = #filePath, line: UInt = #line) throws -> [String: Any] {
-        let response = try call(command, args: args)
-        guard response["ok"] as? Bool == true, let result = response["result"] as? [String: Any] else {
-            XCTFail("\(command) failed: \(response)", file: file, line: line)
-            throw DaemonError(message: "\(command) failed: \(response)")
-        }
-        return result
     }
 
     /// Runs `appliance ctl --socket S …`.
