@@ -30,17 +30,23 @@ let package = Package(
             pkgConfig: "gstreamer-1.0 gstreamer-app-1.0 gstreamer-video-1.0 gstreamer-pbutils-1.0",
             providers: [.apt(["libgstreamer1.0-dev", "libgstreamer-plugins-base1.0-dev"])]
         ),
-        /// One thin C target per concern: GStreamer's varargs and macros, JPEG with libjpeg, input devices' ioctls,
+        .systemLibrary(
+            name: "CGstRTSPServer",
+            pkgConfig: "gstreamer-rtsp-server-1.0",
+            providers: [.apt(["libgstrtspserver-1.0-dev"])]
+        ),
+        /// One thin C target per concern: GStreamer's varargs and macros, JPEG with libjpeg, the RTSP server, input devices' ioctls,
         /// and the system calls Swift's Glibc module does not export.
         .target(name: "CGStreamerShim", dependencies: ["CGStreamer"]),
         .target(name: "CJpeg", dependencies: ["CGStreamer"], linkerSettings: [.linkedLibrary("jpeg")]),
+        .target(name: "CRTSPServer", dependencies: ["CGStreamer", "CGstRTSPServer"]),
         .target(name: "CLinuxInput"),
         .target(name: "CSystemCalls"),
         /// The one errno wrapper (EINTR retried, failures thrown as SystemCallError) and the queries CSystemCalls adds.
         .target(name: "SystemCalls", dependencies: ["CSystemCalls"]),
         .target(
             name: "GStreamerKit",
-            dependencies: ["CGStreamer", "CGStreamerShim", "CJpeg"]
+            dependencies: ["CGStreamer", "CGStreamerShim", "CJpeg", "CRTSPServer"]
         ),
         /// The typed commands, results, errors and events, and their JSON form: shared by the daemon, `ctl` and any
         /// other front end. Foundation (and SystemCalls for the socket client) only.

@@ -1,0 +1,41 @@
+#ifndef CRTSPSERVER_H
+#define CRTSPSERVER_H
+#include <gst/gst.h>
+
+/**
+ * An RTSP server (gst-rtsp-server) with one shared mount, run on its own thread and main context, so that nothing
+ * of it runs on the caller's threads. The mount's media is built from a launch description; an `appsrc` in it is
+ * fed with `appl_rtsp_server_push` while a client plays it.
+ */
+typedef struct ApplRtspServer ApplRtspServer;
+
+/**
+ * Binds `address`:`port` (0: a free port) and serves `launch` at `path` (e.g. "/live"), shared by all clients.
+ * `user`/`password`: Digest authentication for that one user, or NULL for none. Returns NULL with `*error` set
+ * (free it with g_free) when the address cannot be bound or the thread cannot start.
+ */
+ApplRtspServer *appl_rtsp_server_start(const char *address, int port, const char *path, const char *launch,
+                                       const char *user, const char *password, char **error);
+
+/** The caps of what will be pushed into the appsrc `name` (the caller keeps its reference): set on the media now and
+ *  on every media made later. */
+void appl_rtsp_server_set_caps(ApplRtspServer *server, const char *name, GstCaps *caps);
+
+/** The port the server is bound to. */
+int appl_rtsp_server_port(ApplRtspServer *server);
+
+/** Clients connected now (a client is counted from its connection to its close). */
+int appl_rtsp_server_clients(ApplRtspServer *server);
+
+/**
+ * Pushes `buffer` (the caller keeps its reference) into the appsrc named `name` of the mount's media while the
+ * media is prepared (a client plays it), its PTS moved onto the media's running time (the first buffer fixes the
+ * shift for every stream) and without DTS; returns FALSE when no media is there or the buffer has no PTS. Never blocks: the appsrc drops
+ * what it cannot queue (a slow client never holds up the caller's stream).
+ */
+gboolean appl_rtsp_server_push(ApplRtspServer *server, const char *name, GstBuffer *buffer);
+
+/** Closes every client, stops the thread and frees the server. */
+void appl_rtsp_server_stop(ApplRtspServer *server);
+
+#endif

@@ -1,0 +1,200 @@
+#include "CRTSPServer.h"
+#include <gst/app/gstappsrc.h>
+#include <gst/rtsp-server/rtsp-server.h>
+
+struct ApplRtspServer {
+    GMainContext *context;
+    GMainLoop *loop;
+    GThread *thread;
+    GstRTSPServer *server;
+    GSource *source;
+    gint clients;
+    GMutex lock;
+    /* Under `lock`: the shared media's bin while it exists, and the shift from the caller's timestamps to its
+     * running time (set by the first buffer pushed into it). */
+    GstElement *media_element;
+    gboolean shift_known;
+    gint64 shift;
+    /* Under `lock`: appsrc name → the caps of what is pushed into it, set on each media as it is configured. */
+    GHashTable *caps;
+};
+
+static void apply_caps(gpointer key, gpointer value, gpointer element) {
+    GstElement *src = gst_bin_get_by_name(GST_BIN(element), key);
+    if (!src) return;
+    g_object_set(src, "caps", (GstCaps *)value, NULL);
+    gst_object_unref(src);
+}
+
+static void on_client_closed(GstRTSPClient *client, gpointer data) {
+    (void)client;
+    g_atomic_int_add(&((ApplRtspServer *)data)->clients, -1);
+}
+
+static void on_client_connected(GstRTSPServer *server, GstRTSPClient *client, gpointer data) {
+    (void)server;
+    g_atomic_int_inc(&((ApplRtspServer *)data)->clients);
+    g_signal_connect(client, "closed", G_CALLBACK(on_client_closed), data);
+}
+
+static void forget_media(ApplRtspServer *s, GstElement *only) {
+    g_mutex_lock(&s->lock);
+    if (s->media_element && (only == NULL || s->media_element == only)) {
+        gst_object_unref(s->media_element);
+        s->media_element = NULL;
+        s->shift_known = FALSE;
+    }
+    g_mutex_unlock(&s->lock);
+}
+
+static void on_media_unprepared(GstRTSPMedia *media, gpointer data) {
+    GstElement *element = gst_rtsp_media_get_element(media);
+    forget_media((ApplRtspServer *)data, element);
+    gst_object_unref(element);
+}
+
+static void on_media_configure(GstRTSPMediaFactory *factory, GstRTSPMedia *media, gpointer data) {
+    (void)factory;
+    ApplRtspServer *s = data;
+    GstElement *element = gst_rtsp_media_get_element(media); /* transfer full: kept until unprepared */
+    g_mutex_lock(&s->lock);
+    if (s->media_element) gst_object_unref(s->media_element);
+    s->media_element = element;
+    s->shift_known = FALSE;
+    g_hash_table_foreach(s->caps, apply_caps, element);
+    g_mutex_unlock(&s->lock);
+    g_signal_connect(media, "unprepared", G_CALLBACK(on_media_unprepared), s);
+}
+
+static gpointer run_loop(gpointer data) {
+    ApplRtspServer *s = data;
+    g_main_context_push_thread_default(s->context);
+    g_main_loop_run(s->loop);
+    g_main_context_pop_thread_default(s->context);
+    return NULL;
+}
+
+static GstRTSPFilterResult close_client(GstRTSPServer *server, GstRTSPClient *client, gpointer data) {
+    (void)server; (void)client; (void)data;
+    return GST_RTSP_FILTER_REMOVE;
+}
+
+static void free_server(ApplRtspServer *s) {
+    if (s->source) { g_source_destroy(s->source); g_source_unref(s->source); }
+    if (s->server) g_object_unref(s->server);
+    forget_media(s, NULL);
+    g_hash_table_unref(s->caps);
+    g_main_loop_unref(s->loop);
+    g_main_context_unref(s->context);
+    g_mutex_clear(&s->lock);
+    g_free(s);
+}
+
+ApplRtspServer *appl_rtsp_server_start(const char *address, int port, const char *path, const char *launch,
+                                       const char *user, const char *password, char **error) {
+    ApplRtspServer *s = g_new0(ApplRtspServer, 1);
+    g_mutex_init(&s->lock);
+    s->caps = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, (GDestroyNotify)gst_caps_unref);
+    s->context = g_main_context_new();
+    s->loop = g_main_loop_new(s->context, FALSE);
+    s->server = gst_rtsp_server_new();
+    gst_rtsp_server_set_address(s->server, address);
+    gchar *service = g_strdup_printf("%d", port);
+    gst_rtsp_server_set_service(s->server, service);
+    g_free(service);
+    g_signal_connect(s->server, "client-connected", G_CALLBACK(on_client_connected), s);
+
+    GstRTSPMediaFactory *factory = gst_rtsp_media_factory_new();
+    gst_rtsp_media_factory_set_launch(factory, launch);
+    gst_rtsp_media_factory_set_shared(factory, TRUE);
+    gst_rtsp_media_factory_set_protocols(factory, GST_RTSP_LOWER_TRANS_UDP | GST_RTSP_LOWER_TRANS_TCP);
+    g_signal_connect(factory, "media-configure", G_CALLBACK(on_media_configure), s);
+    if (user && password) {
+        GstRTSPAuth *auth = gst_rtsp_auth_new();
+        gst_rtsp_auth_set_supported_methods(auth, GST_RTSP_AUTH_DIGEST);
+        GstRTSPToken *token = gst_rtsp_token_new(GST_RTSP_TOKEN_MEDIA_FACTORY_ROLE, G_TYPE_STRING, "viewer", NULL);
+        gst_rtsp_auth_add_digest(auth, user, password, token);
+        gst_rtsp_token_unref(token);
+        gst_rtsp_server_set_auth(s->server, auth);
+        g_object_unref(auth);
+        gst_rtsp_media_factory_add_role(factory, "viewer", GST_RTSP_PERM_MEDIA_FACTORY_ACCESS, G_TYPE_BOOLEAN, TRUE,
+                                        GST_RTSP_PERM_MEDIA_FACTORY_CONSTRUCT, G_TYPE_BOOLEAN, TRUE, NULL);
+    }
+    GstRTSPMountPoints *mounts = gst_rtsp_server_get_mount_points(s->server);
+    gst_rtsp_mount_points_add_factory(mounts, path, factory); /* takes the factory */
+    g_object_unref(mounts);
+
+    GError *bind_error = NULL;
+    s->source = gst_rtsp_server_create_source(s->server, NULL, &bind_error);
+    if (!s->source) {
+        *error = g_strdup_printf("cannot listen on %s:%d: %s", address, port, bind_error ? bind_error->message : "unknown error");
+        g_clear_error(&bind_error);
+        free_server(s);
+        return NULL;
+    }
+    g_source_attach(s->source, s->context);
+    s->thread = g_thread_try_new("rtsp-server", run_loop, s, &bind_error);
+    if (!s->thread) {
+        *error = g_strdup_printf("cannot start the RTSP thread: %s", bind_error ? bind_error->message : "unknown error");
+        g_clear_error(&bind_error);
+        free_server(s);
+        return NULL;
+    }
+    return s;
+}
+
+void appl_rtsp_server_set_caps(ApplRtspServer *s, const char *name, GstCaps *caps) {
+    g_mutex_lock(&s->lock);
+    g_hash_table_replace(s->caps, g_strdup(name), gst_caps_ref(caps));
+    if (s->media_element) apply_caps((gpointer)name, caps, s->media_element);
+    g_mutex_unlock(&s->lock);
+}
+
+int appl_rtsp_server_port(ApplRtspServer *s) { return gst_rtsp_server_get_bound_port(s->server); }
+
+int appl_rtsp_server_clients(ApplRtspServer *s) { return g_atomic_int_get(&s->clients); }
+
+gboolean appl_rtsp_server_push(ApplRtspServer *s, const char *name, GstBuffer *buffer) {
+    /* PTS only: x264enc (1.22) puts its DTS 1000 h ahead (so that it never goes negative), which would shift
+     * video and audio apart. The copy goes without DTS; the media's parser and payloader work from the PTS. */
+    GstClockTime stamp = GST_BUFFER_PTS(buffer);
+    if (!GST_CLOCK_TIME_IS_VALID(stamp)) return FALSE;
+    GstElement *src = NULL;
+    gint64 shift = 0;
+    g_mutex_lock(&s->lock);
+    if (s->media_element) {
+        if (!s->shift_known) {
+            /* The media's pipeline runs on its own clock and base time: the first buffer after it starts playing
+             * maps the caller's timestamps onto its running time, and every later buffer (either stream) keeps
+             * that shift, so audio and video stay together. */
+            GstClockTime now = gst_element_get_current_running_time(s->media_element);
+            if (GST_CLOCK_TIME_IS_VALID(now)) {
+                s->shift = (gint64)now - (gint64)stamp;
+                s->shift_known = TRUE;
+            }
+        }
+        if (s->shift_known) {
+            shift = s->shift;
+            src = gst_bin_get_by_name(GST_BIN(s->media_element), name);
+        }
+    }
+    g_mutex_unlock(&s->lock);
+    if (!src) return FALSE;
+    gboolean pushed = FALSE;
+    if ((gint64)stamp + shift >= 0) {
+        GstBuffer *copy = gst_buffer_copy(buffer); /* metadata only: the memory is shared */
+        GST_BUFFER_PTS(copy) = (GstClockTime)((gint64)stamp + shift);
+        GST_BUFFER_DTS(copy) = GST_CLOCK_TIME_NONE;
+        pushed = gst_app_src_push_buffer(GST_APP_SRC(src), copy) == GST_FLOW_OK;
+    }
+    gst_object_unref(src);
+    return pushed;
+}
+
+void appl_rtsp_server_stop(ApplRtspServer *s) {
+    if (!s) return;
+    gst_rtsp_server_client_filter(s->server, close_client, NULL);
+    g_main_loop_quit(s->loop);
+    g_thread_join(s->thread);
+    free_server(s);
+}

@@ -1,0 +1,57 @@
+import CGStreamer
+import CRTSPServer
+import Synchronization
+
+/// An RTSP server (gst-rtsp-server) with one mount, shared by every client, running on a thread and main context of
+/// its own. The mount's media is built from a launch description the first time a client asks for it; an `appsrc`
+/// in it (`is-live=true format=time`) is fed with `push` from another pipeline's stream while clients play it.
+public final class RTSPServer: @unchecked Sendable {
+    /// Who may play: one user with a password, checked by Digest authentication.
+    public struct Credentials: Sendable {
+        public var user: String
+        public var password: String
+        public init(user: String, password: String) { (self.user, self.password) = (user, password) }
+    }
+
+    private let server: OpaquePointer
+    private let stopped = Mutex(false)
+
+    /// Binds `address`:`port` (0: any free port) and serves `launch` at `path` ("/live").
+    public init(address: String, port: Int, path: String, launch: String, credentials: Credentials? = nil) throws {
+        GStreamer.initialize()
+        var error: UnsafeMutablePointer<CChar>?
+        guard let server = appl_rtsp_server_start(address, Int32(port), path, launch, credentials?.user, credentials?.password, &error) else {
+            let message = error.map { String(cString: $0) } ?? "cannot start the RTSP server"
+            g_free(error)
+            throw GStreamerError(element: "rtsp-server", message: message)
+        }
+        self.server = server
+    }
+
+    deinit { stop() }
+
+    /// The port the server listens on.
+    public var port: Int { Int(appl_rtsp_server_port(server)) }
+
+    /// Clients connected now.
+    public var clients: Int { Int(appl_rtsp_server_clients(server)) }
+
+    /// The caps of what `push` hands to the appsrc `name` (an encoder's output caps, with its codec data).
+    public func setCaps(_ caps: Caps, for name: String) {
+        appl_rtsp_server_set_caps(server, name, caps.pointer)
+    }
+
+    /// Hands a buffer to the appsrc `name` of the playing media (a new reference; the caller keeps its own). Its
+    /// timestamps are the caller's running time: the first buffer pushed into a media fixes the shift onto that
+    /// media's running time for every stream. False when no client plays the mount. Never blocks: safe in a probe.
+    @discardableResult
+    public func push(_ buffer: BufferView, to name: String) -> Bool {
+        appl_rtsp_server_push(server, name, buffer.pointer) != 0
+    }
+
+    /// Closes every client and stops the server; later calls do nothing.
+    public func stop() {
+        guard stopped.withLock({ stopped in defer { stopped = true }; return !stopped }) else { return }
+        appl_rtsp_server_stop(server)
+    }
+}

@@ -1,0 +1,123 @@
+import Foundation
+import GStreamerKit
+import Synchronization
+import XCTest
+
+/// The RTSP server with real clients (ffprobe, ffmpeg): a stream pushed from another pipeline plays with its
+/// picture and sound, clients share one media and are counted, Digest authentication refuses a wrong password.
+final class RTSPServerTests: XCTestCase {
+    static let launch = "( appsrc name=video is-live=true format=time max-bytes=4000000 ! h264parse ! rtph264pay name=pay0 pt=96 config-interval=-1 "
+        + "appsrc name=audio is-live=true format=time max-bytes=1000000 ! aacparse ! rtpmp4gpay name=pay1 pt=97 )"
+
+    /// A live H.264 + AAC source whose encoded buffers are pushed into `server` from pad probes, as the appliance's
+    /// encoded tees will.
+    private func feed(_ server: RTSPServer) throws -> Pipeline {
+        let pipeline = Pipeline(name: "rtsp-feed")
+        let bin = try Bin.parse(
+            "videotestsrc is-live=true ! video/x-raw,width=320,height=240,framerate=15/1 ! x264enc tune=zerolatency speed-preset=ultrafast key-int-max=15 "
+            + "! h264parse config-interval=-1 ! video/x-h264,stream-format=byte-stream,alignment=au ! fakesink name=video-out sync=false "
+            + "audiotestsrc is-live=true ! audio/x-raw,rate=48000,channels=2 ! avenc_aac ! aacparse ! fakesink name=audio-out sync=false",
+            name: "feed", label: "test", ghostUnlinkedPads: false)
+        try pipeline.add(bin)
+        for name in ["video", "audio"] {
+            let pad = try XCTUnwrap(pipeline.element(named: "\(name)-out")?.staticPad("sink"))
+            // The caps are the pad's once its first buffer comes (with the AAC codec data the media's parser needs).
+            let capsSet = Mutex(false)
+            pad.addProbe(.buffer) { info in
+                if !capsSet.withLock({ set in defer { set = true }; return set }), let caps = pad.currentCaps { server.setCaps(caps, for: name) }
+                if let buffer = info.buffer { server.push(buffer, to: name) }
+                return .ok
+            }
+        }
+        try pipeline.setState(.playing)
+        return pipeline
+    }
+
+    private func run(_ executable: String, _ arguments: [String], timeout: TimeInterval = 60) throws -> (status: Int32, output: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        try process.run()
+        let deadline = Date().addingTimeInterval(timeout)
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        while process.isRunning, Date() < deadline { usleep(10_000) }
+        if process.isRunning { process.terminate() }
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+
+    private func probe(_ url: String) throws -> (status: Int32, output: String) {
+        try run("/usr/bin/ffprobe", ["-v", "error", "-rtsp_transport", "tcp", "-show_entries", "stream=codec_name,width,height,sample_rate",
+                                     "-of", "compact", url])
+    }
+
+    func testAPushedStreamPlaysWithPictureAndSound() throws {
+        let server = try RTSPServer(address: "127.0.0.1", port: 0, path: "/live", launch: Self.launch)
+        defer { server.stop() }
+        let feed = try feed(server)
+        defer { _ = try? feed.setState(.null) }
+        XCTAssertGreaterThan(server.port, 0)
+        let url = "rtsp://127.0.0.1:\(server.port)/live"
+
+        let probed = try probe(url)
+        XCTAssertEqual(probed.status, 0, probed.output)
+        XCTAssertTrue(probed.output.contains("codec_name=h264|width=320|height=240"), probed.output)
+        XCTAssertTrue(probed.output.contains("codec_name=aac"), probed.output)
+
+        // Three clients at once (UDP and TCP) share the media; each decodes 3 s of frames without an error.
+        let clients = (0..<3).map { index in
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
+            process.arguments = ["-v", "error", "-rtsp_transport", index == 0 ? "udp" : "tcp", "-i", url, "-t", "3", "-f", "null", "-"]
+            let pipe = Pipe()
+            process.standardError = pipe
+            process.standardOutput = FileHandle.nullDevice
+            return (process, pipe)
+        }
+        for (process, _) in clients { try process.run() }
+        var most = 0
+        let deadline = Date().addingTimeInterval(60)
+        while clients.contains(where: { $0.0.isRunning }), Date() < deadline {
+            most = max(most, server.clients)
+            usleep(50_000)
+        }
+        for (index, (process, pipe)) in clients.enumerated() {
+            process.waitUntilExit()
+            let errors = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            XCTAssertEqual(process.terminationStatus, 0, "client \(index): \(errors)")
+        }
+        XCTAssertEqual(most, 3, "three clients were connected at once")
+        let closed = Date().addingTimeInterval(10)
+        while server.clients > 0, Date() < closed { usleep(50_000) }
+        XCTAssertEqual(server.clients, 0, "every client is counted out when it leaves")
+    }
+
+    func testDigestAuthenticationRefusesAWrongPassword() throws {
+        let server = try RTSPServer(address: "127.0.0.1", port: 0, path: "/live", launch: Self.launch,
+                                    credentials: .init(user: "appliance", password: "correct-horse"))
+        defer { server.stop() }
+        let feed = try feed(server)
+        defer { _ = try? feed.setState(.null) }
+        let port = server.port
+
+        let none = try probe("rtsp://127.0.0.1:\(port)/live")
+        XCTAssertNotEqual(none.status, 0, "no password")
+        XCTAssertTrue(none.output.contains("401"), none.output)
+        let wrong = try probe("rtsp://appliance:wrong@127.0.0.1:\(port)/live")
+        XCTAssertNotEqual(wrong.status, 0, "a wrong password")
+        let right = try probe("rtsp://appliance:correct-horse@127.0.0.1:\(port)/live")
+        XCTAssertEqual(right.status, 0, right.output)
+        XCTAssertTrue(right.output.contains("codec_name=h264"), right.output)
+    }
+
+    func testAnAddressInUseIsAnError() throws {
+        let first = try RTSPServer(address: "127.0.0.1", port: 0, path: "/live", launch: Self.launch)
+        defer { first.stop() }
+        XCTAssertThrowsError(try RTSPServer(address: "127.0.0.1", port: first.port, path: "/live", launch: Self.launch)) { error in
+            XCTAssertTrue("\(error)".contains("cannot listen on 127.0.0.1:\(first.port)"), "\(error)")
+        }
+    }
+}
