@@ -5,7 +5,7 @@ set -euo pipefail
 
 PACKAGES=(
   pkg-config
-  libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev libgstreamer-plugins-bad1.0-dev
+  libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev libgstreamer-plugins-bad1.0-dev libgstrtspserver-1.0-dev
   gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good
   gstreamer1.0-plugins-bad gstreamer1.0-plugins-ugly gstreamer1.0-libav gstreamer1.0-alsa gstreamer1.0-gl
   libsqlite3-dev libjpeg-dev ffmpeg time curl python3 python3-pip gstreamer1.0-pulseaudio ca-certificates

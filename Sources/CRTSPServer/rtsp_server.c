@@ -17,7 +17,27 @@ struct ApplRtspServer {
     gint64 shift;
     /* Under `lock`: appsrc name → the caps of what is pushed into it, set on each media as it is configured. */
     GHashTable *caps;
+    ApplRtspHandlers handlers;
 };
+
+/* One media's hold on the stream: released once, at "unprepared" or when the media goes, whichever comes first. */
+typedef struct {
+    ApplRtspServer *server;
+    ApplRtspHandlers handlers; /* a copy: the media may outlive the server by a moment */
+    gboolean released;
+} MediaHold;
+
+static void release_hold(MediaHold *hold) {
+    if (hold->released) return;
+    hold->released = TRUE;
+    if (hold->handlers.media_stopped) hold->handlers.media_stopped(hold->handlers.user);
+}
+
+static void on_media_finalized(gpointer data, GObject *gone) {
+    (void)gone;
+    release_hold(data);
+    g_free(data);
+}
 
 static void apply_caps(gpointer key, gpointer value, gpointer element) {
     GstElement *src = gst_bin_get_by_name(GST_BIN(element), key);
@@ -31,10 +51,17 @@ static void on_client_closed(GstRTSPClient *client, gpointer data) {
     g_atomic_int_add(&((ApplRtspServer *)data)->clients, -1);
 }
 
+static void on_play_request(GstRTSPClient *client, GstRTSPContext *context, gpointer data) {
+    (void)client; (void)context;
+    ApplRtspServer *s = data;
+    if (s->handlers.client_playing) s->handlers.client_playing(s->handlers.user);
+}
+
 static void on_client_connected(GstRTSPServer *server, GstRTSPClient *client, gpointer data) {
     (void)server;
     g_atomic_int_inc(&((ApplRtspServer *)data)->clients);
     g_signal_connect(client, "closed", G_CALLBACK(on_client_closed), data);
+    g_signal_connect(client, "play-request", G_CALLBACK(on_play_request), data);
 }
 
 static void forget_media(ApplRtspServer *s, GstElement *only) {
@@ -48,9 +75,11 @@ static void forget_media(ApplRtspServer *s, GstElement *only) {
 }
 
 static void on_media_unprepared(GstRTSPMedia *media, gpointer data) {
+    MediaHold *hold = data;
     GstElement *element = gst_rtsp_media_get_element(media);
-    forget_media((ApplRtspServer *)data, element);
+    forget_media(hold->server, element);
     gst_object_unref(element);
+    release_hold(hold);
 }
 
 static void on_media_configure(GstRTSPMediaFactory *factory, GstRTSPMedia *media, gpointer data) {
@@ -63,7 +92,12 @@ static void on_media_configure(GstRTSPMediaFactory *factory, GstRTSPMedia *media
     s->shift_known = FALSE;
     g_hash_table_foreach(s->caps, apply_caps, element);
     g_mutex_unlock(&s->lock);
-    g_signal_connect(media, "unprepared", G_CALLBACK(on_media_unprepared), s);
+    MediaHold *hold = g_new0(MediaHold, 1);
+    hold->server = s;
+    hold->handlers = s->handlers;
+    if (s->handlers.media_started) s->handlers.media_started(s->handlers.user);
+    g_signal_connect(media, "unprepared", G_CALLBACK(on_media_unprepared), hold);
+    g_object_weak_ref(G_OBJECT(media), on_media_finalized, hold);
 }
 
 static gpointer run_loop(gpointer data) {
@@ -91,8 +125,10 @@ static void free_server(ApplRtspServer *s) {
 }
 
 ApplRtspServer *appl_rtsp_server_start(const char *address, int port, const char *path, const char *launch,
-                                       const char *user, const char *password, char **error) {
+                                       const char *user, const char *password, ApplRtspHandlers handlers,
+                                       char **error) {
     ApplRtspServer *s = g_new0(ApplRtspServer, 1);
+    s->handlers = handlers;
     g_mutex_init(&s->lock);
     s->caps = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, (GDestroyNotify)gst_caps_unref);
     s->context = g_main_context_new();
@@ -154,10 +190,11 @@ int appl_rtsp_server_port(ApplRtspServer *s) { return gst_rtsp_server_get_bound_
 
 int appl_rtsp_server_clients(ApplRtspServer *s) { return g_atomic_int_get(&s->clients); }
 
-gboolean appl_rtsp_server_push(ApplRtspServer *s, const char *name, GstBuffer *buffer) {
-    /* PTS only: x264enc (1.22) puts its DTS 1000 h ahead (so that it never goes negative), which would shift
-     * video and audio apart. The copy goes without DTS; the media's parser and payloader work from the PTS. */
-    GstClockTime stamp = GST_BUFFER_PTS(buffer);
+gboolean appl_rtsp_server_push(ApplRtspServer *s, const char *name, GstBuffer *buffer, GstClockTime running_time) {
+    /* The caller's running time, not the PTS: x264enc (1.22) opens its segment at 1000 h (so that DTS never goes
+     * negative), so raw video and audio timestamps are 1000 h apart. The copy goes without DTS; the media's parser
+     * and payloader work from the PTS. */
+    GstClockTime stamp = running_time;
     if (!GST_CLOCK_TIME_IS_VALID(stamp)) return FALSE;
     GstElement *src = NULL;
     gint64 shift = 0;

@@ -13,19 +13,50 @@ public final class RTSPServer: @unchecked Sendable {
         public init(user: String, password: String) { (self.user, self.password) = (user, password) }
     }
 
+    /// What the server says, on its own thread: each must return at once (no blocking, no await).
+    public struct Handlers: Sendable {
+        /// A client asked for the mount: the pushed stream must flow from now on.
+        public var mediaStarted: @Sendable () -> Void
+        /// The media is gone (no client left); once for each `mediaStarted`.
+        public var mediaStopped: @Sendable () -> Void
+        /// A client starts to play: it decodes from the next keyframe.
+        public var clientPlaying: @Sendable () -> Void
+        public init(mediaStarted: @escaping @Sendable () -> Void = {}, mediaStopped: @escaping @Sendable () -> Void = {},
+                    clientPlaying: @escaping @Sendable () -> Void = {}) {
+            (self.mediaStarted, self.mediaStopped, self.clientPlaying) = (mediaStarted, mediaStopped, clientPlaying)
+        }
+    }
+
+    private final class HandlerBox: Sendable {
+        let handlers: Handlers
+        init(_ handlers: Handlers) { self.handlers = handlers }
+    }
+
     private let server: OpaquePointer
     private let stopped = Mutex(false)
+    /// Retained for the C side (its `user` pointer) until the server has stopped.
+    private let box: Unmanaged<HandlerBox>
 
     /// Binds `address`:`port` (0: any free port) and serves `launch` at `path` ("/live").
-    public init(address: String, port: Int, path: String, launch: String, credentials: Credentials? = nil) throws {
+    public init(address: String, port: Int, path: String, launch: String, credentials: Credentials? = nil,
+                handlers: Handlers = Handlers()) throws {
         GStreamer.initialize()
+        let box = Unmanaged.passRetained(HandlerBox(handlers))
+        let c = ApplRtspHandlers(
+            media_started: { user in Unmanaged<HandlerBox>.fromOpaque(user!).takeUnretainedValue().handlers.mediaStarted() },
+            media_stopped: { user in Unmanaged<HandlerBox>.fromOpaque(user!).takeUnretainedValue().handlers.mediaStopped() },
+            client_playing: { user in Unmanaged<HandlerBox>.fromOpaque(user!).takeUnretainedValue().handlers.clientPlaying() },
+            user: box.toOpaque())
         var error: UnsafeMutablePointer<CChar>?
-        guard let server = appl_rtsp_server_start(address, Int32(port), path, launch, credentials?.user, credentials?.password, &error) else {
+        guard let server = appl_rtsp_server_start(address, Int32(port), path, launch, credentials?.user, credentials?.password,
+                                                  c, &error) else {
+            box.release()
             let message = error.map { String(cString: $0) } ?? "cannot start the RTSP server"
             g_free(error)
             throw GStreamerError(element: "rtsp-server", message: message)
         }
         self.server = server
+        self.box = box
     }
 
     deinit { stop() }
@@ -41,17 +72,19 @@ public final class RTSPServer: @unchecked Sendable {
         appl_rtsp_server_set_caps(server, name, caps.pointer)
     }
 
-    /// Hands a buffer to the appsrc `name` of the playing media (a new reference; the caller keeps its own). Its
-    /// timestamps are the caller's running time: the first buffer pushed into a media fixes the shift onto that
-    /// media's running time for every stream. False when no client plays the mount. Never blocks: safe in a probe.
+    /// Hands a buffer to the appsrc `name` of the media (a new reference; the caller keeps its own). `runningTime`:
+    /// its PTS as running time in the caller's pipeline (`ProbeInfo.runningTime`; raw PTS differ between streams:
+    /// x264enc's segment starts at 1000 h). The first buffer pushed into a media fixes the shift onto that media's
+    /// running time for every stream. False when no client asked for the mount. Never blocks: safe in a probe.
     @discardableResult
-    public func push(_ buffer: BufferView, to name: String) -> Bool {
-        appl_rtsp_server_push(server, name, buffer.pointer) != 0
+    public func push(_ buffer: BufferView, runningTime: UInt64, to name: String) -> Bool {
+        appl_rtsp_server_push(server, name, buffer.pointer, GstClockTime(runningTime)) != 0
     }
 
     /// Closes every client and stops the server; later calls do nothing.
     public func stop() {
         guard stopped.withLock({ stopped in defer { stopped = true }; return !stopped }) else { return }
         appl_rtsp_server_stop(server)
+        box.release()
     }
 }

@@ -6,8 +6,8 @@ import XCTest
 /// The RTSP server with real clients (ffprobe, ffmpeg): a stream pushed from another pipeline plays with its
 /// picture and sound, clients share one media and are counted, Digest authentication refuses a wrong password.
 final class RTSPServerTests: XCTestCase {
-    static let launch = "( appsrc name=video is-live=true format=time max-bytes=4000000 ! h264parse ! rtph264pay name=pay0 pt=96 config-interval=-1 "
-        + "appsrc name=audio is-live=true format=time max-bytes=1000000 ! aacparse ! rtpmp4gpay name=pay1 pt=97 )"
+    static let launch = "( appsrc name=video is-live=true format=time leaky-type=downstream max-time=2000000000 max-bytes=0 ! h264parse ! rtph264pay name=pay0 pt=96 config-interval=-1 "
+        + "appsrc name=audio is-live=true format=time leaky-type=downstream max-time=2000000000 max-bytes=0 ! aacparse ! rtpmp4gpay name=pay1 pt=97 )"
 
     /// A live H.264 + AAC source whose encoded buffers are pushed into `server` from pad probes, as the appliance's
     /// encoded tees will.
@@ -25,7 +25,7 @@ final class RTSPServerTests: XCTestCase {
             let capsSet = Mutex(false)
             pad.addProbe(.buffer) { info in
                 if !capsSet.withLock({ set in defer { set = true }; return set }), let caps = pad.currentCaps { server.setCaps(caps, for: name) }
-                if let buffer = info.buffer { server.push(buffer, to: name) }
+                if let buffer = info.buffer { server.push(buffer, runningTime: info.runningTime(buffer.pts), to: name) }
                 return .ok
             }
         }

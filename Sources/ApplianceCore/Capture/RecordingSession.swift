@@ -86,8 +86,14 @@ final class RecordingSession: Sendable {
             outputs.release(.video)
         } else {
             graph.flow.resetEncoderInput()
-            graph.requestKeyframe()
-            let planned = gate.open(earliest: graph.runningTimeNow + Self.freshStartLead)
+            let (planned, wasFlowing) = gate.open(earliest: graph.runningTimeNow + Self.freshStartLead)
+            // A closed encoder starts on a keyframe; one already encoding for live viewers is asked for one at the
+            // planned start, in band, as at a segment cut.
+            if wasFlowing {
+                graph.requestKeyframe(at: planned - graph.flow.frameInterval / 2)
+            } else {
+                graph.requestKeyframe()
+            }
             startAt = planned
             state.withLock { $0.audioFrom = planned }
         }

@@ -132,7 +132,8 @@ final class VideoFlowMonitor: Sendable {
     var snapshot: State { state.withLock { $0 } }
 }
 
-/// The encoder input gate: closed while nothing records (so x264 burns no CPU), open during a recording.
+/// The encoder input gate: closed while nothing records or streams (so x264 burns no CPU), open during a recording,
+/// and held open while a live stream (RTSP) has viewers: they watch the recording's own encoded stream.
 ///
 /// A recording starts at a time chosen in advance: the first frame on the camera's frame grid at least `lead`
 /// after the request. Both cut probes know that time from the start, so neither stream has to wait for the
@@ -146,6 +147,8 @@ final class EncoderGate: Sendable {
         var firstAdmitted: UInt64 = .max
         var lastSeen: UInt64 = .max
         var permanent = false
+        /// Live streams holding the gate open for their viewers (`holdForStreaming`).
+        var streams = 0
     }
 
     let frameInterval: UInt64
@@ -154,10 +157,13 @@ final class EncoderGate: Sendable {
     init(frameInterval: UInt64) { self.frameInterval = frameInterval }
 
     /// Opens the gate for frames from the first grid time at or after `earliest`; returns that start time.
+    /// `wasFlowing`: frames were already passing (pre-record, or a live stream's viewers), so the encoder is mid-GOP
+    /// and the recording's first frame needs a keyframe asked for at that time.
     @discardableResult
-    func open(earliest: UInt64) -> UInt64 {
+    func open(earliest: UInt64) -> (start: UInt64, wasFlowing: Bool) {
         state.withLock { s in
-            guard !s.permanent else { return earliest }
+            guard !s.permanent else { return (earliest, true) }
+            let wasFlowing = s.streams > 0
             var start = earliest
             if s.lastSeen != .max, earliest > s.lastSeen {
                 let steps = (earliest - s.lastSeen + frameInterval - 1) / frameInterval
@@ -166,8 +172,17 @@ final class EncoderGate: Sendable {
             s.open = true
             s.startAt = start
             s.firstAdmitted = .max
-            return start
+            return (start, wasFlowing)
         }
+    }
+
+    /// A live stream's first viewer came: every frame passes until the last one goes (`releaseForStreaming`).
+    func holdForStreaming() {
+        state.withLock { $0.streams += 1 }
+    }
+
+    func releaseForStreaming() {
+        state.withLock { $0.streams = max(0, $0.streams - 1) }
     }
 
     /// Pre-record: the encoder runs all the time, every frame passes.
@@ -189,21 +204,19 @@ final class EncoderGate: Sendable {
         }
     }
 
-    /// Called for each raw frame at the encoder input; returns whether it may pass.
+    /// Called for each raw frame at the encoder input; returns whether it may pass. A recording's first frame is
+    /// noted here whether or not a live stream already lets every frame through.
     func admit(runningTime rt: UInt64) -> Bool {
         state.withLock { s in
             if rt != .max { s.lastSeen = rt }
-            guard s.open, rt != .max else { return false }
-            if s.firstAdmitted == .max {
-                guard rt + frameInterval / 2 >= s.startAt else { return false }
-                s.firstAdmitted = rt
-            }
-            return true
+            guard rt != .max else { return false }
+            if s.open, s.firstAdmitted == .max, rt + frameInterval / 2 >= s.startAt { s.firstAdmitted = rt }
+            return s.streams > 0 || (s.open && s.firstAdmitted != .max)
         }
     }
 
     /// Whether frames (and audio) may reach the encoders now.
-    var isOpen: Bool { state.withLock { $0.open } }
+    var isOpen: Bool { state.withLock { $0.open || $0.streams > 0 } }
 
     /// The planned start time of the open recording.
     var startAt: UInt64? {

@@ -10,12 +10,26 @@
 typedef struct ApplRtspServer ApplRtspServer;
 
 /**
+ * What the server tells its owner, on the server's thread; each call must return at once. `media_started`: a
+ * client asked for the mount and its media is being made (the stream pushed in must flow from now on);
+ * `media_stopped`: that media is gone (no client left), called once for each `media_started`; `client_playing`: a
+ * client starts to play (it decodes from the next keyframe, so ask for one).
+ */
+typedef struct {
+    void (*media_started)(void *user);
+    void (*media_stopped)(void *user);
+    void (*client_playing)(void *user);
+    void *user;
+} ApplRtspHandlers;
+
+/**
  * Binds `address`:`port` (0: a free port) and serves `launch` at `path` (e.g. "/live"), shared by all clients.
  * `user`/`password`: Digest authentication for that one user, or NULL for none. Returns NULL with `*error` set
  * (free it with g_free) when the address cannot be bound or the thread cannot start.
  */
 ApplRtspServer *appl_rtsp_server_start(const char *address, int port, const char *path, const char *launch,
-                                       const char *user, const char *password, char **error);
+                                       const char *user, const char *password, ApplRtspHandlers handlers,
+                                       char **error);
 
 /** The caps of what will be pushed into the appsrc `name` (the caller keeps its reference): set on the media now and
  *  on every media made later. */
@@ -29,11 +43,12 @@ int appl_rtsp_server_clients(ApplRtspServer *server);
 
 /**
  * Pushes `buffer` (the caller keeps its reference) into the appsrc named `name` of the mount's media while the
- * media is prepared (a client plays it), its PTS moved onto the media's running time (the first buffer fixes the
- * shift for every stream) and without DTS; returns FALSE when no media is there or the buffer has no PTS. Never blocks: the appsrc drops
- * what it cannot queue (a slow client never holds up the caller's stream).
+ * media exists (a client asked for it). `running_time`: the buffer's PTS as running time in the caller's pipeline;
+ * it is moved onto the media's running time (the first buffer fixes the shift for every stream) and the copy has no
+ * DTS. Returns FALSE when no media is there or the time is invalid. Never blocks: the appsrc drops what it cannot
+ * queue (a slow client never holds up the caller's stream).
  */
-gboolean appl_rtsp_server_push(ApplRtspServer *server, const char *name, GstBuffer *buffer);
+gboolean appl_rtsp_server_push(ApplRtspServer *server, const char *name, GstBuffer *buffer, GstClockTime running_time);
 
 /** Closes every client, stops the thread and frees the server. */
 void appl_rtsp_server_stop(ApplRtspServer *server);
