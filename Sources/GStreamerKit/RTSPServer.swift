@@ -33,6 +33,8 @@ public final class RTSPServer: @unchecked Sendable {
     }
 
     private let server: OpaquePointer
+    /// Set under the lock before the C server is freed: a push from a probe that still holds this object after
+    /// `stop` does nothing, and `stop` waits for one in progress (pushes never block, so it is short).
     private let stopped = Mutex(false)
     /// Retained for the C side (its `user` pointer) until the server has stopped.
     private let box: Unmanaged<HandlerBox>
@@ -61,15 +63,20 @@ public final class RTSPServer: @unchecked Sendable {
 
     deinit { stop() }
 
-    /// The port the server listens on.
-    public var port: Int { Int(appl_rtsp_server_port(server)) }
+    /// Runs `body` on the C server unless it has stopped.
+    private func whileRunning<T>(_ body: (OpaquePointer) -> T) -> T? {
+        stopped.withLock { stopped in stopped ? nil : body(server) }
+    }
+
+    /// The port the server listens on (0 once stopped).
+    public var port: Int { whileRunning { Int(appl_rtsp_server_port($0)) } ?? 0 }
 
     /// Clients connected now.
-    public var clients: Int { Int(appl_rtsp_server_clients(server)) }
+    public var clients: Int { whileRunning { Int(appl_rtsp_server_clients($0)) } ?? 0 }
 
     /// The caps of what `push` hands to the appsrc `name` (an encoder's output caps, with its codec data).
     public func setCaps(_ caps: Caps, for name: String) {
-        appl_rtsp_server_set_caps(server, name, caps.pointer)
+        whileRunning { appl_rtsp_server_set_caps($0, name, caps.pointer) }
     }
 
     /// Hands a buffer to the appsrc `name` of the media (a new reference; the caller keeps its own). `runningTime`:
@@ -78,7 +85,7 @@ public final class RTSPServer: @unchecked Sendable {
     /// running time for every stream. False when no client asked for the mount. Never blocks: safe in a probe.
     @discardableResult
     public func push(_ buffer: BufferView, runningTime: UInt64, to name: String) -> Bool {
-        appl_rtsp_server_push(server, name, buffer.pointer, GstClockTime(runningTime)) != 0
+        whileRunning { appl_rtsp_server_push($0, name, buffer.pointer, GstClockTime(runningTime)) != 0 } ?? false
     }
 
     /// Closes every client and stops the server; later calls do nothing.

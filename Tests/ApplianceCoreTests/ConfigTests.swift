@@ -110,4 +110,28 @@ final class ConfigTests: XCTestCase {
         XCTAssertEqual(error("[web]\nlive_fps = 0\n")?.key, "web.live_fps")
         XCTAssertEqual(error("[web]\npublic_reed = true\n")?.key, "web.public_reed")
     }
+
+    func testRTSPSettings() throws {
+        let defaults = try ConfigLoader.load(path: nil).rtsp
+        XCTAssertFalse(defaults.enabled, "off unless asked for")
+        XCTAssertEqual(defaults.path, "live")
+        let config = try ConfigLoader.parse("[web]\ntoken_file = \"/etc/appliance/web.token\"\n[rtsp]\nlisten = \"0.0.0.0:8554\"\npath = \"cam/front\"\n", file: "t")
+        XCTAssertTrue(config.rtsp.enabled)
+        XCTAssertEqual(config.rtsp.hostAndPort?.host, "0.0.0.0")
+        XCTAssertEqual(config.rtsp.hostAndPort?.port, 8554)
+        XCTAssertEqual(config.rtsp.path, "cam/front")
+        XCTAssertTrue(try ConfigLoader.parse("[rtsp]\nlisten = \"127.0.0.1:8554\"\n", file: "t").rtsp.isLoopback)
+        func error(_ toml: String) -> ConfigError? {
+            do { _ = try ConfigLoader.parse(toml, file: "t"); return nil } catch { return error as? ConfigError }
+        }
+        // Reachable from other machines without the web's password file: refused, naming the key and the fix.
+        let open = error("[rtsp]\nlisten = \"0.0.0.0:8554\"\n")
+        XCTAssertEqual(open?.key, "rtsp.listen")
+        XCTAssertTrue(open?.description.contains("[web] token_file") ?? false, "\(String(describing: open))")
+        XCTAssertEqual(error("[rtsp]\nlisten = \"8554\"\n")?.key, "rtsp.listen")
+        for path in ["", "/live", "../etc", "live stream", "live?x=1"] {
+            XCTAssertEqual(error("[rtsp]\nlisten = \"127.0.0.1:8554\"\npath = \"\(path)\"\n")?.key, "rtsp.path", path)
+        }
+        XCTAssertEqual(error("[rtsp]\nport = 8554\n")?.key, "rtsp.port")
+    }
 }

@@ -15,6 +15,7 @@ public struct ApplianceConfig: Sendable, Equatable {
     public var storage = Storage()
     public var backup = Backup()
     public var web = Web()
+    public var rtsp = RTSP()
     public var inputs: [Input] = []
     public var outputs: [Output] = []
 
@@ -153,18 +154,24 @@ public struct ApplianceConfig: Sendable, Equatable {
 
         public var enabled: Bool { listen != "off" }
         /// The host and port of `listen` (IPv6 in brackets: `[::1]:8080`); nil when malformed.
-        public var hostAndPort: (host: String, port: Int)? {
-            guard let colon = listen.lastIndex(of: ":") else { return nil }
-            var host = String(listen[..<colon])
-            guard let port = Int(listen[listen.index(after: colon)...]), (0...65535).contains(port), !host.isEmpty else { return nil }
-            if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
-            return (host, port)
-        }
+        public var hostAndPort: (host: String, port: Int)? { ListenAddress.parse(listen) }
         /// Only this machine can reach the address.
-        public var isLoopback: Bool {
-            guard let host = hostAndPort?.host else { return false }
-            return host == "localhost" || host == "::1" || host.hasPrefix("127.")
-        }
+        public var isLoopback: Bool { hostAndPort.map { ListenAddress.isLoopback($0.host) } ?? false }
+    }
+
+    /// `[rtsp]`: the live stream for NVRs, Home Assistant and VLC (`rtsp://host:port/path`), the recording's own
+    /// encoded video and audio; with `[web] token_file` set, it asks for user `appliance` and that password (Digest).
+    public struct RTSP: Sendable, Equatable {
+        /// `host:port` (`"0.0.0.0:8554"`; port 0 picks a free port, status says which), or `"off"`.
+        public var listen = "off"
+        /// The mount: `rtsp://host:port/<path>`.
+        public var path = "live"
+        /// The user name RTSP clients give (the password is `[web] token_file`'s).
+        public static let user = "appliance"
+
+        public var enabled: Bool { listen != "off" }
+        public var hostAndPort: (host: String, port: Int)? { ListenAddress.parse(listen) }
+        public var isLoopback: Bool { hostAndPort.map { ListenAddress.isLoopback($0.host) } ?? false }
     }
 
     /// The socket path with the default applied.

@@ -165,4 +165,25 @@ enum ConfigSections {
         try t.finish()
         return w
     }
+
+    /// [rtsp]: read after [web], whose token_file is its password.
+    static func rtsp(_ t: inout TableReader, _ defaults: ApplianceConfig.RTSP, web: ApplianceConfig.Web) throws -> ApplianceConfig.RTSP {
+        var r = defaults
+        r.listen = try t.string("listen", r.listen)
+        r.path = try t.string("path", r.path)
+        if r.enabled {
+            guard r.hostAndPort != nil else {
+                throw t.error("listen", "must be host:port (e.g. 0.0.0.0:8554 or 127.0.0.1:8554) or \"off\", found '\(r.listen)'")
+            }
+            if !r.isLoopback && web.tokenFile.isEmpty {
+                throw t.error("listen", "'\(r.listen)' is reachable from other machines: set [web] token_file (RTSP asks for user \(ApplianceConfig.RTSP.user) and that password), or listen on 127.0.0.1")
+            }
+        }
+        let allowed = r.path.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "-_./".contains($0)) }
+        if r.path.isEmpty || !allowed || r.path.hasPrefix("/") || r.path.contains("..") {
+            throw t.error("path", "must be a plain path such as \"live\" (letters, digits, - _ . /, no leading /), found '\(r.path)'")
+        }
+        try t.finish()
+        return r
+    }
 }

@@ -115,6 +115,15 @@ live_height = 360
 # How long a new share link (/s/<token>) works unless asked otherwise.
 share_hours = 24.0
 
+[rtsp]
+# The live stream for an NVR, Home Assistant (its Generic Camera or go2rtc), Frigate or VLC: the recording's own
+# H.264 and AAC (no second encoder), rtsp://HOST:PORT/<path>, over TCP or UDP; a camera switch shows without a
+# reconnect. host:port ("0.0.0.0:8554" for every address; port 0 picks a free one, shown by `ctl status`), or "off".
+# With [web] token_file set, clients log in as user "appliance" with that password (Digest); any address other than
+# loopback needs it.
+listen = "off"
+path = "live"
+
 # Shutter buttons: none by default. Each [[input]] sends commands like `appliance ctl` does. An input whose device
 # is missing is reported in status and picked up when it appears; it never stops the daemon.
 # [[input]]

@@ -53,10 +53,17 @@ extension Appliance {
                                        watchdog: serviceManager?.watchdogInterval)
         let inputs = config.inputs.isEmpty ? nil : InputBoard(inputs: config.inputs, device: { InputService.device(for: $0).description })
         let lights = config.outputs.isEmpty ? nil : OutputBoard(config.outputs)
+        let rtsp: (feed: RTSPFeed, password: Password?)?
+        do {
+            rtsp = try makeRTSPFeed(config: config, graph: graph)
+        } catch {
+            _ = try? await blocking { graph.stop() }
+            throw StartupError(description: "\(error)")
+        }
         let webReporter = FrontEndReporter(web: config.web.enabled ? WebStatus(state: .starting, listen: config.web.listen) : nil,
                                            live: graph.live)
         let status = StatusReporter(config: config, data: data, library: library, graph: graph, health: health, recorder: recorder, cameras: cameras, readiness: readiness, startedAt: startedAt,
-                                    outputs: lights, inputs: inputs, web: webReporter)
+                                    outputs: lights, inputs: inputs, web: webReporter, rtsp: rtsp?.feed)
         let dispatcher = CommandDispatcher(
             recorder: recorder, clips: Clips(config: config, data: data, library: library, events: events, logger: logger, recorder: recorder, backup: backup), cameras: cameras,
             devices: devices, snapshots: Snapshotter(data: data, graph: graph, logger: logger), status: status,
@@ -88,6 +95,9 @@ extension Appliance {
         } catch {
             _ = try? await blocking { graph.stop() }
             throw StartupError(description: "\(error)")
+        }
+        if let rtsp {
+            services.append(RTSPService(config: config.rtsp, password: rtsp.password, feed: rtsp.feed, logger: logger))
         }
         services.append(gate)
         if let inputs {
@@ -172,6 +182,15 @@ extension Appliance {
             "adopted": "\(r.adopted.count)", "empty": "\(r.empty.count)", "recovery_ms": "\(String(format: "%.1f", r.durationMs))",
         ])
         return (graph, cameras, recovery)
+    }
+
+    /// `[rtsp]`: the feed from the encoded streams (its server starts with the services), and the password its
+    /// clients give (`[web] token_file`; nil without one, which the config allows only on loopback).
+    private static func makeRTSPFeed(config: ApplianceConfig, graph: CaptureGraph) throws -> (feed: RTSPFeed, password: Password?)? {
+        guard config.rtsp.enabled else { return nil }
+        let password = config.web.tokenFile.isEmpty ? nil : try Password(file: config.web.tokenFile)
+        let status = RTSPStatus(state: .starting, listen: config.rtsp.listen, authentication: password == nil ? "none" : "digest")
+        return (RTSPFeed(graph: graph, status: status), password)
     }
 
     /// Starts the WebDAV backup uploader when `[backup] url` is set.

@@ -106,6 +106,12 @@ struct MetricsCollector: Sendable {
         add("appliance_watchdog_pings_total", .counter, "WATCHDOG=1 messages sent to systemd.", Double(seen.watchdogPings))
         add("appliance_bus_turns_total", .counter, "Turns of the GStreamer bus thread (at least ten a second while alive).",
             Double(graph.busReader.heartbeat))
+        if let rtsp = s.rtsp {
+            add("appliance_rtsp_clients", .gauge, "RTSP clients connected now.", Double(rtsp.clients))
+        }
+        if let web = s.web {
+            add("appliance_live_viewers", .gauge, "Open MJPEG live views on the web dashboard.", Double(web.liveViewers))
+        }
         return MetricsReport(families: families)
     }
 }

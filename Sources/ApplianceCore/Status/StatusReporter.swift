@@ -17,6 +17,7 @@ struct StatusReporter: Sendable {
     /// Whether each `[[input]]` is connected (nil: none configured).
     var inputs: InputBoard? = nil
     var web: FrontEndReporter? = nil
+    var rtsp: RTSPFeed? = nil
 
     func status() async -> StatusReport {
         let (state, live, recordingsThisRun) = await recorder.live()
@@ -39,6 +40,7 @@ struct StatusReporter: Sendable {
         report.outputs = outputs?.current
         report.inputs = inputs?.statuses
         report.web = web?.current
+        report.rtsp = rtsp?.status
         return report
     }
 }

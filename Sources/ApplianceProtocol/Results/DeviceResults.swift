@@ -95,3 +95,24 @@ public struct WebStatus: Codable, Sendable, Equatable {
         (self.state, self.listen, self.url, self.error, self.liveViewers) = (state, listen, url, error, liveViewers)
     }
 }
+
+/// The RTSP live stream: where it serves and how many clients play it (absent when `[rtsp] listen = "off"`). The
+/// password is never here: `authentication` only says whether one is asked for.
+public struct RTSPStatus: Codable, Sendable, Equatable {
+    public enum State: String, Codable, Sendable { case starting, serving, failed }
+    public var state: State
+    /// `[rtsp] listen` as configured.
+    public var listen: String
+    /// What a client opens (`rtsp://host:port/live`), once bound: a wildcard address shows this machine's address.
+    public var url: String?
+    /// Why it is not serving (the address is taken, say); it retries.
+    public var error: String?
+    /// Clients connected now.
+    public var clients: Int
+    /// "digest" (user `appliance`, the `[web] token_file` password), or "none".
+    public var authentication: String
+
+    public init(state: State, listen: String, url: String? = nil, error: String? = nil, clients: Int = 0, authentication: String) {
+        (self.state, self.listen, self.url, self.error, self.clients, self.authentication) = (state, listen, url, error, clients, authentication)
+    }
+}

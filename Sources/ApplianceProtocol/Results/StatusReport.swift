@@ -70,6 +70,8 @@ public struct StatusReport: Codable, Sendable, Equatable {
     public var outputs: [OutputStatus]?
     /// The web dashboard (absent when it is off).
     public var web: WebStatus?
+    /// The RTSP live stream (absent when it is off).
+    public var rtsp: RTSPStatus?
 
     public init(state: RecorderState, ready: Bool, recording: Live?, cameras: [String], activeCamera: String,
                 cameraSources: [String: String], audioSource: String, preview: String, encoder: String, width: Int,

@@ -94,6 +94,10 @@ enum Assets {
           if (s.recording && s.recording.av_offset_ms !== undefined) parts.push("A/V " + Math.round(s.recording.av_offset_ms) + " ms");
           try { const b = await call("GET", "/api/backup"); if (b.enabled) parts.push("backup queue " + b.counts.pending + (b.paused ? " (paused)" : "")); } catch (e) {}
           $("#health").textContent = parts.join(" · ");
+          const r = s.rtsp, line = $("#rtsp");
+          if (r && line) line.textContent = r.url
+            ? "RTSP " + r.url + (r.authentication === "digest" ? " (user appliance, the dashboard password)" : "") + " · " + r.clients + (r.clients === 1 ? " client" : " clients")
+            : "RTSP " + r.state + (r.error ? ": " + r.error : "");
         } catch (e) { say(e.message); }
       };
       show(button.dataset.state === "recording", Number(elapsed.dataset.elapsedMs));

@@ -40,10 +40,18 @@ enum Pages {
           </div>
           <p id="message" role="status"></p>
           <p id="health" class="health">\(HTML.escape(healthLine(status)))</p>
+          \(status.rtsp.map { "<p id=\"rtsp\" class=\"health\">\(HTML.escape(streamLine($0)))</p>" } ?? "")
           <p id="last-snapshot"></p>
         </section>
         """
         return layout(title: "Live", csrf: csrf, active: "live", body: body)
+    }
+
+    /// The RTSP URL to paste into an NVR, Home Assistant or VLC, and who plays it (Assets' refresh writes the same).
+    static func streamLine(_ rtsp: RTSPStatus) -> String {
+        guard let url = rtsp.url else { return "RTSP \(rtsp.state.rawValue)\(rtsp.error.map { ": \($0)" } ?? "")" }
+        let login = rtsp.authentication == "digest" ? " (user appliance, the dashboard password)" : ""
+        return "RTSP \(url)\(login) · \(rtsp.clients) \(rtsp.clients == 1 ? "client" : "clients")"
     }
 
     /// Free space, time until the oldest clip is overwritten, dropped frames, A/V offset.

@@ -1,0 +1,42 @@
+import ApplianceProtocol
+import GStreamerKit
+import Logging
+import ServiceLifecycle
+
+/// `[rtsp]`: serves the live stream until graceful shutdown. An address that cannot be bound (taken, not on this
+/// machine) is reported in `status.rtsp` and retried every few seconds; recording never waits for it.
+struct RTSPService: Service {
+    static let retryInterval = Duration.seconds(5)
+
+    let config: ApplianceConfig.RTSP
+    let password: Password?
+    let feed: RTSPFeed
+    let logger: Logger
+
+    func run() async throws {
+        guard let (host, port) = config.hostAndPort else { return }
+        let launch = RTSPFeed.launch(audio: feed.graph.audioTee != nil)
+        let credentials = password.map { RTSPServer.Credentials(user: ApplianceConfig.RTSP.user, password: $0.secret) }
+        while !Task.isShuttingDownGracefully {
+            let server: RTSPServer
+            do {
+                server = try RTSPServer(address: host, port: port, path: "/" + config.path, launch: launch,
+                                        credentials: credentials, handlers: feed.handlers)
+            } catch {
+                let reason = "\(error)"
+                feed.update { $0.state = .failed; $0.url = nil; $0.error = reason }
+                logger.error("RTSP \(reason); retrying every \(Self.retryInterval.components.seconds) s")
+                try? await Task.sleep(for: Self.retryInterval)
+                continue
+            }
+            let url = "rtsp://\(HostAddress.shown(host)):\(server.port)/\(config.path)"
+            feed.serve(server)
+            feed.update { $0.state = .serving; $0.url = url; $0.error = nil }
+            logger.info("RTSP serving", metadata: ["url": "\(url)", "authentication": "\(credentials == nil ? "none" : "digest")"])
+            try? await gracefulShutdown()
+            feed.serve(nil)
+            _ = try? await blocking { server.stop() }
+            return
+        }
+    }
+}

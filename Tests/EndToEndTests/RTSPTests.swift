@@ -1,0 +1,173 @@
+import ApplianceProtocol
+import Foundation
+import XCTest
+
+/// `[rtsp]` with real clients (ffprobe, ffmpeg, gst-launch's rtspsrc) against the daemon: the recording's own H.264
+/// at the configured size with its AAC, continuous frames across a camera switch, several clients on one media,
+/// Digest authentication, status and metrics, and recordings that stay whole while clients come, go or are killed.
+final class RTSPTests: XCTestCase {
+    /// Two cameras scrolling SMPTE bars (`FrameContinuity`), one keyframe a second.
+    static let cameras = FrameContinuity.camera + """
+
+        [[camera]]
+        name = "second"
+        source = "pipeline"
+        pipeline = "videotestsrc is-live=true pattern=smpte horizontal-speed=\(FrameContinuity.speed)"
+        """
+
+    private func startDaemon(extra: String = "") throws -> (DaemonProcess, String) {
+        let daemon = try DaemonProcess(extra: FrameContinuity.config + "\n[rtsp]\nlisten = \"127.0.0.1:0\"\n" + extra, cameras: Self.cameras)
+        try daemon.start()
+        var url: String?
+        daemon.waitFor(10) {
+            url = (try? daemon.status())?.rtsp?.url
+            return url != nil
+        }
+        return (daemon, try XCTUnwrap(url, "status.rtsp.url once it serves: \(daemon.log)"))
+    }
+
+    private func probe(_ url: String, transport: String = "tcp") throws -> ProcessOutcome {
+        try ProcessOutcome.run("/usr/bin/ffprobe", ["-v", "error", "-rtsp_transport", transport, "-show_entries",
+                                                    "stream=codec_name,width,height,sample_rate", "-of", "compact", url], timeout: 60)
+    }
+
+    /// An ffmpeg client copying the stream into `file` (Matroska) for `seconds`.
+    private func copyClient(_ url: String, to file: String, seconds: Int, transport: String = "tcp") throws -> Process {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
+        process.arguments = ["-v", "error", "-rtsp_transport", transport, "-i", url, "-t", "\(seconds)", "-c", "copy", "-y", file]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        return process
+    }
+
+    func testTheStreamIsTheRecordingsVideoAndSoundAndStatusCountsClients() throws {
+        let (daemon, url) = try startDaemon()
+        defer { daemon.stop() }
+        XCTAssertTrue(url.hasPrefix("rtsp://127.0.0.1:") && url.hasSuffix("/live"), url)
+        let status = try XCTUnwrap(try daemon.status().rtsp)
+        XCTAssertEqual(status.state, .serving)
+        XCTAssertEqual(status.authentication, "none")
+        XCTAssertEqual(status.clients, 0)
+
+        let probed = try probe(url)
+        XCTAssertEqual(probed.status, 0, probed.stderr)
+        XCTAssertTrue(probed.stdout.contains("codec_name=h264|width=\(FrameContinuity.width)|height=\(FrameContinuity.height)"), probed.stdout)
+        XCTAssertTrue(probed.stdout.contains("codec_name=aac|sample_rate=48000"), probed.stdout)
+
+        // Three clients at once (one over UDP), each for 4 s; status and metrics count them while they play.
+        let folder = daemon.directory.path
+        let clients = try (0..<3).map { try copyClient(url, to: "\(folder)/client\($0).mkv", seconds: 4, transport: $0 == 0 ? "udp" : "tcp") }
+        XCTAssertTrue(daemon.waitFor(20) { (try? daemon.status().rtsp?.clients) == 3 }, "three clients counted")
+        let gauge = try daemon.metrics().families.first { $0.name == "appliance_rtsp_clients" }
+        XCTAssertEqual(gauge?.samples.first?.value, 3)
+        let line = try daemon.ctl(["status"]).stdout
+        XCTAssertTrue(line.contains("rtsp: \(url) (serving, 3 clients, login none)"), line)
+        for client in clients { client.waitUntilExit() }
+        for (index, client) in clients.enumerated() {
+            XCTAssertEqual(client.terminationStatus, 0, "client \(index)")
+            let copy = try MediaProbe("\(folder)/client\(index).mkv")
+            XCTAssertEqual(copy.video?.codec, "h264", "client \(index)")
+            XCTAssertEqual(copy.audio?.codec, "aac", "client \(index)")
+        }
+        XCTAssertTrue(daemon.waitFor(10) { (try? daemon.status().rtsp?.clients) == 0 }, "every client counted out")
+
+        // gst-launch's rtspsrc decodes 45 frames (1.5 s) and ends by itself.
+        let gst = try ProcessOutcome.run("/usr/bin/gst-launch-1.0", ["-q", "rtspsrc", "location=\(url)", "protocols=tcp", "!",
+                                                                    "rtph264depay", "!", "h264parse", "!", "avdec_h264", "!",
+                                                                    "identity", "eos-after=45", "!", "fakesink"], timeout: 60)
+        XCTAssertEqual(gst.status, 0, gst.stderr + gst.stdout)
+    }
+
+    func testFramesStayContinuousForTenSecondsAcrossACameraSwitch() throws {
+        let (daemon, url) = try startDaemon()
+        defer { daemon.stop() }
+        let file = daemon.directory.path + "/watched.mkv"
+        _ = try daemon.recordStart(title: "switched")
+        let client = try copyClient(url, to: file, seconds: 10)
+        XCTAssertTrue(daemon.waitFor(20) { (try? daemon.status().rtsp?.clients) == 1 })
+        Thread.sleep(forTimeInterval: 4)  // the switch falls in the middle of the 10 s the client copies
+        _ = try daemon.switchCamera(.named("second"))
+        client.waitUntilExit()
+        XCTAssertEqual(client.terminationStatus, 0)
+        let clip = try daemon.recordStop()
+
+        let rows = try FrameContinuity.rows(of: [file])
+        XCTAssertGreaterThanOrEqual(rows.count, 270, "about 10 s at 30 fps decoded")
+        // The stream starts on a keyframe (asked for at PLAY) and every frame follows its predecessor, except at
+        // the switch, where it shows exactly what the recording of the same seconds shows (the new camera's bars
+        // may start at another phase, or its first frames come a little late): the same frames, not a copy that
+        // loses or repeats its own.
+        let breaks = FrameContinuity.breaks(in: rows)
+        let span = (breaks.map(\.index).max() ?? 0) - (breaks.map(\.index).min() ?? 0)
+        XCTAssertLessThanOrEqual(span, 10, "every break is at the switch: \(breaks)")
+        let recorded = FrameContinuity.breaks(in: try FrameContinuity.rows(of: [clip.path]))
+        XCTAssertEqual(breaks.map(\.movement), recorded.map(\.movement), "the stream's breaks are the recording's")
+        let decode = try ProcessOutcome.run("/usr/bin/ffmpeg", ["-v", "error", "-i", file, "-f", "null", "-"])
+        XCTAssertEqual(decode.stderr, "", "the copy decodes without an error")
+    }
+
+    func testARecordingStaysWholeWhileClientsWatchAndOneIsKilled() throws {
+        let (daemon, url) = try startDaemon()
+        defer { daemon.stop() }
+        let folder = daemon.directory.path
+        let watcher = try copyClient(url, to: folder + "/watcher.mkv", seconds: 30)
+        XCTAssertTrue(daemon.waitFor(20) { (try? daemon.status().rtsp?.clients) == 1 })
+        // The encoder already runs for the viewer: the recording still starts at once, on a keyframe asked for
+        // at its planned start (not at the next keyframe of the stream's GOP).
+        _ = try daemon.recordStart(title: "watched")
+        Thread.sleep(forTimeInterval: 1.5)
+        kill(watcher.processIdentifier, SIGKILL)
+        watcher.waitUntilExit()
+        let second = try copyClient(url, to: folder + "/second.mkv", seconds: 2)
+        Thread.sleep(forTimeInterval: 1.5)
+        let result = try daemon.recordStop()
+        second.waitUntilExit()
+        XCTAssertEqual(second.terminationStatus, 0, "a client after the killed one plays")
+
+        XCTAssertEqual(result.droppedFrames, 0)
+        XCTAssertLessThan(try XCTUnwrap(result.startLatencyMs), 400, "the clip starts when asked, not a GOP later")
+        XCTAssertGreaterThan(result.durationMs, 2700, "3 s recorded: \(result.durationMs) ms")
+        let rows = try FrameContinuity.rows(of: [result.path])
+        XCTAssertEqual(FrameContinuity.breaks(in: rows).count, 0, "the clip's frames are continuous")
+        let decode = try ProcessOutcome.run("/usr/bin/ffmpeg", ["-v", "error", "-i", result.path, "-f", "null", "-"])
+        XCTAssertEqual(decode.stderr, "", "the clip decodes without an error")
+        XCTAssertTrue(daemon.waitFor(10) { (try? daemon.status().rtsp?.clients) == 0 }, "the killed client is counted out")
+    }
+
+    func testDigestAuthenticationWithTheWebPassword() throws {
+        let token = FileManager.default.temporaryDirectory.appendingPathComponent("rtsp-token-\(UUID().uuidString.prefix(8))").path
+        try "correct-horse-battery\n".write(toFile: token, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: token) }
+        let (daemon, url) = try startDaemon(extra: "[web]\nlisten = \"127.0.0.1:0\"\ntoken_file = \"\(token)\"")
+        defer { daemon.stop() }
+        XCTAssertEqual(try daemon.status().rtsp?.authentication, "digest")
+
+        let none = try probe(url)
+        XCTAssertNotEqual(none.status, 0, "no password")
+        XCTAssertTrue(none.stderr.contains("401"), none.stderr)
+        let withUser = { (user: String, password: String) in url.replacingOccurrences(of: "rtsp://", with: "rtsp://\(user):\(password)@") }
+        let wrong = try probe(withUser("appliance", "wrong-password"))
+        XCTAssertNotEqual(wrong.status, 0, "a wrong password")
+        let otherUser = try probe(withUser("admin", "correct-horse-battery"))
+        XCTAssertNotEqual(otherUser.status, 0, "another user name")
+        let right = try probe(withUser("appliance", "correct-horse-battery"))
+        XCTAssertEqual(right.status, 0, right.stderr)
+        XCTAssertTrue(right.stdout.contains("codec_name=h264"), right.stdout)
+
+        // The password appears nowhere the daemon reports.
+        let json = try daemon.ctl(["--json", "status"]).stdout
+        XCTAssertFalse(json.contains("correct-horse"), json)
+        XCTAssertFalse(daemon.log.contains("correct-horse"), daemon.log)
+    }
+
+    func testAnAddressOthersCanReachNeedsAPasswordFile() throws {
+        let daemon = try DaemonProcess(extra: "[rtsp]\nlisten = \"0.0.0.0:0\"")
+        let run = try ProcessOutcome.run(DaemonProcess.binary, ["run", "--config", daemon.configPath, "--socket", daemon.socketPath], timeout: 30)
+        XCTAssertNotEqual(run.status, 0)
+        let line = run.stderr.split(separator: "\n").last.map(String.init) ?? ""
+        XCTAssertTrue(line.contains("rtsp.listen") && line.contains("token_file"), line)
+    }
+}
