@@ -31,11 +31,12 @@ final class RTSPTests: XCTestCase {
                                                     "stream=codec_name,width,height,sample_rate", "-of", "compact", url], timeout: 60)
     }
 
-    /// An ffmpeg client copying the stream into `file` (Matroska) for `seconds`.
+    /// An ffmpeg client copying the stream into `file` for `seconds` (MPEG-TS: 90 kHz timestamps, as RTP's; Matroska's
+    /// millisecond ones round 30 fps frames onto equal DTS, which ffmpeg then reports as non-monotonic).
     private func copyClient(_ url: String, to file: String, seconds: Int, transport: String = "tcp") throws -> Process {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
-        process.arguments = ["-v", "error", "-rtsp_transport", transport, "-i", url, "-t", "\(seconds)", "-c", "copy", "-y", file]
+        process.arguments = ["-v", "error", "-rtsp_transport", transport, "-i", url, "-t", "\(seconds)", "-c", "copy", "-f", "mpegts", "-y", file]
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         process.standardInput = FileHandle.nullDevice
@@ -59,7 +60,7 @@ final class RTSPTests: XCTestCase {
 
         // Three clients at once (one over UDP), each for 4 s; status and metrics count them while they play.
         let folder = daemon.directory.path
-        let clients = try (0..<3).map { try copyClient(url, to: "\(folder)/client\($0).mkv", seconds: 4, transport: $0 == 0 ? "udp" : "tcp") }
+        let clients = try (0..<3).map { try copyClient(url, to: "\(folder)/client\($0).ts", seconds: 4, transport: $0 == 0 ? "udp" : "tcp") }
         XCTAssertTrue(daemon.waitFor(20) { (try? daemon.status().rtsp?.clients) == 3 }, "three clients counted")
         let gauge = try daemon.metrics().families.first { $0.name == "appliance_rtsp_clients" }
         XCTAssertEqual(gauge?.samples.first?.value, 3)
@@ -68,7 +69,7 @@ final class RTSPTests: XCTestCase {
         for client in clients { client.waitUntilExit() }
         for (index, client) in clients.enumerated() {
             XCTAssertEqual(client.terminationStatus, 0, "client \(index)")
-            let copy = try MediaProbe("\(folder)/client\(index).mkv")
+            let copy = try MediaProbe("\(folder)/client\(index).ts")
             XCTAssertEqual(copy.video?.codec, "h264", "client \(index)")
             XCTAssertEqual(copy.audio?.codec, "aac", "client \(index)")
         }
@@ -84,7 +85,7 @@ final class RTSPTests: XCTestCase {
     func testFramesStayContinuousForTenSecondsAcrossACameraSwitch() throws {
         let (daemon, url) = try startDaemon()
         defer { daemon.stop() }
-        let file = daemon.directory.path + "/watched.mkv"
+        let file = daemon.directory.path + "/watched.ts"
         _ = try daemon.recordStart(title: "switched")
         let client = try copyClient(url, to: file, seconds: 10)
         XCTAssertTrue(daemon.waitFor(20) { (try? daemon.status().rtsp?.clients) == 1 })
@@ -113,7 +114,7 @@ final class RTSPTests: XCTestCase {
         let (daemon, url) = try startDaemon()
         defer { daemon.stop() }
         let folder = daemon.directory.path
-        let watcher = try copyClient(url, to: folder + "/watcher.mkv", seconds: 30)
+        let watcher = try copyClient(url, to: folder + "/watcher.ts", seconds: 30)
         XCTAssertTrue(daemon.waitFor(20) { (try? daemon.status().rtsp?.clients) == 1 })
         // The encoder already runs for the viewer: the recording still starts at once, on a keyframe asked for
         // at its planned start (not at the next keyframe of the stream's GOP).
@@ -121,7 +122,7 @@ final class RTSPTests: XCTestCase {
         Thread.sleep(forTimeInterval: 1.5)
         kill(watcher.processIdentifier, SIGKILL)
         watcher.waitUntilExit()
-        let second = try copyClient(url, to: folder + "/second.mkv", seconds: 2)
+        let second = try copyClient(url, to: folder + "/second.ts", seconds: 2)
         Thread.sleep(forTimeInterval: 1.5)
         let result = try daemon.recordStop()
         second.waitUntilExit()

@@ -15,8 +15,8 @@ final class RTSPFeed: Sendable {
     /// stamped a frame early (measured: a repeated frame every GOP).
     static func launch(audio: Bool) -> String {
         let source = "is-live=true format=time leaky-type=downstream max-time=2000000000 max-bytes=0"
-        var launch = "( appsrc name=video \(source) ! h264parse ! rtph264pay name=pay0 pt=96 config-interval=0"
-        if audio { launch += " appsrc name=audio \(source) ! aacparse ! rtpmp4gpay name=pay1 pt=97" }
+        var launch = "( appsrc name=video \(source) ! rtph264pay name=pay0 pt=96 config-interval=0"
+        if audio { launch += " appsrc name=audio \(source) ! rtpmp4gpay name=pay1 pt=97" }
         return launch + " )"
     }
 
@@ -48,10 +48,7 @@ final class RTSPFeed: Sendable {
     var handlers: RTSPServer.Handlers {
         let graph = graph
         return RTSPServer.Handlers(
-            mediaStarted: {
-                graph.gate.holdForStreaming()
-                graph.requestKeyframe()
-            },
+            mediaStarted: { graph.gate.holdForStreaming() },
             mediaStopped: { graph.gate.releaseForStreaming() },
             clientPlaying: { graph.requestKeyframe() })
     }
