@@ -35,18 +35,24 @@ let package = Package(
             pkgConfig: "gstreamer-rtsp-server-1.0",
             providers: [.apt(["libgstrtspserver-1.0-dev"])]
         ),
-        /// One thin C target per concern: GStreamer's varargs and macros, JPEG with libjpeg, the RTSP server, input devices' ioctls,
+        .systemLibrary(
+            name: "CGstWebRTC",
+            pkgConfig: "gstreamer-webrtc-1.0 gstreamer-sdp-1.0",
+            providers: [.apt(["libgstreamer-plugins-bad1.0-dev"])]
+        ),
+        /// One thin C target per concern: GStreamer's varargs and macros, JPEG with libjpeg, the RTSP server, a WebRTC viewer, input devices' ioctls,
         /// and the system calls Swift's Glibc module does not export.
         .target(name: "CGStreamerShim", dependencies: ["CGStreamer"]),
         .target(name: "CJpeg", dependencies: ["CGStreamer"], linkerSettings: [.linkedLibrary("jpeg")]),
         .target(name: "CRTSPServer", dependencies: ["CGStreamer", "CGstRTSPServer"]),
+        .target(name: "CWebRTC", dependencies: ["CGStreamer", "CGstWebRTC"]),
         .target(name: "CLinuxInput"),
         .target(name: "CSystemCalls"),
         /// The one errno wrapper (EINTR retried, failures thrown as SystemCallError) and the queries CSystemCalls adds.
         .target(name: "SystemCalls", dependencies: ["CSystemCalls"]),
         .target(
             name: "GStreamerKit",
-            dependencies: ["CGStreamer", "CGStreamerShim", "CJpeg", "CRTSPServer"]
+            dependencies: ["CGStreamer", "CGStreamerShim", "CJpeg", "CRTSPServer", "CWebRTC"]
         ),
         /// The typed commands, results, errors and events, and their JSON form: shared by the daemon, `ctl` and any
         /// other front end. Foundation (and SystemCalls for the socket client) only.

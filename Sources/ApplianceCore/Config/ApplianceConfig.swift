@@ -149,6 +149,10 @@ public struct ApplianceConfig: Sendable, Equatable {
         public var liveHeight = 360
         /// How long a new share link lives unless asked otherwise.
         public var shareHours = 24.0
+        /// WebRTC live views (WHEP) at once; 0: none (the live page shows MJPEG).
+        public var webrtcViewers = 4
+        /// A STUN server for WebRTC viewers beyond this LAN (`stun://host:port`); empty: host candidates only.
+        public var stun = ""
         /// Largest request body accepted (JSON commands, the login form).
         public static let maxBodyBytes = 64 * 1024
 

@@ -154,6 +154,11 @@ enum ConfigSections {
         w.liveWidth = try t.int("live_width", w.liveWidth, 16...3840)
         w.liveHeight = try t.int("live_height", w.liveHeight, 16...2160)
         w.shareHours = try t.double("share_hours", w.shareHours, 0.01...8760)
+        w.webrtcViewers = try t.int("webrtc_viewers", w.webrtcViewers, 0...16)
+        w.stun = try t.string("stun", w.stun)
+        if !w.stun.isEmpty, !w.stun.hasPrefix("stun://") || ListenAddress.parse(String(w.stun.dropFirst(7))) == nil {
+            throw t.error("stun", "must be stun://host:port (e.g. stun://stun.l.google.com:19302) or empty, found '\(w.stun)'")
+        }
         if w.enabled {
             guard w.hostAndPort != nil else {
                 throw t.error("listen", "must be host:port (e.g. 127.0.0.1:8080 or [::]:8080) or \"off\", found '\(w.listen)'")

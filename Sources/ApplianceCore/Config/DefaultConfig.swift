@@ -114,6 +114,11 @@ live_width = 640
 live_height = 360
 # How long a new share link (/s/<token>) works unless asked otherwise.
 share_hours = 24.0
+# The live page plays over WebRTC (WHEP at /api/whep: the recording's H.264, its sound as Opus, about 0.1 s behind)
+# and falls back to MJPEG by itself. At most this many WebRTC viewers at once; 0: MJPEG only.
+webrtc_viewers = 4
+# A STUN server for viewers outside this network ("stun://host:port"); empty: this network's addresses only.
+stun = ""
 
 [rtsp]
 # The live stream for an NVR, Home Assistant (its Generic Camera or go2rtc), Frigate or VLC: the recording's own

@@ -53,9 +53,10 @@ extension Appliance {
                                        watchdog: serviceManager?.watchdogInterval)
         let inputs = config.inputs.isEmpty ? nil : InputBoard(inputs: config.inputs, device: { InputService.device(for: $0).description })
         let lights = config.outputs.isEmpty ? nil : OutputBoard(config.outputs)
+        let liveFeed = LiveFeed(graph: graph)
         let rtsp: (feed: RTSPFeed, password: Password?)?
         do {
-            rtsp = try makeRTSPFeed(config: config, graph: graph)
+            rtsp = try makeRTSPFeed(config: config, feed: liveFeed)
         } catch {
             _ = try? await blocking { graph.stop() }
             throw StartupError(description: "\(error)")
@@ -88,7 +89,8 @@ extension Appliance {
         }
         services.append(RetentionService(retention: retention, wake: retentionWake))
         services += [RecorderService(recorder: recorder, autostart: config.recording.autostart, logger: logger), server] as [any Service]
-        let context = FrontEndContext(config: config, perform: dispatcher.perform, events: events, live: graph.live,
+        let webrtc = WebRTCViewers(feed: liveFeed, web: config.web, logger: logger)
+        let context = FrontEndContext(config: config, perform: dispatcher.perform, events: events, live: graph.live, webrtc: webrtc,
                                       media: MediaCatalog(library: library, data: data), reporter: webReporter, logger: logger)
         do {
             services += try frontEnds.compactMap { try $0(context) }
@@ -117,7 +119,7 @@ extension Appliance {
             gracefulShutdownSignals: handleSignals ? [.sigterm, .sigint] : [],
             logger: logger))
         return Appliance(config: config, data: data, events: events, readiness: readiness, socketPath: socketPath, graph: graph,
-                         dispatcher: dispatcher, group: group, folderLock: folderLock, library: library, logger: logger)
+                         dispatcher: dispatcher, group: group, folderLock: folderLock, library: library, webrtc: webrtc, logger: logger)
     }
 
     /// The data folder (locked before anything reads it) and its library, with this run recorded; after a crash
@@ -186,11 +188,11 @@ extension Appliance {
 
     /// `[rtsp]`: the feed from the encoded streams (its server starts with the services), and the password its
     /// clients give (`[web] token_file`; nil without one, which the config allows only on loopback).
-    private static func makeRTSPFeed(config: ApplianceConfig, graph: CaptureGraph) throws -> (feed: RTSPFeed, password: Password?)? {
+    private static func makeRTSPFeed(config: ApplianceConfig, feed: LiveFeed) throws -> (feed: RTSPFeed, password: Password?)? {
         guard config.rtsp.enabled else { return nil }
         let password = config.web.tokenFile.isEmpty ? nil : try Password(file: config.web.tokenFile)
         let status = RTSPStatus(state: .starting, listen: config.rtsp.listen, authentication: password == nil ? "none" : "digest")
-        return (RTSPFeed(graph: graph, status: status), password)
+        return (RTSPFeed(feed: feed, status: status), password)
     }
 
     /// Starts the WebDAV backup uploader when `[backup] url` is set.

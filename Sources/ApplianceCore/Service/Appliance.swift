@@ -24,6 +24,7 @@ public final class Appliance: Sendable {
     private let group: ServiceGroup
     private let folderLock: DataFolderLock
     private let library: Library
+    private let webrtc: WebRTCViewers
     private let logger: Logger
 
     /// Sends a command, as every front end does; a refusal or failure is an `ApplianceError` with a stable code.
@@ -65,9 +66,10 @@ public final class Appliance: Sendable {
     private func stopGraph() async {
         events.finishAll()
         graph.live.finishAll()
-        let graph = self.graph
+        let (graph, webrtc) = (self.graph, self.webrtc)
         let stopped = OneShot<Bool>()
         BlockingPool.shared.submit { _ in
+            webrtc.endAll()
             graph.stop()
             stopped.fire(true)
         }
@@ -78,9 +80,9 @@ public final class Appliance: Sendable {
 
     init(config: ApplianceConfig, data: DataDirectory, events: EventHub, readiness: Readiness, socketPath: String,
          graph: CaptureGraph, dispatcher: CommandDispatcher, group: ServiceGroup, folderLock: DataFolderLock, library: Library,
-         logger: Logger) {
+         webrtc: WebRTCViewers, logger: Logger) {
         (self.config, self.data, self.events, self.readiness) = (config, data, events, readiness)
         (self.socketPath, self.graph, self.dispatcher, self.group) = (socketPath, graph, dispatcher, group)
-        (self.folderLock, self.library, self.logger) = (folderLock, library, logger)
+        (self.folderLock, self.library, self.webrtc, self.logger) = (folderLock, library, webrtc, logger)
     }
 }

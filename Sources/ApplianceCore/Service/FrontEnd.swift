@@ -10,6 +10,8 @@ public struct FrontEndContext: Sendable {
     public let perform: @Sendable (Command) async throws(ApplianceError) -> CommandResult
     public let events: EventHub
     public let live: LiveView
+    /// The live page's WebRTC sessions (WHEP).
+    public let webrtc: any WHEPSessions
     public let media: MediaCatalog
     /// Where the front end reports its own health (the web server's bound address), shown in `status`.
     public let reporter: FrontEndReporter

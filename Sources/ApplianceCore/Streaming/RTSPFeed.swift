@@ -1,18 +1,13 @@
 import ApplianceProtocol
 import GStreamerKit
 
-/// The recording's own encoded streams, handed to the RTSP server while it serves: probes on the video and audio
-/// tees' sink pads copy each H.264 access unit and AAC frame into the server's shared media (no second encoder).
-/// The server holds the encoder gate open while its media exists and asks for a keyframe whenever a client starts,
-/// so a viewer waits at most one frame, not a GOP.
-///
-/// The probes run on streaming threads: they take one short lock and hand the buffer over without waiting (the
-/// media's `appsrc` is leaky), so a slow or vanished client never holds up the recording.
+/// `[rtsp]`'s side of the live feed: the server's media gets the encoded streams while it exists, holds the encoder
+/// gate open meanwhile, and every client's PLAY asks for a keyframe, so a viewer waits at most a frame, not a GOP.
 final class RTSPFeed: Sendable {
-    /// The media's launch description: one `appsrc` per stream, named as `push` addresses them. The payloader
-    /// inserts no SPS/PPS of its own (`config-interval=0`): the encoder's parser already puts them in every keyframe,
-    /// and a second copy made ffmpeg (Frigate's and go2rtc's reader) split each keyframe in two packets, one of them
-    /// stamped a frame early (measured: a repeated frame every GOP).
+    /// The media's launch description: one `appsrc` per stream, named as the feed pushes them. The encoded tees
+    /// carry parsed, AU-aligned H.264 and AAC with their caps, so nothing is parsed again. The payloader inserts no
+    /// SPS/PPS of its own (`config-interval=0`): the encoder's parser already puts them in every keyframe, and a
+    /// second copy made ffmpeg (Frigate's and go2rtc's reader) split each keyframe in two packets.
     static func launch(audio: Bool) -> String {
         let source = "is-live=true format=time leaky-type=downstream max-time=2000000000 max-bytes=0"
         var launch = "( appsrc name=video \(source) ! rtph264pay name=pay0 pt=96 config-interval=0"
@@ -20,33 +15,20 @@ final class RTSPFeed: Sendable {
         return launch + " )"
     }
 
-    private let server = Locked<RTSPServer?>(nil)
+    private let server = Locked<(server: RTSPServer, key: Int)?>(nil)
     private let state: Locked<RTSPStatus>
-    let graph: CaptureGraph
+    let feed: LiveFeed
 
-    init(graph: CaptureGraph, status: RTSPStatus) {
-        self.graph = graph
+    init(feed: LiveFeed, status: RTSPStatus) {
+        self.feed = feed
         state = Locked(status)
-        for (tee, name) in [(graph.videoTee, "video"), (graph.audioTee, "audio")] {
-            guard let pad = tee?.staticPad("sink") else { continue }
-            let capsGiven = Locked(false)
-            pad.addProbe(.buffer) { [server] info in
-                guard let buffer = info.buffer, let target = server.withLock({ $0 }) else { return .ok }
-                // The caps are read at the first buffer: only then do they carry the AAC codec data the media's
-                // parser needs (without it the media never prerolls).
-                if !capsGiven.withLock({ given in defer { given = true }; return given }), let caps = pad.currentCaps {
-                    target.setCaps(caps, for: name)
-                }
-                target.push(buffer, runningTime: info.runningTime(buffer.pts), to: name)
-                return .ok
-            }
-        }
     }
 
-    /// What the server tells the capture graph: its media holds the encoder gate open, and every start asks for a
-    /// keyframe.
+    /// What the server tells the capture graph: its media holds the encoder gate open, and every PLAY asks for a
+    /// keyframe (none at the media's start: preroll needs a buffer of each stream, not a keyframe, and frames before
+    /// PLAY never reach the client).
     var handlers: RTSPServer.Handlers {
-        let graph = graph
+        let graph = feed.graph
         return RTSPServer.Handlers(
             mediaStarted: { graph.gate.holdForStreaming() },
             mediaStopped: { graph.gate.releaseForStreaming() },
@@ -55,7 +37,17 @@ final class RTSPFeed: Sendable {
 
     /// The server that receives the streams from now on (nil: none, after a stop).
     func serve(_ newServer: RTSPServer?) {
-        server.withLock { $0 = newServer }
+        var entry: (server: RTSPServer, key: Int)?
+        if let newServer {
+            let key = feed.subscribe(.init(setCaps: { newServer.setCaps($0, for: $1) },
+                                           push: { newServer.push($0, runningTime: $1, to: $2) }))
+            entry = (newServer, key)
+        }
+        let old = server.withLock { current in
+            defer { current = entry }
+            return current
+        }
+        if let old { feed.unsubscribe(old.key) }
     }
 
     func update(_ change: (inout RTSPStatus) -> Void) {
@@ -64,7 +56,7 @@ final class RTSPFeed: Sendable {
 
     var status: RTSPStatus {
         var status = state.withLock { $0 }
-        status.clients = server.withLock { $0?.clients } ?? 0
+        status.clients = server.withLock { $0?.server.clients } ?? 0
         return status
     }
 }

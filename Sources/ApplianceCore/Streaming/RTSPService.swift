@@ -15,7 +15,7 @@ struct RTSPService: Service {
 
     func run() async throws {
         guard let (host, port) = config.hostAndPort else { return }
-        let launch = RTSPFeed.launch(audio: feed.graph.audioTee != nil)
+        let launch = RTSPFeed.launch(audio: feed.feed.hasAudio)
         let credentials = password.map { RTSPServer.Credentials(user: ApplianceConfig.RTSP.user, password: $0.secret) }
         while !Task.isShuttingDownGracefully {
             let server: RTSPServer

@@ -127,8 +127,64 @@ enum Assets {
       events.addEventListener("camera_switched", (m) => { try { camera.value = JSON.parse(m.data).data.to; } catch (e) {} });
       events.addEventListener("storage_full", refresh);
       events.onopen = refresh;
-      const img = $("#live");
-      img.addEventListener("error", () => setTimeout(() => { img.src = "/live.mjpeg?" + Date.now(); }, 2000));
+      liveView();
+    }
+
+    // The live picture: WebRTC (WHEP) when the browser and the device can, MJPEG otherwise or when WebRTC fails.
+    // The MJPEG picture shows until WebRTC plays; sound is one click away (browsers block autoplay with sound).
+    function liveView() {
+      const img = $("#live"), video = $("#live-video"), sound = $("#sound");
+      let webrtc = null;
+      img.addEventListener("error", () => setTimeout(() => { if (!webrtc) img.src = "/live.mjpeg?" + Date.now(); }, 2000));
+      const end = () => {
+        if (!webrtc) return;
+        webrtc.pc.close();
+        if (webrtc.location) fetch(webrtc.location, { method: "DELETE", credentials: "same-origin", headers: { "X-CSRF-Token": csrf() }, keepalive: true }).catch(() => {});
+        webrtc = null;
+      };
+      const mjpeg = (why) => {
+        end();
+        video.hidden = true; sound.hidden = true; img.hidden = false;
+        if (!img.getAttribute("src")) img.src = "/live.mjpeg?" + Date.now();
+        document.body.dataset.live = "mjpeg"; document.body.dataset.liveWhy = why || "";
+      };
+      const start = async () => {
+        if (!window.RTCPeerConnection || video.dataset.webrtc !== "on") return mjpeg("WebRTC is off");
+        const pc = new RTCPeerConnection();
+        webrtc = { pc, location: null };
+        pc.addTransceiver("video", { direction: "recvonly" });
+        pc.addTransceiver("audio", { direction: "recvonly" });
+        const stream = new MediaStream();
+        pc.ontrack = (e) => { stream.addTrack(e.track); if (e.track.kind === "audio") sound.hidden = false; };
+        try {
+          await pc.setLocalDescription(await pc.createOffer());
+          await new Promise((done) => {
+            if (pc.iceGatheringState === "complete") return done();
+            pc.addEventListener("icegatheringstatechange", () => { if (pc.iceGatheringState === "complete") done(); });
+            setTimeout(done, 2000);
+          });
+          const r = await fetch("/api/whep", { method: "POST", credentials: "same-origin",
+            headers: { "Content-Type": "application/sdp", "X-CSRF-Token": csrf() }, body: pc.localDescription.sdp });
+          if (r.status !== 201) throw new Error("WHEP answered " + r.status);
+          webrtc.location = r.headers.get("Location");
+          await pc.setRemoteDescription({ type: "answer", sdp: await r.text() });
+          pc.addEventListener("connectionstatechange", () => { if (["failed", "closed"].includes(pc.connectionState)) mjpeg("connection " + pc.connectionState); });
+          // Shown at once (a hidden video is not played): black until its first frame, MJPEG again if none comes.
+          video.srcObject = stream;
+          video.hidden = false; img.hidden = true;
+          const playing = await new Promise((done) => { video.addEventListener("playing", () => done(true), { once: true }); setTimeout(() => done(false), 8000); });
+          if (!playing) throw new Error("no picture over WebRTC");
+          img.removeAttribute("src");
+          document.body.dataset.live = "webrtc";
+        } catch (e) { mjpeg(e.message); }
+      };
+      sound.addEventListener("click", () => {
+        video.muted = !video.muted;
+        sound.textContent = video.muted ? "Sound on" : "Sound off";
+        if (!video.muted) video.play().catch(() => {});
+      });
+      window.addEventListener("pagehide", end);
+      start();
     }
 
     function shareItem(link) {

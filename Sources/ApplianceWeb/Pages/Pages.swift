@@ -23,20 +23,23 @@ enum Pages {
         """
     }
 
-    static func live(status: StatusReport, csrf: String?) -> String {
+    /// `webrtc`: the page offers WebRTC first (`[web] webrtc_viewers` above 0).
+    static func live(status: StatusReport, csrf: String?, webrtc: Bool = false) -> String {
         let cameras = status.cameras.map {
             "<option value=\"\(HTML.escape($0))\"\($0 == status.activeCamera ? " selected" : "")>\(HTML.escape($0))</option>"
         }.joined()
         let recording = status.recording
         let body = """
         <section class="live">
-          <div class="picture"><img id="live" src="/live.mjpeg" alt="live picture" width="\(640)" height="\(360)"></div>
+          <div class="picture"><img id="live" src="/live.mjpeg" alt="live picture" width="\(640)" height="\(360)">
+            <video id="live-video" muted autoplay playsinline hidden data-webrtc="\(webrtc ? "on" : "off")"></video></div>
           <div class="controls">
             <button id="record" class="record\(recording != nil ? " on" : "")" data-state="\(status.state.rawValue)">\(recording != nil ? "Stop" : "Record")</button>
             <span id="elapsed" data-elapsed-ms="\(recording?.elapsedMs ?? 0)">\(HTML.duration(recording?.elapsedMs ?? 0))</span>
             <label>Camera <select id="camera">\(cameras)</select></label>
             <button id="snapshot">Snapshot</button>
             <button id="protect" title="Lock the clips around now (the dashcam event lock)">Protect</button>
+            <button id="sound" hidden title="The live sound (WebRTC)">Sound on</button>
           </div>
           <p id="message" role="status"></p>
           <p id="health" class="health">\(HTML.escape(healthLine(status)))</p>

@@ -8,7 +8,7 @@ extension Routes {
     func addPages(to router: Router<WebContext>) {
         router.get("/") { _, ctx -> Response in
             guard case .status(let status) = try await perform(.status) else { throw WebError(.internalServerError, "unexpected result") }
-            return HTML.response(Pages.live(status: status, csrf: ctx.access.session?.csrf))
+            return HTML.response(Pages.live(status: status, csrf: ctx.access.session?.csrf, webrtc: self.context.config.web.webrtcViewers > 0))
         }
         router.get("recordings") { request, ctx -> Response in
             let query = request.uri.queryParameters

@@ -30,7 +30,8 @@ final class WebHarness: Sendable {
     }
 
     /// `password`: a `[web] token_file` holding `WebHarness.password`; without one the dashboard is loopback-only.
-    init(password: Bool = true, publicRead: Bool = false,
+    /// `whep`: what answers WebRTC offers (default: refused, as with `[web] webrtc_viewers = 0`).
+    init(password: Bool = true, publicRead: Bool = false, whep: any WHEPSessions = RefusedWHEP(),
          answer: @escaping @Sendable (Command) throws(ApplianceError) -> CommandResult = WebHarness.unavailable) throws {
         root = FileManager.default.temporaryDirectory.appendingPathComponent("appliance-web-\(UUID().uuidString.prefix(8))").path
         data = try DataDirectory(path: root + "/data")
@@ -51,7 +52,7 @@ final class WebHarness: Sendable {
                 sentCommands.withLock { $0.append(command) }
                 return try answer(command)
             },
-            events: events, live: live, media: MediaCatalog(library: library, data: data),
+            events: events, live: live, webrtc: whep, media: MediaCatalog(library: library, data: data),
             reporter: FrontEndReporter(web: WebStatus(state: .starting, listen: config.web.listen), live: live),
             logger: Logger(label: "web-test", factory: { _ in SwiftLogNoOpLogHandler() }))
     }
@@ -117,4 +118,13 @@ extension TestResponse {
         return (try? JSONDecoder().decode(Answer.self, from: data))?.error.code
     }
     func decode<T: Decodable>(_ type: T.Type) throws -> T { try WireFormat.decoder.decode(type, from: data) }
+}
+
+/// WebRTC refused, as the daemon refuses it with `[web] webrtc_viewers = 0`.
+struct RefusedWHEP: WHEPSessions {
+    func answer(offer: String) async throws(ApplianceError) -> WHEPAnswer {
+        throw ApplianceError(.unavailable, "WebRTC is off ([web] webrtc_viewers = 0)")
+    }
+
+    func end(_ id: String) async throws(ApplianceError) { throw ApplianceError(.notFound, "no WebRTC session \(id)") }
 }

@@ -1,0 +1,109 @@
+import ApplianceProtocol
+import Foundation
+import GStreamerKit
+import Logging
+
+/// What the web front end needs of WebRTC viewing (WHEP): answer an offer, end a session. `WebRTCViewers` in the
+/// daemon; the web's in-process tests give their own.
+public protocol WHEPSessions: Sendable {
+    func answer(offer: String) async throws(ApplianceError) -> WHEPAnswer
+    func end(_ id: String) async throws(ApplianceError)
+}
+
+/// A session's SDP answer and its id (the WHEP resource is `/api/whep/<id>`).
+public struct WHEPAnswer: Sendable {
+    public let id: String
+    public let sdp: String
+    public init(id: String, sdp: String) { (self.id, self.sdp) = (id, sdp) }
+}
+
+/// The dashboard's WebRTC viewers (WHEP, RFC 9725): each POSTed offer gets a session of its own, fed from the live
+/// feed (the recording's H.264, its AAC sent as Opus), holding the encoder gate open until it ends. A session ends
+/// when the viewer DELETEs it, when its connection fails or closes, or at shutdown.
+public final class WebRTCViewers: WHEPSessions {
+    private struct Viewer {
+        let session: WebRTCSession
+        let key: Int
+    }
+
+    private let viewers = Locked<[String: Viewer]>([:])
+    private let feed: LiveFeed
+    private let limit: Int
+    private let stun: String?
+    private let logger: Logger
+
+    init(feed: LiveFeed, web: ApplianceConfig.Web, logger: Logger) {
+        self.feed = feed
+        limit = web.webrtcViewers
+        stun = web.stun.isEmpty ? nil : web.stun
+        self.logger = logger
+    }
+
+    /// Viewers now.
+    public var count: Int { viewers.withLock { $0.count } }
+
+    /// Answers a viewer's offer. Refused (`unavailable`) when WebRTC is off or at the limit, `bad_request` when the
+    /// offer cannot be answered (no H.264 in it, not SDP).
+    public func answer(offer: String) async throws(ApplianceError) -> WHEPAnswer {
+        guard limit > 0 else { throw ApplianceError(.unavailable, "WebRTC is off ([web] webrtc_viewers = 0)") }
+        guard count < limit else {
+            throw ApplianceError(.unavailable, "\(limit) WebRTC viewers already watch ([web] webrtc_viewers)")
+        }
+        let id = RandomToken.make(bytes: 12)
+        let graph = feed.graph
+        graph.gate.holdForStreaming()
+        let session: WebRTCSession
+        do {
+            let (audio, stun) = (feed.hasAudio, stun)
+            session = try await blocking {
+                try WebRTCSession(offer: offer, audio: audio, stun: stun) { [weak self] state in
+                    switch state {
+                    case .connected: graph.requestKeyframe()
+                    case .ended: self?.endLater(id)
+                    case .connecting: break
+                    }
+                }
+            }
+        } catch {
+            graph.gate.releaseForStreaming()
+            throw ApplianceError(.badRequest, "cannot answer the offer: \(error)")
+        }
+        let key = feed.subscribe(.init(setCaps: { session.setCaps($0, for: $1) },
+                                       push: { session.push($0, runningTime: $1, to: $2) }))
+        viewers.withLock { $0[id] = Viewer(session: session, key: key) }
+        graph.requestKeyframe()
+        logger.info("WebRTC viewer joined", metadata: ["viewer": "\(id)", "viewers": "\(count)"])
+        return WHEPAnswer(id: id, sdp: session.answer)
+    }
+
+    /// Ends a viewer's session (its DELETE). `not_found` when there is none by that id.
+    public func end(_ id: String) async throws(ApplianceError) {
+        guard let viewer = remove(id) else { throw ApplianceError(.notFound, "no WebRTC session \(id)") }
+        _ = try? await blocking { viewer.session.stop() }
+    }
+
+    /// Ends every session (shutdown). Blocking: state changes.
+    func endAll() {
+        let all = viewers.withLock { viewers in defer { viewers = [:] }; return Array(viewers.values) }
+        for viewer in all {
+            feed.unsubscribe(viewer.key)
+            feed.graph.gate.releaseForStreaming()
+            viewer.session.stop()
+        }
+    }
+
+    private func remove(_ id: String) -> Viewer? {
+        guard let viewer = viewers.withLock({ $0.removeValue(forKey: id) }) else { return nil }
+        feed.unsubscribe(viewer.key)
+        feed.graph.gate.releaseForStreaming()
+        logger.info("WebRTC viewer left", metadata: ["viewer": "\(id)", "viewers": "\(count)"])
+        return viewer
+    }
+
+    /// The connection failed or closed (reported on a GStreamer thread): the session goes, off that thread.
+    private func endLater(_ id: String) {
+        BlockingPool.shared.submit { [weak self] _ in
+            self?.remove(id)?.session.stop()
+        }
+    }
+}

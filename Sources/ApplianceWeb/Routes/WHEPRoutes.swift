@@ -1,0 +1,42 @@
+import ApplianceCore
+import ApplianceProtocol
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+
+/// WHEP (RFC 9725), the live page's WebRTC: `POST /api/whep` with an SDP offer (`application/sdp`) answers 201 with
+/// the SDP answer (every ICE candidate in it: no trickle) and `Location: /api/whep/<id>`; `DELETE` there ends the
+/// session. Writes, so the same access rules as every other one: the session's CSRF token, or the bearer password.
+extension Routes {
+    static let sdpType = "application/sdp"
+
+    func addWHEP(to router: Router<WebContext>) {
+        let webrtc = context.webrtc
+        router.post("api/whep") { request, ctx -> Response in
+            guard request.headers[.contentType]?.lowercased().hasPrefix(Self.sdpType) == true else {
+                throw WebError(.unsupportedMediaType, "a WHEP offer is sent as \(Self.sdpType)")
+            }
+            var request = request
+            let body = try await JSONBody.collect(&request, upTo: ctx.maxUploadSize)
+            let offer = String(decoding: body.readableBytesView, as: UTF8.self)
+            let answer: WHEPAnswer
+            do {
+                answer = try await webrtc.answer(offer: offer)
+            } catch let error as ApplianceError {
+                throw WebError(error)
+            }
+            return Response(status: .created,
+                            headers: [.contentType: Self.sdpType, .location: "/api/whep/\(answer.id)", .cacheControl: "no-store"],
+                            body: ResponseBody(byteBuffer: ByteBuffer(string: answer.sdp)))
+        }
+        router.delete("api/whep/:id") { _, ctx -> Response in
+            do {
+                try await webrtc.end(try ctx.parameters.require("id"))
+            } catch let error as ApplianceError {
+                throw WebError(error)
+            }
+            return Response(status: .ok)
+        }
+    }
+}

@@ -1,0 +1,300 @@
+#include "CWebRTC.h"
+#include <gst/app/gstappsrc.h>
+#include <gst/sdp/sdp.h>
+#include <gst/webrtc/webrtc.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct ApplWebrtcSession {
+    GstElement *pipeline;
+    GstElement *rtc;
+    ApplWebrtcHandlers handlers;
+    /* Under `lock`: the shift from the caller's running time to this pipeline's (fixed by the first push). */
+    GMutex lock;
+    gboolean shift_known;
+    gint64 shift;
+    gboolean stopped;
+    /* Under `gather_lock`: ICE gathering done, and the candidates seen (mline → "a=candidate:…" lines). */
+    GMutex gather_lock;
+    GCond gathered_cond;
+    gboolean gathered;
+    GString *candidates;
+};
+
+/* The payload type of the offer's first `encoding` format in a `kind` section ("video"/"audio"); for H.264 only
+ * packetization-mode 1, preferring constrained baseline (42e01f), whose profile-level-id goes to `*profile`. -1: none. */
+static int pick_payload(const GstSDPMessage *sdp, const char *kind, const char *encoding, char **profile) {
+    int best = -1, best_rank = -1;
+    for (guint i = 0; i < gst_sdp_message_medias_len(sdp); i++) {
+        const GstSDPMedia *media = gst_sdp_message_get_media(sdp, i);
+        if (g_strcmp0(gst_sdp_media_get_media(media), kind) != 0) continue;
+        for (guint j = 0; j < gst_sdp_media_formats_len(media); j++) {
+            int pt = atoi(gst_sdp_media_get_format(media, j));
+            GstCaps *caps = gst_sdp_media_get_caps_from_media(media, pt);
+            if (!caps) continue;
+            const GstStructure *s = gst_caps_get_structure(caps, 0);
+            const char *name = gst_structure_get_string(s, "encoding-name");
+            int rank = -1;
+            if (name && g_ascii_strcasecmp(name, encoding) == 0) {
+                rank = 0;
+                if (profile) {
+                    const char *mode = gst_structure_get_string(s, "packetization-mode");
+                    const char *level = gst_structure_get_string(s, "profile-level-id");
+                    if (g_strcmp0(mode, "1") != 0) rank = -1;
+                    else if (level && g_ascii_strncasecmp(level, "42e0", 4) == 0) rank = 2;
+                    else rank = 1;
+                    if (rank > best_rank) { g_free(*profile); *profile = g_strdup(level ? level : "42e01f"); }
+                }
+            }
+            if (rank > best_rank) { best = pt; best_rank = rank; }
+            gst_caps_unref(caps);
+        }
+        break; /* the first section of that kind */
+    }
+    return best;
+}
+
+static void on_ice_candidate(GstElement *rtc, guint mline, gchar *candidate, gpointer data) {
+    (void)rtc;
+    ApplWebrtcSession *s = data;
+    g_mutex_lock(&s->gather_lock);
+    g_string_append_printf(s->candidates, "%u a=%s\r\n", mline, candidate);
+    g_mutex_unlock(&s->gather_lock);
+}
+
+static void on_gathering_state(GObject *rtc, GParamSpec *spec, gpointer data) {
+    (void)spec;
+    ApplWebrtcSession *s = data;
+    GstWebRTCICEGatheringState state;
+    g_object_get(rtc, "ice-gathering-state", &state, NULL);
+    if (state != GST_WEBRTC_ICE_GATHERING_STATE_COMPLETE) return;
+    g_mutex_lock(&s->gather_lock);
+    s->gathered = TRUE;
+    g_cond_broadcast(&s->gathered_cond);
+    g_mutex_unlock(&s->gather_lock);
+}
+
+static void on_connection_state(GObject *rtc, GParamSpec *spec, gpointer data) {
+    (void)spec;
+    ApplWebrtcSession *s = data;
+    GstWebRTCPeerConnectionState state;
+    g_object_get(rtc, "connection-state", &state, NULL);
+    ApplWebrtcState mapped = APPL_WEBRTC_CONNECTING;
+    if (state == GST_WEBRTC_PEER_CONNECTION_STATE_CONNECTED) mapped = APPL_WEBRTC_CONNECTED;
+    else if (state == GST_WEBRTC_PEER_CONNECTION_STATE_FAILED || state == GST_WEBRTC_PEER_CONNECTION_STATE_CLOSED
+             || state == GST_WEBRTC_PEER_CONNECTION_STATE_DISCONNECTED) mapped = APPL_WEBRTC_ENDED;
+    if (s->handlers.state_changed) s->handlers.state_changed(s->handlers.user, mapped);
+}
+
+/* Emits a webrtcbin action with a promise and waits for its reply (NULL on an error, with `*error` set). */
+static const GstStructure *run_promise(GstPromise *promise, const char *what, char **error) {
+    GstPromiseResult result = gst_promise_wait(promise);
+    const GstStructure *reply = result == GST_PROMISE_RESULT_REPLIED ? gst_promise_get_reply(promise) : NULL;
+    GError *failure = NULL;
+    if (reply && gst_structure_has_field(reply, "error")) gst_structure_get(reply, "error", G_TYPE_ERROR, &failure, NULL);
+    if (result != GST_PROMISE_RESULT_REPLIED && result != GST_PROMISE_RESULT_PENDING) {
+        *error = g_strdup_printf("%s: no answer from webrtcbin", what);
+        return NULL;
+    }
+    if (failure) {
+        *error = g_strdup_printf("%s: %s", what, failure->message);
+        g_error_free(failure);
+        return NULL;
+    }
+    return reply ? reply : gst_structure_new_empty("empty"); /* set-*-description reply with nothing */
+}
+
+/* The answer's text with the gathered candidates added to the first (bundled) media section, when webrtcbin left
+ * them out of the description. */
+static char *answer_text(ApplWebrtcSession *s, const GstSDPMessage *sdp) {
+    char *text = gst_sdp_message_as_text(sdp);
+    if (strstr(text, "a=candidate:")) return text;
+    GString *lines = g_string_new(NULL);
+    g_mutex_lock(&s->gather_lock);
+    gchar **entries = g_strsplit(s->candidates->str, "\r\n", -1);
+    g_mutex_unlock(&s->gather_lock);
+    for (gchar **e = entries; *e && **e; e++) {
+        const char *space = strchr(*e, ' ');
+        if (space && atoi(*e) == 0) g_string_append_printf(lines, "%s\r\n", space + 1);
+    }
+    g_strfreev(entries);
+    g_string_append(lines, "a=end-of-candidates\r\n");
+    /* After the first m= section's lines: before the second "m=", or at the end. */
+    const char *first = strstr(text, "\r\nm=");
+    const char *second = first ? strstr(first + 2, "\r\nm=") : NULL;
+    GString *out = g_string_new(NULL);
+    if (second) {
+        g_string_append_len(out, text, second - text + 2);
+        g_string_append(out, lines->str);
+        g_string_append(out, second + 2);
+    } else {
+        g_string_append(out, text);
+        g_string_append(out, lines->str);
+    }
+    g_string_free(lines, TRUE);
+    g_free(text);
+    return g_string_free(out, FALSE);
+}
+
+static void free_session(ApplWebrtcSession *s) {
+    if (s->rtc) g_signal_handlers_disconnect_by_data(s->rtc, s); /* no state report from a session being freed */
+    if (s->pipeline) {
+        gst_element_set_state(s->pipeline, GST_STATE_NULL);
+        gst_object_unref(s->pipeline);
+    }
+    if (s->rtc) gst_object_unref(s->rtc);
+    g_string_free(s->candidates, TRUE);
+    g_mutex_clear(&s->lock);
+    g_mutex_clear(&s->gather_lock);
+    g_cond_clear(&s->gathered_cond);
+    g_free(s);
+}
+
+ApplWebrtcSession *appl_webrtc_session_start(const char *offer, gboolean audio, const char *stun, int timeout_ms,
+                                             ApplWebrtcHandlers handlers, char **answer, char **error) {
+    GstSDPMessage *sdp = NULL;
+    if (gst_sdp_message_new_from_text(offer, &sdp) != GST_SDP_OK || gst_sdp_message_medias_len(sdp) == 0) {
+        if (sdp) gst_sdp_message_free(sdp);
+        *error = g_strdup("the offer is not an SDP description with media");
+        return NULL;
+    }
+    char *profile = NULL;
+    int video_pt = pick_payload(sdp, "video", "H264", &profile);
+    int audio_pt = audio ? pick_payload(sdp, "audio", "OPUS", NULL) : -1;
+    if (video_pt < 0) {
+        gst_sdp_message_free(sdp);
+        g_free(profile);
+        *error = g_strdup("the offer has no H.264 video with packetization-mode 1");
+        return NULL;
+    }
+
+    ApplWebrtcSession *s = g_new0(ApplWebrtcSession, 1);
+    g_mutex_init(&s->lock);
+    g_mutex_init(&s->gather_lock);
+    g_cond_init(&s->gathered_cond);
+    s->candidates = g_string_new(NULL);
+    s->handlers = handlers;
+    /* The viewer's decoder starts at a keyframe and needs SPS/PPS: they are in every keyframe (the encoder's parser).
+     * The answer names the profile the browser offered (capssetter): a browser matches the answer's H.264 by
+     * profile-level-id and drops a codec it did not offer (chromium offers no High profile), while its decoder plays
+     * the encoder's High profile (as go2rtc and other WHEP servers send camera streams). */
+    const char *source = "is-live=true format=time leaky-type=downstream max-time=1000000000 max-bytes=0";
+    GString *launch = g_string_new(NULL);
+    g_string_append_printf(launch, "webrtcbin name=rtc bundle-policy=max-bundle latency=0%s%s ", stun ? " stun-server=" : "", stun ? stun : "");
+    g_string_append_printf(launch,
+        "appsrc name=video %s ! rtph264pay pt=%d config-interval=0 aggregate-mode=zero-latency ! "
+        "capssetter join=true replace=false caps=\"application/x-rtp,profile-level-id=(string)%s\" ! "
+        "application/x-rtp,media=video,encoding-name=H264,payload=%d,clock-rate=90000,packetization-mode=(string)1 ! "
+        "queue leaky=downstream max-size-time=1000000000 ! rtc. ",
+        source, video_pt, profile, video_pt);
+    if (audio_pt >= 0) {
+        g_string_append_printf(launch,
+            "appsrc name=audio %s ! avdec_aac ! audioconvert ! audioresample ! opusenc ! rtpopuspay pt=%d ! "
+            "application/x-rtp,media=audio,encoding-name=OPUS,payload=%d,clock-rate=48000 ! "
+            "queue leaky=downstream max-size-time=1000000000 ! rtc. ", source, audio_pt, audio_pt);
+    }
+    g_free(profile);
+    GError *parse_error = NULL;
+    s->pipeline = gst_parse_launch(launch->str, &parse_error);
+    g_string_free(launch, TRUE);
+    if (!s->pipeline || parse_error) {
+        *error = g_strdup_printf("cannot build the WebRTC pipeline: %s", parse_error ? parse_error->message : "unknown error");
+        g_clear_error(&parse_error);
+        gst_sdp_message_free(sdp);
+        free_session(s);
+        return NULL;
+    }
+    s->rtc = gst_bin_get_by_name(GST_BIN(s->pipeline), "rtc");
+    g_signal_connect(s->rtc, "on-ice-candidate", G_CALLBACK(on_ice_candidate), s);
+    g_signal_connect(s->rtc, "notify::ice-gathering-state", G_CALLBACK(on_gathering_state), s);
+    g_signal_connect(s->rtc, "notify::connection-state", G_CALLBACK(on_connection_state), s);
+    GArray *transceivers = NULL;
+    g_signal_emit_by_name(s->rtc, "get-transceivers", &transceivers);
+    for (guint i = 0; transceivers && i < transceivers->len; i++) {
+        g_object_set(g_array_index(transceivers, GstWebRTCRTPTransceiver *, i), "direction",
+                     GST_WEBRTC_RTP_TRANSCEIVER_DIRECTION_SENDONLY, NULL);
+    }
+    if (transceivers) g_array_unref(transceivers);
+    if (gst_element_set_state(s->pipeline, GST_STATE_PLAYING) == GST_STATE_CHANGE_FAILURE) {
+        *error = g_strdup("the WebRTC pipeline does not start");
+        gst_sdp_message_free(sdp);
+        free_session(s);
+        return NULL;
+    }
+
+    GstWebRTCSessionDescription *remote = gst_webrtc_session_description_new(GST_WEBRTC_SDP_TYPE_OFFER, sdp); /* takes sdp */
+    GstPromise *promise = gst_promise_new();
+    g_signal_emit_by_name(s->rtc, "set-remote-description", remote, promise);
+    gboolean ok = run_promise(promise, "the offer", error) != NULL;
+    gst_promise_unref(promise);
+    gst_webrtc_session_description_free(remote);
+    GstWebRTCSessionDescription *local = NULL;
+    if (ok) {
+        promise = gst_promise_new();
+        g_signal_emit_by_name(s->rtc, "create-answer", NULL, promise);
+        const GstStructure *reply = run_promise(promise, "the answer", error);
+        if (reply) gst_structure_get(reply, "answer", GST_TYPE_WEBRTC_SESSION_DESCRIPTION, &local, NULL);
+        gst_promise_unref(promise);
+        ok = local != NULL;
+        if (ok) {
+            promise = gst_promise_new();
+            g_signal_emit_by_name(s->rtc, "set-local-description", local, promise);
+            ok = run_promise(promise, "the answer", error) != NULL;
+            gst_promise_unref(promise);
+        } else if (!*error) {
+            *error = g_strdup("webrtcbin made no answer");
+        }
+    }
+    if (ok) {
+        gint64 deadline = g_get_monotonic_time() + (gint64)timeout_ms * 1000;
+        g_mutex_lock(&s->gather_lock);
+        while (!s->gathered && g_cond_wait_until(&s->gathered_cond, &s->gather_lock, deadline)) {}
+        g_mutex_unlock(&s->gather_lock);
+        GstWebRTCSessionDescription *current = NULL;
+        g_object_get(s->rtc, "local-description", &current, NULL);
+        *answer = answer_text(s, current ? current->sdp : local->sdp);
+        if (current) gst_webrtc_session_description_free(current);
+    }
+    if (local) gst_webrtc_session_description_free(local);
+    if (!ok) {
+        free_session(s);
+        return NULL;
+    }
+    return s;
+}
+
+void appl_webrtc_session_set_caps(ApplWebrtcSession *s, const char *name, GstCaps *caps) {
+    GstElement *src = gst_bin_get_by_name(GST_BIN(s->pipeline), name);
+    if (!src) return;
+    g_object_set(src, "caps", caps, NULL);
+    gst_object_unref(src);
+}
+
+gboolean appl_webrtc_session_push(ApplWebrtcSession *s, const char *name, GstBuffer *buffer, GstClockTime running_time) {
+    if (!GST_CLOCK_TIME_IS_VALID(running_time)) return FALSE;
+    g_mutex_lock(&s->lock);
+    if (!s->shift_known) {
+        GstClockTime now = gst_element_get_current_running_time(s->pipeline);
+        if (GST_CLOCK_TIME_IS_VALID(now)) {
+            s->shift = (gint64)now - (gint64)running_time;
+            s->shift_known = TRUE;
+        }
+    }
+    gboolean known = s->shift_known;
+    gint64 shift = s->shift;
+    g_mutex_unlock(&s->lock);
+    if (!known || (gint64)running_time + shift < 0) return FALSE;
+    GstElement *src = gst_bin_get_by_name(GST_BIN(s->pipeline), name);
+    if (!src) return FALSE;
+    GstBuffer *copy = gst_buffer_copy(buffer);
+    GST_BUFFER_PTS(copy) = (GstClockTime)((gint64)running_time + shift);
+    GST_BUFFER_DTS(copy) = GST_CLOCK_TIME_NONE;
+    gboolean pushed = gst_app_src_push_buffer(GST_APP_SRC(src), copy) == GST_FLOW_OK;
+    gst_object_unref(src);
+    return pushed;
+}
+
+void appl_webrtc_session_stop(ApplWebrtcSession *s) {
+    if (!s) return;
+    free_session(s);
+}

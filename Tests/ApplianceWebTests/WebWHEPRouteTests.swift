@@ -1,0 +1,73 @@
+@testable import ApplianceCore
+@testable import ApplianceWeb
+import ApplianceProtocol
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import XCTest
+
+/// The WHEP resource (RFC 9725) in-process: an SDP offer POSTed as application/sdp is answered 201 with the SDP
+/// answer and a Location to DELETE; refusals keep the API's error codes; it is a write, so it needs the bearer
+/// password or the session's CSRF token. What answers the offer is the core's (`WebRTCViewers`, tested end to end
+/// in a browser); here it is a recorder of what the web layer hands over.
+final class WebWHEPRouteTests: XCTestCase {
+    final class Recorded: WHEPSessions {
+        let offers = Locked<[String]>([])
+        let ended = Locked<[String]>([])
+        func answer(offer: String) async throws(ApplianceError) -> WHEPAnswer {
+            offers.withLock { $0.append(offer) }
+            guard offer.hasPrefix("v=0") else { throw ApplianceError(.badRequest, "cannot answer the offer: not SDP") }
+            return WHEPAnswer(id: "abc123", sdp: "v=0\r\no=- 1 1 IN IP4 127.0.0.1\r\n")
+        }
+
+        func end(_ id: String) async throws(ApplianceError) {
+            guard id == "abc123" else { throw ApplianceError(.notFound, "no WebRTC session \(id)") }
+            ended.withLock { $0.append(id) }
+        }
+    }
+
+    static let offer = "v=0\r\no=- 42 2 IN IP4 127.0.0.1\r\ns=-\r\nt=0 0\r\nm=video 9 UDP/TLS/RTP/SAVPF 96\r\n"
+    static let sdp = "Content-Type: application/sdp"
+
+    func testAnOfferIsAnsweredWithALocationToDelete() async throws {
+        let sessions = Recorded()
+        let web = try WebHarness(whep: sessions)
+        try await web.test { client in
+            let answered = try await client.request("/api/whep", method: .post, headers: [Self.sdp], body: Self.offer)
+            XCTAssertEqual(answered.status, .created, answered.text)
+            XCTAssertEqual(answered.header("Content-Type"), "application/sdp")
+            XCTAssertEqual(answered.header("Location"), "/api/whep/abc123")
+            XCTAssertEqual(answered.text, "v=0\r\no=- 1 1 IN IP4 127.0.0.1\r\n")
+            XCTAssertEqual(sessions.offers.withLock { $0 }, [Self.offer], "the offer reaches the core as sent")
+
+            let ended = try await client.request("/api/whep/abc123", method: .delete)
+            XCTAssertEqual(ended.status, .ok)
+            XCTAssertEqual(sessions.ended.withLock { $0 }, ["abc123"])
+            let again = try await client.request("/api/whep/nope", method: .delete)
+            XCTAssertEqual(again.status, .notFound)
+            XCTAssertEqual(again.errorCode, "not_found")
+        }
+    }
+
+    func testRefusalsKeepTheAPIsErrors() async throws {
+        let sessions = Recorded()
+        let web = try WebHarness(whep: sessions)
+        try await web.test { client in
+            let json = try await client.request("/api/whep", method: .post, headers: ["Content-Type: application/json"], body: "{}")
+            XCTAssertEqual(json.status, .unsupportedMediaType)
+            let garbage = try await client.request("/api/whep", method: .post, headers: [Self.sdp], body: "hello")
+            XCTAssertEqual(garbage.status, .badRequest)
+            XCTAssertEqual(garbage.errorCode, "bad_request")
+            let anonymous = try await client.request("/api/whep", method: .post, headers: [Self.sdp], auth: false, body: Self.offer)
+            XCTAssertEqual(anonymous.status, .unauthorized)
+            XCTAssertEqual(sessions.offers.withLock { $0 }, ["hello"], "the anonymous offer never reached the core")
+        }
+        let off = try WebHarness()
+        try await off.test { client in
+            let refused = try await client.request("/api/whep", method: .post, headers: [Self.sdp], body: Self.offer)
+            XCTAssertEqual(refused.status, .serviceUnavailable)
+            XCTAssertEqual(refused.errorCode, "unavailable")
+        }
+    }
+}
