@@ -81,6 +81,7 @@ sink = "none"
 [web]
 listen = "127.0.0.1:0"
 token_file = "{self.token_file}"
+webrtc_viewers = 1
 [[camera]]
 name = "main"
 source = "test"
@@ -490,16 +491,46 @@ def run_checks(run, daemon, base, http, api, browsers, directory):
     if not check("login: right password opens the live page", right_password):
         return
 
-    # 3. The live page: the MJPEG picture, then record from the button.
-    def live_picture():
+    # 3. The live page: WebRTC (WHEP) with its sound a click away, MJPEG for a viewer it refuses, then record.
+    def live_webrtc():
         driver.get(base + "/")
-        img = wait(driver, EC.presence_of_element_located((By.CSS_SELECTOR, "img#live")), "img#live")
-        wait(driver, lambda d: d.execute_script("return arguments[0].naturalWidth > 0", img),
-             "the live MJPEG picture to show (naturalWidth > 0)", timeout=60)
-        size = driver.execute_script("return [arguments[0].naturalWidth, arguments[0].naturalHeight]", img)
-        expect(path_of(img.get_attribute("src")).endswith("/live.mjpeg"), f"img#live src is {img.get_attribute('src')}")
-        return f"live picture {size[0]}×{size[1]}"
-    check("live: img#live shows the MJPEG picture", live_picture)
+        wait(driver, lambda d: d.execute_script("return document.body.dataset.live"),
+             "the live page to choose WebRTC or MJPEG", timeout=60)
+        mode = driver.execute_script("return [document.body.dataset.live, document.body.dataset.liveWhy]")
+        expect(mode[0] == "webrtc", f"the live page fell back to MJPEG: {mode[1]}")
+        frames = lambda: driver.execute_script("return document.getElementById('live-video').getVideoPlaybackQuality().totalVideoFrames")
+        first = frames()
+        time.sleep(2)
+        second = frames()
+        expect(second >= first + 30, f"frames decoded went from {first} to {second} in 2 s (30 fps expected)")
+        size = driver.execute_script("const v = document.getElementById('live-video'); return [v.videoWidth, v.videoHeight]")
+        sound = driver.find_element(By.ID, "sound")
+        expect(sound.is_displayed(), "the Sound button shows (an audio track came)")
+        sound.click()
+        expect(driver.execute_script("return document.getElementById('live-video').muted") is False, "Sound on unmutes")
+        return f"WebRTC {size[0]}×{size[1]}, {second - first} frames decoded in 2 s, sound on"
+    check("live: the picture plays over WebRTC, frames rising, sound one click away", live_webrtc)
+
+    def live_mjpeg_fallback():
+        # A second viewer is over `webrtc_viewers = 1`: WHEP answers 503 and that page shows MJPEG by itself.
+        first = driver.current_window_handle
+        driver.switch_to.new_window("tab")
+        try:
+            driver.get(base + "/")
+            wait(driver, lambda d: d.execute_script("return document.body.dataset.live"), "the second page to choose", timeout=60)
+            mode = driver.execute_script("return [document.body.dataset.live, document.body.dataset.liveWhy]")
+            expect(mode[0] == "mjpeg", f"the second viewer got {mode[0]}")
+            expect("503" in (mode[1] or ""), f"the fallback's reason is the refusal: {mode[1]}")
+            img = driver.find_element(By.CSS_SELECTOR, "img#live")
+            wait(driver, lambda d: d.execute_script("return arguments[0].naturalWidth > 0", img),
+                 "the live MJPEG picture to show (naturalWidth > 0)", timeout=60)
+            expect(path_of(img.get_attribute("src")).startswith("/live.mjpeg"), f"img#live src is {img.get_attribute('src')}")
+            size = driver.execute_script("return [arguments[0].naturalWidth, arguments[0].naturalHeight]", img)
+        finally:
+            driver.close()
+            driver.switch_to.window(first)
+        return f"second viewer refused WebRTC ({mode[1]}), MJPEG {size[0]}×{size[1]}"
+    check("live: a viewer refused WebRTC falls back to the MJPEG picture", live_mjpeg_fallback)
 
     def record_from_button():
         if path_of(driver.current_url) != "/":
