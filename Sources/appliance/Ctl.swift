@@ -86,7 +86,7 @@ struct Status: ParsableCommand {
             if let full = s.storageFull { lines.append("STORAGE FULL: \(full)") }
             if s.storage.state == .missing { lines.append("STORAGE MISSING: \(s.storage.detail ?? s.storage.recordingsDir)") }
             if let web = s.web {
-                lines.append("web: \(web.url ?? web.listen) (\(web.state.rawValue), \(web.liveViewers) live viewers)\(web.error.map { ": \($0)" } ?? "")")
+                lines.append("web: \(web.url ?? web.listen) (\(web.state.rawValue), \(web.liveViewers) MJPEG and \(web.webrtcViewers) WebRTC live viewers)\(web.error.map { ": \($0)" } ?? "")")
             }
             if let rtsp = s.rtsp {
                 lines.append("rtsp: \(rtsp.url ?? rtsp.listen) (\(rtsp.state.rawValue), \(rtsp.clients) clients, login \(rtsp.authentication))\(rtsp.error.map { ": \($0)" } ?? "")")

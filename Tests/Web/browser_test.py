@@ -493,7 +493,10 @@ def run_checks(run, daemon, base, http, api, browsers, directory):
 
     # 3. The live page: WebRTC (WHEP) with its sound a click away, MJPEG for a viewer it refuses, then record.
     def live_webrtc():
-        driver.get(base + "/")
+        # The login landed here: loading the page again would start a second session while the first one's DELETE
+        # may still be on its way (with `webrtc_viewers = 1`, the reload could be refused).
+        if path_of(driver.current_url) != "/":
+            driver.get(base + "/")
         wait(driver, lambda d: d.execute_script("return document.body.dataset.live"),
              "the live page to choose WebRTC or MJPEG", timeout=60)
         mode = driver.execute_script("return [document.body.dataset.live, document.body.dataset.liveWhy]")
@@ -508,7 +511,9 @@ def run_checks(run, daemon, base, http, api, browsers, directory):
         expect(sound.is_displayed(), "the Sound button shows (an audio track came)")
         sound.click()
         expect(driver.execute_script("return document.getElementById('live-video').muted") is False, "Sound on unmutes")
-        return f"WebRTC {size[0]}×{size[1]}, {second - first} frames decoded in 2 s, sound on"
+        viewers = api.status()["web"]["webrtc_viewers"]
+        expect(viewers == 1, f"status.web.webrtc_viewers is {viewers}")
+        return f"WebRTC {size[0]}×{size[1]}, {second - first} frames decoded in 2 s, sound on, status counts 1 viewer"
     check("live: the picture plays over WebRTC, frames rising, sound one click away", live_webrtc)
 
     def live_mjpeg_fallback():
@@ -603,6 +608,15 @@ def run_checks(run, daemon, base, http, api, browsers, directory):
         run.screenshot(driver, "recordings")
         return f"card for {clip} with a {width} px wide thumbnail"
     check("recordings: the new clip's card with a loaded thumbnail", recordings_grid)
+
+    def webrtc_session_ends():
+        # The live page was left (for /recordings): its WHEP session was DELETEd, the daemon counts no viewer.
+        deadline = time.monotonic() + 20
+        while api.status()["web"]["webrtc_viewers"] != 0:
+            expect(time.monotonic() < deadline, "status.web.webrtc_viewers stayed above 0 after the live page was left")
+            time.sleep(0.2)
+        return "status.web.webrtc_viewers back to 0"
+    check("live: leaving the live page ends its WebRTC session", webrtc_session_ends)
 
     # 5. The clip page: play, seek, a decoded frame.
     def play_and_seek():

@@ -61,8 +61,9 @@ extension Appliance {
             _ = try? await blocking { graph.stop() }
             throw StartupError(description: "\(error)")
         }
+        let webrtc = WebRTCViewers(feed: liveFeed, web: config.web, logger: logger)
         let webReporter = FrontEndReporter(web: config.web.enabled ? WebStatus(state: .starting, listen: config.web.listen) : nil,
-                                           live: graph.live)
+                                           live: graph.live, webrtc: webrtc)
         let status = StatusReporter(config: config, data: data, library: library, graph: graph, health: health, recorder: recorder, cameras: cameras, readiness: readiness, startedAt: startedAt,
                                     outputs: lights, inputs: inputs, web: webReporter, rtsp: rtsp?.feed)
         let dispatcher = CommandDispatcher(
@@ -89,7 +90,6 @@ extension Appliance {
         }
         services.append(RetentionService(retention: retention, wake: retentionWake))
         services += [RecorderService(recorder: recorder, autostart: config.recording.autostart, logger: logger), server] as [any Service]
-        let webrtc = WebRTCViewers(feed: liveFeed, web: config.web, logger: logger)
         let context = FrontEndContext(config: config, perform: dispatcher.perform, events: events, live: graph.live, webrtc: webrtc,
                                       media: MediaCatalog(library: library, data: data), reporter: webReporter, logger: logger)
         do {

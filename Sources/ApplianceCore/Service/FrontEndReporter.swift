@@ -4,10 +4,11 @@ import ApplianceProtocol
 public final class FrontEndReporter: Sendable {
     private let state: Locked<WebStatus?>
     private let live: LiveView
+    private let webrtc: WebRTCViewers?
 
-    init(web: WebStatus?, live: LiveView) {
+    init(web: WebStatus?, live: LiveView, webrtc: WebRTCViewers? = nil) {
         state = Locked(web)
-        self.live = live
+        (self.live, self.webrtc) = (live, webrtc)
     }
 
     public func update(_ change: @Sendable (inout WebStatus) -> Void) {
@@ -21,6 +22,7 @@ public final class FrontEndReporter: Sendable {
     var current: WebStatus? {
         guard var status = state.withLock({ $0 }) else { return nil }
         status.liveViewers = live.viewerCount
+        status.webrtcViewers = webrtc?.count ?? 0
         return status
     }
 }

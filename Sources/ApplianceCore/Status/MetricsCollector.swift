@@ -110,7 +110,8 @@ struct MetricsCollector: Sendable {
             add("appliance_rtsp_clients", .gauge, "RTSP clients connected now.", Double(rtsp.clients))
         }
         if let web = s.web {
-            add("appliance_live_viewers", .gauge, "Open MJPEG live views on the web dashboard.", Double(web.liveViewers))
+            add("appliance_live_viewers", .gauge, "Live views on the web dashboard, by transport.",
+                [MetricSample(Double(web.liveViewers), ["transport": "mjpeg"]), MetricSample(Double(web.webrtcViewers), ["transport": "webrtc"])])
         }
         return MetricsReport(families: families)
     }

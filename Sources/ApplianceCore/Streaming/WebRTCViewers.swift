@@ -24,9 +24,20 @@ public final class WebRTCViewers: WHEPSessions {
     private struct Viewer {
         let session: WebRTCSession
         let key: Int
+        var connected = false
     }
 
-    private let viewers = Locked<[String: Viewer]>([:])
+    private struct State {
+        var viewers: [String: Viewer] = [:]
+        /// Offers being answered: they hold a place under the limit until they are viewers or refused.
+        var answering = 0
+    }
+
+    /// How long an answered viewer has to connect (ICE and DTLS) before its session is ended: a page that left while
+    /// its offer was being answered never DELETEs it.
+    static let connectTimeout = Duration.seconds(15)
+
+    private let state = Locked(State())
     private let feed: LiveFeed
     private let limit: Int
     private let stun: String?
@@ -40,15 +51,18 @@ public final class WebRTCViewers: WHEPSessions {
     }
 
     /// Viewers now.
-    public var count: Int { viewers.withLock { $0.count } }
+    public var count: Int { state.withLock { $0.viewers.count } }
 
     /// Answers a viewer's offer. Refused (`unavailable`) when WebRTC is off or at the limit, `bad_request` when the
     /// offer cannot be answered (no H.264 in it, not SDP).
     public func answer(offer: String) async throws(ApplianceError) -> WHEPAnswer {
         guard limit > 0 else { throw ApplianceError(.unavailable, "WebRTC is off ([web] webrtc_viewers = 0)") }
-        guard count < limit else {
-            throw ApplianceError(.unavailable, "\(limit) WebRTC viewers already watch ([web] webrtc_viewers)")
+        let admitted = state.withLock { s in
+            guard s.viewers.count + s.answering < limit else { return false }
+            s.answering += 1
+            return true
         }
+        guard admitted else { throw ApplianceError(.unavailable, "\(limit) WebRTC viewers already watch ([web] webrtc_viewers)") }
         let id = RandomToken.make(bytes: 12)
         let graph = feed.graph
         graph.gate.holdForStreaming()
@@ -58,21 +72,32 @@ public final class WebRTCViewers: WHEPSessions {
             session = try await blocking {
                 try WebRTCSession(offer: offer, audio: audio, stun: stun) { [weak self] state in
                     switch state {
-                    case .connected: graph.requestKeyframe()
+                    case .connected:
+                        self?.markConnected(id)
+                        graph.requestKeyframe()
                     case .ended: self?.endLater(id)
                     case .connecting: break
                     }
                 }
             }
         } catch {
+            state.withLock { $0.answering -= 1 }
             graph.gate.releaseForStreaming()
             throw ApplianceError(.badRequest, "cannot answer the offer: \(error)")
         }
         let key = feed.subscribe(.init(setCaps: { session.setCaps($0, for: $1) },
                                        push: { session.push($0, runningTime: $1, to: $2) }))
-        viewers.withLock { $0[id] = Viewer(session: session, key: key) }
+        let viewers = state.withLock { s in
+            s.answering -= 1
+            s.viewers[id] = Viewer(session: session, key: key)
+            return s.viewers.count
+        }
         graph.requestKeyframe()
-        logger.info("WebRTC viewer joined", metadata: ["viewer": "\(id)", "viewers": "\(count)"])
+        logger.info("WebRTC viewer joined", metadata: ["viewer": "\(id)", "viewers": "\(viewers)"])
+        Task { [weak self] in
+            try? await Task.sleep(for: Self.connectTimeout)
+            self?.endIfNeverConnected(id)
+        }
         return WHEPAnswer(id: id, sdp: session.answer)
     }
 
@@ -84,7 +109,7 @@ public final class WebRTCViewers: WHEPSessions {
 
     /// Ends every session (shutdown). Blocking: state changes.
     func endAll() {
-        let all = viewers.withLock { viewers in defer { viewers = [:] }; return Array(viewers.values) }
+        let all = state.withLock { s in defer { s.viewers = [:] }; return Array(s.viewers.values) }
         for viewer in all {
             feed.unsubscribe(viewer.key)
             feed.graph.gate.releaseForStreaming()
@@ -92,12 +117,21 @@ public final class WebRTCViewers: WHEPSessions {
         }
     }
 
-    private func remove(_ id: String) -> Viewer? {
-        guard let viewer = viewers.withLock({ $0.removeValue(forKey: id) }) else { return nil }
+    private func remove(_ id: String, unless keep: (Viewer) -> Bool = { _ in false }) -> Viewer? {
+        let removed = state.withLock { s -> (Viewer, Int)? in
+            guard let viewer = s.viewers[id], !keep(viewer) else { return nil }
+            s.viewers[id] = nil
+            return (viewer, s.viewers.count)
+        }
+        guard let (viewer, left) = removed else { return nil }
         feed.unsubscribe(viewer.key)
         feed.graph.gate.releaseForStreaming()
-        logger.info("WebRTC viewer left", metadata: ["viewer": "\(id)", "viewers": "\(count)"])
+        logger.info("WebRTC viewer left", metadata: ["viewer": "\(id)", "viewers": "\(left)"])
         return viewer
+    }
+
+    private func markConnected(_ id: String) {
+        state.withLock { $0.viewers[id]?.connected = true }
     }
 
     /// The connection failed or closed (reported on a GStreamer thread): the session goes, off that thread.
@@ -105,5 +139,11 @@ public final class WebRTCViewers: WHEPSessions {
         BlockingPool.shared.submit { [weak self] _ in
             self?.remove(id)?.session.stop()
         }
+    }
+
+    private func endIfNeverConnected(_ id: String) {
+        guard let viewer = remove(id, unless: \.connected) else { return }
+        logger.info("WebRTC viewer never connected: session ended", metadata: ["viewer": "\(id)"])
+        BlockingPool.shared.submit { _ in viewer.session.stop() }
     }
 }

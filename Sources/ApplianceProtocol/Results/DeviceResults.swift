@@ -88,11 +88,14 @@ public struct WebStatus: Codable, Sendable, Equatable {
     public var url: String?
     /// Why it is not serving (the address is taken, say); it retries.
     public var error: String?
-    /// Open live-view streams.
+    /// Open live-view streams (MJPEG).
     public var liveViewers: Int
+    /// Live views over WebRTC (WHEP sessions).
+    public var webrtcViewers: Int
 
-    public init(state: State, listen: String, url: String? = nil, error: String? = nil, liveViewers: Int = 0) {
+    public init(state: State, listen: String, url: String? = nil, error: String? = nil, liveViewers: Int = 0, webrtcViewers: Int = 0) {
         (self.state, self.listen, self.url, self.error, self.liveViewers) = (state, listen, url, error, liveViewers)
+        self.webrtcViewers = webrtcViewers
     }
 }
 

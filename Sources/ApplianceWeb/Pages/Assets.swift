@@ -134,7 +134,7 @@ enum Assets {
     // The MJPEG picture shows until WebRTC plays; sound is one click away (browsers block autoplay with sound).
     function liveView() {
       const img = $("#live"), video = $("#live-video"), sound = $("#sound");
-      let webrtc = null;
+      let webrtc = null, leaving = false;
       img.addEventListener("error", () => setTimeout(() => { if (!webrtc) img.src = "/live.mjpeg?" + Date.now(); }, 2000));
       const end = () => {
         if (!webrtc) return;
@@ -167,6 +167,7 @@ enum Assets {
             headers: { "Content-Type": "application/sdp", "X-CSRF-Token": csrf() }, body: pc.localDescription.sdp });
           if (r.status !== 201) throw new Error("WHEP answered " + r.status);
           webrtc.location = r.headers.get("Location");
+          if (leaving) return end();
           await pc.setRemoteDescription({ type: "answer", sdp: await r.text() });
           pc.addEventListener("connectionstatechange", () => { if (["failed", "closed"].includes(pc.connectionState)) mjpeg("connection " + pc.connectionState); });
           // Shown at once (a hidden video is not played): black until its first frame, MJPEG again if none comes.
@@ -183,7 +184,7 @@ enum Assets {
         sound.textContent = video.muted ? "Sound on" : "Sound off";
         if (!video.muted) video.play().catch(() => {});
       });
-      window.addEventListener("pagehide", end);
+      window.addEventListener("pagehide", () => { leaving = true; end(); });
       start();
     }
 
