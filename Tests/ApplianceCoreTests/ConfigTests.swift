@@ -109,6 +109,14 @@ final class ConfigTests: XCTestCase {
         XCTAssertEqual(error("[web]\nlisten = \"127.0.0.1:99999\"\n")?.key, "web.listen")
         XCTAssertEqual(error("[web]\nlive_fps = 0\n")?.key, "web.live_fps")
         XCTAssertEqual(error("[web]\npublic_reed = true\n")?.key, "web.public_reed")
+        // WebRTC: 4 viewers by default, 0 turns it off; a STUN server as stun://host:port.
+        XCTAssertEqual(try ConfigLoader.load(path: nil).web.webrtcViewers, 4)
+        let webrtc = try ConfigLoader.parse("[web]\nwebrtc_viewers = 0\nstun = \"stun://stun.example.net:3478\"\n", file: "t").web
+        XCTAssertEqual(webrtc.webrtcViewers, 0)
+        XCTAssertEqual(webrtc.stun, "stun://stun.example.net:3478")
+        XCTAssertEqual(error("[web]\nwebrtc_viewers = 17\n")?.key, "web.webrtc_viewers")
+        XCTAssertEqual(error("[web]\nstun = \"stun.example.net:3478\"\n")?.key, "web.stun")
+        XCTAssertEqual(error("[web]\nstun = \"stun://stun.example.net\"\n")?.key, "web.stun")
     }
 
     func testRTSPSettings() throws {
