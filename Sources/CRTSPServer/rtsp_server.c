@@ -228,10 +228,20 @@ gboolean appl_rtsp_server_push(ApplRtspServer *s, const char *name, GstBuffer *b
     return pushed;
 }
 
+static gboolean quit_loop(gpointer loop) {
+    g_main_loop_quit(loop);
+    return G_SOURCE_REMOVE;
+}
+
 void appl_rtsp_server_stop(ApplRtspServer *s) {
     if (!s) return;
     gst_rtsp_server_client_filter(s->server, close_client, NULL);
-    g_main_loop_quit(s->loop);
+    /* Quit from inside the loop: a g_main_loop_quit from here before the thread has entered g_main_loop_run is
+     * undone when it does, and the join waits for ever (a server stopped right after it started hung). */
+    GSource *quit = g_idle_source_new();
+    g_source_set_callback(quit, quit_loop, s->loop, NULL);
+    g_source_attach(quit, s->context);
+    g_source_unref(quit);
     g_thread_join(s->thread);
     free_server(s);
 }

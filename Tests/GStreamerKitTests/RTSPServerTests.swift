@@ -113,6 +113,14 @@ final class RTSPServerTests: XCTestCase {
         XCTAssertTrue(right.output.contains("codec_name=h264"), right.output)
     }
 
+    /// A stop right after the start (before the server's thread runs its loop) used to wait for ever.
+    func testAServerStoppedAtOnceStops() throws {
+        for _ in 0..<20 {
+            let server = try RTSPServer(address: "127.0.0.1", port: 0, path: "/live", launch: Self.launch)
+            server.stop()
+        }
+    }
+
     func testAnAddressInUseIsAnError() throws {
         let first = try RTSPServer(address: "127.0.0.1", port: 0, path: "/live", launch: Self.launch)
         defer { first.stop() }
