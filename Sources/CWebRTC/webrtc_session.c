@@ -1,3 +1,4 @@
+#define GST_USE_UNSTABLE_API /* see CGstWebRTC/shim.h */
 #include "CWebRTC.h"
 #include <gst/app/gstappsrc.h>
 #include <gst/sdp/sdp.h>

@@ -6,9 +6,17 @@ network against the dashboard's MJPEG. Default config otherwise (test sources, 1
   cpu        two daemons side by side over the same windows, both recording: one with three RTSP clients (ffmpeg
              copying the stream over TCP to nowhere; their own CPU is not counted) against one with none. Every
              thread's run time from /proc/PID/task/*/schedstat, alternating which daemon starts first.
+             The "clients" daemon also has one WebRTC viewer: the dashboard's live page in headless chromium
+             (selenium), playing over WHEP.
   bytes      one daemon, idle: bytes a client receives per second, over RTSP (ffmpeg's -c copy output: the H.264 and
-             AAC payload, RTP headers not counted) and over /live.mjpeg (curl's size_download: the JPEG parts and
-             their multipart headers), each for the same window.
+             AAC payload, RTP headers not counted), over WebRTC (chromium's getStats bytesReceived, video and audio:
+             RTP payload and headers) and over /live.mjpeg (curl's size_download: the JPEG parts and their multipart
+             headers), each for the same window.
+  latency    capture → decoded frame over WebRTC: a camera fed from a FIFO (raw 640x360 I420 at 30 fps, written
+             here), dark frames with a white one every second. A frame's capture is the moment its write() into the
+             FIFO returned (the daemon's filesrc took it); its display is the rVFC presentationTime in chromium of
+             the first decoded frame whose centre turned white (performance.timeOrigin + presentationTime, the
+             same machine clock). 40 flips; the first 3 skipped.
 
 Writes its section of docs/BENCHMARKS.md between markers.
 
@@ -30,6 +38,7 @@ from harness import Daemon as HarnessDaemon, DaemonError  # noqa: E402
 
 START, END = "<!-- bench_streaming:start -->", "<!-- bench_streaming:end -->"
 CPU_TARGET = 1.10
+LATENCY_TARGET_MS = 250.0
 CLIENTS = 3
 CAMERA = '[[camera]]\nname = "main"\nsource = "test"\n'
 
@@ -49,6 +58,42 @@ class Daemon(HarnessDaemon):
         return status
 
 
+def browser():
+    from selenium import webdriver
+    from selenium.webdriver.chrome.options import Options
+    from selenium.webdriver.chrome.service import Service
+    options = Options()
+    options.binary_location = "/usr/bin/chromium"
+    for argument in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--mute-audio",
+                     "--autoplay-policy=no-user-gesture-required", "--window-size=1280,900"]:
+        options.add_argument(argument)
+    options.page_load_strategy = "eager"  # the MJPEG <img> never finishes loading
+    driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+    driver.set_script_timeout(60)
+    return driver
+
+
+def open_webrtc(driver, web_url, timeout=60):
+    """The dashboard's live page, playing over WebRTC (raises if it fell back to MJPEG)."""
+    driver.get(web_url + "/")
+    deadline = time.monotonic() + timeout
+    while not driver.execute_script("return document.body.dataset.live"):
+        if time.monotonic() > deadline:
+            raise DaemonError("the live page chose no transport")
+        time.sleep(0.2)
+    mode, why = driver.execute_script("return [document.body.dataset.live, document.body.dataset.liveWhy]")
+    if mode != "webrtc":
+        raise DaemonError(f"the live page fell back to MJPEG: {why}")
+
+
+WEBRTC_BYTES_JS = """
+const done = arguments[arguments.length - 1];
+const pc = window.livePeer;
+if (!pc) { done(-1); return; }
+pc.getStats().then((stats) => { let total = 0; stats.forEach((r) => { if (r.type === "inbound-rtp") total += r.bytesReceived; }); done(total); });
+"""
+
+
 def rtsp_client(url, seconds, out="-", fmt="null"):
     return subprocess.Popen(["ffmpeg", "-v", "error", "-rtsp_transport", "tcp", "-i", url, "-t", str(seconds), "-c", "copy",
                              "-f", fmt, "-y", out], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
@@ -56,7 +101,7 @@ def rtsp_client(url, seconds, out="-", fmt="null"):
 
 def cpu_round(binary, work, index, window):
     modes = ("clients", "none") if index % 2 == 0 else ("none", "clients")
-    daemons, clients = [], []
+    daemons, clients, viewer = [], [], None
     try:
         daemons = [Daemon(binary, work, f"{m}-{index}") for m in modes]
         for d in daemons:
@@ -64,7 +109,9 @@ def cpu_round(binary, work, index, window):
         for d in daemons:
             d.call("record.start")
         watched = daemons[modes.index("clients")]
-        clients = [rtsp_client(watched.rtsp, window + 30) for _ in range(CLIENTS)]
+        clients = [rtsp_client(watched.rtsp, window + 60) for _ in range(CLIENTS)]
+        viewer = browser()
+        open_webrtc(viewer, watched.web)
         deadline = time.monotonic() + 30
         while watched.call("status")["rtsp"]["clients"] < CLIENTS:
             if time.monotonic() > deadline:
@@ -78,17 +125,20 @@ def cpu_round(binary, work, index, window):
         if any(c.poll() is not None for c in clients):
             raise DaemonError("an RTSP client ended early: " + " ".join(c.stderr.read().decode() for c in clients if c.poll() is not None))
         dropped = [d.call("record.stop")["dropped_frames"] for d in daemons]
+        webrtc_viewers = watched.call("status")["web"]["webrtc_viewers"]
     finally:
+        if viewer:
+            viewer.quit()
         for c in clients:
             c.kill()
             c.wait()
         for d in daemons:
             d.stop()
-    return {**{m: c for m, c in zip(modes, cpu)}, "dropped": dict(zip(modes, dropped))}
+    return {**{m: c for m, c in zip(modes, cpu)}, "dropped": dict(zip(modes, dropped)), "webrtc_viewers": webrtc_viewers}
 
 
 def bytes_round(binary, work, window):
-    d = Daemon(binary, work, "bytes")
+    d, viewer = Daemon(binary, work, "bytes"), None
     try:
         d.wait_ready()
         copy = os.path.join(work, "copy.mkv")
@@ -97,21 +147,106 @@ def bytes_round(binary, work, window):
                                 d.web + "/live.mjpeg"], capture_output=True, text=True)
         client.wait(timeout=window + 60)
         rtsp_bytes = os.path.getsize(copy)
-        return {"rtsp": rtsp_bytes / window, "mjpeg": float(mjpeg.stdout or 0) / window}
+        viewer = browser()
+        open_webrtc(viewer, d.web)
+        b0, t0 = viewer.execute_async_script(WEBRTC_BYTES_JS), time.monotonic()
+        time.sleep(window)
+        b1, t1 = viewer.execute_async_script(WEBRTC_BYTES_JS), time.monotonic()
+        return {"rtsp": rtsp_bytes / window, "mjpeg": float(mjpeg.stdout or 0) / window, "webrtc": (b1 - b0) / (t1 - t0)}
     finally:
+        if viewer:
+            viewer.quit()
         d.stop()
 
 
-def report(command, rounds, failures, sizes, window, machine):
-    lines = [START, "## Live streaming: RTSP", "",
+FLIP_JS = """
+window.flips = [];
+const v = document.getElementById("live-video"), c = document.createElement("canvas");
+c.width = 8; c.height = 8;
+const g = c.getContext("2d", { willReadFrequently: true });
+let white = false;
+const frame = (now, meta) => {
+  g.drawImage(v, v.videoWidth / 2 - 4, v.videoHeight / 2 - 4, 8, 8, 0, 0, 8, 8);
+  const luma = g.getImageData(4, 4, 1, 1).data[1];
+  if (luma > 200 && !white) window.flips.push(performance.timeOrigin + meta.presentationTime);
+  white = luma > 200;
+  v.requestVideoFrameCallback(frame);
+};
+v.requestVideoFrameCallback(frame);
+"""
+
+
+def latency_round(binary, work, flips=40):
+    width, height, fps = 640, 360, 30
+    frame_bytes = width * height * 3 // 2
+    fifo = os.path.join(work, "camera.fifo")
+    os.mkfifo(fifo)
+    writer = os.open(fifo, os.O_RDWR)
+    dark, light = bytes([16]) * (width * height) + bytes([128]) * (frame_bytes - width * height), \
+        bytes([235]) * (width * height) + bytes([128]) * (frame_bytes - width * height)
+    camera = (f'[video]\nwidth = {width}\nheight = {height}\nframerate = {fps}\nbitrate_kbps = 1500\n'
+              f'[[camera]]\nname = "fifo"\nsource = "pipeline"\npipeline = "filesrc location={fifo} blocksize={frame_bytes} ! '
+              f'rawvideoparse width={width} height={height} format=i420 framerate={fps}/1"\n')
+    directory = os.path.join(work, "latency")
+    d = HarnessDaemon(binary, directory, base_config(os.path.join(directory, "data"), camera + '[rtsp]\nlisten = "off"\n'))
+    import threading
+    written, stop = [], threading.Event()
+
+    def feed():
+        n, start = 0, time.monotonic()
+        while not stop.is_set():
+            first_white = n % fps == 0
+            os.write(writer, light if n % fps < 3 else dark)
+            if first_white:
+                written.append(time.time() * 1000)
+            n += 1
+            time.sleep(max(0, start + n / fps - time.monotonic()))
+    feeder = threading.Thread(target=feed, daemon=True)
+    feeder.start()
+    viewer = None
+    try:
+        status = d.wait_ready(120, until=lambda s: s["ready"] and (s.get("web") or {}).get("url"))
+        viewer = browser()
+        open_webrtc(viewer, status["web"]["url"])
+        viewer.execute_script(FLIP_JS)
+        deadline = time.monotonic() + flips / 1 + 30
+        while len(viewer.execute_script("return window.flips")) < flips and time.monotonic() < deadline:
+            time.sleep(1)
+        shown = viewer.execute_script("return window.flips")
+    finally:
+        stop.set()
+        if viewer:
+            viewer.quit()
+        d.stop()
+        os.close(writer)
+    # Each display matched to the latest white frame written before it.
+    latencies = []
+    for t in shown[3:]:
+        before = [w for w in written if w <= t]
+        if before:
+            latencies.append(t - before[-1])
+    if len(latencies) < 10:
+        raise DaemonError(f"only {len(latencies)} flips seen in chromium")
+    latencies.sort()
+    return {"median": statistics.median(latencies), "p95": latencies[min(len(latencies) - 1, int(0.95 * len(latencies)))],
+            "min": latencies[0], "max": latencies[-1], "n": len(latencies)}
+
+
+def report(command, rounds, failures, sizes, window, machine, latency=None):
+    lines = [START, "## Live streaming: RTSP and WebRTC", "",
              f"Reproduce: `{command}` ({machine}). Both daemons record 1280x720@30 x264 4 Mbit/s with AAC 128 kbit/s "
              f"from test sources; {window:.0f} s windows; CPU is every thread's run time of the daemon alone.", ""]
+    if latency:
+        verdict = "met" if latency["p95"] <= LATENCY_TARGET_MS else "NOT met"
+        lines += [f"WebRTC capture → decoded frame in chromium, 640x360@30 from a FIFO camera, {latency['n']} flips: "
+                  f"median {latency['median']:.0f} ms, p95 {latency['p95']:.0f} ms (min {latency['min']:.0f}, max "
+                  f"{latency['max']:.0f}); target ≤ {LATENCY_TARGET_MS:.0f} ms ({verdict}).", ""]
     if rounds:
         ratios = [r["clients"] / r["none"] for r in rounds]
         median = statistics.median(ratios)
         verdict = "met" if median <= CPU_TARGET else "NOT met"
         lines += ["| measure | value | target |", "|---|---|---|",
-                  f"| recording CPU, {CLIENTS} RTSP clients / none (median of {len(rounds)}) | {median:.3f} "
+                  f"| recording CPU, {CLIENTS} RTSP clients and 1 WebRTC viewer / none (median of {len(rounds)}) | {median:.3f} "
                   f"({', '.join(f'{r:.3f}' for r in ratios)}) | ≤ {CPU_TARGET:.2f} ({verdict}) |",
                   f"| recording CPU with {CLIENTS} clients | {statistics.median(r['clients'] for r in rounds) * 100:.1f} % of a core | |",
                   f"| recording CPU without | {statistics.median(r['none'] for r in rounds) * 100:.1f} % of a core | |",
@@ -122,6 +257,8 @@ def report(command, rounds, failures, sizes, window, machine):
                   f"({sizes['rtsp'] * 8 / 1e6:.2f} Mbit/s) | |",
                   f"| bytes per second per viewer, MJPEG live view (640x360@15) | {sizes['mjpeg'] / 1e6:.2f} MB/s "
                   f"({sizes['mjpeg'] * 8 / 1e6:.2f} Mbit/s) | |",
+                  f"| bytes per second per viewer, WebRTC (the same H.264, Opus sound, RTP) | {sizes['webrtc'] / 1e6:.2f} MB/s "
+                  f"({sizes['webrtc'] * 8 / 1e6:.2f} Mbit/s) | |",
                   f"| RTSP / MJPEG | {sizes['rtsp'] / sizes['mjpeg']:.2f}, for 4× the pixels and twice the frames, with sound | |"]
     for name, error in failures.items():
         lines.append(f"\n{name} failed: {error}")
@@ -139,8 +276,13 @@ def main():
     args = ap.parse_args()
     binary = os.path.abspath(args.binary)
     command = f"python3 Tests/Benchmarks/bench_streaming.py --binary {args.binary} --out {args.out}"
-    rounds, failures, sizes = [], {}, None
+    rounds, failures, sizes, latency = [], {}, None, None
     with tempfile.TemporaryDirectory(prefix="bench-streaming-") as work:
+        try:
+            latency = latency_round(binary, work)
+            print("latency", latency, flush=True)
+        except (DaemonError, OSError) as e:
+            failures["latency"] = str(e)
         for i in range(args.rounds):
             try:
                 r = cpu_round(binary, work, i, args.window)
@@ -154,7 +296,7 @@ def main():
         except (DaemonError, OSError, subprocess.SubprocessError) as e:
             failures["bytes"] = str(e)
     machine = f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f} at the end"
-    write_section(args.out, report(command, rounds, failures, sizes, args.window, machine), START, END)
+    write_section(args.out, report(command, rounds, failures, sizes, args.window, machine, latency), START, END)
     return 1 if failures else 0
 
 

@@ -15,8 +15,10 @@ final class RTSPTests: XCTestCase {
         pipeline = "videotestsrc is-live=true pattern=smpte horizontal-speed=\(FrameContinuity.speed)"
         """
 
-    private func startDaemon(extra: String = "") throws -> (DaemonProcess, String) {
-        let daemon = try DaemonProcess(extra: FrameContinuity.config + "\n[rtsp]\nlisten = \"127.0.0.1:0\"\n" + extra, cameras: Self.cameras)
+    /// `video`: more `[video]` keys.
+    private func startDaemon(video: String = "", extra: String = "") throws -> (DaemonProcess, String) {
+        let daemon = try DaemonProcess(extra: FrameContinuity.config + "\n" + video + "\n[rtsp]\nlisten = \"127.0.0.1:0\"\n" + extra,
+                                       cameras: Self.cameras)
         try daemon.start()
         var url: String?
         daemon.waitFor(10) {
@@ -111,7 +113,8 @@ final class RTSPTests: XCTestCase {
     }
 
     func testARecordingStaysWholeWhileClientsWatchAndOneIsKilled() throws {
-        let (daemon, url) = try startDaemon()
+        // Keyframes 4 s apart: a recording that waited for the stream's next one would start up to 4 s late.
+        let (daemon, url) = try startDaemon(video: "keyframe_interval_s = 4")
         defer { daemon.stop() }
         let folder = daemon.directory.path
         let watcher = try copyClient(url, to: folder + "/watcher.ts", seconds: 30)
@@ -129,7 +132,8 @@ final class RTSPTests: XCTestCase {
         XCTAssertEqual(second.terminationStatus, 0, "a client after the killed one plays")
 
         XCTAssertEqual(result.droppedFrames, 0)
-        XCTAssertLessThan(try XCTUnwrap(result.startLatencyMs), 400, "the clip starts when asked, not a GOP later")
+        print("RTSPTests: start latency with a viewer \(result.startLatencyMs ?? -1) ms")
+        XCTAssertLessThan(try XCTUnwrap(result.startLatencyMs), 1000, "the clip starts when asked, not at the stream's next keyframe")
         XCTAssertGreaterThan(result.durationMs, 2700, "3 s recorded: \(result.durationMs) ms")
         let rows = try FrameContinuity.rows(of: [result.path])
         XCTAssertEqual(FrameContinuity.breaks(in: rows).count, 0, "the clip's frames are continuous")

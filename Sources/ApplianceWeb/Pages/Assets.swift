@@ -152,6 +152,7 @@ enum Assets {
         if (!window.RTCPeerConnection || video.dataset.webrtc !== "on") return mjpeg("WebRTC is off");
         const pc = new RTCPeerConnection();
         webrtc = { pc, location: null };
+        window.livePeer = pc;  // for a look at getStats() from the console (and the streaming benchmark)
         pc.addTransceiver("video", { direction: "recvonly" });
         pc.addTransceiver("audio", { direction: "recvonly" });
         const stream = new MediaStream();
