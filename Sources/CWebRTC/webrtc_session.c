@@ -190,7 +190,7 @@ ApplWebrtcSession *appl_webrtc_session_start(const char *offer, gboolean audio, 
         source, video_pt, profile, video_pt);
     if (audio_pt >= 0) {
         g_string_append_printf(launch,
-            "appsrc name=audio %s ! avdec_aac ! audioconvert ! audioresample ! opusenc ! rtpopuspay pt=%d ! "
+            "appsrc name=audio %s ! avdec_aac ! audioconvert ! audioresample ! opusenc complexity=3 bitrate=64000 ! rtpopuspay pt=%d ! "
             "application/x-rtp,media=audio,encoding-name=OPUS,payload=%d,clock-rate=48000 ! "
             "queue leaky=downstream max-size-time=1000000000 ! rtc. ", source, audio_pt, audio_pt);
     }

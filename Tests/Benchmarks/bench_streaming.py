@@ -13,10 +13,13 @@ network against the dashboard's MJPEG. Default config otherwise (test sources, 1
              RTP payload and headers) and over /live.mjpeg (curl's size_download: the JPEG parts and their multipart
              headers), each for the same window.
   latency    capture → decoded frame over WebRTC: a camera fed from a FIFO (raw 640x360 I420 at 30 fps, written
-             here), dark frames with a white one every second. A frame's capture is the moment its write() into the
-             FIFO returned (the daemon's filesrc took it); its display is the rVFC presentationTime in chromium of
+             here), dark frames with three white ones every second. A frame's capture is the moment its write() into
+             the FIFO returned (the daemon's filesrc took it); its display is the rVFC presentationTime in chromium of
              the first decoded frame whose centre turned white (performance.timeOrigin + presentationTime, the
-             same machine clock). 40 flips; the first 3 skipped.
+             same machine clock). 40 flips; the first 3 skipped. The camera is paced by `identity sync=true`, as a
+             live camera is: without it the non-live filesrc read about 15 frames ahead into the camera's queues and
+             every flip measured 485 ms. With it a write returns as the frame before is released, so the figure may
+             be up to one frame (33 ms) high.
 
 Writes its section of docs/BENCHMARKS.md between markers.
 
@@ -186,7 +189,7 @@ def latency_round(binary, work, flips=40):
         bytes([235]) * (width * height) + bytes([128]) * (frame_bytes - width * height)
     camera = (f'[video]\nwidth = {width}\nheight = {height}\nframerate = {fps}\nbitrate_kbps = 1500\n'
               f'[[camera]]\nname = "fifo"\nsource = "pipeline"\npipeline = "filesrc location={fifo} blocksize={frame_bytes} ! '
-              f'rawvideoparse width={width} height={height} format=i420 framerate={fps}/1"\n')
+              f'rawvideoparse width={width} height={height} format=i420 framerate={fps}/1 ! identity sync=true"\n')
     directory = os.path.join(work, "latency")
     d = HarnessDaemon(binary, directory, base_config(os.path.join(directory, "data"), camera + '[rtsp]\nlisten = "off"\n'))
     import threading
@@ -248,7 +251,7 @@ def report(command, rounds, failures, sizes, window, machine, latency=None):
         lines += ["| measure | value | target |", "|---|---|---|",
                   f"| recording CPU, {CLIENTS} RTSP clients and 1 WebRTC viewer / none (median of {len(rounds)}) | {median:.3f} "
                   f"({', '.join(f'{r:.3f}' for r in ratios)}) | ≤ {CPU_TARGET:.2f} ({verdict}) |",
-                  f"| recording CPU with {CLIENTS} clients | {statistics.median(r['clients'] for r in rounds) * 100:.1f} % of a core | |",
+                  f"| recording CPU with {CLIENTS} RTSP clients and a WebRTC viewer | {statistics.median(r['clients'] for r in rounds) * 100:.1f} % of a core | |",
                   f"| recording CPU without | {statistics.median(r['none'] for r in rounds) * 100:.1f} % of a core | |",
                   f"| frames dropped in the recordings (with clients / without) | "
                   f"{sum(r['dropped']['clients'] for r in rounds)} / {sum(r['dropped']['none'] for r in rounds)} | 0 |"]
@@ -262,8 +265,12 @@ def report(command, rounds, failures, sizes, window, machine, latency=None):
                   f"| RTSP / MJPEG | {sizes['rtsp'] / sizes['mjpeg']:.2f}, for 4× the pixels and twice the frames, with sound | |"]
     for name, error in failures.items():
         lines.append(f"\n{name} failed: {error}")
-    lines += ["", "The clients' share of the cost is copying: the stream is the recording's own encoded output, "
-              "so the encoder's work does not change with them (Streaming/ in docs/DESIGN-NOTES.md).", END]
+    lines += ["", "The stream is the recording's own encoded output, so the encoder's work does not change with the "
+              "viewers; what they cost is the transports: RTSP's payloading and sends (three RTSP clients alone: 1.077 "
+              "in a 15 s round), and for each WebRTC viewer its own pipeline, which decodes the AAC and encodes Opus "
+              "(complexity 3) and encrypts and sends over DTLS-SRTP and libnice (one WebRTC viewer alone: 1.15 and "
+              "1.16 in two 15 s rounds; 1.19 with opusenc's default complexity). Those single rounds ran from "
+              "`cpu_round` with `CLIENTS` set to 0, or without the browser.", END]
     return "\n".join(lines)
 
 
