@@ -40,6 +40,11 @@ let package = Package(
             pkgConfig: "gstreamer-webrtc-1.0 gstreamer-sdp-1.0",
             providers: [.apt(["libgstreamer-plugins-bad1.0-dev"])]
         ),
+        .systemLibrary(
+            name: "CMosquitto",
+            pkgConfig: "libmosquitto",
+            providers: [.apt(["libmosquitto-dev"])]
+        ),
         /// One thin C target per concern: GStreamer's varargs and macros, JPEG with libjpeg, the RTSP server, a WebRTC viewer, input devices' ioctls,
         /// and the system calls Swift's Glibc module does not export.
         .target(name: "CGStreamerShim", dependencies: ["CGStreamer"]),
@@ -54,6 +59,8 @@ let package = Package(
             name: "GStreamerKit",
             dependencies: ["CGStreamer", "CGStreamerShim", "CJpeg", "CRTSPServer", "CWebRTC"]
         ),
+        /// An MQTT connection over libmosquitto: its own network thread, reconnects with backoff, events as a stream.
+        .target(name: "MQTTKit", dependencies: ["CMosquitto"]),
         /// The typed commands, results, errors and events, and their JSON form: shared by the daemon, `ctl` and any
         /// other front end. Foundation (and SystemCalls for the socket client) only.
         .target(name: "ApplianceProtocol", dependencies: ["SystemCalls"]),
@@ -64,6 +71,7 @@ let package = Package(
                 "ApplianceProtocol",
                 "CLinuxInput",
                 "SystemCalls",
+                "MQTTKit",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -41,6 +41,8 @@ extension ApplianceEvent {
         case .inputConnected: .inputConnected(try data(InputStatus.self))
         case .inputMissing: .inputMissing(try data(InputStatus.self))
         case .inputGesture: .inputGesture(try data(InputGesture.self))
+        case .mqttConnected: .mqttConnected(try data(MQTTStatus.self))
+        case .mqttDisconnected: .mqttDisconnected(try data(MQTTStatus.self))
         }
     }
 }

@@ -44,6 +44,10 @@ public enum ApplianceEvent: Sendable, Equatable {
     case inputMissing(InputStatus)
     /// A button gesture was recognised and its command sent.
     case inputGesture(InputGesture)
+    /// The MQTT broker took the connection (after start, or again after a loss).
+    case mqttConnected(MQTTStatus)
+    /// The MQTT link is down or could not be made; it is tried again with backoff.
+    case mqttDisconnected(MQTTStatus)
 
     /// The wire name (`recording_started`).
     public var name: String { kind.rawValue }
@@ -86,6 +90,8 @@ public enum ApplianceEvent: Sendable, Equatable {
         case .inputConnected: .inputConnected
         case .inputMissing: .inputMissing
         case .inputGesture: .inputGesture
+        case .mqttConnected: .mqttConnected
+        case .mqttDisconnected: .mqttDisconnected
         }
     }
 
@@ -116,6 +122,7 @@ public enum ApplianceEvent: Sendable, Equatable {
         case .stalled(let data), .flowing(let data): data
         case .inputConnected(let data), .inputMissing(let data): data
         case .inputGesture(let data): data
+        case .mqttConnected(let data), .mqttDisconnected(let data): data
         }
     }
 
@@ -157,5 +164,7 @@ public enum ApplianceEvent: Sendable, Equatable {
         case inputConnected = "input_connected"
         case inputMissing = "input_missing"
         case inputGesture = "input_gesture"
+        case mqttConnected = "mqtt_connected"
+        case mqttDisconnected = "mqtt_disconnected"
     }
 }

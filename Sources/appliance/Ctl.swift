@@ -88,6 +88,9 @@ struct Status: ParsableCommand {
             if let web = s.web {
                 lines.append("web: \(web.url ?? web.listen) (\(web.state.rawValue), \(web.liveViewers) MJPEG and \(web.webrtcViewers) WebRTC live viewers)\(web.error.map { ": \($0)" } ?? "")")
             }
+            if let mqtt = s.mqtt {
+                lines.append("mqtt: \(mqtt.url) (\(mqtt.state.rawValue), topics \(mqtt.topicPrefix)/…, \(mqtt.discoveryPrefix.map { "Home Assistant discovery under \($0)/" } ?? "no discovery"))\(mqtt.error.map { ": \($0)" } ?? "")")
+            }
             if let rtsp = s.rtsp {
                 lines.append("rtsp: \(rtsp.url ?? rtsp.listen) (\(rtsp.state.rawValue), \(rtsp.clients) clients, login \(rtsp.authentication))\(rtsp.error.map { ": \($0)" } ?? "")")
             }

@@ -141,6 +141,10 @@ enum WireExamples {
         case .inputConnected: .inputConnected(input)
         case .inputMissing: .inputMissing(InputStatus(label: "button", kind: "evdev", device: "/dev/input/event3", state: .missing, detail: "no such device"))
         case .inputGesture: .inputGesture(InputGesture(label: "button", gesture: .longPress, action: "protect", command: "protect"))
+        case .mqttConnected: .mqttConnected(MQTTStatus(state: .connected, url: "mqtt://broker:1883", topicPrefix: "appliance/1a2b3c4d",
+                                                       discoveryPrefix: "homeassistant", deviceID: "1a2b3c4d", connects: 1))
+        case .mqttDisconnected: .mqttDisconnected(MQTTStatus(state: .disconnected, url: "mqtts://broker:8883", error: "Connection refused",
+                                                             topicPrefix: "appliance/1a2b3c4d", discoveryPrefix: nil, deviceID: "1a2b3c4d", connects: 2))
         }
     }
 }

@@ -1,3 +1,4 @@
+import Foundation
 /// The appliance's configuration, read from TOML (see Config/appliance.toml for every key with its default).
 public struct ApplianceConfig: Sendable, Equatable {
     public var dataDir = "./data"
@@ -16,6 +17,7 @@ public struct ApplianceConfig: Sendable, Equatable {
     public var backup = Backup()
     public var web = Web()
     public var rtsp = RTSP()
+    public var mqtt = MQTT()
     public var inputs: [Input] = []
     public var outputs: [Output] = []
 
@@ -176,6 +178,36 @@ public struct ApplianceConfig: Sendable, Equatable {
         public var enabled: Bool { listen != "off" }
         public var hostAndPort: (host: String, port: Int)? { ListenAddress.parse(listen) }
         public var isLoopback: Bool { hostAndPort.map { ListenAddress.isLoopback($0.host) } ?? false }
+    }
+
+    /// `[mqtt]`: the broker the appliance reports to and takes commands from, and Home Assistant's discovery.
+    public struct MQTT: Sendable, Equatable {
+        /// `mqtt://host[:port]` or `mqtts://host[:port]`; empty: off.
+        public var url = ""
+        public var username = ""
+        public var passwordFile = ""
+        public var caFile = ""
+        /// Empty: `appliance-<device id>`.
+        public var clientID = ""
+        /// Empty: `appliance/<device id>`.
+        public var topicPrefix = ""
+        /// `""`: no discovery.
+        public var discoveryPrefix = "homeassistant"
+        /// Empty: the host name.
+        public var deviceName = ""
+
+        public var enabled: Bool { !url.isEmpty }
+
+        /// The broker's address from `url` (nil when malformed): port 1883, or 8883 with TLS, unless given.
+        public var broker: (host: String, port: Int, tls: Bool)? {
+            guard let parts = URLComponents(string: url), let scheme = parts.scheme, ["mqtt", "mqtts"].contains(scheme),
+                  let host = parts.host, !host.isEmpty, parts.path.isEmpty || parts.path == "/",
+                  parts.user == nil, parts.query == nil else { return nil }
+            let tls = scheme == "mqtts"
+            let port = parts.port ?? (tls ? 8883 : 1883)
+            guard (1...65535).contains(port) else { return nil }
+            return (host.hasPrefix("[") ? String(host.dropFirst().dropLast()) : host, port, tls)
+        }
     }
 
     /// The socket path with the default applied.

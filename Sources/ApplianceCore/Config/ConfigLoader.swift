@@ -42,6 +42,7 @@ public enum ConfigLoader {
         if var t = try top.table("backup") { config.backup = try ConfigSections.backup(&t, config.backup) }
         if var t = try top.table("web") { config.web = try ConfigSections.web(&t, config.web) }
         if var t = try top.table("rtsp") { config.rtsp = try ConfigSections.rtsp(&t, config.rtsp, web: config.web) }
+        if var t = try top.table("mqtt") { config.mqtt = try ConfigSections.mqtt(&t, config.mqtt) }
         if let tables = try top.tableArray("input") {
             config.inputs = try tables.enumerated().map { index, table in
                 var t = TableReader(table: table, path: "input", index: index, file: file, lines: lines)

@@ -191,4 +191,30 @@ enum ConfigSections {
         try t.finish()
         return r
     }
+
+    /// [mqtt]
+    static func mqtt(_ t: inout TableReader, _ defaults: ApplianceConfig.MQTT) throws -> ApplianceConfig.MQTT {
+        var m = defaults
+        m.url = try t.string("url", m.url)
+        m.username = try t.string("username", m.username)
+        m.passwordFile = try t.string("password_file", m.passwordFile)
+        m.caFile = try t.string("ca_file", m.caFile)
+        m.clientID = try t.string("client_id", m.clientID)
+        m.topicPrefix = try t.string("topic_prefix", m.topicPrefix)
+        m.discoveryPrefix = try t.string("discovery_prefix", m.discoveryPrefix)
+        m.deviceName = try t.string("device_name", m.deviceName)
+        if m.enabled, m.broker == nil {
+            throw t.error("url", "must be mqtt://host[:port] or mqtts://host[:port] (no user or path; the password goes in password_file), or empty, found '\(m.url)'")
+        }
+        if m.clientID.contains(where: { $0.isWhitespace }) {
+            throw t.error("client_id", "must be a word without spaces, found '\(m.clientID)'")
+        }
+        for (key, value) in [("topic_prefix", m.topicPrefix), ("discovery_prefix", m.discoveryPrefix)] {
+            if value.contains(where: { "#+\0".contains($0) }) || value.hasPrefix("/") || value.hasSuffix("/") || value.contains("//") {
+                throw t.error(key, "must be a topic without wildcards (+ #) or leading, trailing or double slashes, found '\(value)'")
+            }
+        }
+        try t.finish()
+        return m
+    }
 }

@@ -129,6 +129,24 @@ stun = ""
 listen = "off"
 path = "live"
 
+# MQTT and Home Assistant: the appliance appears in Home Assistant by itself (MQTT discovery), with a Recording
+# switch, its health, its last clip and its thumbnail, and says when it is offline. Empty url: off.
+[mqtt]
+# mqtt://host:1883, or mqtts://host:8883 (TLS with the system's CA store plus ca_file).
+url = ""
+username = ""
+# A file whose first line is the password (chmod 600); or set APPLIANCE_MQTT_PASSWORD.
+password_file = ""
+ca_file = ""
+# Empty: appliance-<device id> (the device id is derived from /etc/machine-id, shown by `ctl status`).
+client_id = ""
+# Empty: appliance/<device id>. States under <topic_prefix>/..., commands under <topic_prefix>/.../set.
+topic_prefix = ""
+# Home Assistant's discovery prefix; "" sends no discovery.
+discovery_prefix = "homeassistant"
+# The name Home Assistant shows; empty: this machine's host name.
+device_name = ""
+
 # Shutter buttons: none by default. Each [[input]] sends commands like `appliance ctl` does. An input whose device
 # is missing is reported in status and picked up when it appears; it never stops the daemon.
 # [[input]]

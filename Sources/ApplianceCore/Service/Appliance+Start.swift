@@ -61,11 +61,19 @@ extension Appliance {
             _ = try? await blocking { graph.stop() }
             throw StartupError(description: "\(error)")
         }
+        let mqtt: MQTTSettings?
+        do {
+            mqtt = config.mqtt.enabled ? try MQTTSettings(config: config) : nil
+        } catch {
+            _ = try? await blocking { graph.stop() }
+            throw StartupError(description: "\(error)")
+        }
+        let mqttLink = mqtt.map { MQTTLink($0.initialStatus) }
         let webrtc = WebRTCViewers(feed: liveFeed, web: config.web, logger: logger)
         let webReporter = FrontEndReporter(web: config.web.enabled ? WebStatus(state: .starting, listen: config.web.listen) : nil,
                                            live: graph.live, webrtc: webrtc)
         let status = StatusReporter(config: config, data: data, library: library, graph: graph, health: health, recorder: recorder, cameras: cameras, readiness: readiness, startedAt: startedAt,
-                                    outputs: lights, inputs: inputs, web: webReporter, rtsp: rtsp?.feed)
+                                    outputs: lights, inputs: inputs, web: webReporter, rtsp: rtsp?.feed, mqtt: mqttLink)
         let dispatcher = CommandDispatcher(
             recorder: recorder, clips: Clips(config: config, data: data, library: library, events: events, logger: logger, recorder: recorder, backup: backup), cameras: cameras,
             devices: devices, snapshots: Snapshotter(data: data, graph: graph, logger: logger), status: status,
@@ -108,6 +116,9 @@ extension Appliance {
         if let lights {
             services.append(RecordingLight(outputs: config.outputs, board: lights, events: events, minFreeMb: config.storage.minFreeMb,
                                            logger: logger, perform: dispatcher.perform))
+        }
+        if let mqtt, let mqttLink {
+            services.append(MQTTBridge(settings: mqtt, link: mqttLink, events: events, logger: logger, perform: dispatcher.perform))
         }
         // Last, so it hears of shutdown first and says STOPPING=1 before anything stops.
         if let serviceManager {

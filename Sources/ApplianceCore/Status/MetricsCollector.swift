@@ -106,6 +106,10 @@ struct MetricsCollector: Sendable {
         add("appliance_watchdog_pings_total", .counter, "WATCHDOG=1 messages sent to systemd.", Double(seen.watchdogPings))
         add("appliance_bus_turns_total", .counter, "Turns of the GStreamer bus thread (at least ten a second while alive).",
             Double(graph.busReader.heartbeat))
+        if let mqtt = s.mqtt {
+            add("appliance_mqtt_connected", .gauge, "1 while the MQTT broker has the connection.", mqtt.state == .connected ? 1 : 0)
+            add("appliance_mqtt_connects_total", .counter, "MQTT connections made since start.", Double(mqtt.connects))
+        }
         if let rtsp = s.rtsp {
             add("appliance_rtsp_clients", .gauge, "RTSP clients connected now.", Double(rtsp.clients))
         }

@@ -18,6 +18,7 @@ struct StatusReporter: Sendable {
     var inputs: InputBoard? = nil
     var web: FrontEndReporter? = nil
     var rtsp: RTSPFeed? = nil
+    var mqtt: MQTTLink? = nil
 
     func status() async -> StatusReport {
         let (state, live, recordingsThisRun) = await recorder.live()
@@ -41,6 +42,7 @@ struct StatusReporter: Sendable {
         report.inputs = inputs?.statuses
         report.web = web?.current
         report.rtsp = rtsp?.status
+        report.mqtt = mqtt?.status
         return report
     }
 }

@@ -29,7 +29,7 @@ public struct InputStatus: Codable, Sendable, Equatable {
 
 /// A button gesture an input recognised, and what its command did (`input_gesture`).
 public struct InputGesture: Codable, Sendable, Equatable {
-    public enum Gesture: String, Codable, Sendable {
+    public enum Gesture: String, Codable, Sendable, CaseIterable {
         case press
         case longPress = "long_press"
         case doublePress = "double_press"
@@ -117,5 +117,35 @@ public struct RTSPStatus: Codable, Sendable, Equatable {
 
     public init(state: State, listen: String, url: String? = nil, error: String? = nil, clients: Int = 0, authentication: String) {
         (self.state, self.listen, self.url, self.error, self.clients, self.authentication) = (state, listen, url, error, clients, authentication)
+    }
+}
+
+/// The MQTT link (absent when `[mqtt] url` is empty). The password is never here.
+public struct MQTTStatus: Codable, Sendable, Equatable {
+    public enum State: String, Codable, Sendable { case connecting, connected, disconnected }
+    public var state: State
+    /// The broker (`mqtt://host:port`).
+    public var url: String
+    /// Why the link is down (refused, unreachable, TLS); it is tried again with backoff.
+    public var error: String?
+    /// Where the states are published and the commands taken (`appliance/<device id>`).
+    public var topicPrefix: String
+    /// Home Assistant's discovery prefix; absent when discovery is off.
+    public var discoveryPrefix: String?
+    /// What identifies this device to Home Assistant.
+    public var deviceID: String
+    /// Connections made since start.
+    public var connects: Int
+
+    public init(state: State, url: String, error: String? = nil, topicPrefix: String, discoveryPrefix: String?, deviceID: String,
+                connects: Int = 0) {
+        (self.state, self.url, self.error, self.topicPrefix) = (state, url, error, topicPrefix)
+        (self.discoveryPrefix, self.deviceID, self.connects) = (discoveryPrefix, deviceID, connects)
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case state, url, error, topicPrefix, discoveryPrefix
+        case deviceID = "deviceId"
+        case connects
     }
 }

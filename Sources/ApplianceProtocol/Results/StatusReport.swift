@@ -72,6 +72,8 @@ public struct StatusReport: Codable, Sendable, Equatable {
     public var web: WebStatus?
     /// The RTSP live stream (absent when it is off).
     public var rtsp: RTSPStatus?
+    /// The MQTT link (absent when it is off).
+    public var mqtt: MQTTStatus?
 
     public init(state: RecorderState, ready: Bool, recording: Live?, cameras: [String], activeCamera: String,
                 cameraSources: [String: String], audioSource: String, preview: String, encoder: String, width: Int,

@@ -1,0 +1,139 @@
+import ApplianceProtocol
+import Foundation
+
+/// What the MQTT bridge knows of the appliance: only what the entry point answers (`status`, `cameras`,
+/// `backup.status`, `list`) and what the events say. Its health is the recording light's (`LightFacts`, one rule
+/// set for "something is wrong"); `states` turns it into the retained state topics.
+struct MQTTFacts: Equatable, Sendable {
+    var health = LightFacts()
+    var activeCamera = ""
+    /// Configured cameras in order, each with whether it has a problem (failed or missing).
+    var cameras: [String] = []
+    /// When the recording in progress began (from `status`' elapsed time, or the start event).
+    var recordingSince: Date?
+    var freeBytes: Int64?
+    var wrapsInS: Double?
+    var clips = 0
+    /// Clips waiting for backup (pending and uploading); nil when backup is off.
+    var backupQueue: Int?
+    var lastClip: Recording?
+    /// The dashboard's address (for the thumbnail URL and Home Assistant's configuration URL).
+    var webURL: String?
+
+    mutating func apply(_ status: StatusReport, minFreeMb: Int, now: Date) {
+        health.apply(status, minFreeMb: minFreeMb)
+        activeCamera = status.activeCamera
+        if cameras.isEmpty { cameras = status.cameras }
+        switch status.state {
+        case .recording: recordingSince = status.recording.map { now.addingTimeInterval(-Double($0.elapsedMs) / 1000) } ?? recordingSince
+        case .idle: recordingSince = nil
+        case .stopping: break
+        }
+        freeBytes = status.capacity?.freeBytes
+        wrapsInS = status.capacity?.wrapsInS
+        clips = status.recordingsTotal
+        webURL = status.web?.url
+    }
+
+    mutating func apply(_ report: CamerasReport) {
+        health.apply(report)
+        cameras = report.cameras.map(\.name)
+        if let active = report.active { activeCamera = active }
+    }
+
+    mutating func apply(_ backup: BackupStatus) {
+        health.apply(backup)
+        backupQueue = backup.enabled ? backup.counts.pending + backup.counts.running : nil
+    }
+
+    /// Folds what an event says straight in, and says what to ask the entry point again.
+    mutating func fold(_ event: ApplianceEvent, now: Date) -> MQTTRefresh {
+        var refresh = MQTTRefresh(light: RecordingLightPolicy.fold(event, into: &health))
+        switch event {
+        case .recordingStarted:
+            recordingSince = now
+        case .recordingStopped:
+            recordingSince = nil
+            refresh.formUnion([.lastClip, .status])
+        case .segmentClosed, .thumbnailReady, .renamed, .deleted, .retentionDeleted:
+            refresh.formUnion([.lastClip, .status])
+        case .cameraSwitched(let switched):
+            activeCamera = switched.to
+        case .backupStarted, .backupDone, .backupFailed, .backupRetry, .backupDeleted:
+            refresh.insert(.backup)
+        default: break
+        }
+        return refresh
+    }
+
+    /// Seconds recorded so far (0 when idle).
+    func elapsedS(now: Date) -> Int {
+        recordingSince.map { max(0, Int(now.timeIntervalSince($0))) } ?? 0
+    }
+
+    var problems: [String] { RecordingLightPolicy.faults(health) }
+
+    var storage: String {
+        if health.storageMissing { return "missing" }
+        if health.storageFull != nil { return "full" }
+        return health.storageLow ? "low" : "ok"
+    }
+
+    /// The retained state topics and their payloads (the thumbnail's bytes are added by the bridge, which reads the
+    /// file). `None` is Home Assistant's "unknown" for a sensor.
+    func states(_ topics: MQTTTopics, now: Date) -> [String: [UInt8]] {
+        var s: [String: String] = [
+            topics.recording: health.recording ? "ON" : "OFF",
+            topics.elapsed: "\(elapsedS(now: now))",
+            topics.camera: activeCamera,
+            topics.freeSpace: freeBytes.map { "\(Int(($0 + 500_000) / 1_000_000))" } ?? "None",
+            topics.timeUntilWrap: wrapsInS.map { "\(Int($0.rounded()))" } ?? "None",
+            topics.storage: storage,
+            topics.problem: problems.isEmpty ? "OFF" : "ON",
+            topics.problemAttributes: Self.json(["problems": .array(problems.map(JSONValue.string))]),
+            topics.clips: "\(clips)",
+            topics.backupQueue: backupQueue.map { "\($0)" } ?? "None",
+            topics.lastClip: Self.json(lastClipValue),
+        ]
+        for camera in cameras {
+            let trouble = health.failedCameras.contains(camera) || health.missingCameras.contains(camera)
+            s[topics.camera(camera)] = trouble ? "ON" : "OFF"
+        }
+        return s.mapValues { Array($0.utf8) }
+    }
+
+    private var lastClipValue: JSONValue {
+        guard let clip = lastClip else { return ["title": .null] }
+        var object: [String: JSONValue] = ["id": .string(clip.id), "title": .string(clip.title),
+                                           "duration_s": clip.durationMs.map { .double(Double($0) / 1000) } ?? .null,
+                                           "camera": clip.camera.map(JSONValue.string) ?? .null,
+                                           "locked": .bool(clip.locked)]
+        if let ended = clip.endedAt { object["ended_at"] = .string(ISO8601DateFormatter().string(from: ended)) }
+        if let web = webURL, clip.thumbnail != nil { object["thumbnail_url"] = .string(web + "/media/\(clip.id)/thumbnail") }
+        return .object(object)
+    }
+
+    static func json(_ value: JSONValue) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return (try? encoder.encode(value)).map { String(decoding: $0, as: UTF8.self) } ?? "null"
+    }
+}
+
+/// What to ask the entry point again after an event.
+struct MQTTRefresh: OptionSet, Sendable {
+    let rawValue: Int
+    static let status = MQTTRefresh(rawValue: 1), cameras = MQTTRefresh(rawValue: 2), backup = MQTTRefresh(rawValue: 4)
+    static let lastClip = MQTTRefresh(rawValue: 8)
+    static let all: MQTTRefresh = [.status, .cameras, .backup, .lastClip]
+
+    init(rawValue: Int) { self.rawValue = rawValue }
+
+    init(light: RecordingLightPolicy.Refresh) {
+        var r: MQTTRefresh = []
+        if light.contains(.status) { r.insert(.status) }
+        if light.contains(.cameras) { r.insert(.cameras) }
+        if light.contains(.backup) { r.insert(.backup) }
+        self = r
+    }
+}

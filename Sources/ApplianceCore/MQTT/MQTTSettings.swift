@@ -1,0 +1,75 @@
+import ApplianceProtocol
+import MQTTKit
+
+/// `[mqtt]` with its defaults filled in from this device (client id, topic prefix, name) and its password read:
+/// everything the bridge needs, resolved once at start.
+struct MQTTSettings: Sendable {
+    var host: String
+    var port: Int
+    var tls: Bool
+    var caFile: String
+    var username: String
+    var password: String?
+    var clientID: String
+    var topics: MQTTTopics
+    /// Nil: no discovery.
+    var discoveryPrefix: String?
+    var deviceID: String
+    var deviceName: String
+    var minFreeMb: Int
+    var backup: Bool
+    /// Whether the dashboard is on (its address is Home Assistant's configuration URL).
+    var web: Bool
+    var shutters: Bool
+
+    init(config: ApplianceConfig, identity: DeviceIdentity = .current()) throws {
+        let m = config.mqtt
+        guard let broker = m.broker else { throw ConfigError(file: "", line: nil, key: "mqtt.url", message: "not an MQTT URL: '\(m.url)'") }
+        (host, port, tls) = (broker.host, broker.port, broker.tls)
+        caFile = m.caFile
+        username = m.username
+        password = try SecretFile.read(file: m.passwordFile, key: "mqtt.password_file", environmentVariable: "APPLIANCE_MQTT_PASSWORD")
+        deviceID = identity.id
+        clientID = m.clientID.isEmpty ? "appliance-\(identity.id)" : m.clientID
+        topics = MQTTTopics(prefix: m.topicPrefix.isEmpty ? "appliance/\(identity.id)" : m.topicPrefix)
+        discoveryPrefix = m.discoveryPrefix.isEmpty ? nil : m.discoveryPrefix
+        deviceName = m.deviceName.isEmpty ? identity.hostName : m.deviceName
+        minFreeMb = config.storage.minFreeMb
+        backup = config.backup.enabled
+        web = config.web.enabled
+        shutters = !config.inputs.isEmpty
+    }
+
+    /// The broker as status shows it (no user, no password).
+    var url: String {
+        let shown = host.contains(":") ? "[\(host)]" : host
+        return "\(tls ? "mqtts" : "mqtt")://\(shown):\(port)"
+    }
+
+    var initialStatus: MQTTStatus {
+        MQTTStatus(state: .connecting, url: url, topicPrefix: topics.prefix, discoveryPrefix: discoveryPrefix, deviceID: deviceID)
+    }
+
+    var connectionOptions: MQTTConnection.Options {
+        var o = MQTTConnection.Options(host: host, port: port, tls: tls, clientID: clientID)
+        o.caFile = caFile.isEmpty ? nil : caFile
+        o.username = username.isEmpty ? nil : username
+        o.password = password
+        o.will = MQTTMessage(topic: topics.availability, text: "offline", qos: 1, retain: true)
+        o.subscriptions = topics.commands.map { ($0, 1) }
+        if let discoveryPrefix {
+            let discovery = HomeAssistantDiscovery(prefix: discoveryPrefix, deviceID: deviceID, deviceName: deviceName,
+                                                   version: ApplianceVersion.current, configurationURL: nil, topics: topics,
+                                                   cameras: [], shutters: shutters)
+            o.subscriptions += [(discovery.statusTopic, 1), (discovery.subscription, 0)]
+        }
+        return o
+    }
+
+    func discovery(facts: MQTTFacts) -> HomeAssistantDiscovery? {
+        discoveryPrefix.map {
+            HomeAssistantDiscovery(prefix: $0, deviceID: deviceID, deviceName: deviceName, version: ApplianceVersion.current,
+                                   configurationURL: facts.webURL, topics: topics, cameras: facts.cameras, shutters: shutters)
+        }
+    }
+}

@@ -1,0 +1,311 @@
+import ApplianceProtocol
+import Foundation
+import XCTest
+
+/// `[mqtt]` against a real broker (Debian's mosquitto, password file, TLS with a test CA) and mosquitto's own
+/// clients: Home Assistant discovery with the keys each component needs, the Recording switch driving a real
+/// recording, states following events, the last will on SIGKILL, reconnecting after the broker restarts,
+/// rediscovery when Home Assistant comes back, a removed camera's entity cleared, refusals and unreachable brokers
+/// as status lines with recording unaffected, and 1,000 malformed commands survived.
+final class MQTTTests: XCTestCase {
+    static let prefix = "test/cam"
+    static let discovery = "ha"
+    static let cameras = """
+        [[camera]]
+        name = "main"
+        source = "test"
+        pattern = "smpte"
+
+        [[camera]]
+        name = "second"
+        source = "test"
+        pattern = "ball"
+        """
+    /// A shutter whose device is not there: the daemon reports it missing and goes on; its gestures entity exists.
+    static let shutter = """
+
+        [[input]]
+        kind = "evdev"
+        device = "/dev/input/by-id/appliance-test-none"
+        key = "KEY_SPACE"
+        """
+
+    private func mqttConfig(_ broker: MosquittoBroker, password: String? = nil, url: String? = nil, caFile: String? = nil,
+                            directory: String) throws -> String {
+        let file = directory + "/mqtt-password"
+        _ = FileManager.default.createFile(atPath: file, contents: Data((password ?? broker.password).utf8), attributes: [.posixPermissions: 0o600])
+        return """
+
+            [mqtt]
+            url = "\(url ?? broker.url)"
+            username = "\(broker.user)"
+            password_file = "\(file)"
+            topic_prefix = "\(Self.prefix)"
+            discovery_prefix = "\(Self.discovery)"
+            device_name = "Test appliance"
+            client_id = "appliance-test-\(UUID().uuidString.prefix(6))"
+            \(caFile.map { "ca_file = \"\($0)\"" } ?? "")
+            """
+    }
+
+    private func startDaemon(_ broker: MosquittoBroker, cameras: String = MQTTTests.cameras, password: String? = nil,
+                             url: String? = nil, caFile: String? = nil, root: String? = nil) throws -> DaemonProcess {
+        let daemon = try DaemonProcess(extra: Self.shutter, cameras: cameras, root: root)
+        try daemon.appendConfig(try mqttConfig(broker, password: password, url: url, caFile: caFile, directory: daemon.directory.path))
+        try daemon.start()
+        return daemon
+    }
+
+    private func topic(_ name: String) -> String { Self.prefix + "/" + name }
+
+    private func waitConnected(_ daemon: DaemonProcess, connects: Int = 1, timeout: TimeInterval = 30) -> MQTTStatus? {
+        var status: MQTTStatus?
+        daemon.waitFor(timeout) {
+            status = try? daemon.status().mqtt
+            return status?.state == .connected && (status?.connects ?? 0) >= connects
+        }
+        return status
+    }
+
+    func testDiscoveryCarriesWhatHomeAssistantRequiresAndTheSwitchRecords() throws {
+        let broker = try MosquittoBroker()
+        try broker.start()
+        let watcher = try MQTTWatcher(broker: broker, filter: "#")
+        let daemon = try startDaemon(broker)
+        defer { daemon.stop() }
+        let status = try XCTUnwrap(waitConnected(daemon), "status.mqtt: \(daemon.log)")
+        XCTAssertEqual(status.topicPrefix, Self.prefix)
+        XCTAssertEqual(status.discoveryPrefix, Self.discovery)
+        XCTAssertNil(status.error)
+        XCTAssertFalse(daemon.log.contains(broker.password), "the password is never logged")
+        let ctl = try daemon.ctl(["status"])
+        XCTAssertTrue(ctl.stdout.contains("mqtt: \(broker.url) (connected"), ctl.stdout)
+
+        XCTAssertTrue(watcher.waitFor(topic("availability"), "online"))
+        let node = "appliance_\(status.deviceID)"
+        let expected: [(String, String)] = [
+            ("switch", "recording"), ("binary_sensor", "recording_active"), ("binary_sensor", "problem"),
+            ("sensor", "elapsed"), ("sensor", "free_space"), ("sensor", "time_until_wrap"), ("sensor", "storage"),
+            ("sensor", "clips"), ("sensor", "last_clip"), ("sensor", "backup_queue"), ("button", "snapshot"),
+            ("button", "protect"), ("select", "camera"), ("image", "thumbnail"), ("event", "shutter"),
+            ("binary_sensor", "camera_main"), ("binary_sensor", "camera_second"),
+        ]
+        let topics = expected.map { "\(Self.discovery)/\($0.0)/\(node)/\($0.1)/config" }
+        XCTAssertTrue(watcher.waitFor(20) { seen in topics.allSatisfy { t in seen.contains { $0.topic == t } } },
+                      "discovery topics seen: \(Set(watcher.messages.map(\.topic)).sorted())")
+        // Home Assistant's required keys per component (homeassistant/components/mqtt/<platform>.py schemas).
+        let required: [String: [[String]]] = [
+            "switch": [["command_topic"]], "binary_sensor": [["state_topic"]], "sensor": [["state_topic"]],
+            "button": [["command_topic"]], "select": [["command_topic"], ["options"]], "image": [["image_topic", "url_topic"]],
+            "event": [["state_topic"], ["event_types"]],
+        ]
+        var uniqueIDs = Set<String>()
+        for ((component, object), topic) in zip(expected, topics) {
+            let config = try XCTUnwrap(watcher.last(topic)?.json, "\(topic) is JSON")
+            for alternatives in required[component] ?? [] {
+                XCTAssertTrue(alternatives.contains { config[$0] != nil }, "\(component)/\(object) lacks \(alternatives): \(config)")
+            }
+            let unique = try XCTUnwrap(config["unique_id"] as? String)
+            XCTAssertTrue(uniqueIDs.insert(unique).inserted, "unique_id \(unique) used twice")
+            XCTAssertEqual(config["availability_topic"] as? String, self.topic("availability"))
+            let device = try XCTUnwrap(config["device"] as? [String: Any])
+            XCTAssertEqual(device["identifiers"] as? [String], [node])
+            XCTAssertEqual(device["name"] as? String, "Test appliance")
+            XCTAssertEqual(device["sw_version"] as? String, ApplianceVersion.current)
+            XCTAssertTrue((device["configuration_url"] as? String)?.hasPrefix("http://127.0.0.1:") == true, "\(device)")
+            for key in ["state_topic", "command_topic", "image_topic", "json_attributes_topic"] {
+                if let t = config[key] as? String { XCTAssertTrue(t.hasPrefix(Self.prefix + "/"), "\(object).\(key) = \(t)") }
+            }
+        }
+        XCTAssertEqual(watcher.last(topics[12])?.json?["options"] as? [String], ["main", "second"])
+
+        // States, retained, from the start.
+        XCTAssertTrue(watcher.waitFor(topic("recording"), "OFF"))
+        XCTAssertTrue(watcher.waitFor(topic("camera"), "main"))
+        XCTAssertTrue(watcher.waitFor(topic("problem"), "OFF"))
+        XCTAssertTrue(watcher.waitFor(topic("storage"), "ok"))
+        XCTAssertTrue(watcher.waitFor(topic("clips"), "0"))
+        XCTAssertTrue(watcher.waitFor(topic("cameras/second"), "OFF"))
+        XCTAssertGreaterThan(Int(watcher.last(topic("free_space"))?.text ?? "") ?? 0, 0)
+
+        // The switch starts and stops a real recording; the states follow the events.
+        try broker.publish(topic("recording/set"), "ON")
+        XCTAssertTrue(watcher.waitFor(topic("recording"), "ON"), "recording state after ON: \(daemon.log)")
+        XCTAssertEqual(try daemon.status().state, .recording)
+        try broker.publish(topic("camera/set"), "second")
+        XCTAssertTrue(watcher.waitFor(topic("camera"), "second"))
+        XCTAssertEqual(try daemon.status().activeCamera, "second")
+        daemon.waitFor(10) { ((try? daemon.status().recording?.elapsedMs) ?? 0) > 2000 }
+        try broker.publish(topic("recording/set"), "OFF")
+        XCTAssertTrue(watcher.waitFor(topic("recording"), "OFF"))
+        XCTAssertTrue(watcher.waitFor(topic("clips"), "1"))
+        let clip = try XCTUnwrap(try daemon.list().items.first)
+        XCTAssertEqual(clip.state, .complete)
+        XCTAssertTrue(watcher.waitFor(20) { _ in watcher.last(self.topic("last_clip"))?.json?["id"] as? String == clip.id })
+        let last = try XCTUnwrap(watcher.last(topic("last_clip"))?.json)
+        XCTAssertEqual(last["title"] as? String, clip.title)
+        XCTAssertGreaterThan(last["duration_s"] as? Double ?? 0, 1.5)
+        XCTAssertTrue((last["thumbnail_url"] as? String)?.hasSuffix("/media/\(clip.id)/thumbnail") == true, "\(last)")
+        XCTAssertTrue(watcher.waitFor(20) { _ in watcher.last(self.topic("thumbnail"))?.payload.starts(with: [0xFF, 0xD8]) == true },
+                      "the thumbnail's JPEG bytes")
+        XCTAssertTrue(try broker.retained(topic("recording")).contains { $0.text == "OFF" }, "states are retained")
+
+        // Buttons: a snapshot, and protect (locks the clip just recorded).
+        try broker.publish(topic("protect/set"), "PRESS")
+        daemon.waitFor(10) { (try? daemon.info(clip.id).recording.locked) == true }
+        XCTAssertTrue(try daemon.info(clip.id).recording.locked, "protect locked the last clip: \(daemon.log)")
+        let snapshots = (try? FileManager.default.contentsOfDirectory(atPath: daemon.dataDir + "/snapshots")) ?? []
+        try broker.publish(topic("snapshot/set"), "PRESS")
+        XCTAssertTrue(daemon.waitFor(10) {
+            ((try? FileManager.default.contentsOfDirectory(atPath: daemon.dataDir + "/snapshots")) ?? []).count > snapshots.count
+        }, "a snapshot file: \(daemon.log)")
+    }
+
+    func testLastWillBrokerRestartAndHomeAssistantComingBack() throws {
+        let broker = try MosquittoBroker()
+        try broker.start()
+        let daemon = try startDaemon(broker)
+        XCTAssertNotNil(waitConnected(daemon), daemon.log)
+        let watcher = try MQTTWatcher(broker: broker, filter: "#")
+        XCTAssertTrue(watcher.waitFor(topic("availability"), "online"))
+
+        // Home Assistant restarts: discovery and states are sent again.
+        let configsBefore = watcher.messages.filter { $0.topic.hasPrefix(Self.discovery + "/") && $0.topic.hasSuffix("/config") }.count
+        try broker.publish(Self.discovery + "/status", "online")
+        XCTAssertTrue(watcher.waitFor(15) { seen in
+            seen.filter { $0.topic.hasPrefix(Self.discovery + "/") && $0.topic.hasSuffix("/config") }.count >= configsBefore + 17
+        }, "discovery sent again after \(Self.discovery)/status online: \(daemon.log)")
+
+        // The broker dies and comes back without its retained messages: the daemon reconnects and publishes them again.
+        let events = try EventListener(daemon, timeout: 60)
+        broker.stop()
+        let lost = try events.waitFor("mqtt_disconnected")
+        XCTAssertEqual(lost["state"] as? String, "disconnected")
+        XCTAssertNotNil(lost["error"] as? String)
+        XCTAssertEqual(try daemon.status().mqtt?.state, .disconnected)
+        try broker.start()
+        let back = try events.waitFor("mqtt_connected")
+        XCTAssertEqual(back["connects"] as? Int, 2)
+        XCTAssertNotNil(waitConnected(daemon, connects: 2, timeout: 45), "reconnected: \(daemon.log)")
+        let retained = try broker.retained(Self.prefix + "/#")
+        XCTAssertTrue(retained.contains { $0.topic == topic("availability") && $0.text == "online" }, "\(retained.map(\.topic))")
+        XCTAssertTrue(retained.contains { $0.topic == topic("recording") && $0.text == "OFF" }, "\(retained.map(\.topic))")
+
+        // A power cut: the broker publishes the will, retained for whoever subscribes later.
+        let late = try MQTTWatcher(broker: broker, filter: topic("availability"))
+        XCTAssertTrue(late.waitFor(topic("availability"), "online"))
+        if let process = daemon.process { kill(process.processIdentifier, SIGKILL) }
+        XCTAssertTrue(late.waitFor(topic("availability"), "offline", timeout: 90), "the last will: \(broker.log.suffix(2000))")
+        XCTAssertTrue(try broker.retained(topic("availability")).contains { $0.text == "offline" })
+    }
+
+    func testCleanStopSaysOfflineAndARemovedCameraLosesItsEntity() throws {
+        let broker = try MosquittoBroker()
+        try broker.start()
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("mqtt-root-\(UUID().uuidString.prefix(6))").path
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let first = try startDaemon(broker, root: root)
+        let status = try XCTUnwrap(waitConnected(first), first.log)
+        let secondCamera = "\(Self.discovery)/binary_sensor/appliance_\(status.deviceID)/camera_second/config"
+        let watcher = try MQTTWatcher(broker: broker, filter: "#")
+        XCTAssertTrue(watcher.waitFor(20) { seen in seen.contains { $0.topic == secondCamera && !$0.payload.isEmpty } })
+        XCTAssertEqual(first.stop(), 0)
+        XCTAssertTrue(watcher.waitFor(topic("availability"), "offline", timeout: 10), "a clean stop says offline")
+
+        // The same device without its second camera: that camera's entity is cleared (an empty retained config).
+        let one = "[[camera]]\nname = \"main\"\nsource = \"test\"\npattern = \"smpte\""
+        let second = try startDaemon(broker, cameras: one, root: root)
+        defer { second.stop() }
+        XCTAssertNotNil(waitConnected(second), second.log)
+        XCTAssertTrue(watcher.waitFor(20) { _ in watcher.last(secondCamera)?.payload.isEmpty == true }, "camera_second cleared: \(second.log)")
+        XCTAssertFalse(try broker.retained(secondCamera).contains { !$0.payload.isEmpty })
+        XCTAssertEqual(watcher.last("\(Self.discovery)/select/appliance_\(status.deviceID)/camera/config")?.json?["options"] as? [String], ["main"])
+    }
+
+    func testRefusedAndUnreachableBrokersAreStatusLinesAndRecordingGoesOn() throws {
+        let broker = try MosquittoBroker()
+        try broker.start()
+        let refused = try startDaemon(broker, password: "wrong")
+        defer { refused.stop() }
+        var status: MQTTStatus?
+        refused.waitFor(20) {
+            status = try? refused.status().mqtt
+            return status?.error != nil
+        }
+        XCTAssertEqual(status?.state, .disconnected)
+        XCTAssertTrue(status?.error?.lowercased().contains("not authori") == true, "\(String(describing: status))")
+        XCTAssertTrue(try refused.ctl(["status"]).stdout.contains("mqtt: \(broker.url) (disconnected"))
+        try assertRecords(refused)
+
+        // Nothing listens there.
+        let unreachable = try startDaemon(broker, url: "mqtt://127.0.0.1:\(broker.port + 1)")
+        defer { unreachable.stop() }
+        unreachable.waitFor(20) {
+            status = try? unreachable.status().mqtt
+            return status?.error != nil
+        }
+        XCTAssertTrue(status?.error?.contains("refused") == true, "\(String(describing: status))")
+        try assertRecords(unreachable)
+        XCTAssertEqual(unreachable.stop(), 0, "stops at once with the broker away")
+    }
+
+    func testTLSWithATestCAAndRefusedWithoutIt() throws {
+        let certificates = try TestCertificates()
+        let broker = try MosquittoBroker(tls: certificates)
+        try broker.start()
+        let daemon = try startDaemon(broker, caFile: certificates.caCertificate)
+        defer { daemon.stop() }
+        XCTAssertNotNil(waitConnected(daemon), "mqtts with ca_file: \(daemon.log)")
+        let watcher = try MQTTWatcher(broker: broker, filter: topic("#"))
+        XCTAssertTrue(watcher.waitFor(topic("availability"), "online"))
+
+        let untrusting = try startDaemon(broker)
+        defer { untrusting.stop() }
+        var status: MQTTStatus?
+        untrusting.waitFor(20) {
+            status = try? untrusting.status().mqtt
+            return status?.error != nil
+        }
+        XCTAssertEqual(status?.state, .disconnected)
+        XCTAssertTrue(status?.error?.contains("certificate verify failed") == true, "\(String(describing: status))")
+    }
+
+    func testAThousandMalformedCommandsLeaveTheDaemonUpAndRecording() throws {
+        let broker = try MosquittoBroker()
+        try broker.start()
+        let daemon = try startDaemon(broker)
+        defer { daemon.stop() }
+        XCTAssertNotNil(waitConnected(daemon), daemon.log)
+        let watcher = try MQTTWatcher(broker: broker, filter: topic("#"))
+        XCTAssertTrue(watcher.waitFor(topic("recording"), "OFF"))
+        _ = try daemon.recordStart(title: "under fire")
+        var junk = Data()
+        for i in 0..<250 {
+            junk.append(contentsOf: Array("garbage \(i) \(String(repeating: "x", count: i))\n".utf8))
+            // Not UTF-8 (mosquitto_pub -l ends its input at a NUL byte, so none here).
+            junk.append(contentsOf: [0xFF, 0xFE, 0xC3, 0x28, UInt8(0x30 + i % 10), 0x0A])
+        }
+        for name in ["recording/set", "camera/set", "snapshot/set", "protect/set"] {
+            try broker.publishLines(topic(name), junk)
+        }
+        XCTAssertTrue(daemon.waitFor(30) { daemon.log.components(separatedBy: "ignored:").count > 900 },
+                      "each malformed message is one log line")
+        let stopped = try daemon.recordStop()
+        XCTAssertGreaterThan(stopped.durationMs, 0)
+        XCTAssertEqual(stopped.title, "under fire")
+        try broker.publish(topic("recording/set"), "TOGGLE")
+        XCTAssertTrue(watcher.waitFor(topic("recording"), "ON"), "commands still work")
+        try broker.publish(topic("recording/set"), "OFF")
+        XCTAssertTrue(watcher.waitFor(topic("recording"), "OFF"))
+        XCTAssertEqual(try daemon.status().mqtt?.state, .connected)
+    }
+
+    private func assertRecords(_ daemon: DaemonProcess, file: StaticString = #filePath, line: UInt = #line) throws {
+        _ = try daemon.recordStart()
+        daemon.waitFor(10) { ((try? daemon.status().recording?.durationMs) ?? 0) > 1000 }
+        let result = try daemon.recordStop()
+        XCTAssertGreaterThan(result.durationMs, 500, file: file, line: line)
+        XCTAssertEqual(result.droppedFrames, 0, file: file, line: line)
+    }
+}
