@@ -142,4 +142,30 @@ final class ConfigTests: XCTestCase {
         }
         XCTAssertEqual(error("[rtsp]\nport = 8554\n")?.key, "rtsp.port")
     }
+
+    func testMQTTSettings() throws {
+        let defaults = try ConfigLoader.load(path: nil).mqtt
+        XCTAssertFalse(defaults.enabled, "off unless a broker is named")
+        XCTAssertEqual(defaults.discoveryPrefix, "homeassistant")
+        let plain = try ConfigLoader.parse("[mqtt]\nurl = \"mqtt://broker.lan\"\n", file: "t").mqtt
+        XCTAssertEqual(plain.broker?.host, "broker.lan")
+        XCTAssertEqual(plain.broker?.port, 1883)
+        XCTAssertEqual(plain.broker?.tls, false)
+        let tls = try ConfigLoader.parse("[mqtt]\nurl = \"mqtts://[::1]:18883\"\ndiscovery_prefix = \"\"\n", file: "t").mqtt
+        XCTAssertEqual(tls.broker?.host, "::1")
+        XCTAssertEqual(tls.broker?.port, 18883)
+        XCTAssertEqual(tls.broker?.tls, true)
+        XCTAssertEqual(try ConfigLoader.parse("[mqtt]\nurl = \"mqtts://b\"\n", file: "t").mqtt.broker?.port, 8883)
+        func error(_ toml: String) -> ConfigError? {
+            do { _ = try ConfigLoader.parse(toml, file: "t"); return nil } catch { return error as? ConfigError }
+        }
+        for url in ["http://broker", "broker:1883", "mqtt://", "mqtt://user:pw@broker", "mqtt://broker/topic", "mqtt://broker:0"] {
+            XCTAssertEqual(error("[mqtt]\nurl = \"\(url)\"\n")?.key, "mqtt.url", url)
+        }
+        for prefix in ["a/#", "a/+/b", "/a", "a/", "a//b"] {
+            XCTAssertEqual(error("[mqtt]\nurl = \"mqtt://b\"\ntopic_prefix = \"\(prefix)\"\n")?.key, "mqtt.topic_prefix", prefix)
+        }
+        XCTAssertEqual(error("[mqtt]\nurl = \"mqtt://b\"\nclient_id = \"two words\"\n")?.key, "mqtt.client_id")
+        XCTAssertEqual(error("[mqtt]\nport = 1883\n")?.key, "mqtt.port")
+    }
 }

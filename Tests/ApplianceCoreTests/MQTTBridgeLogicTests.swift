@@ -1,0 +1,114 @@
+@testable import ApplianceCore
+import ApplianceProtocol
+import Foundation
+import XCTest
+
+/// The MQTT bridge's pure parts: Home Assistant discovery, command payloads, the states from facts, the device id.
+final class MQTTBridgeLogicTests: XCTestCase {
+    let topics = MQTTTopics(prefix: "appliance/1a2b3c4d")
+
+    private func discovery(cameras: [String] = ["front", "rear cam"], shutters: Bool = true) -> HomeAssistantDiscovery {
+        HomeAssistantDiscovery(prefix: "homeassistant", deviceID: "1a2b3c4d", deviceName: "Dashcam", version: "1.2.3",
+                               configurationURL: "http://192.168.1.5:8080", topics: topics, cameras: cameras, shutters: shutters)
+    }
+
+    func testEveryEntityHasWhatHomeAssistantRequiresUnderOneDevice() {
+        let d = discovery()
+        // Required keys per platform (Home Assistant's MQTT platform schemas).
+        let required: [String: [[String]]] = [
+            "switch": [["command_topic"]], "binary_sensor": [["state_topic"]], "sensor": [["state_topic"]],
+            "button": [["command_topic"]], "select": [["command_topic"], ["options"]], "image": [["image_topic", "url_topic"]],
+            "event": [["state_topic"], ["event_types"]],
+        ]
+        var unique = Set<String>()
+        for entity in d.entities {
+            for alternatives in required[entity.component] ?? [["?"]] {
+                XCTAssertTrue(alternatives.contains { entity.config[$0] != nil }, "\(entity.component)/\(entity.objectID): \(alternatives)")
+            }
+            guard case .string(let id)? = entity.config["unique_id"] else { return XCTFail("unique_id") }
+            XCTAssertTrue(unique.insert(id).inserted, id)
+            XCTAssertEqual(entity.config["availability_topic"], .string(topics.availability))
+            guard case .object(let device)? = entity.config["device"] else { return XCTFail("device") }
+            XCTAssertEqual(device["identifiers"], .array(["appliance_1a2b3c4d"]))
+            XCTAssertEqual(device["configuration_url"], "http://192.168.1.5:8080")
+            XCTAssertEqual(d.topic(entity), "homeassistant/\(entity.component)/appliance_1a2b3c4d/\(entity.objectID)/config")
+            if entity.config["command_topic"] != nil { XCTAssertEqual(entity.config["qos"], 1) }
+        }
+        let objects = Set(d.entities.map(\.objectID))
+        XCTAssertTrue(objects.isSuperset(of: ["recording", "problem", "free_space", "time_until_wrap", "clips", "backup_queue",
+                                              "snapshot", "protect", "camera", "thumbnail", "shutter", "camera_front", "camera_rear_cam"]))
+        let select = d.entities.first { $0.component == "select" }
+        XCTAssertEqual(select?.config["options"], .array(["front", "rear cam"]))
+        XCTAssertFalse(discovery(shutters: false).entities.contains { $0.component == "event" }, "no shutter, no gesture entity")
+        XCTAssertEqual(d.subscription, "homeassistant/+/appliance_1a2b3c4d/+/config")
+    }
+
+    func testCommandPayloads() {
+        func parse(_ topic: String, _ text: String) -> Command? {
+            try? MQTTCommandParser.command(topic: topic, payload: Array(text.utf8), topics: topics, cameras: ["front", "next"]).get()
+        }
+        XCTAssertEqual(parse(topics.recordingSet, "ON"), .recordStart(title: nil))
+        XCTAssertEqual(parse(topics.recordingSet, " off\n"), .recordStop(title: nil))
+        XCTAssertEqual(parse(topics.recordingSet, "toggle"), .recordToggle(title: nil))
+        XCTAssertEqual(parse(topics.recordingSet, "start"), .recordStart(title: nil))
+        XCTAssertEqual(parse(topics.snapshotSet, "PRESS"), .snapshot)
+        XCTAssertEqual(parse(topics.snapshotSet, ""), .snapshot)
+        XCTAssertEqual(parse(topics.protectSet, "PRESS"), .protect(before: Command.defaultProtectWindow, after: Command.defaultProtectWindow))
+        XCTAssertEqual(parse(topics.cameraSet, "front"), .switchCamera(.named("front")))
+        XCTAssertEqual(parse(topics.cameraSet, "next"), .switchCamera(.named("next")), "a camera named next is that camera")
+        for (topic, text) in [(topics.recordingSet, "yes"), (topics.recordingSet, "{\"state\":\"ON\"}"), (topics.snapshotSet, "now"),
+                              (topics.cameraSet, "back"), (topics.prefix + "/other/set", "ON"), (topics.recordingSet, String(repeating: "O", count: 300))] {
+            XCTAssertNil(parse(topic, text), "\(topic) \(text)")
+        }
+        let binary = MQTTCommandParser.command(topic: topics.recordingSet, payload: [0xFF, 0xFE, 0xC3, 0x28], topics: topics, cameras: [])
+        XCTAssertEqual(binary, .failure(MQTTCommandRefusal("payload is not UTF-8 text")))
+        guard case .failure(let refusal) = MQTTCommandParser.command(topic: topics.recordingSet, payload: Array("bad\u{1}\nx".utf8),
+                                                                     topics: topics, cameras: []) else { return XCTFail() }
+        XCTAssertFalse(refusal.description.contains("\u{1}"), "the log line shows no control characters: \(refusal)")
+    }
+
+    func testStatesFollowTheFacts() {
+        var facts = MQTTFacts()
+        facts.cameras = ["front", "rear"]
+        facts.activeCamera = "front"
+        facts.freeBytes = 12_345_678_901
+        facts.clips = 7
+        let now = Date()
+        func text(_ topic: String) -> String? { facts.states(topics, now: now)[topic].map { String(decoding: $0, as: UTF8.self) } }
+        XCTAssertEqual(text(topics.recording), "OFF")
+        XCTAssertEqual(text(topics.elapsed), "0")
+        XCTAssertEqual(text(topics.freeSpace), "12346")
+        XCTAssertEqual(text(topics.timeUntilWrap), "None", "unknown to Home Assistant")
+        XCTAssertEqual(text(topics.backupQueue), "None")
+        XCTAssertEqual(text(topics.problem), "OFF")
+        XCTAssertEqual(text(topics.storage), "ok")
+        XCTAssertEqual(text(topics.clips), "7")
+        XCTAssertEqual(text(topics.camera("rear")), "OFF")
+
+        let started = RecordingStarted(id: "r1", title: "t", partialPath: "/p", createdAt: now.addingTimeInterval(-30))
+        _ = facts.fold(.recordingStarted(started), now: now.addingTimeInterval(-30))
+        XCTAssertEqual(text(topics.recording), "ON")
+        XCTAssertEqual(text(topics.elapsed), "30")
+        let refresh = facts.fold(.storageMissing(StorageStatus(state: .missing, recordingsDir: "/media/sd")), now: now)
+        XCTAssertTrue(refresh.contains(.status))
+        XCTAssertEqual(text(topics.problem), "ON")
+        XCTAssertEqual(text(topics.storage), "missing")
+        XCTAssertTrue(text(topics.problemAttributes)?.contains("storage_missing") == true)
+        _ = facts.fold(.cameraFailed(CameraFailure(camera: "rear", reason: "gone")), now: now)
+        XCTAssertEqual(text(topics.camera("rear")), "ON")
+        _ = facts.fold(.cameraSwitched(CameraSwitched(from: "front", to: "rear", latencyMs: 3)), now: now)
+        XCTAssertEqual(text(topics.camera), "rear")
+    }
+
+    func testDeviceIDIsStableHexAndHidesTheMachineID() throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("machine-id-\(UUID().uuidString)").path
+        try "0123456789abcdef0123456789abcdef\n".write(toFile: file, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        let a = DeviceIdentity.current(machineIDFile: file), b = DeviceIdentity.current(machineIDFile: file)
+        XCTAssertEqual(a, b)
+        XCTAssertEqual(a.id.count, 8)
+        XCTAssertTrue(a.id.allSatisfy(\.isHexDigit))
+        XCTAssertFalse("0123456789abcdef0123456789abcdef".contains(a.id))
+        XCTAssertEqual(DeviceIdentity.hash(""), "811c9dc5", "FNV-1a's offset basis")
+    }
+}
