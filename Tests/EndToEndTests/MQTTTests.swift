@@ -1,3 +1,4 @@
+import ApplianceCore
 import ApplianceProtocol
 import Foundation
 import XCTest
@@ -49,8 +50,10 @@ final class MQTTTests: XCTestCase {
     }
 
     private func startDaemon(_ broker: MosquittoBroker, cameras: String = MQTTTests.cameras, password: String? = nil,
-                             url: String? = nil, caFile: String? = nil, root: String? = nil) throws -> DaemonProcess {
-        let daemon = try DaemonProcess(extra: Self.shutter, cameras: cameras, root: root)
+                             url: String? = nil, caFile: String? = nil, root: String? = nil,
+                             shutter: (String) -> String = { _ in MQTTTests.shutter }) throws -> DaemonProcess {
+        let daemon = try DaemonProcess(cameras: cameras, root: root)
+        try daemon.appendConfig(shutter(daemon.directory.path))
         try daemon.appendConfig(try mqttConfig(broker, password: password, url: url, caFile: caFile, directory: daemon.directory.path))
         try daemon.start()
         return daemon
@@ -307,5 +310,64 @@ final class MQTTTests: XCTestCase {
         let result = try daemon.recordStop()
         XCTAssertGreaterThan(result.durationMs, 500, file: file, line: line)
         XCTAssertEqual(result.droppedFrames, 0, file: file, line: line)
+    }
+
+    func testAShutterPressIsAHomeAssistantEvent() throws {
+        let broker = try MosquittoBroker()
+        try broker.start()
+        let daemon = try startDaemon(broker) { directory in
+            "\n[[input]]\nlabel = \"remote\"\nkind = \"evdev\"\ndevice = \"\(directory)/remote-event-kbd\"\nkey = \"KEY_RECORD\"\n"
+        }
+        defer { daemon.stop() }
+        XCTAssertNotNil(waitConnected(daemon), daemon.log)
+        let watcher = try MQTTWatcher(broker: broker, filter: topic("#"))
+        XCTAssertTrue(watcher.waitFor(topic("recording"), "OFF"))
+        let fifo = daemon.directory.path + "/remote-event-kbd"
+        XCTAssertEqual(mkfifo(fifo, 0o600), 0)
+        var fd: Int32 = -1
+        XCTAssertTrue(daemon.waitFor(15) {
+            fd = open(fifo, O_WRONLY | O_NONBLOCK | O_CLOEXEC)
+            return fd >= 0
+        }, daemon.log)
+        defer { close(fd) }
+        // KEY_RECORD down and up 80 ms later, each with its SYN_REPORT: a press.
+        let press = InputEventRecord.encoded(ms: 5_000_000, type: 1, code: 167, value: 1) + InputEventRecord.encoded(ms: 5_000_000, type: 0, code: 0, value: 0)
+            + InputEventRecord.encoded(ms: 5_000_080, type: 1, code: 167, value: 0) + InputEventRecord.encoded(ms: 5_000_080, type: 0, code: 0, value: 0)
+        XCTAssertEqual(press.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }, press.count)
+        XCTAssertTrue(watcher.waitFor(15) { _ in watcher.last(self.topic("gesture"))?.json?["event_type"] as? String == "press" }, daemon.log)
+        let gesture = try XCTUnwrap(watcher.last(topic("gesture")))
+        XCTAssertFalse(gesture.retained, "a gesture is an event, not a state")
+        XCTAssertEqual(gesture.json?["label"] as? String, "remote")
+        XCTAssertTrue(watcher.waitFor(topic("recording"), "ON"), "the press toggled recording on")
+    }
+
+    /// A broker that takes the TCP connection and never answers (hung, or a firewall that swallows packets): the
+    /// connect is given up after 10 s and tried again; status says so; commands and recording never wait for it.
+    func testASilentBrokerTimesOutWithoutHoldingAnythingUp() throws {
+        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        XCTAssertGreaterThanOrEqual(listener, 0)
+        defer { close(listener) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        XCTAssertEqual(withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, length) } }, 0)
+        XCTAssertEqual(listen(listener, 8), 0)  // the kernel completes handshakes; nobody ever reads
+        XCTAssertEqual(withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &length) } }, 0)
+        let port = Int(UInt16(bigEndian: address.sin_port))
+
+        let broker = try MosquittoBroker()  // only for its user name; never started
+        let daemon = try startDaemon(broker, url: "mqtt://127.0.0.1:\(port)")
+        defer { daemon.stop() }
+        try assertRecords(daemon)
+        var status: MQTTStatus?
+        daemon.waitFor(30) {
+            status = try? daemon.status().mqtt
+            return status?.error != nil
+        }
+        XCTAssertEqual(status?.state, .disconnected)
+        XCTAssertTrue(status?.error?.contains("no answer from 127.0.0.1:\(port) within 10 s") == true, "\(String(describing: status))")
+        try assertRecords(daemon)
+        XCTAssertEqual(daemon.stop(), 0)
     }
 }
