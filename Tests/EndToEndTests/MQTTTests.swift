@@ -272,6 +272,16 @@ final class MQTTTests: XCTestCase {
         }
         XCTAssertEqual(status?.state, .disconnected)
         XCTAssertTrue(status?.error?.contains("certificate verify failed") == true, "\(String(describing: status))")
+
+        // A ca_file that is not there: one status line, and the daemon records without MQTT.
+        let missing = try startDaemon(broker, caFile: "/nonexistent/ca.pem")
+        defer { missing.stop() }
+        missing.waitFor(20) {
+            status = try? missing.status().mqtt
+            return status?.error != nil
+        }
+        XCTAssertTrue(status?.error?.contains("ca_file /nonexistent/ca.pem") == true, "\(String(describing: status))")
+        try assertRecords(missing)
     }
 
     func testAThousandMalformedCommandsLeaveTheDaemonUpAndRecording() throws {
