@@ -180,10 +180,9 @@ public final class MQTTConnection: @unchecked Sendable {
     private func describe(_ rc: Int32) -> String {
         if rc == Int32(MOSQ_ERR_ERRNO.rawValue) { return String(cString: strerror(errno)) }
         let text = String(cString: mosquitto_strerror(rc))
-        if rc == Int32(MOSQ_ERR_TLS.rawValue) || rc == Int32(MOSQ_ERR_CONN_REFUSED.rawValue),
-           let logged = lock.withLock({ lastLoggedError }) {
-            return "\(text): \(logged)"
-        }
+        guard let logged = lock.withLock({ lastLoggedError }) else { return text }
+        if rc == Int32(MOSQ_ERR_CONN_REFUSED.rawValue) { return logged }  // the CONNACK's own words say it all
+        if rc == Int32(MOSQ_ERR_TLS.rawValue) { return "\(text): \(logged)" }
         return text
     }
 

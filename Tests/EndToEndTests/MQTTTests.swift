@@ -380,4 +380,33 @@ final class MQTTTests: XCTestCase {
         try assertRecords(daemon)
         XCTAssertEqual(daemon.stop(), 0)
     }
+
+    /// `appliance doctor` logs in to the broker with the daemon's settings: a pass names the broker and the user; a
+    /// wrong password or no broker is a failure with its fix, and exit code 1.
+    func testDoctorChecksTheBrokerLogin() throws {
+        let certificates = try TestCertificates()
+        let broker = try MosquittoBroker(tls: certificates)
+        try broker.start()
+        func doctor(password: String? = nil, url: String? = nil) throws -> (status: Int32, line: String, output: String) {
+            let setup = try DaemonProcess()
+            try setup.appendConfig(try mqttConfig(broker, password: password, url: url, caFile: certificates.caCertificate,
+                                                  directory: setup.directory.path))
+            let result = try ProcessOutcome.run(DaemonProcess.binary, ["doctor", "--config", setup.configPath], timeout: 120)
+            let line = (result.stdout + result.stderr).split(separator: "\n").first { $0.contains("  mqtt: ") }.map(String.init) ?? ""
+            return (result.status, line, result.stdout + result.stderr)
+        }
+        let good = try doctor()
+        XCTAssertEqual(good.line, "PASS  mqtt: \(broker.url) takes the login as \(broker.user) over verified TLS (topics under \(Self.prefix))", good.output)
+        XCTAssertFalse(good.output.contains(broker.password), "the password is never printed")
+        XCTAssertFalse(broker.log.contains("appliance/"), "doctor publishes nothing")
+
+        let wrong = try doctor(password: "nope")
+        XCTAssertEqual(wrong.status, 1)
+        XCTAssertTrue(wrong.line.hasPrefix("FAIL  mqtt: \(broker.url) as \(broker.user): Connection Refused: not authorised."), wrong.line)
+        XCTAssertTrue(wrong.line.hasSuffix("-- fix: check [mqtt] username and password_file (or APPLIANCE_MQTT_PASSWORD) and the broker's ACL"), wrong.line)
+
+        let nowhere = try doctor(url: "mqtt://127.0.0.1:\(broker.port + 1)")
+        XCTAssertEqual(nowhere.status, 1)
+        XCTAssertTrue(nowhere.line.contains("Connection refused -- fix: check [mqtt] url, the network and that the broker is running"), nowhere.line)
+    }
 }

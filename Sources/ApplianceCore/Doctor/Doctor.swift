@@ -57,6 +57,8 @@ public enum Doctor {
         })
         checks.append(await DoctorDeadline.runAsync(BackupCheck.name, seconds: 15) { await BackupCheck.run(config.backup) }
             ?? .fail(BackupCheck.name, "the WebDAV server did not answer within 15 s", fix: "check [backup] url and the network"))
+        checks.append(await DoctorDeadline.runAsync(MQTTCheck.name, seconds: 15) { await MQTTCheck.run(config) }
+            ?? .fail(MQTTCheck.name, "the MQTT broker did not answer within 15 s", fix: "check [mqtt] url and the network"))
         return DoctorReport(checks: checks)
     }
 }
