@@ -15,6 +15,10 @@ struct ApplWebrtcSession {
     gboolean shift_known;
     gint64 shift;
     gboolean stopped;
+    /* Under `lock`: whether audio pushes go through (a viewer with its sound off is sent none), and whether the next
+     * one that does follows a gap (marked DISCONT, so the decoder and encoder start afresh). */
+    gboolean audio_on;
+    gboolean audio_gap;
     /* Under `gather_lock`: ICE gathering done, and the candidates seen (mline → "a=candidate:…" lines). */
     GMutex gather_lock;
     GCond gathered_cond;
@@ -175,6 +179,7 @@ ApplWebrtcSession *appl_webrtc_session_start(const char *offer, gboolean audio, 
     g_cond_init(&s->gathered_cond);
     s->candidates = g_string_new(NULL);
     s->handlers = handlers;
+    s->audio_on = TRUE;
     /* The viewer's decoder starts at a keyframe and needs SPS/PPS: they are in every keyframe (the encoder's parser).
      * The answer names the profile the browser offered (capssetter): a browser matches the answer's H.264 by
      * profile-level-id and drops a codec it did not offer (chromium offers no High profile), while its decoder plays
@@ -283,6 +288,16 @@ gboolean appl_webrtc_session_push(ApplWebrtcSession *s, const char *name, GstBuf
     }
     gboolean known = s->shift_known;
     gint64 shift = s->shift;
+    gboolean audio = strcmp(name, "audio") == 0, discont = FALSE;
+    if (audio && !s->audio_on) {
+        s->audio_gap = TRUE;
+        g_mutex_unlock(&s->lock);
+        return FALSE;
+    }
+    if (audio && s->audio_gap) {
+        discont = TRUE;
+        s->audio_gap = FALSE;
+    }
     g_mutex_unlock(&s->lock);
     if (!known || (gint64)running_time + shift < 0) return FALSE;
     GstElement *src = gst_bin_get_by_name(GST_BIN(s->pipeline), name);
@@ -290,9 +305,16 @@ gboolean appl_webrtc_session_push(ApplWebrtcSession *s, const char *name, GstBuf
     GstBuffer *copy = gst_buffer_copy(buffer);
     GST_BUFFER_PTS(copy) = (GstClockTime)((gint64)running_time + shift);
     GST_BUFFER_DTS(copy) = GST_CLOCK_TIME_NONE;
+    if (discont) GST_BUFFER_FLAG_SET(copy, GST_BUFFER_FLAG_DISCONT);
     gboolean pushed = gst_app_src_push_buffer(GST_APP_SRC(src), copy) == GST_FLOW_OK;
     gst_object_unref(src);
     return pushed;
+}
+
+void appl_webrtc_session_set_audio(ApplWebrtcSession *s, gboolean on) {
+    g_mutex_lock(&s->lock);
+    s->audio_on = on;
+    g_mutex_unlock(&s->lock);
 }
 
 void appl_webrtc_session_stop(ApplWebrtcSession *s) {

@@ -60,6 +60,12 @@ public final class WebRTCSession: @unchecked Sendable {
         whileRunning { appl_webrtc_session_push($0, name, buffer.pointer, GstClockTime(runningTime)) != 0 } ?? false
     }
 
+    /// Whether audio is sent (on at the start). Off: audio pushes are dropped before decoding; on again: the next
+    /// frame starts a fresh decode and encode.
+    public func setAudio(_ on: Bool) {
+        whileRunning { appl_webrtc_session_set_audio($0, on ? 1 : 0) }
+    }
+
     /// Stops the pipeline; later calls do nothing. Blocking (a state change).
     public func stop() {
         guard stopped.withLock({ stopped in defer { stopped = true }; return !stopped }) else { return }

@@ -14,11 +14,18 @@ import XCTest
 final class WebWHEPRouteTests: XCTestCase {
     final class Recorded: WHEPSessions {
         let offers = Locked<[String]>([])
+        let sounds = Locked<[Bool]>([])
         let ended = Locked<[String]>([])
-        func answer(offer: String) async throws(ApplianceError) -> WHEPAnswer {
+        func answer(offer: String, sound: Bool) async throws(ApplianceError) -> WHEPAnswer {
             offers.withLock { $0.append(offer) }
+            sounds.withLock { $0.append(sound) }
             guard offer.hasPrefix("v=0") else { throw ApplianceError(.badRequest, "cannot answer the offer: not SDP") }
             return WHEPAnswer(id: "abc123", sdp: "v=0\r\no=- 1 1 IN IP4 127.0.0.1\r\n")
+        }
+
+        func setSound(_ id: String, on: Bool) async throws(ApplianceError) {
+            guard id == "abc123" else { throw ApplianceError(.notFound, "no WebRTC session \(id)") }
+            sounds.withLock { $0.append(on) }
         }
 
         func end(_ id: String) async throws(ApplianceError) {
@@ -47,6 +54,35 @@ final class WebWHEPRouteTests: XCTestCase {
             let again = try await client.request("/api/whep/nope", method: .delete)
             XCTAssertEqual(again.status, .notFound)
             XCTAssertEqual(again.errorCode, "not_found")
+        }
+    }
+
+    /// The live page starts a session without sound (`?sound=off`) and turns it on with a click; a WHEP client that
+    /// says nothing gets sound from the start. Bad values are refused before the core sees them.
+    func testSoundStartsOffOnRequestAndIsTurnedOnLater() async throws {
+        let sessions = Recorded()
+        let web = try WebHarness(whep: sessions)
+        try await web.test { client in
+            let plain = try await client.request("/api/whep", method: .post, headers: [Self.sdp], body: Self.offer)
+            XCTAssertEqual(plain.status, .created, plain.text)
+            let muted = try await client.request("/api/whep?sound=off", method: .post, headers: [Self.sdp], body: Self.offer)
+            XCTAssertEqual(muted.status, .created, muted.text)
+            let odd = try await client.request("/api/whep?sound=loud", method: .post, headers: [Self.sdp], body: Self.offer)
+            XCTAssertEqual(odd.status, .badRequest)
+            XCTAssertEqual(sessions.sounds.withLock { $0 }, [true, false])
+
+            let on = try await client.request("/api/whep/abc123/sound", method: .post, body: #"{"on": true}"#)
+            XCTAssertEqual(on.status, .ok, on.text)
+            let off = try await client.request("/api/whep/abc123/sound", method: .post, body: #"{"on": false}"#)
+            XCTAssertEqual(off.status, .ok, off.text)
+            let unsaid = try await client.request("/api/whep/abc123/sound", method: .post, body: #"{"on": "yes"}"#)
+            XCTAssertEqual(unsaid.status, .badRequest)
+            XCTAssertEqual(unsaid.errorCode, "bad_request")
+            let unknown = try await client.request("/api/whep/nope/sound", method: .post, body: #"{"on": true}"#)
+            XCTAssertEqual(unknown.status, .notFound)
+            let anonymous = try await client.request("/api/whep/abc123/sound", method: .post, auth: false, body: #"{"on": false}"#)
+            XCTAssertEqual(anonymous.status, .unauthorized)
+            XCTAssertEqual(sessions.sounds.withLock { $0 }, [true, false, true, false], "only the well-formed, authorised requests reached the core")
         }
     }
 

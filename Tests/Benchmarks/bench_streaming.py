@@ -7,7 +7,9 @@ network against the dashboard's MJPEG. Default config otherwise (test sources, 1
              copying the stream over TCP to nowhere; their own CPU is not counted) against one with none. Every
              thread's run time from /proc/PID/task/*/schedstat, alternating which daemon starts first.
              The "clients" daemon also has one WebRTC viewer: the dashboard's live page in headless chromium
-             (selenium), playing over WHEP.
+             (selenium), playing over WHEP, as a viewer finds it: muted, so the session is sent no audio. Then one
+             round each of the parts: the viewer with its sound on (one click), RTSP clients alone, the viewer
+             alone (muted and with sound).
   bytes      one daemon, idle: bytes a client receives per second, over RTSP (ffmpeg's -c copy output: the H.264 and
              AAC payload, RTP headers not counted), over WebRTC (chromium's getStats bytesReceived, video and audio:
              RTP payload and headers) and over /live.mjpeg (curl's size_download: the JPEG parts and their multipart
@@ -76,8 +78,9 @@ def browser():
     return driver
 
 
-def open_webrtc(driver, web_url, timeout=60):
-    """The dashboard's live page, playing over WebRTC (raises if it fell back to MJPEG)."""
+def open_webrtc(driver, web_url, sound=False, timeout=60):
+    """The dashboard's live page, playing over WebRTC (raises if it fell back to MJPEG); `sound`: its Sound button
+    clicked, and audio packets arriving."""
     driver.get(web_url + "/")
     deadline = time.monotonic() + timeout
     while not driver.execute_script("return document.body.dataset.live"):
@@ -87,6 +90,20 @@ def open_webrtc(driver, web_url, timeout=60):
     mode, why = driver.execute_script("return [document.body.dataset.live, document.body.dataset.liveWhy]")
     if mode != "webrtc":
         raise DaemonError(f"the live page fell back to MJPEG: {why}")
+    if sound:
+        driver.execute_script("document.getElementById('sound').click()")
+        while driver.execute_async_script(AUDIO_PACKETS_JS) < 10:
+            if time.monotonic() > deadline:
+                raise DaemonError("no audio packets after Sound on")
+            time.sleep(0.2)
+
+
+AUDIO_PACKETS_JS = """
+const done = arguments[arguments.length - 1];
+const pc = window.livePeer;
+if (!pc) { done(-1); return; }
+pc.getStats().then((stats) => { let n = 0; stats.forEach((r) => { if (r.type === "inbound-rtp" && r.kind === "audio") n += r.packetsReceived; }); done(n); });
+"""
 
 
 WEBRTC_BYTES_JS = """
@@ -102,9 +119,10 @@ def rtsp_client(url, seconds, out="-", fmt="null"):
                              "-f", fmt, "-y", out], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
 
 
-def cpu_round(binary, work, index, window):
+def cpu_round(binary, work, index, window, rtsp=CLIENTS, viewer="muted"):
+    """`rtsp` RTSP clients and a WebRTC viewer (`viewer`: "muted", "sound" or None) on one daemon, none on the other."""
     modes = ("clients", "none") if index % 2 == 0 else ("none", "clients")
-    daemons, clients, viewer = [], [], None
+    daemons, clients, page = [], [], None
     try:
         daemons = [Daemon(binary, work, f"{m}-{index}") for m in modes]
         for d in daemons:
@@ -112,11 +130,12 @@ def cpu_round(binary, work, index, window):
         for d in daemons:
             d.call("record.start")
         watched = daemons[modes.index("clients")]
-        clients = [rtsp_client(watched.rtsp, window + 60) for _ in range(CLIENTS)]
-        viewer = browser()
-        open_webrtc(viewer, watched.web)
+        clients = [rtsp_client(watched.rtsp, window + 60) for _ in range(rtsp)]
+        if viewer:
+            page = browser()
+            open_webrtc(page, watched.web, sound=viewer == "sound")
         deadline = time.monotonic() + 30
-        while watched.call("status")["rtsp"]["clients"] < CLIENTS:
+        while watched.call("status")["rtsp"]["clients"] < rtsp:
             if time.monotonic() > deadline:
                 raise DaemonError("the RTSP clients did not connect")
             time.sleep(0.2)
@@ -130,8 +149,8 @@ def cpu_round(binary, work, index, window):
         dropped = [d.call("record.stop")["dropped_frames"] for d in daemons]
         webrtc_viewers = watched.call("status")["web"]["webrtc_viewers"]
     finally:
-        if viewer:
-            viewer.quit()
+        if page:
+            page.quit()
         for c in clients:
             c.kill()
             c.wait()
@@ -155,7 +174,12 @@ def bytes_round(binary, work, window):
         b0, t0 = viewer.execute_async_script(WEBRTC_BYTES_JS), time.monotonic()
         time.sleep(window)
         b1, t1 = viewer.execute_async_script(WEBRTC_BYTES_JS), time.monotonic()
-        return {"rtsp": rtsp_bytes / window, "mjpeg": float(mjpeg.stdout or 0) / window, "webrtc": (b1 - b0) / (t1 - t0)}
+        open_webrtc(viewer, d.web, sound=True)
+        b2, t2 = viewer.execute_async_script(WEBRTC_BYTES_JS), time.monotonic()
+        time.sleep(window)
+        b3, t3 = viewer.execute_async_script(WEBRTC_BYTES_JS), time.monotonic()
+        return {"rtsp": rtsp_bytes / window, "mjpeg": float(mjpeg.stdout or 0) / window, "webrtc": (b1 - b0) / (t1 - t0),
+                "webrtc_sound": (b3 - b2) / (t3 - t2)}
     finally:
         if viewer:
             viewer.quit()
@@ -235,7 +259,15 @@ def latency_round(binary, work, flips=40):
             "min": latencies[0], "max": latencies[-1], "n": len(latencies)}
 
 
-def report(command, rounds, failures, sizes, window, machine, latency=None):
+PARTS = {  # name → (RTSP clients, viewer): one round each, after the target's rounds
+    f"{CLIENTS} RTSP clients and 1 WebRTC viewer with its sound on": (CLIENTS, "sound"),
+    f"{CLIENTS} RTSP clients alone": (CLIENTS, None),
+    "1 WebRTC viewer alone, muted": (0, "muted"),
+    "1 WebRTC viewer alone, sound on": (0, "sound"),
+}
+
+
+def report(command, rounds, failures, sizes, window, machine, latency=None, parts=None):
     lines = [START, "## Live streaming: RTSP and WebRTC", "",
              f"Reproduce: `{command}` ({machine}). Both daemons record 1280x720@30 x264 4 Mbit/s with AAC 128 kbit/s "
              f"from test sources; {window:.0f} s windows; CPU is every thread's run time of the daemon alone.", ""]
@@ -251,26 +283,31 @@ def report(command, rounds, failures, sizes, window, machine, latency=None):
         lines += ["| measure | value | target |", "|---|---|---|",
                   f"| recording CPU, {CLIENTS} RTSP clients and 1 WebRTC viewer / none (median of {len(rounds)}) | {median:.3f} "
                   f"({', '.join(f'{r:.3f}' for r in ratios)}) | ≤ {CPU_TARGET:.2f} ({verdict}) |",
-                  f"| recording CPU with {CLIENTS} RTSP clients and a WebRTC viewer | {statistics.median(r['clients'] for r in rounds) * 100:.1f} % of a core | |",
+                  f"| recording CPU with {CLIENTS} RTSP clients and a muted WebRTC viewer | {statistics.median(r['clients'] for r in rounds) * 100:.1f} % of a core | |",
                   f"| recording CPU without | {statistics.median(r['none'] for r in rounds) * 100:.1f} % of a core | |",
                   f"| frames dropped in the recordings (with clients / without) | "
                   f"{sum(r['dropped']['clients'] for r in rounds)} / {sum(r['dropped']['none'] for r in rounds)} | 0 |"]
+    for name, r in (parts or {}).items():
+        lines.append(f"| recording CPU, {name} / none (one round) | {r['clients'] / r['none']:.3f} | |")
     if sizes:
         lines += [f"| bytes per second per viewer, RTSP (1280x720@30 H.264 + AAC) | {sizes['rtsp'] / 1e6:.2f} MB/s "
                   f"({sizes['rtsp'] * 8 / 1e6:.2f} Mbit/s) | |",
                   f"| bytes per second per viewer, MJPEG live view (640x360@15) | {sizes['mjpeg'] / 1e6:.2f} MB/s "
                   f"({sizes['mjpeg'] * 8 / 1e6:.2f} Mbit/s) | |",
-                  f"| bytes per second per viewer, WebRTC (the same H.264, Opus sound, RTP) | {sizes['webrtc'] / 1e6:.2f} MB/s "
+                  f"| bytes per second per viewer, WebRTC muted (the same H.264, RTP) | {sizes['webrtc'] / 1e6:.2f} MB/s "
                   f"({sizes['webrtc'] * 8 / 1e6:.2f} Mbit/s) | |",
+                  f"| bytes per second per viewer, WebRTC with sound (and Opus 64 kbit/s) | {sizes['webrtc_sound'] / 1e6:.2f} MB/s "
+                  f"({sizes['webrtc_sound'] * 8 / 1e6:.2f} Mbit/s) | |",
                   f"| RTSP / MJPEG | {sizes['rtsp'] / sizes['mjpeg']:.2f}, for 4× the pixels and twice the frames, with sound | |"]
     for name, error in failures.items():
         lines.append(f"\n{name} failed: {error}")
     lines += ["", "The stream is the recording's own encoded output, so the encoder's work does not change with the "
-              "viewers; what they cost is the transports: RTSP's payloading and sends (three RTSP clients alone: 1.077 "
-              "in a 15 s round), and for each WebRTC viewer its own pipeline, which decodes the AAC and encodes Opus "
-              "(complexity 3) and encrypts and sends over DTLS-SRTP and libnice (one WebRTC viewer alone: 1.15 and "
-              "1.16 in two 15 s rounds; 1.19 with opusenc's default complexity). Those single rounds ran from "
-              "`cpu_round` with `CLIENTS` set to 0, or without the browser.", END]
+              "viewers; what they cost is the transports: RTSP's payloading and sends, and for each WebRTC viewer its "
+              "own pipeline, which encrypts and sends over DTLS-SRTP and libnice and, once its sound is on, decodes "
+              "the AAC and encodes Opus (complexity 3). A viewer's session starts without audio: the live page plays "
+              "muted until a click (browsers block autoplay with sound), and sending audio nobody hears cost as much "
+              "as the video (the parts above). What remains is per packet and per wake-up, not per byte: see "
+              "docs/DESIGN-NOTES.md, \"What a viewer costs\".", END]
     return "\n".join(lines)
 
 
@@ -283,7 +320,7 @@ def main():
     args = ap.parse_args()
     binary = os.path.abspath(args.binary)
     command = f"python3 Tests/Benchmarks/bench_streaming.py --binary {args.binary} --out {args.out}"
-    rounds, failures, sizes, latency = [], {}, None, None
+    rounds, failures, sizes, latency, parts = [], {}, None, None, {}
     with tempfile.TemporaryDirectory(prefix="bench-streaming-") as work:
         try:
             latency = latency_round(binary, work)
@@ -297,13 +334,19 @@ def main():
                 rounds.append(r)
             except DaemonError as e:
                 failures[f"cpu round {i}"] = str(e)
+        for i, (name, (rtsp, viewer)) in enumerate(PARTS.items()):
+            try:
+                parts[name] = cpu_round(binary, work, i, args.window, rtsp=rtsp, viewer=viewer)
+                print("part", name, parts[name], flush=True)
+            except DaemonError as e:
+                failures[f"part: {name}"] = str(e)
         try:
             sizes = bytes_round(binary, work, args.window)
             print("bytes", sizes, flush=True)
         except (DaemonError, OSError, subprocess.SubprocessError) as e:
             failures["bytes"] = str(e)
     machine = f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f} at the end"
-    write_section(args.out, report(command, rounds, failures, sizes, args.window, machine, latency), START, END)
+    write_section(args.out, report(command, rounds, failures, sizes, args.window, machine, latency, parts), START, END)
     return 1 if failures else 0
 
 

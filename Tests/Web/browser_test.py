@@ -46,6 +46,15 @@ class CheckFailed(Exception):
     pass
 
 
+# Audio RTP packets the live page's WebRTC connection has received so far (-1: no connection).
+AUDIO_PACKETS_JS = """
+const done = arguments[arguments.length - 1];
+const pc = window.livePeer;
+if (!pc) { done(-1); return; }
+pc.getStats().then((stats) => { let n = 0; stats.forEach((r) => { if (r.type === "inbound-rtp" && r.kind === "audio") n += r.packetsReceived; }); done(n); });
+"""
+
+
 def expect(condition, message):
     if not condition:
         raise CheckFailed(message)
@@ -509,11 +518,17 @@ def run_checks(run, daemon, base, http, api, browsers, directory):
         size = driver.execute_script("const v = document.getElementById('live-video'); return [v.videoWidth, v.videoHeight]")
         sound = driver.find_element(By.ID, "sound")
         expect(sound.is_displayed(), "the Sound button shows (an audio track came)")
+        # Muted, the session is sent no audio (the page asked for ?sound=off); the click asks for it.
+        muted_packets = driver.execute_async_script(AUDIO_PACKETS_JS)
+        expect(muted_packets == 0, f"{muted_packets} audio packets came while the sound was off")
         sound.click()
         expect(driver.execute_script("return document.getElementById('live-video').muted") is False, "Sound on unmutes")
+        wait(driver, lambda d: d.execute_async_script(AUDIO_PACKETS_JS) > 20, "audio packets after Sound on", timeout=15)
+        heard = driver.execute_async_script(AUDIO_PACKETS_JS)
         viewers = api.status()["web"]["webrtc_viewers"]
         expect(viewers == 1, f"status.web.webrtc_viewers is {viewers}")
-        return f"WebRTC {size[0]}×{size[1]}, {second - first} frames decoded in 2 s, sound on, status counts 1 viewer"
+        return (f"WebRTC {size[0]}×{size[1]}, {second - first} frames decoded in 2 s, 0 audio packets muted, "
+                f"{heard} after Sound on, status counts 1 viewer")
     check("live: the picture plays over WebRTC, frames rising, sound one click away", live_webrtc)
 
     def live_mjpeg_fallback():

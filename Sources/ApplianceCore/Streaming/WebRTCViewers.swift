@@ -3,10 +3,12 @@ import Foundation
 import GStreamerKit
 import Logging
 
-/// What the web front end needs of WebRTC viewing (WHEP): answer an offer, end a session. `WebRTCViewers` in the
-/// daemon; the web's in-process tests give their own.
+/// What the web front end needs of WebRTC viewing (WHEP): answer an offer, turn a session's sound on or off, end a
+/// session. `WebRTCViewers` in the daemon; the web's in-process tests give their own.
 public protocol WHEPSessions: Sendable {
-    func answer(offer: String) async throws(ApplianceError) -> WHEPAnswer
+    /// `sound`: whether audio is sent from the start (a WHEP client's default); the live page starts without it.
+    func answer(offer: String, sound: Bool) async throws(ApplianceError) -> WHEPAnswer
+    func setSound(_ id: String, on: Bool) async throws(ApplianceError)
     func end(_ id: String) async throws(ApplianceError)
 }
 
@@ -20,6 +22,10 @@ public struct WHEPAnswer: Sendable {
 /// The dashboard's WebRTC viewers (WHEP, RFC 9725): each POSTed offer gets a session of its own, fed from the live
 /// feed (the recording's H.264, its AAC sent as Opus), holding the encoder gate open until it ends. A session ends
 /// when the viewer DELETEs it, when its connection fails or closes, or at shutdown.
+///
+/// A session's sound can be off (the live page's start: browsers play muted until a click): it is then sent no
+/// audio at all, which halves what a viewer costs the device (the AAC decode, the Opus encode and 50 packets a
+/// second; docs/BENCHMARKS.md) and saves 64 kbit/s.
 public final class WebRTCViewers: WHEPSessions {
     private struct Viewer {
         let session: WebRTCSession
@@ -55,7 +61,7 @@ public final class WebRTCViewers: WHEPSessions {
 
     /// Answers a viewer's offer. Refused (`unavailable`) when WebRTC is off or at the limit, `bad_request` when the
     /// offer cannot be answered (no H.264 in it, not SDP).
-    public func answer(offer: String) async throws(ApplianceError) -> WHEPAnswer {
+    public func answer(offer: String, sound: Bool) async throws(ApplianceError) -> WHEPAnswer {
         guard limit > 0 else { throw ApplianceError(.unavailable, "WebRTC is off ([web] webrtc_viewers = 0)") }
         let admitted = state.withLock { s in
             guard s.viewers.count + s.answering < limit else { return false }
@@ -85,6 +91,7 @@ public final class WebRTCViewers: WHEPSessions {
             graph.gate.releaseForStreaming()
             throw ApplianceError(.badRequest, "cannot answer the offer: \(error)")
         }
+        session.setAudio(sound)
         let key = feed.subscribe(.init(setCaps: { session.setCaps($0, for: $1) },
                                        push: { session.push($0, runningTime: $1, to: $2) }))
         let viewers = state.withLock { s in
@@ -93,12 +100,18 @@ public final class WebRTCViewers: WHEPSessions {
             return s.viewers.count
         }
         graph.requestKeyframe()
-        logger.info("WebRTC viewer joined", metadata: ["viewer": "\(id)", "viewers": "\(viewers)"])
+        logger.info("WebRTC viewer joined", metadata: ["viewer": "\(id)", "viewers": "\(viewers)", "sound": "\(sound ? "on" : "off")"])
         Task { [weak self] in
             try? await Task.sleep(for: Self.connectTimeout)
             self?.endIfNeverConnected(id)
         }
         return WHEPAnswer(id: id, sdp: session.answer)
+    }
+
+    /// Turns a viewer's sound on or off. `not_found` when there is no session by that id.
+    public func setSound(_ id: String, on: Bool) async throws(ApplianceError) {
+        guard let session = state.withLock({ $0.viewers[id]?.session }) else { throw ApplianceError(.notFound, "no WebRTC session \(id)") }
+        session.setAudio(on)
     }
 
     /// Ends a viewer's session (its DELETE). `not_found` when there is none by that id.

@@ -131,7 +131,9 @@ enum Assets {
     }
 
     // The live picture: WebRTC (WHEP) when the browser and the device can, MJPEG otherwise or when WebRTC fails.
-    // The MJPEG picture shows until WebRTC plays; sound is one click away (browsers block autoplay with sound).
+    // The MJPEG picture shows until WebRTC plays; sound is one click away (browsers block autoplay with sound). The
+    // session starts without audio (?sound=off) and the click asks for it: a viewer who never listens costs the
+    // device no Opus encoding and no audio packets.
     function liveView() {
       const img = $("#live"), video = $("#live-video"), sound = $("#sound");
       let webrtc = null, leaving = false;
@@ -164,7 +166,7 @@ enum Assets {
             pc.addEventListener("icegatheringstatechange", () => { if (pc.iceGatheringState === "complete") done(); });
             setTimeout(done, 2000);
           });
-          const r = await fetch("/api/whep", { method: "POST", credentials: "same-origin",
+          const r = await fetch("/api/whep?sound=off", { method: "POST", credentials: "same-origin",
             headers: { "Content-Type": "application/sdp", "X-CSRF-Token": csrf() }, body: pc.localDescription.sdp });
           if (r.status !== 201) throw new Error("WHEP answered " + r.status);
           webrtc.location = r.headers.get("Location");
@@ -184,6 +186,8 @@ enum Assets {
         video.muted = !video.muted;
         sound.textContent = video.muted ? "Sound on" : "Sound off";
         if (!video.muted) video.play().catch(() => {});
+        if (webrtc && webrtc.location) fetch(webrtc.location + "/sound", { method: "POST", credentials: "same-origin",
+          headers: { "Content-Type": "application/json", "X-CSRF-Token": csrf() }, body: JSON.stringify({ on: !video.muted }) }).catch(() => {});
       });
       window.addEventListener("pagehide", () => { leaving = true; end(); });
       start();

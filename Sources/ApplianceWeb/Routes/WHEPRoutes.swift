@@ -7,7 +7,9 @@ import NIOCore
 
 /// WHEP (RFC 9725), the live page's WebRTC: `POST /api/whep` with an SDP offer (`application/sdp`) answers 201 with
 /// the SDP answer (every ICE candidate in it: no trickle) and `Location: /api/whep/<id>`; `DELETE` there ends the
-/// session. Writes, so the same access rules as every other one: the session's CSRF token, or the bearer password.
+/// session. `?sound=off` on the POST starts the session without audio and `POST /api/whep/<id>/sound` with
+/// `{"on": true|false}` turns it on or off (the live page: muted until a click, so a viewer who never listens costs
+/// no audio). Writes, so the same access rules as every other one: the session's CSRF token, or the bearer password.
 extension Routes {
     static let sdpType = "application/sdp"
 
@@ -20,15 +22,33 @@ extension Routes {
             var request = request
             let body = try await JSONBody.collect(&request, upTo: ctx.maxUploadSize)
             let offer = String(decoding: body.readableBytesView, as: UTF8.self)
+            let sound: Bool
+            switch request.uri.queryParameters.get("sound") {
+            case nil, "on": sound = true
+            case "off": sound = false
+            case let other?: throw WebError(.badRequest, "sound is on or off, not \(other)")
+            }
             let answer: WHEPAnswer
             do {
-                answer = try await webrtc.answer(offer: offer)
+                answer = try await webrtc.answer(offer: offer, sound: sound)
             } catch let error as ApplianceError {
                 throw WebError(error)
             }
             return Response(status: .created,
                             headers: [.contentType: Self.sdpType, .location: "/api/whep/\(answer.id)", .cacheControl: "no-store"],
                             body: ResponseBody(byteBuffer: ByteBuffer(string: answer.sdp)))
+        }
+        router.post("api/whep/:id/sound") { request, ctx -> Response in
+            let id = try ctx.parameters.require("id")
+            guard case .bool(let on)? = try await JSONBody.arguments(request, context: ctx)["on"] else {
+                throw WebError(.badRequest, "send {\"on\": true} or {\"on\": false}")
+            }
+            do {
+                try await webrtc.setSound(id, on: on)
+            } catch let error as ApplianceError {
+                throw WebError(error)
+            }
+            return Response(status: .ok)
         }
         router.delete("api/whep/:id") { _, ctx -> Response in
             do {

@@ -32,6 +32,10 @@ void appl_webrtc_session_set_caps(ApplWebrtcSession *session, const char *name, 
 /** As `appl_rtsp_server_push`: `running_time` in the caller's pipeline, moved onto the session's; never blocks. */
 gboolean appl_webrtc_session_push(ApplWebrtcSession *session, const char *name, GstBuffer *buffer, GstClockTime running_time);
 
+/** Whether the session sends audio (on at the start): while off, audio pushes are dropped before any decoding, so a
+ * viewer with its sound off costs no Opus encoding and no audio packets. */
+void appl_webrtc_session_set_audio(ApplWebrtcSession *session, gboolean on);
+
 /** Stops the pipeline and frees the session. Blocking (a state change). */
 void appl_webrtc_session_stop(ApplWebrtcSession *session);
 

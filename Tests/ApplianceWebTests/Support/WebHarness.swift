@@ -122,9 +122,11 @@ extension TestResponse {
 
 /// WebRTC refused, as the daemon refuses it with `[web] webrtc_viewers = 0`.
 struct RefusedWHEP: WHEPSessions {
-    func answer(offer: String) async throws(ApplianceError) -> WHEPAnswer {
+    func answer(offer: String, sound: Bool) async throws(ApplianceError) -> WHEPAnswer {
         throw ApplianceError(.unavailable, "WebRTC is off ([web] webrtc_viewers = 0)")
     }
+
+    func setSound(_ id: String, on: Bool) async throws(ApplianceError) { throw ApplianceError(.notFound, "no WebRTC session \(id)") }
 
     func end(_ id: String) async throws(ApplianceError) { throw ApplianceError(.notFound, "no WebRTC session \(id)") }
 }
