@@ -50,7 +50,7 @@ final class RTSPServerTests: XCTestCase {
     }
 
     private func probe(_ url: String) throws -> (status: Int32, output: String) {
-        try run("/usr/bin/ffprobe", ["-v", "error", "-rtsp_transport", "tcp", "-show_entries", "stream=codec_name,width,height,sample_rate",
+        try run("/usr/bin/ffprobe", ["-v", "error", "-rtsp_transport", "tcp", "-timeout", "20000000", "-show_entries", "stream=codec_name,width,height,sample_rate",
                                      "-of", "compact", url])
     }
 
