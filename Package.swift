@@ -49,8 +49,8 @@ let package = Package(
         /// and the system calls Swift's Glibc module does not export.
         .target(name: "CGStreamerShim", dependencies: ["CGStreamer"]),
         .target(name: "CJpeg", dependencies: ["CGStreamer"], linkerSettings: [.linkedLibrary("jpeg")]),
-        .target(name: "CRTSPServer", dependencies: ["CGStreamer", "CGstRTSPServer"]),
-        .target(name: "CWebRTC", dependencies: ["CGStreamer", "CGstWebRTC"]),
+        .target(name: "CRTSPServer", dependencies: ["CGStreamer", "CGStreamerShim", "CGstRTSPServer"]),
+        .target(name: "CWebRTC", dependencies: ["CGStreamer", "CGStreamerShim", "CGstWebRTC"]),
         .target(name: "CLinuxInput"),
         .target(name: "CSystemCalls"),
         /// The one errno wrapper (EINTR retried, failures thrown as SystemCallError) and the queries CSystemCalls adds.

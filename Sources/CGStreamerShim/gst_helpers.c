@@ -177,6 +177,13 @@ guint64 appl_element_running_time_now(GstElement *element) {
     return now >= base ? now - base : 0;
 }
 
+guint64 appl_element_running_time_when_playing(GstElement *element) {
+    GST_OBJECT_LOCK(element);
+    gboolean playing = GST_STATE(element) == GST_STATE_PLAYING && GST_STATE_PENDING(element) == GST_STATE_VOID_PENDING;
+    GST_OBJECT_UNLOCK(element);
+    return playing ? appl_element_running_time_now(element) : GST_CLOCK_TIME_NONE;
+}
+
 guint64 appl_element_start_now(GstElement *element, GstElement *pipeline) {
     GstClock *clock = gst_element_get_clock(pipeline);
     guint64 running = 0;

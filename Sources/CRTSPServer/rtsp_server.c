@@ -1,4 +1,5 @@
 #include "CRTSPServer.h"
+#include "CGStreamerShim.h"
 #include <gst/app/gstappsrc.h>
 #include <gst/rtsp-server/rtsp-server.h>
 
@@ -200,15 +201,17 @@ gboolean appl_rtsp_server_push(ApplRtspServer *s, const char *name, GstBuffer *b
     gint64 shift = 0;
     g_mutex_lock(&s->lock);
     if (s->media_element) {
-        if (!s->shift_known) {
-            /* The media's pipeline runs on its own clock and base time: the first buffer after it starts playing
-             * maps the caller's timestamps onto its running time, and every later buffer (either stream) keeps
-             * that shift, so audio and video stay together. */
-            GstClockTime now = gst_element_get_current_running_time(s->media_element);
-            if (GST_CLOCK_TIME_IS_VALID(now)) {
-                s->shift = (gint64)now - (gint64)stamp;
-                s->shift_known = TRUE;
-            }
+        /* The media's pipeline runs on its own clock and base time: the first buffer after it starts playing
+         * maps the caller's timestamps onto its running time, and every later buffer (either stream) keeps that
+         * shift, so audio and video stay together. Nothing is pushed while it is not PLAYING (a live source would
+         * only queue it), and leaving PLAYING forgets the shift: its running time stands still meanwhile, and the
+         * old shift would put every later buffer ahead of it by the pause. */
+        GstClockTime now = appl_element_running_time_when_playing(s->media_element);
+        if (!GST_CLOCK_TIME_IS_VALID(now)) {
+            s->shift_known = FALSE;
+        } else if (!s->shift_known) {
+            s->shift = (gint64)now - (gint64)stamp;
+            s->shift_known = TRUE;
         }
         if (s->shift_known) {
             shift = s->shift;

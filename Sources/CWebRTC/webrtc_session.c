@@ -1,5 +1,6 @@
 #define GST_USE_UNSTABLE_API /* see CGstWebRTC/shim.h */
 #include "CWebRTC.h"
+#include "CGStreamerShim.h"
 #include <gst/app/gstappsrc.h>
 #include <gst/sdp/sdp.h>
 #include <gst/webrtc/webrtc.h>
@@ -280,7 +281,7 @@ gboolean appl_webrtc_session_push(ApplWebrtcSession *s, const char *name, GstBuf
     if (!GST_CLOCK_TIME_IS_VALID(running_time)) return FALSE;
     g_mutex_lock(&s->lock);
     if (!s->shift_known) {
-        GstClockTime now = gst_element_get_current_running_time(s->pipeline);
+        GstClockTime now = appl_element_running_time_when_playing(s->pipeline);
         if (GST_CLOCK_TIME_IS_VALID(now)) {
             s->shift = (gint64)now - (gint64)running_time;
             s->shift_known = TRUE;

@@ -140,6 +140,12 @@ public class Element: @unchecked Sendable {
     /// Running time of the pipeline clock now, or nil before the element has a clock.
     public var runningTimeNow: ClockTime? { ClockTime.from(UInt64(appl_element_running_time_now(pointer))) }
 
+    /// Running time now while the element is PLAYING with no state change pending, else nil. On its way to PLAYING
+    /// an element has the clock before its new base time, and `runningTimeNow` read in between is hours off.
+    public var runningTimeWhilePlaying: ClockTime? {
+        ClockTime.from(UInt64(appl_element_running_time_when_playing(pointer)))
+    }
+
     public var parent: Element? {
         guard let parent = gst_object_get_parent(UnsafeMutablePointer<GstObject>(OpaquePointer(pointer))) else { return nil }
         let element = Element(retaining: UnsafeMutablePointer<GstElement>(OpaquePointer(parent)))

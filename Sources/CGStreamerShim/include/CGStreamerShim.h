@@ -57,6 +57,12 @@ gulong appl_pad_add_sync_after_index_probe(GstPad *pad);
 guint64 appl_pad_to_running_time(GstPad *pad, guint64 timestamp);
 /** Pipeline running time now: clock time minus base time; GST_CLOCK_TIME_NONE without a clock. */
 guint64 appl_element_running_time_now(GstElement *element);
+/** The same, but only while `element` is PLAYING with no state change pending; GST_CLOCK_TIME_NONE otherwise.
+ *  On its way to PLAYING a pipeline hands its elements the clock before their new base time, so a reading in
+ *  between is clock time minus a stale base time: on a first start, hours of uptime. Timestamps mapped from such a
+ *  reading make every synchronised sink downstream wait that long (an RTSP media that stalled with its first
+ *  client, measured in session 16). */
+guint64 appl_element_running_time_when_playing(GstElement *element);
 
 /** Prepares `element` (started on its own while `pipeline` runs, e.g. a camera bin with a locked state) to start
  *  "now": the pipeline's clock, and a base time of the pipeline's base time plus its current running time, which is
