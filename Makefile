@@ -21,8 +21,11 @@ run: build
 
 ## Build everything and run all tests (unit + end-to-end with the real daemon, GStreamer and ffprobe).
 test:
+	@bash .ci/phase.sh --reset && bash .ci/phase.sh deps
 	@bash packaging/install-deps.sh --test
+	@bash .ci/phase.sh build
 	$(SWIFT) build --build-tests
+	@bash .ci/phase.sh deb
 	$(MAKE) deb
 	@bash .ci/swift-test.sh
 

@@ -19,13 +19,53 @@ counts() {
   echo "$total ${skipped:-0} $failed"
 }
 
-swift test --skip-build --disable-swift-testing 2>&1 | tee "$log"
-status=${PIPESTATUS[0]}
+# A test that hangs must fail the run with its name instead of using up CI's time (a stalled RTSP client once did):
+# when the output has not grown for STALL_LIMIT seconds, the watchdog prints the test process's threads and stops
+# it, and the run goes on to its summary. The longest quiet test takes about a minute here.
+STALL_LIMIT=${STALL_LIMIT:-600}
+descendants() { local c; for c in $(pgrep -P "$1"); do echo "$c"; descendants "$c"; done; }
+watch_for_stall() { # LOG
+  local size last=-1 quiet=0 pid xctest
+  while sleep 10; do
+    size=$(stat -c %s "$1" 2>/dev/null || echo 0)
+    if [ "$size" != "$last" ]; then last=$size; quiet=0; continue; fi
+    quiet=$((quiet + 10))
+    [ "$quiet" -ge "$STALL_LIMIT" ] || continue
+    xctest=""
+    for pid in $(descendants $$); do
+      if tr '\0' ' ' < "/proc/$pid/cmdline" 2>/dev/null | grep -q '\.xctest'; then xctest=$pid; fi
+    done
+    [ -n "$xctest" ] || continue
+    echo "---- stalled: no output for $quiet s; the last test started: ----"
+    grep -E "^Test Case '.*' started" "$1" | tail -n 1
+    if command -v gdb >/dev/null; then
+      timeout 60 gdb -p "$xctest" -batch -ex "thread apply all bt 12" 2>/dev/null | grep -E "^(Thread|#)" | cut -c1-200 | head -n 150
+    fi
+    echo "Test Case 'stall watchdog' failed (the test process was stopped after $quiet s without output)"
+    # Its children too (daemons, clients): one left holding the output pipe would keep tee waiting.
+    local doomed
+    doomed="$(descendants "$xctest") $xctest"
+    kill -TERM $doomed 2>/dev/null; sleep 10; kill -KILL $doomed 2>/dev/null
+    quiet=0
+  done
+}
+
+bash .ci/phase.sh host-tests
+watch_for_stall "$log" > "$log.watch" 2>&1 &
+watch_pid=$!
+# Line-buffered, so that the log (and the watchdog) sees each line as it is printed, not 4 KB later.
+(stdbuf -oL -eL swift test --skip-build --disable-swift-testing 2>&1; echo $? > "$log.status") | tee "$log"
+status=$(cat "$log.status" 2>/dev/null || echo 1)
+kill "$watch_pid" 2>/dev/null
+wait "$watch_pid" 2>/dev/null
+if [ -s "$log.watch" ]; then tee -a "$log" < "$log.watch"; fi
+rm -f "$log.watch" "$log.status"
 
 lab_status=0
 if [ "${APPLIANCE_SKIP_LAB:-0}" != "1" ]; then
+  bash .ci/phase.sh lab
   echo "---- hardware lab (VM: vivid, snd-aloop, uinput) ----"
-  bash Tests/Lab/lab-vm --display --timeout 1800 -- bash Tests/Lab/guest-tests.sh 2>&1 | tee "$lab_log"
+  stdbuf -oL -eL bash Tests/Lab/lab-vm --display --timeout 1200 -- bash Tests/Lab/guest-tests.sh 2>&1 | tee "$lab_log"
   lab_status=${PIPESTATUS[0]}
 fi
 
@@ -39,8 +79,15 @@ for file in "$log" "$lab_log"; do
 done
 
 if ! host=$(counts "$log"); then
-  echo "swift test reported no tests" >&2
-  exit 1
+  # Stopped before its own summary (the watchdog): count the tests that ended.
+  ended=$(grep -cE "^Test Case '.*' (passed|failed|skipped)" "$log" || true)
+  failed_now=$(grep -cE "^Test Case '.*' failed" "$log" || true)
+  if [ "${ended:-0}" -eq 0 ]; then
+    echo "swift test reported no tests" >&2
+    exit 1
+  fi
+  host="$ended 0 $failed_now"
+  [ "$status" -ne 0 ] || status=1
 fi
 read -r total skipped failed <<<"$host"
 passed=$((total - skipped - failed))
@@ -49,6 +96,7 @@ if [ "${APPLIANCE_SKIP_LAB:-0}" != "1" ]; then
     read -r lab_total lab_skipped lab_failed <<<"$lab"
     # The lab's tests were counted as skipped on this machine; count them once, as they ran in the VM.
     skipped=$((skipped - lab_total + lab_skipped))
+    [ "$skipped" -ge 0 ] || skipped=0
     passed=$((passed + lab_total - lab_skipped - lab_failed))
     failed=$((failed + lab_failed))
   else
@@ -57,6 +105,7 @@ if [ "${APPLIANCE_SKIP_LAB:-0}" != "1" ]; then
     [ "$lab_status" -ne 0 ] || lab_status=1
   fi
 fi
+bash .ci/phase.sh --report
 echo "tests: $passed passed, $failed failed, $skipped skipped"
 [ "$status" -eq 0 ] || exit "$status"
 exit "$lab_status"

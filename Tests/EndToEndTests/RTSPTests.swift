@@ -38,12 +38,23 @@ final class RTSPTests: XCTestCase {
     private func copyClient(_ url: String, to file: String, seconds: Int, transport: String = "tcp") throws -> Process {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
-        process.arguments = ["-v", "error", "-rtsp_transport", transport, "-i", url, "-t", "\(seconds)", "-c", "copy", "-f", "mpegts", "-y", file]
+        // -timeout (µs): a client whose stream stalls gives up instead of waiting for ever.
+        process.arguments = ["-v", "error", "-rtsp_transport", transport, "-timeout", "20000000", "-i", url, "-t", "\(seconds)",
+                             "-c", "copy", "-f", "mpegts", "-y", file]
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         process.standardInput = FileHandle.nullDevice
         try process.run()
         return process
+    }
+
+    /// Waits for a client to end, stopping it past `seconds` more than it was asked to copy: a stalled stream fails
+    /// the test instead of hanging the suite.
+    private func finish(_ client: Process, copying seconds: Int) {
+        let deadline = Date().addingTimeInterval(TimeInterval(seconds) + 40)
+        while client.isRunning, Date() < deadline { usleep(50_000) }
+        if client.isRunning { client.terminate() }
+        client.waitUntilExit()
     }
 
     func testTheStreamIsTheRecordingsVideoAndSoundAndStatusCountsClients() throws {
@@ -68,7 +79,7 @@ final class RTSPTests: XCTestCase {
         XCTAssertEqual(gauge?.samples.first?.value, 3)
         let line = try daemon.ctl(["status"]).stdout
         XCTAssertTrue(line.contains("rtsp: \(url) (serving, 3 clients, login none)"), line)
-        for client in clients { client.waitUntilExit() }
+        for client in clients { finish(client, copying: 4) }
         for (index, client) in clients.enumerated() {
             XCTAssertEqual(client.terminationStatus, 0, "client \(index)")
             let copy = try MediaProbe("\(folder)/client\(index).ts")
@@ -93,7 +104,7 @@ final class RTSPTests: XCTestCase {
         XCTAssertTrue(daemon.waitFor(20) { (try? daemon.status().rtsp?.clients) == 1 })
         Thread.sleep(forTimeInterval: 4)  // the switch falls in the middle of the 10 s the client copies
         _ = try daemon.switchCamera(.named("second"))
-        client.waitUntilExit()
+        finish(client, copying: 10)
         XCTAssertEqual(client.terminationStatus, 0)
         let clip = try daemon.recordStop()
 
@@ -124,11 +135,11 @@ final class RTSPTests: XCTestCase {
         _ = try daemon.recordStart(title: "watched")
         Thread.sleep(forTimeInterval: 1.5)
         kill(watcher.processIdentifier, SIGKILL)
-        watcher.waitUntilExit()
+        finish(watcher, copying: 30)
         let second = try copyClient(url, to: folder + "/second.ts", seconds: 2)
         Thread.sleep(forTimeInterval: 1.5)
         let result = try daemon.recordStop()
-        second.waitUntilExit()
+        finish(second, copying: 2)
         XCTAssertEqual(second.terminationStatus, 0, "a client after the killed one plays")
 
         XCTAssertEqual(result.droppedFrames, 0)
