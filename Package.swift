@@ -109,7 +109,9 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
-        .testTarget(name: "GStreamerKitTests", dependencies: ["GStreamerKit"]),
+        /// What the test targets that run real tools share (`ProcessOutcome`, `Process.finish(within:)`).
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .testTarget(name: "GStreamerKitTests", dependencies: ["GStreamerKit", "TestSupport"]),
         .testTarget(name: "SystemCallsTests", dependencies: ["SystemCalls"]),
         .testTarget(name: "ApplianceProtocolTests", dependencies: ["ApplianceProtocol"]),
         .testTarget(name: "ApplianceCoreTests", dependencies: ["ApplianceCore", "ApplianceProtocol", "CLinuxInput"]),
@@ -117,7 +119,7 @@ let package = Package(
             "ApplianceWeb", "ApplianceCore", "ApplianceProtocol",
             .product(name: "HummingbirdTesting", package: "hummingbird"),
         ]),
-        .testTarget(name: "EndToEndTests", dependencies: ["ApplianceCore", "ApplianceProtocol", "appliance"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["ApplianceCore", "ApplianceProtocol", "appliance", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

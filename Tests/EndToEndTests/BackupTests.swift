@@ -1,6 +1,7 @@
 import ApplianceCore
 import ApplianceProtocol
 import Foundation
+import TestSupport
 import XCTest
 
 /// WebDAV backup against a real server on 127.0.0.1 (wsgidav with Basic auth), including its failures.

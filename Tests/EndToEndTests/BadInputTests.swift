@@ -1,6 +1,7 @@
 import ApplianceProtocol
 import ApplianceCore
 import Foundation
+import TestSupport
 import XCTest
 
 /// Bad requests get an error response with a stable code; the daemon keeps serving and the recording survives.

@@ -1,5 +1,6 @@
 import ApplianceProtocol
 import Foundation
+import TestSupport
 import XCTest
 
 /// One daemon per data folder, and what start-up makes of a folder whose storage is missing.

@@ -1,5 +1,6 @@
 import ApplianceProtocol
 import Foundation
+import TestSupport
 import XCTest
 
 /// ENOSPC while recording, on a real (small) filesystem: a tmpfs mounted on the data folder in the daemon's own

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// `appliance doctor`, run as a user runs it: the real binary on this machine's devices, filesystems and clock,

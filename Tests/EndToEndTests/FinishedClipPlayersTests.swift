@@ -1,5 +1,6 @@
 import ApplianceProtocol
 import Foundation
+import TestSupport
 import XCTest
 
 /// A clip written once (fragments while recording, one index appended at the end) is an ordinary MP4 to the

@@ -1,5 +1,6 @@
 import ApplianceProtocol
 import Foundation
+import TestSupport
 import XCTest
 
 /// Backup over HTTPS to the real WebDAV server serving TLS on 127.0.0.1 with a certificate from a throwaway CA.

@@ -1,6 +1,7 @@
 import ApplianceCore
 import ApplianceProtocol
 import Foundation
+import TestSupport
 import XCTest
 
 /// The real daemon with an `[[input]] kind = "evdev"` whose device is a FIFO carrying real `struct input_event`

@@ -1,6 +1,7 @@
 import ApplianceCore
 import ApplianceProtocol
 import Foundation
+import TestSupport
 import XCTest
 
 /// The recordings library through the real daemon: list, info, rename, delete, lock, ids, events.

@@ -1,5 +1,6 @@
 import ApplianceProtocol
 import Foundation
+import TestSupport
 import XCTest
 
 /// Dashcam mode: `segment_s` loop recording, autostart, and files without reserved padding.

@@ -1,6 +1,7 @@
 import ApplianceCore
 import ApplianceProtocol
 import Foundation
+import TestSupport
 import XCTest
 
 /// `[mqtt]` against a real broker (Debian's mosquitto, password file, TLS with a test CA) and mosquitto's own

@@ -1,5 +1,6 @@
 import ApplianceProtocol
 import Foundation
+import TestSupport
 import XCTest
 
 /// `ctl metrics`: Prometheus text that a real parser (prometheus_client, the Python reference client) accepts,

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// The Debian package built by `make deb`, tested by Tests/Package/test_deb.sh: contents, lintian, systemd-analyze

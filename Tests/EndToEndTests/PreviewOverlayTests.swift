@@ -1,5 +1,6 @@
 import ApplianceProtocol
 import Foundation
+import TestSupport
 import XCTest
 
 /// The preview screen for real: glimagesink in an Xvfb window, judged by the pixels of screenshots. The camera's

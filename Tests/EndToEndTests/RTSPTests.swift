@@ -1,5 +1,6 @@
 import ApplianceProtocol
 import Foundation
+import TestSupport
 import XCTest
 
 /// `[rtsp]` with real clients (ffprobe, ffmpeg, gst-launch's rtspsrc) against the daemon: the recording's own H.264
@@ -48,15 +49,6 @@ final class RTSPTests: XCTestCase {
         return process
     }
 
-    /// Waits for a client to end, stopping it past `seconds` more than it was asked to copy: a stalled stream fails
-    /// the test instead of hanging the suite.
-    private func finish(_ client: Process, copying seconds: Int) {
-        let deadline = Date().addingTimeInterval(TimeInterval(seconds) + 40)
-        while client.isRunning, Date() < deadline { usleep(50_000) }
-        if client.isRunning { client.terminate() }
-        client.waitUntilExit()
-    }
-
     func testTheStreamIsTheRecordingsVideoAndSoundAndStatusCountsClients() throws {
         let (daemon, url) = try startDaemon()
         defer { daemon.stop() }
@@ -79,7 +71,7 @@ final class RTSPTests: XCTestCase {
         XCTAssertEqual(gauge?.samples.first?.value, 3)
         let line = try daemon.ctl(["status"]).stdout
         XCTAssertTrue(line.contains("rtsp: \(url) (serving, 3 clients, login none)"), line)
-        for client in clients { finish(client, copying: 4) }
+        for client in clients { client.finish(within: 4 + 40) }
         for (index, client) in clients.enumerated() {
             XCTAssertEqual(client.terminationStatus, 0, "client \(index)")
             let copy = try MediaProbe("\(folder)/client\(index).ts")
@@ -104,7 +96,7 @@ final class RTSPTests: XCTestCase {
         XCTAssertTrue(daemon.waitFor(20) { (try? daemon.status().rtsp?.clients) == 1 })
         Thread.sleep(forTimeInterval: 4)  // the switch falls in the middle of the 10 s the client copies
         _ = try daemon.switchCamera(.named("second"))
-        finish(client, copying: 10)
+        client.finish(within: 10 + 40)
         XCTAssertEqual(client.terminationStatus, 0)
         let clip = try daemon.recordStop()
 
@@ -135,11 +127,11 @@ final class RTSPTests: XCTestCase {
         _ = try daemon.recordStart(title: "watched")
         Thread.sleep(forTimeInterval: 1.5)
         kill(watcher.processIdentifier, SIGKILL)
-        finish(watcher, copying: 30)
+        watcher.finish(within: 30 + 40)
         let second = try copyClient(url, to: folder + "/second.ts", seconds: 2)
         Thread.sleep(forTimeInterval: 1.5)
         let result = try daemon.recordStop()
-        finish(second, copying: 2)
+        second.finish(within: 2 + 40)
         XCTAssertEqual(second.terminationStatus, 0, "a client after the killed one plays")
 
         XCTAssertEqual(result.droppedFrames, 0)

@@ -1,5 +1,6 @@
 import ApplianceProtocol
 import Foundation
+import TestSupport
 import XCTest
 
 /// A bad config, device, fragment or data dir stops `appliance run` at once with a one-line reason.

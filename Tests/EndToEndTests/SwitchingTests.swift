@@ -1,6 +1,7 @@
 import ApplianceProtocol
 import ApplianceCore
 import Foundation
+import TestSupport
 import XCTest
 
 /// Switching cameras at runtime, also while recording, and surviving cameras that fail.

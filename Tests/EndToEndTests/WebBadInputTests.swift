@@ -1,5 +1,6 @@
 import ApplianceProtocol
 import Foundation
+import TestSupport
 import XCTest
 
 /// Bad HTTP requests to the dashboard: each gets a clear 4xx (a JSON error on the API and media), changes

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// The web dashboard in a real browser: Tests/Web/browser_test.py drives Debian's headless chromium through

@@ -1,5 +1,6 @@
 import ApplianceProtocol
 import Foundation
+import TestSupport
 import XCTest
 
 /// A running daemon whose dashboard has a password (`[web] token_file`), reached with curl.

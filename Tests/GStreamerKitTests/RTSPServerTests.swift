@@ -1,6 +1,7 @@
 import Foundation
 import GStreamerKit
 import Synchronization
+import TestSupport
 import XCTest
 
 /// The RTSP server with real clients (ffprobe, ffmpeg): a stream pushed from another pipeline plays with its
@@ -36,37 +37,9 @@ final class RTSPServerTests: XCTestCase {
         return pipeline
     }
 
-    /// Runs a client to its end or `timeout`, whichever comes first: the output is read on another thread, so a
-    /// client that never ends (a stalled stream keeps it waiting) is stopped at the deadline instead of hanging the
-    /// suite (an ffprobe did, in session 16, with the pipe read before the deadline was checked).
-    private func run(_ executable: String, _ arguments: [String], timeout: TimeInterval = 30) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let output = Mutex(Data())
-        let read = DispatchGroup()
-        read.enter()
-        DispatchQueue.global().async {
-            let data = pipe.fileHandleForReading.readDataToEndOfFile()
-            output.withLock { $0 = data }
-            read.leave()
-        }
-        let finished = read.wait(timeout: .now() + timeout) == .success
-        if !finished { process.terminate() }
-        process.waitUntilExit()
-        _ = read.wait(timeout: .now() + 5)
-        let text = String(decoding: output.withLock { $0 }, as: UTF8.self)
-        return (finished ? process.terminationStatus : -1, finished ? text : "still running after \(Int(timeout)) s, stopped: \(text)")
-    }
-
-    private func probe(_ url: String) throws -> (status: Int32, output: String) {
-        try run("/usr/bin/ffprobe", ["-v", "error", "-rtsp_transport", "tcp", "-timeout", "20000000", "-show_entries", "stream=codec_name,width,height,sample_rate",
-                                     "-of", "compact", url])
+    private func probe(_ url: String) throws -> ProcessOutcome {
+        try ProcessOutcome.run("/usr/bin/ffprobe", ["-v", "error", "-rtsp_transport", "tcp", "-timeout", "20000000", "-show_entries", "stream=codec_name,width,height,sample_rate",
+                                     "-of", "compact", url], timeout: 30)
     }
 
     func testAPushedStreamPlaysWithPictureAndSound() throws {
@@ -127,11 +100,11 @@ final class RTSPServerTests: XCTestCase {
         defer { _ = try? feed.setState(.null) }
         let url = "rtsp://127.0.0.1:\(server.port)/live"
         for round in 1...6 {
-            let client = try run("/usr/bin/ffmpeg", ["-v", "error", "-rtsp_transport", "tcp", "-timeout", "10000000", "-i", url,
+            let client = try ProcessOutcome.run("/usr/bin/ffmpeg", ["-v", "error", "-rtsp_transport", "tcp", "-timeout", "10000000", "-i", url,
                                                      "-t", "1", "-c", "copy", "-f", "framecrc", "-"], timeout: 20)
             XCTAssertEqual(client.status, 0, "round \(round): \(client.output)")
             // framecrc: "stream index, dts, pts, duration, size, crc" per packet.
-            let streams = client.output.split(separator: "\n").filter { !$0.hasPrefix("#") }.compactMap { $0.split(separator: ",").first }
+            let streams = client.stdout.split(separator: "\n").filter { !$0.hasPrefix("#") }.compactMap { $0.split(separator: ",").first }
             XCTAssertGreaterThanOrEqual(streams.filter { $0 == "0" }.count, 8, "round \(round): video packets in 1 s (15 fps)")
             XCTAssertGreaterThanOrEqual(streams.filter { $0 == "1" }.count, 20, "round \(round): audio packets in 1 s (47 per s)")
             let gone = Date().addingTimeInterval(10)

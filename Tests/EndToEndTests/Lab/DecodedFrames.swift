@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 /// A clip's video decoded to grey frames by ffmpeg, frame by frame as stored (no rate conversion): what a viewer
 /// would see, to tell a camera's picture from the black filler and a moving picture from a repeated frame.

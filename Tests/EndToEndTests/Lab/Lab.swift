@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// The hardware lab: these tests run inside the VM that Tests/Lab/lab-vm boots (Debian's kernel with vivid,

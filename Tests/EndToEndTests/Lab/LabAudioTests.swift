@@ -1,5 +1,6 @@
 import ApplianceProtocol
 import Foundation
+import TestSupport
 import XCTest
 
 /// A real ALSA capture device (snd-aloop: what is played into hw:Loopback,0 is captured on hw:Loopback,1) in the

@@ -1,5 +1,6 @@
 import ApplianceProtocol
 import Foundation
+import TestSupport
 import XCTest
 
 /// A real V4L2 driver (vivid, shaped like a webcam: discrete sizes 320x180…3840x2160, fewer frames per second the

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// One HTTP exchange with `/usr/bin/curl` (the client browsers are compared against in bug reports): status,

@@ -1,6 +1,7 @@
 import ApplianceProtocol
 import ApplianceCore
 import Foundation
+import TestSupport
 import XCTest
 
 /// Runs the real `appliance` binary: as a daemon on a temporary data dir, or as a one-shot `ctl` command.
@@ -171,44 +172,6 @@ struct DaemonError: Error, CustomStringConvertible {
     var description: String { message }
 }
 
-/// The outcome of running a command to completion.
-struct ProcessOutcome {
-    var status: Int32
-    var stdout: String
-    var stderr: String
-    /// stdout as bytes (raw video).
-    var stdoutData = Data()
-
-    static func run(_ executable: String, _ arguments: [String], environment: [String: String]? = nil, timeout: TimeInterval = 120) throws -> ProcessOutcome {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        if let environment { process.environment = environment }
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        // Read both pipes fully before waiting, so a chatty child cannot block on a full pipe.
-        let group = DispatchGroup()
-        nonisolated(unsafe) var outData = Data(), errData = Data()
-        group.enter()
-        DispatchQueue.global().async { outData = out.fileHandleForReading.readDataToEndOfFile(); group.leave() }
-        group.enter()
-        DispatchQueue.global().async { errData = err.fileHandleForReading.readDataToEndOfFile(); group.leave() }
-        if group.wait(timeout: .now() + timeout) == .timedOut {
-            process.terminate()
-            throw DaemonError(message: "\(executable) \(arguments.joined(separator: " ")) timed out")
-        }
-        process.waitUntilExit()
-        return ProcessOutcome(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-                              stderr: String(decoding: errData, as: UTF8.self), stdoutData: outData)
-    }
-
-    var json: [String: Any]? {
-        (try? JSONSerialization.jsonObject(with: Data(stdout.utf8))) as? [String: Any]
-    }
-}
 
 extension DaemonProcess {
     /// A typed command over the socket; an error answer throws the daemon's `ApplianceError`.
@@ -332,5 +295,11 @@ extension DaemonProcess {
             throw DaemonError(message: "delete: unexpected result")
         }
         return result
+    }
+}
+
+extension ProcessOutcome {
+    var json: [String: Any]? {
+        (try? JSONSerialization.jsonObject(with: Data(stdout.utf8))) as? [String: Any]
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// Frame-exact continuity across files, judged from the pictures: the test camera scrolls its SMPTE bars by

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// What ffprobe and ffmpeg say about a media file: the independent check of what the appliance wrote.

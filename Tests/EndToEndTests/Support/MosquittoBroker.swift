@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// A real MQTT broker for the tests: Debian's `mosquitto` on 127.0.0.1 with a password file (and a TLS listener

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 /// A private PulseAudio server on its own socket, started by a test: GStreamer's pulse device provider reports its
 /// sources to the daemon's device monitor, and loading or unloading a null sink (whose monitor is an Audio/Source)

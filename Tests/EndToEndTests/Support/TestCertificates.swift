@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 /// A throwaway certificate authority and a server certificate for 127.0.0.1 it signed, made with the openssl CLI:
 /// for HTTPS tests against the real WebDAV server.

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// The real WebDAV server the backup tests talk to (Tests/WebDAV/webdav_server.py: wsgidav + cheroot on

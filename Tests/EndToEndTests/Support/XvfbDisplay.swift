@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// A private X server (Xvfb) for preview windows, on a display number nobody uses; stopped by its PID.
