@@ -21,15 +21,17 @@ counts() {
 
 # A test that hangs must fail the run with its name instead of using up CI's time (a stalled RTSP client once did):
 # when the output has not grown for STALL_LIMIT seconds, the watchdog prints the test process's threads and stops
-# it, and the run goes on to its summary. The longest quiet test takes about a minute here.
+# it, and the run goes on to its summary. The longest quiet test takes about a minute here. (STALL_POLL: how often
+# the output is looked at; Tests/EndToEndTests/CIWatchdogTests shortens both.)
 STALL_LIMIT=${STALL_LIMIT:-600}
+STALL_POLL=${STALL_POLL:-10}
 descendants() { local c; for c in $(pgrep -P "$1"); do echo "$c"; descendants "$c"; done; }
 watch_for_stall() { # LOG
   local size last=-1 quiet=0 pid xctest
-  while sleep 10; do
+  while sleep "$STALL_POLL"; do
     size=$(stat -c %s "$1" 2>/dev/null || echo 0)
     if [ "$size" != "$last" ]; then last=$size; quiet=0; continue; fi
-    quiet=$((quiet + 10))
+    quiet=$((quiet + STALL_POLL))
     [ "$quiet" -ge "$STALL_LIMIT" ] || continue
     xctest=""
     for pid in $(descendants $$); do
@@ -45,7 +47,9 @@ watch_for_stall() { # LOG
     # Its children too (daemons, clients): one left holding the output pipe would keep tee waiting.
     local doomed
     doomed="$(descendants "$xctest") $xctest"
-    kill -TERM $doomed 2>/dev/null; sleep 10; kill -KILL $doomed 2>/dev/null
+    kill -TERM $doomed 2>/dev/null
+    for _ in 1 2 3 4 5 6 7 8 9 10; do kill -0 "$xctest" 2>/dev/null || break; sleep 1; done
+    kill -KILL $doomed 2>/dev/null
     quiet=0
   done
 }
