@@ -66,6 +66,7 @@ char *appl_object_get_string_form(gpointer object, const char *name) {
 const char *appl_object_type_name(gpointer object) { return G_OBJECT_TYPE_NAME(object); }
 
 GstBuffer *appl_probe_info_buffer(GstPadProbeInfo *info) { return GST_PAD_PROBE_INFO_BUFFER(info); }
+GstBufferList *appl_probe_info_buffer_list(GstPadProbeInfo *info) { return GST_PAD_PROBE_INFO_BUFFER_LIST(info); }
 GstEvent *appl_probe_info_event(GstPadProbeInfo *info) { return GST_PAD_PROBE_INFO_EVENT(info); }
 GstQuery *appl_probe_info_query(GstPadProbeInfo *info) { return GST_PAD_PROBE_INFO_QUERY(info); }
 int appl_buffer_is_keyframe(GstBuffer *buffer) { return !GST_BUFFER_FLAG_IS_SET(buffer, GST_BUFFER_FLAG_DELTA_UNIT); }

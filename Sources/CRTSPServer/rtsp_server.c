@@ -2,6 +2,7 @@
 #include "CGStreamerShim.h"
 #include <gst/app/gstappsrc.h>
 #include <gst/rtsp-server/rtsp-server.h>
+#include <string.h>
 
 struct ApplRtspServer {
     GMainContext *context;
@@ -16,6 +17,8 @@ struct ApplRtspServer {
     GstElement *media_element;
     gboolean shift_known;
     gint64 shift;
+    /* Under `lock`: audio frames already mapped onto the media's running time, waiting to go in as one list. */
+    GstBufferList *held_audio;
     /* Under `lock`: appsrc name → the caps of what is pushed into it, set on each media as it is configured. */
     GHashTable *caps;
     ApplRtspHandlers handlers;
@@ -65,12 +68,18 @@ static void on_client_connected(GstRTSPServer *server, GstRTSPClient *client, gp
     g_signal_connect(client, "play-request", G_CALLBACK(on_play_request), data);
 }
 
+/* The shift goes with the media it was read from, and so do audio frames mapped with it. Call under `lock`. */
+static void forget_shift(ApplRtspServer *s) {
+    s->shift_known = FALSE;
+    g_clear_pointer(&s->held_audio, gst_buffer_list_unref);
+}
+
 static void forget_media(ApplRtspServer *s, GstElement *only) {
     g_mutex_lock(&s->lock);
     if (s->media_element && (only == NULL || s->media_element == only)) {
         gst_object_unref(s->media_element);
         s->media_element = NULL;
-        s->shift_known = FALSE;
+        forget_shift(s);
     }
     g_mutex_unlock(&s->lock);
 }
@@ -83,14 +92,35 @@ static void on_media_unprepared(GstRTSPMedia *media, gpointer data) {
     release_hold(hold);
 }
 
+/* Audio frames per batch: 4 AAC frames are 85 ms at 48 kHz, which an NVR's or player's buffer never notices. They
+ * go into the media's appsrc together (its thread wakes once for them) and leave its payloader as one list. */
+#define AUDIO_FRAMES_PER_SEND 4
+/* The media's audio appsrc, as RTSPFeed's launch description names it. */
+#define AUDIO_STREAM "audio"
+
+/* Each frame leaves the payloader as one buffer list (rtp_batch.c), so gst-rtsp-server's send thread wakes and each
+ * TCP client gets one write per frame, not one per NAL unit; audio goes a few frames at a time. */
+static void batch_payloader(GstElement *element, const char *name, guint max_packets, gboolean per_frame) {
+    GstElement *pay = gst_bin_get_by_name(GST_BIN(element), name);
+    if (!pay) return;
+    GstPad *src = gst_element_get_static_pad(pay, "src");
+    if (src) {
+        appl_pad_add_rtp_batcher(src, max_packets, per_frame);
+        gst_object_unref(src);
+    }
+    gst_object_unref(pay);
+}
+
 static void on_media_configure(GstRTSPMediaFactory *factory, GstRTSPMedia *media, gpointer data) {
     (void)factory;
     ApplRtspServer *s = data;
     GstElement *element = gst_rtsp_media_get_element(media); /* transfer full: kept until unprepared */
+    batch_payloader(element, "pay0", G_MAXUINT, TRUE);
+    batch_payloader(element, "pay1", AUDIO_FRAMES_PER_SEND, FALSE);
     g_mutex_lock(&s->lock);
     if (s->media_element) gst_object_unref(s->media_element);
     s->media_element = element;
-    s->shift_known = FALSE;
+    forget_shift(s);
     g_hash_table_foreach(s->caps, apply_caps, element);
     g_mutex_unlock(&s->lock);
     MediaHold *hold = g_new0(MediaHold, 1);
@@ -118,6 +148,7 @@ static void free_server(ApplRtspServer *s) {
     if (s->source) { g_source_destroy(s->source); g_source_unref(s->source); }
     if (s->server) g_object_unref(s->server);
     forget_media(s, NULL);
+    g_clear_pointer(&s->held_audio, gst_buffer_list_unref);
     g_hash_table_unref(s->caps);
     g_main_loop_unref(s->loop);
     g_main_context_unref(s->context);
@@ -198,7 +229,8 @@ gboolean appl_rtsp_server_push(ApplRtspServer *s, const char *name, GstBuffer *b
     GstClockTime stamp = running_time;
     if (!GST_CLOCK_TIME_IS_VALID(stamp)) return FALSE;
     GstElement *src = NULL;
-    gint64 shift = 0;
+    GstBuffer *copy = NULL;
+    GstBufferList *ready = NULL;
     g_mutex_lock(&s->lock);
     if (s->media_element) {
         /* The media's pipeline runs on its own clock and base time: the first buffer after it starts playing
@@ -208,25 +240,32 @@ gboolean appl_rtsp_server_push(ApplRtspServer *s, const char *name, GstBuffer *b
          * old shift would put every later buffer ahead of it by the pause. */
         GstClockTime now = appl_element_running_time_when_playing(s->media_element);
         if (!GST_CLOCK_TIME_IS_VALID(now)) {
-            s->shift_known = FALSE;
+            forget_shift(s);
         } else if (!s->shift_known) {
             s->shift = (gint64)now - (gint64)stamp;
             s->shift_known = TRUE;
         }
-        if (s->shift_known) {
-            shift = s->shift;
+        if (s->shift_known && (gint64)stamp + s->shift >= 0) {
             src = gst_bin_get_by_name(GST_BIN(s->media_element), name);
+            copy = gst_buffer_copy(buffer); /* metadata only: the memory is shared */
+            GST_BUFFER_PTS(copy) = (GstClockTime)((gint64)stamp + s->shift);
+            GST_BUFFER_DTS(copy) = GST_CLOCK_TIME_NONE;
+            if (src && strcmp(name, AUDIO_STREAM) == 0) {
+                /* held with the shift it was mapped with: forget_shift drops them together */
+                if (!s->held_audio) s->held_audio = gst_buffer_list_new();
+                gst_buffer_list_add(s->held_audio, g_steal_pointer(&copy));
+                if (gst_buffer_list_length(s->held_audio) >= AUDIO_FRAMES_PER_SEND) ready = g_steal_pointer(&s->held_audio);
+            }
         }
     }
     g_mutex_unlock(&s->lock);
-    if (!src) return FALSE;
-    gboolean pushed = FALSE;
-    if ((gint64)stamp + shift >= 0) {
-        GstBuffer *copy = gst_buffer_copy(buffer); /* metadata only: the memory is shared */
-        GST_BUFFER_PTS(copy) = (GstClockTime)((gint64)stamp + shift);
-        GST_BUFFER_DTS(copy) = GST_CLOCK_TIME_NONE;
-        pushed = gst_app_src_push_buffer(GST_APP_SRC(src), copy) == GST_FLOW_OK;
+    if (!src) {
+        if (copy) gst_buffer_unref(copy);
+        return FALSE;
     }
+    gboolean pushed = TRUE; /* held for the next list */
+    if (copy) pushed = gst_app_src_push_buffer(GST_APP_SRC(src), copy) == GST_FLOW_OK;
+    if (ready) pushed = gst_app_src_push_buffer_list(GST_APP_SRC(src), ready) == GST_FLOW_OK;
     gst_object_unref(src);
     return pushed;
 }

@@ -51,6 +51,13 @@ public struct BufferView {
     public var duration: UInt64 { UInt64(pointer.pointee.duration) }
     public var isKeyframe: Bool { appl_buffer_is_keyframe(pointer) != 0 }
     public var size: Int { Int(gst_buffer_get_size(pointer)) }
+
+    /// The first `count` bytes (fewer if the buffer is shorter), e.g. an RTP header.
+    public func bytes(upTo count: Int) -> [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: count)
+        let copied = bytes.withUnsafeMutableBytes { gst_buffer_extract(pointer, 0, $0.baseAddress, gsize(count)) }
+        return Array(bytes.prefix(Int(copied)))
+    }
 }
 
 /// A buffer reference kept beyond a probe callback (e.g. the last frame, to repeat it over a gap).
@@ -96,6 +103,17 @@ public struct ProbeInfo {
               let buffer = appl_probe_info_buffer(info) else { return nil }
         return BufferView(pointer: buffer)
     }
+
+    /// The probed buffer, or each buffer of a probed buffer list, in order; empty for events and queries.
+    public var buffers: [BufferView] {
+        if let buffer { return [buffer] }
+        guard info.pointee.type.rawValue & GST_PAD_PROBE_TYPE_BUFFER_LIST.rawValue != 0,
+              let list = appl_probe_info_buffer_list(info) else { return [] }
+        return (0..<gst_buffer_list_length(list)).compactMap { gst_buffer_list_get(list, $0).map(BufferView.init) }
+    }
+
+    /// Whether the probed data is a buffer list (rather than one buffer).
+    public var isBufferList: Bool { info.pointee.type.rawValue & GST_PAD_PROBE_TYPE_BUFFER_LIST.rawValue != 0 }
 
     public var event: EventKind? {
         guard info.pointee.type.rawValue & GST_PAD_PROBE_TYPE_EVENT_BOTH.rawValue != 0,
@@ -178,6 +196,14 @@ public final class Probe: Sendable {
 }
 
 extension Pad {
+    /// Hands the RTP packets leaving this (payloader's source) pad on as one buffer list per frame (`perFrame`: up to
+    /// the marker bit, or a packet of a new RTP timestamp) or per `maxPackets` packets: each frame then costs the
+    /// threads and sockets behind it one wake-up and one send instead of one per NAL unit. Packets and their order
+    /// are unchanged; held packets go before any serialized event (EOS) and are dropped at a flush.
+    public func batchRTP(maxPackets: UInt32 = .max, perFrame: Bool) {
+        appl_pad_add_rtp_batcher(pointer, guint(maxPackets), perFrame ? 1 : 0)
+    }
+
     /// Installs a probe with a Swift closure, like gstreamer-rs' `pad.add_probe`.
     @discardableResult
     public func addProbe(_ kind: ProbeKind, _ callback: @escaping ProbeCallback) -> Probe {

@@ -35,6 +35,7 @@ const char *appl_object_type_name(gpointer object);
 
 /* ---- probes, buffers, events ---- */
 GstBuffer *appl_probe_info_buffer(GstPadProbeInfo *info);
+GstBufferList *appl_probe_info_buffer_list(GstPadProbeInfo *info);
 GstEvent *appl_probe_info_event(GstPadProbeInfo *info);
 GstQuery *appl_probe_info_query(GstPadProbeInfo *info);
 int appl_buffer_is_keyframe(GstBuffer *buffer);
@@ -52,6 +53,11 @@ GstFlowReturn appl_probe_info_chain_to_peer(GstPad *pad, GstPadProbeInfo *info);
  *  `moov` box GST_BUFFER_FLAG_SYNC_AFTER: filesink then fsyncs right after writing it, so each fragment is durable
  *  the moment it is indexed. Returns the probe id. */
 gulong appl_pad_add_sync_after_index_probe(GstPad *pad);
+/** Batches the RTP packets leaving a payloader's `pad` into one buffer list per frame (`per_frame`: until the
+ *  marker bit, or a packet of a new RTP timestamp) or per `max_packets` packets, so each frame costs its consumers
+ *  one wake-up and one send instead of one per NAL unit (rtp_batch.c). Held packets go before any serialized event
+ *  and are dropped at a flush. Returns the probe id. */
+gulong appl_pad_add_rtp_batcher(GstPad *pad, guint max_packets, gboolean per_frame);
 /** Converts a buffer timestamp on `pad` into running time using the pad's sticky segment.
  *  Returns GST_CLOCK_TIME_NONE when there is no segment or the time is outside it. */
 guint64 appl_pad_to_running_time(GstPad *pad, guint64 timestamp);
