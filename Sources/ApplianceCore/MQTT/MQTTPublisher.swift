@@ -54,8 +54,11 @@ actor MQTTPublisher {
         }
     }
 
+    /// Until the first storage check has measured the disk, status is asked every tick rather than every refresh:
+    /// that measurement sends no event, and a first status read before it left free_space "None" for a whole refresh
+    /// (a CI run on a loaded machine).
     func tick(refresh: Bool) async {
-        if refresh { await ask(.status) }
+        if refresh || facts.freeBytes == nil { await ask(.status) }
         publishChanges()
     }
 
