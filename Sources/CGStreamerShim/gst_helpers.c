@@ -116,18 +116,23 @@ gulong appl_pad_add_sync_after_index_probe(GstPad *pad) {
     return gst_pad_add_probe(pad, GST_PAD_PROBE_TYPE_BUFFER, sync_after_index, NULL, NULL);
 }
 
+GstFlowReturn appl_pad_chain_to_peer(GstPad *pad, GstMiniObject *data) {
+    GstPad *peer = gst_pad_get_peer(pad);
+    if (!peer) {
+        gst_mini_object_unref(data);
+        return GST_FLOW_NOT_LINKED;
+    }
+    GstFlowReturn ret = GST_IS_BUFFER_LIST(data) ? gst_pad_chain_list(peer, GST_BUFFER_LIST_CAST(data))
+                                                 : gst_pad_chain(peer, GST_BUFFER_CAST(data));
+    gst_object_unref(peer);
+    return ret;
+}
+
 GstFlowReturn appl_probe_info_chain_to_peer(GstPad *pad, GstPadProbeInfo *info) {
     GstBuffer *buffer = GST_PAD_PROBE_INFO_BUFFER(info);
     GST_PAD_PROBE_INFO_DATA(info) = NULL;
     GST_PAD_PROBE_INFO_FLOW_RETURN(info) = GST_FLOW_OK;
-    GstPad *peer = gst_pad_get_peer(pad);
-    if (!peer) {
-        gst_buffer_unref(buffer);
-        return GST_FLOW_NOT_LINKED;
-    }
-    GstFlowReturn ret = gst_pad_chain(peer, buffer);
-    gst_object_unref(peer);
-    return ret;
+    return appl_pad_chain_to_peer(pad, GST_MINI_OBJECT_CAST(buffer));
 }
 
 static char *structure_string(const GstStructure *s, const char *field) {

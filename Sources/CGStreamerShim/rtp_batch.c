@@ -49,15 +49,7 @@ static GstBufferList *take_pending(RtpBatch *b) {
 }
 
 static GstFlowReturn push_list(GstPad *pad, GstBufferList *list) {
-    if (!list) return GST_FLOW_OK;
-    GstPad *peer = gst_pad_get_peer(pad);
-    if (!peer) {
-        gst_buffer_list_unref(list);
-        return GST_FLOW_NOT_LINKED;
-    }
-    GstFlowReturn result = gst_pad_chain_list(peer, list);
-    gst_object_unref(peer);
-    return result;
+    return list ? appl_pad_chain_to_peer(pad, GST_MINI_OBJECT_CAST(list)) : GST_FLOW_OK;
 }
 
 /* Holds `buffer` (transfer full); pushes what is held when a frame ends or the batch is full. */

@@ -112,9 +112,6 @@ public struct ProbeInfo {
         return (0..<gst_buffer_list_length(list)).compactMap { gst_buffer_list_get(list, $0).map(BufferView.init) }
     }
 
-    /// Whether the probed data is a buffer list (rather than one buffer).
-    public var isBufferList: Bool { info.pointee.type.rawValue & GST_PAD_PROBE_TYPE_BUFFER_LIST.rawValue != 0 }
-
     public var event: EventKind? {
         guard info.pointee.type.rawValue & GST_PAD_PROBE_TYPE_EVENT_BOTH.rawValue != 0,
               let event = appl_probe_info_event(info) else { return nil }

@@ -49,6 +49,9 @@ void appl_probe_info_shift_timing(GstPadProbeInfo *info, gint64 delta);
 /** Hands the probed buffer to the peer pad itself (gst_pad_chain) and returns the peer's flow return; the probe
  *  must then answer GST_PAD_PROBE_HANDLED, and the push it interrupted returns GST_FLOW_OK whatever happened. */
 GstFlowReturn appl_probe_info_chain_to_peer(GstPad *pad, GstPadProbeInfo *info);
+/** Hands `data` (a buffer or a buffer list, transfer full) to the peer of `pad` directly, past the pad's own flags
+ *  and probes; GST_FLOW_NOT_LINKED (and `data` dropped) without a peer. */
+GstFlowReturn appl_pad_chain_to_peer(GstPad *pad, GstMiniObject *data);
 /** Adds a probe (all in C, nothing crosses into Swift) that marks every buffer starting with an MP4 `moof` or
  *  `moov` box GST_BUFFER_FLAG_SYNC_AFTER: filesink then fsyncs right after writing it, so each fragment is durable
  *  the moment it is indexed. Returns the probe id. */
