@@ -10,6 +10,10 @@
 struct ApplWebrtcSession {
     GstElement *pipeline;
     GstElement *rtc;
+    /* The appsrcs a push goes into, found once: looking one up by name per push searched the whole pipeline,
+     * webrtcbin's thirty-odd elements included, and was most of a push's cost. NULL: none (no audio). */
+    GstElement *video_src;
+    GstElement *audio_src;
     ApplWebrtcHandlers handlers;
     /* Under `lock`: the shift from the caller's running time to this pipeline's (fixed by the first push). */
     GMutex lock;
@@ -149,6 +153,8 @@ static void free_session(ApplWebrtcSession *s) {
         gst_object_unref(s->pipeline);
     }
     if (s->rtc) gst_object_unref(s->rtc);
+    if (s->video_src) gst_object_unref(s->video_src);
+    if (s->audio_src) gst_object_unref(s->audio_src);
     g_string_free(s->candidates, TRUE);
     g_mutex_clear(&s->lock);
     g_mutex_clear(&s->gather_lock);
@@ -220,6 +226,8 @@ ApplWebrtcSession *appl_webrtc_session_start(const char *offer, gboolean audio, 
     gst_object_unref(pay_src);
     gst_object_unref(pay);
     s->rtc = gst_bin_get_by_name(GST_BIN(s->pipeline), "rtc");
+    s->video_src = gst_bin_get_by_name(GST_BIN(s->pipeline), "video");
+    s->audio_src = gst_bin_get_by_name(GST_BIN(s->pipeline), "audio");
     g_signal_connect(s->rtc, "on-ice-candidate", G_CALLBACK(on_ice_candidate), s);
     g_signal_connect(s->rtc, "notify::ice-gathering-state", G_CALLBACK(on_gathering_state), s);
     g_signal_connect(s->rtc, "notify::connection-state", G_CALLBACK(on_connection_state), s);
@@ -278,11 +286,16 @@ ApplWebrtcSession *appl_webrtc_session_start(const char *offer, gboolean audio, 
     return s;
 }
 
+/* The session's appsrc for the stream `name` ("video" or "audio"), not referenced; NULL if it has none. */
+static GstElement *source_named(ApplWebrtcSession *s, const char *name) {
+    if (strcmp(name, "video") == 0) return s->video_src;
+    if (strcmp(name, "audio") == 0) return s->audio_src;
+    return NULL;
+}
+
 void appl_webrtc_session_set_caps(ApplWebrtcSession *s, const char *name, GstCaps *caps) {
-    GstElement *src = gst_bin_get_by_name(GST_BIN(s->pipeline), name);
-    if (!src) return;
-    g_object_set(src, "caps", caps, NULL);
-    gst_object_unref(src);
+    GstElement *src = source_named(s, name);
+    if (src) g_object_set(src, "caps", caps, NULL);
 }
 
 gboolean appl_webrtc_session_push(ApplWebrtcSession *s, const char *name, GstBuffer *buffer, GstClockTime running_time) {
@@ -297,7 +310,8 @@ gboolean appl_webrtc_session_push(ApplWebrtcSession *s, const char *name, GstBuf
     }
     gboolean known = s->shift_known;
     gint64 shift = s->shift;
-    gboolean audio = strcmp(name, "audio") == 0, discont = FALSE;
+    GstElement *src = source_named(s, name);
+    gboolean audio = src != NULL && src == s->audio_src, discont = FALSE;
     if (audio && !s->audio_on) {
         s->audio_gap = TRUE;
         g_mutex_unlock(&s->lock);
@@ -308,16 +322,12 @@ gboolean appl_webrtc_session_push(ApplWebrtcSession *s, const char *name, GstBuf
         s->audio_gap = FALSE;
     }
     g_mutex_unlock(&s->lock);
-    if (!known || (gint64)running_time + shift < 0) return FALSE;
-    GstElement *src = gst_bin_get_by_name(GST_BIN(s->pipeline), name);
-    if (!src) return FALSE;
+    if (!src || !known || (gint64)running_time + shift < 0) return FALSE;
     GstBuffer *copy = gst_buffer_copy(buffer);
     GST_BUFFER_PTS(copy) = (GstClockTime)((gint64)running_time + shift);
     GST_BUFFER_DTS(copy) = GST_CLOCK_TIME_NONE;
     if (discont) GST_BUFFER_FLAG_SET(copy, GST_BUFFER_FLAG_DISCONT);
-    gboolean pushed = gst_app_src_push_buffer(GST_APP_SRC(src), copy) == GST_FLOW_OK;
-    gst_object_unref(src);
-    return pushed;
+    return gst_app_src_push_buffer(GST_APP_SRC(src), copy) == GST_FLOW_OK;
 }
 
 void appl_webrtc_session_set_audio(ApplWebrtcSession *s, gboolean on) {
