@@ -279,7 +279,8 @@ def report(command, rounds, failures, sizes, window, machine, latency=None, part
     if rounds:
         ratios = [r["clients"] / r["none"] for r in rounds]
         median = statistics.median(ratios)
-        verdict = "met" if median <= CPU_TARGET else "NOT met"
+        within = sum(r <= CPU_TARGET for r in ratios)
+        verdict = ("met" if median <= CPU_TARGET else "NOT met") + f"; {within} of {len(ratios)} rounds within"
         lines += ["| measure | value | target |", "|---|---|---|",
                   f"| recording CPU, {CLIENTS} RTSP clients and 1 WebRTC viewer / none (median of {len(rounds)}) | {median:.3f} "
                   f"({', '.join(f'{r:.3f}' for r in ratios)}) | ≤ {CPU_TARGET:.2f} ({verdict}) |",
@@ -306,8 +307,9 @@ def report(command, rounds, failures, sizes, window, machine, latency=None, part
               "own pipeline, which encrypts and sends over DTLS-SRTP and libnice and, once its sound is on, decodes "
               "the AAC and encodes Opus (complexity 3). A viewer's session starts without audio: the live page plays "
               "muted until a click (browsers block autoplay with sound), and sending audio nobody hears cost as much "
-              "as the video (the parts above). What remains is per packet and per wake-up, not per byte: see "
-              "docs/DESIGN-NOTES.md, \"What a viewer costs\".", END]
+              "as the video (the parts above). What remains is per packet and per wake-up, not per byte (about 1.5 % of a "
+              "core for the viewer's send thread, 1 % for RTSP's two threads, 0.25 % for the hand-over on the encoder's "
+              "threads): see docs/DESIGN-NOTES.md, \"What a viewer costs\".", END]
     return "\n".join(lines)
 
 
@@ -315,7 +317,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--binary", required=True)
     ap.add_argument("--out", default="docs/BENCHMARKS.md")
-    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--rounds", type=int, default=5)  # the ratio moves by ±0.02 from round to round on this shared machine
     ap.add_argument("--window", type=float, default=20.0)
     args = ap.parse_args()
     binary = os.path.abspath(args.binary)
