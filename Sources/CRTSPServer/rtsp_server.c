@@ -1,6 +1,7 @@
 #include "CRTSPServer.h"
 #include "CGStreamerShim.h"
 #include <gst/app/gstappsrc.h>
+#include <gst/base/gstbasesink.h>
 #include <gst/rtsp-server/rtsp-server.h>
 #include <string.h>
 
@@ -111,10 +112,28 @@ static void batch_payloader(GstElement *element, const char *name, guint max_pac
     gst_object_unref(pay);
 }
 
+/* A client's sinks join the media's pipeline without asynchronous state changes, so that a PLAY has brought every
+ * sink to PLAYING before gst-rtsp-server's client thread takes the next request. With its TCP appsink async (the
+ * default), a PLAY's PAUSED→PLAYING finished later on GstBin's own thread; a UDP client's SETUP handled meanwhile
+ * added its udpsinks with gst_element_sync_state_with_parent, which read the pipeline as PAUSED with nothing pending
+ * at the moment GstBin committed PAUSED, and set them PAUSED just after GstBin had set them PLAYING. A sink left
+ * PAUSED in a PLAYING pipeline waits for a preroll for ever: the first sink behind a tee stalled the whole stream
+ * (the audio stopped for every client), and the queues of the others filled (session 19, stacks from gdb on a
+ * stalled run). The sinks of a live media have nothing to preroll anyway (the sources are live, `NO_PREROLL`). */
+static void on_pipeline_element_added(GstBin *pipeline, GstElement *element, gpointer data) {
+    (void)pipeline; (void)data;
+    if (GST_IS_BASE_SINK(element)) gst_base_sink_set_async_enabled(GST_BASE_SINK(element), FALSE);
+}
+
 static void on_media_configure(GstRTSPMediaFactory *factory, GstRTSPMedia *media, gpointer data) {
     (void)factory;
     ApplRtspServer *s = data;
     GstElement *element = gst_rtsp_media_get_element(media); /* transfer full: kept until unprepared */
+    GstObject *pipeline = gst_object_get_parent(GST_OBJECT(element));
+    if (pipeline) {
+        g_signal_connect(pipeline, "element-added", G_CALLBACK(on_pipeline_element_added), NULL);
+        gst_object_unref(pipeline);
+    }
     batch_payloader(element, "pay0", G_MAXUINT, TRUE);
     batch_payloader(element, "pay1", AUDIO_FRAMES_PER_SEND, FALSE);
     g_mutex_lock(&s->lock);
@@ -216,6 +235,18 @@ void appl_rtsp_server_set_caps(ApplRtspServer *s, const char *name, GstCaps *cap
     g_hash_table_replace(s->caps, g_strdup(name), gst_caps_ref(caps));
     if (s->media_element) apply_caps((gpointer)name, caps, s->media_element);
     g_mutex_unlock(&s->lock);
+}
+
+gboolean appl_rtsp_server_media_state(ApplRtspServer *s, GstState *current, GstState *pending) {
+    gboolean known = FALSE;
+    g_mutex_lock(&s->lock);
+    GstObject *pipeline = s->media_element ? gst_object_get_parent(GST_OBJECT(s->media_element)) : NULL;
+    g_mutex_unlock(&s->lock);
+    if (pipeline) {
+        known = gst_element_get_state(GST_ELEMENT(pipeline), current, pending, 0) != GST_STATE_CHANGE_FAILURE;
+        gst_object_unref(pipeline);
+    }
+    return known;
 }
 
 int appl_rtsp_server_port(ApplRtspServer *s) { return gst_rtsp_server_get_bound_port(s->server); }

@@ -71,6 +71,15 @@ public final class RTSPServer: @unchecked Sendable {
     /// The port the server listens on (0 once stopped).
     public var port: Int { whileRunning { Int(appl_rtsp_server_port($0)) } ?? 0 }
 
+    /// The state of the media's pipeline now and the state it is changing to (`.voidPending`: none); nil while no
+    /// client has asked for the mount.
+    public var mediaState: (current: ElementState, pending: ElementState)? {
+        whileRunning { server -> (ElementState, ElementState)? in
+            var current = GST_STATE_NULL, pending = GST_STATE_VOID_PENDING
+            return appl_rtsp_server_media_state(server, &current, &pending) != 0 ? (ElementState(current), ElementState(pending)) : nil
+        } ?? nil
+    }
+
     /// Clients connected now.
     public var clients: Int { whileRunning { Int(appl_rtsp_server_clients($0)) } ?? 0 }
 

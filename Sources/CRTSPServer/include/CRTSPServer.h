@@ -35,6 +35,10 @@ ApplRtspServer *appl_rtsp_server_start(const char *address, int port, const char
  *  on every media made later. */
 void appl_rtsp_server_set_caps(ApplRtspServer *server, const char *name, GstCaps *caps);
 
+/** The state of the mount's media pipeline, without waiting (`pending`: GST_STATE_VOID_PENDING when none); FALSE
+ *  when there is no media. A live media plays from its first DESCRIBE on, and each client's SETUP must leave it so. */
+gboolean appl_rtsp_server_media_state(ApplRtspServer *server, GstState *current, GstState *pending);
+
 /** The port the server is bound to. */
 int appl_rtsp_server_port(ApplRtspServer *server);
 
