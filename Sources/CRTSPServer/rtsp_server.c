@@ -16,6 +16,9 @@ struct ApplRtspServer {
     /* Under `lock`: the shared media's bin while it exists, and the shift from the caller's timestamps to its
      * running time (set by the first buffer pushed into it). */
     GstElement *media_element;
+    /* Under `lock`: name → that media's appsrc (a reference; NULL for a name it lacks), looked up at the first push
+     * of each name and dropped with the media. */
+    GHashTable *media_sources;
     gboolean shift_known;
     gint64 shift;
     /* Under `lock`: audio frames already mapped onto the media's running time, waiting to go in as one list. */
@@ -75,11 +78,26 @@ static void forget_shift(ApplRtspServer *s) {
     g_clear_pointer(&s->held_audio, gst_buffer_list_unref);
 }
 
+static void unref_source(gpointer source) {
+    if (source) gst_object_unref(source);
+}
+
+/* The appsrc `name` of the current media (a new reference), or NULL. Call under `lock` with a media. */
+static GstElement *media_source(ApplRtspServer *s, const char *name) {
+    gpointer found = NULL;
+    if (!g_hash_table_lookup_extended(s->media_sources, name, NULL, &found)) {
+        found = gst_bin_get_by_name(GST_BIN(s->media_element), name);
+        g_hash_table_insert(s->media_sources, g_strdup(name), found);
+    }
+    return found ? gst_object_ref(found) : NULL;
+}
+
 static void forget_media(ApplRtspServer *s, GstElement *only) {
     g_mutex_lock(&s->lock);
     if (s->media_element && (only == NULL || s->media_element == only)) {
         gst_object_unref(s->media_element);
         s->media_element = NULL;
+        g_hash_table_remove_all(s->media_sources);
         forget_shift(s);
     }
     g_mutex_unlock(&s->lock);
@@ -139,6 +157,7 @@ static void on_media_configure(GstRTSPMediaFactory *factory, GstRTSPMedia *media
     g_mutex_lock(&s->lock);
     if (s->media_element) gst_object_unref(s->media_element);
     s->media_element = element;
+    g_hash_table_remove_all(s->media_sources);
     forget_shift(s);
     g_hash_table_foreach(s->caps, apply_caps, element);
     g_mutex_unlock(&s->lock);
@@ -169,6 +188,7 @@ static void free_server(ApplRtspServer *s) {
     forget_media(s, NULL);
     g_clear_pointer(&s->held_audio, gst_buffer_list_unref);
     g_hash_table_unref(s->caps);
+    g_hash_table_unref(s->media_sources);
     g_main_loop_unref(s->loop);
     g_main_context_unref(s->context);
     g_mutex_clear(&s->lock);
@@ -182,6 +202,7 @@ ApplRtspServer *appl_rtsp_server_start(const char *address, int port, const char
     s->handlers = handlers;
     g_mutex_init(&s->lock);
     s->caps = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, (GDestroyNotify)gst_caps_unref);
+    s->media_sources = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, unref_source);
     s->context = g_main_context_new();
     s->loop = g_main_loop_new(s->context, FALSE);
     s->server = gst_rtsp_server_new();
@@ -277,7 +298,7 @@ gboolean appl_rtsp_server_push(ApplRtspServer *s, const char *name, GstBuffer *b
             s->shift_known = TRUE;
         }
         if (s->shift_known && (gint64)stamp + s->shift >= 0) {
-            src = gst_bin_get_by_name(GST_BIN(s->media_element), name);
+            src = media_source(s, name);
             copy = gst_buffer_copy(buffer); /* metadata only: the memory is shared */
             GST_BUFFER_PTS(copy) = (GstClockTime)((gint64)stamp + s->shift);
             GST_BUFFER_DTS(copy) = GST_CLOCK_TIME_NONE;
