@@ -130,14 +130,13 @@ static void batch_payloader(GstElement *element, const char *name, guint max_pac
     gst_object_unref(pay);
 }
 
-/* A client's sinks join the media's pipeline without asynchronous state changes, so that a PLAY has brought every
- * sink to PLAYING before gst-rtsp-server's client thread takes the next request. With its TCP appsink async (the
- * default), a PLAY's PAUSED→PLAYING finished later on GstBin's own thread; a UDP client's SETUP handled meanwhile
- * added its udpsinks with gst_element_sync_state_with_parent, which read the pipeline as PAUSED with nothing pending
- * at the moment GstBin committed PAUSED, and set them PAUSED just after GstBin had set them PLAYING. A sink left
- * PAUSED in a PLAYING pipeline waits for a preroll for ever: the first sink behind a tee stalled the whole stream
- * (the audio stopped for every client), and the queues of the others filled (session 19, stacks from gdb on a
- * stalled run). The sinks of a live media have nothing to preroll anyway (the sources are live, `NO_PREROLL`). */
+/* A client's sinks join the media's pipeline without asynchronous state changes. gst-rtsp-server plays a live media
+ * from its DESCRIBE on and adds a client's sinks at its PLAY (gst_element_sync_state_with_parent). With its RTP
+ * sinks async, the first one added made GstBin lose PLAYING to PAUSED until every sink had prerolled, and a sink
+ * added in that window was synced to PAUSED and stayed there once prerolled. As the first sink behind a tee it held
+ * that stream's thread in its preroll for ever, a later client's branch (plugged from an IDLE probe on that tee)
+ * never came, and the bin never completed: the sound stopped for every client (session 19: gdb stacks and a
+ * GST_STATES trace of a stalled run). A live media has nothing to preroll; only RECORD needs async sinks. */
 static void on_pipeline_element_added(GstBin *pipeline, GstElement *element, gpointer data) {
     (void)pipeline; (void)data;
     if (GST_IS_BASE_SINK(element)) gst_base_sink_set_async_enabled(GST_BASE_SINK(element), FALSE);

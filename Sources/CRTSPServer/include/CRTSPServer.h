@@ -36,7 +36,7 @@ ApplRtspServer *appl_rtsp_server_start(const char *address, int port, const char
 void appl_rtsp_server_set_caps(ApplRtspServer *server, const char *name, GstCaps *caps);
 
 /** The state of the mount's media pipeline, without waiting (`pending`: GST_STATE_VOID_PENDING when none); FALSE
- *  when there is no media. A live media plays from its first DESCRIBE on, and each client's SETUP must leave it so. */
+ *  when there is no media. A live media plays from its first DESCRIBE on, and each client's PLAY (which adds its sinks) must leave it so. */
 gboolean appl_rtsp_server_media_state(ApplRtspServer *server, GstState *current, GstState *pending);
 
 /** The port the server is bound to. */
