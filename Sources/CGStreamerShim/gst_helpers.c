@@ -98,22 +98,25 @@ void appl_probe_info_shift_timing(GstPadProbeInfo *info, gint64 delta) {
     GST_PAD_PROBE_INFO_DATA(info) = buffer;
 }
 
-static GstPadProbeReturn sync_after_index(GstPad *pad, GstPadProbeInfo *info, gpointer user_data) {
-    (void)pad;
-    (void)user_data;
-    GstBuffer *buffer = GST_PAD_PROBE_INFO_BUFFER(info);
-    guint8 header[8];
-    if (buffer && gst_buffer_extract(buffer, 0, header, 8) == 8 &&
-        (memcmp(header + 4, "moof", 4) == 0 || memcmp(header + 4, "moov", 4) == 0)) {
-        buffer = gst_buffer_make_writable(buffer);
-        GST_BUFFER_FLAG_SET(buffer, GST_BUFFER_FLAG_SYNC_AFTER);
-        GST_PAD_PROBE_INFO_DATA(info) = buffer;
-    }
-    return GST_PAD_PROBE_OK;
+gsize appl_probe_info_fill_buffer(GstPadProbeInfo *info, gsize offset, const guint8 *bytes, gsize size) {
+    GstBuffer *buffer = gst_buffer_make_writable(GST_PAD_PROBE_INFO_BUFFER(info));
+    GST_PAD_PROBE_INFO_DATA(info) = buffer;
+    return gst_buffer_fill(buffer, offset, bytes, size);
 }
 
-gulong appl_pad_add_sync_after_index_probe(GstPad *pad) {
-    return gst_pad_add_probe(pad, GST_PAD_PROBE_TYPE_BUFFER, sync_after_index, NULL, NULL);
+void appl_probe_info_set_sync_after(GstPadProbeInfo *info) {
+    GstBuffer *buffer = gst_buffer_make_writable(GST_PAD_PROBE_INFO_BUFFER(info));
+    GST_BUFFER_FLAG_SET(buffer, GST_BUFFER_FLAG_SYNC_AFTER);
+    GST_PAD_PROBE_INFO_DATA(info) = buffer;
+}
+
+int appl_probe_info_answer_not_seekable(GstPadProbeInfo *info) {
+    GstQuery *query = GST_PAD_PROBE_INFO_QUERY(info);
+    if (!query || GST_QUERY_TYPE(query) != GST_QUERY_SEEKING) return 0;
+    GstFormat format;
+    gst_query_parse_seeking(query, &format, NULL, NULL, NULL);
+    gst_query_set_seeking(query, format, FALSE, 0, -1);
+    return 1;
 }
 
 GstFlowReturn appl_pad_chain_to_peer(GstPad *pad, GstMiniObject *data) {

@@ -42,10 +42,6 @@ public final class Pad: @unchecked Sendable {
     /// Shifts the running time of everything leaving this pad by `offset` nanoseconds.
     public func setOffset(_ offset: Int64) { appl_pad_set_offset(pointer, gint64(offset)) }
 
-    /// On a filesink's sink pad behind mp4mux in fragment mode: the sink fsyncs right after each `moof` or `moov`
-    /// (an index) it writes. The probe is C only; no Swift runs on the streaming thread for it.
-    public func syncAfterEachFragment() { _ = appl_pad_add_sync_after_index_probe(pointer) }
-
     /// Caps currently negotiated on the pad.
     public var currentCaps: Caps? { gst_pad_get_current_caps(pointer).map { Caps(owning: $0) } }
 

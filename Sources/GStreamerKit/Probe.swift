@@ -53,9 +53,12 @@ public struct BufferView {
     public var size: Int { Int(gst_buffer_get_size(pointer)) }
 
     /// The first `count` bytes (fewer if the buffer is shorter), e.g. an RTP header.
-    public func bytes(upTo count: Int) -> [UInt8] {
+    public func bytes(upTo count: Int) -> [UInt8] { bytes(at: 0, upTo: count) }
+
+    /// Up to `count` bytes from `offset`.
+    public func bytes(at offset: Int, upTo count: Int) -> [UInt8] {
         var bytes = [UInt8](repeating: 0, count: count)
-        let copied = bytes.withUnsafeMutableBytes { gst_buffer_extract(pointer, 0, $0.baseAddress, gsize(count)) }
+        let copied = bytes.withUnsafeMutableBytes { gst_buffer_extract(pointer, gsize(offset), $0.baseAddress, gsize(count)) }
         return Array(bytes.prefix(Int(copied)))
     }
 }
@@ -129,6 +132,20 @@ public struct ProbeInfo {
     public func setBufferTiming(pts: UInt64, duration: UInt64) {
         appl_probe_info_set_timing(info, guint64(pts), guint64(duration))
     }
+
+    /// Copies `bytes` over the probed buffer from `offset` (the buffer is made writable first); returns whether all
+    /// of them fitted.
+    @discardableResult
+    public func fillBuffer(at offset: Int, with bytes: [UInt8]) -> Bool {
+        bytes.withUnsafeBufferPointer { appl_probe_info_fill_buffer(info, gsize(offset), $0.baseAddress, gsize($0.count)) } == bytes.count
+    }
+
+    /// Marks the probed buffer so that a filesink fsyncs right after writing it.
+    public func markSyncAfter() { appl_probe_info_set_sync_after(info) }
+
+    /// Answers a SEEKING query "not seekable"; false when the probed data is something else. The probe must then
+    /// return `.handled` (the query counts as answered).
+    public func answerNotSeekable() -> Bool { appl_probe_info_answer_not_seekable(info) != 0 }
 
     /// Moves the probed buffer's PTS and DTS by `delta` nanoseconds (composition offsets kept).
     public func shiftBufferTiming(by delta: Int64) {

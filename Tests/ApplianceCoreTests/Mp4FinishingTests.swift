@@ -3,9 +3,10 @@ import Foundation
 import GStreamerKit
 import XCTest
 
-/// Finishing fragmented recordings in place, on files real mp4mux writes (gst-launch-1.0 in its own process, so a
-/// SIGKILL leaves exactly what a crashed daemon leaves), judged by ffprobe and ffmpeg. The reference for every
-/// index this builds is the one mp4mux writes itself at EOS: the packets must match one for one.
+/// Finishing the files earlier versions wrote (mp4mux's `first-moov-then-finalise` layout) in place, on files real
+/// mp4mux writes (gst-launch-1.0 in its own process, so a SIGKILL leaves exactly what a crashed daemon leaves),
+/// judged by ffprobe and ffmpeg. The reference for every index this builds is the one mp4mux writes itself at EOS:
+/// the packets must match one for one. (The layout the appliance writes now: FragmentCutTests.)
 final class Mp4FinishingTests: XCTestCase {
     private var folder: URL!
 
@@ -97,7 +98,7 @@ final class Mp4FinishingTests: XCTestCase {
         let path = try killed("killed.mp4", after: 400_000)
         let killedSize = DataDirectory.fileSize(path)!
         let decodableBefore = try videoFrames(path)  // ffmpeg reads the fragments as they are
-        guard case .indexed(_, let dropped) = try Mp4Finishing.finish(path: path) else { return XCTFail("not indexed") }
+        guard case .indexed(_, let dropped, nil) = try Mp4Finishing.finish(path: path) else { return XCTFail("not indexed") }
         XCTAssertEqual(try topLevel(path), ["ftyp", "free", "mdat", "moov"])
         XCTAssertEqual(DataDirectory.fileSize(path)!, killedSize - dropped + Int64(try topLevelSizes(path).last!))
         XCTAssertEqual(try decodeErrors(path), "")

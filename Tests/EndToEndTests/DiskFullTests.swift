@@ -10,7 +10,8 @@ final class DiskFullTests: XCTestCase {
         guard (try? ProcessOutcome.run("/usr/bin/unshare", ["-m", "true"]))?.status == 0 else {
             throw XCTSkip("no private mount namespace here (unshare -m needs root or user namespaces)")
         }
-        // Noise does not compress: 4 Mbit/s, about 1 MB per 2 s segment, on a 16 MB filesystem.
+        // Noise does not compress: 4 Mbit/s, about 1.5 MB per 3 s segment, on a 16 MB filesystem. The card fills
+        // 1.5 s into the second segment: its first fragment (1 s) is on it, the next one meets the full disk.
         let daemon = try DaemonProcess(extra: """
             [video]
             width = 320
@@ -18,7 +19,7 @@ final class DiskFullTests: XCTestCase {
             framerate = 30
             bitrate_kbps = 4000
             [recording]
-            segment_s = 2.0
+            segment_s = 3.0
             [storage]
             min_free_mb = 0
             """, cameras: "[[camera]]\nname = \"main\"\nsource = \"pipeline\"\npipeline = \"videotestsrc is-live=true pattern=snow\"")

@@ -29,6 +29,8 @@ public final class CaptureGraph: Sendable {
     let outputs: RecordingOutputs
     let flow: VideoFlowMonitor
     let tap = FrameTap()
+    /// What the recording files wrote: fragments and syncs (metrics).
+    let fragmentCounters = FragmentCounters()
     /// The web dashboard's live view (a branch that encodes JPEG only while someone watches).
     let live: LiveView
     /// The preview's textoverlay (`PreviewOverlay` sets its text), when the preview is on and `[preview] overlay`.

@@ -1,4 +1,5 @@
 import ApplianceProtocol
+import Foundation
 import GStreamerKit
 
 /// One recording's muxing bin: [queue ! mp4mux] per stream → filesink, laid out so that what reached the disk can
@@ -12,7 +13,12 @@ final class RecordingBin: Sendable {
     let audioPad: Pad?
     let sinkPad: Pad
 
-    init(name: String, path: String, hasAudio: Bool, config: ApplianceConfig) throws {
+    private let fragmentWatch: Locked<FragmentStreamWatch>?
+
+    /// `starts`: when the video and the audio of the recording start (running time), once its cut knows.
+    /// `counters`: where the daemon adds up what the files wrote.
+    init(name: String, path: String, hasAudio: Bool, config: ApplianceConfig, counters: FragmentCounters = FragmentCounters(),
+         starts: @escaping @Sendable () -> FragmentStreamWatch.Starts = { .init() }) throws {
         let bin = Bin(name: name)
         self.bin = bin
         let mux = try Element.make("mp4mux", name: "\(name)-mux")
@@ -22,6 +28,10 @@ final class RecordingBin: Sendable {
         sink.set("location", path)
         sink.set("sync", false)
         sink.set("async", false)
+        sink.set("enable-last-sample", false)
+        // Every buffer reaches the kernel when it is written: a fragment whose end gets no fsync (one per interval)
+        // must still survive a crash of the daemon, which loses filesink's own buffer (64 KiB by default).
+        if config.recording.fileLayout == .fragmented { try sink.set("buffer-mode", string: "unbuffered") }
         try bin.add([mux, sink])
         try mux.link(sink)
 
@@ -38,22 +48,52 @@ final class RecordingBin: Sendable {
         videoPad = try branch("video", "video_%u", in: bin)
         audioPad = hasAudio ? try branch("audio", "audio_%u", in: bin) : nil
         sinkPad = sink.staticPad("sink")!
-        // A fragment is durable the moment it is indexed: the sync comes right after its moof, before the next
-        // fragment's bytes, so no page is written twice for it (a sync at any other moment cleans the half-written
-        // last page and the fragment's header page, and both are written again: 2.5 % of a 4 Mbit/s clip).
-        if config.recording.fileLayout == .fragmented { sinkPad.syncAfterEachFragment() }
+        if config.recording.fileLayout == .fragmented {
+            fragmentWatch = Self.watchFragments(on: sinkPad, syncInterval: UInt64(config.recording.syncIntervalS * 1_000_000_000),
+                                                counters: counters, starts: starts)
+        } else {
+            fragmentWatch = nil
+        }
     }
 
-    /// `fragmented`: a fragment every `sync_interval_s`, each indexed by a `moof` after its media; at EOS mp4mux
-    /// appends one full index and turns the file into a plain MP4 without copying media (Mp4Finishing does the
-    /// same for a file that never got its EOS). `reserved`: index room for the longest the file can run, rewritten
-    /// every `sync_interval_s`; the unused room is removed when the file is finalised (a copy: Mp4Compaction).
+    /// The fragment stream's counters (fragments written, syncs, start offsets that could not be written); nil for
+    /// the reserved layout.
+    var fragmentCounts: (fragments: Int, syncs: Int, unpatched: Int)? {
+        fragmentWatch?.withLock { ($0.fragments, $0.syncs, $0.unpatched) }
+    }
+
+    /// The sink tells mp4mux it cannot seek, so mp4mux writes the file front to back and never goes back over it
+    /// (no `mfra`, no header rewritten at the end); every buffer then passes a FragmentStreamWatch, which marks the
+    /// end of a fragment for an fsync (at most once per `sync_interval_s`) and writes each track's start into its
+    /// fragments' decode times.
+    private static func watchFragments(on pad: Pad, syncInterval: UInt64, counters: FragmentCounters,
+                                       starts: @escaping @Sendable () -> FragmentStreamWatch.Starts) -> Locked<FragmentStreamWatch> {
+        let watch = Locked(FragmentStreamWatch(syncInterval: syncInterval))
+        pad.addProbe(.queryDownstream) { info in info.answerNotSeekable() ? .handled : .ok }
+        pad.addProbe(.buffer) { info in
+            guard let buffer = info.buffer else { return .ok }
+            let now = DispatchTime.now().uptimeNanoseconds
+            let action = watch.withLock { $0.next(size: buffer.size, now: now, starts: starts()) { buffer.bytes(at: $0, upTo: $1) } }
+            for patch in action.patches { info.fillBuffer(at: patch.offset, with: patch.bytes) }
+            if action.syncAfter { info.markSyncAfter() }
+            counters.add(action)
+            return .ok
+        }
+        return watch
+    }
+
+    /// `fragmented`: fragments of at most `sync_interval_s` (a video fragment also ends at each keyframe), each a
+    /// `moof` and then its `mdat`, in mp4mux's DASH mode; the file is finished by Mp4Finishing after EOS (one index
+    /// appended, one 16-byte write in front, no media copied), or after a crash by recovery. The DASH mode is chosen
+    /// over `first-moov-then-finalise` because that mode leaks 4 KiB per fragment in mp4mux 1.22 (DESIGN-NOTES).
+    /// `reserved`: index room for the longest the file can run, rewritten every `sync_interval_s`; the unused room
+    /// is removed when the file is finalised (a copy: Mp4Compaction).
     static func configureCrashSafety(_ mux: Element, _ config: ApplianceConfig) throws {
         let recording = config.recording
         switch recording.fileLayout {
         case .fragmented:
             mux.set("fragment-duration", uint: UInt(max(100, (recording.syncIntervalS * 1000).rounded())))
-            try mux.set("fragment-mode", string: "first-moov-then-finalise")
+            try mux.set("fragment-mode", string: "dash-or-mss")
         case .reserved:
             mux.set("reserved-max-duration", uint64: UInt64(longestFileS(config) * 1_000_000_000))
             mux.set("reserved-moov-update-period", uint64: UInt64(recording.syncIntervalS * 1_000_000_000))

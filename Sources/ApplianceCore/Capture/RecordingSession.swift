@@ -42,8 +42,11 @@ final class RecordingSession: Sendable {
         self.graph = graph
         createdAt = Date()
         state = Locked(RecordingCut(frameInterval: graph.flow.frameInterval))
+        let state = self.state
         recordingBin = try RecordingBin(name: RecordingBin.name(id: id), path: partialPath,
-                                        hasAudio: graph.audioTee != nil, config: graph.config)
+                                        hasAudio: graph.audioTee != nil, config: graph.config, counters: graph.fragmentCounters) {
+            state.withLock { .init(video: $0.timing.videoFirst, audio: $0.timing.audioFirst) }
+        }
         let finalised = self.finalised
         recordingBin.sinkPad.addProbe(.eventDownstream) { info in
             if info.event == .eos { finalised.fire(true) }

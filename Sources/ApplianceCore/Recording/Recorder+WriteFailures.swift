@@ -28,10 +28,11 @@ extension Recorder {
         guard case .recording(let still) = phase, still.session === active.session else { return }
         do {
             _ = try await stop(title: nil, reason: .writeFailed, note: reason)
-            resumeAfterFailure = (active.requestedTitle, Date())
         } catch {
+            // Nothing of it was written whole (the card filled before its first fragment): no clip, its row says so.
             logger.error("recording \(active.session.id) could not be finalised after the write failure: \(error)")
         }
+        resumeAfterFailure = (active.requestedTitle, Date())
     }
 
     /// Starts recording again after a write failure once the filesystem has room (retention frees it, or a user).

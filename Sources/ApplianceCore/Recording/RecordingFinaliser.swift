@@ -45,9 +45,13 @@ struct RecordingFinaliser: Sendable {
         let timing = session.timing
         // A segment's end is its cut, not the moment the tick got round to finalising it.
         let endedAt = reason == .segment ? active.segmentStartedAt.addingTimeInterval(Double(timing.durationMs) / 1000) : Date()
-        guard timing.videoFrames > 0 else { return try await discardEmpty(session) }
+        guard timing.videoFrames > 0 else {
+            return try await discardEmpty(session, reason: "the camera delivered no frame before the recording was stopped")
+        }
+        guard await finishFile(session.partialPath, id: session.id) != .empty else {
+            return try await discardEmpty(session, reason: "no fragment of the file was written whole (\(note ?? "the muxer wrote none"))")
+        }
         let thumbnail = await writeThumbnail(for: session)
-        await finishFile(session.partialPath, id: session.id)
         let finalPath = data.finalPath(id: session.id, date: session.createdAt)
         do {
             try await blocking { [data = data] in try data.commit(session.partialPath, to: finalPath) }
@@ -104,15 +108,23 @@ struct RecordingFinaliser: Sendable {
         }
     }
 
-    /// Makes sure the file is a finished MP4: mp4mux finishes a fragmented file at EOS by itself; one that did
-    /// not get its EOS (a write failure, a muxer that never finished) is indexed here, and a reserved-layout file
-    /// loses its unused index room. A failure keeps the file as it is (it still plays in ffmpeg and browsers).
-    private func finishFile(_ path: String, id: String) async {
+    /// Makes the file a finished MP4: the fragmented file the muxer wrote gets its index (Mp4Finishing: one index
+    /// appended, one 16-byte write, no media copied), and a reserved-layout file loses its unused index room. A
+    /// failure keeps the file as it is (it still plays in ffmpeg and browsers).
+    @discardableResult
+    private func finishFile(_ path: String, id: String) async -> Mp4Finishing.Outcome? {
         do {
             let outcome = try await blocking { try Mp4Finishing.finish(path: path) }
-            if outcome != .finished { logger.notice("recording \(id): the file was finished after the muxer: \(outcome)") }
+            switch outcome {
+            case .indexed(_, let dropped, let refused) where dropped > 0 || refused != nil:
+                logger.notice("recording \(id): finished without its last \(dropped) bytes\(refused.map { " (\($0))" } ?? "")")
+            default:
+                logger.debug("recording \(id): \(outcome)")
+            }
+            return outcome
         } catch {
             logger.warning("recording \(id): the file could not be finished: \(error)")
+            return nil
         }
     }
 
@@ -129,12 +141,12 @@ struct RecordingFinaliser: Sendable {
         }
     }
 
-    /// No video frame reached the file (the streams never delivered): no media file is left behind, and the row
-    /// says so.
-    private func discardEmpty(_ session: RecordingSession) async throws -> Finished {
+    /// No video frame reached the file (the streams never delivered, or no fragment was written whole): no media
+    /// file is left behind, and the row says so.
+    private func discardEmpty(_ session: RecordingSession, reason why: String) async throws -> Finished {
         _ = graph.tap.finishRequest(id: session.id)
         try? FileManager.default.removeItem(atPath: session.partialPath)
-        let reason = "\(Recovery.nothingRecorded): the camera delivered no frame before the recording was stopped"
+        let reason = "\(Recovery.nothingRecorded): \(why)"
         _ = try? await library.update(id: session.id) { row in
             row.state = .failed
             row.failureReason = reason

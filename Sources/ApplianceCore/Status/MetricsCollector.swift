@@ -64,6 +64,12 @@ struct MetricsCollector: Sendable {
             add("appliance_av_offset_seconds", .gauge, "Audio start minus video start of the recording in progress.", offset / 1000)
         }
         add("appliance_recordings_finished_total", .counter, "Files finished by this daemon (each loop segment counts).", Double(s.recordingsThisRun))
+        add("appliance_file_fragments_total", .counter, "Fragments written whole to recording files (each is indexed by its moof).",
+            Double(graph.fragmentCounters.fragments))
+        add("appliance_file_syncs_total", .counter, "fsyncs of recording files after a whole fragment (at most one per sync_interval_s).",
+            Double(graph.fragmentCounters.syncs))
+        add("appliance_file_track_starts_unwritten_total", .counter,
+            "Fragments whose track start (audio after video) could not be written into them; 0 expected.", Double(graph.fragmentCounters.unpatched))
         add("appliance_recordings", .gauge, "Clips in the library.", Double(s.recordingsTotal))
         add("appliance_segment_boundaries_total", .counter, "Loop recording seams measured.", Double(boundaries.count))
         add("appliance_segment_boundary_missing_frames_total", .counter, "Frames lost at loop recording seams.", Double(boundaries.missingFrames))

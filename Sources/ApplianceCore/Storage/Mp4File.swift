@@ -89,25 +89,27 @@ final class Mp4File {
 
     func sync() throws { try handle.synchronize() }
 
-    /// Makes the first `mdat` (the 16 bytes after `ftyp`: `free`(8) + an 8-byte `mdat` header, or a 16-byte one,
-    /// as mp4mux lays them out) run to `payloadEnd`, in one 16-byte write.
-    func writeFirstMdatHeader(payloadEnd: Int64, after ftypEnd: Int64) throws {
-        let current = try read(at: ftypEnd, count: 16)
+    /// Makes everything from `at` to `payloadEnd` one `mdat`, in one 16-byte write: `free`(8) + an 8-byte `mdat`
+    /// header, or a 16-byte `mdat` header past 4 GiB. `at` holds such 16 bytes already (mp4mux's layout keeps them
+    /// after `ftyp`), or the header of the first index (the DASH layout), which becomes dead bytes in the `mdat`.
+    func writeMdatHeader(at: Int64, payloadEnd: Int64) throws {
+        let current = try read(at: at, count: 16)
         let sixteen = current.uint32(at: 0) == 1 && current.fourCC(at: 4) == "mdat"
         let freeThenMdat = current.uint32(at: 0) == 8 && current.fourCC(at: 4) == "free" && current.fourCC(at: 12) == "mdat"
-        guard sixteen || freeThenMdat else { throw Mp4Finishing.Failure.unexpectedLayout("no 16-byte mdat header after ftyp") }
+        let index = current.fourCC(at: 4) == "moov" && current.uint32(at: 0) >= 16
+        guard sixteen || freeThenMdat || index else { throw Mp4Finishing.Failure.unexpectedLayout("no room for an mdat header at byte \(at)") }
         var header = Data()
-        if payloadEnd - (ftypEnd + 8) <= Int64(UInt32.max) {
+        if payloadEnd - (at + 8) <= Int64(UInt32.max) {
             header.append(bigEndian: UInt32(8))
             header.append(fourCC: "free")
-            header.append(bigEndian: UInt32(payloadEnd - (ftypEnd + 8)))
+            header.append(bigEndian: UInt32(payloadEnd - (at + 8)))
             header.append(fourCC: "mdat")
         } else {
             header.append(bigEndian: UInt32(1))
             header.append(fourCC: "mdat")
-            header.append(bigEndian: UInt64(payloadEnd - ftypEnd))
+            header.append(bigEndian: UInt64(payloadEnd - at))
         }
-        try write(header, at: ftypEnd)
+        try write(header, at: at)
     }
 
     /// Where a `hoov` box (a hidden first index: its `mvhd` right inside) starts between `from` and `to`.

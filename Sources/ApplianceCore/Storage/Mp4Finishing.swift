@@ -2,14 +2,18 @@ import Foundation
 
 /// Turns whatever a recording left on disk into a finished MP4, in place, writing only an index.
 ///
-/// The recording bin writes fragments (`mp4mux fragment-mode=first-moov-then-finalise`): `ftyp`, an `mdat` with
-/// the first fragment's media, a `moov` that indexes it (with `mvex`), then a `moof` after each further fragment's
-/// `mdat`. mp4mux finishes such a file itself at EOS: it hides the first `moov` (renamed `hoov`), stretches the
-/// first `mdat` over everything, and appends a full `moov`; the media is never copied. A file that did not get
-/// there (a crash, a power cut, a write failure) is finished here the same way: the samples of the first `moov`
-/// and of every complete `moof` become one index appended after the last complete fragment, and one 16-byte write
-/// in front turns the file from fragmented to finished. A crash during that leaves a fragmented file that the next
-/// try finishes again. A file from the reserved-index layout (index room in front) is compacted instead.
+/// The recording bin writes fragments in mp4mux's DASH mode, front to back: `ftyp`, a `moov` that describes the
+/// tracks (with `mvex`, no samples), then for each fragment a `moof` and the `mdat` it indexes. Nothing finishes
+/// that at EOS (mp4mux thinks it is streaming), so every recording is finished here, after EOS or, after a crash,
+/// at start-up: the samples of every whole fragment become one index appended after the last one, and one 16-byte
+/// write over the start of the first `moov` (`free`(8) + an `mdat` header, or a 16-byte `mdat` header) turns
+/// everything from there to the index into media: the file becomes `ftyp free mdat moov`, and no media moves. A
+/// crash in between leaves a fragmented file with an index at its end, which the next try cuts off and redoes.
+///
+/// Files of earlier versions are finished too: mp4mux's `first-moov-then-finalise` layout (`ftyp free mdat moov`
+/// with the first fragment, then `free mdat moof` per fragment, the index after its media; or, finished by mp4mux,
+/// the first index hidden as `hoov` in one long `mdat`), and the reserved-index layout, whose unused index room is
+/// removed (Mp4Compaction).
 enum Mp4Finishing {
     enum Failure: Error, CustomStringConvertible {
         case unreadable(String)
@@ -27,9 +31,10 @@ enum Mp4Finishing {
         case finished
         /// A reserved-index file whose unused room was removed (bytes).
         case compacted(Int64)
-        /// A fragmented file now indexed: its samples, and the bytes after the last complete fragment that no
-        /// index covered (dropped).
-        case indexed(samples: Int, droppedBytes: Int64)
+        /// A fragmented file now indexed: its samples, the bytes after the last whole fragment that no index covered
+        /// (dropped), and why indexing stopped before the end of the file (a fragment whose samples could not be
+        /// worked out: it and what follows are dropped rather than indexed wrongly), if it did.
+        case indexed(samples: Int, droppedBytes: Int64, refused: String? = nil)
         /// Nothing in the file is indexed: no frame can be recovered.
         case empty
     }
@@ -42,6 +47,8 @@ enum Mp4Finishing {
         let file = try Mp4File(path: path)
         defer { file.close() }
         var top = try file.topLevel()
+        // Still fragmented (its first index is visible), whatever else a finish may have appended already.
+        if let initial = top.initialMoov { return try indexFragments(file, top: top, initial: initial) }
         if let moov = top.moovs.first(where: { !$0.fragmented }) {
             // A complete index: after the media (finished), or in front with reserved room (compact it).
             if let mdat = top.first("mdat"), moov.box.offset < mdat.offset {
@@ -50,17 +57,42 @@ enum Mp4Finishing {
             }
             return .finished
         }
-        if top.initialMoov == nil {
-            guard try restoreHiddenIndex(file, top) else { return .empty }
-            top = try file.topLevel()
-        }
+        guard try restoreHiddenIndex(file, top) else { return .empty }
+        top = try file.topLevel()
         guard let initial = top.initialMoov else { return .empty }
         return try indexFragments(file, top: top, initial: initial)
     }
 
-    /// Indexes the first fragment and every complete `moof` after it, and makes the file a finished one.
+    /// Indexes the samples of the first index and of every whole fragment after it, and makes the file a finished
+    /// one.
     private static func indexFragments(_ file: Mp4File, top: Mp4File.TopLevel, initial: Mp4Box) throws -> Outcome {
         let moov = try file.read(initial)
+        var (samples, defaults) = try initialSamples(moov)
+        let walk = try Mp4FragmentWalk.run(file, top: top, after: initial, defaults: defaults)
+        var firstDecodeTime: [UInt32: UInt64] = [:]
+        for fragment in walk.fragments {
+            if samples[fragment.trackID, default: []].isEmpty, let time = fragment.decodeTime { firstDecodeTime[fragment.trackID] = time }
+            samples[fragment.trackID, default: []].append(contentsOf: fragment.samples)
+        }
+        let count = samples.values.reduce(0) { $0 + $1.count }
+        guard count > 0 else { return .empty }
+        let index = try Mp4IndexBuilder.finalMoov(initial: moov, samples: samples, startTimes: firstDecodeTime)
+        let end = walk.end
+        let dropped = file.size - end
+        // The index first, made durable; then one write in front that makes it the file's index.
+        try file.truncate(at: end)
+        try file.write(index, at: end)
+        try file.sync()
+        // DASH layout: the first index is before any media; the earlier layout keeps 16 bytes after ftyp for this.
+        let mediaFrom = walk.indexBeforeMedia ? Int64(initial.offset) : top.ftypEnd
+        try file.writeMdatHeader(at: mediaFrom, payloadEnd: end)
+        try file.sync()
+        return .indexed(samples: count, droppedBytes: dropped, refused: walk.refused)
+    }
+
+    /// The samples the first index lists (the first fragment, in the earlier layout; none in the DASH layout) and
+    /// the `trex` defaults of its `mvex`.
+    private static func initialSamples(_ moov: Data) throws -> ([UInt32: [Mp4Sample]], [UInt32: Mp4Fragments.TrackDefaults]) {
         let root = try Mp4Box.children(of: moov, in: 0..<moov.count)[0]
         let children = try Mp4Box.children(of: moov, in: root.payload)
         var samples: [UInt32: [Mp4Sample]] = [:]
@@ -71,28 +103,7 @@ enum Mp4Finishing {
             samples[id] = try Mp4SampleTable.samples(stbl: stbl, in: moov)
         }
         let defaults = try children.first { $0.type == "mvex" }.map { try Mp4Fragments.defaults(mvex: $0, in: moov) } ?? [:]
-        var end = Int64(initial.end)
-        for box in top.boxes where box.offset > initial.offset {
-            if box.type == "moov" { break }  // an index a finish began: rebuilt below
-            guard box.type == "moof" else { continue }
-            guard let fragment = try? Mp4Fragments.samples(moof: try file.read(box), moofOffset: Int64(box.offset), defaults: defaults),
-                  fragment.values.allSatisfy({ $0.allSatisfy { s in s.offset >= 0 && s.offset + Int64(s.size) <= Int64(box.offset) } }) else {
-                break  // a fragment that is not whole: the file ends before it
-            }
-            for (track, list) in fragment { samples[track, default: []].append(contentsOf: list) }
-            end = Int64(box.end)
-        }
-        let count = samples.values.reduce(0) { $0 + $1.count }
-        guard count > 0 else { return .empty }
-        let index = try Mp4IndexBuilder.finalMoov(initial: moov, samples: samples)
-        let dropped = file.size - end
-        // The index first, made durable; then one write in front that makes it the file's index.
-        try file.truncate(at: end)
-        try file.write(index, at: end)
-        try file.sync()
-        try file.writeFirstMdatHeader(payloadEnd: end, after: top.ftypEnd)
-        try file.sync()
-        return .indexed(samples: count, droppedBytes: dropped)
+        return (samples, defaults)
     }
 
     private static func stbl(of trak: Mp4Box, in data: Data) throws -> Mp4Box? {
@@ -113,7 +124,7 @@ enum Mp4Finishing {
                                                     to: min(file.size, Int64(mdat.payload.lowerBound) + hiddenIndexSearchLimit)) else {
             return false
         }
-        try file.writeFirstMdatHeader(payloadEnd: hidden, after: top.ftypEnd)
+        try file.writeMdatHeader(at: top.ftypEnd, payloadEnd: hidden)
         try file.write(Data("moov".utf8), at: hidden + 4)
         try file.sync()
         return true

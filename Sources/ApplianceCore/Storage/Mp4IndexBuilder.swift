@@ -7,7 +7,10 @@ import Foundation
 enum Mp4IndexBuilder {
     private static let containers: Set<String> = ["trak", "mdia", "minf", "stbl", "edts"]
 
-    static func finalMoov(initial moov: Data, samples: [UInt32: [Mp4Sample]]) throws -> Data {
+    /// `startTimes`: by track, the decode time its first fragment states (`tfdt`, in the track's timescale), for
+    /// tracks whose samples all come from fragments. A track without an edit list that starts later than 0 (or
+    /// whose first frame is shown after it is decoded) gets one: an empty edit for the start, then its media.
+    static func finalMoov(initial moov: Data, samples: [UInt32: [Mp4Sample]], startTimes: [UInt32: UInt64] = [:]) throws -> Data {
         guard let root = try Mp4Box.children(of: moov, in: 0..<moov.count).first, root.type == "moov" || root.type == "hoov" else {
             throw Mp4Finishing.Failure.unexpectedLayout("no moov to build on")
         }
@@ -16,10 +19,20 @@ enum Mp4IndexBuilder {
         let movieTimescale = UInt64(moov.uint32(at: mvhd.payload.lowerBound + (mvhd.version(in: moov) == 1 ? 20 : 12)))
         guard movieTimescale > 0 else { throw Mp4Finishing.Failure.unexpectedLayout("a movie timescale of 0") }
 
+        // Each fragment-only track's start in the movie timescale, counted from the earliest (mp4mux's decode times
+        // are off by a unit or so of rounding: the earliest track starts at 0).
+        var starts: [UInt32: UInt64] = [:]
+        for trak in children where trak.type == "trak" {
+            let (id, mediaTimescale) = try trackIDAndTimescale(trak, moov)
+            if let time = startTimes[id] { starts[id] = (time * movieTimescale + mediaTimescale / 2) / mediaTimescale }
+        }
+        let earliest = starts.values.min() ?? 0
         var traks: [Data] = []
         var movieDuration: UInt64 = 0
         for trak in children where trak.type == "trak" {
-            let (bytes, duration) = try rebuildTrak(trak, moov, movieTimescale: movieTimescale, samples: samples)
+            let (id, _) = try trackIDAndTimescale(trak, moov)
+            let (bytes, duration) = try rebuildTrak(trak, moov, movieTimescale: movieTimescale, samples: samples,
+                                                    start: starts[id].map { $0 - earliest } ?? 0)
             traks.append(bytes)
             movieDuration = max(movieDuration, duration)
         }
@@ -35,9 +48,8 @@ enum Mp4IndexBuilder {
         return mp4Box("moov", payload)
     }
 
-    /// One track with its full tables; returns the box and its duration in the movie timescale.
-    private static func rebuildTrak(_ trak: Mp4Box, _ data: Data, movieTimescale: UInt64,
-                                    samples all: [UInt32: [Mp4Sample]]) throws -> (Data, UInt64) {
+    /// A trak's track ID (tkhd) and media timescale (mdhd).
+    private static func trackIDAndTimescale(_ trak: Mp4Box, _ data: Data) throws -> (UInt32, UInt64) {
         guard let tkhd = try Mp4Box.child("tkhd", of: trak, in: data),
               let mdia = try Mp4Box.child("mdia", of: trak, in: data),
               let mdhd = try Mp4Box.child("mdhd", of: mdia, in: data) else {
@@ -46,10 +58,21 @@ enum Mp4IndexBuilder {
         let trackID = data.uint32(at: tkhd.payload.lowerBound + (tkhd.version(in: data) == 1 ? 20 : 12))
         let mediaTimescale = UInt64(data.uint32(at: mdhd.payload.lowerBound + (mdhd.version(in: data) == 1 ? 20 : 12)))
         guard mediaTimescale > 0 else { throw Mp4Finishing.Failure.unexpectedLayout("track \(trackID) has a timescale of 0") }
+        return (trackID, mediaTimescale)
+    }
+
+    /// One track with its full tables; returns the box and its duration in the movie timescale. `start`: when a
+    /// track without an edit list starts, in the movie timescale.
+    private static func rebuildTrak(_ trak: Mp4Box, _ data: Data, movieTimescale: UInt64,
+                                    samples all: [UInt32: [Mp4Sample]], start: UInt64) throws -> (Data, UInt64) {
+        let (trackID, mediaTimescale) = try trackIDAndTimescale(trak, data)
         let samples = all[trackID] ?? []
         let mediaDuration = samples.reduce(UInt64(0)) { $0 + UInt64($1.duration) }
         let mediaInMovie = (mediaDuration * movieTimescale + mediaTimescale / 2) / mediaTimescale
-        let emptyEdits = try Mp4Box.child("edts", of: trak, in: data).map { try emptyEditDuration($0, data) } ?? 0
+        let existingEdits = try Mp4Box.child("edts", of: trak, in: data)
+        let newEdits = existingEdits == nil && (start > 0 || samples.first.map { $0.compositionOffset != 0 } == true)
+            ? editList(start: start, mediaDuration: mediaInMovie, mediaTime: samples.first?.compositionOffset ?? 0) : nil
+        let emptyEdits = try existingEdits.map { try emptyEditDuration($0, data) } ?? (newEdits == nil ? 0 : start)
         let trackDuration = emptyEdits + mediaInMovie
 
         func rebuild(_ box: Mp4Box) throws -> Data {
@@ -73,8 +96,33 @@ enum Mp4IndexBuilder {
             }
         }
         var payload = Data()
-        for child in try Mp4Box.children(of: data, in: trak.payload) { payload.append(try rebuild(child)) }
+        for child in try Mp4Box.children(of: data, in: trak.payload) {
+            payload.append(try rebuild(child))
+            if child.type == "tkhd", let newEdits { payload.append(newEdits) }
+        }
         return (mp4Box("trak", payload), trackDuration)
+    }
+
+    /// An `edts` whose `elst` shows nothing for `start` (movie timescale; omitted when 0), then the media from
+    /// `mediaTime` (media timescale) for `mediaDuration` (movie timescale).
+    static func editList(start: UInt64, mediaDuration: UInt64, mediaTime: Int32) -> Data {
+        var entries: [(duration: UInt64, time: Int64)] = []
+        if start > 0 { entries.append((start, -1)) }
+        entries.append((mediaDuration, Int64(mediaTime)))
+        let wide = entries.contains { $0.duration > UInt64(UInt32.max) }
+        var body = Data()
+        body.append(bigEndian: UInt32(entries.count))
+        for entry in entries {
+            if wide {
+                body.append(bigEndian: entry.duration)
+                body.append(bigEndian: entry.time)
+            } else {
+                body.append(bigEndian: UInt32(entry.duration))
+                body.append(bigEndian: Int32(entry.time))
+            }
+            body.append(bigEndian: UInt32(0x0001_0000))  // rate 1.0
+        }
+        return mp4Box("edts", mp4FullBox("elst", version: wide ? 1 : 0, body))
     }
 
     /// A copy of a full box (mvhd, tkhd, mdhd) with its duration field set; `durationAt` is the field's position

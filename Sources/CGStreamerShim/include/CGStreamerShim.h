@@ -52,10 +52,14 @@ GstFlowReturn appl_probe_info_chain_to_peer(GstPad *pad, GstPadProbeInfo *info);
 /** Hands `data` (a buffer or a buffer list, transfer full) to the peer of `pad` directly, past the pad's own flags
  *  and probes; GST_FLOW_NOT_LINKED (and `data` dropped) without a peer. */
 GstFlowReturn appl_pad_chain_to_peer(GstPad *pad, GstMiniObject *data);
-/** Adds a probe (all in C, nothing crosses into Swift) that marks every buffer starting with an MP4 `moof` or
- *  `moov` box GST_BUFFER_FLAG_SYNC_AFTER: filesink then fsyncs right after writing it, so each fragment is durable
- *  the moment it is indexed. Returns the probe id. */
-gulong appl_pad_add_sync_after_index_probe(GstPad *pad);
+/** Writes `size` bytes over the probed buffer from `offset` (the buffer is made writable first). Returns the bytes
+ *  written (fewer when the buffer is shorter). */
+gsize appl_probe_info_fill_buffer(GstPadProbeInfo *info, gsize offset, const guint8 *bytes, gsize size);
+/** Sets GST_BUFFER_FLAG_SYNC_AFTER on the probed buffer (made writable): filesink fsyncs right after writing it. */
+void appl_probe_info_set_sync_after(GstPadProbeInfo *info);
+/** When the probed data is a SEEKING query, answers it "not seekable" and returns 1 (the probe then returns
+ *  GST_PAD_PROBE_HANDLED); 0 for anything else. */
+int appl_probe_info_answer_not_seekable(GstPadProbeInfo *info);
 /** Batches the RTP packets leaving a payloader's `pad` into one buffer list per frame (`per_frame`: until the
  *  marker bit, or a packet of a new RTP timestamp) or per `max_packets` packets, so each frame costs its consumers
  *  one wake-up and one send instead of one per NAL unit (rtp_batch.c). Held packets go before any serialized event

@@ -1,0 +1,20 @@
+import Synchronization
+
+/// What the fragmented recording files of this daemon have written so far, across all of them (metrics): whole
+/// fragments, the fsyncs asked after them, and `moof`s whose track start could not be written.
+final class FragmentCounters: Sendable {
+    private let fragmentsTotal = Atomic<Int>(0)
+    private let syncsTotal = Atomic<Int>(0)
+    private let unpatchedTotal = Atomic<Int>(0)
+
+    var fragments: Int { fragmentsTotal.load(ordering: .relaxed) }
+    var syncs: Int { syncsTotal.load(ordering: .relaxed) }
+    var unpatched: Int { unpatchedTotal.load(ordering: .relaxed) }
+
+    /// Adds what one buffer's action reports (called on the filesink's streaming thread: atomics only).
+    func add(_ action: FragmentStreamWatch.Action) {
+        if action.completedFragments > 0 { fragmentsTotal.add(action.completedFragments, ordering: .relaxed) }
+        if action.syncAfter { syncsTotal.add(1, ordering: .relaxed) }
+        if action.unpatchedMoofs > 0 { unpatchedTotal.add(action.unpatchedMoofs, ordering: .relaxed) }
+    }
+}
