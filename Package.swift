@@ -114,7 +114,7 @@ let package = Package(
         .testTarget(name: "GStreamerKitTests", dependencies: ["GStreamerKit", "TestSupport"]),
         .testTarget(name: "SystemCallsTests", dependencies: ["SystemCalls"]),
         .testTarget(name: "ApplianceProtocolTests", dependencies: ["ApplianceProtocol"]),
-        .testTarget(name: "ApplianceCoreTests", dependencies: ["ApplianceCore", "ApplianceProtocol", "CLinuxInput"]),
+        .testTarget(name: "ApplianceCoreTests", dependencies: ["ApplianceCore", "ApplianceProtocol", "CLinuxInput", "SystemCalls", "TestSupport"]),
         .testTarget(name: "ApplianceWebTests", dependencies: [
             "ApplianceWeb", "ApplianceCore", "ApplianceProtocol",
             .product(name: "HummingbirdTesting", package: "hummingbird"),

@@ -26,3 +26,8 @@ void appl_tune_malloc(void) {
     mallopt(M_ARENA_MAX, 2);
 #endif
 }
+
+unsigned long long appl_heap_in_use(void) {
+    struct mallinfo2 info = mallinfo2();
+    return (unsigned long long)info.uordblks + (unsigned long long)info.hblkhd;
+}

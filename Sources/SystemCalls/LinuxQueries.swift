@@ -14,6 +14,10 @@ public enum LinuxQueries {
         try SystemCall.run("adjtimex") { appl_clock_state() }
     }
 
+    /// Bytes the process holds from malloc now, over all arenas and mmapped blocks (glibc's mallinfo2): what a leak
+    /// grows, without the pages freed memory leaves in RSS.
+    public static var heapInUse: UInt64 { UInt64(appl_heap_in_use()) }
+
     /// Caps glibc's malloc arenas at two (see system_calls.c for the measurements behind it).
     public static func tuneMalloc() { appl_tune_malloc() }
 }

@@ -57,15 +57,17 @@ struct CutFixture {
         return points.sorted()
     }
 
-    /// Cuts the file at `cut`, finishes it, and holds the result against the reference (see FragmentCutTests).
-    func check(cut: Int, in folder: URL, decode: Bool, label: String) throws {
+    /// Cuts the file at `cut`, finishes it, and holds the result against the reference (see FragmentCutTests);
+    /// returns whether ffmpeg decoded the result.
+    @discardableResult
+    func check(cut: Int, in folder: URL, decode: Bool, label: String) throws -> Bool {
         let path = folder.appendingPathComponent("cut.mp4").path
         try partial.prefix(cut).write(to: URL(fileURLWithPath: path))
         let outcome = try Mp4Finishing.finish(path: path)
         let whole = fragments.filter { $0.end <= cut }
         guard let last = whole.last else {
             XCTAssertEqual(outcome, .empty, label)
-            return
+            return false
         }
         var expected: [UInt32: Int] = [:]
         for fragment in whole { expected.merge(fragment.samples, uniquingKeysWith: +) }
@@ -82,7 +84,10 @@ struct CutFixture {
                     && mine.compositionOffset == reference.compositionOffset
                     && finished[Int(mine.offset)..<Int(mine.offset) + Int(mine.size)]
                     == referenceData[Int(reference.offset)..<Int(reference.offset) + Int(reference.size)]
-                if !same { return XCTFail("\(label): \(handler) sample \(i): \(mine) against mp4mux's \(reference)") }
+                if !same {
+                    XCTFail("\(label): \(handler) sample \(i): \(mine) against mp4mux's \(reference)")
+                    return false
+                }
             }
         }
         if expected.count > 1, let audio = index["soun"], let video = index["vide"], let refAudio = reference["soun"], let refVideo = reference["vide"] {
@@ -93,7 +98,9 @@ struct CutFixture {
         // A cut that holds a whole audio fragment but no whole video fragment indexes sound only: recovery keeps no
         // such file (it has no picture), and ffmpeg refuses its empty video track.
         let hasVideo = handlers.contains { $0.value == "vide" && expected[$0.key, default: 0] > 0 }
-        if decode, hasVideo { XCTAssertEqual(try Self.decodeErrors(path), "", label) }
+        guard decode, hasVideo else { return false }
+        XCTAssertEqual(try Self.decodeErrors(path), "", label)
+        return true
     }
 
     // MARK: reading indexes

@@ -27,28 +27,30 @@ final class FragmentStreamWatchTests: XCTestCase {
                 + trak(id: 2, handler: "soun", timescale: 48000))
     }
 
-    private func moof(track: UInt32, decodeTime: UInt64, wide: Bool = false) -> Data {
+    /// A moof with one traf: one sample of `duration` (track timescale) from `decodeTime`.
+    private func moof(track: UInt32, decodeTime: UInt64, duration: UInt32 = 0, wide: Bool = false) -> Data {
         var tfhd = Data()
         tfhd.append(bigEndian: track)
         var tfdt = Data()
         if wide { tfdt.append(bigEndian: decodeTime) } else { tfdt.append(bigEndian: UInt32(decodeTime)) }
         var trun = Data()
         trun.append(bigEndian: UInt32(1))
+        trun.append(bigEndian: duration)
         return mp4Box("moof", mp4FullBox("mfhd", Data(count: 4))
-            + mp4Box("traf", mp4FullBox("tfhd", tfhd) + mp4FullBox("tfdt", version: wide ? 1 : 0, tfdt) + mp4FullBox("trun", trun)))
+            + mp4Box("traf", mp4FullBox("tfhd", tfhd) + mp4FullBox("tfdt", version: wide ? 1 : 0, tfdt) + mp4FullBox("trun", flags: 0x100, trun)))
     }
 
-    private func fragment(track: UInt32, decodeTime: UInt64, media: Int) -> [Data] {
-        [moof(track: track, decodeTime: decodeTime), mp4Box("mdat", Data(repeating: 7, count: media))]
+    private func fragment(track: UInt32, decodeTime: UInt64, duration: UInt32 = 0, media: Int) -> [Data] {
+        [moof(track: track, decodeTime: decodeTime, duration: duration), mp4Box("mdat", Data(repeating: 7, count: media))]
     }
 
-    /// Feeds `buffers` one by one at the given times; returns each buffer's action and the bytes as written.
-    private func feed(_ watch: inout FragmentStreamWatch, _ buffers: [Data], times: [UInt64]? = nil,
+    /// Feeds `buffers` one by one; returns each buffer's action and the bytes as written.
+    private func feed(_ watch: inout FragmentStreamWatch, _ buffers: [Data],
                       starts: FragmentStreamWatch.Starts = .init(video: 0, audio: 0)) -> ([FragmentStreamWatch.Action], Data) {
         var actions: [FragmentStreamWatch.Action] = []
         var written = Data()
-        for (i, buffer) in buffers.enumerated() {
-            let action = watch.next(size: buffer.count, now: times?[i] ?? UInt64(i) * second, starts: starts) { offset, count in
+        for buffer in buffers {
+            let action = watch.next(size: buffer.count, starts: starts) { offset, count in
                 Array(buffer[(buffer.startIndex + offset)..<(buffer.startIndex + min(buffer.count, offset + count))])
             }
             var patched = buffer
@@ -61,28 +63,43 @@ final class FragmentStreamWatchTests: XCTestCase {
 
     // MARK: tests
 
+    /// The first fragment is synced (it makes the file's start durable too); the audio fragment that ends 20 ms
+    /// before the next second is not due yet.
     func testTheBufferThatCompletesAFragmentIsSynced() {
         var watch = FragmentStreamWatch(syncInterval: second)
-        let buffers = [header] + fragment(track: 1, decodeTime: 0, media: 100) + fragment(track: 2, decodeTime: 0, media: 50)
+        let buffers = [header] + fragment(track: 1, decodeTime: 0, duration: 30000, media: 100)
+            + fragment(track: 2, decodeTime: 0, duration: 47040, media: 50)
         let (actions, _) = feed(&watch, buffers)
-        XCTAssertEqual(actions.map(\.syncAfter), [false, false, true, false, true])
+        XCTAssertEqual(actions.map(\.syncAfter), [false, false, true, false, false])
         XCTAssertEqual(watch.fragments, 2)
         XCTAssertEqual(watch.tracks, [1: .init(kind: .video, timescale: 30000), 2: .init(kind: .audio, timescale: 48000)])
     }
 
-    /// A keyframe storm: fragments every 100 ms, syncs no more often than once a second.
-    func testSyncsComeAtMostOncePerInterval() {
+    /// A keyframe storm: a fragment every 100 ms of media, a sync once a second of it (the first fragment, then
+    /// those ending at 1, 2 and 3 s).
+    func testSyncsComeOncePerIntervalOfMedia() {
         var watch = FragmentStreamWatch(syncInterval: second)
         var buffers = [header]
-        var times: [UInt64] = [0]
-        for i in 0..<30 {
-            buffers += fragment(track: 1, decodeTime: UInt64(i) * 3000, media: 10)
-            times += [UInt64(i) * second / 10, UInt64(i) * second / 10]
-        }
-        let (actions, _) = feed(&watch, buffers, times: times)
+        for i in 0..<30 { buffers += fragment(track: 1, decodeTime: UInt64(i) * 3000, duration: 3000, media: 10) }
+        let (actions, _) = feed(&watch, buffers)
         XCTAssertEqual(watch.fragments, 30)
-        XCTAssertEqual(watch.syncs, 3, "fragments at 0.0 s, 1.0 s and 2.0 s")
-        XCTAssertEqual(actions.filter(\.syncAfter).count, 3)
+        XCTAssertEqual(watch.syncs, 4)
+        let synced = actions.indices.filter { actions[$0].syncAfter }.map { $0 / 2 }  // buffer → fragment number
+        XCTAssertEqual(synced, [1, 10, 20, 30])
+    }
+
+    /// Video and audio fragments of each second end a few ms apart, in either order: one sync a second, whichever
+    /// comes first within the slack, never none for a second.
+    func testTracksEndingTogetherGetOneSyncPerInterval() {
+        var watch = FragmentStreamWatch(syncInterval: second)
+        var buffers = [header]
+        for i in 0..<10 {
+            buffers += fragment(track: 2, decodeTime: UInt64(i) * 47_040, duration: 47_040, media: 10)  // ends 0.98 s, 1.96 s…
+            buffers += fragment(track: 1, decodeTime: UInt64(i) * 30000, duration: 30000, media: 10)  // ends 1 s, 2 s…
+        }
+        _ = feed(&watch, buffers)
+        XCTAssertEqual(watch.fragments, 20)
+        XCTAssertEqual(watch.syncs, 10)
     }
 
     /// Media that arrives sample by sample, a moof split from its traf, headers split across buffers: the same
@@ -91,7 +108,7 @@ final class FragmentStreamWatchTests: XCTestCase {
         let firstEnd = (header + fragment(track: 1, decodeTime: 0, media: 100).reduce(Data(), +)).count
         let whole = header + fragment(track: 1, decodeTime: 0, media: 100).reduce(Data(), +) + fragment(track: 2, decodeTime: 0, media: 30).reduce(Data(), +)
         for size in [1, 3, 7, 8, 15, 16, 17, 64, 200, 1000] {
-            var watch = FragmentStreamWatch(syncInterval: 0)
+            var watch = FragmentStreamWatch(syncInterval: 0)  // every fragment due
             let buffers = stride(from: 0, to: whole.count, by: size).map { whole[$0..<min(whole.count, $0 + size)] }
             let (actions, written) = feed(&watch, buffers.map { Data($0) })
             XCTAssertEqual(watch.fragments, 2, "buffers of \(size) bytes")

@@ -1,22 +1,14 @@
 import ApplianceProtocol
 import ApplianceCore
 import Foundation
+import TestSupport
 import XCTest
 
 /// Thousands of random and malformed lines from several connections while a recording runs: every line gets an
 /// answer, the daemon keeps serving, and the recording completes.
 final class FuzzTests: XCTestCase {
     /// A small deterministic generator, so a failure can be replayed.
-    struct SplitMix: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
+    typealias SplitMix = SeededRandom
 
     /// A line that must be refused: random bytes, odd values in command templates, cut-off or deeply nested JSON.
     /// (No template can form a valid state-changing command.)
@@ -55,7 +47,7 @@ final class FuzzTests: XCTestCase {
         let socketPath = daemon.socketPath
         let answered = Locked(0), failures = Locked([String]())
         DispatchQueue.concurrentPerform(iterations: 4) { worker in
-            var rng = SplitMix(state: UInt64(worker + 1) * 7919)
+            var rng = SplitMix(seed: UInt64(worker + 1) * 7919)
             do {
                 let client = try ControlClient(path: socketPath, timeout: 20)
                 for _ in 0..<750 {

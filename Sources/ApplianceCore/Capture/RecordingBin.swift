@@ -64,7 +64,7 @@ final class RecordingBin: Sendable {
 
     /// The sink tells mp4mux it cannot seek, so mp4mux writes the file front to back and never goes back over it
     /// (no `mfra`, no header rewritten at the end); every buffer then passes a FragmentStreamWatch, which marks the
-    /// end of a fragment for an fsync (at most once per `sync_interval_s`) and writes each track's start into its
+    /// end of a fragment for an fsync (once per `sync_interval_s` of media) and writes each track's start into its
     /// fragments' decode times.
     private static func watchFragments(on pad: Pad, syncInterval: UInt64, counters: FragmentCounters,
                                        starts: @escaping @Sendable () -> FragmentStreamWatch.Starts) -> Locked<FragmentStreamWatch> {
@@ -72,8 +72,7 @@ final class RecordingBin: Sendable {
         pad.addProbe(.queryDownstream) { info in info.answerNotSeekable() ? .handled : .ok }
         pad.addProbe(.buffer) { info in
             guard let buffer = info.buffer else { return .ok }
-            let now = DispatchTime.now().uptimeNanoseconds
-            let action = watch.withLock { $0.next(size: buffer.size, now: now, starts: starts()) { buffer.bytes(at: $0, upTo: $1) } }
+            let action = watch.withLock { $0.next(size: buffer.size, starts: starts()) { buffer.bytes(at: $0, upTo: $1) } }
             for patch in action.patches { info.fillBuffer(at: patch.offset, with: patch.bytes) }
             if action.syncAfter { info.markSyncAfter() }
             counters.add(action)

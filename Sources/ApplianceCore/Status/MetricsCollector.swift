@@ -1,5 +1,6 @@
 import ApplianceProtocol
 import Foundation
+import SystemCalls
 
 /// Builds `metrics` from what each domain owns, the way `StatusReporter` builds `status`: frames in (per camera)
 /// and out, dropped frames, the recording and its A/V offset, loop recording's seams, storage, backup, camera
@@ -38,6 +39,8 @@ struct MetricsCollector: Sendable {
             [MetricSample(1, ["version": ApplianceVersion.current, "gstreamer": s.gstreamerVersion, "encoder": s.encoder])])
         add("appliance_ready", .gauge, "1 once the socket answers and the first frame has passed the camera selector.", s.ready ? 1 : 0)
         add("appliance_uptime_seconds", .gauge, "Seconds since this daemon started.", Date().timeIntervalSince(startedAt).rounded3)
+        add("appliance_heap_bytes", .gauge, "Bytes held from malloc now (glibc mallinfo2, every arena): what a leak grows.",
+            Double(LinuxQueries.heapInUse))
         add("appliance_starts_total", .counter, "Daemon starts on this data folder, this one included.", Double(runs.starts))
         add("appliance_unclean_exits_total", .counter,
             "Runs on this data folder that ended without a clean stop (crash, kill, watchdog abort, power loss).", Double(runs.uncleanExits))
