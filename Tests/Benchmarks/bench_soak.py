@@ -68,8 +68,9 @@ def status_fields(pid, *names):
 
 
 def sample(pid):
-    fields = status_fields(pid, "RssAnon", "Threads")
-    return {"anon_mb": fields["RssAnon"] / 1024, "threads": fields["Threads"], "fds": len(os.listdir(f"/proc/{pid}/fd"))}
+    fields = status_fields(pid, "RssAnon", "VmRSS", "Threads")
+    return {"anon_mb": fields["RssAnon"] / 1024, "rss_mb": fields["VmRSS"] / 1024, "threads": fields["Threads"],
+            "fds": len(os.listdir(f"/proc/{pid}/fd"))}
 
 
 def slope_per_hour(points):
@@ -140,7 +141,7 @@ def soak(binary, work, minutes, warmup):
                 status = daemon.call("status")
                 last = {"heap_mb": metric(metrics, "appliance_heap_bytes") / 1048576,
                         "fragments": metric(metrics, "appliance_file_fragments_total"), "syncs": metric(metrics, "appliance_file_syncs_total"),
-                        "segments": metric(metrics, "appliance_recordings_finished_total"),
+                        "segments": metric(metrics, "appliance_recordings_finished_total"), "clips": status.get("recordings_total"),
                         "rtsp": (status.get("rtsp") or {}).get("clients"), "mqtt": (status.get("mqtt") or {}).get("state")}
             row = {"min": elapsed / 60, **sample(daemon.pid), "ref_anon_mb": sample(reference.pid)["anon_mb"], **last}
             rows.append(row)
@@ -188,12 +189,14 @@ def summarise(rows, warmup):
         "fd_slope": slope_per_hour([(r["min"], r["fds"]) for r in after]),
         "thread_slope": slope_per_hour([(r["min"], r["threads"]) for r in after]),
         "anon": (min(r["anon_mb"] for r in after), max(r["anon_mb"] for r in after)),
+        "rss": (min(r["rss_mb"] for r in after), max(r["rss_mb"] for r in after)),
         "heap": (min(r["heap_mb"] for r in after), max(r["heap_mb"] for r in after)),
         "ref_anon": (min(r["ref_anon_mb"] for r in after), max(r["ref_anon_mb"] for r in after)),
         "fds": (min(r["fds"] for r in after), max(r["fds"] for r in after)),
         "threads": (min(r["threads"] for r in after), max(r["threads"] for r in after)),
         "fragments_per_s": (after[-1]["fragments"] - after[0]["fragments"]) / span_s if span_s else 0,
         "fragments": rows[-1]["fragments"], "segments": rows[-1]["segments"],
+        "evicted": rows[-1]["segments"] - (rows[-1]["clips"] or 0),
         "syncs_per_s": (after[-1]["syncs"] - after[0]["syncs"]) / span_s if span_s else 0,
     }
     per_hour = result["fragments_per_s"] * 3600
@@ -214,11 +217,12 @@ def section(r, rows):
              "| measure | appliance | gst-launch-1.0 | target |", "|---|---|---|---|",
              f"| anonymous memory growth after warm-up | {r['anon_slope']:+.2f} MB/h | {r['ref_slope']:+.2f} MB/h | < {TARGET_MB_PER_H} MB/h |",
              f"| anonymous memory after warm-up (min – max) | {r['anon'][0]:.1f} – {r['anon'][1]:.1f} MB | {r['ref_anon'][0]:.1f} – {r['ref_anon'][1]:.1f} MB | |",
+             f"| resident (VmRSS, with the shared libraries) after warm-up (min – max) | {r['rss'][0]:.1f} – {r['rss'][1]:.1f} MB | | |",
              f"| heap in use (mallinfo2) growth, min – max | {r['heap_slope']:+.2f} MB/h, {r['heap'][0]:.1f} – {r['heap'][1]:.1f} MB | | |",
              f"| growth per 1,000 fragments | {r['kb_per_1000_fragments']:+.1f} KB | | (4,096 KB with mp4mux's first-moov mode) |",
              f"| file descriptors (min – max), slope | {r['fds'][0]} – {r['fds'][1]}, {r['fd_slope']:+.1f}/h | | flat |",
              f"| threads (min – max), slope | {r['threads'][0]} – {r['threads'][1]}, {r['thread_slope']:+.1f}/h | | flat |",
-             f"| fragments / segments written | {r['fragments']:.0f} / {r['segments']:.0f} | | |", "",
+             f"| fragments / segments written / segments deleted by retention | {r['fragments']:.0f} / {r['segments']:.0f} / {r['evicted']:.0f} | | |", "",
              "| minute | anonymous MB | heap MB | gst-launch MB | fds | threads | fragments |", "|---|---|---|---|---|---|---|"]
     lines += [f"| {row['min']:.0f} | {row['anon_mb']:.1f} | {row['heap_mb']:.1f} | {row['ref_anon_mb']:.1f} | {row['fds']} | {row['threads']} | {row['fragments']:.0f} |"
               for row in marks]

@@ -6,12 +6,12 @@ import XCTest
 /// ENOSPC while recording, on a real (small) filesystem: a tmpfs mounted on the data folder in the daemon's own
 /// mount namespace. The test reaches the files through /proc/<pid>/root.
 final class DiskFullTests: XCTestCase {
-    func testAFullDiskEndsTheFileCleanlyAndRecordingResumes() throws {
+    /// A daemon whose data folder is a 16 MB tmpfs in its own mount namespace, recording noise (which does not
+    /// compress: 4 Mbit/s).
+    private func daemonOnASmallCard(segmentS: Double) throws -> DaemonProcess {
         guard (try? ProcessOutcome.run("/usr/bin/unshare", ["-m", "true"]))?.status == 0 else {
             throw XCTSkip("no private mount namespace here (unshare -m needs root or user namespaces)")
         }
-        // Noise does not compress: 4 Mbit/s, about 1.5 MB per 3 s segment, on a 16 MB filesystem. The card fills
-        // 1.5 s into the second segment: its first fragment (1 s) is on it, the next one meets the full disk.
         let daemon = try DaemonProcess(extra: """
             [video]
             width = 320
@@ -19,7 +19,7 @@ final class DiskFullTests: XCTestCase {
             framerate = 30
             bitrate_kbps = 4000
             [recording]
-            segment_s = 3.0
+            segment_s = \(segmentS)
             [storage]
             min_free_mb = 0
             """, cameras: "[[camera]]\nname = \"main\"\nsource = \"pipeline\"\npipeline = \"videotestsrc is-live=true pattern=snow\"")
@@ -27,6 +27,50 @@ final class DiskFullTests: XCTestCase {
         daemon.launcher = ["/usr/bin/unshare", "-m", "--propagation", "private", "/bin/sh", "-c",
                            "mount -t tmpfs -o size=16m tmpfs '\(daemon.dataDir)' && exec \"$0\" \"$@\""]
         try daemon.start()
+        return daemon
+    }
+
+    /// Fills the card with a file of its own, leaving `room` bytes.
+    private func fill(_ path: String, leaving room: UInt64) throws {
+        _ = FileManager.default.createFile(atPath: path, contents: nil)
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+        let chunk = Data(count: 256 * 1024)
+        while (try? handle.write(contentsOf: chunk)) != nil {}
+        let size = try handle.seekToEnd()
+        try handle.truncate(atOffset: size > room ? size - room : 0)
+        try handle.close()
+    }
+
+    /// The card is full before the recording's first video fragment: nothing of the picture is written whole, so
+    /// no file is left and its row says "nothing recorded" and why (here retention finds nothing to delete and the
+    /// recording stops as storage full); the daemon and its camera go on, and record again once there is room.
+    func testACardFullBeforeTheFirstFragmentLeavesARowThatSaysSo() throws {
+        let daemon = try daemonOnASmallCard(segmentS: 0)
+        defer { daemon.stop() }
+        let root = "/proc/\(try XCTUnwrap(daemon.pid))/root"
+        let ballast = root + daemon.dataDir + "/ballast"
+        // Room for the file's start, its first audio fragment and the database; not for a video fragment (0.5 MB).
+        try fill(ballast, leaving: 300_000)
+        let first = try daemon.recordStart()
+        XCTAssertTrue(try daemon.waitFor(30) { try daemon.info(first.id).recording.state == .failed }, "the row fails")
+        let row = try daemon.info(first.id).recording
+        XCTAssertTrue((row.failureReason ?? "").hasPrefix("nothing recorded: no video fragment of the file was written whole"), "\(row)")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: root + row.path), "no file")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: root + daemon.dataDir + "/partial/\(first.id).mp4"))
+
+        try FileManager.default.removeItem(atPath: ballast)
+        XCTAssertTrue(try daemon.waitFor(30) { try daemon.status().state == .idle })
+        _ = try daemon.recordStart()
+        Thread.sleep(forTimeInterval: 1.5)
+        let last = try daemon.recordStop()
+        XCTAssertEqual(try MediaProbe(root + last.path).decodeErrors(), "")
+        XCTAssertEqual(try daemon.status().activeCamera, "main", "the camera kept running")
+    }
+
+    func testAFullDiskEndsTheFileCleanlyAndRecordingResumes() throws {
+        // The card fills 1.5 s into the second 3 s segment: its first fragment (1 s) is on it, the next one meets
+        // the full disk.
+        let daemon = try daemonOnASmallCard(segmentS: 3.0)
         defer { daemon.stop() }
         let root = "/proc/\(try XCTUnwrap(daemon.pid))/root"
         let events = try EventListener(daemon, timeout: 60)
@@ -35,11 +79,7 @@ final class DiskFullTests: XCTestCase {
 
         // Something else fills the card.
         let ballast = root + daemon.dataDir + "/ballast"
-        _ = FileManager.default.createFile(atPath: ballast, contents: nil)
-        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: ballast))
-        let chunk = Data(count: 256 * 1024)
-        while (try? handle.write(contentsOf: chunk)) != nil {}
-        try? handle.close()
+        try fill(ballast, leaving: 0)
 
         var deleted = 0
         var stopped: [String: Any]?

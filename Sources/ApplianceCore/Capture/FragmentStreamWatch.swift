@@ -41,12 +41,8 @@ struct FragmentStreamWatch: Sendable {
         var audio: UInt64?
     }
 
-    enum TrackKind: Sendable { case video, audio, other }
-
-    struct Track: Equatable, Sendable {
-        var kind: TrackKind
-        var timescale: UInt64
-    }
+    typealias TrackKind = Mp4Tracks.Kind
+    typealias Track = Mp4Tracks.Track
 
     /// ns of media between syncs.
     let syncInterval: UInt64
@@ -154,27 +150,8 @@ extension FragmentStreamWatch {
     private mutating func readTracks(moov: Data) {
         guard let root = try? Mp4Box.children(of: moov, in: 0..<moov.count).first,
               let children = try? Mp4Box.children(of: moov, in: root.payload) else { return }
-        tracks = Self.tracks(moov: moov, children: children)
+        tracks = Mp4Tracks.read(moov: moov, children: children)
         if let mvex = children.first(where: { $0.type == "mvex" }) { trackDefaults = (try? Mp4Fragments.defaults(mvex: mvex, in: moov)) ?? [:] }
-    }
-
-    static func tracks(moov: Data, children: [Mp4Box]) -> [UInt32: Track] {
-        var result: [UInt32: Track] = [:]
-        for trak in children where trak.type == "trak" {
-            guard let tkhd = try? Mp4Box.child("tkhd", of: trak, in: moov),
-                  let mdia = try? Mp4Box.child("mdia", of: trak, in: moov),
-                  let mdhd = try? Mp4Box.child("mdhd", of: mdia, in: moov),
-                  let hdlr = try? Mp4Box.child("hdlr", of: mdia, in: moov), hdlr.payload.count >= 12 else { continue }
-            let id = moov.uint32(at: tkhd.payload.lowerBound + (tkhd.version(in: moov) == 1 ? 20 : 12))
-            let timescale = UInt64(moov.uint32(at: mdhd.payload.lowerBound + (mdhd.version(in: moov) == 1 ? 20 : 12)))
-            let kind: TrackKind = switch moov.fourCC(at: hdlr.payload.lowerBound + 8) {
-            case "vide": .video
-            case "soun": .audio
-            default: .other
-            }
-            result[id] = Track(kind: kind, timescale: timescale)
-        }
-        return result
     }
 
     /// How far a track starts after the origin (ns), when its start is known.

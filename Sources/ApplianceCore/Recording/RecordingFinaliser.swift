@@ -49,7 +49,8 @@ struct RecordingFinaliser: Sendable {
             return try await discardEmpty(session, reason: "the camera delivered no frame before the recording was stopped")
         }
         guard await finishFile(session.partialPath, id: session.id) != .empty else {
-            return try await discardEmpty(session, reason: "no fragment of the file was written whole (\(note ?? "the muxer wrote none"))")
+            return try await discardEmpty(session, reason: "no video fragment of the file was written whole"
+                                              + (note.map { " (\($0))" } ?? " before it ended (\(reason.rawValue))"))
         }
         let thumbnail = await writeThumbnail(for: session)
         let finalPath = data.finalPath(id: session.id, date: session.createdAt)

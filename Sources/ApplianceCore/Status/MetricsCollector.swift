@@ -1,6 +1,5 @@
 import ApplianceProtocol
 import Foundation
-import SystemCalls
 
 /// Builds `metrics` from what each domain owns, the way `StatusReporter` builds `status`: frames in (per camera)
 /// and out, dropped frames, the recording and its A/V offset, loop recording's seams, storage, backup, camera
@@ -39,8 +38,6 @@ struct MetricsCollector: Sendable {
             [MetricSample(1, ["version": ApplianceVersion.current, "gstreamer": s.gstreamerVersion, "encoder": s.encoder])])
         add("appliance_ready", .gauge, "1 once the socket answers and the first frame has passed the camera selector.", s.ready ? 1 : 0)
         add("appliance_uptime_seconds", .gauge, "Seconds since this daemon started.", Date().timeIntervalSince(startedAt).rounded3)
-        add("appliance_heap_bytes", .gauge, "Bytes held from malloc now (glibc mallinfo2, every arena): what a leak grows.",
-            Double(LinuxQueries.heapInUse))
         add("appliance_starts_total", .counter, "Daemon starts on this data folder, this one included.", Double(runs.starts))
         add("appliance_unclean_exits_total", .counter,
             "Runs on this data folder that ended without a clean stop (crash, kill, watchdog abort, power loss).", Double(runs.uncleanExits))
@@ -67,12 +64,7 @@ struct MetricsCollector: Sendable {
             add("appliance_av_offset_seconds", .gauge, "Audio start minus video start of the recording in progress.", offset / 1000)
         }
         add("appliance_recordings_finished_total", .counter, "Files finished by this daemon (each loop segment counts).", Double(s.recordingsThisRun))
-        add("appliance_file_fragments_total", .counter, "Fragments written whole to recording files (each is indexed by its moof).",
-            Double(graph.fragmentCounters.fragments))
-        add("appliance_file_syncs_total", .counter, "fsyncs of recording files after a whole fragment (at most one per sync_interval_s).",
-            Double(graph.fragmentCounters.syncs))
-        add("appliance_file_track_starts_unwritten_total", .counter,
-            "Fragments whose track start (audio after video) could not be written into them; 0 expected.", Double(graph.fragmentCounters.unpatched))
+        families += Self.lastingFamilies(graph.fragmentCounters)
         add("appliance_recordings", .gauge, "Clips in the library.", Double(s.recordingsTotal))
         add("appliance_segment_boundaries_total", .counter, "Loop recording seams measured.", Double(boundaries.count))
         add("appliance_segment_boundary_missing_frames_total", .counter, "Frames lost at loop recording seams.", Double(boundaries.missingFrames))

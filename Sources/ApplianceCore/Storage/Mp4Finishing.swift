@@ -35,7 +35,7 @@ enum Mp4Finishing {
         /// (dropped), and why indexing stopped before the end of the file (a fragment whose samples could not be
         /// worked out: it and what follows are dropped rather than indexed wrongly), if it did.
         case indexed(samples: Int, droppedBytes: Int64, refused: String? = nil)
-        /// Nothing in the file is indexed: no frame can be recovered.
+        /// No frame can be recovered: nothing in the file is indexed, or only sound. Nothing was written.
         case empty
     }
 
@@ -75,7 +75,10 @@ enum Mp4Finishing {
             samples[fragment.trackID, default: []].append(contentsOf: fragment.samples)
         }
         let count = samples.values.reduce(0) { $0 + $1.count }
-        guard count > 0 else { return .empty }
+        // Sound without a picture (a crash, or a full card, before the first video fragment was whole) is no clip.
+        let root = try Mp4Box.children(of: moov, in: 0..<moov.count)[0]
+        let videoTracks = Mp4Tracks.read(moov: moov, children: try Mp4Box.children(of: moov, in: root.payload)).filter { $0.value.kind == .video }.keys
+        guard count > 0, videoTracks.isEmpty || videoTracks.contains(where: { !(samples[$0] ?? []).isEmpty }) else { return .empty }
         let index = try Mp4IndexBuilder.finalMoov(initial: moov, samples: samples, startTimes: firstDecodeTime)
         let end = walk.end
         let dropped = file.size - end
