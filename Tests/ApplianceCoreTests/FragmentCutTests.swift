@@ -87,6 +87,30 @@ final class FragmentCutTests: XCTestCase {
         XCTAssertEqual(try Mp4Finishing.finish(path: twice), .finished)
     }
 
+    /// A fragment whose samples cannot be worked out (here its index claims more bytes than its media holds) is not
+    /// indexed, nor anything after it: the file keeps every fragment before it, says why, and plays.
+    func testAFragmentThatCannotBeWorkedOutIsRefusedWithWhatFollows() throws {
+        let (partial, reference) = try record(Self.recordings[1])
+        let fixture = try CutFixture(partial: partial, reference: reference)
+        var bytes = fixture.partial
+        let moofs = fixture.boxes.filter { $0.type == "moof" }
+        let broken = moofs[moofs.count / 2]
+        let stated = try Mp4Fragments.trackFragments(moof: Data(bytes[broken.offset..<broken.end]), moofOffset: Int64(broken.offset), defaults: [:])
+        // The trun's first sample size (flags 0x701: data offset, then per sample duration, size, flags).
+        let trun = try XCTUnwrap(Data(bytes[broken.offset..<broken.end]).range(of: Data("trun".utf8))).lowerBound + broken.offset - bytes.startIndex
+        let firstSize = trun + 4 + 4 + 4 + 4 + 4
+        XCTAssertEqual(Data(bytes[firstSize..<firstSize + 4]).uint32(at: 0), stated[0].runs[0].entries[0].size)
+        bytes.replaceSubrange(firstSize..<firstSize + 4, with: [0x7F, 0, 0, 0])
+        let path = folder.appendingPathComponent("broken.mp4").path
+        try bytes.write(to: URL(fileURLWithPath: path))
+        guard case .indexed(let samples, let dropped, let refused?) = try Mp4Finishing.finish(path: path) else { return XCTFail("not refused") }
+        XCTAssertTrue(refused.contains("the fragment at byte \(broken.offset)"), refused)
+        let before = fixture.fragments.filter { $0.end <= broken.offset }
+        XCTAssertEqual(samples, before.reduce(0) { $0 + $1.samples.values.reduce(0, +) })
+        XCTAssertEqual(dropped, Int64(fixture.size - before.last!.end))
+        XCTAssertEqual(try CutFixture.decodeErrors(path), "")
+    }
+
     // MARK: recording
 
     /// Records `recording` through a RecordingBin and, from the same tees, a reference mp4mux; returns the

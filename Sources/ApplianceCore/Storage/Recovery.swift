@@ -86,7 +86,11 @@ public enum Recovery {
     private static func finishInterrupted(_ partial: String, id: String, logger: Logger) async -> Mp4Finishing.Outcome? {
         do {
             let outcome = try await blocking { try Mp4Finishing.finish(path: partial) }
-            logger.info("interrupted recording \(id): \(outcome)")
+            if case .indexed(_, _, let refused?) = outcome {
+                logger.warning("interrupted recording \(id): kept up to the last fragment that could be read; not \(refused)")
+            } else {
+                logger.info("interrupted recording \(id): \(outcome)")
+            }
             return outcome
         } catch {
             logger.warning("interrupted recording \(id) could not be indexed: \(error)")
