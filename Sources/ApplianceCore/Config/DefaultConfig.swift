@@ -61,7 +61,8 @@ pre_record_s = 0.0
 max_duration_s = 3600.0
 # Loop recording (dashcam): cut the recording into files of this many seconds (at least 1); 0: one file.
 segment_s = 0.0
-# How often a fragment of the file is indexed and fdatasync'ed: at most this much is lost on a crash.
+# The longest fragment of the file (each indexed when it ends), and how often, in media time, the file is
+# fdatasync'ed: a crash loses the fragment being gathered, a power cut also what followed the last sync.
 sync_interval_s = 1.0
 # "fragmented": each clip's media is written once (fragments while recording, one index at the end).
 # "reserved": index room reserved in front and trimmed at the end, which writes every clip twice.
