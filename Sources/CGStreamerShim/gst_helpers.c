@@ -104,6 +104,12 @@ gsize appl_probe_info_fill_buffer(GstPadProbeInfo *info, gsize offset, const gui
     return gst_buffer_fill(buffer, offset, bytes, size);
 }
 
+void appl_probe_info_set_delta_unit(GstPadProbeInfo *info) {
+    GstBuffer *buffer = gst_buffer_make_writable(GST_PAD_PROBE_INFO_BUFFER(info));
+    GST_BUFFER_FLAG_SET(buffer, GST_BUFFER_FLAG_DELTA_UNIT);
+    GST_PAD_PROBE_INFO_DATA(info) = buffer;
+}
+
 void appl_probe_info_set_sync_after(GstPadProbeInfo *info) {
     GstBuffer *buffer = gst_buffer_make_writable(GST_PAD_PROBE_INFO_BUFFER(info));
     GST_BUFFER_FLAG_SET(buffer, GST_BUFFER_FLAG_SYNC_AFTER);

@@ -140,6 +140,9 @@ public struct ProbeInfo {
         bytes.withUnsafeBufferPointer { appl_probe_info_fill_buffer(info, gsize(offset), $0.baseAddress, gsize($0.count)) } == bytes.count
     }
 
+    /// Marks the probed buffer as a frame that depends on others (clears its keyframe standing downstream).
+    public func markDeltaUnit() { appl_probe_info_set_delta_unit(info) }
+
     /// Marks the probed buffer so that a filesink fsyncs right after writing it.
     public func markSyncAfter() { appl_probe_info_set_sync_after(info) }
 

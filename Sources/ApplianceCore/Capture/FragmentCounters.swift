@@ -1,15 +1,21 @@
 import Synchronization
 
 /// What the fragmented recording files of this daemon have written so far, across all of them (metrics): whole
-/// fragments, the fsyncs asked after them, and `moof`s whose track start could not be written.
+/// fragments, the fsyncs asked after them, `moof`s whose track start could not be written, and keyframes indexed as
+/// ordinary frames (KeyframePacer).
 final class FragmentCounters: Sendable {
     private let fragmentsTotal = Atomic<Int>(0)
     private let syncsTotal = Atomic<Int>(0)
     private let unpatchedTotal = Atomic<Int>(0)
+    private let unindexedKeyframesTotal = Atomic<Int>(0)
 
     var fragments: Int { fragmentsTotal.load(ordering: .relaxed) }
     var syncs: Int { syncsTotal.load(ordering: .relaxed) }
     var unpatched: Int { unpatchedTotal.load(ordering: .relaxed) }
+    /// Keyframes an encoder made sooner than `sync_interval_s` after the one before, indexed as ordinary frames.
+    var unindexedKeyframes: Int { unindexedKeyframesTotal.load(ordering: .relaxed) }
+
+    func addUnindexedKeyframe() { unindexedKeyframesTotal.add(1, ordering: .relaxed) }
 
     /// Adds what one buffer's action reports (called on the filesink's streaming thread: atomics only).
     func add(_ action: FragmentStreamWatch.Action) {

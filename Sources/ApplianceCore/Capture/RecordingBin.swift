@@ -43,6 +43,7 @@ final class RecordingBin: Sendable {
             try bin.add(queue)
             let muxPad = try mux.requestPad(muxTemplate)
             try queue.staticPad("src")!.link(muxPad)
+            if kind == "video", config.recording.fileLayout == .fragmented { Self.paceKeyframes(on: muxPad, config: config, counters: counters) }
             return try bin.addGhostPad(named: kind, target: queue.staticPad("sink")!)
         }
         videoPad = try branch("video", "video_%u", in: bin)
@@ -60,6 +61,21 @@ final class RecordingBin: Sendable {
     /// the reserved layout.
     var fragmentCounts: (fragments: Int, syncs: Int, unpatched: Int)? {
         fragmentWatch?.withLock { ($0.fragments, $0.syncs, $0.unpatched) }
+    }
+
+    /// Keyframes that come sooner than `sync_interval_s` after the last one go into the muxer as ordinary frames
+    /// (KeyframePacer), so that no encoder can make mp4mux start fragments more often than that.
+    private static func paceKeyframes(on pad: Pad, config: ApplianceConfig, counters: FragmentCounters) {
+        let frame = UInt64(1_000_000_000 / max(1, config.video.framerate))
+        let pacer = Locked(KeyframePacer(interval: UInt64(config.recording.syncIntervalS * 1_000_000_000), tolerance: frame / 2))
+        pad.addProbe(.buffer) { info in
+            guard let buffer = info.buffer, buffer.isKeyframe, buffer.pts != UInt64.max else { return .ok }
+            if !pacer.withLock({ $0.indexes(keyframeAt: buffer.pts) }) {
+                info.markDeltaUnit()
+                counters.addUnindexedKeyframe()
+            }
+            return .ok
+        }
     }
 
     /// The sink tells mp4mux it cannot seek, so mp4mux writes the file front to back and never goes back over it

@@ -15,6 +15,9 @@ extension MetricsCollector {
             MetricFamily("appliance_file_track_starts_unwritten_total", .counter,
                          "Fragments whose track start (audio after video) could not be written into them; 0 expected.",
                          value: Double(files.unpatched)),
+            MetricFamily("appliance_file_keyframes_unindexed_total", .counter,
+                         "Keyframes an encoder made sooner than sync_interval_s after the one before, written as ordinary frames.",
+                         value: Double(files.unindexedKeyframes)),
         ]
     }
 }

@@ -55,6 +55,9 @@ GstFlowReturn appl_pad_chain_to_peer(GstPad *pad, GstMiniObject *data);
 /** Writes `size` bytes over the probed buffer from `offset` (the buffer is made writable first). Returns the bytes
  *  written (fewer when the buffer is shorter). */
 gsize appl_probe_info_fill_buffer(GstPadProbeInfo *info, gsize offset, const guint8 *bytes, gsize size);
+/** Sets GST_BUFFER_FLAG_DELTA_UNIT on the probed buffer (made writable): downstream takes it for a frame that
+ *  depends on others (not a keyframe). */
+void appl_probe_info_set_delta_unit(GstPadProbeInfo *info);
 /** Sets GST_BUFFER_FLAG_SYNC_AFTER on the probed buffer (made writable): filesink fsyncs right after writing it. */
 void appl_probe_info_set_sync_after(GstPadProbeInfo *info);
 /** When the probed data is a SEEKING query, answers it "not seekable" and returns 1 (the probe then returns
