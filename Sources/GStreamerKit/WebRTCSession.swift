@@ -66,6 +66,12 @@ public final class WebRTCSession: @unchecked Sendable {
         whileRunning { appl_webrtc_session_set_audio($0, on ? 1 : 0) }
     }
 
+    /// Whether a message waits on the session pipeline's bus (it never should: nobody reads that bus, so every
+    /// message is dropped as it is posted rather than kept for the life of the session).
+    public var busHasBacklog: Bool {
+        whileRunning { appl_webrtc_session_bus_has_backlog($0) != 0 } ?? false
+    }
+
     /// Stops the pipeline; later calls do nothing. Blocking (a state change).
     public func stop() {
         guard stopped.withLock({ stopped in defer { stopped = true }; return !stopped }) else { return }
