@@ -43,6 +43,8 @@ extension ApplianceEvent {
         case .inputGesture: .inputGesture(try data(InputGesture.self))
         case .mqttConnected: .mqttConnected(try data(MQTTStatus.self))
         case .mqttDisconnected: .mqttDisconnected(try data(MQTTStatus.self))
+        case .motionStarted: .motionStarted(try data(MotionEvent.self))
+        case .motionEnded: .motionEnded(try data(MotionEvent.self))
         }
     }
 }

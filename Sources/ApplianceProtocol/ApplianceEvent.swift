@@ -48,6 +48,10 @@ public enum ApplianceEvent: Sendable, Equatable {
     case mqttConnected(MQTTStatus)
     /// The MQTT link is down or could not be made; it is tried again with backoff.
     case mqttDisconnected(MQTTStatus)
+    /// Motion on the live picture lasted `[motion] min_duration_s`.
+    case motionStarted(MotionEvent)
+    /// No motion for the release time since the last frame that had some.
+    case motionEnded(MotionEvent)
 
     /// The wire name (`recording_started`).
     public var name: String { kind.rawValue }
@@ -92,6 +96,8 @@ public enum ApplianceEvent: Sendable, Equatable {
         case .inputGesture: .inputGesture
         case .mqttConnected: .mqttConnected
         case .mqttDisconnected: .mqttDisconnected
+        case .motionStarted: .motionStarted
+        case .motionEnded: .motionEnded
         }
     }
 
@@ -123,6 +129,7 @@ public enum ApplianceEvent: Sendable, Equatable {
         case .inputConnected(let data), .inputMissing(let data): data
         case .inputGesture(let data): data
         case .mqttConnected(let data), .mqttDisconnected(let data): data
+        case .motionStarted(let data), .motionEnded(let data): data
         }
     }
 
@@ -166,5 +173,7 @@ public enum ApplianceEvent: Sendable, Equatable {
         case inputGesture = "input_gesture"
         case mqttConnected = "mqtt_connected"
         case mqttDisconnected = "mqtt_disconnected"
+        case motionStarted = "motion_started"
+        case motionEnded = "motion_ended"
     }
 }

@@ -3,6 +3,8 @@ import Foundation
 import XCTest
 
 final class ConfigTests: XCTestCase {
+    private func error(_ text: String) -> ConfigError? { configError(text) }
+
     private var repoRoot: URL {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     }
@@ -34,15 +36,6 @@ final class ConfigTests: XCTestCase {
         }
         let demo = try ConfigLoader.load(path: repoRoot.appendingPathComponent("Config/demo.toml").path)
         XCTAssertEqual(demo.cameras.map(\.name), ["front", "back"])
-    }
-
-    private func error(_ text: String) -> ConfigError? {
-        do {
-            _ = try ConfigLoader.parse(text, file: "t.toml")
-            return nil
-        } catch {
-            return error as? ConfigError
-        }
     }
 
     func testErrorsNameKeyAndLine() {

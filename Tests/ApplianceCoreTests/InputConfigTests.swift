@@ -4,14 +4,7 @@ import XCTest
 
 /// `[[input]]` tables: what parses, and that every mistake fails naming its key path.
 final class InputConfigTests: XCTestCase {
-    private func error(_ text: String) -> ConfigError? {
-        do {
-            _ = try ConfigLoader.parse(text, file: "t.toml")
-            return nil
-        } catch {
-            return error as? ConfigError
-        }
-    }
+    private func error(_ text: String) -> ConfigError? { configError(text) }
 
     private let evdev = "[[input]]\nkind = \"evdev\"\ndevice = \"/dev/input/event0\"\n"
 

@@ -145,6 +145,9 @@ enum WireExamples {
                                                        discoveryPrefix: "homeassistant", deviceID: "1a2b3c4d", connects: 1))
         case .mqttDisconnected: .mqttDisconnected(MQTTStatus(state: .disconnected, url: "mqtts://broker:8883", error: "Connection refused",
                                                              topicPrefix: "appliance/1a2b3c4d", discoveryPrefix: nil, deviceID: "1a2b3c4d", connects: 2))
+        case .motionStarted: .motionStarted(MotionEvent(camera: "main", startedAt: Date(timeIntervalSince1970: 1_700_000_000), zones: ["door"], peakScore: 0.042))
+        case .motionEnded: .motionEnded(MotionEvent(camera: "main", startedAt: Date(timeIntervalSince1970: 1_700_000_000),
+                                                    endedAt: Date(timeIntervalSince1970: 1_700_000_012.5), zones: ["door"], peakScore: 0.042))
         }
     }
 }

@@ -2,10 +2,11 @@
 """Soak for `make bench`: does the daemon last? Loop recording at 1280x720@30 with 10 s segments and retention
 evicting, a picture that makes several fragments a second (`sync_interval_s = 0.25`: a video and an audio fragment
 every 250 ms, 8 a second), the web dashboard with a live WebRTC viewer in headless chromium, an RTSP client and an
-MQTT broker, all on, for SOAK_MINUTES (default 25). Anonymous memory (RssAnon), the heap in use (glibc mallinfo2, the
+MQTT broker, all on, for SOAK_MINUTES (default 30). Anonymous memory (RssAnon), the heap in use (glibc mallinfo2, the
 `appliance_heap_bytes` metric), file descriptors and threads are sampled every 5 s. Video frames come and go in
 1.4 MB buffers, so a single sample swings by several MB; a leak raises the floor, so the figure is the slope (least
-squares) of each 2-minute window's lowest sample, over the windows after WARMUP_MINUTES (default 5). Targets: under
+squares) of each 2-minute window's lowest sample, over the windows after WARMUP_MINUTES (default 10: retention starts
+evicting at about minute 5, and what its first passes allocate is kept for the next ones). Targets: under
 1 MB per hour of anonymous growth, no growth in descriptors or threads.
 
 Side by side, in the same run: gst-launch-1.0 running the equivalent recording pipeline (same sources, encoders and
@@ -236,8 +237,8 @@ def main():
     parser.add_argument("--binary", required=True)
     parser.add_argument("--out", required=True)
     args = parser.parse_args()
-    minutes = float(os.environ.get("SOAK_MINUTES", "25"))
-    warmup = float(os.environ.get("WARMUP_MINUTES", "5"))
+    minutes = float(os.environ.get("SOAK_MINUTES", "30"))
+    warmup = float(os.environ.get("WARMUP_MINUTES", "10"))
     work = tempfile.mkdtemp(prefix="appl-soak-")
     try:
         rows = soak(os.path.abspath(args.binary), work, minutes, warmup)

@@ -187,9 +187,10 @@ def main():
     ap.add_argument("--out", default="docs/BENCHMARKS.md")
     ap.add_argument("--long-s", type=float, default=600)
     args = ap.parse_args()
+    args.binary = os.path.abspath(args.binary)  # the daemons run in folders of their own
     if not shutil.which("strace"):
         sys.exit("bench_writes needs strace (apt-get install strace)")
-    command = f"python3 Tests/Benchmarks/bench_writes.py --binary {args.binary} --out {args.out}"
+    command = f"python3 Tests/Benchmarks/bench_writes.py --binary {os.path.relpath(args.binary)} --out {args.out}"
     work = tempfile.mkdtemp(prefix="appliance-writes-")
     try:
         ref = reference(work, 30)

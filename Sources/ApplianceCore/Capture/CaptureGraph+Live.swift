@@ -10,12 +10,7 @@ extension CaptureGraph {
         caps.set("caps", try Caps("video/x-raw,width=\(live.width),height=\(live.height),pixel-aspect-ratio=1/1"))
         let encoder = try Element.make("jpegenc", name: "live-jpeg")
         encoder.set("quality", int: 75)
-        let sink = try Element.make("appsink", name: "live-sink")
-        sink.set("sync", false)
-        sink.set("max-buffers", uint: 1)
-        sink.set("drop", true)
-        sink.set("enable-last-sample", false)
-        sink.set("async", false)  // it sees no buffer without a viewer: it must not hold up the graph's preroll
+        let sink = try latestFrameSink("live-sink")
         try pipeline.add([queue, scale, caps, encoder, sink])
         try Element.link([rawTee, queue, scale, caps, encoder, sink])
         keepAllocationQueriesOut(of: queue)
@@ -25,9 +20,26 @@ extension CaptureGraph {
         }
         AppSink.onNewSample(sink) { sample in
             guard let bytes = sample.copyBytes() else { return }
-            let now = pipeline.runningTimeNow?.nanoseconds ?? 0
-            let captured = sample.runningTime?.nanoseconds ?? now
-            live.receive(jpeg: bytes, ageNanoseconds: now > captured ? now - captured : 0)
+            live.receive(jpeg: bytes, ageNanoseconds: age(of: sample, in: pipeline))
         }
+    }
+
+    /// An appsink for a branch that wants the latest frame only: one buffer, dropping the older, not synced to the
+    /// clock, and not prerolling (it may see no buffer for a long time and must not hold up the graph's start).
+    static func latestFrameSink(_ name: String) throws -> Element {
+        let sink = try Element.make("appsink", name: name)
+        sink.set("sync", false)
+        sink.set("max-buffers", uint: 1)
+        sink.set("drop", true)
+        sink.set("enable-last-sample", false)
+        sink.set("async", false)
+        return sink
+    }
+
+    /// How long ago a sample's frame was captured: the pipeline's running time now minus the sample's.
+    static func age(of sample: Sample, in pipeline: Pipeline) -> UInt64 {
+        let now = pipeline.runningTimeNow?.nanoseconds ?? 0
+        let captured = sample.runningTime?.nanoseconds ?? now
+        return now > captured ? now - captured : 0
     }
 }

@@ -33,6 +33,8 @@ public final class CaptureGraph: Sendable {
     let fragmentCounters = FragmentCounters()
     /// The web dashboard's live view (a branch that encodes JPEG only while someone watches).
     let live: LiveView
+    /// Motion detection's frames (a branch of small gray frames), when `[motion] enabled`.
+    let motion: MotionTap?
     /// The preview's textoverlay (`PreviewOverlay` sets its text), when the preview is on and `[preview] overlay`.
     let previewOverlay: Element?
     /// A keyframe wanted at this running time (a segment cut); see the encoder input probe.
@@ -84,6 +86,9 @@ public final class CaptureGraph: Sendable {
                                              after: rawTee, logger: logger)
         try Self.addFrameTap(tap, to: pipeline, after: rawTee)
         try Self.addLiveBranch(to: pipeline, after: rawTee, live: live)
+        motion = config.motion.enabled ? MotionTap(fps: min(config.motion.fps, v.framerate), width: config.motion.width,
+                                                   height: config.motion.height(videoWidth: v.width, videoHeight: v.height)) : nil
+        if let motion { try Self.addMotionBranch(to: pipeline, after: rawTee, tap: motion) }
         (parser, videoTee) = try Self.addVideoEncoder(config: config, fragments: fragments, to: pipeline, after: rawTee,
                                                       flow: flow, gate: gate, keyframeAt: keyframeAt)
 

@@ -18,6 +18,7 @@ public struct ApplianceConfig: Sendable, Equatable {
     public var web = Web()
     public var rtsp = RTSP()
     public var mqtt = MQTT()
+    public var motion = Motion()
     public var inputs: [Input] = []
     public var outputs: [Output] = []
 

@@ -43,6 +43,7 @@ public enum ConfigLoader {
         if var t = try top.table("web") { config.web = try ConfigSections.web(&t, config.web) }
         if var t = try top.table("rtsp") { config.rtsp = try ConfigSections.rtsp(&t, config.rtsp, web: config.web) }
         if var t = try top.table("mqtt") { config.mqtt = try ConfigSections.mqtt(&t, config.mqtt) }
+        if var t = try top.table("motion") { config.motion = try ConfigSections.motion(&t, config.motion) }
         if let tables = try top.tableArray("input") {
             config.inputs = try tables.enumerated().map { index, table in
                 var t = TableReader(table: table, path: "input", index: index, file: file, lines: lines)
@@ -158,6 +159,29 @@ struct TableReader {
             }
             return t
         }
+    }
+
+    /// A polygon in relative coordinates: an array of at least three `[x, y]` pairs, each in 0…1. `value` is the key's
+    /// value, or an element of it (`what` then names which, for the message).
+    func polygon(_ value: TOMLValueConvertible, key: String, what: String) throws -> RelativePolygon {
+        let message = "\(what) must be an array of at least three [x, y] points, each between 0 and 1 (0,0 the top left)"
+        guard let array = value.array else { throw error(key, message) }
+        let points = try array.map { element -> RelativePolygon.Point in
+            guard let pair = element.array, pair.count == 2,
+                  let x = pair[0].double ?? pair[0].int.map(Double.init), let y = pair[1].double ?? pair[1].int.map(Double.init) else {
+                throw error(key, message)
+            }
+            return RelativePolygon.Point(x, y)
+        }
+        guard let polygon = RelativePolygon(points) else { throw error(key, message) }
+        return polygon
+    }
+
+    /// An array under `key` (nil when absent).
+    mutating func array(_ key: String) throws -> [TOMLValueConvertible]? {
+        guard let v = value(key) else { return nil }
+        guard let array = v.array else { throw mismatch(key, "an array", v) }
+        return Array(array)
     }
 
     /// Fails on the first key that was never read: a typo or a key from a newer version.

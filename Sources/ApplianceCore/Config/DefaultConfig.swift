@@ -148,6 +148,23 @@ discovery_prefix = "homeassistant"
 # The name Home Assistant shows; empty: this machine's host name.
 device_name = ""
 
+[motion]
+# Motion detection on the live picture (the active camera): a small gray copy of fps frames a second is compared with
+# a slowly updated background; motion that lasts min_duration_s is a `motion_started` event (socket, metrics).
+enabled = false
+fps = 5
+# Width of the gray frames (a multiple of 4); the height follows the picture's shape.
+width = 160
+# How far a pixel must move from the background to count (0-255, on a frame with brightness and contrast taken out).
+threshold = 30
+# The smallest region in motion, as a fraction of the watched picture (0.003 of 160x90: about 43 pixels).
+min_area = 0.003
+min_duration_s = 0.5
+# Where motion counts (the whole picture when there are none), in relative coordinates (0,0 top left, 1,1 bottom right):
+# zones = [{ name = "door", points = [[0.5, 0], [1, 0], [1, 1], [0.5, 1]] }]
+# Where it never counts (a tree, a road, a clock):
+# masks = [[[0, 0], [0.3, 0], [0.3, 0.2], [0, 0.2]]]
+
 # Shutter buttons: none by default. Each [[input]] sends commands like `appliance ctl` does. An input whose device
 # is missing is reported in status and picked up when it appears; it never stops the daemon.
 # [[input]]

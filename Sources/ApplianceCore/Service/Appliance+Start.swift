@@ -22,19 +22,11 @@ extension Appliance {
                                                                 logger: logger)
         let health = Health(storage: recovery.storage, recovery: recovery.report)
         if recovery.storage.state == .missing { events.publish(.storageMissing(recovery.storage)) }
-        let backup: BackupUploader?
-        do {
-            backup = try await startBackup(config: config, library: library, data: data, events: events, logger: logger)
-        } catch {
-            _ = try? await blocking { graph.stop() }
-            throw StartupError(description: "backup: \(error)")
+        let backup = try await stoppingGraphOnFailure(graph, "backup: ") {
+            try await startBackup(config: config, library: library, data: data, events: events, logger: logger)
         }
 
-        let readiness = Readiness(onReady: {
-            let ms = (ContinuousClock.now - started) / .milliseconds(1)
-            logger.info("ready", metadata: ["startup_ms": "\(String(format: "%.0f", ms))"])
-            events.publish(.ready(Ready(startupMs: (ms * 10).rounded() / 10)))
-        })
+        let readiness = makeReadiness(started: started, events: events, logger: logger)
         graph.firstFrame.whenFired { _ in readiness.markFirstFrame() }
 
         let recorder = Recorder(config: config, data: data, library: library, graph: graph, events: events, health: health,
@@ -54,20 +46,8 @@ extension Appliance {
         let inputs = config.inputs.isEmpty ? nil : InputBoard(inputs: config.inputs, device: { InputService.device(for: $0).description })
         let lights = config.outputs.isEmpty ? nil : OutputBoard(config.outputs)
         let liveFeed = LiveFeed(graph: graph)
-        let rtsp: (feed: RTSPFeed, password: Password?)?
-        do {
-            rtsp = try makeRTSPFeed(config: config, feed: liveFeed)
-        } catch {
-            _ = try? await blocking { graph.stop() }
-            throw StartupError(description: "\(error)")
-        }
-        let mqtt: MQTTSettings?
-        do {
-            mqtt = config.mqtt.enabled ? try MQTTSettings(config: config) : nil
-        } catch {
-            _ = try? await blocking { graph.stop() }
-            throw StartupError(description: "\(error)")
-        }
+        let rtsp = try await stoppingGraphOnFailure(graph) { try makeRTSPFeed(config: config, feed: liveFeed) }
+        let mqtt: MQTTSettings? = try await stoppingGraphOnFailure(graph) { config.mqtt.enabled ? try MQTTSettings(config: config) : nil }
         let mqttLink = mqtt.map { MQTTLink($0.initialStatus) }
         let webrtc = WebRTCViewers(feed: liveFeed, web: config.web, logger: logger)
         let webReporter = FrontEndReporter(web: config.web.enabled ? WebStatus(state: .starting, listen: config.web.listen) : nil,
@@ -93,19 +73,12 @@ extension Appliance {
             cameras,
         ]
         if let backup { services.append(backup) }
-        if let overlay = graph.previewOverlay {
-            services.append(PreviewOverlay(element: overlay, events: events, camera: await cameras.activeName))
-        }
+        services += await pictureServices(graph: graph, cameras: cameras, config: config, events: events, logger: logger)
         services.append(RetentionService(retention: retention, wake: retentionWake))
         services += [RecorderService(recorder: recorder, autostart: config.recording.autostart, logger: logger), server] as [any Service]
         let context = FrontEndContext(config: config, perform: dispatcher.perform, events: events, live: graph.live, webrtc: webrtc,
                                       media: MediaCatalog(library: library, data: data), reporter: webReporter, logger: logger)
-        do {
-            services += try frontEnds.compactMap { try $0(context) }
-        } catch {
-            _ = try? await blocking { graph.stop() }
-            throw StartupError(description: "\(error)")
-        }
+        services += try await stoppingGraphOnFailure(graph) { try frontEnds.compactMap { try $0(context) } }
         if let rtsp {
             services.append(RTSPService(config: config.rtsp, password: rtsp.password, feed: rtsp.feed, logger: logger))
         }
@@ -219,6 +192,40 @@ extension Appliance {
         }
         logger.info("backup to \(BackupPolicy.redacted(config.backup.url))\(config.backup.onlyLocked ? " (locked clips only)" : "")")
         return uploader
+    }
+
+    /// The services that follow the live picture: the preview's overlay text, and motion detection.
+    private static func pictureServices(graph: CaptureGraph, cameras: CameraSwitcher, config: ApplianceConfig, events: EventHub,
+                                        logger: Logger) async -> [any Service] {
+        var services: [any Service] = []
+        let camera = await cameras.activeName
+        if let overlay = graph.previewOverlay { services.append(PreviewOverlay(element: overlay, events: events, camera: camera)) }
+        if let tap = graph.motion {
+            services.append(MotionService(tap: tap, settings: config.motion.settings, events: events, camera: camera, logger: logger))
+        }
+        return services
+    }
+
+    /// The readiness that logs and announces `ready` with the time since `started`, once the socket is bound and the
+    /// first frame has passed.
+    private static func makeReadiness(started: ContinuousClock.Instant, events: EventHub, logger: Logger) -> Readiness {
+        Readiness(onReady: {
+            let ms = (ContinuousClock.now - started) / .milliseconds(1)
+            logger.info("ready", metadata: ["startup_ms": "\(String(format: "%.0f", ms))"])
+            events.publish(.ready(Ready(startupMs: (ms * 10).rounded() / 10)))
+        })
+    }
+
+    /// Runs a start-up step that comes after the graph started: on failure the graph is stopped and the error becomes
+    /// a one-line `StartupError` with `prefix`.
+    private static func stoppingGraphOnFailure<T>(_ graph: CaptureGraph, _ prefix: String = "",
+                                                  _ body: () async throws -> T) async throws -> T {
+        do {
+            return try await body()
+        } catch {
+            _ = try? await blocking { graph.stop() }
+            throw StartupError(description: prefix + "\(error)")
+        }
     }
 
     /// Runs one start-up step; its error becomes a one-line `StartupError` with `prefix`.

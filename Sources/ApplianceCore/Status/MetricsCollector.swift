@@ -65,6 +65,7 @@ struct MetricsCollector: Sendable {
         }
         add("appliance_recordings_finished_total", .counter, "Files finished by this daemon (each loop segment counts).", Double(s.recordingsThisRun))
         families += Self.lastingFamilies(graph.fragmentCounters)
+        families += Self.motionFamilies(graph.motion)
         add("appliance_recordings", .gauge, "Clips in the library.", Double(s.recordingsTotal))
         add("appliance_segment_boundaries_total", .counter, "Loop recording seams measured.", Double(boundaries.count))
         add("appliance_segment_boundary_missing_frames_total", .counter, "Frames lost at loop recording seams.", Double(boundaries.missingFrames))
@@ -72,31 +73,8 @@ struct MetricsCollector: Sendable {
         add("appliance_segment_boundary_largest_gap_seconds", .gauge, "Largest gap seen at a seam beyond one frame interval.",
             Double(boundaries.largestGapNs) / 1e9)
 
-        // Storage.
-        add("appliance_storage_missing", .gauge, "1 while the recordings' storage is not there.", s.storage.state == .missing ? 1 : 0)
-        add("appliance_storage_full", .gauge, "1 while retention can free no more space.", s.storageFull == nil ? 0 : 1)
-        let free = s.capacity?.freeBytes ?? FileSystemSpace.available(at: data.root)
-        if let free { add("appliance_storage_free_bytes", .gauge, "Free bytes on the data folder's filesystem.", Double(free)) }
-        if let c = s.capacity {
-            add("appliance_storage_used_bytes", .gauge, "Bytes of clips.", Double(c.usedBytes))
-            add("appliance_storage_budget_bytes", .gauge, "Bytes clips may take in all.", Double(c.budgetBytes))
-            add("appliance_storage_locked_ratio", .gauge, "Locked bytes over the budget (0 to 1).", c.lockedPercent / 100)
-            if let wraps = c.wrapsInS {
-                add("appliance_storage_wrap_seconds", .gauge, "Recording at the recent bitrate, seconds until the oldest unlocked clip is overwritten.", wraps)
-            }
-        }
-
-        // Backup.
-        add("appliance_backup_enabled", .gauge, "1 when [backup] url is set.", backupStatus == nil ? 0 : 1)
-        if let b = backupStatus {
-            add("appliance_backup_queue_depth", .gauge, "Backup jobs waiting or running.", Double(b.counts.pending + b.counts.running))
-            add("appliance_backup_failed_jobs", .gauge, "Backup jobs given up on.", Double(b.counts.failed))
-            add("appliance_backup_paused", .gauge, "1 while uploads are paused (refused credentials).", b.paused ? 1 : 0)
-            if let lastUpload {
-                add("appliance_backup_last_success_timestamp_seconds", .gauge, "When the latest upload finished (Unix time).",
-                    lastUpload.timeIntervalSince1970.rounded3)
-            }
-        }
+        families += Self.storageFamilies(s, dataRoot: data.root)
+        families += Self.backupFamilies(backupStatus, lastUpload: lastUpload)
 
         // Cameras, stalls and the watchdog.
         add("appliance_camera_state", .gauge, "1 for each camera's current state.", cameraStates.flatMap { camera in
@@ -122,6 +100,6 @@ struct MetricsCollector: Sendable {
     }
 }
 
-private extension Double {
+extension Double {
     var rounded3: Double { (self * 1000).rounded() / 1000 }
 }

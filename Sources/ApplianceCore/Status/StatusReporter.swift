@@ -43,6 +43,7 @@ struct StatusReporter: Sendable {
         report.web = web?.current
         report.rtsp = rtsp?.status
         report.mqtt = mqtt?.status
+        report.motion = graph.motion?.status
         return report
     }
 }

@@ -74,6 +74,8 @@ public struct StatusReport: Codable, Sendable, Equatable {
     public var rtsp: RTSPStatus?
     /// The MQTT link (absent when it is off).
     public var mqtt: MQTTStatus?
+    /// Motion detection (absent when it is off).
+    public var motion: MotionStatus?
 
     public init(state: RecorderState, ready: Bool, recording: Live?, cameras: [String], activeCamera: String,
                 cameraSources: [String: String], audioSource: String, preview: String, encoder: String, width: Int,

@@ -105,7 +105,8 @@ struct ConsoleModel: Sendable, Equatable {
             return false
         case .inputGesture, .inputConnected, .inputMissing, .thumbnailReady, .locked, .unlocked, .exported, .backupStarted,
              .backupProgress, .backupDone, .backupRetry, .backupFailed, .backupPaused, .backupResumed, .backupDeleted,
-             .flowing, .retentionWarning, .deviceAdded, .deviceRemoved, .mqttConnected, .mqttDisconnected:
+             .flowing, .retentionWarning, .deviceAdded, .deviceRemoved, .mqttConnected, .mqttDisconnected, .motionStarted,
+             .motionEnded:
             return false
         }
     }

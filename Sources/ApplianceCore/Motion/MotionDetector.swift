@@ -1,0 +1,121 @@
+/// Motion detection as a pure value: frames and their times go in, an observation per frame comes out. Each frame
+/// is blurred and normalised (brightness and contrast taken out), compared with a slowly updated background, its
+/// changed pixels cleaned of specks and thin lines, and the regions at least `minArea` large are the frame's motion.
+/// Motion that lasts `minDurationS` is an event, which ends after `releaseS` without motion. When most of the picture
+/// changes at once it is not motion but a new picture (a light, IR, lightning, a camera switch): the background
+/// starts again from it.
+public struct MotionDetector: Sendable {
+    /// What one frame showed.
+    public struct Observation: Sendable, Equatable {
+        /// The part of the watched picture in motion regions (0…1).
+        public let score: Double
+        /// The zones a motion region touched (by name, in the settings' order).
+        public let zones: [String]
+        /// The frame replaced the background (too much changed at once, or the first frame of its size).
+        public let recalibrated: Bool
+        /// An event started or ended with this frame.
+        public let transition: Transition?
+    }
+
+    public enum Transition: Sendable, Equatable {
+        /// Motion has lasted long enough; it began at `at` (the first frame of the run).
+        case started(at: Double)
+        /// No motion since `at` (the last frame that had some), for `releaseS`.
+        case ended(at: Double)
+    }
+
+    public let settings: MotionSettings
+    /// Whether an event is going on.
+    public private(set) var active = false
+    private var background: [Float] = []
+    private var layout: WatchLayout?
+    private var runStart: Double?
+    private var lastMotion: Double?
+
+    public init(settings: MotionSettings = MotionSettings()) { self.settings = settings }
+
+    /// Looks at `frame`, taken at `time` (seconds, rising).
+    public mutating func observe(_ frame: GrayFrame, at time: Double) -> Observation {
+        if layout?.width != frame.width || layout?.height != frame.height {
+            layout = WatchLayout(settings: settings, width: frame.width, height: frame.height)
+            background = []
+        }
+        let layout = layout!
+        let current = ChangeMap.normalised(ChangeMap.blurred(frame), watched: layout.watched)
+        guard background.count == current.count, layout.watchedCount > 0 else {
+            background = current
+            return Observation(score: 0, zones: [], recalibrated: true, transition: release(at: time))
+        }
+        let changed = ChangeMap.changed(current, background: background, watched: layout.watched, threshold: settings.threshold)
+        if Double(changed.lazy.filter { $0 }.count) > settings.recalibrateRatio * Double(layout.watchedCount) {
+            background = current
+            runStart = nil
+            return Observation(score: 0, zones: [], recalibrated: true, transition: release(at: time))
+        }
+        let minimum = max(1, Int((settings.minArea * Double(layout.watchedCount)).rounded()))
+        let moving = ChangeMap.regions(ChangeMap.opened(changed, width: frame.width, height: frame.height), width: frame.width, height: frame.height)
+            .filter { $0.count >= minimum }
+        let area = moving.reduce(0) { $0 + $1.count }
+        let alpha = Float(settings.backgroundAlpha)
+        for i in background.indices { background[i] += alpha * (current[i] - background[i]) }
+        let zones = layout.zonesTouched(by: moving)
+        let transition = area > 0 ? motion(at: time) : release(at: time)
+        return Observation(score: Double(area) / Double(layout.watchedCount), zones: zones, recalibrated: false, transition: transition)
+    }
+
+    /// Forgets the background and any motion under way (the camera was switched: the next frame is a new picture).
+    /// An event going on ends, at its last motion, and that is returned.
+    @discardableResult
+    public mutating func reset() -> Transition? {
+        background = []
+        runStart = nil
+        defer { (active, lastMotion) = (false, nil) }
+        guard active, let last = lastMotion else { return nil }
+        return .ended(at: last)
+    }
+
+    /// A frame with motion: extends the run, or starts one; the event starts once the run is `minDurationS` long.
+    private mutating func motion(at time: Double) -> Transition? {
+        if let last = lastMotion, time - last > settings.maxGapS { runStart = nil }
+        if runStart == nil { runStart = time }
+        lastMotion = time
+        guard !active, let start = runStart, time - start >= settings.minDurationS else { return nil }
+        active = true
+        return .started(at: start)
+    }
+
+    /// A frame without motion: the run breaks after `maxGapS`, the event ends after `releaseS`.
+    private mutating func release(at time: Double) -> Transition? {
+        guard let last = lastMotion else { return nil }
+        if time - last > settings.maxGapS { runStart = nil }
+        guard active, time - last >= settings.releaseS else { return nil }
+        active = false
+        lastMotion = nil
+        return .ended(at: last)
+    }
+}
+
+/// Which pixels of a frame size are watched (inside a zone when there are zones, outside every mask), and each
+/// zone's pixels: worked out once per size.
+struct WatchLayout: Sendable {
+    let width: Int
+    let height: Int
+    let watched: [Bool]
+    let watchedCount: Int
+    let zones: [(name: String, cells: [Bool])]
+
+    init(settings: MotionSettings, width: Int, height: Int) {
+        (self.width, self.height) = (width, height)
+        zones = settings.zones.map { ($0.name, $0.area.raster(width: width, height: height)) }
+        let masks = settings.masks.map { $0.raster(width: width, height: height) }
+        let zones = zones
+        watched = (0..<(width * height)).map { i in
+            (zones.isEmpty || zones.contains { $0.cells[i] }) && !masks.contains { $0[i] }
+        }
+        watchedCount = watched.lazy.filter { $0 }.count
+    }
+
+    func zonesTouched(by regions: [[Int]]) -> [String] {
+        zones.filter { zone in regions.contains { $0.contains { zone.cells[$0] } } }.map(\.name)
+    }
+}

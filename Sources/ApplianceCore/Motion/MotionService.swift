@@ -1,0 +1,97 @@
+import ApplianceProtocol
+import Foundation
+import Logging
+import ServiceLifecycle
+
+/// Runs the motion detector on the motion branch's frames (off the streaming threads) and announces what it finds:
+/// `motion_started` once motion has lasted `[motion] min_duration_s`, `motion_ended` after the release time. A camera
+/// switch starts the background again (the next frame is another picture) and ends an event going on.
+final class MotionService: Service, CustomStringConvertible {
+    var description: String { "MotionService" }
+
+    private struct Shared: Sendable {
+        var camera: String?
+        var switched = false
+    }
+
+    private let tap: MotionTap
+    private let settings: MotionSettings
+    private let events: EventHub
+    private let subscription: EventHub.Subscription
+    private let logger: Logger
+    private let shared: Locked<Shared>
+
+    /// Subscribes at once, so a camera switch published before the service group runs is not missed.
+    init(tap: MotionTap, settings: MotionSettings, events: EventHub, camera: String?, logger: Logger) {
+        (self.tap, self.settings, self.events, self.logger) = (tap, settings, events, logger)
+        subscription = events.subscribe()
+        shared = Locked(Shared(camera: camera))
+    }
+
+    func run() async throws {
+        logger.info("motion detection on", metadata: ["fps": "\(tap.fps)", "size": "\(tap.width)x\(tap.height)"])
+        await cancelWhenGracefulShutdown {
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask { await self.followSwitches() }
+                group.addTask { await self.detect() }
+                await group.next()
+                group.cancelAll()
+            }
+        }
+        events.unsubscribe(subscription.id)
+    }
+
+    private func followSwitches() async {
+        for await record in subscription.events {
+            guard case .cameraSwitched(let switched) = record.event else { continue }
+            shared.withLock { $0 = Shared(camera: switched.to, switched: true) }
+        }
+    }
+
+    private func detect() async {
+        var detector = MotionDetector(settings: settings)
+        var event: MotionEvent?
+        for await sample in tap.samples {
+            let (camera, switched) = shared.withLock { s in
+                defer { s.switched = false }
+                return (s.camera, s.switched)
+            }
+            if switched, let ended = detector.reset() { finish(&event, at: ended) }
+            let seen = detector.observe(sample.frame, at: sample.capturedAt.timeIntervalSince1970)
+            if var going = event {
+                going.peakScore = max(going.peakScore, seen.score)
+                going.zones = Self.union(going.zones, seen.zones, order: settings.zones.map(\.name))
+                event = going
+            }
+            switch seen.transition {
+            case .started(let at)?:
+                event = MotionEvent(camera: camera, startedAt: Date(timeIntervalSince1970: at), zones: seen.zones, peakScore: seen.score)
+                events.publish(.motionStarted(event!))
+                tap.update { $0.events += 1 }
+            case .ended?:
+                finish(&event, at: seen.transition!)
+            case nil:
+                break
+            }
+            tap.update { state in
+                state.active = detector.active
+                state.score = seen.score
+                state.framesAnalysed += 1
+            }
+        }
+    }
+
+    /// Publishes the end of the event going on (if any) and forgets it.
+    private func finish(_ event: inout MotionEvent?, at transition: MotionDetector.Transition) {
+        guard var ended = event, case .ended(let at) = transition else { return }
+        ended.endedAt = Date(timeIntervalSince1970: at)
+        events.publish(.motionEnded(ended))
+        event = nil
+    }
+
+    /// The zones of `a` and `b`, each once, in the configured order.
+    static func union(_ a: [String], _ b: [String], order: [String]) -> [String] {
+        let all = Set(a).union(b)
+        return order.filter(all.contains)
+    }
+}

@@ -1,0 +1,51 @@
+@testable import ApplianceCore
+import XCTest
+
+/// `[motion]`: its keys, zones and masks as polygons in relative coordinates, and a clear error for each mistake.
+final class MotionConfigTests: XCTestCase {
+    private func error(_ text: String) -> ConfigError? { configError(text) }
+
+    func testTheDefaultsAndEveryKey() throws {
+        let defaults = try ConfigLoader.load(path: nil).motion
+        XCTAssertFalse(defaults.enabled)
+        XCTAssertEqual(defaults.settings, MotionSettings(), "the documented defaults are the detector's own")
+        XCTAssertEqual(defaults.height(videoWidth: 1280, videoHeight: 720), 90)
+        XCTAssertEqual(defaults.height(videoWidth: 640, videoHeight: 480), 120)
+
+        let m = try ConfigLoader.parse("""
+            [motion]
+            enabled = true
+            fps = 10
+            width = 320
+            threshold = 20
+            min_area = 0.01
+            min_duration_s = 1
+            zones = [{ name = "door", points = [[0.5, 0], [1, 0], [1, 1], [0.5, 1]] }, { name = "path", points = [[0, 0.5], [1, 0.5], [0, 1]] }]
+            masks = [[[0, 0], [0.3, 0], [0.3, 0.2], [0, 0.2]]]
+            """, file: "t").motion
+        XCTAssertTrue(m.enabled)
+        XCTAssertEqual([m.fps, m.width, m.threshold], [10, 320, 20])
+        XCTAssertEqual(m.minArea, 0.01)
+        XCTAssertEqual(m.minDurationS, 1)
+        XCTAssertEqual(m.zones.map(\.name), ["door", "path"])
+        XCTAssertEqual(m.zones[1].area.points, [.init(0, 0.5), .init(1, 0.5), .init(0, 1)])
+        XCTAssertEqual(m.masks.count, 1)
+        XCTAssertTrue(m.masks[0].contains(x: 0.1, y: 0.1))
+        XCTAssertEqual(m.settings.zones, m.zones)
+    }
+
+    func testMistakesAreNamed() {
+        XCTAssertEqual(error("[motion]\nwidth = 162\n")?.key, "motion.width", "not a multiple of 4")
+        XCTAssertEqual(error("[motion]\nfps = 0\n")?.key, "motion.fps")
+        XCTAssertEqual(error("[motion]\nsensitivity = 3\n")?.key, "motion.sensitivity", "unknown key")
+        XCTAssertEqual(error("[motion]\nmasks = [[[0, 0], [1, 1]]]\n")?.description,
+                       "t.toml:2: motion.masks: masks[0] must be an array of at least three [x, y] points, each between 0 and 1 (0,0 the top left)")
+        XCTAssertEqual(error("[motion]\nmasks = [[[0, 0], [2, 0], [1, 1]]]\n")?.key, "motion.masks", "outside the picture")
+        XCTAssertEqual(error("[motion]\nmasks = \"top left\"\n")?.key, "motion.masks")
+        XCTAssertEqual(error("[motion]\nzones = [{ points = [[0, 0], [1, 0], [1, 1]] }]\n")?.description,
+                       "t.toml:2: motion.zones: zones[0] must be { name = \"…\", points = [[x, y], …] }")
+        XCTAssertEqual(error("[motion]\nzones = [{ name = \"a\", points = [[0, 0], [1, 0], [1, 1]], colour = 1 }]\n")?.key, "motion.zones")
+        XCTAssertEqual(error("[motion]\nzones = [{ name = \"a\", points = [[0, 0], [1, 0], [1, 1]] }, { name = \"a\", points = [[0, 0], [1, 0], [1, 1]] }]\n")?.description,
+                       "t.toml:2: motion.zones: duplicate zone name 'a'")
+    }
+}
