@@ -154,7 +154,12 @@ static char *answer_text(ApplWebrtcSession *s, const GstSDPMessage *sdp) {
 static GstBusSyncReply on_bus_message(GstBus *bus, GstMessage *message, gpointer data) {
     (void)bus;
     ApplWebrtcSession *s = data;
-    if (GST_MESSAGE_TYPE(message) != GST_MESSAGE_ERROR) return GST_BUS_DROP;
+    /* A sync handler that returns GST_BUS_DROP owns the message: it must unref it (GstBusSyncHandler's contract;
+     * without it every message leaked instead of waiting on the bus). */
+    if (GST_MESSAGE_TYPE(message) != GST_MESSAGE_ERROR) {
+        gst_message_unref(message);
+        return GST_BUS_DROP;
+    }
     GError *failure = NULL;
     gchar *debug = NULL;
     gst_message_parse_error(message, &failure, &debug);
@@ -166,6 +171,7 @@ static GstBusSyncReply on_bus_message(GstBus *bus, GstMessage *message, gpointer
     gboolean report = !s->stopped;
     g_mutex_unlock(&s->lock);
     if (report && s->handlers.state_changed) s->handlers.state_changed(s->handlers.user, APPL_WEBRTC_ENDED);
+    gst_message_unref(message);
     return GST_BUS_DROP;
 }
 
@@ -369,11 +375,19 @@ void appl_webrtc_session_set_audio(ApplWebrtcSession *s, gboolean on) {
     g_mutex_unlock(&s->lock);
 }
 
-gboolean appl_webrtc_session_bus_has_backlog(ApplWebrtcSession *s) {
-    GstBus *bus = gst_element_get_bus(s->pipeline);
-    gboolean pending = gst_bus_have_pending(bus);
-    gst_object_unref(bus);
-    return pending;
+static void on_probe_released(gpointer data, GstMiniObject *object) {
+    (void)object;
+    *(gboolean *)data = TRUE;
+}
+
+gboolean appl_webrtc_session_releases_messages(ApplWebrtcSession *s) {
+    gboolean released = FALSE;
+    GstMessage *probe = gst_message_new_application(GST_OBJECT(s->pipeline), gst_structure_new_empty("appliance-probe"));
+    gst_mini_object_weak_ref(GST_MINI_OBJECT(probe), on_probe_released, &released);
+    gst_element_post_message(s->pipeline, probe);
+    /* Still alive: queued on the bus or leaked. Detach the flag, which is about to go out of scope. */
+    if (!released) gst_mini_object_weak_unref(GST_MINI_OBJECT(probe), on_probe_released, &released);
+    return released;
 }
 
 void appl_webrtc_session_stop(ApplWebrtcSession *s) {

@@ -66,10 +66,10 @@ public final class WebRTCSession: @unchecked Sendable {
         whileRunning { appl_webrtc_session_set_audio($0, on ? 1 : 0) }
     }
 
-    /// Whether a message waits on the session pipeline's bus (it never should: nobody reads that bus, so every
-    /// message is dropped as it is posted rather than kept for the life of the session).
-    public var busHasBacklog: Bool {
-        whileRunning { appl_webrtc_session_bus_has_backlog($0) != 0 } ?? false
+    /// Posts a message on the session pipeline's bus and says whether it was released at once (it should be: nobody
+    /// reads that bus, so every message is dropped and freed as it is posted rather than kept for the session's life).
+    public func releasesBusMessages() -> Bool {
+        whileRunning { appl_webrtc_session_releases_messages($0) != 0 } ?? false
     }
 
     /// Stops the pipeline; later calls do nothing. Blocking (a state change).

@@ -36,9 +36,10 @@ gboolean appl_webrtc_session_push(ApplWebrtcSession *session, const char *name, 
  * viewer with its sound off costs no Opus encoding and no audio packets. */
 void appl_webrtc_session_set_audio(ApplWebrtcSession *session, gboolean on);
 
-/** Whether a message waits on the session pipeline's bus: never, since every message is handled as it is posted
- * (a bus nobody reads keeps them all, for as long as the viewer watches). */
-gboolean appl_webrtc_session_bus_has_backlog(ApplWebrtcSession *session);
+/** Posts a message on the session pipeline's bus and says whether it was released at once: it should be, since
+ * nobody reads that bus (a bus keeps every message until it is popped, and a sync handler that drops one must
+ * unref it). */
+gboolean appl_webrtc_session_releases_messages(ApplWebrtcSession *session);
 
 /** Stops the pipeline and frees the session. Blocking (a state change). */
 void appl_webrtc_session_stop(ApplWebrtcSession *session);
