@@ -201,6 +201,19 @@ final class DoctorTests: XCTestCase {
                        "connection refused (nothing listens there)")
     }
 
+    func testMotionSaysWhetherItRunsAtWhatRateAndWhatAFrameCosts() throws {
+        var config = ApplianceConfig()
+        let off = MotionCheck.run(config)
+        XCTAssertEqual(off.status, .pass)
+        XCTAssertEqual(off.detail, "off ([motion] enabled = false)")
+        config.motion.enabled = true
+        config.motion.zones = [MotionSettings.Zone(name: "door", area: .whole)]
+        let on = MotionCheck.run(config)
+        XCTAssertTrue(on.detail.hasPrefix("on: 5 frames a second at 160x90 of the 1280x720 picture, "), on.detail)
+        XCTAssertTrue(on.detail.contains(" ms a frame (") && on.detail.hasSuffix(", zones door"), on.detail)
+        XCTAssertGreaterThan(MotionCheck.timeDetector(settings: MotionSettings(), width: 160, height: 90), 0)
+    }
+
     func testConfigFailureNamesTheKeyAndLine() {
         let error = ConfigError(file: "/etc/appliance.toml", line: 12, key: "video.framerate", message: "expected an integer")
         let check = ConfigCheck.failed(error, path: "/etc/appliance.toml")

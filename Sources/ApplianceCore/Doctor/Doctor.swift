@@ -55,6 +55,7 @@ public enum Doctor {
         checks.append(await DoctorDeadline.check(EncoderCheck.audioName, seconds: 30, what: "the audio encoder") {
             EncoderCheck.audio(config, fragments: fragments)
         })
+        checks.append(await DoctorDeadline.check(MotionCheck.name, seconds: 20, what: "motion detection") { MotionCheck.run(config) })
         checks.append(await DoctorDeadline.runAsync(BackupCheck.name, seconds: 15) { await BackupCheck.run(config.backup) }
             ?? .fail(BackupCheck.name, "the WebDAV server did not answer within 15 s", fix: "check [backup] url and the network"))
         checks.append(await DoctorDeadline.runAsync(MQTTCheck.name, seconds: 15) { await MQTTCheck.run(config) }
