@@ -45,6 +45,8 @@ extension ApplianceEvent {
         case .mqttDisconnected: .mqttDisconnected(try data(MQTTStatus.self))
         case .motionStarted: .motionStarted(try data(MotionEvent.self))
         case .motionEnded: .motionEnded(try data(MotionEvent.self))
+        case .soundStarted: .soundStarted(try data(SoundEvent.self))
+        case .soundEnded: .soundEnded(try data(SoundEvent.self))
         }
     }
 }

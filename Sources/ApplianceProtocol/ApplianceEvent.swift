@@ -52,6 +52,10 @@ public enum ApplianceEvent: Sendable, Equatable {
     case motionStarted(MotionEvent)
     /// No motion for the release time since the last frame that had some.
     case motionEnded(MotionEvent)
+    /// Sound above `[sound] threshold_db` lasted `min_duration_s`.
+    case soundStarted(SoundEvent)
+    /// The sound stayed below the threshold for the release time.
+    case soundEnded(SoundEvent)
 
     /// The wire name (`recording_started`).
     public var name: String { kind.rawValue }
@@ -98,6 +102,8 @@ public enum ApplianceEvent: Sendable, Equatable {
         case .mqttDisconnected: .mqttDisconnected
         case .motionStarted: .motionStarted
         case .motionEnded: .motionEnded
+        case .soundStarted: .soundStarted
+        case .soundEnded: .soundEnded
         }
     }
 
@@ -130,6 +136,7 @@ public enum ApplianceEvent: Sendable, Equatable {
         case .inputGesture(let data): data
         case .mqttConnected(let data), .mqttDisconnected(let data): data
         case .motionStarted(let data), .motionEnded(let data): data
+        case .soundStarted(let data), .soundEnded(let data): data
         }
     }
 
@@ -175,5 +182,7 @@ public enum ApplianceEvent: Sendable, Equatable {
         case mqttDisconnected = "mqtt_disconnected"
         case motionStarted = "motion_started"
         case motionEnded = "motion_ended"
+        case soundStarted = "sound_started"
+        case soundEnded = "sound_ended"
     }
 }

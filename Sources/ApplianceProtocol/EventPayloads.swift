@@ -116,3 +116,15 @@ public struct MotionEvent: Codable, Sendable, Equatable {
         (self.camera, self.startedAt, self.endedAt, self.zones, self.peakScore) = (camera, startedAt, endedAt, zones, peakScore)
     }
 }
+
+/// Sound above `[sound] threshold_db` (`sound_started`, `sound_ended`): when it began (the first loud reading of the
+/// run that lasted `min_duration_s`), when it ended (the last loud reading; absent while it goes on), and its loudest
+/// RMS level in dBFS.
+public struct SoundEvent: Codable, Sendable, Equatable {
+    public var startedAt: Date
+    public var endedAt: Date?
+    public var peakDb: Double
+    public init(startedAt: Date, endedAt: Date? = nil, peakDb: Double) {
+        (self.startedAt, self.endedAt, self.peakDb) = (startedAt, endedAt, peakDb)
+    }
+}

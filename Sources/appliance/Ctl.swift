@@ -94,6 +94,9 @@ struct Status: ParsableCommand {
             if let rtsp = s.rtsp {
                 lines.append("rtsp: \(rtsp.url ?? rtsp.listen) (\(rtsp.state.rawValue), \(rtsp.clients) clients, login \(rtsp.authentication))\(rtsp.error.map { ": \($0)" } ?? "")")
             }
+            if let sound = s.sound, let level = sound.levelDb {
+                lines.append("sound: \(level) dBFS (peak \(sound.peakDb ?? level))\(sound.active ? ", SOUND" : "")\(sound.events > 0 ? ", \(sound.events) events" : "")")
+            }
             if let motion = s.motion {
                 lines.append("motion: \(motion.active ? "MOTION" : "quiet") (\(motion.fps) fps at \(motion.width)x\(motion.height), \(motion.framesAnalysed) frames looked at, \(motion.events) events)")
             }

@@ -34,6 +34,18 @@ final class MotionConfigTests: XCTestCase {
         XCTAssertEqual(m.settings.zones, m.zones)
     }
 
+    func testSoundSettings() throws {
+        let defaults = try ConfigLoader.load(path: nil).sound
+        XCTAssertFalse(defaults.enabled)
+        XCTAssertEqual(defaults.settings, SoundDetector.Settings(), "the documented defaults are the detector's own")
+        let s = try ConfigLoader.parse("[sound]\nenabled = true\nthreshold_db = -45\nmin_duration_s = 1.5\n", file: "t").sound
+        XCTAssertTrue(s.enabled)
+        XCTAssertEqual(s.settings.thresholdDb, -45)
+        XCTAssertEqual(s.settings.minDurationS, 1.5)
+        XCTAssertEqual(error("[sound]\nthreshold_db = 3\n")?.key, "sound.threshold_db", "above full scale")
+        XCTAssertEqual(error("[sound]\nlevel = 3\n")?.key, "sound.level", "unknown key")
+    }
+
     func testMistakesAreNamed() {
         XCTAssertEqual(error("[motion]\nwidth = 162\n")?.key, "motion.width", "not a multiple of 4")
         XCTAssertEqual(error("[motion]\nfps = 0\n")?.key, "motion.fps")

@@ -44,3 +44,29 @@ final class SoundDetectorTests: XCTestCase {
         XCTAssertEqual(run(Array(repeating: -35.0, count: 10), settings: settings).1, [.started(at: 0)])
     }
 }
+
+/// The `level` element's messages as the bus reader gives them (the structure's text), read into readings.
+final class SoundTapTests: XCTestCase {
+    static let stereo = "level, endtime=(guint64)200000000, timestamp=(guint64)100000000, stream-time=(guint64)100000000, "
+        + "running-time=(guint64)100000000, duration=(guint64)100000000, rms=(GValueArray)< -24.5, -4.9489804397817929 >, "
+        + "peak=(GValueArray)< -20, -1.9386641491007353 >, decay=(GValueArray)< -20, -1.9386641491007353 >;"
+
+    func testTheLoudestChannelIsTheReadingAndSilenceReadsTheFloor() {
+        let tap = SoundTap()
+        tap.receive(levelFields: Self.stereo)
+        XCTAssertEqual(tap.current.latest?.rmsDb ?? 0, -4.949, accuracy: 0.001)
+        XCTAssertEqual(tap.current.latest?.peakDb ?? 0, -1.939, accuracy: 0.001)
+        XCTAssertEqual(tap.status.levelDb, -4.9)
+        tap.receive(levelFields: "level, rms=(GValueArray)< -inf, -inf >, peak=(GValueArray)< -inf, -inf >;")
+        XCTAssertEqual(tap.current.latest?.rmsDb, SoundTap.floorDb)
+        XCTAssertEqual(tap.status.levelDb, -120)
+    }
+
+    func testMessagesWithoutLevelsAreIgnored() {
+        let tap = SoundTap()
+        tap.receive(levelFields: "level, endtime=(guint64)0;")
+        tap.receive(levelFields: "level, rms=(GValueArray)< nonsense >, peak=(GValueArray)< >;")
+        XCTAssertNil(tap.current.latest)
+        XCTAssertNil(tap.status.levelDb)
+    }
+}

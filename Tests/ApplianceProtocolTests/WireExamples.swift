@@ -148,6 +148,9 @@ enum WireExamples {
         case .motionStarted: .motionStarted(MotionEvent(camera: "main", startedAt: Date(timeIntervalSince1970: 1_700_000_000), zones: ["door"], peakScore: 0.042))
         case .motionEnded: .motionEnded(MotionEvent(camera: "main", startedAt: Date(timeIntervalSince1970: 1_700_000_000),
                                                     endedAt: Date(timeIntervalSince1970: 1_700_000_012.5), zones: ["door"], peakScore: 0.042))
+        case .soundStarted: .soundStarted(SoundEvent(startedAt: Date(timeIntervalSince1970: 1_700_000_000), peakDb: -18.5))
+        case .soundEnded: .soundEnded(SoundEvent(startedAt: Date(timeIntervalSince1970: 1_700_000_000), endedAt: Date(timeIntervalSince1970: 1_700_000_003.25),
+                                                 peakDb: -12.25))
         }
     }
 }

@@ -80,13 +80,18 @@ extension CaptureGraph {
         let resample = try Element.make("audioresample", name: "audio-resample")
         let filter = try Element.make("capsfilter", name: "audio-caps")
         filter.set("caps", try Caps("audio/x-raw,rate=\(a.rate),channels=\(a.channels)"))
+        // The level of everything the microphone hears (recording or not), RMS and peak ten times a second, posted on
+        // the bus as "level" element messages (`SoundTap`); it passes the buffers on untouched.
+        let level = try Element.make("level", name: "audio-level")
+        level.set("interval", uint64: 100_000_000)
+        level.set("post-messages", true)
         let queue = try Element.make("queue", name: "audio-queue")
         queue.staticPad("sink")?.addProbe(.buffer) { _ in gate.isOpen ? .ok : .drop }
         let aac = try fragments.makeBin("encoders", "aac", FragmentLibrary.audioEncoderValues(a), binName: "audio-encoder")
         let aacParse = try Element.make("aacparse", name: "audio-parse")
         let tee = try Element.make("tee", name: "audio-tee")
         tee.set("allow-not-linked", true)
-        let chain = [source, convert, resample, filter, queue, aac, aacParse, tee]
+        let chain = [source, convert, resample, filter, level, queue, aac, aacParse, tee]
         try pipeline.add(chain)
         try Element.link(chain)
         return (source, tee)

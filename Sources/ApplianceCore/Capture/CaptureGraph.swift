@@ -35,6 +35,8 @@ public final class CaptureGraph: Sendable {
     let live: LiveView
     /// Motion detection's frames (a branch of small gray frames), when `[motion] enabled`.
     let motion: MotionTap?
+    /// The microphone's level, when there is sound.
+    let sound: SoundTap?
     /// The preview's textoverlay (`PreviewOverlay` sets its text), when the preview is on and `[preview] overlay`.
     let previewOverlay: Element?
     /// A keyframe wanted at this running time (a segment cut); see the encoder input probe.
@@ -94,6 +96,7 @@ public final class CaptureGraph: Sendable {
 
         // Microphone → AAC.
         audioKind = try SourceResolver.audioKind(config.audio, logger: logger)
+        sound = audioKind == "none" ? nil : SoundTap()
         if audioKind != "none" {
             (microphone, audioTee) = try Self.addMicrophone(kind: audioKind, config: config, fragments: fragments,
                                                             to: pipeline, gate: gate)

@@ -61,3 +61,32 @@ extension ConfigSections {
         return m
     }
 }
+
+extension ApplianceConfig {
+    /// `[sound]`: sound detection on the microphone's level (the level itself is measured whenever there is sound).
+    public struct Sound: Sendable, Equatable {
+        public var enabled = false
+        public var thresholdDb = -30.0
+        public var minDurationS = 0.5
+
+        /// What the detector is given.
+        public var settings: SoundDetector.Settings {
+            var s = SoundDetector.Settings()
+            s.thresholdDb = thresholdDb
+            s.minDurationS = minDurationS
+            return s
+        }
+    }
+}
+
+extension ConfigSections {
+    /// [sound]
+    static func sound(_ t: inout TableReader, _ defaults: ApplianceConfig.Sound) throws -> ApplianceConfig.Sound {
+        var s = defaults
+        s.enabled = try t.bool("enabled", s.enabled)
+        s.thresholdDb = try t.double("threshold_db", s.thresholdDb, -100...0)
+        s.minDurationS = try t.double("min_duration_s", s.minDurationS, 0...60)
+        try t.finish()
+        return s
+    }
+}

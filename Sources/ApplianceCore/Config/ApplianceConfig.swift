@@ -19,6 +19,7 @@ public struct ApplianceConfig: Sendable, Equatable {
     public var rtsp = RTSP()
     public var mqtt = MQTT()
     public var motion = Motion()
+    public var sound = Sound()
     public var inputs: [Input] = []
     public var outputs: [Output] = []
 

@@ -44,6 +44,7 @@ public enum ConfigLoader {
         if var t = try top.table("rtsp") { config.rtsp = try ConfigSections.rtsp(&t, config.rtsp, web: config.web) }
         if var t = try top.table("mqtt") { config.mqtt = try ConfigSections.mqtt(&t, config.mqtt) }
         if var t = try top.table("motion") { config.motion = try ConfigSections.motion(&t, config.motion) }
+        if var t = try top.table("sound") { config.sound = try ConfigSections.sound(&t, config.sound) }
         if let tables = try top.tableArray("input") {
             config.inputs = try tables.enumerated().map { index, table in
                 var t = TableReader(table: table, path: "input", index: index, file: file, lines: lines)

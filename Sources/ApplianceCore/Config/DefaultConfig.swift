@@ -165,6 +165,14 @@ min_duration_s = 0.5
 # Where it never counts (a tree, a road, a clock):
 # masks = [[[0, 0], [0.3, 0], [0.3, 0.2], [0, 0.2]]]
 
+[sound]
+# Sound detection on the microphone's level (RMS of the loudest channel, ten readings a second; the level itself is
+# always in status and metrics): above threshold_db for min_duration_s is a `sound_started` event.
+enabled = false
+# dBFS: -30 is a raised voice near the microphone, a dog, a door; a quiet room reads -60 or lower.
+threshold_db = -30.0
+min_duration_s = 0.5
+
 # Shutter buttons: none by default. Each [[input]] sends commands like `appliance ctl` does. An input whose device
 # is missing is reported in status and picked up when it appears; it never stops the daemon.
 # [[input]]

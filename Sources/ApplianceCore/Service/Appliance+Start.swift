@@ -194,7 +194,7 @@ extension Appliance {
         return uploader
     }
 
-    /// The services that follow the live picture: the preview's overlay text, and motion detection.
+    /// The services that follow the live picture and sound: the preview's overlay text, motion and sound detection.
     private static func pictureServices(graph: CaptureGraph, cameras: CameraSwitcher, config: ApplianceConfig, events: EventHub,
                                         logger: Logger) async -> [any Service] {
         var services: [any Service] = []
@@ -202,6 +202,9 @@ extension Appliance {
         if let overlay = graph.previewOverlay { services.append(PreviewOverlay(element: overlay, events: events, camera: camera)) }
         if let tap = graph.motion {
             services.append(MotionService(tap: tap, settings: config.motion.settings, events: events, camera: camera, logger: logger))
+        }
+        if config.sound.enabled, let tap = graph.sound {
+            services.append(SoundService(tap: tap, settings: config.sound.settings, events: events, logger: logger))
         }
         return services
     }

@@ -50,6 +50,8 @@ struct GraphWatcher: Service, CustomStringConvertible {
             }
         case .warning(let warning):
             logger.warning("gstreamer: \(warning.description)")
+        case .element(_, "level", let fields):
+            graph.sound?.receive(levelFields: fields)
         default:
             break
         }

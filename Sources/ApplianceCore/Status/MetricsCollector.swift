@@ -65,7 +65,7 @@ struct MetricsCollector: Sendable {
         }
         add("appliance_recordings_finished_total", .counter, "Files finished by this daemon (each loop segment counts).", Double(s.recordingsThisRun))
         families += Self.lastingFamilies(graph.fragmentCounters)
-        families += Self.motionFamilies(graph.motion)
+        families += Self.detectionFamilies(motion: graph.motion, sound: graph.sound)
         add("appliance_recordings", .gauge, "Clips in the library.", Double(s.recordingsTotal))
         add("appliance_segment_boundaries_total", .counter, "Loop recording seams measured.", Double(boundaries.count))
         add("appliance_segment_boundary_missing_frames_total", .counter, "Frames lost at loop recording seams.", Double(boundaries.missingFrames))

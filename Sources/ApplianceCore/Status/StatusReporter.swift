@@ -44,6 +44,7 @@ struct StatusReporter: Sendable {
         report.rtsp = rtsp?.status
         report.mqtt = mqtt?.status
         report.motion = graph.motion?.status
+        report.sound = graph.sound?.status
         return report
     }
 }

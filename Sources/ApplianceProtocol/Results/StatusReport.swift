@@ -76,6 +76,8 @@ public struct StatusReport: Codable, Sendable, Equatable {
     public var mqtt: MQTTStatus?
     /// Motion detection (absent when it is off).
     public var motion: MotionStatus?
+    /// The microphone's level and sound detection (absent without sound).
+    public var sound: SoundStatus?
 
     public init(state: RecorderState, ready: Bool, recording: Live?, cameras: [String], activeCamera: String,
                 cameraSources: [String: String], audioSource: String, preview: String, encoder: String, width: Int,

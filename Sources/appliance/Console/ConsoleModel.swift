@@ -106,7 +106,7 @@ struct ConsoleModel: Sendable, Equatable {
         case .inputGesture, .inputConnected, .inputMissing, .thumbnailReady, .locked, .unlocked, .exported, .backupStarted,
              .backupProgress, .backupDone, .backupRetry, .backupFailed, .backupPaused, .backupResumed, .backupDeleted,
              .flowing, .retentionWarning, .deviceAdded, .deviceRemoved, .mqttConnected, .mqttDisconnected, .motionStarted,
-             .motionEnded:
+             .motionEnded, .soundStarted, .soundEnded:
             return false
         }
     }

@@ -1,0 +1,12 @@
+/// The microphone's level (absent without sound): the latest RMS and peak of the loudest channel in dBFS (ten
+/// readings a second; digital silence reads -120), and, with `[sound] enabled`, whether sound goes on and how many
+/// sound events there were.
+public struct SoundStatus: Codable, Sendable, Equatable {
+    public var levelDb: Double?
+    public var peakDb: Double?
+    public var active: Bool
+    public var events: UInt64
+    public init(levelDb: Double?, peakDb: Double?, active: Bool, events: UInt64) {
+        (self.levelDb, self.peakDb, self.active, self.events) = (levelDb, peakDb, active, events)
+    }
+}
