@@ -100,6 +100,28 @@ final class MQTTBridgeLogicTests: XCTestCase {
         XCTAssertEqual(text(topics.camera), "rear")
     }
 
+    func testMotionAndSoundAreBinarySensorsFollowingTheirEvents() {
+        var d = discovery()
+        XCTAssertFalse(d.entities.contains { ["motion", "sound"].contains($0.objectID) }, "none while detection is off")
+        (d.motion, d.sound) = (true, true)
+        let motion = d.entities.first { $0.objectID == "motion" }
+        XCTAssertEqual(motion?.component, "binary_sensor")
+        XCTAssertEqual(motion?.config["device_class"], "motion")
+        XCTAssertEqual(motion?.config["state_topic"], .string(topics.motion))
+        XCTAssertEqual(d.entities.first { $0.objectID == "sound" }?.config["device_class"], "sound")
+
+        var facts = MQTTFacts()
+        let now = Date()
+        XCTAssertNil(facts.states(topics, now: now)[topics.motion], "no state while detection is off")
+        let seen = MotionEvent(camera: "front", startedAt: now, zones: [], peakScore: 0.1)
+        _ = facts.fold(.motionStarted(seen), now: now)
+        XCTAssertEqual(facts.states(topics, now: now)[topics.motion], Array("ON".utf8))
+        _ = facts.fold(.motionEnded(seen), now: now)
+        XCTAssertEqual(facts.states(topics, now: now)[topics.motion], Array("OFF".utf8))
+        _ = facts.fold(.soundStarted(SoundEvent(startedAt: now, peakDb: -12)), now: now)
+        XCTAssertEqual(facts.states(topics, now: now)[topics.sound], Array("ON".utf8))
+    }
+
     func testDeviceIDIsStableHexAndHidesTheMachineID() throws {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("machine-id-\(UUID().uuidString)").path
         try "0123456789abcdef0123456789abcdef\n".write(toFile: file, atomically: true, encoding: .utf8)

@@ -52,7 +52,7 @@ final class SoundTapTests: XCTestCase {
         + "peak=(GValueArray)< -20, -1.9386641491007353 >, decay=(GValueArray)< -20, -1.9386641491007353 >;"
 
     func testTheLoudestChannelIsTheReadingAndSilenceReadsTheFloor() {
-        let tap = SoundTap()
+        let tap = SoundTap(detecting: false)
         tap.receive(levelFields: Self.stereo)
         XCTAssertEqual(tap.current.latest?.rmsDb ?? 0, -4.949, accuracy: 0.001)
         XCTAssertEqual(tap.current.latest?.peakDb ?? 0, -1.939, accuracy: 0.001)
@@ -63,7 +63,7 @@ final class SoundTapTests: XCTestCase {
     }
 
     func testMessagesWithoutLevelsAreIgnored() {
-        let tap = SoundTap()
+        let tap = SoundTap(detecting: false)
         tap.receive(levelFields: "level, endtime=(guint64)0;")
         tap.receive(levelFields: "level, rms=(GValueArray)< nonsense >, peak=(GValueArray)< >;")
         XCTAssertNil(tap.current.latest)

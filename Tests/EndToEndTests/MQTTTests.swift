@@ -360,6 +360,30 @@ final class MQTTTests: XCTestCase {
         XCTAssertTrue(watcher.waitFor(topic("recording"), "ON"), "the press toggled recording on")
     }
 
+    /// Motion and sound are Home Assistant binary sensors (device classes motion and sound) whose retained states
+    /// follow the detectors: the test tone is sound at once, the ball camera is motion once switched to.
+    func testMotionAndSoundAreBinarySensors() throws {
+        let broker = try MosquittoBroker()
+        try broker.start()
+        let cameras = "[[camera]]\nname = \"still\"\nsource = \"test\"\npattern = \"black\"\n[[camera]]\nname = \"ball\"\nsource = \"test\"\npattern = \"ball\"\n"
+        let daemon = try startDaemon(broker, cameras: cameras) { _ in
+            "\n[video]\nwidth = 320\nheight = 240\n[motion]\nenabled = true\n[sound]\nenabled = true\nthreshold_db = -20\n"
+        }
+        defer { daemon.stop() }
+        let status = try XCTUnwrap(waitConnected(daemon), daemon.log)
+        let watcher = try MQTTWatcher(broker: broker, filter: "#")
+        for (object, deviceClass) in [("motion", "motion"), ("sound", "sound")] {
+            let config = "\(Self.discovery)/binary_sensor/appliance_\(status.deviceID)/\(object)/config"
+            XCTAssertTrue(watcher.waitFor(15) { _ in watcher.last(config)?.json?["device_class"] as? String == deviceClass }, "\(object): \(daemon.log)")
+            XCTAssertEqual(watcher.last(config)?.json?["state_topic"] as? String, topic(object))
+        }
+        XCTAssertTrue(watcher.waitFor(topic("sound"), "ON"), "the tone is above -20 dBFS")
+        XCTAssertTrue(watcher.waitFor(topic("motion"), "OFF"), "the still picture is no motion")
+        _ = try daemon.switchCamera(.named("ball"))
+        XCTAssertTrue(watcher.waitFor(topic("motion"), "ON"), daemon.log)
+        XCTAssertTrue(try broker.retained(topic("motion")).contains { $0.text == "ON" }, "states are retained")
+    }
+
     /// A broker that takes the TCP connection and never answers (hung, or a firewall that swallows packets): the
     /// connect is given up after 10 s and tried again; status says so; commands and recording never wait for it.
     func testASilentBrokerTimesOutWithoutHoldingAnythingUp() throws {

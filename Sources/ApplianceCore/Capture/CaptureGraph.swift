@@ -96,7 +96,7 @@ public final class CaptureGraph: Sendable {
 
         // Microphone → AAC.
         audioKind = try SourceResolver.audioKind(config.audio, logger: logger)
-        sound = audioKind == "none" ? nil : SoundTap()
+        sound = audioKind == "none" ? nil : SoundTap(detecting: config.sound.enabled)
         if audioKind != "none" {
             (microphone, audioTee) = try Self.addMicrophone(kind: audioKind, config: config, fragments: fragments,
                                                             to: pipeline, gate: gate)

@@ -18,6 +18,9 @@ struct HomeAssistantDiscovery: Sendable {
     var topics: MQTTTopics
     var cameras: [String]
     var shutters: Bool
+    /// Motion and sound detection on: a binary sensor each.
+    var motion = false
+    var sound = false
 
     /// The node id, and the prefix of every unique id.
     var node: String { "appliance_" + deviceID }
@@ -90,6 +93,12 @@ struct HomeAssistantDiscovery: Sendable {
                 "state_topic": .string(topics.gesture),
                 "event_types": .array(InputGesture.Gesture.allCases.map { .string($0.rawValue) }),
             ]))
+        }
+        if motion {
+            list.append(entity("binary_sensor", "motion", "Motion", ["state_topic": .string(topics.motion), "device_class": "motion"]))
+        }
+        if sound {
+            list.append(entity("binary_sensor", "sound", "Sound", ["state_topic": .string(topics.sound), "device_class": "sound"]))
         }
         for camera in cameras {
             list.append(entity("binary_sensor", "camera_" + MQTTTopics.word(camera), "Camera \(camera) problem", [

@@ -19,6 +19,9 @@ struct MQTTFacts: Equatable, Sendable {
     var lastClip: Recording?
     /// The dashboard's address (for the thumbnail URL and Home Assistant's configuration URL).
     var webURL: String?
+    /// Whether motion / sound goes on; nil while that detection is off.
+    var motion: Bool?
+    var sound: Bool?
 
     mutating func apply(_ status: StatusReport, minFreeMb: Int, now: Date) {
         health.apply(status, minFreeMb: minFreeMb)
@@ -33,6 +36,8 @@ struct MQTTFacts: Equatable, Sendable {
         wrapsInS = status.capacity?.wrapsInS
         clips = status.recordingsTotal
         webURL = status.web?.url
+        motion = status.motion?.active
+        sound = status.sound.flatMap { $0.detecting ? $0.active : nil }
     }
 
     mutating func apply(_ report: CamerasReport) {
@@ -59,6 +64,10 @@ struct MQTTFacts: Equatable, Sendable {
             refresh.formUnion([.lastClip, .status])
         case .cameraSwitched(let switched):
             activeCamera = switched.to
+        case .motionStarted, .motionEnded:
+            motion = event.kind == .motionStarted
+        case .soundStarted, .soundEnded:
+            sound = event.kind == .soundStarted
         case .backupStarted, .backupDone, .backupFailed, .backupRetry, .backupDeleted:
             refresh.insert(.backup)
         default: break
@@ -95,6 +104,8 @@ struct MQTTFacts: Equatable, Sendable {
             topics.backupQueue: backupQueue.map { "\($0)" } ?? "None",
             topics.lastClip: Self.json(lastClipValue),
         ]
+        if let motion { s[topics.motion] = motion ? "ON" : "OFF" }
+        if let sound { s[topics.sound] = sound ? "ON" : "OFF" }
         for camera in cameras {
             let trouble = health.failedCameras.contains(camera) || health.missingCameras.contains(camera)
             s[topics.camera(camera)] = trouble ? "ON" : "OFF"

@@ -21,6 +21,9 @@ struct MQTTSettings: Sendable {
     /// Whether the dashboard is on (its address is Home Assistant's configuration URL).
     var web: Bool
     var shutters: Bool
+    /// Motion and sound detection on (each a binary sensor, and a state topic).
+    var motion: Bool
+    var sound: Bool
 
     init(config: ApplianceConfig, identity: DeviceIdentity = .current()) throws {
         let m = config.mqtt
@@ -38,6 +41,8 @@ struct MQTTSettings: Sendable {
         backup = config.backup.enabled
         web = config.web.enabled
         shutters = !config.inputs.isEmpty
+        motion = config.motion.enabled
+        sound = config.sound.enabled && config.audio.source != "none"
     }
 
     /// The broker as status shows it (no user, no password).
@@ -68,8 +73,10 @@ struct MQTTSettings: Sendable {
 
     func discovery(facts: MQTTFacts) -> HomeAssistantDiscovery? {
         discoveryPrefix.map {
-            HomeAssistantDiscovery(prefix: $0, deviceID: deviceID, deviceName: deviceName, version: ApplianceVersion.current,
-                                   configurationURL: facts.webURL, topics: topics, cameras: facts.cameras, shutters: shutters)
+            var discovery = HomeAssistantDiscovery(prefix: $0, deviceID: deviceID, deviceName: deviceName, version: ApplianceVersion.current,
+                                                   configurationURL: facts.webURL, topics: topics, cameras: facts.cameras, shutters: shutters)
+            (discovery.motion, discovery.sound) = (motion, sound)
+            return discovery
         }
     }
 }

@@ -17,6 +17,9 @@ struct MQTTTopics: Sendable, Equatable {
     var lastClip: String { prefix + "/last_clip" }
     var thumbnail: String { prefix + "/thumbnail" }
     var gesture: String { prefix + "/gesture" }
+    /// ON while motion goes on (`[motion] enabled`), ON while sound goes on (`[sound] enabled`).
+    var motion: String { prefix + "/motion" }
+    var sound: String { prefix + "/sound" }
 
     /// A camera's own problem state (ON: failed or missing).
     func camera(_ name: String) -> String { prefix + "/cameras/" + Self.word(name) }

@@ -21,11 +21,14 @@ public final class SoundTap: Sendable {
         public var events: UInt64 = 0
     }
 
+    /// Whether sound detection runs on these readings (`[sound] enabled`).
+    public let detecting: Bool
     public let readings: AsyncStream<Reading>
     private let continuation: AsyncStream<Reading>.Continuation
     private let state = Mutex(State())
 
-    init() {
+    init(detecting: Bool) {
+        self.detecting = detecting
         (readings, continuation) = AsyncStream.makeStream(of: Reading.self, bufferingPolicy: .bufferingNewest(16))
     }
 
@@ -53,6 +56,6 @@ public final class SoundTap: Sendable {
     var status: SoundStatus {
         let s = current
         return SoundStatus(levelDb: s.latest.map { ($0.rmsDb * 10).rounded() / 10 }, peakDb: s.latest.map { ($0.peakDb * 10).rounded() / 10 },
-                           active: s.active, events: s.events)
+                           detecting: detecting, active: s.active, events: s.events)
     }
 }
