@@ -50,6 +50,7 @@ bench: release
 	python3 Tests/Benchmarks/bench_input.py --binary $(RELEASE_DIR)/release/appliance --out docs/BENCHMARKS.md
 	python3 Tests/Benchmarks/bench_web.py --binary $(RELEASE_DIR)/release/appliance --out docs/BENCHMARKS.md
 	python3 Tests/Benchmarks/bench_streaming.py --binary $(RELEASE_DIR)/release/appliance --out docs/BENCHMARKS.md
+	python3 Tests/Benchmarks/bench_motion.py --binary $(RELEASE_DIR)/release/appliance --out docs/BENCHMARKS.md
 	python3 Tests/Benchmarks/bench_soak.py --binary $(RELEASE_DIR)/release/appliance --out docs/BENCHMARKS.md
 
 ## Regenerate the embedded copy of Config/appliance.toml after editing it.
