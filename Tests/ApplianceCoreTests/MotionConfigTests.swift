@@ -46,6 +46,17 @@ final class MotionConfigTests: XCTestCase {
         XCTAssertEqual(error("[sound]\nlevel = 3\n")?.key, "sound.level", "unknown key")
     }
 
+    func testRecordingTriggers() throws {
+        let r = try ConfigLoader.parse("[motion]\nenabled = true\n[sound]\nenabled = true\n[recording]\ntrigger = \"motion+sound\"\npost_record_s = 3\nevent_gap_s = 20\n", file: "t").recording
+        XCTAssertEqual(r.trigger, "motion+sound")
+        XCTAssertEqual([r.postRecordS, r.eventGapS], [3, 20])
+        XCTAssertEqual(try ConfigLoader.load(path: nil).recording.trigger, "manual")
+        XCTAssertEqual(error("[recording]\ntrigger = \"motion\"\n")?.description,
+                       "t.toml:2: recording.trigger: trigger = \"motion\" needs [motion] enabled = true")
+        XCTAssertEqual(error("[motion]\nenabled = true\n[recording]\ntrigger = \"motion+sound\"\n")?.key, "recording.trigger", "sound is off")
+        XCTAssertEqual(error("[recording]\ntrigger = \"noise\"\n")?.key, "recording.trigger")
+    }
+
     func testMistakesAreNamed() {
         XCTAssertEqual(error("[motion]\nwidth = 162\n")?.key, "motion.width", "not a multiple of 4")
         XCTAssertEqual(error("[motion]\nfps = 0\n")?.key, "motion.fps")

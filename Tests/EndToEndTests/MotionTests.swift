@@ -49,3 +49,31 @@ final class MotionTests: XCTestCase {
         XCTAssertTrue(try daemon.waitFor(5) { try daemon.status().motion?.active == false })
     }
 }
+
+/// `[recording] trigger = "motion"`: the ball starts a recording with its pre-roll, the still picture ends it after
+/// the post-roll, and the clip decodes; a still picture records nothing.
+final class MotionTriggerTests: XCTestCase {
+    func testMotionRecordsAClipFromPreRollToPostRoll() throws {
+        let extra = "[video]\nwidth = 320\nheight = 240\n[motion]\nenabled = true\n"
+            + "[recording]\ntrigger = \"motion\"\npre_record_s = 1\npost_record_s = 1\nevent_gap_s = 0\n"
+        let daemon = try DaemonProcess(extra: extra, cameras: MotionTests.cameras)
+        try daemon.start()
+        defer { daemon.stop() }
+        let listener = try EventListener(daemon, timeout: 30)
+        XCTAssertTrue(try daemon.waitFor(20) { (try daemon.status().motion?.framesAnalysed ?? 0) >= 10 })
+        XCTAssertEqual(try daemon.status().state, .idle, "a still picture records nothing")
+
+        _ = try daemon.switchCamera(.named("ball"))
+        try listener.waitFor("motion_started")
+        try listener.waitFor("recording_started")
+        Thread.sleep(forTimeInterval: 1.5)  // some motion on record
+        _ = try daemon.switchCamera(.named("still"))
+        try listener.waitFor("motion_ended")
+        let stopped = try listener.waitFor("recording_stopped")
+        let path = try XCTUnwrap(stopped["path"] as? String)
+        let duration = try XCTUnwrap(stopped["duration_ms"] as? Int)
+        XCTAssertGreaterThan(duration, 2500, "1 s of pre-roll, the motion, 1 s of post-roll")
+        XCTAssertEqual(try MediaProbe(path).decodeErrors(), "")
+        XCTAssertEqual(try daemon.status().state, .idle)
+    }
+}

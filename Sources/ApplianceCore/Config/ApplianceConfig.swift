@@ -91,6 +91,12 @@ public struct ApplianceConfig: Sendable, Equatable {
         public var fileLayout = FileLayout.fragmented
         /// Start recording as soon as the graph runs (dashcam): after every start, a restart or a crash.
         public var autostart = false
+        /// What starts a recording besides a command: "manual" (nothing), "motion", "sound" or "motion+sound".
+        public var trigger = "manual"
+        /// A recording started by an event ends this long after the last event ended…
+        public var postRecordS = 5.0
+        /// …or this long, when longer: events closer than this share one clip.
+        public var eventGapS = 10.0
     }
 
     /// How a recording's file is laid out while it is written (see docs/DESIGN-NOTES.md, "Writing each clip once").

@@ -58,6 +58,11 @@ public enum ConfigLoader {
             }
         }
         try DeviceConfigReader.checkUniqueLabels(config, file: file)
+        for (kind, on) in [("motion", config.motion.enabled), ("sound", config.sound.enabled)]
+        where config.recording.trigger.split(separator: "+").contains(Substring(kind)) && !on {
+            throw ConfigError(file: file, line: lines.line(of: "trigger", in: "recording", index: nil), key: "recording.trigger",
+                              message: "trigger = \"\(config.recording.trigger)\" needs [\(kind)] enabled = true")
+        }
         try top.finish()
         return config
     }

@@ -96,6 +96,9 @@ enum ConfigSections {
         r.segmentS = try t.double("segment_s", r.segmentS, 0...86_400)
         r.syncIntervalS = try t.double("sync_interval_s", r.syncIntervalS, 0.1...60)
         r.autostart = try t.bool("autostart", r.autostart)
+        r.trigger = try t.oneOf("trigger", r.trigger, ["manual", "motion", "sound", "motion+sound"])
+        r.postRecordS = try t.double("post_record_s", r.postRecordS, 0...3600)
+        r.eventGapS = try t.double("event_gap_s", r.eventGapS, 0...3600)
         let layout = try t.string("file_layout", r.fileLayout.rawValue)
         guard let fileLayout = ApplianceConfig.FileLayout(rawValue: layout) else {
             let known = ApplianceConfig.FileLayout.allCases.map(\.rawValue).joined(separator: ", ")

@@ -69,6 +69,12 @@ sync_interval_s = 1.0
 file_layout = "fragmented"
 # Start recording as soon as the daemon runs (after a restart or a crash too).
 autostart = false
+# What else starts a recording: "manual" (only commands, buttons, the web page), "motion", "sound" or "motion+sound"
+# (needs [motion] / [sound] enabled). The recording keeps pre_record_s before the event and ends post_record_s after
+# the last one ended (event_gap_s if longer: events closer than that share one clip); max_duration_s caps it.
+trigger = "manual"
+post_record_s = 5.0
+event_gap_s = 10.0
 
 [storage]
 # Retention deletes the oldest unlocked clips to keep this much free on the data folder's filesystem...

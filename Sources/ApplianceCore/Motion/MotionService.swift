@@ -30,14 +30,7 @@ final class MotionService: Service, CustomStringConvertible {
 
     func run() async throws {
         logger.info("motion detection on", metadata: ["fps": "\(tap.fps)", "size": "\(tap.width)x\(tap.height)"])
-        await cancelWhenGracefulShutdown {
-            await withTaskGroup(of: Void.self) { group in
-                group.addTask { await self.followSwitches() }
-                group.addTask { await self.detect() }
-                await group.next()
-                group.cancelAll()
-            }
-        }
+        await runSideBySide({ await self.followSwitches() }, { await self.detect() })
         events.unsubscribe(subscription.id)
     }
 

@@ -32,14 +32,7 @@ final class PreviewOverlay: Service, CustomStringConvertible {
     }
 
     func run() async throws {
-        await cancelWhenGracefulShutdown {
-            await withTaskGroup(of: Void.self) { group in
-                group.addTask { await self.follow() }
-                group.addTask { await self.draw() }
-                await group.next()
-                group.cancelAll()
-            }
-        }
+        await runSideBySide({ await self.follow() }, { await self.draw() })
         events.unsubscribe(subscription.id)
     }
 

@@ -73,7 +73,8 @@ extension Appliance {
             cameras,
         ]
         if let backup { services.append(backup) }
-        services += await pictureServices(graph: graph, cameras: cameras, config: config, events: events, logger: logger)
+        services += await pictureServices(graph: graph, cameras: cameras, config: config, events: events, logger: logger,
+                                          perform: dispatcher.perform)
         services.append(RetentionService(retention: retention, wake: retentionWake))
         services += [RecorderService(recorder: recorder, autostart: config.recording.autostart, logger: logger), server] as [any Service]
         let context = FrontEndContext(config: config, perform: dispatcher.perform, events: events, live: graph.live, webrtc: webrtc,
@@ -194,9 +195,11 @@ extension Appliance {
         return uploader
     }
 
-    /// The services that follow the live picture and sound: the preview's overlay text, motion and sound detection.
+    /// The services that follow the live picture and sound: the preview's overlay text, motion and sound detection,
+    /// and recording on their events.
     private static func pictureServices(graph: CaptureGraph, cameras: CameraSwitcher, config: ApplianceConfig, events: EventHub,
-                                        logger: Logger) async -> [any Service] {
+                                        logger: Logger,
+                                        perform: @escaping @Sendable (Command) async throws(ApplianceError) -> CommandResult) async -> [any Service] {
         var services: [any Service] = []
         let camera = await cameras.activeName
         if let overlay = graph.previewOverlay { services.append(PreviewOverlay(element: overlay, events: events, camera: camera)) }
@@ -205,6 +208,11 @@ extension Appliance {
         }
         if config.sound.enabled, let tap = graph.sound {
             services.append(SoundService(tap: tap, settings: config.sound.settings, events: events, logger: logger))
+        }
+        let r = config.recording
+        if r.trigger != "manual" {
+            services.append(EventRecordingService(trigger: EventTrigger(trigger: r.trigger, postRecordS: r.postRecordS, eventGapS: r.eventGapS),
+                                                  events: events, logger: logger, perform: perform))
         }
         return services
     }
