@@ -75,6 +75,23 @@ final class LabAudioTests: XCTestCase {
         XCTAssertGreaterThan(20 * log10(rms / 32768), -30, "the tone's level in dBFS")
     }
 
+    /// The microphone's level and sound detection on the real card: the tone played is measured (louder than -30
+    /// dBFS, as in the file) and, above a -40 dBFS threshold, is a sound event.
+    func testTheTonesLevelIsMeasuredAndIsASoundEvent() throws {
+        try Lab.require()
+        let player = try startTone()
+        defer { player.terminate(); player.waitUntilExit() }
+        let daemon = try daemon()
+        try daemon.appendConfig("\n[sound]\nenabled = true\nthreshold_db = -40\n")
+        try daemon.start(timeout: 180)
+        defer { daemon.stop() }
+        XCTAssertTrue(try daemon.waitFor(60) { try daemon.status().sound?.levelDb != nil }, "level readings come")
+        let level = try XCTUnwrap(try daemon.status().sound?.levelDb)
+        XCTAssertGreaterThan(level, -30, "the tone, as in the file (testTheFilesSoundIsTheTonePlayedAndStartsWithThePicture)")
+        XCTAssertLessThan(level, 0)
+        XCTAssertTrue(try daemon.waitFor(60) { (try daemon.status().sound?.events ?? 0) >= 1 }, "a sound event at \(level) dBFS")
+    }
+
     /// Unbinding snd-aloop frees the card, which waits in the kernel until every handle on it is closed (a USB
     /// sound card's unplug frees it when the last user closes instead): so the unbind runs in a process of its
     /// own, the tone player stops, and the unbind finishing shows the daemon let go of the card.

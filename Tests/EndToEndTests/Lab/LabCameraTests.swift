@@ -117,6 +117,21 @@ final class LabCameraTests: XCTestCase {
     }
 
     /// `doctor` on the real device: the chosen mode, and a camera started in it.
+    /// Motion detection on the real driver: vivid's picture moving sideways is motion.
+    func testTheMovingPictureIsMotion() throws {
+        try Lab.require()
+        let node = try Lab.vivid()
+        try Lab.moveVividPicture(node)
+        let daemon = try DaemonProcess(extra: Self.config(width: 320, height: 180, framerate: 10) + "\n[motion]\nenabled = true\n",
+                                       cameras: Self.camera(node), root: Lab.scratch)
+        try daemon.start(timeout: 180)
+        defer { daemon.stop() }
+        let listener = try EventListener(daemon, timeout: 90)
+        let started = try listener.waitFor("motion_started")
+        XCTAssertGreaterThan(started["peak_score"] as? Double ?? 0, 0)
+        XCTAssertGreaterThan(try daemon.status().motion?.framesAnalysed ?? 0, 0)
+    }
+
     func testDoctorNamesTheChosenMode() throws {
         try Lab.require()
         let node = try Lab.vivid()
