@@ -11,7 +11,7 @@ struct Cameras: ParsableCommand {
         options.perform(.cameras) { (r: CamerasReport) in
             let cameras = r.cameras.map { c in
                 [c.name, c.source, c.device ?? "-", c.state + (c.alwaysOn ? " (always on)" : ""), c.mode ?? "-",
-                 [c.detail, c.modeReason].compactMap { $0 }.joined(separator: "; ")]
+                 [c.detail, c.modeReason, lateness(c)].compactMap { $0 }.joined(separator: "; ")]
             }
             var text = table(header: ["CAMERA", "SOURCE", "DEVICE", "STATE", "MODE", "DETAIL"], rows: cameras)
             text += r.devices.isEmpty ? "\nno capture devices found" : "\n\n" + table(header: ["DEVICE", "CLASS", "PATH"], rows: r.devices.map {
@@ -20,6 +20,12 @@ struct Cameras: ParsableCommand {
             return text
         }
     }
+}
+
+/// "12 of 3400 frames repeated (camera late)" when the camera has fallen behind its rate at all.
+private func lateness(_ camera: CameraReport) -> String? {
+    guard let repeated = camera.framesRepeated, repeated > 0 else { return nil }
+    return "\(repeated) of \(camera.framesIn ?? 0) frames repeated (camera late)"
 }
 
 struct Switch: ParsableCommand {

@@ -7,6 +7,29 @@ import XCTest
 /// with numbers that follow what the daemon did: frames, a loop recording's seams, the recording state,
 /// storage, cameras, uptime, and restarts counted across a SIGKILL.
 final class MetricsTests: XCTestCase {
+    /// A camera that delivers 10 frames a second where 30 are configured: its rate keeper repeats two frames in
+    /// three, and says so (the cameras report, `ctl cameras`, metrics) instead of leaving the user to guess.
+    func testASlowCameraCountsTheFramesRepeatedForIt() throws {
+        let daemon = try DaemonProcess(cameras: """
+            [[camera]]
+            name = "slow"
+            source = "pipeline"
+            pipeline = "videotestsrc is-live=true pattern=ball ! video/x-raw,framerate=10/1"
+            """)
+        try daemon.start()
+        defer { daemon.stop() }
+        Thread.sleep(forTimeInterval: 2)
+        let camera = try XCTUnwrap(try daemon.cameras().cameras.first)
+        let (frames, repeated) = (try XCTUnwrap(camera.framesIn), try XCTUnwrap(camera.framesRepeated))
+        XCTAssertGreaterThan(frames, 30)
+        // Two of three frames out are repeats: more than half, whatever the machine's load adds.
+        XCTAssertGreaterThan(Double(repeated), 0.5 * Double(frames), "\(repeated) of \(frames) repeated")
+        let text = try daemon.ctl(["cameras"])
+        XCTAssertTrue(text.stdout.contains("frames repeated (camera late)"), text.stdout)
+        let metrics = try Self.parse(try daemon.ctl(["metrics"]))
+        XCTAssertGreaterThan(metrics["appliance_camera_frames_repeated_total{camera=\"slow\"}"] ?? 0, 0)
+    }
+
     func testMetricsFollowTheDaemonAndParseAsPrometheusText() throws {
         let daemon = try DaemonProcess(extra: "[recording]\nsegment_s = 1.0")
         try daemon.start()
@@ -27,6 +50,11 @@ final class MetricsTests: XCTestCase {
         // Frames: the camera delivered, the selector passed them on, nothing was dropped.
         XCTAssertGreaterThan(m["appliance_frames_in_total{camera=\"main\"}"] ?? 0, 60)
         XCTAssertGreaterThan(m["appliance_frames_out_total"] ?? 0, 60)
+        let late = try XCTUnwrap(m["appliance_camera_frames_repeated_total{camera=\"main\"}"], "the camera's repeats are counted")
+        XCTAssertLessThanOrEqual(late, m["appliance_frames_in_total{camera=\"main\"}"] ?? 0)
+        let report = try XCTUnwrap(try daemon.cameras().cameras.first)
+        XCTAssertGreaterThan(report.framesIn ?? 0, 60, "frames in, in the cameras report")
+        XCTAssertNotNil(report.framesRepeated, "frames repeated, in the cameras report")
         XCTAssertEqual(m["appliance_frames_dropped_total{reason=\"encoder_gap\"}"], 0)
         // Loop recording at 1 s for 3.6 s: three seams at least, each seamless.
         XCTAssertGreaterThanOrEqual(m["appliance_segment_boundaries_total"] ?? 0, 3)

@@ -126,7 +126,8 @@ public actor CameraSwitcher: Service, CustomStringConvertible {
             let state = slot.state.withLock { $0 }, mode = slot.mode.withLock { $0 }
             return CameraReport(name: slot.name, source: slot.kind, device: slot.kind == "v4l2" ? slot.config.device : nil,
                                 state: state.name, detail: state.detail, alwaysOn: slot.config.alwaysOn,
-                                mode: mode?.summary, modeReason: mode?.reason)
+                                mode: mode?.summary, modeReason: mode?.reason, framesIn: slot.framesIn,
+                                framesRepeated: slot.framesRepeated)
         }, devices: devices)
     }
 

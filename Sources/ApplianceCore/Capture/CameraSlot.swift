@@ -51,6 +51,9 @@ final class CameraSlot: Sendable {
     /// Frames this camera has delivered to the selector since start (metrics: frames in).
     private let delivered = Counter()
     var framesIn: UInt64 { delivered.value }
+    /// The camera's rate keeper: its `duplicate` count is the frames repeated because the camera was late.
+    private let rate: Element
+    var framesRepeated: UInt64 { rate.get("duplicate").flatMap { UInt64($0) } ?? 0 }
 
     /// Builds the camera's bin inside `pipeline` and links it to `selector`. `onStreamEnd` is called (from a
     /// streaming thread) when the camera's stream ends by itself: its EOS never reaches the selector.
@@ -80,6 +83,7 @@ final class CameraSlot: Sendable {
         let scale = try Element.make("videoscale", name: "scale")
         scale.set("add-borders", true)
         let rate = try Element.make("videorate", name: "rate")
+        self.rate = rate
         let filter = try Element.make("capsfilter", name: "caps")
         filter.set("caps", rawCaps)
         chain += [scale, rate, filter]

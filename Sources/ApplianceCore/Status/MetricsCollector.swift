@@ -46,6 +46,9 @@ struct MetricsCollector: Sendable {
         let flow = graph.flow.snapshot
         add("appliance_frames_in_total", .counter, "Frames each source delivered to the camera selector (filler: the black stand-in).",
             (graph.cameras + [graph.filler]).map { MetricSample(Double($0.framesIn), ["camera": $0.name]) })
+        add("appliance_camera_frames_repeated_total", .counter,
+            "Frames each camera's rate keeper repeated because the camera's next frame was late (a camera slower than the configured rate).",
+            graph.cameras.map { MetricSample(Double($0.framesRepeated), ["camera": $0.name]) })
         add("appliance_frames_out_total", .counter, "Frames that left the camera selector on the output clock.", Double(flow.outputFrames))
         add("appliance_frames_dropped_total", .counter,
             "Frames lost: slot_taken (a frame for a slot already filled), empty_slot (a stall left a slot empty), encoder_gap (missing at the encoder while recording).",

@@ -25,11 +25,17 @@ public struct CameraReport: Codable, Sendable, Equatable {
     public var mode: String?
     /// Why that mode: the configured one, the smallest reaching the rate, or a shortfall (frames repeated).
     public var modeReason: String?
+    /// Frames the camera delivered since the daemon started, after its rate was kept (thinned or repeated).
+    public var framesIn: UInt64?
+    /// Of those, frames repeated because the camera's next frame was late or missing: a camera (or a loaded
+    /// machine) that cannot keep the configured rate shows here, not as a gap in the file.
+    public var framesRepeated: UInt64?
 
     public init(name: String, source: String, device: String?, state: String, detail: String?, alwaysOn: Bool,
-                mode: String? = nil, modeReason: String? = nil) {
+                mode: String? = nil, modeReason: String? = nil, framesIn: UInt64? = nil, framesRepeated: UInt64? = nil) {
         (self.name, self.source, self.device, self.state) = (name, source, device, state)
         (self.detail, self.alwaysOn, self.mode, self.modeReason) = (detail, alwaysOn, mode, modeReason)
+        (self.framesIn, self.framesRepeated) = (framesIn, framesRepeated)
     }
 }
 

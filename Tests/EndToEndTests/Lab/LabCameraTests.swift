@@ -43,9 +43,11 @@ final class LabCameraTests: XCTestCase {
     /// Records `seconds` and checks the file: the configured size and rate, the camera's picture in every frame,
     /// and no frame repeated (vivid's picture moves every frame).
     func recordAndCheck(_ daemon: DaemonProcess, width: Int, height: Int, framerate: Int, seconds: Double = 4) throws -> MediaProbe {
+        let lateBefore = try Self.framesRepeated(daemon)
         _ = try daemon.recordStart(title: "lab \(width)x\(height)@\(framerate)")
         Thread.sleep(forTimeInterval: seconds)
         let clip = try daemon.recordStop()
+        let cameraLate = try Self.framesRepeated(daemon) - lateBefore
         let probe = try MediaProbe(clip.path)
         let video = try XCTUnwrap(probe.video)
         XCTAssertEqual(video.width, width)
@@ -55,12 +57,21 @@ final class LabCameraTests: XCTestCase {
         let frames = try DecodedFrames(clip.path, width: width, height: height)
         XCTAssertGreaterThanOrEqual(Double(frames.frames.count), Double(framerate) * (seconds - 1), "frames in \(seconds) s")
         XCTAssertEqual(frames.flatFrames, [], "frames showing the filler instead of the camera")
-        // As for the rate below: under TCG vivid's frame timing jitters, and a frame late by more than the slack
-        // between the camera's rate and the configured one is repeated by videorate (1 of 62 at an exact 15 fps in
-        // one run); at most 5 % may be (the host's tests allow none).
-        XCTAssertLessThanOrEqual(Double(frames.repeatedFrames.count), 0.05 * Double(frames.frames.count),
-                                 "frames repeating the one before: \(frames.repeatedFrames) of \(frames.frames.count)")
+        // Under TCG vivid's frame timing jitters, and on a slow or busy host the guest cannot draw every frame in
+        // time (9 of 61 at an exact 15 fps on one CI machine): a frame late by more than the slack between the
+        // camera's rate and the configured one is repeated by the camera's rate keeper, which counts it. Those are
+        // the camera's; a repeat the daemon does not account for is the graph's, and at most 5 % may be (the
+        // host's tests, on a source that is never late, allow none).
+        let repeats = frames.repeatedFrames
+        print("lab: \(width)x\(height)@\(framerate): \(repeats.count) of \(frames.frames.count) frames repeat the one before; the camera was late \(cameraLate) times")
+        XCTAssertLessThanOrEqual(Double(max(0, repeats.count - Int(cameraLate))), 0.05 * Double(frames.frames.count),
+                                 "frames repeating the one before: \(repeats) of \(frames.frames.count), the camera late \(cameraLate) times")
         return probe
+    }
+
+    /// Frames the camera's rate keeper has repeated since the daemon started (the camera late).
+    static func framesRepeated(_ daemon: DaemonProcess) throws -> UInt64 {
+        try XCTUnwrap(try daemon.cameras().cameras.first?.framesRepeated, "frames_repeated in the cameras report")
     }
 
     /// The configured rate, judged from the stored timestamps: the median spacing is one frame interval. Under
