@@ -47,6 +47,7 @@ extension ApplianceEvent {
         case .motionEnded: .motionEnded(try data(MotionEvent.self))
         case .soundStarted: .soundStarted(try data(SoundEvent.self))
         case .soundEnded: .soundEnded(try data(SoundEvent.self))
+        case .activity: .activity(try data(Activity.self))
         }
     }
 }

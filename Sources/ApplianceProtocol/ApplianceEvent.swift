@@ -56,6 +56,8 @@ public enum ApplianceEvent: Sendable, Equatable {
     case soundStarted(SoundEvent)
     /// The sound stayed below the threshold for the release time.
     case soundEnded(SoundEvent)
+    /// An activity was stored or closed: motion or sound that ended, a mark, a press of the event button.
+    case activity(Activity)
 
     /// The wire name (`recording_started`).
     public var name: String { kind.rawValue }
@@ -104,6 +106,7 @@ public enum ApplianceEvent: Sendable, Equatable {
         case .motionEnded: .motionEnded
         case .soundStarted: .soundStarted
         case .soundEnded: .soundEnded
+        case .activity: .activity
         }
     }
 
@@ -137,6 +140,7 @@ public enum ApplianceEvent: Sendable, Equatable {
         case .mqttConnected(let data), .mqttDisconnected(let data): data
         case .motionStarted(let data), .motionEnded(let data): data
         case .soundStarted(let data), .soundEnded(let data): data
+        case .activity(let data): data
         }
     }
 
@@ -184,5 +188,6 @@ public enum ApplianceEvent: Sendable, Equatable {
         case motionEnded = "motion_ended"
         case soundStarted = "sound_started"
         case soundEnded = "sound_ended"
+        case activity
     }
 }

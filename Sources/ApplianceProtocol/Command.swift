@@ -46,6 +46,13 @@ public enum Command: Sendable, Equatable {
     case shares
     /// Revokes a share link at once.
     case unshare(token: String)
+    /// Stored activity, newest first.
+    case activity(ActivityFilter)
+    case activityShow(id: Int64)
+    /// Stores an external activity (a door contact, an accelerometer) and marks the recordings that cover it.
+    case activityMark(ActivityMark)
+    /// Locks the recordings that cover an activity (the event lock, after the fact).
+    case activityProtect(id: Int64)
 
     /// Which camera a switch goes to.
     public enum CameraChoice: Sendable, Equatable {
@@ -87,6 +94,10 @@ public enum Command: Sendable, Equatable {
         case .share: .share
         case .shares: .shares
         case .unshare: .unshare
+        case .activity: .activity
+        case .activityShow: .activityShow
+        case .activityMark: .activityMark
+        case .activityProtect: .activityProtect
         }
     }
 
@@ -99,6 +110,7 @@ public enum Command: Sendable, Equatable {
         case switchCamera = "switch"
         case backupStatus = "backup.status", backupRetry = "backup.retry"
         case protect, export, metrics, share, shares, unshare
+        case activity, activityShow = "activity.show", activityMark = "activity.mark", activityProtect = "activity.protect"
     }
 
     /// Every wire name, for `unknown_command` answers; `events` is the subscription, not a command.

@@ -50,6 +50,14 @@ extension Command {
         case .unshare:
             try args.only(["token"])
             self = .unshare(token: try args.requiredString("token"))
+        case .activity: self = .activity(try Self.activityFilter(args))
+        case .activityShow:
+            try args.only(["id"])
+            self = .activityShow(id: try args.activityID())
+        case .activityMark: self = .activityMark(try Self.activityMark(args))
+        case .activityProtect:
+            try args.only(["id"])
+            self = .activityProtect(id: try args.activityID())
         }
     }
 
@@ -109,6 +117,12 @@ extension Command {
     public var arguments: [String: JSONValue] {
         switch self {
         case .ping, .version, .status, .snapshot, .cameras, .backupStatus, .metrics, .shares: [:]
+        case .activity(let filter): Self.arguments(filter)
+        case .activityShow(let id), .activityProtect(let id): ["id": .int(Int(id))]
+        case .activityMark(let mark):
+            [("label", JSONValue.string(mark.label)), ("at", mark.at.map { JSONValue.string(Timestamps.iso($0)) }),
+             ("duration_s", mark.durationS.map(JSONValue.double))]
+                .reduce(into: [:]) { args, pair in if let value = pair.1 { args[pair.0] = value } }
         case .share(let id, let hours): hours.map { ["id": .string(id), "hours": .double($0)] } ?? ["id": .string(id)]
         case .unshare(let token): ["token": .string(token)]
         case .recordStart(let title), .recordStop(let title), .recordToggle(let title): title.map { ["title": .string($0)] } ?? [:]

@@ -24,6 +24,10 @@ public enum CommandResult: Sendable, Equatable {
     case shared(ShareLink)
     case shares(ShareList)
     case unshared(UnshareResult)
+    case activity(ActivityList)
+    case activityDetail(ActivityDetail)
+    /// `activity.mark`: the stored activity.
+    case activityMarked(Activity)
 
     /// The result object as it goes on the wire.
     public var payload: any Encodable & Sendable {
@@ -49,6 +53,9 @@ public enum CommandResult: Sendable, Equatable {
         case .shared(let value): value
         case .shares(let value): value
         case .unshared(let value): value
+        case .activity(let value): value
+        case .activityDetail(let value): value
+        case .activityMarked(let value): value
         }
     }
 
@@ -90,6 +97,10 @@ public enum CommandResult: Sendable, Equatable {
         case .share: return .shared(try value(ShareLink.self))
         case .shares: return .shares(try value(ShareList.self))
         case .unshare: return .unshared(try value(UnshareResult.self))
+        case .activity: return .activity(try value(ActivityList.self))
+        case .activityShow: return .activityDetail(try value(ActivityDetail.self))
+        case .activityMark: return .activityMarked(try value(Activity.self))
+        case .activityProtect: return .protected(try value(ProtectResult.self))
         }
     }
 }

@@ -116,6 +116,50 @@ final class LibraryTests: XCTestCase {
             XCTAssertTrue(check(error), "\(error)", file: file, line: line)
         }
     }
+
+    func testActivityLeftOpenIsClosedAtItsStart() async throws {
+        let start = Date(timeIntervalSince1970: 1_800_000_000)
+        let open = try await library.insertActivity(Activity(id: 0, kind: .motion, camera: "front", startedAt: start, zones: ["door", "path"], peak: 0.2))
+        _ = try await library.insertActivity(Activity(id: 0, kind: .sound, startedAt: start, endedAt: start.addingTimeInterval(3), peak: -12))
+        let closed = try await library.closeOpenActivity()
+        XCTAssertEqual(closed.map(\.id), [open.id])
+        let stored = try await library.activity(id: open.id)
+        XCTAssertEqual(stored?.endedAt, start)
+        XCTAssertEqual(stored?.zones, ["door", "path"])
+        XCTAssertEqual(stored?.camera, "front")
+        let again = try await library.closeOpenActivity()
+        XCTAssertEqual(again, [])
+    }
+
+    func testOldActivityIsForgottenByAgeAndBeyondTheCap() async throws {
+        let now = Date()
+        for days in [40.0, 20, 3, 2, 1] {
+            let at = now.addingTimeInterval(-days * 86_400)
+            _ = try await library.insertActivity(Activity(id: 0, kind: .external, label: "\(Int(days))", startedAt: at, endedAt: at,
+                                                          thumbnail: "/pictures/\(Int(days)).jpg"))
+        }
+        let aged = try await library.deleteActivity(startedBefore: now.addingTimeInterval(-30 * 86_400), keep: 100)
+        XCTAssertEqual(aged, ["/pictures/40.jpg"], "the picture goes with it")
+        let capped = try await library.deleteActivity(startedBefore: nil, keep: 2)
+        XCTAssertEqual(Set(capped), ["/pictures/20.jpg", "/pictures/3.jpg"])
+        let left = try await library.activity(ActivityFilter())
+        XCTAssertEqual(left.items.map(\.label), ["1", "2"])
+    }
+
+    func testOnlyRecordingsThatMeetAnActivityAreMarked() async throws {
+        let base = Date(timeIntervalSince1970: 1_800_000_000)
+        for n in 0..<4 {
+            var r = Recording(id: id(n), title: "s\(n)", createdAt: base.addingTimeInterval(Double(n) * 10), path: "/p\(n)", state: .complete)
+            r.endedAt = r.createdAt.addingTimeInterval(10)
+            try await library.insert(r)
+        }
+        let marked = try await library.markCovering(from: base.addingTimeInterval(12), to: base.addingTimeInterval(25), longest: 60)
+        XCTAssertEqual(marked, 2, "segments 1 and 2")
+        let flagged = try await library.oldest(locked: false, backedUp: nil, hasEvent: true, after: nil, limit: 10).rows.map(\.id)
+        XCTAssertEqual(flagged, [id(1), id(2)])
+        let again = try await library.markCovering(from: base.addingTimeInterval(12), to: base.addingTimeInterval(25), longest: 60)
+        XCTAssertEqual(again, 0, "already marked")
+    }
 }
 
 final class PageIndexTests: XCTestCase {

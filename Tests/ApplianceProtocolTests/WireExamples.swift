@@ -43,6 +43,10 @@ enum WireExamples {
         return report
     }
 
+    static let motion = Activity(id: 12, kind: .motion, camera: "front", startedAt: created, endedAt: created.addingTimeInterval(4.2),
+                                 zones: ["driveway"], peak: 0.125, thumbnail: "/data/activity/motion-1795000000000.jpg")
+    static let mark = Activity(id: 13, kind: .external, label: "door opened", startedAt: created, endedAt: created)
+
     static let share = ShareLink(token: "abc_-1", recordingId: "a", title: "t", createdAt: created, expiresAt: created.addingTimeInterval(3600))
 
     /// Every form of the command named `name`, each with a result it may answer.
@@ -97,6 +101,16 @@ enum WireExamples {
         case .share: [(.share(id: "3c1e", hours: nil), .shared(share)), (.share(id: "3c1e", hours: 1.5), .shared(share))]
         case .shares: [(.shares, .shares(ShareList(items: [share])))]
         case .unshare: [(.unshare(token: "abc_-1"), .unshared(UnshareResult(token: "abc_-1", revoked: true)))]
+        case .activity:
+            [(.activity(ActivityFilter()), .activity(ActivityList(items: [motion, mark], total: 2))),
+             (.activity(ActivityFilter(kinds: [.sound, .external], from: created, to: created.addingTimeInterval(86_400), limit: 5)),
+              .activity(ActivityList(items: [], total: 0)))]
+        case .activityShow: [(.activityShow(id: 12), .activityDetail(ActivityDetail(activity: motion, recordings: [clip])))]
+        case .activityMark:
+            [(.activityMark(ActivityMark(label: "door opened")), .activityMarked(mark)),
+             (.activityMark(ActivityMark(label: "impact", at: created, durationS: 2.5)), .activityMarked(mark))]
+        case .activityProtect: [(.activityProtect(id: 12), .protected(ProtectResult(from: created, to: created.addingTimeInterval(12.5), locked: ["a"],
+                                                                                    alreadyDeleted: ["g#3"], pendingUntil: nil)))]
         }
     }
 
@@ -151,6 +165,7 @@ enum WireExamples {
         case .soundStarted: .soundStarted(SoundEvent(startedAt: Date(timeIntervalSince1970: 1_700_000_000), peakDb: -18.5))
         case .soundEnded: .soundEnded(SoundEvent(startedAt: Date(timeIntervalSince1970: 1_700_000_000), endedAt: Date(timeIntervalSince1970: 1_700_000_003.25),
                                                  peakDb: -12.25))
+        case .activity: .activity(motion)
         }
     }
 }

@@ -7,7 +7,12 @@ import Foundation
 extension Clips {
     func protect(before: Double, after: Double) async throws -> ProtectResult {
         let now = Date()
-        let from = now.addingTimeInterval(-before), to = now.addingTimeInterval(after)
+        return try await protect(from: now.addingTimeInterval(-before), to: now.addingTimeInterval(after))
+    }
+
+    /// Locks every clip that overlaps [from, to]; while recording and `to` is still ahead, segments that start
+    /// before it are locked as they begin.
+    func protect(from: Date, to: Date) async throws -> ProtectResult {
         let longest = RecordingBin.longestFileS(config) + 60
         let rows = try await library.overlapping(from: from, to: to, longest: longest)
         let ids = rows.map(\.id)
@@ -18,7 +23,7 @@ extension Clips {
         if config.backup.onlyLocked, let backup {
             for row in rows where row.state != .recording { await backup.recordingFinished(row.id) }
         }
-        let pending = after > 0 ? await recorder.protect(until: to) : false
+        let pending = to > Date() ? await recorder.protect(until: to) : false
         let deleted = try await deletedSegments(in: rows, from: from)
         logger.notice("protect: locked \(ids.count) clip(s)", metadata: [
             "from": "\(from)", "to": "\(to)", "already_deleted": "\(deleted.count)",

@@ -122,6 +122,9 @@ public struct ApplianceConfig: Sendable, Equatable {
         public var maxUsedGb = 0.0
         /// Clips older than this are deleted (0: kept until space is needed).
         public var retentionDays = 0
+        /// Clips and loop segments that cover an activity are kept this long by age (at least retention_days), and
+        /// go after those that cover none when room is short; activity records and their pictures are kept as long.
+        public var eventKeepDays = 30
         /// Locked clips may take at most this share of the space clips may use (max_used_gb, else the
         /// filesystem's size less min_free_mb).
         public var maxLockedPercent = 25.0

@@ -118,6 +118,7 @@ enum ConfigSections {
         s.minFreeMb = try t.int("min_free_mb", s.minFreeMb, 0...10_000_000)
         s.maxUsedGb = try t.double("max_used_gb", s.maxUsedGb, 0...1_000_000)
         s.retentionDays = try t.int("retention_days", s.retentionDays, 0...36_500)
+        s.eventKeepDays = try t.int("event_keep_days", s.eventKeepDays, 0...36_500)
         s.maxLockedPercent = try t.double("max_locked_percent", s.maxLockedPercent, 0...100)
         let onFull = try t.string("on_full", s.onFull.rawValue)
         guard let policy = ApplianceConfig.Storage.OnFull(rawValue: onFull) else {

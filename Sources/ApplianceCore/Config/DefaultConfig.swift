@@ -83,6 +83,10 @@ min_free_mb = 512
 max_used_gb = 0.0
 # Clips older than this many days are deleted (0: kept until their space is needed). Locked clips are kept.
 retention_days = 0
+# Clips and loop segments that cover an activity (motion, sound, a mark, a press of the event button) are kept this
+# many days by age (at least retention_days), and are deleted after those that cover none when room is short.
+# Activity records and their pictures are kept as long (0: until their number passes 50,000).
+event_keep_days = 30
 # Locked clips may take at most this share of the space clips may use.
 max_locked_percent = 25.0
 # When only locked clips are left to delete, or they exceed max_locked_percent: stop the recording (status says

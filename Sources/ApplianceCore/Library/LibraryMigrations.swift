@@ -5,6 +5,13 @@ import GRDB
 enum LibraryMigrations {
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
+        registerRecordings(&migrator)
+        registerLater(&migrator)
+        registerActivity(&migrator)
+        return migrator
+    }
+
+    private static func registerRecordings(_ migrator: inout DatabaseMigrator) {
         migrator.registerMigration("v1: recordings") { db in
             try db.create(table: "recordings") { t in
                 // Dates: integer milliseconds since 1970 (see Recording.databaseDateEncodingStrategy).
@@ -39,6 +46,9 @@ enum LibraryMigrations {
             try db.create(index: "recordings_by_created_at", on: "recordings", columns: ["created_at"])
             try db.create(index: "recordings_by_state", on: "recordings", columns: ["state"])
         }
+    }
+
+    private static func registerLater(_ migrator: inout DatabaseMigrator) {
         migrator.registerMigration("v2: backup jobs") { db in
             try db.create(table: "backup_jobs") { t in
                 t.autoIncrementedPrimaryKey("id")
@@ -91,6 +101,28 @@ enum LibraryMigrations {
             }
             try db.create(index: "shares_by_recording", on: "shares", columns: ["recording_id"])
         }
-        return migrator
+    }
+
+    private static func registerActivity(_ migrator: inout DatabaseMigrator) {
+        migrator.registerMigration("v7: activity") { db in
+            // What happened (motion, sound, a press, a mark from outside), by time; the recordings that cover an
+            // activity are found by time too, and carry `has_event` so retention can keep them longer.
+            try db.create(table: "activity") { t in
+                t.autoIncrementedPrimaryKey("id")
+                t.column("kind", .text).notNull().check(sql: "kind IN ('motion', 'sound', 'manual', 'external')")
+                t.column("label", .text)
+                t.column("camera", .text)
+                t.column("started_at", .integer).notNull()  // ms since 1970
+                t.column("ended_at", .integer)
+                t.column("zones", .text).notNull().defaults(to: "")  // comma-separated, in the configured order
+                t.column("peak", .double)
+                t.column("thumbnail", .text)
+            }
+            try db.create(index: "activity_by_start", on: "activity", columns: ["started_at"])
+            try db.create(index: "activity_by_kind", on: "activity", columns: ["kind", "started_at"])
+            try db.alter(table: "recordings") { t in
+                t.add(column: "has_event", .boolean).notNull().defaults(to: false)
+            }
+        }
     }
 }

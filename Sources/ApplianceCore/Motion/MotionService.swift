@@ -20,10 +20,13 @@ final class MotionService: Service, CustomStringConvertible {
     private let subscription: EventHub.Subscription
     private let logger: Logger
     private let shared: Locked<Shared>
+    /// Where each event's best frame goes: taken when motion starts and again whenever the score has grown by a
+    /// quarter (at most once a second), so the picture shows the most change, not the first twitch.
+    private let pictures: ActivityPictures?
 
     /// Subscribes at once, so a camera switch published before the service group runs is not missed.
-    init(tap: MotionTap, settings: MotionSettings, events: EventHub, camera: String?, logger: Logger) {
-        (self.tap, self.settings, self.events, self.logger) = (tap, settings, events, logger)
+    init(tap: MotionTap, settings: MotionSettings, events: EventHub, camera: String?, pictures: ActivityPictures?, logger: Logger) {
+        (self.tap, self.settings, self.events, self.logger, self.pictures) = (tap, settings, events, logger, pictures)
         subscription = events.subscribe()
         shared = Locked(Shared(camera: camera))
     }
@@ -44,6 +47,7 @@ final class MotionService: Service, CustomStringConvertible {
     private func detect() async {
         var detector = MotionDetector(settings: settings)
         var event: MotionEvent?
+        var picture = BestFrame()
         for await sample in tap.samples {
             let (camera, switched) = shared.withLock { s in
                 defer { s.switched = false }
@@ -55,12 +59,15 @@ final class MotionService: Service, CustomStringConvertible {
                 going.peakScore = max(going.peakScore, seen.score)
                 going.zones = Self.union(going.zones, seen.zones, order: settings.zones.map(\.name))
                 event = going
+                if picture.better(seen.score, at: sample.capturedAt) { await capture(going) }
             }
             switch seen.transition {
             case .started(let at)?:
                 event = MotionEvent(camera: camera, startedAt: Date(timeIntervalSince1970: at), zones: seen.zones, peakScore: seen.score)
                 events.publish(.motionStarted(event!))
                 tap.update { $0.events += 1 }
+                picture = BestFrame(score: seen.score, at: sample.capturedAt)
+                await capture(event!)
             case .ended?:
                 finish(&event, at: seen.transition!)
             case nil:
@@ -74,12 +81,28 @@ final class MotionService: Service, CustomStringConvertible {
         }
     }
 
+    private func capture(_ event: MotionEvent) async {
+        _ = await pictures?.capture(kind: .motion, startedAt: event.startedAt)
+    }
+
     /// Publishes the end of the event going on (if any) and forgets it.
     private func finish(_ event: inout MotionEvent?, at transition: MotionDetector.Transition) {
         guard var ended = event, case .ended(let at) = transition else { return }
         ended.endedAt = Date(timeIntervalSince1970: at)
         events.publish(.motionEnded(ended))
         event = nil
+    }
+
+    /// When an event's picture is worth taking again: the score grew by a quarter, a second or more after the last.
+    struct BestFrame {
+        var score = 0.0
+        var at = Date.distantPast
+
+        mutating func better(_ newScore: Double, at now: Date) -> Bool {
+            guard newScore > score * 1.25, now.timeIntervalSince(at) >= 1 else { return false }
+            (score, at) = (newScore, now)
+            return true
+        }
     }
 
     /// The zones of `a` and `b`, each once, in the configured order.

@@ -54,8 +54,10 @@ extension Appliance {
                                            live: graph.live, webrtc: webrtc)
         let status = StatusReporter(config: config, data: data, library: library, graph: graph, health: health, recorder: recorder, cameras: cameras, readiness: readiness, startedAt: startedAt,
                                     outputs: lights, inputs: inputs, web: webReporter, rtsp: rtsp?.feed, mqtt: mqttLink)
+        let clips = Clips(config: config, data: data, library: library, events: events, logger: logger, recorder: recorder, backup: backup)
+        let activity = ActivityLog(clips: clips, pictures: ActivityPictures(data: data, latestFrame: { graph.latestFrame }), activeCamera: { await cameras.activeName })
         let dispatcher = CommandDispatcher(
-            recorder: recorder, clips: Clips(config: config, data: data, library: library, events: events, logger: logger, recorder: recorder, backup: backup), cameras: cameras,
+            recorder: recorder, clips: clips, activity: activity, cameras: cameras,
             devices: devices, snapshots: Snapshotter(data: data, graph: graph, logger: logger), status: status,
             metrics: MetricsCollector(status: status, data: data, library: library, graph: graph, recorder: recorder, cameras: cameras, backup: backup,
                                       liveness: liveness, runs: runs, startedAt: startedAt),
@@ -74,7 +76,7 @@ extension Appliance {
         ]
         if let backup { services.append(backup) }
         services += await pictureServices(graph: graph, cameras: cameras, config: config, events: events, logger: logger,
-                                          perform: dispatcher.perform)
+                                          activity: activity, perform: dispatcher.perform)
         services.append(RetentionService(retention: retention, wake: retentionWake))
         services += [RecorderService(recorder: recorder, autostart: config.recording.autostart, logger: logger), server] as [any Service]
         let context = FrontEndContext(config: config, perform: dispatcher.perform, events: events, live: graph.live, webrtc: webrtc,
@@ -198,13 +200,14 @@ extension Appliance {
     /// The services that follow the live picture and sound: the preview's overlay text, motion and sound detection,
     /// and recording on their events.
     private static func pictureServices(graph: CaptureGraph, cameras: CameraSwitcher, config: ApplianceConfig, events: EventHub,
-                                        logger: Logger,
+                                        logger: Logger, activity: ActivityLog,
                                         perform: @escaping @Sendable (Command) async throws(ApplianceError) -> CommandResult) async -> [any Service] {
-        var services: [any Service] = []
+        var services: [any Service] = [ActivityService(log: activity, events: events, logger: logger)]
         let camera = await cameras.activeName
         if let overlay = graph.previewOverlay { services.append(PreviewOverlay(element: overlay, events: events, camera: camera)) }
         if let tap = graph.motion {
-            services.append(MotionService(tap: tap, settings: config.motion.settings, events: events, camera: camera, logger: logger))
+            services.append(MotionService(tap: tap, settings: config.motion.settings, events: events, camera: camera,
+                                          pictures: activity.pictures, logger: logger))
         }
         if config.sound.enabled, let tap = graph.sound {
             services.append(SoundService(tap: tap, settings: config.sound.settings, events: events, logger: logger))

@@ -4,7 +4,7 @@ import GStreamerKit
 /// The one entry point behind `Appliance.perform`: each command goes to the domain that owns what it touches.
 /// Every error leaves here as an `ApplianceError` with a stable code. Once shutdown begins, commands are refused.
 struct CommandDispatcher: Sendable {
-    let recorder: Recorder, clips: Clips
+    let recorder: Recorder, clips: Clips, activity: ActivityLog
     let cameras: CameraSwitcher, devices: DeviceMonitor, snapshots: Snapshotter
     let status: StatusReporter, metrics: MetricsCollector, backup: BackupUploader?
     let retention: Retention
@@ -51,12 +51,19 @@ struct CommandDispatcher: Sendable {
             guard let backup else { throw ApplianceError(.unavailable, "backup is off ([backup] url is empty)") }
             let resolved = id == nil ? nil : try await clips.resolve(id!).id
             return .backupRetry(RetryResult(requeued: try await backup.retry(recordingId: resolved)))
-        case .protect(let before, let after): return .protected(try await clips.protect(before: before, after: after))
+        case .protect(let before, let after):
+            let result = try await clips.protect(before: before, after: after)
+            await activity.pressed(result)
+            return .protected(result)
         case .export(let request): return .exported(try await clips.export(request))
         case .metrics: return .metrics(await metrics.metrics())
         case .share(let id, let hours): return .shared(try await clips.share(id: id, hours: hours))
         case .shares: return .shares(try await clips.shares())
         case .unshare(let token): return .unshared(try await clips.unshare(token: token))
+        case .activity(let filter): return .activity(try await activity.list(filter))
+        case .activityShow(let id): return .activityDetail(try await activity.show(id: id))
+        case .activityMark(let mark): return .activityMarked(try await activity.mark(mark))
+        case .activityProtect(let id): return .protected(try await activity.protect(id: id))
         }
     }
 }

@@ -13,7 +13,7 @@ public struct DataDirectory: Sendable {
     public init(path: String) throws {
         let url = URL(fileURLWithPath: path, relativeTo: URL(fileURLWithPath: FileManager.default.currentDirectoryPath))
         root = url.standardized.path
-        for folder in [root, partialDir, recordingsDir, thumbnailsDir, snapshotsDir] {
+        for folder in [root, partialDir, recordingsDir, thumbnailsDir, snapshotsDir, activityDir] {
             do {
                 try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
             } catch {
@@ -31,10 +31,17 @@ public struct DataDirectory: Sendable {
     public var recordingsDir: String { root + "/recordings" }
     public var thumbnailsDir: String { root + "/thumbnails" }
     public var snapshotsDir: String { root + "/snapshots" }
+    /// Activity pictures (motion's best frame, the picture at a sound or a mark).
+    public var activityDir: String { root + "/activity" }
 
     public func partialPath(id: String) -> String { "\(partialDir)/\(id).mp4" }
     public func thumbnailPath(id: String) -> String { "\(thumbnailsDir)/\(id).jpg" }
     public func snapshotPath(id: String) -> String { "\(snapshotsDir)/\(id).jpg" }
+    /// Named by kind and start (ms since 1970), which the detector and the activity log both know before the row has
+    /// a number.
+    public func activityPicturePath(kind: String, startedAt: Date) -> String {
+        "\(activityDir)/\(kind)-\(Int64((startedAt.timeIntervalSince1970 * 1000).rounded(.down))).jpg"
+    }
 
     /// recordings/YYYY/MM/DD/<id>.mp4 for the local date of `date`.
     public func finalPath(id: String, date: Date) -> String {

@@ -136,10 +136,17 @@ actor Retention {
 
     // MARK: the rules
 
+    /// Clips older than `retention_days`; those that cover an activity only once older than `event_keep_days` too.
     private func deleteByAge(now: Date, report: inout PassReport) async throws {
-        let cutoff = now.addingTimeInterval(-Double(settings.retentionDays) * 86_400)
+        let days = Double(settings.retentionDays)
+        try await deleteByAge(hasEvent: false, cutoff: now.addingTimeInterval(-days * 86_400), report: &report)
+        let eventDays = max(days, Double(settings.eventKeepDays))
+        try await deleteByAge(hasEvent: true, cutoff: now.addingTimeInterval(-eventDays * 86_400), report: &report)
+    }
+
+    private func deleteByAge(hasEvent: Bool, cutoff: Date, report: inout PassReport) async throws {
         while true {
-            let (rows, _) = try await library.oldest(locked: false, backedUp: nil, olderThan: cutoff, after: nil, limit: 100)
+            let (rows, _) = try await library.oldest(locked: false, backedUp: nil, hasEvent: hasEvent, olderThan: cutoff, after: nil, limit: 100)
             guard !rows.isEmpty else { return }
             var removed = 0
             for row in rows where try await delete(row, reason: .age, report: &report) { removed += 1 }
@@ -178,13 +185,11 @@ actor Retention {
         var need = max(0, capacity.usedBytes - maxUsed, minFree - capacity.freeBytes)
         guard need > 0 else { return }
         let reason: RetentionDeletion.Reason = capacity.usedBytes > maxUsed ? .maxUsed : .minFree
-        // Unlocked clips first (backed-up ones first when keep_until_backed_up), then locked ones if allowed.
-        var tiers: [(locked: Bool, backedUp: Bool?)] = keepUnbackedUp ? [(false, true), (false, false)] : [(false, nil)]
-        if settings.onFull == .overwriteOldestLocked { tiers.append((true, nil)) }
-        for tier in tiers {
+        for tier in roomTiers {
             var cursor: (Int64, Int64)?
             while need > 0 {
-                let (rows, next) = try await library.oldest(locked: tier.locked, backedUp: tier.backedUp, after: cursor, limit: 16)
+                let (rows, next) = try await library.oldest(locked: tier.locked, backedUp: tier.backedUp, hasEvent: tier.hasEvent,
+                                                            after: cursor, limit: 16)
                 guard !rows.isEmpty else { break }
                 cursor = next
                 for row in rows where need > 0 {
@@ -203,6 +208,15 @@ actor Retention {
         report.full = capacity.usedBytes > maxUsed
             ? "clips take more than max_used_gb = \(settings.maxUsedGb) and only locked clips are left (\(mb) MB short)"
             : "free space is under min_free_mb = \(settings.minFreeMb) and no clip may be deleted (\(mb) MB short)"
+    }
+
+    /// The order in which clips make room: unlocked clips that cover no activity, then unlocked ones that do
+    /// (backed-up ones first in each when keep_until_backed_up), then locked ones if allowed.
+    private var roomTiers: [(locked: Bool, backedUp: Bool?, hasEvent: Bool?)] {
+        let backup: [Bool?] = keepUnbackedUp ? [true, false] : [nil]
+        var tiers = [false, true].flatMap { event in backup.map { (locked: false, backedUp: $0, hasEvent: Optional(event)) } }
+        if settings.onFull == .overwriteOldestLocked { tiers.append((true, nil, nil)) }
+        return tiers
     }
 
     private func deletion(_ row: Library.RetentionCandidate, reason: RetentionDeletion.Reason) -> RetentionDeletion {

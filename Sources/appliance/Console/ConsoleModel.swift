@@ -106,7 +106,7 @@ struct ConsoleModel: Sendable, Equatable {
         case .inputGesture, .inputConnected, .inputMissing, .thumbnailReady, .locked, .unlocked, .exported, .backupStarted,
              .backupProgress, .backupDone, .backupRetry, .backupFailed, .backupPaused, .backupResumed, .backupDeleted,
              .flowing, .retentionWarning, .deviceAdded, .deviceRemoved, .mqttConnected, .mqttDisconnected, .motionStarted,
-             .motionEnded, .soundStarted, .soundEnded:
+             .motionEnded, .soundStarted, .soundEnded, .activity:
             return false
         }
     }

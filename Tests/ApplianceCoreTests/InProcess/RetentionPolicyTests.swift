@@ -10,45 +10,13 @@ final class RetentionPolicyTests: XCTestCase {
     override func setUp() async throws { directory = try TestAppliance.makeDirectory() }
     override func tearDown() async throws { try? FileManager.default.removeItem(at: directory) }
 
-    /// Ten 100 kB clips a minute apart, oldest first; `locked` and `backedUp` pick which are.
     @discardableResult
     private func seed(count: Int = 10, daysOld: Double = 0, locked: Set<Int> = [], backedUp: Set<Int> = []) throws -> [String] {
-        let data = try DataDirectory(path: directory.appendingPathComponent("data").path)
-        let library = try Library(path: data.root + "/appliance.sqlite")
-        var rows: [Recording] = []
-        for n in 0..<count {
-            let created = Date(timeIntervalSinceNow: -daysOld * 86_400 - Double(count - n) * 60)
-            let id = UUID().uuidString.lowercased()
-            let path = data.finalPath(id: id, date: created)
-            try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-            XCTAssertTrue(FileManager.default.createFile(atPath: path, contents: Data(count: 100_000)))
-            var row = Recording(id: id, title: "clip \(n)", createdAt: created, path: path, state: .complete)
-            row.sizeBytes = 100_000
-            row.durationMs = 1000
-            row.locked = locked.contains(n)
-            row.backupState = backedUp.contains(n) ? .done : .pending
-            rows.append(row)
-        }
-        let seeded = rows
-        try awaitBlocking { try await library.insertBatch(seeded) }
-        return rows.map(\.id)
-    }
-
-    private func awaitBlocking(_ work: @escaping @Sendable () async throws -> Void) throws {
-        let done = DispatchSemaphore(value: 0)
-        nonisolated(unsafe) var failure: Error?
-        Task {
-            do { try await work() } catch { failure = error }
-            done.signal()
-        }
-        done.wait()
-        if let failure { throw failure }
+        try SeededLibrary.seed(in: directory, count: count, daysOld: daysOld, locked: locked, backedUp: backedUp)
     }
 
     private func remaining(_ appliance: TestAppliance, of ids: [String]) async throws -> [Int] {
-        var kept: [Int] = []
-        for (n, id) in ids.enumerated() where try await appliance.appliance.dispatcher.clips.library.fetch(id: id) != nil { kept.append(n) }
-        return kept
+        try await SeededLibrary.remaining(appliance, of: ids)
     }
 
     func testOldestUnlockedGoFirstAndLockedNever() async throws {

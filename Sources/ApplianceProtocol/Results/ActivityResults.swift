@@ -1,0 +1,78 @@
+import Foundation
+
+/// One thing that happened, kept by the library (table `activity`): motion, sound, a press of the event button
+/// (`manual`: `protect` from any front end), or a mark from outside (`external`: `activity.mark` with a label, e.g.
+/// an accelerometer or a door contact). Recordings are not stored with it: those that cover it are found by time.
+public struct Activity: Codable, Sendable, Equatable {
+    public enum Kind: String, Codable, Sendable, CaseIterable {
+        case motion, sound, manual, external
+    }
+
+    public var id: Int64
+    public var kind: Kind
+    /// What an external mark or a press said (`protect`); nil for motion and sound.
+    public var label: String?
+    /// The active camera when it began.
+    public var camera: String?
+    public var startedAt: Date
+    /// Nil while it goes on (or when a daemon stopped during it and nothing closed it yet).
+    public var endedAt: Date?
+    /// Motion: the configured zones it touched.
+    public var zones: [String]
+    /// Motion: the largest share of the frame that changed (0…1); sound: the loudest RMS level in dBFS.
+    public var peak: Double?
+    /// A picture of it (motion: the frame with the most change), a path under the data folder; nil when no frame was
+    /// at hand.
+    public var thumbnail: String?
+
+    public init(id: Int64, kind: Kind, label: String? = nil, camera: String? = nil, startedAt: Date, endedAt: Date? = nil,
+                zones: [String] = [], peak: Double? = nil, thumbnail: String? = nil) {
+        (self.id, self.kind, self.label, self.camera, self.startedAt, self.endedAt) = (id, kind, label, camera, startedAt, endedAt)
+        (self.zones, self.peak, self.thumbnail) = (zones, peak, thumbnail)
+    }
+
+    /// Seconds from start to end (nil while it goes on).
+    public var durationS: Double? { endedAt.map { $0.timeIntervalSince(startedAt) } }
+}
+
+/// What `activity` keeps: kinds (any when empty) and a time range [`from`, `to`) that the activity meets.
+public struct ActivityFilter: Sendable, Equatable {
+    public var kinds: [Activity.Kind]
+    public var from: Date?
+    public var to: Date?
+    public var limit: Int
+
+    public init(kinds: [Activity.Kind] = [], from: Date? = nil, to: Date? = nil, limit: Int = ActivityFilter.defaultLimit) {
+        (self.kinds, self.from, self.to, self.limit) = (kinds, from, to, limit)
+    }
+
+    public static let defaultLimit = 100
+    public static let maxLimit = 1000
+}
+
+/// What `activity` answers: the newest first, at most `limit`, and how many match in all.
+public struct ActivityList: Codable, Sendable, Equatable {
+    public var items: [Activity]
+    public var total: Int
+    public init(items: [Activity], total: Int) { (self.items, self.total) = (items, total) }
+}
+
+/// What `activity.show` answers: the activity and the recordings (clips or loop segments) that cover it, oldest
+/// first.
+public struct ActivityDetail: Codable, Sendable, Equatable {
+    public var activity: Activity
+    public var recordings: [Recording]
+    public init(activity: Activity, recordings: [Recording]) { (self.activity, self.recordings) = (activity, recordings) }
+}
+
+/// What `activity.mark` asks for: a label, when (now if absent) and for how long (an instant if absent).
+public struct ActivityMark: Sendable, Equatable {
+    public var label: String
+    public var at: Date?
+    public var durationS: Double?
+
+    public init(label: String, at: Date? = nil, durationS: Double? = nil) { (self.label, self.at, self.durationS) = (label, at, durationS) }
+
+    public static let maxLabelLength = 200
+    public static let maxDurationS = 86_400.0
+}
