@@ -1,5 +1,6 @@
 import ApplianceProtocol
 import Foundation
+import TestSupport
 import XCTest
 
 /// Motion detection in the daemon, on the live graph's motion branch: a still picture is looked at and is no motion,
@@ -23,6 +24,7 @@ final class MotionTests: XCTestCase {
         try daemon.start()
         defer { daemon.stop() }
         let listener = try EventListener(daemon, timeout: 30)
+        let typed = try TypedEvents(daemon, timeout: 30)
 
         XCTAssertTrue(try daemon.waitFor(20) { (try daemon.status().motion?.framesAnalysed ?? 0) >= 15 }, "frames are looked at")
         let still = try XCTUnwrap(try daemon.status().motion)
@@ -47,6 +49,40 @@ final class MotionTests: XCTestCase {
         XCTAssertEqual(ended["camera"] as? String, "ball")
         XCTAssertNotNil(ended["ended_at"] as? String)
         XCTAssertTrue(try daemon.waitFor(5) { try daemon.status().motion?.active == false })
+        try checkTheActivityRecord(daemon, typed, startedAt: startedAt)
+    }
+
+    /// The event is a stored activity: announced when it ended, listed by `ctl activity`, with the ball's picture.
+    private func checkTheActivityRecord(_ daemon: DaemonProcess, _ typed: TypedEvents, startedAt: Date) throws {
+        let activity = try typed.waitFor("the motion's activity") { event -> Activity? in
+            if case .activity(let a) = event, a.kind == .motion { return a }
+            return nil
+        }
+        XCTAssertEqual(activity.camera, "ball")
+        XCTAssertEqual(activity.startedAt.timeIntervalSince1970, startedAt.timeIntervalSince1970, accuracy: 0.002)
+        XCTAssertNotNil(activity.endedAt)
+        XCTAssertGreaterThan(activity.peak ?? 0, 0)
+        // The picture is the ball's camera (a white ball on black), not the still black one: some pixels are bright.
+        let picture = try XCTUnwrap(activity.thumbnail, "a picture of the motion")
+        let gray = try ProcessOutcome.run("/usr/bin/ffmpeg", ["-v", "error", "-i", picture, "-f", "rawvideo", "-pix_fmt", "gray", "-"])
+        XCTAssertEqual(gray.status, 0, gray.stderr)
+        XCTAssertGreaterThan(gray.stdoutData.filter { $0 > 128 }.count, 20, "the ball is in the picture")
+
+        let text = try daemon.ctl(["activity", "--kind", "motion"])
+        XCTAssertEqual(text.status, 0, text.stderr)
+        XCTAssertTrue(text.stdout.contains("\(activity.id)") && text.stdout.contains("ball") && text.stdout.contains("% of the frame"), text.stdout)
+        let shown = try daemon.ctl(["activity", "show", "\(activity.id)", "--json"])
+        XCTAssertEqual(shown.status, 0, shown.stderr)
+        let detail = try WireFormat.decoder.decode(ActivityDetail.self, from: Data(shown.stdout.utf8))
+        XCTAssertEqual([detail.activity.id], [activity.id])
+        XCTAssertEqual(detail.activity.thumbnail, activity.thumbnail)
+        XCTAssertEqual(detail.activity.endedAt?.timeIntervalSince1970 ?? 0, activity.endedAt?.timeIntervalSince1970 ?? 1, accuracy: 0.0015)
+        let missing = try daemon.ctl(["activity", "show", "99999"])
+        XCTAssertEqual(missing.status, 1)
+        XCTAssertEqual(missing.stderr.trimmingCharacters(in: .whitespacesAndNewlines), "appliance: no activity with number 99999 (not_found)")
+        let badDay = try daemon.ctl(["activity", "--day", "yesterday"])
+        XCTAssertEqual(badDay.status, 1)
+        XCTAssertTrue(badDay.stderr.contains("args.day must be a day such as 2026-11-26"), badDay.stderr)
     }
 }
 
@@ -75,5 +111,10 @@ final class MotionTriggerTests: XCTestCase {
         XCTAssertGreaterThan(duration, 2500, "1 s of pre-roll, the motion, 1 s of post-roll")
         XCTAssertEqual(try MediaProbe(path).decodeErrors(), "")
         XCTAssertEqual(try daemon.status().state, .idle)
+        // The clip covers the motion's activity.
+        guard case .activity(let list) = try daemon.perform(.activity(ActivityFilter(kinds: [.motion]))),
+              let motion = list.items.first else { return XCTFail("no motion activity") }
+        guard case .activityDetail(let detail) = try daemon.perform(.activityShow(id: motion.id)) else { return XCTFail() }
+        XCTAssertEqual(detail.recordings.map(\.id), [try XCTUnwrap(stopped["id"] as? String)])
     }
 }

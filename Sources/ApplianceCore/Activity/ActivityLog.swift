@@ -68,7 +68,7 @@ struct ActivityLog: Sendable {
     func end(_ activity: Activity) async throws {
         var closed = activity
         closed.thumbnail = closed.thumbnail ?? pictures.existing(kind: activity.kind, startedAt: activity.startedAt)
-        try await library.updateActivity(closed)
+        closed = try await library.updateActivity(closed)
         try await library.markCovering(from: closed.startedAt, to: closed.endedAt ?? Date(), longest: longest)
         clips.events.publish(.activity(closed))
     }

@@ -12,19 +12,28 @@ extension Library {
                 """, arguments: [activity.kind.rawValue, activity.label, activity.camera, Recording.milliseconds(activity.startedAt),
                                  activity.endedAt.map(Recording.milliseconds), activity.zones.joined(separator: ","), activity.peak,
                                  activity.thumbnail])
-            var stored = activity
+            var stored = Self.asStored(activity)
             stored.id = db.lastInsertedRowID
             return stored
         }
     }
 
-    /// Writes an activity's end, zones, peak and picture.
-    func updateActivity(_ activity: Activity) async throws {
+    /// Writes an activity's end, zones, peak and picture; returns it as stored.
+    func updateActivity(_ activity: Activity) async throws -> Activity {
         try await database.write { db in
             try db.execute(sql: "UPDATE activity SET ended_at = ?, zones = ?, peak = ?, thumbnail = ? WHERE id = ?",
                            arguments: [activity.endedAt.map(Recording.milliseconds), activity.zones.joined(separator: ","),
                                        activity.peak, activity.thumbnail, activity.id])
         }
+        return Self.asStored(activity)
+    }
+
+    /// Times as the table keeps them (whole milliseconds), so what is announced equals what is read back later.
+    private static func asStored(_ activity: Activity) -> Activity {
+        var stored = activity
+        stored.startedAt = Recording.date(Recording.milliseconds(activity.startedAt))
+        stored.endedAt = activity.endedAt.map { Recording.date(Recording.milliseconds($0)) }
+        return stored
     }
 
     func activity(id: Int64) async throws -> Activity? {
