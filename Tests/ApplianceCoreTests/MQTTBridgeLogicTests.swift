@@ -39,7 +39,7 @@ final class MQTTBridgeLogicTests: XCTestCase {
                                               "snapshot", "protect", "camera", "thumbnail", "shutter", "camera_front", "camera_rear_cam"]))
         let select = d.entities.first { $0.component == "select" }
         XCTAssertEqual(select?.config["options"], .array(["front", "rear cam"]))
-        XCTAssertFalse(discovery(shutters: false).entities.contains { $0.component == "event" }, "no shutter, no gesture entity")
+        XCTAssertFalse(discovery(shutters: false).entities.contains { $0.objectID == "shutter" }, "no shutter, no gesture entity")
         XCTAssertEqual(d.subscription, "homeassistant/+/appliance_1a2b3c4d/+/config")
     }
 
@@ -120,6 +120,40 @@ final class MQTTBridgeLogicTests: XCTestCase {
         XCTAssertEqual(facts.states(topics, now: now)[topics.motion], Array("OFF".utf8))
         _ = facts.fold(.soundStarted(SoundEvent(startedAt: now, peakDb: -12)), now: now)
         XCTAssertEqual(facts.states(topics, now: now)[topics.sound], Array("ON".utf8))
+    }
+
+    func testActivityIsAnEventEntityAndTodaysCountsASensor() throws {
+        let d = discovery()
+        let event = try XCTUnwrap(d.entities.first { $0.objectID == "activity" })
+        XCTAssertEqual(event.component, "event")
+        XCTAssertEqual(event.config["event_types"], .array(["motion", "sound", "manual", "external"]))
+        XCTAssertEqual(event.config["state_topic"], .string(topics.activity))
+        let counts = try XCTUnwrap(d.entities.first { $0.objectID == "events_today" })
+        XCTAssertEqual(counts.config["json_attributes_topic"], .string(topics.eventsTodayAttributes))
+
+        var facts = MQTTFacts()
+        let now = Date()
+        XCTAssertNil(facts.states(topics, now: now)[topics.eventsToday], "unknown until counted")
+        let start = now.addingTimeInterval(-3)
+        let activity = Activity(id: 7, kind: .motion, camera: "front", startedAt: start, endedAt: now, zones: ["door"], peak: 0.05,
+                                thumbnail: "/data/activity/motion-1.jpg")
+        XCTAssertTrue(facts.fold(.activity(activity), now: now).contains(.activityCounts), "an activity asks for the counts again")
+        facts.eventsToday = ActivityCounts(day: ActivityCounts.day(of: now), byKind: [.motion: 2, .sound: 0, .manual: 1, .external: 0])
+        let states = facts.states(topics, now: now)
+        XCTAssertEqual(states[topics.eventsToday], Array("3".utf8))
+        XCTAssertEqual(states[topics.eventsTodayAttributes].map { String(decoding: $0, as: UTF8.self) },
+                       #"{"external":0,"manual":1,"motion":2,"sound":0}"#)
+
+        guard case .object(let payload) = MQTTFacts.eventPayload(activity, webURL: "http://cam:8080") else { return XCTFail("not an object") }
+        XCTAssertEqual(payload["event_type"], "motion")
+        XCTAssertEqual(payload["id"], .int(7))
+        XCTAssertEqual(payload["zones"], .array(["door"]))
+        XCTAssertEqual(payload["duration_s"], .double(3))
+        XCTAssertEqual(payload["picture_url"], "http://cam:8080/media/activity/7/picture")
+        guard case .object(let mark) = MQTTFacts.eventPayload(Activity(id: 8, kind: .external, label: "door", startedAt: now, endedAt: now), webURL: nil)
+        else { return XCTFail("not an object") }
+        XCTAssertEqual(mark["label"], "door")
+        XCTAssertNil(mark["picture_url"], "no picture, no URL")
     }
 
     func testDeviceIDIsStableHexAndHidesTheMachineID() throws {

@@ -384,6 +384,29 @@ final class MQTTTests: XCTestCase {
         XCTAssertTrue(try broker.retained(topic("motion")).contains { $0.text == "ON" }, "states are retained")
     }
 
+    /// Every stored activity is a Home Assistant event (kind as `event_type`), and today's count a sensor whose
+    /// attributes count each kind: a mark from outside (`ctl activity mark`) shows in both.
+    func testAnActivityIsAHomeAssistantEventAndCounted() throws {
+        let broker = try MosquittoBroker()
+        try broker.start()
+        let daemon = try startDaemon(broker)
+        defer { daemon.stop() }
+        let status = try XCTUnwrap(waitConnected(daemon), daemon.log)
+        let watcher = try MQTTWatcher(broker: broker, filter: "#")
+        let config = "\(Self.discovery)/event/appliance_\(status.deviceID)/activity/config"
+        XCTAssertTrue(watcher.waitFor(15) { _ in watcher.last(config)?.json?["state_topic"] as? String == self.topic("activity") }, daemon.log)
+        XCTAssertTrue(watcher.waitFor(topic("events_today"), "0"), "nothing yet today")
+        let marked = try daemon.ctl(["activity", "mark", "door contact"])
+        XCTAssertEqual(marked.status, 0, marked.stderr)
+        XCTAssertTrue(watcher.waitFor(15) { _ in watcher.last(self.topic("activity"))?.json?["event_type"] as? String == "external" }, daemon.log)
+        let event = try XCTUnwrap(watcher.last(topic("activity")))
+        XCTAssertFalse(event.retained, "an activity is an event, not a state")
+        XCTAssertEqual(event.json?["label"] as? String, "door contact")
+        XCTAssertNotNil(event.json?["id"] as? Int)
+        XCTAssertTrue(watcher.waitFor(topic("events_today"), "1"), daemon.log)
+        XCTAssertTrue(watcher.waitFor(15) { _ in watcher.last(self.topic("events_today/attributes"))?.json?["external"] as? Int == 1 })
+    }
+
     /// A broker that takes the TCP connection and never answers (hung, or a firewall that swallows packets): the
     /// connect is given up after 10 s and tried again; status says so; commands and recording never wait for it.
     func testASilentBrokerTimesOutWithoutHoldingAnythingUp() throws {

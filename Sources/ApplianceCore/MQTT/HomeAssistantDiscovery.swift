@@ -94,6 +94,14 @@ struct HomeAssistantDiscovery: Sendable {
                 "event_types": .array(InputGesture.Gesture.allCases.map { .string($0.rawValue) }),
             ]))
         }
+        list.append(entity("event", "activity", "Activity", [
+            "state_topic": .string(topics.activity), "device_class": "motion",
+            "event_types": .array(Activity.Kind.allCases.map { .string($0.rawValue) }),
+        ]))
+        list.append(entity("sensor", "events_today", "Events today", [
+            "state_topic": .string(topics.eventsToday), "json_attributes_topic": .string(topics.eventsTodayAttributes),
+            "state_class": "total", "icon": "mdi:motion-sensor",
+        ]))
         if motion {
             list.append(entity("binary_sensor", "motion", "Motion", ["state_topic": .string(topics.motion), "device_class": "motion"]))
         }

@@ -22,6 +22,8 @@ struct MQTTFacts: Equatable, Sendable {
     /// Whether motion / sound goes on; nil while that detection is off.
     var motion: Bool?
     var sound: Bool?
+    /// Today's activity by kind, and the day it counts (the start of the device's day); nil until asked.
+    var eventsToday: ActivityCounts?
 
     mutating func apply(_ status: StatusReport, minFreeMb: Int, now: Date) {
         health.apply(status, minFreeMb: minFreeMb)
@@ -68,6 +70,8 @@ struct MQTTFacts: Equatable, Sendable {
             motion = event.kind == .motionStarted
         case .soundStarted, .soundEnded:
             sound = event.kind == .soundStarted
+        case .activity:
+            refresh.insert(.activityCounts)
         case .backupStarted, .backupDone, .backupFailed, .backupRetry, .backupDeleted:
             refresh.insert(.backup)
         default: break
@@ -106,11 +110,31 @@ struct MQTTFacts: Equatable, Sendable {
         ]
         if let motion { s[topics.motion] = motion ? "ON" : "OFF" }
         if let sound { s[topics.sound] = sound ? "ON" : "OFF" }
+        if let eventsToday {
+            s[topics.eventsToday] = "\(eventsToday.total)"
+            s[topics.eventsTodayAttributes] = Self.json(.object(eventsToday.byKind.reduce(into: [:]) { $0[$1.key.rawValue] = .int($1.value) }))
+        }
         for camera in cameras {
             let trouble = health.failedCameras.contains(camera) || health.missingCameras.contains(camera)
             s[topics.camera(camera)] = trouble ? "ON" : "OFF"
         }
         return s.mapValues { Array($0.utf8) }
+    }
+
+    /// An activity as a Home Assistant event: `event_type` its kind, the rest attributes of the event entity.
+    static func eventPayload(_ activity: Activity, webURL: String?) -> JSONValue {
+        let iso = ISO8601DateFormatter()
+        var object: [String: JSONValue] = [
+            "event_type": .string(activity.kind.rawValue), "id": .int(Int(activity.id)),
+            "started_at": .string(iso.string(from: activity.startedAt)), "zones": .array(activity.zones.map(JSONValue.string)),
+        ]
+        if let label = activity.label { object["label"] = .string(label) }
+        if let camera = activity.camera { object["camera"] = .string(camera) }
+        if let ended = activity.endedAt { object["ended_at"] = .string(iso.string(from: ended)) }
+        if let duration = activity.durationS { object["duration_s"] = .double((duration * 10).rounded() / 10) }
+        if let peak = activity.peak { object["peak"] = .double(peak) }
+        if let web = webURL, activity.thumbnail != nil { object["picture_url"] = .string(web + "/media/activity/\(activity.id)/picture") }
+        return .object(object)
     }
 
     private var lastClipValue: JSONValue {
@@ -131,12 +155,22 @@ struct MQTTFacts: Equatable, Sendable {
     }
 }
 
+/// How many activities a day has had, by kind (every kind present, 0 when none).
+struct ActivityCounts: Equatable, Sendable {
+    var day: Date
+    var byKind: [Activity.Kind: Int]
+    var total: Int { byKind.values.reduce(0, +) }
+
+    /// The start of `now`'s day in the device's time zone.
+    static func day(of now: Date) -> Date { Calendar.current.startOfDay(for: now) }
+}
+
 /// What to ask the entry point again after an event.
 struct MQTTRefresh: OptionSet, Sendable {
     let rawValue: Int
     static let status = MQTTRefresh(rawValue: 1), cameras = MQTTRefresh(rawValue: 2), backup = MQTTRefresh(rawValue: 4)
-    static let lastClip = MQTTRefresh(rawValue: 8)
-    static let all: MQTTRefresh = [.status, .cameras, .backup, .lastClip]
+    static let lastClip = MQTTRefresh(rawValue: 8), activityCounts = MQTTRefresh(rawValue: 16)
+    static let all: MQTTRefresh = [.status, .cameras, .backup, .lastClip, .activityCounts]
 
     init(rawValue: Int) { self.rawValue = rawValue }
 

@@ -44,6 +44,9 @@ actor MQTTPublisher {
             let payload = MQTTFacts.json(["event_type": .string(g.gesture.rawValue), "label": .string(g.label), "action": .string(g.action)])
             connection.publish(MQTTMessage(topic: settings.topics.gesture, text: payload))
         }
+        if case .activity(let activity) = event {
+            connection.publish(MQTTMessage(topic: settings.topics.activity, text: MQTTFacts.json(MQTTFacts.eventPayload(activity, webURL: facts.webURL))))
+        }
         let refresh = facts.fold(event, now: Date())
         publishChanges()  // what the event says shows at once
         if !refresh.isEmpty {
@@ -59,6 +62,7 @@ actor MQTTPublisher {
     /// (a CI run on a loaded machine).
     func tick(refresh: Bool) async {
         if refresh || facts.freeBytes == nil { await ask(.status) }
+        if let counted = facts.eventsToday?.day, counted != ActivityCounts.day(of: Date()) { await ask(.activityCounts) }
         publishChanges()
     }
 
@@ -136,5 +140,17 @@ actor MQTTPublisher {
         if refresh.contains(.lastClip), case .list(let page)? = try? await perform(.list(page: 1, perPage: 3)) {
             facts.lastClip = page.items.first { $0.state != .recording }
         }
+        if refresh.contains(.activityCounts) { await countActivity() }
+    }
+
+    /// Today's activity of each kind (one `activity` command each, asking for the total only).
+    private func countActivity() async {
+        let day = ActivityCounts.day(of: Date())
+        var counts = ActivityCounts(day: day, byKind: [:])
+        for kind in Activity.Kind.allCases {
+            guard case .activity(let list)? = try? await perform(.activity(ActivityFilter(kinds: [kind], from: day, limit: 1))) else { return }
+            counts.byKind[kind] = list.total
+        }
+        facts.eventsToday = counts
     }
 }

@@ -20,6 +20,11 @@ struct MQTTTopics: Sendable, Equatable {
     /// ON while motion goes on (`[motion] enabled`), ON while sound goes on (`[sound] enabled`).
     var motion: String { prefix + "/motion" }
     var sound: String { prefix + "/sound" }
+    /// Each stored activity (motion or sound that ended, a press, a mark) as a Home Assistant event (not retained).
+    var activity: String { prefix + "/activity" }
+    /// How many activities today (the device's day), with the count of each kind as attributes.
+    var eventsToday: String { prefix + "/events_today" }
+    var eventsTodayAttributes: String { eventsToday + "/attributes" }
 
     /// A camera's own problem state (ON: failed or missing).
     func camera(_ name: String) -> String { prefix + "/cameras/" + Self.word(name) }
