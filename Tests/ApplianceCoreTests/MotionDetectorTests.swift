@@ -80,6 +80,21 @@ final class MotionDetectorTests: XCTestCase {
         XCTAssertTrue(seen.filter { $0.time > 3 }.allSatisfy { $0.seen.score == 0 })
     }
 
+    /// Seen in the daemon: the camera's first frames follow the selector's black filler; the picture arriving (and
+    /// one going black again) is a new picture, not motion. A whole picture on the flat filler changed only about
+    /// half of the normalised pixels, under the 80 % that means a new picture.
+    func testAPictureAfterNoneAndNoneAfterAPictureRecalibrate() {
+        let black = Canvas(width: 320, height: 180, values: [Float](repeating: 16, count: 320 * 180))
+        let scene = MotionScene(seconds: 12) { canvas, t, _ in
+            if t < 2 || t >= 8 { canvas = black }
+        }
+        let seen = scene.run()
+        XCTAssertEqual(seen.starts, [], "no event")
+        XCTAssertTrue(seen.contains { $0.time == 2 && $0.seen.recalibrated }, "the first picture became the background")
+        XCTAssertTrue(seen.contains { $0.time == 8 && $0.seen.recalibrated }, "the black frame became the background")
+        XCTAssertTrue(seen.filter { $0.time > 2 }.allSatisfy { $0.seen.score == 0 })
+    }
+
     func testMotionMustLastTheMinimumDuration() {
         // The same block appears for 0.4 s, then for 1 s: only the second is an event, with min_duration_s 0.5.
         let scene = MotionScene { canvas, t, _ in

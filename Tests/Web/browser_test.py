@@ -91,6 +91,10 @@ sink = "none"
 listen = "127.0.0.1:0"
 token_file = "{self.token_file}"
 webrtc_viewers = 1
+[motion]
+enabled = true
+[sound]
+enabled = true
 [[camera]]
 name = "main"
 source = "test"
@@ -596,6 +600,17 @@ def run_checks(run, daemon, base, http, api, browsers, directory):
         return f"#elapsed {first_text} → {second_text}; stopped ({message!r}); clip {clip}"
     check("live: #record starts, #elapsed counts, #record stops", record_from_button)
 
+    def level_meter():
+        # The test microphone is a steady tone: the meter leaves its floor (-60) and its text says dBFS.
+        wait(driver, lambda d: float(d.find_element(By.ID, "level").get_attribute("value") or -60) > -50,
+             "#level (the microphone's meter) to rise above -50 dBFS")
+        text = driver.find_element(By.ID, "level-text").text
+        expect(text.endswith("dBFS"), f"#level-text is {text!r}")
+        motion = driver.find_element(By.ID, "motion-state").text
+        expect(motion in ("motion", "no motion"), f"#motion-state is {motion!r}")
+        return f"#level {driver.find_element(By.ID, 'level').get_attribute('value')} ({text}); #motion-state {motion!r}"
+    check("live: the sound meter shows the microphone's level, and motion its state", level_meter)
+
     # 4. The clip on /recordings, with its thumbnail.
     def recordings_grid():
         clip = run.need("clip")
@@ -838,8 +853,67 @@ def run_checks(run, daemon, base, http, api, browsers, directory):
         return f"/s/{token[:6]}… now 404 (page and video), gone from /api/shares"
     check("share: revoke in the first browser, then the link is 404", revoke)
 
+    # 9. Events: motion while recording is an activity with a picture on /activity; Play opens its clip where it began.
+    def motion_activity():
+        before = api.recording_ids()
+        known = {a["id"] for a in api.ok("GET", "/api/activity?kind=motion&limit=1000")["items"]}
+        api.ok("POST", "/api/commands/record.start", {"title": "motion clip"})
+        time.sleep(1.5)  # some still picture first, so the motion starts inside the clip
+        api.ok("POST", "/api/commands/switch", {"camera": "second"})
+        deadline = time.monotonic() + WAIT
+        while not (api.status().get("motion") or {}).get("active"):
+            expect(time.monotonic() < deadline, f"no motion on the ball camera: {api.status().get('motion')}")
+            time.sleep(0.25)
+        time.sleep(2)
+        api.ok("POST", "/api/commands/switch", {"camera": "main"})  # a new picture: the detector recalibrates and the motion ends
+
+        def ended():
+            items = api.ok("GET", "/api/activity?kind=motion&limit=1000")["items"]
+            return [a for a in items if a["id"] not in known and a.get("camera") == "second" and a.get("ended_at")]
+        while not ended():
+            expect(time.monotonic() < deadline, "the ball's motion was not stored as an ended activity")
+            time.sleep(0.25)
+        activity = ended()[0]
+        time.sleep(1)
+        api.ok("POST", "/api/commands/record.stop", {})
+        while not [i for i in api.recording_ids() if i not in before]:
+            expect(time.monotonic() < deadline, "no new clip after record.stop")
+            time.sleep(0.25)
+        state["activity"] = activity
+        state["motion_clip"] = [i for i in api.recording_ids() if i not in before][0]
+        expect(activity.get("picture_url") == f"/media/activity/{activity['id']}/picture", f"picture_url: {activity}")
+        status, _, _ = http.request("GET", activity["picture_url"])
+        expect(status == 401, f"the activity's picture answers {status} without a login")
+        return f"activity {activity['id']} ({activity.get('duration_s')} s, peak {activity.get('peak')}) in clip {state['motion_clip']}"
+    check("events: motion on the ball camera while recording is a stored activity with a picture", motion_activity)
+
+    def activity_page():
+        activity, clip = run.need("activity"), run.need("motion_clip")
+        driver.get(base + "/activity?kind=motion")
+        selector = f'#activity .card[data-id="{activity["id"]}"]'
+        card = wait(driver, EC.presence_of_element_located((By.CSS_SELECTOR, selector)), f"the card of activity {activity['id']}")
+        picture = card.find_element(By.CSS_SELECTOR, "img.thumb")
+        WebDriverWait(driver, 10, poll_frequency=0.2).until(lambda d: image_loaded(d, picture))
+        width = driver.execute_script("return arguments[0].naturalWidth", picture)
+        expect(card.get_attribute("data-kind") == "motion", f"data-kind {card.get_attribute('data-kind')}")
+        run.screenshot(driver, "activity")
+        detail = api.ok("GET", f"/api/activity/{activity['id']}")
+        expect(any(r["id"] == clip for r in detail["recordings"]), f"/api/activity/{activity['id']} does not list clip {clip}")
+        card.find_element(By.CSS_SELECTOR, "a.play").click()
+        wait(driver, lambda d: path_of(d.current_url) == f"/recordings/{clip}", lambda: f"Play to open /recordings/{clip} (at {driver.current_url})")
+        start = float(urllib.parse.parse_qs(urllib.parse.urlsplit(driver.current_url).query)["t"][0])
+        expect(detail.get("play_url") == f"/recordings/{clip}?t={start:.1f}", f"play_url {detail.get('play_url')} ≠ the page's")
+        expect(start >= 1, f"the motion starts {start} s into the clip, after 1.5 s of still picture")
+        wait(driver, lambda d: (video_state(d) or {}).get("readyState", 0) >= 1 and abs((video_state(d) or {}).get("currentTime", 0) - start) < 0.6,
+             lambda: f"the player at {start} s (state {video_state(driver)})")
+        at = video_state(driver)["currentTime"]
+        outcome = driver.execute_async_script(PLAY_JS)
+        expect(outcome == "ok", f"play(): {outcome}")
+        return f"card with a {width} px picture; Play → /recordings/{clip}?t={start:.1f}, player at {at:.2f} s"
+    check("events: /activity lists it with its picture and Play starts the clip where the motion began", activity_page)
+
     def screenshots():
-        names = ["login", "live", "recordings", "clip", "share", "settings"]
+        names = ["login", "live", "recordings", "clip", "share", "settings", "activity"]
         missing = [n for n in names if not os.path.exists(os.path.join(run.out, n + ".png"))]
         expect(not missing, f"no screenshot of: {', '.join(missing)}")
         with open(os.path.join(run.out, "live.png"), "rb") as f:

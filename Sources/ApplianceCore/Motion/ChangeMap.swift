@@ -25,19 +25,24 @@ enum ChangeMap {
     /// Brightness and contrast taken out: the watched pixels' mean goes to 128 and their spread to 48, so a light
     /// dimming or brightening the whole scene (a gain and an offset) leaves the frame as it was. A flat frame only
     /// has its mean moved.
-    static func normalised(_ values: [Float], watched: [Bool]) -> [Float] {
+    static func normalised(_ values: [Float], watched: [Bool]) -> (values: [Float], flat: Bool) {
         var sum = 0.0, squares = 0.0, n = 0.0
         for i in values.indices where watched[i] {
             sum += Double(values[i])
             squares += Double(values[i]) * Double(values[i])
             n += 1
         }
-        guard n > 0 else { return values }
+        guard n > 0 else { return (values, true) }
         let mean = sum / n
         let spread = (max(0, squares / n - mean * mean)).squareRoot()
-        let scale = spread < 4 ? 1 : 48 / spread
-        return values.map { Float((Double($0) - mean) * scale + 128) }
+        let flat = spread < flatSpread
+        let scale = flat ? 1 : 48 / spread
+        return (values.map { Float((Double($0) - mean) * scale + 128) }, flat)
     }
+
+    /// A frame whose watched pixels spread less than this (gray levels, after the blur) shows no picture: a black
+    /// filler before a camera delivers or after it fails, a covered lens. A real scene, even a dark one, has more.
+    static let flatSpread = 4.0
 
     /// The watched pixels that differ from the background by more than `threshold`.
     static func changed(_ frame: [Float], background: [Float], watched: [Bool], threshold: Int) -> [Bool] {

@@ -28,6 +28,8 @@ public struct MotionDetector: Sendable {
     /// Whether an event is going on.
     public private(set) var active = false
     private var background: [Float] = []
+    /// The background shows no picture (a flat frame): the next frame that has one replaces it.
+    private var backgroundFlat = false
     private var layout: WatchLayout?
     private var runStart: Double?
     private var lastMotion: Double?
@@ -41,9 +43,12 @@ public struct MotionDetector: Sendable {
             background = []
         }
         let layout = layout!
-        let current = ChangeMap.normalised(ChangeMap.blurred(frame), watched: layout.watched)
-        guard background.count == current.count, layout.watchedCount > 0 else {
-            background = current
+        let (current, flat) = ChangeMap.normalised(ChangeMap.blurred(frame), watched: layout.watched)
+        // A picture after none (the camera's first frames after the black filler), or none after a picture (a
+        // failed camera, a covered lens), is a new picture, not motion.
+        guard background.count == current.count, layout.watchedCount > 0, flat == backgroundFlat else {
+            (background, backgroundFlat) = (current, flat)
+            runStart = nil
             return Observation(score: 0, zones: [], recalibrated: true, transition: release(at: time))
         }
         let changed = ChangeMap.changed(current, background: background, watched: layout.watched, threshold: settings.threshold)

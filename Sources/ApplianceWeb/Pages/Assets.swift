@@ -42,6 +42,11 @@ enum Assets {
     .login { max-width:22rem; margin:15vh auto; display:flex; flex-direction:column; gap:.8rem; }
     .error { color:#f88; }
     pre { background:#1a1a1a; padding:.75rem; overflow:auto; font-size:.8rem; border-radius:.4rem; }
+    .meters { display:flex; flex-wrap:wrap; gap:1rem; align-items:center; color:var(--dim); font-size:.9rem; }
+    .level meter { width:10rem; vertical-align:middle; } #level-text { font-variant-numeric:tabular-nums; min-width:5rem; display:inline-block; }
+    #motion-state.on, .activity.motion .kind { color:#fc6; } .activity.sound .kind { color:#8cf; }
+    .card.activity .play { margin-top:.3rem; padding:.4rem .8rem; min-height:36px; }
+    .badge.kind { font-weight:bold; margin-right:.4rem; }
     [hidden] { display:none !important; }
     """#
 
@@ -105,6 +110,7 @@ enum Assets {
         if (startedAt !== null) { const ms = Date.now() - startedAt; elapsed.textContent = clock(ms); elapsed.dataset.elapsedMs = String(ms); }
       }, 250);
       setInterval(refresh, 5000);
+      meters();
       button.addEventListener("click", async () => {
         button.disabled = true;
         try { const r = await command("record.toggle"); say(r.stopped ? "Saved " + r.stopped.title : "Recording"); await refresh(); }
@@ -128,6 +134,24 @@ enum Assets {
       events.addEventListener("storage_full", refresh);
       events.onopen = refresh;
       liveView();
+    }
+
+    // The microphone's level and motion, once a second (status carries both; the page shows them only when the
+    // device has them).
+    function meters() {
+      const level = $("#level"), text = $("#level-text"), motion = $("#motion-state");
+      if (!level && !motion) return;
+      const update = async () => {
+        if (document.hidden) return;
+        try {
+          const s = await call("GET", "/api/status");
+          if (level && s.sound && typeof s.sound.level_db === "number") {
+            level.value = Math.max(-60, s.sound.level_db); text.textContent = Math.round(s.sound.level_db) + " dBFS";
+          }
+          if (motion && s.motion) { motion.classList.toggle("on", s.motion.active); motion.textContent = s.motion.active ? "motion" : "no motion"; }
+        } catch (e) {}
+      };
+      setInterval(update, 1000);
     }
 
     // The live picture: WebRTC (WHEP) when the browser and the device can, MJPEG otherwise or when WebRTC fails.
@@ -211,6 +235,12 @@ enum Assets {
     function clipPage() {
       const id = $(".clip").dataset.id, player = $("#player");
       $("#restart").addEventListener("click", () => { player.currentTime = 0; player.play(); });
+      // From an event's "play": start where it began (the #t fragment does the same where the browser reads it).
+      const start = Number(player.dataset.start);
+      if (start > 0) {
+        const seek = () => { if (Math.abs(player.currentTime - start) > 0.5) player.currentTime = start; };
+        if (player.readyState >= 1) seek(); else player.addEventListener("loadedmetadata", seek, { once: true });
+      }
       $("#rename-form").addEventListener("submit", async (event) => {
         event.preventDefault();
         try { const r = await call("POST", `/api/recordings/${id}/rename`, { title: $("#title-input").value });

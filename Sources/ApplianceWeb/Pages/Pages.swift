@@ -5,7 +5,7 @@ import Foundation
 enum Pages {
     /// The frame every page shares: navigation, the CSRF token for the script, and the page's body.
     static func layout(title: String, csrf: String?, active: String, body: String, nav: Bool = true) -> String {
-        let links = [("/", "Live", "live"), ("/recordings", "Recordings", "recordings"), ("/settings", "Backup & settings", "settings")]
+        let links = [("/", "Live", "live"), ("/recordings", "Recordings", "recordings"), ("/activity", "Events", "activity"), ("/settings", "Backup & settings", "settings")]
             .map { "<a href=\"\($0.0)\"\($0.2 == active ? " class=\"active\"" : "")>\($0.1)</a>" }.joined()
         return """
         <!doctype html>
@@ -41,6 +41,7 @@ enum Pages {
             <button id="protect" title="Lock the clips around now (the dashcam event lock)">Protect</button>
             <button id="sound" hidden title="The live sound (WebRTC)">Sound on</button>
           </div>
+          \(levelMeter(status))
           <p id="message" role="status"></p>
           <p id="health" class="health">\(HTML.escape(healthLine(status)))</p>
           \(status.rtsp.map { "<p id=\"rtsp\" class=\"health\">\(HTML.escape(streamLine($0)))</p>" } ?? "")
@@ -48,6 +49,21 @@ enum Pages {
         </section>
         """
         return layout(title: "Live", csrf: csrf, active: "live", body: body)
+    }
+
+    /// The microphone's level (a meter the script keeps live) and whether motion goes on; nothing without them.
+    static func levelMeter(_ status: StatusReport) -> String {
+        var parts: [String] = []
+        if let sound = status.sound {
+            parts.append("""
+            <label class="level">Sound <meter id="level" min="-60" max="0" low="-30" high="-6" optimum="-20" value="\(max(-60, sound.levelDb ?? -60))"></meter>
+            <span id="level-text">\(sound.levelDb.map { String(format: "%.0f dBFS", $0) } ?? "–")</span></label>
+            """)
+        }
+        if let motion = status.motion {
+            parts.append("<span id=\"motion-state\" class=\"badge\(motion.active ? " on" : "")\">\(motion.active ? "motion" : "no motion")</span>")
+        }
+        return parts.isEmpty ? "" : "<p class=\"meters\">" + parts.joined(separator: " ") + "</p>"
     }
 
     /// The RTSP URL to paste into an NVR, Home Assistant or VLC, and who plays it (Assets' refresh writes the same).
@@ -112,7 +128,8 @@ enum Pages {
         """
     }
 
-    static func clip(_ info: RecordingInfo, shares: [ShareLink], csrf: String?) -> String {
+    /// `start`: where the player begins (seconds; `?t=` from an event's "play").
+    static func clip(_ info: RecordingInfo, shares: [ShareLink], csrf: String?, start: Double? = nil) -> String {
         let r = info.recording, m = info.measured
         let rows: [(String, String)] = [
             ("Recorded", HTML.date(r.createdAt)), ("Duration", HTML.duration(m.durationMs ?? r.durationMs)),
@@ -126,7 +143,7 @@ enum Pages {
         let body = """
         <section class="clip" data-id="\(r.id)">
           <h1 id="clip-title">\(HTML.escape(r.title))</h1>
-          <video id="player" controls preload="metadata" playsinline src="/media/\(r.id)/video"\(r.thumbnail != nil ? " poster=\"/media/\(r.id)/thumbnail\"" : "")></video>
+          <video id="player" controls preload="metadata" playsinline src="/media/\(r.id)/video\(start.map { String(format: "#t=%.1f", $0) } ?? "")"\(start.map { String(format: " data-start=\"%.1f\"", $0) } ?? "")\(r.thumbnail != nil ? " poster=\"/media/\(r.id)/thumbnail\"" : "")></video>
           <div class="controls">
             <button id="restart">Restart</button>
             <a id="download" class="button" href="/media/\(r.id)/video?download=1">Download</a>

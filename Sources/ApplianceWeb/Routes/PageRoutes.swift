@@ -22,7 +22,7 @@ extension Routes {
             let kept = ["q": query.get("q") ?? "", "date": query.get("date") ?? ""]
             return HTML.response(Pages.recordings(list: list, group: query.get("group"), query: kept, csrf: ctx.access.session?.csrf))
         }
-        router.get("recordings/:id") { _, ctx -> Response in
+        router.get("recordings/:id") { request, ctx -> Response in
             let id = try ctx.parameters.require("id")
             let info: RecordingInfo
             do {
@@ -33,7 +33,8 @@ extension Routes {
                 return HTML.response(Pages.error(Int(web.status.code), web.message, csrf: ctx.access.session?.csrf), status: web.status)
             }
             guard case .shares(let shares) = try await perform(.shares) else { throw WebError(.internalServerError, "unexpected result") }
-            return HTML.response(Pages.clip(info, shares: shares.items.filter { $0.recordingId == info.recording.id }, csrf: ctx.access.session?.csrf))
+            return HTML.response(Pages.clip(info, shares: shares.items.filter { $0.recordingId == info.recording.id }, csrf: ctx.access.session?.csrf,
+                                             start: request.uri.queryParameters.get("t").flatMap(Double.init).flatMap { $0.isFinite && $0 >= 0 ? $0 : nil }))
         }
         router.get("settings") { _, ctx -> Response in
             guard case .backupStatus(let backup) = try await perform(.backupStatus),

@@ -14,6 +14,7 @@ struct Routes: Sendable {
     func add(to router: Router<WebContext>) {
         addAPI(to: router)
         addMedia(to: router)
+        addActivity(to: router)
         addLive(to: router)
         addWHEP(to: router)
         addPages(to: router)
@@ -94,4 +95,6 @@ enum MediaPaths {
     static func video(_ id: String) -> String { "/media/\(id)/video" }
     static func thumbnail(_ id: String) -> String { "/media/\(id)/thumbnail" }
     static func snapshot(_ id: String) -> String { "/media/snapshots/\(id)" }
+    static func activityPicture(_ id: Int64) -> String { "/media/activity/\(id)/picture" }
+    static func activityPlay(_ id: Int64) -> String { "/activity/\(id)/play" }
 }
