@@ -94,24 +94,31 @@ struct HomeAssistantDiscovery: Sendable {
                 "event_types": .array(InputGesture.Gesture.allCases.map { .string($0.rawValue) }),
             ]))
         }
+        list += activityEntities
+        for camera in cameras {
+            list.append(entity("binary_sensor", "camera_" + MQTTTopics.word(camera), "Camera \(camera) problem", [
+                "state_topic": .string(topics.camera(camera)), "device_class": "problem", "entity_category": "diagnostic",
+            ]))
+        }
+        return list
+    }
+
+    /// What the device notices: each stored activity as an event, today's count, and motion and sound while on.
+    private var activityEntities: [Entity] {
+        var list: [Entity] = []
         list.append(entity("event", "activity", "Activity", [
             "state_topic": .string(topics.activity), "device_class": "motion",
             "event_types": .array(Activity.Kind.allCases.map { .string($0.rawValue) }),
         ]))
         list.append(entity("sensor", "events_today", "Events today", [
             "state_topic": .string(topics.eventsToday), "json_attributes_topic": .string(topics.eventsTodayAttributes),
-            "state_class": "total", "icon": "mdi:motion-sensor",
+            "state_class": "total_increasing", "icon": "mdi:motion-sensor",
         ]))
         if motion {
             list.append(entity("binary_sensor", "motion", "Motion", ["state_topic": .string(topics.motion), "device_class": "motion"]))
         }
         if sound {
             list.append(entity("binary_sensor", "sound", "Sound", ["state_topic": .string(topics.sound), "device_class": "sound"]))
-        }
-        for camera in cameras {
-            list.append(entity("binary_sensor", "camera_" + MQTTTopics.word(camera), "Camera \(camera) problem", [
-                "state_topic": .string(topics.camera(camera)), "device_class": "problem", "entity_category": "diagnostic",
-            ]))
         }
         return list
     }
