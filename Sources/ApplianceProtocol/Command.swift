@@ -53,6 +53,8 @@ public enum Command: Sendable, Equatable {
     case activityMark(ActivityMark)
     /// Locks the recordings that cover an activity (the event lock, after the fact).
     case activityProtect(id: Int64)
+    /// A range at a glance: recorded spans, gaps, locks and activity.
+    case timeline(from: Date, to: Date)
 
     /// Which camera a switch goes to.
     public enum CameraChoice: Sendable, Equatable {
@@ -98,6 +100,7 @@ public enum Command: Sendable, Equatable {
         case .activityShow: .activityShow
         case .activityMark: .activityMark
         case .activityProtect: .activityProtect
+        case .timeline: .timeline
         }
     }
 
@@ -111,6 +114,7 @@ public enum Command: Sendable, Equatable {
         case backupStatus = "backup.status", backupRetry = "backup.retry"
         case protect, export, metrics, share, shares, unshare
         case activity, activityShow = "activity.show", activityMark = "activity.mark", activityProtect = "activity.protect"
+        case timeline
     }
 
     /// Every wire name, for `unknown_command` answers; `events` is the subscription, not a command.

@@ -58,6 +58,9 @@ extension Command {
         case .activityProtect:
             try args.only(["id"])
             self = .activityProtect(id: try args.activityID())
+        case .timeline:
+            let range = try Self.timelineRange(args)
+            self = .timeline(from: range.from, to: range.to)
         }
     }
 
@@ -119,6 +122,7 @@ extension Command {
         case .ping, .version, .status, .snapshot, .cameras, .backupStatus, .metrics, .shares: [:]
         case .activity(let filter): Self.arguments(filter)
         case .activityShow(let id), .activityProtect(let id): ["id": .int(Int(id))]
+        case .timeline(let from, let to): ["from": .string(Timestamps.iso(from)), "to": .string(Timestamps.iso(to))]
         case .activityMark(let mark):
             [("label", JSONValue.string(mark.label)), ("at", mark.at.map { JSONValue.string(Timestamps.iso($0)) }),
              ("duration_s", mark.durationS.map(JSONValue.double))]

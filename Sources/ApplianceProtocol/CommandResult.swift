@@ -28,6 +28,7 @@ public enum CommandResult: Sendable, Equatable {
     case activityDetail(ActivityDetail)
     /// `activity.mark`: the stored activity.
     case activityMarked(Activity)
+    case timeline(Timeline)
 
     /// The result object as it goes on the wire.
     public var payload: any Encodable & Sendable {
@@ -56,6 +57,7 @@ public enum CommandResult: Sendable, Equatable {
         case .activity(let value): value
         case .activityDetail(let value): value
         case .activityMarked(let value): value
+        case .timeline(let value): value
         }
     }
 
@@ -101,6 +103,7 @@ public enum CommandResult: Sendable, Equatable {
         case .activityShow: return .activityDetail(try value(ActivityDetail.self))
         case .activityMark: return .activityMarked(try value(Activity.self))
         case .activityProtect: return .protected(try value(ProtectResult.self))
+        case .timeline: return .timeline(try value(Timeline.self))
         }
     }
 }

@@ -14,20 +14,28 @@ struct Dev: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Create synthetic recordings in a data dir.")
         @Option(name: .long) var dataDir: String
         @Option(name: .long) var rows = 100_000
+        /// Above 0: one loop recording of `rows` segments this long, back to back up to now (a gap of 30 segments
+        /// every 2,880), instead of 30 s clips a minute apart.
+        @Option(name: .long) var segmentS = 0
+        /// Activity rows spread evenly over the seeded time (motion, sound and marks in turn).
+        @Option(name: .long) var events = 0
 
         func run() async throws {
             let data = try DataDirectory(path: dataDir)
             let library = try Library(path: data.root + "/appliance.sqlite")
-            let start = Date(timeIntervalSinceNow: -Double(rows) * 60)
+            let step = segmentS > 0 ? Double(segmentS) : 60
+            let start = Date(timeIntervalSinceNow: -Double(rows + (segmentS > 0 ? rows / 2880 * 30 : 0)) * step)
+            let group = UUID().uuidString.lowercased()
             var batch: [Recording] = []
             for index in 0..<rows {
                 let id = UUID().uuidString.lowercased()
-                let created = start.addingTimeInterval(Double(index) * 60)
+                let created = start.addingTimeInterval(Double(index + (segmentS > 0 ? index / 2880 * 30 : 0)) * step)
                 let path = data.finalPath(id: id, date: created)
                 var row = Recording(id: id, title: "Synthetic clip \(index) — garden, dusk", createdAt: created, path: path, state: .complete)
                 row.startedAt = created
-                row.endedAt = created.addingTimeInterval(30)
-                row.durationMs = 30_000
+                row.endedAt = created.addingTimeInterval(segmentS > 0 ? step : 30)
+                row.durationMs = segmentS > 0 ? segmentS * 1000 : 30_000
+                if segmentS > 0 { (row.group, row.segment) = (group, index + 1) }
                 row.sizeBytes = 15_000_000
                 row.width = 1280
                 row.height = 720
@@ -49,7 +57,14 @@ struct Dev: AsyncParsableCommand {
                 }
             }
             try await library.insertBatch(batch)
-            print("seeded \(rows) recordings in \(data.root); database \(library.sizeBytes) bytes")
+            let kinds: [Activity.Kind] = [.motion, .sound, .external]
+            let span = Date().timeIntervalSince(start)
+            for n in 0..<events {
+                let at = start.addingTimeInterval(span * (Double(n) + 0.5) / Double(events))
+                _ = try await library.insertActivity(Activity(id: 0, kind: kinds[n % 3], label: n % 3 == 2 ? "mark \(n)" : nil, camera: "main",
+                                                              startedAt: at, endedAt: at.addingTimeInterval(4), peak: n % 3 == 1 ? -20 : 0.05))
+            }
+            print("seeded \(rows) recordings and \(events) activities in \(data.root); database \(library.sizeBytes) bytes")
         }
     }
 }

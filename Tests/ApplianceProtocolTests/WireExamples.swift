@@ -109,6 +109,14 @@ enum WireExamples {
         case .activityMark:
             [(.activityMark(ActivityMark(label: "door opened")), .activityMarked(mark)),
              (.activityMark(ActivityMark(label: "impact", at: created, durationS: 2.5)), .activityMarked(mark))]
+        case .timeline:
+            [(.timeline(from: created, to: created.addingTimeInterval(86_400)),
+              .timeline(Timeline(from: created, to: created.addingTimeInterval(86_400),
+                                 spans: [TimelineSpan(start: created, end: created.addingTimeInterval(600), recordings: 60, firstId: "a", group: "g",
+                                                      cameras: ["front"], locked: 2, live: true)],
+                                 gaps: [TimelineRange(start: created.addingTimeInterval(600), end: created.addingTimeInterval(900))],
+                                 locks: [TimelineRange(start: created.addingTimeInterval(10), end: created.addingTimeInterval(30))],
+                                 events: [motion, mark], eventsTotal: 2, recordedS: 600, elapsedMs: 3.25)))]
         case .activityProtect: [(.activityProtect(id: 12), .protected(ProtectResult(from: created, to: created.addingTimeInterval(12.5), locked: ["a"],
                                                                                     alreadyDeleted: ["g#3"], pendingUntil: nil)))]
         }

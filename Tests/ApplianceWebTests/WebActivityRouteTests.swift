@@ -20,14 +20,14 @@ final class WebActivityRouteTests: XCTestCase {
     func testPlayStartsTheClipUnderTheStartWhereItBegan() {
         let activity = Activity(id: 5, kind: .motion, startedAt: Self.start, endedAt: Self.start.addingTimeInterval(4))
         var earlier = Self.clip(id: "earlier")
-        (earlier.endedAt, earlier.durationMs) = (Self.start.addingTimeInterval(-0.5), 10_000)
+        (earlier.createdAt, earlier.endedAt, earlier.durationMs) = (Self.start.addingTimeInterval(-10.5), Self.start.addingTimeInterval(-0.5), 10_000)
         let playback = ActivityPlayback(ActivityDetail(activity: activity, recordings: [earlier, Self.clip(id: "under")]))
         XCTAssertEqual(playback?.recordingID, "under")
         XCTAssertEqual(playback?.seconds ?? -1, 3, accuracy: 0.001)
         XCTAssertEqual(playback?.url, "/recordings/under?t=3.0")
         // Only a later recording covers part of it: that one, from its beginning.
         var later = Self.clip(id: "later")
-        (later.endedAt, later.durationMs) = (Self.start.addingTimeInterval(20), 18_000)
+        (later.createdAt, later.endedAt, later.durationMs) = (Self.start.addingTimeInterval(2), Self.start.addingTimeInterval(20), 18_000)
         XCTAssertEqual(ActivityPlayback(ActivityDetail(activity: activity, recordings: [later]))?.seconds, 0)
         // Nothing playable: a recording still being written or failed is not offered.
         XCTAssertNil(ActivityPlayback(ActivityDetail(activity: activity, recordings: [Self.clip(id: "open", state: .recording)])))

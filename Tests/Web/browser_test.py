@@ -912,8 +912,45 @@ def run_checks(run, daemon, base, http, api, browsers, directory):
         return f"card with a {width} px picture; Play → /recordings/{clip}?t={start:.1f}, player at {at:.2f} s"
     check("events: /activity lists it with its picture and Play starts the clip where the motion began", activity_page)
 
+    # 10. The timeline: today's bar has the clips as spans and the motion as an event; a click on a span plays that moment.
+    def timeline_bar():
+        activity, clip = run.need("activity"), run.need("motion_clip")
+        driver.get(base + "/timeline")
+        bar = wait(driver, EC.presence_of_element_located((By.ID, "bar")), "#bar on /timeline")
+        span = wait(driver, EC.presence_of_element_located((By.CSS_SELECTOR, f'#bar .span[data-first="{clip}"]')),
+                    f"a span starting with clip {clip}")
+        width = driver.execute_script("return arguments[0].getBoundingClientRect().width", span)
+        expect(width >= 1, f"the span is {width} px wide")
+        ticks = driver.find_elements(By.CSS_SELECTOR, f'#bar a.event.motion[data-id="{activity["id"]}"]')
+        expect(ticks, f"no motion mark for activity {activity['id']} on the bar")
+        spans = len(driver.find_elements(By.CSS_SELECTOR, "#bar .span"))
+        api_spans = len(api.ok("GET", "/api/timeline?day=" + driver.find_element(By.ID, "day").get_attribute("value"))["spans"])
+        expect(spans == api_spans, f"{spans} spans on the bar, {api_spans} in /api/timeline")
+        run.screenshot(driver, "timeline")
+        # Zoomed to the clip's hour (a pixel of the day's bar is about a minute), a click in the middle of its span.
+        hour = driver.execute_script("return new Date(Number(arguments[0])).getHours()", span.get_attribute("data-start"))
+        day = driver.find_element(By.ID, "day").get_attribute("value")
+        driver.get(f"{base}/timeline?day={day}&hour={hour}")
+        span = wait(driver, EC.presence_of_element_located((By.CSS_SELECTOR, f'#bar .span[data-first="{clip}"]')), "the span in the hour's bar")
+        start, end = float(span.get_attribute("data-start")), float(span.get_attribute("data-end"))
+        middle = (start + end) / 2
+        driver.execute_script("""
+            const bar = document.getElementById('bar'), r = bar.getBoundingClientRect(), t = arguments[0];
+            const x = r.left + (t - Number(bar.dataset.from)) / (Number(bar.dataset.to) - Number(bar.dataset.from)) * r.width;
+            for (const type of ['pointermove', 'click']) bar.dispatchEvent(new MouseEvent(type, {clientX: x, clientY: r.top + 10, bubbles: true}));
+        """, middle)
+        wait(driver, lambda d: path_of(d.current_url) == f"/recordings/{clip}", lambda: f"the click to open /recordings/{clip} (at {driver.current_url})")
+        t = float(urllib.parse.parse_qs(urllib.parse.urlsplit(driver.current_url).query)["t"][0])
+        expected = (middle - start) / 1000
+        # A pixel of an hour's bar is about 3 s.
+        expect(abs(t - expected) <= 3.5, f"t={t}, the middle of the span is {expected:.1f} s into the clip")
+        wait(driver, lambda d: (video_state(d) or {}).get("readyState", 0) >= 1 and abs((video_state(d) or {}).get("currentTime", 0) - t) < 0.6,
+             lambda: f"the player at {t} s (state {video_state(driver)})")
+        return f"{spans} spans (as /api/timeline), motion mark {activity['id']}; click → /recordings/{clip}?t={t:.1f}"
+    check("timeline: the bar shows the clips and the motion, and a click plays that moment", timeline_bar)
+
     def screenshots():
-        names = ["login", "live", "recordings", "clip", "share", "settings", "activity"]
+        names = ["login", "live", "recordings", "clip", "share", "settings", "activity", "timeline"]
         missing = [n for n in names if not os.path.exists(os.path.join(run.out, n + ".png"))]
         expect(not missing, f"no screenshot of: {', '.join(missing)}")
         with open(os.path.join(run.out, "live.png"), "rb") as f:

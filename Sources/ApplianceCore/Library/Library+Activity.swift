@@ -5,7 +5,7 @@ import GRDB
 /// Activity rows (table `activity`) and the `has_event` mark on the recordings that cover one.
 extension Library {
     /// Stores a new activity and returns it with its number.
-    func insertActivity(_ activity: Activity) async throws -> Activity {
+    public func insertActivity(_ activity: Activity) async throws -> Activity {
         try await database.write { db in
             try db.execute(sql: """
                 INSERT INTO activity (kind, label, camera, started_at, ended_at, zones, peak, thumbnail) VALUES (?, ?, ?, ?, ?, ?, ?, ?)

@@ -64,6 +64,7 @@ struct CommandDispatcher: Sendable {
         case .activityShow(let id): return .activityDetail(try await activity.show(id: id))
         case .activityMark(let mark): return .activityMarked(try await activity.mark(mark))
         case .activityProtect(let id): return .protected(try await activity.protect(id: id))
+        case .timeline(let from, let to): return .timeline(try await clips.timeline(from: from, to: to))
         }
     }
 }

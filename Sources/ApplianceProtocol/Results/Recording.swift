@@ -64,3 +64,13 @@ public struct Recording: Codable, Sendable, Equatable {
         backupAttempts = 0
     }
 }
+
+extension Recording {
+    /// When the file's first frame was taken: its creation, or earlier by a clip's pre-roll (its end minus its
+    /// duration, when that is earlier; the end is written after the stop, so it runs a little late). Nil until the
+    /// file is finished.
+    public var mediaStart: Date? {
+        guard let ended = endedAt, let ms = durationMs else { return nil }
+        return min(createdAt, ended.addingTimeInterval(-Double(ms) / 1000))
+    }
+}

@@ -47,6 +47,19 @@ enum Assets {
     #motion-state.on, .activity.motion .kind { color:#fc6; } .activity.sound .kind { color:#8cf; }
     .card.activity .play { margin-top:.3rem; padding:.4rem .8rem; min-height:36px; }
     .badge.kind { font-weight:bold; margin-right:.4rem; }
+    .bar { position:relative; height:64px; background:#1b1b1b; border-radius:.4rem; margin:.8rem 0 .2rem; cursor:pointer; touch-action:none; overflow:hidden; }
+    .bar .gap { position:absolute; top:0; bottom:0; background:#3a1c1c; }
+    .bar .span { position:absolute; top:0; bottom:0; background:#2f6f3a; min-width:1px; }
+    .bar .lock { position:absolute; bottom:0; height:8px; background:#e9c54a; min-width:2px; }
+    .bar .event { position:absolute; top:0; height:22px; width:3px; margin-left:-1px; background:#fc6; }
+    .bar .event.sound { background:#8cf; } .bar .event.manual { background:#f66; } .bar .event.external { background:#c8f; }
+    .bar .cursor { position:absolute; top:0; bottom:0; width:2px; background:#fff; pointer-events:none; }
+    .ticks { position:relative; height:1.6rem; font-size:.8rem; color:var(--dim); }
+    .ticks .tick { position:absolute; transform:translateX(-50%); color:var(--dim); padding:.2rem; }
+    .ticks .tick:first-child { transform:none; } .ticks .tick:last-child { transform:translateX(-100%); }
+    .timeline-list { color:var(--dim); padding-left:1.2rem; } .timeline-list a { color:var(--fg); }
+    .timeline-list .event-item.motion a { color:#fc6; } .timeline-list .gap-item { color:#a77; }
+    .zoom { color:var(--dim); }
     [hidden] { display:none !important; }
     """#
 
@@ -217,6 +230,35 @@ enum Assets {
       start();
     }
 
+    // The timeline's bar: each span, lock, event and tick placed by its time; the time under the pointer shown; a
+    // click (or a tap) plays that moment (/timeline/play finds the file, or the next recorded moment after a gap).
+    function timelinePage() {
+      const bar = $("#bar"), from = Number(bar.dataset.from), to = Number(bar.dataset.to), cursor = $("#cursor"), label = $("#bar-time");
+      const place = (el) => {
+        const start = Number(el.dataset.start), end = el.dataset.end ? Number(el.dataset.end) : null;
+        el.style.left = (100 * (start - from) / (to - from)) + "%";
+        if (end !== null) el.style.width = (100 * (end - start) / (to - from)) + "%";
+      };
+      for (const el of document.querySelectorAll("#bar [data-start], #ticks [data-start]")) place(el);
+      const timeAt = (clientX) => {
+        const r = bar.getBoundingClientRect();
+        return from + Math.min(1, Math.max(0, (clientX - r.left) / r.width)) * (to - from);
+      };
+      const show = (clientX) => {
+        const t = timeAt(clientX);
+        cursor.hidden = false; cursor.style.left = (100 * (t - from) / (to - from)) + "%";
+        label.textContent = new Date(t).toLocaleTimeString();
+        bar.dataset.at = new Date(t).toISOString();
+      };
+      bar.addEventListener("pointermove", (e) => show(e.clientX));
+      bar.addEventListener("pointerleave", () => { cursor.hidden = true; });
+      bar.addEventListener("click", (e) => {
+        if (e.target.closest("a.event")) return;  // an event's own link plays from its start
+        show(e.clientX);
+        location.href = "/timeline/play?at=" + encodeURIComponent(bar.dataset.at);
+      });
+    }
+
     function shareItem(link) {
       const li = document.createElement("li"); li.dataset.token = link.token;
       const a = document.createElement("a"); a.className = "share-link"; a.href = link.url; a.textContent = location.origin + link.url;
@@ -271,6 +313,7 @@ enum Assets {
       const page = document.body.dataset.page;
       if (page === "live") livePage();
       if (page === "recordings" && $(".clip")) clipPage();
+      if (page === "timeline") timelinePage();
       shareLists();
     });
     """#

@@ -102,7 +102,7 @@ struct WebActivity: Encodable {
 }
 
 /// Where an activity plays: the recording under its start (the first that covers any of it otherwise), from the
-/// second it began. A file starts at its end minus its duration (a clip's pre-roll comes before its creation).
+/// second it began, counted from the file's first frame (`Recording.mediaStart`).
 struct ActivityPlayback: Equatable {
     let recordingID: String
     let seconds: Double
@@ -111,8 +111,8 @@ struct ActivityPlayback: Equatable {
         let start = detail.activity.startedAt
         let playable = detail.recordings.filter { $0.state == .complete || $0.state == .recovered }
         func span(_ r: Recording) -> (Date, Date)? {
-            guard let end = r.endedAt, let ms = r.durationMs else { return nil }
-            return (end.addingTimeInterval(-Double(ms) / 1000), end)
+            guard let start = r.mediaStart, let ms = r.durationMs else { return nil }
+            return (start, start.addingTimeInterval(Double(ms) / 1000))
         }
         if let under = playable.first(where: { span($0).map { $0.0 <= start && start < $0.1 } ?? false }), let (from, _) = span(under) {
             (recordingID, seconds) = (under.id, max(0, start.timeIntervalSince(from)))

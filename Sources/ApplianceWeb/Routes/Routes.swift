@@ -15,6 +15,7 @@ struct Routes: Sendable {
         addAPI(to: router)
         addMedia(to: router)
         addActivity(to: router)
+        addTimeline(to: router)
         addLive(to: router)
         addWHEP(to: router)
         addPages(to: router)

@@ -1,0 +1,48 @@
+import ApplianceProtocol
+import Foundation
+import GRDB
+
+/// The recordings of a time range as the timeline needs them: times, group, camera and lock only (a day of loop
+/// recording is 8,640 rows; decoding whole recording objects would cost several times more).
+extension Library {
+    func timelineFiles(from: Date, to: Date, longest: TimeInterval, now: Date = Date()) async throws -> [TimelineFile] {
+        try await database.read { db in
+            let (earliest, latest) = (Recording.milliseconds(from.addingTimeInterval(-longest)), Recording.milliseconds(to))
+            let request: SQLRequest<Row> = """
+                SELECT id, created_at, ended_at, duration_ms, state, locked, group_id, camera FROM recordings
+                WHERE created_at BETWEEN \(earliest) AND \(latest)
+                  AND (ended_at >= \(Recording.milliseconds(from)) OR (ended_at IS NULL AND state = \(Recording.State.recording)))
+                  AND state <> \(Recording.State.failed)
+                ORDER BY created_at, rowid
+                """
+            return try request.fetchCursor(db).map { row in TimelineFile(row: row, now: now) }.reduce(into: []) { $0.append($1) }
+        }
+    }
+}
+
+/// One recording on the timeline: from its first frame (`Recording.mediaStart`: a clip's pre-roll comes before
+/// its creation) for its duration; the file being written ends now.
+struct TimelineFile: Sendable, Equatable {
+    var id: String
+    var start: Date
+    var end: Date
+    var group: String?
+    var camera: String?
+    var locked: Bool
+    var live: Bool
+
+    init(id: String, start: Date, end: Date, group: String? = nil, camera: String? = nil, locked: Bool = false, live: Bool = false) {
+        (self.id, self.start, self.end, self.group, self.camera, self.locked, self.live) = (id, start, end, group, camera, locked, live)
+    }
+
+    init(row: Row, now: Date) {
+        let created = Recording.date(row["created_at"])
+        let ended: Date? = (row["ended_at"] as Int64?).map(Recording.date)
+        let duration: Double? = (row["duration_ms"] as Int64?).map { Double($0) / 1000 }
+        let live = (row["state"] as String) == Recording.State.recording.rawValue
+        // As `Recording.mediaStart`; a finished file lasts its duration (its end is written after the stop).
+        let start = ended.flatMap { end in duration.map { min(created, end.addingTimeInterval(-$0)) } } ?? created
+        let end = live ? max(now, created) : duration.map { start.addingTimeInterval($0) } ?? ended ?? created
+        self.init(id: row["id"], start: start, end: end, group: row["group_id"], camera: row["camera"], locked: row["locked"], live: live)
+    }
+}

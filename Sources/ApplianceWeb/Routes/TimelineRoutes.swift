@@ -1,0 +1,85 @@
+import ApplianceCore
+import ApplianceProtocol
+import Foundation
+import Hummingbird
+
+/// `/api/timeline?day=2026-11-26` (or `from=…&to=…`): a day's recorded spans, gaps, locks and activity in one
+/// answer, checked as `ctl timeline` is.
+extension Routes {
+    func addTimeline(to router: Router<WebContext>) {
+        router.get("api/timeline") { request, _ -> Response in
+            let query = request.uri.queryParameters
+            var arguments: [String: JSONValue] = [:]
+            for key in ["day", "from", "to"] { if let value = query.get(key), !value.isEmpty { arguments[key] = .string(value) } }
+            guard case .timeline(let timeline) = try await perform(try Self.command("timeline", arguments)) else {
+                throw WebError(.internalServerError, "unexpected result")
+            }
+            return try JSONBody.response(WebTimeline(timeline: timeline))
+        }
+        router.get("timeline") { request, ctx -> Response in
+            let csrf = ctx.access.session?.csrf
+            let query = request.uri.queryParameters
+            let day = query.get("day").flatMap { $0.isEmpty ? nil : $0 } ?? Pages.localDay(Date())
+            guard let range = Command.localDay(day) else {
+                return HTML.response(Pages.error(400, "day must be a day such as 2026-11-26, found \"\(day.prefix(40))\"", csrf: csrf), status: .badRequest)
+            }
+            var (from, to) = range
+            var hour: Int?
+            if let text = query.get("hour"), !text.isEmpty {
+                guard let h = Int(text), (0..<24).contains(h),
+                      let start = Calendar.current.date(byAdding: .hour, value: h, to: range.start) else {
+                    return HTML.response(Pages.error(400, "hour must be 0 to 23, found \"\(text.prefix(40))\"", csrf: csrf), status: .badRequest)
+                }
+                (from, to, hour) = (start, start.addingTimeInterval(3600), h)
+            }
+            guard case .timeline(let timeline) = try await perform(.timeline(from: from, to: to)) else {
+                throw WebError(.internalServerError, "unexpected result")
+            }
+            return HTML.response(Pages.timeline(timeline, day: day, hour: hour, csrf: csrf))
+        }
+        router.get("timeline/play") { request, ctx -> Response in
+            let csrf = ctx.access.session?.csrf
+            let text = request.uri.queryParameters.get("at") ?? ""
+            guard let at = Timestamps.date(iso: text) else {
+                return HTML.response(Pages.error(400, "at must be a time such as 2026-11-26T14:03:00Z, found \"\(text.prefix(40))\"", csrf: csrf),
+                                     status: .badRequest)
+            }
+            guard let target = try await playTarget(at: at) else {
+                return HTML.response(Pages.error(404, "nothing was recorded at or after \(text.prefix(40)) that day", csrf: csrf), status: .notFound)
+            }
+            return Response(status: .seeOther, headers: [.location: target, .cacheControl: "no-store"])
+        }
+    }
+
+    /// The clip page at the moment `at`: the file that holds it, or the next recorded moment when `at` is in a gap
+    /// (until the end of its day).
+    func playTarget(at: Date) async throws -> String? {
+        let end = Command.localDay(Pages.localDay(at))?.end ?? at.addingTimeInterval(86_400)
+        guard at < end, case .timeline(let timeline) = try await perform(.timeline(from: at, to: end)),
+              let span = timeline.spans.first, let recording = try await context.media.recording(id: span.firstId) else { return nil }
+        var offset = 0.0
+        if span.start <= at, let start = recording.mediaStart { offset = max(0, at.timeIntervalSince(start)) }
+        return "/recordings/\(recording.id)?t=" + String(format: "%.1f", offset)
+    }
+}
+
+/// A timeline as the API gives it: the `ctl --json` object, each event as `/api/activity` gives it (a picture URL
+/// rather than a path on the device).
+struct WebTimeline: Encodable {
+    let timeline: Timeline
+
+    enum Keys: String, CodingKey { case from, to, spans, gaps, locks, events, eventsTotal, recordedS, elapsedMs }
+
+    func encode(to encoder: Encoder) throws {
+        var c = encoder.container(keyedBy: Keys.self)
+        try c.encode(timeline.from, forKey: .from)
+        try c.encode(timeline.to, forKey: .to)
+        try c.encode(timeline.spans, forKey: .spans)
+        try c.encode(timeline.gaps, forKey: .gaps)
+        try c.encode(timeline.locks, forKey: .locks)
+        try c.encode(timeline.events.map(WebActivity.init), forKey: .events)
+        try c.encode(timeline.eventsTotal, forKey: .eventsTotal)
+        try c.encode(timeline.recordedS, forKey: .recordedS)
+        try c.encode(timeline.elapsedMs, forKey: .elapsedMs)
+    }
+}

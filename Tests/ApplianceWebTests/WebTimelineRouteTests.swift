@@ -1,0 +1,72 @@
+import ApplianceProtocol
+@testable import ApplianceWeb
+import Foundation
+import HummingbirdTesting
+import XCTest
+
+/// The timeline's routes in-process: `/api/timeline` as `ctl --json timeline` with pictures as URLs, the page, and
+/// `/timeline/play`, which finds the file under a moment (or the next recorded one after a gap); bad days, hours
+/// and times refused with a reason.
+final class WebTimelineRouteTests: XCTestCase {
+    func testTheAPIThePageAndPlayingAMoment() async throws {
+        let web = try WebHarness { command throws(ApplianceError) in
+            guard case .timeline(let from, let to) = command else { throw ApplianceError(.unavailable, "not in this test") }
+            // One clip, recorded from 10:00:00 to 10:00:30 local time on 2026-11-26.
+            let clipStart = Command.localDay("2026-11-26")!.start.addingTimeInterval(10 * 3600)
+            let clipEnd = clipStart.addingTimeInterval(30)
+            let event = Activity(id: 4, kind: .motion, startedAt: clipStart.addingTimeInterval(5), endedAt: clipStart.addingTimeInterval(9),
+                                 thumbnail: "/secret/path/motion.jpg")
+            guard clipEnd > from, clipStart < to else {
+                return .timeline(Timeline(from: from, to: to, spans: [], gaps: [TimelineRange(start: from, end: to)], locks: [], events: [],
+                                          eventsTotal: 0, recordedS: 0))
+            }
+            let span = TimelineSpan(start: max(from, clipStart), end: min(to, clipEnd), recordings: 1, firstId: WebTimelineRouteTests.clipID)
+            return .timeline(Timeline(from: from, to: to, spans: [span], gaps: [], locks: [], events: [event], eventsTotal: 1, recordedS: 30))
+        }
+        var clip = try await web.addRecording().0
+        let start = Command.localDay("2026-11-26")!.start.addingTimeInterval(10 * 3600)
+        clip.id = Self.clipID
+        (clip.createdAt, clip.endedAt, clip.durationMs) = (start, start.addingTimeInterval(30), 30_000)
+        try await web.library.insert(clip)
+        try await web.test { client in
+            let api = try await client.request("/api/timeline?day=2026-11-26")
+            XCTAssertEqual(api.status, .ok)
+            XCTAssertTrue(api.text.contains("\"first_id\":\"\(Self.clipID)\""), api.text)
+            XCTAssertTrue(api.text.contains("\"picture_url\":\"/media/activity/4/picture\""), api.text)
+            XCTAssertFalse(api.text.contains("/secret/path"), "no path on the device")
+
+            let page = try await client.request("/timeline?day=2026-11-26")
+            XCTAssertEqual(page.status, .ok)
+            XCTAssertTrue(page.text.contains("data-first=\"\(Self.clipID)\""))
+            XCTAssertTrue(page.text.contains("href=\"/activity/4/play\""))
+            let hour = try await client.request("/timeline?day=2026-11-26&hour=10")
+            XCTAssertTrue(hour.text.contains("10:00–11:00"), "the zoomed hour")
+
+            // 10:00:12 is 12 s into the clip; 09:00 is in the gap before it: the clip from its start.
+            let at = start.addingTimeInterval(12)
+            let play = try await client.request("/timeline/play?at=" + Timestamps.iso(at))
+            XCTAssertEqual(play.status, .seeOther)
+            XCTAssertEqual(play.header("Location"), "/recordings/\(Self.clipID)?t=12.0")
+            let before = try await client.request("/timeline/play?at=" + Timestamps.iso(start.addingTimeInterval(-3600)))
+            XCTAssertEqual(before.header("Location"), "/recordings/\(Self.clipID)?t=0.0")
+            let after = try await client.request("/timeline/play?at=" + Timestamps.iso(start.addingTimeInterval(3600)))
+            XCTAssertEqual(after.status, .notFound, "nothing after it that day")
+        }
+    }
+
+    static let clipID = "0b9c4e1a-1111-4222-8333-944455556666"
+
+    func testBadRequestsAreRefusedWithAReason() async throws {
+        let web = try WebHarness()
+        try await web.test { client in
+            for (path, reason) in [("/api/timeline", "needs args.day"), ("/api/timeline?day=26.11.2026", "args.day must be a day"),
+                                   ("/api/timeline?from=2026-11-01T00:00:00Z&to=2026-11-20T00:00:00Z", "at most 7 days"),
+                                   ("/timeline?day=tomorrow", "day must be a day"), ("/timeline?day=2026-11-26&hour=24", "hour must be 0 to 23"),
+                                   ("/timeline/play?at=noon", "at must be a time"), ("/timeline/play", "at must be a time")] {
+                let r = try await client.request(path)
+                XCTAssertEqual(r.status, .badRequest, path)
+                XCTAssertTrue(r.text.contains(reason), "\(path): \(r.text)")
+            }
+        }
+    }
+}
