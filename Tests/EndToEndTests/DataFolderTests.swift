@@ -50,7 +50,10 @@ final class DataFolderTests: XCTestCase {
         XCTAssertEqual(Set(page.items.map(\.state.rawValue)), ["complete"], "rows keep their state")
         let log = daemon.log
         XCTAssertEqual(log.components(separatedBy: "recordings storage missing").count - 1, 1, "one log line: \(log)")
-        XCTAssertFalse(log.contains("warning"), "no line per clip: \(log)")
+        // A line per clip would be 3,000; GStreamer's own start-up warnings (the filler's converter has logged "not
+        // negotiated" once before it linked) are not about the clips.
+        let clipLines = log.split(separator: "\n").filter { $0.contains("warning") && !$0.contains("gstreamer:") }
+        XCTAssertEqual(clipLines, [], "no line per clip: \(log)")
 
         // The disk is mounted again: the clips are whole, the condition ends by itself.
         let listener = try EventListener(daemon, timeout: 30)

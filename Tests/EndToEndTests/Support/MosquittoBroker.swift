@@ -17,7 +17,7 @@ final class MosquittoBroker {
         self.tls = tls
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("mqtt-\(UUID().uuidString.prefix(8))").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        port = Int.random(in: 20_000...40_000)
+        port = FreePort.pick()
         _ = FileManager.default.createFile(atPath: directory + "/passwd", contents: nil, attributes: [.posixPermissions: 0o600])
         let made = try ProcessOutcome.run("/usr/bin/mosquitto_passwd", ["-b", directory + "/passwd", user, password])
         guard made.status == 0 else { throw DaemonError(message: "mosquitto_passwd: \(made.stderr)") }

@@ -21,12 +21,13 @@ final class WebDAVServer {
         self.tls = tls
         root = FileManager.default.temporaryDirectory.appendingPathComponent("dav-\(UUID().uuidString.prefix(8))").path
         try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
-        port = Int.random(in: 20_000...40_000)
+        port = FreePort.pick()
     }
 
     deinit {
         stop()
         try? FileManager.default.removeItem(atPath: root)
+        try? FileManager.default.removeItem(atPath: root + ".stderr")
     }
 
     static var script: String {
@@ -40,15 +41,18 @@ final class WebDAVServer {
         process.arguments = ["python3", Self.script, "--root", root, "--port", "\(port)", "--user", user, "--password", password]
             + (tls.map { ["--cert", $0.serverCertificate, "--key", $0.serverKey] } ?? [])
         process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
+        let errors = root + ".stderr"
+        FileManager.default.createFile(atPath: errors, contents: nil)
+        process.standardError = FileHandle(forWritingAtPath: errors)
         try process.run()
         self.process = process
         let deadline = Date().addingTimeInterval(15)
-        while Date() < deadline {
+        while Date() < deadline, process.isRunning {
             if (try? ProcessOutcome.run("/usr/bin/curl", ["-sk", "-o", "/dev/null", "-w", "%{http_code}", "\(origin)/__log"]))?.stdout == "200" { return }
             Thread.sleep(forTimeInterval: 0.1)
         }
-        throw DaemonError(message: "WebDAV server did not start (is wsgidav installed? packaging/install-deps.sh)")
+        let said = (try? String(contentsOfFile: errors, encoding: .utf8)).map { String($0.suffix(1500)) } ?? ""
+        throw DaemonError(message: "WebDAV server on port \(port) did not start (\(process.isRunning ? "no answer in 15 s" : "it exited")): \(said)")
     }
 
     /// Kills the server at once (like a crash or a power cut on the server side).
