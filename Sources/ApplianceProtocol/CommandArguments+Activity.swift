@@ -60,6 +60,12 @@ extension Command {
         return (start, end)
     }
 
+    /// The local day of `date` in the form `localDay` reads (`2026-11-26`).
+    public static func dayText(_ date: Date) -> String {
+        let c = Calendar.current.dateComponents([.year, .month, .day], from: date)
+        return String(format: "%04d-%02d-%02d", c.year ?? 1970, c.month ?? 1, c.day ?? 1)
+    }
+
     static func arguments(_ filter: ActivityFilter) -> [String: JSONValue] {
         var args: [String: JSONValue] = [:]
         if !filter.kinds.isEmpty { args["kind"] = .string(filter.kinds.map(\.rawValue).joined(separator: ",")) }

@@ -31,10 +31,7 @@ struct TimelineCommand: ParsableCommand {
 
 /// A timeline as lines: a summary, then spans, gaps and activity in time order.
 enum TimelineText {
-    static func today() -> String {
-        let c = Calendar.current.dateComponents([.year, .month, .day], from: Date())
-        return String(format: "%04d-%02d-%02d", c.year!, c.month!, c.day!)
-    }
+    static func today() -> String { Command.dayText(Date()) }
 
     static func render(_ t: Timeline) -> String {
         let gapS = t.gaps.reduce(0) { $0 + $1.end.timeIntervalSince($1.start) }

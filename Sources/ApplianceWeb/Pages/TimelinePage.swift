@@ -98,8 +98,5 @@ extension Pages {
         return localDay(shifted)
     }
 
-    static func localDay(_ date: Date) -> String {
-        let c = Calendar.current.dateComponents([.year, .month, .day], from: date)
-        return String(format: "%04d-%02d-%02d", c.year ?? 1970, c.month ?? 1, c.day ?? 1)
-    }
+    static func localDay(_ date: Date) -> String { Command.dayText(date) }
 }
