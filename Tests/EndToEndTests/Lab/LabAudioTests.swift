@@ -44,6 +44,15 @@ final class LabAudioTests: XCTestCase {
         return s1 * s1 + s2 * s2 - coefficient * s1 * s2
     }
 
+    /// Seconds of sound alsasrc reported it dropped ("Can't record audio fast enough … Dropped N samples") in a part
+    /// of the daemon's log (its GStreamer warnings).
+    static func droppedSeconds(in log: String) -> Double {
+        let pattern = /Dropped (\d+) samples/
+        let samples = log.matches(of: pattern).compactMap { Double($0.output.1) }.reduce(0, +)
+        for line in log.split(separator: "\n") where line.contains("gstreamer:") { print("lab: daemon: \(line)") }
+        return samples / 48000
+    }
+
     static func monoSamples(_ path: String) throws -> [Int16] {
         let result = try ProcessOutcome.run("/usr/bin/ffmpeg", ["-v", "error", "-i", path, "-map", "0:a:0", "-ac", "1", "-ar", "48000",
                                                                 "-f", "s16le", "-"], timeout: 300)
@@ -59,9 +68,11 @@ final class LabAudioTests: XCTestCase {
         try daemon.start(timeout: 180)
         defer { daemon.stop() }
         XCTAssertEqual(try daemon.status().audioSource, "alsa")
+        let logBefore = daemon.log.utf8.count
         _ = try daemon.recordStart(title: "tone")
         Thread.sleep(forTimeInterval: 4)
         let clip = try daemon.recordStop()
+        let logDuring = String(decoding: daemon.log.utf8.dropFirst(logBefore), as: UTF8.self)
 
         let probe = try MediaProbe(clip.path)
         let (video, audio) = (try XCTUnwrap(probe.video), try XCTUnwrap(probe.audio))
@@ -69,10 +80,12 @@ final class LabAudioTests: XCTestCase {
         let samples = try Self.monoSamples(clip.path)
         // The sound covers the picture: measured against the file's own video, not
         // the 4 s the test waited (under TCG a start can take a second of it; once the file held only 2.73 s of sound).
-        print("lab: tone clip: video \(video.duration) s, sound \(Double(samples.count) / 48000) s")
+        let dropped = Self.droppedSeconds(in: logDuring)
+        print("lab: tone clip: video \(video.duration) s, sound \(Double(samples.count) / 48000) s, dropped by the card's reader \(dropped) s")
         // Under TCG snd-aloop's sound arrives late, and what is in flight at the stop is cut with the picture: 0.19 s
-        // short seen in a full run. More than half a second short is sound lost.
-        XCTAssertGreaterThan(Double(samples.count) / 48000, video.duration - 0.5, "the sound lasts as long as the picture")
+        // short seen in a full run. When the emulated CPU falls behind, alsasrc drops what it could not read in time
+        // and says so (1.45 s once in CI); every other missing sample is sound lost.
+        XCTAssertGreaterThan(Double(samples.count) / 48000 + dropped, video.duration - 0.5, "the sound lasts as long as the picture")
         XCTAssertGreaterThan(samples.count, 48000 * 2, "two seconds of sound to measure")
         let middle = samples[(samples.count / 4)..<(samples.count * 3 / 4)]
         let (tone, off1, off2) = (Self.power(of: Self.tone, in: middle), Self.power(of: 700, in: middle), Self.power(of: 1500, in: middle))
