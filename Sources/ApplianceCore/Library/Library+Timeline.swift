@@ -46,3 +46,21 @@ struct TimelineFile: Sendable, Equatable {
         self.init(id: row["id"], start: start, end: end, group: row["group_id"], camera: row["camera"], locked: row["locked"], live: live)
     }
 }
+
+/// The finished files of a range, for the range video: id, path and first frame, in time order.
+extension Library {
+    func rangeSources(from: Date, to: Date, longest: TimeInterval) async throws -> [RangeVideoBuilder.Source] {
+        try await database.read { db in
+            let (earliest, latest) = (Recording.milliseconds(from.addingTimeInterval(-longest)), Recording.milliseconds(to))
+            let request: SQLRequest<Row> = """
+                SELECT id, path, created_at, ended_at, duration_ms, state, locked, group_id, camera FROM recordings
+                WHERE created_at BETWEEN \(earliest) AND \(latest) AND ended_at >= \(Recording.milliseconds(from))
+                  AND state IN (\(Recording.State.complete), \(Recording.State.recovered))
+                ORDER BY created_at, rowid
+                """
+            return try request.fetchCursor(db).map { row in
+                RangeVideoBuilder.Source(id: row["id"], path: row["path"], start: TimelineFile(row: row, now: Date()).start)
+            }.reduce(into: []) { $0.append($1) }
+        }
+    }
+}

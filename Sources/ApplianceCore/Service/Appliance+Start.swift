@@ -80,7 +80,7 @@ extension Appliance {
         services.append(RetentionService(retention: retention, wake: retentionWake))
         services += [RecorderService(recorder: recorder, autostart: config.recording.autostart, logger: logger), server] as [any Service]
         let context = FrontEndContext(config: config, perform: dispatcher.perform, events: events, live: graph.live, webrtc: webrtc,
-                                      media: MediaCatalog(library: library, data: data), reporter: webReporter, logger: logger)
+                                      media: MediaCatalog(library: library, data: data, longestFileS: RecordingBin.longestFileS(config) + 60), reporter: webReporter, logger: logger)
         services += try await stoppingGraphOnFailure(graph) { try frontEnds.compactMap { try $0(context) } }
         if let rtsp {
             services.append(RTSPService(config: config.rtsp, password: rtsp.password, feed: rtsp.feed, logger: logger))

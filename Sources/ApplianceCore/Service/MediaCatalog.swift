@@ -6,6 +6,9 @@ import Foundation
 public struct MediaCatalog: Sendable {
     let library: Library
     let data: DataDirectory
+    /// The longest a file can last (a loop segment, or a clip's maximum): how far before a range to look for a
+    /// file that covers its start.
+    var longestFileS: TimeInterval = 3660
 
     /// The recording with exactly this id (no prefixes: URLs name whole ids), or nil.
     public func recording(id: String) async throws -> Recording? {
@@ -26,6 +29,19 @@ public struct MediaCatalog: Sendable {
         guard Self.isID(id) else { return nil }
         let path = data.snapshotPath(id: id)
         return FileManager.default.fileExists(atPath: path) ? path : nil
+    }
+
+    /// One video of what was recorded from `from` to `to` (at most `RangeVideo.longest` apart), built from the
+    /// finished files over that range; throws when nothing playable was recorded then.
+    public func rangeVideo(from: Date, to: Date) async throws -> RangeVideo {
+        let sources = try await library.rangeSources(from: from, to: to, longest: longestFileS)
+        var builder = RangeVideoBuilder(from: from, to: to)
+        for source in sources {
+            // A file deleted since the query, or one that cannot be read, is a gap in the video, not a failure.
+            guard let movie = try? Mp4Movie.read(path: source.path) else { continue }
+            if !builder.add(source, movie: movie) { break }
+        }
+        return try builder.build()
     }
 
     /// When the last clip finished uploading, if any did.

@@ -22,8 +22,11 @@ final class Mp4File {
     private(set) var size: Int64
     private var closed = false
 
-    init(path: String) throws {
-        guard let handle = FileHandle(forUpdatingAtPath: path) else { throw Mp4Finishing.Failure.unreadable("cannot open \(path)") }
+    /// `readOnly`: for reading an index only (the range video), never for finishing.
+    init(path: String, readOnly: Bool = false) throws {
+        guard let handle = readOnly ? FileHandle(forReadingAtPath: path) : FileHandle(forUpdatingAtPath: path) else {
+            throw Mp4Finishing.Failure.unreadable("cannot open \(path)")
+        }
         self.handle = handle
         size = Int64(try handle.seekToEnd())
     }

@@ -95,7 +95,7 @@ enum Mp4Finishing {
 
     /// The samples the first index lists (the first fragment, in the earlier layout; none in the DASH layout) and
     /// the `trex` defaults of its `mvex`.
-    private static func initialSamples(_ moov: Data) throws -> ([UInt32: [Mp4Sample]], [UInt32: Mp4Fragments.TrackDefaults]) {
+    static func initialSamples(_ moov: Data) throws -> ([UInt32: [Mp4Sample]], [UInt32: Mp4Fragments.TrackDefaults]) {
         let root = try Mp4Box.children(of: moov, in: 0..<moov.count)[0]
         let children = try Mp4Box.children(of: moov, in: root.payload)
         var samples: [UInt32: [Mp4Sample]] = [:]
@@ -109,7 +109,7 @@ enum Mp4Finishing {
         return (samples, defaults)
     }
 
-    private static func stbl(of trak: Mp4Box, in data: Data) throws -> Mp4Box? {
+    static func stbl(of trak: Mp4Box, in data: Data) throws -> Mp4Box? {
         guard let mdia = try Mp4Box.child("mdia", of: trak, in: data), let minf = try Mp4Box.child("minf", of: mdia, in: data) else { return nil }
         return try Mp4Box.child("stbl", of: minf, in: data)
     }

@@ -10,7 +10,10 @@ enum Mp4IndexBuilder {
     /// `startTimes`: by track, the decode time its first fragment states (`tfdt`, in the track's timescale), for
     /// tracks whose samples all come from fragments. A track without an edit list that starts later than 0 (or
     /// whose first frame is shown after it is decoded) gets one: an empty edit for the start, then its media.
-    static func finalMoov(initial moov: Data, samples: [UInt32: [Mp4Sample]], startTimes: [UInt32: UInt64] = [:]) throws -> Data {
+    /// `replacingEditLists`: the edit lists `moov` has are dropped and made from `startTimes` (an index over other
+    /// samples than the ones they were written for).
+    static func finalMoov(initial moov: Data, samples: [UInt32: [Mp4Sample]], startTimes: [UInt32: UInt64] = [:],
+                          replacingEditLists: Bool = false) throws -> Data {
         guard let root = try Mp4Box.children(of: moov, in: 0..<moov.count).first, root.type == "moov" || root.type == "hoov" else {
             throw Mp4Finishing.Failure.unexpectedLayout("no moov to build on")
         }
@@ -32,7 +35,7 @@ enum Mp4IndexBuilder {
         for trak in children where trak.type == "trak" {
             let (id, _) = try trackIDAndTimescale(trak, moov)
             let (bytes, duration) = try rebuildTrak(trak, moov, movieTimescale: movieTimescale, samples: samples,
-                                                    start: starts[id].map { $0 - earliest } ?? 0)
+                                                    start: starts[id].map { $0 - earliest } ?? 0, replacingEditLists: replacingEditLists)
             traks.append(bytes)
             movieDuration = max(movieDuration, duration)
         }
@@ -64,12 +67,12 @@ enum Mp4IndexBuilder {
     /// One track with its full tables; returns the box and its duration in the movie timescale. `start`: when a
     /// track without an edit list starts, in the movie timescale.
     private static func rebuildTrak(_ trak: Mp4Box, _ data: Data, movieTimescale: UInt64,
-                                    samples all: [UInt32: [Mp4Sample]], start: UInt64) throws -> (Data, UInt64) {
+                                    samples all: [UInt32: [Mp4Sample]], start: UInt64, replacingEditLists: Bool) throws -> (Data, UInt64) {
         let (trackID, mediaTimescale) = try trackIDAndTimescale(trak, data)
         let samples = all[trackID] ?? []
         let mediaDuration = samples.reduce(UInt64(0)) { $0 + UInt64($1.duration) }
         let mediaInMovie = (mediaDuration * movieTimescale + mediaTimescale / 2) / mediaTimescale
-        let existingEdits = try Mp4Box.child("edts", of: trak, in: data)
+        let existingEdits = replacingEditLists ? nil : try Mp4Box.child("edts", of: trak, in: data)
         let newEdits = existingEdits == nil && (start > 0 || samples.first.map { $0.compositionOffset != 0 } == true)
             ? editList(start: start, mediaDuration: mediaInMovie, mediaTime: samples.first?.compositionOffset ?? 0) : nil
         let emptyEdits = try existingEdits.map { try emptyEditDuration($0, data) } ?? (newEdits == nil ? 0 : start)
@@ -96,7 +99,7 @@ enum Mp4IndexBuilder {
             }
         }
         var payload = Data()
-        for child in try Mp4Box.children(of: data, in: trak.payload) {
+        for child in try Mp4Box.children(of: data, in: trak.payload) where !(replacingEditLists && child.type == "edts") {
             payload.append(try rebuild(child))
             if child.type == "tkhd", let newEdits { payload.append(newEdits) }
         }
@@ -143,7 +146,7 @@ enum Mp4IndexBuilder {
     }
 
     /// The length of the empty edits (media time -1: a stream that starts late) before the media.
-    private static func emptyEditDuration(_ edts: Mp4Box, _ data: Data) throws -> UInt64 {
+    static func emptyEditDuration(_ edts: Mp4Box, _ data: Data) throws -> UInt64 {
         guard let elst = try Mp4Box.child("elst", of: edts, in: data) else { return 0 }
         let (wide, count, first) = editEntries(elst, data)
         let width = wide ? 20 : 12
