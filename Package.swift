@@ -116,7 +116,7 @@ let package = Package(
         .testTarget(name: "ApplianceProtocolTests", dependencies: ["ApplianceProtocol"]),
         .testTarget(name: "ApplianceCoreTests", dependencies: ["ApplianceCore", "ApplianceProtocol", "CLinuxInput", "SystemCalls", "TestSupport"]),
         .testTarget(name: "ApplianceWebTests", dependencies: [
-            "ApplianceWeb", "ApplianceCore", "ApplianceProtocol",
+            "ApplianceWeb", "ApplianceCore", "ApplianceProtocol", "TestSupport",
             .product(name: "HummingbirdTesting", package: "hummingbird"),
         ]),
         .testTarget(name: "EndToEndTests", dependencies: ["ApplianceCore", "ApplianceProtocol", "appliance", "TestSupport"]),

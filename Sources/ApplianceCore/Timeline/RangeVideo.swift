@@ -9,6 +9,11 @@ public struct RangeVideo: Sendable {
     /// player reads before its first frame.
     public static let longest: TimeInterval = 3 * 3600
 
+    public enum Failure: Error, CustomStringConvertible {
+        case nothingRecorded
+        public var description: String { "nothing playable was recorded in that range" }
+    }
+
     public enum Part: Sendable, Equatable {
         case bytes(Data)
         /// `length` bytes of `path` from `offset`.

@@ -13,11 +13,6 @@ struct RangeVideoBuilder {
         var start: Date
     }
 
-    enum Failure: Error, CustomStringConvertible {
-        case nothingRecorded
-        var description: String { "nothing playable was recorded in that range" }
-    }
-
     let from: Date
     let to: Date
     /// A file that starts this little before the previous one ended continues it (wall times are stored to the
@@ -107,7 +102,7 @@ struct RangeVideoBuilder {
     /// The index and the parts: `ftyp`, `moov` (sample offsets point past the `mdat` header), the header, and the
     /// stretches of the files.
     func build() throws -> RangeVideo {
-        guard let reference, !pieces.isEmpty else { throw Failure.nothingRecorded }
+        guard let reference, !pieces.isEmpty else { throw RangeVideo.Failure.nothingRecorded }
         let mdatHeader = Self.mdatHeader(payload: payload)
         var base = Int64(reference.ftyp.count + mdatHeader.count)
         var moov = Data()

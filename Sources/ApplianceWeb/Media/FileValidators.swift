@@ -13,6 +13,13 @@ struct FileValidators: Equatable, Sendable {
         etag = "\"\(String(size, radix: 16))-\(String(modifiedNanoseconds, radix: 16))\""
     }
 
+    /// Validators of bytes that are not one file (the range video): its own tag, and a time to the second.
+    init(size: Int64, modified: Date, etag: String) {
+        self.size = size
+        self.modified = Date(timeIntervalSince1970: modified.timeIntervalSince1970.rounded(.down))
+        self.etag = etag
+    }
+
     var lastModified: String { HTTPDate.format(modified) }
 
     /// `If-None-Match` (wins when present) or `If-Modified-Since` says the client's copy is current: 304.

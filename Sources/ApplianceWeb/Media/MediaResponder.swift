@@ -1,3 +1,4 @@
+import ApplianceCore
 import Foundation
 import Hummingbird
 import NIOCore
@@ -18,6 +19,13 @@ enum MediaResponder {
     /// `downloadName`: when set, `Content-Disposition: attachment` with that file name.
     static func respond(to request: Request, path: String, contentType: String, downloadName: String? = nil) throws -> Response {
         guard let validators = fileValidators(path) else { throw WebError(.notFound, "the file is gone") }
+        return respond(to: request, parts: [.file(path: path, offset: 0, length: validators.size)], validators: validators,
+                       contentType: contentType, downloadName: downloadName)
+    }
+
+    /// The same for bytes that are a sequence of parts (in memory, or stretches of files): the range video.
+    static func respond(to request: Request, parts: [RangeVideo.Part], validators: FileValidators, contentType: String,
+                        downloadName: String? = nil) -> Response {
         var headers = HTTPFields()
         headers[.contentType] = contentType
         headers[.acceptRanges] = "bytes"
@@ -50,9 +58,21 @@ enum MediaResponder {
         headers[.contentLength] = String(length)
         if request.method == .head || length == 0 { return Response(status: status, headers: headers) }
         let body = ResponseBody(contentLength: Int(length)) { writer in
-            try await FileSystem.shared.withFileHandle(forReadingAt: FilePath(path)) { handle in
-                for try await chunk in handle.readChunks(in: first...last, chunkLength: .bytes(Int64(chunkBytes))) {
-                    try await writer.write(chunk)
+            var position: Int64 = 0
+            for part in parts {
+                defer { position += part.length }
+                // The part's bytes that fall in first...last, in the part's own offsets.
+                let low = max(first, position) - position, high = min(last, position + part.length - 1) - position
+                guard low <= high else { continue }
+                switch part {
+                case .bytes(let data):
+                    try await writer.write(ByteBuffer(bytes: data[(data.startIndex + Int(low))...(data.startIndex + Int(high))]))
+                case .file(let path, let offset, _):
+                    try await FileSystem.shared.withFileHandle(forReadingAt: FilePath(path)) { handle in
+                        for try await chunk in handle.readChunks(in: (offset + low)...(offset + high), chunkLength: .bytes(Int64(chunkBytes))) {
+                            try await writer.write(chunk)
+                        }
+                    }
                 }
             }
             try await writer.finish(nil)

@@ -16,6 +16,7 @@ struct Routes: Sendable {
         addMedia(to: router)
         addActivity(to: router)
         addTimeline(to: router)
+        addRangeVideo(to: router)
         addLive(to: router)
         addWHEP(to: router)
         addPages(to: router)
