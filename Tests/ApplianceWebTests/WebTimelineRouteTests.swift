@@ -41,6 +41,11 @@ final class WebTimelineRouteTests: XCTestCase {
             XCTAssertTrue(page.text.contains("href=\"/activity/4/play\""))
             let hour = try await client.request("/timeline?day=2026-11-26&hour=10")
             XCTAssertTrue(hour.text.contains("10:00–11:00"), "the zoomed hour")
+            XCTAssertTrue(hour.text.contains("href=\"/timeline?day=2026-11-26&hour=10&minute=20\""), "an hour's ticks zoom to ten minutes")
+            let minutes = try await client.request("/timeline?day=2026-11-26&hour=10&minute=0")
+            XCTAssertTrue(minutes.text.contains("10:00–10:10"), "ten minutes")
+            XCTAssertTrue(minutes.text.contains("id=\"whole-hour\""), "a way back to the hour")
+            XCTAssertEqual(minutes.text.components(separatedBy: "class=\"tick\"").count - 1, 11, "a tick a minute")
 
             // 10:00:12 is 12 s into the clip; 09:00 is in the gap before it: the clip from its start.
             let at = start.addingTimeInterval(12)
@@ -62,6 +67,7 @@ final class WebTimelineRouteTests: XCTestCase {
             for (path, reason) in [("/api/timeline", "needs args.day"), ("/api/timeline?day=26.11.2026", "args.day must be a day"),
                                    ("/api/timeline?from=2026-11-01T00:00:00Z&to=2026-11-20T00:00:00Z", "at most 7 days"),
                                    ("/timeline?day=tomorrow", "day must be a day"), ("/timeline?day=2026-11-26&hour=24", "hour must be 0 to 23"),
+                                   ("/timeline?day=2026-11-26&hour=3&minute=60", "minute must be 0 to 59"), ("/timeline?day=2026-11-26&minute=5", "minute needs hour"),
                                    ("/timeline/play?at=noon", "at must be a time"), ("/timeline/play", "at must be a time")] {
                 let r = try await client.request(path)
                 XCTAssertEqual(r.status, .badRequest, path)

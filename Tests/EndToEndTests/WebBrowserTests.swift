@@ -48,7 +48,7 @@ final class WebBrowserTests: XCTestCase {
         print("WebBrowserTests: browser test took \(String(format: "%.1f", Date().timeIntervalSince(started))) s; screenshots in \(shots.path)")
 
         XCTAssertEqual(result.status, 0, "the browser test failed (exit status \(result.status)); screenshots in \(shots.path):\n\(output)")
-        // Every check ran and passed: a summary, no line that says FAIL, and all the checks there are (26 today).
+        // Every check ran and passed: a summary, no line that says FAIL, and all the checks there are (27 today).
         let lines = result.stdout.split(separator: "\n")
         let summary = lines.last { $0.hasPrefix("SUMMARY: ") }.map(String.init)
         XCTAssertNotNil(summary, "the browser test printed no summary:\n\(output)")
@@ -56,8 +56,8 @@ final class WebBrowserTests: XCTestCase {
         let failures = lines.filter { $0.hasPrefix("FAIL ") }
         XCTAssertTrue(failures.isEmpty, "failed checks:\n\(failures.joined(separator: "\n"))")
         let passes = lines.filter { $0.hasPrefix("PASS ") }.count
-        XCTAssertGreaterThanOrEqual(passes, 26, "expected at least 26 passing checks, saw \(passes):\n\(output)")
-        for page in ["login", "live", "recordings", "clip", "share", "settings", "activity", "timeline"] {
+        XCTAssertGreaterThanOrEqual(passes, 27, "expected at least 27 passing checks, saw \(passes):\n\(output)")
+        for page in ["login", "live", "recordings", "clip", "share", "settings", "activity", "timeline", "timeline-player", "timeline-phone"] {
             XCTAssertTrue(FileManager.default.fileExists(atPath: shots.appendingPathComponent(page + ".png").path), "no screenshot of \(page)")
         }
     }

@@ -105,8 +105,29 @@ source = "test"
 pattern = "ball"
 ''')
 
+    # A day of loop recording in the past, for the timeline's player: yesterday 12:00–12:05 local time, 30 files of
+    # 10 s (hard links to one real MP4 with a running clock) and 3 activities, written before the daemon starts.
+    SEEDED_ROWS, SEEDED_SEGMENT_S = 30, 10
+
+    def seed_loop_day(self):
+        media = os.path.join(self.directory, "segment.mp4")
+        subprocess.run(["gst-launch-1.0", "-q", "videotestsrc", "num-buffers=300", "pattern=ball", "!",
+                        "video/x-raw,width=320,height=180,framerate=30/1", "!", "timeoverlay", "!",
+                        "x264enc", "key-int-max=30", "bframes=0", "tune=zerolatency", "speed-preset=veryfast", "!", "h264parse", "!",
+                        "mp4mux", "name=mux", "!", "filesink", f"location={media}",
+                        "audiotestsrc", "num-buffers=469", "samplesperbuffer=1024", "!", "audio/x-raw,rate=48000,channels=1", "!",
+                        "avenc_aac", "!", "aacparse", "!", "mux."], check=True, timeout=120)
+        yesterday = time.localtime(time.time() - 86400)
+        self.seeded_day = time.strftime("%Y-%m-%d", yesterday)
+        self.seeded_start = time.mktime((yesterday.tm_year, yesterday.tm_mon, yesterday.tm_mday, 12, 0, 0, 0, 0, -1))
+        end = self.seeded_start + self.SEEDED_ROWS * self.SEEDED_SEGMENT_S
+        subprocess.run([self.binary, "dev", "seed", "--data-dir", self.data_dir, "--rows", str(self.SEEDED_ROWS),
+                        "--segment-s", str(self.SEEDED_SEGMENT_S), "--events", "3", "--media", media,
+                        "--end", time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(end))], check=True, timeout=120, stdout=subprocess.DEVNULL)
+
     def start(self, timeout=90):
         self.write_config()
+        self.seed_loop_day()
         log = open(self.log_path, "ab")
         self.process = subprocess.Popen([self.binary, "run", "--config", self.config], stdout=log, stderr=log,
                                         stdin=subprocess.DEVNULL, start_new_session=True)
@@ -912,7 +933,8 @@ def run_checks(run, daemon, base, http, api, browsers, directory):
         return f"card with a {width} px picture; Play → /recordings/{clip}?t={start:.1f}, player at {at:.2f} s"
     check("events: /activity lists it with its picture and Play starts the clip where the motion began", activity_page)
 
-    # 10. The timeline: today's bar has the clips as spans and the motion as an event; a click on a span plays that moment.
+    # 10. The timeline: today's bar has the clips as spans and the motion as an event; a click on a span plays that moment
+    # in the page's player.
     def timeline_bar():
         activity, clip = run.need("activity"), run.need("motion_clip")
         driver.get(base + "/timeline")
@@ -939,18 +961,77 @@ def run_checks(run, daemon, base, http, api, browsers, directory):
             const x = r.left + (t - Number(bar.dataset.from)) / (Number(bar.dataset.to) - Number(bar.dataset.from)) * r.width;
             for (const type of ['pointermove', 'click']) bar.dispatchEvent(new MouseEvent(type, {clientX: x, clientY: r.top + 10, bubbles: true}));
         """, middle)
-        wait(driver, lambda d: path_of(d.current_url) == f"/recordings/{clip}", lambda: f"the click to open /recordings/{clip} (at {driver.current_url})")
-        t = float(urllib.parse.parse_qs(urllib.parse.urlsplit(driver.current_url).query)["t"][0])
-        expected = (middle - start) / 1000
+        state = lambda: driver.execute_script("return window.timelineState ? window.timelineState() : null") or {}
+        wait(driver, lambda d: (video_state(d) or {}).get("readyState", 0) >= 1 and state().get("wall"),
+             lambda: f"the page's player to hold the moment clicked (state {video_state(driver)}, {state()})")
+        at = state()["wall"]
         # A pixel of an hour's bar is about 3 s.
-        expect(abs(t - expected) <= 3.5, f"t={t}, the middle of the span is {expected:.1f} s into the clip")
-        wait(driver, lambda d: (video_state(d) or {}).get("readyState", 0) >= 1 and abs((video_state(d) or {}).get("currentTime", 0) - t) < 0.6,
-             lambda: f"the player at {t} s (state {video_state(driver)})")
-        return f"{spans} spans (as /api/timeline), motion mark {activity['id']}; click → /recordings/{clip}?t={t:.1f}"
+        expect(abs(at - middle) <= 3500, f"playing {(at - start) / 1000:.1f} s into the clip, clicked {(middle - start) / 1000:.1f} s")
+        return f"{spans} spans (as /api/timeline), motion mark {activity['id']}; click → the page's player at {(at - start) / 1000:.1f} s into the clip"
     check("timeline: the bar shows the clips and the motion, and a click plays that moment", timeline_bar)
 
+    # 11. The seeded day of loop segments: the hour's bar shows them as one span, then a gap; a click plays that
+    # moment in the page, playback crosses file boundaries with frames still rising; n jumps to the next event; on a
+    # phone-sized window nothing is wider than the screen.
+    def timeline_playback():
+        start = daemon.seeded_start * 1000
+        driver.get(f"{base}/timeline?day={daemon.seeded_day}&hour=12")
+        wait(driver, EC.presence_of_element_located((By.CSS_SELECTOR, "#bar .span")), "the seeded span on the bar")
+        spans = driver.find_elements(By.CSS_SELECTOR, "#bar .span")
+        expect(len(spans) == 1, f"{len(spans)} spans for 30 back-to-back files")
+        first, last = float(spans[0].get_attribute("data-start")), float(spans[0].get_attribute("data-end"))
+        expect(abs(first - start) < 1000 and abs(last - start - 300_000) < 1000, f"the span {first}–{last}, seeded {start}–{start + 300_000}")
+        gaps = [float(g.get_attribute("data-start")) for g in driver.find_elements(By.CSS_SELECTOR, "#bar .gap")]
+        expect(len(gaps) == 1 and abs(gaps[0] - last) < 1000, f"gaps at {gaps} in the hour, expected one after the span (it starts with the hour)")
+        gaps = len(gaps)
+        target = start + 17_000  # 7 s into the second file
+        driver.execute_script("""
+            const bar = document.getElementById('bar'), r = bar.getBoundingClientRect(), t = arguments[0];
+            const x = r.left + (t - Number(bar.dataset.from)) / (Number(bar.dataset.to) - Number(bar.dataset.from)) * r.width;
+            for (const type of ['pointermove', 'click']) bar.dispatchEvent(new MouseEvent(type, {clientX: x, clientY: r.top + 10, bubbles: true}));
+        """, target)
+        state = lambda: driver.execute_script("return window.timelineState ? window.timelineState() : null") or {}
+        wait(driver, lambda d: (video_state(d) or {}).get("readyState", 0) >= 2 and state().get("wall"),
+             lambda: f"the page's player to play (state {video_state(driver)}, {state()})")
+        begun = state()["wall"]
+        # A pixel of the hour's bar is about 3 s.
+        expect(abs(begun - target) < 4000, f"playing from {(begun - start) / 1000:.1f} s, clicked at 17 s")
+        frames = (video_state(driver) or {}).get("totalVideoFrames") or 0
+        boundary = start + 30_000 if begun >= start + 19_000 else start + 20_000
+        wait(driver, lambda d: (state().get("wall") or 0) > boundary + 1500,
+             lambda: f"playback past the file boundary at {(boundary - start) / 1000:.0f} s (at {((state().get('wall') or 0) - start) / 1000:.1f} s, {video_state(driver)})")
+        after = video_state(driver) or {}
+        expect((after.get("totalVideoFrames") or 0) > frames + 30, f"frames {frames} → {after.get('totalVideoFrames')}: not rising across the boundary")
+        expect(not after.get("error"), f"player error {after.get('error')}")
+        events = sorted(float(e.get_attribute("data-start")) for e in driver.find_elements(By.CSS_SELECTOR, "#bar a.event"))
+        now = state()["wall"]
+        following = next((e for e in events if e > now + 1000), None)
+        expect(following is not None, f"no event after {(now - start) / 1000:.0f} s among {[(e - start) / 1000 for e in events]}")
+        driver.find_element(By.TAG_NAME, "body").send_keys("n")
+        wait(driver, lambda d: abs((state().get("wall") or 0) - following) < 1500,
+             lambda: f"n to jump to the event at {(following - start) / 1000:.0f} s (at {((state().get('wall') or 0) - start) / 1000:.1f} s)")
+        run.screenshot(driver, "timeline-player")
+        size = driver.get_window_size()
+        driver.set_window_size(390, 844)
+        try:
+            driver.get(f"{base}/timeline?day={daemon.seeded_day}&hour=12")
+            wait(driver, EC.presence_of_element_located((By.CSS_SELECTOR, "#bar .span")), "the bar on a phone-sized window")
+            layout = driver.execute_script("""
+                const w = window.innerWidth, wide = [...document.querySelectorAll('#bar, #timeline-controls button, nav a')]
+                  .filter((el) => el.getBoundingClientRect().right > w + 1).map((el) => el.id || el.textContent);
+                return { width: w, scroll: document.documentElement.scrollWidth, bar: document.getElementById('bar').getBoundingClientRect().width, wide };
+            """)
+            expect(layout["scroll"] <= layout["width"] + 1 and not layout["wide"], f"wider than the {layout['width']} px screen: {layout}")
+            expect(layout["bar"] >= layout["width"] * 0.85, f"the bar is {layout['bar']} px of {layout['width']}")
+            run.screenshot(driver, "timeline-phone")
+        finally:
+            driver.set_window_size(size["width"], size["height"])
+        return (f"1 span, {gaps} gaps; click at 17 s → playing from {(begun - start) / 1000:.1f} s, past {(boundary - start) / 1000:.0f} s with "
+                f"{after.get('totalVideoFrames')} frames; n → event at {(following - start) / 1000:.0f} s; phone {layout['width']} px fits")
+    check("timeline: a click plays the day's segments as one video across boundaries, n jumps to the next event, a phone fits", timeline_playback)
+
     def screenshots():
-        names = ["login", "live", "recordings", "clip", "share", "settings", "activity", "timeline"]
+        names = ["login", "live", "recordings", "clip", "share", "settings", "activity", "timeline", "timeline-player", "timeline-phone"]
         missing = [n for n in names if not os.path.exists(os.path.join(run.out, n + ".png"))]
         expect(not missing, f"no screenshot of: {', '.join(missing)}")
         with open(os.path.join(run.out, "live.png"), "rb") as f:

@@ -54,6 +54,11 @@ enum Assets {
     .bar .event { position:absolute; top:0; height:22px; width:3px; margin-left:-1px; background:#fc6; }
     .bar .event.sound { background:#8cf; } .bar .event.manual { background:#f66; } .bar .event.external { background:#c8f; }
     .bar .cursor { position:absolute; top:0; bottom:0; width:2px; background:#fff; pointer-events:none; }
+    .bar .playhead { position:absolute; top:0; bottom:0; width:3px; margin-left:-1px; background:#4af; pointer-events:none; }
+    .timeline-player video { max-height:60vh; } .timeline-controls button { min-width:4.5rem; }
+    @media (max-width: 600px) { .bar { height:80px; } .timeline-controls { justify-content:space-between; }
+      .timeline-controls button { flex:1 1 18%; min-width:0; padding:.7rem .3rem; }
+      .ticks .tick:nth-child(even):not(:last-child) { display:none; } }
     .ticks { position:relative; height:1.6rem; font-size:.8rem; color:var(--dim); }
     .ticks .tick { position:absolute; transform:translateX(-50%); color:var(--dim); padding:.2rem; }
     .ticks .tick:first-child { transform:none; } .ticks .tick:last-child { transform:translateX(-100%); }
@@ -230,16 +235,22 @@ enum Assets {
       start();
     }
 
-    // The timeline's bar: each span, lock, event and tick placed by its time; the time under the pointer shown; a
-    // click (or a tap) plays that moment (/timeline/play finds the file, or the next recorded moment after a gap).
+    // The timeline's bar: each span, lock, event and tick placed by its time; the time under the pointer shown. A
+    // click (or a tap) plays that moment in the page's player: one video from there to the end of the recorded span
+    // (an hour at most; the next part follows when it ends), whose X-Video-Pieces header maps the player's clock to
+    // the wall clock across the files. Buttons and keys: space/k play or pause, ←/→ 10 s, n/p next or previous event.
     function timelinePage() {
       const bar = $("#bar"), from = Number(bar.dataset.from), to = Number(bar.dataset.to), cursor = $("#cursor"), label = $("#bar-time");
+      const player = $("#player"), playhead = $("#playhead"), playingAt = $("#playing-at");
       const place = (el) => {
         const start = Number(el.dataset.start), end = el.dataset.end ? Number(el.dataset.end) : null;
         el.style.left = (100 * (start - from) / (to - from)) + "%";
         if (end !== null) el.style.width = (100 * (end - start) / (to - from)) + "%";
       };
       for (const el of document.querySelectorAll("#bar [data-start], #ticks [data-start]")) place(el);
+      const spans = [...bar.querySelectorAll(".span")].map((el) => ({ start: Number(el.dataset.start), end: Number(el.dataset.end) }))
+        .sort((a, b) => a.start - b.start);
+      const events = [...bar.querySelectorAll("a.event")].map((el) => Number(el.dataset.start)).sort((a, b) => a - b);
       const timeAt = (clientX) => {
         const r = bar.getBoundingClientRect();
         return from + Math.min(1, Math.max(0, (clientX - r.left) / r.width)) * (to - from);
@@ -250,13 +261,77 @@ enum Assets {
         label.textContent = new Date(t).toLocaleTimeString();
         bar.dataset.at = new Date(t).toISOString();
       };
+      let video = null;  // { end, pieces: [{ offset (s), start (ms) }] } of what the player holds
+      const wallAt = (seconds) => {
+        if (!video || !video.pieces.length) return null;
+        let piece = video.pieces[0];
+        for (const p of video.pieces) if (p.offset <= seconds) piece = p;
+        return piece.start + (seconds - piece.offset) * 1000;
+      };
+      const offsetAt = (ms) => {
+        if (!video) return null;
+        const pieces = video.pieces;
+        for (let i = 0; i < pieces.length; i++) {
+          const length = i + 1 < pieces.length ? pieces[i + 1].offset - pieces[i].offset : (player.duration || 0) - pieces[i].offset;
+          if (ms >= pieces[i].start && ms < pieces[i].start + length * 1000) return pieces[i].offset + (ms - pieces[i].start) / 1000;
+        }
+        return null;
+      };
+      const now = () => (video && wallAt(player.currentTime)) || (bar.dataset.at ? Date.parse(bar.dataset.at) : from);
+      async function playAt(ms) {
+        const span = spans.find((s) => s.end > ms + 100);
+        if (!span) { say("Nothing recorded after " + new Date(ms).toLocaleTimeString() + " on this page"); return; }
+        const start = Math.max(ms, span.start), end = Math.min(span.end, start + 3600e3);
+        const url = "/api/timeline/video.mp4?start=" + new Date(start).toISOString() + "&end=" + new Date(end).toISOString();
+        const head = await fetch(url, { method: "HEAD", credentials: "same-origin" });
+        if (!head.ok) { say("Cannot play " + new Date(start).toLocaleTimeString() + " (" + head.status + ")"); return; }
+        const pieces = (head.headers.get("X-Video-Pieces") || "").split(",").filter(Boolean)
+          .map((p) => { const at = p.indexOf("@"); return { offset: Number(p.slice(0, at)), start: Date.parse(p.slice(at + 1)) }; });
+        video = { end, pieces };
+        say("");
+        $("#timeline-player").hidden = false;
+        player.src = url;
+        const offset = pieces.length ? Math.max(0, (start - pieces[0].start) / 1000) : 0;
+        player.addEventListener("loadedmetadata", () => { player.currentTime = offset; player.play().catch(() => {}); }, { once: true });
+      }
+      const seek = (seconds) => {
+        const target = now() + seconds * 1000, offset = offsetAt(target);
+        if (offset !== null) player.currentTime = offset; else playAt(target);
+      };
+      const toggle = () => { if (!video) playAt(now()); else if (player.paused) player.play().catch(() => {}); else player.pause(); };
+      const nextEvent = () => { const t = events.find((e) => e > now() + 1000); if (t === undefined) say("No later event on this page"); else playAt(t); };
+      const previousEvent = () => { const t = events.filter((e) => e < now() - 2000).pop(); if (t === undefined) say("No earlier event on this page"); else playAt(t); };
+      player.addEventListener("timeupdate", () => {
+        const wall = wallAt(player.currentTime);
+        if (wall === null) return;
+        playhead.hidden = !(wall >= from && wall <= to); playhead.style.left = (100 * (wall - from) / (to - from)) + "%";
+        playingAt.textContent = "Playing " + new Date(wall).toLocaleTimeString();
+      });
+      player.addEventListener("play", () => { $("#play-pause").textContent = "Pause"; });
+      player.addEventListener("pause", () => { $("#play-pause").textContent = "Play"; });
+      player.addEventListener("ended", () => { if (video && spans.some((s) => s.end > video.end + 100)) playAt(video.end); });
       bar.addEventListener("pointermove", (e) => show(e.clientX));
       bar.addEventListener("pointerleave", () => { cursor.hidden = true; });
       bar.addEventListener("click", (e) => {
-        if (e.target.closest("a.event")) return;  // an event's own link plays from its start
+        const mark = e.target.closest("a.event");
+        e.preventDefault();
+        if (mark) { playAt(Number(mark.dataset.start)); return; }
         show(e.clientX);
-        location.href = "/timeline/play?at=" + encodeURIComponent(bar.dataset.at);
+        playAt(Date.parse(bar.dataset.at));
       });
+      $("#play-pause").addEventListener("click", toggle);
+      $("#back-10").addEventListener("click", () => seek(-10));
+      $("#forward-10").addEventListener("click", () => seek(10));
+      $("#next-event").addEventListener("click", nextEvent);
+      $("#previous-event").addEventListener("click", previousEvent);
+      document.addEventListener("keydown", (e) => {
+        if (e.target.closest("input, select, textarea") || e.altKey || e.ctrlKey || e.metaKey) return;
+        const actions = { " ": toggle, k: toggle, ArrowLeft: () => seek(-10), j: () => seek(-10), ArrowRight: () => seek(10), l: () => seek(10),
+                          n: nextEvent, p: previousEvent };
+        const action = actions[e.key];
+        if (action) { e.preventDefault(); action(); }
+      });
+      window.timelineState = () => ({ wall: video ? wallAt(player.currentTime) : null, pieces: video ? video.pieces.length : 0 });
     }
 
     function shareItem(link) {

@@ -2,11 +2,13 @@ import ApplianceProtocol
 import Foundation
 
 /// The timeline page: a day (or an hour of it) as one bar — recorded spans, the gaps between them, locked time and
-/// activity — where a click plays the moment under it. Positions are data attributes that the script turns into
-/// places on the bar (the page's CSP allows no inline style); the same spans, gaps and events are listed below it.
+/// activity — where a click plays the moment under it in the page's player, one continuous video across the
+/// recordings (`/api/timeline/video.mp4`), with buttons and keys for ±10 s, play/pause and the next or previous
+/// event. Positions are data attributes that the script turns into places on the bar (the page's CSP allows no
+/// inline style); the same spans, gaps and events are listed below it, as links that work without script.
 extension Pages {
-    /// `day`: the local day shown (`2026-11-26`); `hour`: the hour zoomed to, if any.
-    static func timeline(_ t: Timeline, day: String, hour: Int?, csrf: String?) -> String {
+    /// `day`: the local day shown (`2026-11-26`); `zoom`: the part of it shown.
+    static func timeline(_ t: Timeline, day: String, zoom: TimelineZoom, csrf: String?) -> String {
         let spans = t.spans.map { s in
             "<div class=\"span\(s.locked > 0 ? " locked" : "")\" data-start=\"\(ms(s.start))\" data-end=\"\(ms(s.end))\" data-first=\"\(HTML.escape(s.firstId))\" "
                 + "title=\"\(clock(s.start))–\(clock(s.end))\"></div>"
@@ -26,12 +28,24 @@ extension Pages {
             <input id="day" type="date" name="day" value="\(HTML.escape(day))">
             <a id="next-day" class="button" href="/timeline?day=\(shiftDay(day, 1))">→</a>
             <button>Show</button>
-            \(hour.map { "<a id=\"whole-day\" class=\"button\" href=\"/timeline?day=\(HTML.escape(day))\">Whole day</a> <span class=\"zoom\">\(String(format: "%02d:00–%02d:00", $0, $0 + 1))</span>" } ?? "")
+            \(zoomLinks(day: day, zoom: zoom))
           </form>
           <p class="count" id="timeline-summary">\(duration(t.recordedS)) recorded · <span id="gap-count">\(t.gaps.count)</span> gaps (\(duration(gapS))) · <span id="event-count">\(t.eventsTotal)</span> events</p>
-          <div id="bar" class="bar" data-from="\(ms(t.from))" data-to="\(ms(t.to))">\(gaps)\(spans)\(locks)\(events)<div id="cursor" class="cursor" hidden></div></div>
-          <div class="ticks" id="ticks">\(ticks(t, day: day, zoomed: hour != nil))</div>
+          <div id="timeline-player" class="timeline-player" hidden>
+            <video id="player" controls playsinline preload="auto"></video>
+            <p id="playing-at" class="health" role="status"></p>
+          </div>
+          <div id="bar" class="bar" data-from="\(ms(t.from))" data-to="\(ms(t.to))">\(gaps)\(spans)\(locks)\(events)<div id="cursor" class="cursor" hidden></div><div id="playhead" class="playhead" hidden></div></div>
+          <div class="ticks" id="ticks">\(ticks(t, day: day, zoom: zoom))</div>
           <p id="bar-time" class="health" role="status"></p>
+          <div class="controls timeline-controls" id="timeline-controls">
+            <button id="previous-event" title="Previous event (p)">◀ Event</button>
+            <button id="back-10" title="Back 10 s (←)">−10 s</button>
+            <button id="play-pause" title="Play or pause (space)">Play</button>
+            <button id="forward-10" title="Forward 10 s (→)">+10 s</button>
+            <button id="next-event" title="Next event (n)">Event ▶</button>
+          </div>
+          <p id="message" class="health" role="status"></p>
           <h2>Spans and events</h2>
           <ol id="timeline-list" class="timeline-list">\(listItems(t))</ol>
         </section>
@@ -39,19 +53,27 @@ extension Pages {
         return layout(title: "Timeline", csrf: csrf, active: "timeline", body: body)
     }
 
-    /// Hour marks along the bar: every 3 hours for a day (each a link that zooms to that hour), every 10 minutes
-    /// for an hour.
-    static func ticks(_ t: Timeline, day: String, zoomed: Bool) -> String {
-        let step: TimeInterval = zoomed ? 600 : 3 * 3600
+    /// "Whole day" (and "Whole hour" from ten minutes) and the times shown, when zoomed.
+    static func zoomLinks(day: String, zoom: TimelineZoom) -> String {
+        guard let label = zoom.label else { return "" }
+        let day = HTML.escape(day)
+        var links = "<a id=\"whole-day\" class=\"button\" href=\"/timeline?day=\(day)\">Whole day</a> "
+        if zoom.minute != nil, let hour = zoom.hour { links += "<a id=\"whole-hour\" class=\"button\" href=\"/timeline?day=\(day)&hour=\(hour)\">Whole hour</a> " }
+        return links + "<span class=\"zoom\">\(label)</span>"
+    }
+
+    /// Time marks along the bar (`zoom.tickStep` apart), each a link that zooms in where there is a closer view.
+    static func ticks(_ t: Timeline, day: String, zoom: TimelineZoom) -> String {
         var marks: [String] = []
         var at = t.from
         while at <= t.to {
             let label = clock(at).prefix(5)
-            let hour = Calendar.current.component(.hour, from: at)
-            marks.append(zoomed || at == t.to
-                ? "<span class=\"tick\" data-start=\"\(ms(at))\">\(label)</span>"
-                : "<a class=\"tick\" data-start=\"\(ms(at))\" href=\"/timeline?day=\(HTML.escape(day))&hour=\(hour)\">\(label)</a>")
-            at = at.addingTimeInterval(step)
+            if at < t.to, let link = zoom.tickLink(day: HTML.escape(day), at: at) {
+                marks.append("<a class=\"tick\" data-start=\"\(ms(at))\" href=\"\(link)\">\(label)</a>")
+            } else {
+                marks.append("<span class=\"tick\" data-start=\"\(ms(at))\">\(label)</span>")
+            }
+            at = at.addingTimeInterval(zoom.tickStep)
         }
         return marks.joined()
     }

@@ -23,19 +23,16 @@ extension Routes {
             guard let range = Command.localDay(day) else {
                 return HTML.response(Pages.error(400, "day must be a day such as 2026-11-26, found \"\(day.prefix(40))\"", csrf: csrf), status: .badRequest)
             }
-            var (from, to) = range
-            var hour: Int?
-            if let text = query.get("hour"), !text.isEmpty {
-                guard let h = Int(text), (0..<24).contains(h),
-                      let start = Calendar.current.date(byAdding: .hour, value: h, to: range.start) else {
-                    return HTML.response(Pages.error(400, "hour must be 0 to 23, found \"\(text.prefix(40))\"", csrf: csrf), status: .badRequest)
-                }
-                (from, to, hour) = (start, start.addingTimeInterval(3600), h)
+            let zoom: TimelineZoom
+            switch TimelineZoom.parse(hour: query.get("hour"), minute: query.get("minute")) {
+            case .success(let parsed): zoom = parsed
+            case .failure(let error): return HTML.response(Pages.error(400, error.message, csrf: csrf), status: .badRequest)
             }
+            let (from, to) = zoom.range(dayStart: range.start, dayEnd: range.end)
             guard case .timeline(let timeline) = try await perform(.timeline(from: from, to: to)) else {
                 throw WebError(.internalServerError, "unexpected result")
             }
-            return HTML.response(Pages.timeline(timeline, day: day, hour: hour, csrf: csrf))
+            return HTML.response(Pages.timeline(timeline, day: day, zoom: zoom, csrf: csrf))
         }
         router.get("timeline/play") { request, ctx -> Response in
             let csrf = ctx.access.session?.csrf
