@@ -55,6 +55,8 @@ public enum Command: Sendable, Equatable {
     case activityProtect(id: Int64)
     /// A range at a glance: recorded spans, gaps, locks and activity.
     case timeline(from: Date, to: Date)
+    /// A local month's days with recordings or activity (`month`: `2026-11`).
+    case timelineDays(month: String)
 
     /// Which camera a switch goes to.
     public enum CameraChoice: Sendable, Equatable {
@@ -101,6 +103,7 @@ public enum Command: Sendable, Equatable {
         case .activityMark: .activityMark
         case .activityProtect: .activityProtect
         case .timeline: .timeline
+        case .timelineDays: .timelineDays
         }
     }
 
@@ -114,7 +117,7 @@ public enum Command: Sendable, Equatable {
         case backupStatus = "backup.status", backupRetry = "backup.retry"
         case protect, export, metrics, share, shares, unshare
         case activity, activityShow = "activity.show", activityMark = "activity.mark", activityProtect = "activity.protect"
-        case timeline
+        case timeline, timelineDays = "timeline.days"
     }
 
     /// Every wire name, for `unknown_command` answers; `events` is the subscription, not a command.

@@ -61,6 +61,8 @@ extension Command {
         case .timeline:
             let range = try Self.timelineRange(args)
             self = .timeline(from: range.from, to: range.to)
+        case .timelineDays:
+            self = .timelineDays(month: try Self.timelineMonth(args))
         }
     }
 
@@ -123,6 +125,7 @@ extension Command {
         case .activity(let filter): Self.arguments(filter)
         case .activityShow(let id), .activityProtect(let id): ["id": .int(Int(id))]
         case .timeline(let from, let to): ["from": .string(Timestamps.iso(from)), "to": .string(Timestamps.iso(to))]
+        case .timelineDays(let month): ["month": .string(month)]
         case .activityMark(let mark):
             [("label", JSONValue.string(mark.label)), ("at", mark.at.map { JSONValue.string(Timestamps.iso($0)) }),
              ("duration_s", mark.durationS.map(JSONValue.double))]

@@ -29,6 +29,7 @@ public enum CommandResult: Sendable, Equatable {
     /// `activity.mark`: the stored activity.
     case activityMarked(Activity)
     case timeline(Timeline)
+    case timelineDays(TimelineDays)
 
     /// The result object as it goes on the wire.
     public var payload: any Encodable & Sendable {
@@ -58,6 +59,7 @@ public enum CommandResult: Sendable, Equatable {
         case .activityDetail(let value): value
         case .activityMarked(let value): value
         case .timeline(let value): value
+        case .timelineDays(let value): value
         }
     }
 
@@ -104,6 +106,7 @@ public enum CommandResult: Sendable, Equatable {
         case .activityMark: return .activityMarked(try value(Activity.self))
         case .activityProtect: return .protected(try value(ProtectResult.self))
         case .timeline: return .timeline(try value(Timeline.self))
+        case .timelineDays: return .timelineDays(try value(TimelineDays.self))
         }
     }
 }

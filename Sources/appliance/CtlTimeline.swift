@@ -10,8 +10,20 @@ struct TimelineCommand: ParsableCommand {
     @Option(name: .long, help: "The day (2026-11-26, local time; default today).") var day: String?
     @Option(name: .long, help: "Or from: ISO 8601 or local \"2026-11-26 14:00\" (with --to; at most 7 days).") var from: String?
     @Option(name: .long, help: "To, in the same forms.") var to: String?
+    @Option(name: .long, help: "Or a month (2026-11): the days with recordings or events.") var month: String?
 
     func run() {
+        if let month {
+            guard day == nil, from == nil, to == nil else { fail("--month lists a month's days; it cannot go with --day, --from or --to") }
+            let command: Command
+            do {
+                command = try Command(name: "timeline.days", arguments: ["month": .string(month)])
+            } catch {
+                fail(error.message)
+            }
+            options.perform(command) { (days: TimelineDays) in TimelineText.render(days) }
+            return
+        }
         var args: [String: JSONValue] = [:]
         for (key, text) in [("from", from), ("to", to)] {
             guard let text else { continue }
@@ -32,6 +44,16 @@ struct TimelineCommand: ParsableCommand {
 /// A timeline as lines: a summary, then spans, gaps and activity in time order.
 enum TimelineText {
     static func today() -> String { Command.dayText(Date()) }
+
+    /// One line per day with recordings or events.
+    static func render(_ d: TimelineDays) -> String {
+        guard !d.days.isEmpty else { return "\(d.month): nothing recorded and no events" }
+        let total = d.days.reduce(0) { $0 + $1.recordedS }
+        return (["\(d.month): \(length(total)) recorded on \(d.days.filter { $0.recordings > 0 }.count) day(s), \(d.days.reduce(0) { $0 + $1.events }) event(s)"]
+            + d.days.map { day in
+                "\(day.day)  \(length(day.recordedS)) in \(day.recordings) recording(s)\(day.locked > 0 ? ", \(day.locked) locked" : "")  \(day.events) event(s)"
+            }).joined(separator: "\n")
+    }
 
     static func render(_ t: Timeline) -> String {
         let gapS = t.gaps.reduce(0) { $0 + $1.end.timeIntervalSince($1.start) }

@@ -117,6 +117,10 @@ enum WireExamples {
                                  gaps: [TimelineRange(start: created.addingTimeInterval(600), end: created.addingTimeInterval(900))],
                                  locks: [TimelineRange(start: created.addingTimeInterval(10), end: created.addingTimeInterval(30))],
                                  events: [motion, mark], eventsTotal: 2, recordedS: 600, elapsedMs: 3.25)))]
+        case .timelineDays:
+            [(.timelineDays(month: "2026-11"), .timelineDays(TimelineDays(month: "2026-11", days: [
+                TimelineDay(day: "2026-11-25", recordings: 8640, recordedS: 86_400, locked: 12, events: 31), TimelineDay(day: "2026-11-26", events: 1),
+            ])))]
         case .activityProtect: [(.activityProtect(id: 12), .protected(ProtectResult(from: created, to: created.addingTimeInterval(12.5), locked: ["a"],
                                                                                     alreadyDeleted: ["g#3"], pendingUntil: nil)))]
         }

@@ -10,6 +10,10 @@ import XCTest
 final class WebTimelineRouteTests: XCTestCase {
     func testTheAPIThePageAndPlayingAMoment() async throws {
         let web = try WebHarness { command throws(ApplianceError) in
+            if case .timelineDays(let month) = command {
+                return .timelineDays(TimelineDays(month: month, days: [TimelineDay(day: "2026-11-26", recordings: 1, recordedS: 30, events: 1),
+                                                                       TimelineDay(day: "2026-11-03", events: 2)]))
+            }
             guard case .timeline(let from, let to) = command else { throw ApplianceError(.unavailable, "not in this test") }
             // One clip, recorded from 10:00:00 to 10:00:30 local time on 2026-11-26.
             let clipStart = Command.localDay("2026-11-26")!.start.addingTimeInterval(10 * 3600)
@@ -39,6 +43,13 @@ final class WebTimelineRouteTests: XCTestCase {
             XCTAssertEqual(page.status, .ok)
             XCTAssertTrue(page.text.contains("data-first=\"\(Self.clipID)\""))
             XCTAssertTrue(page.text.contains("href=\"/activity/4/play\""))
+            XCTAssertTrue(page.text.contains("class=\"cal-day recorded events selected\" data-day=\"2026-11-26\""), "the day in the calendar")
+            XCTAssertTrue(page.text.contains("class=\"cal-day events\" data-day=\"2026-11-03\""), "a day with events only")
+            XCTAssertTrue(page.text.contains("class=\"cal-day\" data-day=\"2026-11-30\""), "a day without anything")
+            XCTAssertTrue(page.text.contains("November 2026: 1 day with recordings"))
+            XCTAssertTrue(page.text.contains("href=\"/timeline?day=2026-10-01\""), "the month before")
+            let days = try await client.request("/api/timeline/days?month=2026-11")
+            XCTAssertEqual(try days.decode(TimelineDays.self).days.map(\.day), ["2026-11-26", "2026-11-03"])
             let hour = try await client.request("/timeline?day=2026-11-26&hour=10")
             XCTAssertTrue(hour.text.contains("10:00–11:00"), "the zoomed hour")
             XCTAssertTrue(hour.text.contains("href=\"/timeline?day=2026-11-26&hour=10&minute=20\""), "an hour's ticks zoom to ten minutes")
@@ -68,7 +79,8 @@ final class WebTimelineRouteTests: XCTestCase {
                                    ("/api/timeline?from=2026-11-01T00:00:00Z&to=2026-11-20T00:00:00Z", "at most 7 days"),
                                    ("/timeline?day=tomorrow", "day must be a day"), ("/timeline?day=2026-11-26&hour=24", "hour must be 0 to 23"),
                                    ("/timeline?day=2026-11-26&hour=3&minute=60", "minute must be 0 to 59"), ("/timeline?day=2026-11-26&minute=5", "minute needs hour"),
-                                   ("/timeline/play?at=noon", "at must be a time"), ("/timeline/play", "at must be a time")] {
+                                   ("/timeline/play?at=noon", "at must be a time"), ("/api/timeline/days?month=11-2026", "args.month must be a month"),
+                                   ("/api/timeline/days", "needs args.month"), ("/timeline/play", "at must be a time")] {
                 let r = try await client.request(path)
                 XCTAssertEqual(r.status, .badRequest, path)
                 XCTAssertTrue(r.text.contains(reason), "\(path): \(r.text)")

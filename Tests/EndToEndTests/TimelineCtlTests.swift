@@ -4,7 +4,8 @@ import TestSupport
 import XCTest
 
 /// `ctl timeline` against a daemon: two clips recorded a few seconds apart are two spans with a gap between them,
-/// a mark is an event, `--json` decodes as the typed timeline, and bad days and ranges exit 1 with one line.
+/// a mark is an event, `--json` decodes as the typed timeline, `--month` counts today's clips and mark, and bad days,
+/// months and ranges exit 1 with one line.
 final class TimelineCtlTests: XCTestCase {
     func testClipsAreSpansWithTheGapBetweenThemAndBadRangesAreRefused() throws {
         let daemon = try DaemonProcess()
@@ -35,7 +36,19 @@ final class TimelineCtlTests: XCTestCase {
         XCTAssertEqual(text.stdout.components(separatedBy: "\nSPAN ").count - 1, 2, text.stdout)
         XCTAssertTrue(text.stdout.contains("\nGAP ") && text.stdout.contains("external") && text.stdout.contains("\"doorbell\""), text.stdout)
 
+        let month = String(Command.dayText(Date()).prefix(7))
+        let days = try daemon.ctl(["timeline", "--json", "--month", month])
+        XCTAssertEqual(days.status, 0, days.stderr)
+        let today = try WireFormat.decoder.decode(TimelineDays.self, from: Data(days.stdout.utf8)).days.last
+        XCTAssertEqual(today?.day, Command.dayText(Date()))
+        XCTAssertEqual(today?.recordings, 2, "the two clips")
+        XCTAssertEqual(today?.events, 1, "the mark")
+        let calendar = try daemon.ctl(["timeline", "--month", month])
+        XCTAssertTrue(calendar.stdout.contains("\(Command.dayText(Date()))  ") && calendar.stdout.contains("in 2 recording(s)"), calendar.stdout)
+
         for (arguments, reason) in [(["timeline", "--day", "2026-13-01"], "args.day must be a day"),
+                                    (["timeline", "--month", "2026-13"], "args.month must be a month"),
+                                    (["timeline", "--month", "2026-11", "--day", "2026-11-02"], "cannot go with --day"),
                                     (["timeline", "--from", "2026-11-26 00:00"], "needs args.day, or args.from and args.to"),
                                     (["timeline", "--from", "2026-11-01 00:00", "--to", "2026-11-26 00:00"], "at most 7 days"),
                                     (["timeline", "--from", "noon", "--to", "2026-11-26 00:00"], "is not a date and time")] {

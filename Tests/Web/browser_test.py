@@ -970,7 +970,7 @@ def run_checks(run, daemon, base, http, api, browsers, directory):
         return f"{spans} spans (as /api/timeline), motion mark {activity['id']}; click → the page's player at {(at - start) / 1000:.1f} s into the clip"
     check("timeline: the bar shows the clips and the motion, and a click plays that moment", timeline_bar)
 
-    # 11. The seeded day of loop segments: the hour's bar shows them as one span, then a gap; a click plays that
+    # 11. The seeded day of loop segments: the calendar marks the day; the hour's bar shows them as one span, then a gap; a click plays that
     # moment in the page, playback crosses file boundaries with frames still rising; n jumps to the next event; on a
     # phone-sized window nothing is wider than the screen.
     def timeline_playback():
@@ -984,6 +984,10 @@ def run_checks(run, daemon, base, http, api, browsers, directory):
         gaps = [float(g.get_attribute("data-start")) for g in driver.find_elements(By.CSS_SELECTOR, "#bar .gap")]
         expect(len(gaps) == 1 and abs(gaps[0] - last) < 1000, f"gaps at {gaps} in the hour, expected one after the span (it starts with the hour)")
         gaps = len(gaps)
+        driver.find_element(By.CSS_SELECTOR, "#calendar summary").click()
+        marked = driver.find_element(By.CSS_SELECTOR, f'#calendar .cal-day[data-day="{daemon.seeded_day}"]')
+        expect(marked.is_displayed() and {"recorded", "events", "selected"} <= set(marked.get_attribute("class").split()),
+               f"the seeded day in the calendar: class {marked.get_attribute('class')!r}")
         target = start + 17_000  # 7 s into the second file
         driver.execute_script("""
             const bar = document.getElementById('bar'), r = bar.getBoundingClientRect(), t = arguments[0];
@@ -1026,7 +1030,7 @@ def run_checks(run, daemon, base, http, api, browsers, directory):
             run.screenshot(driver, "timeline-phone")
         finally:
             driver.set_window_size(size["width"], size["height"])
-        return (f"1 span, {gaps} gaps; click at 17 s → playing from {(begun - start) / 1000:.1f} s, past {(boundary - start) / 1000:.0f} s with "
+        return (f"calendar marks {daemon.seeded_day}; 1 span, {gaps} gaps; click at 17 s → playing from {(begun - start) / 1000:.1f} s, past {(boundary - start) / 1000:.0f} s with "
                 f"{after.get('totalVideoFrames')} frames; n → event at {(following - start) / 1000:.0f} s; phone {layout['width']} px fits")
     check("timeline: a click plays the day's segments as one video across boundaries, n jumps to the next event, a phone fits", timeline_playback)
 

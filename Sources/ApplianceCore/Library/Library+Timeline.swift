@@ -64,3 +64,31 @@ extension Library {
         }
     }
 }
+
+/// Per local day: recordings begun, their seconds and locks, and activity begun (the timeline's calendar). The day
+/// boundaries come from the caller's calendar, so a day is the same day everywhere in the appliance.
+extension Library {
+    func dayTotals(days: [(day: String, start: Date, end: Date)]) async throws -> [TimelineDay] {
+        guard !days.isEmpty else { return [] }
+        let ranges = days.enumerated().map { "(\($0.offset), \(Recording.milliseconds($0.element.start)), \(Recording.milliseconds($0.element.end)))" }
+            .joined(separator: ", ")
+        return try await database.read { db in
+            var totals = days.map { TimelineDay(day: $0.day) }
+            let recordings = try Row.fetchAll(db, sql: """
+                WITH days(i, s, e) AS (VALUES \(ranges))
+                SELECT days.i AS i, COUNT(r.id) AS n, COALESCE(SUM(r.duration_ms), 0) AS ms, COALESCE(SUM(r.locked), 0) AS locked
+                FROM days JOIN recordings r ON r.created_at >= days.s AND r.created_at < days.e AND r.state <> 'failed' GROUP BY days.i
+                """)
+            for row in recordings {
+                let i: Int = row["i"]
+                (totals[i].recordings, totals[i].recordedS, totals[i].locked) = (row["n"], Double(row["ms"] as Int64) / 1000, row["locked"])
+            }
+            let activity = try Row.fetchAll(db, sql: """
+                WITH days(i, s, e) AS (VALUES \(ranges))
+                SELECT days.i AS i, COUNT(a.id) AS n FROM days JOIN activity a ON a.started_at >= days.s AND a.started_at < days.e GROUP BY days.i
+                """)
+            for row in activity { totals[row["i"] as Int].events = row["n"] }
+            return totals.filter { $0.recordings > 0 || $0.events > 0 }
+        }
+    }
+}

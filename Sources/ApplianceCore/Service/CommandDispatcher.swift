@@ -65,6 +65,7 @@ struct CommandDispatcher: Sendable {
         case .activityMark(let mark): return .activityMarked(try await activity.mark(mark))
         case .activityProtect(let id): return .protected(try await activity.protect(id: id))
         case .timeline(let from, let to): return .timeline(try await clips.timeline(from: from, to: to))
+        case .timelineDays(let month): return .timelineDays(try await clips.timelineDays(month: month))
         }
     }
 }

@@ -63,3 +63,28 @@ public struct TimelineRange: Codable, Sendable, Equatable {
     public var end: Date
     public init(start: Date, end: Date) { (self.start, self.end) = (start, end) }
 }
+
+/// A month's days at a glance, for the timeline's calendar: which days hold recordings and events.
+public struct TimelineDays: Codable, Sendable, Equatable {
+    /// The month, `2026-11`.
+    public var month: String
+    /// Only days with something recorded or happened, oldest first.
+    public var days: [TimelineDay]
+
+    public init(month: String, days: [TimelineDay]) { (self.month, self.days) = (month, days) }
+}
+
+public struct TimelineDay: Codable, Sendable, Equatable {
+    /// The local day, `2026-11-26`.
+    public var day: String
+    /// Recordings that began that day, their length in seconds, and how many are locked.
+    public var recordings: Int
+    public var recordedS: Double
+    public var locked: Int
+    /// Activity that began that day.
+    public var events: Int
+
+    public init(day: String, recordings: Int = 0, recordedS: Double = 0, locked: Int = 0, events: Int = 0) {
+        (self.day, self.recordings, self.recordedS, self.locked, self.events) = (day, recordings, recordedS, locked, events)
+    }
+}

@@ -65,6 +65,13 @@ enum Assets {
     .timeline-list { color:var(--dim); padding-left:1.2rem; } .timeline-list a { color:var(--fg); }
     .timeline-list .event-item.motion a { color:#fc6; } .timeline-list .gap-item { color:#a77; }
     .zoom { color:var(--dim); }
+    .calendar { margin:.4rem 0; } .calendar summary { cursor:pointer; color:var(--dim); padding:.4rem 0; }
+    .month-nav { display:flex; justify-content:space-between; max-width:24rem; margin:.3rem 0; } .month-nav a { color:#8cf; }
+    .month-grid { display:grid; grid-template-columns:repeat(7, 1fr); gap:3px; max-width:24rem; text-align:center; font-size:.9rem; }
+    .month-grid .weekday { color:var(--dim); font-size:.75rem; }
+    .cal-day { display:block; padding:.45rem 0; border-radius:.3rem; color:var(--dim); text-decoration:none; background:#1b1b1b; position:relative; }
+    .cal-day.recorded { background:#2f6f3a; color:var(--fg); } .cal-day.selected { outline:2px solid #fff; }
+    .cal-day.events::after { content:""; position:absolute; top:3px; right:4px; width:6px; height:6px; border-radius:50%; background:#fc6; }
     [hidden] { display:none !important; }
     """#
 

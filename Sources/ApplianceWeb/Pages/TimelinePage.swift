@@ -8,7 +8,8 @@ import Foundation
 /// inline style); the same spans, gaps and events are listed below it, as links that work without script.
 extension Pages {
     /// `day`: the local day shown (`2026-11-26`); `zoom`: the part of it shown.
-    static func timeline(_ t: Timeline, day: String, zoom: TimelineZoom, csrf: String?) -> String {
+    /// `month`: the days of the shown day's month that hold something, for the calendar.
+    static func timeline(_ t: Timeline, day: String, zoom: TimelineZoom, month: TimelineDays?, csrf: String?) -> String {
         let spans = t.spans.map { s in
             "<div class=\"span\(s.locked > 0 ? " locked" : "")\" data-start=\"\(ms(s.start))\" data-end=\"\(ms(s.end))\" data-first=\"\(HTML.escape(s.firstId))\" "
                 + "title=\"\(clock(s.start))–\(clock(s.end))\"></div>"
@@ -30,6 +31,7 @@ extension Pages {
             <button>Show</button>
             \(zoomLinks(day: day, zoom: zoom))
           </form>
+          \(month.map { calendar($0, selected: day) } ?? "")
           <p class="count" id="timeline-summary">\(duration(t.recordedS)) recorded · <span id="gap-count">\(t.gaps.count)</span> gaps (\(duration(gapS))) · <span id="event-count">\(t.eventsTotal)</span> events</p>
           <div id="timeline-player" class="timeline-player" hidden>
             <video id="player" controls playsinline preload="auto"></video>

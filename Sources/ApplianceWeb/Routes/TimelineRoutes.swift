@@ -16,6 +16,11 @@ extension Routes {
             }
             return try JSONBody.response(WebTimeline(timeline: timeline))
         }
+        router.get("api/timeline/days") { request, _ -> Response in
+            var arguments: [String: JSONValue] = [:]
+            if let month = request.uri.queryParameters.get("month"), !month.isEmpty { arguments["month"] = .string(month) }
+            return try JSONBody.response(try await perform(try Self.command("timeline.days", arguments)))
+        }
         router.get("timeline") { request, ctx -> Response in
             let csrf = ctx.access.session?.csrf
             let query = request.uri.queryParameters
@@ -32,7 +37,10 @@ extension Routes {
             guard case .timeline(let timeline) = try await perform(.timeline(from: from, to: to)) else {
                 throw WebError(.internalServerError, "unexpected result")
             }
-            return HTML.response(Pages.timeline(timeline, day: day, zoom: zoom, csrf: csrf))
+            // The calendar is a help, not the page: without it the day still shows.
+            let month: TimelineDays?
+            if case .timelineDays(let days)? = try? await perform(.timelineDays(month: String(day.prefix(7)))) { month = days } else { month = nil }
+            return HTML.response(Pages.timeline(timeline, day: day, zoom: zoom, month: month, csrf: csrf))
         }
         router.get("timeline/play") { request, ctx -> Response in
             let csrf = ctx.access.session?.csrf

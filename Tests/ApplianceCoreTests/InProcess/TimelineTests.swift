@@ -28,7 +28,35 @@ final class TimelineTests: XCTestCase {
         XCTAssertGreaterThan(t.elapsedMs, 0)
     }
 
+    func testAMonthsDaysCountTheirRecordingsLocksAndEvents() async throws {
+        let ids = try SeededLibrary.seed(in: directory, count: 5, daysOld: 2, locked: [1], marked: [3])
+        let appliance = try await TestAppliance(directory: directory)
+        let library = appliance.appliance.dispatcher.clips.library
+        var expected: [String: TimelineDay] = [:]
+        for (n, id) in ids.enumerated() {
+            let day = Command.dayText(try await XCTUnwrapAsync(try await library.fetch(id: id)).createdAt)
+            expected[day, default: TimelineDay(day: day)].recordings += 1
+            expected[day]?.recordedS += 1
+            if n == 1 { expected[day]?.locked += 1 }
+            if n == 3 { expected[day]?.events += 1 }
+        }
+        let month = String(try XCTUnwrap(expected.keys.min()).prefix(7))
+        guard case .timelineDays(let days) = try await appliance.perform(.timelineDays(month: month)) else { return XCTFail("not days") }
+        XCTAssertEqual(days.month, month)
+        XCTAssertEqual(days.days, expected.values.filter { $0.day.hasPrefix(month) }.sorted { $0.day < $1.day }, "only the days with something")
+        let empty = Command.dayText(Date(timeIntervalSinceNow: -400 * 86_400)).prefix(7)
+        guard case .timelineDays(let none) = try await appliance.perform(.timelineDays(month: String(empty))) else { return XCTFail("not days") }
+        XCTAssertEqual(none.days, [], "a month without recordings")
+    }
+
     func testBadRangesAreRefusedWithAReason() throws {
+        for (args, reason) in [([:], "needs args.month"), (["month": "2026-13"], "args.month must be a month"),
+                               (["month": "November"], "args.month must be a month"), (["month": "2026-11", "day": "2026-11-02"], "day")]
+            as [([String: JSONValue], String)] {
+            XCTAssertThrowsError(try Command(name: "timeline.days", arguments: args), "\(args)") { error in
+                XCTAssertTrue((error as? ApplianceError)?.message.contains(reason) == true, "\(args): \(error)")
+            }
+        }
         let cases: [([String: JSONValue], String)] = [
             ([:], "needs args.day"),
             (["day": "yesterday"], "args.day must be a day"),
