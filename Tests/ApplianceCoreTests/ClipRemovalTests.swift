@@ -22,15 +22,18 @@ final class ClipRemovalTests: XCTestCase {
     }
 
     private func removal(active: String? = nil) -> ClipRemoval {
-        ClipRemoval(library: library, activeID: { active }, backup: nil, events: events, logger: Logger(label: "test"))
+        let folder = directory.path
+        return ClipRemoval(library: library, scrubPath: { "\(folder)/\($0).scrub" }, activeID: { active }, backup: nil, events: events,
+                           logger: Logger(label: "test"))
     }
 
-    /// A finished clip with a media file and a thumbnail on disk.
+    /// A finished clip with a media file, a thumbnail and scrubbing previews on disk.
     private func clip(_ n: Int, locked: Bool = false, state: Recording.State = .complete) async throws -> Recording {
         let id = String(format: "%08x-0000-4000-8000-%012x", n, n)
         let path = directory.appendingPathComponent("\(id).mp4").path, thumbnail = directory.appendingPathComponent("\(id).jpg").path
         XCTAssertTrue(FileManager.default.createFile(atPath: path, contents: Data(repeating: 1, count: 1000)))
         XCTAssertTrue(FileManager.default.createFile(atPath: thumbnail, contents: Data(repeating: 2, count: 100)))
+        XCTAssertTrue(FileManager.default.createFile(atPath: directory.appendingPathComponent("\(id).scrub").path, contents: Data(repeating: 3, count: 50)))
         var recording = Recording(id: id, title: "clip \(n)", createdAt: Date(timeIntervalSinceNow: Double(-n)), path: path, state: state)
         (recording.thumbnail, recording.locked, recording.sizeBytes) = (thumbnail, locked, 1000)
         try await library.insert(recording)
@@ -60,11 +63,11 @@ final class ClipRemovalTests: XCTestCase {
         return await iterator.next()?.event
     }
 
-    func testACommandRemovesFileThumbnailAndRowAndSaysDeleted() async throws {
+    func testACommandRemovesFileThumbnailPreviewsAndRowAndSaysDeleted() async throws {
         let recording = try await clip(1)
         let subscription = events.subscribe()
         let removed = try await removal().remove(recording, cause: .command(force: false))
-        XCTAssertEqual(removed, [recording.path, recording.thumbnail!])
+        XCTAssertEqual(removed, [recording.path, recording.thumbnail!, directory.appendingPathComponent("\(recording.id).scrub").path])
         let left = try await exists(recording)
         XCTAssertFalse(left.file || left.thumbnail || left.row)
         let event = await nextEvent(subscription)
@@ -97,6 +100,7 @@ final class ClipRemovalTests: XCTestCase {
     func testRetentionAnnouncesItsReasonAndAFileAlreadyGoneIsNoError() async throws {
         let recording = try await clip(1)
         try FileManager.default.removeItem(atPath: recording.path)
+        try FileManager.default.removeItem(atPath: directory.appendingPathComponent("\(recording.id).scrub").path)  // a clip without previews
         let subscription = events.subscribe()
         let removed = try await removal().remove(recording, cause: .retention(.age))
         XCTAssertEqual(removed, [recording.thumbnail!], "only what was there is reported")

@@ -57,7 +57,7 @@ final class WebBrowserTests: XCTestCase {
         XCTAssertTrue(failures.isEmpty, "failed checks:\n\(failures.joined(separator: "\n"))")
         let passes = lines.filter { $0.hasPrefix("PASS ") }.count
         XCTAssertGreaterThanOrEqual(passes, 27, "expected at least 27 passing checks, saw \(passes):\n\(output)")
-        for page in ["login", "live", "recordings", "clip", "share", "settings", "activity", "timeline", "timeline-player", "timeline-phone"] {
+        for page in ["login", "live", "recordings", "clip", "share", "settings", "activity", "timeline", "timeline-scrub", "timeline-player", "timeline-phone"] {
             XCTAssertTrue(FileManager.default.fileExists(atPath: shots.appendingPathComponent(page + ".png").path), "no screenshot of \(page)")
         }
     }

@@ -956,6 +956,17 @@ def run_checks(run, daemon, base, http, api, browsers, directory):
         span = wait(driver, EC.presence_of_element_located((By.CSS_SELECTOR, f'#bar .span[data-first="{clip}"]')), "the span in the hour's bar")
         start, end = float(span.get_attribute("data-start")), float(span.get_attribute("data-end"))
         middle = (start + end) / 2
+        # The pointer over the span shows the scrubbing preview of that moment (written while it was recorded).
+        driver.execute_script("""
+            const bar = document.getElementById('bar'), r = bar.getBoundingClientRect(), t = arguments[0];
+            const x = r.left + (t - Number(bar.dataset.from)) / (Number(bar.dataset.to) - Number(bar.dataset.from)) * r.width;
+            bar.dispatchEvent(new MouseEvent('pointermove', {clientX: x, clientY: r.top + 10, bubbles: true}));
+        """, middle)
+        preview = wait(driver, lambda d: d.execute_script(
+            "const p = document.getElementById('scrub-preview'); return p && !p.hidden && p.complete && p.naturalWidth ? p.naturalWidth : 0"),
+            "the scrubbing preview under the pointer")
+        expect(preview == 160, f"the preview is {preview} px wide")
+        run.screenshot(driver, "timeline-scrub")
         driver.execute_script("""
             const bar = document.getElementById('bar'), r = bar.getBoundingClientRect(), t = arguments[0];
             const x = r.left + (t - Number(bar.dataset.from)) / (Number(bar.dataset.to) - Number(bar.dataset.from)) * r.width;
@@ -967,7 +978,7 @@ def run_checks(run, daemon, base, http, api, browsers, directory):
         at = state()["wall"]
         # A pixel of an hour's bar is about 3 s.
         expect(abs(at - middle) <= 3500, f"playing {(at - start) / 1000:.1f} s into the clip, clicked {(middle - start) / 1000:.1f} s")
-        return f"{spans} spans (as /api/timeline), motion mark {activity['id']}; click → the page's player at {(at - start) / 1000:.1f} s into the clip"
+        return f"{spans} spans (as /api/timeline), motion mark {activity['id']}, a {preview} px preview under the pointer; click → the page's player at {(at - start) / 1000:.1f} s into the clip"
     check("timeline: the bar shows the clips and the motion, and a click plays that moment", timeline_bar)
 
     # 11. The seeded day of loop segments: the calendar marks the day; the hour's bar shows them as one span, then a gap; a click plays that
@@ -1035,7 +1046,7 @@ def run_checks(run, daemon, base, http, api, browsers, directory):
     check("timeline: a click plays the day's segments as one video across boundaries, n jumps to the next event, a phone fits", timeline_playback)
 
     def screenshots():
-        names = ["login", "live", "recordings", "clip", "share", "settings", "activity", "timeline", "timeline-player", "timeline-phone"]
+        names = ["login", "live", "recordings", "clip", "share", "settings", "activity", "timeline", "timeline-scrub", "timeline-player", "timeline-phone"]
         missing = [n for n in names if not os.path.exists(os.path.join(run.out, n + ".png"))]
         expect(not missing, f"no screenshot of: {', '.join(missing)}")
         with open(os.path.join(run.out, "live.png"), "rb") as f:

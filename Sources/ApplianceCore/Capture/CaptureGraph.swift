@@ -33,6 +33,8 @@ public final class CaptureGraph: Sendable {
     let fragmentCounters = FragmentCounters()
     /// The web dashboard's live view (a branch that encodes JPEG only while someone watches).
     let live: LiveView
+    /// Scrubbing previews' frames, when `[thumbnail] scrub_every_s` is above 0.
+    let scrub: ScrubFrames?
     /// Motion detection's frames (a branch of small gray frames), when `[motion] enabled`.
     let motion: MotionTap?
     /// The microphone's level, when there is sound.
@@ -88,6 +90,8 @@ public final class CaptureGraph: Sendable {
                                              after: rawTee, logger: logger)
         try Self.addFrameTap(tap, to: pipeline, after: rawTee)
         try Self.addLiveBranch(to: pipeline, after: rawTee, live: live)
+        scrub = config.thumbnail.scrubEveryS > 0 ? ScrubFrames(intervalS: config.thumbnail.scrubEveryS, width: config.thumbnail.scrubWidth) : nil
+        if let scrub { try Self.addScrubBranch(to: pipeline, after: rawTee, scrub: scrub, video: v) }
         motion = config.motion.enabled ? MotionTap(fps: min(config.motion.fps, v.framerate), width: config.motion.width,
                                                    height: config.motion.height(videoWidth: v.width, videoHeight: v.height)) : nil
         if let motion { try Self.addMotionBranch(to: pipeline, after: rawTee, tap: motion) }

@@ -2,8 +2,8 @@ import ApplianceProtocol
 import Foundation
 import Logging
 
-/// The one way a clip leaves the device, for a user's `delete` and for retention alike: its file, its thumbnail and
-/// its row go together, and the rules that differ by cause are written here once.
+/// The one way a clip leaves the device, for a user's `delete` and for retention alike: its file, its thumbnail, its
+/// scrubbing previews and its row go together, and the rules that differ by cause are written here once.
 /// - The clip being recorded is never removed.
 /// - A locked clip goes only when a command is forced, or when retention removes it for the locked share
 ///   (`on_full = "overwrite_oldest_locked"`); a clip locked after retention chose it stays.
@@ -19,6 +19,8 @@ struct ClipRemoval: Sendable {
     }
 
     let library: Library
+    /// Where a clip's scrubbing previews are (`DataDirectory.scrubPath`).
+    let scrubPath: @Sendable (String) -> String
     /// The id of the clip being recorded now, if any (the recorder's).
     let activeID: @Sendable () async -> String?
     /// Queues the remote deletion for a command; nil where backup is off.
@@ -32,7 +34,7 @@ struct ClipRemoval: Sendable {
     func remove(_ recording: Recording, cause: Cause) async throws -> [String] {
         try await check(recording, cause: cause)
         var removed: [String] = []
-        for path in [recording.path, recording.thumbnail].compactMap({ $0 }) {
+        for path in [recording.path, recording.thumbnail, scrubPath(recording.id)].compactMap({ $0 }) {
             do {
                 try FileManager.default.removeItem(atPath: path)
                 removed.append(path)

@@ -86,7 +86,7 @@ struct Clips: Sendable {
     /// clip only when forced).
     func delete(id: String, force: Bool) async throws -> DeleteResult {
         let recording = try await resolve(id)
-        let removal = ClipRemoval(library: library, activeID: { [recorder] in await recorder.activeID }, backup: backup, events: events, logger: logger)
+        let removal = ClipRemoval(library: library, scrubPath: data.scrubPath, activeID: { [recorder] in await recorder.activeID }, backup: backup, events: events, logger: logger)
         let deleted = try await removal.remove(recording, cause: .command(force: force))
         return DeleteResult(id: recording.id, deletedFiles: deleted)
     }

@@ -81,6 +81,9 @@ public struct ApplianceConfig: Sendable, Equatable {
         public var maxWidth = 320
         public var maxHeight = 320
         public var quality = 85
+        /// Scrubbing previews: a small frame this often while recording (0: none), this wide.
+        public var scrubEveryS = 2.0
+        public var scrubWidth = 160
     }
 
     public struct Recording: Sendable, Equatable {

@@ -84,6 +84,8 @@ enum ConfigSections {
         th.maxWidth = try t.int("max_width", th.maxWidth, 16...7680)
         th.maxHeight = try t.int("max_height", th.maxHeight, 16...4320)
         th.quality = try t.int("quality", th.quality, 1...100)
+        th.scrubEveryS = try t.double("scrub_every_s", th.scrubEveryS, 0...60)
+        th.scrubWidth = try t.int("scrub_width", th.scrubWidth, 32...640)
         try t.finish()
         return th
     }

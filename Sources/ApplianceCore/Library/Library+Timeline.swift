@@ -92,3 +92,21 @@ extension Library {
         }
     }
 }
+
+/// The file that was being recorded at a moment, for its scrubbing preview: the latest to begin at or before it
+/// that had not ended (the one being recorded now counts).
+extension Library {
+    func recordingAt(_ moment: Date, longest: TimeInterval) async throws -> (id: String, start: Date)? {
+        try await database.read { db in
+            let request: SQLRequest<Row> = """
+                SELECT id, created_at, ended_at, duration_ms, state, locked, group_id, camera FROM recordings
+                WHERE created_at BETWEEN \(Recording.milliseconds(moment.addingTimeInterval(-longest))) AND \(Recording.milliseconds(moment.addingTimeInterval(60)))
+                  AND (ended_at >= \(Recording.milliseconds(moment)) OR (ended_at IS NULL AND state = \(Recording.State.recording)))
+                  AND state <> \(Recording.State.failed)
+                ORDER BY created_at DESC, rowid DESC LIMIT 4
+                """
+            let files = try request.fetchAll(db).map { TimelineFile(row: $0, now: Date()) }
+            return files.first { $0.start <= moment && moment <= $0.end }.map { ($0.id, $0.start) }
+        }
+    }
+}

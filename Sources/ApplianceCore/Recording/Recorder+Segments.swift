@@ -10,6 +10,8 @@ extension Recorder {
         _ = try? await blocking { session.teardown(last: false) }
         _ = graph.tap.finishRequest(id: session.id)
         try? FileManager.default.removeItem(atPath: session.partialPath)
+        graph.scrub?.end(id: session.id, at: 0)
+        try? FileManager.default.removeItem(atPath: data.scrubPath(id: session.id))
         try? await library.delete(id: session.id)
     }
 
@@ -50,6 +52,8 @@ extension Recorder {
         }
         graph.tap.requestFrame(id: row.id, atRunningTime: cut + Self.nanoseconds(config.thumbnail.offsetS))
         current.session.cut(at: cut)
+        graph.scrub?.end(id: current.session.id, at: cut)
+        graph.scrub?.begin(id: row.id, path: data.scrubPath(id: row.id), at: cut)
         closing.append(ClosingSegment(active: still, cutAt: Date()))
         phase = .recording(ActiveRecording(session: next, title: row.title, activationIndex: activationIndex,
                                            cameraAtStart: cameraNow, lastSync: .now, recordingStartedAt: current.recordingStartedAt, segmentStartedAt: row.createdAt,

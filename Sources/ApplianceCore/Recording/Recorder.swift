@@ -139,6 +139,7 @@ actor Recorder {
             throw ApplianceError(.internalError, "cannot start recording: \(error)")
         }
         graph.tap.requestFrame(id: row.id, atRunningTime: session.startAt + Self.nanoseconds(config.thumbnail.offsetS))
+        graph.scrub?.begin(id: row.id, path: data.scrubPath(id: row.id), at: session.startAt)
         // The clip ends at max_duration_s exactly, cut by the probes; `tick` then finalises it. A loop recording
         // runs until stopped: each of its files is at most segment_s long.
         if segmentS == 0 {

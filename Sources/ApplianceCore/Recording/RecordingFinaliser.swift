@@ -98,6 +98,7 @@ struct RecordingFinaliser: Sendable {
     /// flowing are ended from here after 2 s.
     private func endStreams(of session: RecordingSession) async {
         session.requestStop(onFrameBoundaryAfter: graph.runningTimeNow)
+        graph.scrub?.end(id: session.id, at: graph.runningTimeNow)
         // A bin that refused data cannot finish its file: it keeps what its last index update covers.
         if session.refused { return }
         if await session.finalised.wait(timeout: .seconds(2)) == nil {

@@ -205,6 +205,7 @@ extension Appliance {
         var services: [any Service] = [ActivityService(log: activity, events: events, logger: logger)]
         let camera = await cameras.activeName
         if let overlay = graph.previewOverlay { services.append(PreviewOverlay(element: overlay, events: events, camera: camera)) }
+        if let scrub = graph.scrub { services.append(ScrubWriter(scrub: scrub, logger: logger)) }
         if let tap = graph.motion {
             services.append(MotionService(tap: tap, settings: config.motion.settings, events: events, camera: camera,
                                           pictures: activity.pictures, logger: logger))

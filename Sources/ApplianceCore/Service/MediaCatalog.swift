@@ -44,6 +44,37 @@ public struct MediaCatalog: Sendable {
         return try builder.build()
     }
 
+    /// A clip's scrubbing previews: when each was taken (seconds from its first frame, within its length) and
+    /// where; empty when it has none.
+    public func scrubPreviews(id: String) async throws -> [ScrubPreview] {
+        guard let recording = try await recording(id: id) else { return [] }
+        let length = recording.durationMs.map { Double($0) / 1000 }
+        return ScrubPack.entries(path: data.scrubPath(id: id)).enumerated().compactMap { index, entry in
+            let offset = Double(entry.offsetMs) / 1000
+            if let length, offset > length { return nil }
+            return ScrubPreview(index: index, offsetS: offset, entry: entry)
+        }
+    }
+
+    /// The JPEG of a clip's preview number `index`.
+    public func scrubJPEG(id: String, index: Int) -> Data? {
+        guard Self.isID(id) else { return nil }
+        let path = data.scrubPath(id: id)
+        let entries = ScrubPack.entries(path: path)
+        guard entries.indices.contains(index) else { return nil }
+        return ScrubPack.jpeg(path: path, entry: entries[index])
+    }
+
+    /// The preview shown for a moment: the last one taken at or before it in the file recorded then. Nil when
+    /// nothing was recorded then, or that file has no previews.
+    public func scrubJPEG(at moment: Date) async throws -> (jpeg: Data, recordingId: String, takenAt: Date)? {
+        guard let file = try await library.recordingAt(moment, longest: longestFileS) else { return nil }
+        let path = data.scrubPath(id: file.id)
+        guard let entry = ScrubPack.entry(at: moment.timeIntervalSince(file.start) * 1000, in: ScrubPack.entries(path: path)),
+              let jpeg = ScrubPack.jpeg(path: path, entry: entry) else { return nil }
+        return (jpeg, file.id, file.start.addingTimeInterval(Double(entry.offsetMs) / 1000))
+    }
+
     /// When the last clip finished uploading, if any did.
     public func lastBackup() async throws -> Date? {
         try await library.lastBackupAt()

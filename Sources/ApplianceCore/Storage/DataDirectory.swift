@@ -36,6 +36,8 @@ public struct DataDirectory: Sendable {
 
     public func partialPath(id: String) -> String { "\(partialDir)/\(id).mp4" }
     public func thumbnailPath(id: String) -> String { "\(thumbnailsDir)/\(id).jpg" }
+    /// A file's scrubbing previews (`ScrubPack`).
+    public func scrubPath(id: String) -> String { "\(thumbnailsDir)/\(id).scrub" }
     public func snapshotPath(id: String) -> String { "\(snapshotsDir)/\(id).jpg" }
     /// Named by kind and start (ms since 1970), which the detector and the activity log both know before the row has
     /// a number.

@@ -47,6 +47,9 @@ enum Assets {
     #motion-state.on, .activity.motion .kind { color:#fc6; } .activity.sound .kind { color:#8cf; }
     .card.activity .play { margin-top:.3rem; padding:.4rem .8rem; min-height:36px; }
     .badge.kind { font-weight:bold; margin-right:.4rem; }
+    .bar-wrap { position:relative; }
+    .scrub-preview { position:absolute; bottom:100%; margin-bottom:4px; width:160px; transform:translateX(-50%); border:1px solid #888;
+      border-radius:.3rem; background:#000; pointer-events:none; z-index:1; }
     .bar { position:relative; height:64px; background:#1b1b1b; border-radius:.4rem; margin:.8rem 0 .2rem; cursor:pointer; touch-action:none; overflow:hidden; }
     .bar .gap { position:absolute; top:0; bottom:0; background:#3a1c1c; }
     .bar .span { position:absolute; top:0; bottom:0; background:#2f6f3a; min-width:1px; }
@@ -262,11 +265,27 @@ enum Assets {
         const r = bar.getBoundingClientRect();
         return from + Math.min(1, Math.max(0, (clientX - r.left) / r.width)) * (to - from);
       };
+      // The preview under the pointer: one request at a time, for the step of the previews the pointer is in (so
+      // moving within a step asks nothing, and the browser's cache answers steps seen before).
+      const preview = $("#scrub-preview"), every = Number(bar.dataset.scrubEvery || 0) * 1000;
+      let loading = false, wanted = null, shownFor = null;
+      const loadPreview = () => {
+        if (loading || wanted === null || wanted === shownFor) return;
+        loading = true; const at = wanted; shownFor = at;
+        preview.onload = () => { loading = false; preview.hidden = false; loadPreview(); };
+        preview.onerror = () => { loading = false; preview.hidden = true; loadPreview(); };
+        preview.src = "/api/timeline/scrub.jpg?at=" + new Date(at).toISOString();
+      };
       const show = (clientX) => {
         const t = timeAt(clientX);
         cursor.hidden = false; cursor.style.left = (100 * (t - from) / (to - from)) + "%";
         label.textContent = new Date(t).toLocaleTimeString();
         bar.dataset.at = new Date(t).toISOString();
+        if (every > 0 && spans.some((s) => s.start <= t && t < s.end)) {
+          const r = bar.getBoundingClientRect();
+          preview.style.left = Math.min(r.width - 80, Math.max(80, clientX - r.left)) + "px";
+          wanted = Math.floor(t / every) * every; loadPreview();
+        } else { wanted = null; preview.hidden = true; }
       };
       let video = null;  // { end, pieces: [{ offset (s), start (ms) }] } of what the player holds
       const wallAt = (seconds) => {
@@ -318,7 +337,7 @@ enum Assets {
       player.addEventListener("pause", () => { $("#play-pause").textContent = "Play"; });
       player.addEventListener("ended", () => { if (video && spans.some((s) => s.end > video.end + 100)) playAt(video.end); });
       bar.addEventListener("pointermove", (e) => show(e.clientX));
-      bar.addEventListener("pointerleave", () => { cursor.hidden = true; });
+      bar.addEventListener("pointerleave", () => { cursor.hidden = true; wanted = null; preview.hidden = true; });
       bar.addEventListener("click", (e) => {
         const mark = e.target.closest("a.event");
         e.preventDefault();

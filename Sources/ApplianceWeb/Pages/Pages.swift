@@ -143,7 +143,7 @@ enum Pages {
         let body = """
         <section class="clip" data-id="\(r.id)">
           <h1 id="clip-title">\(HTML.escape(r.title))</h1>
-          <video id="player" controls preload="metadata" playsinline src="/media/\(r.id)/video\(start.map { String(format: "#t=%.1f", $0) } ?? "")"\(start.map { String(format: " data-start=\"%.1f\"", $0) } ?? "")\(r.thumbnail != nil ? " poster=\"/media/\(r.id)/thumbnail\"" : "")></video>
+          <video id="player" controls preload="metadata" playsinline src="/media/\(r.id)/video\(start.map { String(format: "#t=%.1f", $0) } ?? "")"\(start.map { String(format: " data-start=\"%.1f\"", $0) } ?? "")\(r.thumbnail != nil ? " poster=\"/media/\(r.id)/thumbnail\"" : "")><track kind="metadata" label="thumbnails" src="/media/\(r.id)/scrub.vtt"></video>
           <div class="controls">
             <button id="restart">Restart</button>
             <a id="download" class="button" href="/media/\(r.id)/video?download=1">Download</a>

@@ -9,7 +9,8 @@ import Foundation
 extension Pages {
     /// `day`: the local day shown (`2026-11-26`); `zoom`: the part of it shown.
     /// `month`: the days of the shown day's month that hold something, for the calendar.
-    static func timeline(_ t: Timeline, day: String, zoom: TimelineZoom, month: TimelineDays?, csrf: String?) -> String {
+    /// `scrubEveryS`: how far apart scrubbing previews are (the pointer asks for one per step).
+    static func timeline(_ t: Timeline, day: String, zoom: TimelineZoom, month: TimelineDays?, scrubEveryS: Double, csrf: String?) -> String {
         let spans = t.spans.map { s in
             "<div class=\"span\(s.locked > 0 ? " locked" : "")\" data-start=\"\(ms(s.start))\" data-end=\"\(ms(s.end))\" data-first=\"\(HTML.escape(s.firstId))\" "
                 + "title=\"\(clock(s.start))–\(clock(s.end))\"></div>"
@@ -37,7 +38,8 @@ extension Pages {
             <video id="player" controls playsinline preload="auto"></video>
             <p id="playing-at" class="health" role="status"></p>
           </div>
-          <div id="bar" class="bar" data-from="\(ms(t.from))" data-to="\(ms(t.to))">\(gaps)\(spans)\(locks)\(events)<div id="cursor" class="cursor" hidden></div><div id="playhead" class="playhead" hidden></div></div>
+          <div class="bar-wrap"><img id="scrub-preview" class="scrub-preview" alt="" hidden>
+          <div id="bar" class="bar" data-from="\(ms(t.from))" data-to="\(ms(t.to))" data-scrub-every="\(scrubEveryS)">\(gaps)\(spans)\(locks)\(events)<div id="cursor" class="cursor" hidden></div><div id="playhead" class="playhead" hidden></div></div></div>
           <div class="ticks" id="ticks">\(ticks(t, day: day, zoom: zoom))</div>
           <p id="bar-time" class="health" role="status"></p>
           <div class="controls timeline-controls" id="timeline-controls">

@@ -17,6 +17,7 @@ struct Routes: Sendable {
         addActivity(to: router)
         addTimeline(to: router)
         addRangeVideo(to: router)
+        addScrub(to: router)
         addLive(to: router)
         addWHEP(to: router)
         addPages(to: router)

@@ -40,7 +40,8 @@ extension Routes {
             // The calendar is a help, not the page: without it the day still shows.
             let month: TimelineDays?
             if case .timelineDays(let days)? = try? await perform(.timelineDays(month: String(day.prefix(7)))) { month = days } else { month = nil }
-            return HTML.response(Pages.timeline(timeline, day: day, zoom: zoom, month: month, csrf: csrf))
+            return HTML.response(Pages.timeline(timeline, day: day, zoom: zoom, month: month,
+                                                scrubEveryS: context.config.thumbnail.scrubEveryS, csrf: csrf))
         }
         router.get("timeline/play") { request, ctx -> Response in
             let csrf = ctx.access.session?.csrf
