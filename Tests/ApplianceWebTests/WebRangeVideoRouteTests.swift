@@ -28,6 +28,12 @@ final class WebRangeVideoRouteTests: XCTestCase {
             (recording.endedAt, recording.durationMs) = (recording.createdAt.addingTimeInterval(2), 2000)
             try await web.library.insert(recording)
             recordings.append(recording)
+            // Scrubbing previews at 0 and 1 s of each file (the third has none).
+            if i < 2 {
+                try FileManager.default.createDirectory(atPath: web.data.thumbnailsDir, withIntermediateDirectories: true)
+                let records = ScrubPack.record(jpeg: [0xFF, 0xD8, UInt8(i)], offsetMs: 0) + ScrubPack.record(jpeg: [0xFF, 0xD8, UInt8(i)], offsetMs: 1000)
+                try ScrubPack.append(records, to: web.data.scrubPath(id: id))
+            }
         }
         return recordings
     }
@@ -44,7 +50,7 @@ final class WebRangeVideoRouteTests: XCTestCase {
             XCTAssertEqual(whole.header("Content-Type"), "video/mp4")
             XCTAssertEqual(whole.header("Content-Length"), String(whole.data.count))
             XCTAssertEqual(whole.header("X-Video-Start"), Timestamps.iso(start))
-            XCTAssertEqual(whole.header("X-Video-Pieces")?.split(separator: ",").count, 3, "a piece per file")
+            XCTAssertEqual(whole.header("X-Video-Pieces")?.split(separator: ",").count, 3, "a piece per file: \(whole.header("X-Video-Pieces") ?? "")")
             XCTAssertTrue(whole.header("X-Video-Pieces")?.hasPrefix("0.000@") == true)
             try whole.data.write(to: URL(fileURLWithPath: scratch))
             let decode = try ProcessOutcome.run("/usr/bin/ffmpeg", ["-v", "error", "-i", scratch, "-f", "null", "-"], timeout: 60)
@@ -78,10 +84,20 @@ final class WebRangeVideoRouteTests: XCTestCase {
             let download = try await client.request("/api/timeline/video.mp4?download=1&" + query, method: .head)
             XCTAssertTrue(download.header("Content-Disposition")?.hasPrefix("attachment; filename=\"appliance-") == true)
 
+            let track = try await client.request("/api/timeline/scrub.vtt?" + query)
+            XCTAssertEqual(track.status, .ok)
+            let cues = track.text.components(separatedBy: "\n\n").dropFirst().filter { !$0.isEmpty }
+            XCTAssertEqual(cues.map { $0.prefix(12) }, ["00:00:00.000", "00:00:01.000", "00:00:02.000", "00:00:03.000"], track.text)
+            XCTAssertTrue(cues[2].hasSuffix("/media/\(files[1].id)/scrub/0.jpg"), cues[2])
+            XCTAssertTrue(cues[3].hasPrefix("00:00:03.000 --> 00:00:06.000"), "the last to the video's end: \(cues[3])")
+
             // From the middle of the second file: its keyframe at 1 s, then the third file.
             let inside = "start=\(Timestamps.iso(start.addingTimeInterval(3.5)))&end=\(Timestamps.iso(start.addingTimeInterval(7)))"
             let later = try await client.request("/api/timeline/video.mp4?" + inside, method: .head)
             XCTAssertEqual(later.header("X-Video-Start"), Timestamps.iso(start.addingTimeInterval(3)))
+            let laterTrack = try await client.request("/api/timeline/scrub.vtt?" + inside)
+            XCTAssertTrue(laterTrack.text.contains("00:00:00.000 --> 00:00:03.000\n/media/\(files[1].id)/scrub/1.jpg"),
+                          "the second file's preview at 1 s first: \(laterTrack.text)")
         }
     }
 

@@ -62,10 +62,62 @@ struct Mp4Movie {
         return Mp4Movie(ftyp: try file.read(ftypBox), moov: moov, tracks: tracks)
     }
 
-    /// Whether `other`'s samples can be listed in this movie's index: the same tracks, timescales and descriptions.
+    /// Whether `other`'s samples can be listed in this movie's index: the same tracks, timescales and descriptions
+    /// (but for the bitrates they state, which differ from file to file and tell a decoder nothing).
     func accepts(_ other: Mp4Movie) -> Bool {
         tracks.count == other.tracks.count && zip(tracks, other.tracks).allSatisfy { mine, theirs in
-            mine.id == theirs.id && mine.kind == theirs.kind && mine.timescale == theirs.timescale && mine.description == theirs.description
+            mine.id == theirs.id && mine.kind == theirs.kind && mine.timescale == theirs.timescale
+                && Self.withoutBitrates(mine.description) == Self.withoutBitrates(theirs.description)
         }
+    }
+
+    /// A sample description with the bitrates of its `btrt` boxes and of its `esds` decoder config set to 0.
+    static func withoutBitrates(_ description: Data) -> Data {
+        var bytes = Data(description)
+        func zero(_ range: Range<Int>) {
+            guard range.lowerBound >= 0, range.upperBound <= bytes.count else { return }
+            bytes.replaceSubrange((bytes.startIndex + range.lowerBound)..<(bytes.startIndex + range.upperBound), with: Data(count: range.count))
+        }
+        for (type, size, at) in boxes(named: ["btrt", "esds"], in: bytes) {
+            if type == "btrt" { zero((at + 8)..<(at + size)); continue }
+            // esds: version and flags, then ES_Descriptor (tag 3: id, flags) holding DecoderConfigDescriptor (tag 4:
+            // object type, stream type, then buffer size (3 bytes), max and average bitrate (4 bytes each)).
+            var p = at + 12
+            guard let es = descriptor(in: bytes, at: &p, tag: 3) else { continue }
+            let flags = bytes[bytes.startIndex + es + 2]
+            p = es + 3 + (flags & 0x80 != 0 ? 2 : 0) + (flags & 0x20 != 0 ? 2 : 0)
+            if flags & 0x40 != 0, p < bytes.count { p += 1 + Int(bytes[bytes.startIndex + p]) }
+            guard let config = descriptor(in: bytes, at: &p, tag: 4) else { continue }
+            zero((config + 2)..<(config + 13))
+        }
+        return bytes
+    }
+
+    /// Every box of one of `names` inside `data` (found by type, checked by size): type, size and offset.
+    private static func boxes(named names: Set<String>, in data: Data) -> [(String, Int, Int)] {
+        var found: [(String, Int, Int)] = []
+        var i = 4
+        while i + 4 <= data.count {
+            let type = data.fourCC(at: i)
+            if names.contains(type) {
+                let size = Int(data.uint32(at: i - 4))
+                if size >= 8, i - 4 + size <= data.count { found.append((type, size, i - 4)) }
+            }
+            i += 1
+        }
+        return found
+    }
+
+    /// Where the content of the descriptor with `tag` at `p` starts (its length's 7-bit bytes skipped), or nil.
+    private static func descriptor(in data: Data, at p: inout Int, tag: UInt8) -> Int? {
+        guard p < data.count, data[data.startIndex + p] == tag else { return nil }
+        p += 1
+        for _ in 0..<4 {
+            guard p < data.count else { return nil }
+            let byte = data[data.startIndex + p]
+            p += 1
+            if byte & 0x80 == 0 { break }
+        }
+        return p
     }
 }

@@ -35,6 +35,8 @@ public struct RangeVideo: Sendable {
         public var offset: Double
         public var start: Date
         public var duration: Double
+        /// When the recording's own first frame was (before `start` when the video begins inside it).
+        public var recordingStart: Date
     }
 
     public let parts: [Part]

@@ -71,7 +71,7 @@ struct RangeVideoBuilder {
         stretches.append((source.path, extent.low, extent.high - extent.low))
         payload += extent.high - extent.low
         pieces.append(RangeVideo.Piece(recordingId: source.id, offset: origin + cutStart, start: source.start.addingTimeInterval(cutStart),
-                                       duration: cutEnd - cutStart))
+                                       duration: cutEnd - cutStart, recordingStart: source.start))
         origin += cutEnd
         reference = reference ?? movie
         return cutEnd < localTo

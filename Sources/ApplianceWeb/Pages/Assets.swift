@@ -316,6 +316,10 @@ enum Assets {
         video = { end, pieces };
         say("");
         $("#timeline-player").hidden = false;
+        for (const old of player.querySelectorAll("track")) old.remove();
+        const track = document.createElement("track");  // the previews of this video, for a player's seek bar
+        Object.assign(track, { kind: "metadata", label: "thumbnails", src: url.replace("/video.mp4", "/scrub.vtt") });
+        player.append(track);
         player.src = url;
         const offset = pieces.length ? Math.max(0, (start - pieces[0].start) / 1000) : 0;
         player.addEventListener("loadedmetadata", () => { player.currentTime = offset; player.play().catch(() => {}); }, { once: true });

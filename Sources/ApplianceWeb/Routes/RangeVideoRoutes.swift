@@ -11,17 +11,9 @@ import Hummingbird
 /// gaps. `?download=1` makes it an attachment.
 extension Routes {
     func addRangeVideo(to router: Router<WebContext>) {
-        let cache = RangeVideoCache()
         for method in [HTTPRequest.Method.get, .head] {
             router.on("api/timeline/video.mp4", method: method) { request, _ -> Response in
-                let (from, to) = try Self.videoRange(request)
-                let video = try await cache.video(from: from, to: to) {
-                    do {
-                        return try await self.context.media.rangeVideo(from: from, to: to)
-                    } catch let failure as RangeVideo.Failure {
-                        throw WebError(.notFound, failure.description)
-                    }
-                }
+                let video = try await rangeVideo(request)
                 let download = request.uri.queryParameters.get("download").map { $0 == "1" || $0 == "true" } ?? false
                 var response = MediaResponder.respond(
                     to: request, parts: video.parts, validators: FileValidators(size: video.size, modified: video.end, etag: video.etag),
@@ -30,6 +22,18 @@ extension Routes {
                 response.headers[Self.videoPiecesHeader] = video.pieces.map { String(format: "%.3f", $0.offset) + "@" + Timestamps.iso($0.start) }
                     .joined(separator: ",")
                 return response
+            }
+        }
+    }
+
+    /// The range video a request's `start` and `end` name, built or from the cache; 400 or 404 with the reason.
+    func rangeVideo(_ request: Request) async throws -> RangeVideo {
+        let (from, to) = try Self.videoRange(request)
+        return try await rangeVideos.video(from: from, to: to) {
+            do {
+                return try await self.context.media.rangeVideo(from: from, to: to)
+            } catch let failure as RangeVideo.Failure {
+                throw WebError(.notFound, failure.description)
             }
         }
     }

@@ -10,6 +10,8 @@ struct Routes: Sendable {
     let context: FrontEndContext
     let streams: StreamRegistry
     let access: AccessMiddleware
+    /// Range videos just built, shared by the video and its previews track.
+    let rangeVideos = RangeVideoCache()
 
     func add(to router: Router<WebContext>) {
         addAPI(to: router)

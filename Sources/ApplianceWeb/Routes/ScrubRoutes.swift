@@ -5,7 +5,8 @@ import HTTPTypes
 import Hummingbird
 
 /// Scrubbing previews: a clip's as a WebVTT thumbnails track (`/media/ID/scrub.vtt`, each cue naming its JPEG,
-/// `/media/ID/scrub/N.jpg`), the form players' seek bars read; and the one shown for a moment of the timeline
+/// `/media/ID/scrub/N.jpg`), the form players' seek bars read, and the same for a range video
+/// (`/api/timeline/scrub.vtt?start=&end=`, in the video's clock); and the one shown for a moment of the timeline
 /// (`/api/timeline/scrub.jpg?at=ISO`), with `X-Scrub-At` saying when it was taken. Previews never change once
 /// written, so they may be cached.
 extension Routes {
@@ -15,7 +16,7 @@ extension Routes {
             let previews = try await context.media.scrubPreviews(id: recording.id)
             guard !previews.isEmpty else { throw WebError(.notFound, "recording \(recording.id) has no scrubbing previews") }
             let length = recording.durationMs.map { Double($0) / 1000 } ?? (previews.last?.offsetS ?? 0) + 2
-            let text = Self.webVTT(previews, length: length) { "/media/\(recording.id)/scrub/\($0.index).jpg" }
+            let text = Self.webVTT(previews.map { ($0.offsetS, "/media/\(recording.id)/scrub/\($0.index).jpg") }, length: length)
             return Response(status: .ok, headers: [.contentType: "text/vtt; charset=utf-8", .cacheControl: "private, no-cache"],
                             body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
         }
@@ -24,6 +25,23 @@ extension Routes {
             guard file.hasSuffix(".jpg"), let index = Int(file.dropLast(4)), index >= 0,
                   let jpeg = context.media.scrubJPEG(id: id, index: index) else { throw WebError(.notFound, "no such preview") }
             return Self.jpeg(jpeg, cache: "private, max-age=86400")
+        }
+        router.get("api/timeline/scrub.vtt") { request, _ -> Response in
+            let video = try await rangeVideo(request)
+            var cues: [(ScrubPreview, String, Double)] = []  // preview, its recording, its time in the video
+            for piece in video.pieces {
+                let previews = try await context.media.scrubPreviews(id: piece.recordingId)
+                let lead = piece.start.timeIntervalSince(piece.recordingStart)
+                // The preview shown when the piece begins (the last at or before it), then those inside it.
+                let first = previews.last { $0.offsetS <= lead + 0.001 }
+                for preview in previews where preview == first || (preview.offsetS > lead + 0.001 && preview.offsetS - lead < piece.duration) {
+                    cues.append((preview, piece.recordingId, piece.offset + max(0, preview.offsetS - lead)))
+                }
+            }
+            guard !cues.isEmpty else { throw WebError(.notFound, "no scrubbing previews in that range") }
+            let text = Self.webVTT(cues.map { ($0.2, "/media/\($0.1)/scrub/\($0.0.index).jpg") }, length: video.duration)
+            return Response(status: .ok, headers: [.contentType: "text/vtt; charset=utf-8", .cacheControl: "private, no-cache"],
+                            body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
         }
         router.get("api/timeline/scrub.jpg") { request, _ -> Response in
             let text = request.uri.queryParameters.get("at") ?? ""
@@ -45,13 +63,13 @@ extension Routes {
         Response(status: .ok, headers: [.contentType: "image/jpeg", .cacheControl: cache], body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
     }
 
-    /// A WebVTT track whose cues run from one preview to the next (the last to `length`) and name its image.
-    static func webVTT(_ previews: [ScrubPreview], length: Double, url: (ScrubPreview) -> String) -> String {
+    /// A WebVTT track whose cues run from one preview (its time, its image's URL) to the next, the last to `length`.
+    static func webVTT(_ previews: [(time: Double, url: String)], length: Double) -> String {
         var lines = ["WEBVTT", ""]
         for (i, preview) in previews.enumerated() {
-            let end = i + 1 < previews.count ? previews[i + 1].offsetS : max(length, preview.offsetS + 0.001)
-            guard end > preview.offsetS else { continue }
-            lines += ["\(vttTime(preview.offsetS)) --> \(vttTime(end))", url(preview), ""]
+            let end = i + 1 < previews.count ? previews[i + 1].time : max(length, preview.time + 0.001)
+            guard end > preview.time else { continue }
+            lines += ["\(vttTime(preview.time)) --> \(vttTime(end))", preview.url, ""]
         }
         return lines.joined(separator: "\n")
     }
