@@ -76,7 +76,7 @@ extension Library {
             var totals = days.map { TimelineDay(day: $0.day) }
             let recordings = try Row.fetchAll(db, sql: """
                 WITH days(i, s, e) AS (VALUES \(ranges))
-                SELECT days.i AS i, COUNT(r.id) AS n, COALESCE(SUM(r.duration_ms), 0) AS ms, COALESCE(SUM(r.locked), 0) AS locked
+                SELECT days.i AS i, COUNT(*) AS n, COALESCE(SUM(r.duration_ms), 0) AS ms, COALESCE(SUM(r.locked), 0) AS locked
                 FROM days JOIN recordings r ON r.created_at >= days.s AND r.created_at < days.e AND r.state <> 'failed' GROUP BY days.i
                 """)
             for row in recordings {
