@@ -22,6 +22,8 @@ struct Dev: AsyncParsableCommand {
         @Option(name: .long) var events = 0
         /// A finished MP4 that every seeded file is a hard link to (it should last `--segment-s`).
         @Option(name: .long) var media: String?
+        /// Scrubbing previews (a pack a recording wrote) that every seeded file's previews are a hard link to.
+        @Option(name: .long) var scrub: String?
         /// When the seeded time ends (ISO 8601); now by default.
         @Option(name: .long) var end: String?
 
@@ -57,6 +59,7 @@ struct Dev: AsyncParsableCommand {
                 if !FileManager.default.fileExists(atPath: folder) {
                     try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
                 }
+                if let scrub { try FileManager.default.linkItem(atPath: scrub, toPath: data.scrubPath(id: id)) }
                 if let media {
                     try FileManager.default.linkItem(atPath: media, toPath: path)
                 } else {

@@ -18,6 +18,13 @@ final class WebScrubRouteTests: XCTestCase {
         (row.endedAt, row.durationMs) = (start.addingTimeInterval(5), 5000)
         try await web.library.insert(row)
         let clip = row
+        // Files after it, as a loop's segments follow one another: the moment still finds the file that holds it.
+        for n in 1...6 {
+            var next = Recording(id: UUID().uuidString.lowercased(), title: "segment \(n)", createdAt: start.addingTimeInterval(Double(5 * n)),
+                                 path: web.data.root + "/recordings/next-\(n).mp4", state: .complete)
+            (next.endedAt, next.durationMs) = (next.createdAt.addingTimeInterval(5), 5000)
+            try await web.library.insert(next)
+        }
         let jpegs = (0..<3).map { n in Data([0xFF, 0xD8, UInt8(n), 0xFF, 0xD9]) }
         var records = Data()
         for (n, jpeg) in jpegs.enumerated() { records.append(ScrubPack.record(jpeg: Array(jpeg), offsetMs: UInt32(n * 2000))) }

@@ -94,13 +94,15 @@ extension Library {
 }
 
 /// The file that was being recorded at a moment, for its scrubbing preview: the latest to begin at or before it
-/// that had not ended (the one being recorded now counts).
+/// that had not ended (the one being recorded now counts). A file begins before its creation by its pre-roll (at
+/// most a minute): files created up to a minute later are candidates, those whose first frame is later are not.
 extension Library {
     func recordingAt(_ moment: Date, longest: TimeInterval) async throws -> (id: String, start: Date)? {
         try await database.read { db in
             let request: SQLRequest<Row> = """
                 SELECT id, created_at, ended_at, duration_ms, state, locked, group_id, camera FROM recordings
                 WHERE created_at BETWEEN \(Recording.milliseconds(moment.addingTimeInterval(-longest))) AND \(Recording.milliseconds(moment.addingTimeInterval(60)))
+                  AND MIN(created_at, COALESCE(ended_at - duration_ms, created_at)) <= \(Recording.milliseconds(moment))
                   AND (ended_at >= \(Recording.milliseconds(moment)) OR (ended_at IS NULL AND state = \(Recording.State.recording)))
                   AND state <> \(Recording.State.failed)
                 ORDER BY created_at DESC, rowid DESC LIMIT 4

@@ -362,6 +362,7 @@ enum Assets {
         if (action) { e.preventDefault(); action(); }
       });
       window.timelineState = () => ({ wall: video ? wallAt(player.currentTime) : null, pieces: video ? video.pieces.length : 0 });
+      performance.mark("timeline-ready");  // the bar placed and every control listening (measured by bench_timeline_page.py)
     }
 
     function shareItem(link) {
