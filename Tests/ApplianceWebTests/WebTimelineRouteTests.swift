@@ -70,6 +70,38 @@ final class WebTimelineRouteTests: XCTestCase {
         }
     }
 
+    func testALoopRecordingDeviceOpensOnItsTimelineAndLiveIsOneClickAway() async throws {
+        let loop = try WebHarness(answer: { command throws(ApplianceError) in
+            guard case .status = command else { throw ApplianceError(.unavailable, "not in this test") }
+            return .status(Self.status)
+        }, change: { $0.recording.segmentS = 10 })
+        try await loop.test { client in
+            let root = try await client.request("/")
+            XCTAssertEqual(root.status, .seeOther)
+            XCTAssertEqual(root.header("Location"), "/timeline")
+            let live = try await client.request("/live")
+            XCTAssertEqual(live.status, .ok)
+            XCTAssertTrue(live.text.contains("id=\"live-video\""), "the live page")
+            XCTAssertTrue(live.text.contains("href=\"/live\""), "Live in the menu")
+        }
+        let clips = try WebHarness(answer: { command throws(ApplianceError) in
+            guard case .status = command else { throw ApplianceError(.unavailable, "not in this test") }
+            return .status(Self.status)
+        })
+        try await clips.test { client in
+            let root = try await client.request("/")
+            XCTAssertEqual(root.status, .ok, "a clip recorder opens on its live page")
+            XCTAssertTrue(root.text.contains("id=\"live-video\""))
+        }
+    }
+
+    static let status = StatusReport(
+        state: .idle, ready: true, recording: nil, cameras: ["main"], activeCamera: "main", cameraSources: ["main": "test"], audioSource: "test",
+        preview: "none", encoder: "x264", width: 1280, height: 720, framerate: 30, dataDir: "/d", uptimeS: 1, recordingsThisRun: 0,
+        lastError: nil, gstreamerVersion: "1.22.0", recordingsTotal: 0, databaseBytes: 0, recovery: nil,
+        output: OutputStats(frames: 1, slotCollisions: 0, filledSlots: 0, missingSlots: 0, missingAtEncoder: 0),
+        storage: StorageStatus(state: .ok, recordingsDir: "/d/recordings"))
+
     static let clipID = "0b9c4e1a-1111-4222-8333-944455556666"
 
     func testBadRequestsAreRefusedWithAReason() async throws {

@@ -5,7 +5,7 @@ import Foundation
 enum Pages {
     /// The frame every page shares: navigation, the CSRF token for the script, and the page's body.
     static func layout(title: String, csrf: String?, active: String, body: String, nav: Bool = true) -> String {
-        let links = [("/", "Live", "live"), ("/timeline", "Timeline", "timeline"), ("/recordings", "Recordings", "recordings"), ("/activity", "Events", "activity"), ("/settings", "Backup & settings", "settings")]
+        let links = [("/live", "Live", "live"), ("/timeline", "Timeline", "timeline"), ("/recordings", "Recordings", "recordings"), ("/activity", "Events", "activity"), ("/settings", "Backup & settings", "settings")]
             .map { "<a href=\"\($0.0)\"\($0.2 == active ? " class=\"active\"" : "")>\($0.1)</a>" }.joined()
         return """
         <!doctype html>

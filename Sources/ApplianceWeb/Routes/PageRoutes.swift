@@ -6,10 +6,12 @@ import Hummingbird
 /// The pages: live, recordings, a clip, backup & settings; and the two static assets.
 extension Routes {
     func addPages(to router: Router<WebContext>) {
+        // A dashcam (loop recording) opens on its timeline: finding a moment is what its owner comes for.
         router.get("/") { _, ctx -> Response in
-            guard case .status(let status) = try await perform(.status) else { throw WebError(.internalServerError, "unexpected result") }
-            return HTML.response(Pages.live(status: status, csrf: ctx.access.session?.csrf, webrtc: self.context.config.web.webrtcViewers > 0))
+            if context.config.recording.segmentS > 0 { return Response(status: .seeOther, headers: [.location: "/timeline"]) }
+            return try await livePage(csrf: ctx.access.session?.csrf)
         }
+        router.get("live") { _, ctx -> Response in try await livePage(csrf: ctx.access.session?.csrf) }
         router.get("recordings") { request, ctx -> Response in
             let query = request.uri.queryParameters
             let command: Command
@@ -46,5 +48,10 @@ extension Routes {
         router.get("assets/app.css") { _, _ in Assets.response(Assets.css, type: "text/css; charset=utf-8") }
         router.get("assets/app.js") { _, _ in Assets.response(Assets.script, type: "text/javascript; charset=utf-8") }
         router.get("favicon.ico") { _, _ in Response(status: .noContent) }
+    }
+
+    func livePage(csrf: String?) async throws -> Response {
+        guard case .status(let status) = try await perform(.status) else { throw WebError(.internalServerError, "unexpected result") }
+        return HTML.response(Pages.live(status: status, csrf: csrf, webrtc: context.config.web.webrtcViewers > 0))
     }
 }

@@ -32,7 +32,8 @@ final class WebHarness: Sendable {
     /// `password`: a `[web] token_file` holding `WebHarness.password`; without one the dashboard is loopback-only.
     /// `whep`: what answers WebRTC offers (default: refused, as with `[web] webrtc_viewers = 0`).
     init(password: Bool = true, publicRead: Bool = false, whep: any WHEPSessions = RefusedWHEP(),
-         answer: @escaping @Sendable (Command) throws(ApplianceError) -> CommandResult = WebHarness.unavailable) throws {
+         answer: @escaping @Sendable (Command) throws(ApplianceError) -> CommandResult = WebHarness.unavailable,
+         change: (inout ApplianceConfig) -> Void = { _ in }) throws {
         root = FileManager.default.temporaryDirectory.appendingPathComponent("appliance-web-\(UUID().uuidString.prefix(8))").path
         data = try DataDirectory(path: root + "/data")
         library = try Library.inMemory()
@@ -44,6 +45,7 @@ final class WebHarness: Sendable {
             config.web.tokenFile = root + "/token"
             try (Self.password + "\n").write(toFile: config.web.tokenFile, atomically: true, encoding: .utf8)
         }
+        change(&config)
         let live = LiveView(fps: 5, width: 320, height: 180)
         let sentCommands = self.sentCommands
         context = FrontEndContext(
