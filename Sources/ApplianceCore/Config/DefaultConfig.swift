@@ -55,7 +55,7 @@ max_width = 320
 max_height = 320
 quality = 85
 # Scrubbing previews (the timeline shows them under the pointer): a frame this often while recording, this wide;
-# about 3 KB each, 0.5 % of 1 Mbit/s video at 2 s. 0: none.
+# 1 to 6 KB each, 2 to 12 MB an hour at 2 s (0.3 % of the default 4 Mbit/s video). 0: none.
 scrub_every_s = 2.0
 scrub_width = 160
 
