@@ -310,6 +310,23 @@ def main():
     return 0
 
 
+def run_section_bench(description, prefix, measure, start, end):
+    """The common `main` of a bench that writes one section: `--binary` and `--out`, a temporary folder, then
+    `measure(binary, work)` → (what to print as JSON, the section's text) written between the markers."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--binary", required=True)
+    parser.add_argument("--out", required=True)
+    args = parser.parse_args()
+    work = tempfile.mkdtemp(prefix=prefix)
+    try:
+        printable, text = measure(os.path.abspath(args.binary), work)
+        print(json.dumps(printable), flush=True)
+        write_section(args.out, text, start, end)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return 0
+
+
 def write_section(out, section, start, end):
     """Replaces the text between the markers in `out` (or appends it), and prints it."""
     text = open(out).read() if os.path.exists(out) else "# Benchmarks\n"

@@ -15,20 +15,17 @@ Writes its section of docs/BENCHMARKS.md between markers.
 
     python3 Tests/Benchmarks/bench_timeline.py --binary .build-release/release/appliance --out docs/BENCHMARKS.md
 """
-import argparse
 import datetime
 import json
 import os
-import shutil
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 import urllib.parse
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_features import base_config, write_section  # noqa: E402
+from bench_features import base_config, run_section_bench  # noqa: E402
 from harness import Daemon  # noqa: E402
 
 START, END = "<!-- bench_timeline:start -->", "<!-- bench_timeline:end -->"
@@ -124,18 +121,10 @@ def section(r):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--binary", required=True)
-    parser.add_argument("--out", required=True)
-    args = parser.parse_args()
-    work = tempfile.mkdtemp(prefix="bench-timeline-")
-    try:
-        result = measure(os.path.abspath(args.binary), work)
-        print(json.dumps({k: v for k, v in result.items() if k != "seeded"}), flush=True)
-        write_section(args.out, section(result), START, END)
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
-    return 0
+    def run(binary, work):
+        result = measure(binary, work)
+        return {k: v for k, v in result.items() if k != "seeded"}, section(result)
+    return run_section_bench(__doc__.split("\n")[0], "bench-timeline-", run, START, END)
 
 
 if __name__ == "__main__":

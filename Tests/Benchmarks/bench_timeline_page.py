@@ -19,21 +19,17 @@ Writes its section of docs/BENCHMARKS.md between markers.
 
     python3 Tests/Benchmarks/bench_timeline_page.py --binary .build-release/release/appliance --out docs/BENCHMARKS.md
 """
-import argparse
 import datetime
 import glob
-import json
 import os
-import shutil
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Web"))
-from bench_features import base_config, write_section  # noqa: E402
+from bench_features import base_config, run_section_bench  # noqa: E402
 from harness import Daemon  # noqa: E402
 from browser_test import make_browser  # noqa: E402
 
@@ -228,21 +224,15 @@ def section(scenes, r):
     return "\n".join(lines)
 
 
+def measure(binary, work):
+    scenes = [record_segments(binary, work, pattern) for pattern in SCENES]
+    result = measure_page(binary, work, next(s for s in scenes if s["pattern"] == "ball"))
+    printable = {"scenes": [{k: v for k, v in s.items() if k not in ("segment", "pack")} for s in scenes], **result}
+    return printable, section(scenes, result)
+
+
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--binary", required=True)
-    parser.add_argument("--out", required=True)
-    args = parser.parse_args()
-    work = tempfile.mkdtemp(prefix="bench-timeline-page-")
-    try:
-        binary = os.path.abspath(args.binary)
-        scenes = [record_segments(binary, work, pattern) for pattern in SCENES]
-        result = measure_page(binary, work, next(s for s in scenes if s["pattern"] == "ball"))
-        print(json.dumps({"scenes": [{k: v for k, v in s.items() if k not in ("segment", "pack")} for s in scenes], **result}), flush=True)
-        write_section(args.out, section(scenes, result), START, END)
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
-    return 0
+    return run_section_bench(__doc__.split("\n")[0], "bench-timeline-page-", measure, START, END)
 
 
 if __name__ == "__main__":
