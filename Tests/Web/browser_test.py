@@ -315,6 +315,13 @@ v.pause();
 v.currentTime = target;
 """
 
+# When the preview the page shows was taken (its X-Scrub-At, asked again: the browser's cache answers).
+SCRUB_AT_JS = """
+const done = arguments[arguments.length - 1];
+fetch(document.getElementById('scrub-preview').src, { credentials: 'same-origin' })
+  .then((r) => done(r.headers.get('X-Scrub-At') ? Date.parse(r.headers.get('X-Scrub-At')) : null), () => done(null));
+"""
+
 FETCH_STATUS_JS = """
 const path = arguments[0], done = arguments[arguments.length - 1];
 fetch(path, { credentials: 'same-origin', redirect: 'manual' }).then((r) => done(r.status), (e) => done('fetch failed: ' + e));
@@ -956,7 +963,11 @@ def run_checks(run, daemon, base, http, api, browsers, directory):
         span = wait(driver, EC.presence_of_element_located((By.CSS_SELECTOR, f'#bar .span[data-first="{clip}"]')), "the span in the hour's bar")
         start, end = float(span.get_attribute("data-start")), float(span.get_attribute("data-end"))
         middle = (start + end) / 2
-        # The pointer over the span shows the scrubbing preview of that moment (written while it was recorded).
+        # The pointer over the span shows the scrubbing preview of that moment (written while it was recorded): in the
+        # ten minutes around it, where the clip is many pixels wide (on the hour's bar it may be under two).
+        minute = driver.execute_script("return new Date(Number(arguments[0])).getMinutes()", str(middle)) // 10 * 10
+        driver.get(f"{base}/timeline?day={day}&hour={hour}&minute={minute}")
+        wait(driver, EC.presence_of_element_located((By.CSS_SELECTOR, f'#bar .span[data-first="{clip}"]')), "the span in ten minutes")
         driver.execute_script("""
             const bar = document.getElementById('bar'), r = bar.getBoundingClientRect(), t = arguments[0];
             const x = r.left + (t - Number(bar.dataset.from)) / (Number(bar.dataset.to) - Number(bar.dataset.from)) * r.width;
@@ -966,7 +977,13 @@ def run_checks(run, daemon, base, http, api, browsers, directory):
             "const p = document.getElementById('scrub-preview'); return p && !p.hidden && p.complete && p.naturalWidth ? p.naturalWidth : 0"),
             "the scrubbing preview under the pointer")
         expect(preview == 160, f"the preview is {preview} px wide")
+        taken = driver.execute_async_script(SCRUB_AT_JS)
+        # The page asks for the 2 s step the pointer is in, and gets the last preview at or before it (2 s apart).
+        expect(taken is not None and -1 <= (middle - taken) / 1000 <= 4.5,
+               f"the preview was taken at {taken}, the pointer is at {middle}: not the preview of that moment")
         run.screenshot(driver, "timeline-scrub")
+        driver.get(f"{base}/timeline?day={day}&hour={hour}")
+        span = wait(driver, EC.presence_of_element_located((By.CSS_SELECTOR, f'#bar .span[data-first="{clip}"]')), "the span in the hour's bar")
         driver.execute_script("""
             const bar = document.getElementById('bar'), r = bar.getBoundingClientRect(), t = arguments[0];
             const x = r.left + (t - Number(bar.dataset.from)) / (Number(bar.dataset.to) - Number(bar.dataset.from)) * r.width;
@@ -978,7 +995,7 @@ def run_checks(run, daemon, base, http, api, browsers, directory):
         at = state()["wall"]
         # A pixel of an hour's bar is about 3 s.
         expect(abs(at - middle) <= 3500, f"playing {(at - start) / 1000:.1f} s into the clip, clicked {(middle - start) / 1000:.1f} s")
-        return f"{spans} spans (as /api/timeline), motion mark {activity['id']}, a {preview} px preview under the pointer; click → the page's player at {(at - start) / 1000:.1f} s into the clip"
+        return f"{spans} spans (as /api/timeline), motion mark {activity['id']}, a {preview} px preview taken {(middle - taken) / 1000:.1f} s before the pointer; click → the page's player at {(at - start) / 1000:.1f} s into the clip"
     check("timeline: the bar shows the clips and the motion, and a click plays that moment", timeline_bar)
 
     # 11. The seeded day of loop segments: the calendar marks the day; the hour's bar shows them as one span, then a gap; a click plays that
