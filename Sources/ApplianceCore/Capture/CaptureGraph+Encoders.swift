@@ -85,7 +85,13 @@ extension CaptureGraph {
         let level = try Element.make("level", name: "audio-level")
         level.set("interval", uint64: 100_000_000)
         level.set("post-messages", true)
+        // Room for 5 s of sound (1 MB at 48 kHz stereo, used only while the encoder side stalls): with the default
+        // 1 s, the stall of a recording's start on a slow CPU blocked the microphone and the card overran (the lab
+        // VM, emulated CPU: alsasrc dropped 1.5 to 2.1 s at each record start).
         let queue = try Element.make("queue", name: "audio-queue")
+        queue.set("max-size-time", uint64: 5_000_000_000)
+        queue.set("max-size-buffers", uint: 0)
+        queue.set("max-size-bytes", uint: 0)
         queue.staticPad("sink")?.addProbe(.buffer) { _ in gate.isOpen ? .ok : .drop }
         let aac = try fragments.makeBin("encoders", "aac", FragmentLibrary.audioEncoderValues(a), binName: "audio-encoder")
         let aacParse = try Element.make("aacparse", name: "audio-parse")
