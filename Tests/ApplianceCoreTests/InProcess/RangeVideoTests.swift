@@ -14,6 +14,17 @@ final class RangeVideoTests: XCTestCase {
     override func setUp() async throws { directory = try TestAppliance.makeDirectory() }
     override func tearDown() async throws { try? FileManager.default.removeItem(at: directory) }
 
+    /// An appliance (stopped) that recorded 2 s loop segments of the moving ball, and its segments, oldest first.
+    private func recordedSegments() async throws -> (TestAppliance, [Recording]) {
+        let appliance = try await TestAppliance(directory: directory) { config in
+            config.recording.segmentS = 2
+            config.cameras[0].pattern = "ball"
+        }
+        let segments = try await recordSegments(appliance)
+        try await appliance.stop()
+        return (appliance, segments)
+    }
+
     /// Four whole segments of one loop recording and the end of the fifth, oldest first.
     private func recordSegments(_ appliance: TestAppliance) async throws -> [Recording] {
         _ = try await appliance.perform(.recordStart(title: "range"))
@@ -80,12 +91,7 @@ final class RangeVideoTests: XCTestCase {
     }
 
     func testAWholeRecordingIsOneVideoOfItsSegmentsFramesWithEvenTimestamps() async throws {
-        let appliance = try await TestAppliance(directory: directory) { config in
-            config.recording.segmentS = 2
-            config.cameras[0].pattern = "ball"
-        }
-        let segments = try await recordSegments(appliance)
-        try await appliance.stop()
+        let (appliance, segments) = try await recordedSegments()
         XCTAssertGreaterThanOrEqual(segments.count, 5)
         let first = try XCTUnwrap(segments.first?.mediaStart), lastEnd = try XCTUnwrap(segments.last?.endedAt)
         let video = try await catalog(appliance).rangeVideo(from: first.addingTimeInterval(-5), to: lastEnd.addingTimeInterval(5))
@@ -114,12 +120,7 @@ final class RangeVideoTests: XCTestCase {
     }
 
     func testARangeInsideStartsAtTheKeyframeBeforeItAndEndsWithIt() async throws {
-        let appliance = try await TestAppliance(directory: directory) { config in
-            config.recording.segmentS = 2
-            config.cameras[0].pattern = "ball"
-        }
-        let segments = try await recordSegments(appliance)
-        try await appliance.stop()
+        let (appliance, segments) = try await recordedSegments()
         guard segments.count >= 5 else { return XCTFail("five files: \(segments.count)") }
         let second = try XCTUnwrap(segments[1].mediaStart), fourth = try XCTUnwrap(segments[3].mediaStart)
         let from = second.addingTimeInterval(1.5), to = fourth.addingTimeInterval(0.5)
