@@ -6,8 +6,8 @@ public final class Locked<Value: Sendable>: Sendable {
     public init(_ value: Value) { mutex = Mutex(value) }
 
     @discardableResult
-    public func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R {
-        try mutex.withLock { value in try body(&value) }
+    public func withLock<R, E: Error>(_ body: (inout Value) throws(E) -> R) throws(E) -> R {
+        try mutex.withLock { (value: inout Value) throws(E) -> R in try body(&value) }
     }
 }
 

@@ -18,6 +18,7 @@ public struct ApplianceConfig: Sendable, Equatable {
     public var web = Web()
     public var rtsp = RTSP()
     public var mqtt = MQTT()
+    public var onvif = ONVIF()
     public var motion = Motion()
     public var sound = Sound()
     public var inputs: [Input] = []
@@ -192,6 +193,26 @@ public struct ApplianceConfig: Sendable, Equatable {
         public var enabled: Bool { listen != "off" }
         public var hostAndPort: (host: String, port: Int)? { ListenAddress.parse(listen) }
         public var isLoopback: Bool { hostAndPort.map { ListenAddress.isLoopback($0.host) } ?? false }
+    }
+
+    /// `[onvif]`: the appliance as an ONVIF Profile S camera for NVRs and Home Assistant: WS-Discovery on UDP, the
+    /// device, media and event services on the web server, its stream the `[rtsp]` mount.
+    public struct ONVIF: Sendable, Equatable {
+        public var enabled = false
+        /// WS-Discovery's `host:port` (`0.0.0.0:3702`: every interface; an address: the interface that has it);
+        /// empty: `[web] listen`'s address on port 3702; `off`: no discovery (the services still answer).
+        public var listen = ""
+        /// The name NVRs show; empty: the host name.
+        public var name = ""
+        public static let discoveryPort = 3702
+
+        /// Where WS-Discovery listens, `listen` resolved against `[web] listen`; nil when off or malformed.
+        public func discovery(web: Web) -> (host: String, port: Int)? {
+            if listen == "off" { return nil }
+            if !listen.isEmpty { return ListenAddress.parse(listen) }
+            guard let host = web.hostAndPort?.host else { return nil }
+            return (host == "::" || host == "[::]" ? "0.0.0.0" : host == "::1" || host == "localhost" ? "127.0.0.1" : host, Self.discoveryPort)
+        }
     }
 
     /// `[mqtt]`: the broker the appliance reports to and takes commands from, and Home Assistant's discovery.

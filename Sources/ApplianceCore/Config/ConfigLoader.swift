@@ -43,6 +43,7 @@ public enum ConfigLoader {
         if var t = try top.table("web") { config.web = try ConfigSections.web(&t, config.web) }
         if var t = try top.table("rtsp") { config.rtsp = try ConfigSections.rtsp(&t, config.rtsp, web: config.web) }
         if var t = try top.table("mqtt") { config.mqtt = try ConfigSections.mqtt(&t, config.mqtt) }
+        if var t = try top.table("onvif") { config.onvif = try ConfigSections.onvif(&t, config.onvif, web: config.web, rtsp: config.rtsp) }
         if var t = try top.table("motion") { config.motion = try ConfigSections.motion(&t, config.motion) }
         if var t = try top.table("sound") { config.sound = try ConfigSections.sound(&t, config.sound) }
         if let tables = try top.tableArray("input") {

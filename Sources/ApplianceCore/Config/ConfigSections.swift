@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import TOMLKit
 
 /// One reader per config section: it reads the section's keys over its defaults, checks what spans keys, and
@@ -175,6 +178,30 @@ enum ConfigSections {
         }
         try t.finish()
         return w
+    }
+
+    /// [onvif]: read after [web] (its server, its password) and [rtsp] (its stream).
+    static func onvif(_ t: inout TableReader, _ defaults: ApplianceConfig.ONVIF, web: ApplianceConfig.Web,
+                      rtsp: ApplianceConfig.RTSP) throws -> ApplianceConfig.ONVIF {
+        var o = defaults
+        o.enabled = try t.bool("enabled", o.enabled)
+        o.listen = try t.string("listen", o.listen)
+        o.name = try t.string("name", o.name)
+        if o.listen != "off" && !o.listen.isEmpty {
+            var address = in_addr()
+            guard let (host, _) = ListenAddress.parse(o.listen), inet_pton(AF_INET, host, &address) == 1 else {
+                throw t.error("listen", "must be an IPv4 host:port (0.0.0.0:3702 for every interface), \"\" (follow [web] listen) or \"off\", found '\(o.listen)'")
+            }
+        }
+        if o.enabled {
+            guard web.enabled else { throw t.error("enabled", "ONVIF's services are on the web server: set [web] listen") }
+            guard rtsp.enabled else { throw t.error("enabled", "ONVIF hands out the RTSP stream: set [rtsp] listen (e.g. 0.0.0.0:8554)") }
+            if let (host, _) = o.discovery(web: web), !ListenAddress.isLoopback(host), web.tokenFile.isEmpty {
+                throw t.error("listen", "discovery on '\(host)' announces the device to other machines: set [web] token_file (ONVIF asks for user \(ApplianceConfig.RTSP.user) and that password), or listen = \"off\"")
+            }
+        }
+        try t.finish()
+        return o
     }
 
     /// [rtsp]: read after [web], whose token_file is its password.

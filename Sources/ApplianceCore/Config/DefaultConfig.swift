@@ -144,6 +144,18 @@ stun = ""
 listen = "off"
 path = "live"
 
+# ONVIF Profile S: NVRs (Blue Iris, Synology, UniFi Protect, Agent DVR) and Home Assistant's ONVIF integration find
+# the device by themselves (WS-Discovery) and take its RTSP stream, a snapshot and its motion, sound and recording
+# events, with no URL typed by hand. The services are on the web server (http://HOST:PORT/onvif/device_service);
+# clients log in as user "appliance" with [web] token_file's password (WS-UsernameToken). Needs [rtsp] listen.
+[onvif]
+enabled = false
+# WS-Discovery (UDP): "0.0.0.0:3702" answers on every interface, an address on that interface only; "" follows
+# [web] listen's address (port 3702); "off": none (add the device by its address). Other machines need a token_file.
+listen = ""
+# The name NVRs show; empty: this machine's host name.
+name = ""
+
 # MQTT and Home Assistant: the appliance appears in Home Assistant by itself (MQTT discovery), with a Recording
 # switch, its health, its last clip and its thumbnail, and says when it is offline. Empty url: off.
 [mqtt]

@@ -46,14 +46,13 @@ extension Appliance {
         let inputs = config.inputs.isEmpty ? nil : InputBoard(inputs: config.inputs, device: { InputService.device(for: $0).description })
         let lights = config.outputs.isEmpty ? nil : OutputBoard(config.outputs)
         let liveFeed = LiveFeed(graph: graph)
-        let rtsp = try await stoppingGraphOnFailure(graph) { try makeRTSPFeed(config: config, feed: liveFeed) }
-        let mqtt: MQTTSettings? = try await stoppingGraphOnFailure(graph) { config.mqtt.enabled ? try MQTTSettings(config: config) : nil }
-        let mqttLink = mqtt.map { MQTTLink($0.initialStatus) }
+        let network = try await stoppingGraphOnFailure(graph) { try NetworkOutputs(config: config, feed: liveFeed) }
         let webrtc = WebRTCViewers(feed: liveFeed, web: config.web, logger: logger)
         let webReporter = FrontEndReporter(web: config.web.enabled ? WebStatus(state: .starting, listen: config.web.listen) : nil,
                                            live: graph.live, webrtc: webrtc)
         let status = StatusReporter(config: config, data: data, library: library, graph: graph, health: health, recorder: recorder, cameras: cameras, readiness: readiness, startedAt: startedAt,
-                                    outputs: lights, inputs: inputs, web: webReporter, rtsp: rtsp?.feed, mqtt: mqttLink)
+                                    outputs: lights, inputs: inputs, web: webReporter, rtsp: network.rtsp?.feed, mqtt: network.mqtt?.link,
+                                    onvif: network.onvif?.link)
         let clips = Clips(config: config, data: data, library: library, events: events, logger: logger, recorder: recorder, backup: backup)
         let activity = ActivityLog(clips: clips, pictures: ActivityPictures(data: data, latestFrame: { graph.latestFrame }), activeCamera: { await cameras.activeName })
         let dispatcher = CommandDispatcher(
@@ -79,12 +78,12 @@ extension Appliance {
                                           activity: activity, perform: dispatcher.perform)
         services.append(RetentionService(retention: retention, wake: retentionWake))
         services += [RecorderService(recorder: recorder, autostart: config.recording.autostart, logger: logger), server] as [any Service]
+        let onvif = network.onvifDevice(config: config, logger: logger, status: status)
         let context = FrontEndContext(config: config, perform: dispatcher.perform, events: events, live: graph.live, webrtc: webrtc,
-                                      media: MediaCatalog(library: library, data: data, longestFileS: RecordingBin.longestFileS(config) + 60), reporter: webReporter, logger: logger)
+                                      media: MediaCatalog(library: library, data: data, longestFileS: RecordingBin.longestFileS(config) + 60),
+                                      reporter: webReporter, onvif: onvif, logger: logger)
         services += try await stoppingGraphOnFailure(graph) { try frontEnds.compactMap { try $0(context) } }
-        if let rtsp {
-            services.append(RTSPService(config: config.rtsp, password: rtsp.password, feed: rtsp.feed, logger: logger))
-        }
+        services += network.services(config: config, device: onvif, events: events, logger: logger, perform: dispatcher.perform)
         services.append(gate)
         if let inputs {
             services.append(InputService(inputs: config.inputs, board: inputs, events: events, logger: logger, perform: dispatcher.perform))
@@ -92,9 +91,6 @@ extension Appliance {
         if let lights {
             services.append(RecordingLight(outputs: config.outputs, board: lights, events: events, minFreeMb: config.storage.minFreeMb,
                                            logger: logger, perform: dispatcher.perform))
-        }
-        if let mqtt, let mqttLink {
-            services.append(MQTTBridge(settings: mqtt, link: mqttLink, events: events, logger: logger, perform: dispatcher.perform))
         }
         // Last, so it hears of shutdown first and says STOPPING=1 before anything stops.
         if let serviceManager {
@@ -171,15 +167,6 @@ extension Appliance {
             "adopted": "\(r.adopted.count)", "empty": "\(r.empty.count)", "recovery_ms": "\(String(format: "%.1f", r.durationMs))",
         ])
         return (graph, cameras, recovery)
-    }
-
-    /// `[rtsp]`: the feed from the encoded streams (its server starts with the services), and the password its
-    /// clients give (`[web] token_file`; nil without one, which the config allows only on loopback).
-    private static func makeRTSPFeed(config: ApplianceConfig, feed: LiveFeed) throws -> (feed: RTSPFeed, password: Password?)? {
-        guard config.rtsp.enabled else { return nil }
-        let password = config.web.tokenFile.isEmpty ? nil : try Password(file: config.web.tokenFile)
-        let status = RTSPStatus(state: .starting, listen: config.rtsp.listen, authentication: password == nil ? "none" : "digest")
-        return (RTSPFeed(feed: feed, status: status), password)
     }
 
     /// Starts the WebDAV backup uploader when `[backup] url` is set.

@@ -15,6 +15,8 @@ public struct FrontEndContext: Sendable {
     public let media: MediaCatalog
     /// Where the front end reports its own health (the web server's bound address), shown in `status`.
     public let reporter: FrontEndReporter
+    /// The ONVIF device whose SOAP requests the web server takes (nil when `[onvif]` is off).
+    public var onvif: ONVIFDevice? = nil
     public let logger: Logger
 }
 

@@ -19,7 +19,7 @@ public final class FrontEndReporter: Sendable {
         }
     }
 
-    var current: WebStatus? {
+    public var current: WebStatus? {
         guard var status = state.withLock({ $0 }) else { return nil }
         status.liveViewers = live.viewerCount
         status.webrtcViewers = webrtc?.count ?? 0

@@ -19,6 +19,7 @@ struct StatusReporter: Sendable {
     var web: FrontEndReporter? = nil
     var rtsp: RTSPFeed? = nil
     var mqtt: MQTTLink? = nil
+    var onvif: ONVIFLink? = nil
 
     func status() async -> StatusReport {
         let (state, live, recordingsThisRun) = await recorder.live()
@@ -43,6 +44,7 @@ struct StatusReporter: Sendable {
         report.web = web?.current
         report.rtsp = rtsp?.status
         report.mqtt = mqtt?.status
+        report.onvif = onvif?.status
         report.motion = graph.motion?.status
         report.sound = graph.sound?.status
         return report

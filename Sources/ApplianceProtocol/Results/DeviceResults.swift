@@ -120,6 +120,34 @@ public struct RTSPStatus: Codable, Sendable, Equatable {
     }
 }
 
+/// ONVIF (absent when `[onvif] enabled` is off): its services are on the web server (`device_service` is the
+/// address NVRs are given); WS-Discovery answers on UDP `listen` on the named interfaces.
+public struct ONVIFStatus: Codable, Sendable, Equatable {
+    public enum State: String, Codable, Sendable { case starting, serving, failed, off }
+    /// WS-Discovery's state (`off`: `[onvif] listen = "off"`, the services still answer).
+    public var discovery: State
+    /// `[onvif] listen` as configured, with the port bound once serving.
+    public var listen: String
+    /// Where an NVR adds the device by hand (`http://host:port/onvif/device_service`), once the web server serves.
+    public var deviceService: String?
+    /// The interfaces discovery answers and announces on.
+    public var interfaces: [String]
+    /// The WS-Discovery endpoint (`urn:uuid:…`, the same across restarts).
+    public var endpoint: String
+    /// Why discovery is not serving; it retries.
+    public var error: String?
+    /// PullPoint subscriptions open now.
+    public var subscriptions: Int
+    /// "ws-usernametoken" (user `appliance`, the `[web] token_file` password), or "none".
+    public var authentication: String
+
+    public init(discovery: State, listen: String, deviceService: String? = nil, interfaces: [String] = [], endpoint: String,
+                error: String? = nil, subscriptions: Int = 0, authentication: String) {
+        (self.discovery, self.listen, self.deviceService, self.interfaces) = (discovery, listen, deviceService, interfaces)
+        (self.endpoint, self.error, self.subscriptions, self.authentication) = (endpoint, error, subscriptions, authentication)
+    }
+}
+
 /// The MQTT link (absent when `[mqtt] url` is empty). The password is never here.
 public struct MQTTStatus: Codable, Sendable, Equatable {
     public enum State: String, Codable, Sendable { case connecting, connected, disconnected }

@@ -74,6 +74,8 @@ public struct StatusReport: Codable, Sendable, Equatable {
     public var rtsp: RTSPStatus?
     /// The MQTT link (absent when it is off).
     public var mqtt: MQTTStatus?
+    /// ONVIF: discovery and subscriptions (absent when it is off).
+    public var onvif: ONVIFStatus?
     /// Motion detection (absent when it is off).
     public var motion: MotionStatus?
     /// The microphone's level and sound detection (absent without sound).

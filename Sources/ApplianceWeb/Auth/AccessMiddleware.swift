@@ -43,7 +43,8 @@ struct AccessMiddleware: RouterMiddleware {
                 return Response(status: .seeOther, headers: [.location: "/login?next=" + (target.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "/")])
             }
             var error = WebError(.unauthorized, "log in first, or send Authorization: Bearer TOKEN")
-            error.extraHeaders[.wwwAuthenticate] = "Bearer realm=\"appliance\""
+            // The snapshot's clients (NVRs) speak Basic; a browser's fetch must not pop up a password dialog.
+            error.extraHeaders[.wwwAuthenticate] = path == "/live.jpg" ? "Basic realm=\"appliance\"" : "Bearer realm=\"appliance\""
             throw error
         }
         if !reading {
@@ -63,10 +64,9 @@ struct AccessMiddleware: RouterMiddleware {
     private func access(for request: Request, client: String) async throws -> Access {
         if let authorization = request.headers[.authorization] {
             await throttle.waitForTurn(client: client)
-            guard authorization.lowercased().hasPrefix("bearer "), let password,
-                  password.matches(String(authorization.dropFirst("bearer ".count)).trimmingCharacters(in: .whitespaces)) else {
+            guard let password, Self.credentials(authorization).map(password.matches) == true else {
                 await throttle.failed(client: client)
-                throw WebError(.unauthorized, "wrong bearer token")
+                throw WebError(.unauthorized, "wrong bearer token or password")
             }
             throttle.succeeded(client: client)
             return .bearer
@@ -83,14 +83,26 @@ struct AccessMiddleware: RouterMiddleware {
         return .anonymous
     }
 
-    /// Routes anyone may use.
+    /// The password in `Authorization`: `Bearer TOKEN`, or `Basic` with user `appliance` (what cameras' snapshot
+    /// clients and `curl -u` send).
+    static func credentials(_ authorization: String) -> String? {
+        let lowered = authorization.lowercased()
+        if lowered.hasPrefix("bearer ") { return String(authorization.dropFirst("bearer ".count)).trimmingCharacters(in: .whitespaces) }
+        guard lowered.hasPrefix("basic "),
+              let decoded = Data(base64Encoded: String(authorization.dropFirst("basic ".count)).trimmingCharacters(in: .whitespaces)),
+              let text = String(data: decoded, encoding: .utf8), let colon = text.firstIndex(of: ":"),
+              text[..<colon] == ApplianceConfig.RTSP.user else { return nil }
+        return String(text[text.index(after: colon)...])
+    }
+
+    /// Routes anyone may use (ONVIF's SOAP checks its own credentials).
     static func isOpen(_ path: String) -> Bool {
-        path == "/login" || path.hasPrefix("/assets/") || path.hasPrefix("/s/") || path == "/favicon.ico"
+        path == "/login" || path.hasPrefix("/assets/") || path.hasPrefix("/s/") || path == "/favicon.ico" || path.hasPrefix("/onvif/")
     }
 
     /// Routes a browser navigates to (a missing login redirects instead of 401).
     static func isPage(_ path: String) -> Bool {
-        !(path.hasPrefix("/api/") || path.hasPrefix("/media/") || path == "/live.mjpeg" || path == "/metrics")
+        !(path.hasPrefix("/api/") || path.hasPrefix("/media/") || path == "/live.mjpeg" || path == "/live.jpg" || path == "/metrics")
     }
 
     static func isLoopbackHost(_ authority: String?) -> Bool {

@@ -22,6 +22,7 @@ struct Routes: Sendable {
         addScrub(to: router)
         addLive(to: router)
         addWHEP(to: router)
+        addONVIF(to: router)
         addPages(to: router)
         addLogin(to: router)
         addShares(to: router)

@@ -1,0 +1,57 @@
+import ApplianceProtocol
+import Foundation
+import Logging
+import ServiceLifecycle
+
+/// What the appliance offers other machines besides the web page: the RTSP stream, the MQTT link and the ONVIF
+/// device, each built from its section (nil when off) with the status holder `status` reads, then their services.
+struct NetworkOutputs {
+    var rtsp: (feed: RTSPFeed, password: Password?)?
+    var mqtt: (settings: MQTTSettings, link: MQTTLink)?
+    var onvif: (link: ONVIFLink, password: Password?)?
+
+    init(config: ApplianceConfig, feed: LiveFeed) throws {
+        let password = config.web.tokenFile.isEmpty ? nil : try Password(file: config.web.tokenFile)
+        if config.rtsp.enabled {
+            let status = RTSPStatus(state: .starting, listen: config.rtsp.listen, authentication: password == nil ? "none" : "digest")
+            rtsp = (RTSPFeed(feed: feed, status: status), password)
+        }
+        if config.mqtt.enabled {
+            let settings = try MQTTSettings(config: config)
+            mqtt = (settings, MQTTLink(settings.initialStatus))
+        }
+        if config.onvif.enabled {
+            let discovery = config.onvif.discovery(web: config.web)
+            let status = ONVIFStatus(discovery: discovery == nil ? .off : .starting, listen: config.onvif.listen.isEmpty
+                                         ? discovery.map { "\($0.host):\($0.port)" } ?? "off" : config.onvif.listen,
+                                     endpoint: ONVIFLink.endpoint(), authentication: password == nil ? "none" : "ws-usernametoken")
+            onvif = (ONVIFLink(status), password)
+        }
+    }
+
+    /// The ONVIF device the web server answers for, asking `status` for what it reports.
+    func onvifDevice(config: ApplianceConfig, logger: Logger, status: StatusReporter) -> ONVIFDevice? {
+        onvif.map { onvif in
+            ONVIFDevice(config: config, password: onvif.password, link: onvif.link, serial: DeviceIdentity.current().id.uppercased(),
+                        logger: logger, status: { await status.status() })
+        }
+    }
+
+    func services(config: ApplianceConfig, device: ONVIFDevice?, events: EventHub, logger: Logger,
+                  perform: @escaping @Sendable (Command) async throws(ApplianceError) -> CommandResult) -> [any Service] {
+        var services: [any Service] = []
+        if let rtsp {
+            services.append(RTSPService(config: config.rtsp, password: rtsp.password, feed: rtsp.feed, logger: logger))
+        }
+        if let mqtt {
+            services.append(MQTTBridge(settings: mqtt.settings, link: mqtt.link, events: events, logger: logger, perform: perform))
+        }
+        if let device {
+            services.append(ONVIFEventFeed(device: device, events: events))
+            if let (host, port) = config.onvif.discovery(web: config.web) {
+                services.append(WSDiscoveryService(device: device, host: host, port: port, logger: logger))
+            }
+        }
+        return services
+    }
+}
