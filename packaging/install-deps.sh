@@ -41,6 +41,10 @@ fi
 if [ "${1:-}" = "--test" ]; then
   PACKAGES+=(mosquitto mosquitto-clients)
 fi
+# WS-Discovery is tested across a network: iproute2's `ip netns` and a veth pair give the client its own host.
+if [ "${1:-}" = "--test" ]; then
+  PACKAGES+=(iproute2)
+fi
 
 # The hardware lab (Tests/Lab/lab-vm): Debian's kernel, whose vivid, snd-aloop and uinput modules this machine's
 # kernel lacks, booted in QEMU over this root by virtme-ng (PyPI, below; busybox-static for its initramfs, which
@@ -69,10 +73,13 @@ fi
 # The backup tests run a real WebDAV server (wsgidav on cheroot) on 127.0.0.1; it is not packaged by Debian.
 # The metrics tests check `ctl metrics` with prometheus_client's parser (the Python reference client).
 # The web tests drive chromium with selenium.
-if [ "${1:-}" = "--test" ] && ! python3 -c "import wsgidav, cheroot, prometheus_client, selenium" 2>/dev/null; then
-  echo "install-deps: installing wsgidav, cheroot, prometheus-client and selenium (pip) for the WebDAV, metrics and web tests"
-  python3 -m pip install --quiet --disable-pip-version-check wsgidav cheroot prometheus-client selenium 2>/dev/null \
-    || python3 -m pip install --quiet --disable-pip-version-check --break-system-packages wsgidav cheroot prometheus-client selenium
+# The ONVIF tests are Home Assistant's own client (onvif-zeep-async, onvif-parsers) and the WS-Discovery client
+# it uses (WSDiscovery).
+PIP_TEST=(wsgidav cheroot prometheus-client selenium onvif-zeep-async onvif-parsers WSDiscovery)
+if [ "${1:-}" = "--test" ] && ! python3 -c "import wsgidav, cheroot, prometheus_client, selenium, onvif, onvif_parsers, wsdiscovery" 2>/dev/null; then
+  echo "install-deps: installing ${PIP_TEST[*]} (pip) for the WebDAV, metrics, web and ONVIF tests"
+  python3 -m pip install --quiet --disable-pip-version-check "${PIP_TEST[@]}" 2>/dev/null \
+    || python3 -m pip install --quiet --disable-pip-version-check --break-system-packages "${PIP_TEST[@]}"
 fi
 
 # virtme-ng (vng) boots the lab's VM.

@@ -35,7 +35,7 @@ struct ONVIFFacts: Sendable {
 
     var mac: String? { NetworkInterface.primary(interfaces)?.mac }
     var hostName: String { ProcessInfo.processInfo.hostName }
-    var base: String { "http://\(HostAddress.shown(host)):\(webPort)" }
+    var base: String { "http://\(HostAddress.shown(host))" + (webPort == 80 ? "" : ":\(webPort)") }
     var deviceServiceURL: String { base + "/onvif/device_service" }
     var mediaServiceURL: String { base + "/onvif/media_service" }
     var eventsServiceURL: String { base + "/onvif/events_service" }

@@ -48,7 +48,7 @@ final class WebHarness: Sendable {
         change(&config)
         let live = LiveView(fps: 5, width: 320, height: 180)
         let sentCommands = self.sentCommands
-        context = FrontEndContext(
+        var context = FrontEndContext(
             config: config,
             perform: { command throws(ApplianceError) in
                 sentCommands.withLock { $0.append(command) }
@@ -57,6 +57,15 @@ final class WebHarness: Sendable {
             events: events, live: live, webrtc: whep, media: MediaCatalog(library: library, data: data),
             reporter: FrontEndReporter(web: WebStatus(state: .starting, listen: config.web.listen), live: live),
             logger: Logger(label: "web-test", factory: { _ in SwiftLogNoOpLogHandler() }))
+        if config.onvif.enabled {
+            let status = ONVIFStatus(discovery: .off, listen: "off", endpoint: "urn:uuid:test", authentication: password ? "ws-usernametoken" : "none")
+            let perform = context.perform
+            context.onvif = ONVIFDevice(
+                config: config, password: password ? try Password(file: config.web.tokenFile) : nil, link: ONVIFLink(status), serial: "TESTSERIAL",
+                logger: context.logger,
+                status: { if case .status(let report)? = try? await perform(.status) { report } else { nil } })
+        }
+        self.context = context
     }
 
     deinit { try? FileManager.default.removeItem(atPath: root) }

@@ -1,0 +1,225 @@
+import ApplianceProtocol
+import Foundation
+import TestSupport
+import XCTest
+
+/// The daemon as an ONVIF camera, met by the clients the field uses: Home Assistant's ONVIF library
+/// (onvif-zeep-async, with onvif-parsers for its events) walks Home Assistant's own set-up and follows the events;
+/// ffprobe plays the stream URI it was given with the credentials put in as Home Assistant does; the WSDiscovery
+/// library finds the device over real multicast from another network namespace, and hears its Hello and Bye.
+final class ONVIFTests: XCTestCase {
+    static let password = "onvif-test-password"
+    static let client = "Tests/ONVIF/ha_onvif_client.py"
+    static let cameras = """
+        [[camera]]
+        name = "still"
+        source = "test"
+        pattern = "black"
+        [[camera]]
+        name = "ball"
+        source = "test"
+        pattern = "ball"
+        """
+
+    /// A daemon with ONVIF on, its web server and RTSP on `host` (a token file: the password), motion on.
+    func startDaemon(host: String = "127.0.0.1", discovery: String) throws -> (DaemonProcess, webPort: Int, rtspPort: Int) {
+        let (webPort, rtspPort) = (FreePort.pick(), FreePort.pick())
+        let daemon = try DaemonProcess(extra: """
+            [video]
+            width = 320
+            height = 240
+            [motion]
+            enabled = true
+            [web]
+            listen = "\(host):\(webPort)"
+            token_file = "TOKEN"
+            [rtsp]
+            listen = "\(host):\(rtspPort)"
+            [onvif]
+            enabled = true
+            listen = "\(discovery)"
+            name = "front door"
+            """, cameras: Self.cameras)
+        let token = daemon.directory.appendingPathComponent("token").path
+        try (Self.password + "\n").write(toFile: token, atomically: true, encoding: .utf8)
+        let config = try String(contentsOfFile: daemon.configPath, encoding: .utf8).replacingOccurrences(of: "\"TOKEN\"", with: "\"\(token)\"")
+        try config.write(toFile: daemon.configPath, atomically: true, encoding: .utf8)
+        try daemon.start()
+        return (daemon, webPort, rtspPort)
+    }
+
+    static var repository: String {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+    }
+
+    func testHomeAssistantsSetUpGetsTheStreamTheSnapshotAndTheEvents() throws {
+        let (daemon, webPort, rtspPort) = try startDaemon(discovery: "127.0.0.1:\(FreePort.pick())")
+        defer { daemon.stop() }
+        XCTAssertEqual(try daemon.status().onvif?.authentication, "ws-usernametoken")
+        let ha = try JSONLinesProcess("/usr/bin/env", ["python3", Self.repository + "/" + Self.client, "--port", "\(webPort)",
+                                                       "--password", Self.password])
+        let flow = try XCTUnwrap(ha.step("config_flow", within: 60), "Home Assistant's config flow: \(ha.stderr)")
+        XCTAssertEqual(flow["h264_profiles"] as? [String], ["main"])
+        let mac = try XCTUnwrap(flow["mac"] as? String, "a MAC from GetNetworkInterfaces: Home Assistant's unique id")
+        XCTAssertTrue(Self.macAddresses().contains(mac), "\(mac) is one of this machine's")
+        XCTAssertEqual(flow["firmware"] as? String, ApplianceVersion.current)
+        XCTAssertEqual((flow["xaddrs"] as? [String: String])?["http://www.onvif.org/ver10/events/wsdl"],
+                       "http://127.0.0.1:\(webPort)/onvif/events_service")
+
+        let setup = try XCTUnwrap(ha.step("device_setup", within: 30), ha.stderr)
+        XCTAssertEqual(setup["date_time_type"] as? String, "NTP")
+        XCTAssertLessThan(setup["skew_s"] as? Double ?? 99, 5, "Home Assistant warns past 5 s")
+        XCTAssertEqual(setup["snapshot_uri"] as? Bool, true)
+        let stream = try XCTUnwrap((setup["streams"] as? [String: [String: Any]])?["main"])
+        XCTAssertEqual(stream["uri"] as? String, "rtsp://127.0.0.1:\(rtspPort)/live")
+        XCTAssertEqual([stream["width"], stream["height"], stream["framerate"], stream["bitrate"], stream["gov"]] as? [Int], [320, 240, 30, 4000, 30])
+        XCTAssertEqual(stream["audio"] as? String, "AAC")
+
+        let snapshot = try XCTUnwrap(ha.step("snapshot", within: 30), ha.stderr)
+        XCTAssertEqual(snapshot["auth"] as? String, "basic", "Digest is refused, Basic works: Home Assistant keeps Basic")
+        XCTAssertEqual(snapshot["jpeg"] as? Bool, true)
+        try checkTheStreamPlays(uri: stream["uri"] as? String ?? "")
+
+        try followTheEvents(ha, daemon)
+        let wrong = try ProcessOutcome.run("/usr/bin/env", ["python3", Self.repository + "/" + Self.client, "--port", "\(webPort)",
+                                                            "--password", Self.password, "--wrong-password"], timeout: 60)
+        XCTAssertTrue(wrong.stdout.contains(#""refused": true, "auth_error": true"#), "Home Assistant would ask for the password again: \(wrong.stdout) \(wrong.stderr)")
+        XCTAssertTrue(daemon.log.contains("ONVIF GetServices from 127.0.0.1 refused: Sender not authorized: wrong user name or password"), daemon.log)
+    }
+
+    /// The URI as Home Assistant uses it: its ONVIF user and password put into the URL.
+    private func checkTheStreamPlays(uri: String) throws {
+        let withCredentials = uri.replacingOccurrences(of: "rtsp://", with: "rtsp://appliance:\(Self.password)@")
+        let probed = try ProcessOutcome.run("/usr/bin/ffprobe", ["-v", "error", "-rtsp_transport", "tcp", "-show_entries",
+                                                                 "stream=codec_name,width,height", "-of", "compact", withCredentials], timeout: 60)
+        XCTAssertEqual(probed.status, 0, probed.stderr)
+        XCTAssertTrue(probed.stdout.contains("codec_name=h264|width=320|height=240"), probed.stdout)
+        XCTAssertTrue(probed.stdout.contains("codec_name=aac"), probed.stdout)
+        let refused = try ProcessOutcome.run("/usr/bin/ffprobe", ["-v", "error", "-rtsp_transport", "tcp",
+                                                                  uri.replacingOccurrences(of: "rtsp://", with: "rtsp://appliance:wrong@")], timeout: 60)
+        XCTAssertNotEqual(refused.status, 0)
+        XCTAssertTrue(refused.stderr.contains("401"), refused.stderr)
+    }
+
+    /// The states first, then motion (the ball), the recording's start and stop, and motion's end, each as Home
+    /// Assistant's parsers read it; the subscription is gone after Home Assistant unsubscribes.
+    private func followTheEvents(_ ha: JSONLinesProcess, _ daemon: DaemonProcess) throws {
+        XCTAssertNotNil(ha.step("subscribed", within: 30), ha.stderr)
+        let event = { (name: String, value: Bool, operation: String) -> [String: Any]? in
+            ha.waitFor(30) { $0["step"] as? String == "event" && $0["name"] as? String == name && $0["value"] as? Bool == value
+                && $0["operation"] as? String == operation }
+        }
+        let motion = try XCTUnwrap(event("Cell Motion Detection", false, "Initialized"), "the binary sensor exists before any motion")
+        XCTAssertEqual(motion["device_class"] as? String, "motion")
+        XCTAssertNotNil(event("Recording Job State", false, "Initialized"))
+        XCTAssertNotNil(event("Detected Sound", false, "Initialized"))
+        XCTAssertEqual(try daemon.status().onvif?.subscriptions, 1)
+
+        _ = try daemon.switchCamera(.named("ball"))
+        XCTAssertNotNil(event("Cell Motion Detection", true, "Changed"), "motion: \(ha.lines.suffix(3))")
+        _ = try daemon.recordStart()
+        XCTAssertNotNil(event("Recording Job State", true, "Changed"))
+        _ = try daemon.recordStop()
+        XCTAssertNotNil(event("Recording Job State", false, "Changed"))
+        _ = try daemon.switchCamera(.named("still"))
+        XCTAssertNotNil(event("Cell Motion Detection", false, "Changed"))
+        let uids = Set(ha.lines.filter { $0["name"] as? String == "Cell Motion Detection" }.compactMap { $0["uid"] as? String })
+        XCTAssertEqual(uids.count, 1, "one entity, the same for every message: \(uids)")
+
+        ha.closeInput()
+        let after = try XCTUnwrap(ha.step("after_unsubscribe", within: 30), ha.stderr)
+        XCTAssertEqual(after["fault"] as? String, "no such subscription (it expired, was ended, or never existed)")
+        XCTAssertNotNil(ha.step("done", within: 30))
+        XCTAssertTrue(ha.process.finish(within: 10))
+        XCTAssertEqual(ha.process.terminationStatus, 0, ha.stderr)
+        XCTAssertEqual(try daemon.status().onvif?.subscriptions, 0)
+    }
+
+    /// WS-Discovery across a network: the client in a network namespace of its own, joined to this host by a veth
+    /// pair, finds the device by multicast as Home Assistant's config flow does, and then sets it up at the address
+    /// it was given; a listener there hears the Hello at start and the Bye at a clean stop.
+    func testTheWSDiscoveryClientFindsTheDeviceFromAnotherHost() throws {
+        let net = try VethNetwork()
+        defer { net.remove() }
+        let listener = try JSONLinesProcess("/usr/sbin/ip", ["netns", "exec", net.namespace, "python3",
+                                                             Self.repository + "/Tests/ONVIF/wsd_listen.py", net.clientAddress])
+        XCTAssertNotNil(listener.waitFor(20) { $0["listening"] as? Bool == true }, listener.stderr)
+        let (daemon, webPort, _) = try startDaemon(host: net.deviceAddress, discovery: "")
+        defer { daemon.stop() }
+        XCTAssertTrue(try daemon.waitFor(20) { try daemon.status().onvif?.discovery == .serving }, daemon.log)
+        let status = try XCTUnwrap(try daemon.status().onvif)
+        XCTAssertEqual(status.listen, "\(net.deviceAddress):3702")
+        XCTAssertEqual(status.interfaces, [net.deviceInterface])
+        let deviceService = "http://\(net.deviceAddress):\(webPort)/onvif/device_service"
+        XCTAssertEqual(status.deviceService, deviceService)
+        let hello = listener.waitFor(20) { $0["action"] as? String == "Hello" }
+        XCTAssertEqual(hello?["xaddrs"] as? String, deviceService, "Hello at start: \(listener.lines)")
+        XCTAssertEqual(hello?["endpoint"] as? String, status.endpoint)
+
+        let search = try ProcessOutcome.run("/usr/sbin/ip", ["netns", "exec", net.namespace, "python3",
+                                                             Self.repository + "/Tests/ONVIF/wsd_search.py"], timeout: 60)
+        let found = try XCTUnwrap((try? JSONSerialization.jsonObject(with: Data(search.stdout.utf8))) as? [[String: Any]], search.stderr)
+        let device = try XCTUnwrap(found.first { $0["epr"] as? String == status.endpoint }, "found: \(found)")
+        XCTAssertEqual(device["xaddrs"] as? [String], [deviceService])
+        let scopes = device["scopes"] as? [String] ?? []
+        XCTAssertTrue(scopes.contains("onvif://www.onvif.org/Profile/Streaming"), "\(scopes)")
+        XCTAssertTrue(scopes.contains("onvif://www.onvif.org/name/front door"), "the name, escaped on the wire: \(scopes)")
+        XCTAssertTrue(scopes.contains { $0.hasPrefix("onvif://www.onvif.org/mac/") }, "\(scopes)")
+        XCTAssertEqual(Set(device["types"] as? [String] ?? []), ["http://www.onvif.org/ver10/network/wsdl:NetworkVideoTransmitter",
+                                                                 "http://www.onvif.org/ver10/device/wsdl:Device"])
+
+        // Home Assistant then sets the device up at the address discovery gave; the MAC it finds is the scope's.
+        let setup = try ProcessOutcome.run("/usr/sbin/ip", ["netns", "exec", net.namespace, "python3", Self.repository + "/" + Self.client,
+                                                            "--host", net.deviceAddress, "--port", "\(webPort)", "--password", Self.password],
+                                           timeout: 120)
+        XCTAssertTrue(setup.stdout.contains(#""step": "done""#), setup.stdout + setup.stderr)
+        let mac = scopes.first { $0.hasPrefix("onvif://www.onvif.org/mac/") }.map { String($0.split(separator: "/").last!) } ?? "?"
+        XCTAssertTrue(setup.stdout.contains(#""mac": "\#(mac)""#), "GetNetworkInterfaces names the scope's MAC \(mac): \(setup.stdout)")
+
+        XCTAssertEqual(daemon.stop(), 0)
+        let bye = listener.waitFor(20) { $0["action"] as? String == "Bye" }
+        XCTAssertEqual(bye?["endpoint"] as? String, status.endpoint, "Bye at a clean stop: \(listener.lines)")
+    }
+
+    static func macAddresses() -> Set<String> {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: "/sys/class/net")) ?? []
+        return Set(names.compactMap { try? String(contentsOfFile: "/sys/class/net/\($0)/address", encoding: .utf8) }
+            .map { $0.trimmingCharacters(in: .whitespacesAndNewlines) })
+    }
+}
+
+/// A second host for the test: a network namespace joined to this one by a veth pair on a /24 of its own.
+struct VethNetwork {
+    let namespace: String
+    let deviceInterface: String
+    let deviceAddress: String
+    let clientAddress: String
+
+    init() throws {
+        let tag = Int(getpid()) % 10_000
+        let subnet = 100 + Int(getpid()) % 150
+        namespace = "appl-onvif-\(tag)"
+        deviceInterface = "aov\(tag)"
+        deviceAddress = "10.213.\(subnet).1"
+        clientAddress = "10.213.\(subnet).2"
+        remove()
+        let peer = "aoc\(tag)"
+        for command in [["netns", "add", namespace], ["link", "add", deviceInterface, "type", "veth", "peer", "name", peer],
+                        ["link", "set", peer, "netns", namespace], ["addr", "add", "\(deviceAddress)/24", "dev", deviceInterface],
+                        ["link", "set", deviceInterface, "up"],
+                        ["netns", "exec", namespace, "ip", "addr", "add", "\(clientAddress)/24", "dev", peer],
+                        ["netns", "exec", namespace, "ip", "link", "set", peer, "up"],
+                        ["netns", "exec", namespace, "ip", "link", "set", "lo", "up"]] {
+            let outcome = try ProcessOutcome.run("/usr/sbin/ip", command, timeout: 20)
+            guard outcome.status == 0 else {
+                remove()
+                throw XCTSkip("cannot make a network namespace here (ip \(command.joined(separator: " ")): \(outcome.stderr)); needs root")
+            }
+        }
+    }
+
+    func remove() {
+        _ = try? ProcessOutcome.run("/usr/sbin/ip", ["link", "del", deviceInterface], timeout: 20)
+        _ = try? ProcessOutcome.run("/usr/sbin/ip", ["netns", "del", namespace], timeout: 20)
+    }
+}
