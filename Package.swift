@@ -41,6 +41,13 @@ let package = Package(
             pkgConfig: "gstreamer-webrtc-1.0 gstreamer-sdp-1.0",
             providers: [.apt(["libgstreamer-plugins-bad1.0-dev"])]
         ),
+        /// libxml2, for reading SOAP: Foundation's XMLParser (under every Swift XML package here) traps on some
+        /// malformed documents (an unbound prefix, bytes that are not UTF-8), which a network peer must not be able to send.
+        .systemLibrary(
+            name: "CXML",
+            pkgConfig: "libxml-2.0",
+            providers: [.apt(["libxml2-dev"])]
+        ),
         .systemLibrary(
             name: "CMosquitto",
             pkgConfig: "libmosquitto",
@@ -73,6 +80,7 @@ let package = Package(
                 "CLinuxInput",
                 "SystemCalls",
                 "MQTTKit",
+                "CXML",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

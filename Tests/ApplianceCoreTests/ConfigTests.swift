@@ -136,6 +136,43 @@ final class ConfigTests: XCTestCase {
         XCTAssertEqual(error("[rtsp]\nport = 8554\n")?.key, "rtsp.port")
     }
 
+    func testONVIFSettings() throws {
+        let defaults = try ConfigLoader.load(path: nil)
+        XCTAssertFalse(defaults.onvif.enabled, "off unless asked for")
+        XCTAssertEqual(defaults.onvif.discovery(web: defaults.web)?.host, "127.0.0.1", "discovery follows [web] listen")
+        XCTAssertEqual(defaults.onvif.discovery(web: defaults.web)?.port, 3702)
+        let lan = try ConfigLoader.parse("""
+            [web]
+            listen = "[::]:8080"
+            token_file = "/etc/appliance/web.token"
+            [rtsp]
+            listen = "0.0.0.0:8554"
+            [onvif]
+            enabled = true
+            name = "front door"
+            """, file: "t")
+        XCTAssertEqual(lan.onvif.discovery(web: lan.web)?.host, "0.0.0.0", "every interface, as the web server listens")
+        XCTAssertEqual(lan.onvif.name, "front door")
+        var off = lan.onvif
+        off.listen = "off"
+        XCTAssertNil(off.discovery(web: lan.web))
+        let loopback = "[web]\nlisten = \"127.0.0.1:8080\"\n[rtsp]\nlisten = \"127.0.0.1:8554\"\n"
+        XCTAssertTrue(try ConfigLoader.parse(loopback + "[onvif]\nenabled = true\n", file: "t").onvif.enabled, "loopback needs no password")
+        let cases: [(String, String, String)] = [
+            ("[onvif]\nenabled = true\n", "onvif.enabled", "[rtsp] listen"),
+            ("[web]\nlisten = \"off\"\n[onvif]\nenabled = true\n", "onvif.enabled", "[web] listen"),
+            (loopback + "[onvif]\nenabled = true\nlisten = \"0.0.0.0:3702\"\n", "onvif.listen", "[web] token_file"),
+            (loopback + "[onvif]\nlisten = \"[::]:3702\"\n", "onvif.listen", "IPv4 host:port"),
+            (loopback + "[onvif]\nlisten = \"3702\"\n", "onvif.listen", "IPv4 host:port"),
+            (loopback + "[onvif]\nport = 3702\n", "onvif.port", "unknown key"),
+        ]
+        for (toml, key, says) in cases {
+            let refused = configError(toml)
+            XCTAssertEqual(refused?.key, key, toml)
+            XCTAssertTrue(refused?.description.contains(says) ?? false, "\(String(describing: refused))")
+        }
+    }
+
     func testMQTTSettings() throws {
         let defaults = try ConfigLoader.load(path: nil).mqtt
         XCTAssertFalse(defaults.enabled, "off unless a broker is named")

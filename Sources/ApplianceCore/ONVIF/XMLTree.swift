@@ -1,7 +1,5 @@
+import CXML
 import Foundation
-#if canImport(FoundationXML)
-import FoundationXML
-#endif
 
 /// A parsed XML element, by namespace and local name (prefixes are the sender's choice: zeep writes `ns0:`, others
 /// `tds:`), with its attributes (by qualified name), its text and its child elements.
@@ -47,62 +45,65 @@ extension XMLTree {
         public let description: String
     }
 
-    /// Parses `data` with Foundation's streaming parser (libxml2 underneath), namespace-aware. A document type
-    /// declaration is refused before parsing (SOAP forbids it, and it is where entity expansion and external
-    /// entities live), and so is a document past `limits`: a hostile request costs at most one bounded pass.
+    /// Parses `data` with libxml2, namespace-aware. Refused before parsing: anything past `limits.bytes`, bytes that
+    /// are not UTF-8, and a document type declaration (SOAP forbids it, and it is where entity expansion and external
+    /// entities live); while reading: no network, no entity substitution, no error printing; after: past the element
+    /// count or depth. A hostile request costs at most one bounded pass. (Foundation's XMLParser, which every Swift
+    /// XML package here sits on, traps on an unbound prefix or bytes that are not UTF-8: found by the fuzz test.)
     public static func parse(_ data: Data, limits: Limits = .soap) throws(ParseError) -> XMLTree {
         guard data.count <= limits.bytes else { throw ParseError(description: "message larger than \(limits.bytes) bytes") }
         guard data.range(of: Data("<!DOCTYPE".utf8)) == nil, data.range(of: Data("<!ENTITY".utf8)) == nil else {
             throw ParseError(description: "document type declarations are not allowed in SOAP messages")
         }
-        let builder = TreeBuilder(limits: limits)
-        let parser = XMLParser(data: data)
-        parser.shouldProcessNamespaces = true
-        parser.shouldReportNamespacePrefixes = false
-        parser.shouldResolveExternalEntities = false
-        parser.delegate = builder
-        _ = parser.parse()
-        if let refusal = builder.refusal { throw ParseError(description: refusal) }
-        if parser.parserError != nil || builder.root == nil {
-            throw ParseError(description: "malformed XML at line \(parser.lineNumber)")
+        guard !data.isEmpty, String(validating: data, as: UTF8.self) != nil else { throw ParseError(description: "malformed XML: not UTF-8 text") }
+        LibXML.initialized.touch()
+        let options = Int32(XML_PARSE_NONET.rawValue | XML_PARSE_NOERROR.rawValue | XML_PARSE_NOWARNING.rawValue | XML_PARSE_NOCDATA.rawValue)
+        let document = data.withUnsafeBytes { bytes in
+            xmlReadMemory(bytes.baseAddress?.assumingMemoryBound(to: CChar.self), Int32(bytes.count), "soap.xml", "UTF-8", options)
         }
-        return builder.root!
+        guard let document else { throw ParseError(description: "malformed XML") }
+        defer { xmlFreeDoc(document) }
+        guard let root = xmlDocGetRootElement(document) else { throw ParseError(description: "malformed XML: no root element") }
+        var count = 0
+        return try tree(root, depth: 1, count: &count, limits: limits)
     }
+
+    private static func tree(_ node: xmlNodePtr, depth: Int, count: inout Int, limits: Limits) throws(ParseError) -> XMLTree {
+        count += 1
+        guard count <= limits.elements else { throw ParseError(description: "more than \(limits.elements) elements") }
+        guard depth <= limits.depth else { throw ParseError(description: "nested deeper than \(limits.depth)") }
+        var element = XMLTree(namespace: node.pointee.ns.flatMap { $0.pointee.href.map(text) } ?? "", name: text(node.pointee.name),
+                              attributes: [:], text: "", children: [])
+        var attribute = node.pointee.properties
+        while let a = attribute {
+            let local = text(a.pointee.name)
+            let key = a.pointee.ns.flatMap { $0.pointee.prefix.map(text) }.map { "\($0):\(local)" } ?? local
+            element.attributes[key] = a.pointee.children.map { text($0.pointee.content) } ?? ""
+            attribute = a.pointee.next
+        }
+        var child = node.pointee.children
+        while let c = child {
+            switch c.pointee.type {
+            case XML_ELEMENT_NODE: element.children.append(try tree(c, depth: depth + 1, count: &count, limits: limits))
+            case XML_TEXT_NODE, XML_CDATA_SECTION_NODE: element.text += text(c.pointee.content)
+            default: break
+            }
+            child = c.pointee.next
+        }
+        return element
+    }
+
+    private static func text(_ pointer: UnsafePointer<xmlChar>?) -> String {
+        pointer.map { String(cString: $0) } ?? ""
+    }
+    private static func text(_ pointer: UnsafeMutablePointer<xmlChar>?) -> String { text(UnsafePointer(pointer)) }
 }
 
-/// Builds the tree from the parser's callbacks, counting as it goes.
-private final class TreeBuilder: NSObject, XMLParserDelegate {
-    let limits: XMLTree.Limits
-    var stack: [XMLTree] = []
-    var root: XMLTree?
-    var count = 0
-    var refusal: String?
-
-    init(limits: XMLTree.Limits) { self.limits = limits }
-
-    func parser(_ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?, qualifiedName: String?,
-                attributes: [String: String] = [:]) {
-        count += 1
-        if count > limits.elements || stack.count >= limits.depth {
-            refusal = count > limits.elements ? "more than \(limits.elements) elements" : "nested deeper than \(limits.depth)"
-            parser.abortParsing()
-            return
-        }
-        stack.append(XMLTree(namespace: namespaceURI ?? "", name: elementName, attributes: attributes, text: "", children: []))
+/// libxml2's one-time set-up (its global tables), before the first parse from any thread.
+private enum LibXML {
+    final class Once: Sendable {
+        init() { xmlInitParser() }
+        func touch() {}
     }
-
-    func parser(_ parser: XMLParser, foundCharacters string: String) {
-        guard !stack.isEmpty else { return }
-        stack[stack.count - 1].text += string
-    }
-
-    func parser(_ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?, qualifiedName: String?) {
-        guard let done = stack.popLast() else { return }
-        if stack.isEmpty { root = done } else { stack[stack.count - 1].children.append(done) }
-    }
-
-    func parser(_ parser: XMLParser, foundInternalEntityDeclarationWithName name: String, value: String?) {
-        refusal = "entity declarations are not allowed"
-        parser.abortParsing()
-    }
+    static let initialized = Once()
 }

@@ -1,0 +1,76 @@
+import ApplianceProtocol
+import Foundation
+import TestSupport
+import XCTest
+
+/// Bad SOAP sent to the real daemon: hostile XML (entity expansion, an external entity), garbage, an oversized body,
+/// an unknown operation and random mutations of a real request each get a SOAP fault (or 413), a page that is not
+/// this machine's gets 403 without a password (DNS rebinding), and the daemon records on.
+final class ONVIFBadInputTests: XCTestCase {
+    static let request = """
+        <?xml version="1.0" encoding="utf-8"?><s:Envelope xmlns:s="http://www.w3.org/2003/05/soap-envelope">\
+        <s:Body><tds:GetDeviceInformation xmlns:tds="http://www.onvif.org/ver10/device/wsdl"/></s:Body></s:Envelope>
+        """
+
+    func testBadSOAPGetsAFaultAndTheDaemonRecordsOn() throws {
+        let (webPort, rtspPort) = (FreePort.pick(), FreePort.pick())
+        let daemon = try DaemonProcess(extra: """
+            [web]
+            listen = "127.0.0.1:\(webPort)"
+            [rtsp]
+            listen = "127.0.0.1:\(rtspPort)"
+            [onvif]
+            enabled = true
+            listen = "off"
+            """)
+        try daemon.start()
+        defer { daemon.stop() }
+        let url = "http://127.0.0.1:\(webPort)/onvif/device_service"
+        let soap = { (body: Data, headers: [String]) in
+            try Curl.request(url, method: "POST", headers: ["Content-Type: application/soap+xml"] + headers, body: body)
+        }
+        let fine = try soap(Data(Self.request.utf8), [])
+        XCTAssertEqual(fine.status, 200, "no password on loopback: no token needed")
+        XCTAssertTrue(fine.text.contains("<tds:Manufacturer>appliance</tds:Manufacturer>"), fine.text)
+        XCTAssertEqual(try soap(Data(Self.request.utf8), ["Host: evil.example"]).status, 403, "a rebound name is refused")
+
+        let hostile: [(String, String)] = [
+            ("<?xml version=\"1.0\"?><!DOCTYPE l [<!ENTITY a \"aaaaaaaaaa\"><!ENTITY b \"&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;\">"
+             + "<!ENTITY c \"&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;\"><!ENTITY d \"&c;&c;&c;&c;&c;&c;&c;&c;&c;&c;\">]><l>&d;&d;&d;&d;</l>", "ter:WellFormed"),
+            ("<?xml version=\"1.0\"?><!DOCTYPE a [<!ENTITY x SYSTEM \"file:///etc/passwd\">]><a>&x;</a>", "ter:WellFormed"),
+            ("\u{0}\u{1}garbage\u{FFFD}", "ter:WellFormed"),
+            (Self.request.replacingOccurrences(of: "GetDeviceInformation", with: "SystemReboot"), "ter:ActionNotSupported"),
+        ]
+        for (body, subcode) in hostile {
+            let answer = try soap(Data(body.utf8), [])
+            XCTAssertTrue([400, 500].contains(answer.status), "\(body.prefix(30)): \(answer.status)")
+            XCTAssertEqual(answer.header("Content-Type"), "application/soap+xml; charset=utf-8")
+            XCTAssertTrue(answer.text.contains("<env:Value>\(subcode)</env:Value>"), answer.text)
+            XCTAssertFalse(answer.text.contains("root:"), "no file's content comes back")
+        }
+        XCTAssertEqual(try soap(Data(repeating: 0x41, count: 70_000), []).status, 413, "over 64 KiB")
+
+        let seed = SeededRandom.seed(from: "APPLIANCE_SOAP_SEED")
+        var random = SeededRandom(seed: seed)
+        let original = Array(Self.request.utf8)
+        for round in 0..<150 {
+            var bytes = original
+            for _ in 0..<Int.random(in: 1...8, using: &random) {
+                let at = Int.random(in: 0..<bytes.count, using: &random)
+                switch Int.random(in: 0..<3, using: &random) {
+                case 0: bytes[at] = UInt8.random(in: 0...255, using: &random)
+                case 1: bytes.remove(at: at)
+                default: bytes.insert(contentsOf: Array("<![CDATA[&<>\"]]>".utf8).prefix(Int.random(in: 1...16, using: &random)), at: at)
+                }
+            }
+            let answer = try soap(Data(bytes), [])
+            let envelope = answer.text.contains("<env:Envelope") && answer.header("Content-Type")?.hasPrefix("application/soap+xml") == true
+            XCTAssertTrue(envelope && [200, 400, 500].contains(answer.status), "seed \(seed) round \(round): \(answer.status) \(answer.text.prefix(200))")
+        }
+        XCTAssertTrue(daemon.isRunning, "seed \(seed)")
+        _ = try daemon.recordStart()
+        Thread.sleep(forTimeInterval: 1)
+        let clip = try daemon.recordStop()
+        XCTAssertTrue(FileManager.default.fileExists(atPath: clip.path))
+    }
+}
