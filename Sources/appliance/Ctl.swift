@@ -94,6 +94,11 @@ struct Status: ParsableCommand {
             if let rtsp = s.rtsp {
                 lines.append("rtsp: \(rtsp.url ?? rtsp.listen) (\(rtsp.state.rawValue), \(rtsp.clients) clients, login \(rtsp.authentication))\(rtsp.error.map { ": \($0)" } ?? "")")
             }
+            if let onvif = s.onvif {
+                let discovery = onvif.discovery == .serving ? "discovery on \(onvif.listen) [\(onvif.interfaces.joined(separator: ","))]"
+                    : "discovery \(onvif.discovery.rawValue)\(onvif.error.map { ": \($0)" } ?? "")"
+                lines.append("onvif: \(onvif.deviceService ?? "starting") (\(discovery), \(onvif.subscriptions) event subscriptions, login \(onvif.authentication))")
+            }
             if let sound = s.sound, let level = sound.levelDb {
                 lines.append("sound: \(level) dBFS (peak \(sound.peakDb ?? level))\(sound.active ? ", SOUND" : "")\(sound.events > 0 ? ", \(sound.events) events" : "")")
             }

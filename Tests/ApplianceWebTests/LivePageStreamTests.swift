@@ -31,5 +31,15 @@ final class LivePageStreamTests: XCTestCase {
 
     func testNoRTSPLineWhenItIsOff() {
         XCTAssertFalse(Pages.live(status: status(rtsp: nil), csrf: nil).contains(#"id="rtsp""#))
+        XCTAssertFalse(Pages.live(status: status(rtsp: nil), csrf: nil).contains(#"id="onvif""#))
+    }
+
+    func testTheLivePageNamesTheONVIFAddress() {
+        var s = status(rtsp: nil)
+        s.onvif = ONVIFStatus(discovery: .serving, listen: "0.0.0.0:3702", deviceService: "http://192.168.1.20:8080/onvif/device_service",
+                              interfaces: ["eth0", "wlan0"], endpoint: "urn:uuid:x", authentication: "ws-usernametoken")
+        XCTAssertTrue(Pages.live(status: s, csrf: nil).contains(#"<p id="onvif" class="health">ONVIF http://192.168.1.20:8080/onvif/device_service (user appliance, the dashboard password) · found by NVRs on eth0, wlan0</p>"#))
+        s.onvif?.discovery = .off
+        XCTAssertEqual(Pages.onvifLine(s.onvif!), "ONVIF http://192.168.1.20:8080/onvif/device_service (user appliance, the dashboard password) · discovery off")
     }
 }

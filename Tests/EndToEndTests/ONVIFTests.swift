@@ -53,9 +53,14 @@ final class ONVIFTests: XCTestCase {
     }
 
     func testHomeAssistantsSetUpGetsTheStreamTheSnapshotAndTheEvents() throws {
-        let (daemon, webPort, rtspPort) = try startDaemon(discovery: "127.0.0.1:\(FreePort.pick())")
+        let discoveryPort = FreePort.pick()
+        let (daemon, webPort, rtspPort) = try startDaemon(discovery: "127.0.0.1:\(discoveryPort)")
         defer { daemon.stop() }
         XCTAssertEqual(try daemon.status().onvif?.authentication, "ws-usernametoken")
+        XCTAssertTrue(try daemon.waitFor(20) { try daemon.status().onvif?.discovery == .serving }, daemon.log)
+        let ctl = try daemon.ctl(["status"])
+        XCTAssertTrue(ctl.stdout.contains("onvif: http://127.0.0.1:\(webPort)/onvif/device_service (discovery on 127.0.0.1:\(discoveryPort) [lo], "
+                                          + "0 event subscriptions, login ws-usernametoken)"), ctl.stdout)
         let ha = try JSONLinesProcess("/usr/bin/env", ["python3", Self.repository + "/" + Self.client, "--port", "\(webPort)",
                                                        "--password", Self.password])
         let flow = try XCTUnwrap(ha.step("config_flow", within: 60), "Home Assistant's config flow: \(ha.stderr)")

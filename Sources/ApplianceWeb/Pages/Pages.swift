@@ -45,6 +45,7 @@ enum Pages {
           <p id="message" role="status"></p>
           <p id="health" class="health">\(HTML.escape(healthLine(status)))</p>
           \(status.rtsp.map { "<p id=\"rtsp\" class=\"health\">\(HTML.escape(streamLine($0)))</p>" } ?? "")
+          \(status.onvif.map { "<p id=\"onvif\" class=\"health\">\(HTML.escape(onvifLine($0)))</p>" } ?? "")
           <p id="last-snapshot"></p>
         </section>
         """
@@ -71,6 +72,13 @@ enum Pages {
         guard let url = rtsp.url else { return "RTSP \(rtsp.state.rawValue)\(rtsp.error.map { ": \($0)" } ?? "")" }
         let login = rtsp.authentication == "digest" ? " (user appliance, the dashboard password)" : ""
         return "RTSP \(url)\(login) · \(rtsp.clients) \(rtsp.clients == 1 ? "client" : "clients")"
+    }
+
+    /// Where an NVR adds the device by hand (ONVIF), and whether it announces itself.
+    static func onvifLine(_ onvif: ONVIFStatus) -> String {
+        let login = onvif.authentication == "none" ? "" : " (user appliance, the dashboard password)"
+        let discovery = onvif.discovery == .serving ? "found by NVRs on \(onvif.interfaces.joined(separator: ", "))" : "discovery \(onvif.discovery.rawValue)"
+        return "ONVIF \(onvif.deviceService ?? "starting")\(login) · \(discovery)"
     }
 
     /// Free space, time until the oldest clip is overwritten, dropped frames, A/V offset.

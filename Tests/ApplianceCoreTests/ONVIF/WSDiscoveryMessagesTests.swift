@@ -53,6 +53,10 @@ final class WSDiscoveryMessagesTests: XCTestCase {
         XCTAssertEqual(match.value("XAddrs"), "http://10.0.0.5:8080/onvif/device_service", "the interface in the asker's subnet")
         XCTAssertEqual(match.value("MetadataVersion"), "1")
 
+        let elsewhere = AddressedEnvelope(remoteAddress: asker, data: ByteBuffer(string: Self.probe(id: "urn:uuid:9", scopes: "")),
+                                          metadata: .init(ecnState: .transportNotCapable,
+                                                          packetInfo: NIOPacketInfo(destinationAddress: asker, interfaceIndex: 7)))
+        XCTAssertNil(responder.reply(to: elsewhere), "a probe that came in on an interface not allowed is not answered")
         let printer = Self.probe(id: "urn:uuid:2", scopes: "", types: "<d:Types xmlns:p=\"urn:p\">p:Printer</d:Types>")
         XCTAssertNil(responder.reply(to: AddressedEnvelope(remoteAddress: asker, data: ByteBuffer(string: printer))))
         XCTAssertNil(responder.reply(to: AddressedEnvelope(remoteAddress: asker, data: ByteBuffer(string: "<!DOCTYPE x><x/>"))))
