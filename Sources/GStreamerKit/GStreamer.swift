@@ -22,6 +22,33 @@ public enum GStreamer {
     }
 }
 
+/// What the registry says of an element factory: its rank, its class ("Codec/Encoder/Video/Hardware") and the file
+/// and version of the plugin that brings it (a new driver or plugin build changes these).
+public struct ElementFactoryInfo: Sendable, Equatable {
+    public var name: String
+    public var rank: Int
+    public var klass: String
+    public var pluginFile: String
+    public var pluginVersion: String
+
+    /// The factory named `name`, or nil when it is not installed.
+    public static func find(_ name: String) -> ElementFactoryInfo? {
+        GStreamer.initialize()
+        guard let factory = gst_element_factory_find(name) else { return nil }
+        defer { gst_object_unref(UnsafeMutableRawPointer(factory)) }
+        let feature = factory  // a GstElementFactory is a GstPluginFeature (both opaque here)
+        let klass = gst_element_factory_get_metadata(factory, "klass").map { String(cString: $0) } ?? ""
+        var file = "", version = ""
+        if let plugin = gst_plugin_feature_get_plugin(feature) {
+            file = gst_plugin_get_filename(plugin).map { String(cString: $0) } ?? ""
+            version = gst_plugin_get_version(plugin).map { String(cString: $0) } ?? ""
+            gst_object_unref(UnsafeMutableRawPointer(plugin))
+        }
+        return ElementFactoryInfo(name: name, rank: Int(gst_plugin_feature_get_rank(feature)), klass: klass, pluginFile: file,
+                                  pluginVersion: version)
+    }
+}
+
 /// An error reported by GStreamer, naming the element it came from.
 public struct GStreamerError: Error, CustomStringConvertible, Sendable, Equatable {
     /// Name (or path) of the element that reported the error; empty when not tied to one.

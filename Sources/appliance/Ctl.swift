@@ -81,6 +81,11 @@ struct Status: ParsableCommand {
             let cameras = s.cameras.map { name in s.cameraModes?[name].map { "\(name) [\($0)]" } ?? name }
             lines.append("cameras: \(cameras.joined(separator: ", ")) (active: \(s.activeCamera))")
             lines.append("video: \(s.width)x\(s.height)@\(s.framerate) \(s.encoder)  audio: \(s.audioSource)  preview: \(s.preview)")
+            if let choice = s.encoderChoice, choice.how != .pinned {
+                let how = choice.how == .trial ? "chosen by trial" : "chosen by trial earlier in this boot"
+                let trials = choice.trials.filter { $0.result != .notTried }.map { "\($0.name) \($0.result.rawValue)" }.joined(separator: ", ")
+                lines.append("encoder: \(choice.encoder) (\(choice.element)), \(how): \(trials)")
+            }
             lines.append("data: \(s.dataDir)  recordings: \(s.recordingsTotal) (this run: \(s.recordingsThisRun))")
             if let capacity = s.capacity { lines.append(capacityLine(capacity)) }
             if let full = s.storageFull { lines.append("STORAGE FULL: \(full)") }

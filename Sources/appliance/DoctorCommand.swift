@@ -20,7 +20,7 @@ struct DoctorCommand: AsyncParsableCommand {
     var json = false
 
     func run() async throws {
-        let report = await Doctor.run(configPath: config, dataDir: dataDir)
+        let report = await Doctor.run(configPath: config, dataDir: dataDir, encoderTrials: SubprocessEncoderTrials.ofThisProgram)
         print(json ? report.json() : report.text)
         if report.exitCode != 0 { throw ExitCode(report.exitCode) }
     }

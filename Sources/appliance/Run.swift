@@ -46,7 +46,7 @@ struct Run: AsyncParsableCommand {
         let appliance: Appliance
         do {
             appliance = try await Appliance.start(config: settings, logger: logger, serviceManager: serviceManager,
-                                                  frontEnds: [WebDashboard.frontEnd])
+                                                  frontEnds: [WebDashboard.frontEnd], encoderTrials: SubprocessEncoderTrials.ofThisProgram)
         } catch {
             serviceManager?.socket.send("STATUS=failed to start: \(error)")
             fail("\(error)")

@@ -20,7 +20,7 @@ final class ConfigTests: XCTestCase {
         XCTAssertEqual(config.video.width, 1280)
         XCTAssertEqual(config.video.height, 720)
         XCTAssertEqual(config.video.framerate, 30)
-        XCTAssertEqual(config.video.encoder, "x264")
+        XCTAssertEqual(config.video.encoder, "auto")
         XCTAssertEqual(config.video.speedPreset, "veryfast")
         XCTAssertEqual(config.video.bitrateKbps, 4000)
         XCTAssertEqual(config.audio.rate, 48000)
@@ -134,6 +134,20 @@ final class ConfigTests: XCTestCase {
             XCTAssertEqual(error("[rtsp]\nlisten = \"127.0.0.1:8554\"\npath = \"\(path)\"\n")?.key, "rtsp.path", path)
         }
         XCTAssertEqual(error("[rtsp]\nport = 8554\n")?.key, "rtsp.port")
+    }
+
+    func testEncoderChoiceSettings() throws {
+        let defaults = try ConfigLoader.load(path: nil).video
+        XCTAssertEqual(defaults.encoder, "auto", "a trial picks the encoder unless one is named")
+        XCTAssertEqual(defaults.encoderCandidates, ["v4l2h264", "vah264", "vah264lp", "vaapih264", "nvh264", "qsvh264", "openh264", "x264"])
+        XCTAssertEqual(defaults.encoderTrialLimit, .seconds(10))
+        let set = try ConfigLoader.parse("[video]\nencoder_candidates = [\"openh264\", \"x264\"]\nencoder_trial_s = 2.5\n", file: "t").video
+        XCTAssertEqual(set.encoderCandidates, ["openh264", "x264"])
+        XCTAssertEqual(set.encoderTrialLimit, .milliseconds(2500))
+        for bad in ["[]", "[\"auto\"]", "[\"../x\"]", "[1]", "\"x264\""] {
+            XCTAssertEqual(configError("[video]\nencoder_candidates = \(bad)\n")?.key, "video.encoder_candidates", bad)
+        }
+        XCTAssertEqual(configError("[video]\nencoder_trial_s = 0\n")?.key, "video.encoder_trial_s")
     }
 
     func testONVIFSettings() throws {

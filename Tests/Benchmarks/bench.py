@@ -732,7 +732,8 @@ video frames, {st.get('dropped_frames')} dropped, A/V offset {fmt(st.get('av_off
 
 ## Method
 
-1. `appliance run --data-dir <tmp>/data --socket <tmp>/ctl.sock` (embedded default config) is started; the script
+1. `appliance run --config <tmp>/appliance.toml --socket <tmp>/ctl.sock` (the embedded defaults but `data_dir` and
+   `[video] encoder = "x264"`, the encoder gst-launch runs) is started; the script
    waits until `ctl status` answers ({first['ready_s']:.2f} s here), then lets the daemon settle {SETTLE_S:g} s.
    Before each round the script waits (up to {args.max_wait_quiet:g} s) for other CPU load to drop below 15 % of one core.
 2. **Idle CPU** (round 1): `/proc/PID/stat` utime+stime (clock ticks / `SC_CLK_TCK`) over {IDLE_S:g} s with no

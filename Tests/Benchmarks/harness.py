@@ -15,6 +15,16 @@ import subprocess
 import time
 
 
+def pinning_x264(config: str) -> str:
+    """The config with `[video] encoder = "x264"` unless it names an encoder: the benchmarks compare the daemon with
+    gst-launch-1.0 running x264enc, so `auto` must not pick another encoder (its own costs are measured apart)."""
+    if "encoder =" in config:
+        return config
+    if "[video]\n" in config:
+        return config.replace("[video]\n", '[video]\nencoder = "x264"\n', 1)
+    return config + '\n[video]\nencoder = "x264"\n'
+
+
 class DaemonError(RuntimeError):
     """Something broke: the benchmark cannot produce meaningful numbers."""
 
@@ -58,12 +68,11 @@ class Daemon:
         if config is None:
             self.data_dir = os.path.join(directory, "data")
             os.makedirs(self.data_dir, exist_ok=True)
-            source = ["--data-dir", self.data_dir]
-        else:
-            self.config = os.path.join(directory, "appliance.toml")
-            with open(self.config, "w") as f:
-                f.write(config)
-            source = ["--config", self.config]
+            config = f'data_dir = "{self.data_dir}"\n'
+        self.config = os.path.join(directory, "appliance.toml")
+        with open(self.config, "w") as f:
+            f.write(pinning_x264(config))
+        source = ["--config", self.config]
         self.log = open(self.log_path, "w")
         self.t_launch = time.monotonic()
         self.proc = subprocess.Popen(

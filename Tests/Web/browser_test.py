@@ -87,6 +87,8 @@ class Daemon:
 source = "test"
 [preview]
 sink = "none"
+[video]
+encoder = "x264"
 [web]
 listen = "127.0.0.1:0"
 token_file = "{self.token_file}"

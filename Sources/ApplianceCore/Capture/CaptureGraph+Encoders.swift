@@ -11,6 +11,7 @@ extension CaptureGraph {
         let encoder = try fragments.makeBin("encoders", v.encoder, FragmentLibrary.videoEncoderValues(v), binName: "video-encoder")
         let parser = try Element.make("h264parse", name: "video-parse")
         parser.set("config-interval", int: -1)
+        let format = try encodedFormat()
         let tee = try Element.make("tee", name: "video-tee")
         tee.set("allow-not-linked", true)
         // The burned-in date and time sits behind the gate (drawn only on frames that are encoded) and after the
@@ -23,7 +24,7 @@ extension CaptureGraph {
                 throw GStreamerError(element: "timestamp-overlay", message: "[video] timestamp_overlay needs clockoverlay: \(PluginPackages.fix(forMissing: "clockoverlay"))")
             }
         }
-        let chain = [queue] + timestamp + [encoder, parser, tee]
+        let chain = [queue] + timestamp + [encoder, parser, format, tee]
         try pipeline.add(chain)
         try Element.link([rawTee] + chain)
         queue.staticPad("sink")?.addProbe(.buffer) { info in
@@ -54,6 +55,15 @@ extension CaptureGraph {
             return .ok
         }
         return (parser, tee)
+    }
+
+    /// The one format every encoder's stream leaves the parser in: AVC, whole access units. The tee's caps never
+    /// change once set (its upstream RECONFIGURE is dropped), and mp4mux takes only AVC: an encoder that writes
+    /// byte-stream (openh264, most hardware ones) left the tee in byte-stream and no recording could link.
+    static func encodedFormat(name: String = "video-format") throws -> Element {
+        let filter = try Element.make("capsfilter", name: name)
+        filter.set("caps", try Caps("video/x-h264,stream-format=avc,alignment=au"))
+        return filter
     }
 
     /// `[video] timestamp_overlay`: the local date and time, bottom left on a shaded band, into every encoded frame.

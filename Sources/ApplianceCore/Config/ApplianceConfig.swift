@@ -30,8 +30,15 @@ public struct ApplianceConfig: Sendable, Equatable {
         public var width = 1280
         public var height = 720
         public var framerate = 30
-        /// Name of a fragment in pipelines/encoders/ (x264, v4l2h264, …).
-        public var encoder = "x264"
+        /// `auto` (the first of `encoderCandidates` that passes a trial encode), or the name of a fragment in
+        /// pipelines/encoders/ (x264, openh264, v4l2h264, …), used untried.
+        public var encoder = Video.autoEncoder
+        /// What `auto` tries, in order: the boards' hardware encoders first, then the software ones.
+        public var encoderCandidates = ["v4l2h264", "vah264", "vah264lp", "vaapih264", "nvh264", "qsvh264", "openh264", "x264"]
+        /// How long one candidate's trial may take (a hardware encoder's first start can be slow).
+        public var encoderTrialS = 10.0
+        public static let autoEncoder = "auto"
+        public var encoderTrialLimit: Duration { .milliseconds(Int(encoderTrialS * 1000)) }
         public var bitrateKbps = 4000
         public var keyframeIntervalS = 1.0
         /// x264 speed preset (used by the x264 fragment).

@@ -14,6 +14,17 @@ enum ConfigSections {
         v.height = try t.int("height", v.height, 16...4320)
         v.framerate = try t.int("framerate", v.framerate, 1...240)
         v.encoder = try t.name("encoder", v.encoder)
+        if let names = try t.array("encoder_candidates") {
+            v.encoderCandidates = try names.map { value in
+                guard let name = value.string, !name.isEmpty, name != ApplianceConfig.Video.autoEncoder,
+                      name.allSatisfy({ $0.isLetter || $0.isNumber || "-_".contains($0) }) else {
+                    throw t.error("encoder_candidates", "must list fragment names of pipelines/encoders/ (e.g. [\"openh264\", \"x264\"])")
+                }
+                return name
+            }
+            if v.encoderCandidates.isEmpty { throw t.error("encoder_candidates", "must name at least one encoder") }
+        }
+        v.encoderTrialS = try t.double("encoder_trial_s", v.encoderTrialS, 1...120)
         v.bitrateKbps = try t.int("bitrate_kbps", v.bitrateKbps, 64...200_000)
         v.keyframeIntervalS = try t.double("keyframe_interval_s", v.keyframeIntervalS, 0.1...60)
         v.speedPreset = try t.oneOf("speed_preset", v.speedPreset,

@@ -15,8 +15,14 @@ log_level = "info"
 width = 1280
 height = 720
 framerate = 30
-# A fragment in pipelines/encoders/: x264 (software) or v4l2h264 (hardware encoders on boards such as the Pi).
-encoder = "x264"
+# auto: each of encoder_candidates in turn gets a second of video (in a child process) and the first that returns
+# decodable H.264 of this size is used: a board's hardware encoder where it works, else openh264, else x264. The
+# choice is kept for the boot (a restart does not try again; `ctl status` says which and why). Or name a fragment in
+# pipelines/encoders/ (x264, openh264, v4l2h264, vah264, nvh264, ...) to use it untried.
+encoder = "auto"
+encoder_candidates = ["v4l2h264", "vah264", "vah264lp", "vaapih264", "nvh264", "qsvh264", "openh264", "x264"]
+# How long one candidate's trial may take (a child that does not answer within this and 10 s more is killed).
+encoder_trial_s = 10.0
 speed_preset = "veryfast"
 bitrate_kbps = 4000
 keyframe_interval_s = 1.0

@@ -8,7 +8,8 @@ import GStreamerKit
 public enum Doctor {
     /// Loads the config (`nil`: the embedded default), applies `dataDir`, and runs every check. A config that
     /// does not load is a single failed check.
-    public static func run(configPath: String?, dataDir: String?) async -> DoctorReport {
+    /// `encoderTrials`: how `[video] encoder = "auto"` is resolved (the command: in child processes).
+    public static func run(configPath: String?, dataDir: String?, encoderTrials: any EncoderTrialRunner = InProcessEncoderTrials()) async -> DoctorReport {
         var config: ApplianceConfig
         do {
             config = try ConfigLoader.load(path: configPath)
@@ -16,11 +17,12 @@ public enum Doctor {
             return DoctorReport(checks: [ConfigCheck.failed(error, path: configPath)])
         }
         if let dataDir { config.dataDir = dataDir }
-        return await run(config: config, configPath: configPath)
+        return await run(config: config, configPath: configPath, encoderTrials: encoderTrials)
     }
 
     /// Runs every check on a loaded config, in the order a user would fix things.
-    public static func run(config: ApplianceConfig, configPath: String? = nil) async -> DoctorReport {
+    public static func run(config: ApplianceConfig, configPath: String? = nil,
+                           encoderTrials: any EncoderTrialRunner = InProcessEncoderTrials()) async -> DoctorReport {
         var checks = [ConfigCheck.loaded(config, path: configPath)]
         let fragments: Result<FragmentLibrary, any Error> = Result { try FragmentLibrary.locate(configured: config.pipelinesDir) }
 
@@ -49,8 +51,9 @@ public enum Doctor {
             StorageCheck.run(config)
         })
         checks.append(ClockCheck.run())
+        let choice = await EncoderCheck.choose(config, fragments: fragments, trials: encoderTrials)
         checks.append(await DoctorDeadline.check(EncoderCheck.videoName, seconds: 30, what: "the video encoder") {
-            EncoderCheck.video(config, fragments: fragments)
+            EncoderCheck.video(config, fragments: fragments, choice: choice)
         })
         checks.append(await DoctorDeadline.check(EncoderCheck.audioName, seconds: 30, what: "the audio encoder") {
             EncoderCheck.audio(config, fragments: fragments)

@@ -1,5 +1,7 @@
+import ApplianceProtocol
 import Foundation
 import GStreamerKit
+import Logging
 
 /// Check 7: the configured encoders really encode — a few frames through the same fragments the daemon uses. A
 /// missing element names the package that brings it; an encoder slower than real time warns, because the live
@@ -9,21 +11,42 @@ enum EncoderCheck {
     static let audioName = "audio-encoder"
     static let frames = 30
 
-    static func video(_ config: ApplianceConfig, fragments: Result<FragmentLibrary, any Error>) -> DoctorCheck {
-        let v = config.video
+    /// `encoder = "auto"` resolved as the daemon would (this boot's cached choice, else a trial per candidate; the
+    /// cache is only read); nil when pinned, or when no candidate works (the check then says why).
+    static func choose(_ config: ApplianceConfig, fragments: Result<FragmentLibrary, any Error>,
+                       trials: any EncoderTrialRunner) async -> Result<EncoderChoice, any Error>? {
+        guard config.video.encoder == ApplianceConfig.Video.autoEncoder, case .success(let library) = fragments else { return nil }
+        let selector = EncoderSelector(video: config.video, library: library, runner: trials, cache: EncoderChoiceCache(dataDir: config.dataDir),
+                                       writesCache: false, logger: Logger(label: "doctor", factory: { _ in SwiftLogNoOpLogHandler() }))
+        do { return .success(try await selector.choose()) } catch { return .failure(error) }
+    }
+
+    static func video(_ config: ApplianceConfig, fragments: Result<FragmentLibrary, any Error>,
+                      choice: Result<EncoderChoice, any Error>? = nil) -> DoctorCheck {
+        var v = config.video
         let library: FragmentLibrary
         switch fragments {
         case .success(let found): library = found
         case .failure(let error): return .fail(videoName, "not tried: \(error)", fix: "set pipelines_dir or APPLIANCE_PIPELINES")
         }
+        var chosen = ""
+        switch choice {
+        case .success(let made)?:
+            v.encoder = made.encoder
+            chosen = "auto chose \(made.encoder) (\(made.how.rawValue): " + made.trials.filter { $0.result != .notTried }
+                .map { "\($0.name) \($0.result.rawValue)" }.joined(separator: ", ") + "); "
+        case .failure(let error)?:
+            return .fail(videoName, "auto: \(error)", fix: "install a working H.264 encoder (gstreamer1.0-plugins-ugly for x264enc) or set [video] encoder")
+        case nil: break
+        }
         let outcome: EncodeTrial.Outcome
         do {
             outcome = try EncodeTrial.video(v, library: library, frames: frames)
         } catch {
-            return .fail(videoName, "\(v.encoder): \(error)", fix: fix(for: error, library: library, configured: v.encoder))
+            return .fail(videoName, chosen + "\(v.encoder): \(error)", fix: fix(for: error, library: library, configured: v.encoder))
         }
         let size = "\(v.width)x\(v.height)@\(v.framerate)"
-        let detail = "\(v.encoder) encoded \(outcome.encoded) of \(frames) frames (\(size), \(v.bitrateKbps) kbit/s) in \(outcome.elapsedMs) ms"
+        let detail = chosen + "\(v.encoder) encoded \(outcome.encoded) of \(frames) frames (\(size), \(v.bitrateKbps) kbit/s) in \(outcome.elapsedMs) ms"
         guard outcome.encoded == frames else {
             return .fail(videoName, detail, fix: "run the fragment by hand with gst-launch-1.0 -v to see where frames are lost")
         }

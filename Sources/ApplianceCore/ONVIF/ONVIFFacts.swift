@@ -8,6 +8,10 @@ import Foundation
 struct ONVIFFacts: Sendable {
     struct Video: Sendable, Equatable {
         var width: Int, height: Int, framerate: Int, bitrateKbps: Int, keyframeFrames: Int, encoder: String
+
+        /// The profile the encoder's fragment gives: x264's asks for High, openh264 makes constrained baseline; the
+        /// hardware ones' defaults are Main or High (High is what the fragments' players are told to expect).
+        var h264Profile: String { encoder == "openh264" ? "Baseline" : "High" }
     }
 
     struct Audio: Sendable, Equatable {

@@ -79,7 +79,7 @@ enum ONVIFMediaService {
             resolution(video, name: "tt:Resolution"), X.element("tt:Quality", "5"),
             X.element("tt:RateControl", [X.element("tt:FrameRateLimit", "\(video.framerate)"), X.element("tt:EncodingInterval", "1"),
                                          X.element("tt:BitrateLimit", "\(video.bitrateKbps)")]),
-            X.element("tt:H264", [X.element("tt:GovLength", "\(video.keyframeFrames)"), X.element("tt:H264Profile", "High")]),
+            X.element("tt:H264", [X.element("tt:GovLength", "\(video.keyframeFrames)"), X.element("tt:H264Profile", video.h264Profile)]),
             multicast(), X.element("tt:SessionTimeout", "PT60S"),
         ])
     }

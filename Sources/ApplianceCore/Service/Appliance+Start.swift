@@ -11,12 +11,15 @@ extension Appliance {
     /// Every failure is one line naming what is wrong; whatever was started is stopped again.
     /// `serviceManager`: systemd's notify socket and watchdog (`ServiceManager.fromEnvironment()`), when started by it.
     /// `frontEnds`: services built outside ApplianceCore (the web dashboard), given the entry point and events.
+    /// `encoderTrials`: how `[video] encoder = "auto"` tries its candidates (the daemon: in child processes).
     public static func start(config: ApplianceConfig, logger: Logger, handleSignals: Bool = true,
-                             serviceManager: ServiceManager? = nil, frontEnds: [FrontEnd] = []) async throws -> Appliance {
+                             serviceManager: ServiceManager? = nil, frontEnds: [FrontEnd] = [],
+                             encoderTrials: any EncoderTrialRunner = InProcessEncoderTrials()) async throws -> Appliance {
         let started = ContinuousClock.now
         let startedAt = Date()
         GStreamer.initialize()  // once, before recovery and the graph use it from two threads
         let (data, folderLock, library, runs) = try await openDataFolder(config: config, logger: logger, serviceManager: serviceManager)
+        let (config, encoderChoice) = try await chooseEncoder(config: config, data: data, trials: encoderTrials, logger: logger)
         let events = EventHub()
         let (graph, cameras, recovery) = try await startCapture(config: config, data: data, library: library, events: events,
                                                                 logger: logger)
@@ -52,7 +55,7 @@ extension Appliance {
                                            live: graph.live, webrtc: webrtc)
         let status = StatusReporter(config: config, data: data, library: library, graph: graph, health: health, recorder: recorder, cameras: cameras, readiness: readiness, startedAt: startedAt,
                                     outputs: lights, inputs: inputs, web: webReporter, rtsp: network.rtsp?.feed, mqtt: network.mqtt?.link,
-                                    onvif: network.onvif?.link)
+                                    onvif: network.onvif?.link, encoderChoice: encoderChoice)
         let clips = Clips(config: config, data: data, library: library, events: events, logger: logger, recorder: recorder, backup: backup)
         let activity = ActivityLog(clips: clips, pictures: ActivityPictures(data: data, latestFrame: { graph.latestFrame }), activeCamera: { await cameras.activeName })
         let dispatcher = CommandDispatcher(

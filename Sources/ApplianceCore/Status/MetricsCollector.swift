@@ -36,6 +36,10 @@ struct MetricsCollector: Sendable {
         // The daemon.
         add("appliance_info", .gauge, "Version, GStreamer version and encoder; always 1.",
             [MetricSample(1, ["version": ApplianceVersion.current, "gstreamer": s.gstreamerVersion, "encoder": s.encoder])])
+        if let choice = s.encoderChoice {
+            add("appliance_encoder_info", .gauge, "The H.264 encoder in use: its element, fragment and how it was chosen (pinned, trial, cached); always 1.",
+                [MetricSample(1, ["element": choice.element, "encoder": choice.encoder, "how": choice.how.rawValue])])
+        }
         add("appliance_ready", .gauge, "1 once the socket answers and the first frame has passed the camera selector.", s.ready ? 1 : 0)
         add("appliance_uptime_seconds", .gauge, "Seconds since this daemon started.", Date().timeIntervalSince(startedAt).rounded3)
         add("appliance_starts_total", .counter, "Daemon starts on this data folder, this one included.", Double(runs.starts))

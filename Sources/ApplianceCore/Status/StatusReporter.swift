@@ -20,6 +20,7 @@ struct StatusReporter: Sendable {
     var rtsp: RTSPFeed? = nil
     var mqtt: MQTTLink? = nil
     var onvif: ONVIFLink? = nil
+    var encoderChoice: EncoderChoice? = nil
 
     func status() async -> StatusReport {
         let (state, live, recordingsThisRun) = await recorder.live()
@@ -45,6 +46,7 @@ struct StatusReporter: Sendable {
         report.rtsp = rtsp?.status
         report.mqtt = mqtt?.status
         report.onvif = onvif?.status
+        report.encoderChoice = encoderChoice
         report.motion = graph.motion?.status
         report.sound = graph.sound?.status
         return report

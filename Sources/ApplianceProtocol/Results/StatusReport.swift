@@ -76,6 +76,8 @@ public struct StatusReport: Codable, Sendable, Equatable {
     public var mqtt: MQTTStatus?
     /// ONVIF: discovery and subscriptions (absent when it is off).
     public var onvif: ONVIFStatus?
+    /// How the encoder (`encoder`) was chosen, and each candidate's trial.
+    public var encoderChoice: EncoderChoice?
     /// Motion detection (absent when it is off).
     public var motion: MotionStatus?
     /// The microphone's level and sound detection (absent without sound).

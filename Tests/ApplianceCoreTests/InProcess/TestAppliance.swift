@@ -21,6 +21,7 @@ final class TestAppliance: @unchecked Sendable {
         config.preview.sink = "none"
         config.video.width = 640
         config.video.height = 360
+        config.video.encoder = "x264"  // `auto`'s trials have their own tests (EncoderSelectionTests)
         var camera = ApplianceConfig.Camera()
         camera.source = "test"
         config.cameras = cameras ?? [camera]

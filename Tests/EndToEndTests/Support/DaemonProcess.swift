@@ -14,6 +14,8 @@ final class DaemonProcess {
     private(set) var process: Process?
 
     /// A test config: live test sources (deterministic on any machine), no preview, and `extra` appended.
+    /// The encoder is pinned to x264 unless `extra` names one: most tests check x264's own stream (High profile, its
+    /// GOP), and `auto`'s trials have their own tests (EncoderChoiceTests).
     static func config(dataDir: String, extra: String = "", cameras: String? = nil) -> String {
         """
         data_dir = "\(dataDir)"
@@ -23,9 +25,17 @@ final class DaemonProcess {
         [preview]
         sink = "none"
         \(extra.contains("[web]") ? "" : "[web]\nlisten = \"127.0.0.1:0\"")
-        \(extra)
+        \(pinningX264(extra))
         \(cameras ?? "[[camera]]\nname = \"main\"\nsource = \"test\"\npattern = \"smpte\"")
         """
+    }
+
+    /// `extra` with `encoder = "x264"` in its [video] table (one is added when it has none), unless it names an encoder.
+    static func pinningX264(_ extra: String) -> String {
+        if extra.contains("encoder =") { return extra }
+        if extra.contains("[video]\n") { return extra.replacingOccurrences(of: "[video]\n", with: "[video]\nencoder = \"x264\"\n") }
+        if extra.hasSuffix("[video]") { return extra + "\nencoder = \"x264\"" }
+        return "[video]\nencoder = \"x264\"\n" + extra
     }
 
     /// `root`: where the test's folder goes (default: the temporary directory).

@@ -1,0 +1,57 @@
+import ApplianceProtocol
+import Foundation
+import Logging
+
+/// `[video] encoder = "auto"`: the first candidate that passes its trial, hardware first; the choice is cached for
+/// the boot (`EncoderChoiceCache`). A pinned encoder is used as it is, untried (the graph's start says if it fails).
+struct EncoderSelector {
+    let video: ApplianceConfig.Video
+    let library: FragmentLibrary
+    let runner: any EncoderTrialRunner
+    /// nil: neither read nor written (doctor reads it only).
+    let cache: EncoderChoiceCache?
+    var writesCache = true
+    let logger: Logger
+
+    func choose() async throws -> EncoderChoice {
+        guard video.encoder == ApplianceConfig.Video.autoEncoder else {
+            return EncoderChoice(encoder: video.encoder, element: EncoderCandidate.read(video.encoder, library: library).element, how: .pinned)
+        }
+        let candidates = EncoderCandidate.ordered(video.encoderCandidates, library: library)
+        let key = EncoderChoiceCache.key(candidates: candidates, video: video)
+        if var cached = cache?.load(matching: key) {
+            cached.how = .cached
+            logger.info("encoder \(cached.encoder) (\(cached.element)), chosen earlier in this boot")
+            return cached
+        }
+        var trials: [EncoderChoice.Trial] = []
+        var chosen: EncoderChoice.Trial?
+        for candidate in candidates {
+            guard chosen == nil else {
+                trials.append(.init(name: candidate.name, element: candidate.element, result: .notTried, detail: "", ms: 0))
+                continue
+            }
+            guard candidate.isPresent else {
+                let missing = candidate.factories.filter { $0.value == nil }.keys.sorted()
+                trials.append(.init(name: candidate.name, element: candidate.element, result: .absent,
+                                    detail: candidate.fragment.isEmpty ? "no fragment encoders/\(candidate.name).gst" : "not installed: \(missing.joined(separator: ", "))", ms: 0))
+                continue
+            }
+            let trial = await runner.trial(candidate.name, video: video, library: library, limit: video.encoderTrialLimit)
+            trials.append(trial)
+            if trial.result == .passed { chosen = trial } else {
+                logger.warning("encoder \(candidate.name) (\(candidate.element)) \(trial.result.rawValue): \(trial.detail)")
+            }
+        }
+        guard let chosen else {
+            throw Appliance.StartupError(description: "no H.264 encoder works: " + trials.map { "\($0.name) \($0.result.rawValue)\($0.detail.isEmpty ? "" : " (\($0.detail))")" }
+                .joined(separator: "; "))
+        }
+        let choice = EncoderChoice(encoder: chosen.name, element: chosen.element, how: .trial, trials: trials)
+        if writesCache { cache?.store(choice, key: key) }
+        logger.info("encoder \(chosen.name) (\(chosen.element)) chosen by trial: \(chosen.detail)", metadata: [
+            "trials": "\(trials.map { "\($0.name)=\($0.result.rawValue)" }.joined(separator: ","))",
+        ])
+        return choice
+    }
+}

@@ -1,0 +1,22 @@
+import ApplianceProtocol
+import Foundation
+import Logging
+
+extension Appliance {
+    /// `[video] encoder = "auto"` resolved (a trial per candidate, or this boot's earlier choice): the config the graph
+    /// is built from names the chosen fragment, and the choice goes to `status`, metrics and the log.
+    static func chooseEncoder(config: ApplianceConfig, data: DataDirectory, trials: any EncoderTrialRunner,
+                              logger: Logger) async throws -> (ApplianceConfig, EncoderChoice) {
+        let library: FragmentLibrary
+        do {
+            library = try FragmentLibrary.locate(configured: config.pipelinesDir)
+        } catch {
+            throw StartupError(description: "\(error)")
+        }
+        let choice = try await EncoderSelector(video: config.video, library: library, runner: trials,
+                                               cache: EncoderChoiceCache(dataDir: data.root), logger: logger).choose()
+        var chosen = config
+        chosen.video.encoder = choice.encoder
+        return (chosen, choice)
+    }
+}

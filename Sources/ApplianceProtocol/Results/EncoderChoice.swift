@@ -1,0 +1,48 @@
+import Foundation
+
+/// Which H.264 encoder the appliance uses and how it came to it: pinned by `[video] encoder`, or chosen by trial
+/// among the candidates (`encoder = "auto"`), hardware first, each tried outside the daemon's process; a choice
+/// made earlier in this boot, with the same GStreamer plugins and video settings, is reused (`cached`).
+public struct EncoderChoice: Codable, Sendable, Equatable {
+    public enum How: String, Codable, Sendable { case pinned, trial, cached }
+
+    /// One candidate and what its trial gave.
+    public struct Trial: Codable, Sendable, Equatable {
+        public enum Result: String, Codable, Sendable {
+            /// Returned decodable H.264 of the right size in time: the first such is used.
+            case passed
+            /// Present, tried, and failed (no output, not decodable, wrong size, an error, or the trial crashed).
+            case failed
+            /// Gave nothing within the trial's time limit (killed).
+            case timedOut = "timed_out"
+            /// An element of its fragment is not installed: not tried.
+            case absent
+            /// Not tried: an earlier candidate passed.
+            case notTried = "not_tried"
+        }
+        /// The fragment (`encoders/<name>.gst`).
+        public var name: String
+        /// The encoder element it uses (`x264enc`).
+        public var element: String
+        public var result: Result
+        /// Why it failed, or what it did ("30 frames 1280x720 in 412 ms").
+        public var detail: String
+        public var ms: Int
+
+        public init(name: String, element: String, result: Result, detail: String, ms: Int) {
+            (self.name, self.element, self.result, self.detail, self.ms) = (name, element, result, detail, ms)
+        }
+    }
+
+    /// The fragment in use.
+    public var encoder: String
+    /// Its encoder element.
+    public var element: String
+    public var how: How
+    /// Each candidate in the order tried (empty when pinned).
+    public var trials: [Trial]
+
+    public init(encoder: String, element: String, how: How, trials: [Trial] = []) {
+        (self.encoder, self.element, self.how, self.trials) = (encoder, element, how, trials)
+    }
+}

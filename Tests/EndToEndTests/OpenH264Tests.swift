@@ -1,0 +1,82 @@
+import ApplianceProtocol
+import Foundation
+import TestSupport
+import XCTest
+
+/// The light software encoder that `auto` picks on a board without a hardware one (openh264), through what the
+/// recording relies on: loop segments that start on keyframes and join frame-exactly, pre-roll, a camera switch
+/// mid-recording, the RTSP stream, and a clip killed mid-recording and recovered.
+final class OpenH264Tests: XCTestCase {
+    func testSegmentsPreRollSwitchingStreamingAndRecoveryWithOpenH264() throws {
+        let rtspPort = FreePort.pick()
+        let daemon = try DaemonProcess(extra: FrameContinuity.config + """
+
+            encoder = "openh264"
+            [recording]
+            segment_s = 2.0
+            pre_record_s = 1.0
+            [rtsp]
+            listen = "127.0.0.1:\(rtspPort)"
+            """, cameras: FrameContinuity.camera + """
+
+            [[camera]]
+            name = "ball"
+            source = "test"
+            pattern = "ball"
+            """)
+        try daemon.start()
+        XCTAssertEqual(try daemon.status().encoder, "openh264")
+        XCTAssertTrue(try daemon.waitFor(10) { try daemon.status().encoderChoice?.how == .pinned })
+        let events = try EventListener(daemon, timeout: 30)
+        let stream = try ProcessOutcome.run("/usr/bin/ffprobe", ["-v", "error", "-rtsp_transport", "tcp", "-show_entries",
+                                                                 "stream=codec_name,width,height", "-of", "compact", "rtsp://127.0.0.1:\(rtspPort)/live"], timeout: 60)
+        XCTAssertTrue(stream.stdout.contains("codec_name=h264|width=320|height=240"), stream.stdout + stream.stderr)
+        Thread.sleep(forTimeInterval: 1.5)  // the pre-roll fills
+        let started = try daemon.recordStart()
+        Thread.sleep(forTimeInterval: 6.2)
+        let last = try daemon.recordStop()
+        XCTAssertEqual(last.group, started.id)
+        var closed = 0
+        while closed < 3, let event = try? events.next() { if event.name == "segment_closed" { closed += 1 } }
+        XCTAssertEqual(closed, 3)
+
+        let segments = try group(started.id, in: daemon)
+        XCTAssertEqual(segments.count, 4, "7.2 s with the pre-roll: three whole segments and the rest")
+        var frames = 0
+        for segment in segments {
+            XCTAssertEqual(try MediaProbe(segment.path).decodeErrors(), "", segment.path)
+            XCTAssertTrue(try startsOnAKeyframe(segment.path), "segment \(segment.segment ?? 0) starts on a keyframe")
+            frames += try MediaProbe(segment.path).video?.frames ?? 0
+        }
+        XCTAssertGreaterThanOrEqual(frames, 190, "the 6.2 s recorded and some of the pre-roll (from its first keyframe)")
+        let breaks = FrameContinuity.breaks(in: try FrameContinuity.rows(of: segments.map(\.path)))
+        XCTAssertTrue(breaks.isEmpty, "frames lost or repeated across the cuts: \(breaks.prefix(5))")
+
+        // A camera switch while recording, then a kill: what was written is recovered and decodes.
+        let second = try daemon.recordStart()
+        Thread.sleep(forTimeInterval: 1.5)
+        _ = try daemon.switchCamera(.named("ball"))
+        Thread.sleep(forTimeInterval: 1.5)
+        XCTAssertEqual(daemon.stop(signal: SIGKILL), SIGKILL)
+        try daemon.start()
+        defer { daemon.stop() }
+        let recovered = try group(second.id, in: daemon).filter { $0.state != .failed }
+        XCTAssertTrue(recovered.contains { $0.state == .recovered }, "\(recovered.map(\.state))")
+        var kept = 0
+        for clip in recovered {
+            XCTAssertEqual(try MediaProbe(clip.path).decodeErrors(), "", clip.path)
+            kept += try MediaProbe(clip.path).video?.frames ?? 0
+        }
+        XCTAssertGreaterThanOrEqual(kept, 60, "the recording up to the kill (the last second may be lost with its fragment)")
+    }
+
+    /// A loop recording's segments, in order.
+    private func group(_ id: String, in daemon: DaemonProcess) throws -> [Recording] {
+        try daemon.list(perPage: 100).items.filter { $0.group == id }.sorted { ($0.segment ?? 0) < ($1.segment ?? 0) }
+    }
+
+    private func startsOnAKeyframe(_ path: String) throws -> Bool {
+        try ProcessOutcome.run("/usr/bin/ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "packet=flags", "-of", "csv=p=0",
+                                                    path]).stdout.hasPrefix("K")
+    }
+}
