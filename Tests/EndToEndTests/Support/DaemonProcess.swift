@@ -35,8 +35,11 @@ final class DaemonProcess {
         if extra.contains("encoder =") { return extra }
         if extra.contains("[video]\n") { return extra.replacingOccurrences(of: "[video]\n", with: "[video]\nencoder = \"x264\"\n") }
         if extra.hasSuffix("[video]") { return extra + "\nencoder = \"x264\"" }
-        return "[video]\nencoder = \"x264\"\n" + extra
+        return pinTable + extra
     }
+
+    /// The pin as a table of its own, when `extra` has no [video].
+    static let pinTable = "[video]\nencoder = \"x264\"\n"
 
     /// `root`: where the test's folder goes (default: the temporary directory).
     init(extra: String = "", cameras: String? = nil, root: String? = nil, file: StaticString = #filePath) throws {
@@ -68,8 +71,15 @@ final class DaemonProcess {
         return root.appendingPathComponent(".build/debug/appliance").path
     }
 
-    /// Adds TOML to the end of the config file (new tables such as [backup]).
+    /// Adds TOML to the end of the config file (new tables such as [backup]). A [video] table takes over the x264 pin
+    /// that `config` added as a table of its own (TOML allows a table once).
     func appendConfig(_ text: String) throws {
+        var text = text
+        let current = try String(contentsOfFile: configPath, encoding: .utf8)
+        if text.contains("[video]\n"), current.contains(Self.pinTable) {
+            try current.replacingOccurrences(of: Self.pinTable, with: "").write(toFile: configPath, atomically: true, encoding: .utf8)
+            text = Self.pinningX264(text)
+        }
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: configPath))
         handle.seekToEndOfFile()
         handle.write(Data(("\n" + text + "\n").utf8))
