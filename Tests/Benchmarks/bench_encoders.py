@@ -147,8 +147,9 @@ def main():
     parser.add_argument("--binary", required=True)
     parser.add_argument("--out", required=True)
     args = parser.parse_args()
-    auto = auto_rows(args.binary)
-    recording = recording_rows(args.binary)
+    binary = os.path.abspath(args.binary)
+    auto = auto_rows(binary)
+    recording = recording_rows(binary)
     section = "\n".join([
         START, "## Encoders: what each costs here, and what `auto` costs", "",
         f"Measured by `python3 Tests/Benchmarks/bench_encoders.py --binary .build-release/release/appliance --out docs/BENCHMARKS.md` "
