@@ -53,16 +53,10 @@ final class ONVIFBadInputTests: XCTestCase {
         let seed = SeededRandom.seed(from: "APPLIANCE_SOAP_SEED")
         var random = SeededRandom(seed: seed)
         let original = Array(Self.request.utf8)
+        let cdata = Array("<![CDATA[&<>\"]]>".utf8)
+        let insertions = (1...cdata.count).map { Array(cdata.prefix($0)) }
         for round in 0..<150 {
-            var bytes = original
-            for _ in 0..<Int.random(in: 1...8, using: &random) {
-                let at = Int.random(in: 0..<bytes.count, using: &random)
-                switch Int.random(in: 0..<3, using: &random) {
-                case 0: bytes[at] = UInt8.random(in: 0...255, using: &random)
-                case 1: bytes.remove(at: at)
-                default: bytes.insert(contentsOf: Array("<![CDATA[&<>\"]]>".utf8).prefix(Int.random(in: 1...16, using: &random)), at: at)
-                }
-            }
+            let bytes = random.mutated(original, insertions: insertions)
             let answer = try soap(Data(bytes), [])
             let envelope = answer.text.contains("<env:Envelope") && answer.header("Content-Type")?.hasPrefix("application/soap+xml") == true
             XCTAssertTrue(envelope && [200, 400, 500].contains(answer.status), "seed \(seed) round \(round): \(answer.status) \(answer.text.prefix(200))")

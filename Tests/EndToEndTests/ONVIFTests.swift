@@ -10,16 +10,8 @@ import XCTest
 final class ONVIFTests: XCTestCase {
     static let password = "onvif-test-password"
     static let client = "Tests/ONVIF/ha_onvif_client.py"
-    static let cameras = """
-        [[camera]]
-        name = "still"
-        source = "test"
-        pattern = "black"
-        [[camera]]
-        name = "ball"
-        source = "test"
-        pattern = "ball"
-        """
+    /// A still picture and the moving ball: motion on a switch.
+    static let cameras = MotionTests.cameras
 
     /// A daemon with ONVIF on, its web server and RTSP on `host` (a token file: the password), motion on.
     func startDaemon(host: String = "127.0.0.1", discovery: String) throws -> (DaemonProcess, webPort: Int, rtspPort: Int) {

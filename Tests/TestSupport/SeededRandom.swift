@@ -19,3 +19,21 @@ public struct SeededRandom: RandomNumberGenerator {
         ProcessInfo.processInfo.environment[variable].flatMap(UInt64.init) ?? UInt64.random(in: 1...999_999)
     }
 }
+
+extension SeededRandom {
+    /// `bytes` with one to eight random edits: a byte replaced, removed or inserted, or one of `insertions` put in.
+    /// The fuzz tests' mutator (a malformed message should be refused, never crash what reads it).
+    public mutating func mutated(_ bytes: [UInt8], insertions: [[UInt8]]) -> [UInt8] {
+        var bytes = bytes
+        for _ in 0..<Int.random(in: 1...8, using: &self) {
+            let at = Int.random(in: 0..<bytes.count, using: &self)
+            switch Int.random(in: 0..<4, using: &self) {
+            case 0: bytes[at] = UInt8.random(in: 0...255, using: &self)
+            case 1: bytes.remove(at: at)
+            case 2: bytes.insert(UInt8.random(in: 0...255, using: &self), at: at)
+            default: bytes.insert(contentsOf: insertions[Int.random(in: 0..<insertions.count, using: &self)], at: at)
+            }
+        }
+        return bytes
+    }
+}

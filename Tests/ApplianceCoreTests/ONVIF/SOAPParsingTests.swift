@@ -55,16 +55,7 @@ final class SOAPParsingTests: XCTestCase {
         let rounds = ProcessInfo.processInfo.environment["APPLIANCE_XML_FUZZ"].flatMap(Int.init) ?? 20_000
         var read = 0
         for _ in 0..<rounds {
-            var bytes = original
-            for _ in 0..<Int.random(in: 1...8, using: &random) {
-                let at = Int.random(in: 0..<bytes.count, using: &random)
-                switch Int.random(in: 0..<4, using: &random) {
-                case 0: bytes[at] = UInt8.random(in: 0...255, using: &random)
-                case 1: bytes.remove(at: at)
-                case 2: bytes.insert(UInt8.random(in: 0...255, using: &random), at: at)
-                default: bytes.insert(contentsOf: Array(words[Int.random(in: 0..<words.count, using: &random)].utf8), at: at)
-                }
-            }
+            let bytes = random.mutated(original, insertions: words.map { Array($0.utf8) })
             if (try? XMLTree.parse(Data(bytes))) != nil { read += 1 }
         }
         XCTAssertGreaterThan(read, 0, "seed \(seed): some mutations are still XML")
