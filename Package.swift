@@ -23,7 +23,6 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-async-algorithms", from: "1.0.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.20.0"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.0.0"),
-        .package(url: "https://github.com/apple/swift-crypto", "3.0.0"..<"5.0.0"),
     ],
     targets: [
         .systemLibrary(
@@ -91,8 +90,6 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "_NIOFileSystem", package: "swift-nio"),
                 .product(name: "AsyncAlgorithms", package: "swift-async-algorithms"),
-                /// SHA-1 for ONVIF's WS-UsernameToken digest (the standard's own choice).
-                .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
         /// The web dashboard and HTTP API: a front end like the socket, calling the same commands.

@@ -1,5 +1,4 @@
 import ApplianceProtocol
-import Crypto
 import Foundation
 import GStreamerKit
 
@@ -27,7 +26,7 @@ struct EncoderChoiceCache {
     static func key(candidates: [EncoderCandidate], video: ApplianceConfig.Video, bootIDFile: String = "/proc/sys/kernel/random/boot_id") -> Key {
         let boot = (try? String(contentsOfFile: bootIDFile, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
         let described = candidates.map { candidate in
-            let fragment = SHA256.hash(data: Data(candidate.fragment.utf8)).map { String(format: "%02x", $0) }.joined().prefix(16)
+            let fragment = Checksum.hash(.sha256, candidate.fragment.utf8).map { String(format: "%02x", $0) }.joined().prefix(16)
             let factories = candidate.factories.keys.sorted().map { name in
                 candidate.factories[name].flatMap { $0 }.map { "\(name)@\($0.pluginFile):\($0.pluginVersion):\($0.rank)" } ?? "\(name)@absent"
             }

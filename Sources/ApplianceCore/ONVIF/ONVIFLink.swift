@@ -1,6 +1,6 @@
 import ApplianceProtocol
-import Crypto
 import Foundation
+import GStreamerKit
 
 /// What `status.onvif` shows, kept by the discovery service, with the subscriptions the event service holds; and the
 /// device's stable names (endpoint, serial number) from /etc/machine-id, hashed so the id itself is never sent.
@@ -21,7 +21,7 @@ public final class ONVIFLink: Sendable {
     /// The WS-Discovery endpoint, `urn:uuid:` and a name-based UUID of this machine's id.
     static func endpoint(machineIDFile: String = "/etc/machine-id") -> String {
         let seed = (try? String(contentsOfFile: machineIDFile, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
-        var bytes = Array(Insecure.SHA1.hash(data: Data("appliance-onvif:\(seed ?? ProcessInfo.processInfo.hostName)".utf8)).prefix(16))
+        var bytes = Array(Checksum.hash(.sha1, "appliance-onvif:\(seed ?? ProcessInfo.processInfo.hostName)".utf8).prefix(16))
         bytes[6] = (bytes[6] & 0x0F) | 0x50  // version 5 (name-based, SHA-1)
         bytes[8] = (bytes[8] & 0x3F) | 0x80  // RFC 4122 variant
         let hex = bytes.map { String(format: "%02x", $0) }.joined()

@@ -1,5 +1,5 @@
-import Crypto
 import Foundation
+import GStreamerKit
 
 /// WS-Security's UsernameToken as ONVIF clients send it: `Password` is Base64(SHA-1(nonce ‖ created ‖ password)),
 /// the nonce Base64 bytes, `created` the exact text sent. A plain-text password (`#PasswordText`) is refused: it
@@ -30,10 +30,10 @@ struct UsernameToken: Equatable {
     }
 
     static func digest(nonce: Data, created: String, password: String) -> String {
-        var hasher = Insecure.SHA1()
-        hasher.update(data: nonce)
-        hasher.update(data: Data(created.utf8))
-        hasher.update(data: Data(password.utf8))
+        var hasher = Checksum(.sha1)
+        hasher.update(nonce)
+        hasher.update(created.utf8)
+        hasher.update(password.utf8)
         return Data(hasher.finalize()).base64EncodedString()
     }
 }
