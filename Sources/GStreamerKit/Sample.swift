@@ -33,6 +33,16 @@ public final class Sample: @unchecked Sendable {
         return Array(UnsafeBufferPointer(start: info.data, count: Int(info.size)))
     }
 
+    /// A copy whose buffer owns its memory. A frame straight from a V4L2 camera lives in the camera's buffer pool,
+    /// and holding it keeps that pool — and its descriptor on the device node — alive: after an unplug the node stays
+    /// referenced and the camera comes back under another name.
+    public func detached() -> Sample {
+        guard let buffer = gst_sample_get_buffer(pointer), let copy = gst_buffer_copy_deep(buffer),
+              let sample = gst_sample_new(copy, gst_sample_get_caps(pointer), gst_sample_get_segment(pointer), nil) else { return self }
+        gst_mini_object_unref(UnsafeMutableRawPointer(copy).assumingMemoryBound(to: GstMiniObject.self))
+        return Sample(owning: sample)
+    }
+
     public var caps: Caps? {
         guard let caps = gst_sample_get_caps(pointer) else { return nil }
         return Caps(owning: gst_caps_ref(caps))

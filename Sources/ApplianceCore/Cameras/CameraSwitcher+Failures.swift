@@ -1,5 +1,6 @@
 import ApplianceProtocol
 import Foundation
+import SystemCalls
 
 /// Keeping the output going when cameras fail, vanish or appear.
 extension CameraSwitcher {
@@ -45,8 +46,19 @@ extension CameraSwitcher {
                 slot.state.withLock { $0 = .missing("device \(slot.config.device) not present") }
                 events.publish(.cameraMissing(device))
             }
+            if !present { releaseVanishedNodes() }
         }
         if active == nil { await activateFirstWorking(after: nil) }
+    }
+
+    /// GStreamer's v4l2 buffer pool keeps a dup of a stopped camera's descriptor (measured in the lab: after an
+    /// unplug, with the camera's bin at NULL and no frame of it held, one "/dev/video0 (deleted)" stays, and the
+    /// camera came back as /dev/video1). Such descriptors are let go (`VanishedDevices`), so a camera that returns
+    /// gets its old node and is found again by that name, without a udev link.
+    func releaseVanishedNodes() {
+        for released in VanishedDevices.release(prefix: "/dev/video") {
+            logger.notice("let go of a descriptor on a vanished camera node: \(released)")
+        }
     }
 
     func isUsable(_ slot: CameraSlot) -> Bool {

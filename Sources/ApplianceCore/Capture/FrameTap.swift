@@ -18,13 +18,19 @@ final class FrameTap: Sendable {
 
     private let state = Mutex(State())
 
+    /// A frame kept for a thumbnail is held until its recording ends: it is copied out of the camera's buffer pool
+    /// (`Sample.detached`), which would otherwise stay alive with the camera's device node for as long (an unplugged
+    /// camera then came back under another name). The latest frame is replaced every few frames, by the filler's when
+    /// a camera goes.
     func receive(_ sample: Sample) {
         let rt = sample.runningTime?.nanoseconds ?? .max
+        let due = { (s: State) in rt != .max && s.requests.contains { $0.captured == nil && rt >= $0.atRunningTime } }
+        let kept = state.withLock { due($0) } ? sample.detached() : nil
         state.withLock { s in
             s.latest = sample
-            guard rt != .max else { return }
+            guard let kept else { return }
             for i in s.requests.indices where s.requests[i].captured == nil && rt >= s.requests[i].atRunningTime {
-                s.requests[i].captured = sample
+                s.requests[i].captured = kept
             }
         }
     }
