@@ -38,6 +38,7 @@ extension ApplianceEvent {
         case .backupDeleted: .backupDeleted(try data(BackupTransfer.self))
         case .stalled: .stalled(try data(Stall.self))
         case .flowing: .flowing(try data(Stall.self))
+        case .encoderFailed: .encoderFailed(try data(EncoderFailure.self))
         case .inputConnected: .inputConnected(try data(InputStatus.self))
         case .inputMissing: .inputMissing(try data(InputStatus.self))
         case .inputGesture: .inputGesture(try data(InputGesture.self))

@@ -38,6 +38,8 @@ public enum ApplianceEvent: Sendable, Equatable {
     case stalled(Stall)
     /// Frames flow again after a stall.
     case flowing(Stall)
+    /// The video encoder failed while running and was replaced (the clip being recorded ended; the next one began).
+    case encoderFailed(EncoderFailure)
     /// An `[[input]]` device was opened (at start, or when it appeared).
     case inputConnected(InputStatus)
     /// An `[[input]]` device is not there, vanished or cannot be used; it is looked for again.
@@ -97,6 +99,7 @@ public enum ApplianceEvent: Sendable, Equatable {
         case .backupDeleted: .backupDeleted
         case .stalled: .stalled
         case .flowing: .flowing
+        case .encoderFailed: .encoderFailed
         case .inputConnected: .inputConnected
         case .inputMissing: .inputMissing
         case .inputGesture: .inputGesture
@@ -135,6 +138,7 @@ public enum ApplianceEvent: Sendable, Equatable {
         case .backupFailed(let data): data
         case .backupPaused(let data), .backupResumed(let data): data
         case .stalled(let data), .flowing(let data): data
+        case .encoderFailed(let data): data
         case .inputConnected(let data), .inputMissing(let data): data
         case .inputGesture(let data): data
         case .mqttConnected(let data), .mqttDisconnected(let data): data
@@ -179,6 +183,7 @@ public enum ApplianceEvent: Sendable, Equatable {
         case backupDeleted = "backup_deleted"
         case stalled
         case flowing
+        case encoderFailed = "encoder_failed"
         case inputConnected = "input_connected"
         case inputMissing = "input_missing"
         case inputGesture = "input_gesture"

@@ -103,6 +103,23 @@ public struct Stall: Codable, Sendable, Equatable {
     public init(reason: String, seconds: Double) { (self.reason, self.seconds) = (reason, seconds) }
 }
 
+/// `encoder_failed`: the encoder that failed while running, why, and the one that replaced it. The clip being
+/// recorded ended there (`recording_stopped` with reason `encoder_failed`) and the next began with the new encoder.
+public struct EncoderFailure: Codable, Sendable, Equatable {
+    /// The fragment that failed (`vah264`) and its element (`vah264enc`).
+    public var encoder: String
+    public var element: String
+    /// "the encoder returned \"error\"", a bus error's text, or "no output for 5.0 s while frames went in".
+    public var reason: String
+    /// The fragment and element now in use.
+    public var next: String
+    public var nextElement: String
+
+    public init(encoder: String, element: String, reason: String, next: String, nextElement: String) {
+        (self.encoder, self.element, self.reason, self.next, self.nextElement) = (encoder, element, reason, next, nextElement)
+    }
+}
+
 /// Motion on the live picture (`motion_started`, `motion_ended`): when it began (the first frame of the run that
 /// lasted `[motion] min_duration_s`), when it ended (the last frame with motion; absent while it goes on), the zones
 /// it touched, and its largest score (the part of the watched picture in motion, 0–1).

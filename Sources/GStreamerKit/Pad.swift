@@ -48,6 +48,18 @@ public final class Pad: @unchecked Sendable {
     /// Every format the pad could handle now (for a source at READY: what the device offers).
     public func queryCaps() -> Caps? { gst_pad_query_caps(pointer, nil).map { Caps(owning: $0) } }
 
+    /// Makes this sink ghost pad return OK upstream whatever its bin returns (FLUSHING excepted), so a failing bin
+    /// cannot stop what feeds it; the first error it returned is kept (`guardedFlow`; EOS and not-linked are only
+    /// absorbed). False if this is not a sink ghost pad.
+    @discardableResult
+    public func guardFlow() -> Bool { appl_pad_guard_flow(pointer) != 0 }
+
+    /// The first error the guard kept from its bin ("error", "not-negotiated"), nil while none.
+    public var guardedFlow: String? {
+        let flow = appl_pad_guarded_flow(pointer)
+        return flow == 0 ? nil : String(cString: gst_flow_get_name(GstFlowReturn(rawValue: flow)))
+    }
+
     /// Converts a timestamp on this pad to running time using the pad's current segment.
     public func runningTime(_ timestamp: UInt64) -> ClockTime? {
         ClockTime.from(UInt64(appl_pad_to_running_time(pointer, guint64(timestamp))))

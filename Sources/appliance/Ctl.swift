@@ -82,7 +82,11 @@ struct Status: ParsableCommand {
             lines.append("cameras: \(cameras.joined(separator: ", ")) (active: \(s.activeCamera))")
             lines.append("video: \(s.width)x\(s.height)@\(s.framerate) \(s.encoder)  audio: \(s.audioSource)  preview: \(s.preview)")
             if let choice = s.encoderChoice, choice.how != .pinned {
-                let how = choice.how == .trial ? "chosen by trial" : "chosen by trial earlier in this boot"
+                let how = switch choice.how {
+                case .failover: "replacing \(choice.failures?.last.map { "\($0.encoder), which failed: \($0.reason)" } ?? "one that failed")"
+                case .cached: "chosen by trial earlier in this boot"
+                default: "chosen by trial"
+                }
                 let trials = choice.trials.filter { $0.result != .notTried }.map { "\($0.name) \($0.result.rawValue)" }.joined(separator: ", ")
                 lines.append("encoder: \(choice.encoder) (\(choice.element)), \(how): \(trials)")
             }

@@ -164,6 +164,7 @@ enum WireExamples {
         case .backupDeleted: .backupDeleted(BackupTransfer(id: "a", remote: "2026/x.mp4"))
         case .stalled: .stalled(Stall(reason: "no frames for 3 s", seconds: 3))
         case .flowing: .flowing(Stall(reason: "frames again", seconds: 4.5))
+        case .encoderFailed: .encoderFailed(EncoderFailure(encoder: "vah264", element: "vah264enc", reason: "the encoder returned \"error\"", next: "openh264", nextElement: "openh264enc"))
         case .inputConnected: .inputConnected(input)
         case .inputMissing: .inputMissing(InputStatus(label: "button", kind: "evdev", device: "/dev/input/event3", state: .missing, detail: "no such device"))
         case .inputGesture: .inputGesture(InputGesture(label: "button", gesture: .longPress, action: "protect", command: "protect"))

@@ -1,60 +1,22 @@
 import GStreamerKit
 
 extension CaptureGraph {
-    /// raw tee ! queue (leaky, 5) [! clockoverlay] ! the encoder fragment ! h264parse ! video tee, behind the encoder
-    /// gate (closed while idle). Returns the parser (keyframe requests go upstream from its sink pad) and the tee.
+    /// raw tee ! the encoder chain (queue, [clockoverlay], encoder fragment: `EncoderChain`, rebuilt if the encoder
+    /// fails) ! h264parse ! AVC capsfilter ! video tee, behind the encoder gate (closed while idle). Returns the parser
+    /// (keyframe requests go upstream from its sink pad into the encoder), the tee and the chain.
     static func addVideoEncoder(config: ApplianceConfig, fragments: FragmentLibrary, to pipeline: Pipeline,
                                 after rawTee: Element, flow: VideoFlowMonitor, gate: EncoderGate,
-                                keyframeAt: Locked<UInt64?>) throws -> (parser: Element, tee: Element) {
-        let v = config.video
-        let queue = try leakyQueue("encoder-queue", buffers: 5)
-        let encoder = try fragments.makeBin("encoders", v.encoder, FragmentLibrary.videoEncoderValues(v), binName: "video-encoder")
+                                keyframeAt: Locked<UInt64?>) throws -> (parser: Element, tee: Element, chain: EncoderChain) {
         let parser = try Element.make("h264parse", name: "video-parse")
         parser.set("config-interval", int: -1)
         let format = try encodedFormat()
         let tee = try Element.make("tee", name: "video-tee")
         tee.set("allow-not-linked", true)
-        // The burned-in date and time sits behind the gate (drawn only on frames that are encoded) and after the
-        // encoder queue's probes: the in-band keyframe request below passes through it to the encoder.
-        var timestamp: [Element] = []
-        if v.timestampOverlay {
-            do {
-                timestamp = [try makeTimestampOverlay(video: v)]
-            } catch {
-                throw GStreamerError(element: "timestamp-overlay", message: "[video] timestamp_overlay needs clockoverlay: \(PluginPackages.fix(forMissing: "clockoverlay"))")
-            }
-        }
-        let chain = [queue] + timestamp + [encoder, parser, format, tee]
-        try pipeline.add(chain)
-        try Element.link([rawTee] + chain)
-        queue.staticPad("sink")?.addProbe(.buffer) { info in
-            guard let buffer = info.buffer else { return .ok }
-            let time = info.runningTime(buffer.pts)
-            flow.noteEncoderArrival(runningTime: time)
-            return gate.admit(runningTime: time) ? .ok : .drop
-        }
-        // Linking a recording bin sends RECONFIGURE upstream. Past this point it would make the camera
-        // renegotiate, and the camera's serialized ALLOCATION query waits in every branch's queue — behind a
-        // slow preview for hundreds of ms. The encoder's output caps never change, so it stops here.
-        queue.staticPad("sink")?.addProbe(.eventUpstream) { info in
-            info.event == .reconfigure ? .drop : .ok
-        }
-        // A segment cut asks for a keyframe on the first frame at or after the cut: the request goes in band,
-        // just before that frame. x264enc in 1.22 offsets its running times by 1000 h (so DTS never goes
-        // negative), which makes the encoder ignore or misplace a request that carries a running time.
-        queue.staticPad("src")?.addProbe(.buffer) { info in
-            guard let buffer = info.buffer else { return .ok }
-            let rt = info.runningTime(buffer.pts)
-            flow.noteEncoderInput(runningTime: rt)
-            let due = keyframeAt.withLock { at -> Bool in
-                guard let t = at, rt != .max, rt >= t else { return false }
-                at = nil
-                return true
-            }
-            if due { info.sendToPeer(.forceKeyUnitDownstream()) }
-            return .ok
-        }
-        return (parser, tee)
+        try pipeline.add([parser, format, tee])
+        try Element.link([parser, format, tee])
+        let chain = try EncoderChain(config: config, fragments: fragments, pipeline: pipeline, rawTee: rawTee, parser: parser,
+                                     flow: flow, gate: gate, keyframeAt: keyframeAt)
+        return (parser, tee, chain)
     }
 
     /// The one format every encoder's stream leaves the parser in: AVC, whole access units. The tee's caps never
@@ -67,8 +29,8 @@ extension CaptureGraph {
     }
 
     /// `[video] timestamp_overlay`: the local date and time, bottom left on a shaded band, into every encoded frame.
-    static func makeTimestampOverlay(video: ApplianceConfig.Video) throws -> Element {
-        let clock = try Element.make("clockoverlay", name: "timestamp-overlay")
+    static func makeTimestampOverlay(video: ApplianceConfig.Video, name: String = "timestamp-overlay") throws -> Element {
+        let clock = try Element.make("clockoverlay", name: name)
         clock.set("time-format", "%Y-%m-%d %H:%M:%S")
         try clock.set("valignment", string: "bottom")
         try clock.set("halignment", string: "left")

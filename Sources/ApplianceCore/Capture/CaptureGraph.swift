@@ -25,6 +25,8 @@ public final class CaptureGraph: Sendable {
     /// h264parse: FKU requests go upstream from its sink pad into the encoder.
     let parser: Element
     let gate: EncoderGate
+    /// The replaceable encoder in front of the parser (an encoder that fails is rebuilt as the next candidate).
+    let encoderChain: EncoderChain
     /// Where recording bins attach (tee pads, or held pre-record windows).
     let outputs: RecordingOutputs
     let flow: VideoFlowMonitor
@@ -95,7 +97,7 @@ public final class CaptureGraph: Sendable {
         motion = config.motion.enabled ? MotionTap(fps: min(config.motion.fps, v.framerate), width: config.motion.width,
                                                    height: config.motion.height(videoWidth: v.width, videoHeight: v.height)) : nil
         if let motion { try Self.addMotionBranch(to: pipeline, after: rawTee, tap: motion) }
-        (parser, videoTee) = try Self.addVideoEncoder(config: config, fragments: fragments, to: pipeline, after: rawTee,
+        (parser, videoTee, encoderChain) = try Self.addVideoEncoder(config: config, fragments: fragments, to: pipeline, after: rawTee,
                                                       flow: flow, gate: gate, keyframeAt: keyframeAt)
 
         // Microphone → AAC.

@@ -14,36 +14,67 @@ final class RecordingOutputs: Sendable {
     let audioTee: Element?
     /// Pre-record window in ns; nil without pre-record.
     let window: UInt64?
-    private let videoWindow: Element?
+    /// The video window; replaced when the encoder is (`renewVideoWindow`).
+    private let videoWindowElement = Locked<Element?>(nil)
+    private var videoWindow: Element? { videoWindowElement.withLock { $0 } }
     private let audioWindow: Element?
     private let holds = Locked<[Stream: Probe]>([:])
+    private let pipeline: Pipeline
+    private let capacity: UInt64
 
     init(pipeline: Pipeline, videoTee: Element, audioTee: Element?, config: ApplianceConfig) throws {
         self.videoTee = videoTee
         self.audioTee = audioTee
+        self.pipeline = pipeline
         let pre = config.recording.preRecordS
+        capacity = UInt64((pre + 2 * config.video.keyframeIntervalS + 1) * 1_000_000_000)
         guard pre > 0 else {
             window = nil
-            videoWindow = nil
             audioWindow = nil
             return
         }
         window = UInt64(pre * 1_000_000_000)
-        let capacity = UInt64((pre + 2 * config.video.keyframeIntervalS + 1) * 1_000_000_000)
-        func makeWindow(_ name: String, after tee: Element) throws -> Element {
-            let queue = try Element.make("queue", name: name)
-            try queue.set("leaky", string: "downstream")
-            queue.set("max-size-buffers", uint: 0)
-            queue.set("max-size-bytes", uint: 0)
-            queue.set("max-size-time", uint64: capacity)
-            try pipeline.add(queue)
-            try tee.link(queue)
-            return queue
-        }
-        videoWindow = try makeWindow("video-window", after: videoTee)
-        audioWindow = try audioTee.map { try makeWindow("audio-window", after: $0) }
+        let video = try Self.makeWindow("video-window", after: videoTee, capacity: capacity, in: pipeline)
+        let (capacity, pipeline) = (capacity, pipeline)
+        audioWindow = try audioTee.map { try Self.makeWindow("audio-window", after: $0, capacity: capacity, in: pipeline) }
+        videoWindowElement.withLock { $0 = video }
         hold(.video)
         if audioWindow != nil { hold(.audio) }
+    }
+
+    /// `start`: the graph plays, so the queue is started (its src held first) before the tee's pad is linked: a
+    /// buffer pushed into a pad not yet active returns FLUSHING, which would stop the encoder's branch.
+    private static func makeWindow(_ name: String, after tee: Element, capacity: UInt64, in pipeline: Pipeline,
+                                   start: ((Element) -> Void)? = nil) throws -> Element {
+        let queue = try Element.make("queue", name: name)
+        try queue.set("leaky", string: "downstream")
+        queue.set("max-size-buffers", uint: 0)
+        queue.set("max-size-bytes", uint: 0)
+        queue.set("max-size-time", uint64: capacity)
+        try pipeline.add(queue)
+        start?(queue)
+        try tee.link(queue)
+        return queue
+    }
+
+    /// A new video window in place of the old one (pre-record only, while nothing records), once a new encoder's
+    /// stream has reached the tee: the old window holds the replaced encoder's frames and caps, which a recording
+    /// must not begin with (a file takes one encoder's stream). Blocking (state changes).
+    func renewVideoWindow(generation: Int) throws {
+        guard let old = videoWindow, let sink = old.staticPad("sink"), let teePad = sink.peer else { return }
+        teePad.unlink(sink)
+        videoTee.releaseRequestPad(teePad)
+        // Stopped while still held: the held buffer is flushed, not pushed out of an unlinked pad (an error).
+        old.setLockedState(true)
+        _ = try? old.setState(.null)
+        let probe = holds.withLock { $0.removeValue(forKey: .video) }
+        probe?.remove()
+        pipeline.remove(old)
+        _ = try Self.makeWindow("video-window-\(generation)", after: videoTee, capacity: capacity, in: pipeline) { queue in
+            self.videoWindowElement.withLock { $0 = queue }
+            self.hold(.video)
+            _ = queue.syncStateWithParent()
+        }
     }
 
     /// Pads for a new recording's video and audio.

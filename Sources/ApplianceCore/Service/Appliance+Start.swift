@@ -19,7 +19,7 @@ extension Appliance {
         let startedAt = Date()
         GStreamer.initialize()  // once, before recovery and the graph use it from two threads
         let (data, folderLock, library, runs) = try await openDataFolder(config: config, logger: logger, serviceManager: serviceManager)
-        let (config, encoderChoice) = try await chooseEncoder(config: config, data: data, trials: encoderTrials, logger: logger)
+        let (config, encoders) = try await chooseEncoder(config: config, data: data, trials: encoderTrials, logger: logger)
         let events = EventHub()
         let (graph, cameras, recovery) = try await startCapture(config: config, data: data, library: library, events: events,
                                                                 logger: logger)
@@ -55,7 +55,7 @@ extension Appliance {
                                            live: graph.live, webrtc: webrtc)
         let status = StatusReporter(config: config, data: data, library: library, graph: graph, health: health, recorder: recorder, cameras: cameras, readiness: readiness, startedAt: startedAt,
                                     outputs: lights, inputs: inputs, web: webReporter, rtsp: network.rtsp?.feed, mqtt: network.mqtt?.link,
-                                    onvif: network.onvif?.link, encoderChoice: encoderChoice)
+                                    onvif: network.onvif?.link, encoders: encoders)
         let clips = Clips(config: config, data: data, library: library, events: events, logger: logger, recorder: recorder, backup: backup)
         let activity = ActivityLog(clips: clips, pictures: ActivityPictures(data: data, latestFrame: { graph.latestFrame }), activeCamera: { await cameras.activeName })
         let dispatcher = CommandDispatcher(
@@ -72,6 +72,7 @@ extension Appliance {
         var services: [any Service] = [
             GraphWatcher(graph: graph, events: events, health: health, logger: logger, cameras: cameras, recorder: recorder),
             liveness,
+            EncoderFailover(selection: encoders, graph: graph, recorder: recorder, events: events, logger: logger, stallAfter: liveness.stallAfter),
             DeviceWatch(monitor: devices, cameras: cameras, events: events),
             StorageWatch(health: health, events: events, logger: logger, absentSample: recovery.absentSample),
             cameras,

@@ -38,6 +38,9 @@ struct GraphWatcher: Service, CustomStringConvertible {
             if let camera = Self.camera(in: error.element) {
                 cameras.cameraFailed(camera, reason: error.message)
             }
+            if let bin = Self.topBin(of: error.element), bin.hasPrefix("video-encoder") {
+                graph.encoderChain.noteError(bin: bin, message: error.message)
+            }
             if Self.isMicrophone(error.element) {
                 let graph = graph
                 if (try? await blocking { graph.releaseMicrophone() }) == true {

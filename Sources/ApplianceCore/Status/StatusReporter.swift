@@ -20,7 +20,7 @@ struct StatusReporter: Sendable {
     var rtsp: RTSPFeed? = nil
     var mqtt: MQTTLink? = nil
     var onvif: ONVIFLink? = nil
-    var encoderChoice: EncoderChoice? = nil
+    var encoders: EncoderSelection? = nil
 
     func status() async -> StatusReport {
         let (state, live, recordingsThisRun) = await recorder.live()
@@ -30,7 +30,7 @@ struct StatusReporter: Sendable {
         var report = StatusReport(
             state: state, ready: readiness.isReady, recording: live, cameras: graph.cameraNames,
             activeCamera: activeCamera ?? "", cameraSources: graph.cameraKinds, audioSource: graph.audioKind,
-            preview: graph.previewKind, encoder: v.encoder, width: v.width, height: v.height, framerate: v.framerate,
+            preview: graph.previewKind, encoder: encoders?.current.encoder ?? v.encoder, width: v.width, height: v.height, framerate: v.framerate,
             dataDir: data.root, uptimeS: Date().timeIntervalSince(startedAt), recordingsThisRun: recordingsThisRun,
             lastError: health.lastError, gstreamerVersion: GStreamer.version, recordingsTotal: library.count,
             databaseBytes: library.sizeBytes, recovery: health.recovery,
@@ -46,7 +46,7 @@ struct StatusReporter: Sendable {
         report.rtsp = rtsp?.status
         report.mqtt = mqtt?.status
         report.onvif = onvif?.status
-        report.encoderChoice = encoderChoice
+        report.encoderChoice = encoders?.current
         report.motion = graph.motion?.status
         report.sound = graph.sound?.status
         return report

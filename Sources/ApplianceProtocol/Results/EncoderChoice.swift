@@ -4,7 +4,11 @@ import Foundation
 /// among the candidates (`encoder = "auto"`), hardware first, each tried outside the daemon's process; a choice
 /// made earlier in this boot, with the same GStreamer plugins and video settings, is reused (`cached`).
 public struct EncoderChoice: Codable, Sendable, Equatable {
-    public enum How: String, Codable, Sendable { case pinned, trial, cached }
+    public enum How: String, Codable, Sendable {
+        case pinned, trial, cached
+        /// The encoder chosen before failed while running and this one replaced it (`failures` says why).
+        case failover
+    }
 
     /// One candidate and what its trial gave.
     public struct Trial: Codable, Sendable, Equatable {
@@ -41,6 +45,8 @@ public struct EncoderChoice: Codable, Sendable, Equatable {
     public var how: How
     /// Each candidate in the order tried (empty when pinned).
     public var trials: [Trial]
+    /// Encoders that failed while this daemon ran, oldest first (absent while none has).
+    public var failures: [EncoderFailure]?
 
     public init(encoder: String, element: String, how: How, trials: [Trial] = []) {
         (self.encoder, self.element, self.how, self.trials) = (encoder, element, how, trials)

@@ -32,6 +32,9 @@ public enum StopReason: String, Codable, Sendable {
     case writeFailed = "write_failed"
     /// The storage holding the data folder went away (unplugged, unmounted); recording resumes when it is back.
     case storageMissing = "storage_missing"
+    /// The video encoder failed while recording: the file ends with the last frame it gave, and the recording goes
+    /// on in a new file with the next encoder (`encoder_failed`).
+    case encoderFailed = "encoder_failed"
 }
 
 /// What `record.stop` answers: the finished clip with its measured timing.

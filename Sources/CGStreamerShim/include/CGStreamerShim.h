@@ -88,6 +88,13 @@ guint64 appl_element_running_time_when_playing(GstElement *element);
 guint64 appl_element_start_now(GstElement *element, GstElement *pipeline);
 void appl_pad_set_offset(GstPad *pad, gint64 offset);
 
+/* ---- flow guard (flow_guard.c) ---- */
+/** Makes a bin's sink ghost pad return OK upstream whatever the bin returns (FLUSHING excepted), keeping the first
+ *  error (a return below EOS); 0 if `pad` is not a sink ghost pad. */
+int appl_pad_guard_flow(GstPad *pad);
+/** The first GstFlowReturn the guard absorbed; 0 (OK) while none. */
+int appl_pad_guarded_flow(GstPad *pad);
+
 /* ---- messages and objects ---- */
 const char *appl_object_name(gpointer object);
 /** Path of the object in the bin hierarchy ("/pipeline/cam0/src"); free with g_free. */

@@ -103,6 +103,9 @@ struct ConsoleModel: Sendable, Equatable {
         case .stalled(let s):
             say("stalled: \(s.reason)", error: true)
             return false
+        case .encoderFailed(let f):
+            say("encoder \(f.encoder) failed (\(f.reason)); now \(f.next)", error: true)
+            return false
         case .inputGesture, .inputConnected, .inputMissing, .thumbnailReady, .locked, .unlocked, .exported, .backupStarted,
              .backupProgress, .backupDone, .backupRetry, .backupFailed, .backupPaused, .backupResumed, .backupDeleted,
              .flowing, .retentionWarning, .deviceAdded, .deviceRemoved, .mqttConnected, .mqttDisconnected, .motionStarted,

@@ -1,0 +1,179 @@
+import Foundation
+import GStreamerKit
+
+/// The part of the live graph in front of h264parse that can be rebuilt while the graph runs: the raw tee's pad !
+/// queue (leaky, 5) [! clockoverlay] ! the encoder fragment. h264parse, the AVC capsfilter and the video tee stay, so
+/// every consumer of the encoded stream (recordings, pre-record, RTSP, WebRTC) stays linked across a replacement.
+///
+/// The encoder's sink ghost pad carries a flow guard (`Pad.guardFlow`): an encoder that fails returns an error to
+/// the queue, and the queue would refuse everything after with that error, up through the raw tee to the camera — one
+/// failed encoder would stop the whole graph. Behind the guard the failure stays in this branch and is read here.
+final class EncoderChain: Sendable {
+    /// One build of the branch.
+    struct Parts: @unchecked Sendable {
+        let generation: Int
+        let encoder: String
+        let teePad: Pad
+        let queue: Element
+        let overlay: Element?
+        let bin: Bin
+        var elements: [Element] { [queue] + (overlay.map { [$0] } ?? []) + [bin] }
+    }
+
+    /// Frames let into the encoder and access units out of the parser: an encoder that takes frames and gives
+    /// nothing back for a while has stopped (`EncoderOutputJudge`).
+    struct Counters: Sendable, Equatable {
+        var admitted: UInt64 = 0
+        var encoded: UInt64 = 0
+    }
+
+    private let parts: Locked<Parts>
+    private let failure = Locked<String?>(nil)
+    let counters = Locked(Counters())
+    private let config: ApplianceConfig
+    private let fragments: FragmentLibrary
+    private let pipeline: Pipeline
+    private let rawTee: Element
+    private let parser: Element
+    private let flow: VideoFlowMonitor
+    private let gate: EncoderGate
+    private let keyframeAt: Locked<UInt64?>
+
+    init(config: ApplianceConfig, fragments: FragmentLibrary, pipeline: Pipeline, rawTee: Element, parser: Element,
+         flow: VideoFlowMonitor, gate: EncoderGate, keyframeAt: Locked<UInt64?>) throws {
+        (self.config, self.fragments, self.pipeline, self.rawTee, self.parser) = (config, fragments, pipeline, rawTee, parser)
+        (self.flow, self.gate, self.keyframeAt) = (flow, gate, keyframeAt)
+        let counters = counters
+        parser.staticPad("src")?.addProbe(.buffer) { _ in
+            counters.withLock { $0.encoded += 1 }
+            return .ok
+        }
+        parts = Locked(try Self.build(encoder: config.video.encoder, generation: 0, config: config, fragments: fragments,
+                                     pipeline: pipeline, rawTee: rawTee, parser: parser, flow: flow, gate: gate,
+                                     keyframeAt: keyframeAt, counters: counters))
+    }
+
+    /// The fragment in use (`x264`, `openh264`…).
+    var encoder: String { parts.withLock { $0.encoder } }
+
+    /// How many times the encoder was replaced.
+    var generation: Int { parts.withLock { $0.generation } }
+
+    /// The name of the encoder's bin now (`video-encoder`, then `video-encoder-1`…): the bus names it in errors.
+    var binName: String { parts.withLock { $0.bin.name } }
+
+    /// A bus error from inside the encoder's bin (`GraphWatcher`): kept until `takeFailure`.
+    func noteError(bin: String, message: String) {
+        guard bin == binName else { return }  // an error the replaced encoder posted before it went
+        failure.withLock { $0 = $0 ?? message }
+    }
+
+    /// Why the encoder has failed, if it has: a bus error from its bin, or a flow return its guard kept.
+    func takeFailure() -> String? {
+        let guarded = parts.withLock { $0.bin.staticPad("sink")?.guardedFlow }
+        return failure.withLock { noted in
+            defer { noted = nil }
+            return noted ?? guarded.map { "the encoder returned \"\($0)\"" }
+        }
+    }
+
+    /// Replaces the encoder (and its queue and overlay) with a new build of `encoder`'s fragment, linked between the
+    /// raw tee and the parser. The old elements are unlinked at once and stopped on a thread of their own: a driver
+    /// that hangs keeps that thread, not the caller. Blocking (state changes): call it off the cooperative pool.
+    func replace(with encoder: String) throws {
+        let old = parts.withLock { $0 }
+        // The raw tee's pushes into the leaky queue are short: wait for none to be in flight, then unlink.
+        let idle = DispatchSemaphore(value: 0)
+        let probe = old.teePad.addProbe(.idle) { _ in
+            idle.signal()
+            return .ok
+        }
+        _ = idle.wait(timeout: .now() + 1)
+        if let sink = old.queue.staticPad("sink") { old.teePad.unlink(sink) }
+        if let src = old.bin.staticPad("src"), let sink = parser.staticPad("sink") { src.unlink(sink) }
+        probe.remove()
+        rawTee.releaseRequestPad(old.teePad)
+        for element in old.elements {
+            element.setLockedState(true)
+            pipeline.remove(element)
+        }
+        let doomed = old.elements
+        Thread.detachNewThread { for element in doomed { _ = try? element.setState(.null) } }
+        let new = try Self.build(encoder: encoder, generation: old.generation + 1, config: config, fragments: fragments,
+                                 pipeline: pipeline, rawTee: rawTee, parser: parser, flow: flow, gate: gate,
+                                 keyframeAt: keyframeAt, counters: counters, running: true)
+        parts.withLock { $0 = new }
+        failure.withLock { $0 = nil }
+    }
+
+    /// Makes and links one build: the raw tee's new pad ! queue [! overlay] ! encoder bin ! the parser's sink.
+    /// `running`: the graph plays, so the new elements are brought to its state before the tee's pad is linked last
+    /// (a buffer pushed into a pad not yet active returns FLUSHING, and the raw tee hands that to the camera, whose
+    /// source then stops).
+    private static func build(encoder: String, generation: Int, config: ApplianceConfig, fragments: FragmentLibrary,
+                              pipeline: Pipeline, rawTee: Element, parser: Element, flow: VideoFlowMonitor,
+                              gate: EncoderGate, keyframeAt: Locked<UInt64?>, counters: Locked<Counters>,
+                              running: Bool = false) throws -> Parts {
+        var video = config.video
+        video.encoder = encoder
+        let suffix = generation == 0 ? "" : "-\(generation)"
+        let queue = try CaptureGraph.leakyQueue("encoder-queue" + suffix, buffers: 5)
+        let bin = try fragments.makeBin("encoders", encoder, FragmentLibrary.videoEncoderValues(video), binName: "video-encoder" + suffix)
+        bin.staticPad("sink")?.guardFlow()
+        // The burned-in date and time sits behind the gate (drawn only on frames that are encoded) and after the
+        // encoder queue's probes: the in-band keyframe request below passes through it to the encoder.
+        var overlay: Element?
+        if video.timestampOverlay {
+            do {
+                overlay = try CaptureGraph.makeTimestampOverlay(video: video, name: "timestamp-overlay" + suffix)
+            } catch {
+                throw GStreamerError(element: "timestamp-overlay", message: "[video] timestamp_overlay needs clockoverlay: \(PluginPackages.fix(forMissing: "clockoverlay"))")
+            }
+        }
+        let chain = [queue] + (overlay.map { [$0] } ?? []) + [bin as Element]
+        try pipeline.add(chain)
+        try Element.link(chain + [parser])
+        addProbes(queue: queue, flow: flow, gate: gate, keyframeAt: keyframeAt, counters: counters)
+        if running {
+            for element in chain.reversed() where !element.syncStateWithParent() {
+                throw GStreamerError(element: element.name, message: "the new encoder could not start")
+            }
+        }
+        let teePad = try rawTee.requestPad("src_%u")
+        try teePad.link(queue.staticPad("sink")!)
+        return Parts(generation: generation, encoder: encoder, teePad: teePad, queue: queue, overlay: overlay, bin: bin)
+    }
+
+    private static func addProbes(queue: Element, flow: VideoFlowMonitor, gate: EncoderGate, keyframeAt: Locked<UInt64?>,
+                                  counters: Locked<Counters>) {
+        queue.staticPad("sink")?.addProbe(.buffer) { info in
+            guard let buffer = info.buffer else { return .ok }
+            let time = info.runningTime(buffer.pts)
+            flow.noteEncoderArrival(runningTime: time)
+            guard gate.admit(runningTime: time) else { return .drop }
+            counters.withLock { $0.admitted += 1 }
+            return .ok
+        }
+        // Linking a recording bin sends RECONFIGURE upstream. Past this point it would make the camera
+        // renegotiate, and the camera's serialized ALLOCATION query waits in every branch's queue — behind a
+        // slow preview for hundreds of ms. The encoder's output caps never change, so it stops here.
+        queue.staticPad("sink")?.addProbe(.eventUpstream) { info in
+            info.event == .reconfigure ? .drop : .ok
+        }
+        // A segment cut asks for a keyframe on the first frame at or after the cut: the request goes in band,
+        // just before that frame. x264enc in 1.22 offsets its running times by 1000 h (so DTS never goes
+        // negative), which makes the encoder ignore or misplace a request that carries a running time.
+        queue.staticPad("src")?.addProbe(.buffer) { info in
+            guard let buffer = info.buffer else { return .ok }
+            let rt = info.runningTime(buffer.pts)
+            flow.noteEncoderInput(runningTime: rt)
+            let due = keyframeAt.withLock { at -> Bool in
+                guard let t = at, rt != .max, rt >= t else { return false }
+                at = nil
+                return true
+            }
+            if due { info.sendToPeer(.forceKeyUnitDownstream()) }
+            return .ok
+        }
+    }
+}

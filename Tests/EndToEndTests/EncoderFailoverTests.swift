@@ -1,0 +1,125 @@
+import ApplianceProtocol
+import Foundation
+import TestSupport
+import XCTest
+
+/// An encoder that fails while the daemon records (issue 37, item 3): the clip ends cleanly, the next candidate that
+/// passes its trial is built into the running graph in its place, and the recording goes on in a new clip; the event,
+/// the log, status and a restart in the same boot all name the replacement. The failing encoders are real: x264
+/// behind GStreamer's own `identity error-after` (an element inside the encoder's bin that fails mid-stream, as a
+/// driver does), and x264 with a 250-frame look-ahead (it passes its 30-frame trial, flushed by the end of stream, but
+/// gives nothing back for 8 s in the daemon).
+final class EncoderFailoverTests: XCTestCase {
+    func daemon(fragments: [String: String], candidates: [String], extra: String = "") throws -> DaemonProcess {
+        let daemon = try DaemonProcess()
+        let pipelines = daemon.directory.appendingPathComponent("pipelines").path
+        try FileManager.default.copyItem(atPath: EncoderChoiceTests.repository + "/pipelines", toPath: pipelines)
+        for (name, text) in fragments {
+            try text.write(toFile: pipelines + "/encoders/\(name).gst", atomically: true, encoding: .utf8)
+        }
+        let list = candidates.map { "\"\($0)\"" }.joined(separator: ", ")
+        let config = "pipelines_dir = \"\(pipelines)\"\n" + DaemonProcess.config(dataDir: daemon.dataDir, extra: """
+            [video]
+            width = 320
+            height = 240
+            encoder = "auto"
+            encoder_candidates = [\(list)]
+            encoder_trial_s = 5
+            \(extra)
+            """)
+        try config.write(toFile: daemon.configPath, atomically: true, encoding: .utf8)
+        return daemon
+    }
+
+    static let x264 = "x264enc tune=zerolatency speed-preset=ultrafast bitrate=${bitrate_kbps} key-int-max=${keyframe_frames} option-string=scenecut=0"
+
+    /// Plays to the end without an error; returns which encoder wrote it: x264 signs its stream (an SEI with
+    /// "x264 - core N"), openh264 does not.
+    func decodes(_ path: String, file: StaticString = #filePath, line: UInt = #line) throws -> String {
+        let decode = try ProcessOutcome.run("/usr/bin/ffmpeg", ["-v", "error", "-i", path, "-f", "null", "-"], timeout: 60)
+        XCTAssertEqual(decode.status, 0, file: file, line: line)
+        XCTAssertEqual(decode.stderr, "", path, file: file, line: line)
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+        return bytes.range(of: Data("x264 - core".utf8)) != nil ? "x264" : "not x264"
+    }
+
+    func testAnEncoderThatFailsWhileRecordingIsReplacedAndTheRecordingGoesOnInANewClip() throws {
+        // Its 90th frame fails: 3 s into the first recording; its 30-frame trial passes.
+        let daemon = try daemon(fragments: ["dies": "identity error-after=90 ! " + Self.x264], candidates: ["dies", "openh264", "x264"])
+        try daemon.start(timeout: 90)
+        defer { daemon.stop() }
+        addTeardownBlock { if (self.testRun?.failureCount ?? 0) > 0 { print("---- daemon log ----\n" + daemon.log) } }
+        XCTAssertEqual(try daemon.status().encoderChoice?.encoder, "dies")
+        let listener = try EventListener(daemon, timeout: 60)
+        let first = try daemon.recordStart(title: "porch")
+
+        // The first clip ends with the frames the failed encoder gave, and says why.
+        let stopped = try listener.waitFor("recording_stopped")
+        XCTAssertEqual(stopped["id"] as? String, first.id)
+        XCTAssertEqual(stopped["stop_reason"] as? String, "encoder_failed")
+        let frames = stopped["video_frames"] as? Int ?? 0
+        XCTAssertTrue((60...95).contains(frames), "about 3 s at 30 fps: \(stopped)")
+        let failure = try listener.waitFor("encoder_failed")
+        XCTAssertEqual(failure["encoder"] as? String, "dies")
+        XCTAssertEqual(failure["element"] as? String, "x264enc")
+        XCTAssertEqual(failure["next"] as? String, "openh264")
+        XCTAssertEqual(failure["next_element"] as? String, "openh264enc")
+        XCTAssertEqual(failure["reason"] as? String, "Failed after iterations as requested.", "\(failure)")
+        let second = try listener.waitFor("recording_started")
+        XCTAssertNotEqual(second["id"] as? String, first.id)
+        XCTAssertEqual(second["title"] as? String, "porch")
+        Thread.sleep(forTimeInterval: 2)
+        let last = try daemon.recordStop()
+        XCTAssertEqual(last.id, second["id"] as? String)
+
+        // Both play: the first is x264's stream, the second openh264's.
+        let ended = try daemon.info(first.id).recording
+        XCTAssertEqual(ended.note, "the encoder dies failed: Failed after iterations as requested.")
+        XCTAssertEqual(try decodes(ended.path), "x264")
+        XCTAssertGreaterThanOrEqual(last.videoFrames, 45)
+        XCTAssertEqual(try decodes(last.path), "not x264")
+
+        // Status, ctl, metrics and the log name the replacement; the graph itself never stopped.
+        let choice = try XCTUnwrap(try daemon.status().encoderChoice)
+        XCTAssertEqual([choice.encoder, choice.element, choice.how.rawValue], ["openh264", "openh264enc", "failover"])
+        XCTAssertEqual(choice.failures?.map(\.encoder), ["dies"])
+        XCTAssertEqual(try daemon.status().encoder, "openh264")
+        XCTAssertTrue(try daemon.ctl(["status"]).stdout.contains("encoder: openh264 (openh264enc), replacing dies, which failed: Failed after iterations as requested."))
+        XCTAssertEqual(try daemon.metrics()["appliance_encoder_info"]?.value(["element": "openh264enc", "encoder": "openh264", "how": "failover"]), 1)
+        XCTAssertTrue(daemon.log.contains("encoder openh264 (openh264enc) replaces dies, which failed: Failed after iterations as requested."), daemon.log)
+        XCTAssertFalse(daemon.log.contains("camera_failed") || daemon.log.contains("camera failed"), daemon.log)
+        XCTAssertFalse(daemon.log.contains("Internal data stream error"), "no branch stopped: \(daemon.log)")
+
+        // A restart in the same boot starts with the replacement.
+        XCTAssertEqual(daemon.stop(), 0)
+        try daemon.start(timeout: 60)
+        XCTAssertEqual(try daemon.status().encoderChoice?.encoder, "openh264")
+        XCTAssertEqual(try daemon.status().encoderChoice?.how, .cached)
+    }
+
+    func testAnEncoderThatGivesNothingBackIsReplacedAndALoopRecordingGoesOn() throws {
+        // x264 looking 250 frames ahead: its trial passes (the end of stream flushes it); live, nothing comes out for 8 s.
+        let laggy = "x264enc bitrate=${bitrate_kbps} rc-lookahead=250 key-int-max=600 option-string=scenecut=0"
+        let daemon = try daemon(fragments: ["laggy": laggy], candidates: ["laggy", "x264"], extra: "")
+        try daemon.appendConfig("[recording]\nautostart = true\nsegment_s = 4\npre_record_s = 2\n")
+        try daemon.start(timeout: 90)
+        defer { daemon.stop() }
+        addTeardownBlock { if (self.testRun?.failureCount ?? 0) > 0 { print("---- daemon log ----\n" + daemon.log) } }
+        let listener = try EventListener(daemon, timeout: 60)
+        let failure = try listener.waitFor("encoder_failed")
+        XCTAssertEqual(failure["encoder"] as? String, "laggy")
+        XCTAssertEqual(failure["next"] as? String, "x264")
+        let reason = try XCTUnwrap(failure["reason"] as? String)
+        XCTAssertTrue(reason.hasPrefix("no output for ") && reason.hasSuffix(" s while frames went in"), reason)
+        // The loop recording goes on with x264: two segments close, each plays and is x264's.
+        var closed: [[String: Any]] = []
+        while closed.count < 2 { closed.append(try listener.waitFor("segment_closed")) }
+        for segment in closed {
+            let path = try XCTUnwrap(segment["path"] as? String)
+            _ = try decodes(path)  // x264 signs only the first keyframe of its stream: not each segment
+            XCTAssertGreaterThanOrEqual(segment["video_frames"] as? Int ?? 0, 90, "\(segment)")
+        }
+        XCTAssertEqual(try daemon.status().encoderChoice?.encoder, "x264")
+        XCTAssertFalse(daemon.log.contains("Internal data stream error"), "no branch stopped (the pre-record window was renewed): \(daemon.log)")
+    }
+}
