@@ -70,6 +70,26 @@ if [ ${#missing[@]} -gt 0 ]; then
   echo "install-deps: done"
 fi
 
+# gpio-sim for the lab (Tests/Lab/gpio-sim/build.sh builds it): the lab kernel's build tree (its headers) and
+# Debian's kernel sources of that series. The lab kernel is the one lab-vm boots: the newest with vivid.
+if [ "${1:-}" = "--test" ]; then
+  lab_kernel=""
+  for k in $(ls -1 /boot/vmlinuz-* 2>/dev/null | sort -V); do
+    [ -d "/lib/modules/${k#/boot/vmlinuz-}/kernel/drivers/media/test-drivers/vivid" ] && lab_kernel=${k#/boot/vmlinuz-}
+  done
+  kernel_packages=()
+  if [ -n "$lab_kernel" ]; then
+    for p in "linux-headers-$lab_kernel" "linux-source-$(echo "$lab_kernel" | cut -d. -f1,2)"; do
+      dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || kernel_packages+=("$p")
+    done
+  fi
+  if [ ${#kernel_packages[@]} -gt 0 ]; then
+    echo "install-deps: installing ${kernel_packages[*]} (gpio-sim for the hardware lab)"
+    export DEBIAN_FRONTEND=noninteractive
+    $SUDO apt-get install -y -qq --no-install-recommends "${kernel_packages[@]}" >/dev/null
+  fi
+fi
+
 # The backup tests run a real WebDAV server (wsgidav on cheroot) on 127.0.0.1; it is not packaged by Debian.
 # The metrics tests check `ctl metrics` with prometheus_client's parser (the Python reference client).
 # The web tests drive chromium with selenium.
