@@ -14,13 +14,22 @@ final class EncoderChoiceTests: XCTestCase {
 
     /// A daemon on `auto` with its own pipelines folder: the repository's plus a broken and a hanging candidate.
     func daemon(candidates: [String]) throws -> DaemonProcess {
+        try Self.autoDaemon(fragments: [
+            "broken": "x264enc bitrate=${bitrate_kbps} ! capsfilter caps=video/x-h264,profile=no-such-profile",
+            // A driver that never returns: the child's pipeline cannot even be stopped within the parent's limit.
+            "hang": "x264enc bitrate=${bitrate_kbps} ! identity sleep-time=60000000",
+        ], candidates: candidates, trialS: 1)
+    }
+
+    /// A daemon at 320x240 on `auto` over `candidates`, with its own pipelines folder: the repository's plus
+    /// `fragments` (encoders/NAME.gst).
+    static func autoDaemon(fragments: [String: String], candidates: [String], trialS: Int, extra: String = "") throws -> DaemonProcess {
         let daemon = try DaemonProcess()
         let pipelines = daemon.directory.appendingPathComponent("pipelines").path
-        try FileManager.default.copyItem(atPath: Self.repository + "/pipelines", toPath: pipelines)
-        try "x264enc bitrate=${bitrate_kbps} ! capsfilter caps=video/x-h264,profile=no-such-profile"
-            .write(toFile: pipelines + "/encoders/broken.gst", atomically: true, encoding: .utf8)
-        // A driver that never returns: the child's pipeline cannot even be stopped within the parent's limit.
-        try "x264enc bitrate=${bitrate_kbps} ! identity sleep-time=60000000".write(toFile: pipelines + "/encoders/hang.gst", atomically: true, encoding: .utf8)
+        try FileManager.default.copyItem(atPath: repository + "/pipelines", toPath: pipelines)
+        for (name, text) in fragments {
+            try text.write(toFile: pipelines + "/encoders/\(name).gst", atomically: true, encoding: .utf8)
+        }
         let list = candidates.map { "\"\($0)\"" }.joined(separator: ", ")
         let config = "pipelines_dir = \"\(pipelines)\"\n" + DaemonProcess.config(dataDir: daemon.dataDir, extra: """
             [video]
@@ -28,7 +37,8 @@ final class EncoderChoiceTests: XCTestCase {
             height = 240
             encoder = "auto"
             encoder_candidates = [\(list)]
-            encoder_trial_s = 1
+            encoder_trial_s = \(trialS)
+            \(extra)
             """)
         try config.write(toFile: daemon.configPath, atomically: true, encoding: .utf8)
         return daemon

@@ -11,24 +11,7 @@ import XCTest
 /// gives nothing back for 8 s in the daemon).
 final class EncoderFailoverTests: XCTestCase {
     func daemon(fragments: [String: String], candidates: [String], extra: String = "") throws -> DaemonProcess {
-        let daemon = try DaemonProcess()
-        let pipelines = daemon.directory.appendingPathComponent("pipelines").path
-        try FileManager.default.copyItem(atPath: EncoderChoiceTests.repository + "/pipelines", toPath: pipelines)
-        for (name, text) in fragments {
-            try text.write(toFile: pipelines + "/encoders/\(name).gst", atomically: true, encoding: .utf8)
-        }
-        let list = candidates.map { "\"\($0)\"" }.joined(separator: ", ")
-        let config = "pipelines_dir = \"\(pipelines)\"\n" + DaemonProcess.config(dataDir: daemon.dataDir, extra: """
-            [video]
-            width = 320
-            height = 240
-            encoder = "auto"
-            encoder_candidates = [\(list)]
-            encoder_trial_s = 5
-            \(extra)
-            """)
-        try config.write(toFile: daemon.configPath, atomically: true, encoding: .utf8)
-        return daemon
+        try EncoderChoiceTests.autoDaemon(fragments: fragments, candidates: candidates, trialS: 5, extra: extra)
     }
 
     static let x264 = "x264enc tune=zerolatency speed-preset=ultrafast bitrate=${bitrate_kbps} key-int-max=${keyframe_frames} option-string=scenecut=0"
