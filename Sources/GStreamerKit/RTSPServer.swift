@@ -75,7 +75,7 @@ public final class RTSPServer: @unchecked Sendable {
     /// client has asked for the mount.
     public var mediaState: (current: ElementState, pending: ElementState)? {
         whileRunning { server -> (ElementState, ElementState)? in
-            var current = GST_STATE_NULL, pending = GST_STATE_VOID_PENDING
+            var current = ElementState.null.raw, pending = ElementState.voidPending.raw
             return appl_rtsp_server_media_state(server, &current, &pending) != 0 ? (ElementState(current), ElementState(pending)) : nil
         } ?? nil
     }
