@@ -228,6 +228,36 @@ final class GestureTests: XCTestCase {
         XCTAssertEqual(gestures, [.longPress], "down settled at 24, up at 1520: a hold of 1496 ms")
     }
 
+    /// Edges through a debouncer and a recognizer as the reader drives them: deadlines due before an edge expire
+    /// first, each at its own time; then everything due by `end`.
+    private func debounced(_ edges: [ButtonEdge], debounce: UInt64, long: UInt64, double: UInt64, end: UInt64) -> [InputGesture.Gesture] {
+        var d = Debouncer(debounce: debounce * ms)
+        var r = recognizer(long: long, double: double)
+        var gestures: [InputGesture.Gesture] = []
+        func expire(until time: UInt64) {
+            while let deadline = [d.nextDeadline, r.nextDeadline].compactMap({ $0 }).min(), deadline <= time {
+                for settled in d.advance(to: deadline) { gestures += r.feed(settled) }
+                gestures += r.advance(to: deadline)
+            }
+        }
+        for edge in edges {
+            expire(until: edge.time)
+            for settled in d.feed(edge) { gestures += r.feed(settled) }
+        }
+        expire(until: end * ms)
+        return gestures
+    }
+
+    /// What the lab's GPIO test once read as a defect: a long press released and pressed again within the debounce
+    /// period, then released and tapped: the short release is a bounce, so the line was held on, and the taps are
+    /// the long press's tail and one press. A finger's pause between them makes them a double press.
+    func testAReleaseShorterThanTheDebounceIsNoRelease() {
+        let tooSoon = [down(0), up(1200), down(1210), up(1510), down(1810), up(2110)]
+        XCTAssertEqual(debounced(tooSoon, debounce: 30, long: 800, double: 1500, end: 5000), [.longPress, .press])
+        let aFingersPause = [down(0), up(1200), down(1500), up(1800), down(2100), up(2400)]
+        XCTAssertEqual(debounced(aFingersPause, debounce: 30, long: 800, double: 1500, end: 5000), [.longPress, .doublePress])
+    }
+
     // MARK: - input_event decoding
 
     /// A `struct input_event` as 64-bit Linux lays it out, written field by field (not with the decoder's code).

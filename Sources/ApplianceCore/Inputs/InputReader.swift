@@ -1,5 +1,6 @@
 import ApplianceProtocol
 import Foundation
+import Logging
 import SystemCalls
 
 /// Reads one `[[input]]` on a thread of its own: opens its device (looking again every second while it is missing
@@ -23,6 +24,8 @@ final class InputReader: Sendable {
     private let device: any ButtonDevice
     private let rules: GestureRecognizer.Rules
     private let report: @Sendable (Int, Report) -> Void
+    /// Each edge as read and as settled, at debug level: what a misread gesture is judged from.
+    private let logger: Logger
     private let wakeRead: Int32, wakeWrite: Int32
     private let stopping = Locked(false)
     private let exited = OneShot<Void>()
@@ -30,8 +33,9 @@ final class InputReader: Sendable {
     static let retry: Int32 = 1000
 
     init(index: Int, label: String, kind: String, device: any ButtonDevice, rules: GestureRecognizer.Rules,
-         report: @escaping @Sendable (Int, Report) -> Void) throws {
+         logger: Logger = Logger(label: "appliance.input"), report: @escaping @Sendable (Int, Report) -> Void) throws {
         (self.index, self.label, self.kind, self.device, self.rules, self.report) = (index, label, kind, device, rules, report)
+        self.logger = logger
         var fds: [Int32] = [0, 0]
         do {
             try SystemCall.run("pipe") { pipe(&fds) }
@@ -114,11 +118,17 @@ final class InputReader: Sendable {
         func emit(_ gestures: [InputGesture.Gesture]) {
             for gesture in gestures { report(index, .gesture(gesture)) }
         }
+        func recognise(_ edge: ButtonEdge, _ how: String) {
+            let gestures = recognizer.feed(edge)
+            logger.debug("input '\(label)': \(how) \(edge.pressed ? "down" : "up") at \(Self.seconds(edge.time)) → \(gestures.map(\.rawValue))")
+            emit(gestures)
+        }
         func feed(_ edge: ButtonEdge) {
             if debouncer != nil {
-                for settled in debouncer!.feed(edge) { emit(recognizer.feed(settled)) }
+                logger.debug("input '\(label)': read \(edge.pressed ? "down" : "up") at \(Self.seconds(edge.time))")
+                for settled in debouncer!.feed(edge) { recognise(settled, "settled") }
             } else {
-                emit(recognizer.feed(edge))
+                recognise(edge, "read")
             }
         }
         var nextDeadline: UInt64? {
@@ -128,9 +138,11 @@ final class InputReader: Sendable {
         func expire(until now: UInt64) {
             while let deadline = nextDeadline, deadline <= now {
                 if debouncer != nil {
-                    for settled in debouncer!.advance(to: deadline) { emit(recognizer.feed(settled)) }
+                    for settled in debouncer!.advance(to: deadline) { recognise(settled, "settled") }
                 }
-                emit(recognizer.advance(to: deadline))
+                let gestures = recognizer.advance(to: deadline)
+                if !gestures.isEmpty { logger.debug("input '\(label)': at \(Self.seconds(deadline)) → \(gestures.map(\.rawValue))") }
+                emit(gestures)
             }
         }
 
@@ -228,6 +240,11 @@ final class InputReader: Sendable {
         if due <= now { return 0 }
         let ms: UInt64 = (due - now + 999_999) / 1_000_000
         return Int32(min(ms, UInt64(retry)))
+    }
+
+    /// A device time in seconds with microseconds, for the log.
+    private static func seconds(_ nanoseconds: UInt64) -> String {
+        String(format: "%.6f s", Double(nanoseconds) / 1e9)
     }
 
     static func monotonicNow() -> UInt64 {

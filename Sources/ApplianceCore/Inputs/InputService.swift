@@ -35,7 +35,7 @@ final class InputService: Service, Sendable, CustomStringConvertible {
         for (index, input) in inputs.enumerated() {
             do {
                 readers.append(try InputReader(index: index, label: input.label, kind: input.kind.rawValue,
-                                               device: Self.device(for: input), rules: input.gestureRules,
+                                               device: Self.device(for: input), rules: input.gestureRules, logger: logger,
                                                report: { continuation.yield(($0, $1)) }))
             } catch {
                 logger.error("\(error)")
