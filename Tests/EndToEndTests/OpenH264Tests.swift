@@ -70,6 +70,32 @@ final class OpenH264Tests: XCTestCase {
         XCTAssertGreaterThanOrEqual(kept, 60, "the recording up to the kill (the last second may be lost with its fragment)")
     }
 
+    /// The configured bitrate is the file's. openh264 ignores its QP range when the minimum is 0 (GStreamer's
+    /// default) and then stops raising the quantizer early: 2.5 times the bitrate at 640x480 (1,254 kbit/s for 500),
+    /// twice at 1080p. The fragment sets the range, so the rate control can reach the target.
+    func testTheFileKeepsTheConfiguredBitrate() throws {
+        let daemon = try DaemonProcess(extra: """
+            [video]
+            width = 640
+            height = 480
+            framerate = 30
+            bitrate_kbps = 500
+            encoder = "openh264"
+            """)
+        try daemon.start()
+        defer { daemon.stop() }
+        _ = try daemon.recordStart()
+        Thread.sleep(forTimeInterval: 6)
+        let clip = try daemon.recordStop()
+        let probe = try ProcessOutcome.run("/usr/bin/ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries",
+                                                                "packet=size", "-of", "csv=p=0", clip.path])
+        let bytes = probe.stdout.split(separator: "\n").compactMap { Int($0) }.reduce(0, +)
+        let seconds = try XCTUnwrap(MediaProbe(clip.path).video).duration
+        let kbps = Double(bytes) * 8 / seconds / 1000
+        XCTAssertGreaterThan(seconds, 4)
+        XCTAssertEqual(kbps, 500, accuracy: 125, "the video's bitrate (kbit/s) against bitrate_kbps = 500")
+    }
+
     /// A loop recording's segments, in order.
     private func group(_ id: String, in daemon: DaemonProcess) throws -> [Recording] {
         try daemon.list(perPage: 100).items.filter { $0.group == id }.sorted { ($0.segment ?? 0) < ($1.segment ?? 0) }

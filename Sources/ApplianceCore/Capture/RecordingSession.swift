@@ -142,6 +142,9 @@ final class RecordingSession: Sendable {
         }
     }
 
+    /// How many buffers the file has taken (video frames and AAC frames): a stop waits while this still grows.
+    var buffersTaken: UInt64 { state.withLock { $0.timing.videoFrames + $0.timing.audioBuffers } }
+
     /// Whether the bin refused data (its file could not be written).
     var refused: Bool { state.withLock { $0.refused } }
 

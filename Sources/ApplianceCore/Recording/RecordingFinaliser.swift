@@ -94,19 +94,37 @@ struct RecordingFinaliser: Sendable {
             stopLatencyMs: timing.lastFrameClock.flatMap { now >= $0 ? Double(now - $0) / 1_000_000 : nil }))
     }
 
-    /// Asks the probes to end both streams now and waits for the muxer to finish the file; streams that stopped
-    /// flowing are ended from here after 2 s.
+    /// How long a stop waits for a stream that takes nothing before it ends it from here.
+    static let stallLimit: Duration = .seconds(2)
+    /// How long a stop waits in all for streams that are still catching up (a backlog of sound behind a busy
+    /// encoder), before it ends them: the audio queue holds 5 s.
+    static let catchUpLimit: Duration = .seconds(12)
+
+    /// Asks the probes to end both streams now and waits for the muxer to finish the file. Streams still flowing
+    /// towards the stop time are waited for: on a busy CPU the sound reaches the file seconds behind the picture,
+    /// and ending it after a fixed 2 s cut that backlog off (the lab VM: 1 to 2 s of a 4 s clip's sound). Streams
+    /// that took nothing for `stallLimit` are ended from here.
     private func endStreams(of session: RecordingSession) async {
         session.requestStop(onFrameBoundaryAfter: graph.runningTimeNow)
         graph.scrub?.end(id: session.id, at: graph.runningTimeNow)
         // A bin that refused data cannot finish its file: it keeps what its last index update covers.
         if session.refused { return }
-        if await session.finalised.wait(timeout: .seconds(2)) == nil {
+        let clock = ContinuousClock()
+        let giveUp = clock.now + Self.catchUpLimit
+        var taken = session.buffersTaken
+        while await session.finalised.wait(timeout: Self.stallLimit) == nil {
+            let now = session.buffersTaken
+            if now > taken, clock.now < giveUp {
+                logger.debug("recording \(session.id): still catching up at its stop (\(now - taken) buffers in \(Self.stallLimit))")
+                taken = now
+                continue
+            }
             logger.warning("recording \(session.id): streams stopped flowing, ending them")
             session.forceEndOfStreams()
             if await session.finalised.wait(timeout: .seconds(5)) == nil {
                 logger.error("recording \(session.id): the muxer did not finish; the file is kept as written so far")
             }
+            return
         }
     }
 
