@@ -17,11 +17,12 @@ final class WebBrowserTests: XCTestCase {
             .appendingPathComponent("Web/browser_test.py").path
     }
 
-    func testDashboardInARealBrowser() throws {
+    /// Runs the script with `arguments` after its own; nil (and a failure) when a tool it needs is missing.
+    private func runScript(_ arguments: [String] = []) throws -> (result: ProcessOutcome, output: String, shots: URL)? {
         // `make test` installs all three (packaging/install-deps.sh --test): missing ones fail the test, never skip it.
         for tool in [Self.chromium, Self.chromedriver] where !FileManager.default.isExecutableFile(atPath: tool) {
             XCTFail("\(tool) is not installed (packaging/install-deps.sh --test installs chromium and chromium-driver)")
-            return
+            return nil
         }
         // python3 as on PATH: the one install-deps.sh installs selenium into (as MetricsTests and WebDAVServer run it).
         // The script then runs on that interpreter itself, not through a launcher (a pyenv shim is a bash script that
@@ -30,7 +31,7 @@ final class WebBrowserTests: XCTestCase {
         let python = selenium.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         guard selenium.status == 0, FileManager.default.isExecutableFile(atPath: python) else {
             XCTFail("python3 cannot import selenium (packaging/install-deps.sh --test installs it): \(selenium.stderr)")
-            return
+            return nil
         }
         let binary = DaemonProcess.binary
         XCTAssertTrue(FileManager.default.isExecutableFile(atPath: binary), "no appliance binary at \(binary)")
@@ -42,12 +43,25 @@ final class WebBrowserTests: XCTestCase {
 
         let started = Date()
         // The script stops its own daemon and browsers on SIGTERM, which ProcessOutcome.run sends on a timeout.
-        let result = try ProcessOutcome.run(python, ["-u", Self.script, "--binary", binary, "--out", shots.path], timeout: 900)
+        let result = try ProcessOutcome.run(python, ["-u", Self.script, "--binary", binary, "--out", shots.path] + arguments, timeout: 900)
         let output = result.stdout + (result.stderr.isEmpty ? "" : "\n---- stderr ----\n" + result.stderr)
         print(output)
         print("WebBrowserTests: browser test took \(String(format: "%.1f", Date().timeIntervalSince(started))) s; screenshots in \(shots.path)")
-
         XCTAssertEqual(result.status, 0, "the browser test failed (exit status \(result.status)); screenshots in \(shots.path):\n\(output)")
+        return (result, output, shots)
+    }
+
+    /// openh264 (what `auto` picks on a board without a hardware encoder, this machine too) in the browser's WebRTC:
+    /// its constrained-baseline stream plays on the live page. (The whole dashboard runs on x264 above.)
+    func testLiveWebRTCWithOpenH264() throws {
+        guard let (result, output, _) = try runScript(["--encoder", "openh264", "--live-only"]) else { return }
+        let passes = result.stdout.split(separator: "\n").filter { $0.hasPrefix("PASS ") }
+        XCTAssertTrue(passes.contains { $0.contains("live: the picture plays over WebRTC") && $0.hasSuffix("encoder openh264") }, output)
+        XCTAssertFalse(output.contains("FAIL "), output)
+    }
+
+    func testDashboardInARealBrowser() throws {
+        guard let (result, output, shots) = try runScript() else { return }
         // Every check ran and passed: a summary, no line that says FAIL, and all the checks there are (27 today).
         let lines = result.stdout.split(separator: "\n")
         let summary = lines.last { $0.hasPrefix("SUMMARY: ") }.map(String.init)

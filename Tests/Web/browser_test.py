@@ -65,8 +65,9 @@ def expect(condition, message):
 
 
 class Daemon:
-    def __init__(self, binary, directory):
+    def __init__(self, binary, directory, encoder="x264"):
         self.binary = os.path.abspath(binary)
+        self.encoder = encoder
         self.directory = directory
         self.data_dir = os.path.join(directory, "data")
         self.socket = os.path.join(self.data_dir, "ctl.sock")
@@ -88,7 +89,7 @@ source = "test"
 [preview]
 sink = "none"
 [video]
-encoder = "x264"
+encoder = "{self.encoder}"
 [web]
 listen = "127.0.0.1:0"
 token_file = "{self.token_file}"
@@ -395,6 +396,9 @@ def main():
     parser.add_argument("--binary", required=True, help="the appliance binary (e.g. .build/debug/appliance)")
     parser.add_argument("--out", required=True, help="folder for the PNG screenshots")
     parser.add_argument("--keep", action="store_true", help="keep the daemon's temporary folder")
+    parser.add_argument("--encoder", default="x264", help="the daemon's [video] encoder (default x264)")
+    parser.add_argument("--live-only", action="store_true",
+                        help="stop after the live page's WebRTC check (another encoder's stream in the browser)")
     args = parser.parse_args()
 
     # SIGTERM or SIGINT (e.g. a test runner's time limit) unwinds through the finally blocks, which stop the daemon
@@ -418,7 +422,7 @@ def main():
 
     started = time.monotonic()
     directory = tempfile.mkdtemp(prefix="appliance-browser-test-")
-    daemon = Daemon(args.binary, directory)
+    daemon = Daemon(args.binary, directory, encoder=args.encoder)
     run = Run(args)
     browsers = []
     try:
@@ -559,11 +563,14 @@ def run_checks(run, daemon, base, http, api, browsers, directory):
         expect(driver.execute_script("return document.getElementById('live-video').muted") is False, "Sound on unmutes")
         wait(driver, lambda d: d.execute_async_script(AUDIO_PACKETS_JS) > 20, "audio packets after Sound on", timeout=15)
         heard = driver.execute_async_script(AUDIO_PACKETS_JS)
-        viewers = api.status()["web"]["webrtc_viewers"]
+        status = api.status()
+        viewers = status["web"]["webrtc_viewers"]
         expect(viewers == 1, f"status.web.webrtc_viewers is {viewers}")
         return (f"WebRTC {size[0]}×{size[1]}, {second - first} frames decoded in 2 s, 0 audio packets muted, "
-                f"{heard} after Sound on, status counts 1 viewer")
+                f"{heard} after Sound on, status counts 1 viewer, encoder {status.get('encoder')}")
     check("live: the picture plays over WebRTC, frames rising, sound one click away", live_webrtc)
+    if run.args.live_only:
+        return
 
     def live_mjpeg_fallback():
         # A second viewer is over `webrtc_viewers = 1`: WHEP answers 503 and that page shows MJPEG by itself.
