@@ -1,6 +1,7 @@
 @testable import ApplianceCore
 import ApplianceProtocol
 import Foundation
+import Logging
 import XCTest
 
 /// The gesture recognizer, the software debouncer and the input_event decoder, on synthetic times (no clocks).
@@ -228,24 +229,17 @@ final class GestureTests: XCTestCase {
         XCTAssertEqual(gestures, [.longPress], "down settled at 24, up at 1520: a hold of 1496 ms")
     }
 
-    /// Edges through a debouncer and a recognizer as the reader drives them: deadlines due before an edge expire
-    /// first, each at its own time; then everything due by `end`.
+    /// Edges through the reader's feed (debouncer, then recognizer): deadlines due before an edge expire first,
+    /// as the reader's loop does; then everything due by `end`.
     private func debounced(_ edges: [ButtonEdge], debounce: UInt64, long: UInt64, double: UInt64, end: UInt64) -> [InputGesture.Gesture] {
-        var d = Debouncer(debounce: debounce * ms)
-        var r = recognizer(long: long, double: double)
+        var feed = GestureFeed(recognizer: recognizer(long: long, double: double), debounce: debounce * ms, label: "test",
+                               logger: Logger(label: "test"))
         var gestures: [InputGesture.Gesture] = []
-        func expire(until time: UInt64) {
-            while let deadline = [d.nextDeadline, r.nextDeadline].compactMap({ $0 }).min(), deadline <= time {
-                for settled in d.advance(to: deadline) { gestures += r.feed(settled) }
-                gestures += r.advance(to: deadline)
-            }
-        }
         for edge in edges {
-            expire(until: edge.time)
-            for settled in d.feed(edge) { gestures += r.feed(settled) }
+            gestures += feed.expire(until: edge.time)
+            gestures += feed.feed(edge)
         }
-        expire(until: end * ms)
-        return gestures
+        return gestures + feed.expire(until: end * ms)
     }
 
     /// What the lab's GPIO test once read as a defect: a long press released and pressed again within the debounce

@@ -108,47 +108,23 @@ final class InputReader: Sendable {
 
     /// Reads until the device goes away (returns why) or the reader is stopped (returns nil).
     private func read(_ button: any OpenButton, _ recognizer: inout GestureRecognizer, changed: () -> Void) -> String? {
-        var debouncer = button.softwareDebounce.map { Debouncer(debounce: UInt64($0 / .nanoseconds(1))) }
+        var gestures = GestureFeed(recognizer: recognizer, debounce: button.softwareDebounce.map { UInt64($0 / .nanoseconds(1)) },
+                                   label: label, logger: logger)
+        defer { recognizer = gestures.recognizer }
         /// The last record's device time and the monotonic time it was read at.
         var clock: (device: UInt64, local: UInt64)?
         var pending: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: max(button.recordSize * 64, 4096))
         let size = button.recordSize
 
-        func emit(_ gestures: [InputGesture.Gesture]) {
-            for gesture in gestures { report(index, .gesture(gesture)) }
+        func emit(_ fired: [InputGesture.Gesture]) {
+            for gesture in fired { report(index, .gesture(gesture)) }
         }
-        func recognise(_ edge: ButtonEdge, _ how: String) {
-            let gestures = recognizer.feed(edge)
-            logger.debug("input '\(label)': \(how) \(edge.pressed ? "down" : "up") at \(Self.seconds(edge.time)) → \(gestures.map(\.rawValue))")
-            emit(gestures)
-        }
-        func feed(_ edge: ButtonEdge) {
-            if debouncer != nil {
-                logger.debug("input '\(label)': read \(edge.pressed ? "down" : "up") at \(Self.seconds(edge.time))")
-                for settled in debouncer!.feed(edge) { recognise(settled, "settled") }
-            } else {
-                recognise(edge, "read")
-            }
-        }
-        var nextDeadline: UInt64? {
-            [recognizer.nextDeadline, debouncer?.nextDeadline].compactMap { $0 }.min()
-        }
-        /// Fires every deadline due by device time `now`, each at its own time.
-        func expire(until now: UInt64) {
-            while let deadline = nextDeadline, deadline <= now {
-                if debouncer != nil {
-                    for settled in debouncer!.advance(to: deadline) { recognise(settled, "settled") }
-                }
-                let gestures = recognizer.advance(to: deadline)
-                if !gestures.isEmpty { logger.debug("input '\(label)': at \(Self.seconds(deadline)) → \(gestures.map(\.rawValue))") }
-                emit(gestures)
-            }
-        }
+        func expire(until now: UInt64) { emit(gestures.expire(until: now)) }
 
         while true {
             var timeout: Int32 = Self.retry  // also how often a vanished path is noticed
-            if let deadline = nextDeadline, let clock {
+            if let deadline = gestures.nextDeadline, let clock {
                 timeout = Self.milliseconds(until: deadline, clock: clock)
             }
             let events = Int16(POLLIN)
@@ -189,7 +165,7 @@ final class InputReader: Sendable {
                                 let now = Self.monotonicNow()
                                 if let edge = button.edge(from: record) {
                                     clock = (edge.time, now)
-                                    feed(edge)
+                                    emit(gestures.feed(edge))
                                 } else if let time = button.time(of: record) {
                                     clock = (time, now)
                                     expire(until: time)
@@ -240,11 +216,6 @@ final class InputReader: Sendable {
         if due <= now { return 0 }
         let ms: UInt64 = (due - now + 999_999) / 1_000_000
         return Int32(min(ms, UInt64(retry)))
-    }
-
-    /// A device time in seconds with microseconds, for the log.
-    private static func seconds(_ nanoseconds: UInt64) -> String {
-        String(format: "%.6f s", Double(nanoseconds) / 1e9)
     }
 
     static func monotonicNow() -> UInt64 {
