@@ -22,7 +22,7 @@ final class PackageTests: XCTestCase {
             throw XCTSkip("no .build-deb/appliance_*.deb (run `make deb`)")
         }
         let script = Self.root.appendingPathComponent("Tests/Package/test_deb.sh").path
-        let binary = Self.root.appendingPathComponent(".build-release/release/appliance").path
+        let binary = Self.packagedBinary
         let result = try ProcessOutcome.run("/bin/bash", [script, deb, binary], timeout: 900)
         let output = result.stdout + result.stderr
         print(output)
@@ -33,6 +33,16 @@ final class PackageTests: XCTestCase {
         let failed = output.split(separator: "\n").filter { $0.contains("FAIL - ") }.joined(separator: "\n")
         XCTAssertEqual(result.status, 0, "Tests/Package/test_deb.sh \(deb) failed:\n\(failed.isEmpty ? output : failed)")
         XCTAssertTrue(output.contains("package-test: all checks passed"), output)
+    }
+
+    /// The binary the package was made from, for the upgrade package: `make deb-check`'s (what `make test` packages)
+    /// or `make deb`'s release build, whichever was built last.
+    private static var packagedBinary: String {
+        let builds = [".build-static/debug/appliance", ".build-release/release/appliance"].map { root.appendingPathComponent($0).path }
+        let dated = builds.compactMap { path -> (String, Date)? in
+            (try? FileManager.default.attributesOfItem(atPath: path)[.modificationDate] as? Date).map { (path, $0) }
+        }
+        return dated.max { $0.1 < $1.1 }?.0 ?? builds[1]
     }
 
     /// The most recently built package in .build-deb/.

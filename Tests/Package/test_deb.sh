@@ -6,7 +6,8 @@
 #
 #   Tests/Package/test_deb.sh DEB [BINARY]
 #     DEB     the package to test (make deb: .build-deb/appliance_<version>_<arch>.deb)
-#     BINARY  the release binary, to build the upgrade package (default .build-release/release/appliance)
+#     BINARY  the binary the package holds (release, or make deb-check's), to build the upgrade package
+#             (default .build-release/release/appliance)
 #
 # Safety: it installs onto this machine, so it refuses (exit 77: skipped) when a real installation may be
 # here — the package installed, /var/lib/appliance, /etc/appliance or the user appliance present — unless
