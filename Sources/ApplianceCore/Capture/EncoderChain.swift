@@ -2,7 +2,7 @@ import Foundation
 import GStreamerKit
 
 /// The part of the live graph in front of h264parse that can be rebuilt while the graph runs: the raw tee's pad !
-/// queue (leaky, 5) [! clockoverlay] ! the encoder fragment. h264parse, the AVC capsfilter and the video tee stay, so
+/// queue (leaky, a second of frames) [! clockoverlay] ! the encoder fragment. h264parse, the AVC capsfilter and the video tee stay, so
 /// every consumer of the encoded stream (recordings, pre-record, RTSP, WebRTC) stays linked across a replacement.
 ///
 /// The encoder's sink ghost pad carries a flow guard (`Pad.guardFlow`): an encoder that fails returns an error to
@@ -106,6 +106,15 @@ final class EncoderChain: Sendable {
         failure.withLock { $0 = nil }
     }
 
+    /// How many raw frames the encoder's leaky queue holds: a second of video, so that a pause of the encoder (x264
+    /// starting as a recording opens, a busy CPU) drops nothing; at most 32 MiB of I420, at least 5 frames. With 5 at
+    /// 10 fps the lab VM lost 2 to 3 frames at a record start and at a camera's failure (missing at the encoder
+    /// input, none at the selector).
+    static func queueFrames(for video: ApplianceConfig.Video) -> UInt {
+        let frameBytes = max(video.width * video.height * 3 / 2, 1)
+        return UInt(max(5, min(video.framerate, 32 * 1024 * 1024 / frameBytes)))
+    }
+
     /// Makes and links one build: the raw tee's new pad ! queue [! overlay] ! encoder bin ! the parser's sink.
     /// `running`: the graph plays, so the new elements are brought to its state before the tee's pad is linked last
     /// (a buffer pushed into a pad not yet active returns FLUSHING, and the raw tee hands that to the camera, whose
@@ -117,7 +126,7 @@ final class EncoderChain: Sendable {
         var video = config.video
         video.encoder = encoder
         let suffix = generation == 0 ? "" : "-\(generation)"
-        let queue = try CaptureGraph.leakyQueue("encoder-queue" + suffix, buffers: 5)
+        let queue = try CaptureGraph.leakyQueue("encoder-queue" + suffix, buffers: queueFrames(for: video))
         let bin = try fragments.makeBin("encoders", encoder, FragmentLibrary.videoEncoderValues(video), binName: "video-encoder" + suffix)
         bin.staticPad("sink")?.guardFlow()
         // The burned-in date and time sits behind the gate (drawn only on frames that are encoded) and after the
