@@ -25,11 +25,7 @@ final class EncoderChoiceTests: XCTestCase {
     /// `fragments` (encoders/NAME.gst).
     static func autoDaemon(fragments: [String: String], candidates: [String], trialS: Int, extra: String = "") throws -> DaemonProcess {
         let daemon = try DaemonProcess()
-        let pipelines = daemon.directory.appendingPathComponent("pipelines").path
-        try FileManager.default.copyItem(atPath: repository + "/pipelines", toPath: pipelines)
-        for (name, text) in fragments {
-            try text.write(toFile: pipelines + "/encoders/\(name).gst", atomically: true, encoding: .utf8)
-        }
+        let pipelines = try ownPipelines(for: daemon, Dictionary(uniqueKeysWithValues: fragments.map { ("encoders/\($0.key).gst", $0.value) }))
         let list = candidates.map { "\"\($0)\"" }.joined(separator: ", ")
         let config = "pipelines_dir = \"\(pipelines)\"\n" + DaemonProcess.config(dataDir: daemon.dataDir, extra: """
             [video]
@@ -42,6 +38,17 @@ final class EncoderChoiceTests: XCTestCase {
             """)
         try config.write(toFile: daemon.configPath, atomically: true, encoding: .utf8)
         return daemon
+    }
+
+    /// A copy of the repository's pipelines folder in the daemon's folder, with `files` (paths inside it) written
+    /// over it; returns its path, for `pipelines_dir`.
+    static func ownPipelines(for daemon: DaemonProcess, _ files: [String: String]) throws -> String {
+        let pipelines = daemon.directory.appendingPathComponent("pipelines").path
+        try FileManager.default.copyItem(atPath: repository + "/pipelines", toPath: pipelines)
+        for (path, text) in files {
+            try text.write(toFile: pipelines + "/" + path, atomically: true, encoding: .utf8)
+        }
+        return pipelines
     }
 
     func testAutoTriesEachCandidateOutsideTheDaemonAndRemembersTheChoice() throws {

@@ -10,12 +10,10 @@ import XCTest
 final class StopCatchUpTests: XCTestCase {
     func testAStopWaitsForSoundThatIsStillComing() throws {
         let daemon = try DaemonProcess()
-        let pipelines = daemon.directory.appendingPathComponent("pipelines").path
-        try FileManager.default.copyItem(atPath: EncoderChoiceTests.repository + "/pipelines", toPath: pipelines)
-        try """
+        let pipelines = try EncoderChoiceTests.ownPipelines(for: daemon, ["sources/audio-test.gst": """
             audiotestsrc is-live=true wave=sine freq=440 volume=0.2 ! queue min-threshold-time=3000000000 \
             max-size-time=10000000000 max-size-buffers=0 max-size-bytes=0
-            """.write(toFile: pipelines + "/sources/audio-test.gst", atomically: true, encoding: .utf8)
+            """])
         let config = "pipelines_dir = \"\(pipelines)\"\n" + DaemonProcess.config(dataDir: daemon.dataDir, extra: """
             [video]
             width = 320
