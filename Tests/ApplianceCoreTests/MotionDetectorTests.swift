@@ -66,6 +66,22 @@ final class MotionDetectorTests: XCTestCase {
         XCTAssertEqual(seen.starts.first ?? -1, 5.0, accuracy: 0.21)
     }
 
+    /// `[motion] fps = 1`, or a board that analyses fewer frames than asked: frames further apart than the gap a
+    /// run survives (0.5 s) still make one run when each of them sees motion; a frame without motion still breaks it.
+    func testSparseFramesWithMotionAreARunAndAQuietFrameBreaksIt() {
+        let moving = MotionScene(seconds: 12, fps: 1) { canvas, t, _ in
+            if t >= 3 && t < 7 { canvas.fill(x: 20 + t * 25, y: 60, w: 30, h: 30, level: 10) }
+        }
+        let seen = moving.run()
+        XCTAssertEqual(seen.starts, [3], "two frames a second apart with motion are an event from the first")
+        XCTAssertEqual(seen.ends, [6])
+        // Motion in every other frame at 1 fps: each run is one frame long, broken by the quiet frame after it.
+        let blinking = MotionScene(seconds: 12, fps: 1) { canvas, t, _ in
+            if Int(t) % 2 == 1 { canvas.fill(x: 20 + t * 25, y: 60, w: 30, h: 30, level: 10) }
+        }
+        XCTAssertEqual(blinking.run().starts, [])
+    }
+
     func testTheFirstFrameIsTheBackgroundAndAFrameOfAnotherSizeStartsAgain() {
         var detector = MotionDetector()
         let first = detector.observe(GrayFrame(width: 16, height: 9, level: 100), at: 0)

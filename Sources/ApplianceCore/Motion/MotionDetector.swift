@@ -33,6 +33,9 @@ public struct MotionDetector: Sendable {
     private var layout: WatchLayout?
     private var runStart: Double?
     private var lastMotion: Double?
+    /// A frame without motion was seen since `lastMotion`: only such frames make a gap. Two frames in a row with
+    /// motion continue a run however far apart they are (1 fps, or a slow board analysing fewer frames than asked).
+    private var quietSinceMotion = false
 
     public init(settings: MotionSettings = MotionSettings()) { self.settings = settings }
 
@@ -80,10 +83,12 @@ public struct MotionDetector: Sendable {
     }
 
     /// A frame with motion: extends the run, or starts one; the event starts once the run is `minDurationS` long.
+    /// A run breaks only where frames without motion span more than `maxGapS`, not where frames are sparse: at
+    /// 1.3 frames a second (the lab's emulated CPU, asked for 5) a run broken by every gap over 0.5 s never fired.
     private mutating func motion(at time: Double) -> Transition? {
-        if let last = lastMotion, time - last > settings.maxGapS { runStart = nil }
+        if let last = lastMotion, quietSinceMotion, time - last > settings.maxGapS { runStart = nil }
         if runStart == nil { runStart = time }
-        lastMotion = time
+        (lastMotion, quietSinceMotion) = (time, false)
         guard !active, let start = runStart, time - start >= settings.minDurationS else { return nil }
         active = true
         return .started(at: start)
@@ -92,6 +97,7 @@ public struct MotionDetector: Sendable {
     /// A frame without motion: the run breaks after `maxGapS`, the event ends after `releaseS`.
     private mutating func release(at time: Double) -> Transition? {
         guard let last = lastMotion else { return nil }
+        quietSinceMotion = true
         if time - last > settings.maxGapS { runStart = nil }
         guard active, time - last >= settings.releaseS else { return nil }
         active = false

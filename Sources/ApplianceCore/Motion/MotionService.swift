@@ -61,22 +61,23 @@ final class MotionService: Service, CustomStringConvertible {
                 event = going
                 if picture.better(seen.score, at: sample.capturedAt) { await capture(going) }
             }
+            // The status first: a client that hears the event and asks finds it counted.
+            tap.update { state in
+                state.active = detector.active
+                state.score = seen.score
+                state.framesAnalysed += 1
+                if case .started? = seen.transition { state.events += 1 }
+            }
             switch seen.transition {
             case .started(let at)?:
                 event = MotionEvent(camera: camera, startedAt: Date(timeIntervalSince1970: at), zones: seen.zones, peakScore: seen.score)
                 events.publish(.motionStarted(event!))
-                tap.update { $0.events += 1 }
                 picture = BestFrame(score: seen.score, at: sample.capturedAt)
                 await capture(event!)
             case .ended?:
                 finish(&event, at: seen.transition!)
             case nil:
                 break
-            }
-            tap.update { state in
-                state.active = detector.active
-                state.score = seen.score
-                state.framesAnalysed += 1
             }
         }
     }
