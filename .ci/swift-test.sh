@@ -1,11 +1,18 @@
 #!/usr/bin/env bash
 # Runs the XCTest suites on this machine, then the hardware lab's (Tests/EndToEndTests/Lab) inside a VM with real
 # drivers (Tests/Lab/lab-vm; APPLIANCE_SKIP_LAB=1 skips it), and ends with one plain summary line
-# ("tests: N passed, N failed, N skipped") over both.
+# ("tests: N passed, N failed, N skipped") over all of them.
+#
+# The Debian package's build (`make deb-check`: the whole product compiled again with the Swift runtime linked in,
+# 10 minutes on CI's machine) goes on beside the host tests, at the lowest CPU priority: most of them wait on
+# real-time pipelines and leave a core idle. PackageTests, which installs that package, runs once it is built.
+# APPLIANCE_SKIP_DEB=1 leaves both out.
 set -uo pipefail
 log=$(mktemp)
+package_log=$(mktemp)
+deb_log=$(mktemp)
 lab_log=$(mktemp)
-trap 'rm -f "$log" "$lab_log"' EXIT
+trap 'rm -f "$log" "$package_log" "$deb_log" "$deb_log.status" "$lab_log"' EXIT
 
 # "Executed 12 tests, with 2 tests skipped and 1 failure" → "12 2 1" (the last such line: the whole run's).
 counts() {
@@ -54,16 +61,62 @@ watch_for_stall() { # LOG
   done
 }
 
+# Runs `swift test` with ARGS under the watchdog, its output shown and kept in LOG; returns its exit status.
+run_xctest() { # LOG ARGS...
+  local file=$1 watch_pid status
+  shift
+  watch_for_stall "$file" > "$file.watch" 2>&1 &
+  watch_pid=$!
+  # Line-buffered, so that the log (and the watchdog) sees each line as it is printed, not 4 KB later.
+  (stdbuf -oL -eL swift test --skip-build --disable-swift-testing "$@" 2>&1; echo $? > "$file.status") | tee "$file"
+  status=$(cat "$file.status" 2>/dev/null || echo 1)
+  kill "$watch_pid" 2>/dev/null
+  wait "$watch_pid" 2>/dev/null
+  if [ -s "$file.watch" ]; then tee -a "$file" < "$file.watch"; fi
+  rm -f "$file.watch" "$file.status"
+  return "$status"
+}
+
+# "total skipped failed" of a run (its summary, or else the tests that ended: the watchdog stopped it); fails when
+# no test ended.
+run_counts() { # LOG
+  local ended failed_now
+  if counts "$1"; then return 0; fi
+  ended=$(grep -cE "^Test Case '.*' (passed|failed|skipped)" "$1" || true)
+  failed_now=$(grep -cE "^Test Case '.*' failed" "$1" || true)
+  [ "${ended:-0}" -gt 0 ] || return 1
+  echo "$ended 0 $failed_now"
+}
+
+skip_deb=${APPLIANCE_SKIP_DEB:-0}
 bash .ci/phase.sh host-tests
-watch_for_stall "$log" > "$log.watch" 2>&1 &
-watch_pid=$!
-# Line-buffered, so that the log (and the watchdog) sees each line as it is printed, not 4 KB later.
-(stdbuf -oL -eL swift test --skip-build --disable-swift-testing 2>&1; echo $? > "$log.status") | tee "$log"
-status=$(cat "$log.status" 2>/dev/null || echo 1)
-kill "$watch_pid" 2>/dev/null
-wait "$watch_pid" 2>/dev/null
-if [ -s "$log.watch" ]; then tee -a "$log" < "$log.watch"; fi
-rm -f "$log.watch" "$log.status"
+if [ "$skip_deb" != "1" ]; then
+  (
+    started=$(date +%s)
+    nice -n 19 "${MAKE:-make}" --no-print-directory deb-check > "$deb_log" 2>&1
+    echo "$? $(( $(date +%s) - started ))" > "$deb_log.status"
+  ) &
+  deb_pid=$!
+fi
+run_xctest "$log" --skip 'EndToEndTests\.PackageTests'
+status=$?
+
+package_status=0
+if [ "$skip_deb" != "1" ]; then
+  bash .ci/phase.sh deb-wait
+  wait "$deb_pid"
+  read -r deb_status deb_seconds < "$deb_log.status" || deb_status=1
+  echo "---- make deb-check (built beside the host tests in ${deb_seconds:-?} s, exit $deb_status) ----"
+  if [ "$deb_status" -ne 0 ]; then
+    tail -n 40 "$deb_log"
+    echo "Test Case 'make deb-check' failed (the package was not built)" | tee -a "$package_log"
+    package_status=1
+  else
+    bash .ci/phase.sh package
+    run_xctest "$package_log" --filter 'EndToEndTests\.PackageTests'
+    package_status=$?
+  fi
+fi
 
 lab_status=0
 if [ "${APPLIANCE_SKIP_LAB:-0}" != "1" ]; then
@@ -74,7 +127,7 @@ if [ "${APPLIANCE_SKIP_LAB:-0}" != "1" ]; then
 fi
 
 # CI shows only the end of the output: repeat each failure's assertion lines and name the failed tests last.
-for file in "$log" "$lab_log"; do
+for file in "$log" "$package_log" "$lab_log"; do
   if grep -qE "error: |' failed \(" "$file"; then
     echo "---- failures ----"
     grep -E ": error: " "$file" | cut -c1-400 | head -n 40
@@ -82,19 +135,24 @@ for file in "$log" "$lab_log"; do
   fi
 done
 
-if ! host=$(counts "$log"); then
-  # Stopped before its own summary (the watchdog): count the tests that ended.
-  ended=$(grep -cE "^Test Case '.*' (passed|failed|skipped)" "$log" || true)
-  failed_now=$(grep -cE "^Test Case '.*' failed" "$log" || true)
-  if [ "${ended:-0}" -eq 0 ]; then
-    echo "swift test reported no tests" >&2
-    exit 1
-  fi
-  host="$ended 0 $failed_now"
-  [ "$status" -ne 0 ] || status=1
+if ! host=$(run_counts "$log"); then
+  echo "swift test reported no tests" >&2
+  exit 1
 fi
+counts "$log" > /dev/null || [ "$status" -ne 0 ] || status=1  # stopped before its summary: the watchdog
 read -r total skipped failed <<<"$host"
 passed=$((total - skipped - failed))
+if [ "$skip_deb" != "1" ]; then
+  if package=$(run_counts "$package_log"); then
+    read -r package_total package_skipped package_failed <<<"$package"
+  else  # the package was not built: its one test counts as failed
+    read -r package_total package_skipped package_failed <<<"1 0 1"
+  fi
+  passed=$((passed + package_total - package_skipped - package_failed))
+  skipped=$((skipped + package_skipped))
+  failed=$((failed + package_failed))
+  [ "$package_status" -eq 0 ] || [ "$status" -ne 0 ] || status=$package_status
+fi
 if [ "${APPLIANCE_SKIP_LAB:-0}" != "1" ]; then
   if lab=$(counts "$lab_log"); then
     read -r lab_total lab_skipped lab_failed <<<"$lab"
