@@ -22,21 +22,22 @@ final class StopCatchUpTests: XCTestCase {
         try config.write(toFile: daemon.configPath, atomically: true, encoding: .utf8)
         try daemon.start(timeout: 90)
         defer { daemon.stop() }
-        addTeardownBlock { if (self.testRun?.failureCount ?? 0) > 0 { print("---- daemon log ----\n" + daemon.log) } }
+        try daemon.showingLogOnFailure(in: self) {
 
-        _ = try daemon.recordStart(title: "late sound")
-        Thread.sleep(forTimeInterval: 6)
-        let clip = try daemon.recordStop()
+            _ = try daemon.recordStart(title: "late sound")
+            Thread.sleep(forTimeInterval: 6)
+            let clip = try daemon.recordStop()
 
-        // The sound of the clip's whole length came, 3 s after its picture.
-        let audioMs = try XCTUnwrap(clip.audioDurationMs, "the clip has sound")
-        XCTAssertEqual(Double(audioMs), Double(clip.durationMs), accuracy: 100, "the sound lasts as long as the picture")
-        XCTAssertFalse(daemon.log.contains("streams stopped flowing"), "a stream still flowing was not cut")
-        XCTAssertGreaterThan(try XCTUnwrap(clip.stopLatencyMs), 2_000, "the stop waited for the late sound")
+            // The sound of the clip's whole length came, 3 s after its picture.
+            let audioMs = try XCTUnwrap(clip.audioDurationMs, "the clip has sound")
+            XCTAssertEqual(Double(audioMs), Double(clip.durationMs), accuracy: 100, "the sound lasts as long as the picture")
+            XCTAssertFalse(daemon.log.contains("streams stopped flowing"), "a stream still flowing was not cut")
+            XCTAssertGreaterThan(try XCTUnwrap(clip.stopLatencyMs), 2_000, "the stop waited for the late sound")
 
-        let probe = try MediaProbe(clip.path)
-        let (video, audio) = (try XCTUnwrap(probe.video), try XCTUnwrap(probe.audio))
-        XCTAssertEqual(audio.duration, video.duration, accuracy: 0.1, "in the file too")
-        XCTAssertEqual(try probe.decodeErrors(), "")
+            let probe = try MediaProbe(clip.path)
+            let (video, audio) = (try XCTUnwrap(probe.video), try XCTUnwrap(probe.audio))
+            XCTAssertEqual(audio.duration, video.duration, accuracy: 0.1, "in the file too")
+            XCTAssertEqual(try probe.decodeErrors(), "")
+        }
     }
 }

@@ -100,80 +100,81 @@ final class LabGpioTests: XCTestCase {
             .write(toFile: daemon.configPath, atomically: true, encoding: .utf8)
         try daemon.start(timeout: 180)
         defer { daemon.stop() }
-        addTeardownBlock { if (self.testRun?.failureCount ?? 0) > 0 { print("---- daemon log ----\n" + daemon.log) } }
-        let events = try TypedEvents(daemon, timeout: 60)
-        func gesture() throws -> InputGesture {
-            try events.waitFor("input_gesture from the shutter") { if case .inputGesture(let g) = $0, g.label == "shutter" { return g }; return nil }
-        }
-        /// A gesture and the recording event its command caused, in whichever order they come.
-        func gesture(then recording: String) throws -> InputGesture {
-            enum Seen { case gesture(InputGesture), recording }
-            let seen = try events.waitForAll("the shutter's gesture and \(recording)", [
-                { if case .inputGesture(let g) = $0, g.label == "shutter" { return Seen.gesture(g) }; return nil },
-                { event -> Seen? in
-                    switch event {
-                    case .recordingStarted where recording == "recording_started": return .recording
-                    case .recordingStopped where recording == "recording_stopped": return .recording
-                    default: return nil
-                    }
-                },
-            ])
-            guard case .gesture(let g) = seen[0] else { throw DaemonError(message: "unexpected events") }
-            return g
-        }
-        XCTAssertTrue(try daemon.waitFor(30) { try daemon.status().inputs?.first?.state == .connected }, "\(String(describing: try? daemon.status().inputs))")
-        let input = try XCTUnwrap(try daemon.status().inputs?.first)
-        XCTAssertEqual(input.device, "shutter-chip line SHUTTER", "\(input)")
+        try daemon.showingLogOnFailure(in: self) {
+            let events = try TypedEvents(daemon, timeout: 60)
+            func gesture() throws -> InputGesture {
+                try events.waitFor("input_gesture from the shutter") { if case .inputGesture(let g) = $0, g.label == "shutter" { return g }; return nil }
+            }
+            /// A gesture and the recording event its command caused, in whichever order they come.
+            func gesture(then recording: String) throws -> InputGesture {
+                enum Seen { case gesture(InputGesture), recording }
+                let seen = try events.waitForAll("the shutter's gesture and \(recording)", [
+                    { if case .inputGesture(let g) = $0, g.label == "shutter" { return Seen.gesture(g) }; return nil },
+                    { event -> Seen? in
+                        switch event {
+                        case .recordingStarted where recording == "recording_started": return .recording
+                        case .recordingStopped where recording == "recording_stopped": return .recording
+                        default: return nil
+                        }
+                    },
+                ])
+                guard case .gesture(let g) = seen[0] else { throw DaemonError(message: "unexpected events") }
+                return g
+            }
+            XCTAssertTrue(try daemon.waitFor(30) { try daemon.status().inputs?.first?.state == .connected }, "\(String(describing: try? daemon.status().inputs))")
+            let input = try XCTUnwrap(try daemon.status().inputs?.first)
+            XCTAssertEqual(input.device, "shutter-chip line SHUTTER", "\(input)")
 
-        // A press starts a recording.
-        try chip.press(5)
-        XCTAssertEqual(try gesture(then: "recording_started").gesture, .press)
+            // A press starts a recording.
+            try chip.press(5)
+            XCTAssertEqual(try gesture(then: "recording_started").gesture, .press)
 
-        // Two taps: a double press. (Slow ones: under the lab's emulated CPU the kernel's debounce work runs late,
-        // and a tap much shorter than that is debounced away whole.)
-        try chip.press(5, holding: 0.3)
-        Thread.sleep(forTimeInterval: 0.3)
-        try chip.press(5, holding: 0.3)
-        let double = try gesture()
-        XCTAssertEqual(double.gesture, .doublePress)
-        XCTAssertEqual(double.command, "protect")
-        XCTAssertEqual(try daemon.status().state, .recording, "protect, not a toggle")
+            // Two taps: a double press. (Slow ones: under the lab's emulated CPU the kernel's debounce work runs late,
+            // and a tap much shorter than that is debounced away whole.)
+            try chip.press(5, holding: 0.3)
+            Thread.sleep(forTimeInterval: 0.3)
+            try chip.press(5, holding: 0.3)
+            let double = try gesture()
+            XCTAssertEqual(double.gesture, .doublePress)
+            XCTAssertEqual(double.command, "protect")
+            XCTAssertEqual(try daemon.status().state, .recording, "protect, not a toggle")
 
-        // A bouncing contact: five edges within a few milliseconds, then held: one press, which stops it.
-        for _ in 0..<2 {
-            try chip.pull(5, up: false)
+            // A bouncing contact: five edges within a few milliseconds, then held: one press, which stops it.
+            for _ in 0..<2 {
+                try chip.pull(5, up: false)
+                try chip.pull(5, up: true)
+            }
+            try chip.press(5, holding: 0.2)
+            XCTAssertEqual(try gesture(then: "recording_stopped").gesture, .press)
+
+            // Held past long_press_ms: a snapshot; and the next gesture is that long press (the bounce made no second press).
+            try chip.press(5, holding: 1.2)
+            let long = try gesture()
+            XCTAssertEqual(long.gesture, .longPress)
+            XCTAssertEqual(long.command, "snapshot")
+            XCTAssertNil(long.error)
+
+            // Two taps again, after the bounce and the long press: still a double press. The pause first is a finger's:
+            // a release followed by a press within debounce_ms is no release at all (the line is read as held on), and
+            // the long press event comes while the button is still held, so without it the test released and pressed
+            // again within a few milliseconds under the emulated CPU and the taps were read as the long press's tail and
+            // one press.
+            Thread.sleep(forTimeInterval: 0.3)
+            try chip.press(5, holding: 0.3)
+            Thread.sleep(forTimeInterval: 0.3)
+            try chip.press(5, holding: 0.3)
+            XCTAssertEqual(try gesture().gesture, .doublePress)
+
+            // The chip goes away (its line with it): missing; back: connected again, and the button works.
+            try chip.setLive(false)
+            try events.waitFor("input_missing") { if case .inputMissing(let s) = $0, s.label == "shutter" { return true }; return nil }
+            try chip.setLive(true)
             try chip.pull(5, up: true)
+            try events.waitFor("input_connected") { if case .inputConnected(let s) = $0, s.label == "shutter" { return true }; return nil }
+            try chip.press(5)
+            XCTAssertEqual(try gesture(then: "recording_started").gesture, .press)
+            _ = try daemon.recordStop()
+            XCTAssertTrue(daemon.isRunning)
         }
-        try chip.press(5, holding: 0.2)
-        XCTAssertEqual(try gesture(then: "recording_stopped").gesture, .press)
-
-        // Held past long_press_ms: a snapshot; and the next gesture is that long press (the bounce made no second press).
-        try chip.press(5, holding: 1.2)
-        let long = try gesture()
-        XCTAssertEqual(long.gesture, .longPress)
-        XCTAssertEqual(long.command, "snapshot")
-        XCTAssertNil(long.error)
-
-        // Two taps again, after the bounce and the long press: still a double press. The pause first is a finger's:
-        // a release followed by a press within debounce_ms is no release at all (the line is read as held on), and
-        // the long press event comes while the button is still held, so without it the test released and pressed
-        // again within a few milliseconds under the emulated CPU and the taps were read as the long press's tail and
-        // one press.
-        Thread.sleep(forTimeInterval: 0.3)
-        try chip.press(5, holding: 0.3)
-        Thread.sleep(forTimeInterval: 0.3)
-        try chip.press(5, holding: 0.3)
-        XCTAssertEqual(try gesture().gesture, .doublePress)
-
-        // The chip goes away (its line with it): missing; back: connected again, and the button works.
-        try chip.setLive(false)
-        try events.waitFor("input_missing") { if case .inputMissing(let s) = $0, s.label == "shutter" { return true }; return nil }
-        try chip.setLive(true)
-        try chip.pull(5, up: true)
-        try events.waitFor("input_connected") { if case .inputConnected(let s) = $0, s.label == "shutter" { return true }; return nil }
-        try chip.press(5)
-        XCTAssertEqual(try gesture(then: "recording_started").gesture, .press)
-        _ = try daemon.recordStop()
-        XCTAssertTrue(daemon.isRunning)
     }
 }

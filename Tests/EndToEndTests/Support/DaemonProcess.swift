@@ -151,6 +151,20 @@ final class DaemonProcess {
     var pid: Int32? { process?.processIdentifier }
     var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
 
+    /// Runs `body` (the rest of a test), printing the daemon's log when it throws or an assertion in it failed.
+    /// XCTest on Linux counts an error thrown by the test method only after the teardown blocks have run, so a
+    /// teardown block that looks at the failure count missed it (an EncoderFailoverTests failure came without its log).
+    func showingLogOnFailure(in test: XCTestCase, _ body: () throws -> Void) rethrows {
+        let failuresBefore = test.testRun?.failureCount ?? 0
+        do {
+            try body()
+        } catch {
+            print("---- daemon log ----\n" + log)
+            throw error
+        }
+        if (test.testRun?.failureCount ?? 0) > failuresBefore { print("---- daemon log ----\n" + log) }
+    }
+
     /// An untyped request over the socket: only for what a test sends malformed on purpose (typed: `perform`).
     func call(_ command: String, args: [String: Any] = [:]) throws -> [String: Any] {
         try ControlClient(path: socketPath, timeout: 30).call(command, args: args)
