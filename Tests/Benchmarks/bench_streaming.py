@@ -81,7 +81,7 @@ def browser():
 def open_webrtc(driver, web_url, sound=False, timeout=60):
     """The dashboard's live page, playing over WebRTC (raises if it fell back to MJPEG); `sound`: its Sound button
     clicked, and audio packets arriving."""
-    driver.get(web_url + "/")
+    driver.get(web_url + "/live")  # "/" is the timeline when loop recording
     deadline = time.monotonic() + timeout
     while not driver.execute_script("return document.body.dataset.live"):
         if time.monotonic() > deadline:
