@@ -89,29 +89,22 @@ final class EncoderFailoverTests: XCTestCase {
         try daemon.start(timeout: 90)
         defer { daemon.stop() }
         try daemon.showingLogOnFailure(in: self) {
-            let listener = try EventListener(daemon, timeout: 60)
+            let events = try TypedEvents(daemon, timeout: 60)
             // The failover comes 5 s after the first frames; on a loaded machine that may be before this
             // subscription, and then the status, asked after subscribing, holds it.
-            let failure: EncoderFailure
-            if let early = try daemon.status().encoderChoice?.failures?.first {
-                failure = early
-            } else {
-                let event = try listener.waitFor("encoder_failed")
-                failure = EncoderFailure(encoder: event["encoder"] as? String ?? "", element: event["element"] as? String ?? "",
-                                         reason: event["reason"] as? String ?? "", next: event["next"] as? String ?? "",
-                                         nextElement: event["next_element"] as? String ?? "")
-            }
+            let failure = try daemon.status().encoderChoice?.failures?.first
+                ?? events.waitFor("encoder_failed") { if case .encoderFailed(let f) = $0 { return f }; return nil }
             XCTAssertEqual(failure.encoder, "laggy")
             XCTAssertEqual(failure.next, "x264")
-            let reason = failure.reason
-            XCTAssertTrue(reason.hasPrefix("no output for ") && reason.hasSuffix(" s while frames went in"), reason)
+            XCTAssertTrue(failure.reason.hasPrefix("no output for ") && failure.reason.hasSuffix(" s while frames went in"), failure.reason)
             // The loop recording goes on with x264: two segments close, each plays and is x264's.
-            var closed: [[String: Any]] = []
-            while closed.count < 2 { closed.append(try listener.waitFor("segment_closed")) }
+            var closed: [RecordingResult] = []
+            while closed.count < 2 {
+                closed.append(try events.waitFor("segment_closed") { if case .segmentClosed(let r) = $0 { return r }; return nil })
+            }
             for segment in closed {
-                let path = try XCTUnwrap(segment["path"] as? String)
-                _ = try decodes(path)  // x264 signs only the first keyframe of its stream: not each segment
-                XCTAssertGreaterThanOrEqual(segment["video_frames"] as? Int ?? 0, 90, "\(segment)")
+                _ = try decodes(segment.path)  // x264 signs only the first keyframe of its stream: not each segment
+                XCTAssertGreaterThanOrEqual(segment.videoFrames, 90, "\(segment)")
             }
             XCTAssertEqual(try daemon.status().encoderChoice?.encoder, "x264")
             XCTAssertFalse(daemon.log.contains("Internal data stream error"), "no branch stopped (the pre-record window was renewed): \(daemon.log)")
