@@ -80,17 +80,20 @@ final class RTSPTests: XCTestCase {
         }
         XCTAssertTrue(daemon.waitFor(10) { (try? daemon.status().rtsp?.clients) == 0 }, "every client counted out")
 
-        // gst-launch's rtspsrc decodes 45 frames (1.5 s) and ends by itself. Seen once in a full local run: just after
-        // the three clients left, the server closed this client's connection while it sent its first request
-        // ("Could not send message. (Received end-of-file)"); a second try is allowed and the first failure printed.
-        let arguments = ["-q", "rtspsrc", "location=\(url)", "protocols=tcp", "!", "rtph264depay", "!", "h264parse", "!", "avdec_h264", "!",
-                         "identity", "eos-after=45", "!", "fakesink"]
-        var gst = try ProcessOutcome.run("/usr/bin/gst-launch-1.0", arguments, timeout: 60)
-        if gst.status != 0, (gst.stderr + gst.stdout).contains("Received end-of-file") {
-            print("RTSPTests: the first gst-launch client was cut off (\(gst.stderr.prefix(300))); trying once more")
-            gst = try ProcessOutcome.run("/usr/bin/gst-launch-1.0", arguments, timeout: 60)
+        // gst-launch's rtspsrc decodes 45 frames (1.5 s) and ends by itself: its EOS, printed only when no error
+        // came before it, is the proof. What follows belongs to rtspsrc (1.22) alone: going to NULL, it sometimes
+        // sends its PAUSE after its TEARDOWN, the server answers the TEARDOWN and closes the
+        // connection as RTSP allows, and the PAUSE then fails with "Received end-of-file" (0 in 40 runs with
+        // rtspsrc's debug log on, 3 to 4 in 15 without; the server's log showed TEARDOWN received, no PAUSE).
+        let gst = try ProcessOutcome.run("/usr/bin/gst-launch-1.0", ["rtspsrc", "location=\(url)", "protocols=tcp", "!", "rtph264depay", "!",
+                                                                    "h264parse", "!", "avdec_h264", "!", "identity", "eos-after=45", "!", "fakesink"],
+                                         timeout: 60)
+        XCTAssertTrue(gst.stdout.contains("Got EOS from element \"pipeline0\""), gst.stderr + gst.stdout)
+        if gst.status != 0 {
+            let errors = gst.stderr.components(separatedBy: "\n").filter { $0.hasPrefix("Could not") }
+            XCTAssertTrue(!errors.isEmpty && errors.allSatisfy { $0.contains("Received end-of-file") },
+                          "only the teardown race may follow the EOS: \(gst.stderr)")
         }
-        XCTAssertEqual(gst.status, 0, gst.stderr + gst.stdout)
     }
 
     func testFramesStayContinuousForTenSecondsAcrossACameraSwitch() throws {
