@@ -247,7 +247,9 @@ def section(r, rows):
              "| minute | anonymous MB | heap MB | gst-launch MB | fds | threads | fragments |", "|---|---|---|---|---|---|---|"]
     lines += [f"| {row['min']:.0f} | {row['anon_mb']:.1f} | {row['heap_mb']:.1f} | {row['ref_anon_mb']:.1f} | {row['fds']} | {row['threads']} | {row['fragments']:.0f} |"
               for row in marks]
-    lines += ["", "Reproduce: `python3 Tests/Benchmarks/bench_soak.py --binary .build-release/release/appliance --out docs/BENCHMARKS.md` "
+    minutes = round(r["minutes"])
+    prefix = "" if minutes == 30 else f"SOAK_MINUTES={minutes} "
+    lines += ["", f"Reproduce: `{prefix}python3 Tests/Benchmarks/bench_soak.py --binary .build-release/release/appliance --out docs/BENCHMARKS.md` "
               "(SOAK_MINUTES, WARMUP_MINUTES to change the run).", "", END]
     return "\n".join(lines)
 
