@@ -80,14 +80,14 @@ final class RTSPTests: XCTestCase {
         }
         XCTAssertTrue(daemon.waitFor(10) { (try? daemon.status().rtsp?.clients) == 0 }, "every client counted out")
 
-        // gst-launch's rtspsrc decodes 45 frames (1.5 s) and ends by itself: its EOS, printed only when no error
-        // came before it, is the proof. What follows belongs to rtspsrc (1.22) alone: going to NULL, it sometimes
+        // gst-launch's rtspsrc decodes 45 frames (1.5 s) and ends by itself: its EOS, printed (untranslated: LC_ALL=C)
+        // only when no error came before it, is the proof. What follows belongs to rtspsrc (1.22) alone: going to NULL, it sometimes
         // sends its PAUSE after its TEARDOWN, the server answers the TEARDOWN and closes the
         // connection as RTSP allows, and the PAUSE then fails with "Received end-of-file" (0 in 52 runs with
         // rtspsrc's debug log on, 4 in 15 and 3 in 20 without; the server's log showed TEARDOWN received, no PAUSE).
         let gst = try ProcessOutcome.run("/usr/bin/gst-launch-1.0", ["rtspsrc", "location=\(url)", "protocols=tcp", "!", "rtph264depay", "!",
                                                                     "h264parse", "!", "avdec_h264", "!", "identity", "eos-after=45", "!", "fakesink"],
-                                         timeout: 60)
+                                         environment: ProcessInfo.processInfo.environment.merging(["LC_ALL": "C"]) { $1 }, timeout: 60)
         XCTAssertTrue(gst.stdout.contains("Got EOS from element \"pipeline0\""), gst.stderr + gst.stdout)
         if gst.status != 0 {
             let errors = gst.stderr.components(separatedBy: "\n").filter { $0.hasPrefix("Could not") }
