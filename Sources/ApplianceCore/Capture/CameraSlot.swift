@@ -86,7 +86,10 @@ final class CameraSlot: Sendable {
         self.rate = rate
         let filter = try Element.make("capsfilter", name: "caps")
         filter.set("caps", rawCaps)
-        chain += [scale, rate, filter]
+        let label = try Element.make("capssetter", name: "label")
+        label.set("caps", try Self.outputCaps(rawCaps))
+        label.set("replace", true)
+        chain += [scale, rate, filter, label]
         try bin.add(chain)
         try Element.link(chain)
         // A V4L2 camera's source is made when it starts, in the mode its device offers then (see `V4L2Source`).
@@ -104,7 +107,7 @@ final class CameraSlot: Sendable {
             try made.link(convert)
         }
         source = Locked(made)
-        let output = try bin.addGhostPad(named: "src", target: filter.staticPad("src")!)
+        let output = try bin.addGhostPad(named: "src", target: label.staticPad("src")!)
         self.output = output
         try pipeline.add(bin)
         bin.setLockedState(true)
@@ -128,6 +131,17 @@ final class CameraSlot: Sendable {
     }
 
     var isRunning: Bool { running.withLock { $0 } }
+
+    /// The caps every camera slot (and the filler) labels its frames with: the graph's size, format and rate, and
+    /// nothing else. The capsfilter makes the frames that; the label makes the caps event byte for byte the same
+    /// whatever the source added (colorimetry, chroma-site, multiview-mode), so a switch between sources is no caps
+    /// change downstream. A change made the encoder renegotiate (openh264 re-initialised, x264 too) and send an
+    /// ALLOCATION query down through the encoded tee (measured: a `pipeline` camera after the filler, then
+    /// openh264 gave no output for good). Colorimetry is left to the default for the size (BT.601 below 720 lines,
+    /// BT.709 from 720): a camera that says otherwise is relabelled, not converted (a matrix conversion per frame).
+    static func outputCaps(_ rawCaps: Caps) throws -> Caps {
+        try Caps(rawCaps.description + ",interlace-mode=(string)progressive")
+    }
 
     /// Reads the device's modes, chooses one, and (re)makes the source bin when the choice differs from the one
     /// in place. The bin is stopped (NULL) here, so the source can be swapped without touching the rest.

@@ -51,6 +51,9 @@ final class RecordingOutputs: Sendable {
         queue.set("max-size-buffers", uint: 0)
         queue.set("max-size-bytes", uint: 0)
         queue.set("max-size-time", uint64: capacity)
+        // The window's src is held while nothing records: a serialized query would wait behind the hold for good,
+        // and the encoder that sent it with it (openh264 renegotiating stopped there: no output, then failover).
+        CaptureGraph.keepAllocationQueriesOut(of: queue)
         try pipeline.add(queue)
         start?(queue)
         try tee.link(queue)

@@ -7,7 +7,7 @@ enum GStreamerCheck {
     static let name = "gstreamer"
 
     static func elementsNeeded(by config: ApplianceConfig) -> [String] {
-        var elements = ["input-selector", "tee", "queue", "capsfilter", "videoconvert", "videoscale", "videorate",
+        var elements = ["input-selector", "tee", "queue", "capsfilter", "capssetter", "videoconvert", "videoscale", "videorate",
                         "videotestsrc", "appsink", "h264parse", "mp4mux", "qtdemux"]
         if config.audio.source != "none" { elements += ["audioconvert", "audioresample", "level", "aacparse", "audiotestsrc"] }
         if config.cameras.contains(where: { $0.mirror || $0.rotate != 0 }) { elements.append("videoflip") }

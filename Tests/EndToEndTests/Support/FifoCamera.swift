@@ -48,17 +48,33 @@ final class FifoCamera: @unchecked Sendable {
     /// When the last frame was written.
     var lastFrame: Date? { lock.withLock { lastWrite } }
 
-    /// Writes frames at 10 fps from a thread of its own (a frame is larger than the pipe's buffer: a write waits
-    /// for the reader) until `stopFeeding`.
+    /// Writes frames of one gray level at 10 fps from a thread of its own (a frame is larger than the pipe's buffer:
+    /// a write waits for the reader) until `stopFeeding`.
     func startFeeding(value: UInt8 = 128) {
+        let frame = [UInt8](repeating: value, count: Self.frameBytes)
+        startFeeding { _ in frame }
+    }
+
+    /// Writes `scene`'s frames at 10 fps, in real time (frame n at n / 10 s after the first), until `stopFeeding`.
+    func startFeeding(_ scene: FifoScene) {
+        startFeeding { scene.frame($0) }
+    }
+
+    private func startFeeding(frames: @escaping @Sendable (Int) -> [UInt8]) {
         lock.withLock { feeding = true }
         let writer = self.writer
         Thread { [self] in
-            let frame = [UInt8](repeating: value, count: Self.frameBytes)
+            var n = 0
+            var next = Date()
             while lock.withLock({ feeding }) {
+                let frame = frames(n)
                 guard frame.withUnsafeBytes({ write(writer, $0.baseAddress, $0.count) }) == frame.count else { return }
                 lock.withLock { lastWrite = Date() }
-                Thread.sleep(forTimeInterval: 0.1)
+                n += 1
+                // The next frame 0.1 s after this one was due, or after it was written if that was later (the first
+                // write waits for the daemon to read): a camera's pace, never a burst to catch up.
+                next = max(next.addingTimeInterval(0.1), Date())
+                Thread.sleep(until: next)
             }
         }.start()
     }
