@@ -30,15 +30,26 @@ final class EventRecordingService: Service, CustomStringConvertible {
         events.unsubscribe(subscription.id)
     }
 
+    /// The trigger's clock: seconds on the monotonic clock, so that a wall clock set forwards or backwards (the first
+    /// NTP sync of a board without an RTC) neither ends a recording early nor keeps it going for days.
+    private static var now: Double { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 }
+
+    /// When an event that was announced now ended, on the trigger's clock: a detector says an event ended once it
+    /// has been quiet a while (motion: `release_s`), and the tail counts from the last motion, not from that.
+    private static func ended(_ endedAt: Date?, now: Double) -> Double {
+        guard let endedAt else { return now }
+        return now - min(60, max(0, Date().timeIntervalSince(endedAt)))
+    }
+
     private func follow() async {
         for await record in subscription.events {
-            let now = Date().timeIntervalSince1970
+            let now = Self.now
             let action: EventTrigger.Action? = trigger.withLock { t in
                 switch record.event {
                 case .motionStarted: return t.started("motion", at: now)
                 case .soundStarted: return t.started("sound", at: now)
-                case .motionEnded: t.ended("motion", at: now)
-                case .soundEnded: t.ended("sound", at: now)
+                case .motionEnded(let m): t.ended("motion", at: Self.ended(m.endedAt, now: now))
+                case .soundEnded(let s): t.ended("sound", at: Self.ended(s.endedAt, now: now))
                 case .recordingStopped: t.recordingEnded()
                 default: break
                 }
@@ -53,9 +64,9 @@ final class EventRecordingService: Service, CustomStringConvertible {
     private func endTails() async {
         while !Task.isCancelled {
             let stopAt = trigger.withLock { $0.stopAt }
-            let deadline = stopAt.map { ContinuousClock.now + .milliseconds(Int64(max(0, $0 - Date().timeIntervalSince1970) * 1000)) }
+            let deadline = stopAt.map { ContinuousClock.now + .milliseconds(Int64(max(0, $0 - Self.now) * 1000)) }
             await wake.wait(until: deadline)
-            if trigger.withLock({ $0.tick(at: Date().timeIntervalSince1970) }) == .stop {
+            if trigger.withLock({ $0.tick(at: Self.now) }) == .stop {
                 do {
                     _ = try await perform(.recordStop(title: nil))
                 } catch {
