@@ -72,6 +72,10 @@ final class DiskFullTests: XCTestCase {
         // the full disk.
         let daemon = try daemonOnASmallCard(segmentS: 3.0)
         defer { daemon.stop() }
+        try daemon.showingLogOnFailure(in: self) { try fullDiskWhileRecording(daemon) }
+    }
+
+    private func fullDiskWhileRecording(_ daemon: DaemonProcess) throws {
         let root = "/proc/\(try XCTUnwrap(daemon.pid))/root"
         let events = try EventListener(daemon, timeout: 60)
         _ = try daemon.recordStart()

@@ -51,7 +51,7 @@ final class FragmentSyncTests: XCTestCase {
 
         // The appliance's own encoder setting: a keyframe a second on the same picture, none left out.
         let fixed = try record(encoder: nil, seconds: seconds)
-        print("FragmentSyncTests: appliance x264: \(fixed.keyframesInFile) keyframes, \(Int(fixed.fragments)) fragments, \(Int(fixed.syncs)) syncs in \(seconds) s")
+        print("FragmentSyncTests: the default encoder: \(fixed.keyframesInFile) keyframes, \(Int(fixed.fragments)) fragments, \(Int(fixed.syncs)) syncs in \(seconds) s")
         XCTAssertEqual(fixed.unindexed, 0)
         XCTAssertLessThanOrEqual(fixed.keyframesInFile, Int(seconds) + 2, "keyframe_interval_s = 1 and no scene cuts")
         XCTAssertLessThanOrEqual(fixed.fragments, 2 * (seconds + 2), "a video and an audio fragment a second")

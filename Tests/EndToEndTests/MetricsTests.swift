@@ -74,7 +74,7 @@ final class MetricsTests: XCTestCase {
         XCTAssertGreaterThan(m["appliance_uptime_seconds"] ?? 0, 3)
         XCTAssertEqual(m["appliance_starts_total"], 1)
         XCTAssertEqual(m["appliance_unclean_exits_total"], 0)
-        XCTAssertEqual(m["appliance_info{encoder=\"x264\",gstreamer=\"\(try Self.gstreamerVersion(daemon))\",version=\"\(ApplianceVersion.current)\"}"], 1)
+        XCTAssertEqual(m["appliance_info{encoder=\"\(try daemon.status().encoder)\",gstreamer=\"\(try Self.gstreamerVersion(daemon))\",version=\"\(ApplianceVersion.current)\"}"], 1)
 
         // --json: the same report, typed.
         let json = try daemon.ctl(["--json", "metrics"])

@@ -104,11 +104,21 @@ final class MotionTriggerTests: XCTestCase {
         try listener.waitFor("recording_started")
         Thread.sleep(forTimeInterval: 1.5)  // some motion on record
         _ = try daemon.switchCamera(.named("still"))
-        try listener.waitFor("motion_ended")
+        let ended = try listener.waitFor("motion_ended")
         let stopped = try listener.waitFor("recording_stopped")
         let path = try XCTUnwrap(stopped["path"] as? String)
         let duration = try XCTUnwrap(stopped["duration_ms"] as? Int)
-        XCTAssertGreaterThan(duration, 2500, "1 s of pre-roll, the motion, 1 s of post-roll")
+        // The clip runs from before the motion began (the pre-roll, from its first keyframe) to post_record_s after
+        // the motion's last frame.
+        let motionStart = try XCTUnwrap(Timestamps.date(iso: ended["started_at"] as? String ?? ""))
+        let motionEnd = try XCTUnwrap(Timestamps.date(iso: ended["ended_at"] as? String ?? ""))
+        let clipEnd = try XCTUnwrap(Timestamps.date(iso: stopped["ended_at"] as? String ?? ""))
+        let clipStart = clipEnd.addingTimeInterval(-Double(duration) / 1000)
+        // The pre-roll starts at the first keyframe at or after (request - pre_record_s), and the request comes
+        // min_duration_s (0.5 s) and the event's way after the motion began: with 1 s of pre-roll and a keyframe a
+        // second the clip starts within a second of it (measured: 0.64 s after, three runs).
+        XCTAssertLessThan(clipStart.timeIntervalSince(motionStart), 1.0, "the pre-roll reaches back towards the motion's start")
+        XCTAssertEqual(clipEnd.timeIntervalSince(motionEnd), 1, accuracy: 0.6, "1 s of post-roll after the last motion")
         XCTAssertEqual(try MediaProbe(path).decodeErrors(), "")
         XCTAssertEqual(try daemon.status().state, .idle)
         // The clip covers the motion's activity.

@@ -17,15 +17,17 @@ actor Retention {
     let health: Health
     let logger: Logger
     let recorder: Recorder
+    /// Looks at the wall clock before ages are judged: a jump is handled (this boot's clips dated again) first.
+    let settleClock: @Sendable () async -> Void
     /// Set when a file could not be written: the next pass makes `headroom` free even below min_free_mb.
     private let headroomWanted = Locked(false)
     private var settings: ApplianceConfig.Storage { config.storage }
     private var keepUnbackedUp: Bool { settings.keepUntilBackedUp && config.backup.enabled }
 
     init(config: ApplianceConfig, data: DataDirectory, library: Library, events: EventHub, health: Health, logger: Logger,
-         recorder: Recorder) {
+         recorder: Recorder, settleClock: @escaping @Sendable () async -> Void = {}) {
         (self.config, self.data, self.library, self.events, self.health, self.logger) = (config, data, library, events, health, logger)
-        self.recorder = recorder
+        (self.recorder, self.settleClock) = (recorder, settleClock)
     }
 
     /// After a write failure (the disk filled up): ask the next pass for room to record again.
@@ -49,7 +51,7 @@ actor Retention {
 
     /// One pass: measure, delete what must go, stop the recording if room cannot be made.
     @discardableResult
-    func pass(now: Date = Date()) async -> PassReport {
+    func pass() async -> PassReport {
         while passRunning { await withCheckedContinuation { waitingPasses.append($0) } }
         passRunning = true
         defer {
@@ -61,7 +63,10 @@ actor Retention {
         guard health.storage.state == .ok else { return report }
         let started = ContinuousClock.now
         do {
-            if settings.retentionDays > 0 { try await deleteByAge(now: now, report: &report) }
+            if settings.retentionDays > 0 {
+                await settleClock()
+                try await deleteByAge(now: Date(), report: &report)
+            }
             var capacity = try await measure()
             try await enforceLockedShare(&capacity, report: &report)
             try await makeRoom(&capacity, report: &report)
@@ -69,6 +74,8 @@ actor Retention {
             after.lastPassMs = ((ContinuousClock.now - started) / .microseconds(100)).rounded() / 10
             after.lastPassDeleted = report.deleted.count
             health.capacity = after
+        } catch is CancellationError {
+            return report  // shutting down: the pass ends here, nothing is wrong
         } catch {
             logger.error("retention: \(error)")
             health.noteError("retention: \(error)")
@@ -176,14 +183,28 @@ actor Retention {
 
     /// Deletes oldest-first until clips fit `max_used_gb` and the filesystem keeps `min_free_mb` free.
     private func makeRoom(_ capacity: inout Capacity, report: inout PassReport) async throws {
-        var minFree = Int64(settings.minFreeMb) * 1_000_000
-        if headroomWanted.withLock({ wanted in defer { wanted = false }; return wanted }) {
+        let floor = Int64(settings.minFreeMb) * 1_000_000
+        var minFree = floor
+        let afterWriteFailure = headroomWanted.withLock { wanted in defer { wanted = false }; return wanted }
+        if afterWriteFailure {
             minFree = Self.headroom(filesystemBytes: FileSystemSpace.total(at: data.root) ?? 0, minFreeMb: settings.minFreeMb)
             logger.notice("retention: making \(minFree / 1_000_000) MB free after a write failure")
         }
         let maxUsed = settings.maxUsedGb > 0 ? Int64(settings.maxUsedGb * 1e9) : Int64.max
         var need = max(0, capacity.usedBytes - maxUsed, minFree - capacity.freeBytes)
         guard need > 0 else { return }
+        let needBefore = need
+        defer {
+            // The headroom after a write failure is a wish: when it cannot be met but the rules are (max_used_gb,
+            // min_free_mb) and at least the smallest headroom (1 MB) is free, recording goes on (a small card whose
+            // only other clip was smaller than a tenth of it: a write failure, then "storage full", for ever).
+            let freed = needBefore - need
+            if afterWriteFailure, report.full != nil, capacity.usedBytes - freed <= maxUsed,
+               capacity.freeBytes + freed >= max(floor, Self.headroom(filesystemBytes: 0, minFreeMb: 0)) {
+                logger.notice("retention: made \(freed / 1_000_000) MB free after a write failure (\(minFree / 1_000_000) MB wanted; nothing else may be deleted): recording goes on")
+                report.full = nil
+            }
+        }
         let reason: RetentionDeletion.Reason = capacity.usedBytes > maxUsed ? .maxUsed : .minFree
         for tier in roomTiers {
             var cursor: (Int64, Int64)?

@@ -21,7 +21,6 @@ final class TestAppliance: @unchecked Sendable {
         config.preview.sink = "none"
         config.video.width = 640
         config.video.height = 360
-        config.video.encoder = "x264"  // `auto`'s trials have their own tests (EncoderSelectionTests)
         var camera = ApplianceConfig.Camera()
         camera.source = "test"
         config.cameras = cameras ?? [camera]
@@ -47,6 +46,10 @@ final class TestAppliance: @unchecked Sendable {
         running = Task { try await appliance.run() }
         let ready = await appliance.readiness.wait(timeout: .seconds(20))
         XCTAssertTrue(ready, "ready within 20 s")
+        // Each test's output names the encoder it records with (the default: `auto`'s choice).
+        if case .status(let status)? = try? await appliance.perform(.status) {
+            print("TestAppliance: encoder \(status.encoder) (\(status.encoderChoice?.how.rawValue ?? "?"))")
+        }
     }
 
     /// Graceful shutdown; returns when every service has stopped.

@@ -13,9 +13,9 @@ final class DaemonProcess {
     let logPath: String
     private(set) var process: Process?
 
-    /// A test config: live test sources (deterministic on any machine), no preview, and `extra` appended.
-    /// The encoder is pinned to x264 unless `extra` names one: most tests check x264's own stream (High profile, its
-    /// GOP), and `auto`'s trials have their own tests (EncoderChoiceTests).
+    /// A test config: live test sources (deterministic on any machine), no preview, and `extra` appended. The
+    /// encoder is the default (`auto`: what a newcomer gets) unless `extra` names one: a test pins an encoder only
+    /// when it checks that encoder's own stream.
     static func config(dataDir: String, extra: String = "", cameras: String? = nil) -> String {
         """
         data_dir = "\(dataDir)"
@@ -25,21 +25,10 @@ final class DaemonProcess {
         [preview]
         sink = "none"
         \(extra.contains("[web]") ? "" : "[web]\nlisten = \"127.0.0.1:0\"")
-        \(pinningX264(extra))
+        \(extra)
         \(cameras ?? "[[camera]]\nname = \"main\"\nsource = \"test\"\npattern = \"smpte\"")
         """
     }
-
-    /// `extra` with `encoder = "x264"` in its [video] table (one is added when it has none), unless it names an encoder.
-    static func pinningX264(_ extra: String) -> String {
-        if extra.contains("encoder =") { return extra }
-        if extra.contains("[video]\n") { return extra.replacingOccurrences(of: "[video]\n", with: "[video]\nencoder = \"x264\"\n") }
-        if extra.hasSuffix("[video]") { return extra + "\nencoder = \"x264\"" }
-        return pinTable + extra
-    }
-
-    /// The pin as a table of its own, when `extra` has no [video].
-    static let pinTable = "[video]\nencoder = \"x264\"\n"
 
     /// `root`: where the test's folder goes (default: the temporary directory).
     init(extra: String = "", cameras: String? = nil, root: String? = nil, file: StaticString = #filePath) throws {
@@ -71,15 +60,8 @@ final class DaemonProcess {
         return root.appendingPathComponent(".build/debug/appliance").path
     }
 
-    /// Adds TOML to the end of the config file (new tables such as [backup]). A [video] table takes over the x264 pin
-    /// that `config` added as a table of its own (TOML allows a table once).
+    /// Adds TOML to the end of the config file (new tables such as [backup]).
     func appendConfig(_ text: String) throws {
-        var text = text
-        let current = try String(contentsOfFile: configPath, encoding: .utf8)
-        if text.contains("[video]\n"), current.contains(Self.pinTable) {
-            try current.replacingOccurrences(of: Self.pinTable, with: "").write(toFile: configPath, atomically: true, encoding: .utf8)
-            text = Self.pinningX264(text)
-        }
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: configPath))
         handle.seekToEndOfFile()
         handle.write(Data(("\n" + text + "\n").utf8))
@@ -129,10 +111,19 @@ final class DaemonProcess {
             if !process.isRunning { throw DaemonError(message: "daemon exited (\(process.terminationStatus)): \(self.log)") }
             // Ready: the socket answers and the first video frame has passed the camera selector.
             if let client = try? ControlClient(path: socketPath, timeout: 5),
-               case .status(let report)? = try? client.perform(.status), report.ready { return }
+               case .status(let report)? = try? client.perform(.status), report.ready {
+                Self.sayEncoder(report)
+                return
+            }
             Thread.sleep(forTimeInterval: 0.1)
         }
         throw DaemonError(message: "daemon did not answer within \(timeout) s: \(self.log)")
+    }
+
+    /// Each test's output names the encoder its daemon records with (and how it was chosen).
+    private static func sayEncoder(_ report: StatusReport) {
+        let how = report.encoderChoice.map { " (\($0.element), \($0.how.rawValue))" } ?? ""
+        print("DaemonProcess: encoder \(report.encoder)\(how)")
     }
 
     /// Sends a signal and waits for the process to exit; returns its exit status.
