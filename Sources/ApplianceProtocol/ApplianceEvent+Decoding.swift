@@ -39,6 +39,7 @@ extension ApplianceEvent {
         case .stalled: .stalled(try data(Stall.self))
         case .flowing: .flowing(try data(Stall.self))
         case .encoderFailed: .encoderFailed(try data(EncoderFailure.self))
+        case .clockJumped: .clockJumped(try data(ClockJump.self))
         case .inputConnected: .inputConnected(try data(InputStatus.self))
         case .inputMissing: .inputMissing(try data(InputStatus.self))
         case .inputGesture: .inputGesture(try data(InputGesture.self))

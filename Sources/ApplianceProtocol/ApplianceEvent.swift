@@ -60,6 +60,9 @@ public enum ApplianceEvent: Sendable, Equatable {
     case soundEnded(SoundEvent)
     /// An activity was stored or closed: motion or sound that ended, a mark, a press of the event button.
     case activity(Activity)
+    /// The wall clock jumped (set by hand, or its first sync on a board without a clock battery); what this boot
+    /// recorded before it was dated again by the jump.
+    case clockJumped(ClockJump)
 
     /// The wire name (`recording_started`).
     public var name: String { kind.rawValue }
@@ -110,6 +113,7 @@ public enum ApplianceEvent: Sendable, Equatable {
         case .soundStarted: .soundStarted
         case .soundEnded: .soundEnded
         case .activity: .activity
+        case .clockJumped: .clockJumped
         }
     }
 
@@ -145,6 +149,7 @@ public enum ApplianceEvent: Sendable, Equatable {
         case .motionStarted(let data), .motionEnded(let data): data
         case .soundStarted(let data), .soundEnded(let data): data
         case .activity(let data): data
+        case .clockJumped(let data): data
         }
     }
 
@@ -194,5 +199,6 @@ public enum ApplianceEvent: Sendable, Equatable {
         case soundStarted = "sound_started"
         case soundEnded = "sound_ended"
         case activity
+        case clockJumped = "clock_jumped"
     }
 }

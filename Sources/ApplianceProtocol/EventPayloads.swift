@@ -145,3 +145,24 @@ public struct SoundEvent: Codable, Sendable, Equatable {
         (self.startedAt, self.endedAt, self.peakDb) = (startedAt, endedAt, peakDb)
     }
 }
+
+/// The wall clock jumped (`clock_jumped`): by how much (`jump_s`, positive forwards), from what to what, and how many
+/// clips and activities recorded earlier in this boot were dated again by it.
+public struct ClockJump: Codable, Sendable, Equatable {
+    public var jumpS: Double
+    public var from: Date
+    public var to: Date
+    public var redatedRecordings: Int
+    public var redatedActivities: Int
+    public init(jumpS: Double, from: Date, to: Date, redatedRecordings: Int = 0, redatedActivities: Int = 0) {
+        (self.jumpS, self.from, self.to, self.redatedRecordings, self.redatedActivities) = (jumpS, from, to, redatedRecordings, redatedActivities)
+    }
+
+    /// The jump in words, with its direction: "+2 d 0 h", "-3 h 12 min", "+45 s".
+    public var jumpWords: String {
+        let s = Int(abs(jumpS).rounded())
+        let size = s >= 86_400 ? "\(s / 86_400) d \(s % 86_400 / 3600) h"
+            : s >= 3600 ? "\(s / 3600) h \(s % 3600 / 60) min" : s >= 60 ? "\(s / 60) min \(s % 60) s" : "\(s) s"
+        return (jumpS < 0 ? "-" : "+") + size
+    }
+}

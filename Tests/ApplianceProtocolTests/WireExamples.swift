@@ -179,6 +179,8 @@ enum WireExamples {
         case .soundEnded: .soundEnded(SoundEvent(startedAt: Date(timeIntervalSince1970: 1_700_000_000), endedAt: Date(timeIntervalSince1970: 1_700_000_003.25),
                                                  peakDb: -12.25))
         case .activity: .activity(motion)
+        case .clockJumped: .clockJumped(ClockJump(jumpS: 172_800, from: Date(timeIntervalSince1970: 1_700_000_000),
+                                                  to: Date(timeIntervalSince1970: 1_700_172_800), redatedRecordings: 6, redatedActivities: 1))
         }
     }
 }

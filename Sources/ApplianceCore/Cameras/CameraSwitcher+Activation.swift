@@ -24,6 +24,10 @@ extension CameraSwitcher {
         if case .missing(let reason) = target.state.withLock({ $0 }) {
             throw ApplianceError(.unavailable, "camera '\(target.name)' is missing: \(reason)")
         }
+        // Refused before the shown camera is touched: nothing can be done with it until that start returns.
+        if target.isStuck, case .error(let reason) = target.state.withLock({ $0 }) {
+            throw ApplianceError(.unavailable, "camera '\(target.name)' cannot start: \(reason); its start has not returned yet")
+        }
         let previous = active
         let started = ContinuousClock.now
         let arrived: ContinuousClock.Instant?
@@ -55,22 +59,23 @@ extension CameraSwitcher {
             setActive(nil)
             if let previous {
                 previous.state.withLock { $0 = .standby }
-                if !previous.config.alwaysOn { try? await blocking { previous.stop() } }
+                if !previous.config.alwaysOn { await previous.stop() }
             }
             target.state.withLock { $0 = .starting }
             let handover = prepareHandover(to: target.selectorPad)
             do {
                 let pipeline = graph.pipeline
-                let firstFrame = try await blocking { try target.start(following: pipeline) }
+                let firstFrame = try await target.start(following: pipeline, deadline: Self.startDeadline(target))
                 logMode(of: target)
                 guard await firstFrame.wait(timeout: Self.startTimeout) != nil else {
                     throw ApplianceError(.unavailable, "no frame within \(Self.startTimeout)")
                 }
             } catch {
                 handover?.cancel()
-                if !target.config.alwaysOn { try? await blocking { target.stop() } }
-                let reason = (error as? GStreamerError)?.description ?? "\(error)"
+                if !target.config.alwaysOn { await target.stop() }
+                let reason = (error as? GStreamerError)?.description ?? (error as? ApplianceError)?.message ?? "\(error)"
                 target.state.withLock { $0 = .error(reason) }
+                noteFailure(of: target)
                 events.publish(.cameraFailed(CameraFailure(camera: target.name, reason: reason)))
                 logger.error("camera '\(target.name)' failed to start: \(reason)")
                 throw error
@@ -80,9 +85,10 @@ extension CameraSwitcher {
         }
         if let previous, previous !== target {
             previous.state.withLock { if $0 == .active { $0 = .standby } }
-            if !previous.config.alwaysOn, previous.isRunning { try? await blocking { previous.stop() } }
+            if !previous.config.alwaysOn, previous.isRunning { await previous.stop() }
         }
         target.state.withLock { $0 = .active }
+        retries[target.name] = nil
         setActive(target)
         let latency = ((arrived ?? .now) - started) / .milliseconds(1)
         events.publish(.cameraSwitched(CameraSwitched(from: previous?.name, to: target.name, latencyMs: (latency * 10).rounded() / 10)))
@@ -145,11 +151,11 @@ extension CameraSwitcher {
 
     private func startFiller() async {
         let filler = graph.filler, pipeline = graph.pipeline
-        if !filler.isRunning { _ = try? await blocking { try filler.start(following: pipeline) } }
+        if !filler.isRunning { _ = try? await filler.start(following: pipeline, deadline: .seconds(10)) }
     }
 
     private func stopFiller() async {
         let filler = graph.filler
-        if filler.isRunning { try? await blocking { filler.stop() } }
+        if filler.isRunning { await filler.stop() }
     }
 }

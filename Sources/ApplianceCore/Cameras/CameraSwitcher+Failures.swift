@@ -13,7 +13,8 @@ extension CameraSwitcher {
             setActive(nil)
         }
         slot.state.withLock { $0 = .error(reason) }
-        try? await blocking { slot.stop() }
+        noteFailure(of: slot)
+        await slot.stop()
         events.publish(.cameraFailed(CameraFailure(camera: name, reason: reason)))
         logger.error("camera '\(name)' failed: \(reason)\(wasActive ? "; the output continues on the filler" : "")")
         if wasActive { await activateFirstWorking(after: slot) }
@@ -61,11 +62,19 @@ extension CameraSwitcher {
         }
     }
 
+    /// A camera that failed gets another chance once its backoff has passed (1 s, doubling to 30 s), and never
+    /// while a start of it is stuck in its source.
     func isUsable(_ slot: CameraSlot) -> Bool {
         switch slot.state.withLock({ $0 }) {
-        case .standby, .error: true  // a camera that failed earlier gets another chance
+        case .standby: true
+        case .error: !slot.isStuck && retries[slot.name]?.allows(.now) != false
         case .active, .starting, .missing: false
         }
+    }
+
+    /// Counts a failed start or a failed stream towards the camera's backoff.
+    func noteFailure(of slot: CameraSlot) {
+        retries[slot.name, default: RetryBackoff()].failed(at: .now)
     }
 
     func nextUsable(after current: CameraSlot?) -> CameraSlot? {

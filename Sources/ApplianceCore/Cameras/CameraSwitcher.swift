@@ -31,7 +31,12 @@ public actor CameraSwitcher: Service, CustomStringConvertible {
     private nonisolated let waiting = Locked<[ObjectIdentifier: OneShot<Result<SwitchResult, ApplianceError>>]>([:])
     /// A refresh already queued: device polls do not pile up behind a slow operation.
     private nonisolated let refreshQueued = Locked(false)
+    /// How long a started camera has to deliver its first frame.
     static let startTimeout: Duration = .seconds(5)
+    /// How long a camera's start (its source reaching PLAYING) may take: `[[camera]] start_timeout_s`.
+    static func startDeadline(_ slot: CameraSlot) -> Duration { .milliseconds(Int64(slot.config.startTimeoutS * 1000)) }
+    /// Failed cameras, by name: how many times in a row, and when the next try may be (`RetryBackoff`).
+    var retries: [String: RetryBackoff] = [:]
     /// How long a `switch` waits for its turn and its result before answering `busy`.
     static let replyTimeout: Duration = .seconds(30)
 
@@ -84,7 +89,9 @@ public actor CameraSwitcher: Service, CustomStringConvertible {
 
     public func run() async throws {
         for await request in requests.cancelOnGracefulShutdown() {
-            await handle(request)
+            // A camera call stuck in its source must not hold up a stop: shutdown cancels the operation in flight,
+            // and its device calls are abandoned (`DeviceCall`).
+            await cancelWhenGracefulShutdown { await self.handle(request) }
         }
         queue.finish()
         for reply in waiting.withLock({ Array($0.values) }) {
@@ -117,7 +124,7 @@ public actor CameraSwitcher: Service, CustomStringConvertible {
     func startInitial() async {
         await activateFirstWorking(after: nil)
         for slot in slots where slot.config.alwaysOn && !slot.isRunning && slot.state.withLock({ $0 }) == .standby {
-            _ = try? await blocking { [graph] in try slot.start(following: graph.pipeline) }
+            _ = try? await slot.start(following: graph.pipeline, deadline: Self.startDeadline(slot))
         }
     }
 

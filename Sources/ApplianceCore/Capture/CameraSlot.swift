@@ -1,3 +1,4 @@
+import ApplianceProtocol
 import Foundation
 import GStreamerKit
 import Logging
@@ -47,6 +48,8 @@ final class CameraSlot: Sendable {
     private let output: Pad
     let state: Locked<State>
     private let firstFrame = Locked<OneShot<Bool>?>(nil)
+    /// When a start that was abandoned began (nil: none is stuck).
+    private let stuckSince = Locked<ContinuousClock.Instant?>(nil)
     private let running = Locked(false)
     /// Frames this camera has delivered to the selector since start (metrics: frames in).
     private let delivered = Counter()
@@ -160,11 +163,33 @@ final class CameraSlot: Sendable {
         mode.withLock { $0 = choice }
     }
 
-    /// Starts the camera's bin; the returned one-shot fires with its first frame.
-    func start(following pipeline: Pipeline) throws -> OneShot<Bool> {
-        if kind == "v4l2" { try prepareV4L2Source() }
+    /// Starts the camera's bin; the returned one-shot fires with its first frame. The start (for a V4L2 camera also
+    /// reading its modes) runs as a `DeviceCall`: one that has not returned within `deadline` is abandoned, the
+    /// camera is `stuck` until it returns (it is then stopped again, on that call's thread), and it cannot be started
+    /// meanwhile. A filesrc opening a FIFO with no writer, or a network source waiting for an answer, blocks there.
+    func start(following pipeline: Pipeline, deadline: Duration) async throws -> OneShot<Bool> {
+        if let since = stuckSince.withLock({ $0 }) {
+            throw ApplianceError(.unavailable, "its start of \((ContinuousClock.now - since).components.seconds) s ago has not returned yet (stuck in its source)")
+        }
         let shot = OneShot<Bool>()
         firstFrame.withLock { $0 = shot }
+        let began = ContinuousClock.now
+        do {
+            try await DeviceCall.run("camera '\(name)' start", deadline: deadline, afterAbandoned: { [self] _ in
+                stopBin()
+                stuckSince.withLock { $0 = nil }
+            }) { [self] in try startNow(following: pipeline) }
+        } catch let abandoned as DeviceCall.Abandoned {
+            stuckSince.withLock { $0 = began }
+            throw abandoned
+        }
+        running.withLock { $0 = true }
+        return shot
+    }
+
+    /// The blocking part of `start`.
+    private func startNow(following pipeline: Pipeline) throws {
+        if kind == "v4l2" { try prepareV4L2Source() }
         output.setOffset(Int64(bin.startNow(in: pipeline)))
         do {
             try bin.setState(.playing)
@@ -172,9 +197,11 @@ final class CameraSlot: Sendable {
             _ = try? bin.setState(.null)
             throw error
         }
-        running.withLock { $0 = true }
-        return shot
     }
+
+    /// Whether a start of this camera was abandoned and has not returned: nothing can be done with its bin (its
+    /// state lock is held) until it does.
+    var isStuck: Bool { stuckSince.withLock { $0 != nil } }
 
     /// Lets this bin start and stop with the pipeline (the filler: video must flow while the pipeline starts).
     func runWithPipeline() {
@@ -182,8 +209,29 @@ final class CameraSlot: Sendable {
         running.withLock { $0 = true }
     }
 
-    /// Stops the camera (releases the device). Blocking: call off the cooperative pool.
-    func stop() {
+    /// Stops the camera (releases the device), as a `DeviceCall` with `deadline`: a driver can hang in close too.
+    /// A camera whose start is stuck is left alone: it is stopped when that start returns.
+    func stop(deadline: Duration = CameraSlot.stopDeadline) async {
+        guard !isStuck else { return }
+        do {
+            try await DeviceCall.run("camera '\(name)' stop", deadline: deadline) { [self] in stopNow() }
+        } catch {
+            // Abandoned: the thread goes on stopping it; the camera counts as stopped.
+        }
+    }
+
+    static let stopDeadline: Duration = .seconds(5)
+
+    /// Stops the camera now (blocking: off the cooperative pool); nothing to do while a start is stuck.
+    func stopNow() {
+        guard !isStuck else {
+            running.withLock { $0 = false }
+            return
+        }
+        stopBin()
+    }
+
+    private func stopBin() {
         running.withLock { $0 = false }
         bin.setLockedState(true)
         _ = try? bin.setState(.null)

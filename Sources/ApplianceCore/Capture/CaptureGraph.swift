@@ -177,10 +177,11 @@ public final class CaptureGraph: Sendable {
         busReader.start()
     }
 
-    /// Stops everything (after any recording was finalised). Camera bins have locked states: stopped one by one.
+    /// Stops everything (after any recording was finalised). Camera bins have locked states: stopped one by one; one
+    /// whose start is stuck (`CameraSlot.isStuck`) is left to that call.
     public func stop() {
-        for camera in cameras { camera.stop() }
-        filler.stop()
+        for camera in cameras { camera.stopNow() }
+        filler.stopNow()
         _ = try? pipeline.setState(.null)
         busReader.stop()
     }

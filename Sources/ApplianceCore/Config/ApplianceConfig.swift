@@ -74,6 +74,9 @@ public struct ApplianceConfig: Sendable, Equatable {
         /// A V4L2 camera's capture mode (`mode = "1280x720@30"`, optionally `"… mjpeg"`); nil: the appliance
         /// chooses the mode that delivers [video] width x height at its framerate (see `ModeChoice`).
         public var mode: ModeRequest?
+        /// How long the camera's start (its source reaching PLAYING) may take before it counts as failed: a source
+        /// can block there (a FIFO with no writer, a wedged USB camera, a network source with no answer).
+        public var startTimeoutS = 10.0
         public init() {}
     }
 

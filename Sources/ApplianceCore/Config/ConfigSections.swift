@@ -64,6 +64,7 @@ enum ConfigSections {
             c.mirror = try t.bool("mirror", c.mirror)
             c.rotate = try t.int("rotate", c.rotate, 0...270)
             c.alwaysOn = try t.bool("always_on", c.alwaysOn)
+            c.startTimeoutS = try t.double("start_timeout_s", c.startTimeoutS, 0.5...600)
             let mode = try t.string("mode", "")
             if !mode.isEmpty {
                 guard let request = ModeRequest(parsing: mode) else {

@@ -48,6 +48,9 @@ rotate = 0
 # V4L2: the appliance reads the camera's modes and asks for the one that delivers [video] width x height at its
 # framerate (ctl cameras shows which). To pin one: mode = "1280x720@30", or "1920x1080@30 mjpeg".
 # mode = "1280x720@30"
+# A camera whose start takes longer than this (a wedged driver, a source that waits for ever) counts as failed: the
+# output goes on with the next camera or a black picture, and it is tried again after 1 s, 2 s, 4 s… (at most 30 s).
+start_timeout_s = 10.0
 
 [preview]
 # auto: wayland when WAYLAND_DISPLAY is set, gl when DISPLAY is set, else none. none | kms | wayland | gl

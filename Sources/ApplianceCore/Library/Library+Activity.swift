@@ -14,6 +14,7 @@ extension Library {
                                  activity.thumbnail])
             var stored = Self.asStored(activity)
             stored.id = db.lastInsertedRowID
+            try Self.stampBoot(db, table: "activity", rowid: stored.id, wallMs: Recording.milliseconds(activity.startedAt))
             return stored
         }
     }

@@ -41,16 +41,26 @@ public final class Library: Sendable {
         (self.database, self.path) = (database, path)
         do {
             try LibraryMigrations.migrator.migrate(database)
-            let rows = try database.read { db in
-                try Row.fetchAll(db, sql: "SELECT created_at, rowid, group_id FROM recordings").map { row in
-                    (key: PageIndex.Key(createdAt: row[0], rowid: row[1]), group: row[2] as String?)
-                }
-            }
+            let rows = try database.read(Self.indexRows)
             index = Locked(PageIndex(keys: rows.map(\.key)))
             entries = Locked(EntryIndex(rows: rows))
         } catch {
             throw LibraryError.storage("cannot open the database \(path ?? "in memory"): \(error)")
         }
+    }
+
+    /// Every row's sort key and group: what the page and entry indexes are built from.
+    private static func indexRows(_ db: Database) throws -> [(key: PageIndex.Key, group: String?)] {
+        try Row.fetchAll(db, sql: "SELECT created_at, rowid, group_id FROM recordings").map { row in
+            (key: PageIndex.Key(createdAt: row[0], rowid: row[1]), group: row[2] as String?)
+        }
+    }
+
+    /// Builds the indexes again from the table: after rows were dated again (`redate`), their keys moved.
+    func reloadIndexes() async throws {
+        let rows = try await database.read(Self.indexRows)
+        index.withLock { $0 = PageIndex(keys: rows.map(\.key)) }
+        entries.withLock { $0 = EntryIndex(rows: rows) }
     }
 
     private static var configuration: Configuration {
@@ -80,13 +90,15 @@ public final class Library: Sendable {
 
     // MARK: writes
 
-    /// Inserts a new row (a recording starting, or one adopted by recovery).
+    /// Inserts a new row (a recording starting, or one adopted by recovery). A recording starting (state
+    /// `recording`) is stamped with the boot clock, so that a jump of the wall clock can date it again.
     public func insert(_ recording: Recording) async throws {
         let key = try await database.write { db -> PageIndex.Key in
             try recording.insert(db)
             let rowid = db.lastInsertedRowID
             // The stored value is the key: read it back rather than converting the Date a second time.
             let createdAt = try Int64.fetchOne(db, sql: "SELECT created_at FROM recordings WHERE rowid = ?", arguments: [rowid]) ?? 0
+            if recording.state == .recording { try Self.stampBoot(db, table: "recordings", rowid: rowid, wallMs: createdAt) }
             return PageIndex.Key(createdAt: createdAt, rowid: rowid)
         }
         index.withLock { $0.insert(key) }

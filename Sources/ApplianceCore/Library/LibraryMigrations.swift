@@ -9,6 +9,7 @@ enum LibraryMigrations {
         registerLater(&migrator)
         registerActivity(&migrator)
         registerDayTotals(&migrator)
+        registerBootClock(&migrator)
         return migrator
     }
 
@@ -132,6 +133,25 @@ enum LibraryMigrations {
             // The timeline's calendar sums a month of recordings by day (260,000 rows in loop mode): from this index
             // alone it reads 80 ms, from the rows 250 ms (measured).
             try db.create(index: "recordings_by_day", on: "recordings", columns: ["created_at", "state", "duration_ms", "locked"])
+        }
+    }
+
+    private static func registerBootClock(_ migrator: inout DatabaseMigrator) {
+        migrator.registerMigration("v9: boot clock") { db in
+            // Rows written live carry the boot they were written in and the boot clock's milliseconds at their
+            // start: the wall clock of a board without a clock battery jumps at its first sync, and the rows of
+            // that boot are dated again by it (`Library.redate`). `redated_ms`: how far a row was moved in all.
+            for table in ["recordings", "activity"] {
+                try db.alter(table: table) { t in
+                    t.add(column: "boot_id", .text)
+                    t.add(column: "boot_ms", .integer)
+                }
+            }
+            try db.alter(table: "recordings") { t in
+                t.add(column: "redated_ms", .integer).notNull().defaults(to: 0)
+            }
+            try db.create(index: "recordings_by_boot", on: "recordings", columns: ["boot_id"], condition: Column("boot_id") != nil)
+            try db.create(index: "activity_by_boot", on: "activity", columns: ["boot_id"], condition: Column("boot_id") != nil)
         }
     }
 }

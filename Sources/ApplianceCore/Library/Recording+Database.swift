@@ -22,6 +22,8 @@ extension Recording: FetchableRecord, PersistableRecord {
         (backupState, backupRemotePath, backupError) = (row["backup_state"], row["backup_remote_path"], row["backup_error"])
         backupAttempts = row["backup_attempts"]
         backedUpAt = (row["backed_up_at"] as Int64?).map(Self.date)
+        // Written only by `Library.redate` (so never by `encode`: an update cannot undo a re-dating).
+        redatedMs = (row["redated_ms"] as Int64?).flatMap { $0 == 0 ? nil : $0 }
     }
 
     public func encode(to container: inout PersistenceContainer) throws {

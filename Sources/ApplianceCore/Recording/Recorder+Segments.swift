@@ -54,9 +54,9 @@ extension Recorder {
         current.session.cut(at: cut)
         graph.scrub?.end(id: current.session.id, at: cut)
         graph.scrub?.begin(id: row.id, path: data.scrubPath(id: row.id), at: cut)
-        closing.append(ClosingSegment(active: still, cutAt: Date()))
+        closing.append(ClosingSegment(active: still, cutAt: .now))
         phase = .recording(ActiveRecording(session: next, title: row.title, activationIndex: activationIndex,
-                                           cameraAtStart: cameraNow, lastSync: .now, recordingStartedAt: current.recordingStartedAt, segmentStartedAt: row.createdAt,
+                                           cameraAtStart: cameraNow, lastSync: .now, recordingStarted: current.recordingStarted, segmentStartedAt: row.createdAt,
                                            group: current.group, segment: segment, requestedTitle: current.requestedTitle,
                                            nominalStart: nominal))
         logger.info("loop recording: segment \(segment) starts", metadata: ["id": "\(row.id)", "group": "\(current.group ?? "")"])
@@ -77,7 +77,7 @@ extension Recorder {
 
     /// Finalises segments whose muxer has finished (or, with `waitForAll`, every one: at stop and shutdown).
     func finishClosingSegments(waitForAll: Bool) async {
-        let due = closing.filter { waitForAll || $0.active.session.finalised.isFired || Date().timeIntervalSince($0.cutAt) > 5 }
+        let due = closing.filter { waitForAll || $0.active.session.finalised.isFired || ContinuousClock.now - $0.cutAt > .seconds(5) }
         guard !due.isEmpty else { return }
         for entry in due { measureBoundary(after: entry.active) }  // while the segments after them are still listed
         closing.removeAll { entry in due.contains { $0.active.session === entry.active.session } }

@@ -24,8 +24,8 @@ actor Recorder {
         var activationIndex: Int
         var cameraAtStart: String?
         var lastSync: ContinuousClock.Instant
-        /// When the recording (its first segment) started.
-        var recordingStartedAt: Date
+        /// When the recording (its first segment) started, by the monotonic clock (its elapsed time).
+        var recordingStarted: ContinuousClock.Instant
         /// When this file's first frame was due (its row's created_at).
         var segmentStartedAt: Date
         /// Loop recording: the group id (the first segment's id) and this file's number in it.
@@ -40,7 +40,7 @@ actor Recorder {
     /// A segment cut off by the one after it, waiting for its muxer to finish.
     struct ClosingSegment: Sendable {
         var active: ActiveRecording
-        var cutAt: Date
+        var cutAt: ContinuousClock.Instant
         /// Why the file ended early, if it did (a write failure).
         var note: String?
     }
@@ -146,7 +146,7 @@ actor Recorder {
             session.requestStop(at: session.startAt + Self.nanoseconds(config.recording.maxDurationS))
         }
         phase = .recording(ActiveRecording(session: session, title: row.title, activationIndex: activationIndex,
-                                           cameraAtStart: cameraAtStart, lastSync: .now, recordingStartedAt: session.createdAt, segmentStartedAt: row.createdAt,
+                                           cameraAtStart: cameraAtStart, lastSync: .now, recordingStarted: .now, segmentStartedAt: row.createdAt,
                                            group: row.group, segment: row.segment, requestedTitle: title, nominalStart: session.startAt))
         logger.info("recording started", metadata: ["id": "\(row.id)", "title": "\(row.title)"])
         var started = RecordingStarted(id: row.id, title: row.title, partialPath: session.partialPath, createdAt: session.createdAt)
@@ -216,7 +216,8 @@ actor Recorder {
                 return
             }
         } else {
-            let overdue = Date().timeIntervalSince(session.createdAt) > config.recording.maxDurationS + 2
+            // By the pipeline's clock: a wall clock that jumps must not end a clip early.
+            let overdue = graph.runningTimeNow > session.startAt + Self.nanoseconds(config.recording.maxDurationS + 2)
             if session.finalised.isFired || overdue {
                 logger.info("recording \(session.id) reached max_duration_s (\(config.recording.maxDurationS) s)")
                 do {
@@ -303,7 +304,7 @@ actor Recorder {
             let t = active.session.timing
             var live = StatusReport.Live(
                 id: active.session.id, title: active.title,
-                elapsedMs: Int(Date().timeIntervalSince(active.recordingStartedAt) * 1000), durationMs: t.durationMs,
+                elapsedMs: Int((ContinuousClock.now - active.recordingStarted).seconds * 1000), durationMs: t.durationMs,
                 videoFrames: t.videoFrames, droppedFrames: t.droppedFrames, avOffsetMs: t.avOffsetMs,
                 partialPath: active.session.partialPath)
             (live.group, live.segment) = (active.group, active.segment)

@@ -43,8 +43,10 @@ struct RecordingFinaliser: Sendable {
         await endStreams(of: session)
         try await blocking { session.teardown(last: last) }
         let timing = session.timing
-        // A segment's end is its cut, not the moment the tick got round to finalising it.
-        let endedAt = reason == .segment ? active.segmentStartedAt.addingTimeInterval(Double(timing.durationMs) / 1000) : Date()
+        // A segment's end is its cut, not the moment the tick got round to finalising it: its start (the row's, which
+        // a jump of the wall clock may have moved since) and its length.
+        let stoppedAt = Date()
+        let segmentEnd: @Sendable (Date) -> Date? = { reason == .segment ? $0.addingTimeInterval(Double(timing.durationMs) / 1000) : nil }
         guard timing.videoFrames > 0 else {
             return try await discardEmpty(session, reason: "the camera delivered no frame before the recording was stopped")
         }
@@ -62,6 +64,7 @@ struct RecordingFinaliser: Sendable {
         }
         let size = DataDirectory.fileSize(finalPath) ?? 0
         var finalTitle = title ?? active.title
+        var (createdAt, endedAt) = (session.createdAt, segmentEnd(active.segmentStartedAt) ?? stoppedAt)
         do {
             // A rename may have landed while this stop was waiting: only an explicit title overrides the row's.
             let updated = try await library.update(id: session.id) { row in
@@ -71,13 +74,15 @@ struct RecordingFinaliser: Sendable {
                 row.thumbnail = thumbnail
                 if let title { row.title = title }
                 row.camera = camerasUsed.isEmpty ? nil : camerasUsed.joined(separator: ",")
-                row.endedAt = endedAt
+                row.endedAt = segmentEnd(row.createdAt) ?? stoppedAt
                 row.durationMs = timing.durationMs
                 row.sizeBytes = size
                 row.audioPresent = timing.audioBuffers > 0
                 if timing.audioBuffers == 0 { row.audioCodec = nil }
             }
-            finalTitle = updated.title
+            // Moved with the row if the clock jumped since the recording began.
+            createdAt = createdAt.addingTimeInterval(Double(updated.redatedMs ?? 0) / 1000)
+            (finalTitle, endedAt) = (updated.title, updated.endedAt ?? endedAt)
         } catch {
             // The file is safe in recordings/; the next start-up adopts it if the row stays behind.
             health.noteError("\(error)")
@@ -89,7 +94,7 @@ struct RecordingFinaliser: Sendable {
             id: session.id, title: finalTitle, path: finalPath, thumbnail: thumbnail,
             durationMs: timing.durationMs, videoFrames: timing.videoFrames, droppedFrames: timing.droppedFrames,
             audioDurationMs: timing.audioDurationMs, avOffsetMs: timing.avOffsetMs, sizeBytes: size,
-            width: v.width, height: v.height, framerate: v.framerate, createdAt: session.createdAt, endedAt: endedAt,
+            width: v.width, height: v.height, framerate: v.framerate, createdAt: createdAt, endedAt: endedAt,
             stopReason: reason, startLatencyMs: timing.startLatencyMs,
             stopLatencyMs: timing.lastFrameClock.flatMap { now >= $0 ? Double(now - $0) / 1_000_000 : nil }))
     }

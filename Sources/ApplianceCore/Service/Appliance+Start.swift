@@ -16,11 +16,11 @@ extension Appliance {
                              serviceManager: ServiceManager? = nil, frontEnds: [FrontEnd] = [],
                              encoderTrials: any EncoderTrialRunner = InProcessEncoderTrials()) async throws -> Appliance {
         let started = ContinuousClock.now
-        let startedAt = Date()
         GStreamer.initialize()  // once, before recovery and the graph use it from two threads
         let (data, folderLock, library, runs) = try await openDataFolder(config: config, logger: logger, serviceManager: serviceManager)
         let (config, encoders) = try await chooseEncoder(config: config, data: data, trials: encoderTrials, logger: logger)
         let events = EventHub()
+        let clock = await ClockWatch.reconciled(library: library, events: events, logger: logger)
         let (graph, cameras, recovery) = try await startCapture(config: config, data: data, library: library, events: events,
                                                                 logger: logger)
         let health = Health(storage: recovery.storage, recovery: recovery.report)
@@ -35,7 +35,7 @@ extension Appliance {
         let recorder = Recorder(config: config, data: data, library: library, graph: graph, events: events, health: health,
                                 logger: logger, cameras: cameras, backup: backup)
         let retention = Retention(config: config, data: data, library: library, events: events, health: health, logger: logger,
-                                  recorder: recorder)
+                                  recorder: recorder, settleClock: { await clock.settle() })
         let retentionWake = WakeSignal()
         await recorder.onFileFinished { retentionWake.signal() }
         await recorder.onWriteFailure {
@@ -53,16 +53,16 @@ extension Appliance {
         let webrtc = WebRTCViewers(feed: liveFeed, web: config.web, logger: logger)
         let webReporter = FrontEndReporter(web: config.web.enabled ? WebStatus(state: .starting, listen: config.web.listen) : nil,
                                            live: graph.live, webrtc: webrtc)
-        let status = StatusReporter(config: config, data: data, library: library, graph: graph, health: health, recorder: recorder, cameras: cameras, readiness: readiness, startedAt: startedAt,
+        let status = StatusReporter(config: config, data: data, library: library, graph: graph, health: health, recorder: recorder, cameras: cameras, readiness: readiness, started: started,
                                     outputs: lights, inputs: inputs, web: webReporter, rtsp: network.rtsp?.feed, mqtt: network.mqtt?.link,
-                                    onvif: network.onvif?.link, encoders: encoders)
+                                    onvif: network.onvif?.link, encoders: encoders, clock: clock)
         let clips = Clips(config: config, data: data, library: library, events: events, logger: logger, recorder: recorder, backup: backup)
         let activity = ActivityLog(clips: clips, pictures: ActivityPictures(data: data, latestFrame: { graph.latestFrame }), activeCamera: { await cameras.activeName })
         let dispatcher = CommandDispatcher(
             recorder: recorder, clips: clips, activity: activity, cameras: cameras,
             devices: devices, snapshots: Snapshotter(data: data, graph: graph, logger: logger), status: status,
             metrics: MetricsCollector(status: status, data: data, library: library, graph: graph, recorder: recorder, cameras: cameras, backup: backup,
-                                      liveness: liveness, runs: runs, startedAt: startedAt),
+                                      liveness: liveness, runs: runs, started: started),
             backup: backup, retention: retention, gate: gate)
         let socketPath = config.socket.isEmpty ? data.root + "/ctl.sock" : config.socket
         let server = ControlServer(path: socketPath, router: SocketRouter(perform: dispatcher.perform), events: events,
@@ -75,7 +75,7 @@ extension Appliance {
             EncoderFailover(selection: encoders, graph: graph, recorder: recorder, events: events, logger: logger, stallAfter: liveness.stallAfter),
             DeviceWatch(monitor: devices, cameras: cameras, events: events),
             StorageWatch(health: health, events: events, logger: logger, absentSample: recovery.absentSample),
-            cameras,
+            cameras, clock,
         ]
         if let backup { services.append(backup) }
         services += await pictureServices(graph: graph, cameras: cameras, config: config, events: events, logger: logger,
@@ -101,12 +101,10 @@ extension Appliance {
             services.append(SystemdNotifier(manager: serviceManager, readiness: readiness, liveness: liveness, events: events,
                                             logger: logger, perform: dispatcher.perform))
         }
-        let group = ServiceGroup(configuration: .init(
-            services: services.map { ServiceGroupConfiguration.ServiceConfiguration(service: $0) },
-            gracefulShutdownSignals: handleSignals ? [.sigterm, .sigint] : [],
-            logger: logger))
+        let deadline = ShutdownDeadline(logger: logger)
         return Appliance(config: config, data: data, events: events, readiness: readiness, socketPath: socketPath, graph: graph,
-                         dispatcher: dispatcher, group: group, folderLock: folderLock, library: library, webrtc: webrtc, logger: logger)
+                         dispatcher: dispatcher, group: makeGroup(services, deadline: deadline, handleSignals: handleSignals, logger: logger),
+                         folderLock: folderLock, library: library, webrtc: webrtc, deadline: deadline, logger: logger)
     }
 
     /// The data folder (locked before anything reads it) and its library, with this run recorded; after a crash
@@ -220,6 +218,15 @@ extension Appliance {
             logger.info("ready", metadata: ["startup_ms": "\(String(format: "%.0f", ms))"])
             events.publish(.ready(Ready(startupMs: (ms * 10).rounded() / 10)))
         })
+    }
+
+    /// The one ServiceGroup, its services tracked by the shutdown deadline (a stop ends within 10 s, whatever a
+    /// device does).
+    private static func makeGroup(_ services: [any Service], deadline: ShutdownDeadline, handleSignals: Bool, logger: Logger) -> ServiceGroup {
+        ServiceGroup(configuration: .init(
+            services: deadline.track(services).map { ServiceGroupConfiguration.ServiceConfiguration(service: $0) },
+            gracefulShutdownSignals: handleSignals ? [.sigterm, .sigint] : [],
+            logger: logger))
     }
 
     /// Runs a start-up step that comes after the graph started: on failure the graph is stopped and the error becomes

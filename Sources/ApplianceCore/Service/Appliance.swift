@@ -25,6 +25,7 @@ public final class Appliance: Sendable {
     private let folderLock: DataFolderLock
     private let library: Library
     private let webrtc: WebRTCViewers
+    private let deadline: ShutdownDeadline
     private let logger: Logger
 
     /// Sends a command, as every front end does; a refusal or failure is an `ApplianceError` with a stable code.
@@ -36,7 +37,10 @@ public final class Appliance: Sendable {
     /// order the group stops them: commands refused, socket closed, recording finalised, uploads stopped at a safe
     /// point, camera and device watchers ended; then the graph stops and the data folder is released.
     public func run() async throws {
-        defer { folderLock.release() }
+        defer {
+            deadline.finished()
+            folderLock.release()
+        }
         do {
             try await group.run()
         } catch {
@@ -67,22 +71,25 @@ public final class Appliance: Sendable {
         events.finishAll()
         graph.live.finishAll()
         let (graph, webrtc) = (self.graph, self.webrtc)
-        let stopped = OneShot<Bool>()
-        BlockingPool.shared.submit { _ in
-            webrtc.endAll()
-            graph.stop()
-            stopped.fire(true)
-        }
-        if await stopped.wait(timeout: Self.graphStopLimit) == nil {
-            logger.error("the capture graph did not stop within \(Self.graphStopLimit) (a device call is stuck); exiting without it")
+        do {
+            try await deadline.during("the capture graph's stop") {
+                try await DeviceCall.run("the capture graph's stop", deadline: Self.graphStopLimit) {
+                    webrtc.endAll()
+                    graph.stop()
+                }
+            }
+        } catch {
+            let stuck = DeviceCall.stuckNow.filter { !$0.hasPrefix("the capture graph's stop") }
+            logger.error("the capture graph did not stop within \(Self.graphStopLimit) (a device call is stuck\(stuck.isEmpty ? "" : ": " + stuck.joined(separator: ", "))); exiting without it")
         }
     }
 
     init(config: ApplianceConfig, data: DataDirectory, events: EventHub, readiness: Readiness, socketPath: String,
          graph: CaptureGraph, dispatcher: CommandDispatcher, group: ServiceGroup, folderLock: DataFolderLock, library: Library,
-         webrtc: WebRTCViewers, logger: Logger) {
+         webrtc: WebRTCViewers, deadline: ShutdownDeadline, logger: Logger) {
         (self.config, self.data, self.events, self.readiness) = (config, data, events, readiness)
         (self.socketPath, self.graph, self.dispatcher, self.group) = (socketPath, graph, dispatcher, group)
         (self.folderLock, self.library, self.webrtc, self.logger) = (folderLock, library, webrtc, logger)
+        self.deadline = deadline
     }
 }

@@ -15,7 +15,8 @@ struct MetricsCollector: Sendable {
     let backup: BackupUploader?
     let liveness: LivenessMonitor
     let runs: DaemonRuns
-    let startedAt: Date
+    /// When the daemon started, by the monotonic clock.
+    let started: ContinuousClock.Instant
 
     func metrics() async -> MetricsReport {
         let s = await status.status()
@@ -41,7 +42,7 @@ struct MetricsCollector: Sendable {
                 [MetricSample(1, ["element": choice.element, "encoder": choice.encoder, "how": choice.how.rawValue])])
         }
         add("appliance_ready", .gauge, "1 once the socket answers and the first frame has passed the camera selector.", s.ready ? 1 : 0)
-        add("appliance_uptime_seconds", .gauge, "Seconds since this daemon started.", Date().timeIntervalSince(startedAt).rounded3)
+        add("appliance_uptime_seconds", .gauge, "Seconds since this daemon started.", (ContinuousClock.now - started).seconds.rounded3)
         add("appliance_starts_total", .counter, "Daemon starts on this data folder, this one included.", Double(runs.starts))
         add("appliance_unclean_exits_total", .counter,
             "Runs on this data folder that ended without a clean stop (crash, kill, watchdog abort, power loss).", Double(runs.uncleanExits))

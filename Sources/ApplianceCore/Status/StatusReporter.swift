@@ -11,7 +11,9 @@ struct StatusReporter: Sendable {
     let graph: CaptureGraph
     let health: Health
     let recorder: Recorder, cameras: CameraSwitcher
-    let readiness: Readiness, startedAt: Date
+    let readiness: Readiness
+    /// When the daemon started, by the monotonic clock (uptime: a wall clock set back would make it negative).
+    let started: ContinuousClock.Instant
     /// What the `[[output]]` lights show (nil: none configured).
     var outputs: OutputBoard? = nil
     /// Whether each `[[input]]` is connected (nil: none configured).
@@ -21,6 +23,7 @@ struct StatusReporter: Sendable {
     var mqtt: MQTTLink? = nil
     var onvif: ONVIFLink? = nil
     var encoders: EncoderSelection? = nil
+    var clock: ClockWatch? = nil
 
     func status() async -> StatusReport {
         let (state, live, recordingsThisRun) = await recorder.live()
@@ -31,7 +34,7 @@ struct StatusReporter: Sendable {
             state: state, ready: readiness.isReady, recording: live, cameras: graph.cameraNames,
             activeCamera: activeCamera ?? "", cameraSources: graph.cameraKinds, audioSource: graph.audioKind,
             preview: graph.previewKind, encoder: encoders?.current.encoder ?? v.encoder, width: v.width, height: v.height, framerate: v.framerate,
-            dataDir: data.root, uptimeS: Date().timeIntervalSince(startedAt), recordingsThisRun: recordingsThisRun,
+            dataDir: data.root, uptimeS: (ContinuousClock.now - started).seconds, recordingsThisRun: recordingsThisRun,
             lastError: health.lastError, gstreamerVersion: GStreamer.version, recordingsTotal: library.count,
             databaseBytes: library.sizeBytes, recovery: health.recovery,
             output: OutputStats(frames: flow.outputFrames, slotCollisions: flow.slotCollisions, filledSlots: flow.filledSlots,
@@ -49,6 +52,7 @@ struct StatusReporter: Sendable {
         report.encoderChoice = encoders?.current
         report.motion = graph.motion?.status
         report.sound = graph.sound?.status
+        report.clock = clock?.status
         return report
     }
 }

@@ -82,6 +82,8 @@ public struct StatusReport: Codable, Sendable, Equatable {
     public var motion: MotionStatus?
     /// The microphone's level and sound detection (absent without sound).
     public var sound: SoundStatus?
+    /// The wall clock: whether the kernel says it is synchronised, and the jumps this daemon saw.
+    public var clock: ClockStatus?
 
     public init(state: RecorderState, ready: Bool, recording: Live?, cameras: [String], activeCamera: String,
                 cameraSources: [String: String], audioSource: String, preview: String, encoder: String, width: Int,
@@ -144,5 +146,16 @@ public struct StorageStatus: Codable, Sendable, Equatable {
 
     public init(state: State, recordingsDir: String, missingFiles: Int? = nil, detail: String? = nil) {
         (self.state, self.recordingsDir, self.missingFiles, self.detail) = (state, recordingsDir, missingFiles, detail)
+    }
+}
+
+/// The wall clock as the daemon sees it: `synchronized` (the kernel's word: NTP, chrony or timesyncd set it), how many
+/// times it jumped while this daemon ran, and the last jump (`clock_jumped`).
+public struct ClockStatus: Codable, Sendable, Equatable {
+    public var synchronized: Bool
+    public var jumps: Int
+    public var lastJump: ClockJump?
+    public init(synchronized: Bool, jumps: Int = 0, lastJump: ClockJump? = nil) {
+        (self.synchronized, self.jumps, self.lastJump) = (synchronized, jumps, lastJump)
     }
 }

@@ -106,6 +106,9 @@ struct ConsoleModel: Sendable, Equatable {
         case .encoderFailed(let f):
             say("encoder \(f.encoder) failed (\(f.reason)); now \(f.next)", error: true)
             return false
+        case .clockJumped(let j):
+            say("the clock jumped by \(j.jumpWords); \(j.redatedRecordings) clips dated again")
+            return false
         case .inputGesture, .inputConnected, .inputMissing, .thumbnailReady, .locked, .unlocked, .exported, .backupStarted,
              .backupProgress, .backupDone, .backupRetry, .backupFailed, .backupPaused, .backupResumed, .backupDeleted,
              .flowing, .retentionWarning, .deviceAdded, .deviceRemoved, .mqttConnected, .mqttDisconnected, .motionStarted,

@@ -14,24 +14,28 @@ final class FifoCamera: @unchecked Sendable {
     let path: String
     private let directory: URL
     /// O_RDWR: opening does not wait for the daemon's end, and the FIFO never reports end of file while it is open.
-    private let writer: Int32
+    /// -1: none (`withWriter: false`, or after `hangUp`): the daemon's open() of the FIFO then waits for one.
+    private var writer: Int32
     private let lock = NSLock()
     private var feeding = false
     private var lastWrite: Date?
 
-    init(name: String = "fifo") throws {
+    /// `withWriter: false`: nobody ever writes to it, and opening it for reading blocks for good.
+    init(name: String = "fifo", withWriter: Bool = true) throws {
         self.name = name
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("appliance-fifo-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         path = directory.appendingPathComponent("camera.fifo").path
         guard mkfifo(path, 0o600) == 0 else { throw DaemonError(message: "mkfifo \(path): errno \(errno)") }
+        writer = -1
+        guard withWriter else { return }
         writer = open(path, O_RDWR)
         guard writer >= 0 else { throw DaemonError(message: "open \(path): errno \(errno)") }
     }
 
     deinit {
         stopFeeding()
-        close(writer)
+        if writer >= 0 { close(writer) }
         try? FileManager.default.removeItem(at: directory)
     }
 
@@ -77,6 +81,14 @@ final class FifoCamera: @unchecked Sendable {
                 Thread.sleep(until: next)
             }
         }.start()
+    }
+
+    /// Stops writing and closes the FIFO's only writer: the daemon reads the end of its stream (the camera's stream
+    /// ended), and opening the FIFO again blocks until a writer comes.
+    func hangUp() {
+        stopFeeding()
+        if writer >= 0 { close(writer) }
+        writer = -1
     }
 
     /// Stops writing; the daemon's read then waits for good.

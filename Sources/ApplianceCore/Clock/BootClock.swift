@@ -1,0 +1,35 @@
+import Foundation
+import SystemCalls
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The clock that never jumps: milliseconds since this boot (CLOCK_BOOTTIME: it counts a suspend too), and which
+/// boot it is. A row stamped with both can be dated again by the wall clock as it is now (`Library.redate`), however
+/// that clock was set when the row was written. The wall clock only labels; ages and durations come from here.
+enum BootClock {
+    /// /proc/sys/kernel/random/boot_id: a new one at every boot.
+    static let bootID: String = (try? String(contentsOfFile: "/proc/sys/kernel/random/boot_id", encoding: .utf8))?
+        .trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
+
+    /// Milliseconds since the boot.
+    static var nowMs: Int64 {
+        var time = timespec()
+        clock_gettime(CLOCK_BOOTTIME, &time)
+        return Int64(time.tv_sec) * 1000 + Int64(time.tv_nsec) / 1_000_000
+    }
+
+    /// The wall clock less the boot clock, in milliseconds: when this boot began, by the wall clock now. Constant
+    /// while the wall clock runs true; a jump of the wall clock moves it by the jump.
+    static var offsetMs: Int64 {
+        let boot = nowMs
+        let wall = Int64((Date().timeIntervalSince1970 * 1000).rounded())
+        return wall - boot
+    }
+
+    /// Whether the kernel says the wall clock is synchronised (NTP, chrony, timesyncd set this): adjtimex's answer
+    /// is not TIME_ERROR.
+    static var synchronized: Bool {
+        (try? LinuxQueries.clockState()).map { $0 != ClockCheck.timeError } ?? false
+    }
+}

@@ -1,0 +1,69 @@
+@testable import ApplianceCore
+import ApplianceProtocol
+import Foundation
+import XCTest
+
+/// Calls that may never return (`DeviceCall`) and the backoff of cameras that keep failing.
+final class DeviceCallTests: XCTestCase {
+    func testACallThatReturnsInTimeGivesItsResultOrItsError() async throws {
+        let value = try await DeviceCall.run("quick", deadline: .seconds(5)) { 42 }
+        XCTAssertEqual(value, 42)
+        do {
+            _ = try await DeviceCall.run("failing", deadline: .seconds(5)) { () throws -> Int in throw ApplianceError(.unavailable, "no") }
+            XCTFail("threw")
+        } catch let error as ApplianceError {
+            XCTAssertEqual(error.message, "no")
+        }
+    }
+
+    func testACallThatHangsIsAbandonedAtItsDeadlineAndCleanedUpWhenItReturns() async throws {
+        let release = DispatchSemaphore(value: 0)
+        let cleaned = OneShot<Int>()
+        let started = ContinuousClock.now
+        do {
+            _ = try await DeviceCall.run("camera 'x' start", deadline: .milliseconds(300), afterAbandoned: { cleaned.fire((try? $0.get()) ?? -1) }) {
+                release.wait()
+                return 7
+            }
+            XCTFail("abandoned")
+        } catch let abandoned as DeviceCall.Abandoned {
+            XCTAssertEqual(abandoned.description, "camera 'x' start did not return within 0.3 s (abandoned on its thread)")
+        }
+        XCTAssertLessThan(ContinuousClock.now - started, .seconds(3))
+        XCTAssertTrue(DeviceCall.stuckNow.contains { $0.hasPrefix("camera 'x' start (stuck for ") }, "\(DeviceCall.stuckNow)")
+        release.signal()
+        let result = await cleaned.wait(timeout: .seconds(5))
+        XCTAssertEqual(result, 7, "what it did is undone when it returns")
+        XCTAssertFalse(DeviceCall.stuckNow.contains { $0.hasPrefix("camera 'x' start") })
+    }
+
+    func testCancellingTheWaiterAbandonsTheCallAtOnce() async throws {
+        let release = DispatchSemaphore(value: 0)
+        let task = Task {
+            try await DeviceCall.run("camera 'y' start", deadline: .seconds(60)) { release.wait() }
+        }
+        try await Task.sleep(for: .milliseconds(100))
+        task.cancel()
+        do {
+            try await task.value
+            XCTFail("abandoned")
+        } catch let abandoned as DeviceCall.Abandoned {
+            XCTAssertTrue(abandoned.cancelled)
+            XCTAssertEqual(abandoned.description, "camera 'y' start was abandoned (shutting down)")
+        }
+        release.signal()
+    }
+
+    func testTheBackoffDoublesFromOneSecondToThirty() {
+        XCTAssertEqual((1...7).map { RetryBackoff.delay(after: $0) }, [1, 2, 4, 8, 16, 30, 30].map { .seconds($0) })
+        var backoff = RetryBackoff()
+        let t0 = ContinuousClock.now
+        XCTAssertTrue(backoff.allows(t0))
+        backoff.failed(at: t0)
+        XCTAssertFalse(backoff.allows(t0 + .milliseconds(900)))
+        XCTAssertTrue(backoff.allows(t0 + .seconds(1)))
+        backoff.failed(at: t0 + .seconds(1))
+        XCTAssertFalse(backoff.allows(t0 + .milliseconds(2900)))
+        XCTAssertTrue(backoff.allows(t0 + .seconds(3)))
+    }
+}
