@@ -29,6 +29,11 @@ final class EncoderChain: Sendable {
 
     private let parts: Locked<Parts>
     private let failure = Locked<String?>(nil)
+    /// The hold on the queue's src while an encoder is replaced, and whether it has caught a frame.
+    private let inputHold = Locked<Probe?>(nil)
+    private let inputCaught = Locked(false)
+    /// Run with the next encoder's first access unit (`replace`).
+    private let firstOutput = Locked<(@Sendable () -> Void)?>(nil)
     let counters = Locked(Counters())
     private let config: ApplianceConfig
     private let fragments: FragmentLibrary
@@ -38,19 +43,24 @@ final class EncoderChain: Sendable {
     private let flow: VideoFlowMonitor
     private let gate: EncoderGate
     private let keyframeAt: Locked<UInt64?>
+    private let input: EncoderInput
 
     init(config: ApplianceConfig, fragments: FragmentLibrary, pipeline: Pipeline, rawTee: Element, parser: Element,
          flow: VideoFlowMonitor, gate: EncoderGate, keyframeAt: Locked<UInt64?>) throws {
         (self.config, self.fragments, self.pipeline, self.rawTee, self.parser) = (config, fragments, pipeline, rawTee, parser)
         (self.flow, self.gate, self.keyframeAt) = (flow, gate, keyframeAt)
-        let counters = counters
+        let input = EncoderInput(frameInterval: flow.frameInterval)
+        self.input = input
+        let (counters, firstOutput) = (counters, firstOutput)
         parser.staticPad("src")?.addProbe(.buffer) { _ in
             counters.withLock { $0.encoded += 1 }
+            firstOutput.withLock { action in defer { action = nil }; return action }?()
             return .ok
         }
         parts = Locked(try Self.build(encoder: config.video.encoder, generation: 0, config: config, fragments: fragments,
                                      pipeline: pipeline, rawTee: rawTee, parser: parser, flow: flow, gate: gate,
-                                     keyframeAt: keyframeAt, counters: counters))
+                                     keyframeAt: keyframeAt, counters: counters, input: input))
+        input.hold.withLock { $0 = { [weak self] in self?.holdInput() } }
     }
 
     /// The fragment in use (`x264`, `openh264`…).
@@ -77,11 +87,70 @@ final class EncoderChain: Sendable {
         }
     }
 
-    /// Replaces the encoder (and its queue and overlay) with a new build of `encoder`'s fragment, linked between the
-    /// raw tee and the parser. The old elements are unlinked at once and stopped on a thread of their own: a driver
-    /// that hangs keeps that thread, not the caller. Blocking (state changes): call it off the cooperative pool.
-    func replace(with encoder: String) throws {
+    /// From the moment an encoder is known to have failed nothing more goes into it: the queue's src is held (a
+    /// blocking probe), and its frames wait there (a second of them, the oldest let go after that) for the
+    /// replacement, which then starts with them. The hold takes only once the queue's thread comes back out of the
+    /// failed encoder with its next frame: a thread stuck inside it never does (`replace` then builds a new queue).
+    func holdInput() {
+        let queue = parts.withLock { $0.queue }
+        guard let pad = queue.staticPad("src") else { return }
+        let caught = inputCaught
+        // Once, whoever comes first (the streaming thread that saw the guard's error, or the failover).
+        let placed = inputHold.withLock { hold -> Bool in
+            guard hold == nil else { return false }
+            caught.withLock { $0 = false }
+            hold = pad.addProbe([.block, .buffer]) { _ in
+                caught.withLock { $0 = true }
+                return .ok
+            }
+            return true
+        }
+        if placed { input.noteHeld() }
+    }
+
+    /// Replaces the encoder (and its overlay) with a new build of `encoder`'s fragment, linked between the queue and
+    /// the parser. When the queue's input is held (`holdInput`, and a frame was caught there) the queue stays, with
+    /// the frames it holds, and the new encoder begins with them: no frame the camera gave after the failure is
+    /// lost to the swap. Otherwise the queue is rebuilt too, behind a new pad of the raw tee. The old elements are
+    /// unlinked at once and stopped on a thread of their own: a driver that hangs keeps that thread, not the caller.
+    /// `onFirstOutput` runs on the streaming thread with the new encoder's first access unit, before the encoded tee
+    /// has it (so it must not block: linking a pad is fine). Blocking (state changes): call it off the cooperative pool.
+    func replace(with encoder: String, onFirstOutput: (@Sendable () -> Void)? = nil) throws {
         let old = parts.withLock { $0 }
+        let keepQueue = inputCaught.withLock { $0 } && inputHold.withLock { $0 != nil }
+        if let src = old.bin.staticPad("src"), let sink = parser.staticPad("sink") { src.unlink(sink) }
+        firstOutput.withLock { $0 = onFirstOutput }
+        let doomed: [Element]
+        if keepQueue {
+            if let src = old.queue.staticPad("src"), let peer = src.peer { src.unlink(peer) }
+            doomed = (old.overlay.map { [$0] } ?? []) + [old.bin]
+        } else {
+            releaseInputHold()
+            detachQueue(old)
+            doomed = old.elements
+        }
+        for element in doomed {
+            element.setLockedState(true)
+            pipeline.remove(element)
+        }
+        Thread.detachNewThread { for element in doomed { _ = try? element.setState(.null) } }
+        let new = try Self.build(encoder: encoder, generation: old.generation + 1, config: config, fragments: fragments,
+                                 pipeline: pipeline, rawTee: rawTee, parser: parser, flow: flow, gate: gate,
+                                 keyframeAt: keyframeAt, counters: counters, input: input, running: true, keeping: keepQueue ? old : nil)
+        parts.withLock { $0 = new }
+        failure.withLock { $0 = nil }
+        releaseInputHold()
+    }
+
+    private func releaseInputHold() {
+        inputHold.withLock { probe in
+            probe?.remove()
+            probe = nil
+        }
+    }
+
+    /// Unlinks the old queue from the raw tee once no push into it is in flight, and gives the tee's pad back.
+    private func detachQueue(_ old: Parts) {
         // The raw tee's pushes into the leaky queue are short: wait for none to be in flight, then unlink.
         let idle = DispatchSemaphore(value: 0)
         let probe = old.teePad.addProbe(.idle) { _ in
@@ -90,20 +159,8 @@ final class EncoderChain: Sendable {
         }
         _ = idle.wait(timeout: .now() + 1)
         if let sink = old.queue.staticPad("sink") { old.teePad.unlink(sink) }
-        if let src = old.bin.staticPad("src"), let sink = parser.staticPad("sink") { src.unlink(sink) }
         probe.remove()
         rawTee.releaseRequestPad(old.teePad)
-        for element in old.elements {
-            element.setLockedState(true)
-            pipeline.remove(element)
-        }
-        let doomed = old.elements
-        Thread.detachNewThread { for element in doomed { _ = try? element.setState(.null) } }
-        let new = try Self.build(encoder: encoder, generation: old.generation + 1, config: config, fragments: fragments,
-                                 pipeline: pipeline, rawTee: rawTee, parser: parser, flow: flow, gate: gate,
-                                 keyframeAt: keyframeAt, counters: counters, running: true)
-        parts.withLock { $0 = new }
-        failure.withLock { $0 = nil }
     }
 
     /// How many raw frames the encoder's leaky queue holds: a second of video, so that a pause of the encoder (x264
@@ -118,43 +175,59 @@ final class EncoderChain: Sendable {
     /// Makes and links one build: the raw tee's new pad ! queue [! overlay] ! encoder bin ! the parser's sink.
     /// `running`: the graph plays, so the new elements are brought to its state before the tee's pad is linked last
     /// (a buffer pushed into a pad not yet active returns FLUSHING, and the raw tee hands that to the camera, whose
-    /// source then stops).
+    /// source then stops). `keeping`: the build before, whose tee pad and queue (held) the new encoder takes over.
     private static func build(encoder: String, generation: Int, config: ApplianceConfig, fragments: FragmentLibrary,
                               pipeline: Pipeline, rawTee: Element, parser: Element, flow: VideoFlowMonitor,
-                              gate: EncoderGate, keyframeAt: Locked<UInt64?>, counters: Locked<Counters>,
-                              running: Bool = false) throws -> Parts {
+                              gate: EncoderGate, keyframeAt: Locked<UInt64?>, counters: Locked<Counters>, input: EncoderInput,
+                              running: Bool = false, keeping kept: Parts? = nil) throws -> Parts {
         var video = config.video
         video.encoder = encoder
         let suffix = generation == 0 ? "" : "-\(generation)"
-        let queue = try CaptureGraph.leakyQueue("encoder-queue" + suffix, buffers: queueFrames(for: video))
-        let bin = try fragments.makeBin("encoders", encoder, FragmentLibrary.videoEncoderValues(video), binName: "video-encoder" + suffix)
-        bin.staticPad("sink")?.guardFlow()
-        // The burned-in date and time sits behind the gate (drawn only on frames that are encoded) and after the
-        // encoder queue's probes: the in-band keyframe request below passes through it to the encoder.
-        var overlay: Element?
-        if video.timestampOverlay {
-            do {
-                overlay = try CaptureGraph.makeTimestampOverlay(video: video, name: "timestamp-overlay" + suffix)
-            } catch {
-                throw GStreamerError(element: "timestamp-overlay", message: "[video] timestamp_overlay needs clockoverlay: \(PluginPackages.fix(forMissing: "clockoverlay"))")
+        if let kept {
+            let (overlay, bin) = try encoderPart(video: video, suffix: suffix, fragments: fragments)
+            let chain = (overlay.map { [$0] } ?? []) + [bin as Element]
+            try pipeline.add(chain)
+            try Element.link(chain + [parser])
+            for element in chain.reversed() where !element.syncStateWithParent() {
+                throw GStreamerError(element: element.name, message: "the new encoder could not start")
             }
+            try kept.queue.link(chain[0])
+            input.replaced(guard: bin.staticPad("sink"))
+            return Parts(generation: generation, encoder: encoder, teePad: kept.teePad, queue: kept.queue, overlay: overlay, bin: bin)
         }
+        let queue = try CaptureGraph.leakyQueue("encoder-queue" + suffix, buffers: queueFrames(for: video))
+        let (overlay, bin) = try encoderPart(video: video, suffix: suffix, fragments: fragments)
         let chain = [queue] + (overlay.map { [$0] } ?? []) + [bin as Element]
         try pipeline.add(chain)
         try Element.link(chain + [parser])
-        addProbes(queue: queue, flow: flow, gate: gate, keyframeAt: keyframeAt, counters: counters)
+        addProbes(queue: queue, flow: flow, gate: gate, keyframeAt: keyframeAt, counters: counters, input: input)
         if running {
             for element in chain.reversed() where !element.syncStateWithParent() {
                 throw GStreamerError(element: element.name, message: "the new encoder could not start")
             }
         }
+        input.replaced(guard: bin.staticPad("sink"))
         let teePad = try rawTee.requestPad("src_%u")
         try teePad.link(queue.staticPad("sink")!)
         return Parts(generation: generation, encoder: encoder, teePad: teePad, queue: queue, overlay: overlay, bin: bin)
     }
 
+    /// The encoder fragment's bin (its sink guarded), and the timestamp overlay in front of it when asked for.
+    private static func encoderPart(video: ApplianceConfig.Video, suffix: String, fragments: FragmentLibrary) throws -> (overlay: Element?, bin: Bin) {
+        let bin = try fragments.makeBin("encoders", video.encoder, FragmentLibrary.videoEncoderValues(video), binName: "video-encoder" + suffix)
+        bin.staticPad("sink")?.guardFlow()
+        // The burned-in date and time sits behind the gate (drawn only on frames that are encoded) and after the
+        // encoder queue's probes: the in-band keyframe request below passes through it to the encoder.
+        guard video.timestampOverlay else { return (nil, bin) }
+        do {
+            return (try CaptureGraph.makeTimestampOverlay(video: video, name: "timestamp-overlay" + suffix), bin)
+        } catch {
+            throw GStreamerError(element: "timestamp-overlay", message: "[video] timestamp_overlay needs clockoverlay: \(PluginPackages.fix(forMissing: "clockoverlay"))")
+        }
+    }
+
     private static func addProbes(queue: Element, flow: VideoFlowMonitor, gate: EncoderGate, keyframeAt: Locked<UInt64?>,
-                                  counters: Locked<Counters>) {
+                                  counters: Locked<Counters>, input: EncoderInput) {
         queue.staticPad("sink")?.addProbe(.buffer) { info in
             guard let buffer = info.buffer else { return .ok }
             let time = info.runningTime(buffer.pts)
@@ -174,6 +247,7 @@ final class EncoderChain: Sendable {
         // negative), which makes the encoder ignore or misplace a request that carries a running time.
         queue.staticPad("src")?.addProbe(.buffer) { info in
             guard let buffer = info.buffer else { return .ok }
+            guard input.pass(info, buffer) else { return .drop }
             let rt = info.runningTime(buffer.pts)
             flow.noteEncoderInput(runningTime: rt)
             let due = keyframeAt.withLock { at -> Bool in

@@ -14,7 +14,7 @@ final class RecordingOutputs: Sendable {
     let audioTee: Element?
     /// Pre-record window in ns; nil without pre-record.
     let window: UInt64?
-    /// The video window; replaced when the encoder is (`renewVideoWindow`).
+    /// The video window; replaced when the encoder is (`retireVideoWindow`, `nextVideoWindow`).
     private let videoWindowElement = Locked<Element?>(nil)
     private var videoWindow: Element? { videoWindowElement.withLock { $0 } }
     private let audioWindow: Element?
@@ -44,8 +44,14 @@ final class RecordingOutputs: Sendable {
 
     /// `start`: the graph plays, so the queue is started (its src held first) before the tee's pad is linked: a
     /// buffer pushed into a pad not yet active returns FLUSHING, which would stop the encoder's branch.
-    private static func makeWindow(_ name: String, after tee: Element, capacity: UInt64, in pipeline: Pipeline,
-                                   start: ((Element) -> Void)? = nil) throws -> Element {
+    private static func makeWindow(_ name: String, after tee: Element, capacity: UInt64, in pipeline: Pipeline) throws -> Element {
+        let queue = try makeQueue(name, capacity: capacity)
+        try pipeline.add(queue)
+        try tee.link(queue)
+        return queue
+    }
+
+    private static func makeQueue(_ name: String, capacity: UInt64) throws -> Element {
         let queue = try Element.make("queue", name: name)
         try queue.set("leaky", string: "downstream")
         queue.set("max-size-buffers", uint: 0)
@@ -54,30 +60,78 @@ final class RecordingOutputs: Sendable {
         // The window's src is held while nothing records: a serialized query would wait behind the hold for good,
         // and the encoder that sent it with it (openh264 renegotiating stopped there: no output, then failover).
         CaptureGraph.keepAllocationQueriesOut(of: queue)
-        try pipeline.add(queue)
-        start?(queue)
-        try tee.link(queue)
         return queue
     }
 
-    /// A new video window in place of the old one (pre-record only, while nothing records), once a new encoder's
-    /// stream has reached the tee: the old window holds the replaced encoder's frames and caps, which a recording
-    /// must not begin with (a file takes one encoder's stream). Blocking (state changes).
-    func renewVideoWindow(generation: Int) throws {
-        guard let old = videoWindow, let sink = old.staticPad("sink"), let teePad = sink.peer else { return }
+    /// The video encoder failed (pre-record only): the window keeps the frames it gave before, and is taken off the
+    /// tee with an end of stream after them. A recording attached to it (one going on) gets them all and its end;
+    /// one that starts soon after (within `pre_record_s`) can still take them (`attachRetired`). Until the next
+    /// window is linked (`nextVideoWindow`), a recording attaches to nothing new. Blocking (state changes).
+    func retireVideoWindow() {
+        guard let old = videoWindowElement.withLock({ w in defer { w = nil }; return w }),
+              let sink = old.staticPad("sink"), let teePad = sink.peer else { return }
+        discardRetired()
         teePad.unlink(sink)
         videoTee.releaseRequestPad(teePad)
-        // Stopped while still held: the held buffer is flushed, not pushed out of an unlinked pad (an error).
-        old.setLockedState(true)
-        _ = try? old.setState(.null)
-        let probe = holds.withLock { $0.removeValue(forKey: .video) }
-        probe?.remove()
-        pipeline.remove(old)
-        _ = try Self.makeWindow("video-window-\(generation)", after: videoTee, capacity: capacity, in: pipeline) { queue in
-            self.videoWindowElement.withLock { $0 = queue }
-            self.hold(.video)
-            _ = queue.syncStateWithParent()
+        _ = sink.send(.eos())
+        let held = holds.withLock { $0.removeValue(forKey: .video) }
+        retired.withLock { $0 = Retired(queue: old, hold: held, at: .now) }
+    }
+
+    /// A new video window, held and playing but not yet linked; the returned action links it to the encoded tee
+    /// and makes it the window. Run it on the streaming thread with the next encoder's first access unit (its
+    /// caps already on the tee, `EncoderChain.replace`'s `onFirstOutput`): the window begins with that encoder's
+    /// caps and first keyframe, and nothing of its stream is lost. Nil without pre-record. Blocking (state changes).
+    func nextVideoWindow(generation: Int) throws -> (@Sendable () -> Void)? {
+        guard window != nil else { return nil }
+        let queue = try Self.makeQueue("video-window-\(generation)", capacity: capacity)
+        try pipeline.add(queue)
+        let hold = queue.staticPad("src")?.addProbe([.block, .buffer]) { _ in .ok }
+        _ = queue.syncStateWithParent()
+        let (tee, windows, holds) = (videoTee, videoWindowElement, holds)
+        return {
+            guard let pad = try? tee.requestPad("src_%u"), let sink = queue.staticPad("sink"), (try? pad.link(sink)) != nil else { return }
+            holds.withLock { $0[.video] = hold }
+            windows.withLock { $0 = queue }
         }
+    }
+
+    /// The window retired when the encoder failed, and whether a recording has taken it.
+    private struct Retired: @unchecked Sendable {
+        let queue: Element
+        let hold: Probe?
+        let at: ContinuousClock.Instant
+        var taken = false
+    }
+    private let retired = Locked<Retired?>(nil)
+
+    /// Pads for a recording that starts with the frames the failed encoder gave: the retired window's, if no
+    /// recording has taken it and the failure was less than `pre_record_s` ago, and the audio window's. Nil when
+    /// there is none to take.
+    func attachRetired() -> (video: Pad, audio: Pad?)? {
+        guard let window else { return nil }
+        let taken = retired.withLock { r -> Element? in
+            guard let current = r, !current.taken, ContinuousClock.now - current.at < .nanoseconds(Int64(window)) else { return nil }
+            r?.taken = true
+            return current.queue
+        }
+        guard let queue = taken, let pad = queue.staticPad("src") else { return nil }
+        return (pad, audioWindow?.staticPad("src"))
+    }
+
+    /// Marks the retired window as taken (its frames are in a clip already, or nobody may have them).
+    func takeRetired() { retired.withLock { $0?.taken = true } }
+
+    /// Lets the retired window's frames flow into the recording that took it.
+    func releaseRetired() { retired.withLock { $0?.hold?.remove() } }
+
+    /// Stops and removes the retired window. Blocking (a state change).
+    func discardRetired() {
+        guard let old = retired.withLock({ r in defer { r = nil }; return r }) else { return }
+        old.hold?.remove()
+        old.queue.setLockedState(true)
+        _ = try? old.queue.setState(.null)
+        pipeline.remove(old.queue)
     }
 
     /// Pads for a new recording's video and audio.

@@ -21,6 +21,8 @@ final class RecordingSession: Sendable {
     /// A segment that continues a recording takes its own pads from the encoded tees, even with pre-record (the
     /// window's pad feeds the segment before it).
     private let onTees: Bool
+    /// Fed by a pre-record window (the current one, or a failed encoder's): its video ends where the window's does.
+    let fromWindow: Bool
     /// Planned running time of the first frame (pre-record: the earliest time the window may give).
     let startAt: UInt64
     /// How far ahead of the request the clip starts: long enough that no stream has passed that time yet.
@@ -36,7 +38,11 @@ final class RecordingSession: Sendable {
     /// Builds the bin, links it behind the encoded streams and lets data in. Fast; no waiting.
     /// `continuing`: the cut time of a loop recording's next segment. The encoder keeps running; the segment
     /// starts on the first keyframe at or after that time, and its audio with the first frame starting there.
-    init(id: String, partialPath: String, graph: CaptureGraph, continuing cut: UInt64? = nil) throws {
+    /// `retired`: pre-record, with the frames the failed encoder gave (`RecordingOutputs.attachRetired`, passed in).
+    /// `fromWindowStart`: pre-record, from the window's first keyframe whatever its age (after a failover the new
+    /// window begins with the frame after the failed encoder's last).
+    init(id: String, partialPath: String, graph: CaptureGraph, continuing cut: UInt64? = nil,
+         retired: (video: Pad, audio: Pad?)? = nil, fromWindowStart: Bool = false) throws {
         self.id = id
         self.partialPath = partialPath
         self.graph = graph
@@ -56,14 +62,15 @@ final class RecordingSession: Sendable {
 
         let outputs = graph.outputs
         onTees = cut != nil
-        (videoPad, audioPad) = try cut == nil ? outputs.attach() : outputs.attachToTees()
+        (videoPad, audioPad) = try retired ?? (cut == nil ? outputs.attach() : outputs.attachToTees())
         missingBaseline = graph.flow.missingAtEncoder
         let gate = graph.gate
         let now = graph.runningTimeNow
         let window = cut == nil ? outputs.window : nil
+        fromWindow = window != nil
         state.withLock { s in
             s.timing.requestedClock = now
-            if let window { s.videoFrom = now > window ? now - window : 0 }
+            if let window { s.videoFrom = now > window && !fromWindowStart ? now - window : 0 }
             // The frame due at the cut may carry a timestamp a nanosecond short (30 fps does not divide a second).
             if let cut { (s.videoFrom, s.audioFrom) = (cut - graph.flow.frameInterval / 2, cut) }
         }
@@ -86,7 +93,7 @@ final class RecordingSession: Sendable {
             graph.requestKeyframe(at: cut - graph.flow.frameInterval / 2)
         } else if window != nil {
             startAt = state.withLock { $0.videoFrom ?? 0 }
-            outputs.release(.video)
+            if retired != nil { outputs.releaseRetired() } else { outputs.release(.video) }
         } else {
             graph.flow.resetEncoderInput()
             let (planned, wasFlowing) = gate.open(earliest: graph.runningTimeNow + Self.freshStartLead)

@@ -20,11 +20,20 @@ final class EncoderSelection: Sendable {
 }
 
 /// An encoder that fails while the daemon runs — a bus error from inside its bin, a flow error its guard kept
-/// (`EncoderChain`), or no output for `stallAfter` while frames go in (`EncoderOutputJudge`) — is replaced: the clip
-/// being recorded ends (reason `encoder_failed`), the next candidate that passes a trial in a child process is built
-/// into the graph in place of the failed one (pinned: the same encoder again), and once its first frames reached the
-/// encoded tee the recording goes on in a new clip. `encoder_failed`, the log, `status.encoder_choice` and this boot's
-/// cached choice say which failed, why, and what replaced it.
+/// (`EncoderChain`), or no output for `stallAfter` while frames go in (`EncoderOutputJudge`) — is replaced, and no
+/// frame the camera gives after the failure is lost to it:
+/// - at once, nothing more goes into it: the raw frames wait in the encoder's queue (`EncoderChain.holdInput`), and
+///   the pre-record window, with the frames it gave before, is taken off the encoded tee (`retireVideoWindow`);
+/// - the clip being recorded ends with the last frame it gave (reason `encoder_failed`), at once;
+/// - the next candidate is chosen: the one tried ahead of need (`prepare`, a minute after start), or the next that
+///   passes a trial in a child process now (pinned: the same encoder again);
+/// - a clip started meanwhile holds the frames the failed encoder gave before (its pre-roll) and ends there too;
+/// - the new encoder is built behind the held queue, and begins with the frames held there; a new window is linked
+///   to the tee at its first access unit, so it holds the new stream from its first keyframe;
+/// - a recording that was going on goes on in a new clip from that first frame; one that starts within
+///   `pre_record_s` after the failure gets the frames before it in a clip of its own first (`Recorder.start`).
+/// `encoder_failed`, the log, `status.encoder_choice` and this boot's cached choice say which failed, why, and what
+/// replaced it. (A stall of the encoder loses what it swallowed before it was judged stalled.)
 struct EncoderFailover: Service, CustomStringConvertible {
     var description: String { "EncoderFailover" }
     let selection: EncoderSelection
@@ -35,66 +44,114 @@ struct EncoderFailover: Service, CustomStringConvertible {
     let stallAfter: Duration
     /// How long a new encoder has to give its first frame.
     var firstFrameWithin: Duration = .seconds(10)
+    /// When the next candidate is tried ahead of need (in a child process, once): late enough not to slow the start.
+    var prepareAfter: Duration = .seconds(60)
 
     func run() async throws {
         var judge = EncoderOutputJudge(stallAfter: stallAfter)
-        var failed: Set<String> = []
+        var state = FailoverState()
+        let started = ContinuousClock.now
         for await _ in AsyncTimerSequence(interval: .milliseconds(250), clock: .continuous).cancelOnGracefulShutdown() {
             let chain = graph.encoderChain
-            guard let reason = chain.takeFailure() ?? judge.sample(chain.counters.withLock { $0 }, at: .now) else { continue }
-            await replace(reason: reason, failed: &failed)
+            guard let reason = chain.takeFailure() ?? judge.sample(chain.counters.withLock { $0 }, at: .now) else {
+                if !state.prepareTried, ContinuousClock.now - started >= prepareAfter { await prepare(&state) }
+                continue
+            }
+            await replace(reason: reason, state: &state)
             judge = EncoderOutputJudge(stallAfter: stallAfter)
         }
     }
 
-    /// Ends the clip, builds the next encoder that works, renews the pre-record window and records on.
-    private func replace(reason: String, failed: inout Set<String>) async {
+    /// What the failovers of this run know: the encoders that failed, the trials so far, and a replacement tried
+    /// ahead of need.
+    struct FailoverState {
+        var failed: Set<String> = []
+        var trials: [EncoderChoice.Trial]?
+        var prepared: EncoderChoice.Trial?
+        var prepareTried = false
+    }
+
+    /// Tries the candidate that would replace the encoder in use now, so that a failover need not wait for a trial
+    /// (the raw frames held meanwhile are a second's worth).
+    private func prepare(_ state: inout FailoverState) async {
+        state.prepareTried = true
+        let current = selection.current
+        guard selection.selector.video.encoder == ApplianceConfig.Video.autoEncoder else { return }
+        guard let (next, trials) = await selection.selector.replacement(excluding: state.failed.union([current.encoder]),
+                                                                         earlier: state.trials ?? current.trials) else { return }
+        (state.prepared, state.trials) = (next, trials)
+        logger.info("encoder \(next.name) (\(next.element)) is ready to take over if \(current.encoder) fails (trial: \(next.detail))")
+    }
+
+    /// Holds the raw frames, ends the clip, builds the next encoder that works, and records on.
+    private func replace(reason: String, state: inout FailoverState) async {
         let old = selection.current
         logger.error("encoder \(old.encoder) (\(old.element)) failed: \(reason)")
-        let ended = await recorder.endForEncoderFailure(note: "the encoder \(old.encoder) failed: \(reason)")
-        failed.insert(old.encoder)
-        var trials = old.trials
+        let note = "the encoder \(old.encoder) failed: \(reason)"
+        let (chain, outputs) = (graph.encoderChain, graph.outputs)
+        chain.holdInput()
+        _ = try? await blocking { outputs.retireVideoWindow() }
+        await recorder.beginEncoderChange(note: note)
+        var ended = await recorder.endForEncoderFailure(note: note)
+        state.failed.insert(old.encoder)
         var attempts = 0
         while !Task.isShuttingDownGracefully {
-            guard let (next, searched) = await selection.selector.replacement(excluding: failed, earlier: trials) else {
+            guard let (next, searched) = await nextCandidate(&state, old: old) else {
                 // Every candidate has failed in this run: start again from the first after a pause.
                 logger.error("no H.264 encoder is left that works; trying them all again in 10 s")
                 try? await Task.sleep(for: .seconds(10))
-                (failed, trials) = ([], [])
+                (state.failed, state.trials) = ([], [])
                 continue
             }
-            trials = searched
+            state.trials = searched
+            // A clip that started meanwhile took the frames the failed encoder gave: it ends there too.
+            let during = await recorder.endForEncoderFailure(note: note)
+            if during.wasRecording { ended = during }
             if let trouble = await build(next.name) {
                 logger.error("encoder \(next.name) (\(next.element)) failed to start: \(trouble)")
-                failed.insert(next.name)
+                state.failed.insert(next.name)
                 attempts += 1
                 try? await Task.sleep(for: .seconds(min(attempts, 10)))  // a pinned encoder is tried again: not in a busy loop
                 continue
             }
-            let failure = EncoderFailure(encoder: old.encoder, element: old.element, reason: reason, next: next.name, nextElement: next.element)
-            announce(failure, trials: trials)
+            announce(EncoderFailure(encoder: old.encoder, element: old.element, reason: reason, next: next.name, nextElement: next.element),
+                     trials: searched)
             break
         }
+        await recorder.endEncoderChange()
         guard ended.wasRecording, !Task.isShuttingDownGracefully else { return }
         do {
-            let started = try await recorder.start(title: ended.title)
+            let started = try await recorder.continueAfterEncoderChange(title: ended.title)
             logger.notice("recording goes on in a new file after the encoder failed", metadata: ["id": "\(started.id)"])
         } catch {
             logger.error("cannot record again after the encoder failed: \(error)")
         }
     }
 
-    /// Builds `encoder` into the graph and waits for its first access unit at the tee; nil once it gave one, else why not.
+    /// The candidate tried ahead of need if it has not failed since, else the next that passes a trial now.
+    private func nextCandidate(_ state: inout FailoverState, old: EncoderChoice) async -> (EncoderChoice.Trial, [EncoderChoice.Trial])? {
+        if let prepared = state.prepared, !state.failed.contains(prepared.name) {
+            state.prepared = nil
+            return (prepared, state.trials ?? old.trials)
+        }
+        return await selection.selector.replacement(excluding: state.failed, earlier: state.trials ?? old.trials)
+    }
+
+    /// Builds `encoder` into the graph behind the held raw frames and waits for its first access unit at the tee;
+    /// nil once it gave one, else why not. The next pre-record window is linked to the tee at that first unit.
     private func build(_ encoder: String) async -> String? {
         let (chain, gate, outputs) = (graph.encoderChain, graph.gate, graph.outputs)
+        let before = chain.counters.withLock { $0.encoded }
         do {
-            try await blocking { try chain.replace(with: encoder) }
+            let generation = chain.generation + 1
+            try await blocking {
+                let linkWindow = try outputs.nextVideoWindow(generation: generation)
+                try chain.replace(with: encoder, onFirstOutput: linkWindow)
+            }
         } catch {
             return "\(error)"
         }
-        let before = chain.counters.withLock { $0.encoded }
-        // Frames pass (as for a live stream's viewer) until the new stream, with its caps, is at the tee: a new
-        // recording's pad then starts with those caps, never the replaced encoder's.
+        // Frames pass (as for a live stream's viewer) until the new stream, with its caps, is at the tee.
         gate.holdForStreaming()
         defer { gate.releaseForStreaming() }
         let deadline = ContinuousClock.now + firstFrameWithin
@@ -102,12 +159,6 @@ struct EncoderFailover: Service, CustomStringConvertible {
             if let failure = chain.takeFailure() { return failure }
             guard ContinuousClock.now < deadline else { return "no output within \(firstFrameWithin)" }
             try? await Task.sleep(for: .milliseconds(20))
-        }
-        let generation = chain.generation
-        do {
-            try await blocking { try outputs.renewVideoWindow(generation: generation) }
-        } catch {
-            logger.error("the pre-record window could not be renewed: \(error)")
         }
         return nil
     }

@@ -50,7 +50,9 @@ final class EventRecordingService: Service, CustomStringConvertible {
                 case .soundStarted: return t.started("sound", at: now)
                 case .motionEnded(let m): t.ended("motion", at: Self.ended(m.endedAt, now: now))
                 case .soundEnded(let s): t.ended("sound", at: Self.ended(s.endedAt, now: now))
-                case .recordingStopped: t.recordingEnded()
+                // A clip ended by an encoder's failure goes on in the next one (`EncoderFailover`): still this
+                // trigger's recording, which its tail must end (it ran to max_duration_s).
+                case .recordingStopped(let r) where r.stopReason != .encoderFailed: t.recordingEnded()
                 default: break
                 }
                 return nil

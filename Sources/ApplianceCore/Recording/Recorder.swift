@@ -1,5 +1,6 @@
 import ApplianceProtocol
 import Foundation
+import GStreamerKit
 import Logging
 
 /// The record state machine: idle → recording → stopping → idle, one recording at a time. Every front end and
@@ -67,6 +68,10 @@ actor Recorder {
     var protectUntil: Date?
     /// Recording bins whose file could not be written (bin name → reason): `tick` ends those files.
     var writeFailures: [String: String] = [:]
+    /// A failover under way (`beginEncoderChange`): fired when the new encoder runs.
+    var encoderChange: OneShot<Bool>?
+    /// Why the last failover happened (the note of a clip made of the failed encoder's frames).
+    var failoverNote: String?
     /// After a write failure: recording starts again (same title) once there is room.
     var resumeAfterFailure: (title: String?, since: Date)?
     var writeFailureAction: (@Sendable () async -> Void)?
@@ -107,6 +112,13 @@ actor Recorder {
     // MARK: commands
 
     func start(title: String?) async throws -> RecordingStarted {
+        _ = try title.map(TitleRules.valid)
+        return try await startAcrossEncoderChange(title: title)
+    }
+
+    /// Starts one file of a recording; `retired`: with the frames a failed encoder gave, `fromWindowStart`: with the
+    /// new encoder's from its first (`startAcrossEncoderChange`).
+    func startFile(title: String?, retired: (video: Pad, audio: Pad?)?, fromWindowStart: Bool = false) async throws -> RecordingStarted {
         let title = try title.map(TitleRules.valid)
         if storageGone || FileSystemSpace.device(of: data.root) != storageDevice {
             throw ApplianceError(.unavailable, "the recordings' storage is not there (\(data.root) is no longer the filesystem it was at start)")
@@ -133,7 +145,7 @@ actor Recorder {
         }
         let session: RecordingSession
         do {
-            session = try RecordingSession(id: row.id, partialPath: row.path, graph: graph)
+            session = try RecordingSession(id: row.id, partialPath: row.path, graph: graph, retired: retired, fromWindowStart: fromWindowStart)
         } catch {
             try? await library.delete(id: row.id)  // nothing was written: no row to keep
             throw ApplianceError(.internalError, "cannot start recording: \(error)")

@@ -40,7 +40,7 @@ struct RecordingFinaliser: Sendable {
     func finish(_ active: Recorder.ActiveRecording, title: String?, reason: StopReason, camerasUsed: [String], last: Bool,
                 note: String? = nil) async throws -> Finished {
         let session = active.session
-        await endStreams(of: session)
+        await endStreams(of: session, encoderGone: reason == .encoderFailed)
         try await blocking { session.teardown(last: last) }
         let timing = session.timing
         // A segment's end is its cut, not the moment the tick got round to finalising it: its start (the row's, which
@@ -109,11 +109,14 @@ struct RecordingFinaliser: Sendable {
     /// towards the stop time are waited for: on a busy CPU the sound reaches the file seconds behind the picture,
     /// and ending it after a fixed 2 s cut that backlog off (the lab VM: 1 to 2 s of a 4 s clip's sound). Streams
     /// that took nothing for `stallLimit` are ended from here.
-    private func endStreams(of session: RecordingSession) async {
+    /// `encoderGone`: the video encoder failed, and nothing more comes from the encoded tee: a file fed from it
+    /// ends now (one fed by a window gets the window's end of stream after its last frame).
+    private func endStreams(of session: RecordingSession, encoderGone: Bool = false) async {
         session.requestStop(onFrameBoundaryAfter: graph.runningTimeNow)
         graph.scrub?.end(id: session.id, at: graph.runningTimeNow)
         // A bin that refused data cannot finish its file: it keeps what its last index update covers.
         if session.refused { return }
+        if encoderGone, !session.fromWindow { session.forceEndOfStreams() }
         let clock = ContinuousClock()
         let giveUp = clock.now + Self.catchUpLimit
         var taken = session.buffersTaken
