@@ -67,3 +67,31 @@ final class DeviceCallTests: XCTestCase {
         XCTAssertTrue(backoff.allows(t0 + .seconds(3)))
     }
 }
+
+/// A stop ends within its limit whatever a service does, and says what it left behind.
+final class ShutdownDeadlineTests: XCTestCase {
+    func testAStopThatRunsOverTheLimitNamesWhatIsStillRunningAndExits() async throws {
+        let exited = OneShot<Int32>()
+        let deadline = ShutdownDeadline(limit: .milliseconds(300), logger: TestAppliance.logger, exit: { exited.fire($0) })
+        let release = OneShot<Bool>()
+        let hanging = Task { await deadline.during("CameraSwitcher") { _ = await release.wait(timeout: .seconds(30)) } }
+        await deadline.during("RecorderService") {}  // one that stopped
+        try await Task.sleep(for: .milliseconds(50))
+        deadline.arm()
+        let status = await exited.wait(timeout: .seconds(5))
+        XCTAssertEqual(status, 1)
+        XCTAssertTrue(deadline.abandonment.hasPrefix("the stop took longer than 0.3 s; exiting without waiting further (still running: CameraSwitcher"),
+                      deadline.abandonment)
+        release.fire(true)
+        await hanging.value
+    }
+
+    func testAStopThatFinishesInTimeExitsNothing() async throws {
+        let exited = OneShot<Int32>()
+        let deadline = ShutdownDeadline(limit: .milliseconds(200), logger: TestAppliance.logger, exit: { exited.fire($0) })
+        deadline.arm()
+        deadline.finished()
+        let status = await exited.wait(timeout: .milliseconds(600))
+        XCTAssertNil(status)
+    }
+}

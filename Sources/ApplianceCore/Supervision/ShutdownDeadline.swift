@@ -15,9 +15,14 @@ final class ShutdownDeadline: Sendable {
     private let running = Locked<[String]>([])
     private let state = Locked<(armed: Bool, finished: Bool)>((false, false))
 
-    init(limit: Duration = ShutdownDeadline.defaultLimit, logger: Logger) {
-        self.limit = limit
-        self.logger = logger
+    /// What ends the process when the limit passes (tests watch it instead).
+    private let exit: @Sendable (Int32) -> Void
+
+    init(limit: Duration = ShutdownDeadline.defaultLimit, logger: Logger, exit: @escaping @Sendable (Int32) -> Void = { status in
+        fflush(nil)  // every stream: the log line must reach the journal
+        _exit(status)
+    }) {
+        (self.limit, self.logger, self.exit) = (limit, logger, exit)
     }
 
     static let defaultLimit: Duration = .seconds(10)
@@ -46,13 +51,17 @@ final class ShutdownDeadline: Sendable {
 
     private func expire() {
         guard !state.withLock({ $0.finished }) else { return }
+        logger.critical("\(abandonment)")
+        exit(1)
+    }
+
+    /// The line a stop that ran out of time leaves: what it abandoned.
+    var abandonment: String {
         let still = running.withLock { $0 }
         let stuck = DeviceCall.stuckNow
         var abandoned = still.isEmpty ? "" : "still running: \(still.joined(separator: ", "))"
         if !stuck.isEmpty { abandoned += (abandoned.isEmpty ? "" : "; ") + "device calls that never returned: \(stuck.joined(separator: ", "))" }
-        logger.critical("the stop took longer than \(DeviceCall.Abandoned.format(limit)) s; exiting without waiting further (\(abandoned.isEmpty ? "nothing named" : abandoned))")
-        fflush(nil)  // every stream: the log line above must reach the journal
-        _exit(1)
+        return "the stop took longer than \(DeviceCall.Abandoned.format(limit)) s; exiting without waiting further (\(abandoned.isEmpty ? "nothing named" : abandoned))"
     }
 
     /// A service of the group, as the deadline sees it.
