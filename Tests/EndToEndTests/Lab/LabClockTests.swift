@@ -86,6 +86,11 @@ final class LabClockTests: XCTestCase {
                 XCTAssertEqual(later.createdAt.timeIntervalSince(end), 0, accuracy: 1.5,
                                "segment \(later.segment ?? 0) starts where \(earlier.segment ?? 0) ended: \(end) → \(later.createdAt)")
             }
+            // The day's timeline (as the dashboard asks for it): the drive is one span, all its segments in it.
+            guard case .timeline(let timeline) = try daemon.perform(.timeline(from: now.addingTimeInterval(-3_600), to: now.addingTimeInterval(60))) else {
+                return XCTFail("timeline: unexpected result")
+            }
+            XCTAssertEqual(timeline.spans.map(\.recordings), [clips.count], "one span across both jumps: \(timeline.spans)")
             print("LabClockTests: \(clips.count) segments; jumps \(forward.jumpWords) (\(forward.redatedRecordings) clips dated again), \(back.jumpWords) (\(back.redatedRecordings))")
         }
     }
