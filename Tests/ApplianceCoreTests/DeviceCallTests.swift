@@ -39,10 +39,14 @@ final class DeviceCallTests: XCTestCase {
 
     func testCancellingTheWaiterAbandonsTheCallAtOnce() async throws {
         let release = DispatchSemaphore(value: 0)
+        let entered = OneShot<Bool>()
         let task = Task {
-            try await DeviceCall.run("camera 'y' start", deadline: .seconds(60)) { release.wait() }
+            try await DeviceCall.run("camera 'y' start", deadline: .seconds(60)) {
+                entered.fire(true)
+                release.wait()
+            }
         }
-        try await Task.sleep(for: .milliseconds(100))
+        _ = await entered.wait(timeout: .seconds(5))  // the call is under way on its thread
         task.cancel()
         do {
             try await task.value
@@ -73,10 +77,15 @@ final class ShutdownDeadlineTests: XCTestCase {
     func testAStopThatRunsOverTheLimitNamesWhatIsStillRunningAndExits() async throws {
         let exited = OneShot<Int32>()
         let deadline = ShutdownDeadline(limit: .milliseconds(300), logger: TestAppliance.logger, exit: { exited.fire($0) })
-        let release = OneShot<Bool>()
-        let hanging = Task { await deadline.during("CameraSwitcher") { _ = await release.wait(timeout: .seconds(30)) } }
+        let (release, entered) = (OneShot<Bool>(), OneShot<Bool>())
+        let hanging = Task {
+            await deadline.during("CameraSwitcher") {
+                entered.fire(true)
+                _ = await release.wait(timeout: .seconds(30))
+            }
+        }
         await deadline.during("RecorderService") {}  // one that stopped
-        try await Task.sleep(for: .milliseconds(50))
+        _ = await entered.wait(timeout: .seconds(5))
         deadline.arm()
         let status = await exited.wait(timeout: .seconds(5))
         XCTAssertEqual(status, 1)

@@ -65,7 +65,8 @@ final class StuckCameraTests: XCTestCase {
 
             // It is not started again while that start is stuck: one thread in open(), not one per retry.
             let result = try daemon.recordStart()
-            Thread.sleep(forTimeInterval: 3)  // three device polls, the backoff long past
+            // Three seconds of the filler recorded: three device polls, the backoff long past.
+            XCTAssertTrue(try daemon.waitFor(15) { (try daemon.status().recording?.videoFrames ?? 0) >= 30 })
             let clip = try daemon.recordStop()
             XCTAssertEqual(try daemon.cameras().cameras.first?.state, "error")
             XCTAssertEqual(daemon.log.components(separatedBy: "camera 'door' failed to start").count - 1, 1, "tried once")

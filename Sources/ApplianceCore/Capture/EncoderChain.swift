@@ -53,8 +53,10 @@ final class EncoderChain: Sendable {
         self.input = input
         let (counters, firstOutput) = (counters, firstOutput)
         parser.staticPad("src")?.addProbe(.buffer) { _ in
-            counters.withLock { $0.encoded += 1 }
+            // The action first: a failover that sees the count move goes on at once (a recording then attaches to
+            // the window that action links; counted first, it once found no window and began a GOP late).
             firstOutput.withLock { action in defer { action = nil }; return action }?()
+            counters.withLock { $0.encoded += 1 }
             return .ok
         }
         parts = Locked(try Self.build(encoder: config.video.encoder, generation: 0, config: config, fragments: fragments,

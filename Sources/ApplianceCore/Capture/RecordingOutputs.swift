@@ -84,15 +84,20 @@ final class RecordingOutputs: Sendable {
     /// caps and first keyframe, and nothing of its stream is lost. Nil without pre-record. Blocking (state changes).
     func nextVideoWindow(generation: Int) throws -> (@Sendable () -> Void)? {
         guard window != nil else { return nil }
-        let queue = try Self.makeQueue("video-window-\(generation)", capacity: capacity)
+        // No time limit at first: a queue linked in mid-stream measures its level against a src side that has seen no
+        // segment yet (position 0), so the first buffer, hours of running time in, found it "full" and was leaked —
+        // the new stream's first keyframe (measured: the clip after a failover began a GOP late, under load). The
+        // limit is set once the first frames are through.
+        let queue = try Self.makeQueue("video-window-\(generation)", capacity: 0)
         try pipeline.add(queue)
         let hold = queue.staticPad("src")?.addProbe([.block, .buffer]) { _ in .ok }
         _ = queue.syncStateWithParent()
-        let (tee, windows, holds) = (videoTee, videoWindowElement, holds)
+        let (tee, windows, holds, capacity) = (videoTee, videoWindowElement, holds, capacity)
         return {
             guard let pad = try? tee.requestPad("src_%u"), let sink = queue.staticPad("sink"), (try? pad.link(sink)) != nil else { return }
             holds.withLock { $0[.video] = hold }
             windows.withLock { $0 = queue }
+            after(.seconds(1)) { queue.set("max-size-time", uint64: capacity) }
         }
     }
 
@@ -139,6 +144,8 @@ final class RecordingOutputs: Sendable {
         if let videoWindow {
             return (videoWindow.staticPad("src")!, audioWindow?.staticPad("src"))
         }
+        // Between a failed encoder's window and the next one's link: the tee's stream now would start a GOP late.
+        guard window == nil else { throw GStreamerError(element: "video-window", message: "the video encoder is being replaced; try again") }
         return (try videoTee.requestPad("src_%u"), try audioTee?.requestPad("src_%u"))
     }
 

@@ -34,7 +34,6 @@ final class UnansweredPort {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(client, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
             }
         }
-        Thread.sleep(forTimeInterval: 0.2)  // the handshakes of the ones that fit complete
     }
 
     deinit { for descriptor in descriptors { close(descriptor) } }
