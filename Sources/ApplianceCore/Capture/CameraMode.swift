@@ -29,7 +29,7 @@ public struct CameraMode: Equatable, Sendable {
     public var isRaw: Bool { !["MJPG", "H264", "H265", "bayer"].contains(format) && !format.contains("/") }
 
     /// "1280x720@30"
-    public var sizeAndRate: String { "\(width)x\(height)@\(Self.fpsText(fps))" }
+    public var sizeAndRate: String { "\(width)x\(height)@\(ModeRequest.fpsText(fps))" }
 
     /// Reads the modes out of a caps string as GStreamer's device monitor gives it, e.g.
     /// `video/x-raw, format=(string)YUY2, width=(int)640, height=(int)480, framerate=(fraction){ 30/1, 15/1 }; image/jpeg, …`.
@@ -67,14 +67,10 @@ public struct CameraMode: Equatable, Sendable {
         }
         return order.map { format in
             let sizes = best[format]!.values.sorted { ($0.width * $0.height, $0.fps) > ($1.width * $1.height, $1.fps) }
-            var text = "\(format) " + sizes.prefix(limit).map { "\($0.width)x\($0.height)@\(fpsText($0.fps))" }.joined(separator: ", ")
+            var text = "\(format) " + sizes.prefix(limit).map { "\($0.width)x\($0.height)@\(ModeRequest.fpsText($0.fps))" }.joined(separator: ", ")
             if sizes.count > limit { text += " (+\(sizes.count - limit) more)" }
             return text
         }.joined(separator: "; ")
-    }
-
-    public static func fpsText(_ fps: Double) -> String {
-        fps == fps.rounded() ? "\(Int(fps))" : String(format: "%.2f", fps)
     }
 
     /// The highest frame rate offered at `width`x`height` or larger (nil: no such mode).

@@ -41,7 +41,7 @@ public struct ModeChoice: Sendable, Equatable {
             throw Failure(description: "offers no mode the appliance can read (formats: \(formats.isEmpty ? "none" : formats))")
         }
         if let request { return try requested(request, from: usable, configuredFps: fps) }
-        let wanted = "\(width)x\(height)@\(CameraMode.fpsText(fps))"
+        let wanted = "\(width)x\(height)@\(ModeRequest.fpsText(fps))"
         let covering = usable.filter { $0.width >= width && $0.height >= height }
         if let exact = rawFirst(covering.filter { $0.width == width && $0.height == height && $0.offers(rate: fps) }).first {
             return ModeChoice(mode: exact.at(fps), reachesRate: true, coversSize: true, reason: "the configured \(wanted)")
@@ -53,7 +53,7 @@ public struct ModeChoice: Sendable, Equatable {
         }
         if let fastest = covering.min(by: { ($0.fps, -$0.area, $0.isRaw ? 1 : 0) > ($1.fps, -$1.area, $1.isRaw ? 1 : 0) }) {
             return ModeChoice(mode: fastest.at(fastest.fps), reachesRate: false, coversSize: true,
-                              reason: "no mode reaches \(wanted): \(CameraMode.fpsText(fastest.fps)) fps, frames repeated to \(CameraMode.fpsText(fps))")
+                              reason: "no mode reaches \(wanted): \(ModeRequest.fpsText(fastest.fps)) fps, frames repeated to \(ModeRequest.fpsText(fps))")
         }
         let reachingSmaller = usable.filter { $0.fps >= fps - 0.01 }
         if let largest = reachingSmaller.min(by: { $0.area != $1.area ? $0.area > $1.area : (isRawBefore($0, $1) ?? false) }) {
@@ -62,7 +62,7 @@ public struct ModeChoice: Sendable, Equatable {
         }
         let best = usable.min(by: { ($0.fps, $0.area) > ($1.fps, $1.area) })!
         return ModeChoice(mode: best.at(best.fps), reachesRate: false, coversSize: false,
-                          reason: "no mode is \(width)x\(height) or larger nor reaches \(CameraMode.fpsText(fps)) fps: scaled up, frames repeated")
+                          reason: "no mode is \(width)x\(height) or larger nor reaches \(ModeRequest.fpsText(fps)) fps: scaled up, frames repeated")
     }
 
     private static func requested(_ request: ModeRequest, from usable: [CameraMode], configuredFps: Double) throws(Failure) -> ModeChoice {

@@ -35,7 +35,12 @@ public struct ModeRequest: Sendable, Equatable, CustomStringConvertible {
         self.init(width: width, height: height, fps: fps, format: format)
     }
 
+    /// A frame rate as a mode names it: `30`, `29.97`.
+    public static func fpsText(_ fps: Double) -> String {
+        fps == fps.rounded() ? "\(Int(fps))" : String(format: "%.2f", fps)
+    }
+
     public var description: String {
-        "\(width)x\(height)" + (fps.map { "@" + CameraMode.fpsText($0) } ?? "") + (format.map { " " + ($0 == "MJPG" ? "mjpeg" : $0.lowercased()) } ?? "")
+        "\(width)x\(height)" + (fps.map { "@" + Self.fpsText($0) } ?? "") + (format.map { " " + ($0 == "MJPG" ? "mjpeg" : $0.lowercased()) } ?? "")
     }
 }

@@ -27,9 +27,13 @@ enum BootClock {
         return wall - boot
     }
 
+    /// adjtimex's TIME_ERROR: what the kernel answers while STA_UNSYNC is set (no time service has disciplined the
+    /// clock, or it lost sync).
+    static let timeError: Int32 = 5
+
     /// Whether the kernel says the wall clock is synchronised (NTP, chrony, timesyncd set this): adjtimex's answer
     /// is not TIME_ERROR.
     static var synchronized: Bool {
-        (try? LinuxQueries.clockState()).map { $0 != ClockCheck.timeError } ?? false
+        (try? LinuxQueries.clockState()).map { $0 != timeError } ?? false
     }
 }

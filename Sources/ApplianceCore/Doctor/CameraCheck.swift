@@ -92,7 +92,7 @@ enum CameraCheck {
         }
         let chosen = "chosen \(choice.summary) (\(choice.reason))"
         guard choice.reachesRate && choice.coversSize else {
-            let best = CameraMode.bestFps(modes, width: video.width, height: video.height).map(CameraMode.fpsText) ?? "?"
+            let best = CameraMode.bestFps(modes, width: video.width, height: video.height).map(ModeRequest.fpsText) ?? "?"
             return .warn(name, "\(described); \(chosen)",
                          fix: choice.reachesRate ? "lower [video] width/height to a size the camera offers"
                                                  : "lower [video] framerate to \(best), or the size to a mode with more frames")

@@ -13,10 +13,6 @@ enum ClockCheck {
     /// default date. Raise it now and then; it must never be later than a real release date.
     static let floor = Date(timeIntervalSince1970: 1_793_491_200)  // 2026-11-01T00:00:00Z
 
-    /// adjtimex's TIME_ERROR: what the kernel answers while STA_UNSYNC is set (no time service has disciplined the
-    /// clock, or it lost sync).
-    static let timeError: Int32 = 5
-
     static func run(now: Date = Date()) -> DoctorCheck {
         judge(now: now, kernelState: try? LinuxQueries.clockState(),
               hasRTC: FileManager.default.fileExists(atPath: "/sys/class/rtc/rtc0"))
@@ -32,7 +28,7 @@ enum ClockCheck {
                          fix: ntpFix)
         }
         switch kernelState {
-        case timeError?:
+        case BootClock.timeError?:
             return .warn(name, "\(shown), but the kernel says the clock is not synchronised (no NTP sync yet); \(rtc)",
                          fix: ntpFix + ", and wait for the first sync (timedatectl shows it)")
         case nil:
