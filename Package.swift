@@ -23,6 +23,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-async-algorithms", from: "1.0.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.20.0"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.0.0"),
+        .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
     ],
     targets: [
         .systemLibrary(
@@ -71,36 +72,93 @@ let package = Package(
         /// The typed commands, results, errors and events, and their JSON form: shared by the daemon, `ctl` and any
         /// other front end. Foundation (and SystemCalls for the socket client) only.
         .target(name: "ApplianceProtocol", dependencies: ["SystemCalls"]),
+        // The appliance's own layers, lowest first; each uses only those above it in this list (the compiler keeps
+        // it so: a module cannot import one that imports it). docs/ARCHITECTURE.md draws them.
+        /// Base: what every layer shares and nothing else needs: locks and one-shots, device calls with deadlines, the
+        /// event hub, health and readiness, the data folder, the boot clock, secrets. No GStreamer, no database.
+        .target(name: "ApplianceBase", dependencies: [
+            "ApplianceProtocol", "SystemCalls",
+            .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        ]),
+        /// MP4 files read and written by hand: boxes, fragments, finishing and compaction, one video for a time
+        /// range. No GStreamer.
+        .target(name: "Mp4", dependencies: ["ApplianceBase", "SystemCalls"]),
+        /// Motion and sound detectors: pure functions of frames and levels.
+        .target(name: "Detection"),
+        /// The TOML config: every section, its defaults and its checks (TOMLKit stays here).
+        .target(name: "Settings", dependencies: [
+            "ApplianceBase", "Detection",
+            .product(name: "TOMLKit", package: "TOMLKit"),
+        ]),
+        /// The SQLite library of recordings, activities, backups, shares and runs (GRDB stays here).
+        .target(name: "MediaLibrary", dependencies: [
+            "ApplianceBase", "ApplianceProtocol", "Mp4",
+            .product(name: "GRDB", package: "GRDB.swift"),
+        ]),
+        /// ONVIF's device, media and event services and WS-Discovery (libxml2 stays here).
+        .target(name: "ONVIF", dependencies: [
+            "ApplianceBase", "ApplianceProtocol", "Settings", "CXML",
+            .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "AsyncAlgorithms", package: "swift-async-algorithms"),
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        ]),
+        /// Buttons (evdev, GPIO, gestures) in and lights out.
+        .target(name: "Devices", dependencies: [
+            "ApplianceBase", "ApplianceProtocol", "Settings", "CLinuxInput", "SystemCalls",
+            .product(name: "AsyncAlgorithms", package: "swift-async-algorithms"),
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        ]),
+        /// The WebDAV backup: its queue in the library, streaming uploads from disk (AsyncHTTPClient stays here).
+        .target(name: "Backup", dependencies: [
+            "ApplianceBase", "ApplianceProtocol", "MediaLibrary", "Mp4", "Settings", "SystemCalls",
+            .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOHTTP1", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            .product(name: "_NIOFileSystem", package: "swift-nio"),
+        ]),
+        /// The recording engine on GStreamer: the live graph, cameras and their switching, recording and its files,
+        /// clips, storage and retention, streaming, preview, scrubbing, supervision, the timeline, activity.
+        .target(name: "Engine", dependencies: [
+            "ApplianceBase", "ApplianceProtocol", "Backup", "Detection", "MediaLibrary", "Mp4", "Settings",
+            "GStreamerKit", "SystemCalls",
+            .product(name: "AsyncAlgorithms", package: "swift-async-algorithms"),
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        ]),
+        /// The appliance put together: its services in their start order, status and metrics, the encoder choice,
+        /// MQTT, the doctor.
         .target(
             name: "ApplianceCore",
             dependencies: [
-                "GStreamerKit",
-                "ApplianceProtocol",
-                "CLinuxInput",
-                "SystemCalls",
-                "MQTTKit",
-                "CXML",
+                "ApplianceBase", "ApplianceProtocol", "Backup", "Detection", "Devices", "Engine", "MediaLibrary",
+                "Mp4", "ONVIF", "Settings", "GStreamerKit", "MQTTKit", "SystemCalls",
+                .product(name: "AsyncAlgorithms", package: "swift-async-algorithms"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "TOMLKit", package: "TOMLKit"),
-                .product(name: "GRDB", package: "GRDB.swift"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                .product(name: "_NIOFileSystem", package: "swift-nio"),
-                .product(name: "AsyncAlgorithms", package: "swift-async-algorithms"),
             ]
         ),
         /// The web dashboard and HTTP API: a front end like the socket, calling the same commands.
         .target(
             name: "ApplianceWeb",
             dependencies: [
-                "ApplianceCore",
-                "ApplianceProtocol",
+                "ApplianceCore", "ApplianceBase", "ApplianceProtocol", "Engine", "Mp4", "ONVIF", "Settings",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "_NIOFileSystem", package: "swift-nio"),
             ]
@@ -108,10 +166,8 @@ let package = Package(
         .executableTarget(
             name: "appliance",
             dependencies: [
-                "ApplianceCore",
-                "ApplianceWeb",
-                "ApplianceProtocol",
-                "SystemCalls",
+                "ApplianceCore", "ApplianceWeb", "ApplianceBase", "ApplianceProtocol", "Engine", "MediaLibrary", "Mp4",
+                "Settings", "GStreamerKit", "SystemCalls",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -119,15 +175,27 @@ let package = Package(
         ),
         /// What the test targets that run real tools share (`ProcessOutcome`, `Process.finish(within:)`).
         .target(name: "TestSupport", path: "Tests/TestSupport"),
-        .testTarget(name: "GStreamerKitTests", dependencies: ["GStreamerKit", "TestSupport"]),
+        .testTarget(name: "GStreamerKitTests", dependencies: ["GStreamerKit", "CGStreamer", "TestSupport"]),
         .testTarget(name: "SystemCallsTests", dependencies: ["SystemCalls"]),
         .testTarget(name: "ApplianceProtocolTests", dependencies: ["ApplianceProtocol"]),
-        .testTarget(name: "ApplianceCoreTests", dependencies: ["ApplianceCore", "ApplianceProtocol", "CLinuxInput", "SystemCalls", "TestSupport"]),
-        .testTarget(name: "ApplianceWebTests", dependencies: [
-            "ApplianceWeb", "ApplianceCore", "ApplianceProtocol", "TestSupport",
-            .product(name: "HummingbirdTesting", package: "hummingbird"),
+        .testTarget(name: "ApplianceCoreTests", dependencies: [
+            "ApplianceCore", "ApplianceBase", "ApplianceProtocol", "Detection", "Devices", "Engine", "MediaLibrary", "Mp4",
+            "ONVIF", "Settings", "GStreamerKit", "CLinuxInput", "SystemCalls", "TestSupport",
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "NIOCore", package: "swift-nio"),
         ]),
-        .testTarget(name: "EndToEndTests", dependencies: ["ApplianceCore", "ApplianceProtocol", "appliance", "TestSupport"]),
+        .testTarget(name: "ApplianceWebTests", dependencies: [
+            "ApplianceWeb", "ApplianceCore", "ApplianceBase", "ApplianceProtocol", "Engine", "MediaLibrary", "Mp4", "ONVIF",
+            "Settings", "TestSupport",
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "HummingbirdTesting", package: "hummingbird"),
+            .product(name: "HTTPTypes", package: "swift-http-types"),
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "NIOCore", package: "swift-nio"),
+        ]),
+        .testTarget(name: "EndToEndTests", dependencies: [
+            "ApplianceCore", "ApplianceBase", "ApplianceProtocol", "Devices", "Engine", "Mp4", "appliance", "TestSupport",
+        ]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes Config/appliance.toml into Sources/ApplianceCore/Config/DefaultConfig.swift (the embedded default)."""
+"""Writes Config/appliance.toml into Sources/Settings/DefaultConfig.swift (the embedded default)."""
 import pathlib
 
 root = pathlib.Path(__file__).resolve().parent.parent
@@ -11,5 +11,5 @@ swift = (
     "public enum DefaultConfig {\n"
     '    public static let text = #"""\n' + text + '"""#\n}\n'
 )
-(root / "Sources/ApplianceCore/Config/DefaultConfig.swift").write_text(swift)
-print("updated Sources/ApplianceCore/Config/DefaultConfig.swift")
+(root / "Sources/Settings/DefaultConfig.swift").write_text(swift)
+print("updated Sources/Settings/DefaultConfig.swift")

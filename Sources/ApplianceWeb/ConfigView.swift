@@ -1,6 +1,7 @@
 import ApplianceCore
 import ApplianceProtocol
 import Foundation
+import Settings
 
 /// The effective configuration, read-only, as JSON for the settings page: every setting by its config key
 /// (snake_case), secrets never shown. Files that hold secrets are named, never read; a password in the backup

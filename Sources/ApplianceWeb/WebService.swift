@@ -5,6 +5,7 @@ import Hummingbird
 import Logging
 import NIOCore
 import ServiceLifecycle
+import ApplianceBase
 
 /// Serves the dashboard and the HTTP API on `[web] listen` until graceful shutdown. An address that cannot be
 /// bound (taken, not on this machine) is reported in `status.web` and retried every few seconds: the web page

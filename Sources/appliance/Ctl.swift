@@ -2,6 +2,7 @@ import ApplianceCore
 import ApplianceProtocol
 import ArgumentParser
 import Foundation
+import Settings
 
 /// Options every `ctl` subcommand shares.
 struct CtlOptions: ParsableArguments {

@@ -1,6 +1,7 @@
 import ApplianceProtocol
 import ArgumentParser
 import Foundation
+import ApplianceBase
 
 /// `ctl activity`: what happened (stored), beside `ctl events` (what happens now).
 struct ActivityCommand: ParsableCommand {

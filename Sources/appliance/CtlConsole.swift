@@ -1,6 +1,7 @@
 import ApplianceProtocol
 import ArgumentParser
 import Foundation
+import ApplianceBase
 
 struct Console: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -2,6 +2,7 @@ import ApplianceCore
 import ApplianceProtocol
 import ArgumentParser
 import Foundation
+import ApplianceBase
 
 struct List: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "List recordings, newest first.")

@@ -1,6 +1,7 @@
 import ApplianceProtocol
 import ArgumentParser
 import Foundation
+import ApplianceBase
 
 /// `ctl share ID`: an expiring link that plays and downloads one clip without a login (on the web dashboard).
 struct Share: ParsableCommand {

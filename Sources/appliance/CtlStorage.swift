@@ -1,6 +1,7 @@
 import ApplianceProtocol
 import ArgumentParser
 import Foundation
+import ApplianceBase
 
 struct Protect: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,6 +1,7 @@
 import ApplianceProtocol
 import ArgumentParser
 import Foundation
+import ApplianceBase
 
 /// `ctl timeline`: a day at a glance in text: recorded spans, gaps and activity in time order.
 struct TimelineCommand: ParsableCommand {

@@ -2,6 +2,8 @@ import ApplianceCore
 import ApplianceProtocol
 import ArgumentParser
 import Foundation
+import ApplianceBase
+import MediaLibrary
 
 /// Developer tools, hidden from help: used by the benchmark.
 struct Dev: AsyncParsableCommand {

@@ -3,6 +3,9 @@ import ApplianceProtocol
 import ArgumentParser
 import Foundation
 import GStreamerKit
+import ApplianceBase
+import Settings
+import Engine
 
 /// `appliance encoder-trial` (hidden): one candidate's trial encode, run by the daemon and `doctor` in a child
 /// process so a driver that crashes or hangs costs that candidate only. Prints the trial as one JSON line.

@@ -4,6 +4,8 @@ import ArgumentParser
 import Foundation
 import Logging
 import SystemCalls
+import Settings
+import Engine
 
 /// `appliance run`: builds the appliance (data folder, recovery, live graph, services) and runs it until
 /// SIGTERM/SIGINT, finalising any recording before it exits.

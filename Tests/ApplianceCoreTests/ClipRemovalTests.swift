@@ -3,6 +3,9 @@ import ApplianceProtocol
 import Foundation
 import Logging
 import XCTest
+import ApplianceBase
+import MediaLibrary
+import Engine
 
 /// The one clip-removal path's rules, for both causes, on an in-memory library and real files in a temp folder.
 /// (The remote copy a command also removes is covered end to end in BackupTests, against a real WebDAV server.)

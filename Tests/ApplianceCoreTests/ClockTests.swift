@@ -2,6 +2,9 @@
 import ApplianceProtocol
 import Foundation
 import XCTest
+import ApplianceBase
+import Mp4
+import MediaLibrary
 
 /// The wall clock jumping (issue 44): noticed against the boot clock, and this boot's rows dated again by it, so
 /// that their age is their real age and the timeline stays in order.

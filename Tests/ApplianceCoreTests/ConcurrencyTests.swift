@@ -1,6 +1,7 @@
 @testable import ApplianceCore
 import Foundation
 import XCTest
+import ApplianceBase
 
 /// The primitives that stand between streaming threads and async code: none of them may hang.
 final class ConcurrencyTests: XCTestCase {

@@ -1,5 +1,6 @@
 @testable import ApplianceCore
 import XCTest
+import Settings
 
 extension XCTestCase {
     /// The error parsing `text` (as the file "t.toml") gives; nil when it parses.

@@ -1,6 +1,8 @@
 import ApplianceCore
 import Foundation
 import XCTest
+import ApplianceBase
+import Settings
 
 final class ConfigTests: XCTestCase {
     private func error(_ text: String) -> ConfigError? { configError(text) }

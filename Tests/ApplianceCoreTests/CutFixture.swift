@@ -1,6 +1,8 @@
 @testable import ApplianceCore
 import Foundation
 import XCTest
+import ApplianceBase
+import Mp4
 
 /// One recording to cut: the recording bin's fragmented file, the fragments in it (where each ends and how many
 /// samples of which track it holds, read from its `moof`), and mp4mux's own index of the same recording.

@@ -2,6 +2,8 @@
 import ApplianceProtocol
 import Foundation
 import XCTest
+import ApplianceBase
+import Engine
 
 /// Calls that may never return (`DeviceCall`) and the backoff of cameras that keep failing.
 final class DeviceCallTests: XCTestCase {

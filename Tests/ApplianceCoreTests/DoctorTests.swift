@@ -1,6 +1,9 @@
 @testable import ApplianceCore
 import Foundation
 import XCTest
+import Detection
+import Settings
+import Engine
 
 /// The pure parts of `appliance doctor`: how findings become PASS/WARN/FAIL lines. The checks against this
 /// machine's devices, filesystems, encoders and a WebDAV server are in EndToEndTests/DoctorTests.

@@ -1,5 +1,7 @@
 @testable import ApplianceCore
 import XCTest
+import ApplianceBase
+import Engine
 
 /// The encoder gate's rules: closed while nothing records or streams; a recording admits frames from its planned
 /// start; live viewers hold it open for every frame, and a recording that starts then knows the encoder was running.

@@ -1,5 +1,6 @@
 @testable import ApplianceCore
 import XCTest
+import MediaLibrary
 
 /// The grouped list's in-memory entries against a plain model (what the old GROUP BY computed), over random inserts
 /// and deletes of clips and loop segments.

@@ -1,5 +1,6 @@
 @testable import ApplianceCore
 import XCTest
+import Engine
 
 /// `[recording] trigger`: events start a recording and its end follows the last event by the post-roll (or the
 /// gap, when longer), events closer than the gap share a clip, and a recording started by hand is left alone.

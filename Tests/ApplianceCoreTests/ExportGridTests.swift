@@ -1,5 +1,6 @@
 @testable import ApplianceCore
 import XCTest
+import Engine
 
 /// The export's re-timing: after a part placed 16 ms early (what splitmuxsrc did after a segment whose audio ended
 /// one AAC frame early), every later buffer goes back onto the stream's own grid.

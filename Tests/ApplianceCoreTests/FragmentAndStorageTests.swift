@@ -1,6 +1,8 @@
 import ApplianceCore
 import Foundation
 import XCTest
+import ApplianceBase
+import Engine
 
 final class FragmentAndStorageTests: XCTestCase {
     func testPlaceholdersAreFilledAndUnknownOnesNamed() throws {

@@ -3,6 +3,10 @@ import Foundation
 import GStreamerKit
 import TestSupport
 import XCTest
+import ApplianceBase
+import Mp4
+import Settings
+import Engine
 
 /// What a crash or a power cut can leave, systematically instead of by luck: real recordings made by the
 /// appliance's own recording bin (mp4mux in its DASH fragment mode behind the FragmentStreamWatch) are cut at box

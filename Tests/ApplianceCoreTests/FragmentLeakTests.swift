@@ -3,6 +3,10 @@ import Foundation
 import GStreamerKit
 import SystemCalls
 import XCTest
+import ApplianceBase
+import Mp4
+import Settings
+import Engine
 
 /// A leak per fragment shows only over thousands of them: a loop of recording files made by the appliance's own
 /// recording bin (a new bin and muxer per file, as loop segments are), each finished by Mp4Finishing, with 0.1 s

@@ -1,6 +1,7 @@
 @testable import ApplianceCore
 import Foundation
 import XCTest
+import Mp4
 
 /// Working out what a fragment leaves unstated: sizes from where the bytes are, durations from the first sample and
 /// the next fragment's decode time; anything that cannot be worked out is refused, never guessed.

@@ -1,6 +1,8 @@
 @testable import ApplianceCore
 import Foundation
 import XCTest
+import Mp4
+import Engine
 
 /// The watch on the recording's filesink: where fragments end, which of those ends get a sync (at most one per
 /// interval), and the start offset written into the later track's decode times. Fed a DASH-layout byte stream

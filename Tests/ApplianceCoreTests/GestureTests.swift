@@ -3,6 +3,9 @@ import ApplianceProtocol
 import Foundation
 import Logging
 import XCTest
+import ApplianceBase
+import Settings
+import Devices
 
 /// The gesture recognizer, the software debouncer and the input_event decoder, on synthetic times (no clocks).
 final class GestureTests: XCTestCase {

@@ -2,6 +2,8 @@
 import CLinuxInput
 import Foundation
 import XCTest
+import Settings
+import Devices
 
 /// GPIO buttons through the kernel's uAPI v2 records. No GPIO chip exists on the test machine (its kernel has no
 /// gpiolib), so opening a real chip is not tested here; the decoder, the resolution errors and the FIFO stand-in are.

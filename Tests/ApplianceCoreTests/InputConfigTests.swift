@@ -1,6 +1,8 @@
 @testable import ApplianceCore
 import Foundation
 import XCTest
+import Settings
+import Devices
 
 /// `[[input]]` tables: what parses, and that every mistake fails naming its key path.
 final class InputConfigTests: XCTestCase {

@@ -1,5 +1,6 @@
 @testable import ApplianceCore
 import XCTest
+import Engine
 
 /// Which DRM card a KMS preview drives, on a made-up /sys/class/drm.
 final class KMSCardTests: XCTestCase {

@@ -1,5 +1,6 @@
 @testable import ApplianceCore
 import XCTest
+import Engine
 
 /// Which keyframes a recording file indexes as such: the first, then one at least an interval after the last.
 final class KeyframePacerTests: XCTestCase {

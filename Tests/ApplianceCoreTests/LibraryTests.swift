@@ -2,6 +2,9 @@
 import ApplianceProtocol
 import Foundation
 import XCTest
+import ApplianceBase
+import Mp4
+import MediaLibrary
 
 final class LibraryTests: XCTestCase {
     private var directory: URL!

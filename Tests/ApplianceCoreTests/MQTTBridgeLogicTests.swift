@@ -2,6 +2,7 @@
 import ApplianceProtocol
 import Foundation
 import XCTest
+import ApplianceBase
 
 /// The MQTT bridge's pure parts: Home Assistant discovery, command payloads, the states from facts, the device id.
 final class MQTTBridgeLogicTests: XCTestCase {

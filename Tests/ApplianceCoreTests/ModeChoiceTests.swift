@@ -1,5 +1,7 @@
 @testable import ApplianceCore
 import XCTest
+import Settings
+import Engine
 
 /// The mode a V4L2 camera is asked for: pure, over mode lists shaped like real devices'.
 final class ModeChoiceTests: XCTestCase {

@@ -1,5 +1,7 @@
 @testable import ApplianceCore
 import XCTest
+import Detection
+import Settings
 
 /// `[motion]`: its keys, zones and masks as polygons in relative coordinates, and a clear error for each mistake.
 final class MotionConfigTests: XCTestCase {

@@ -1,5 +1,7 @@
 @testable import ApplianceCore
 import XCTest
+import ApplianceBase
+import Detection
 
 /// The motion detector on generated scenes with known ground truth (MotionScene: 160x90 at 5 fps, as the motion
 /// branch gives them): real motion is found within 0.5 s of its start and ends after the release time; the light,

@@ -1,6 +1,7 @@
 import Foundation
 @testable import ApplianceCore
 import XCTest
+import ApplianceBase
 
 /// The detector judged on every scene of `MotionSceneCatalog` with several seeds: every real motion found within
 /// 0.5 s of its start, no event where nothing really moved. `make test` runs one seed;

@@ -1,6 +1,8 @@
 import Foundation
 @testable import ApplianceCore
 import TestSupport
+import ApplianceBase
+import Detection
 
 /// A picture being painted, in floating-point gray levels (0–255).
 struct Canvas {

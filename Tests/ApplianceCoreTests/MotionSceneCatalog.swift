@@ -1,6 +1,8 @@
 import Foundation
 @testable import ApplianceCore
 import TestSupport
+import ApplianceBase
+import Detection
 
 /// A generated scene and what really happens in it: the spans of real motion (empty for a scene that must make no
 /// event). `make` builds the scene for a seed: positions, speeds and noise vary with it.

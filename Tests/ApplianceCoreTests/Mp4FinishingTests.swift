@@ -2,6 +2,8 @@
 import Foundation
 import GStreamerKit
 import XCTest
+import ApplianceBase
+import Mp4
 
 /// Finishing the files earlier versions wrote (mp4mux's `first-moov-then-finalise` layout) in place, on files real
 /// mp4mux writes (gst-launch-1.0 in its own process, so a SIGKILL leaves exactly what a crashed daemon leaves),

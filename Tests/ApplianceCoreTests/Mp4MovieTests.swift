@@ -1,6 +1,7 @@
 @testable import ApplianceCore
 import Foundation
 import XCTest
+import Mp4
 
 /// Files one range video may join: sample descriptions that differ only in the bitrates they state (mp4mux writes
 /// each file's own in `btrt` and `esds`) are the same; another codec configuration is not.

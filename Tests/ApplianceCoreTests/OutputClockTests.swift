@@ -1,5 +1,7 @@
 @testable import ApplianceCore
 import XCTest
+import ApplianceBase
+import Engine
 
 /// The output grid after the camera selector and the handover boundary computed on it (pure arithmetic; the
 /// end-to-end switching tests run the same code inside the live graph).

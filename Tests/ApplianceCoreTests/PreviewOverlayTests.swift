@@ -3,6 +3,8 @@ import ApplianceProtocol
 import Foundation
 import GStreamerKit
 import XCTest
+import ApplianceBase
+import Engine
 
 /// The preview overlay's text (a pure function) and the service that keeps a real textoverlay's `text` in step with
 /// the event stream.

@@ -1,5 +1,6 @@
 @testable import ApplianceCore
 import XCTest
+import Engine
 
 /// The frame-exact cut rules, buffer by buffer: the boundary cases the end-to-end recording, segment and pre-record
 /// tests found, without a pipeline. Times in ms on a 30 fps grid (interval 33.333 ms) unless a test says otherwise.

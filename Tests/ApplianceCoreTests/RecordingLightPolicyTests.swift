@@ -2,6 +2,7 @@
 import ApplianceProtocol
 import Foundation
 import XCTest
+import Devices
 
 /// The recording light's decision, events and answers in, on/off/blinking out.
 final class RecordingLightPolicyTests: XCTestCase {

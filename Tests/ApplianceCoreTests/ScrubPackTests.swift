@@ -1,6 +1,8 @@
 @testable import ApplianceCore
 import Foundation
 import XCTest
+import ApplianceBase
+import Engine
 
 /// The scrubbing previews' pack and frame pacing as values: records read back in order, a torn last record (a
 /// crash mid-write) and damage ignored, the preview for a moment, one frame per interval on the graph's time grid,

@@ -2,6 +2,8 @@
 import ApplianceProtocol
 import Foundation
 import XCTest
+import ApplianceBase
+import MediaLibrary
 
 /// Share links expire at their time to the millisecond: answered before, never at or after it, not listed, and
 /// swept when a new link is made. (End to end, the shortest link lasts 36 s; here the clock is a parameter.)

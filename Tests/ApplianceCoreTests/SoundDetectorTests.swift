@@ -1,5 +1,7 @@
 @testable import ApplianceCore
 import XCTest
+import Detection
+import Engine
 
 /// The sound detector on level sequences as GStreamer's `level` gives them (one RMS value per 100 ms interval).
 final class SoundDetectorTests: XCTestCase {

@@ -5,6 +5,9 @@ import Foundation
 import Glibc
 #endif
 import XCTest
+import ApplianceBase
+import MediaLibrary
+import Engine
 
 /// The pure parts of supervision: the flow judge, the status line, loop recording's seams, run counting and the
 /// notify datagram. Times are given to the judge, never waited for.

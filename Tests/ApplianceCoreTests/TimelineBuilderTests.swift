@@ -2,6 +2,8 @@
 import ApplianceProtocol
 import Foundation
 import XCTest
+import MediaLibrary
+import Engine
 
 /// The timeline as a pure function of the range's files and activity: spans where files meet, gaps between them
 /// (until now, never in the future), locked ranges, everything clipped to the range.

@@ -3,6 +3,7 @@ import ApplianceProtocol
 import Foundation
 import HummingbirdTesting
 import XCTest
+import ApplianceBase
 
 /// The events routes in-process: the API hides the picture's path and gives its URL, "play" redirects to the clip
 /// under the activity's start, and bad numbers, kinds and limits are refused with a reason.

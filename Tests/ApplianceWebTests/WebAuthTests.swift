@@ -2,6 +2,7 @@ import ApplianceCore
 @testable import ApplianceWeb
 import Foundation
 import XCTest
+import ApplianceBase
 
 /// The pure parts of who may do what: the login throttle's delays, where a login may send the browser, the
 /// login form, loopback host names, tokens, sessions and the password file.

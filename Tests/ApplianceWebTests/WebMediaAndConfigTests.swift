@@ -3,6 +3,8 @@ import ApplianceCore
 import ApplianceProtocol
 import Foundation
 import XCTest
+import ApplianceBase
+import Settings
 
 /// Validators (ETag, Last-Modified, 304, If-Range), download names, error statuses and the redacted config.
 final class WebMediaAndConfigTests: XCTestCase {

@@ -5,6 +5,8 @@ import HTTPTypes
 import HummingbirdTesting
 import NIOCore
 import XCTest
+import ApplianceBase
+import ONVIF
 
 /// The ONVIF services on the web server, in-process: what they answer (the real status goes in, the device's
 /// facts come out), the credentials they ask for (GetSystemDateAndTime alone is open; a replayed or wrong token is

@@ -5,6 +5,7 @@ import Foundation
 import HummingbirdTesting
 import TestSupport
 import XCTest
+import Engine
 
 /// `/api/timeline/video.mp4` in-process over three real MP4 files (gst-launch, 2 s each, H.264 and AAC) recorded
 /// back to back: one video of all three that ffmpeg decodes, exact ranges across the index and the files, HEAD,

@@ -5,6 +5,7 @@ import Foundation
 import HTTPTypes
 import HummingbirdTesting
 import XCTest
+import Engine
 
 /// Scrubbing previews over HTTP in-process: a clip's WebVTT thumbnails track (cues from one preview to the next, the
 /// last to the clip's end, each naming its JPEG), the JPEGs themselves, and the preview of a moment of the timeline

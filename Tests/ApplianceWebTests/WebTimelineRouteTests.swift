@@ -3,6 +3,7 @@ import ApplianceProtocol
 import Foundation
 import HummingbirdTesting
 import XCTest
+import ApplianceBase
 
 /// The timeline's routes in-process: `/api/timeline` as `ctl --json timeline` with pictures as URLs, the page, and
 /// `/timeline/play`, which finds the file under a moment (or the next recorded one after a gap); bad days, hours

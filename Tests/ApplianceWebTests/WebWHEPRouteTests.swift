@@ -6,6 +6,8 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import XCTest
+import ApplianceBase
+import Engine
 
 /// The WHEP resource (RFC 9725) in-process: an SDP offer POSTed as application/sdp is answered 201 with the SDP
 /// answer and a Location to DELETE; refusals keep the API's error codes; it is a write, so it needs the bearer

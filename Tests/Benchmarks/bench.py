@@ -58,7 +58,7 @@ SHORT_S = 2.0
 RSS_SAMPLE_S = 0.5
 
 # The default config (Config/appliance.toml, embedded in the binary), as the daemon builds it
-# (Sources/ApplianceCore/Capture/CaptureGraph.swift, RecordingBin.swift, pipelines/*.gst).
+# (Sources/Engine/Capture/CaptureGraph.swift, RecordingBin.swift, pipelines/*.gst).
 WIDTH, HEIGHT, FPS = 1280, 720, 30
 VIDEO_KBPS, KEYINT, PRESET = 4000, 30, "veryfast"
 AUDIO_RATE, AUDIO_CH, AUDIO_BPS = 48000, 2, 128000

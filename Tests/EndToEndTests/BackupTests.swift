@@ -3,6 +3,7 @@ import ApplianceProtocol
 import Foundation
 import TestSupport
 import XCTest
+import ApplianceBase
 
 /// WebDAV backup against a real server on 127.0.0.1 (wsgidav with Basic auth), including its failures.
 final class BackupTests: XCTestCase {

@@ -3,6 +3,7 @@ import ApplianceCore
 import Foundation
 import TestSupport
 import XCTest
+import Engine
 
 /// Bad requests get an error response with a stable code; the daemon keeps serving and the recording survives.
 final class BadInputTests: XCTestCase {

@@ -1,6 +1,7 @@
 import Foundation
 import TestSupport
 import XCTest
+import ApplianceBase
 
 /// `.ci/swift-test.sh`'s watchdog, run on a stand-in `swift` whose test process passes one test and then hangs: the
 /// run must name the hung test, print its stacks, stop it, count it failed and still end with its summary, instead

@@ -3,6 +3,7 @@ import Foundation
 import TestSupport
 import XCTest
 @testable import appliance
+import ApplianceBase
 
 /// `appliance ctl console` in a real terminal: a private tmux server (its own `-L` socket) runs it, `send-keys`
 /// presses the keys and `capture-pane` reads the screen. Timing is never asserted: captures are polled until what

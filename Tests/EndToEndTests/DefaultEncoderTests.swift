@@ -2,6 +2,7 @@ import ApplianceProtocol
 import Foundation
 import TestSupport
 import XCTest
+import ApplianceBase
 
 /// The encoder a newcomer gets (`auto`: openh264 on a machine without a hardware encoder) on a picture like a real
 /// camera's: a textured background with sensor noise, fed raw from a FIFO at real time, and an object crossing it.

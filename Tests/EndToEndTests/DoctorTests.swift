@@ -1,6 +1,7 @@
 import Foundation
 import TestSupport
 import XCTest
+import ApplianceBase
 
 /// `appliance doctor`, run as a user runs it: the real binary on this machine's devices, filesystems and clock,
 /// real GStreamer encodes, and a real WebDAV server for the backup check.

@@ -2,6 +2,7 @@ import ApplianceProtocol
 import Foundation
 import TestSupport
 import XCTest
+import ApplianceBase
 
 /// An encoder that fails while the daemon records (issue 37, item 3): the clip ends cleanly, the next candidate that
 /// passes its trial is built into the running graph in its place, and the recording goes on in a new clip; the event,

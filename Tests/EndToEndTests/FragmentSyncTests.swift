@@ -2,6 +2,7 @@ import ApplianceProtocol
 import Foundation
 import TestSupport
 import XCTest
+import ApplianceBase
 
 /// Fragments and syncs whatever the encoder does. The appliance's x264 makes a keyframe every keyframe_interval_s
 /// and no others; an encoder with ideas of its own (here x264 with its scene-cut decision left on, on the still SMPTE

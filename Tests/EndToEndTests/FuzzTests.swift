@@ -3,6 +3,7 @@ import ApplianceCore
 import Foundation
 import TestSupport
 import XCTest
+import ApplianceBase
 
 /// Thousands of random and malformed lines from several connections while a recording runs: every line gets an
 /// answer, the daemon keeps serving, and the recording completes.

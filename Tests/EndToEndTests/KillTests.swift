@@ -2,6 +2,7 @@ import ApplianceProtocol
 import Foundation
 import TestSupport
 import XCTest
+import ApplianceBase
 
 /// SIGKILL at random moments of real recordings — while one starts, in the middle of a fragment, while it stops,
 /// across loop-segment cuts with pre-roll and short fragments — and a restart after each: no 0-byte file and no

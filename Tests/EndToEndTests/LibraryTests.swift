@@ -3,6 +3,7 @@ import ApplianceProtocol
 import Foundation
 import TestSupport
 import XCTest
+import ApplianceBase
 
 /// The recordings library through the real daemon: list, info, rename, delete, lock, ids, events.
 final class LibraryEndToEndTests: XCTestCase {

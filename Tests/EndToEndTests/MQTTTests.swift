@@ -3,6 +3,8 @@ import ApplianceProtocol
 import Foundation
 import TestSupport
 import XCTest
+import ApplianceBase
+import Devices
 
 /// `[mqtt]` against a real broker (Debian's mosquitto, password file, TLS with a test CA) and mosquitto's own
 /// clients: Home Assistant discovery with the keys each component needs, the Recording switch driving a real

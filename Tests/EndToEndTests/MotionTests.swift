@@ -2,6 +2,7 @@ import ApplianceProtocol
 import Foundation
 import TestSupport
 import XCTest
+import ApplianceBase
 
 /// Motion detection in the daemon, on the live graph's motion branch: a still picture is looked at and is no motion,
 /// a moving ball is (`motion_started` with its camera and a score, status and metrics say so), and switching away

@@ -2,6 +2,7 @@ import ApplianceProtocol
 import Foundation
 import TestSupport
 import XCTest
+import ApplianceBase
 
 /// The daemon as an ONVIF camera, met by the clients the field uses: Home Assistant's ONVIF library
 /// (onvif-zeep-async, with onvif-parsers for its events) walks Home Assistant's own set-up and follows the events;

@@ -2,6 +2,7 @@ import ApplianceProtocol
 import Foundation
 import TestSupport
 import XCTest
+import ApplianceBase
 
 /// The light software encoder that `auto` picks on a board without a hardware one (openh264), through what the
 /// recording relies on: loop segments that start on keyframes and join frame-exactly, pre-roll, a camera switch

@@ -2,6 +2,7 @@ import ApplianceProtocol
 import Foundation
 import TestSupport
 import XCTest
+import ApplianceBase
 
 /// The preview screen for real: glimagesink in an Xvfb window, judged by the pixels of screenshots. The camera's
 /// SMPTE bars are there; while recording the top left carries the red ● REC mark and white text (elapsed time,

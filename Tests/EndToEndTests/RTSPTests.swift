@@ -2,6 +2,7 @@ import ApplianceProtocol
 import Foundation
 import TestSupport
 import XCTest
+import ApplianceBase
 
 /// `[rtsp]` with real clients (ffprobe, ffmpeg, gst-launch's rtspsrc) against the daemon: the recording's own H.264
 /// at the configured size with its AAC, continuous frames across a camera switch, several clients on one media,

@@ -1,6 +1,7 @@
 import ApplianceProtocol
 import Foundation
 import XCTest
+import ApplianceBase
 
 /// Records with the real daemon and checks the files with ffprobe/ffmpeg.
 final class RecordingTests: XCTestCase {

@@ -1,6 +1,7 @@
 import ApplianceProtocol
 import Foundation
 import XCTest
+import ApplianceBase
 
 /// `[storage]` retention in a running daemon: the oldest unlocked clips go, locked ones never (on_full = "stop"),
 /// `protect` locks around now, and when only locked clips are left the recording ends cleanly and says why.

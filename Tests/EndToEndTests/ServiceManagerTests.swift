@@ -4,6 +4,7 @@ import Foundation
 import Glibc
 #endif
 import XCTest
+import ApplianceBase
 
 /// systemd's notify protocol, against a real datagram socket playing the service manager (`NotifyListener`):
 /// READY=1 only once the socket answers, watchdog pings at least every half interval while frames flow, pings

@@ -2,6 +2,7 @@ import ApplianceProtocol
 import Foundation
 import TestSupport
 import XCTest
+import Mp4
 
 /// A bad config, device, fragment or data dir stops `appliance run` at once with a one-line reason.
 final class StartupErrorTests: XCTestCase {

@@ -2,6 +2,7 @@ import ApplianceProtocol
 import Foundation
 import TestSupport
 import XCTest
+import ApplianceBase
 
 /// Cameras whose start never returns (issue 44): a source can block inside its state change — filesrc opening a
 /// FIFO that has no writer, tcpclientsrc connecting to a camera that does not answer, a wedged USB driver. Such a

@@ -3,6 +3,7 @@ import ApplianceCore
 import Foundation
 import TestSupport
 import XCTest
+import ApplianceBase
 
 /// Switching cameras at runtime, also while recording, and surviving cameras that fail.
 final class SwitchingTests: XCTestCase {

@@ -1,6 +1,7 @@
 import ApplianceProtocol
 import Foundation
 import XCTest
+import ApplianceBase
 
 /// WHEP against the real daemon with offers no browser sends: each is refused with a clear error and the daemon goes
 /// on serving (the browser's own offer is played in WebBrowserTests).

@@ -2,6 +2,7 @@ import ApplianceProtocol
 import Foundation
 import TestSupport
 import XCTest
+import ApplianceBase
 
 /// Bad HTTP requests to the dashboard: each gets a clear 4xx (a JSON error on the API and media), changes
 /// nothing, never serves a file it was not asked for by id, and the daemon keeps serving.

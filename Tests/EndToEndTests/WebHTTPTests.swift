@@ -2,6 +2,7 @@ import ApplianceProtocol
 import Foundation
 import TestSupport
 import XCTest
+import ApplianceBase
 
 /// A running daemon whose dashboard has a password (`[web] token_file`), reached with curl.
 final class WebDaemon {

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Regenerates Sources/ApplianceCore/Inputs/KeyCodes.swift from the kernel's linux/input-event-codes.h.
+"""Regenerates Sources/Settings/KeyCodes.swift from the kernel's linux/input-event-codes.h.
 
 Run from the repository root: python3 packaging/tools/key-codes.py [/usr/include/linux/input-event-codes.h]
 The table is committed so the build needs no kernel headers; rerun it when a newer header adds keys.
@@ -28,5 +28,5 @@ out = [
 ]
 out += [f'        "{n}": {v},' for n, v in items]
 out += ["    ]", "}", ""]
-open("Sources/ApplianceCore/Inputs/KeyCodes.swift", "w").write("\n".join(out))
+open("Sources/Settings/KeyCodes.swift", "w").write("\n".join(out))
 print(f"{len(items)} key names")

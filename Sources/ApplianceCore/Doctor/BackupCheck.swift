@@ -1,6 +1,10 @@
 import AsyncHTTPClient
 import Foundation
 import NIOCore
+import ApplianceBase
+import Mp4
+import Settings
+import Backup
 
 /// Check 8: the WebDAV server answers for the backup folder with the configured credentials. The password and
 /// the TLS trust come from the same code the uploader uses (BackupCredentials, BackupTrust), so a pass here

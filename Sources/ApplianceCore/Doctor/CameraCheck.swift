@@ -1,6 +1,8 @@
 import Foundation
 import GStreamerKit
 import SystemCalls
+import Settings
+import Engine
 
 /// Check 2, one line per `[[camera]]`: a V4L2 camera's node exists, is a character device this user can open
 /// read-write, which modes it offers, the mode the daemon would choose, and that the camera delivers frames in it

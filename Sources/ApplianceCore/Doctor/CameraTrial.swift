@@ -1,5 +1,8 @@
 import Foundation
 import GStreamerKit
+import ApplianceBase
+import Settings
+import Engine
 
 /// Starts a V4L2 camera in its chosen mode through the daemon's source fragment and normalising chain, until a
 /// few frames have come out in the graph's caps. A mode the driver refuses, or a fragment that does not link,

@@ -1,5 +1,6 @@
 import Foundation
 import SystemCalls
+import ApplianceBase
 
 /// Check 6: the wall clock, which dates every clip. A board without a real-time clock starts at 1970 (or, under
 /// systemd, at the time it last shut down) until NTP sets it, so the check asks two things: is the date

@@ -1,4 +1,5 @@
 import Foundation
+import Settings
 
 /// Check 1: where the config came from, and what it asks for. A config that does not load is the only failure
 /// doctor reports then: every other check would judge a config the daemon would refuse.

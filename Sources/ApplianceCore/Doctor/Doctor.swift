@@ -1,5 +1,8 @@
 import Foundation
 import GStreamerKit
+import ApplianceBase
+import Settings
+import Engine
 
 /// `appliance doctor`: what a user checks before trusting a device, as pass/warn/fail lines with the fix. It
 /// loads the config as `appliance run` does and never takes the data folder's lock, so it runs beside a live

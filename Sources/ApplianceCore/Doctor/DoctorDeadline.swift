@@ -1,4 +1,5 @@
 import Foundation
+import ApplianceBase
 
 /// Doctor must answer even when a call never returns: statfs on a dead network mount, a camera driver stuck in
 /// open, a GStreamer provider that probes hardware for ever. Each blocking check runs on a thread of its own and

@@ -1,5 +1,8 @@
 import Foundation
 import GStreamerKit
+import ApplianceBase
+import Settings
+import Engine
 
 /// A short, finite encode through the configured fragment, built as the live graph builds it
 /// (`FragmentLibrary.videoEncoderValues`): test frames in the graph's caps → encoder fragment → parser → fakesink,

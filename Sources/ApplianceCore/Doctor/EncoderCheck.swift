@@ -2,6 +2,9 @@ import ApplianceProtocol
 import Foundation
 import GStreamerKit
 import Logging
+import ApplianceBase
+import Settings
+import Engine
 
 /// Check 7: the configured encoders really encode — a few frames through the same fragments the daemon uses. A
 /// missing element names the package that brings it; an encoder slower than real time warns, because the live

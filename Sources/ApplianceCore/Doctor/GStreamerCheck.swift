@@ -1,5 +1,7 @@
 import Foundation
 import GStreamerKit
+import Settings
+import Engine
 
 /// Check: GStreamer's version, the pipelines/ folder the fragments come from, and every element the live graph
 /// makes by name (the fragments' own elements are checked by the camera and encoder checks).

@@ -1,5 +1,6 @@
 import Foundation
 import MQTTKit
+import Settings
 
 /// Check 9: the MQTT broker takes the configured login: one connection with the daemon's own settings (password, TLS trust), as a
 /// client id of its own so that it never pushes the running daemon off the broker, and a clean disconnect (no will,

@@ -1,5 +1,7 @@
 import Foundation
 import GStreamerKit
+import Settings
+import Engine
 
 /// Check 3: the `[audio]` source. ALSA capture cards are found as the daemon finds them (/dev/snd/pcmC*D*c),
 /// named from /proc/asound; `auto` without one means a test tone, which is worth a warning, not a failure.

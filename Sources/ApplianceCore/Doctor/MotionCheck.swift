@@ -1,4 +1,6 @@
 import Foundation
+import Detection
+import Settings
 
 /// Check: motion detection, when `[motion] enabled`: at what rate it looks at the picture, and whether this machine
 /// keeps up — the detector timed on frames of the configured size against the interval between them. (Its elements

@@ -1,4 +1,5 @@
 import Foundation
+import ApplianceBase
 
 /// /proc/self/mountinfo: which mount holds a path, its type and source (the mounts of this process's namespace).
 struct MountTable: Sendable {

@@ -1,4 +1,5 @@
 import Foundation
+import Settings
 
 /// Check 4a: whether the service can use its devices. The packaged service runs as the system user `appliance`,
 /// in the groups video, audio, input and gpio (packaging/sysusers); when that user exists its membership and its

@@ -1,4 +1,5 @@
 import Foundation
+import ApplianceBase
 
 /// Free space judged against `[storage] min_free_mb` and the configured bitrate. Retention deletes the oldest
 /// clips to keep min_free_mb free, so a card full of clips is a dashcam's normal state: the room to record is the

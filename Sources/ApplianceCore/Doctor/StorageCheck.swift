@@ -1,5 +1,7 @@
 import Foundation
 import SystemCalls
+import ApplianceBase
+import Settings
 
 /// Check 5: room to record on the data folder's filesystem, and whether that filesystem suits recordings
 /// (journal, survives a reboot, local). Judges the nearest existing folder when data_dir is not there yet.

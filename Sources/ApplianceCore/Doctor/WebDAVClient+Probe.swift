@@ -1,6 +1,8 @@
 import AsyncHTTPClient
 import Foundation
 import NIOCore
+import Mp4
+import Backup
 
 extension WebDAVClient {
     /// What the server says about the backup folder itself.

@@ -1,5 +1,6 @@
 import Foundation
 import GStreamerKit
+import Engine
 
 /// The encoders `[video] encoder = "auto"` chooses among, as fragments (`encoders/<name>.gst`): in the configured
 /// order (hardware first), except that an encoder whose rank was raised above GStreamer's PRIMARY range

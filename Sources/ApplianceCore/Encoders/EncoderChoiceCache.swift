@@ -1,6 +1,7 @@
 import ApplianceProtocol
 import Foundation
 import GStreamerKit
+import Settings
 
 /// The last choice, in `<data_dir>/encoder-choice.json`, valid while nothing it depended on changed: the boot (a
 /// driver loaded, a module unloaded), the GStreamer version and the candidates' plugins (file, version, rank) and

@@ -3,6 +3,9 @@ import AsyncAlgorithms
 import Foundation
 import Logging
 import ServiceLifecycle
+import ApplianceBase
+import Settings
+import Engine
 
 /// The encoder chosen at start and what has happened to it since: `status`, `ctl status` and the metrics read it.
 final class EncoderSelection: Sendable {

@@ -1,5 +1,6 @@
 import ApplianceProtocol
 import Foundation
+import Settings
 
 extension EncoderSelector {
     /// The encoder to use after `failed` (those that failed while running, in this run) did: the next candidate in

@@ -1,6 +1,8 @@
 import ApplianceProtocol
 import Foundation
 import Logging
+import Settings
+import Engine
 
 /// `[video] encoder = "auto"`: the first candidate that passes its trial, hardware first; the choice is cached for
 /// the boot (`EncoderChoiceCache`). A pinned encoder is used as it is, untried (the graph's start says if it fails).

@@ -1,6 +1,9 @@
 import ApplianceProtocol
 import Foundation
 import GStreamerKit
+import ApplianceBase
+import Settings
+import Engine
 
 /// One candidate's trial: a second of test frames at the configured size, rate and bitrate through its fragment,
 /// then parsed and decoded again. It passes only with decodable H.264 of the configured size: nearly every frame

@@ -1,5 +1,8 @@
 import ApplianceProtocol
 import Foundation
+import ApplianceBase
+import Settings
+import Engine
 
 /// Each trial in a child process, `appliance encoder-trial …`, which prints the trial as one JSON line: a driver
 /// that crashes or hangs costs that candidate only. A child still running at the limit (plus its start-up) is

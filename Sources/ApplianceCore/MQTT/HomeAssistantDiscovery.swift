@@ -1,4 +1,5 @@
 import ApplianceProtocol
+import Engine
 
 /// Home Assistant's MQTT discovery for this device: one retained config per entity at
 /// `<discovery_prefix>/<component>/<node id>/<object id>/config` (the form every Home Assistant version reads, and

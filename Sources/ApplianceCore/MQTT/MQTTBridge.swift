@@ -4,6 +4,7 @@ import Foundation
 import Logging
 import MQTTKit
 import ServiceLifecycle
+import ApplianceBase
 
 /// `[mqtt]`: the appliance on an MQTT broker and in Home Assistant. It follows the event stream and asks the one
 /// entry point (as the recording light does), publishes retained states when they change, announces the device

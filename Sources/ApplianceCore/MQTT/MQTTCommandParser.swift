@@ -1,4 +1,5 @@
 import ApplianceProtocol
+import ApplianceBase
 
 /// What a message on a command topic asks for, as the one typed `Command`; anything else is refused with the reason
 /// the bridge logs (one line, and the message is dropped).

@@ -1,5 +1,6 @@
 import ApplianceProtocol
 import Foundation
+import Devices
 
 /// What the MQTT bridge knows of the appliance: only what the entry point answers (`status`, `cameras`,
 /// `backup.status`, `list`) and what the events say. Its health is the recording light's (`LightFacts`, one rule

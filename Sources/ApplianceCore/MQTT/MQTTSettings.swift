@@ -1,5 +1,7 @@
 import ApplianceProtocol
 import MQTTKit
+import ApplianceBase
+import Settings
 
 /// `[mqtt]` with its defaults filled in from this device (client id, topic prefix, name) and its password read:
 /// everything the bridge needs, resolved once at start.

@@ -1,6 +1,9 @@
 import ApplianceProtocol
 import Foundation
 import Logging
+import ApplianceBase
+import Settings
+import Engine
 
 extension Appliance {
     /// `[video] encoder = "auto"` resolved (a trial per candidate, or this boot's earlier choice): the config the graph

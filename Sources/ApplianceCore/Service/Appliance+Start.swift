@@ -3,6 +3,12 @@ import Foundation
 import GStreamerKit
 import Logging
 import ServiceLifecycle
+import ApplianceBase
+import Settings
+import MediaLibrary
+import Devices
+import Backup
+import Engine
 
 extension Appliance {
     /// Builds the appliance, in order: the data folder (locked before anything reads it), the library, the live

@@ -3,6 +3,10 @@ import Foundation
 import GStreamerKit
 import Logging
 import ServiceLifecycle
+import ApplianceBase
+import Settings
+import MediaLibrary
+import Engine
 
 /// The whole appliance, composed: `start` builds it in a defined order and `run` runs its services in one
 /// ServiceGroup until graceful shutdown. Every front end — the control socket here, the web page, shutters and

@@ -1,5 +1,8 @@
 import ApplianceProtocol
 import GStreamerKit
+import ApplianceBase
+import Backup
+import Engine
 
 /// The one entry point behind `Appliance.perform`: each command goes to the domain that owns what it touches.
 /// Every error leaves here as an `ApplianceError` with a stable code. Once shutdown begins, commands are refused.

@@ -1,6 +1,10 @@
 import ApplianceProtocol
 import Logging
 import ServiceLifecycle
+import ApplianceBase
+import Settings
+import ONVIF
+import Engine
 
 /// What a front end built outside ApplianceCore (the web dashboard) gets: the one entry point and the event stream
 /// like every other front end, plus read-only views it cannot get through commands (media files by id, the live

@@ -1,4 +1,6 @@
 import ApplianceProtocol
+import ApplianceBase
+import Engine
 
 /// Where the web front end says how it is doing; `status` reads it (with the live view's viewer count).
 public final class FrontEndReporter: Sendable {

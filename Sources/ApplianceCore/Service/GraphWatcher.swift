@@ -2,6 +2,8 @@ import ApplianceProtocol
 import GStreamerKit
 import Logging
 import ServiceLifecycle
+import ApplianceBase
+import Engine
 
 /// Watches the live graph: its bus (messages arrive from the bus thread, see `BusReader`) and the cameras whose
 /// stream ended by itself. Errors are logged, kept for status and published; an error from inside a camera's bin

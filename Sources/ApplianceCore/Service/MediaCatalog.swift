@@ -1,5 +1,9 @@
 import ApplianceProtocol
 import Foundation
+import ApplianceBase
+import Mp4
+import MediaLibrary
+import Engine
 
 /// Read-only lookups of media files by id for front ends that serve them (the web dashboard). Clients name clips
 /// by id only: every path returned here is one the appliance wrote, never one built from a client's text.

@@ -2,6 +2,10 @@ import ApplianceProtocol
 import Foundation
 import Logging
 import ServiceLifecycle
+import ApplianceBase
+import Settings
+import ONVIF
+import Engine
 
 /// What the appliance offers other machines besides the web page: the RTSP stream, the MQTT link and the ONVIF
 /// device, each built from its section (nil when off) with the status holder `status` reads, then their services.

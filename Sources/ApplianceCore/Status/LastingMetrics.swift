@@ -1,5 +1,7 @@
 import ApplianceProtocol
 import SystemCalls
+import ApplianceBase
+import Engine
 
 extension MetricsCollector {
     /// What tells whether the daemon lasts: the heap it holds (a leak grows it) and what the recording files wrote

@@ -1,5 +1,9 @@
 import ApplianceProtocol
 import Foundation
+import ApplianceBase
+import MediaLibrary
+import Backup
+import Engine
 
 /// Builds `metrics` from what each domain owns, the way `StatusReporter` builds `status`: frames in (per camera)
 /// and out, dropped frames, the recording and its A/V offset, loop recording's seams, storage, backup, camera

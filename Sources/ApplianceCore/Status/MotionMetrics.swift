@@ -1,4 +1,5 @@
 import ApplianceProtocol
+import Engine
 
 extension MetricsCollector {
     /// Motion and sound: whether each goes on, the latest motion score and sound level, frames looked at, events.

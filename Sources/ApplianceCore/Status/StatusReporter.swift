@@ -1,6 +1,12 @@
 import ApplianceProtocol
 import Foundation
 import GStreamerKit
+import ApplianceBase
+import Settings
+import MediaLibrary
+import ONVIF
+import Devices
+import Engine
 
 /// Builds `status` from what each domain owns: the recorder's phase, the cameras, the output clock, the library,
 /// health and readiness. Owns nothing itself.

@@ -1,5 +1,6 @@
 import ApplianceProtocol
 import Foundation
+import ApplianceBase
 
 extension MetricsCollector {
     /// Where the clips go: the storage's state, free room, the clips' budget and when loop recording wraps.

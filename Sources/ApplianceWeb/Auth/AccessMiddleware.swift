@@ -5,6 +5,8 @@ import Glibc
 #endif
 import HTTPTypes
 import Hummingbird
+import ApplianceBase
+import Settings
 
 /// Decides who is asking and whether they may: the login page, assets and share links are open; reading needs a
 /// session, the bearer token or `[web] public_read`; anything that changes state needs a session with its CSRF

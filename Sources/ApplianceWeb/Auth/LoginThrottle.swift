@@ -1,5 +1,6 @@
 import ApplianceCore
 import Foundation
+import ApplianceBase
 
 /// Slows down password guessing per client address. After a failed login (or a bad bearer token) the client's
 /// attempts are taken one at a time, spaced by a delay of 0.5 s that doubles per failure in a row up to 8 s, and

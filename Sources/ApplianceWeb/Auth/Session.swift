@@ -1,5 +1,6 @@
 import ApplianceCore
 import Foundation
+import ApplianceBase
 
 /// A logged-in browser: the cookie's random id and the CSRF token its pages send with every command.
 struct Session: Sendable, Equatable {

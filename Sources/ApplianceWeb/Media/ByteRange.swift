@@ -1,3 +1,4 @@
+import ApplianceBase
 /// What a `Range` header asks of a file of `size` bytes (RFC 9110 §14): the whole file, one part of it, or
 /// nothing it has. Only single `bytes` ranges are honoured; a header the server does not understand (another unit,
 /// bad syntax, several ranges) is ignored, which RFC 9110 allows, and the whole file is sent.

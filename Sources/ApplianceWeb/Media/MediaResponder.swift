@@ -3,6 +3,7 @@ import Foundation
 import Hummingbird
 import NIOCore
 import _NIOFileSystem
+import Mp4
 
 /// Serves one media file (a clip, a thumbnail, a snapshot) with exact HTTP semantics, streamed from disk in
 /// 256 KiB chunks, never read whole:

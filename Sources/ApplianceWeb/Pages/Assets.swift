@@ -1,4 +1,5 @@
 import Hummingbird
+import ApplianceBase
 
 /// The dashboard's one stylesheet and one script, served as they are (no build step).
 enum Assets {

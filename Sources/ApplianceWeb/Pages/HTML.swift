@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import ApplianceBase
 
 /// Server-rendered pages: plain HTML with every piece of text escaped, no build step, usable without script
 /// (the script adds live updates and the buttons' actions).

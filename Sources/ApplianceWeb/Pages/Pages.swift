@@ -1,5 +1,7 @@
 import ApplianceProtocol
 import Foundation
+import ApplianceBase
+import Mp4
 
 /// The dashboard's pages. Element ids are the contract the browser tests (Tests/Web) rely on.
 enum Pages {

@@ -1,5 +1,6 @@
 import ApplianceProtocol
 import Foundation
+import ApplianceBase
 
 /// The timeline page: a day (or an hour of it) as one bar — recorded spans, the gaps between them, locked time and
 /// activity — where a click plays the moment under it in the page's player, one continuous video across the

@@ -2,6 +2,7 @@ import ApplianceCore
 import ApplianceProtocol
 import Foundation
 import Hummingbird
+import ApplianceBase
 
 /// `/api`: the same field names as `ctl --json`. Reads are GETs; every command is a POST to
 /// `/api/commands/<name>` with its `args` object as the body (the socket's arguments, checked the same way), and

@@ -2,6 +2,7 @@ import ApplianceCore
 import ApplianceProtocol
 import Foundation
 import Hummingbird
+import ApplianceBase
 
 /// Activity (motion, sound, presses, marks): the events page, its API, each activity's picture, and "play", which
 /// opens the recording that covers an activity at the moment it began.

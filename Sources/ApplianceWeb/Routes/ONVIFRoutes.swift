@@ -3,6 +3,9 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import NIOCore
+import ApplianceBase
+import ONVIF
+import Engine
 
 /// `/onvif/…`: the ONVIF device's SOAP services (device, media, events, and each PullPoint subscription's address),
 /// open to the access rules because SOAP carries its own credentials (WS-UsernameToken, checked by `ONVIFDevice`);

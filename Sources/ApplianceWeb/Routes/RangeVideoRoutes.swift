@@ -3,6 +3,7 @@ import ApplianceProtocol
 import Foundation
 import HTTPTypes
 import Hummingbird
+import Mp4
 
 /// `/api/timeline/video.mp4?start=…&end=…` (ISO 8601): one MP4 of what was recorded between two moments, built from
 /// the recordings' own samples (`RangeVideo`) and served with the same exact Range, validator and HEAD handling as a

@@ -2,6 +2,7 @@ import ApplianceCore
 import ApplianceProtocol
 import Foundation
 import Hummingbird
+import ApplianceBase
 
 /// `/api/timeline?day=2026-11-26` (or `from=…&to=…`): a day's recorded spans, gaps, locks and activity in one
 /// answer, checked as `ctl timeline` is.

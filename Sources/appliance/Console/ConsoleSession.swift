@@ -2,6 +2,7 @@ import ApplianceProtocol
 import Dispatch
 import Foundation
 import SystemCalls
+import ApplianceBase
 
 /// The console's main loop on the main thread: waits in `poll` for a key, a wake-up from another thread or the
 /// next second of the elapsed time, then draws the model. Nothing here asks the daemon anything per tick: the

@@ -1,5 +1,7 @@
 @testable import ApplianceCore
 import XCTest
+import ApplianceBase
+import Engine
 
 /// The judge of an encoder's output, fed counters and times as the daemon's samples are.
 final class EncoderOutputJudgeTests: XCTestCase {

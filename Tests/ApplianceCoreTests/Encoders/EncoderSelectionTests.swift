@@ -4,6 +4,9 @@ import Foundation
 import GStreamerKit
 import Logging
 import XCTest
+import ApplianceBase
+import Settings
+import Engine
 
 /// `[video] encoder = "auto"` with the real encoders this machine has (openh264enc, x264enc) and candidates that are
 /// present but broken: one names an element that is not installed, one fails to negotiate, one returns the wrong

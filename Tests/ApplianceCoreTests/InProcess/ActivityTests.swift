@@ -2,6 +2,8 @@
 import ApplianceProtocol
 import Foundation
 import XCTest
+import ApplianceBase
+import Mp4
 
 /// Activity records through the commands, on a seeded library of real files: marks and presses stored, listed with
 /// their filters, shown with the recordings that cover them, protected; retention keeping those recordings longer.

@@ -3,6 +3,8 @@ import ApplianceProtocol
 import Foundation
 import GStreamerKit
 import XCTest
+import ApplianceBase
+import Settings
 
 /// The appliance built in-process and driven through its one entry point, as every front end drives it.
 final class CommandTests: XCTestCase {

@@ -3,6 +3,8 @@ import ApplianceProtocol
 import Foundation
 import GStreamerKit
 import XCTest
+import ApplianceBase
+import Engine
 
 /// A recording that has been cut keeps its bin linked until it is detached: nothing that still flows there may
 /// reach the camera as an end of stream.

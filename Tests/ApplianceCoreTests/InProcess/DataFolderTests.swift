@@ -2,6 +2,10 @@
 import ApplianceProtocol
 import Foundation
 import XCTest
+import ApplianceBase
+import Settings
+import MediaLibrary
+import Engine
 
 /// One appliance per data folder, and start-up recovery, in-process.
 final class DataFolderTests: XCTestCase {

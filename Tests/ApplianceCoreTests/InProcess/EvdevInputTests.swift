@@ -2,6 +2,8 @@
 import ApplianceProtocol
 import Foundation
 import XCTest
+import ApplianceBase
+import Settings
 
 /// `[[input]] kind = "evdev"` through the real reader, fed by a FIFO carrying real `struct input_event` records.
 /// Gestures are judged by the records' own timestamps: the test never sleeps to shape one. Where a gesture waits

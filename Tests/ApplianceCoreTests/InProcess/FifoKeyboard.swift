@@ -1,6 +1,7 @@
 import ApplianceCore
 import Foundation
 import XCTest
+import Devices
 
 /// A FIFO standing in for /dev/input/eventN: the test writes real 24-byte `struct input_event` records into it,
 /// each gesture in one `write` (atomic: under PIPE_BUF), with timestamps of its own clock that make the gesture

@@ -3,6 +3,9 @@ import ApplianceProtocol
 import Foundation
 import Glibc
 import XCTest
+import ApplianceBase
+import Mp4
+import Settings
 
 /// A `[[input]] kind = "gpio"` button end to end in the appliance, its chip a FIFO carrying the kernel's
 /// `gpio_v2_line_event` records: decoding, software debounce, gestures and the commands they send. Gestures are

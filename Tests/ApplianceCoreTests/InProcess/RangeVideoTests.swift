@@ -3,6 +3,8 @@ import ApplianceProtocol
 import Foundation
 import TestSupport
 import XCTest
+import ApplianceBase
+import Mp4
 
 /// The range video over real loop segments (2 s each, a moving ball and a tone): its bytes, written out as a
 /// download would be, decode in ffmpeg without an error; its pictures are the segments' pictures, frame for frame

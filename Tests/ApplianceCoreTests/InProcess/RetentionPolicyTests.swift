@@ -2,6 +2,9 @@
 import ApplianceProtocol
 import Foundation
 import XCTest
+import ApplianceBase
+import Settings
+import Engine
 
 /// Retention's rules on a seeded library of real files: which clips go, in what order, and what never goes.
 final class RetentionPolicyTests: XCTestCase {

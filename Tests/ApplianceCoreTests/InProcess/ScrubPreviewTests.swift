@@ -3,6 +3,8 @@ import ApplianceProtocol
 import Foundation
 import TestSupport
 import XCTest
+import ApplianceBase
+import Engine
 
 /// Scrubbing previews written while recording, in process on the live test sources: a clip's pack holds a 160 px
 /// JPEG for its first moment and then one per interval up to its end; each loop segment gets its own; a clip with

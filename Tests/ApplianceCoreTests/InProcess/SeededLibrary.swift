@@ -2,6 +2,8 @@
 import ApplianceProtocol
 import Foundation
 import XCTest
+import ApplianceBase
+import MediaLibrary
 
 /// A library of real (zero-filled) clip files seeded before an appliance opens it: for retention and activity tests.
 enum SeededLibrary {

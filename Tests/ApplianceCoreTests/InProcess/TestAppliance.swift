@@ -3,6 +3,8 @@ import ApplianceProtocol
 import Foundation
 import Logging
 import XCTest
+import ApplianceBase
+import Settings
 
 /// The whole appliance built in this process, on a temporary data folder, with live test sources: for tests of
 /// commands, events, the record state machine, shutdown and recovery without spawning the binary.

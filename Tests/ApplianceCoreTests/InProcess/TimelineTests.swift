@@ -2,6 +2,7 @@
 import ApplianceProtocol
 import Foundation
 import XCTest
+import ApplianceBase
 
 /// `timeline` through the entry point on a seeded library of real files: each clip a span, the minutes between them
 /// gaps, a locked clip a lock range, a mark an event; bad ranges refused with a reason.

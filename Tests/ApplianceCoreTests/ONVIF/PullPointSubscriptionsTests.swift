@@ -2,6 +2,8 @@
 import ApplianceProtocol
 import Foundation
 import XCTest
+import ApplianceBase
+import ONVIF
 
 /// PullPoint subscriptions: the current states first (`Initialized`), then each change; a pull waits for the next
 /// one (and no longer than its timeout), terms are renewed or run out, the number is capped, shutdown ends pulls.

@@ -2,6 +2,8 @@
 import Foundation
 import TestSupport
 import XCTest
+import ApplianceBase
+import ONVIF
 
 /// SOAP as ONVIF clients send it is read by namespace, whatever the prefixes; hostile and broken XML is refused
 /// before it costs anything: no DTD (entity expansion, external entities), bounded size, element count and depth.

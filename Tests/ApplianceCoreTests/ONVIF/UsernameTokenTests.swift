@@ -1,6 +1,8 @@
 @testable import ApplianceCore
 import Foundation
 import XCTest
+import ApplianceBase
+import ONVIF
 
 /// WS-UsernameToken as ONVIF clients sign: the digest (known answer from Python's hashlib, as zeep computes it),
 /// a wrong password or user, a Created outside five minutes, a replayed nonce and a plain-text password are refused.

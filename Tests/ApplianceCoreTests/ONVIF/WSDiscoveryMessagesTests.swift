@@ -2,6 +2,8 @@
 import Foundation
 import NIOCore
 import XCTest
+import ApplianceBase
+import ONVIF
 
 /// WS-Discovery's matching and messages: which Probes are this device's (types, scopes by prefix, strcmp0), Resolve
 /// by endpoint, one answer per message id, and replies that carry what NVRs and Home Assistant read.

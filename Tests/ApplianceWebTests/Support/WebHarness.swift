@@ -8,6 +8,11 @@ import HummingbirdTesting
 import Logging
 import NIOCore
 import XCTest
+import ApplianceBase
+import Settings
+import MediaLibrary
+import ONVIF
+import Engine
 
 /// The dashboard's router in-process (HummingbirdTesting's `.router` framework: no socket, no daemon) on a real
 /// library (in memory) and a real data folder (a temporary directory). What the web layer hands the core is seen

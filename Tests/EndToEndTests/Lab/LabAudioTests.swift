@@ -2,6 +2,7 @@ import ApplianceProtocol
 import Foundation
 import TestSupport
 import XCTest
+import ApplianceBase
 
 /// A real ALSA capture device (snd-aloop: what is played into hw:Loopback,0 is captured on hw:Loopback,1) in the
 /// VM lab: the file's sound is the tone played, it starts with the picture, and losing the card mid-recording

@@ -2,6 +2,7 @@ import ApplianceProtocol
 import Foundation
 import TestSupport
 import XCTest
+import ApplianceBase
 
 /// A real V4L2 driver (vivid, shaped like a webcam: discrete sizes 320x180…3840x2160, fewer frames per second the
 /// larger) in the VM lab: the camera starts in a mode that gives the configured size and rate, says which, and the

@@ -1,6 +1,7 @@
 import ApplianceProtocol
 import Foundation
 import XCTest
+import ApplianceBase
 
 /// A board without a clock battery boots with a wrong clock and jumps at its first NTP sync (issue 44). In the VM lab
 /// the guest's own clock is moved with `date -s` (the host's is not touched): a loop recording that began two days

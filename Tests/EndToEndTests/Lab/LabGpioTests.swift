@@ -1,6 +1,7 @@
 import ApplianceProtocol
 import Foundation
 import XCTest
+import ApplianceBase
 
 /// A simulated gpiochip in the VM lab: gpio-sim (built for the lab's kernel by Tests/Lab/gpio-sim/build.sh and
 /// loaded by lab-vm), made through configfs. Its input lines follow the `pull` files in sysfs, with edge interrupts

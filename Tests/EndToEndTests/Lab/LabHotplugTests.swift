@@ -1,6 +1,7 @@
 import ApplianceProtocol
 import Foundation
 import XCTest
+import ApplianceBase
 
 /// Unplugging real devices while recording, in the VM lab: the recording goes on (over the filler for a camera,
 /// without sound for a microphone), and a camera that comes back is used again by itself.

@@ -1,6 +1,7 @@
 import ApplianceProtocol
 import Foundation
 import XCTest
+import ApplianceBase
 
 /// The preview on a real KMS device (virtio-gpu in the VM lab, `lab-vm --display`), judged from pictures of the
 /// screen that QEMU takes (`lab-vm --screendump`): the camera's picture fills it, and the red ● REC mark with the

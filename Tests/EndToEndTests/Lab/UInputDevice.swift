@@ -1,4 +1,5 @@
 import Foundation
+import ApplianceBase
 
 /// A real evdev input device made through the kernel's uinput driver (in the VM lab): it has a name, a node under
 /// /dev/input, can be grabbed, and disappears like an unplugged USB keyboard when destroyed. The kernel stamps

@@ -1,6 +1,7 @@
 import Foundation
 import TestSupport
 import XCTest
+import ApplianceBase
 
 /// One HTTP exchange with `/usr/bin/curl` (the client browsers are compared against in bug reports): status,
 /// the last response's headers, and the body as bytes. Redirects are not followed.

@@ -1,5 +1,6 @@
 import ApplianceProtocol
 import Foundation
+import ApplianceBase
 
 /// Steps the backup tests share.
 extension DaemonProcess {

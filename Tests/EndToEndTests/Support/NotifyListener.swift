@@ -1,6 +1,7 @@
 import Foundation
 #if canImport(Glibc)
 import Glibc
+import ApplianceBase
 #endif
 
 /// Plays systemd's side of the notify protocol: an AF_UNIX datagram socket the daemon finds in `$NOTIFY_SOCKET`,

@@ -1,6 +1,7 @@
 import Foundation
 import TestSupport
 import XCTest
+import ApplianceBase
 
 /// A private X server (Xvfb) for preview windows, on a display number nobody uses; stopped by its PID.
 final class XvfbDisplay {

@@ -1,4 +1,0 @@
-extension Duration {
-    /// In seconds, as a Double (for messages and reports).
-    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
-}

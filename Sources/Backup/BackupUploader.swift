@@ -1,0 +1,186 @@
+import ApplianceProtocol
+import AsyncHTTPClient
+import Foundation
+import Logging
+import NIOCore
+import NIOPosix
+import ServiceLifecycle
+import ApplianceBase
+import Mp4
+import Settings
+import MediaLibrary
+
+/// Backs every finished recording up to WebDAV, once, whole, eventually. Jobs live in SQLite (`backup_jobs`), so
+/// they survive restarts and crashes; one job runs at a time, in the service's loop. Transient failures (network,
+/// timeouts, 408/423/425/429/5xx) retry with exponential backoff and jitter, honouring Retry-After; 401/403 and
+/// 507 pause the queue until `backup retry` (or, for refused credentials, a changed password file). On graceful
+/// shutdown the upload in progress stops at once: its bytes went to a temporary name, so nothing half-written is
+/// ever left under a final name, and the job waits for the next start.
+public actor BackupUploader: Service, CustomStringConvertible {
+    public nonisolated var description: String { "BackupUploader" }
+    package let config: ApplianceConfig.Backup
+    package let library: Library
+    package let data: DataDirectory
+    package let events: EventHub
+    package let logger: Logger
+    package let http: HTTPClient
+    package var client: WebDAVClient
+    package var pauseReason: String?
+    /// The pause came from refused credentials: a changed password file lifts it.
+    var pausedOnCredentials = false
+    /// The password in use (to notice a changed password file while paused).
+    package var password: String?
+    static let passwordCheckInterval: Duration = .seconds(2)
+    package var nextRetryAt: Date?
+    /// Progress of the upload in flight (written from the upload's stream).
+    package nonisolated let current = Locked<BackupProgress?>(nil)
+    /// Stops the job in flight: its recording was deleted, or the daemon is shutting down.
+    nonisolated let stopCurrent = Locked<(recordingId: String, stop: AsyncStream<Void>.Continuation)?>(nil)
+    package nonisolated let wake = WakeSignal()
+
+    /// Fails with a one-line reason for a bad URL or unreadable credentials.
+    public init(config: ApplianceConfig.Backup, library: Library, data: DataDirectory, events: EventHub, logger: Logger) throws {
+        self.config = config
+        self.library = library
+        self.data = data
+        self.events = events
+        self.logger = logger
+        // Credentials first: an HTTPClient must be shut down once created, so nothing may throw after it exists.
+        let password = try BackupCredentials.password(file: config.passwordFile)
+        let tls = try BackupTrust.tlsConfiguration(caFile: config.caFile)
+        var settings = HTTPClient.Configuration(tlsConfiguration: tls)
+        settings.timeout = .init(connect: .seconds(10), read: .seconds(60))
+        settings.redirectConfiguration = .disallow
+        // One event loop for all backup connections: the upload waits for it between chunks (see `WebDAVClient.put`).
+        http = HTTPClient(eventLoopGroupProvider: .shared(MultiThreadedEventLoopGroup.singleton.next()), configuration: settings)
+        client = WebDAVClient(http: http, base: config.url, username: config.username, password: password)
+        self.password = password
+    }
+
+    /// Takes back jobs a dead process had claimed and queues recordings that have none. Before the loop runs.
+    package func prepare() async throws {
+        try await library.releaseClaimedBackups()
+        for id in try await library.recordingsWithoutBackup(onlyLocked: config.onlyLocked) {
+            try await enqueueUpload(id)
+        }
+    }
+
+    /// For a daemon that failed to start after this was built: an HTTPClient must be shut down.
+    package func close() async { try? await http.shutdown() }
+
+    // MARK: the loop
+
+    public func run() async throws {
+        let stopCurrent = self.stopCurrent, wake = self.wake
+        await withGracefulShutdownHandler {
+            await loop()
+        } onGracefulShutdown: {
+            stopCurrent.withLock { $0?.stop.yield() }
+            wake.signal()
+        }
+        try? await http.shutdown()
+    }
+
+    private func loop() async {
+        while !Task.isShuttingDownGracefully {
+            if pauseReason != nil {
+                await wake.wait(until: pausedOnCredentials ? .now + Self.passwordCheckInterval : nil)
+                if pauseReason != nil, passwordFileChanged() { resume(because: "password_file changed") }
+                continue
+            }
+            let claimed: (job: BackupJob?, nextDue: Date?)
+            do {
+                claimed = try await library.claimNextBackup()
+            } catch {
+                logger.error("backup: queue unavailable: \(error)")
+                await wake.wait(until: .now + .seconds(5))
+                continue
+            }
+            guard let job = claimed.job else {
+                nextRetryAt = claimed.nextDue
+                await wake.wait(until: claimed.nextDue.map { .now + .seconds(max(0, $0.timeIntervalSinceNow)) })
+                continue
+            }
+            nextRetryAt = nil
+            let failure = await runStoppable(job)
+            await record(job, failure: failure)
+            current.withLock { $0 = nil }
+        }
+    }
+
+    // MARK: feeding the queue
+
+    /// A recording was saved (or locked, with only_locked): queue its upload.
+    public func recordingFinished(_ id: String) async {
+        do {
+            guard let recording = try await library.fetch(id: id) else { return }
+            if config.onlyLocked, !recording.locked { return }
+            try await enqueueUpload(id)
+        } catch {
+            logger.error("backup: cannot queue \(id): \(error)")
+        }
+    }
+
+    private func enqueueUpload(_ id: String) async throws {
+        if try await library.enqueueBackup(.upload, recordingId: id) != nil {
+            try await library.update(id: id) { row in
+                if row.backupState != .done { row.backupState = .pending }
+            }
+            wake.signal()
+        }
+    }
+
+    /// A recording is being deleted: stop its upload and queue the removal of what reached the server.
+    public func recordingDeleted(_ recording: Recording) async {
+        stopCurrent.withLock { if $0?.recordingId == recording.id { $0?.stop.yield() } }
+        let remote = recording.backupRemotePath ?? RemoteLayout(recording: recording).media
+        do {
+            try await library.enqueueBackup(.delete, recordingId: recording.id, remotePath: remote)
+            wake.signal()
+        } catch {
+            logger.error("backup: cannot queue the remote deletion of \(recording.id): \(error)")
+        }
+    }
+
+    /// `backup retry [ID]`: lifts a pause (re-reading the password file) and makes failed jobs due now.
+    public func retry(recordingId: String?) async throws -> Int {
+        do {
+            use(password: try BackupCredentials.password(file: config.passwordFile))
+        } catch {
+            throw ApplianceError(.badRequest, "\(error)")
+        }
+        if pauseReason != nil { resume(because: "an operator ran backup retry") }
+        let count = try await library.retryBackups(recordingId: recordingId)
+        wake.signal()
+        return count
+    }
+
+    public func status() async -> BackupStatus {
+        BackupStatus(enabled: true, url: BackupPolicy.redacted(config.url), onlyLocked: config.onlyLocked,
+                     bandwidthKbps: config.bandwidthKbps, paused: pauseReason != nil, pauseReason: pauseReason,
+                     counts: (try? await library.backupCounts()) ?? BackupCounts(), current: current.withLock { $0 },
+                     lastError: try? await library.lastBackupError(), nextRetryAt: nextRetryAt)
+    }
+
+    // MARK: pausing
+
+    package func use(password: String?) {
+        client = WebDAVClient(http: http, base: config.url, username: config.username, password: password)
+        self.password = password
+    }
+
+    package func resume(because why: String) {
+        pauseReason = nil
+        pausedOnCredentials = false
+        events.publish(.backupResumed(BackupPause(reason: why)))
+        logger.notice("backup resumed: \(why)")
+    }
+
+    /// While paused on refused credentials: a password file whose content changed lifts the pause by itself.
+    private func passwordFileChanged() -> Bool {
+        guard pausedOnCredentials, !config.passwordFile.isEmpty,
+              let fresh = try? BackupCredentials.password(file: config.passwordFile), fresh != password else { return false }
+        use(password: fresh)
+        return true
+    }
+}

@@ -1,0 +1,81 @@
+import ApplianceProtocol
+import Foundation
+import Logging
+import ServiceLifecycle
+import ApplianceBase
+
+/// Turns the detectors' events into activity records: `motion_started` and `sound_started` store one, their `_ended`
+/// closes it (with its peak, zones and picture). At start it closes what the last run left open, and every hour it
+/// forgets activity older than `event_keep_days`.
+package final class ActivityService: Service, CustomStringConvertible {
+    package var description: String { "ActivityService" }
+
+    private let log: ActivityLog
+    private let events: EventHub
+    private let subscription: EventHub.Subscription
+    private let logger: Logger
+    /// The activity going on, per kind (one motion and one sound at a time, as the detectors announce them).
+    private let open = Locked<[Activity.Kind: Activity]>([:])
+    static let tidyInterval: Duration = .seconds(3600)
+
+    /// Subscribes at once, so an event published before the service group runs is not missed.
+    package init(log: ActivityLog, events: EventHub, logger: Logger) {
+        (self.log, self.events, self.logger) = (log, events, logger)
+        subscription = events.subscribe()
+    }
+
+    package func run() async throws {
+        await log.tidy()
+        await runSideBySide({ await self.follow() }, { await self.tidyHourly() })
+        events.unsubscribe(subscription.id)
+        // Stopped during an activity: it ends now (a crash leaves it to the next start's tidy).
+        for activity in open.withLock({ $0.values }) {
+            await end(activity.kind, at: Date(), update: { _ in })
+        }
+    }
+
+    private func tidyHourly() async {
+        while (try? await Task.sleep(for: Self.tidyInterval)) != nil { await log.tidy() }
+    }
+
+    private func follow() async {
+        var camera = await log.activeCamera()
+        for await record in subscription.events {
+            switch record.event {
+            case .cameraSwitched(let switched): camera = switched.to
+            case .motionStarted(let e):
+                await begin(Activity(id: 0, kind: .motion, camera: e.camera, startedAt: e.startedAt, zones: e.zones, peak: e.peakScore))
+            case .motionEnded(let e):
+                await end(.motion, at: e.endedAt ?? Date()) { a in (a.zones, a.peak) = (e.zones, e.peakScore) }
+            case .soundStarted(let e):
+                var activity = Activity(id: 0, kind: .sound, camera: camera, startedAt: e.startedAt, peak: e.peakDb)
+                activity.thumbnail = await log.pictures.capture(kind: .sound, startedAt: e.startedAt)
+                await begin(activity)
+            case .soundEnded(let e):
+                await end(.sound, at: e.endedAt ?? Date()) { $0.peak = e.peakDb }
+            default:
+                break
+            }
+        }
+    }
+
+    private func begin(_ activity: Activity) async {
+        do {
+            let stored = try await log.begin(activity)
+            open.withLock { $0[activity.kind] = stored }
+        } catch {
+            logger.error("activity: the \(activity.kind.rawValue) at \(activity.startedAt) could not be stored: \(error)")
+        }
+    }
+
+    private func end(_ kind: Activity.Kind, at endedAt: Date, update: (inout Activity) -> Void) async {
+        guard var activity = open.withLock({ $0.removeValue(forKey: kind) }) else { return }
+        activity.endedAt = max(endedAt, activity.startedAt)
+        update(&activity)
+        do {
+            try await log.end(activity)
+        } catch {
+            logger.error("activity \(activity.id) could not be closed: \(error)")
+        }
+    }
+}

@@ -1,0 +1,241 @@
+import ApplianceProtocol
+import Foundation
+import GStreamerKit
+import Logging
+import ApplianceBase
+import Settings
+
+/// One configured camera: its source fragment and normalising chain in a bin of its own, linked to a selector pad.
+/// The bin's state is locked, so the pipeline never starts or stops it: the switcher does, one camera at a time
+/// unless `always_on` (two USB cameras on one bus cannot stream together).
+package final class CameraSlot: Sendable {
+    package enum State: Sendable, Equatable {
+        case active, standby, starting, missing(String), error(String)
+
+        package var name: String {
+            switch self {
+            case .active: "active"
+            case .standby: "standby"
+            case .starting: "starting"
+            case .missing: "missing"
+            case .error: "error"
+            }
+        }
+
+        package var detail: String? {
+            switch self {
+            case .missing(let reason), .error(let reason): reason
+            default: nil
+            }
+        }
+    }
+
+    /// Every state's name, as status and metrics show them.
+    package static let stateNames = ["active", "standby", "starting", "missing", "error"]
+
+    package let name: String
+    package let config: ApplianceConfig.Camera
+    /// v4l2 | test | pipeline
+    package let kind: String
+    package let bin: Bin
+    let selectorPad: Pad
+    private let fragments: FragmentLibrary
+    private let video: ApplianceConfig.Video
+    /// The first element after the source (the source links to it).
+    private let convert: Element
+    /// The source fragment's bin; for a V4L2 camera remade at start when the chosen mode changes.
+    private let source: Locked<Bin?>
+    /// The mode a V4L2 camera was last started in (nil for other sources, or before its first start).
+    package let mode = Locked<ModeChoice?>(nil)
+    private let output: Pad
+    package let state: Locked<State>
+    private let firstFrame = Locked<OneShot<Bool>?>(nil)
+    /// When a start that was abandoned began (nil: none is stuck).
+    private let stuckSince = Locked<ContinuousClock.Instant?>(nil)
+    private let running = Locked(false)
+    /// Frames this camera has delivered to the selector since start (metrics: frames in).
+    private let delivered = Counter()
+    package var framesIn: UInt64 { delivered.value }
+    /// The camera's rate keeper: its `duplicate` count is the frames repeated because the camera was late.
+    private let rate: Element
+    package var framesRepeated: UInt64 { rate.get("duplicate").flatMap { UInt64($0) } ?? 0 }
+
+    /// Builds the camera's bin inside `pipeline` and links it to `selector`. `onStreamEnd` is called (from a
+    /// streaming thread) when the camera's stream ends by itself: its EOS never reaches the selector.
+    package init(config camera: ApplianceConfig.Camera, kind: String, initialState: State, fragments: FragmentLibrary,
+         rawCaps: Caps, video: ApplianceConfig.Video, pipeline: Pipeline, selector: Element,
+         onStreamEnd: @escaping @Sendable (String) -> Void) throws {
+        name = camera.name
+        config = camera
+        self.kind = kind
+        self.fragments = fragments
+        self.video = video
+        state = Locked(initialState)
+        bin = Bin(name: "camera-\(camera.name)")
+        let convert = try Element.make("videoconvert", name: "convert")
+        self.convert = convert
+        var chain: [Element] = [convert]
+        if camera.mirror {
+            let flip = try Element.make("videoflip", name: "mirror")
+            try flip.set("video-direction", string: "horiz")
+            chain.append(flip)
+        }
+        if camera.rotate != 0 {
+            let flip = try Element.make("videoflip", name: "rotate")
+            try flip.set("video-direction", string: ["90": "90r", "180": "180", "270": "90l"]["\(camera.rotate)"]!)
+            chain.append(flip)
+        }
+        let scale = try Element.make("videoscale", name: "scale")
+        scale.set("add-borders", true)
+        let rate = try Element.make("videorate", name: "rate")
+        self.rate = rate
+        let filter = try Element.make("capsfilter", name: "caps")
+        filter.set("caps", rawCaps)
+        let label = try Element.make("capssetter", name: "label")
+        label.set("caps", try Self.outputCaps(rawCaps))
+        label.set("replace", true)
+        chain += [scale, rate, filter, label]
+        try bin.add(chain)
+        try Element.link(chain)
+        // A V4L2 camera's source is made when it starts, in the mode its device offers then (see `V4L2Source`).
+        let made: Bin?
+        switch kind {
+        case "v4l2":
+            made = nil
+        case "pipeline":
+            made = try FragmentLibrary.parse(camera.pipeline, label: "camera '\(camera.name)' pipeline", binName: "source")
+        default:
+            made = try fragments.makeBin("sources", "video-\(kind)", FragmentLibrary.videoSourceValues(camera, video: video, caps: ""), binName: "source")
+        }
+        if let made {
+            try bin.add(made)
+            try made.link(convert)
+        }
+        source = Locked(made)
+        let output = try bin.addGhostPad(named: "src", target: label.staticPad("src")!)
+        self.output = output
+        try pipeline.add(bin)
+        bin.setLockedState(true)
+        selectorPad = try selector.requestPad("sink_%u")
+        try output.link(selectorPad)
+
+        let firstFrame = self.firstFrame, name = camera.name
+        output.addProbe([.buffer, .eventDownstream]) { [delivered] info in
+            if info.buffer != nil {
+                delivered.increment()
+                firstFrame.withLock { $0 }?.fire(true)
+                return .ok
+            }
+            if info.event == .eos {
+                // A camera that ends (unplugged, num-buffers, an error upstream) must not end the recording.
+                onStreamEnd(name)
+                return .drop
+            }
+            return .ok
+        }
+    }
+
+    package var isRunning: Bool { running.withLock { $0 } }
+
+    /// The caps every camera slot (and the filler) labels its frames with: the graph's size, format and rate, and
+    /// nothing else. The capsfilter makes the frames that; the label makes the caps event byte for byte the same
+    /// whatever the source added (colorimetry, chroma-site, multiview-mode), so a switch between sources is no caps
+    /// change downstream. A change made the encoder renegotiate (openh264 re-initialised, x264 too) and send an
+    /// ALLOCATION query down through the encoded tee (measured: a `pipeline` camera after the filler, then
+    /// openh264 gave no output for good). Colorimetry is left to the default for the size (BT.601 below 720 lines,
+    /// BT.709 from 720): a camera that says otherwise is relabelled, not converted (a matrix conversion per frame).
+    static func outputCaps(_ rawCaps: Caps) throws -> Caps {
+        try Caps(rawCaps.description + ",interlace-mode=(string)progressive")
+    }
+
+    /// Reads the device's modes, chooses one, and (re)makes the source bin when the choice differs from the one
+    /// in place. The bin is stopped (NULL) here, so the source can be swapped without touching the rest.
+    private func prepareV4L2Source() throws {
+        let choice = try V4L2Source.choose(for: config, video: video)
+        let current = source.withLock { $0 }
+        if current != nil, mode.withLock({ $0 }) == choice { return }
+        let made = try V4L2Source.makeBin(config, choice: choice, video: video, fragments: fragments)
+        if let current {
+            current.unlink(convert)
+            bin.remove(current)
+        }
+        try bin.add(made)
+        try made.link(convert)
+        source.withLock { $0 = made }
+        mode.withLock { $0 = choice }
+    }
+
+    /// Starts the camera's bin; the returned one-shot fires with its first frame. The start (for a V4L2 camera also
+    /// reading its modes) runs as a `DeviceCall`: one that has not returned within `deadline` is abandoned, the
+    /// camera is `stuck` until it returns (it is then stopped again, on that call's thread), and it cannot be started
+    /// meanwhile. A filesrc opening a FIFO with no writer, or a network source waiting for an answer, blocks there.
+    package func start(following pipeline: Pipeline, deadline: Duration) async throws -> OneShot<Bool> {
+        if let since = stuckSince.withLock({ $0 }) {
+            throw ApplianceError(.unavailable, "its start of \((ContinuousClock.now - since).components.seconds) s ago has not returned yet (stuck in its source)")
+        }
+        let shot = OneShot<Bool>()
+        firstFrame.withLock { $0 = shot }
+        let began = ContinuousClock.now
+        do {
+            try await DeviceCall.run("camera '\(name)' start", deadline: deadline, afterAbandoned: { [self] _ in
+                stopBin()
+                stuckSince.withLock { $0 = nil }
+            }) { [self] in try startNow(following: pipeline) }
+        } catch let abandoned as DeviceCall.Abandoned {
+            stuckSince.withLock { $0 = began }
+            throw abandoned
+        }
+        running.withLock { $0 = true }
+        return shot
+    }
+
+    /// The blocking part of `start`.
+    private func startNow(following pipeline: Pipeline) throws {
+        if kind == "v4l2" { try prepareV4L2Source() }
+        output.setOffset(Int64(bin.startNow(in: pipeline)))
+        do {
+            try bin.setState(.playing)
+        } catch {
+            _ = try? bin.setState(.null)
+            throw error
+        }
+    }
+
+    /// Whether a start of this camera was abandoned and has not returned: nothing can be done with its bin (its
+    /// state lock is held) until it does.
+    var isStuck: Bool { stuckSince.withLock { $0 != nil } }
+
+    /// Lets this bin start and stop with the pipeline (the filler: video must flow while the pipeline starts).
+    func runWithPipeline() {
+        bin.setLockedState(false)
+        running.withLock { $0 = true }
+    }
+
+    /// Stops the camera (releases the device), as a `DeviceCall` with `deadline`: a driver can hang in close too.
+    /// A camera whose start is stuck is left alone: it is stopped when that start returns.
+    package func stop(deadline: Duration = CameraSlot.stopDeadline) async {
+        guard !isStuck else { return }
+        do {
+            try await DeviceCall.run("camera '\(name)' stop", deadline: deadline) { [self] in stopNow() }
+        } catch {
+            // Abandoned: the thread goes on stopping it; the camera counts as stopped.
+        }
+    }
+
+    static let stopDeadline: Duration = .seconds(5)
+
+    /// Stops the camera now (blocking: off the cooperative pool); nothing to do while a start is stuck.
+    func stopNow() {
+        guard !isStuck else {
+            running.withLock { $0 = false }
+            return
+        }
+        stopBin()
+    }
+
+    private func stopBin() {
+        running.withLock { $0 = false }
+        bin.setLockedState(true)
+        _ = try? bin.setState(.null)
+    }
+}

@@ -1,0 +1,207 @@
+import ApplianceProtocol
+import Foundation
+import GStreamerKit
+import Logging
+import ApplianceBase
+import Mp4
+import Settings
+
+/// The always-running part of the live graph (DESIGN.md "The live graph"): cameras normalised to one caps,
+/// an input-selector, the raw tee with preview, frame tap and encoder branches, and the microphone chain.
+/// Recording bins are attached behind `videoTee`/`audioTee` by `RecordingSession`.
+public final class CaptureGraph: Sendable {
+    public let pipeline = Pipeline(name: "appliance")
+    package let config: ApplianceConfig
+    package let logger: Logger
+    package let selector: Element
+    /// The black live filler's selector pad: shown while a camera starts, or when none works.
+    let fillerPad: Pad
+    package let filler: CameraSlot
+    package let cameras: [CameraSlot]
+    /// Names of cameras whose stream ended by itself (their EOS is dropped at the camera's bin).
+    package let cameraEnded: AsyncStream<String>
+    let videoTee: Element
+    let audioTee: Element?
+    /// The microphone's source fragment (nil without audio); stopped for good once it fails.
+    private let microphone: Bin?
+    private let microphoneReleased = Locked(false)
+    /// h264parse: FKU requests go upstream from its sink pad into the encoder.
+    package let parser: Element
+    package let gate: EncoderGate
+    /// The replaceable encoder in front of the parser (an encoder that fails is rebuilt as the next candidate).
+    package let encoderChain: EncoderChain
+    /// Where recording bins attach (tee pads, or held pre-record windows).
+    package let outputs: RecordingOutputs
+    package let flow: VideoFlowMonitor
+    package let tap = FrameTap()
+    /// What the recording files wrote: fragments and syncs (metrics).
+    package let fragmentCounters = FragmentCounters()
+    /// The web dashboard's live view (a branch that encodes JPEG only while someone watches).
+    package let live: LiveView
+    /// Scrubbing previews' frames, when `[thumbnail] scrub_every_s` is above 0.
+    package let scrub: ScrubFrames?
+    /// Motion detection's frames (a branch of small gray frames), when `[motion] enabled`.
+    package let motion: MotionTap?
+    /// The microphone's level, when there is sound.
+    package let sound: SoundTap?
+    /// The preview's textoverlay (`PreviewOverlay` sets its text), when the preview is on and `[preview] overlay`.
+    package let previewOverlay: Element?
+    /// A keyframe wanted at this running time (a segment cut); see the encoder input probe.
+    private let keyframeAt = Locked<UInt64?>(nil)
+    /// Fires with the first frame that leaves the camera selector (readiness).
+    package let firstFrame = OneShot<Bool>()
+    public var cameraNames: [String] { cameras.map(\.name) }
+    public var cameraKinds: [String: String] { Dictionary(uniqueKeysWithValues: cameras.map { ($0.name, $0.kind) }) }
+    /// The capture mode of each V4L2 camera that has started.
+    package var cameraModes: [String: String] {
+        Dictionary(uniqueKeysWithValues: cameras.compactMap { slot in slot.mode.withLock { $0 }.map { (slot.name, $0.summary) } })
+    }
+    public let audioKind: String
+    public let previewKind: String
+    /// The pipeline's bus, read on its own thread once the graph runs (`BusWatcher` consumes the messages).
+    package let busReader: BusReader
+
+    public init(config: ApplianceConfig, fragments: FragmentLibrary, logger: Logger) throws {
+        GStreamer.initialize()
+        self.config = config
+        self.logger = logger
+        flow = VideoFlowMonitor(framerate: config.video.framerate)
+        live = LiveView(fps: min(config.web.liveFps, config.video.framerate), width: config.web.liveWidth, height: config.web.liveHeight)
+        gate = EncoderGate(frameInterval: flow.frameInterval)
+        let v = config.video
+        let rawCaps = try Caps("video/x-raw,format=I420,width=\(v.width),height=\(v.height),framerate=\(v.framerate)/1,pixel-aspect-ratio=1/1")
+
+        // Cameras and a black live filler → selector → raw tee, every frame on one time grid.
+        selector = try Element.make("input-selector", name: "selector")
+        selector.set("sync-streams", false)
+        try pipeline.add(selector)
+        filler = try Self.makeFiller(fragments: fragments, rawCaps: rawCaps, video: v, pipeline: pipeline, selector: selector)
+        fillerPad = filler.selectorPad
+        filler.runWithPipeline()
+        selector.set("active-pad", pad: fillerPad)
+        let (ended, endedContinuation) = AsyncStream.makeStream(of: String.self, bufferingPolicy: .bufferingNewest(32))
+        cameraEnded = ended
+        cameras = try Self.makeCameras(config: config, fragments: fragments, rawCaps: rawCaps, pipeline: pipeline,
+                                       selector: selector, logger: logger, onStreamEnd: { endedContinuation.yield($0) })
+        let rawTee = try Element.make("tee", name: "raw-tee")
+        rawTee.set("allow-not-linked", true)
+        try pipeline.add(rawTee)
+        try selector.link(rawTee)
+        Self.snapToGrid(selector.staticPad("src"), flow: flow, firstFrame: firstFrame)
+
+        // The raw tee's branches: preview, frame tap, live view, and the encoder behind its gate.
+        previewKind = SourceResolver.previewKind(config.preview)
+        previewOverlay = try Self.addPreview(kind: previewKind, config: config, fragments: fragments, to: pipeline,
+                                             after: rawTee, logger: logger)
+        try Self.addFrameTap(tap, to: pipeline, after: rawTee)
+        try Self.addLiveBranch(to: pipeline, after: rawTee, live: live)
+        scrub = config.thumbnail.scrubEveryS > 0 ? ScrubFrames(intervalS: config.thumbnail.scrubEveryS, width: config.thumbnail.scrubWidth) : nil
+        if let scrub { try Self.addScrubBranch(to: pipeline, after: rawTee, scrub: scrub, video: v) }
+        motion = config.motion.enabled ? MotionTap(fps: min(config.motion.fps, v.framerate), width: config.motion.width,
+                                                   height: config.motion.height(videoWidth: v.width, videoHeight: v.height)) : nil
+        if let motion { try Self.addMotionBranch(to: pipeline, after: rawTee, tap: motion) }
+        (parser, videoTee, encoderChain) = try Self.addVideoEncoder(config: config, fragments: fragments, to: pipeline, after: rawTee,
+                                                      flow: flow, gate: gate, keyframeAt: keyframeAt)
+
+        // Microphone → AAC.
+        audioKind = try SourceResolver.audioKind(config.audio, logger: logger)
+        sound = audioKind == "none" ? nil : SoundTap(detecting: config.sound.enabled)
+        if audioKind != "none" {
+            (microphone, audioTee) = try Self.addMicrophone(kind: audioKind, config: config, fragments: fragments,
+                                                            to: pipeline, gate: gate)
+        } else {
+            (microphone, audioTee) = (nil, nil)
+        }
+        // The encoded streams' caps never change either: a recording bin linked to a tee must not make the
+        // encoders renegotiate. Their ALLOCATION query would wait in every recording bin's queue, where mp4mux
+        // holds video until the matching audio arrives: the encoder stalled for ~230 ms at each segment cut and
+        // the leaky queue in front of it dropped 6 frames (measured).
+        for tee in [videoTee, audioTee].compactMap({ $0 }) {
+            tee.staticPad("sink")?.addProbe(.eventUpstream) { info in info.event == .reconfigure ? .drop : .ok }
+        }
+        outputs = try RecordingOutputs(pipeline: pipeline, videoTee: videoTee, audioTee: audioTee, config: config)
+        busReader = pipeline.makeBusReader()
+        if outputs.window != nil { gate.openPermanently() }
+    }
+
+    /// The microphone failed (unplugged, a read error): its source is stopped, which closes the sound device. A
+    /// card that went away is freed only when its last user lets go of it (snd-aloop's unbind waits for that, a
+    /// USB card's stays a zombie until then), so a dead `alsasrc` must not keep it open. The rest of the graph goes
+    /// on: a recording keeps its picture, and its sound ends where the microphone did. Returns false if it was
+    /// already released. Blocking (a state change): call it off the cooperative pool.
+    package func releaseMicrophone() -> Bool {
+        guard let microphone, microphoneReleased.withLock({ released in defer { released = true }; return !released }) else {
+            return false
+        }
+        microphone.setLockedState(true)
+        _ = try? microphone.setState(.null)
+        return true
+    }
+
+    /// Font size for the picture's height: 20 at 720p, 30 at 1080p (textoverlay draws in the picture's pixels).
+    static func fontSize(_ video: ApplianceConfig.Video) -> Int { max(8, video.height / 36) }
+
+    /// A serialized ALLOCATION query waits until a queue has drained; in a leaky branch that may be a slow
+    /// display. Such branches take buffers as they come, so the query is refused there and answered by the others.
+    static func keepAllocationQueriesOut(of queue: Element) {
+        queue.staticPad("sink")?.addProbe(.queryDownstream) { info in
+            info.isAllocationQuery ? .drop : .ok
+        }
+    }
+
+    static func leakyQueue(_ name: String, buffers: UInt) throws -> Element {
+        let queue = try Element.make("queue", name: name)
+        try queue.set("leaky", string: "downstream")
+        queue.set("max-size-buffers", uint: buffers)
+        queue.set("max-size-bytes", uint: 0)
+        queue.set("max-size-time", uint64: 0)
+        return queue
+    }
+
+    /// Starts the graph; a source or fragment that fails at start is reported with GStreamer's message.
+    public func start() throws {
+        do {
+            try pipeline.setState(.playing)
+        } catch {
+            let detail = pipeline.popError(timeout: ClockTime(milliseconds: 500))
+            _ = try? pipeline.setState(.null)
+            throw detail ?? (error as? GStreamerError) ?? GStreamerError(element: "appliance", message: "\(error)")
+        }
+        let (state, ok) = pipeline.state(timeout: ClockTime(seconds: 10))
+        if !ok || state != .playing {
+            let detail = pipeline.popError(timeout: ClockTime(milliseconds: 500))
+            _ = try? pipeline.setState(.null)
+            throw detail ?? GStreamerError(element: "appliance", message: "pipeline did not reach playing (state \(state))")
+        }
+        if let early = pipeline.popError(timeout: .zero) {
+            _ = try? pipeline.setState(.null)
+            throw early
+        }
+        busReader.start()
+    }
+
+    /// Stops everything (after any recording was finalised). Camera bins have locked states: stopped one by one; one
+    /// whose start is stuck (`CameraSlot.isStuck`) is left to that call.
+    public func stop() {
+        for camera in cameras { camera.stopNow() }
+        filler.stopNow()
+        _ = try? pipeline.setState(.null)
+        busReader.stop()
+    }
+
+    /// Running time of the pipeline now.
+    package var runningTimeNow: UInt64 { pipeline.runningTimeNow?.nanoseconds ?? 0 }
+
+    /// Asks the video encoder for a keyframe (with SPS/PPS) as soon as possible.
+    func requestKeyframe() {
+        parser.staticPad("sink")?.push(.forceKeyUnitUpstream())
+    }
+
+    /// Asks the video encoder for a keyframe on the first frame at or after `runningTime` (a segment cut).
+    func requestKeyframe(at runningTime: UInt64) {
+        keyframeAt.withLock { $0 = runningTime }
+    }
+
+    /// The latest raw frame, for snapshots.
+    package var latestFrame: Sample? { tap.latest }
+}

@@ -1,0 +1,51 @@
+import ApplianceProtocol
+import GStreamerKit
+import Logging
+import ServiceLifecycle
+import ApplianceBase
+import Settings
+
+/// `[rtsp]`: serves the live stream until graceful shutdown. An address that cannot be bound (taken, not on this
+/// machine) is reported in `status.rtsp` and retried every few seconds; recording never waits for it.
+package struct RTSPService: Service {
+    package static let retryInterval = Duration.seconds(5)
+
+    package let config: ApplianceConfig.RTSP
+    package let password: Password?
+    package let feed: RTSPFeed
+    package let logger: Logger
+
+    package init(config: ApplianceConfig.RTSP, password: Password?, feed: RTSPFeed, logger: Logger) {
+        self.config = config
+        self.password = password
+        self.feed = feed
+        self.logger = logger
+    }
+
+    package func run() async throws {
+        guard let (host, port) = config.hostAndPort else { return }
+        let launch = RTSPFeed.launch(audio: feed.feed.hasAudio)
+        let credentials = password.map { RTSPServer.Credentials(user: ApplianceConfig.RTSP.user, password: $0.secret) }
+        while !Task.isShuttingDownGracefully {
+            let server: RTSPServer
+            do {
+                server = try RTSPServer(address: host, port: port, path: "/" + config.path, launch: launch,
+                                        credentials: credentials, handlers: feed.handlers)
+            } catch {
+                let reason = "\(error)"
+                feed.update { $0.state = .failed; $0.url = nil; $0.error = reason }
+                logger.error("RTSP \(reason); retrying every \(Self.retryInterval.components.seconds) s")
+                try? await Task.sleep(for: Self.retryInterval)
+                continue
+            }
+            let url = "rtsp://\(HostAddress.shown(host)):\(server.port)/\(config.path)"
+            feed.serve(server)
+            feed.update { $0.state = .serving; $0.url = url; $0.error = nil }
+            logger.info("RTSP serving", metadata: ["url": "\(url)", "authentication": "\(credentials == nil ? "none" : "digest")"])
+            try? await gracefulShutdown()
+            feed.serve(nil)
+            _ = try? await blocking { server.stop() }
+            return
+        }
+    }
+}

@@ -1,0 +1,108 @@
+import ApplianceProtocol
+import Foundation
+import GRDB
+
+/// Activity rows (table `activity`) and the `has_event` mark on the recordings that cover one.
+extension Library {
+    /// Stores a new activity and returns it with its number.
+    public func insertActivity(_ activity: Activity) async throws -> Activity {
+        try await database.write { db in
+            try db.execute(sql: """
+                INSERT INTO activity (kind, label, camera, started_at, ended_at, zones, peak, thumbnail) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                """, arguments: [activity.kind.rawValue, activity.label, activity.camera, Recording.milliseconds(activity.startedAt),
+                                 activity.endedAt.map(Recording.milliseconds), activity.zones.joined(separator: ","), activity.peak,
+                                 activity.thumbnail])
+            var stored = Self.asStored(activity)
+            stored.id = db.lastInsertedRowID
+            try Self.stampBoot(db, table: "activity", rowid: stored.id, wallMs: Recording.milliseconds(activity.startedAt))
+            return stored
+        }
+    }
+
+    /// Writes an activity's end, zones, peak and picture; returns it as stored.
+    package func updateActivity(_ activity: Activity) async throws -> Activity {
+        try await database.write { db in
+            try db.execute(sql: "UPDATE activity SET ended_at = ?, zones = ?, peak = ?, thumbnail = ? WHERE id = ?",
+                           arguments: [activity.endedAt.map(Recording.milliseconds), activity.zones.joined(separator: ","),
+                                       activity.peak, activity.thumbnail, activity.id])
+        }
+        return Self.asStored(activity)
+    }
+
+    /// Times as the table keeps them (whole milliseconds), so what is announced equals what is read back later.
+    private static func asStored(_ activity: Activity) -> Activity {
+        var stored = activity
+        stored.startedAt = Recording.date(Recording.milliseconds(activity.startedAt))
+        stored.endedAt = activity.endedAt.map { Recording.date(Recording.milliseconds($0)) }
+        return stored
+    }
+
+    package func activity(id: Int64) async throws -> Activity? {
+        try await database.read { db in try Row.fetchOne(db, sql: "SELECT * FROM activity WHERE id = ?", arguments: [id]).map(Self.activity) }
+    }
+
+    /// Newest first: those of `filter.kinds` that meet [from, to), at most `limit`, and how many match in all.
+    package func activity(_ filter: ActivityFilter) async throws -> ActivityList {
+        try await database.read { db in
+            var conditions: [SQL] = []
+            if !filter.kinds.isEmpty { conditions.append("kind IN \(filter.kinds.map(\.rawValue))") }
+            if let to = filter.to { conditions.append("started_at < \(Recording.milliseconds(to))") }
+            if let from = filter.from { conditions.append("COALESCE(ended_at, started_at) >= \(Recording.milliseconds(from))") }
+            var whereClause: SQL = ""
+            for (index, condition) in conditions.enumerated() { whereClause += (index == 0 ? "WHERE " : " AND ") + condition }
+            let rows = try SQLRequest<Row>(literal: "SELECT * FROM activity \(whereClause) ORDER BY started_at DESC, id DESC LIMIT \(filter.limit)")
+                .fetchAll(db)
+            let total = try SQLRequest<Int>(literal: "SELECT COUNT(*) FROM activity \(whereClause)").fetchOne(db) ?? 0
+            return ActivityList(items: rows.map(Self.activity), total: total)
+        }
+    }
+
+    /// Activities a stopped daemon left open: closed at their start (when they really ended is not known).
+    package func closeOpenActivity() async throws -> [Activity] {
+        try await database.write { db in
+            let open = try Row.fetchAll(db, sql: "SELECT * FROM activity WHERE ended_at IS NULL").map(Self.activity)
+            try db.execute(sql: "UPDATE activity SET ended_at = started_at WHERE ended_at IS NULL")
+            return open.map { activity in
+                var closed = activity
+                closed.endedAt = activity.startedAt
+                return closed
+            }
+        }
+    }
+
+    /// Marks the recordings that meet [from, to] (the one being written included) as covering an activity.
+    /// `longest`: no clip runs longer (bounds the index walk). Returns how many rows were marked.
+    @discardableResult
+    package func markCovering(from: Date, to: Date, longest: TimeInterval) async throws -> Int {
+        try await database.write { db in
+            let (earliest, latest) = (Recording.milliseconds(from.addingTimeInterval(-longest)), Recording.milliseconds(to))
+            try db.execute(literal: """
+                UPDATE recordings SET has_event = 1
+                WHERE created_at BETWEEN \(earliest) AND \(latest) AND has_event = 0
+                  AND (ended_at >= \(Recording.milliseconds(from)) OR (ended_at IS NULL AND state = \(Recording.State.recording)))
+                """)
+            return db.changesCount
+        }
+    }
+
+    /// Deletes activity started before `cutoff` and, beyond the newest `keep`, the oldest; returns the pictures
+    /// to delete.
+    package func deleteActivity(startedBefore cutoff: Date?, keep: Int) async throws -> [String] {
+        try await database.write { db in
+            var doomed = "started_at < \(cutoff.map(Recording.milliseconds) ?? Int64.min)"
+            doomed += " OR id IN (SELECT id FROM activity ORDER BY started_at DESC, id DESC LIMIT -1 OFFSET \(keep))"
+            let pictures = try String.fetchAll(db, sql: "SELECT thumbnail FROM activity WHERE (\(doomed)) AND thumbnail IS NOT NULL")
+            try db.execute(sql: "DELETE FROM activity WHERE \(doomed)")
+            return pictures
+        }
+    }
+
+    private static func activity(_ row: Row) -> Activity {
+        let zones: String = row["zones"]
+        return Activity(id: row["id"], kind: Activity.Kind(rawValue: row["kind"]) ?? .external, label: row["label"],
+                        camera: row["camera"], startedAt: Recording.date(row["started_at"]),
+                        endedAt: (row["ended_at"] as Int64?).map(Recording.date),
+                        zones: zones.isEmpty ? [] : zones.split(separator: ",").map(String.init), peak: row["peak"],
+                        thumbnail: row["thumbnail"])
+    }
+}

@@ -1,0 +1,99 @@
+import Foundation
+
+/// Big-endian reading and writing in `Data`, as every ISO BMFF (MP4) field is stored. Offsets are relative to the
+/// data's start, so slices can be read with the offsets an atom gives.
+extension Data {
+    func uint8(at offset: Int) -> UInt8 { self[startIndex + offset] }
+
+    package func uint32(at offset: Int) -> UInt32 {
+        let base = startIndex + offset
+        return self[base..<(base + 4)].reduce(0) { $0 << 8 | UInt32($1) }
+    }
+
+    package func int32(at offset: Int) -> Int32 { Int32(bitPattern: uint32(at: offset)) }
+
+    package func uint64(at offset: Int) -> UInt64 {
+        let base = startIndex + offset
+        return self[base..<(base + 8)].reduce(0) { $0 << 8 | UInt64($1) }
+    }
+
+    package func fourCC(at offset: Int) -> String {
+        let base = startIndex + offset
+        return String(decoding: self[base..<(base + 4)], as: UTF8.self)
+    }
+
+    package mutating func append<T: FixedWidthInteger>(bigEndian value: T) {
+        Swift.withUnsafeBytes(of: value.bigEndian) { append(contentsOf: $0) }
+    }
+
+    package mutating func append(fourCC: String) { append(contentsOf: Array(fourCC.utf8.prefix(4))) }
+
+    package mutating func put<T: FixedWidthInteger>(bigEndian value: T, at offset: Int) {
+        Swift.withUnsafeBytes(of: value.bigEndian) { raw in
+            replaceSubrange((startIndex + offset)..<(startIndex + offset + raw.count), with: raw)
+        }
+    }
+}
+
+/// One box (atom) inside a block of bytes: where it starts, how long it is, and how long its header is.
+package struct Mp4Box: Equatable {
+    package var type: String
+    package var offset: Int
+    package var size: Int
+    package var headerSize: Int
+    package var payload: Range<Int> { (offset + headerSize)..<(offset + size) }
+    package var end: Int { offset + size }
+
+    /// The boxes laid end to end in `range` of `data`. A box that claims more room than is left is an error: an
+    /// index is read whole or not at all.
+    package static func children(of data: Data, in range: Range<Int>) throws -> [Mp4Box] {
+        var boxes: [Mp4Box] = []
+        var offset = range.lowerBound
+        while offset + 8 <= range.upperBound {
+            var size = Int(data.uint32(at: offset))
+            let type = data.fourCC(at: offset + 4)
+            var header = 8
+            if size == 1 {
+                guard offset + 16 <= range.upperBound else { throw Mp4Finishing.Failure.unexpectedLayout("truncated \(type) header") }
+                size = Int(data.uint64(at: offset + 8))
+                header = 16
+            } else if size == 0 {
+                size = range.upperBound - offset
+            }
+            guard size >= header, offset + size <= range.upperBound else {
+                throw Mp4Finishing.Failure.unexpectedLayout("box \(type) at \(offset) has size \(size)")
+            }
+            boxes.append(Mp4Box(type: type, offset: offset, size: size, headerSize: header))
+            offset += size
+        }
+        return boxes
+    }
+
+    /// The first child of `type`, or nil.
+    package static func child(_ type: String, of box: Mp4Box, in data: Data) throws -> Mp4Box? {
+        try children(of: data, in: box.payload).first { $0.type == type }
+    }
+
+    /// A full box's version byte (the first byte of its payload).
+    package func version(in data: Data) -> UInt8 { data.uint8(at: payload.lowerBound) }
+
+    /// A full box's 24 flag bits.
+    package func flags(in data: Data) -> UInt32 { data.uint32(at: payload.lowerBound) & 0xFF_FFFF }
+}
+
+/// Builds a box from its type and payload.
+package func mp4Box(_ type: String, _ payload: Data) -> Data {
+    var box = Data()
+    box.append(bigEndian: UInt32(payload.count + 8))
+    box.append(fourCC: type)
+    box.append(payload)
+    return box
+}
+
+/// Builds a full box (version and flags first).
+package func mp4FullBox(_ type: String, version: UInt8 = 0, flags: UInt32 = 0, _ body: Data) -> Data {
+    var payload = Data()
+    payload.append(bigEndian: UInt32(version) << 24 | flags & 0xFF_FFFF)
+    payload.append(body)
+    return mp4Box(type, payload)
+}

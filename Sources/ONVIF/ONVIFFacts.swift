@@ -1,0 +1,83 @@
+import ApplianceProtocol
+import Foundation
+import ApplianceBase
+import Settings
+
+/// What the device tells an ONVIF client, read fresh for each request from the config, `status` and the network:
+/// its names, the stream it really sends (size, rate, bitrate, keyframe interval, sound) and where to fetch it, and
+/// the states its events report. `host` is the address the client reached (its Host header): the URIs handed
+/// back use it, so they work from wherever the client is.
+struct ONVIFFacts: Sendable {
+    package struct Video: Sendable, Equatable {
+        package var width: Int, height: Int, framerate: Int, bitrateKbps: Int, keyframeFrames: Int, encoder: String
+
+        /// The profile the encoder's fragment gives: x264's asks for High, openh264 makes constrained baseline; the
+        /// hardware ones' defaults are Main or High (High is what the fragments' players are told to expect).
+        var h264Profile: String { encoder == "openh264" ? "Baseline" : "High" }
+    }
+
+    package struct Audio: Sendable, Equatable {
+        package var bitrateKbps: Int, sampleRate: Int, channels: Int
+    }
+
+    package var name: String
+    package var serial: String
+    package var host: String
+    package var webPort: Int
+    package var interfaces: [NetworkInterface]
+    package var video: Video
+    package var audio: Audio?
+    package var rtspPort: Int?
+    var rtspPath: String
+    package var recording: Bool
+    package var motion: Bool
+
+    package static let manufacturer = "appliance"
+    package static let model = "appliance recorder"
+    package static let hardware = "appliance"
+    /// The one profile, source and configuration each: the tokens are fixed so clients' entities stay the same.
+    static let profileToken = "main", videoSourceToken = "camera", videoSourceConfigurationToken = "camera",
+                videoEncoderToken = "h264", audioSourceToken = "microphone", audioEncoderToken = "aac"
+
+    package var mac: String? { NetworkInterface.primary(interfaces)?.mac }
+    package var hostName: String { ProcessInfo.processInfo.hostName }
+    package var base: String { "http://\(HostAddress.shown(host))" + (webPort == 80 ? "" : ":\(webPort)") }
+    var deviceServiceURL: String { base + "/onvif/device_service" }
+    var mediaServiceURL: String { base + "/onvif/media_service" }
+    var eventsServiceURL: String { base + "/onvif/events_service" }
+    var snapshotURL: String { base + "/live.jpg" }
+    var streamURL: String? { rtspPort.map { "rtsp://\(HostAddress.shown(host)):\($0)/\(rtspPath)" } }
+
+    /// The WS-Discovery scopes: profile, kind, and name, hardware and MAC as Home Assistant and UniFi read them (the
+    /// value is what follows the last `/`, so a name's slashes and spaces are escaped).
+    package var scopes: [String] {
+        let escape = { (text: String) in text.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "-_.~"))) ?? text }
+        var scopes = ["onvif://www.onvif.org/Profile/Streaming", "onvif://www.onvif.org/type/video_encoder",
+                      "onvif://www.onvif.org/name/\(escape(name))", "onvif://www.onvif.org/hardware/\(Self.hardware)",
+                      "onvif://www.onvif.org/location/"]
+        if audio != nil { scopes.insert("onvif://www.onvif.org/type/audio_encoder", at: 2) }
+        if let mac { scopes.append("onvif://www.onvif.org/mac/\(mac)") }
+        return scopes
+    }
+}
+
+extension ONVIFFacts {
+    /// Facts from the config and a `status` report, for a client that reached `host`.
+    package init(config: ApplianceConfig, status: StatusReport, host: String, webPort: Int, serial: String,
+         interfaces: [NetworkInterface]) {
+        let v = config.video
+        name = config.onvif.name.isEmpty ? ProcessInfo.processInfo.hostName : config.onvif.name
+        self.serial = serial
+        self.host = host
+        self.webPort = webPort
+        self.interfaces = interfaces
+        video = Video(width: status.width, height: status.height, framerate: status.framerate, bitrateKbps: v.bitrateKbps,
+                      keyframeFrames: max(1, Int((v.keyframeIntervalS * Double(status.framerate)).rounded())), encoder: status.encoder)
+        audio = status.audioSource == "none" ? nil
+            : Audio(bitrateKbps: config.audio.bitrateKbps, sampleRate: config.audio.rate, channels: config.audio.channels)
+        rtspPort = status.rtsp?.url.flatMap { URLComponents(string: $0)?.port }
+        rtspPath = config.rtsp.path
+        recording = status.recording != nil
+        motion = status.motion?.active ?? false
+    }
+}
