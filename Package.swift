@@ -178,11 +178,28 @@ let package = Package(
         .testTarget(name: "GStreamerKitTests", dependencies: ["GStreamerKit", "CGStreamer", "TestSupport"]),
         .testTarget(name: "SystemCallsTests", dependencies: ["SystemCalls"]),
         .testTarget(name: "ApplianceProtocolTests", dependencies: ["ApplianceProtocol"]),
+        // Each layer's tests, beside it: `@testable import` of the module under test only.
+        .testTarget(name: "ApplianceBaseTests", dependencies: ["ApplianceBase"]),
+        .testTarget(name: "Mp4Tests", dependencies: ["Mp4", "ApplianceBase", "GStreamerKit"]),
+        .testTarget(name: "DetectionTests", dependencies: ["Detection", "ApplianceBase", "TestSupport"]),
+        /// `[[input]]` keys are checked with what Devices makes of them (gesture rules, the device to open).
+        .testTarget(name: "SettingsTests", dependencies: ["Settings", "ApplianceBase", "Detection", "Devices"]),
+        .testTarget(name: "MediaLibraryTests", dependencies: ["MediaLibrary", "ApplianceBase", "ApplianceProtocol", "Mp4"]),
+        .testTarget(name: "ONVIFTests", dependencies: [
+            "ONVIF", "ApplianceBase", "ApplianceProtocol", "TestSupport", .product(name: "NIOCore", package: "swift-nio"),
+        ]),
+        .testTarget(name: "DevicesTests", dependencies: [
+            "Devices", "ApplianceBase", "ApplianceProtocol", "Settings", "CLinuxInput", "TestSupport",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+        .testTarget(name: "EngineTests", dependencies: [
+            "Engine", "ApplianceBase", "ApplianceProtocol", "Detection", "MediaLibrary", "Mp4", "Settings", "GStreamerKit",
+            "SystemCalls", "TestSupport", .product(name: "Logging", package: "swift-log"),
+        ]),
+        /// The whole appliance built and driven in the test process (TestAppliance), the doctor, encoders, MQTT logic.
         .testTarget(name: "ApplianceCoreTests", dependencies: [
             "ApplianceCore", "ApplianceBase", "ApplianceProtocol", "Detection", "Devices", "Engine", "MediaLibrary", "Mp4",
-            "ONVIF", "Settings", "GStreamerKit", "CLinuxInput", "SystemCalls", "TestSupport",
-            .product(name: "Logging", package: "swift-log"),
-            .product(name: "NIOCore", package: "swift-nio"),
+            "Settings", "GStreamerKit", "TestSupport", .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "ApplianceWebTests", dependencies: [
             "ApplianceWeb", "ApplianceCore", "ApplianceBase", "ApplianceProtocol", "Engine", "MediaLibrary", "Mp4", "ONVIF",

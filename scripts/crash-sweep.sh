@@ -7,5 +7,5 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 tests=.build/debug/appliancePackageTests.xctest
 [ -x "$tests" ] || swift build --build-tests
-APPLIANCE_CUT_SWEEP=all "$tests" ApplianceCoreTests.FragmentCutTests
+APPLIANCE_CUT_SWEEP=all "$tests" EngineTests.FragmentCutTests
 APPLIANCE_KILLS="${KILLS:-200}" "$tests" EndToEndTests.KillTests

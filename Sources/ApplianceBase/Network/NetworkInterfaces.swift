@@ -61,7 +61,7 @@ public struct NetworkInterface: Sendable, Equatable {
             var text = [CChar](repeating: 0, count: Int(INET_ADDRSTRLEN))
             var address = inet.pointee.sin_addr
             inet_ntop(AF_INET, &address, &text, socklen_t(INET_ADDRSTRLEN))
-            return String(cString: text)
+            return String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         }
     }
 

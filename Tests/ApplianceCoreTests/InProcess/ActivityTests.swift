@@ -14,7 +14,7 @@ final class ActivityTests: XCTestCase {
     override func tearDown() async throws { try? FileManager.default.removeItem(at: directory) }
 
     private func clipStart(_ appliance: TestAppliance, _ id: String) async throws -> Date {
-        try await XCTUnwrapAsync(try await appliance.appliance.dispatcher.clips.library.fetch(id: id)).createdAt
+        try XCTUnwrapAsync(try await appliance.appliance.dispatcher.clips.library.fetch(id: id)).createdAt
     }
 
     private func mark(_ appliance: TestAppliance, _ label: String, at: Date? = nil, durationS: Double? = nil) async throws -> Activity {

@@ -2,6 +2,7 @@
 import ApplianceProtocol
 import Foundation
 import Glibc
+import TestSupport
 import XCTest
 import ApplianceBase
 import Mp4
@@ -42,7 +43,7 @@ final class GpioInputTests: XCTestCase {
         let base: UInt64 = 7_000_000_000
         var bytes: [UInt8] = []
         for (seq, (pressed, ms)) in edges.enumerated() {
-            bytes += GpioTests.record(rising: pressed, offset: offset, timeNs: base + ms * 1_000_000, seqno: UInt32(seq + 1))
+            bytes += GpioLineEventBytes.record(rising: pressed, offset: offset, timeNs: base + ms * 1_000_000, seqno: UInt32(seq + 1))
         }
         XCTAssertEqual(bytes.withUnsafeBytes { Glibc.write(writer, $0.baseAddress, $0.count) }, bytes.count)
     }

@@ -55,7 +55,7 @@ final class RangeVideoTests: XCTestCase {
     /// The video's bytes in a file, part after part, as the web server sends them.
     private func write(_ video: RangeVideo) throws -> String {
         let path = directory.appendingPathComponent("range-\(UUID().uuidString.prefix(6)).mp4").path
-        FileManager.default.createFile(atPath: path, contents: nil)
+        _ = FileManager.default.createFile(atPath: path, contents: nil)
         let out = try XCTUnwrap(FileHandle(forWritingAtPath: path))
         defer { try? out.close() }
         for part in video.parts {

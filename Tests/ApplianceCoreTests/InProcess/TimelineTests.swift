@@ -16,7 +16,7 @@ final class TimelineTests: XCTestCase {
         let ids = try SeededLibrary.seed(in: directory, count: 5, locked: [1], marked: [3])
         let appliance = try await TestAppliance(directory: directory)
         let library = appliance.appliance.dispatcher.clips.library
-        let first = try await XCTUnwrapAsync(try await library.fetch(id: ids[0])).createdAt
+        let first = try XCTUnwrapAsync(try await library.fetch(id: ids[0])).createdAt
         let from = first.addingTimeInterval(-30), to = first.addingTimeInterval(5 * 60)
         guard case .timeline(let t) = try await appliance.perform(.timeline(from: from, to: to)) else { return XCTFail("not a timeline") }
         XCTAssertEqual(t.spans.map(\.firstId), ids, "one span per clip (a minute apart)")
@@ -35,7 +35,7 @@ final class TimelineTests: XCTestCase {
         let library = appliance.appliance.dispatcher.clips.library
         var expected: [String: TimelineDay] = [:]
         for (n, id) in ids.enumerated() {
-            let day = Command.dayText(try await XCTUnwrapAsync(try await library.fetch(id: id)).createdAt)
+            let day = Command.dayText(try XCTUnwrapAsync(try await library.fetch(id: id)).createdAt)
             expected[day, default: TimelineDay(day: day)].recordings += 1
             expected[day]?.recordedS += 1
             if n == 1 { expected[day]?.locked += 1 }

@@ -42,7 +42,7 @@ final class WebDAVServer {
             + (tls.map { ["--cert", $0.serverCertificate, "--key", $0.serverKey] } ?? [])
         process.standardOutput = FileHandle.nullDevice
         let errors = root + ".stderr"
-        FileManager.default.createFile(atPath: errors, contents: nil)
+        _ = FileManager.default.createFile(atPath: errors, contents: nil)
         process.standardError = FileHandle(forWritingAtPath: errors)
         try process.run()
         self.process = process
