@@ -200,6 +200,7 @@ let package = Package(
         .testTarget(name: "ApplianceCoreTests", dependencies: [
             "ApplianceCore", "ApplianceBase", "ApplianceProtocol", "Detection", "Devices", "Engine", "MediaLibrary", "Mp4",
             "Settings", "GStreamerKit", "TestSupport", .product(name: "Logging", package: "swift-log"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
         .testTarget(name: "ApplianceWebTests", dependencies: [
             "ApplianceWeb", "ApplianceCore", "ApplianceBase", "ApplianceProtocol", "Engine", "MediaLibrary", "Mp4", "ONVIF",

@@ -37,32 +37,8 @@ enum CameraCheck {
 
     private static func v4l2(_ camera: ApplianceConfig.Camera, video: ApplianceConfig.Video,
                              fragments: Result<FragmentLibrary, any Error>, devices: [CaptureDevice]?) -> DoctorCheck {
-        let name = name(camera), device = camera.device, isAuto = camera.source == "auto"
-        var info = stat()
-        guard stat(device, &info) == 0 else {
-            if isAuto {
-                return .warn(name, "no camera at \(device); the live test pattern will be used",
-                             fix: "connect a camera or set [[camera]] source (and device)")
-            }
-            return .fail(name, "no camera at \(device): it stays missing until the device appears",
-                         fix: "connect the camera, or set [[camera]] device to its node (ls /dev/v4l/by-id/)")
-        }
-        guard GStreamer.hasElement("v4l2src") else {
-            let detail = "\(device) is there but GStreamer has no v4l2src" + (isAuto ? "; the live test pattern will be used" : "")
-            return DoctorCheck(name: name, status: isAuto ? .warn : .fail, detail: detail, fix: PluginPackages.fix(forMissing: "v4l2src"))
-        }
-        guard info.st_mode & S_IFMT == S_IFCHR else {
-            return .fail(name, "\(device) is not a character device (a V4L2 camera node is one)",
-                         fix: "set [[camera]] device to the camera's /dev/videoN (v4l2-ctl --list-devices)")
-        }
-        do {
-            close(try SystemCall.run("open \(device)") { open(device, O_RDWR | O_NONBLOCK | O_CLOEXEC) })
-        } catch {
-            let owner = DeviceNode(path: device, info: info)
-            return .fail(name, "cannot open \(device) read-write: \(error.reason) (\(owner.ownership))",
-                         fix: error.code == EACCES ? "add the user to group \(owner.group) (usermod -aG \(owner.group) USER), then log in again"
-                                                   : "check the camera's connection and dmesg")
-        }
+        let name = name(camera), device = camera.device
+        if let problem = nodeProblem(device, name: name, isAuto: camera.source == "auto") { return problem }
 
         // The daemon's own way in: read the modes, choose one, and start the camera in it for a few frames.
         let label = devices.flatMap { list in
@@ -100,6 +76,37 @@ enum CameraCheck {
                                                  : "lower [video] framerate to \(best), or the size to a mode with more frames")
         }
         return .pass(name, "\(described); \(chosen)" + stableNameHint(device))
+    }
+
+    /// Why `device` cannot be a camera here (absent, no v4l2src, not a character device, not openable read-write);
+    /// nil when it can.
+    private static func nodeProblem(_ device: String, name: String, isAuto: Bool) -> DoctorCheck? {
+        var info = stat()
+        guard stat(device, &info) == 0 else {
+            if isAuto {
+                return .warn(name, "no camera at \(device); the live test pattern will be used",
+                             fix: "connect a camera or set [[camera]] source (and device)")
+            }
+            return .fail(name, "no camera at \(device): it stays missing until the device appears",
+                         fix: "connect the camera, or set [[camera]] device to its node (ls /dev/v4l/by-id/)")
+        }
+        guard GStreamer.hasElement("v4l2src") else {
+            let detail = "\(device) is there but GStreamer has no v4l2src" + (isAuto ? "; the live test pattern will be used" : "")
+            return DoctorCheck(name: name, status: isAuto ? .warn : .fail, detail: detail, fix: PluginPackages.fix(forMissing: "v4l2src"))
+        }
+        guard info.st_mode & S_IFMT == S_IFCHR else {
+            return .fail(name, "\(device) is not a character device (a V4L2 camera node is one)",
+                         fix: "set [[camera]] device to the camera's /dev/videoN (v4l2-ctl --list-devices)")
+        }
+        do {
+            close(try SystemCall.run("open \(device)") { open(device, O_RDWR | O_NONBLOCK | O_CLOEXEC) })
+        } catch {
+            let owner = DeviceNode(path: device, info: info)
+            return .fail(name, "cannot open \(device) read-write: \(error.reason) (\(owner.ownership))",
+                         fix: error.code == EACCES ? "add the user to group \(owner.group) (usermod -aG \(owner.group) USER), then log in again"
+                                                   : "check the camera's connection and dmesg")
+        }
+        return nil
     }
 
     /// For a `/dev/videoN` device: the udev link that keeps naming it after a replug (a camera unplugged and

@@ -35,7 +35,25 @@ struct HomeAssistantDiscovery: Sendable {
     var statusTopic: String { prefix + "/status" }
 
     var entities: [Entity] {
-        var list: [Entity] = [
+        var list = recordingEntities + storageEntities + controlEntities
+        if shutters {
+            list.append(entity("event", "shutter", "Shutter", [
+                "state_topic": .string(topics.gesture),
+                "event_types": .array(InputGesture.Gesture.allCases.map { .string($0.rawValue) }),
+            ]))
+        }
+        list += activityEntities
+        for camera in cameras {
+            list.append(entity("binary_sensor", "camera_" + MQTTTopics.word(camera), "Camera \(camera) problem", [
+                "state_topic": .string(topics.camera(camera)), "device_class": "problem", "entity_category": "diagnostic",
+            ]))
+        }
+        return list
+    }
+
+    /// The recording switch and what it is doing.
+    private var recordingEntities: [Entity] {
+        [
             entity("switch", "recording", "Recording", [
                 "state_topic": .string(topics.recording), "command_topic": .string(topics.recordingSet),
                 "payload_on": "ON", "payload_off": "OFF", "icon": "mdi:record-rec",
@@ -51,6 +69,12 @@ struct HomeAssistantDiscovery: Sendable {
                 "state_topic": .string(topics.elapsed), "device_class": "duration", "unit_of_measurement": "s",
                 "state_class": "measurement",
             ]),
+        ]
+    }
+
+    /// The storage and the clips on it.
+    private var storageEntities: [Entity] {
+        [
             entity("sensor", "free_space", "Free space", [
                 "state_topic": .string(topics.freeSpace), "device_class": "data_size", "unit_of_measurement": "MB",
                 "state_class": "measurement", "entity_category": "diagnostic",
@@ -71,6 +95,12 @@ struct HomeAssistantDiscovery: Sendable {
                 "state_topic": .string(topics.lastClip), "value_template": "{{ value_json.title }}",
                 "json_attributes_topic": .string(topics.lastClip), "icon": "mdi:filmstrip",
             ]),
+        ]
+    }
+
+    /// Buttons and the camera choice, the last thumbnail and the backup queue.
+    private var controlEntities: [Entity] {
+        [
             entity("button", "snapshot", "Snapshot", [
                 "command_topic": .string(topics.snapshotSet), "payload_press": "PRESS", "icon": "mdi:camera",
             ]),
@@ -89,19 +119,6 @@ struct HomeAssistantDiscovery: Sendable {
                 "entity_category": "diagnostic",
             ]),
         ]
-        if shutters {
-            list.append(entity("event", "shutter", "Shutter", [
-                "state_topic": .string(topics.gesture),
-                "event_types": .array(InputGesture.Gesture.allCases.map { .string($0.rawValue) }),
-            ]))
-        }
-        list += activityEntities
-        for camera in cameras {
-            list.append(entity("binary_sensor", "camera_" + MQTTTopics.word(camera), "Camera \(camera) problem", [
-                "state_topic": .string(topics.camera(camera)), "device_class": "problem", "entity_category": "diagnostic",
-            ]))
-        }
-        return list
     }
 
     /// What the device notices: each stored activity as an event, today's count, and motion and sound while on.

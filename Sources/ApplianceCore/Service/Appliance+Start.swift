@@ -34,83 +34,19 @@ extension Appliance {
         let backup = try await stoppingGraphOnFailure(graph, "backup: ") {
             try await startBackup(config: config, library: library, data: data, events: events, logger: logger)
         }
-
         let readiness = makeReadiness(started: started, events: events, logger: logger)
         graph.firstFrame.whenFired { _ in readiness.markFirstFrame() }
 
-        let recorder = Recorder(config: config, data: data, library: library, graph: graph, events: events, health: health,
-                                logger: logger, cameras: cameras, backup: backup)
-        let retention = Retention(config: config, data: data, library: library, events: events, health: health, logger: logger,
-                                  recorder: recorder, settleClock: { await clock.settle() })
-        let retentionWake = WakeSignal()
-        await recorder.onFileFinished { retentionWake.signal() }
-        await recorder.onWriteFailure {
-            retention.wantHeadroom()
-            await retention.pass()
-        }
-        let devices = DeviceMonitor()
-        let gate = CommandGate()
-        let liveness = LivenessMonitor(graph: graph, readiness: readiness, events: events, logger: logger,
-                                       watchdog: serviceManager?.watchdogInterval)
-        let inputs = config.inputs.isEmpty ? nil : InputBoard(inputs: config.inputs, device: { InputService.device(for: $0).description })
-        let lights = config.outputs.isEmpty ? nil : OutputBoard(config.outputs)
-        let liveFeed = LiveFeed(graph: graph)
-        let network = try await stoppingGraphOnFailure(graph) { try NetworkOutputs(config: config, feed: liveFeed) }
-        let webrtc = WebRTCViewers(feed: liveFeed, web: config.web, logger: logger)
-        let webReporter = FrontEndReporter(web: config.web.enabled ? WebStatus(state: .starting, listen: config.web.listen) : nil,
-                                           live: graph.live, webrtc: webrtc)
-        let status = StatusReporter(config: config, data: data, library: library, graph: graph, health: health, recorder: recorder, cameras: cameras, readiness: readiness, started: started,
-                                    outputs: lights, inputs: inputs, web: webReporter, rtsp: network.rtsp?.feed, mqtt: network.mqtt?.link,
-                                    onvif: network.onvif?.link, encoders: encoders, clock: clock)
-        let clips = Clips(config: config, data: data, library: library, events: events, logger: logger, recorder: recorder, backup: backup)
-        let activity = ActivityLog(clips: clips, pictures: ActivityPictures(data: data, latestFrame: { graph.latestFrame }), activeCamera: { await cameras.activeName })
-        let dispatcher = CommandDispatcher(
-            recorder: recorder, clips: clips, activity: activity, cameras: cameras,
-            devices: devices, snapshots: Snapshotter(data: data, graph: graph, logger: logger), status: status,
-            metrics: MetricsCollector(status: status, data: data, library: library, graph: graph, recorder: recorder, cameras: cameras, backup: backup,
-                                      liveness: liveness, runs: runs, started: started),
-            backup: backup, retention: retention, gate: gate)
-        let socketPath = config.socket.isEmpty ? data.root + "/ctl.sock" : config.socket
-        let server = ControlServer(path: socketPath, router: SocketRouter(perform: dispatcher.perform), events: events,
-                                   logger: logger, onBound: { readiness.markSocketBound() })
-
-        // Graceful shutdown runs from the last service to the first.
-        var services: [any Service] = [
-            GraphWatcher(graph: graph, events: events, health: health, logger: logger, cameras: cameras, recorder: recorder),
-            liveness,
-            EncoderFailover(selection: encoders, graph: graph, recorder: recorder, events: events, logger: logger, stallAfter: liveness.stallAfter),
-            DeviceWatch(monitor: devices, cameras: cameras, events: events),
-            StorageWatch(health: health, events: events, logger: logger, absentSample: recovery.absentSample),
-            cameras, clock,
-        ]
-        if let backup { services.append(backup) }
-        services += await pictureServices(graph: graph, cameras: cameras, config: config, events: events, logger: logger,
-                                          activity: activity, perform: dispatcher.perform)
-        services.append(RetentionService(retention: retention, wake: retentionWake))
-        services += [RecorderService(recorder: recorder, autostart: config.recording.autostart, logger: logger), server] as [any Service]
-        let onvif = network.onvifDevice(config: config, logger: logger, status: status)
-        let context = FrontEndContext(config: config, perform: dispatcher.perform, events: events, live: graph.live, webrtc: webrtc,
-                                      media: MediaCatalog(library: library, data: data, longestFileS: RecordingBin.longestFileS(config) + 60),
-                                      reporter: webReporter, onvif: onvif, logger: logger)
-        services += try await stoppingGraphOnFailure(graph) { try frontEnds.compactMap { try $0(context) } }
-        services += network.services(config: config, device: onvif, events: events, logger: logger, perform: dispatcher.perform)
-        services.append(gate)
-        if let inputs {
-            services.append(InputService(inputs: config.inputs, board: inputs, events: events, logger: logger, perform: dispatcher.perform))
-        }
-        if let lights {
-            services.append(RecordingLight(outputs: config.outputs, board: lights, events: events, minFreeMb: config.storage.minFreeMb,
-                                           logger: logger, perform: dispatcher.perform))
-        }
-        // Last, so it hears of shutdown first and says STOPPING=1 before anything stops.
-        if let serviceManager {
-            services.append(SystemdNotifier(manager: serviceManager, readiness: readiness, liveness: liveness, events: events,
-                                            logger: logger, perform: dispatcher.perform))
-        }
+        let groundwork = Groundwork(config: config, data: data, library: library, runs: runs, events: events, clock: clock,
+                                    encoders: encoders, graph: graph, cameras: cameras, recovery: recovery, health: health,
+                                    backup: backup, readiness: readiness, started: started, logger: logger)
+        let parts = try await assemble(groundwork, serviceManager: serviceManager)
+        let plan = try await servicePlan(parts, frontEnds: frontEnds, serviceManager: serviceManager)
         let deadline = ShutdownDeadline(logger: logger)
-        return Appliance(config: config, data: data, events: events, readiness: readiness, socketPath: socketPath, graph: graph,
-                         dispatcher: dispatcher, group: makeGroup(services, deadline: deadline, handleSignals: handleSignals, logger: logger),
-                         folderLock: folderLock, library: library, webrtc: webrtc, deadline: deadline, logger: logger)
+        return Appliance(config: config, data: data, events: events, readiness: readiness, socketPath: parts.socketPath, graph: graph,
+                         dispatcher: parts.dispatcher,
+                         group: makeGroup(plan.ordered, deadline: deadline, handleSignals: handleSignals, logger: logger),
+                         folderLock: folderLock, library: library, webrtc: parts.webrtc, deadline: deadline, logger: logger)
     }
 
     /// The data folder (locked before anything reads it) and its library, with this run recorded; after a crash
@@ -194,7 +130,7 @@ extension Appliance {
 
     /// The services that follow the live picture and sound: the preview's overlay text, motion and sound detection,
     /// and recording on their events.
-    private static func pictureServices(graph: CaptureGraph, cameras: CameraSwitcher, config: ApplianceConfig, events: EventHub,
+    static func pictureServices(graph: CaptureGraph, cameras: CameraSwitcher, config: ApplianceConfig, events: EventHub,
                                         logger: Logger, activity: ActivityLog,
                                         perform: @escaping @Sendable (Command) async throws(ApplianceError) -> CommandResult) async -> [any Service] {
         var services: [any Service] = [ActivityService(log: activity, events: events, logger: logger)]
@@ -237,7 +173,7 @@ extension Appliance {
 
     /// Runs a start-up step that comes after the graph started: on failure the graph is stopped and the error becomes
     /// a one-line `StartupError` with `prefix`.
-    private static func stoppingGraphOnFailure<T>(_ graph: CaptureGraph, _ prefix: String = "",
+    static func stoppingGraphOnFailure<T>(_ graph: CaptureGraph, _ prefix: String = "",
                                                   _ body: () async throws -> T) async throws -> T {
         do {
             return try await body()

@@ -25,6 +25,27 @@ extension Routes {
         api.get("backup") { _, _ in try JSONBody.response(try await perform(.backupStatus)) }
         api.get("shares") { _, _ in try JSONBody.response(try await perform(.shares)) }
         api.get("config") { _, _ in try JSONBody.response(ConfigView.json(self.context.config)) }
+        addRecordingRoutes(to: api)
+        api.post("commands/:name") { request, ctx -> Response in
+            let name = try ctx.parameters.require("name")
+            let arguments = try await JSONBody.arguments(request, context: ctx)
+            let command: Command
+            command = try Self.command(name, arguments)
+            return try JSONBody.response(try await perform(command))
+        }
+        api.delete("shares/:token") { _, ctx -> Response in
+            try JSONBody.response(try await perform(.unshare(token: try ctx.parameters.require("token"))))
+        }
+        api.get("events") { _, _ in eventStream() }
+        router.get("metrics") { _, _ -> Response in
+            guard case .metrics(let metrics) = try await perform(.metrics) else { throw WebError(.internalServerError, "unexpected result") }
+            return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+                            body: ResponseBody(byteBuffer: ByteBuffer(string: metrics.prometheusText)))
+        }
+    }
+
+    /// `/api/recordings`: the list (a page), one clip, and the clip actions by id in the path.
+    private func addRecordingRoutes(to api: RouterGroup<WebContext>) {
         api.get("recordings") { request, _ -> Response in
             guard case .list(let list) = try await perform(try Self.listCommand(request.uri.queryParameters)) else {
                 throw WebError(.internalServerError, "unexpected result")
@@ -40,14 +61,6 @@ extension Routes {
             guard case .info(let info) = try await perform(.info(id: id)) else { throw WebError(.internalServerError, "unexpected result") }
             return try JSONBody.response(WebRecording(recording: info.recording, measured: info.measured))
         }
-        api.post("commands/:name") { request, ctx -> Response in
-            let name = try ctx.parameters.require("name")
-            let arguments = try await JSONBody.arguments(request, context: ctx)
-            let command: Command
-            command = try Self.command(name, arguments)
-            return try JSONBody.response(try await perform(command))
-        }
-        // The clip actions, by id in the path.
         api.post("recordings/:id/rename") { request, ctx -> Response in
             let id = try ctx.parameters.require("id")
             var arguments = try await JSONBody.arguments(request, context: ctx)
@@ -64,15 +77,6 @@ extension Routes {
         api.delete("recordings/:id") { request, ctx -> Response in
             let force = request.uri.queryParameters.get("force") == "true"
             return try JSONBody.response(try await perform(.delete(id: try ctx.parameters.require("id"), force: force)))
-        }
-        api.delete("shares/:token") { _, ctx -> Response in
-            try JSONBody.response(try await perform(.unshare(token: try ctx.parameters.require("token"))))
-        }
-        api.get("events") { _, _ in eventStream() }
-        router.get("metrics") { _, _ -> Response in
-            guard case .metrics(let metrics) = try await perform(.metrics) else { throw WebError(.internalServerError, "unexpected result") }
-            return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
-                            body: ResponseBody(byteBuffer: ByteBuffer(string: metrics.prometheusText)))
         }
     }
 

@@ -109,25 +109,13 @@ final class InputReader: Sendable {
 
     /// Reads until the device goes away (returns why) or the reader is stopped (returns nil).
     private func read(_ button: any OpenButton, _ recognizer: inout GestureRecognizer, changed: () -> Void) -> String? {
-        var gestures = GestureFeed(recognizer: recognizer, debounce: button.softwareDebounce.map { UInt64($0 / .nanoseconds(1)) },
-                                   label: label, logger: logger)
-        defer { recognizer = gestures.recognizer }
-        /// The last record's device time and the monotonic time it was read at.
-        var clock: (device: UInt64, local: UInt64)?
-        var pending: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: max(button.recordSize * 64, 4096))
-        let size = button.recordSize
-
+        var stream = ButtonStream(button: button, recognizer: recognizer, label: label, logger: logger)
+        defer { recognizer = stream.gestures.recognizer }
         func emit(_ fired: [InputGesture.Gesture]) {
             for gesture in fired { report(index, .gesture(gesture)) }
         }
-        func expire(until now: UInt64) { emit(gestures.expire(until: now)) }
-
         while true {
-            var timeout: Int32 = Self.retry  // also how often a vanished path is noticed
-            if let deadline = gestures.nextDeadline, let clock {
-                timeout = Self.milliseconds(until: deadline, clock: clock)
-            }
+            let timeout = stream.pollTimeout(retry: Self.retry)  // also how often a vanished path is noticed
             let events = Int16(POLLIN)
             var fds: [pollfd] = [pollfd(fd: button.fd, events: events, revents: 0), pollfd(fd: wakeRead, events: events, revents: 0)]
             var ready: Int32 = -1  // interrupted: nothing ready, and no look at the path
@@ -144,50 +132,14 @@ final class InputReader: Sendable {
             }
             if fds[0].revents & Int16(POLLNVAL) != 0 { return "the descriptor was closed" }
             if fds[0].revents != 0 {
-                var end: String?
-                reading: while true {
-                    let n: Int
-                    do {
-                        n = try SystemCall.run("read") { chunk.withUnsafeMutableBytes { Glibc.read(button.fd, $0.baseAddress, $0.count) } }
-                    } catch {
-                        switch error.code {
-                        case EAGAIN: break reading
-                        case ENODEV: end = "unplugged"
-                        default: end = "read failed: \(error.reason)"
-                        }
-                        break reading
-                    }
-                    if n > 0 {
-                        pending += chunk[0..<n]
-                        let whole = pending.count / size * size
-                        pending.withUnsafeBytes { bytes in
-                            for offset in stride(from: 0, to: whole, by: size) {
-                                let record = UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + size])
-                                let now = Self.monotonicNow()
-                                if let edge = button.edge(from: record) {
-                                    clock = (edge.time, now)
-                                    emit(gestures.feed(edge))
-                                } else if let time = button.time(of: record) {
-                                    clock = (time, now)
-                                    expire(until: time)
-                                }
-                            }
-                        }
-                        pending.removeFirst(whole)
-                        continue
-                    }
-                    end = "end of file (the writer closed it)"
-                    break
-                }
+                let (fired, end) = stream.drain(button)
+                emit(fired)
                 let before = (button.note, button.grabbed)
                 button.afterBatch()
                 if before != (button.note, button.grabbed) { changed() }
                 if let end { return end }
             }
-            if let clock {
-                let elapsed: UInt64 = Self.monotonicNow() - clock.local
-                expire(until: clock.device &+ elapsed)
-            }
+            emit(stream.expireNow())
             if ready == 0, isGone(button.fd) { return "removed" }
         }
     }
@@ -207,16 +159,6 @@ final class InputReader: Sendable {
     private func drainWake() {
         var bytes = [UInt8](repeating: 0, count: 16)
         while Glibc.read(wakeRead, &bytes, bytes.count) > 0 {}
-    }
-
-    /// The poll timeout until device time `deadline`, mapped through the last record's clock pair; at most `retry`.
-    private static func milliseconds(until deadline: UInt64, clock: (device: UInt64, local: UInt64)) -> Int32 {
-        let ahead: UInt64 = deadline > clock.device ? deadline - clock.device : 0
-        let due: UInt64 = clock.local &+ ahead
-        let now: UInt64 = monotonicNow()
-        if due <= now { return 0 }
-        let ms: UInt64 = (due - now + 999_999) / 1_000_000
-        return Int32(min(ms, UInt64(retry)))
     }
 
     static func monotonicNow() -> UInt64 {

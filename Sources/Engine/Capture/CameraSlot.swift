@@ -72,8 +72,31 @@ package final class CameraSlot: Sendable {
         self.video = video
         state = Locked(initialState)
         bin = Bin(name: "camera-\(camera.name)")
+        let conversion = try Self.conversion(camera, rawCaps: rawCaps)
+        (convert, rate) = (conversion.convert, conversion.rate)
+        try bin.add(conversion.elements)
+        try Element.link(conversion.elements)
+        // A V4L2 camera's source is made when it starts, in the mode its device offers then (see `V4L2Source`).
+        let made = try Self.makeSource(camera, kind: kind, fragments: fragments, video: video)
+        if let made {
+            try bin.add(made)
+            try made.link(conversion.convert)
+        }
+        source = Locked(made)
+        let output = try bin.addGhostPad(named: "src", target: conversion.label.staticPad("src")!)
+        self.output = output
+        try pipeline.add(bin)
+        bin.setLockedState(true)
+        selectorPad = try selector.requestPad("sink_%u")
+        try output.link(selectorPad)
+        Self.watch(output, name: camera.name, delivered: delivered, firstFrame: firstFrame, onStreamEnd: onStreamEnd)
+    }
+
+    /// The elements between a camera's source and the selector: convert, mirror and rotate as configured, scale,
+    /// the rate keeper, the graph's raw caps, and the label that gives every slot the graph's exact caps.
+    private static func conversion(_ camera: ApplianceConfig.Camera, rawCaps: Caps) throws
+        -> (elements: [Element], convert: Element, rate: Element, label: Element) {
         let convert = try Element.make("videoconvert", name: "convert")
-        self.convert = convert
         var chain: [Element] = [convert]
         if camera.mirror {
             let flip = try Element.make("videoflip", name: "mirror")
@@ -88,46 +111,40 @@ package final class CameraSlot: Sendable {
         let scale = try Element.make("videoscale", name: "scale")
         scale.set("add-borders", true)
         let rate = try Element.make("videorate", name: "rate")
-        self.rate = rate
         let filter = try Element.make("capsfilter", name: "caps")
         filter.set("caps", rawCaps)
         let label = try Element.make("capssetter", name: "label")
-        label.set("caps", try Self.outputCaps(rawCaps))
+        label.set("caps", try outputCaps(rawCaps))
         label.set("replace", true)
         chain += [scale, rate, filter, label]
-        try bin.add(chain)
-        try Element.link(chain)
-        // A V4L2 camera's source is made when it starts, in the mode its device offers then (see `V4L2Source`).
-        let made: Bin?
+        return (chain, convert, rate, label)
+    }
+
+    /// The source bin of a `pipeline` camera or a built-in kind; nil for V4L2 (made at each start).
+    private static func makeSource(_ camera: ApplianceConfig.Camera, kind: String, fragments: FragmentLibrary,
+                                   video: ApplianceConfig.Video) throws -> Bin? {
         switch kind {
         case "v4l2":
-            made = nil
+            return nil
         case "pipeline":
-            made = try FragmentLibrary.parse(camera.pipeline, label: "camera '\(camera.name)' pipeline", binName: "source")
+            return try FragmentLibrary.parse(camera.pipeline, label: "camera '\(camera.name)' pipeline", binName: "source")
         default:
-            made = try fragments.makeBin("sources", "video-\(kind)", FragmentLibrary.videoSourceValues(camera, video: video, caps: ""), binName: "source")
+            return try fragments.makeBin("sources", "video-\(kind)", FragmentLibrary.videoSourceValues(camera, video: video, caps: ""),
+                                         binName: "source")
         }
-        if let made {
-            try bin.add(made)
-            try made.link(convert)
-        }
-        source = Locked(made)
-        let output = try bin.addGhostPad(named: "src", target: label.staticPad("src")!)
-        self.output = output
-        try pipeline.add(bin)
-        bin.setLockedState(true)
-        selectorPad = try selector.requestPad("sink_%u")
-        try output.link(selectorPad)
+    }
 
-        let firstFrame = self.firstFrame, name = camera.name
-        output.addProbe([.buffer, .eventDownstream]) { [delivered] info in
+    /// Counts the frames the camera delivers (the first fires `firstFrame`) and keeps its end of stream from the
+    /// selector: a camera that ends (unplugged, num-buffers, an error upstream) must not end the recording.
+    private static func watch(_ output: Pad, name: String, delivered: Counter, firstFrame: Locked<OneShot<Bool>?>,
+                              onStreamEnd: @escaping @Sendable (String) -> Void) {
+        output.addProbe([.buffer, .eventDownstream]) { info in
             if info.buffer != nil {
                 delivered.increment()
                 firstFrame.withLock { $0 }?.fire(true)
                 return .ok
             }
             if info.event == .eos {
-                // A camera that ends (unplugged, num-buffers, an error upstream) must not end the recording.
                 onStreamEnd(name)
                 return .drop
             }

@@ -65,7 +65,6 @@ package final class RecordingSession: Sendable {
         onTees = cut != nil
         (videoPad, audioPad) = try retired ?? (cut == nil ? outputs.attach() : outputs.attachToTees())
         missingBaseline = graph.flow.missingAtEncoder
-        let gate = graph.gate
         let now = graph.runningTimeNow
         let window = cut == nil ? outputs.window : nil
         fromWindow = window != nil
@@ -89,25 +88,32 @@ package final class RecordingSession: Sendable {
             Self.detach(bin: recordingBin, video: videoPad, audio: audioPad, probes: probes, graph: graph, onTees: onTees, last: cut == nil)
             throw error
         }
+        startAt = Self.begin(cut: cut, fromWindow: window != nil, retired: retired != nil, state: state, graph: graph)
+    }
+
+    /// Where the recording's first frame is, and what lets it come: at a loop cut (a keyframe asked for there), from
+    /// the pre-record window (released now, or the retired one after a failover), or at a fresh start of the encoder.
+    private static func begin(cut: UInt64?, fromWindow: Bool, retired: Bool, state: Locked<RecordingCut>, graph: CaptureGraph) -> UInt64 {
         if let cut {
-            startAt = cut
             graph.requestKeyframe(at: cut - graph.flow.frameInterval / 2)
-        } else if window != nil {
-            startAt = state.withLock { $0.videoFrom ?? 0 }
-            if retired != nil { outputs.releaseRetired() } else { outputs.release(.video) }
-        } else {
-            graph.flow.resetEncoderInput()
-            let (planned, wasFlowing) = gate.open(earliest: graph.runningTimeNow + Self.freshStartLead)
-            // A closed encoder starts on a keyframe; one already encoding for live viewers is asked for one at the
-            // planned start, in band, as at a segment cut.
-            if wasFlowing {
-                graph.requestKeyframe(at: planned - graph.flow.frameInterval / 2)
-            } else {
-                graph.requestKeyframe()
-            }
-            startAt = planned
-            state.withLock { $0.audioFrom = planned }
+            return cut
         }
+        if fromWindow {
+            let from = state.withLock { $0.videoFrom ?? 0 }
+            if retired { graph.outputs.releaseRetired() } else { graph.outputs.release(.video) }
+            return from
+        }
+        graph.flow.resetEncoderInput()
+        let (planned, wasFlowing) = graph.gate.open(earliest: graph.runningTimeNow + freshStartLead)
+        // A closed encoder starts on a keyframe; one already encoding for live viewers is asked for one at the
+        // planned start, in band, as at a segment cut.
+        if wasFlowing {
+            graph.requestKeyframe(at: planned - graph.flow.frameInterval / 2)
+        } else {
+            graph.requestKeyframe()
+        }
+        state.withLock { $0.audioFrom = planned }
+        return planned
     }
 
     /// Buffers go into the bin from the probe itself, so the pusher (the tee) always sees success: a bin that
