@@ -16,6 +16,8 @@ final class EncoderInput: Sendable {
         var kept: [Frame] = []
         var refeed: [Frame] = []
         var holding = false
+        /// The guard's error has been answered (the frame it failed on is kept).
+        var failureKept = false
     }
 
     private let state = Locked(State())
@@ -37,11 +39,14 @@ final class EncoderInput: Sendable {
         let failed = guardPad.withLock { $0?.guardedFlow } != nil
         let current = Frame(buffer: buffer.retain(), pts: buffer.pts)
         let keepOut = state.withLock { s -> Bool in
-            guard failed, !s.holding else {
+            guard failed, !s.failureKept else {
                 s.last = current
                 return false
             }
-            // The encoder failed on the frame pushed last: it and this one wait for the replacement.
+            // The encoder failed on the frame pushed last: it and this one wait for the replacement, whoever placed
+            // the hold (the failover, on the bus error, can place it before this frame comes: it once had, and the
+            // failed frame, not kept because the hold was already there, was lost).
+            s.failureKept = true
             s.kept = (s.last.map { [$0] } ?? []) + [current]
             s.holding = true
             return true
@@ -57,7 +62,7 @@ final class EncoderInput: Sendable {
     package func replaced(guard pad: Pad?) {
         guardPad.withLock { $0 = pad }
         state.withLock { s in
-            (s.refeed, s.kept, s.last, s.holding) = (s.kept, [], nil, false)
+            (s.refeed, s.kept, s.last, s.holding, s.failureKept) = (s.kept, [], nil, false, false)
         }
     }
 }
