@@ -7,12 +7,17 @@ ARGS ?=
 BUILD_FLAGS := --explicit-target-dependency-import-check error
 # The Debian package's version; empty: what the release binary's `appliance --version` prints.
 VERSION ?=
+# pkg-config files of our own, searched first: one system file without the -pthread SwiftPM refuses
+# (packaging/pkgconfig-shadow.sh says why).
+PKG_SHADOW := $(CURDIR)/.build/pkgconfig
+export PKG_CONFIG_PATH := $(PKG_SHADOW)$(if $(PKG_CONFIG_PATH),:$(PKG_CONFIG_PATH))
 
 .PHONY: run test check bench deps build release deb deb-check embed-config clean
 
 ## Install the system packages (GStreamer, SQLite, libjpeg, ffmpeg) that are missing.
 deps:
 	@bash packaging/install-deps.sh
+	@bash packaging/pkgconfig-shadow.sh $(PKG_SHADOW)
 
 build: deps
 	$(SWIFT) build $(BUILD_FLAGS)
@@ -25,12 +30,13 @@ run: build
 test:
 	@bash .ci/phase.sh --reset && bash .ci/phase.sh deps
 	@bash packaging/install-deps.sh --test
+	@bash packaging/pkgconfig-shadow.sh $(PKG_SHADOW)
 	@bash .ci/phase.sh build
 	$(SWIFT) build --build-tests $(BUILD_FLAGS)
 	@bash .ci/swift-test.sh
 
 ## The fast loop while working: build, then the unit and in-process tests only (no daemon process, no VM, no
-## package): 374 tests in about 3 minutes here. `make test` before you push.
+## package): 376 tests, 4 min 21 s here beside another build (3 to 4 min alone). `make test` before you push.
 check: deps
 	$(SWIFT) build --build-tests $(BUILD_FLAGS)
 	$(SWIFT) test --skip-build --disable-swift-testing --skip EndToEndTests
