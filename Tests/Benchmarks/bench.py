@@ -62,9 +62,9 @@ RSS_SAMPLE_S = 0.5
 WIDTH, HEIGHT, FPS = 1280, 720, 30
 VIDEO_KBPS, KEYINT, PRESET = 4000, 30, "veryfast"
 AUDIO_RATE, AUDIO_CH, AUDIO_BPS = 48000, 2, 128000
-RESERVED_MAX_DURATION_NS = (3600 + 60) * 1_000_000_000  # recording.max_duration_s + 60
-MOOV_UPDATE_NS = 1_000_000_000  # recording.sync_interval_s
+FRAGMENT_MS = 1000  # recording.sync_interval_s: the default file_layout = "fragmented" (RecordingBin.swift)
 INTERLEAVE_NS = 500_000_000
+ENCODER_QUEUE_FRAMES = FPS  # EncoderChain.queueFrames: a second of raw frames
 
 
 def reference_branches(path: str) -> list[list[str]]:
@@ -72,13 +72,12 @@ def reference_branches(path: str) -> list[list[str]]:
     its filler source, the raw tee and the frame tap."""
     mux_queue = "queue max-size-buffers=0 max-size-bytes=0 max-size-time=5000000000"
     return [
-        [f"mp4mux name=mux reserved-max-duration={RESERVED_MAX_DURATION_NS} "
-         f"reserved-moov-update-period={MOOV_UPDATE_NS} interleave-time={INTERLEAVE_NS}",
-         f"filesink location={shlex.quote(path)} sync=false async=false"],
+        [f"mp4mux name=mux fragment-duration={FRAGMENT_MS} fragment-mode=dash-or-mss interleave-time={INTERLEAVE_NS}",
+         f"filesink location={shlex.quote(path)} sync=false async=false buffer-mode=unbuffered"],
         ["videotestsrc is-live=true pattern=smpte", "videoconvert", "videoscale add-borders=true",
          "videorate drop-only=false",
          f"video/x-raw,format=I420,width={WIDTH},height={HEIGHT},framerate={FPS}/1,pixel-aspect-ratio=1/1",
-         "queue leaky=downstream max-size-buffers=5 max-size-bytes=0 max-size-time=0",
+         f"queue leaky=downstream max-size-buffers={ENCODER_QUEUE_FRAMES} max-size-bytes=0 max-size-time=0",
          f"x264enc tune=zerolatency speed-preset={PRESET} bitrate={VIDEO_KBPS} key-int-max={KEYINT}",
          "video/x-h264,profile=high", "h264parse config-interval=-1", mux_queue, "mux.video_0"],
         ["audiotestsrc is-live=true wave=sine freq=440 volume=0.2", "audioconvert", "audioresample",
@@ -692,7 +691,8 @@ broke (the daemon did not start or died, a command failed, an output file is mis
 
 Workload: the embedded default config — 1280x720 @ 30 fps `videotestsrc is-live=true pattern=smpte`, x264
 (`speed-preset=veryfast tune=zerolatency bitrate=4000 key-int-max=30`, High profile), 48 kHz stereo
-`audiotestsrc` → `avenc_aac` 128 kbit/s, robust `mp4mux` (index rewritten every second), no preview.
+`audiotestsrc` → `avenc_aac` 128 kbit/s, fragmented `mp4mux` (a fragment a second, each written through unbuffered:
+the default `file_layout`), no preview.
 Each recording: {args.seconds:g} s of steady state plus {STARTUP_S:g} s of start-up; {n} round(s).
 {noise_note}{retry_note}
 ## Results
