@@ -34,7 +34,7 @@ package enum ScrubPack {
 
     /// Appends records to `path` (created if missing).
     package static func append(_ records: Data, to path: String) throws {
-        if !FileManager.default.fileExists(atPath: path) { FileManager.default.createFile(atPath: path, contents: nil) }
+        if !FileManager.default.fileExists(atPath: path) { _ = FileManager.default.createFile(atPath: path, contents: nil) }
         guard let handle = FileHandle(forWritingAtPath: path) else { throw CocoaError(.fileWriteUnknown) }
         defer { try? handle.close() }
         try handle.seekToEnd()
