@@ -14,7 +14,7 @@ public enum Poll {
             if try condition() { return true }
             let left = deadline.timeIntervalSinceNow
             if left <= 0 { return false }
-            Thread.sleep(forTimeInterval: min(interval, left))
+            Thread.sleep(forTimeInterval: min(interval, left))  // the polling helper: between two checks
         }
     }
 
@@ -27,7 +27,7 @@ public enum Poll {
             if try await condition() { return true }
             let left = deadline.timeIntervalSinceNow
             if left <= 0 || Task.isCancelled { return false }
-            try? await Task.sleep(for: .seconds(min(interval, left)))
+            try? await Task.sleep(for: .seconds(min(interval, left)))  // the polling helper: between two checks
         }
     }
 }

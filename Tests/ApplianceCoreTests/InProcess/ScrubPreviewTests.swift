@@ -17,7 +17,7 @@ final class ScrubPreviewTests: XCTestCase {
 
     private func record(_ appliance: TestAppliance, seconds: Double) async throws -> RecordingResult {
         _ = try await appliance.perform(.recordStart(title: nil))
-        try await Task.sleep(for: .seconds(seconds))
+        try await appliance.waitUntilRecorded(seconds)
         guard case .recordingStopped(let result) = try await appliance.perform(.recordStop(title: nil)) else { throw XCTSkip("no result") }
         return result
     }
@@ -66,9 +66,8 @@ final class ScrubPreviewTests: XCTestCase {
             config.recording.segmentS = 2
         }
         _ = try await appliance.perform(.recordStart(title: nil))
-        let deadline = Date().addingTimeInterval(60)
         func closed() -> [RecordingResult] { appliance.events.all.compactMap { if case .segmentClosed(let r) = $0 { r } else { nil } } }
-        while closed().count < 3, Date() < deadline { try await Task.sleep(for: .milliseconds(50)) }
+        await Poll.until(timeout: 60) { closed().count >= 3 }
         _ = try await appliance.perform(.recordStop(title: nil))
         for segment in closed().prefix(3) {
             let offsets = offsets(appliance, segment.id)
@@ -84,7 +83,7 @@ final class ScrubPreviewTests: XCTestCase {
             config.thumbnail.scrubEveryS = 0.5
             config.recording.preRecordS = 2
         }
-        try await Task.sleep(for: .seconds(3))  // the pre-roll window fills
+        try await appliance.waitForFrames(seconds: 3)  // the pre-roll window fills
         let clip = try await record(appliance, seconds: 1.5)
         let offsets = offsets(appliance, clip.id)
         let length = Double(clip.durationMs) / 1000
