@@ -65,7 +65,7 @@ final class PreviewOverlayTests: XCTestCase {
     }
 
     private func waitFor(_ condition: () -> Bool, file: StaticString = #filePath, line: UInt = #line) async throws {
-        if await Poll.until(timeout: 3, every: 0.02, condition) { return }
+        if await Poll.asyncUntil(timeout: 3, every: 0.02, condition) { return }
         XCTFail("condition not met within 3 s", file: file, line: line)
     }
 

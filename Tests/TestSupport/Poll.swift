@@ -18,9 +18,10 @@ public enum Poll {
         }
     }
 
-    /// `until` for async code: the task sleeps between checks (a cancelled task stops waiting: false).
+    /// `until` for async code: the task sleeps between checks instead of blocking its thread (a cancelled task
+    /// stops waiting: false). Named apart from `until` so that async code cannot pick the blocking one by overload.
     @discardableResult
-    public static func until(timeout: TimeInterval, every interval: TimeInterval = 0.05,
+    public static func asyncUntil(timeout: TimeInterval, every interval: TimeInterval = 0.05,
                              _ condition: () async throws -> Bool) async rethrows -> Bool {
         let deadline = Date().addingTimeInterval(timeout)
         while true {

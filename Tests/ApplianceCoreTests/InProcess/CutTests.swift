@@ -16,7 +16,7 @@ final class CutTests: XCTestCase {
         let events = EventReader(test.appliance)
         let graph = test.appliance.graph
         let session = try RecordingSession(id: "cut-test", partialPath: test.appliance.data.partialPath(id: "cut-test"), graph: graph)
-        let recorded = await Poll.until(timeout: 20) { session.timing.durationMs >= 500 }
+        let recorded = await Poll.asyncUntil(timeout: 20) { session.timing.durationMs >= 500 }
         XCTAssertTrue(recorded, "0.5 s of video in the session")
         session.requestStop(at: graph.runningTimeNow)
         let finalised = await session.finalised.wait(timeout: .seconds(5))

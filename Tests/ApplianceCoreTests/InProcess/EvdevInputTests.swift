@@ -50,7 +50,7 @@ final class EvdevInputTests: XCTestCase {
     /// Polls the events seen so far until `condition` holds or `timeout` passes (waiting for an event to arrive,
     /// never judging a gesture by time).
     private func until(_ timeout: Duration, _ condition: () -> Bool) async -> Bool {
-        await Poll.until(timeout: timeout.seconds, every: 0.02, condition)
+        await Poll.asyncUntil(timeout: timeout.seconds, every: 0.02, condition)
     }
 
     private func count(_ match: (ApplianceEvent) -> Bool) -> Int { test.events.all.filter(match).count }

@@ -31,7 +31,7 @@ final class FifoKeyboard {
     /// Opens the writing end once the daemon has opened the reading end (a FIFO refuses a writer without one).
     func connect(timeout: TimeInterval = 10) async throws {
         var opened: Int32 = -1
-        await Poll.until(timeout: timeout, every: 0.02) {  // waiting for the reader to open, not shaping a gesture
+        await Poll.asyncUntil(timeout: timeout, every: 0.02) {  // waiting for the reader to open, not shaping a gesture
             opened = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC)
             return opened >= 0
         }

@@ -31,7 +31,7 @@ final class RangeVideoTests: XCTestCase {
     private func recordSegments(_ appliance: TestAppliance) async throws -> [Recording] {
         _ = try await appliance.perform(.recordStart(title: "range"))
         func closed() -> Int { appliance.events.all.filter { if case .segmentClosed = $0 { true } else { false } }.count }
-        await Poll.until(timeout: 60) { closed() >= 4 }
+        await Poll.asyncUntil(timeout: 60) { closed() >= 4 }
         XCTAssertGreaterThanOrEqual(closed(), 4, "four segments closed")
         _ = try await appliance.perform(.recordStop(title: nil))
         _ = await appliance.events.first(within: .seconds(20)) { event -> Bool? in if case .recordingStopped = event { true } else { nil } }

@@ -32,7 +32,7 @@ final class RecordingLightTests: XCTestCase {
 
     /// Waits until the brightness file reads `value`.
     func waitFor(_ value: String, in folder: String, within seconds: Double = 10, file: StaticString = #filePath, line: UInt = #line) async {
-        if await Poll.until(timeout: seconds, every: 0.02, { Self.brightness(folder) == value }) { return }
+        if await Poll.asyncUntil(timeout: seconds, every: 0.02, { Self.brightness(folder) == value }) { return }
         XCTFail("brightness is '\(Self.brightness(folder))', not '\(value)', after \(seconds) s", file: file, line: line)
     }
 
@@ -84,7 +84,7 @@ final class RecordingLightTests: XCTestCase {
         for recording in [false, true] {
             if recording { _ = try await app.perform(.recordStart(title: nil)) }
             var seen = Set<String>()
-            await Poll.until(timeout: 10, every: 0.04) {
+            await Poll.asyncUntil(timeout: 10, every: 0.04) {
                 seen.insert(Self.brightness(led))
                 return seen == ["0", "1"]
             }
@@ -104,7 +104,7 @@ final class RecordingLightTests: XCTestCase {
         let app = try await TestAppliance(directory: directory) { $0.outputs = [Self.output(led: led)] }
         defer { app.removeDirectory() }
         var outputs: [OutputStatus] = []
-        try await Poll.until(timeout: 10) {
+        try await Poll.asyncUntil(timeout: 10) {
             outputs = try await self.outputs(app)
             return outputs.first?.state == .failed
         }

@@ -67,7 +67,7 @@ final class ScrubPreviewTests: XCTestCase {
         }
         _ = try await appliance.perform(.recordStart(title: nil))
         func closed() -> [RecordingResult] { appliance.events.all.compactMap { if case .segmentClosed(let r) = $0 { r } else { nil } } }
-        await Poll.until(timeout: 60) { closed().count >= 3 }
+        await Poll.asyncUntil(timeout: 60) { closed().count >= 3 }
         _ = try await appliance.perform(.recordStop(title: nil))
         for segment in closed().prefix(3) {
             let offsets = offsets(appliance, segment.id)

@@ -105,7 +105,7 @@ final class EventReader: Sendable {
     /// The first event so far, or within `timeout`, that `match` accepts.
     func first<T>(within timeout: Duration = .seconds(10), _ match: (ApplianceEvent) -> T?) async -> T? {
         var found: T?
-        await Poll.until(timeout: timeout.seconds, every: 0.02) {
+        await Poll.asyncUntil(timeout: timeout.seconds, every: 0.02) {
             found = events.withLock { $0.lazy.compactMap(match).first }
             return found != nil
         }
@@ -127,7 +127,7 @@ extension TestAppliance {
     func waitForRecording(_ what: String, timeout: TimeInterval = 30, file: StaticString = #filePath, line: UInt = #line,
                           _ condition: (StatusReport.Live) -> Bool) async throws {
         var last: StatusReport.Live?
-        let held = try await Poll.until(timeout: timeout) {
+        let held = try await Poll.asyncUntil(timeout: timeout) {
             last = try await status().recording
             return last.map(condition) ?? false
         }
@@ -150,7 +150,7 @@ extension TestAppliance {
     /// started filling up to its length, has them (the status has no field for the window itself).
     func waitForFrames(seconds: Double, since: UInt64 = 0, file: StaticString = #filePath, line: UInt = #line) async throws {
         var last: StatusReport?
-        let held = try await Poll.until(timeout: 20 + 3 * seconds) {
+        let held = try await Poll.asyncUntil(timeout: 20 + 3 * seconds) {
             last = try await status()
             return last.map { Double($0.output.frames) >= Double(since) + seconds * Double($0.framerate) } ?? false
         }

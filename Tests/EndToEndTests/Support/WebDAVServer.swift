@@ -46,6 +46,7 @@ final class WebDAVServer {
         process.standardError = FileHandle(forWritingAtPath: errors)
         try process.run()
         self.process = process
+        let origin = origin
         let answers = { (try? ProcessOutcome.run("/usr/bin/curl", ["-sk", "-o", "/dev/null", "-w", "%{http_code}", "\(origin)/__log"]))?.stdout == "200" }
         if Poll.until(timeout: 15, every: 0.1, { !process.isRunning || answers() }), process.isRunning { return }
         let said = (try? String(contentsOfFile: errors, encoding: .utf8)).map { String($0.suffix(1500)) } ?? ""
