@@ -22,7 +22,7 @@ final class LoopRecordingTests: XCTestCase {
         defer { daemon.stop() }
         let events = try EventListener(daemon, timeout: 30)
         let started = try daemon.recordStart()
-        try daemon.waitForRecording("0.2 s into the eleventh segment", timeout: 60) { ($0.segment ?? 0) >= 11 && $0.durationMs >= 200 }
+        try daemon.waitUntilElapsed(20.2)
         let last = try daemon.recordStop()
         XCTAssertEqual(last.group, started.id)
         XCTAssertEqual(last.stopReason, .request)
@@ -105,7 +105,7 @@ final class LoopRecordingTests: XCTestCase {
         defer { daemon.stop() }
         for _ in 0..<3 {
             let started = try daemon.recordStart()
-            try daemon.waitForRecording("0.75 s into the third segment") { ($0.segment ?? 0) >= 3 && $0.durationMs >= 750 }
+            try daemon.waitUntilElapsed(2.75)
             let stopped = try daemon.recordStop()
             XCTAssertEqual(stopped.group, started.id)
             let segments = try daemon.list(group: started.id, perPage: 20).items
@@ -125,7 +125,7 @@ final class LoopRecordingTests: XCTestCase {
         try daemon.start()
         defer { daemon.stop() }
         XCTAssertTrue(try daemon.waitFor(5) { try daemon.status().state == .recording })
-        try daemon.waitForRecording("1.5 s into the second segment") { ($0.segment ?? 0) >= 2 && $0.durationMs >= 1500 }
+        try daemon.waitUntilElapsed(3.5)
         daemon.stop(signal: SIGKILL)
 
         try daemon.start()

@@ -336,7 +336,8 @@ extension DaemonProcess {
     }
 
     /// "Record for `seconds`": waits until the recording in progress has `seconds` of video written
-    /// (`recording.duration_ms`: with pre-record the pre-roll counts; in loop recording, the current segment's).
+    /// (`recording.duration_ms`: with pre-record the pre-roll counts). Not for loop recording: there it is the
+    /// current segment's, and the status moves to the next segment when its bin is attached, before the cut.
     func waitUntilRecorded(_ seconds: Double, timeout: TimeInterval? = nil) throws {
         try waitForRecording("\(seconds) s of video", timeout: timeout ?? 20 + 3 * seconds) { $0.durationMs >= Int(seconds * 1000) }
     }
@@ -347,8 +348,9 @@ extension DaemonProcess {
         try waitForRecording("\(seconds) s more video", timeout: timeout ?? 20 + 3 * seconds) { $0.durationMs >= now + Int(seconds * 1000) }
     }
 
-    /// Waits until the recording in progress has gone on `seconds` since its request (`recording.elapsed_ms`): with
-    /// pre-record, where the video written includes the pre-roll.
+    /// Waits until the recording in progress has gone on `seconds` since its request (`recording.elapsed_ms`, which
+    /// in loop recording counts from the first segment): for loop recording and pre-record, where the video written
+    /// is a segment's or includes the pre-roll.
     func waitUntilElapsed(_ seconds: Double, timeout: TimeInterval? = nil) throws {
         try waitForRecording("\(seconds) s since the request", timeout: timeout ?? 20 + 3 * seconds) { $0.elapsedMs >= Int(seconds * 1000) }
     }
