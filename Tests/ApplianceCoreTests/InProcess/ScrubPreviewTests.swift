@@ -15,9 +15,14 @@ final class ScrubPreviewTests: XCTestCase {
     override func setUp() async throws { directory = try TestAppliance.makeDirectory() }
     override func tearDown() async throws { try? FileManager.default.removeItem(at: directory) }
 
-    private func record(_ appliance: TestAppliance, seconds: Double) async throws -> RecordingResult {
+    /// Records `seconds` of video, or with `preRoll` `seconds` after the request (the video written includes the pre-roll).
+    private func record(_ appliance: TestAppliance, seconds: Double, preRoll: Bool = false) async throws -> RecordingResult {
         _ = try await appliance.perform(.recordStart(title: nil))
-        try await appliance.waitUntilRecorded(seconds)
+        if preRoll {
+            try await appliance.waitUntilElapsed(seconds)
+        } else {
+            try await appliance.waitUntilRecorded(seconds)
+        }
         guard case .recordingStopped(let result) = try await appliance.perform(.recordStop(title: nil)) else { throw XCTSkip("no result") }
         return result
     }
@@ -84,7 +89,7 @@ final class ScrubPreviewTests: XCTestCase {
             config.recording.preRecordS = 2
         }
         try await appliance.waitForFrames(seconds: 3)  // the pre-roll window fills
-        let clip = try await record(appliance, seconds: 1.5)
+        let clip = try await record(appliance, seconds: 1.5, preRoll: true)
         let offsets = offsets(appliance, clip.id)
         let length = Double(clip.durationMs) / 1000
         XCTAssertGreaterThan(length, 2, "the clip holds pre-roll")

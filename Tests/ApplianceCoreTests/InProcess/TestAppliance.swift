@@ -145,6 +145,14 @@ extension TestAppliance {
         }
     }
 
+    /// Waits until the recording in progress has gone on `seconds` since its request (`recording.elapsed_ms`): with
+    /// pre-record, where the video written includes the pre-roll.
+    func waitUntilElapsed(_ seconds: Double, file: StaticString = #filePath, line: UInt = #line) async throws {
+        try await waitForRecording("\(seconds) s since the request", timeout: 20 + 3 * seconds, file: file, line: line) {
+            $0.elapsedMs >= Int(seconds * 1000)
+        }
+    }
+
     /// Waits until `seconds` of video have passed the camera selector (`output.frames` at the configured framerate)
     /// since the count was `since` (default: since start): the pre-record window, which holds what came since it
     /// started filling up to its length, has them (the status has no field for the window itself).
