@@ -180,7 +180,7 @@ let package = Package(
         .testTarget(name: "ApplianceProtocolTests", dependencies: ["ApplianceProtocol"]),
         // Each layer's tests, beside it: `@testable import` of the module under test only.
         .testTarget(name: "ApplianceBaseTests", dependencies: ["ApplianceBase"]),
-        .testTarget(name: "Mp4Tests", dependencies: ["Mp4", "ApplianceBase", "GStreamerKit"]),
+        .testTarget(name: "Mp4Tests", dependencies: ["Mp4", "ApplianceBase", "GStreamerKit", "TestSupport"]),
         .testTarget(name: "DetectionTests", dependencies: ["Detection", "ApplianceBase", "TestSupport"]),
         /// `[[input]]` keys are checked with what Devices makes of them (gesture rules, the device to open).
         .testTarget(name: "SettingsTests", dependencies: ["Settings", "ApplianceBase", "Detection", "Devices"]),

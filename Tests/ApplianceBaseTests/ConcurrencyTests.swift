@@ -22,7 +22,7 @@ final class ConcurrencyTests: XCTestCase {
         let shot = OneShot<Bool>()
         let waiter = Task { await shot.wait(timeout: .seconds(5)) }
         waiter.cancel()  // a finalising recording must still wait for its muxer during shutdown
-        try? await Task.sleep(for: .milliseconds(50))
+        try? await Task.sleep(for: .milliseconds(50))  // the subject: the value comes after the cancelled waiter began waiting
         shot.fire(true)
         let value = await waiter.value
         XCTAssertEqual(value, true)
@@ -45,7 +45,7 @@ final class ConcurrencyTests: XCTestCase {
         cancelled.cancel()
         await cancelled.value
         let woken = Task { await wake.wait(until: .now + .seconds(10)) }
-        try? await Task.sleep(for: .milliseconds(20))
+        try? await Task.sleep(for: .milliseconds(20))  // the subject: the signal comes while the task waits, not before
         wake.signal()
         await woken.value
         XCTAssertLessThan(ContinuousClock.now - started, .seconds(5))

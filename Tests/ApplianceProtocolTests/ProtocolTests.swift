@@ -157,7 +157,9 @@ final class ControlClientDescriptorTests: XCTestCase {
         // Another thread keeps opening descriptors and checks each is still its own before closing it.
         let done = NSLock(), stolen = NSLock()
         nonisolated(unsafe) var finished = false, stolenCount = 0
+        let ended = DispatchSemaphore(value: 0)
         let other = Thread {
+            defer { ended.signal() }
             while done.withLock({ !finished }) {
                 let fd = open("/dev/null", O_RDONLY)
                 for _ in 0..<20 where fcntl(fd, F_GETFD) == -1 {
@@ -171,7 +173,7 @@ final class ControlClientDescriptorTests: XCTestCase {
         var refused = 0
         for _ in 0..<30_000 where (try? ControlClient(path: path, timeout: 1)) == nil { refused += 1 }
         done.withLock { finished = true }
-        Thread.sleep(forTimeInterval: 0.05)
+        XCTAssertEqual(ended.wait(timeout: .now() + 5), .success, "the other thread ended its checks")
         XCTAssertEqual(refused, 30_000)
         XCTAssertEqual(stolen.withLock { stolenCount }, 0, "descriptors of another thread were closed by failed connects")
     }

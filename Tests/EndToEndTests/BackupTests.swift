@@ -66,7 +66,7 @@ final class BackupTests: XCTestCase {
         server.stop()  // mid-upload
         XCTAssertTrue(try daemon.waitFor(10) { try daemon.backupStatus().lastError != nil })
         XCTAssertEqual(try daemon.info(id).recording.backupState, .pending)
-        Thread.sleep(forTimeInterval: 1.0)
+        XCTAssertTrue(try daemon.waitFor(10) { try daemon.backupStatus().nextRetryAt != nil }, "a retry is scheduled while the server is down")
         try server.start()
         XCTAssertTrue(try daemon.waitFor(30) { try daemon.backupCounts().done == 1 }, daemon.log)
         let copy = remote(server, id: id)
@@ -133,7 +133,7 @@ final class BackupTests: XCTestCase {
         XCTAssertTrue((status.pauseReason ?? "").contains("credentials"), "\(status)")
         XCTAssertTrue(try daemon.ctl(["backup", "status"]).stdout.contains("PAUSED"))
         XCTAssertNil(remote(server, id: id).media)
-        Thread.sleep(forTimeInterval: 1.0)
+        Thread.sleep(forTimeInterval: 1.0)  // the subject: no retry happens meanwhile
         XCTAssertEqual(try daemon.backupCounts().pending, 1, "paused: no retries in a loop")
         XCTAssertLessThan(try server.log().filter { $0["status"] as? Int == 401 }.count, 4)
 
@@ -189,7 +189,7 @@ final class BackupTests: XCTestCase {
         try daemon.start()
         defer { daemon.stop() }
         let id = try daemon.recordClip().id
-        Thread.sleep(forTimeInterval: 1.0)
+        Thread.sleep(forTimeInterval: 1.0)  // the subject: nothing is uploaded meanwhile
         XCTAssertNil(remote(server, id: id).media, "only_locked: not uploaded before it is locked")
         XCTAssertEqual(try daemon.info(id).recording.backupState.rawValue, "none")
         _ = try daemon.lock(id)
@@ -266,7 +266,7 @@ final class LargeUploadTests: XCTestCase {
             let line = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") } ?? ""
             return (Int64(line.filter(\.isNumber)) ?? 0) * 1024
         }
-        Thread.sleep(forTimeInterval: 1.0)
+        Thread.sleep(forTimeInterval: 1.0)  // the memory settles after the refused upload (no status tells it) before the baseline
         let baseline = rss()
         try server.control(["full": false])
         _ = try daemon.backupRetry()

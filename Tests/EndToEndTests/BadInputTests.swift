@@ -63,7 +63,7 @@ final class BadInputTests: XCTestCase {
 
         XCTAssertTrue(daemon.isRunning)
         XCTAssertEqual(try daemon.status().state, .recording)
-        Thread.sleep(forTimeInterval: 1.5)
+        try daemon.waitUntilRecorded(1.5)
         let stop = try daemon.recordStop()
         let probe = try MediaProbe(stop.path)
         XCTAssertGreaterThan(try XCTUnwrap(probe.video).duration, 1.0)

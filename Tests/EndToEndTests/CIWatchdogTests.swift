@@ -25,7 +25,7 @@ final class CIWatchdogTests: XCTestCase {
             print("Test Case \\x27Fake.testPasses\\x27 started at now")
             print("Test Case \\x27Fake.testPasses\\x27 passed (0.001 seconds)")
             print("Test Case \\x27Fake.testHangs\\x27 started at now", flush=True)
-            time.sleep(600)
+            time.sleep(600)  # the subject: a test that hangs
             ' \(pidFile) fake.xctest
             """.write(to: fake, atomically: true, encoding: .utf8)
         chmod(fake.path, 0o755)

@@ -126,7 +126,7 @@ final class ConsoleTests: XCTestCase {
         XCTAssertEqual(start.status, 0, start.stderr)
         XCTAssertTrue(start.stdout.hasPrefix("started: recording "), start.stdout)
         XCTAssertTrue(start.stdout.contains("\"toggled\""), start.stdout)
-        Thread.sleep(forTimeInterval: 1)
+        try daemon.waitUntilRecorded(1)
         let stop = try daemon.ctl(["--json", "record", "toggle"])
         XCTAssertEqual(stop.status, 0, stop.stderr)
         let stopped = try XCTUnwrap(stop.json?["stopped"] as? [String: Any], stop.stdout)
@@ -289,15 +289,14 @@ private final class TmuxConsole {
     /// Captures the pane every 100 ms until `condition` holds; fails with the last screen after `timeout`.
     func waitFor(_ what: String, timeout: TimeInterval = 10, file: StaticString = #filePath, line: UInt = #line,
                  _ condition: (String) -> Bool) throws -> String {
-        let deadline = Date().addingTimeInterval(timeout)
         var screen = capture()
-        while !condition(screen) {
-            guard Date() < deadline else {
-                XCTFail("waited \(timeout) s for \(what); the screen:\n\(screen)", file: file, line: line)
-                throw DaemonError(message: "timed out waiting for \(what)")
-            }
-            Thread.sleep(forTimeInterval: 0.1)
+        let shown = Poll.until(timeout: timeout, every: 0.1) {
             screen = capture()
+            return condition(screen)
+        }
+        if !shown {
+            XCTFail("waited \(timeout) s for \(what); the screen:\n\(screen)", file: file, line: line)
+            throw DaemonError(message: "timed out waiting for \(what)")
         }
         return screen
     }

@@ -99,11 +99,11 @@ final class CrashCutTests: XCTestCase {
             pipeline = "videotestsrc is-live=true pattern=ball ! capsfilter caps=video/x-raw,width=960,height=540,framerate=15/1"
             """)
         try daemon.start()
-        Thread.sleep(forTimeInterval: 2.5)  // the pre-record window fills
+        try daemon.waitForFrames(seconds: 2.5)  // the pre-record window fills
         let started = try daemon.recordStart()
-        Thread.sleep(forTimeInterval: 2)
+        try daemon.waitUntilElapsed(2)
         _ = try daemon.switchCamera(.next)
-        Thread.sleep(forTimeInterval: 2.5)
+        try daemon.waitUntilElapsed(4.5)
         daemon.stop(signal: SIGKILL)
         let partial = daemon.dataDir + "/partial/\(started.id).mp4"
         let copy = FileManager.default.temporaryDirectory.appendingPathComponent("crashcut-\(started.id).mp4").path

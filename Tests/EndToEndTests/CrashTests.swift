@@ -8,7 +8,7 @@ final class CrashTests: XCTestCase {
         let daemon = try DaemonProcess()
         try daemon.start()
         _ = try daemon.recordStart()
-        Thread.sleep(forTimeInterval: 2.0)
+        try daemon.waitUntilRecorded(2.0)
         XCTAssertEqual(daemon.stop(signal: SIGTERM), 0, daemon.log)
         let files = daemon.recordings()
         XCTAssertEqual(files.count, 1, daemon.log)
@@ -25,7 +25,7 @@ final class CrashTests: XCTestCase {
         try daemon.start()
         let started = try daemon.recordStart()
         let id = started.id
-        Thread.sleep(forTimeInterval: 4.0)
+        try daemon.waitUntilRecorded(4.0)
         daemon.stop(signal: SIGKILL)
         XCTAssertEqual(daemon.partialFiles(), ["\(id).mp4"])
 

@@ -11,7 +11,7 @@ final class DataFolderTests: XCTestCase {
         defer { first.stop() }
         let started = try first.recordStart()
         let partial = started.partialPath
-        Thread.sleep(forTimeInterval: 1.0)
+        try first.waitUntilRecorded(1.0)
 
         let otherSocket = first.directory.appendingPathComponent("second.sock").path
         let second = try ProcessOutcome.run(DaemonProcess.binary, ["run", "--config", first.configPath, "--socket", otherSocket], timeout: 30)
@@ -22,7 +22,7 @@ final class DataFolderTests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: otherSocket), "the refused daemon served nothing")
         XCTAssertTrue(FileManager.default.fileExists(atPath: partial), "the first daemon's file was not touched")
 
-        Thread.sleep(forTimeInterval: 5.0)
+        try first.waitUntilRecorded(6.0)
         let stop = try first.recordStop()
         let probe = try MediaProbe(stop.path)
         XCTAssertGreaterThan(try XCTUnwrap(probe.video).duration, 5.5, "the whole clip: about 6 s")

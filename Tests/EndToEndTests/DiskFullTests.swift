@@ -61,7 +61,7 @@ final class DiskFullTests: XCTestCase {
         try FileManager.default.removeItem(atPath: ballast)
         XCTAssertTrue(try daemon.waitFor(30) { try daemon.status().state == .idle })
         _ = try daemon.recordStart()
-        Thread.sleep(forTimeInterval: 1.5)
+        try daemon.waitUntilRecorded(1.5)
         let last = try daemon.recordStop()
         XCTAssertEqual(try MediaProbe(root + last.path).decodeErrors(), "")
         XCTAssertEqual(try daemon.status().activeCamera, "main", "the camera kept running")
@@ -79,7 +79,7 @@ final class DiskFullTests: XCTestCase {
         let root = "/proc/\(try XCTUnwrap(daemon.pid))/root"
         let events = try EventListener(daemon, timeout: 60)
         _ = try daemon.recordStart()
-        Thread.sleep(forTimeInterval: 4.5)
+        try daemon.waitUntilElapsed(4.5)
 
         // Something else fills the card.
         let ballast = root + daemon.dataDir + "/ballast"
@@ -161,7 +161,7 @@ final class StorageGoneTests: XCTestCase {
         let pid = String(try XCTUnwrap(daemon.pid))
         let events = try EventListener(daemon, timeout: 30)
         let first = try daemon.recordStart()
-        Thread.sleep(forTimeInterval: 3)
+        try daemon.waitUntilElapsed(3)
 
         // The card goes away.
         _ = try run("/usr/bin/nsenter", ["-t", pid, "-m", "umount", "-l", daemon.dataDir])
@@ -172,7 +172,7 @@ final class StorageGoneTests: XCTestCase {
         XCTAssertThrowsError(try daemon.recordStart(), "record.start is refused") { refused in
             XCTAssertEqual((refused as? ApplianceError)?.code.rawValue, "unavailable", "\(refused)")
         }
-        Thread.sleep(forTimeInterval: 1)
+        Thread.sleep(forTimeInterval: 1)  // the subject: nothing gets written to the bare mount point meanwhile
         let mountPoint = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/root\(daemon.dataDir)")) ?? []
         XCTAssertEqual(mountPoint, [], "nothing is written to the bare mount point")
 

@@ -70,7 +70,7 @@ final class EncoderChoiceTests: XCTestCase {
 
         // The recording is the chosen encoder's, and plays.
         _ = try daemon.recordStart()
-        Thread.sleep(forTimeInterval: 2)
+        try daemon.waitUntilRecorded(2)
         let clip = try daemon.recordStop()
         let decode = try ProcessOutcome.run("/usr/bin/ffmpeg", ["-v", "error", "-i", clip.path, "-f", "null", "-"], timeout: 60)
         XCTAssertEqual(decode.status, 0)

@@ -52,7 +52,7 @@ final class EncoderFailoverTests: XCTestCase {
             let second = try listener.waitFor("recording_started")
             XCTAssertNotEqual(second["id"] as? String, first.id)
             XCTAssertEqual(second["title"] as? String, "porch")
-            Thread.sleep(forTimeInterval: 2)
+            try daemon.waitUntilRecorded(2)
             let last = try daemon.recordStop()
             XCTAssertEqual(last.id, second["id"] as? String)
 

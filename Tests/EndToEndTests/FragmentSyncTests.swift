@@ -29,7 +29,7 @@ final class FragmentSyncTests: XCTestCase {
         try daemon.start()
         defer { daemon.stop() }
         _ = try daemon.recordStart()
-        Thread.sleep(forTimeInterval: seconds)
+        try daemon.waitUntilRecorded(seconds)
         let stopped = try daemon.recordStop()
         let metrics = try daemon.metrics()
         let keyframes = try Self.indexedKeyframes(stopped.path)

@@ -31,7 +31,7 @@ final class KillTests: XCTestCase {
 
     private func killRounds(_ rounds: Int, daemon: DaemonProcess, random: inout SeededRandom, label: String) throws {
         func pause(_ range: ClosedRange<Double>) {
-            Thread.sleep(forTimeInterval: Double.random(in: range, using: &random))
+            Thread.sleep(forTimeInterval: Double.random(in: range, using: &random))  // the subject: a random moment to kill at
         }
         let send = { (command: String) in
             let client = try ControlClient(path: daemon.socketPath, timeout: 5)

@@ -11,7 +11,7 @@ final class LibraryEndToEndTests: XCTestCase {
     private func record(_ count: Int, on daemon: DaemonProcess) throws -> [String] {
         try (0..<count).map { index in
             _ = try daemon.recordStart(title: "clip \(index)")
-            Thread.sleep(forTimeInterval: 0.4)
+            try daemon.waitUntilRecorded(0.4)
             return try daemon.recordStop().id
         }
     }
@@ -62,7 +62,7 @@ final class LibraryEndToEndTests: XCTestCase {
         try daemon.start()
         defer { daemon.stop() }
         _ = try daemon.recordStart()
-        Thread.sleep(forTimeInterval: 1.5)
+        try daemon.waitUntilRecorded(1.5)
         let stop = try daemon.recordStop()
         let id = stop.id
         let info = try daemon.info(String(id.prefix(8)))
@@ -146,7 +146,7 @@ final class LibraryEndToEndTests: XCTestCase {
         let active = try daemon.recordStart().id
         XCTAssertEqual(daemon.errorCode(.delete(id: active, force: true)), "conflict")
         XCTAssertEqual(try daemon.list().total, 1, "the recording in progress is listed")
-        Thread.sleep(forTimeInterval: 0.5)
+        try daemon.waitUntilRecorded(0.5)
         XCTAssertNotNil(try daemon.recordStop().path)
     }
 
@@ -204,13 +204,20 @@ final class LibraryEndToEndTests: XCTestCase {
         cli.arguments = ["ctl", "--socket", daemon.socketPath, "--json", "events"]
         let out = Pipe()
         cli.standardOutput = out
+        let output = Locked(Data())
+        out.fileHandleForReading.readabilityHandler = { handle in
+            let data = handle.availableData
+            output.withLock { $0.append(data) }
+        }
+        let connections = daemon.controlConnections
         try cli.run()
-        Thread.sleep(forTimeInterval: 0.5)
+        XCTAssertTrue(daemon.waitFor(10) { daemon.controlConnections > connections }, "the CLI connected")
         _ = try record(1, on: daemon)
-        Thread.sleep(forTimeInterval: 0.3)
+        XCTAssertTrue(daemon.waitFor(10) { String(decoding: output.withLock { $0 }, as: UTF8.self).contains("recording_stopped") })
         cli.terminate()
         cli.waitUntilExit()
-        let printed = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        out.fileHandleForReading.readabilityHandler = nil
+        let printed = String(decoding: output.withLock { $0 }, as: UTF8.self)
         XCTAssertTrue(printed.contains("\"event\":\"recording_started\""), printed)
         XCTAssertTrue(printed.contains("\"event\":\"recording_stopped\""), printed)
     }

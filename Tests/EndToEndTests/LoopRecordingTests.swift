@@ -22,7 +22,7 @@ final class LoopRecordingTests: XCTestCase {
         defer { daemon.stop() }
         let events = try EventListener(daemon, timeout: 30)
         let started = try daemon.recordStart()
-        Thread.sleep(forTimeInterval: 20.2)
+        try daemon.waitUntilElapsed(20.2)
         let last = try daemon.recordStop()
         XCTAssertEqual(last.group, started.id)
         XCTAssertEqual(last.stopReason, .request)
@@ -105,7 +105,7 @@ final class LoopRecordingTests: XCTestCase {
         defer { daemon.stop() }
         for _ in 0..<3 {
             let started = try daemon.recordStart()
-            Thread.sleep(forTimeInterval: 2.75)
+            try daemon.waitUntilElapsed(2.75)
             let stopped = try daemon.recordStop()
             XCTAssertEqual(stopped.group, started.id)
             let segments = try daemon.list(group: started.id, perPage: 20).items
@@ -125,7 +125,7 @@ final class LoopRecordingTests: XCTestCase {
         try daemon.start()
         defer { daemon.stop() }
         XCTAssertTrue(try daemon.waitFor(5) { try daemon.status().state == .recording })
-        Thread.sleep(forTimeInterval: 3.5)
+        try daemon.waitUntilElapsed(3.5)
         daemon.stop(signal: SIGKILL)
 
         try daemon.start()
@@ -149,7 +149,7 @@ final class LoopRecordingTests: XCTestCase {
         try daemon.start()
         defer { daemon.stop() }
         _ = try daemon.recordStart()
-        Thread.sleep(forTimeInterval: 3)
+        try daemon.waitUntilRecorded(3)
         let clip = try daemon.recordStop()
         let path = clip.path
         let layout = try Mp4Layout(path)

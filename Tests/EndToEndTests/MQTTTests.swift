@@ -197,10 +197,9 @@ final class MQTTTests: XCTestCase {
         XCTAssertNotNil(waitConnected(daemon, connects: 2, timeout: 45), "reconnected: \(daemon.log)")
         // The states are sent again just after the connect: read the broker's retained set until they are there.
         var retained = try broker.retained(Self.prefix + "/#")
-        let republished = Date().addingTimeInterval(20)
-        while !retained.contains(where: { $0.topic == topic("recording") }), Date() < republished {
-            usleep(200_000)
+        try Poll.until(timeout: 20, every: 0.2) {
             retained = try broker.retained(Self.prefix + "/#")
+            return retained.contains { $0.topic == topic("recording") }
         }
         XCTAssertTrue(retained.contains { $0.topic == topic("availability") && $0.text == "online" }, "\(retained.map(\.topic))")
         XCTAssertTrue(retained.contains { $0.topic == topic("recording") && $0.text == "OFF" }, "\(retained.map(\.topic))")

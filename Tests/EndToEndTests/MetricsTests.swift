@@ -18,7 +18,7 @@ final class MetricsTests: XCTestCase {
             """)
         try daemon.start()
         defer { daemon.stop() }
-        Thread.sleep(forTimeInterval: 2)
+        try daemon.waitForFrames(seconds: 2, since: try daemon.status().output.frames)
         let camera = try XCTUnwrap(try daemon.cameras().cameras.first)
         let (frames, repeated) = (try XCTUnwrap(camera.framesIn), try XCTUnwrap(camera.framesRepeated))
         XCTAssertGreaterThan(frames, 30)
@@ -34,14 +34,15 @@ final class MetricsTests: XCTestCase {
         let daemon = try DaemonProcess(extra: "[recording]\nsegment_s = 1.0")
         try daemon.start()
         _ = try daemon.recordStart()
-        Thread.sleep(forTimeInterval: 1.5)  // mid-segment: a segment's A/V offset is known once its first audio is in
+        // Mid-segment: a segment's A/V offset is known once its first audio is in.
+        try daemon.waitUntilElapsed(1.5)
         let recording = try Self.parse(try daemon.ctl(["metrics"]))
         XCTAssertEqual(recording["appliance_recording"], 1)
         XCTAssertEqual(recording["appliance_recorder_state{state=\"recording\"}"], 1)
         XCTAssertEqual(recording["appliance_recorder_state{state=\"idle\"}"], 0)
         XCTAssertGreaterThan(recording["appliance_recording_elapsed_seconds"] ?? 0, 0.5)
         XCTAssertNotNil(recording["appliance_av_offset_seconds"], "A/V offset while recording")
-        Thread.sleep(forTimeInterval: 2.1)
+        try daemon.waitUntilElapsed(3.6)
         _ = try daemon.recordStop()
 
         let text = try daemon.ctl(["metrics"])

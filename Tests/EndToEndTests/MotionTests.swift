@@ -103,7 +103,7 @@ final class MotionTriggerTests: XCTestCase {
         _ = try daemon.switchCamera(.named("ball"))
         try listener.waitFor("motion_started")
         try listener.waitFor("recording_started")
-        Thread.sleep(forTimeInterval: 1.5)  // some motion on record
+        try daemon.waitUntilElapsed(1.5)  // some motion on record (after the pre-roll)
         _ = try daemon.switchCamera(.named("still"))
         let ended = try listener.waitFor("motion_ended")
         let stopped = try listener.waitFor("recording_stopped")

@@ -63,7 +63,7 @@ final class ONVIFBadInputTests: XCTestCase {
         }
         XCTAssertTrue(daemon.isRunning, "seed \(seed)")
         _ = try daemon.recordStart()
-        Thread.sleep(forTimeInterval: 1)
+        try daemon.waitUntilRecorded(1)
         let clip = try daemon.recordStop()
         XCTAssertTrue(FileManager.default.fileExists(atPath: clip.path))
     }

@@ -32,9 +32,9 @@ final class OpenH264Tests: XCTestCase {
         let stream = try ProcessOutcome.run("/usr/bin/ffprobe", ["-v", "error", "-rtsp_transport", "tcp", "-show_entries",
                                                                  "stream=codec_name,width,height", "-of", "compact", "rtsp://127.0.0.1:\(rtspPort)/live"], timeout: 60)
         XCTAssertTrue(stream.stdout.contains("codec_name=h264|width=320|height=240"), stream.stdout + stream.stderr)
-        Thread.sleep(forTimeInterval: 1.5)  // the pre-roll fills
+        try daemon.waitForFrames(seconds: 1.5)  // the pre-roll fills
         let started = try daemon.recordStart()
-        Thread.sleep(forTimeInterval: 6.2)
+        try daemon.waitUntilElapsed(6.2)
         let last = try daemon.recordStop()
         XCTAssertEqual(last.group, started.id)
         var closed = 0
@@ -55,9 +55,9 @@ final class OpenH264Tests: XCTestCase {
 
         // A camera switch while recording, then a kill: what was written is recovered and decodes.
         let second = try daemon.recordStart()
-        Thread.sleep(forTimeInterval: 1.5)
+        try daemon.waitUntilElapsed(1.5)
         _ = try daemon.switchCamera(.named("ball"))
-        Thread.sleep(forTimeInterval: 1.5)
+        try daemon.waitUntilElapsed(3.0)
         XCTAssertEqual(daemon.stop(signal: SIGKILL), SIGKILL)
         try daemon.start()
         defer { daemon.stop() }
@@ -86,7 +86,7 @@ final class OpenH264Tests: XCTestCase {
         try daemon.start()
         defer { daemon.stop() }
         _ = try daemon.recordStart()
-        Thread.sleep(forTimeInterval: 6)
+        try daemon.waitUntilRecorded(6)
         let clip = try daemon.recordStop()
         let probe = try ProcessOutcome.run("/usr/bin/ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries",
                                                                 "packet=size", "-of", "csv=p=0", clip.path])

@@ -8,10 +8,11 @@ final class PreRecordTests: XCTestCase {
         let daemon = try DaemonProcess(extra: "[recording]\npre_record_s = 2.0")
         try daemon.start()
         defer { daemon.stop() }
-        Thread.sleep(forTimeInterval: 3.5)  // let the window fill
+        try daemon.waitForFrames(seconds: 3.5)  // the window fills
         _ = try daemon.recordStart()
-        Thread.sleep(forTimeInterval: 1.0)
+        try daemon.waitUntilElapsed(1.0)
         let first = try daemon.recordStop()
+        let framesAtStop = try daemon.status().output.frames
         let probe = try MediaProbe(first.path)
         let video = try XCTUnwrap(probe.video), audio = try XCTUnwrap(probe.audio)
         // 2 s window + 1 s, less up to one keyframe interval to reach a keyframe.
@@ -23,9 +24,9 @@ final class PreRecordTests: XCTestCase {
         XCTAssertEqual(try probe.decodeErrors(), "")
 
         // The windows are held again after a recording: the next clip works the same way.
-        Thread.sleep(forTimeInterval: 2.5)
+        try daemon.waitForFrames(seconds: 2.5, since: framesAtStop)
         _ = try daemon.recordStart()
-        Thread.sleep(forTimeInterval: 1.0)
+        try daemon.waitUntilElapsed(1.0)
         let second = try daemon.recordStop()
         let next = try MediaProbe(second.path)
         XCTAssertGreaterThanOrEqual(try XCTUnwrap(next.video).duration, 1.9)

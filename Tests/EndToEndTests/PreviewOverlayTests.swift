@@ -36,11 +36,10 @@ final class PreviewOverlayTests: XCTestCase {
     static func whiteText(_ image: RGBImage) -> Int { image.count(in: textRegion, RGBImage.isWhite) }
 
     private func poll(_ screen: XvfbDisplay, timeout: TimeInterval, until condition: (RGBImage) -> Bool) throws -> RGBImage {
-        let deadline = Date().addingTimeInterval(timeout)
         var image = try screen.screenshot()
-        while !condition(image), Date() < deadline {
-            Thread.sleep(forTimeInterval: 0.2)
+        try Poll.until(timeout: timeout, every: 0.2) {
             image = try screen.screenshot()
+            return condition(image)
         }
         return image
     }
@@ -74,11 +73,10 @@ final class PreviewOverlayTests: XCTestCase {
         XCTAssertGreaterThan(Self.whiteText(recording), 300, "no white text while recording")
         XCTAssertTrue(Self.showsBars(recording))
         XCTAssertLessThan(recording.difference(to: idle, in: Self.barsRegion), 1, "the picture below the overlay changed")
-        Thread.sleep(forTimeInterval: 1.2)
-        let later = try screen.screenshot()
+        let later = try poll(screen, timeout: 5) { $0.difference(to: recording, in: Self.textRegion) > 0.2 }
         save(later, "recording-later")
         XCTAssertGreaterThan(later.difference(to: recording, in: Self.textRegion), 0.2, "the elapsed time did not tick")
-        Thread.sleep(forTimeInterval: 0.5)
+        try daemon.waitUntilRecorded(1.8)  // the file has the frames looked at below (0.5 and 1.5 s)
 
         // Stopped: back to the plain picture.
         let stop = try daemon.recordStop()
@@ -107,7 +105,7 @@ final class PreviewOverlayTests: XCTestCase {
         let stamped = try DaemonProcess(extra: video + "timestamp_overlay = true\n[recording]\nsegment_s = 1.0")
         try stamped.start()
         _ = try stamped.recordStart()
-        Thread.sleep(forTimeInterval: 3.4)
+        try stamped.waitUntilElapsed(3.4)
         let last = try stamped.recordStop()
         let group = try XCTUnwrap(last.group)
         let items = try stamped.list(perPage: 50).items
@@ -128,7 +126,7 @@ final class PreviewOverlayTests: XCTestCase {
         let plain = try DaemonProcess(extra: video)
         try plain.start()
         _ = try plain.recordStart()
-        Thread.sleep(forTimeInterval: 1.5)
+        try plain.waitUntilRecorded(1.5)
         let reference = try plain.recordStop().path
         plain.stop()
 

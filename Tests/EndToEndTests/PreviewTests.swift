@@ -25,7 +25,7 @@ final class PreviewTests: XCTestCase {
         XCTAssertEqual(try daemon.status().preview, "slow")
 
         _ = try daemon.recordStart()
-        Thread.sleep(forTimeInterval: 2.0)
+        try daemon.waitUntilRecorded(2.0)
         let stop = try daemon.recordStop()
         XCTAssertEqual(stop.droppedFrames, 0)
         let probe = try MediaProbe(stop.path)

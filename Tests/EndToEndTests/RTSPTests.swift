@@ -104,7 +104,7 @@ final class RTSPTests: XCTestCase {
         _ = try daemon.recordStart(title: "switched")
         let client = try copyClient(url, to: file, seconds: 10)
         XCTAssertTrue(daemon.waitFor(20) { (try? daemon.status().rtsp?.clients) == 1 })
-        Thread.sleep(forTimeInterval: 4)  // the switch falls in the middle of the 10 s the client copies
+        Thread.sleep(forTimeInterval: 4)  // the subject: the switch falls 4 s into the 10 s the client copies, after it connected
         _ = try daemon.switchCamera(.named("second"))
         client.finish(within: 10 + 40)
         XCTAssertEqual(client.terminationStatus, 0)
@@ -135,11 +135,11 @@ final class RTSPTests: XCTestCase {
         // The encoder already runs for the viewer: the recording still starts at once, on a keyframe asked for
         // at its planned start (not at the next keyframe of the stream's GOP).
         _ = try daemon.recordStart(title: "watched")
-        Thread.sleep(forTimeInterval: 1.5)
+        try daemon.waitUntilRecorded(1.5)
         kill(watcher.processIdentifier, SIGKILL)
         watcher.finish(within: 30 + 40)
         let second = try copyClient(url, to: folder + "/second.ts", seconds: 2)
-        Thread.sleep(forTimeInterval: 1.5)
+        try daemon.waitUntilRecorded(3.0)
         let result = try daemon.recordStop()
         second.finish(within: 2 + 40)
         XCTAssertEqual(second.terminationStatus, 0, "a client after the killed one plays")

@@ -12,7 +12,7 @@ final class RecordingTests: XCTestCase {
 
         let started = try daemon.recordStart(title: "three seconds")
         XCTAssertEqual(started.title, "three seconds")
-        Thread.sleep(forTimeInterval: 3.0)
+        try daemon.waitUntilRecorded(3.0)
         let stop = try daemon.recordStop()
 
         let path = stop.path
@@ -56,7 +56,7 @@ final class RecordingTests: XCTestCase {
         var paths: [String] = []
         for index in 0..<2 {
             _ = try daemon.recordStart(title: "clip \(index)")
-            Thread.sleep(forTimeInterval: 1.5)
+            try daemon.waitUntilRecorded(1.5)
             let stop = try daemon.recordStop()
             paths.append(stop.path)
         }
@@ -82,7 +82,7 @@ final class RecordingTests: XCTestCase {
         let start = try daemon.ctl(["--json", "record", "start", "--title", "first"])
         XCTAssertEqual(start.status, 0, start.stderr)
         XCTAssertNotNil(start.json?["id"] as? String)
-        Thread.sleep(forTimeInterval: 1.2)
+        try daemon.waitUntilRecorded(1.2)
         let stop = try daemon.ctl(["record", "stop", "--json", "--title", "Ünïcode \"quoted\" / slashed"])
         XCTAssertEqual(stop.status, 0, stop.stderr)
         let json = try XCTUnwrap(stop.json, stop.stdout)
@@ -126,7 +126,7 @@ final class RecordingTests: XCTestCase {
         XCTAssertTrue(daemon.log.contains("max_duration"), daemon.log)
         // And the next recording works as usual.
         _ = try daemon.recordStart()
-        Thread.sleep(forTimeInterval: 0.5)
+        try daemon.waitUntilRecorded(0.5)
         XCTAssertNotNil(try daemon.recordStop().path)
     }
 }

@@ -10,7 +10,7 @@ final class RecoveryTests: XCTestCase {
         var ids: [String] = []
         for _ in 0..<2 {
             _ = try daemon.recordStart()
-            Thread.sleep(forTimeInterval: 0.6)
+            try daemon.waitUntilRecorded(0.6)
             ids.append(try daemon.recordStop().id)
         }
         let kept = try daemon.info(ids[1]).recording.path
@@ -79,7 +79,7 @@ final class RecoveryTests: XCTestCase {
         try daemon.start()
         let id = try daemon.recordStart(title: "cut short").id
         XCTAssertEqual(try daemon.info(id).recording.state, .recording)
-        Thread.sleep(forTimeInterval: 2.5)
+        try daemon.waitUntilRecorded(2.5)
         daemon.stop(signal: SIGKILL)
         try daemon.start()
         defer { daemon.stop() }

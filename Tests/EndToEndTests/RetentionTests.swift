@@ -21,7 +21,7 @@ final class RetentionTests: XCTestCase {
         defer { daemon.stop() }
         let events = try EventListener(daemon, timeout: 60)
         _ = try daemon.recordStart()
-        Thread.sleep(forTimeInterval: 2.5)
+        try daemon.waitUntilElapsed(2.5)
         // The clips of the last 10 s (the first segments) are locked as an event.
         let protect = try daemon.ctl(["--json", "protect", "--before", "10", "--after", "0"])
         XCTAssertEqual(protect.status, 0, protect.stderr)

@@ -114,7 +114,7 @@ final class ServiceManagerTests: XCTestCase {
         camera.startFeeding()
         try daemon.start()
         _ = try daemon.recordStart()
-        Thread.sleep(forTimeInterval: 1.5)
+        try daemon.waitUntilRecorded(1.5)
         camera.stopFeeding()
         // No more frames: the camera's thread now waits in read() for good.
         let asked = Date()
@@ -131,10 +131,10 @@ final class ServiceManagerTests: XCTestCase {
         daemon.environment = ["WATCHDOG_USEC": "\(Self.watchdogUsec)"]  // a watchdog without a socket: nothing to ping
         try daemon.start()
         _ = try daemon.recordStart()
-        Thread.sleep(forTimeInterval: 2.5)
+        try daemon.waitUntilRecorded(2.5)  // past a watchdog interval
         _ = try daemon.recordStop()
         XCTAssertEqual(daemon.stop(), 0)
-        Thread.sleep(forTimeInterval: 0.3)
+        Thread.sleep(forTimeInterval: 0.3)  // the subject: no message comes (one sent would be read within the 200 ms receive timeout)
         XCTAssertEqual(listener.messages.map(\.text), [])
         XCTAssertFalse(daemon.log.contains("systemd notify"), daemon.log)
     }
@@ -175,7 +175,7 @@ final class ServiceManagerTests: XCTestCase {
             daemon.environment = ["NOTIFY_SOCKET": socket, "WATCHDOG_USEC": watchdog]
             try daemon.start()
             _ = try daemon.recordStart()
-            Thread.sleep(forTimeInterval: 1.5)
+            try daemon.waitUntilRecorded(1.5)
             let clip = try daemon.recordStop()
             XCTAssertGreaterThan(clip.videoFrames, 20)
             XCTAssertEqual(daemon.stop(), 0)

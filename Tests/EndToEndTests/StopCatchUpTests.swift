@@ -25,7 +25,7 @@ final class StopCatchUpTests: XCTestCase {
         try daemon.showingLogOnFailure(in: self) {
 
             _ = try daemon.recordStart(title: "late sound")
-            Thread.sleep(forTimeInterval: 6)
+            try daemon.waitUntilRecorded(6)
             let clip = try daemon.recordStop()
 
             // The sound of the clip's whole length came, 3 s after its picture.

@@ -36,14 +36,14 @@ final class SwitchingTests: XCTestCase {
         _ = try daemon.recordStart(title: "switching")
         var order: [String] = []
         for _ in 0..<5 {
-            Thread.sleep(forTimeInterval: 0.6)
+            try daemon.waitForMoreVideo(0.6)
             let result = try daemon.switchCamera(.next)
             XCTAssertEqual(result.switched, true)
             XCTAssertNotNil(result.latencyMs, "the new camera's first frame reached the encoder")
             order.append(result.active ?? "")
         }
         XCTAssertEqual(order, ["back", "front", "back", "front", "back"])
-        Thread.sleep(forTimeInterval: 0.6)
+        try daemon.waitForMoreVideo(0.6)
         let stop = try daemon.recordStop()
         XCTAssertEqual(stop.droppedFrames, 0)
         // Each switch is a handover on a frame boundary: no slot filled twice (a repeated frame), none skipped.
@@ -93,7 +93,7 @@ final class SwitchingTests: XCTestCase {
         defer { daemon.stop() }
         let listener = try EventListener(daemon, timeout: 15)
         _ = try daemon.recordStart(title: "through failures")
-        Thread.sleep(forTimeInterval: 4.0)
+        try daemon.waitUntilRecorded(4.0)
         let status = try daemon.status()
         XCTAssertEqual(status.state, .recording, "the recording goes on")
         XCTAssertEqual(status.activeCamera, "good")
@@ -139,9 +139,9 @@ final class SwitchingTests: XCTestCase {
         let cli = try daemon.ctl(["switch", "two"])
         XCTAssertEqual(cli.status, 0, cli.stderr)
         XCTAssertTrue(cli.stdout.contains("active camera: two"), cli.stdout)
-        Thread.sleep(forTimeInterval: 0.5)
+        try daemon.waitForMoreVideo(0.5)
         XCTAssertEqual(try daemon.switchCamera(.next).active, "one")
-        Thread.sleep(forTimeInterval: 0.5)
+        try daemon.waitForMoreVideo(0.5)
         let stop = try daemon.recordStop()
         let probe = try MediaProbe(stop.path)
         try probe.assertSmoothVideo(framerate: 30)
@@ -200,7 +200,7 @@ final class HotplugTests: XCTestCase {
         }
         XCTAssertEqual(try daemon.cameras().active, "spare")
         XCTAssertEqual(try state("usb"), "error")
-        Thread.sleep(forTimeInterval: 0.5)
+        try daemon.waitForMoreVideo(0.5)
         let stop = try daemon.recordStop()
         let probe = try MediaProbe(stop.path)
         try probe.assertSmoothVideo(framerate: 30)

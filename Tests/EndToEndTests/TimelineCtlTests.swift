@@ -16,7 +16,7 @@ final class TimelineCtlTests: XCTestCase {
             _ = try daemon.recordStart(title: "part \(n)")
             XCTAssertTrue(try daemon.waitFor(20) { (try daemon.status().recording?.elapsedMs ?? 0) >= 1500 })
             clips.append(try daemon.recordStop())
-            if n == 0 { Thread.sleep(forTimeInterval: 3) }  // the gap between the two clips
+            if n == 0 { Thread.sleep(forTimeInterval: 3) }  // the subject: a 3 s gap between the two clips
         }
         let marked = try daemon.ctl(["activity", "mark", "doorbell"])
         XCTAssertEqual(marked.status, 0, marked.stderr)

@@ -15,7 +15,7 @@ final class WebBadInputTests: XCTestCase {
         XCTAssertEqual(status.json?["state"] as? String, "idle", file: file, line: line)
         let start = try web.post("/api/commands/record.start", file: file, line: line)
         XCTAssertEqual(start.status, 200, start.text, file: file, line: line)
-        Thread.sleep(forTimeInterval: 0.5)
+        try web.daemon.waitUntilRecorded(0.5)
         let stop = try web.post("/api/commands/record.stop", file: file, line: line)
         XCTAssertEqual(stop.status, 200, stop.text, file: file, line: line)
         XCTAssertTrue(FileManager.default.fileExists(atPath: stop.json?["path"] as? String ?? "/nonexistent"), file: file, line: line)

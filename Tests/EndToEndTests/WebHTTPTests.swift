@@ -44,7 +44,7 @@ final class WebDaemon {
     /// Records a clip of about `seconds` over the socket; its id, file and thumbnail (waited for).
     func recordClip(seconds: Double = 3) throws -> (id: String, path: String, thumbnail: String) {
         _ = try daemon.recordStart()
-        Thread.sleep(forTimeInterval: seconds)
+        try daemon.waitUntilRecorded(seconds)
         let stop = try daemon.recordStop()
         let id = stop.id, path = stop.path
         let thumbnail = try XCTUnwrap(stop.thumbnail)
@@ -250,7 +250,7 @@ final class WebHTTPTests: XCTestCase {
         defer { daemon.stop() }
         XCTAssertNil(try daemon.status().web)
         _ = try daemon.recordStart()
-        Thread.sleep(forTimeInterval: 1.5)
+        try daemon.waitUntilRecorded(1.5)
         let stopped = try daemon.recordStop()
         XCTAssertTrue(FileManager.default.fileExists(atPath: stopped.path))
         XCTAssertEqual(daemon.stop(), 0)

@@ -1,5 +1,6 @@
 import ApplianceProtocol
 import Foundation
+import TestSupport
 import GStreamerKit
 import XCTest
 import ApplianceBase
@@ -64,11 +65,7 @@ final class PreviewOverlayTests: XCTestCase {
     }
 
     private func waitFor(_ condition: () -> Bool, file: StaticString = #filePath, line: UInt = #line) async throws {
-        let deadline = ContinuousClock.now + .seconds(3)
-        while ContinuousClock.now < deadline {
-            if condition() { return }
-            try await Task.sleep(for: .milliseconds(20))
-        }
+        if await Poll.asyncUntil(timeout: 3, every: 0.02, condition) { return }
         XCTFail("condition not met within 3 s", file: file, line: line)
     }
 

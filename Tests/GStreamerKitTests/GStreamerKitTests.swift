@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import GStreamerKit
 import XCTest
 
@@ -84,8 +85,7 @@ final class GStreamerKitTests: XCTestCase {
         try pipeline.add([source, sink])
         try source.link(sink)
         try pipeline.setState(.playing)
-        let deadline = Date().addingTimeInterval(5)
-        while counter.value < 3, Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        Poll.until(timeout: 5, every: 0.01) { counter.value >= 3 }
         try pipeline.setState(.null)
         kept.remove()
         XCTAssertEqual(counter.value, 3)
@@ -159,8 +159,7 @@ final class BlockingProbeTests: XCTestCase {
         }
         try pipeline.setState(.playing)
         defer { _ = try? pipeline.setState(.null) }
-        let deadline = Date().addingTimeInterval(5)
-        while blocked.value == 0, Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        Poll.until(timeout: 5, every: 0.01) { blocked.value > 0 }
         XCTAssertEqual(blocked.value, 1, "the first buffer is held")
 
         let seen = Counter()

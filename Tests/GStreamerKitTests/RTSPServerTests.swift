@@ -69,10 +69,9 @@ final class RTSPServerTests: XCTestCase {
         }
         for (process, _) in clients { try process.run() }
         var most = 0
-        let deadline = Date().addingTimeInterval(60)
-        while clients.contains(where: { $0.0.isRunning }), Date() < deadline {
+        Poll.until(timeout: 60) {
             most = max(most, server.clients)
-            usleep(50_000)
+            return !clients.contains { $0.0.isRunning }
         }
         // Past the deadline a client still running is stopped, so a stalled media fails this test instead of
         // hanging the suite (seen once in session 15: the shared media stuck in PAUSED, its sinks waiting for preroll,
@@ -84,8 +83,7 @@ final class RTSPServerTests: XCTestCase {
             XCTAssertEqual(process.terminationStatus, 0, "client \(index): \(errors)")
         }
         XCTAssertEqual(most, 3, "three clients were connected at once")
-        let closed = Date().addingTimeInterval(10)
-        while server.clients > 0, Date() < closed { usleep(50_000) }
+        Poll.until(timeout: 10) { server.clients == 0 }
         XCTAssertEqual(server.clients, 0, "every client is counted out when it leaves")
     }
 
@@ -104,8 +102,7 @@ final class RTSPServerTests: XCTestCase {
         let url = "rtsp://127.0.0.1:\(server.port)/live"
         for round in 1...3 {
             try joinBehindAUDPClientsPlay(server, url: url, round: round)
-            let gone = Date().addingTimeInterval(10)
-            while server.clients > 0, Date() < gone { usleep(20_000) }
+            Poll.until(timeout: 10, every: 0.02) { server.clients == 0 }
             XCTAssertEqual(server.clients, 0, "round \(round): both clients are counted out")
         }
     }
@@ -121,8 +118,7 @@ final class RTSPServerTests: XCTestCase {
         let described = try udp.request("DESCRIBE", url, headers: ["Accept": "application/sdp"])
         XCTAssertEqual(described.status, 200, "round \(round)")
         XCTAssertTrue(described.body.contains("a=control:stream=1"), described.body)
-        let playing = Date().addingTimeInterval(10)
-        while server.mediaState.map({ $0.current != .playing }) ?? true, Date() < playing { usleep(10_000) }
+        Poll.until(timeout: 10, every: 0.01) { server.mediaState?.current == .playing }
         let ports = try (0..<4).map { _ in try UDPCounter() }
         for stream in 0..<2 {
             let transport = "RTP/AVP;unicast;client_port=\(ports[2 * stream].port)-\(ports[2 * stream + 1].port)"
@@ -171,8 +167,7 @@ final class RTSPServerTests: XCTestCase {
             let streams = client.stdout.split(separator: "\n").filter { !$0.hasPrefix("#") }.compactMap { $0.split(separator: ",").first }
             XCTAssertGreaterThanOrEqual(streams.filter { $0 == "0" }.count, 8, "round \(round): video packets in 1 s (15 fps)")
             XCTAssertGreaterThanOrEqual(streams.filter { $0 == "1" }.count, 20, "round \(round): audio packets in 1 s (47 per s)")
-            let gone = Date().addingTimeInterval(10)
-            while server.clients > 0, Date() < gone { usleep(20_000) }
+            Poll.until(timeout: 10, every: 0.02) { server.clients == 0 }
         }
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import GStreamerKit
 import Synchronization
 import XCTest
@@ -59,8 +60,7 @@ final class WebRTCSessionTests: XCTestCase {
             }
         }
         try pipeline.setState(.playing)
-        let deadline = Date().addingTimeInterval(20)
-        while pushed.withLock({ $0 }) < frames && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+        Poll.until(timeout: 20) { pushed.withLock { $0 } >= frames }
         _ = try? pipeline.setState(.null)
         return pushed.withLock { $0 }
     }

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import GStreamerKit
 import XCTest
 import ApplianceBase
@@ -47,8 +48,7 @@ final class Mp4FinishingTests: XCTestCase {
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
-        let deadline = Date().addingTimeInterval(30)
-        while (DataDirectory.fileSize(path) ?? 0) < bytes, Date() < deadline { usleep(20_000) }
+        Poll.until(timeout: 30, every: 0.02) { (DataDirectory.fileSize(path) ?? 0) >= bytes }
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
         XCTAssertGreaterThanOrEqual(DataDirectory.fileSize(path) ?? 0, Int64(bytes), "the muxer never wrote \(bytes) bytes")

@@ -45,7 +45,7 @@ final class PullPointSubscriptionsTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(waited, .milliseconds(290), "an empty pull lasts its timeout")
 
         async let pulled = s.pull(id, timeout: 30, limit: 100)
-        try await Task.sleep(for: .milliseconds(100))
+        try await Task.sleep(for: .milliseconds(100))  // the subject: the event comes while the pull waits (nothing shows it waits)
         s.publish(try XCTUnwrap(ONVIFNotification(.motionStarted(MotionEvent.sample))))
         let messages = try await pulled.messages
         XCTAssertEqual(messages.map(\.value), [true], "the waiting pull returned with the event")
@@ -85,7 +85,7 @@ final class PullPointSubscriptionsTests: XCTestCase {
         let (id, _) = try s.create(requested: nil)
         _ = try await s.pull(id, timeout: 0, limit: 100)
         let pulled = Task { try? await s.pull(id, timeout: 60, limit: 100) }
-        try await Task.sleep(for: .milliseconds(100))
+        try await Task.sleep(for: .milliseconds(100))  // the subject: the shutdown comes while the pull waits (nothing shows it waits)
         let began = ContinuousClock.now
         s.finishAll()
         _ = await pulled.value

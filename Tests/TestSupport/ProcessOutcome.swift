@@ -66,8 +66,7 @@ extension Process {
     /// stalls fails its test instead of hanging the suite. True when it ended by itself.
     @discardableResult
     public func finish(within seconds: TimeInterval) -> Bool {
-        let deadline = Date().addingTimeInterval(seconds)
-        while isRunning, Date() < deadline { usleep(50_000) }
+        Poll.until(timeout: seconds) { !isRunning }
         let ended = !isRunning
         if !ended { terminate() }
         waitUntilExit()

@@ -27,7 +27,7 @@ final class CommandTests: XCTestCase {
         let again = await test.refusal(.recordStart(title: nil))
         XCTAssertEqual(again?.code, .conflict)
 
-        try await Task.sleep(for: .seconds(1.5))
+        try await test.waitUntilRecorded(1.5)
         guard case .recordingStopped(let clip) = try await test.perform(.recordStop(title: nil)) else { return XCTFail("stop") }
         XCTAssertEqual(clip.id, started.id)
         XCTAssertEqual(clip.stopReason, .request)
@@ -50,7 +50,7 @@ final class CommandTests: XCTestCase {
         let test = try await TestAppliance()
         defer { test.removeDirectory() }
         _ = try await test.perform(.recordStart(title: nil))
-        try await Task.sleep(for: .seconds(0.5))
+        try await test.waitUntilRecorded(0.5)
         guard case .recordingStopped(let clip) = try await test.perform(.recordStop(title: "first")) else { return XCTFail("stop") }
 
         guard case .list(let page) = try await test.perform(.list(page: 1, perPage: 10)) else { return XCTFail("list") }
@@ -85,7 +85,7 @@ final class CommandTests: XCTestCase {
         defer { test.removeDirectory() }
         let events = EventReader(test.appliance)
         guard case .recordingStarted(let started) = try await test.perform(.recordStart(title: nil)) else { return XCTFail("start") }
-        try await Task.sleep(for: .seconds(1))
+        try await test.waitUntilRecorded(1)
         try await test.stop()
         let stopped = await events.first { if case .recordingStopped(let r) = $0 { r } else { nil } }
         XCTAssertEqual(stopped?.id, started.id)
@@ -122,7 +122,7 @@ final class CommandTests: XCTestCase {
         guard case .status(let status) = try await test.perform(.status) else { return XCTFail("status") }
         XCTAssertEqual(status.activeCamera, "pinned")
         _ = try await test.perform(.recordStart(title: nil))
-        try await Task.sleep(for: .seconds(1.2))
+        try await test.waitUntilRecorded(1.2)
         guard case .recordingStopped(let clip) = try await test.perform(.recordStop(title: nil)) else { return XCTFail("stop") }
         XCTAssertGreaterThan(clip.videoFrames, 20)
         let media = try Discoverer.inspect(path: clip.path)

@@ -19,7 +19,7 @@ final class DataFolderTests: XCTestCase {
         } catch {
             XCTAssertTrue("\(error)".contains("in use by another appliance daemon (pid \(getpid()))"), "\(error)")
         }
-        try await Task.sleep(for: .seconds(1))
+        try await first.waitUntilRecorded(1)
         guard case .recordingStopped(let clip) = try await first.perform(.recordStop(title: nil)) else { return XCTFail("stop") }
         XCTAssertEqual(Double(clip.durationMs), 1000, accuracy: 300, "the first appliance's clip is whole")
         try await first.stop()

@@ -1,6 +1,7 @@
 @testable import ApplianceCore
 import ApplianceProtocol
 import Foundation
+import TestSupport
 import XCTest
 import ApplianceBase
 import Settings
@@ -49,12 +50,7 @@ final class EvdevInputTests: XCTestCase {
     /// Polls the events seen so far until `condition` holds or `timeout` passes (waiting for an event to arrive,
     /// never judging a gesture by time).
     private func until(_ timeout: Duration, _ condition: () -> Bool) async -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while !condition() {
-            if ContinuousClock.now >= deadline { return false }
-            try? await Task.sleep(for: .milliseconds(20))
-        }
-        return true
+        await Poll.asyncUntil(timeout: timeout.seconds, every: 0.02, condition)
     }
 
     private func count(_ match: (ApplianceEvent) -> Bool) -> Int { test.events.all.filter(match).count }

@@ -1,5 +1,6 @@
 import ApplianceCore
 import Foundation
+import TestSupport
 import XCTest
 import Devices
 
@@ -29,15 +30,15 @@ final class FifoKeyboard {
 
     /// Opens the writing end once the daemon has opened the reading end (a FIFO refuses a writer without one).
     func connect(timeout: TimeInterval = 10) async throws {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            let fd = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC)
-            if fd >= 0 {
-                _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
-                self.fd = fd
-                return
-            }
-            try await Task.sleep(for: .milliseconds(20))  // waiting for the reader to open, not shaping a gesture
+        var opened: Int32 = -1
+        await Poll.asyncUntil(timeout: timeout, every: 0.02) {  // waiting for the reader to open, not shaping a gesture
+            opened = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC)
+            return opened >= 0
+        }
+        if opened >= 0 {
+            _ = fcntl(opened, F_SETFL, fcntl(opened, F_GETFL) & ~O_NONBLOCK)
+            fd = opened
+            return
         }
         throw FifoKeyboardError(message: "no reader opened \(path) within \(timeout) s")
     }

@@ -30,9 +30,8 @@ final class RangeVideoTests: XCTestCase {
     /// Four whole segments of one loop recording and the end of the fifth, oldest first.
     private func recordSegments(_ appliance: TestAppliance) async throws -> [Recording] {
         _ = try await appliance.perform(.recordStart(title: "range"))
-        let deadline = Date().addingTimeInterval(60)
         func closed() -> Int { appliance.events.all.filter { if case .segmentClosed = $0 { true } else { false } }.count }
-        while closed() < 4, Date() < deadline { try await Task.sleep(for: .milliseconds(50)) }
+        await Poll.asyncUntil(timeout: 60) { closed() >= 4 }
         XCTAssertGreaterThanOrEqual(closed(), 4, "four segments closed")
         _ = try await appliance.perform(.recordStop(title: nil))
         _ = await appliance.events.first(within: .seconds(20)) { event -> Bool? in if case .recordingStopped = event { true } else { nil } }

@@ -1,6 +1,7 @@
 @testable import ApplianceCore
 import ApplianceProtocol
 import Foundation
+import TestSupport
 import XCTest
 import ApplianceBase
 import Settings
@@ -31,11 +32,7 @@ final class RecordingLightTests: XCTestCase {
 
     /// Waits until the brightness file reads `value`.
     func waitFor(_ value: String, in folder: String, within seconds: Double = 10, file: StaticString = #filePath, line: UInt = #line) async {
-        let deadline = Date().addingTimeInterval(seconds)
-        while Date() < deadline {
-            if Self.brightness(folder) == value { return }
-            try? await Task.sleep(for: .milliseconds(20))
-        }
+        if await Poll.asyncUntil(timeout: seconds, every: 0.02, { Self.brightness(folder) == value }) { return }
         XCTFail("brightness is '\(Self.brightness(folder))', not '\(value)', after \(seconds) s", file: file, line: line)
     }
 
@@ -57,7 +54,7 @@ final class RecordingLightTests: XCTestCase {
         await waitFor("255", in: led)
         outputs = try await self.outputs(app)
         XCTAssertEqual(outputs.first?.state, .on)
-        try await Task.sleep(for: .milliseconds(600))  // steady: no blinking while recording without a fault
+        try await Task.sleep(for: .milliseconds(600))  // the subject: steady, no blinking while recording without a fault
         XCTAssertEqual(Self.brightness(led), "255")
 
         _ = try await app.perform(.recordStop(title: nil))
@@ -87,13 +84,12 @@ final class RecordingLightTests: XCTestCase {
         for recording in [false, true] {
             if recording { _ = try await app.perform(.recordStart(title: nil)) }
             var seen = Set<String>()
-            let deadline = Date().addingTimeInterval(10)
-            while seen != ["0", "1"], Date() < deadline {
+            await Poll.asyncUntil(timeout: 10, every: 0.04) {
                 // A regular file stands in for sysfs here: read between the light's truncate and its write, it is
                 // empty (a sysfs attribute never is).
                 let level = Self.brightness(led)
                 if !level.isEmpty { seen.insert(level) }
-                try await Task.sleep(for: .milliseconds(40))
+                return seen == ["0", "1"]
             }
             XCTAssertEqual(seen, ["0", "1"], recording ? "recording" : "idle")
             let outputs = try await outputs(app)
@@ -111,15 +107,14 @@ final class RecordingLightTests: XCTestCase {
         let app = try await TestAppliance(directory: directory) { $0.outputs = [Self.output(led: led)] }
         defer { app.removeDirectory() }
         var outputs: [OutputStatus] = []
-        let deadline = Date().addingTimeInterval(10)
-        while outputs.first?.state != .failed, Date() < deadline {
+        try await Poll.asyncUntil(timeout: 10) {
             outputs = try await self.outputs(app)
-            try await Task.sleep(for: .milliseconds(50))
+            return outputs.first?.state == .failed
         }
         XCTAssertEqual(outputs, [OutputStatus(label: "rec", kind: "led", role: "recording", device: led, state: .failed,
                                               detail: "no LED \(led)")])
         _ = try await app.perform(.recordStart(title: nil))
-        try await Task.sleep(for: .milliseconds(300))
+        try await app.waitUntilRecorded(0.3)
         guard case .recordingStopped(let clip) = try await app.perform(.recordStop(title: nil)) else { return XCTFail("stop") }
         XCTAssertTrue(FileManager.default.fileExists(atPath: clip.path))
 

@@ -15,9 +15,14 @@ final class ScrubPreviewTests: XCTestCase {
     override func setUp() async throws { directory = try TestAppliance.makeDirectory() }
     override func tearDown() async throws { try? FileManager.default.removeItem(at: directory) }
 
-    private func record(_ appliance: TestAppliance, seconds: Double) async throws -> RecordingResult {
+    /// Records `seconds` of video, or with `preRoll` `seconds` after the request (the video written includes the pre-roll).
+    private func record(_ appliance: TestAppliance, seconds: Double, preRoll: Bool = false) async throws -> RecordingResult {
         _ = try await appliance.perform(.recordStart(title: nil))
-        try await Task.sleep(for: .seconds(seconds))
+        if preRoll {
+            try await appliance.waitUntilElapsed(seconds)
+        } else {
+            try await appliance.waitUntilRecorded(seconds)
+        }
         guard case .recordingStopped(let result) = try await appliance.perform(.recordStop(title: nil)) else { throw XCTSkip("no result") }
         return result
     }
@@ -66,9 +71,8 @@ final class ScrubPreviewTests: XCTestCase {
             config.recording.segmentS = 2
         }
         _ = try await appliance.perform(.recordStart(title: nil))
-        let deadline = Date().addingTimeInterval(60)
         func closed() -> [RecordingResult] { appliance.events.all.compactMap { if case .segmentClosed(let r) = $0 { r } else { nil } } }
-        while closed().count < 3, Date() < deadline { try await Task.sleep(for: .milliseconds(50)) }
+        await Poll.asyncUntil(timeout: 60) { closed().count >= 3 }
         _ = try await appliance.perform(.recordStop(title: nil))
         for segment in closed().prefix(3) {
             let offsets = offsets(appliance, segment.id)
@@ -84,8 +88,8 @@ final class ScrubPreviewTests: XCTestCase {
             config.thumbnail.scrubEveryS = 0.5
             config.recording.preRecordS = 2
         }
-        try await Task.sleep(for: .seconds(3))  // the pre-roll window fills
-        let clip = try await record(appliance, seconds: 1.5)
+        try await appliance.waitForFrames(seconds: 3)  // the pre-roll window fills
+        let clip = try await record(appliance, seconds: 1.5, preRoll: true)
         let offsets = offsets(appliance, clip.id)
         let length = Double(clip.durationMs) / 1000
         XCTAssertGreaterThan(length, 2, "the clip holds pre-roll")

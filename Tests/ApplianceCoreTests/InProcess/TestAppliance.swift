@@ -5,6 +5,7 @@ import Logging
 import XCTest
 import ApplianceBase
 import Settings
+import TestSupport
 
 /// The whole appliance built in this process, on a temporary data folder, with live test sources: for tests of
 /// commands, events, the record state machine, shutdown and recovery without spawning the binary.
@@ -103,13 +104,67 @@ final class EventReader: Sendable {
 
     /// The first event so far, or within `timeout`, that `match` accepts.
     func first<T>(within timeout: Duration = .seconds(10), _ match: (ApplianceEvent) -> T?) async -> T? {
-        let deadline = ContinuousClock.now + timeout
-        while true {
-            if let found = events.withLock({ $0.lazy.compactMap(match).first }) { return found }
-            if ContinuousClock.now >= deadline { return nil }
-            try? await Task.sleep(for: .milliseconds(20))
+        var found: T?
+        await Poll.asyncUntil(timeout: timeout.seconds, every: 0.02) {
+            found = events.withLock { $0.lazy.compactMap(match).first }
+            return found != nil
         }
+        return found
     }
 
     var all: [ApplianceEvent] { events.withLock { $0 } }
+}
+
+/// Waits on the appliance's status (what `status` answers), as the end-to-end tests wait on the daemon's.
+extension TestAppliance {
+    func status() async throws -> StatusReport {
+        guard case .status(let report) = try await perform(.status) else { throw ApplianceError(.internalError, "status: unexpected result") }
+        return report
+    }
+
+    /// Waits until the recording in progress satisfies `condition`; fails the test and throws when it does not
+    /// within `timeout`.
+    func waitForRecording(_ what: String, timeout: TimeInterval = 30, file: StaticString = #filePath, line: UInt = #line,
+                          _ condition: (StatusReport.Live) -> Bool) async throws {
+        var last: StatusReport.Live?
+        let held = try await Poll.asyncUntil(timeout: timeout) {
+            last = try await status().recording
+            return last.map(condition) ?? false
+        }
+        if !held {
+            XCTFail("the recording did not reach \(what) within \(timeout) s (last: \(last.map { "\($0)" } ?? "not recording"))", file: file, line: line)
+            throw ApplianceError(.internalError, "timed out waiting for \(what)")
+        }
+    }
+
+    /// "Record for `seconds`": waits until the recording in progress has `seconds` of video written
+    /// (`recording.duration_ms`).
+    func waitUntilRecorded(_ seconds: Double, file: StaticString = #filePath, line: UInt = #line) async throws {
+        try await waitForRecording("\(seconds) s of video", timeout: 20 + 3 * seconds, file: file, line: line) {
+            $0.durationMs >= Int(seconds * 1000)
+        }
+    }
+
+    /// Waits until the recording in progress has gone on `seconds` since its request (`recording.elapsed_ms`): with
+    /// pre-record, where the video written includes the pre-roll.
+    func waitUntilElapsed(_ seconds: Double, file: StaticString = #filePath, line: UInt = #line) async throws {
+        try await waitForRecording("\(seconds) s since the request", timeout: 20 + 3 * seconds, file: file, line: line) {
+            $0.elapsedMs >= Int(seconds * 1000)
+        }
+    }
+
+    /// Waits until `seconds` of video have passed the camera selector (`output.frames` at the configured framerate)
+    /// since the count was `since` (default: since start): the pre-record window, which holds what came since it
+    /// started filling up to its length, has them (the status has no field for the window itself).
+    func waitForFrames(seconds: Double, since: UInt64 = 0, file: StaticString = #filePath, line: UInt = #line) async throws {
+        var last: StatusReport?
+        let held = try await Poll.asyncUntil(timeout: 20 + 3 * seconds) {
+            last = try await status()
+            return last.map { Double($0.output.frames) >= Double(since) + seconds * Double($0.framerate) } ?? false
+        }
+        if !held {
+            XCTFail("\(seconds) s of frames did not pass the camera selector (\(last.map { "\($0.output.frames)" } ?? "?"))", file: file, line: line)
+            throw ApplianceError(.internalError, "timed out waiting for frames")
+        }
+    }
 }

@@ -40,11 +40,12 @@ enum Lab {
 
     /// vivid's webcam node, after udev-less boots have had a moment to create it.
     static func vivid(timeout: TimeInterval = 10) throws -> String {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            if let node = videoNode(named: "vivid"), FileManager.default.fileExists(atPath: node) { return node }
-            Thread.sleep(forTimeInterval: 0.2)
+        var found: String?
+        Poll.until(timeout: timeout, every: 0.2) {
+            found = videoNode(named: "vivid").flatMap { FileManager.default.fileExists(atPath: $0) ? $0 : nil }
+            return found != nil
         }
+        if let found { return found }
         throw DaemonError(message: "no vivid capture node (is the vivid module loaded?)")
     }
 
@@ -53,14 +54,13 @@ enum Lab {
     static func vividStablePath(timeout: TimeInterval = 10) throws -> String {
         let node = try vivid()
         let root = "/dev/v4l/by-path"
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            for link in (try? FileManager.default.contentsOfDirectory(atPath: root)) ?? [] {
-                let path = "\(root)/\(link)"
-                if URL(fileURLWithPath: path).resolvingSymlinksInPath().path == node { return path }
-            }
-            Thread.sleep(forTimeInterval: 0.2)
+        var found: String?
+        Poll.until(timeout: timeout, every: 0.2) {
+            found = ((try? FileManager.default.contentsOfDirectory(atPath: root)) ?? []).map { "\(root)/\($0)" }
+                .first { URL(fileURLWithPath: $0).resolvingSymlinksInPath().path == node }
+            return found != nil
         }
+        if let found { return found }
         throw DaemonError(message: "no /dev/v4l/by-path link to \(node) (is udevd running in the guest?)")
     }
 

@@ -71,7 +71,7 @@ final class LabAudioTests: XCTestCase {
         XCTAssertEqual(try daemon.status().audioSource, "alsa")
         let logBefore = daemon.log.utf8.count
         _ = try daemon.recordStart(title: "tone")
-        Thread.sleep(forTimeInterval: 4)
+        try daemon.waitUntilRecorded(4)
         let clip = try daemon.recordStop()
         let logDuring = String(decoding: daemon.log.utf8.dropFirst(logBefore), as: UTF8.self)
 
@@ -132,15 +132,15 @@ final class LabAudioTests: XCTestCase {
             try? Lab.setBound(true, driver: "snd_aloop", device: "snd_aloop.0")
         }
         let started = try daemon.recordStart(title: "mic removed")
-        Thread.sleep(forTimeInterval: 2)
+        try daemon.waitUntilRecorded(2)
         try unbind.run()
-        Thread.sleep(forTimeInterval: 0.5)
+        Thread.sleep(forTimeInterval: 0.5)  // the subject: the unbind is under way (it waits for the card's users) before the player lets go
         player.terminate()
         let released = daemon.waitFor(30) { !unbind.isRunning }
         XCTAssertTrue(released, "the daemon still holds the removed card: \(daemon.log.suffix(2000))")
         XCTAssertFalse(FileManager.default.fileExists(atPath: "/proc/asound/Loopback"), "the card is gone")
         XCTAssertTrue(daemon.log.contains("microphone failed"), daemon.log)
-        Thread.sleep(forTimeInterval: 2)
+        try daemon.waitForMoreVideo(2)  // the recording goes on without the microphone
         XCTAssertTrue(daemon.isRunning, daemon.log)
         XCTAssertEqual(try daemon.status().recording?.id, started.id, "still recording")
         let clip = try daemon.recordStop()

@@ -46,7 +46,7 @@ final class LabCameraTests: XCTestCase {
     func recordAndCheck(_ daemon: DaemonProcess, width: Int, height: Int, framerate: Int, seconds: Double = 4) throws -> MediaProbe {
         let lateBefore = try Self.framesRepeated(daemon)
         _ = try daemon.recordStart(title: "lab \(width)x\(height)@\(framerate)")
-        Thread.sleep(forTimeInterval: seconds)
+        try daemon.waitUntilRecorded(seconds)
         let clip = try daemon.recordStop()
         let cameraLate = try Self.framesRepeated(daemon) - lateBefore
         let probe = try MediaProbe(clip.path)

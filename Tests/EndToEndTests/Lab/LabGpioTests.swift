@@ -1,5 +1,6 @@
 import ApplianceProtocol
 import Foundation
+import TestSupport
 import XCTest
 import ApplianceBase
 
@@ -37,8 +38,7 @@ final class GpioSimChip {
         guard live else { return }
         chipName = try Self.read("\(root)/bank0/chip_name")
         deviceName = try Self.read("\(root)/dev_name")
-        let deadline = Date().addingTimeInterval(10)
-        while !FileManager.default.fileExists(atPath: device), Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+        Poll.until(timeout: 10) { FileManager.default.fileExists(atPath: device) }
     }
 
     /// Drives an input line as a pull resistor would: what a consumer of the line reads (and its edge events).
@@ -49,7 +49,7 @@ final class GpioSimChip {
     /// Presses a button wired from the line to ground (active low): low for `seconds`, then released.
     func press(_ offset: Int, holding seconds: TimeInterval = 0.15) throws {
         try pull(offset, up: false)
-        Thread.sleep(forTimeInterval: seconds)
+        Thread.sleep(forTimeInterval: seconds)  // the subject: the button held down this long
         try pull(offset, up: true)
     }
 
@@ -133,7 +133,7 @@ final class LabGpioTests: XCTestCase {
             // Two taps: a double press. (Slow ones: under the lab's emulated CPU the kernel's debounce work runs late,
             // and a tap much shorter than that is debounced away whole.)
             try chip.press(5, holding: 0.3)
-            Thread.sleep(forTimeInterval: 0.3)
+            Thread.sleep(forTimeInterval: 0.3)  // the subject: a finger's pause between the taps
             try chip.press(5, holding: 0.3)
             let double = try gesture()
             XCTAssertEqual(double.gesture, .doublePress)
@@ -160,9 +160,9 @@ final class LabGpioTests: XCTestCase {
             // the long press event comes while the button is still held, so without it the test released and pressed
             // again within a few milliseconds under the emulated CPU and the taps were read as the long press's tail and
             // one press.
-            Thread.sleep(forTimeInterval: 0.3)
+            Thread.sleep(forTimeInterval: 0.3)  // the subject: a finger's pause after the long press (above)
             try chip.press(5, holding: 0.3)
-            Thread.sleep(forTimeInterval: 0.3)
+            Thread.sleep(forTimeInterval: 0.3)  // the subject: a finger's pause between the taps
             try chip.press(5, holding: 0.3)
             XCTAssertEqual(try gesture().gesture, .doublePress)
 

@@ -17,7 +17,7 @@ final class LabHotplugTests: XCTestCase {
         defer { daemon.stop() }
         let events = try TypedEvents(daemon, timeout: 60)
         let started = try daemon.recordStart(title: "unplugged")
-        Thread.sleep(forTimeInterval: 2)
+        try daemon.waitUntilRecorded(2)
 
         try Lab.setBound(false, driver: "vivid", device: "vivid.0")
         try events.waitFor("camera_missing") { if case .cameraMissing(let d) = $0, d.camera == "vivid" { return true }; return nil }
@@ -44,7 +44,7 @@ final class LabHotplugTests: XCTestCase {
         XCTAssertEqual(try daemon.cameras().cameras.first?.state, "active")
         XCTAssertEqual(try Lab.vivid(), node, "the replugged camera has its old name")
         try Lab.moveVividPicture(node)
-        Thread.sleep(forTimeInterval: 2)
+        try daemon.waitForMoreVideo(2)
 
         let clip = try daemon.recordStop()
         XCTAssertEqual(clip.id, started.id)

@@ -84,7 +84,7 @@ final class LabShutterTests: XCTestCase {
 
         // Double press: two taps inside the window.
         foot.press(Self.space)
-        Thread.sleep(forTimeInterval: 0.1)
+        Thread.sleep(forTimeInterval: 0.1)  // the subject: a pause between two taps inside the double-press window
         foot.press(Self.space)
         let double = try gesture("foot")
         XCTAssertEqual(double.gesture, .doublePress)

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import ApplianceBase
 
 /// A real evdev input device made through the kernel's uinput driver (in the VM lab): it has a name, a node under
@@ -42,17 +43,17 @@ final class UInputDevice {
 
     /// The device's event node, once the kernel has made it (/sys/class/input/eventN/device/name).
     func node(timeout: TimeInterval = 10) -> String? {
-        let deadline = Date().addingTimeInterval(timeout)
-        repeat {
+        var found: String?
+        Poll.until(timeout: timeout, every: 0.1) {
             let root = "/sys/class/input"
             for entry in ((try? FileManager.default.contentsOfDirectory(atPath: root)) ?? []).sorted() where entry.hasPrefix("event") {
                 let named = (try? String(contentsOfFile: "\(root)/\(entry)/device/name", encoding: .utf8))?
                     .trimmingCharacters(in: .whitespacesAndNewlines)
-                if named == name, FileManager.default.fileExists(atPath: "/dev/input/\(entry)") { return "/dev/input/\(entry)" }
+                if named == name, FileManager.default.fileExists(atPath: "/dev/input/\(entry)") { found = "/dev/input/\(entry)" }
             }
-            Thread.sleep(forTimeInterval: 0.1)
-        } while Date() < deadline
-        return nil
+            return found != nil
+        }
+        return found
     }
 
     /// A key going down (1) or up (0), with its SYN_REPORT.
@@ -70,7 +71,7 @@ final class UInputDevice {
     /// Down, held for `seconds`, up.
     func press(_ code: UInt16, holding seconds: TimeInterval = 0.08) {
         key(code, 1)
-        Thread.sleep(forTimeInterval: seconds)
+        Thread.sleep(forTimeInterval: seconds)  // the subject: the key held down this long
         key(code, 0)
     }
 

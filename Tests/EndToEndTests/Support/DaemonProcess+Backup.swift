@@ -4,10 +4,10 @@ import ApplianceBase
 
 /// Steps the backup tests share.
 extension DaemonProcess {
-    /// Records a short clip; returns the `record.stop` result.
+    /// Records a clip of `seconds` of video; returns the `record.stop` result.
     func recordClip(seconds: Double = 0.8, title: String = "clip") throws -> RecordingResult {
         _ = try recordStart(title: title)
-        Thread.sleep(forTimeInterval: seconds)
+        try waitUntilRecorded(seconds)
         return try recordStop()
     }
 

@@ -71,12 +71,7 @@ final class DaemonProcess {
     /// Polls `condition` every 100 ms until it holds or `timeout` passes; returns whether it held.
     @discardableResult
     func waitFor(_ timeout: TimeInterval, _ condition: () throws -> Bool) rethrows -> Bool {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            if try condition() { return true }
-            Thread.sleep(forTimeInterval: 0.1)
-        }
-        return try condition()
+        try Poll.until(timeout: timeout, every: 0.1, condition)
     }
 
     /// A command that runs the daemon (its path and arguments follow), which must exec it (so the PID stays the
@@ -106,18 +101,16 @@ final class DaemonProcess {
         process.standardError = log
         try process.run()
         self.process = process
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
+        let socketPath = socketPath
+        let ready = try Poll.until(timeout: timeout, every: 0.1) {
             if !process.isRunning { throw DaemonError(message: "daemon exited (\(process.terminationStatus)): \(self.log)") }
             // Ready: the socket answers and the first video frame has passed the camera selector.
-            if let client = try? ControlClient(path: socketPath, timeout: 5),
-               case .status(let report)? = try? client.perform(.status), report.ready {
-                Self.sayEncoder(report)
-                return
-            }
-            Thread.sleep(forTimeInterval: 0.1)
+            guard let client = try? ControlClient(path: socketPath, timeout: 5),
+                  case .status(let report)? = try? client.perform(.status), report.ready else { return false }
+            Self.sayEncoder(report)
+            return true
         }
-        throw DaemonError(message: "daemon did not answer within \(timeout) s: \(self.log)")
+        if !ready { throw DaemonError(message: "daemon did not answer within \(timeout) s: \(self.log)") }
     }
 
     /// Each test's output names the encoder its daemon records with (and how it was chosen).
@@ -131,8 +124,7 @@ final class DaemonProcess {
     func stop(signal: Int32 = SIGTERM, timeout: TimeInterval = 20) -> Int32 {
         guard let process else { return -1 }
         kill(process.processIdentifier, signal)
-        let deadline = Date().addingTimeInterval(timeout)
-        while process.isRunning, Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+        Poll.until(timeout: timeout) { !process.isRunning }
         if process.isRunning { kill(process.processIdentifier, SIGKILL); process.waitUntilExit() }
         self.process = nil
         return process.terminationStatus
@@ -326,5 +318,65 @@ extension DaemonProcess {
 extension ProcessOutcome {
     var json: [String: Any]? {
         (try? JSONSerialization.jsonObject(with: Data(stdout.utf8))) as? [String: Any]
+    }
+}
+
+extension DaemonProcess {
+    /// Waits until the recording in progress satisfies `condition` (its status: video written, segment…); throws,
+    /// with the last status seen, when it does not within `timeout`.
+    func waitForRecording(_ what: String, timeout: TimeInterval = 30, _ condition: (StatusReport.Live) -> Bool) throws {
+        var last: StatusReport.Live?
+        let held = try Poll.until(timeout: timeout) {
+            last = try status().recording
+            return last.map(condition) ?? false
+        }
+        if !held {
+            throw DaemonError(message: "the recording did not reach \(what) within \(timeout) s (last: \(last.map { "\($0)" } ?? "not recording"))")
+        }
+    }
+
+    /// "Record for `seconds`": waits until the recording in progress has `seconds` of video written
+    /// (`recording.duration_ms`: with pre-record the pre-roll counts). Not for loop recording: there it is the
+    /// current segment's, and the status moves to the next segment when its bin is attached, before the cut.
+    func waitUntilRecorded(_ seconds: Double, timeout: TimeInterval? = nil) throws {
+        try waitForRecording("\(seconds) s of video", timeout: timeout ?? 20 + 3 * seconds) { $0.durationMs >= Int(seconds * 1000) }
+    }
+
+    /// Waits until the recording in progress has `seconds` more video written than it has now.
+    func waitForMoreVideo(_ seconds: Double, timeout: TimeInterval? = nil) throws {
+        let now = try status().recording?.durationMs ?? 0
+        try waitForRecording("\(seconds) s more video", timeout: timeout ?? 20 + 3 * seconds) { $0.durationMs >= now + Int(seconds * 1000) }
+    }
+
+    /// Waits until the recording in progress has gone on `seconds` since its request (`recording.elapsed_ms`, which
+    /// in loop recording counts from the first segment): for loop recording and pre-record, where the video written
+    /// is a segment's or includes the pre-roll.
+    func waitUntilElapsed(_ seconds: Double, timeout: TimeInterval? = nil) throws {
+        try waitForRecording("\(seconds) s since the request", timeout: timeout ?? 20 + 3 * seconds) { $0.elapsedMs >= Int(seconds * 1000) }
+    }
+
+    /// Waits until `seconds` of video have passed the camera selector (`output.frames` at the configured framerate)
+    /// since the count was `since` (default: since the daemon started). The pre-record window holds what came since
+    /// it started filling, up to its length; the status has no field for the window itself, so its filling is
+    /// waited for this way.
+    func waitForFrames(seconds: Double, since: UInt64 = 0, timeout: TimeInterval? = nil) throws {
+        var last: StatusReport?
+        let held = try waitFor(timeout ?? 20 + 3 * seconds) {
+            let report = try status()
+            last = report
+            return Double(report.output.frames) >= Double(since) + seconds * Double(report.framerate)
+        }
+        if !held {
+            throw DaemonError(message: "\(seconds) s of frames did not pass the camera selector (\(last.map { "\($0.output.frames)" } ?? "?") since start)")
+        }
+    }
+}
+
+extension DaemonProcess {
+    /// The daemon's control connections open now: its socket's entries in /proc/net/unix (accepted connections
+    /// carry the socket's path), the listening socket included. A client that connects raises it.
+    var controlConnections: Int {
+        let table = (try? String(contentsOfFile: "/proc/net/unix", encoding: .utf8)) ?? ""
+        return table.split(separator: "\n").filter { $0.hasSuffix(" " + socketPath) }.count
     }
 }

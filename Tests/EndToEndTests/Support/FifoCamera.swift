@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -18,6 +19,8 @@ final class FifoCamera: @unchecked Sendable {
     private var writer: Int32
     private let lock = NSLock()
     private var feeding = false
+    /// The feeder thread is in its loop (it leaves it after its current frame once `feeding` is false).
+    private var feederRunning = false
     private var lastWrite: Date?
 
     /// `withWriter: false`: nobody ever writes to it, and opening it for reading blocks for good.
@@ -65,9 +68,10 @@ final class FifoCamera: @unchecked Sendable {
     }
 
     private func startFeeding(frames: @escaping @Sendable (Int) -> [UInt8]) {
-        lock.withLock { feeding = true }
+        lock.withLock { (feeding, feederRunning) = (true, true) }
         let writer = self.writer
         Thread { [self] in
+            defer { lock.withLock { feederRunning = false } }
             var n = 0
             var next = Date()
             while lock.withLock({ feeding }) {
@@ -78,7 +82,7 @@ final class FifoCamera: @unchecked Sendable {
                 // The next frame 0.1 s after this one was due, or after it was written if that was later (the first
                 // write waits for the daemon to read): a camera's pace, never a burst to catch up.
                 next = max(next.addingTimeInterval(0.1), Date())
-                Thread.sleep(until: next)
+                Thread.sleep(until: next)  // the subject: a real camera's pace, 10 frames a second
             }
         }.start()
     }
@@ -94,6 +98,6 @@ final class FifoCamera: @unchecked Sendable {
     /// Stops writing; the daemon's read then waits for good.
     func stopFeeding() {
         let was = lock.withLock { () -> Bool in defer { feeding = false }; return feeding }
-        if was { Thread.sleep(forTimeInterval: 0.2) }  // the feeder's current frame is written
+        if was { Poll.until(timeout: 2) { lock.withLock { !feederRunning } } }  // the feeder's current frame is written
     }
 }

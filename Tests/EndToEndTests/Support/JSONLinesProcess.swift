@@ -13,6 +13,8 @@ final class JSONLinesProcess: @unchecked Sendable {
     private var errors = ""
     /// Bytes after the last newline (only the reading handler touches it, one call at a time).
     private var pending = Data()
+    /// The program's stdout reached its end (it exited and all it wrote was read).
+    private var outputEnded = false
 
     init(_ executable: String, _ arguments: [String]) throws {
         process.executableURL = URL(fileURLWithPath: executable)
@@ -30,6 +32,7 @@ final class JSONLinesProcess: @unchecked Sendable {
     }
 
     private func received(_ data: Data) {
+        if data.isEmpty { lock.withLock { outputEnded = true } }
         pending.append(data)
         while let newline = pending.firstIndex(of: 0x0A) {
             let line = pending[pending.startIndex..<newline]
@@ -49,13 +52,10 @@ final class JSONLinesProcess: @unchecked Sendable {
 
     /// The first line that satisfies `match`, waiting up to `timeout` for it; nil if none came (or the program ended).
     func waitFor(_ timeout: TimeInterval, _ match: ([String: Any]) -> Bool) -> [String: Any]? {
-        let deadline = Date().addingTimeInterval(timeout)
-        repeat {
-            if let line = lines.first(where: match) { return line }
-            if !process.isRunning { Thread.sleep(forTimeInterval: 0.2); return lines.first(where: match) }
-            Thread.sleep(forTimeInterval: 0.05)
-        } while Date() < deadline
-        return nil
+        Poll.until(timeout: timeout) { lines.contains(where: match) || !process.isRunning }
+        // An ended program's last lines: read once its output reaches its end.
+        if !process.isRunning { Poll.until(timeout: 1) { lock.withLock { outputEnded } } }
+        return lines.first(where: match)
     }
 
     /// The first line whose `step` is `step`.

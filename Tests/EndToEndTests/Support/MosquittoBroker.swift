@@ -59,12 +59,9 @@ final class MosquittoBroker {
         process.standardError = FileHandle.nullDevice
         try process.run()
         self.process = process
-        let deadline = Date().addingTimeInterval(15)
-        while Date() < deadline {
-            if log.contains("Opening ipv4 listen socket on port \(port)") { return }
-            if !process.isRunning { break }
-            Thread.sleep(forTimeInterval: 0.05)
-        }
+        let listening = "Opening ipv4 listen socket on port \(port)"
+        Poll.until(timeout: 15) { log.contains(listening) || !process.isRunning }
+        if log.contains(listening) { return }
         throw DaemonError(message: "mosquitto did not start (packaging/install-deps.sh --test installs it): \(log)")
     }
 
@@ -93,12 +90,15 @@ final class MosquittoBroker {
 
     /// What the broker holds retained under `filter` now: a fresh subscriber gets them at once.
     func retained(_ filter: String) throws -> [MQTTSeen] {
-        let watcher = try MQTTWatcher(broker: self, filter: filter)
+        // Retained messages come right after the subscription (mosquitto_sub says when it is subscribed, -d), with
+        // no end mark: a message published on a topic of the watcher's own once it is subscribed comes after them.
+        let end = "appliance-test/end-of-retained/\(UUID().uuidString)"
+        let watcher = try MQTTWatcher(broker: self, filter: filter, also: end)
         defer { watcher.stop() }
-        // Retained messages come right after the subscription; mosquitto_sub says when it is subscribed (-d).
         _ = watcher.waitFor(5) { _ in watcher.subscribed }
-        Thread.sleep(forTimeInterval: 0.5)
-        return watcher.messages.filter(\.retained)
+        try publish(end, "end")
+        _ = watcher.waitFor(5) { $0.contains { $0.topic == end } }
+        return watcher.messages.filter { $0.retained && $0.topic != end }
     }
 }
 
@@ -119,9 +119,11 @@ final class MQTTWatcher: @unchecked Sendable {
     private var seen: [MQTTSeen] = []
     private var isSubscribed = false
 
-    init(broker: MosquittoBroker, filter: String) throws {
+    /// `also`: a second filter subscribed with the first.
+    init(broker: MosquittoBroker, filter: String, also: String? = nil) throws {
         process.executableURL = URL(fileURLWithPath: "/usr/bin/mosquitto_sub")
-        process.arguments = broker.clientArguments + ["-d", "-q", "1", "-t", filter, "-F", "MSG %r %t %x"]
+        process.arguments = broker.clientArguments + ["-d", "-q", "1", "-t", filter] + (also.map { ["-t", $0] } ?? [])
+            + ["-F", "MSG %r %t %x"]
         let out = Pipe()
         process.standardOutput = out
         process.standardError = FileHandle.nullDevice
@@ -172,12 +174,7 @@ final class MQTTWatcher: @unchecked Sendable {
     /// Waits until `condition` holds for the messages seen so far (checked as they arrive).
     @discardableResult
     func waitFor(_ timeout: TimeInterval, _ condition: ([MQTTSeen]) -> Bool) -> Bool {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            if condition(messages) { return true }
-            Thread.sleep(forTimeInterval: 0.05)
-        }
-        return condition(messages)
+        Poll.until(timeout: timeout) { condition(messages) }
     }
 
     /// Waits for the latest message on `topic` to read `text`.

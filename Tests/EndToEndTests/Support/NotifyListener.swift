@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 #if canImport(Glibc)
 import Glibc
 import ApplianceBase
@@ -24,6 +25,8 @@ final class NotifyListener: @unchecked Sendable {
     private let lock = NSLock()
     private var received: [Message] = []
     private var closed = false
+    /// The reading thread has returned.
+    private var finished = false
     /// Called on the reading thread as each message arrives, before the next one is read.
     var onMessage: (@Sendable (Message) -> Void)?
 
@@ -51,7 +54,8 @@ final class NotifyListener: @unchecked Sendable {
         closed = true
         lock.unlock()
         if !wasClosed {
-            Thread.sleep(forTimeInterval: 0.3)  // the reader notices within its 200 ms timeout
+            // The reader notices within its 200 ms receive timeout.
+            Poll.until(timeout: 2) { lock.withLock { finished } }
             Glibc.close(fd)
             unlink(path)
         }
@@ -71,12 +75,12 @@ final class NotifyListener: @unchecked Sendable {
     /// Waits until a message sets `key` (to `value`, if given); returns its arrival time.
     @discardableResult
     func wait(for key: String, value: String? = nil, timeout: TimeInterval) -> Date? {
-        let deadline = Date().addingTimeInterval(timeout)
-        repeat {
-            if let hit = values(key).first(where: { value == nil || $0.value == value }) { return hit.time }
-            Thread.sleep(forTimeInterval: 0.05)
-        } while Date() < deadline
-        return nil
+        var hit: Date?
+        Poll.until(timeout: timeout) {
+            hit = values(key).first(where: { value == nil || $0.value == value })?.time
+            return hit != nil
+        }
+        return hit
     }
 
     private func read() {
@@ -85,7 +89,10 @@ final class NotifyListener: @unchecked Sendable {
             lock.lock()
             let stop = closed
             lock.unlock()
-            if stop { return }
+            if stop {
+                lock.withLock { finished = true }
+                return
+            }
             let count = recv(fd, &buffer, buffer.count, 0)
             guard count > 0 else { continue }
             let message = Message(time: Date(), text: String(decoding: buffer[0..<count], as: UTF8.self))

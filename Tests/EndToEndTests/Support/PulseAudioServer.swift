@@ -30,11 +30,7 @@ final class PulseAudioServer {
             "--load=module-native-protocol-unix socket=\(socket) auth-anonymous=1",
         ], environment: environment, timeout: 20)
         guard launched.status == 0 else { throw DaemonError(message: "pulseaudio did not start: \(launched.stderr)") }
-        let deadline = Date().addingTimeInterval(15)
-        while Date() < deadline {
-            if (try? pactl(["info"]))?.status == 0 { return }
-            Thread.sleep(forTimeInterval: 0.1)
-        }
+        if Poll.until(timeout: 15, every: 0.1, { (try? pactl(["info"]))?.status == 0 }) { return }
         throw DaemonError(message: "pulseaudio did not answer on \(socket)")
     }
 

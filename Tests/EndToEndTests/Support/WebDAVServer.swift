@@ -46,11 +46,9 @@ final class WebDAVServer {
         process.standardError = FileHandle(forWritingAtPath: errors)
         try process.run()
         self.process = process
-        let deadline = Date().addingTimeInterval(15)
-        while Date() < deadline, process.isRunning {
-            if (try? ProcessOutcome.run("/usr/bin/curl", ["-sk", "-o", "/dev/null", "-w", "%{http_code}", "\(origin)/__log"]))?.stdout == "200" { return }
-            Thread.sleep(forTimeInterval: 0.1)
-        }
+        let origin = origin
+        let answers = { (try? ProcessOutcome.run("/usr/bin/curl", ["-sk", "-o", "/dev/null", "-w", "%{http_code}", "\(origin)/__log"]))?.stdout == "200" }
+        if Poll.until(timeout: 15, every: 0.1, { !process.isRunning || answers() }), process.isRunning { return }
         let said = (try? String(contentsOfFile: errors, encoding: .utf8)).map { String($0.suffix(1500)) } ?? ""
         throw DaemonError(message: "WebDAV server on port \(port) did not start (\(process.isRunning ? "no answer in 15 s" : "it exited")): \(said)")
     }

@@ -30,10 +30,7 @@ final class XvfbDisplay {
             process.standardOutput = log
             process.standardError = log
             try process.run()
-            let deadline = Date().addingTimeInterval(10)
-            while process.isRunning, !FileManager.default.fileExists(atPath: "/tmp/.X11-unix/X\(candidate)"), Date() < deadline {
-                Thread.sleep(forTimeInterval: 0.05)
-            }
+            Poll.until(timeout: 10) { !process.isRunning || FileManager.default.fileExists(atPath: "/tmp/.X11-unix/X\(candidate)") }
             if process.isRunning, FileManager.default.fileExists(atPath: "/tmp/.X11-unix/X\(candidate)") {
                 (number, self.process) = (candidate, process)
                 return
