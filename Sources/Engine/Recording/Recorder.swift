@@ -115,6 +115,10 @@ package actor Recorder {
 
     // MARK: commands
 
+    /// `@inline(never)` here and on `stop`: swiftc 6.3.1 crashed in release builds (signal 11 in LLVM's coroutine
+    /// split, `emitSetAndGetSwiftErrorValueAround`, "While splitting coroutine …Recorder.toggle…") with both inlined
+    /// into `toggle`.
+    @inline(never)
     package func start(title: String?) async throws -> RecordingStarted {
         _ = try title.map(TitleRules.valid)
         return try await startAcrossEncoderChange(title: title)
@@ -181,6 +185,7 @@ package actor Recorder {
         }
     }
 
+    @inline(never)
     package func stop(title: String?, reason: StopReason, note: String? = nil) async throws -> RecordingResult {
         let title = try title.map(TitleRules.valid)
         if reason == .request { resumeAfterFailure = nil }  // a user's stop also cancels a pending resume
