@@ -282,6 +282,7 @@ def main():
     ap.add_argument("--out", default="docs/BENCHMARKS.md")
     args = ap.parse_args()
     command = f"python3 Tests/Benchmarks/bench_dashcam.py --binary {args.binary} --out {args.out}"
+    args.binary = os.path.abspath(args.binary)  # the daemons run in their own folders (make bench passes it relative)
     work = tempfile.mkdtemp(prefix="appliance-dashcam-")
     try:
         ret = retention_bench(args.binary, work)
