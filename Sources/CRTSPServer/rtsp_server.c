@@ -26,25 +26,66 @@ struct ApplRtspServer {
     /* Under `lock`: appsrc name → the caps of what is pushed into it, set on each media as it is configured. */
     GHashTable *caps;
     ApplRtspHandlers handlers;
+    struct ServerLink *link;
 };
 
-/* One media's hold on the stream: released once, at "unprepared" or when the media goes, whichever comes first. */
+/* What the media's hold shares with the server. A shared media is unprepared and finalised on gst-rtsp-server's
+ * pool threads and can outlive the server (once, in a test, right after `stop`: its hold called the caller's
+ * handlers, already freed, and the freed server: a crash). The hold reaches the server only through this, under
+ * `lock`, and only while `server` is set; `stop` ends the holds still open while the caller's handlers are valid,
+ * then clears it. Freed by the last of the server and the holds. */
+typedef struct ServerLink {
+    gint refs;
+    GMutex lock;
+    struct ApplRtspServer *server; /* NULL once stopped */
+    GList *holds;                  /* the holds not yet released */
+} ServerLink;
+
+static ServerLink *link_new(struct ApplRtspServer *s) {
+    ServerLink *link = g_new0(ServerLink, 1);
+    link->refs = 1;
+    g_mutex_init(&link->lock);
+    link->server = s;
+    return link;
+}
+
+static ServerLink *link_ref(ServerLink *link) {
+    g_atomic_int_inc(&link->refs);
+    return link;
+}
+
+static void link_unref(ServerLink *link) {
+    if (!link || !g_atomic_int_dec_and_test(&link->refs)) return;
+    g_list_free(link->holds);
+    g_mutex_clear(&link->lock);
+    g_free(link);
+}
+
+/* One media's hold on the stream: released once, at "unprepared", when the media goes or when the server stops,
+ * whichever comes first. */
 typedef struct {
-    ApplRtspServer *server;
-    ApplRtspHandlers handlers; /* a copy: the media may outlive the server by a moment */
-    gboolean released;
+    ServerLink *link;
+    gboolean released; /* under link->lock */
 } MediaHold;
 
 static void release_hold(MediaHold *hold) {
-    if (hold->released) return;
-    hold->released = TRUE;
-    if (hold->handlers.media_stopped) hold->handlers.media_stopped(hold->handlers.user);
+    ServerLink *link = hold->link;
+    g_mutex_lock(&link->lock);
+    if (!hold->released) {
+        hold->released = TRUE;
+        link->holds = g_list_remove(link->holds, hold);
+        ApplRtspServer *s = link->server;
+        if (s && s->handlers.media_stopped) s->handlers.media_stopped(s->handlers.user);
+    }
+    g_mutex_unlock(&link->lock);
 }
 
 static void on_media_finalized(gpointer data, GObject *gone) {
     (void)gone;
-    release_hold(data);
-    g_free(data);
+    MediaHold *hold = data;
+    release_hold(hold);
+    link_unref(hold->link);
+    g_free(hold);
 }
 
 static void apply_caps(gpointer key, gpointer value, gpointer element) {
@@ -106,7 +147,9 @@ static void forget_media(ApplRtspServer *s, GstElement *only) {
 static void on_media_unprepared(GstRTSPMedia *media, gpointer data) {
     MediaHold *hold = data;
     GstElement *element = gst_rtsp_media_get_element(media);
-    forget_media(hold->server, element);
+    g_mutex_lock(&hold->link->lock);
+    if (hold->link->server) forget_media(hold->link->server, element);
+    g_mutex_unlock(&hold->link->lock);
     gst_object_unref(element);
     release_hold(hold);
 }
@@ -161,8 +204,10 @@ static void on_media_configure(GstRTSPMediaFactory *factory, GstRTSPMedia *media
     g_hash_table_foreach(s->caps, apply_caps, element);
     g_mutex_unlock(&s->lock);
     MediaHold *hold = g_new0(MediaHold, 1);
-    hold->server = s;
-    hold->handlers = s->handlers;
+    hold->link = link_ref(s->link);
+    g_mutex_lock(&s->link->lock);
+    s->link->holds = g_list_prepend(s->link->holds, hold);
+    g_mutex_unlock(&s->link->lock);
     if (s->handlers.media_started) s->handlers.media_started(s->handlers.user);
     g_signal_connect(media, "unprepared", G_CALLBACK(on_media_unprepared), hold);
     g_object_weak_ref(G_OBJECT(media), on_media_finalized, hold);
@@ -191,7 +236,23 @@ static void free_server(ApplRtspServer *s) {
     g_main_loop_unref(s->loop);
     g_main_context_unref(s->context);
     g_mutex_clear(&s->lock);
+    link_unref(s->link);
     g_free(s);
+}
+
+/* Ends the holds still open (their media may go later, on a pool thread) while the caller's handlers are valid, and
+ * cuts every hold off from the server before it is freed. */
+static void end_holds(ApplRtspServer *s) {
+    ServerLink *link = s->link;
+    g_mutex_lock(&link->lock);
+    for (GList *l = link->holds; l; l = l->next) {
+        ((MediaHold *)l->data)->released = TRUE;
+        if (s->handlers.media_stopped) s->handlers.media_stopped(s->handlers.user);
+    }
+    g_list_free(link->holds);
+    link->holds = NULL;
+    link->server = NULL;
+    g_mutex_unlock(&link->lock);
 }
 
 ApplRtspServer *appl_rtsp_server_start(const char *address, int port, const char *path, const char *launch,
@@ -199,6 +260,7 @@ ApplRtspServer *appl_rtsp_server_start(const char *address, int port, const char
                                        char **error) {
     ApplRtspServer *s = g_new0(ApplRtspServer, 1);
     s->handlers = handlers;
+    s->link = link_new(s);
     g_mutex_init(&s->lock);
     s->caps = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, (GDestroyNotify)gst_caps_unref);
     s->media_sources = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, unref_source);
@@ -336,5 +398,6 @@ void appl_rtsp_server_stop(ApplRtspServer *s) {
     g_source_attach(quit, s->context);
     g_source_unref(quit);
     g_thread_join(s->thread);
+    end_holds(s);
     free_server(s);
 }

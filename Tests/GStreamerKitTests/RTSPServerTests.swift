@@ -189,6 +189,34 @@ final class RTSPServerTests: XCTestCase {
         XCTAssertTrue(right.output.contains("codec_name=h264"), right.output)
     }
 
+    /// A server stopped while a client plays (a daemon's shutdown): its shared media is unprepared and freed on
+    /// gst-rtsp-server's pool threads, which can be after `stop` has freed the server. The media's end is told exactly
+    /// once, by the time `stop` returns, and nothing of the stopped server is touched after: before, the late
+    /// unprepare called the handlers the stop had freed and read the freed server (a crash of the whole test
+    /// process, once, in CI).
+    func testAServerStoppedWhileAClientPlaysTellsTheEndOnceAndTouchesNothingAfter() throws {
+        for round in 1...5 {
+            final class Told: Sendable { let started = Mutex(0), stopped = Mutex(0) }
+            let told = Told()
+            let server = try RTSPServer(address: "127.0.0.1", port: 0, path: "/live", launch: Self.launch,
+                                        handlers: .init(mediaStarted: { told.started.withLock { $0 += 1 } },
+                                                        mediaStopped: { told.stopped.withLock { $0 += 1 } }))
+            let feed = try feed(server)
+            defer { _ = try? feed.setState(.null) }
+            let url = "rtsp://127.0.0.1:\(server.port)/live"
+            let client = try RTSPTestClient(port: server.port)
+            XCTAssertEqual(try client.request("DESCRIBE", url, headers: ["Accept": "application/sdp"]).status, 200, "round \(round)")
+            XCTAssertEqual(try client.request("SETUP", "\(url)/stream=0", headers: ["Transport": "RTP/AVP/TCP;unicast;interleaved=0-1"]).status,
+                           200, "round \(round)")
+            XCTAssertEqual(try client.request("PLAY", url).status, 200, "round \(round)")
+            XCTAssertTrue(Poll.until(timeout: 10) { server.mediaState?.current == .playing }, "round \(round): playing")
+            server.stop()
+            XCTAssertEqual(told.started.withLock { $0 }, 1, "round \(round)")
+            XCTAssertEqual(told.stopped.withLock { $0 }, 1, "round \(round): the media's end, told by the time stop returns")
+            XCTAssertFalse(Poll.until(timeout: 1, every: 0.05) { told.stopped.withLock { $0 } > 1 }, "round \(round): told twice")
+        }
+    }
+
     /// A stop right after the start (before the server's thread runs its loop) used to wait for ever.
     func testAServerStoppedAtOnceStops() throws {
         for _ in 0..<20 {
