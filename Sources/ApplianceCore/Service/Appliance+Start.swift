@@ -6,7 +6,6 @@ import ServiceLifecycle
 import ApplianceBase
 import Settings
 import MediaLibrary
-import Devices
 import Backup
 import Engine
 
