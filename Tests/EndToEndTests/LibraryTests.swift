@@ -209,9 +209,12 @@ final class LibraryEndToEndTests: XCTestCase {
             let data = handle.availableData
             output.withLock { $0.append(data) }
         }
-        let connections = daemon.controlConnections
+        // Idle is the listening socket and the listener's connection; the ctl calls above close theirs a moment
+        // after they return, so wait for idle first, or one closing as the CLI connects hides the CLI.
+        let idle = 2
+        XCTAssertTrue(daemon.waitFor(10) { daemon.controlConnections == idle }, "the earlier ctl connections closed")
         try cli.run()
-        XCTAssertTrue(daemon.waitFor(10) { daemon.controlConnections > connections }, "the CLI connected")
+        XCTAssertTrue(daemon.waitFor(10) { daemon.controlConnections > idle }, "the CLI connected")
         _ = try record(1, on: daemon)
         XCTAssertTrue(daemon.waitFor(10) { String(decoding: output.withLock { $0 }, as: UTF8.self).contains("recording_stopped") })
         cli.terminate()
