@@ -295,7 +295,8 @@ def main():
     ap.add_argument("--out", default="docs/BENCHMARKS.md")
     ap.add_argument("--upload-mib", type=int, default=1024)
     args = ap.parse_args()
-    command = f"python3 Tests/Benchmarks/bench_features.py --binary {args.binary} --out {args.out}"
+    command = f"python3 Tests/Benchmarks/bench_features.py --binary {args.binary} --out {args.out}"  # as typed
+    args.binary = os.path.abspath(args.binary)  # the daemons run in their own folders (make bench passes it relative)
     work = tempfile.mkdtemp(prefix="appliance-bench-")
     try:
         lib = library_bench(args.binary, work)
