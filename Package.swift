@@ -24,6 +24,9 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.20.0"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.0.0"),
         .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
+        .package(url: "https://github.com/apple/swift-certificates", from: "1.0.0"),
+        .package(url: "https://github.com/apple/swift-asn1", from: "1.0.0"),
+        .package(url: "https://github.com/apple/swift-nio-extras", from: "1.20.0"),
     ],
     targets: [
         .systemLibrary(
@@ -86,6 +89,14 @@ let package = Package(
         .target(name: "Mp4", dependencies: ["ApplianceBase", "SystemCalls"]),
         /// Motion and sound detectors: pure functions of frames and levels.
         .target(name: "Detection"),
+        /// The certificate the dashboard serves: the device's own (made with swift-certificates, kept under the data
+        /// folder), or a user's files checked; its fingerprint. No networking.
+        .target(name: "TLSIdentity", dependencies: [
+            "SystemCalls",
+            .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "X509", package: "swift-certificates"),
+            .product(name: "SwiftASN1", package: "swift-asn1"),
+        ]),
         /// The TOML config: every section, its defaults and its checks (TOMLKit stays here).
         .target(name: "Settings", dependencies: [
             "ApplianceBase", "Detection",
@@ -142,7 +153,7 @@ let package = Package(
             name: "ApplianceCore",
             dependencies: [
                 "ApplianceBase", "ApplianceProtocol", "Backup", "Detection", "Devices", "Engine", "MediaLibrary",
-                "Mp4", "ONVIF", "Settings", "GStreamerKit", "MQTTKit", "SystemCalls",
+                "Mp4", "ONVIF", "Settings", "GStreamerKit", "MQTTKit", "SystemCalls", "TLSIdentity",
                 .product(name: "AsyncAlgorithms", package: "swift-async-algorithms"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
@@ -154,8 +165,12 @@ let package = Package(
         .target(
             name: "ApplianceWeb",
             dependencies: [
-                "ApplianceCore", "ApplianceBase", "ApplianceProtocol", "Engine", "Mp4", "ONVIF", "Settings",
+                "ApplianceCore", "ApplianceBase", "ApplianceProtocol", "Engine", "Mp4", "ONVIF", "Settings", "TLSIdentity",
+                .product(name: "AsyncAlgorithms", package: "swift-async-algorithms"),
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -180,6 +195,7 @@ let package = Package(
         .testTarget(name: "ApplianceProtocolTests", dependencies: ["ApplianceProtocol"]),
         // Each layer's tests, beside it: `@testable import` of the module under test only.
         .testTarget(name: "ApplianceBaseTests", dependencies: ["ApplianceBase"]),
+        .testTarget(name: "TLSIdentityTests", dependencies: ["TLSIdentity", "TestSupport"]),
         .testTarget(name: "Mp4Tests", dependencies: ["Mp4", "ApplianceBase", "GStreamerKit", "TestSupport"]),
         .testTarget(name: "DetectionTests", dependencies: ["Detection", "ApplianceBase", "TestSupport"]),
         /// `[[input]]` keys are checked with what Devices makes of them (gesture rules, the device to open).

@@ -41,6 +41,11 @@ fi
 if [ "${1:-}" = "--test" ]; then
   PACKAGES+=(mosquitto mosquitto-clients)
 fi
+# The dashboard's HTTPS is scanned by testssl.sh (protocols, ciphers, known attacks, the certificate) and probed
+# with openssl's s_client.
+if [ "${1:-}" = "--test" ]; then
+  PACKAGES+=(testssl.sh openssl)
+fi
 # WS-Discovery is tested across a network: iproute2's `ip netns` and a veth pair give the client its own host.
 if [ "${1:-}" = "--test" ]; then
   PACKAGES+=(iproute2)

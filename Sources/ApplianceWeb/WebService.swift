@@ -2,6 +2,7 @@ import ApplianceCore
 import ApplianceProtocol
 import Foundation
 import Hummingbird
+import HummingbirdCore
 import Logging
 import NIOCore
 import ServiceLifecycle
@@ -15,10 +16,13 @@ final class WebService: Service, CustomStringConvertible {
     static let retryInterval = Duration.seconds(3)
     let context: FrontEndContext
     let streams: StreamRegistry
+    /// The certificate when it serves HTTPS (`[web] tls`); nil for plain HTTP.
+    let certificate: ServedCertificate?
     private let responder: RouterResponder<WebContext>
 
-    init(context: FrontEndContext) throws {
+    init(context: FrontEndContext, certificate: ServedCertificate?) throws {
         self.context = context
+        self.certificate = certificate
         let streams = StreamRegistry()
         self.streams = streams
         responder = try Self.router(context: context, streams: streams).buildResponder()
@@ -33,6 +37,8 @@ final class WebService: Service, CustomStringConvertible {
         let access = AccessMiddleware(password: password, sessions: sessions, throttle: LoginThrottle(), publicRead: web.publicRead,
                                       localSession: password == nil ? sessions.create() : nil)
         let router = Router(context: WebContext.self)
+        router.middlewares.add(SecurityHeadersMiddleware())
+        if web.servesTLS { router.middlewares.add(SecureTransportMiddleware(plainONVIF: context.onvif != nil)) }
         router.middlewares.add(access)
         Routes(context: context, streams: streams, access: access).add(to: router)
         return router
@@ -42,19 +48,21 @@ final class WebService: Service, CustomStringConvertible {
         // Not built when listen is "off"; the config loader has checked host:port.
         guard let (host, port) = context.config.web.hostAndPort else { return }
         let reporter = context.reporter, logger = context.logger
+        let scheme = certificate == nil ? "http" : "https"
         while !Task.isShuttingDownGracefully {
             let app = Application(
-                responder: responder,
+                responder: responder, server: server,
                 configuration: .init(address: .hostname(host, port: port), serverName: nil),
                 onServerRunning: { channel in
                     let bound = channel.localAddress?.port ?? port
                     let shown = host.contains(":") ? "[\(host)]" : host
-                    let url = "http://\(shown):\(bound)"
+                    let url = "\(scheme)://\(shown):\(bound)"
                     reporter.update { $0.state = .serving; $0.url = url; $0.error = nil }
                     logger.info("web dashboard serving", metadata: ["url": "\(url)"])
                 },
                 logger: Logger(label: "appliance.web", factory: { _ in SwiftLogNoOpLogHandler() }))
             do {
+                try loadCertificate()
                 try await withGracefulShutdownHandler {
                     try await app.run()
                 } onGracefulShutdown: {
@@ -68,6 +76,23 @@ final class WebService: Service, CustomStringConvertible {
                 try? await Task.sleep(for: Self.retryInterval)
             }
         }
+    }
+}
+
+extension WebService {
+    /// HTTP/1.1, or HTTPS with plain HTTP on the same port redirected.
+    var server: HTTPServerBuilder {
+        guard let certificate else { return .http1() }
+        return HTTPServerBuilder { responder in HTTPSChannel(responder: responder, certificate: certificate) }
+    }
+
+    /// Before serving HTTPS: the certificate, read or made (a failure is reported and retried like a taken address).
+    func loadCertificate() throws {
+        guard let certificate, certificate.identity == nil else { return }
+        let (identity, made) = try certificate.load()
+        if made { context.logger.notice("web certificate made for \(identity.names.dnsNames + identity.names.ipAddresses)") }
+        context.logger.info("web certificate SHA-256 fingerprint \(identity.fingerprint)")
+        context.reporter.update { $0.fingerprint = identity.fingerprint; $0.certificateExpires = identity.notValidAfter }
     }
 }
 

@@ -24,6 +24,8 @@ struct ONVIFFacts: Sendable {
     package var serial: String
     package var host: String
     package var webPort: Int
+    /// The dashboard speaks HTTPS (`[web] tls`): its snapshot is an https:// URL.
+    package var servesTLS = false
     package var interfaces: [NetworkInterface]
     package var video: Video
     package var audio: Audio?
@@ -45,7 +47,10 @@ struct ONVIFFacts: Sendable {
     var deviceServiceURL: String { base + "/onvif/device_service" }
     var mediaServiceURL: String { base + "/onvif/media_service" }
     var eventsServiceURL: String { base + "/onvif/events_service" }
-    var snapshotURL: String { base + "/live.jpg" }
+    /// The SOAP services stay on plain HTTP, which the web server lets through for them (NVRs speak ONVIF over HTTP,
+    /// with its own digest login); the snapshot is a picture, content that is only served over HTTPS when the
+    /// dashboard speaks it.
+    var snapshotURL: String { (servesTLS ? base.replacingOccurrences(of: "http://", with: "https://") : base) + "/live.jpg" }
     var streamURL: String? { rtspPort.map { "rtsp://\(HostAddress.shown(host)):\($0)/\(rtspPath)" } }
 
     /// The WS-Discovery scopes: profile, kind, and name, hardware and MAC as Home Assistant and UniFi read them (the
@@ -70,6 +75,7 @@ extension ONVIFFacts {
         self.serial = serial
         self.host = host
         self.webPort = webPort
+        servesTLS = config.web.servesTLS
         self.interfaces = interfaces
         video = Video(width: status.width, height: status.height, framerate: status.framerate, bitrateKbps: v.bitrateKbps,
                       keyframeFrames: max(1, Int((v.keyframeIntervalS * Double(status.framerate)).rounded())), encoder: status.encoder)

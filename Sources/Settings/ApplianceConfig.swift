@@ -176,6 +176,13 @@ public struct ApplianceConfig: Sendable, Equatable {
         public var tokenFile = ""
         /// Read-only pages, the API's GETs and media without a login (commands still need one).
         public var publicRead = false
+        /// `auto`: HTTPS on any address but loopback; `on`: HTTPS everywhere; `off`: plain HTTP (warned at start when
+        /// other machines can reach it).
+        public var tls = "auto"
+        /// The user's own certificate (PEM, leaf first) and its key; empty: the device makes its own (under the
+        /// data folder). Both or neither; read again when they change.
+        public var certFile = ""
+        public var keyFile = ""
         /// The live view's MJPEG stream: frames per second and size (encoded only while someone watches).
         public var liveFps = 15
         public var liveWidth = 640
@@ -194,6 +201,10 @@ public struct ApplianceConfig: Sendable, Equatable {
         public var hostAndPort: (host: String, port: Int)? { ListenAddress.parse(listen) }
         /// Only this machine can reach the address.
         public var isLoopback: Bool { hostAndPort.map { ListenAddress.isLoopback($0.host) } ?? false }
+        /// The dashboard is served over HTTPS: `tls = "on"`, or `"auto"` on an address other machines reach.
+        public var servesTLS: Bool { tls == "on" || (tls == "auto" && !isLoopback) }
+        /// Plain HTTP that other machines can reach: allowed, with a loud warning at start.
+        public var isPlainOnNetwork: Bool { enabled && !servesTLS && !isLoopback }
     }
 
     /// `[rtsp]`: the live stream for NVRs, Home Assistant and VLC (`rtsp://host:port/path`), the recording's own

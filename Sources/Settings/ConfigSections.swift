@@ -171,6 +171,13 @@ enum ConfigSections {
         w.listen = try t.string("listen", w.listen)
         w.tokenFile = try t.string("token_file", w.tokenFile)
         w.publicRead = try t.bool("public_read", w.publicRead)
+        w.tls = try t.oneOf("tls", w.tls, ["auto", "on", "off"])
+        w.certFile = try t.string("cert_file", w.certFile)
+        w.keyFile = try t.string("key_file", w.keyFile)
+        if w.certFile.isEmpty != w.keyFile.isEmpty {
+            throw t.error(w.certFile.isEmpty ? "cert_file" : "key_file",
+                          "cert_file and key_file go together: set both (your certificate and its key) or neither (the device makes its own)")
+        }
         w.liveFps = try t.int("live_fps", w.liveFps, 1...60)
         w.liveWidth = try t.int("live_width", w.liveWidth, 16...3840)
         w.liveHeight = try t.int("live_height", w.liveHeight, 16...2160)

@@ -132,6 +132,15 @@ listen = "127.0.0.1:8080"
 token_file = ""
 # Read-only pages, the API's GETs and media without a login (commands still need one).
 public_read = false
+# HTTPS: "auto" serves it on any address but loopback, "on" everywhere, "off" never (warned at start when other
+# machines can reach the page). Plain HTTP on the same port is answered with a redirect to HTTPS.
+tls = "auto"
+# Your own certificate (PEM, leaf first, e.g. certbot's fullchain.pem) and its key; read again when they change.
+# Empty: the device makes its own (ECDSA P-256, for its host name, name.local and its addresses) under data_dir/tls,
+# renewed before it ends; `ctl status`, `appliance doctor` and the login page show its SHA-256 fingerprint to check
+# on the first visit.
+cert_file = ""
+key_file = ""
 # The live view's MJPEG stream (encoded only while someone watches).
 live_fps = 15
 live_width = 640

@@ -97,6 +97,7 @@ struct Status: ParsableCommand {
             if s.storage.state == .missing { lines.append("STORAGE MISSING: \(s.storage.detail ?? s.storage.recordingsDir)") }
             if let web = s.web {
                 lines.append("web: \(web.url ?? web.listen) (\(web.state.rawValue), \(web.liveViewers) MJPEG and \(web.webrtcViewers) WebRTC live viewers)\(web.error.map { ": \($0)" } ?? "")")
+                if let fingerprint = web.fingerprint { lines.append("web certificate SHA-256: \(fingerprint)") }
             }
             if let mqtt = s.mqtt {
                 lines.append("mqtt: \(mqtt.url) (\(mqtt.state.rawValue), topics \(mqtt.topicPrefix)/…, \(mqtt.discoveryPrefix.map { "Home Assistant discovery under \($0)/" } ?? "no discovery"))\(mqtt.error.map { ": \($0)" } ?? "")")

@@ -142,6 +142,34 @@ final class DoctorTests: XCTestCase {
         XCTAssertEqual(ClockCheck.format(ClockCheck.floor), "2026-11-01 00:00:00 UTC")
     }
 
+    func testTheWebCertificateCheckShowsTheFingerprintAndRefusesAMismatchedKey() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("doctor-tls-\(UUID().uuidString.prefix(8))").path
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        var config = ApplianceConfig()
+        config.dataDir = folder
+        XCTAssertEqual(WebCertificateCheck.run(config).status, .pass, "plain HTTP on loopback")
+        config.web.listen = "0.0.0.0:8080"
+        config.web.tls = "off"
+        XCTAssertEqual(WebCertificateCheck.run(config).status, .warn)
+        config.web.tls = "auto"
+        let before = WebCertificateCheck.run(config)
+        XCTAssertEqual(before.status, .pass)
+        XCTAssertTrue(before.detail.contains("makes its own certificate at its first start"), before.detail)
+        let made = try CertificateSource(web: config.web, dataDir: folder).load().identity
+        let after = WebCertificateCheck.run(config)
+        XCTAssertEqual(after.status, .pass)
+        XCTAssertTrue(after.detail.contains("SHA-256 \(made.fingerprint)"), after.detail)
+        // A user's certificate with another certificate's key.
+        let other = try CertificateSource(web: config.web, dataDir: folder + "/other").load().identity
+        try made.certificateChainPEM.write(toFile: folder + "/user.crt", atomically: true, encoding: .utf8)
+        try other.privateKeyPEM.write(toFile: folder + "/user.key", atomically: true, encoding: .utf8)
+        config.web.certFile = folder + "/user.crt"
+        config.web.keyFile = folder + "/user.key"
+        let mismatched = WebCertificateCheck.run(config)
+        XCTAssertEqual(mismatched.status, .fail)
+        XCTAssertTrue(mismatched.detail.contains("does not belong to the certificate"), mismatched.detail)
+    }
+
     func testDeviceModeBits() {
         let node = DeviceNode(path: "/dev/video0", uid: 0, gid: 44, mode: 0o20660)
         XCTAssertEqual(node.mode, 0o660, "only permission bits are kept")

@@ -11,7 +11,8 @@ final class WebDaemon {
     let url: String
     let tokenFile: String
 
-    init(publicRead: Bool = false) throws {
+    /// `web`: more `[web]` lines (`tls = "on"`, a certificate).
+    init(publicRead: Bool = false, web: String = "") throws {
         tokenFile = FileManager.default.temporaryDirectory.appendingPathComponent("appliance-web-token-\(UUID().uuidString.prefix(8))").path
         try (Self.password + "\n").write(toFile: tokenFile, atomically: true, encoding: .utf8)
         daemon = try DaemonProcess(extra: """
@@ -19,6 +20,7 @@ final class WebDaemon {
             listen = "127.0.0.1:0"
             token_file = "\(tokenFile)"
             \(publicRead ? "public_read = true" : "")
+            \(web)
             """)
         try daemon.start()
         url = try daemon.webURL()
@@ -224,7 +226,8 @@ final class WebHTTPTests: XCTestCase {
         }
     }
 
-    /// With a password, any address may be listened on; the token is still needed.
+    /// With a password, any address may be listened on; the token is still needed. There the default (`tls = "auto"`)
+    /// is HTTPS, with the device's own certificate for every address it has.
     func testNonLoopbackListenWithTokenFileServes() throws {
         let tokenFile = FileManager.default.temporaryDirectory.appendingPathComponent("appliance-web-token-\(UUID().uuidString.prefix(8))").path
         try (WebDaemon.password + "\n").write(toFile: tokenFile, atomically: true, encoding: .utf8)
@@ -233,13 +236,15 @@ final class WebHTTPTests: XCTestCase {
         try daemon.start()
         defer { daemon.stop() }
         let url = try daemon.webURL()
-        XCTAssertTrue(url.hasPrefix("http://0.0.0.0:"), url)
+        XCTAssertTrue(url.hasPrefix("https://0.0.0.0:"), url)
         let port = try XCTUnwrap(URL(string: url)?.port)
-        let local = "http://127.0.0.1:\(port)"
-        XCTAssertEqual(try Curl.request(local + "/api/status", bearer: WebDaemon.password).status, 200)
-        XCTAssertEqual(try Curl.request(local + "/api/status").status, 401)
-        XCTAssertEqual(try Curl.request(local + "/api/status", headers: ["Host: evil.example"], bearer: WebDaemon.password).status, 200,
-                       "with a password the Host name does not matter")
+        let local = "https://127.0.0.1:\(port)", certificate = daemon.dataDir + "/tls/device.crt"
+        XCTAssertEqual(try Curl.request(local + "/api/status", bearer: WebDaemon.password, caFile: certificate).status, 200)
+        XCTAssertEqual(try Curl.request("https://localhost:\(port)/api/status", bearer: WebDaemon.password, caFile: certificate).status, 200)
+        XCTAssertEqual(try Curl.request(local + "/api/status", caFile: certificate).status, 401)
+        XCTAssertEqual(try Curl.request(local + "/api/status", headers: ["Host: evil.example"], bearer: WebDaemon.password,
+                                        caFile: certificate).status, 200, "with a password the Host name does not matter")
+        XCTAssertEqual(try Curl.request("http://127.0.0.1:\(port)/api/status", bearer: WebDaemon.password).status, 301)
     }
 
     /// `listen = "off"`: no web server, no `status.web`, and the daemon records as ever (it once exited at start:

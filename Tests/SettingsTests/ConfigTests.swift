@@ -103,6 +103,28 @@ final class ConfigTests: XCTestCase {
         XCTAssertEqual(error("[web]\nlisten = \"127.0.0.1:99999\"\n")?.key, "web.listen")
         XCTAssertEqual(error("[web]\nlive_fps = 0\n")?.key, "web.live_fps")
         XCTAssertEqual(error("[web]\npublic_reed = true\n")?.key, "web.public_reed")
+        XCTAssertEqual(error("[web]\ntls = \"yes\"\n")?.key, "web.tls")
+        let half = error("[web]\ncert_file = \"/etc/ssl/cam.pem\"\n")
+        XCTAssertEqual(half?.key, "web.key_file")
+        XCTAssertTrue(half?.description.contains("cert_file and key_file go together") ?? false, "\(String(describing: half))")
+    }
+
+    /// `auto` (the default) is HTTPS wherever other machines can connect, plain HTTP on loopback.
+    func testTLSFollowsTheListenAddressUnlessSetOnOrOff() throws {
+        func web(_ lines: String) throws -> ApplianceConfig.Web {
+            try ConfigLoader.parse("[web]\ntoken_file = \"/etc/appliance/web.token\"\n" + lines, file: "t").web
+        }
+        XCTAssertEqual(try web("").tls, "auto")
+        XCTAssertFalse(try web("").servesTLS, "the default listen is loopback")
+        XCTAssertTrue(try web("listen = \"0.0.0.0:8080\"\n").servesTLS)
+        XCTAssertTrue(try web("listen = \"[::]:8080\"\n").servesTLS)
+        XCTAssertTrue(try web("tls = \"on\"\n").servesTLS)
+        let off = try web("listen = \"0.0.0.0:8080\"\ntls = \"off\"\n")
+        XCTAssertFalse(off.servesTLS)
+        XCTAssertTrue(off.isPlainOnNetwork)
+        let own = try web("tls = \"on\"\ncert_file = \"/etc/ssl/cam.pem\"\nkey_file = \"/etc/ssl/cam.key\"\n")
+        XCTAssertEqual(own.certFile, "/etc/ssl/cam.pem")
+        XCTAssertEqual(own.keyFile, "/etc/ssl/cam.key")
         // WebRTC: 4 viewers by default, 0 turns it off; a STUN server as stun://host:port.
         XCTAssertEqual(try ConfigLoader.load(path: nil).web.webrtcViewers, 4)
         let webrtc = try ConfigLoader.parse("[web]\nwebrtc_viewers = 0\nstun = \"stun://stun.example.net:3478\"\n", file: "t").web

@@ -54,6 +54,7 @@ public enum Doctor {
             StorageCheck.run(config)
         })
         checks.append(ClockCheck.run())
+        checks.append(WebCertificateCheck.run(config))
         let choice = await EncoderCheck.choose(config, fragments: fragments, trials: encoderTrials)
         checks.append(await DoctorDeadline.check(EncoderCheck.videoName, seconds: 30, what: "the video encoder") {
             EncoderCheck.video(config, fragments: fragments, choice: choice)

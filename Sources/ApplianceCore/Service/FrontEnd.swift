@@ -24,6 +24,6 @@ public struct FrontEndContext: Sendable {
     public let logger: Logger
 }
 
-/// Makes a front end's Service once the appliance is composed; nil when the config turns that front end off (a
-/// Service that returns at once would end the whole group).
-public typealias FrontEnd = @Sendable (FrontEndContext) throws -> (any Service)?
+/// Makes a front end's Services once the appliance is composed (the web server, and its certificate's watcher when it
+/// serves HTTPS); none when the config turns that front end off (a Service that returns at once would end the group).
+public typealias FrontEnd = @Sendable (FrontEndContext) throws -> [any Service]

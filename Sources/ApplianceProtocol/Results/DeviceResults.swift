@@ -92,6 +92,11 @@ public struct WebStatus: Codable, Sendable, Equatable {
     public var liveViewers: Int
     /// Live views over WebRTC (WHEP sessions).
     public var webrtcViewers: Int
+    /// The served certificate's SHA-256 fingerprint (`AB:CD:…`, as browsers show it) when it serves HTTPS: what a
+    /// user checks on the first visit. Absent over plain HTTP.
+    public var fingerprint: String?
+    /// When that certificate ends (the device renews its own a month before).
+    public var certificateExpires: Date?
 
     public init(state: State, listen: String, url: String? = nil, error: String? = nil, liveViewers: Int = 0, webrtcViewers: Int = 0) {
         (self.state, self.listen, self.url, self.error, self.liveViewers) = (state, listen, url, error, liveViewers)

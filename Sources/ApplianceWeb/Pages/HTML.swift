@@ -28,8 +28,8 @@ enum HTML {
         headers[.cacheControl] = "no-store"
         // Only our own script, style and media; no framing by other sites.
         headers[.contentSecurityPolicy] = "default-src 'self'; img-src 'self' data:; media-src 'self'; style-src 'self'; script-src 'self'; frame-ancestors 'none'"
-        headers[HTTPField.Name("X-Content-Type-Options")!] = "nosniff"
-        headers[HTTPField.Name("Referrer-Policy")!] = "no-referrer"
+        headers[.xContentTypeOptions] = "nosniff"
+        headers[.referrerPolicy] = "no-referrer"
         return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: page)))
     }
 

@@ -208,7 +208,8 @@ enum Pages {
         return layout(title: "Backup & settings", csrf: csrf, active: "settings", body: body)
     }
 
-    static func login(error: String?, next: String, passwordSet: Bool) -> String {
+    /// `fingerprint`: the served certificate's, to compare with what the browser shows before trusting it.
+    static func login(error: String?, next: String, passwordSet: Bool, fingerprint: String?) -> String {
         let body = """
         <form id="login" class="login" method="post" action="/login">
           <h1>appliance</h1>
@@ -217,6 +218,7 @@ enum Pages {
           <input type="hidden" name="next" value="\(HTML.escape(next))">
           <label>Password <input id="password" type="password" name="password" autocomplete="current-password" autofocus></label>
           <button id="login-button">Log in</button>
+          \(fingerprint.map { "<p class=\"fingerprint\">This device's certificate, SHA-256: <code id=\"fingerprint\">\($0)</code>. Check that your browser shows the same before you trust it.</p>" } ?? "")
         </form>
         """
         return layout(title: "Log in", csrf: nil, active: "login", body: body, nav: false)

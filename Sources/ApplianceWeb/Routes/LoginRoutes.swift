@@ -8,7 +8,7 @@ extension Routes {
     func addLogin(to router: Router<WebContext>) {
         router.get("login") { request, _ -> Response in
             HTML.response(Pages.login(error: nil, next: Self.safeNext(request.uri.queryParameters.get("next")),
-                                      passwordSet: access.password != nil))
+                                      passwordSet: access.password != nil, fingerprint: context.reporter.current?.fingerprint))
         }
         router.post("login") { request, ctx -> Response in
             var request = request
@@ -23,7 +23,8 @@ extension Routes {
             guard let candidate = form["password"], password.matches(candidate) else {
                 await access.throttle.failed(client: ctx.client)
                 context.logger.warning("web: failed login", metadata: ["client": "\(ctx.client)"])
-                return HTML.response(Pages.login(error: "Wrong password.", next: next, passwordSet: true), status: .unauthorized)
+                return HTML.response(Pages.login(error: "Wrong password.", next: next, passwordSet: true,
+                                                 fingerprint: context.reporter.current?.fingerprint), status: .unauthorized)
             }
             access.throttle.succeeded(client: ctx.client)
             let session = access.sessions.create()

@@ -29,6 +29,9 @@ struct ConsoleModel: Sendable, Equatable {
     var messageIsError = false
     /// Set when the daemon went away: why.
     var disconnected: String?
+    /// The dashboard's address and, over HTTPS, its certificate's SHA-256 fingerprint (to check on a first visit).
+    var webURL: String?
+    var webFingerprint: String?
 
     /// Takes what `status` says: the state, the recording's start (kept while it is the same recording, so the
     /// ticking does not jitter with each answer), cameras and capacity.
@@ -48,6 +51,7 @@ struct ConsoleModel: Sendable, Equatable {
         activeCamera = s.activeCamera
         capacity = s.capacity
         storageFull = s.storageFull
+        (webURL, webFingerprint) = (s.web?.url, s.web?.fingerprint)
     }
 
     /// Takes an event from the stream; returns whether a fresh `status` is worth asking for.

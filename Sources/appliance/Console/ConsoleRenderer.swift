@@ -32,6 +32,12 @@ enum ConsoleRenderer {
         } else {
             body.append(ScreenLine(text: field("last clip", "none yet")))
         }
+        if let url = model.webURL { body.append(ScreenLine(text: field("web", url))) }
+        if let fingerprint = model.webFingerprint {  // 95 characters: two lines of 16 bytes fit an 80-column screen
+            let pairs = fingerprint.split(separator: ":")
+            body.append(ScreenLine(text: field("", "SHA-256 " + pairs.prefix(16).joined(separator: ":"))))
+            body.append(ScreenLine(text: field("", "        " + pairs.dropFirst(16).joined(separator: ":"))))
+        }
         body.append(ScreenLine(text: ""))
         if let gone = model.disconnected {
             body.append(ScreenLine(text: "DAEMON GONE: \(gone)", highlighted: true))

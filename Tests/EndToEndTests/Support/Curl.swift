@@ -24,8 +24,10 @@ enum Curl {
     static let path = "/usr/bin/curl"
 
     /// `headers`: "Name: value" lines. `body`: sent as is (`--data-binary`). `pathAsIs`: no `../` squashing.
+    /// `caFile`: the certificate to trust for an https:// URL (the device's own), instead of the system's store.
     static func request(_ url: String, method: String = "GET", headers: [String] = [], bearer: String? = nil,
-                        body: Data? = nil, pathAsIs: Bool = false, file: StaticString = #filePath, line: UInt = #line) throws -> CurlResponse {
+                        body: Data? = nil, pathAsIs: Bool = false, caFile: String? = nil,
+                        file: StaticString = #filePath, line: UInt = #line) throws -> CurlResponse {
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("curl-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: scratch) }
@@ -33,6 +35,7 @@ enum Curl {
         var arguments = ["-s", "-S", "--max-time", "60", "-D", headerFile, "-o", "-"]
         if method == "HEAD" { arguments.append("-I") } else if method != "GET" || body != nil { arguments += ["-X", method] }
         if pathAsIs { arguments.append("--path-as-is") }
+        if let caFile { arguments += ["--cacert", caFile] }
         for header in headers { arguments += ["-H", header] }
         if let bearer { arguments += ["-H", "Authorization: Bearer \(bearer)"] }
         if let body {
