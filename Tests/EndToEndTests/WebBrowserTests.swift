@@ -60,6 +60,20 @@ final class WebBrowserTests: XCTestCase {
         XCTAssertFalse(output.contains("FAIL "), output)
     }
 
+    /// Over HTTPS with the device's own certificate (`tls = "on"`), which the browser accepts by its public key as a
+    /// user does after comparing the fingerprint: login, the fingerprint on the login page, a Secure session cookie,
+    /// http:// redirected, and the live picture over WebRTC (WHEP over HTTPS).
+    func testDashboardOverHTTPSWithTheDevicesOwnCertificate() throws {
+        guard let (result, output, _) = try runScript(["--tls", "--live-only"]) else { return }
+        let passes = result.stdout.split(separator: "\n").filter { $0.hasPrefix("PASS ") }
+        for check in ["login: right password opens the live page", "live: the picture plays over WebRTC",
+                      "https: the login page shows the certificate's SHA-256 fingerprint", "https: the session cookie is Secure",
+                      "https: http:// on the same port lands on the https:// page"] {
+            XCTAssertTrue(passes.contains { $0.contains(check) }, "\(check):\n\(output)")
+        }
+        XCTAssertFalse(output.contains("FAIL "), output)
+    }
+
     func testDashboardInARealBrowser() throws {
         guard let (result, output, shots) = try runScript() else { return }
         // Every check ran and passed: a summary, no line that says FAIL, and all the checks there are (27 today).

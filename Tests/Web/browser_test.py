@@ -13,6 +13,8 @@ passed. The daemon is always stopped by its PID (SIGTERM, then SIGKILL).
 """
 
 import argparse
+import base64
+import hashlib
 import http.client
 import json
 import os
@@ -20,6 +22,7 @@ import re
 import secrets
 import shutil
 import signal
+import ssl
 import subprocess
 import sys
 import tempfile
@@ -65,9 +68,10 @@ def expect(condition, message):
 
 
 class Daemon:
-    def __init__(self, binary, directory, encoder="x264"):
+    def __init__(self, binary, directory, encoder="x264", tls=False):
         self.binary = os.path.abspath(binary)
         self.encoder = encoder
+        self.tls = tls
         self.directory = directory
         self.data_dir = os.path.join(directory, "data")
         self.socket = os.path.join(self.data_dir, "ctl.sock")
@@ -77,6 +81,7 @@ class Daemon:
         self.password = "pw-" + secrets.token_hex(10)
         self.process = None
         self.url = None
+        self.certificate = os.path.join(self.data_dir, "tls", "device.crt")  # made at its first start (tls)
 
     def write_config(self):
         with open(self.token_file, "w") as f:
@@ -94,6 +99,7 @@ encoder = "{self.encoder}"
 listen = "127.0.0.1:0"
 token_file = "{self.token_file}"
 webrtc_viewers = 1
+tls = "{'on' if self.tls else 'auto'}"
 [motion]
 enabled = true
 [sound]
@@ -196,12 +202,18 @@ pattern = "ball"
 
 
 class HTTP:
-    def __init__(self, base):
+    """`cafile`: the certificate an https:// base is checked against (the device's own)."""
+
+    def __init__(self, base, cafile=None):
         parsed = urllib.parse.urlsplit(base)
         self.host, self.port = parsed.hostname, parsed.port
+        self.context = ssl.create_default_context(cafile=cafile) if parsed.scheme == "https" else None
 
     def request(self, method, path, headers=None, body=None, timeout=60):
-        connection = http.client.HTTPConnection(self.host, self.port, timeout=timeout)
+        if self.context:
+            connection = http.client.HTTPSConnection(self.host, self.port, timeout=timeout, context=self.context)
+        else:
+            connection = http.client.HTTPConnection(self.host, self.port, timeout=timeout)
         try:
             data = None
             headers = dict(headers or {})
@@ -248,12 +260,24 @@ class API:
 # The browser
 
 
-def make_browser(profile_dir):
+def spki_pin(certificate):
+    """The base64 SHA-256 of a certificate's public key: what chromium's --ignore-certificate-errors-spki-list takes."""
+    key = subprocess.run(["openssl", "x509", "-in", certificate, "-noout", "-pubkey"], check=True, capture_output=True).stdout
+    der = subprocess.run(["openssl", "pkey", "-pubin", "-outform", "der"], input=key, check=True, capture_output=True).stdout
+    return base64.b64encode(hashlib.sha256(der).digest()).decode()
+
+
+def make_browser(profile_dir, pinned=None):
+    """`pinned`: a certificate the browser accepts by its public key (as a user who compared the fingerprint and
+    trusted it), for a device serving its own certificate over HTTPS."""
     options = Options()
     options.binary_location = CHROMIUM
-    for argument in ["--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1280,900",
-                     "--autoplay-policy=no-user-gesture-required", "--disable-dev-shm-usage", "--no-first-run",
-                     "--no-default-browser-check", "--mute-audio", f"--user-data-dir={profile_dir}"]:
+    arguments = ["--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1280,900",
+                 "--autoplay-policy=no-user-gesture-required", "--disable-dev-shm-usage", "--no-first-run",
+                 "--no-default-browser-check", "--mute-audio", f"--user-data-dir={profile_dir}"]
+    if pinned:
+        arguments.append(f"--ignore-certificate-errors-spki-list={spki_pin(pinned)}")
+    for argument in arguments:
         options.add_argument(argument)
     # The live page's MJPEG <img> never finishes loading: wait for DOMContentLoaded only, then wait explicitly.
     options.page_load_strategy = "eager"
@@ -397,6 +421,8 @@ def main():
     parser.add_argument("--out", required=True, help="folder for the PNG screenshots")
     parser.add_argument("--keep", action="store_true", help="keep the daemon's temporary folder")
     parser.add_argument("--encoder", default="x264", help="the daemon's [video] encoder (default x264)")
+    parser.add_argument("--tls", action="store_true",
+                        help="the daemon serves HTTPS with its own certificate (tls = \"on\"), which the browser pins")
     parser.add_argument("--live-only", action="store_true",
                         help="stop after the live page's WebRTC check (another encoder's stream in the browser)")
     args = parser.parse_args()
@@ -422,7 +448,7 @@ def main():
 
     started = time.monotonic()
     directory = tempfile.mkdtemp(prefix="appliance-browser-test-")
-    daemon = Daemon(args.binary, directory, encoder=args.encoder)
+    daemon = Daemon(args.binary, directory, encoder=args.encoder, tls=args.tls)
     run = Run(args)
     browsers = []
     try:
@@ -435,7 +461,7 @@ def main():
         if not run.check("daemon starts and serves the dashboard", start_daemon):
             return 1
         base = daemon.url
-        http = HTTP(base)
+        http = HTTP(base, cafile=daemon.certificate if args.tls else None)
         api = API(http, daemon.password)
         run_checks(run, daemon, base, http, api, browsers, directory)
     finally:
@@ -462,6 +488,47 @@ def main():
     return 0 if run.results and not failed else 1
 
 
+def https_checks(run, daemon, base, driver):
+    """Over HTTPS: the login page shows the certificate's fingerprint (the same as openssl's and status's), the
+    session cookie is Secure, and http:// on the same port lands on the https:// page."""
+    def fingerprint_shown():
+        printed = subprocess.run(["openssl", "x509", "-in", daemon.certificate, "-noout", "-fingerprint", "-sha256"],
+                                 check=True, capture_output=True, text=True).stdout.strip().split("=")[-1]
+        expect(daemon.status()["web"].get("fingerprint") == printed, f"status.web.fingerprint is not openssl's {printed}")
+        login = ChromeSession(daemon, "profile-fingerprint")
+        try:
+            login.driver.get(base + "/login")
+            shown = wait(login.driver, EC.presence_of_element_located((By.ID, "fingerprint")), "#fingerprint").text.strip()
+        finally:
+            login.quit()
+        expect(shown == printed, f"the login page shows {shown!r}, openssl {printed!r}")
+        return f"{printed[:23]}… on the login page, in status and from openssl"
+    run.check("https: the login page shows the certificate's SHA-256 fingerprint", fingerprint_shown)
+
+    def secure_cookie():
+        cookies = driver.get_cookies()
+        expect(cookies and all(c.get("secure") for c in cookies), f"a cookie without Secure over HTTPS: {cookies}")
+        return ", ".join(f"{c['name']} (Secure, HttpOnly={c.get('httpOnly')}, SameSite={c.get('sameSite')})" for c in cookies)
+    run.check("https: the session cookie is Secure", secure_cookie)
+
+    def plain_redirected():
+        plain = base.replace("https://", "http://", 1)
+        driver.get(plain + "/")
+        wait(driver, lambda d: d.current_url.startswith(base + "/"), lambda: f"{plain}/ to land on {base}/ (at {driver.current_url})")
+        return f"{plain}/ → {driver.current_url}"
+    run.check("https: http:// on the same port lands on the https:// page", plain_redirected)
+
+
+class ChromeSession:
+    """A second, fresh browser (no cookies), pinned to the device's certificate like the first."""
+
+    def __init__(self, daemon, profile):
+        self.driver = make_browser(os.path.join(daemon.directory, profile), pinned=daemon.certificate)
+
+    def quit(self):
+        self.driver.quit()
+
+
 def run_checks(run, daemon, base, http, api, browsers, directory):
     check, state = run.check, run.state
 
@@ -483,7 +550,7 @@ def run_checks(run, daemon, base, http, api, browsers, directory):
     check("no login: / redirects, /api/status and /media 401", raw_gate)
 
     def browser_starts():
-        driver = make_browser(os.path.join(directory, "profile-main"))
+        driver = make_browser(os.path.join(directory, "profile-main"), pinned=daemon.certificate if daemon.tls else None)
         browsers.append(driver)
         state["browser"] = driver
         return f"chromium {driver.capabilities.get('browserVersion', '?')}"
@@ -569,6 +636,8 @@ def run_checks(run, daemon, base, http, api, browsers, directory):
         return (f"WebRTC {size[0]}×{size[1]}, {second - first} frames decoded in 2 s, 0 audio packets muted, "
                 f"{heard} after Sound on, status counts 1 viewer, encoder {status.get('encoder')}")
     check("live: the picture plays over WebRTC, frames rising, sound one click away", live_webrtc)
+    if daemon.tls:
+        https_checks(run, daemon, base, driver)
     if run.args.live_only:
         return
 

@@ -37,9 +37,10 @@ final class SessionStore: Sendable {
 
     func remove(_ id: String) { sessions.withLock { _ = $0.removeValue(forKey: id) } }
 
-    /// `Set-Cookie` for a new session: HttpOnly (no script reads it), SameSite=Strict (no other site sends it).
-    static func cookie(for session: Session) -> String {
-        "\(cookieName)=\(session.id); Path=/; Max-Age=\(Int(lifetime)); HttpOnly; SameSite=Strict"
+    /// `Set-Cookie` for a new session: HttpOnly (no script reads it), SameSite=Strict (no other site sends it), and
+    /// Secure when it came over HTTPS (the browser never sends it over plain HTTP, not even to the redirect).
+    static func cookie(for session: Session, secure: Bool = false) -> String {
+        "\(cookieName)=\(session.id); Path=/; Max-Age=\(Int(lifetime)); HttpOnly; SameSite=Strict" + (secure ? "; Secure" : "")
     }
 
     static let clearingCookie = "\(cookieName)=; Path=/; Max-Age=0; HttpOnly; SameSite=Strict"

@@ -28,7 +28,8 @@ extension Routes {
             }
             access.throttle.succeeded(client: ctx.client)
             let session = access.sessions.create()
-            return Response(status: .seeOther, headers: [.location: next, .setCookie: SessionStore.cookie(for: session)])
+            let secure = request.headers[.applianceTransport] == ConnectionTransport.tls.rawValue
+            return Response(status: .seeOther, headers: [.location: next, .setCookie: SessionStore.cookie(for: session, secure: secure)])
         }
         router.post("logout") { request, ctx -> Response in
             if let id = request.cookies[SessionStore.cookieName]?.value { access.sessions.remove(id) }
