@@ -109,6 +109,9 @@ struct RowReconciler {
                 row.note = "adopted at start-up: the file had no database row"
                 row.endedAt = Recovery.modificationDate(path)
                 await Recovery.measure(&row, thumbnail: thumbnail, data: data)
+                // Its last write ended it, so it began its duration before: a file copied in keeps its modification
+                // time but gets a new birth time, which would put the start after the end (and off the timeline).
+                if let end = row.endedAt, let ms = row.durationMs { row.createdAt = end.addingTimeInterval(-Double(ms) / 1000) }
                 try await library.insert(row)
             }
             report.adopted.append(id)

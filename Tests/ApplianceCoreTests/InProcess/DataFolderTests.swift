@@ -135,6 +135,21 @@ final class RecoveryTests: XCTestCase {
         XCTAssertEqual(Double(try XCTUnwrap(stored?.durationMs)), 1000, accuracy: 100)
     }
 
+    /// A file copied in (restored from a backup, say) keeps its modification time but gets a new birth time: it is
+    /// adopted as ending at its modification time and starting its duration before, not after its own end.
+    func testAFileCopiedInIsAdoptedEndingAtItsModificationTime() async throws {
+        let path = data.recordingsDir + "/2026/11/20/\(UUID().uuidString.lowercased()).mp4"
+        try makeClip(path)
+        let end = Date(timeIntervalSince1970: 1_795_176_060)  // 2026-11-20T12:01:00Z
+        try FileManager.default.setAttributes([.modificationDate: end], ofItemAtPath: path)
+        let outcome = try await recover()
+        let id = try XCTUnwrap(outcome.report.adopted.first)
+        let fetched = try await library.fetch(id: id)
+        let stored = try XCTUnwrap(fetched)
+        XCTAssertEqual(try XCTUnwrap(stored.endedAt).timeIntervalSince1970, end.timeIntervalSince1970, accuracy: 0.001)
+        XCTAssertEqual(stored.createdAt.timeIntervalSince1970, end.timeIntervalSince1970 - 1, accuracy: 0.1)
+    }
+
     /// A real one-second H.264 MP4, made by gst-launch-1.0.
     private func makeClip(_ path: String) throws {
         try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
