@@ -38,6 +38,10 @@ from harness import Daemon  # noqa: E402
 START, END = "<!-- bench_tls:start -->", "<!-- bench_tls:end -->"
 TOKEN = "bench-tls-token-0123456789abcdef"
 TARGET = 1.15
+NOTE = ("A whole fetch runs at memory speed (GB/s over loopback), where encryption and TLS records are most of the "
+        "work, so it fails the 1.15 target there: the cost is per byte (about 0.4 ms of CPU per MB here, AES-256-GCM as "
+        "TLS 1.3 clients ask for it; NIOSSL offers no knob to prefer AES-128 or to send files without copying them "
+        "through TLS). At a player's pace, and for the live view, HTTPS costs what HTTP does, within the noise.")
 MINUTE_END = 1795176060  # 2026-11-20T12:01:00Z: the adopted file's modification time (its end)
 
 
@@ -188,7 +192,7 @@ def report(command, video, sizes, paced, live, latency, fetches, live_s):
              f"|   bytes read | {med(live[http], 'result') / 1e6:.1f} MB | {med(live[https], 'result') / 1e6:.1f} MB | | | info |",
              f"| First byte of `GET /api/status`, new connection each time (median of 20) | {latency[http][1]:.2f} ms | "
              f"{latency[https][1]:.2f} ms (handshake done at {latency[https][0]:.2f} ms) | +{latency[https][1] - latency[http][1]:.2f} ms | | info |",
-             "", END]
+             "", NOTE, "", END]
     return "\n".join(lines)
 
 
