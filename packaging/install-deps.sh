@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs the system packages appliance needs to build, test and run (Debian/Ubuntu).
+# Installs the system packages appliance needs to build, test and run (Debian/Ubuntu). glib-networking is GIO's TLS
+# backend, which RTSP over TLS ([rtsp] tls) uses.
 # Idempotent: installs only what is missing, so `make run` and `make test` can call it every time.
 set -euo pipefail
 
@@ -9,7 +10,7 @@ PACKAGES=(
   gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good
   gstreamer1.0-plugins-bad gstreamer1.0-plugins-ugly gstreamer1.0-libav gstreamer1.0-alsa gstreamer1.0-gl
   libsqlite3-dev libjpeg-dev ffmpeg time curl python3 python3-pip gstreamer1.0-pulseaudio ca-certificates
-  gstreamer1.0-x gstreamer1.0-nice libmosquitto-dev libxml2-dev
+  gstreamer1.0-x gstreamer1.0-nice libmosquitto-dev libxml2-dev glib-networking
 )
 # Tests only: openssl makes the HTTPS test's certificates; a private PulseAudio server is the hot-plug test's
 # device provider; util-linux's unshare gives the system-CA-store test its private mount namespace; Xvfb (and

@@ -12,7 +12,7 @@ public enum WebDashboard {
             }
             return [try WebService(context: context, certificate: nil)]
         }
-        let certificate = ServedCertificate(source: CertificateSource(web: context.config.web, dataDir: context.config.dataDir))
+        let certificate = ServedCertificate(source: CertificateSource(config: context.config))
         return [try WebService(context: context, certificate: certificate),
                 CertificateWatcher(certificate: certificate, reporter: context.reporter, logger: context.logger)]
     }

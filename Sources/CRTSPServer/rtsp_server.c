@@ -255,9 +255,43 @@ static void end_holds(ApplRtspServer *s) {
     g_mutex_unlock(&link->lock);
 }
 
+/* The access rules: Digest for `user` and `password` when given; with `tls_pem` (a certificate chain and its key,
+ * PEM) the server speaks TLS (rtsps://), and without a password everyone gets the viewer's role by default. The
+ * caller keeps ownership of its strings. FALSE with *error set when the certificate cannot be read. */
+static gboolean set_up_access(ApplRtspServer *s, GstRTSPMediaFactory *factory, const char *user, const char *password,
+                              const char *tls_pem, char **error) {
+    if (!(user && password) && !tls_pem) return TRUE;
+    GstRTSPAuth *auth = gst_rtsp_auth_new();
+    GstRTSPToken *token = gst_rtsp_token_new(GST_RTSP_TOKEN_MEDIA_FACTORY_ROLE, G_TYPE_STRING, "viewer", NULL);
+    if (user && password) {
+        gst_rtsp_auth_set_supported_methods(auth, GST_RTSP_AUTH_DIGEST);
+        gst_rtsp_auth_add_digest(auth, user, password, token);
+    } else {
+        gst_rtsp_auth_set_default_token(auth, token);
+    }
+    gst_rtsp_token_unref(token);
+    if (tls_pem) {
+        GError *tls_error = NULL;
+        GTlsCertificate *certificate = g_tls_certificate_new_from_pem(tls_pem, -1, &tls_error);
+        if (!certificate) {
+            *error = g_strdup_printf("the certificate cannot be used for RTSP over TLS: %s", tls_error ? tls_error->message : "unknown error");
+            g_clear_error(&tls_error);
+            g_object_unref(auth);
+            return FALSE;
+        }
+        gst_rtsp_auth_set_tls_certificate(auth, certificate);
+        g_object_unref(certificate);
+    }
+    gst_rtsp_server_set_auth(s->server, auth);
+    g_object_unref(auth);
+    gst_rtsp_media_factory_add_role(factory, "viewer", GST_RTSP_PERM_MEDIA_FACTORY_ACCESS, G_TYPE_BOOLEAN, TRUE,
+                                    GST_RTSP_PERM_MEDIA_FACTORY_CONSTRUCT, G_TYPE_BOOLEAN, TRUE, NULL);
+    return TRUE;
+}
+
 ApplRtspServer *appl_rtsp_server_start(const char *address, int port, const char *path, const char *launch,
-                                       const char *user, const char *password, ApplRtspHandlers handlers,
-                                       char **error) {
+                                       const char *user, const char *password, const char *tls_pem,
+                                       ApplRtspHandlers handlers, char **error) {
     ApplRtspServer *s = g_new0(ApplRtspServer, 1);
     s->handlers = handlers;
     s->link = link_new(s);
@@ -278,16 +312,10 @@ ApplRtspServer *appl_rtsp_server_start(const char *address, int port, const char
     gst_rtsp_media_factory_set_shared(factory, TRUE);
     gst_rtsp_media_factory_set_protocols(factory, GST_RTSP_LOWER_TRANS_UDP | GST_RTSP_LOWER_TRANS_TCP);
     g_signal_connect(factory, "media-configure", G_CALLBACK(on_media_configure), s);
-    if (user && password) {
-        GstRTSPAuth *auth = gst_rtsp_auth_new();
-        gst_rtsp_auth_set_supported_methods(auth, GST_RTSP_AUTH_DIGEST);
-        GstRTSPToken *token = gst_rtsp_token_new(GST_RTSP_TOKEN_MEDIA_FACTORY_ROLE, G_TYPE_STRING, "viewer", NULL);
-        gst_rtsp_auth_add_digest(auth, user, password, token);
-        gst_rtsp_token_unref(token);
-        gst_rtsp_server_set_auth(s->server, auth);
-        g_object_unref(auth);
-        gst_rtsp_media_factory_add_role(factory, "viewer", GST_RTSP_PERM_MEDIA_FACTORY_ACCESS, G_TYPE_BOOLEAN, TRUE,
-                                        GST_RTSP_PERM_MEDIA_FACTORY_CONSTRUCT, G_TYPE_BOOLEAN, TRUE, NULL);
+    if (!set_up_access(s, factory, user, password, tls_pem, error)) {
+        g_object_unref(factory);
+        free_server(s);
+        return NULL;
     }
     GstRTSPMountPoints *mounts = gst_rtsp_server_get_mount_points(s->server);
     gst_rtsp_mount_points_add_factory(mounts, path, factory); /* takes the factory */

@@ -39,9 +39,10 @@ public final class RTSPServer: @unchecked Sendable {
     /// Retained for the C side (its `user` pointer) until the server has stopped.
     private let box: Unmanaged<HandlerBox>
 
-    /// Binds `address`:`port` (0: any free port) and serves `launch` at `path` ("/live").
+    /// Binds `address`:`port` (0: any free port) and serves `launch` at `path` ("/live"). `tlsPEM`: a certificate
+    /// chain and its private key in PEM, for RTSP over TLS (`rtsps://`).
     public init(address: String, port: Int, path: String, launch: String, credentials: Credentials? = nil,
-                handlers: Handlers = Handlers()) throws {
+                tlsPEM: String? = nil, handlers: Handlers = Handlers()) throws {
         GStreamer.initialize()
         let box = Unmanaged.passRetained(HandlerBox(handlers))
         let c = ApplRtspHandlers(
@@ -51,7 +52,7 @@ public final class RTSPServer: @unchecked Sendable {
             user: box.toOpaque())
         var error: UnsafeMutablePointer<CChar>?
         guard let server = appl_rtsp_server_start(address, Int32(port), path, launch, credentials?.user, credentials?.password,
-                                                  c, &error) else {
+                                                  tlsPEM, c, &error) else {
             box.release()
             let message = error.map { String(cString: $0) } ?? "cannot start the RTSP server"
             g_free(error)

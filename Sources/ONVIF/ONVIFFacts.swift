@@ -30,6 +30,8 @@ struct ONVIFFacts: Sendable {
     package var video: Video
     package var audio: Audio?
     package var rtspPort: Int?
+    /// `[rtsp] tls`: the stream URI is rtsps://.
+    package var rtspTLS = false
     var rtspPath: String
     package var recording: Bool
     package var motion: Bool
@@ -51,7 +53,7 @@ struct ONVIFFacts: Sendable {
     /// with its own digest login); the snapshot is a picture, content that is only served over HTTPS when the
     /// dashboard speaks it.
     var snapshotURL: String { (servesTLS ? base.replacingOccurrences(of: "http://", with: "https://") : base) + "/live.jpg" }
-    var streamURL: String? { rtspPort.map { "rtsp://\(HostAddress.shown(host)):\($0)/\(rtspPath)" } }
+    var streamURL: String? { rtspPort.map { "\(rtspTLS ? "rtsps" : "rtsp")://\(HostAddress.shown(host)):\($0)/\(rtspPath)" } }
 
     /// The WS-Discovery scopes: profile, kind, and name, hardware and MAC as Home Assistant and UniFi read them (the
     /// value is what follows the last `/`, so a name's slashes and spaces are escaped).
@@ -82,6 +84,7 @@ extension ONVIFFacts {
         audio = status.audioSource == "none" ? nil
             : Audio(bitrateKbps: config.audio.bitrateKbps, sampleRate: config.audio.rate, channels: config.audio.channels)
         rtspPort = status.rtsp?.url.flatMap { URLComponents(string: $0)?.port }
+        rtspTLS = config.rtsp.tls
         rtspPath = config.rtsp.path
         recording = status.recording != nil
         motion = status.motion?.active ?? false

@@ -214,6 +214,8 @@ public struct ApplianceConfig: Sendable, Equatable {
         public var listen = "off"
         /// The mount: `rtsp://host:port/<path>`.
         public var path = "live"
+        /// RTSP over TLS (`rtsps://`) with the dashboard's certificate (`[web] cert_file`, or the device's own).
+        public var tls = false
         /// The user name RTSP clients give (the password is `[web] token_file`'s).
         public static let user = "appliance"
 

@@ -228,6 +228,7 @@ enum ConfigSections {
         var r = defaults
         r.listen = try t.string("listen", r.listen)
         r.path = try t.string("path", r.path)
+        r.tls = try t.bool("tls", r.tls)
         if r.enabled {
             guard r.hostAndPort != nil else {
                 throw t.error("listen", "must be host:port (e.g. 0.0.0.0:8554 or 127.0.0.1:8554) or \"off\", found '\(r.listen)'")

@@ -161,6 +161,9 @@ stun = ""
 # loopback needs it.
 listen = "off"
 path = "live"
+# RTSP over TLS (rtsps://HOST:PORT/<path>) with the dashboard's certificate ([web] cert_file, or the device's own).
+# Most NVRs and Home Assistant's go2rtc take rtsps://; plain rtsp:// clients cannot connect then.
+tls = false
 
 # ONVIF Profile S: NVRs (Blue Iris, Synology, UniFi Protect, Agent DVR) and Home Assistant's ONVIF integration find
 # the device by themselves (WS-Discovery) and take its RTSP stream, a snapshot and its motion, sound and recording

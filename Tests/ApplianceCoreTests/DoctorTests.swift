@@ -155,12 +155,14 @@ final class DoctorTests: XCTestCase {
         let before = WebCertificateCheck.run(config)
         XCTAssertEqual(before.status, .pass)
         XCTAssertTrue(before.detail.contains("makes its own certificate at its first start"), before.detail)
-        let made = try CertificateSource(web: config.web, dataDir: folder).load().identity
+        let made = try CertificateSource(config: config).load().identity
         let after = WebCertificateCheck.run(config)
         XCTAssertEqual(after.status, .pass)
         XCTAssertTrue(after.detail.contains("SHA-256 \(made.fingerprint)"), after.detail)
         // A user's certificate with another certificate's key.
-        let other = try CertificateSource(web: config.web, dataDir: folder + "/other").load().identity
+        var elsewhere = config
+        elsewhere.dataDir = folder + "/other"
+        let other = try CertificateSource(config: elsewhere).load().identity
         try made.certificateChainPEM.write(toFile: folder + "/user.crt", atomically: true, encoding: .utf8)
         try other.privateKeyPEM.write(toFile: folder + "/user.key", atomically: true, encoding: .utf8)
         config.web.certFile = folder + "/user.crt"

@@ -65,6 +65,27 @@ final class WebONVIFRouteTests: XCTestCase {
         }
     }
 
+    /// With `[rtsp] tls` and the dashboard on HTTPS, the URIs an NVR is given say so: rtsps:// and an https://
+    /// snapshot (the SOAP services themselves stay on plain HTTP, which the web server lets through for them).
+    func testTheURIsFollowTLS() async throws {
+        let secure = try WebHarness(password: true, answer: { command throws(ApplianceError) in
+            guard case .status = command else { throw ApplianceError(.unavailable, "not in this test") }
+            return .status(Self.status)
+        }, change: { config in
+            config.onvif.enabled = true
+            config.rtsp.listen = "0.0.0.0:8554"
+            config.rtsp.tls = true
+            config.web.tls = "on"
+        })
+        try await secure.test { client in
+            let stream = try await client.soap("media_service", "trt:GetStreamUri", ns: ONVIFNamespace.media, body: "<trt:ProfileToken>main</trt:ProfileToken>")
+            XCTAssertEqual(stream.operation?.value("MediaUri", "Uri"), "rtsps://localhost:8554/live")
+            let snapshot = try await client.soap("media_service", "trt:GetSnapshotUri", ns: ONVIFNamespace.media,
+                                                 body: "<trt:ProfileToken>main</trt:ProfileToken>")
+            XCTAssertEqual(snapshot.operation?.value("MediaUri", "Uri"), "https://localhost/live.jpg")
+        }
+    }
+
     func testOnlyTheClockIsOpenAndTokensAreChecked() async throws {
         try await harness().test { client in
             let clock = try await client.soap("device_service", "tds:GetSystemDateAndTime", ns: ONVIFNamespace.device, token: .none)

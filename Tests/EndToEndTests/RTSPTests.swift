@@ -181,6 +181,30 @@ final class RTSPTests: XCTestCase {
         XCTAssertFalse(daemon.log.contains("correct-horse"), daemon.log)
     }
 
+    /// `[rtsp] tls = true`: rtsps:// with the device's own certificate (made by RTSP here, the dashboard being plain
+    /// HTTP on loopback), with Digest over it; plain rtsp:// gets nothing.
+    func testRTSPOverTLSWithTheDevicesCertificate() throws {
+        let token = FileManager.default.temporaryDirectory.appendingPathComponent("rtsp-token-\(UUID().uuidString.prefix(8))").path
+        try "correct-horse-battery\n".write(toFile: token, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: token) }
+        let (daemon, url) = try startDaemon(extra: "tls = true\n[web]\nlisten = \"127.0.0.1:0\"\ntoken_file = \"\(token)\"")
+        defer { daemon.stop() }
+        XCTAssertTrue(url.hasPrefix("rtsps://127.0.0.1:"), url)
+        let port = try XCTUnwrap(URLComponents(string: url)?.port)
+        let certificate = daemon.dataDir + "/tls/device.crt"
+        XCTAssertEqual(try TLSProbe.servedFingerprint(port: port), try TLSProbe.fingerprint(ofFile: certificate))
+        let login = url.replacingOccurrences(of: "rtsps://", with: "rtsps://appliance:correct-horse-battery@")
+        let right = try probe(login)
+        XCTAssertEqual(right.status, 0, right.stderr)
+        XCTAssertTrue(right.stdout.contains("codec_name=h264"), right.stdout)
+        XCTAssertNotEqual(try probe(url.replacingOccurrences(of: "rtsps://", with: "rtsps://appliance:wrong@")).status, 0, "a wrong password")
+        // A plain client's request meets a server waiting for a TLS handshake: no answer, so it gives up (-timeout, µs).
+        let plain = try ProcessOutcome.run("/usr/bin/ffprobe", ["-v", "error", "-rtsp_transport", "tcp", "-timeout", "3000000",
+                                                                login.replacingOccurrences(of: "rtsps://", with: "rtsp://")], timeout: 60)
+        XCTAssertNotEqual(plain.status, 0, "plain RTSP to a TLS port")
+        XCTAssertTrue(plain.stdout.isEmpty, plain.stdout)
+    }
+
     func testAnAddressOthersCanReachNeedsAPasswordFile() throws {
         let daemon = try DaemonProcess(extra: "[rtsp]\nlisten = \"0.0.0.0:0\"")
         let run = try ProcessOutcome.run(DaemonProcess.binary, ["run", "--config", daemon.configPath, "--socket", daemon.socketPath], timeout: 30)

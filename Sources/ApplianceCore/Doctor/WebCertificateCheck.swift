@@ -17,7 +17,7 @@ enum WebCertificateCheck {
                         fix: "set [web] tls = \"auto\" (HTTPS with the device's own certificate) or give cert_file and key_file")
                 : .pass(name, "plain HTTP on \(web.listen), reachable from this machine only")
         }
-        let source = CertificateSource(web: web, dataDir: config.dataDir)
+        let source = CertificateSource(config: config)
         let identity: ServedIdentity
         do {
             if source.isUsersOwn {

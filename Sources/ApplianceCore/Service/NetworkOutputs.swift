@@ -45,7 +45,13 @@ struct NetworkOutputs {
                   perform: @escaping @Sendable (Command) async throws(ApplianceError) -> CommandResult) -> [any Service] {
         var services: [any Service] = []
         if let rtsp {
-            services.append(RTSPService(config: config.rtsp, password: rtsp.password, feed: rtsp.feed, logger: logger))
+            let source = CertificateSource(config: config)
+            let certificate: (@Sendable () throws -> String)? = config.rtsp.tls ? { @Sendable in
+                let served = try source.load().identity
+                return served.certificateChainPEM + "\n" + served.privateKeyPEM
+            } : nil
+            services.append(RTSPService(config: config.rtsp, password: rtsp.password, feed: rtsp.feed, logger: logger,
+                                        certificate: certificate))
         }
         if let mqtt {
             services.append(MQTTBridge(settings: mqtt.settings, link: mqtt.link, events: events, logger: logger, perform: perform))

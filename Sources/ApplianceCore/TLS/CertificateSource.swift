@@ -3,15 +3,21 @@ import Foundation
 import Settings
 import TLSIdentity
 
-/// Where the dashboard's certificate comes from: the user's `cert_file`/`key_file`, or else the device's own under
-/// the data folder, made for the names it is reached by.
+/// Where the certificate the dashboard (and RTSP over TLS) serves comes from: the user's `cert_file`/`key_file`, or
+/// else the device's own under the data folder, made for the names it is reached by.
 package struct CertificateSource: Sendable {
     package let web: ApplianceConfig.Web
+    /// `[rtsp] listen` when RTSP speaks TLS: its address is named in the device's own certificate too.
+    package let rtspListen: String?
     package let store: DeviceCertificateStore
+    /// The web server and the RTSP server load at the same start: one makes the device's certificate, the other
+    /// then finds it (two makers would each write their own).
+    private static let making = NSLock()
 
-    package init(web: ApplianceConfig.Web, dataDir: String) {
-        self.web = web
-        store = DeviceCertificateStore(dataRoot: dataDir)
+    package init(config: ApplianceConfig) {
+        web = config.web
+        rtspListen = config.rtsp.enabled && config.rtsp.tls ? config.rtsp.listen : nil
+        store = DeviceCertificateStore(dataRoot: config.dataDir)
     }
 
     package var isUsersOwn: Bool { !web.certFile.isEmpty }
@@ -24,6 +30,8 @@ package struct CertificateSource: Sendable {
     package func load(now: Date = Date()) throws -> (identity: ServedIdentity, made: Bool) {
         if isUsersOwn { return (try usersOwn(), false) }
         do {
+            Self.making.lock()
+            defer { Self.making.unlock() }
             return try store.current(names: names(), commonName: ProcessInfo.processInfo.hostName, now: now)
         } catch {
             throw Unusable(description: "the device's own certificate cannot be made under \(store.folder): \(error)")
@@ -46,10 +54,13 @@ package struct CertificateSource: Sendable {
         }
     }
 
-    /// The names the device's own certificate must list, as of now (a wildcard listen follows the addresses).
+    /// The names the device's own certificate must list, as of now (a wildcard listen follows the addresses): those
+    /// of the web server's address and, with RTSP over TLS, of RTSP's.
     package func names() -> CertificateNames {
-        CertificateNames.forListening(on: web.hostAndPort?.host ?? "127.0.0.1", hostName: ProcessInfo.processInfo.hostName,
-                                      interfaceAddresses: NetworkInterface.current().map(\.address))
+        let hostName = ProcessInfo.processInfo.hostName, addresses = NetworkInterface.current().map(\.address)
+        let hosts = [web.hostAndPort?.host ?? "127.0.0.1"] + (rtspListen.flatMap { ListenAddress.parse($0)?.host }.map { [$0] } ?? [])
+        let each = hosts.map { CertificateNames.forListening(on: $0, hostName: hostName, interfaceAddresses: addresses) }
+        return CertificateNames(dnsNames: each.flatMap(\.dnsNames), ipAddresses: each.flatMap(\.ipAddresses))
     }
 
     /// Changes when the user's files do (their modification times, sizes and inodes: certbot replaces by rename);

@@ -28,8 +28,8 @@ typedef struct {
  * (free it with g_free) when the address cannot be bound or the thread cannot start.
  */
 ApplRtspServer *appl_rtsp_server_start(const char *address, int port, const char *path, const char *launch,
-                                       const char *user, const char *password, ApplRtspHandlers handlers,
-                                       char **error);
+                                       const char *user, const char *password, const char *tls_pem,
+                                       ApplRtspHandlers handlers, char **error);
 
 /** The caps of what will be pushed into the appsrc `name` (the caller keeps its reference): set on the media now and
  *  on every media made later. */

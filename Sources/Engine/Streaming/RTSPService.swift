@@ -14,12 +14,17 @@ package struct RTSPService: Service {
     package let password: Password?
     package let feed: RTSPFeed
     package let logger: Logger
+    /// With `[rtsp] tls`: the certificate chain and key to serve (PEM), read at each start; a failure is reported
+    /// and retried like an address that cannot be bound.
+    package let certificate: (@Sendable () throws -> String)?
 
-    package init(config: ApplianceConfig.RTSP, password: Password?, feed: RTSPFeed, logger: Logger) {
+    package init(config: ApplianceConfig.RTSP, password: Password?, feed: RTSPFeed, logger: Logger,
+                 certificate: (@Sendable () throws -> String)? = nil) {
         self.config = config
         self.password = password
         self.feed = feed
         self.logger = logger
+        self.certificate = certificate
     }
 
     package func run() async throws {
@@ -30,7 +35,7 @@ package struct RTSPService: Service {
             let server: RTSPServer
             do {
                 server = try RTSPServer(address: host, port: port, path: "/" + config.path, launch: launch,
-                                        credentials: credentials, handlers: feed.handlers)
+                                        credentials: credentials, tlsPEM: try certificate?(), handlers: feed.handlers)
             } catch {
                 let reason = "\(error)"
                 feed.update { $0.state = .failed; $0.url = nil; $0.error = reason }
@@ -38,7 +43,7 @@ package struct RTSPService: Service {
                 try? await Task.sleep(for: Self.retryInterval)
                 continue
             }
-            let url = "rtsp://\(HostAddress.shown(host)):\(server.port)/\(config.path)"
+            let url = "\(certificate == nil ? "rtsp" : "rtsps")://\(HostAddress.shown(host)):\(server.port)/\(config.path)"
             feed.serve(server)
             feed.update { $0.state = .serving; $0.url = url; $0.error = nil }
             logger.info("RTSP serving", metadata: ["url": "\(url)", "authentication": "\(credentials == nil ? "none" : "digest")"])
