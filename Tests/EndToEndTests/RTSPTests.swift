@@ -155,9 +155,15 @@ final class RTSPTests: XCTestCase {
         XCTAssertTrue(daemon.waitFor(10) { (try? daemon.status().rtsp?.clients) == 0 }, "the killed client is counted out")
     }
 
-    func testDigestAuthenticationWithTheWebPassword() throws {
+    /// A `[web] token_file` holding "correct-horse-battery"; the caller removes it.
+    private func passwordFile() throws -> String {
         let token = FileManager.default.temporaryDirectory.appendingPathComponent("rtsp-token-\(UUID().uuidString.prefix(8))").path
         try "correct-horse-battery\n".write(toFile: token, atomically: true, encoding: .utf8)
+        return token
+    }
+
+    func testDigestAuthenticationWithTheWebPassword() throws {
+        let token = try passwordFile()
         defer { try? FileManager.default.removeItem(atPath: token) }
         let (daemon, url) = try startDaemon(extra: "[web]\nlisten = \"127.0.0.1:0\"\ntoken_file = \"\(token)\"")
         defer { daemon.stop() }
@@ -184,8 +190,7 @@ final class RTSPTests: XCTestCase {
     /// `[rtsp] tls = true`: rtsps:// with the device's own certificate (made by RTSP here, the dashboard being plain
     /// HTTP on loopback), with Digest over it; plain rtsp:// gets nothing.
     func testRTSPOverTLSWithTheDevicesCertificate() throws {
-        let token = FileManager.default.temporaryDirectory.appendingPathComponent("rtsp-token-\(UUID().uuidString.prefix(8))").path
-        try "correct-horse-battery\n".write(toFile: token, atomically: true, encoding: .utf8)
+        let token = try passwordFile()
         defer { try? FileManager.default.removeItem(atPath: token) }
         let (daemon, url) = try startDaemon(extra: "tls = true\n[web]\nlisten = \"127.0.0.1:0\"\ntoken_file = \"\(token)\"")
         defer { daemon.stop() }
