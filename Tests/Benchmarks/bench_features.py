@@ -328,8 +328,21 @@ def run_section_bench(description, prefix, measure, start, end):
     return 0
 
 
+def measured_at():
+    """"Measured at commit X on DATE." for the checkout this runs from (the binary is built from it by `make bench`)."""
+    head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT).stdout.strip()
+    return f"Measured at commit {head or '?'} on {time.strftime('%Y-%m-%d')}."
+
+
 def write_section(out, section, start, end):
-    """Replaces the text between the markers in `out` (or appends it), and prints it."""
+    """Replaces the text between the markers in `out` (or appends it), and prints it. A section that does not say
+    when it was measured gets that line under its heading."""
+    if "Measured at commit" not in section:
+        lines = section.split("\n")
+        heading = next((i for i, line in enumerate(lines) if line.startswith("## ")), None)
+        if heading is not None:
+            lines[heading + 1:heading + 1] = ["", measured_at()]
+            section = "\n".join(lines)
     text = open(out).read() if os.path.exists(out) else "# Benchmarks\n"
     if start in text and end in text:
         text = text[:text.index(start)] + section + text[text.index(end) + len(end):]

@@ -170,7 +170,7 @@ def report(command, video, sizes, paced, live, latency, fetches, live_s):
     verdict = lambda ratio: "PASS" if ratio <= TARGET else "FAIL"
     mb = sizes[http] / 1e6
     lines = [START, "", "## HTTPS: what TLS costs the dashboard", "",
-             f"Measured by `{command}` (part of `make bench`), release build, at commit {git_head()} on {time.strftime('%Y-%m-%d')}.",
+             f"Measured by `{command}` (part of `make bench`), release build.",
              "Two daemons side by side, the same config but `[web] tls` (`off` / `on`, the device's own ECDSA P-256 "
              "certificate; TLS 1.3 with AES-256-GCM as curl negotiates it), each serving the same adopted minute of "
              "1280x720@30 H.264 with AAC. CPU is every thread's run time of the daemon (schedstat); \"above idle\" "
@@ -194,12 +194,6 @@ def report(command, video, sizes, paced, live, latency, fetches, live_s):
              f"{latency[https][1]:.2f} ms (handshake done at {latency[https][0]:.2f} ms) | +{latency[https][1] - latency[http][1]:.2f} ms | | info |",
              "", NOTE, "", END]
     return "\n".join(lines)
-
-
-def git_head():
-    r = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
-                       cwd=os.path.dirname(os.path.abspath(__file__)))
-    return r.stdout.strip() or "?"
 
 
 def main():

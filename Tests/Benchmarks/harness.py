@@ -61,6 +61,8 @@ class Daemon:
 
     def __init__(self, binary: str, directory: str, config: str | None = None, *, env: dict | None = None,
                  wrapper: tuple | list = ()):
+        # Absolute: the daemon runs in `directory`, and `make bench` passes the binary relative to the checkout.
+        binary = os.path.abspath(binary)
         self.binary, self.dir, self.wrapper = binary, directory, tuple(wrapper)
         os.makedirs(directory, exist_ok=True)
         self.socket = os.path.join(directory, "ctl.sock")
