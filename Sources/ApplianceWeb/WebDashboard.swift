@@ -12,8 +12,8 @@ public enum WebDashboard {
             }
             return [try WebService(context: context, certificate: nil)]
         }
-        let certificate = ServedCertificate(source: CertificateSource(config: context.config))
+        let certificate = ServedCertificate(source: CertificateSource(config: context.config), reporter: context.reporter)
         return [try WebService(context: context, certificate: certificate),
-                CertificateWatcher(certificate: certificate, reporter: context.reporter, logger: context.logger)]
+                CertificateWatcher(certificate: certificate, logger: context.logger)]
     }
 }

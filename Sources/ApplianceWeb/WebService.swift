@@ -92,7 +92,6 @@ extension WebService {
         let (identity, made) = try certificate.load()
         if made { context.logger.notice("web certificate made for \(identity.names.dnsNames + identity.names.ipAddresses)") }
         context.logger.info("web certificate SHA-256 fingerprint \(identity.fingerprint)")
-        context.reporter.update { $0.fingerprint = identity.fingerprint; $0.certificateExpires = identity.notValidAfter }
     }
 }
 

@@ -16,11 +16,10 @@ final class CertificateWatcher: Service, CustomStringConvertible {
     /// How often the device's own certificate is checked against this machine's addresses.
     static let namesInterval: TimeInterval = 60
     let certificate: ServedCertificate
-    let reporter: FrontEndReporter
     let logger: Logger
 
-    init(certificate: ServedCertificate, reporter: FrontEndReporter, logger: Logger) {
-        (self.certificate, self.reporter, self.logger) = (certificate, reporter, logger)
+    init(certificate: ServedCertificate, logger: Logger) {
+        (self.certificate, self.logger) = (certificate, logger)
     }
 
     var source: CertificateSource { certificate.source }
@@ -47,7 +46,6 @@ final class CertificateWatcher: Service, CustomStringConvertible {
     private func reload(reason: String) {
         do {
             let identity = try certificate.load().identity
-            reporter.update { $0.fingerprint = identity.fingerprint; $0.certificateExpires = identity.notValidAfter }
             logger.notice("web certificate replaced (\(reason)); SHA-256 fingerprint \(identity.fingerprint)")
         } catch {
             logger.error("web certificate not replaced (\(reason)): \(error); the previous one is still served")

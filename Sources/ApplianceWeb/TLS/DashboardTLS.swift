@@ -25,10 +25,12 @@ enum DashboardTLS {
 /// Empty until the first load succeeds (the web service retries it as it retries binding its address).
 final class ServedCertificate: Sendable {
     let source: CertificateSource
+    /// Where status shows the served certificate's fingerprint and end: updated by every load, whoever asked for it.
+    let reporter: FrontEndReporter
     private let state = Locked<(context: NIOSSLContext, identity: ServedIdentity)?>(nil)
 
-    init(source: CertificateSource) {
-        self.source = source
+    init(source: CertificateSource, reporter: FrontEndReporter) {
+        (self.source, self.reporter) = (source, reporter)
     }
 
     var context: NIOSSLContext? { state.withLock { $0?.context } }
@@ -40,6 +42,8 @@ final class ServedCertificate: Sendable {
         let loaded = try source.load()
         let context = try NIOSSLContext(configuration: DashboardTLS.configuration(for: loaded.identity))
         state.withLock { $0 = (context, loaded.identity) }
+        let identity = loaded.identity
+        reporter.update { $0.fingerprint = identity.fingerprint; $0.certificateExpires = identity.notValidAfter }
         return loaded
     }
 }
