@@ -209,12 +209,17 @@ final class LibraryEndToEndTests: XCTestCase {
             let data = handle.availableData
             output.withLock { $0.append(data) }
         }
-        // Idle is the listening socket and the listener's connection; the ctl calls above close theirs a moment
-        // after they return, so wait for idle first, or one closing as the CLI connects hides the CLI.
-        let idle = 2
-        XCTAssertTrue(daemon.waitFor(10) { daemon.controlConnections == idle }, "the earlier ctl connections closed")
+        // The CLI is subscribed once it prints an event: rename a clip until it shows the rename (no guess at when
+        // the connection is up, and no count of the daemon's sockets, which earlier calls' closing made unreliable).
+        let probe = try XCTUnwrap(try record(1, on: daemon).first)
+        let printedSoFar = { String(decoding: output.withLock { $0 }, as: UTF8.self) }
         try cli.run()
-        XCTAssertTrue(daemon.waitFor(10) { daemon.controlConnections > idle }, "the CLI connected")
+        var attempt = 0
+        XCTAssertTrue(try Poll.until(timeout: 10, every: 0.3) {
+            attempt += 1
+            _ = try daemon.rename(probe, title: "probe \(attempt)")
+            return printedSoFar().contains("\"event\":\"renamed\"")
+        }, "the CLI printed an event")
         _ = try record(1, on: daemon)
         XCTAssertTrue(daemon.waitFor(10) { String(decoding: output.withLock { $0 }, as: UTF8.self).contains("recording_stopped") })
         cli.terminate()

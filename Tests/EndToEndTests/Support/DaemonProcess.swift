@@ -371,12 +371,3 @@ extension DaemonProcess {
         }
     }
 }
-
-extension DaemonProcess {
-    /// The daemon's control connections open now: its socket's entries in /proc/net/unix (accepted connections
-    /// carry the socket's path), the listening socket included. A client that connects raises it.
-    var controlConnections: Int {
-        let table = (try? String(contentsOfFile: "/proc/net/unix", encoding: .utf8)) ?? ""
-        return table.split(separator: "\n").filter { $0.hasSuffix(" " + socketPath) }.count
-    }
-}
