@@ -27,6 +27,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-certificates", from: "1.0.0"),
         .package(url: "https://github.com/apple/swift-asn1", from: "1.0.0"),
         .package(url: "https://github.com/apple/swift-nio-extras", from: "1.20.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-auth", from: "2.5.0"),
     ],
     targets: [
         .systemLibrary(
@@ -107,6 +108,13 @@ let package = Package(
             "ApplianceBase", "ApplianceProtocol", "Mp4",
             .product(name: "GRDB", package: "GRDB.swift"),
         ]),
+        /// Accounts with roles: bcrypt (HummingbirdBcrypt), the Digest and token hashes, the checks every door makes.
+        .target(name: "Accounts", dependencies: [
+            "ApplianceBase", "ApplianceProtocol", "MediaLibrary",
+            .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
+            .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "NIOPosix", package: "swift-nio"),
+        ]),
         /// ONVIF's device, media and event services and WS-Discovery (libxml2 stays here).
         .target(name: "ONVIF", dependencies: [
             "ApplianceBase", "ApplianceProtocol", "Settings", "CXML",
@@ -152,7 +160,7 @@ let package = Package(
         .target(
             name: "ApplianceCore",
             dependencies: [
-                "ApplianceBase", "ApplianceProtocol", "Backup", "Detection", "Devices", "Engine", "MediaLibrary",
+                "Accounts", "ApplianceBase", "ApplianceProtocol", "Backup", "Detection", "Devices", "Engine", "MediaLibrary",
                 "Mp4", "ONVIF", "Settings", "GStreamerKit", "MQTTKit", "SystemCalls", "TLSIdentity",
                 .product(name: "AsyncAlgorithms", package: "swift-async-algorithms"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -165,7 +173,7 @@ let package = Package(
         .target(
             name: "ApplianceWeb",
             dependencies: [
-                "ApplianceCore", "ApplianceBase", "ApplianceProtocol", "Engine", "Mp4", "ONVIF", "Settings", "TLSIdentity",
+                "Accounts", "ApplianceCore", "ApplianceBase", "ApplianceProtocol", "Engine", "Mp4", "ONVIF", "Settings", "TLSIdentity",
                 .product(name: "AsyncAlgorithms", package: "swift-async-algorithms"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -200,6 +208,7 @@ let package = Package(
         .testTarget(name: "DetectionTests", dependencies: ["Detection", "ApplianceBase", "TestSupport"]),
         /// `[[input]]` keys are checked with what Devices makes of them (gesture rules, the device to open).
         .testTarget(name: "SettingsTests", dependencies: ["Settings", "ApplianceBase", "Detection", "Devices"]),
+        .testTarget(name: "AccountsTests", dependencies: ["Accounts", "ApplianceBase", "ApplianceProtocol", "MediaLibrary"]),
         .testTarget(name: "MediaLibraryTests", dependencies: ["MediaLibrary", "ApplianceBase", "ApplianceProtocol", "Mp4"]),
         .testTarget(name: "ONVIFTests", dependencies: [
             "ONVIF", "ApplianceBase", "ApplianceProtocol", "TestSupport", .product(name: "NIOCore", package: "swift-nio"),
@@ -219,7 +228,7 @@ let package = Package(
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
         .testTarget(name: "ApplianceWebTests", dependencies: [
-            "ApplianceWeb", "ApplianceCore", "ApplianceBase", "ApplianceProtocol", "Engine", "MediaLibrary", "Mp4", "ONVIF",
+            "Accounts", "ApplianceWeb", "ApplianceCore", "ApplianceBase", "ApplianceProtocol", "Engine", "MediaLibrary", "Mp4", "ONVIF",
             "Settings", "TestSupport",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HummingbirdTesting", package: "hummingbird"),

@@ -40,6 +40,7 @@ extension ApplianceEvent {
         case .flowing: .flowing(try data(Stall.self))
         case .encoderFailed: .encoderFailed(try data(EncoderFailure.self))
         case .clockJumped: .clockJumped(try data(ClockJump.self))
+        case .authFailed: .authFailed(try data(AuthFailure.self))
         case .inputConnected: .inputConnected(try data(InputStatus.self))
         case .inputMissing: .inputMissing(try data(InputStatus.self))
         case .inputGesture: .inputGesture(try data(InputGesture.self))

@@ -63,6 +63,8 @@ public enum ApplianceEvent: Sendable, Equatable {
     /// The wall clock jumped (set by hand, or its first sync on a board without a clock battery); what this boot
     /// recorded before it was dated again by the jump.
     case clockJumped(ClockJump)
+    /// A door (the web, RTSP, ONVIF) refused a credential: one event per refusal, with the client's address.
+    case authFailed(AuthFailure)
 
     /// The wire name (`recording_started`).
     public var name: String { kind.rawValue }
@@ -114,6 +116,7 @@ public enum ApplianceEvent: Sendable, Equatable {
         case .soundEnded: .soundEnded
         case .activity: .activity
         case .clockJumped: .clockJumped
+        case .authFailed: .authFailed
         }
     }
 
@@ -150,6 +153,7 @@ public enum ApplianceEvent: Sendable, Equatable {
         case .soundStarted(let data), .soundEnded(let data): data
         case .activity(let data): data
         case .clockJumped(let data): data
+        case .authFailed(let data): data
         }
     }
 
@@ -200,5 +204,6 @@ public enum ApplianceEvent: Sendable, Equatable {
         case soundEnded = "sound_ended"
         case activity
         case clockJumped = "clock_jumped"
+        case authFailed = "auth_failed"
     }
 }

@@ -57,6 +57,19 @@ public enum Command: Sendable, Equatable {
     case timeline(from: Date, to: Date)
     /// A local month's days with recordings or activity (`month`: `2026-11`).
     case timelineDays(month: String)
+    /// The accounts (never their secrets). Account commands come from the socket (local: its file permissions are
+    /// the lock) and from an admin's web session.
+    case users
+    /// Adds an account (the name is 1 to 32 of a-z, 0-9, `.`, `_`, `-`; the password 8 to 72 bytes).
+    case userAdd(name: String, role: UserRole, password: Secret)
+    /// Sets an account's password (its web sessions end).
+    case userPassword(name: String, password: Secret)
+    /// Sets an account's role.
+    case userRole(name: String, role: UserRole)
+    /// Removes an account, its API tokens and its sessions.
+    case userRemove(name: String)
+    /// Makes an API token for an account, answered this once.
+    case userToken(name: String)
 
     /// Which camera a switch goes to.
     public enum CameraChoice: Sendable, Equatable {
@@ -104,6 +117,12 @@ public enum Command: Sendable, Equatable {
         case .activityProtect: .activityProtect
         case .timeline: .timeline
         case .timelineDays: .timelineDays
+        case .users: .users
+        case .userAdd: .userAdd
+        case .userPassword: .userPassword
+        case .userRole: .userRole
+        case .userRemove: .userRemove
+        case .userToken: .userToken
         }
     }
 
@@ -118,6 +137,8 @@ public enum Command: Sendable, Equatable {
         case protect, export, metrics, share, shares, unshare
         case activity, activityShow = "activity.show", activityMark = "activity.mark", activityProtect = "activity.protect"
         case timeline, timelineDays = "timeline.days"
+        case users, userAdd = "user.add", userPassword = "user.passwd", userRole = "user.role", userRemove = "user.remove"
+        case userToken = "user.token"
     }
 
     /// Every wire name, for `unknown_command` answers; `events` is the subscription, not a command.
@@ -146,4 +167,20 @@ public struct ListFilter: Sendable, Equatable {
     public init(search: String? = nil, from: Date? = nil, to: Date? = nil) { (self.search, self.from, self.to) = (search, from, to) }
 
     public var isEmpty: Bool { (search ?? "").isEmpty && from == nil && to == nil }
+}
+
+extension Command.Name {
+    /// Whether only an admin may send it: everything that changes a recording, a clip, a camera, the backup queue or
+    /// an account, and what shows share links or accounts. A viewer may read, and take a snapshot of the live picture.
+    public var needsAdmin: Bool {
+        switch self {
+        case .ping, .version, .status, .snapshot, .list, .info, .cameras, .backupStatus, .metrics, .activity, .activityShow,
+             .timeline, .timelineDays:
+            false
+        case .recordStart, .recordStop, .recordToggle, .rename, .delete, .lock, .unlock, .switchCamera, .backupRetry, .protect,
+             .export, .share, .shares, .unshare, .activityMark, .activityProtect, .users, .userAdd, .userPassword, .userRole,
+             .userRemove, .userToken:
+            true
+        }
+    }
 }

@@ -63,6 +63,8 @@ extension Command {
             self = .timeline(from: range.from, to: range.to)
         case .timelineDays:
             self = .timelineDays(month: try Self.timelineMonth(args))
+        case .users, .userAdd, .userPassword, .userRole, .userRemove, .userToken:
+            self = try Self.account(wireName, args)
         }
     }
 
@@ -147,6 +149,11 @@ extension Command {
         case .switchCamera(.next): ["next": .bool(true)]
         case .backupRetry(let id): id.map { ["id": .string($0)] } ?? [:]
         case .protect(let before, let after): ["before_s": .double(before), "after_s": .double(after)]
+        case .users: [:]
+        case .userAdd(let name, let role, let password): ["name": .string(name), "role": .string(role.rawValue), "password": .string(password.text)]
+        case .userPassword(let name, let password): ["name": .string(name), "password": .string(password.text)]
+        case .userRole(let name, let role): ["name": .string(name), "role": .string(role.rawValue)]
+        case .userRemove(let name), .userToken(let name): ["name": .string(name)]
         case .export(let r):
             [("from", r.from.map { JSONValue.string(Timestamps.iso($0)) }), ("to", r.to.map { .string(Timestamps.iso($0)) }),
              ("camera", r.camera.map(JSONValue.string)), ("group", r.group.map(JSONValue.string)), ("title", r.title.map(JSONValue.string))]

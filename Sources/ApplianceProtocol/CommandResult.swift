@@ -30,6 +30,11 @@ public enum CommandResult: Sendable, Equatable {
     case activityMarked(Activity)
     case timeline(Timeline)
     case timelineDays(TimelineDays)
+    case users(UserList)
+    /// `user.add`, `user.passwd`, `user.role`: the account after the change.
+    case user(UserAccount)
+    case userRemoved(UserRemoved)
+    case userToken(UserToken)
 
     /// The result object as it goes on the wire.
     public var payload: any Encodable & Sendable {
@@ -60,6 +65,10 @@ public enum CommandResult: Sendable, Equatable {
         case .activityMarked(let value): value
         case .timeline(let value): value
         case .timelineDays(let value): value
+        case .users(let value): value
+        case .user(let value): value
+        case .userRemoved(let value): value
+        case .userToken(let value): value
         }
     }
 
@@ -107,6 +116,10 @@ public enum CommandResult: Sendable, Equatable {
         case .activityProtect: return .protected(try value(ProtectResult.self))
         case .timeline: return .timeline(try value(Timeline.self))
         case .timelineDays: return .timelineDays(try value(TimelineDays.self))
+        case .users: return .users(try value(UserList.self))
+        case .userAdd, .userPassword, .userRole: return .user(try value(UserAccount.self))
+        case .userRemove: return .userRemoved(try value(UserRemoved.self))
+        case .userToken: return .userToken(try value(UserToken.self))
         }
     }
 }

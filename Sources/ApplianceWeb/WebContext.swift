@@ -1,3 +1,5 @@
+import Accounts
+import ApplianceProtocol
 import Hummingbird
 import Logging
 import NIOCore
@@ -18,17 +20,27 @@ struct WebContext: RequestContext {
     var maxUploadSize: Int { 64 * 1024 }
 }
 
-/// What a request may do.
+/// Who is asking, as far as the request showed (what they may do is the route's `RouteRequirement`).
 enum Access: Sendable, Equatable {
     /// No login: only the login page, assets and share links.
     case anonymous
-    /// `[web] public_read` without a login: pages, GET API and media; no commands.
+    /// `[web] public_read` without a login: pages, GET API and media, as a viewer; no commands.
     case readOnly
     /// A browser session (commands need its CSRF token).
     case session(Session)
-    /// `Authorization: Bearer TOKEN`: everything, no CSRF token needed (no browser sends it by itself).
-    case bearer
+    /// `Authorization`: Basic (name and password) or Bearer (an API token); no CSRF token needed (no browser sends
+    /// it by itself).
+    case credential(Identity)
 
     var canRead: Bool { self != .anonymous }
     var session: Session? { if case .session(let s) = self { s } else { nil } }
+    var identity: Identity? {
+        switch self {
+        case .session(let session): session.identity
+        case .credential(let identity): identity
+        case .anonymous, .readOnly: nil
+        }
+    }
+    /// What the request may do: a viewer's reading for public_read, the account's role otherwise.
+    var role: UserRole? { self == .readOnly ? .viewer : identity?.role }
 }

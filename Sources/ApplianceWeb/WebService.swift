@@ -1,3 +1,4 @@
+import Accounts
 import ApplianceCore
 import ApplianceProtocol
 import Foundation
@@ -32,15 +33,17 @@ final class WebService: Service, CustomStringConvertible {
     /// (HummingbirdTesting's router framework), as Hummingbird's own `buildApplication` pattern has it.
     static func router(context: FrontEndContext, streams: StreamRegistry) throws -> Router<WebContext> {
         let web = context.config.web
-        let password = web.tokenFile.isEmpty ? nil : try Password(file: web.tokenFile)
         let sessions = SessionStore()
-        let access = AccessMiddleware(password: password, sessions: sessions, throttle: LoginThrottle(), publicRead: web.publicRead,
-                                      localSession: password == nil ? sessions.create() : nil)
+        let local = Identity(name: "local", role: .admin, generation: 0)
+        let access = AccessMiddleware(accounts: context.accounts, sessions: sessions, throttle: LoginThrottle(), publicRead: web.publicRead,
+                                      refusals: AuthRefusals(events: context.events, logger: context.logger),
+                                      localSession: sessions.create(for: local))
         let router = Router(context: WebContext.self)
         router.middlewares.add(SecurityHeadersMiddleware())
         if web.servesTLS { router.middlewares.add(SecureTransportMiddleware(plainONVIF: context.onvif != nil)) }
         router.middlewares.add(access)
-        Routes(context: context, streams: streams, access: access).add(to: router)
+        let table = RouteTable()
+        Routes(context: context, streams: streams, access: access, table: table).add(to: GuardedRouter(router: router, table: table))
         return router
     }
 

@@ -10,6 +10,7 @@ enum LibraryMigrations {
         registerActivity(&migrator)
         registerDayTotals(&migrator)
         registerBootClock(&migrator)
+        registerAccounts(&migrator)
         return migrator
     }
 
@@ -152,6 +153,30 @@ enum LibraryMigrations {
             }
             try db.create(index: "recordings_by_boot", on: "recordings", columns: ["boot_id"], condition: Column("boot_id") != nil)
             try db.create(index: "activity_by_boot", on: "activity", columns: ["boot_id"], condition: Column("boot_id") != nil)
+        }
+    }
+
+    private static func registerAccounts(_ migrator: inout DatabaseMigrator) {
+        migrator.registerMigration("v10: accounts") { db in
+            // No secret is stored: a bcrypt hash of the password, the Digest hash RTSP needs (MD5 of
+            // name:realm:password, what every Digest server keeps), and the SHA-256 of each API token.
+            try db.create(table: "users") { t in
+                t.column("name", .text).primaryKey()
+                t.column("role", .text).notNull().check(sql: "role IN ('admin', 'viewer')")
+                t.column("password_hash", .text).notNull()
+                t.column("digest_ha1", .text).notNull()
+                t.column("created_at", .integer).notNull()  // ms since 1970
+                t.column("last_login", .integer)
+                // Raised by every password change: sessions made before it end.
+                t.column("generation", .integer).notNull().defaults(to: 0)
+            }
+            try db.create(table: "user_tokens") { t in
+                t.column("token_hash", .text).primaryKey()
+                t.column("name", .text).notNull().references("users", column: "name", onDelete: .cascade)
+                t.column("created_at", .integer).notNull()
+                t.column("last_used", .integer)
+            }
+            try db.create(index: "user_tokens_by_name", on: "user_tokens", columns: ["name"])
         }
     }
 }

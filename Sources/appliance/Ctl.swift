@@ -63,7 +63,7 @@ struct Ctl: ParsableCommand {
         abstract: "Control a running daemon over its socket.",
         subcommands: [Status.self, Record.self, Snapshot.self, List.self, Info.self, Rename.self, Delete.self,
                       Lock.self, Unlock.self, Protect.self, Export.self, Events.self, ActivityCommand.self, TimelineCommand.self, Cameras.self, Switch.self, Backup.self,
-                      Metrics.self, Console.self, Share.self, Shares.self, Unshare.self, Version.self])
+                      Metrics.self, Console.self, Share.self, Shares.self, Unshare.self, UserCommand.self, Version.self])
     /// Lets the shared options come before the subcommand too: `appliance ctl --json status`.
     @OptionGroup var options: CtlOptions
 }

@@ -50,6 +50,8 @@ enum WireExamples {
     static let share = ShareLink(token: "abc_-1", recordingId: "a", title: "t", createdAt: created, expiresAt: created.addingTimeInterval(3600))
 
     /// Every form of the command named `name`, each with a result it may answer.
+    static let account = UserAccount(name: "vic", role: .viewer, createdAt: created, lastLogin: nil, tokens: 0)
+
     static func commands(_ name: Command.Name) -> [(Command, CommandResult)] {
         switch name {
         case .ping: [(.ping, .pong(Pong()))]
@@ -123,6 +125,12 @@ enum WireExamples {
             ])))]
         case .activityProtect: [(.activityProtect(id: 12), .protected(ProtectResult(from: created, to: created.addingTimeInterval(12.5), locked: ["a"],
                                                                                     alreadyDeleted: ["g#3"], pendingUntil: nil)))]
+        case .users: [(.users, .users(UserList(items: [account], tokenFile: true)))]
+        case .userAdd: [(.userAdd(name: "vic", role: .viewer, password: Secret("pass word 1")), .user(account))]
+        case .userPassword: [(.userPassword(name: "vic", password: Secret("pass word 2")), .user(account))]
+        case .userRole: [(.userRole(name: "vic", role: .admin), .user(account))]
+        case .userRemove: [(.userRemove(name: "vic"), .userRemoved(UserRemoved(name: "vic", removed: true)))]
+        case .userToken: [(.userToken(name: "vic"), .userToken(UserToken(name: "vic", token: "apl_x", createdAt: created)))]
         }
     }
 
@@ -181,6 +189,7 @@ enum WireExamples {
         case .activity: .activity(motion)
         case .clockJumped: .clockJumped(ClockJump(jumpS: 172_800, from: Date(timeIntervalSince1970: 1_700_000_000),
                                                   to: Date(timeIntervalSince1970: 1_700_172_800), redatedRecordings: 6, redatedActivities: 1))
+        case .authFailed: .authFailed(AuthFailure(door: "web", client: "192.0.2.7", user: "anna", reason: "wrong name or password"))
         }
     }
 }

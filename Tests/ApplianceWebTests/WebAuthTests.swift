@@ -1,3 +1,4 @@
+import Accounts
 import ApplianceCore
 @testable import ApplianceWeb
 import Foundation
@@ -7,6 +8,8 @@ import ApplianceBase
 /// The pure parts of who may do what: the login throttle's delays, where a login may send the browser, the
 /// login form, loopback host names, tokens, sessions and the password file.
 final class WebAuthTests: XCTestCase {
+    static let anna = Identity(name: "anna", role: .admin, generation: 0)
+
     func testThrottleDoublesFromHalfASecondUpToEight() {
         let throttle = LoginThrottle()
         XCTAssertEqual(throttle.delay(after: 1), 0.5)
@@ -98,13 +101,13 @@ final class WebAuthTests: XCTestCase {
     func testSessionsExpireAndCanBeRemoved() {
         let store = SessionStore()
         let now = Date()
-        let session = store.create(now: now)
+        let session = store.create(for: Self.anna, now: now)
         XCTAssertNotEqual(session.id, session.csrf)
         XCTAssertEqual(store.find(session.id, now: now), session)
         XCTAssertEqual(store.find(session.id, now: now.addingTimeInterval(SessionStore.lifetime - 1)), session)
         XCTAssertNil(store.find(session.id, now: now.addingTimeInterval(SessionStore.lifetime)))
         XCTAssertNil(store.find(session.id, now: now), "an expired session is gone for good")
-        let other = store.create(now: now)
+        let other = store.create(for: Self.anna, now: now)
         store.remove(other.id)
         XCTAssertNil(store.find(other.id, now: now))
         XCTAssertNil(store.find("", now: now))
@@ -114,16 +117,16 @@ final class WebAuthTests: XCTestCase {
     func testSessionLimitDropsTheOldest() {
         let store = SessionStore()
         let start = Date()
-        let oldest = store.create(now: start)
+        let oldest = store.create(for: Self.anna, now: start)
         var last = oldest
-        for index in 1...SessionStore.limit { last = store.create(now: start.addingTimeInterval(Double(index))) }
+        for index in 1...SessionStore.limit { last = store.create(for: Self.anna, now: start.addingTimeInterval(Double(index))) }
         let later = start.addingTimeInterval(Double(SessionStore.limit))
         XCTAssertNil(store.find(oldest.id, now: later))
         XCTAssertEqual(store.find(last.id, now: later), last)
     }
 
     func testCookiesAreHttpOnlyAndStrict() {
-        let session = Session(id: "abc", csrf: "def", expires: Date())
+        let session = Session(id: "abc", csrf: "def", expires: Date(), identity: Self.anna)
         let cookie = SessionStore.cookie(for: session)
         XCTAssertTrue(cookie.hasPrefix("appliance_session=abc;"), cookie)
         for attribute in ["Path=/", "HttpOnly", "SameSite=Strict", "Max-Age=\(Int(SessionStore.lifetime))"] {

@@ -9,6 +9,7 @@ import MediaLibrary
 import Devices
 import Backup
 import Engine
+import Accounts
 
 /// What `Appliance.start` has built before the appliance's domains: the data folder and its library, the events,
 /// the clock, the running graph with its cameras, start-up recovery's outcome, health, the backup and readiness.
@@ -47,6 +48,7 @@ struct ApplianceParts {
     let status: StatusReporter
     let activity: ActivityLog
     let dispatcher: CommandDispatcher
+    let accounts: AccountBook
     let server: ControlServer
     let socketPath: String
 }
@@ -85,12 +87,15 @@ extension Appliance {
         let activity = ActivityLog(clips: clips, pictures: ActivityPictures(data: data, latestFrame: { graph.latestFrame }),
                                    activeCamera: { await cameras.activeName })
         let (devices, gate) = (DeviceMonitor(), CommandGate())
+        let accounts = try await stoppingGraphOnFailure(graph) {
+            try AccountBook(library: library, tokenFile: config.web.tokenFile.isEmpty ? nil : try Password(file: config.web.tokenFile))
+        }
         let dispatcher = CommandDispatcher(
             recorder: recorder, clips: clips, activity: activity, cameras: cameras,
             devices: devices, snapshots: Snapshotter(data: data, graph: graph, logger: logger), status: status,
             metrics: MetricsCollector(status: status, data: data, library: library, graph: graph, recorder: recorder, cameras: cameras,
                                       backup: g.backup, liveness: liveness, runs: g.runs, started: g.started),
-            backup: g.backup, retention: retention, gate: gate)
+            backup: g.backup, retention: retention, accounts: accounts, gate: gate)
         let socketPath = config.socket.isEmpty ? data.root + "/ctl.sock" : config.socket
         let readiness = g.readiness
         let server = ControlServer(path: socketPath, router: SocketRouter(perform: dispatcher.perform), events: events,
@@ -98,7 +103,7 @@ extension Appliance {
         return ApplianceParts(base: g, recorder: recorder, retention: retention, retentionWake: retentionWake, devices: devices,
                               gate: gate, liveness: liveness, inputs: inputs, lights: lights, network: network, webrtc: webrtc,
                               webReporter: webReporter, status: status, activity: activity, dispatcher: dispatcher,
-                              server: server, socketPath: socketPath)
+                              accounts: accounts, server: server, socketPath: socketPath)
     }
 
     /// Every service of the appliance in its stage (`ServiceStage`: the start order, which shutdown reverses).
@@ -124,7 +129,7 @@ extension Appliance {
         let onvif = p.network.onvifDevice(config: config, logger: logger, status: p.status)
         let context = FrontEndContext(config: config, perform: perform, events: events, live: graph.live, webrtc: p.webrtc,
                                       media: MediaCatalog(library: g.library, data: g.data, longestFileS: RecordingBin.longestFileS(config) + 60),
-                                      reporter: p.webReporter, onvif: onvif, logger: logger)
+                                      reporter: p.webReporter, accounts: p.accounts, onvif: onvif, logger: logger)
         plan.add(.frontEnds, contentsOf: try await stoppingGraphOnFailure(graph) { try frontEnds.flatMap { try $0(context) } })
         plan.add(.network, contentsOf: p.network.services(config: config, device: onvif, events: events, logger: logger, perform: perform))
         plan.add(.commandGate, p.gate)

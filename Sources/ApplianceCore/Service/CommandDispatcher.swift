@@ -3,6 +3,7 @@ import GStreamerKit
 import ApplianceBase
 import Backup
 import Engine
+import Accounts
 
 /// The one entry point behind `Appliance.perform`: each command goes to the domain that owns what it touches.
 /// Every error leaves here as an `ApplianceError` with a stable code. Once shutdown begins, commands are refused.
@@ -11,6 +12,7 @@ struct CommandDispatcher: Sendable {
     let cameras: CameraSwitcher, devices: DeviceMonitor, snapshots: Snapshotter
     let status: StatusReporter, metrics: MetricsCollector, backup: BackupUploader?
     let retention: Retention
+    let accounts: AccountBook
     let gate: CommandGate
 
     func perform(_ command: Command) async throws(ApplianceError) -> CommandResult {
@@ -69,6 +71,19 @@ struct CommandDispatcher: Sendable {
         case .activityProtect(let id): return .protected(try await activity.protect(id: id))
         case .timeline(let from, let to): return .timeline(try await clips.timeline(from: from, to: to))
         case .timelineDays(let month): return .timelineDays(try await clips.timelineDays(month: month))
+        case .users, .userAdd, .userPassword, .userRole, .userRemove, .userToken: return try await account(command)
+        }
+    }
+
+    private func account(_ command: Command) async throws -> CommandResult {
+        switch command {
+        case .users: return .users(try await accounts.list())
+        case .userAdd(let name, let role, let password): return .user(try await accounts.add(name: name, role: role, password: password))
+        case .userPassword(let name, let password): return .user(try await accounts.setPassword(name: name, password: password))
+        case .userRole(let name, let role): return .user(try await accounts.setRole(name: name, role: role))
+        case .userRemove(let name): return .userRemoved(try await accounts.remove(name: name))
+        case .userToken(let name): return .userToken(try await accounts.makeToken(name: name))
+        default: throw ApplianceError(.internalError, "\(command.name) is not an account command")
         }
     }
 }

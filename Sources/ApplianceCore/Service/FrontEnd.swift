@@ -5,6 +5,7 @@ import ApplianceBase
 import Settings
 import ONVIF
 import Engine
+import Accounts
 
 /// What a front end built outside ApplianceCore (the web dashboard) gets: the one entry point and the event stream
 /// like every other front end, plus read-only views it cannot get through commands (media files by id, the live
@@ -19,6 +20,8 @@ public struct FrontEndContext: Sendable {
     public let media: MediaCatalog
     /// Where the front end reports its own health (the web server's bound address), shown in `status`.
     public let reporter: FrontEndReporter
+    /// The accounts: who a credential belongs to, and with what role (changes to them are commands).
+    public let accounts: AccountBook
     /// The ONVIF device whose SOAP requests the web server takes (nil when `[onvif]` is off).
     public var onvif: ONVIFDevice? = nil
     public let logger: Logger

@@ -1,3 +1,4 @@
+import Accounts
 import ApplianceCore
 import Foundation
 #if canImport(Glibc)
@@ -8,21 +9,26 @@ import Hummingbird
 import ApplianceBase
 import Settings
 
-/// Decides who is asking and whether they may: the login page, assets and share links are open; reading needs a
-/// session, the bearer token or `[web] public_read`; anything that changes state needs a session with its CSRF
-/// token (header `X-CSRF-Token`) or the bearer token. Pages answer a missing login with a redirect to /login, the
-/// API and media with 401.
+/// Decides who is asking: the login page, assets and share links are open; reading needs a session, an
+/// `Authorization` header (HTTP Basic with an account's name and password, or a bearer API token; the `[web]
+/// token_file` password as the admin `appliance` either way) or `[web] public_read`; anything that changes state
+/// needs a session with its CSRF token (header `X-CSRF-Token`) or the header. Pages answer a missing login with a
+/// redirect to /login, the API and media with 401. What each role may do is the routes' (`RoutePolicy`).
 struct AccessMiddleware: RouterMiddleware {
     typealias Context = WebContext
-    let password: Password?
+    let accounts: AccountBook
     let sessions: SessionStore
     let throttle: LoginThrottle
     let publicRead: Bool
-    /// With no token_file (loopback only) every local client acts as this one session; its CSRF token is in the
-    /// pages, which other sites cannot read.
-    let localSession: Session?
+    let refusals: AuthRefusals
+    /// With no account and no token_file (loopback only) every local client acts as this one admin session; its CSRF
+    /// token is in the pages, which other sites cannot read.
+    let localSession: Session
 
     static let csrfHeader = HTTPField.Name("X-CSRF-Token")!
+
+    /// No account and no token_file yet: the dashboard answers this machine only, without a login.
+    var isLocalOnly: Bool { !accounts.hasAccounts && !accounts.hasTokenFile }
 
     func handle(_ request: Request, context: WebContext, next: (Request, WebContext) async throws -> Response) async throws -> Response {
         let path = request.uri.path
@@ -44,14 +50,14 @@ struct AccessMiddleware: RouterMiddleware {
                 let target = request.uri.string
                 return Response(status: .seeOther, headers: [.location: "/login?next=" + (target.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "/")])
             }
-            var error = WebError(.unauthorized, "log in first, or send Authorization: Bearer TOKEN")
+            var error = WebError(.unauthorized, "log in first, or send Authorization: Basic (name and password) or Bearer (an API token)")
             // The snapshot's clients (NVRs) speak Basic; a browser's fetch must not pop up a password dialog.
             error.extraHeaders[.wwwAuthenticate] = path == "/live.jpg" ? "Basic realm=\"appliance\"" : "Bearer realm=\"appliance\""
             throw error
         }
         if !reading {
             switch context.access {
-            case .bearer: break
+            case .credential: break
             case .session(let session):
                 guard let sent = request.headers[Self.csrfHeader], RandomToken.equal(sent, session.csrf) else {
                     throw WebError(.forbidden, "missing or wrong CSRF token (header X-CSRF-Token)")
@@ -65,36 +71,57 @@ struct AccessMiddleware: RouterMiddleware {
 
     private func access(for request: Request, client: String) async throws -> Access {
         if let authorization = request.headers[.authorization] {
-            await throttle.waitForTurn(client: client)
-            guard let password, Self.credentials(authorization).map(password.matches) == true else {
-                await throttle.failed(client: client)
-                throw WebError(.unauthorized, "wrong bearer token or password")
-            }
-            throttle.succeeded(client: client)
-            return .bearer
+            return .credential(try await check(authorization, client: client))
         }
-        if let localSession {
+        if isLocalOnly {
             // No password: only this machine may connect; a name that is not loopback means DNS rebinding.
             guard Self.isLoopbackHost(request.head.authority) else {
-                throw WebError(.forbidden, "this dashboard answers only to 127.0.0.1 and localhost")
+                throw WebError(.forbidden, "this dashboard answers only to 127.0.0.1 and localhost until an account exists (appliance ctl user add)")
             }
             return .session(localSession)
         }
-        if let id = request.cookies[SessionStore.cookieName]?.value, let session = sessions.find(id) { return .session(session) }
+        if let id = request.cookies[SessionStore.cookieName]?.value, let session = sessions.find(id) {
+            if let identity = accounts.current(session.identity) { return .session(session.with(identity)) }
+            sessions.remove(id)  // the account is gone, or its password changed since this login
+        }
         if publicRead && (request.method == .get || request.method == .head) { return .readOnly }
         return .anonymous
     }
 
-    /// The password in `Authorization`: `Bearer TOKEN`, or `Basic` with user `appliance` (what cameras' snapshot
+    /// An `Authorization` header's identity, slowed down per client and per account after failures.
+    private func check(_ authorization: String, client: String) async throws -> Identity {
+        let credentials = Self.credentials(authorization)
+        let keys = [client] + (credentials?.name.map { ["account:" + $0] } ?? [])
+        for key in keys { await throttle.waitForTurn(client: key) }
+        let identity: Identity? = switch credentials {
+        case .basic(let name, let password)?: await accounts.verify(name: name, password: password)
+        case .bearer(let token)?: await accounts.verify(token: token)
+        case nil: nil
+        }
+        guard let identity else {
+            refusals.refused(door: "web", client: client, user: credentials?.name, reason: "wrong name, password or token")
+            for key in keys { await throttle.failed(client: key) }
+            throw WebError(.unauthorized, "wrong name, password or token")
+        }
+        for key in keys { throttle.succeeded(client: key) }
+        return identity
+    }
+
+    /// What `Authorization` carries: `Bearer TOKEN`, or `Basic` with a name and password (what cameras' snapshot
     /// clients and `curl -u` send).
-    static func credentials(_ authorization: String) -> String? {
+    enum Credentials: Equatable {
+        case basic(name: String, password: String)
+        case bearer(String)
+        var name: String? { if case .basic(let name, _) = self { name } else { nil } }
+    }
+
+    static func credentials(_ authorization: String) -> Credentials? {
         let lowered = authorization.lowercased()
-        if lowered.hasPrefix("bearer ") { return String(authorization.dropFirst("bearer ".count)).trimmingCharacters(in: .whitespaces) }
+        if lowered.hasPrefix("bearer ") { return .bearer(String(authorization.dropFirst("bearer ".count)).trimmingCharacters(in: .whitespaces)) }
         guard lowered.hasPrefix("basic "),
               let decoded = Data(base64Encoded: String(authorization.dropFirst("basic ".count)).trimmingCharacters(in: .whitespaces)),
-              let text = String(data: decoded, encoding: .utf8), let colon = text.firstIndex(of: ":"),
-              text[..<colon] == ApplianceConfig.RTSP.user else { return nil }
-        return String(text[text.index(after: colon)...])
+              let text = String(data: decoded, encoding: .utf8), let colon = text.firstIndex(of: ":") else { return nil }
+        return .basic(name: String(text[..<colon]), password: String(text[text.index(after: colon)...]))
     }
 
     /// Routes anyone may use (ONVIF's SOAP checks its own credentials).

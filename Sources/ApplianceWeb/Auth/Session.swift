@@ -1,12 +1,18 @@
+import Accounts
 import ApplianceCore
 import Foundation
 import ApplianceBase
 
-/// A logged-in browser: the cookie's random id and the CSRF token its pages send with every command.
+/// A logged-in browser: the cookie's random id, the CSRF token its pages send with every command, and who logged in
+/// (checked against the accounts on every request: a removed account or a changed password ends it).
 struct Session: Sendable, Equatable {
     let id: String
     let csrf: String
     let expires: Date
+    let identity: Identity
+
+    /// The same session with the account as it stands now (its role may have changed).
+    func with(_ identity: Identity) -> Session { Session(id: id, csrf: csrf, expires: expires, identity: identity) }
 }
 
 /// Sessions live in memory: a restart logs everyone out, and nothing secret is written to disk.
@@ -17,8 +23,8 @@ final class SessionStore: Sendable {
     static let limit = 1000
     private let sessions = Locked<[String: Session]>([:])
 
-    func create(now: Date = Date()) -> Session {
-        let session = Session(id: RandomToken.make(), csrf: RandomToken.make(), expires: now.addingTimeInterval(Self.lifetime))
+    func create(for identity: Identity, now: Date = Date()) -> Session {
+        let session = Session(id: RandomToken.make(), csrf: RandomToken.make(), expires: now.addingTimeInterval(Self.lifetime), identity: identity)
         sessions.withLock { all in
             all = all.filter { $0.value.expires > now }
             if all.count >= Self.limit, let oldest = all.min(by: { $0.value.expires < $1.value.expires }) { all[oldest.key] = nil }

@@ -214,9 +214,10 @@ enum Pages {
         <form id="login" class="login" method="post" action="/login">
           <h1>appliance</h1>
           \(error.map { "<p id=\"login-error\" class=\"error\">\(HTML.escape($0))</p>" } ?? "")
-          \(passwordSet ? "" : "<p>No password is set ([web] token_file): this dashboard is open to this machine only.</p>")
+          \(passwordSet ? "" : "<p>No account yet (appliance ctl user add NAME --role admin) and no [web] token_file: this dashboard is open to this machine only.</p>")
           <input type="hidden" name="next" value="\(HTML.escape(next))">
-          <label>Password <input id="password" type="password" name="password" autocomplete="current-password" autofocus></label>
+          <label>Name <input id="user" name="user" autocomplete="username" placeholder="appliance" autofocus></label>
+          <label>Password <input id="password" type="password" name="password" autocomplete="current-password"></label>
           <button id="login-button">Log in</button>
           \(fingerprint.map { "<p class=\"fingerprint\">This device's certificate, SHA-256: <code id=\"fingerprint\">\($0)</code>. Check that your browser shows the same before you trust it.</p>" } ?? "")
         </form>

@@ -8,18 +8,24 @@ import ApplianceBase
 /// `/api/commands/<name>` with its `args` object as the body (the socket's arguments, checked the same way), and
 /// the clip actions also have their own paths.
 extension Routes {
-    func addAPI(to router: Router<WebContext>) {
+    func addAPI(to router: GuardedRouter) {
         let api = router.group("api")
         api.get("session") { _, ctx -> Response in
-            struct SessionInfo: Encodable { var access: String; var csrf: String? }
-            let info: SessionInfo = switch ctx.access {
-            case .session(let session): SessionInfo(access: "session", csrf: session.csrf)
-            case .bearer: SessionInfo(access: "bearer", csrf: nil)
-            case .readOnly: SessionInfo(access: "read_only", csrf: nil)
-            case .anonymous: SessionInfo(access: "anonymous", csrf: nil)
+            struct SessionInfo: Encodable { var access: String; var csrf: String?; var user: String?; var role: UserRole? }
+            let access = switch ctx.access {
+            case .session: "session"
+            case .credential: "credential"
+            case .readOnly: "read_only"
+            case .anonymous: "anonymous"
             }
-            return try JSONBody.response(info)
+            return try JSONBody.response(SessionInfo(access: access, csrf: ctx.access.session?.csrf, user: ctx.access.identity?.name,
+                                                     role: ctx.access.role))
         }
+        api.get("routes") { _, _ -> Response in
+            struct RouteList: Encodable { var items: [RouteTable.Entry] }
+            return try JSONBody.response(RouteList(items: table.all))
+        }
+        api.get("users") { _, _ in try JSONBody.response(try await perform(.users)) }
         api.get("status") { _, _ in try JSONBody.response(try await perform(.status)) }
         api.get("cameras") { _, _ in try JSONBody.response(try await perform(.cameras)) }
         api.get("backup") { _, _ in try JSONBody.response(try await perform(.backupStatus)) }

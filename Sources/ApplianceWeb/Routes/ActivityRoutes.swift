@@ -7,7 +7,7 @@ import ApplianceBase
 /// Activity (motion, sound, presses, marks): the events page, its API, each activity's picture, and "play", which
 /// opens the recording that covers an activity at the moment it began.
 extension Routes {
-    func addActivity(to router: Router<WebContext>) {
+    func addActivity(to router: GuardedRouter) {
         router.get("api/activity") { request, _ -> Response in
             guard case .activity(let list) = try await perform(try Self.activityCommand(request.uri.queryParameters)) else {
                 throw WebError(.internalServerError, "unexpected result")

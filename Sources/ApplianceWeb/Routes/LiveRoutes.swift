@@ -9,7 +9,7 @@ import Hummingbird
 extension Routes {
     static let boundary = "appliance-frame"
 
-    func addLive(to router: Router<WebContext>) {
+    func addLive(to router: GuardedRouter) {
         router.get("live.mjpeg") { _, _ -> Response in
             let live = self.context.live, streams = self.streams
             let (id, frames) = live.watch()

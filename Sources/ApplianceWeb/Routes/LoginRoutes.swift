@@ -1,3 +1,4 @@
+import Accounts
 import ApplianceCore
 import Foundation
 import Hummingbird
@@ -5,36 +6,44 @@ import Hummingbird
 /// `/login` (the form and its POST) and `/logout`. A right password makes a session cookie; a wrong one waits
 /// (the throttle) before the answer. The password is never logged.
 extension Routes {
-    func addLogin(to router: Router<WebContext>) {
+    func addLogin(to router: GuardedRouter) {
         router.get("login") { request, _ -> Response in
             HTML.response(Pages.login(error: nil, next: Self.safeNext(request.uri.queryParameters.get("next")),
-                                      passwordSet: access.password != nil, fingerprint: context.reporter.current?.fingerprint))
+                                      passwordSet: !access.isLocalOnly, fingerprint: context.reporter.current?.fingerprint))
         }
-        router.post("login") { request, ctx -> Response in
-            var request = request
-            let body: ByteBuffer
-            body = try await JSONBody.collect(&request, upTo: ctx.maxUploadSize)
-            let form = Self.form(String(decoding: body.readableBytesView, as: UTF8.self))
-            let next = Self.safeNext(form["next"])
-            guard let password = access.password else {
-                return Response(status: .seeOther, headers: [.location: next])  // no password: nothing to log in to
-            }
-            await access.throttle.waitForTurn(client: ctx.client)
-            guard let candidate = form["password"], password.matches(candidate) else {
-                await access.throttle.failed(client: ctx.client)
-                context.logger.warning("web: failed login", metadata: ["client": "\(ctx.client)"])
-                return HTML.response(Pages.login(error: "Wrong password.", next: next, passwordSet: true,
-                                                 fingerprint: context.reporter.current?.fingerprint), status: .unauthorized)
-            }
-            access.throttle.succeeded(client: ctx.client)
-            let session = access.sessions.create()
-            let secure = request.headers[.applianceTransport] == ConnectionTransport.tls.rawValue
-            return Response(status: .seeOther, headers: [.location: next, .setCookie: SessionStore.cookie(for: session, secure: secure)])
-        }
+        router.post("login") { request, ctx -> Response in try await login(request, ctx) }
         router.post("logout") { request, ctx -> Response in
             if let id = request.cookies[SessionStore.cookieName]?.value { access.sessions.remove(id) }
             return Response(status: .seeOther, headers: [.location: "/login", .setCookie: SessionStore.clearingCookie])
         }
+    }
+
+    /// The form's name (empty: `appliance`, the token_file password's) and password: a session cookie, or the form
+    /// again after the throttle's wait. The password is never logged.
+    private func login(_ request: Request, _ ctx: WebContext) async throws -> Response {
+        var request = request
+        let body = try await JSONBody.collect(&request, upTo: ctx.maxUploadSize)
+        let form = Self.form(String(decoding: body.readableBytesView, as: UTF8.self))
+        let next = Self.safeNext(form["next"])
+        guard !access.isLocalOnly else {
+            return Response(status: .seeOther, headers: [.location: next])  // no account, no password: nothing to log in to
+        }
+        let name = (form["user"] ?? "").trimmingCharacters(in: .whitespaces).lowercased()
+        let user = name.isEmpty ? AccountRules.tokenFileName : name
+        let keys = [ctx.client, "account:" + user]
+        for key in keys { await access.throttle.waitForTurn(client: key) }
+        guard let password = form["password"], let identity = await context.accounts.verify(name: user, password: password) else {
+            access.refusals.refused(door: "web", client: ctx.client, user: user, reason: "wrong name or password at login")
+            for key in keys { await access.throttle.failed(client: key) }
+            return HTML.response(Pages.login(error: "Wrong name or password.", next: next, passwordSet: true,
+                                             fingerprint: context.reporter.current?.fingerprint), status: .unauthorized)
+        }
+        for key in keys { access.throttle.succeeded(client: key) }
+        await context.accounts.recordLogin(identity)
+        access.refusals.accepted(door: "web", client: ctx.client, user: identity.name)
+        let session = access.sessions.create(for: identity)
+        let secure = request.headers[.applianceTransport] == ConnectionTransport.tls.rawValue
+        return Response(status: .seeOther, headers: [.location: next, .setCookie: SessionStore.cookie(for: session, secure: secure)])
     }
 
     /// Where to go after logging in: a path on this site only (`/x`, never `//host` or a URL).

@@ -6,7 +6,7 @@ import Hummingbird
 /// Clips, thumbnails and snapshots by id (never by path), through `MediaResponder`. `?download=1` asks for an
 /// attachment named after the clip's title.
 extension Routes {
-    func addMedia(to router: Router<WebContext>) {
+    func addMedia(to router: GuardedRouter) {
         for method in [HTTPRequest.Method.get, .head] {
             router.on("media/:id/video", method: method) { request, ctx -> Response in
                 let recording = try await recording(try ctx.parameters.require("id"))

@@ -14,7 +14,7 @@ import Engine
 extension Routes {
     static let soapPaths = ["onvif/device_service", "onvif/media_service", "onvif/events_service"]
 
-    func addONVIF(to router: Router<WebContext>) {
+    func addONVIF(to router: GuardedRouter) {
         if let device = context.onvif {
             for path in Self.soapPaths {
                 router.post(RouterPath(stringLiteral: path)) { request, ctx in try await soap(device, request, ctx) }
@@ -42,7 +42,7 @@ extension Routes {
         var request = request
         let authority = request.head.authority
         // Without a password only this machine may ask; a Host that is not loopback means DNS rebinding.
-        if access.localSession != nil && !AccessMiddleware.isLoopbackHost(authority) {
+        if access.isLocalOnly && !AccessMiddleware.isLoopbackHost(authority) {
             throw WebError(.forbidden, "this device answers only to 127.0.0.1 and localhost")
         }
         let body = try await JSONBody.collect(&request, upTo: ctx.maxUploadSize)

@@ -5,7 +5,7 @@ import Hummingbird
 
 /// The pages: live, recordings, a clip, backup & settings; and the two static assets.
 extension Routes {
-    func addPages(to router: Router<WebContext>) {
+    func addPages(to router: GuardedRouter) {
         // A dashcam (loop recording) opens on its timeline: finding a moment is what its owner comes for.
         router.get("/") { _, ctx -> Response in
             if context.config.recording.segmentS > 0 { return Response(status: .seeOther, headers: [.location: "/timeline"]) }

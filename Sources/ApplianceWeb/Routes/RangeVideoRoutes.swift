@@ -11,7 +11,7 @@ import Mp4
 /// each recording begins in it (`offset@ISO` list), so a page maps the player's clock to the wall clock across
 /// gaps. `?download=1` makes it an attachment.
 extension Routes {
-    func addRangeVideo(to router: Router<WebContext>) {
+    func addRangeVideo(to router: GuardedRouter) {
         for method in [HTTPRequest.Method.get, .head] {
             router.on("api/timeline/video.mp4", method: method) { request, _ -> Response in
                 let video = try await rangeVideo(request)

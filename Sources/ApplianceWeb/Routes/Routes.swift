@@ -10,10 +10,12 @@ struct Routes: Sendable {
     let context: FrontEndContext
     let streams: StreamRegistry
     let access: AccessMiddleware
+    /// Every route with its requirement, as added (served at `/api/routes`).
+    let table: RouteTable
     /// Range videos just built, shared by the video and its previews track.
     let rangeVideos = RangeVideoCache()
 
-    func add(to router: Router<WebContext>) {
+    func add(to router: GuardedRouter) {
         addAPI(to: router)
         addMedia(to: router)
         addActivity(to: router)

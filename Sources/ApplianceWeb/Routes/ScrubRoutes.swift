@@ -12,7 +12,7 @@ import Engine
 /// (`/api/timeline/scrub.jpg?at=ISO`), with `X-Scrub-At` saying when it was taken. Previews never change once
 /// written, so they may be cached.
 extension Routes {
-    func addScrub(to router: Router<WebContext>) {
+    func addScrub(to router: GuardedRouter) {
         router.get("media/:id/scrub.vtt") { _, ctx -> Response in
             let recording = try await recording(try ctx.parameters.require("id"))
             let previews = try await context.media.scrubPreviews(id: recording.id)

@@ -6,7 +6,7 @@ import Hummingbird
 /// `/s/<token>`: a share link's page, its video and its thumbnail, without a login, for that one clip only. An
 /// expired, revoked or made-up token is 404, the same answer for each, so tokens cannot be probed.
 extension Routes {
-    func addShares(to router: Router<WebContext>) {
+    func addShares(to router: GuardedRouter) {
         router.get("s/:token") { _, ctx -> Response in
             let (link, recording) = try await shared(try ctx.parameters.require("token"))
             return HTML.response(Pages.share(link: link, recording: recording))

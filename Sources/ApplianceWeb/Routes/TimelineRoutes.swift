@@ -7,7 +7,7 @@ import ApplianceBase
 /// `/api/timeline?day=2026-11-26` (or `from=…&to=…`): a day's recorded spans, gaps, locks and activity in one
 /// answer, checked as `ctl timeline` is.
 extension Routes {
-    func addTimeline(to router: Router<WebContext>) {
+    func addTimeline(to router: GuardedRouter) {
         router.get("api/timeline") { request, _ -> Response in
             let query = request.uri.queryParameters
             var arguments: [String: JSONValue] = [:]

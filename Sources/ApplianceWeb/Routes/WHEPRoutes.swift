@@ -14,7 +14,7 @@ import Engine
 extension Routes {
     static let sdpType = "application/sdp"
 
-    func addWHEP(to router: Router<WebContext>) {
+    func addWHEP(to router: GuardedRouter) {
         let webrtc = context.webrtc
         router.post("api/whep") { request, ctx -> Response in
             guard request.headers[.contentType]?.lowercased().hasPrefix(Self.sdpType) == true else {

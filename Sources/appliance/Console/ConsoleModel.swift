@@ -113,6 +113,9 @@ struct ConsoleModel: Sendable, Equatable {
         case .clockJumped(let j):
             say("the clock jumped by \(j.jumpWords); \(j.redatedRecordings) clips dated again")
             return false
+        case .authFailed(let f):
+            say("refused \(f.user.map { "\"\($0)\" " } ?? "")from \(f.client) on \(f.door): \(f.reason)", error: true)
+            return false
         case .inputGesture, .inputConnected, .inputMissing, .thumbnailReady, .locked, .unlocked, .exported, .backupStarted,
              .backupProgress, .backupDone, .backupRetry, .backupFailed, .backupPaused, .backupResumed, .backupDeleted,
              .flowing, .retentionWarning, .deviceAdded, .deviceRemoved, .mqttConnected, .mqttDisconnected, .motionStarted,

@@ -13,6 +13,7 @@ import Settings
 import MediaLibrary
 import ONVIF
 import Engine
+import Accounts
 
 /// The dashboard's router in-process (HummingbirdTesting's `.router` framework: no socket, no daemon) on a real
 /// library (in memory) and a real data folder (a temporary directory). What the web layer hands the core is seen
@@ -61,6 +62,7 @@ final class WebHarness: Sendable {
             },
             events: events, live: live, webrtc: whep, media: MediaCatalog(library: library, data: data),
             reporter: FrontEndReporter(web: WebStatus(state: .starting, listen: config.web.listen), live: live),
+            accounts: try AccountBook(library: library, tokenFile: password ? try Password(file: config.web.tokenFile) : nil, cost: 4),
             logger: Logger(label: "web-test", factory: { _ in SwiftLogNoOpLogHandler() }))
         if config.onvif.enabled {
             let status = ONVIFStatus(discovery: .off, listen: "off", endpoint: "urn:uuid:test", authentication: password ? "ws-usernametoken" : "none")
