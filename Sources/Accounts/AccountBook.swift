@@ -19,6 +19,8 @@ public final class AccountBook: Sendable {
     let recent = RecentChecks()
     /// A bcrypt hash of nothing anyone knows, checked against when the name is unknown.
     let decoy = Locked<String?>(nil)
+    /// Told after every change (RTSP's server takes the Digest entries again).
+    let observers = Locked<[@Sendable () -> Void]>([])
 
     package init(library: Library, tokenFile: Password?, cost: UInt8 = PasswordHashing.defaultCost) throws {
         (self.library, self.tokenFile, self.cost) = (library, tokenFile, cost)
@@ -39,6 +41,16 @@ public final class AccountBook: Sendable {
         return Identity(name: identity.name, role: entry.role, generation: entry.generation)
     }
 
+    /// `handler` runs after every change of the accounts, on the changing task: it must return at once.
+    public func onChange(_ handler: @escaping @Sendable () -> Void) { observers.withLock { $0.append(handler) } }
+
+    /// Every account's Digest entry, `name:appliance:HA1` (htdigest's format), for RTSP: never a password.
+    public func digestEntries() async throws -> [String] {
+        try await library.users().map { "\($0.name):\(PasswordHashing.realm):\($0.digestHA1)" }
+    }
+
+    private func changed() { for observer in observers.withLock({ $0 }) { observer() } }
+
     // MARK: commands
 
     package func list() async throws -> UserList {
@@ -54,6 +66,7 @@ public final class AccountBook: Sendable {
             throw ApplianceError(.conflict, "user \"\(name)\" exists already (user.passwd changes a password)")
         }
         roster.withLock { $0[name] = Entry(role: role, generation: 0) }
+        changed()
         return try await account(name)
     }
 
@@ -67,6 +80,7 @@ public final class AccountBook: Sendable {
         let updated = try await account(name: name)
         roster.withLock { $0[name] = Entry(role: updated.role, generation: updated.generation) }
         recent.forget(name: name)
+        changed()
         return updated.account
     }
 
@@ -76,6 +90,7 @@ public final class AccountBook: Sendable {
         guard try await library.updateRole(name: name, role: role) else { throw Self.noSuchUser(name) }
         roster.withLock { $0[name]?.role = role }
         recent.forget(name: name)
+        changed()
         return try await account(name)
     }
 
@@ -85,6 +100,7 @@ public final class AccountBook: Sendable {
         let removed = try await library.deleteUser(name: name)
         roster.withLock { _ = $0.removeValue(forKey: name) }
         recent.forget(name: name)
+        changed()
         return UserRemoved(name: name, removed: removed)
     }
 

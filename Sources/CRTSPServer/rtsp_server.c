@@ -1,9 +1,13 @@
+#define _GNU_SOURCE /* memfd_create */
 #include "CRTSPServer.h"
 #include "CGStreamerShim.h"
 #include <gst/app/gstappsrc.h>
 #include <gst/base/gstbasesink.h>
 #include <gst/rtsp-server/rtsp-server.h>
 #include <string.h>
+#include <errno.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 struct ApplRtspServer {
     GMainContext *context;
@@ -27,6 +31,10 @@ struct ApplRtspServer {
     GHashTable *caps;
     ApplRtspHandlers handlers;
     struct ServerLink *link;
+    /* The access rules (always set) and the account names whose Digest entries `appl_rtsp_server_set_users` added,
+     * so that the next call removes them first (the token_file's user is not among them). */
+    GstRTSPAuth *auth;
+    GPtrArray *account_names;
 };
 
 /* What the media's hold shares with the server. A shared media is unprepared and finalised on gst-rtsp-server's
@@ -228,6 +236,8 @@ static GstRTSPFilterResult close_client(GstRTSPServer *server, GstRTSPClient *cl
 
 static void free_server(ApplRtspServer *s) {
     if (s->source) { g_source_destroy(s->source); g_source_unref(s->source); }
+    g_clear_object(&s->auth);
+    g_clear_pointer(&s->account_names, g_ptr_array_unref);
     if (s->server) g_object_unref(s->server);
     forget_media(s, NULL);
     g_clear_pointer(&s->held_audio, gst_buffer_list_unref);
@@ -255,16 +265,23 @@ static void end_holds(ApplRtspServer *s) {
     g_mutex_unlock(&link->lock);
 }
 
-/* The access rules: Digest for `user` and `password` when given; with `tls_pem` (a certificate chain and its key,
- * PEM) the server speaks TLS (rtsps://), and without a password everyone gets the viewer's role by default. The
- * caller keeps ownership of its strings. FALSE with *error set when the certificate cannot be read. */
+/* The token every user who may watch gets: the mount's "viewer" role. */
+static GstRTSPToken *viewer_token(void) {
+    return gst_rtsp_token_new(GST_RTSP_TOKEN_MEDIA_FACTORY_ROLE, G_TYPE_STRING, "viewer", NULL);
+}
+
+/* The access rules, always in place (accounts can appear while the server runs): Digest in realm "appliance", for
+ * `user` and `password` when given (the token_file's); with `tls_pem` (a certificate chain and its key, PEM) the
+ * server speaks TLS (rtsps://). Until `appl_rtsp_server_set_users` says otherwise, without a password everyone gets
+ * the viewer's role by default. The caller keeps ownership of its strings. FALSE with *error set when the
+ * certificate cannot be read. */
 static gboolean set_up_access(ApplRtspServer *s, GstRTSPMediaFactory *factory, const char *user, const char *password,
                               const char *tls_pem, char **error) {
-    if (!(user && password) && !tls_pem) return TRUE;
     GstRTSPAuth *auth = gst_rtsp_auth_new();
-    GstRTSPToken *token = gst_rtsp_token_new(GST_RTSP_TOKEN_MEDIA_FACTORY_ROLE, G_TYPE_STRING, "viewer", NULL);
+    gst_rtsp_auth_set_realm(auth, "appliance");
+    gst_rtsp_auth_set_supported_methods(auth, GST_RTSP_AUTH_DIGEST);
+    GstRTSPToken *token = viewer_token();
     if (user && password) {
-        gst_rtsp_auth_set_supported_methods(auth, GST_RTSP_AUTH_DIGEST);
         gst_rtsp_auth_add_digest(auth, user, password, token);
     } else {
         gst_rtsp_auth_set_default_token(auth, token);
@@ -283,10 +300,42 @@ static gboolean set_up_access(ApplRtspServer *s, GstRTSPMediaFactory *factory, c
         g_object_unref(certificate);
     }
     gst_rtsp_server_set_auth(s->server, auth);
-    g_object_unref(auth);
+    s->auth = auth; /* keeps the reference */
+    s->account_names = g_ptr_array_new_with_free_func(g_free);
     gst_rtsp_media_factory_add_role(factory, "viewer", GST_RTSP_PERM_MEDIA_FACTORY_ACCESS, G_TYPE_BOOLEAN, TRUE,
                                     GST_RTSP_PERM_MEDIA_FACTORY_CONSTRUCT, G_TYPE_BOOLEAN, TRUE, NULL);
     return TRUE;
+}
+
+gboolean appl_rtsp_server_set_users(ApplRtspServer *s, const char *htdigest, gboolean open, char **error) {
+    for (guint i = 0; i < s->account_names->len; i++) gst_rtsp_auth_remove_digest(s->auth, g_ptr_array_index(s->account_names, i));
+    g_ptr_array_set_size(s->account_names, 0);
+    GstRTSPToken *token = viewer_token();
+    gst_rtsp_auth_set_default_token(s->auth, open ? token : NULL);
+    gboolean ok = TRUE;
+    if (htdigest && *htdigest) {
+        /* gst-rtsp-server reads Digest hashes only from a file: this one lives in memory, never on a disk. */
+        int fd = memfd_create("appliance-rtsp-users", MFD_CLOEXEC);
+        size_t length = strlen(htdigest);
+        if (fd < 0 || write(fd, htdigest, length) != (ssize_t)length) {
+            *error = g_strdup_printf("cannot hand the accounts to the RTSP server: %s", g_strerror(errno));
+            ok = FALSE;
+        } else {
+            gchar *path = g_strdup_printf("/proc/self/fd/%d", fd);
+            ok = gst_rtsp_auth_parse_htdigest(s->auth, path, token);
+            if (!ok) *error = g_strdup("the RTSP server could not read the accounts");
+            g_free(path);
+            gchar **lines = g_strsplit(htdigest, "\n", -1);
+            for (gchar **line = lines; *line; line++) {
+                const char *colon = strchr(*line, ':');
+                if (colon) g_ptr_array_add(s->account_names, g_strndup(*line, colon - *line));
+            }
+            g_strfreev(lines);
+        }
+        if (fd >= 0) close(fd);
+    }
+    gst_rtsp_token_unref(token);
+    return ok;
 }
 
 ApplRtspServer *appl_rtsp_server_start(const char *address, int port, const char *path, const char *launch,

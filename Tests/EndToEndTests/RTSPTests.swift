@@ -185,6 +185,30 @@ final class RTSPTests: XCTestCase {
         let json = try daemon.ctl(["--json", "status"]).stdout
         XCTAssertFalse(json.contains("correct-horse"), json)
         XCTAssertFalse(daemon.log.contains("correct-horse"), daemon.log)
+
+        // An account watches with its own name and password, added and removed while the server runs.
+        XCTAssertEqual(try daemon.ctl(["user", "add", "vic", "--role", "viewer"], input: "vics-password-1\n").status, 0)
+        let viewer = try probe(withUser("vic", "vics-password-1"))
+        XCTAssertEqual(viewer.status, 0, viewer.stderr)
+        XCTAssertNotEqual(try probe(withUser("vic", "wrong-password")).status, 0, "an account's wrong password")
+        XCTAssertEqual(try probe(withUser("appliance", "correct-horse-battery")).status, 0, "the token_file's user stays")
+        XCTAssertEqual(try daemon.ctl(["user", "remove", "vic"]).status, 0)
+        XCTAssertNotEqual(try probe(withUser("vic", "vics-password-1")).status, 0, "a removed account")
+    }
+
+    /// On loopback with no token_file anyone may watch, until the first account exists: then only accounts.
+    func testTheFirstAccountClosesAnOpenStream() throws {
+        let (daemon, url) = try startDaemon(extra: "")
+        defer { daemon.stop() }
+        XCTAssertEqual(try daemon.status().rtsp?.authentication, "none")
+        XCTAssertEqual(try probe(url).status, 0)
+        XCTAssertEqual(try daemon.ctl(["user", "add", "anna", "--role", "admin"], input: "anna-password-1\n").status, 0)
+        XCTAssertTrue(daemon.waitFor(10) { (try? daemon.status().rtsp?.authentication) == "digest" })
+        let open = try probe(url)
+        XCTAssertNotEqual(open.status, 0, "no login once an account exists")
+        XCTAssertTrue(open.stderr.contains("401"), open.stderr)
+        let anna = try probe(url.replacingOccurrences(of: "rtsp://", with: "rtsp://anna:anna-password-1@"))
+        XCTAssertEqual(anna.status, 0, anna.stderr)
     }
 
     /// `[rtsp] tls = true`: rtsps:// with the device's own certificate (made by RTSP here, the dashboard being plain

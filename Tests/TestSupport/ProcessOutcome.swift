@@ -22,8 +22,9 @@ public struct ProcessOutcome: Sendable {
     /// Runs `executable` to its end; past `timeout` it is stopped and `TimedOut` thrown. Both pipes are read on other
     /// threads while it runs, so a chatty child cannot block on a full pipe, and one that never ends (a client of a
     /// stalled stream) cannot keep the caller waiting past the deadline.
+    /// `input`: written to its standard input, which is then closed (none: /dev/null).
     public static func run(_ executable: String, _ arguments: [String], environment: [String: String]? = nil,
-                           timeout: TimeInterval = 120) throws -> ProcessOutcome {
+                           input: Data? = nil, timeout: TimeInterval = 120) throws -> ProcessOutcome {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
@@ -31,8 +32,13 @@ public struct ProcessOutcome: Sendable {
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err
-        process.standardInput = FileHandle.nullDevice
+        let stdin = input.map { _ in Pipe() }
+        process.standardInput = stdin ?? FileHandle.nullDevice
         try process.run()
+        if let stdin, let input {
+            try stdin.fileHandleForWriting.write(contentsOf: input)
+            try stdin.fileHandleForWriting.close()
+        }
         let group = DispatchGroup()
         let outData = PipeContents(out, group), errData = PipeContents(err, group)
         if group.wait(timeout: .now() + timeout) == .timedOut {

@@ -6,6 +6,7 @@ import ApplianceBase
 import Settings
 import ONVIF
 import Engine
+import Accounts
 
 /// What the appliance offers other machines besides the web page: the RTSP stream, the MQTT link and the ONVIF
 /// device, each built from its section (nil when off) with the status holder `status` reads, then their services.
@@ -41,7 +42,7 @@ struct NetworkOutputs {
         }
     }
 
-    func services(config: ApplianceConfig, device: ONVIFDevice?, events: EventHub, logger: Logger,
+    func services(config: ApplianceConfig, device: ONVIFDevice?, events: EventHub, logger: Logger, accounts: AccountBook,
                   perform: @escaping @Sendable (Command) async throws(ApplianceError) -> CommandResult) -> [any Service] {
         var services: [any Service] = []
         if let rtsp {
@@ -51,7 +52,7 @@ struct NetworkOutputs {
                 return served.certificateChainPEM + "\n" + served.privateKeyPEM
             } : nil
             services.append(RTSPService(config: config.rtsp, password: rtsp.password, feed: rtsp.feed, logger: logger,
-                                        certificate: certificate))
+                                        certificate: certificate, users: Self.rtspUsers(accounts)))
         }
         if let mqtt {
             services.append(MQTTBridge(settings: mqtt.settings, link: mqtt.link, events: events, logger: logger, perform: perform))
@@ -63,5 +64,14 @@ struct NetworkOutputs {
             }
         }
         return services
+    }
+
+    /// The accounts as RTSP's server takes them, signalled again on every change.
+    static func rtspUsers(_ accounts: AccountBook) -> RTSPUsers {
+        let changed = WakeSignal()
+        accounts.onChange { changed.signal() }
+        return RTSPUsers(current: {
+            ((try? await accounts.digestEntries()) ?? [], !accounts.hasAccounts && !accounts.hasTokenFile)
+        }, changed: changed)
     }
 }

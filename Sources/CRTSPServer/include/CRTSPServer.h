@@ -33,6 +33,12 @@ ApplRtspServer *appl_rtsp_server_start(const char *address, int port, const char
 
 /** The caps of what will be pushed into the appsrc `name` (the caller keeps its reference): set on the media now and
  *  on every media made later. */
+/* Replaces the accounts who may watch: `htdigest` holds "name:appliance:HA1" lines (HA1 = MD5 of
+ * name:appliance:password, what a Digest server keeps instead of the password); the token_file's user stays.
+ * `open`: anyone may watch without a login (no account and no token_file, on loopback). FALSE with *error set
+ * (for the caller to g_free) when the lines cannot be read. */
+gboolean appl_rtsp_server_set_users(ApplRtspServer *server, const char *htdigest, gboolean open, char **error);
+
 void appl_rtsp_server_set_caps(ApplRtspServer *server, const char *name, GstCaps *caps);
 
 /** The state of the mount's media pipeline, without waiting (`pending`: GST_STATE_VOID_PENDING when none); FALSE

@@ -17,14 +17,17 @@ package struct RTSPService: Service {
     /// With `[rtsp] tls`: the certificate chain and key to serve (PEM), read at each start; a failure is reported
     /// and retried like an address that cannot be bound.
     package let certificate: (@Sendable () throws -> String)?
+    /// The accounts that may watch besides the token_file's `appliance`, taken again whenever they change.
+    package let users: RTSPUsers?
 
     package init(config: ApplianceConfig.RTSP, password: Password?, feed: RTSPFeed, logger: Logger,
-                 certificate: (@Sendable () throws -> String)? = nil) {
+                 certificate: (@Sendable () throws -> String)? = nil, users: RTSPUsers? = nil) {
         self.config = config
         self.password = password
         self.feed = feed
         self.logger = logger
         self.certificate = certificate
+        self.users = users
     }
 
     package func run() async throws {
@@ -47,10 +50,43 @@ package struct RTSPService: Service {
             feed.serve(server)
             feed.update { $0.state = .serving; $0.url = url; $0.error = nil }
             logger.info("RTSP serving", metadata: ["url": "\(url)", "authentication": "\(credentials == nil ? "none" : "digest")"])
-            try? await gracefulShutdown()
+            await followUsers(server)
             feed.serve(nil)
             _ = try? await blocking { server.stop() }
             return
         }
+    }
+
+    /// Hands the server the accounts now and after each change, until graceful shutdown.
+    private func followUsers(_ server: RTSPServer) async {
+        guard let users else {
+            try? await gracefulShutdown()
+            return
+        }
+        await withGracefulShutdownHandler {
+            while !Task.isShuttingDownGracefully {
+                let (htdigest, open) = await users.current()
+                do {
+                    try server.setUsers(htdigest: htdigest, open: open)
+                    feed.update { $0.authentication = open ? "none" : "digest" }
+                } catch {
+                    logger.error("RTSP accounts: \(error)")
+                }
+                await users.changed.wait(until: nil)
+            }
+        } onGracefulShutdown: {
+            users.changed.signal()
+        }
+    }
+}
+
+/// Who may watch over RTSP: every account's Digest entry (`name:appliance:HA1`), and whether anyone may without a
+/// login (no account and no token_file), read again each time `changed` is signalled.
+package struct RTSPUsers: Sendable {
+    package let current: @Sendable () async -> (htdigest: [String], open: Bool)
+    package let changed: WakeSignal
+
+    package init(current: @escaping @Sendable () async -> (htdigest: [String], open: Bool), changed: WakeSignal) {
+        (self.current, self.changed) = (current, changed)
     }
 }

@@ -154,8 +154,9 @@ final class DaemonProcess {
     }
 
     /// Runs `appliance ctl --socket S …`.
-    func ctl(_ arguments: [String]) throws -> ProcessOutcome {
-        try ProcessOutcome.run(Self.binary, ["ctl", "--socket", socketPath] + arguments)
+    /// `input`: what `ctl` reads on its standard input (a password).
+    func ctl(_ arguments: [String], input: String? = nil) throws -> ProcessOutcome {
+        try ProcessOutcome.run(Self.binary, ["ctl", "--socket", socketPath] + arguments, input: input.map { Data($0.utf8) })
     }
 
     /// The web dashboard's base URL (`http://127.0.0.1:PORT`), once it serves; test configs listen on port 0.
