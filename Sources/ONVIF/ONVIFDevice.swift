@@ -20,11 +20,15 @@ public final class ONVIFDevice: Sendable {
         public var body: Data
         /// Whether the request's credentials were checked and how it went (for the web server's throttle).
         public var credentials: Credentials = .notChecked
+        /// The user name the request's token carried, when it had one (for the refusal's event).
+        public var user: String? = nil
         public static let contentType = "application/soap+xml; charset=utf-8"
     }
 
     package let config: ApplianceConfig
     package let verifier: UsernameTokenVerifier?
+    /// The accounts (PasswordText over HTTPS); nil in tests of the token_file alone.
+    package let accounts: ONVIFAccounts?
     package let link: ONVIFLink
     package var subscriptions: PullPointSubscriptions { link.subscriptions }
     package let serial: String
@@ -33,9 +37,10 @@ public final class ONVIFDevice: Sendable {
 
     /// `password`: nil only on loopback without a token file (the config refuses anything else), where every
     /// request is answered and tokens are ignored.
-    package init(config: ApplianceConfig, password: Password?, link: ONVIFLink, serial: String, logger: Logger,
-         status: @escaping @Sendable () async -> StatusReport?) {
+    package init(config: ApplianceConfig, password: Password?, accounts: ONVIFAccounts? = nil, link: ONVIFLink, serial: String,
+                 logger: Logger, status: @escaping @Sendable () async -> StatusReport?) {
         self.config = config
+        self.accounts = accounts
         verifier = password.map { UsernameTokenVerifier(user: ApplianceConfig.RTSP.user, password: $0.secret) }
         (self.link, self.serial, self.logger, self.status) = (link, serial, logger, status)
     }
@@ -61,9 +66,10 @@ public final class ONVIFDevice: Sendable {
     }
 
     /// Answers a SOAP request to `path` (`/onvif/device_service`, `/onvif/pullpoint/ID`, …) that reached this
-    /// device as `host` (the Host header without the port) on the web server's `port`.
-    public func respond(path: String, body: Data, host: String, port: Int, client: String) async -> Reply {
+    /// device as `host` (the Host header without the port) on the web server's `port`; `overTLS`: it came over HTTPS.
+    public func respond(path: String, body: Data, host: String, port: Int, client: String, overTLS: Bool = false) async -> Reply {
         var credentials = Reply.Credentials.notChecked
+        var user: String?
         do {
             let envelope: XMLTree
             do { envelope = try XMLTree.parse(body) } catch { throw SOAPFault.malformed(error.description) }
@@ -71,31 +77,54 @@ public final class ONVIFDevice: Sendable {
                   let operation = envelope.child("Body", in: ONVIFNamespace.soap)?.children.first else {
                 throw SOAPFault.malformed("not a SOAP 1.2 envelope with a body")
             }
-            if verifier != nil && !(operation.namespace == ONVIFNamespace.device && operation.name == "GetSystemDateAndTime") {
+            let needsLogin = verifier != nil || accounts?.exist() == true
+            if needsLogin && !(operation.namespace == ONVIFNamespace.device && operation.name == "GetSystemDateAndTime") {
                 credentials = .refused
-                try authenticate(envelope.child("Header", in: ONVIFNamespace.soap), client: client, operation: operation.name)
+                let header = envelope.child("Header", in: ONVIFNamespace.soap)
+                user = header?.child("Security", in: ONVIFNamespace.security)?.child("UsernameToken", in: ONVIFNamespace.security)?.value("Username")
+                let role = try await authenticate(header, client: client, operation: operation.name, overTLS: overTLS)
                 credentials = .accepted
+                if role < .admin && !Self.viewerMay(operation.name) {
+                    throw SOAPFault.notAuthorized("\(operation.name) needs the admin role (\"\(user ?? "")\" is a viewer)")
+                }
             }
-            let element = try await dispatch(path: path, operation: operation, host: host, port: port)
-            return Reply(status: 200, body: XMLWriter.envelope(body: [element]), credentials: credentials)
+            let element = try await dispatch(path: path, operation: operation, host: host, port: port, overTLS: overTLS)
+            return Reply(status: 200, body: XMLWriter.envelope(body: [element]), credentials: credentials, user: user)
         } catch let fault as SOAPFault {
-            return Reply(status: fault.httpStatus, body: fault.envelope, credentials: credentials)
+            return Reply(status: fault.httpStatus, body: fault.envelope, credentials: credentials, user: user)
         } catch {
-            return Reply(status: 500, body: SOAPFault(.receiver, "ter:Action", "\(error)").envelope, credentials: credentials)
+            return Reply(status: 500, body: SOAPFault(.receiver, "ter:Action", "\(error)").envelope, credentials: credentials, user: user)
         }
     }
 
-    private func authenticate(_ header: XMLTree?, client: String, operation: String) throws(SOAPFault) {
-        guard let verifier else { return }
-        do {
+    /// What a viewer may ask: reading (every `Get…`) and following events.
+    static func viewerMay(_ operation: String) -> Bool {
+        operation.hasPrefix("Get") || ["CreatePullPointSubscription", "PullMessages", "Renew", "Unsubscribe", "SetSynchronizationPoint"].contains(operation)
+    }
+
+    /// The role the request's UsernameToken gives: an account's name and password sent as PasswordText (over HTTPS
+    /// only), or the token_file's password as a PasswordDigest (user `appliance`, admin).
+    private func authenticate(_ header: XMLTree?, client: String, operation: String, overTLS: Bool) async throws(SOAPFault) -> UserRole {
+        do throws(SOAPFault) {
+            if let plain = try UsernameToken.plain(header: header) {
+                guard overTLS else { throw SOAPFault.notAuthorized("a PasswordText token is accepted over HTTPS only") }
+                guard let accounts, let role = await accounts.verify(plain.username, plain.password) else {
+                    throw SOAPFault.notAuthorized("wrong user name or password")
+                }
+                return role
+            }
+            guard let verifier else {
+                throw SOAPFault.notAuthorized("accounts sign with PasswordText over HTTPS (PasswordDigest is for user appliance, [web] token_file)")
+            }
             try verifier.verify(try UsernameToken.from(header: header))
+            return .admin
         } catch {
             logger.warning("ONVIF \(operation) from \(client) refused: \(error.reason)")
             throw error
         }
     }
 
-    private func dispatch(path: String, operation: XMLTree, host: String, port: Int) async throws(SOAPFault) -> XMLElement {
+    private func dispatch(path: String, operation: XMLTree, host: String, port: Int, overTLS: Bool) async throws(SOAPFault) -> XMLElement {
         let now = Date()
         if path.hasPrefix("/onvif/pullpoint/") {
             let id = String(path.dropFirst("/onvif/pullpoint/".count))
@@ -103,8 +132,9 @@ public final class ONVIFDevice: Sendable {
                                                        subscriptions: subscriptions, now: now)
         }
         guard let report = await status() else { throw SOAPFault(.receiver, "ter:Action", "the appliance is not ready yet") }
-        let facts = ONVIFFacts(config: config, status: report, host: host, webPort: port, serial: serial,
+        var facts = ONVIFFacts(config: config, status: report, host: host, webPort: port, serial: serial,
                                interfaces: NetworkInterface.current())
+        facts.requestOverTLS = overTLS
         // By the operation's namespace, not the path: GetServiceCapabilities is in all three services.
         switch operation.namespace {
         case ONVIFNamespace.device: return try ONVIFDeviceService.respond(operation.name, facts: facts, now: now)
@@ -113,5 +143,16 @@ public final class ONVIFDevice: Sendable {
             return try ONVIFEventService.respond(operation.name, request: operation, facts: facts, subscriptions: subscriptions, now: now)
         default: throw SOAPFault.notImplemented("{\(operation.namespace)}\(operation.name)")
         }
+    }
+}
+
+/// The accounts as ONVIF asks them: an account's name and plain password checked (its role, or nil), and whether
+/// any account exists (then every request but GetSystemDateAndTime needs a login).
+public struct ONVIFAccounts: Sendable {
+    public let verify: @Sendable (_ name: String, _ password: String) async -> UserRole?
+    public let exist: @Sendable () -> Bool
+
+    public init(verify: @escaping @Sendable (String, String) async -> UserRole?, exist: @escaping @Sendable () -> Bool) {
+        (self.verify, self.exist) = (verify, exist)
     }
 }

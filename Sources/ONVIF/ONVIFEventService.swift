@@ -61,7 +61,7 @@ enum ONVIFEventService {
         }
     }
 
-    static func subscriptionURL(_ facts: ONVIFFacts, _ id: String) -> String { facts.base + "/onvif/pullpoint/" + id }
+    static func subscriptionURL(_ facts: ONVIFFacts, _ id: String) -> String { facts.serviceBase + "/onvif/pullpoint/" + id }
 
     /// A duration (`PT600S`) or a time; absent means the default term.
     private static func requestedTermination(_ text: String?, now: Date) throws(SOAPFault) -> Date? {

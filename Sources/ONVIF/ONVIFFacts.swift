@@ -26,6 +26,9 @@ struct ONVIFFacts: Sendable {
     package var webPort: Int
     /// The dashboard speaks HTTPS (`[web] tls`): its snapshot is an https:// URL.
     package var servesTLS = false
+    /// The request came over HTTPS: the services' addresses are https:// too, so that a client that signs with its
+    /// password in the clear (PasswordText) keeps to TLS.
+    package var requestOverTLS = false
     package var interfaces: [NetworkInterface]
     package var video: Video
     package var audio: Audio?
@@ -46,11 +49,12 @@ struct ONVIFFacts: Sendable {
     package var mac: String? { NetworkInterface.primary(interfaces)?.mac }
     package var hostName: String { ProcessInfo.processInfo.hostName }
     package var base: String { "http://\(HostAddress.shown(host))" + (webPort == 80 ? "" : ":\(webPort)") }
-    var deviceServiceURL: String { base + "/onvif/device_service" }
-    var mediaServiceURL: String { base + "/onvif/media_service" }
-    var eventsServiceURL: String { base + "/onvif/events_service" }
-    /// The SOAP services stay on plain HTTP, which the web server lets through for them (NVRs speak ONVIF over HTTP,
-    /// with its own digest login); the snapshot is a picture, content that is only served over HTTPS when the
+    var serviceBase: String { requestOverTLS ? base.replacingOccurrences(of: "http://", with: "https://") : base }
+    var deviceServiceURL: String { serviceBase + "/onvif/device_service" }
+    var mediaServiceURL: String { serviceBase + "/onvif/media_service" }
+    var eventsServiceURL: String { serviceBase + "/onvif/events_service" }
+    /// The SOAP services stay on plain HTTP for a client that came that way, which the web server lets through for
+    /// them (NVRs speak ONVIF over HTTP, with its own digest login); the snapshot is a picture, content that is only served over HTTPS when the
     /// dashboard speaks it.
     var snapshotURL: String { (servesTLS ? base.replacingOccurrences(of: "http://", with: "https://") : base) + "/live.jpg" }
     var streamURL: String? { rtspPort.map { "\(rtspTLS ? "rtsps" : "rtsp")://\(HostAddress.shown(host)):\($0)/\(rtspPath)" } }

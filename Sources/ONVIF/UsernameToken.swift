@@ -3,8 +3,8 @@ import Crypto
 import ApplianceBase
 
 /// WS-Security's UsernameToken as ONVIF clients send it: `Password` is Base64(SHA-1(nonce ‖ created ‖ password)),
-/// the nonce Base64 bytes, `created` the exact text sent. A plain-text password (`#PasswordText`) is refused: it
-/// would cross the network as it is.
+/// the nonce Base64 bytes, `created` the exact text sent. A plain-text password (`#PasswordText`) is read apart
+/// (`PlainPassword`): the device accepts it only over HTTPS.
 package struct UsernameToken: Equatable {
     package var username: String
     package var digest: String
@@ -19,15 +19,36 @@ package struct UsernameToken: Equatable {
     }
 
     package static let digestType = "http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-username-token-profile-1.0#PasswordDigest"
+    package static let textType = "http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-username-token-profile-1.0#PasswordText"
 
-    /// The token in a SOAP header, or why it cannot be used.
-    package static func from(header: XMLTree?) throws(SOAPFault) -> UsernameToken {
+    /// A UsernameToken whose password is sent as it is (`#PasswordText`): what an account signs with, since the
+    /// device keeps only a bcrypt hash of it, and a digest can only be checked against the password itself.
+    package struct PlainPassword: Equatable {
+        package var username: String
+        package var password: String
+    }
+
+    /// The token's plain password when it has one (`#PasswordText`), nil for a digest.
+    package static func plain(header: XMLTree?) throws(SOAPFault) -> PlainPassword? {
+        let token = try usernameToken(header)
+        guard let password = token.child("Password", in: ONVIFNamespace.security) else { throw .notAuthorized("the UsernameToken has no Password") }
+        guard password.attribute("Type") == textType else { return nil }
+        return PlainPassword(username: token.value("Username") ?? "", password: password.text)
+    }
+
+    private static func usernameToken(_ header: XMLTree?) throws(SOAPFault) -> XMLTree {
         guard let token = header?.child("Security", in: ONVIFNamespace.security)?.child("UsernameToken", in: ONVIFNamespace.security) else {
             throw .notAuthorized("no WS-Security UsernameToken in the request")
         }
+        return token
+    }
+
+    /// The token in a SOAP header, or why it cannot be used.
+    package static func from(header: XMLTree?) throws(SOAPFault) -> UsernameToken {
+        let token = try usernameToken(header)
         guard let password = token.child("Password", in: ONVIFNamespace.security) else { throw .notAuthorized("the UsernameToken has no Password") }
         if let type = password.attribute("Type"), type != digestType {
-            throw .notAuthorized("only PasswordDigest is accepted (the password would cross the network as it is)")
+            throw .notAuthorized("a password type of \(type.split(separator: "#").last ?? "?") is not accepted here")
         }
         guard let nonceText = token.value("Nonce"), let nonce = Data(base64Encoded: nonceText), !nonce.isEmpty,
               let created = token.value("Created"), !created.isEmpty else {

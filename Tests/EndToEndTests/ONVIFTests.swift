@@ -15,7 +15,7 @@ final class ONVIFTests: XCTestCase {
     static let cameras = MotionTests.cameras
 
     /// A daemon with ONVIF on, its web server and RTSP on `host` (a token file: the password), motion on.
-    func startDaemon(host: String = "127.0.0.1", discovery: String) throws -> (DaemonProcess, webPort: Int, rtspPort: Int) {
+    func startDaemon(host: String = "127.0.0.1", discovery: String, web: String = "") throws -> (DaemonProcess, webPort: Int, rtspPort: Int) {
         let (webPort, rtspPort) = (FreePort.pick(), FreePort.pick())
         let daemon = try DaemonProcess(extra: """
             [video]
@@ -26,6 +26,7 @@ final class ONVIFTests: XCTestCase {
             [web]
             listen = "\(host):\(webPort)"
             token_file = "TOKEN"
+            \(web)
             [rtsp]
             listen = "\(host):\(rtspPort)"
             [onvif]
@@ -83,6 +84,39 @@ final class ONVIFTests: XCTestCase {
                                                             "--password", Self.password, "--wrong-password"], timeout: 60)
         XCTAssertTrue(wrong.stdout.contains(#""refused": true, "auth_error": true"#), "Home Assistant would ask for the password again: \(wrong.stdout) \(wrong.stderr)")
         XCTAssertTrue(daemon.log.contains("ONVIF GetServices from 127.0.0.1 refused: Sender not authorized: wrong user name or password"), daemon.log)
+    }
+
+    /// An account signs in with its own name and password (PasswordText, over HTTPS: the device keeps no password a
+    /// digest could be checked against); a viewer reads and streams but changes nothing.
+    func testAViewerAccountReadsOverHTTPSAndChangesNothing() throws {
+        let (daemon, webPort, rtspPort) = try startDaemon(discovery: "off", web: "tls = \"on\"")
+        defer { daemon.stop() }
+        XCTAssertEqual(try daemon.ctl(["user", "add", "vic", "--role", "viewer"], input: "vics-password-1\n").status, 0)
+        let client = try ProcessOutcome.run("/usr/bin/env", ["python3", Self.repository + "/Tests/ONVIF/onvif_account.py", "--host",
+                                                             "https://127.0.0.1", "--port", "\(webPort)", "--user", "vic",
+                                                             "--password", "vics-password-1"], timeout: 90)
+        XCTAssertEqual(client.status, 0, client.stderr)
+        let steps = Dictionary(client.stdout.split(separator: "\n").compactMap { line -> (String, [String: Any])? in
+            guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                  let step = object["step"] as? String else { return nil }
+            return (step, object)
+        }, uniquingKeysWith: { first, _ in first })
+        let read = try XCTUnwrap(steps["read"], client.stdout + client.stderr)
+        XCTAssertEqual(read["profiles"] as? [String], ["main"])
+        XCTAssertEqual(read["stream_uri"] as? String, "rtsp://127.0.0.1:\(rtspPort)/live")
+        let xaddrs = try XCTUnwrap(read["xaddrs"] as? [String: String])
+        XCTAssertTrue(xaddrs.values.allSatisfy { $0.hasPrefix("https://127.0.0.1:\(webPort)/") }, "\(xaddrs)")
+        let write = try XCTUnwrap(steps["write"])
+        XCTAssertEqual(write["refused"] as? Bool, true)
+        XCTAssertTrue((write["message"] as? String)?.contains("needs the admin role") == true, "\(write)")
+        for step in ["digest", "wrong", "plain_http"] {
+            let refusal = try XCTUnwrap(steps[step], client.stdout)
+            XCTAssertEqual(refusal["refused"] as? Bool, true, step)
+            XCTAssertEqual(refusal["auth_error"] as? Bool, true, "\(step): Home Assistant would ask for the password again: \(refusal)")
+        }
+        XCTAssertTrue(daemon.log.contains("onvif: refused user \"vic\" from 127.0.0.1"), daemon.log)
+        XCTAssertTrue(daemon.log.contains("refused: Sender not authorized: a PasswordText token is accepted over HTTPS only"), daemon.log)
+        XCTAssertFalse(daemon.log.contains("vics-password-1"), "no password in the log")
     }
 
     /// The URI as Home Assistant uses it: its ONVIF user and password put into the URL.

@@ -35,7 +35,9 @@ final class UsernameTokenTests: XCTestCase {
         }
     }
 
-    func testTheTokenIsReadFromTheHeaderAndPlainTextIsRefused() throws {
+    /// A digest is read as a token to verify; a PasswordText token is read apart, as a name and password (an
+    /// account's, checked by the device only over HTTPS), and is never taken for a digest.
+    func testTheTokenIsReadFromTheHeaderAndPlainTextApart() throws {
         let header = { (type: String) in
             try XMLTree.parse(Data("""
                 <h:Header xmlns:h="http://www.w3.org/2003/05/soap-envelope"><wsse:Security xmlns:wsse="\(ONVIFNamespace.security)" \
@@ -47,7 +49,9 @@ final class UsernameTokenTests: XCTestCase {
         let token = try UsernameToken.from(header: header(UsernameToken.digestType))
         XCTAssertEqual(token, UsernameToken(username: "appliance", digest: "ZGlnZXN0", nonce: Data(0..<16), created: "2026-07-01T12:00:00Z"))
         let plain = "http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-username-token-profile-1.0#PasswordText"
-        XCTAssertThrowsError(try UsernameToken.from(header: header(plain))) { XCTAssertTrue("\($0)".contains("only PasswordDigest")) }
+        XCTAssertThrowsError(try UsernameToken.from(header: header(plain))) { XCTAssertTrue("\($0)".contains("PasswordText is not accepted")) }
+        XCTAssertEqual(try UsernameToken.plain(header: header(plain)), UsernameToken.PlainPassword(username: "appliance", password: "ZGlnZXN0"))
+        XCTAssertNil(try UsernameToken.plain(header: header(UsernameToken.digestType)))
         XCTAssertThrowsError(try UsernameToken.from(header: nil)) { XCTAssertTrue("\($0)".contains("no WS-Security UsernameToken")) }
     }
 

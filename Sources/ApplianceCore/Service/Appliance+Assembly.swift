@@ -126,7 +126,7 @@ extension Appliance {
         plan.add(.retention, RetentionService(retention: p.retention, wake: p.retentionWake))
         plan.add(.recorder, RecorderService(recorder: p.recorder, autostart: config.recording.autostart, logger: logger))
         plan.add(.controlSocket, p.server)
-        let onvif = p.network.onvifDevice(config: config, logger: logger, status: p.status)
+        let onvif = p.network.onvifDevice(config: config, logger: logger, status: p.status, accounts: p.accounts)
         let context = FrontEndContext(config: config, perform: perform, events: events, live: graph.live, webrtc: p.webrtc,
                                       media: MediaCatalog(library: g.library, data: g.data, longestFileS: RecordingBin.longestFileS(config) + 60),
                                       reporter: p.webReporter, accounts: p.accounts, onvif: onvif, logger: logger)

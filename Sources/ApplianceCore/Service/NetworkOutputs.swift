@@ -35,11 +35,17 @@ struct NetworkOutputs {
     }
 
     /// The ONVIF device the web server answers for, asking `status` for what it reports.
-    func onvifDevice(config: ApplianceConfig, logger: Logger, status: StatusReporter) -> ONVIFDevice? {
+    func onvifDevice(config: ApplianceConfig, logger: Logger, status: StatusReporter, accounts: AccountBook) -> ONVIFDevice? {
         onvif.map { onvif in
-            ONVIFDevice(config: config, password: onvif.password, link: onvif.link, serial: DeviceIdentity.current().id.uppercased(),
-                        logger: logger, status: { await status.status() })
+            ONVIFDevice(config: config, password: onvif.password, accounts: Self.onvifAccounts(accounts), link: onvif.link,
+                        serial: DeviceIdentity.current().id.uppercased(), logger: logger, status: { await status.status() })
         }
+    }
+
+    /// The accounts as ONVIF checks them (PasswordText over HTTPS).
+    static func onvifAccounts(_ accounts: AccountBook) -> ONVIFAccounts {
+        ONVIFAccounts(verify: { name, password in await accounts.verify(name: name, password: password)?.role },
+                      exist: { accounts.hasAccounts })
     }
 
     func services(config: ApplianceConfig, device: ONVIFDevice?, events: EventHub, logger: Logger, accounts: AccountBook,

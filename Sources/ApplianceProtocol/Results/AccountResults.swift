@@ -55,7 +55,7 @@ public struct UserToken: Codable, Sendable, Equatable {
     public init(name: String, token: String, createdAt: Date) { (self.name, self.token, self.createdAt) = (name, token, createdAt) }
 }
 
-/// `auth_failed`: a door refused a credential (a wrong password or token, an unknown name, a role too low).
+/// `auth_failed`: a door refused a credential (a wrong password or token, an unknown name).
 public struct AuthFailure: Codable, Sendable, Equatable {
     /// `web`, `rtsp` or `onvif`.
     public var door: String

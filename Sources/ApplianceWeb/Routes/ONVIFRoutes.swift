@@ -48,9 +48,13 @@ extension Routes {
         let body = try await JSONBody.collect(&request, upTo: ctx.maxUploadSize)
         let (host, port) = Self.hostAndPort(authority, fallbackPort: context.reporter.current?.url.flatMap { URLComponents(string: $0)?.port } ?? 80)
         await access.throttle.waitForTurn(client: ctx.client)
-        let reply = await device.respond(path: request.uri.path, body: Data(body.readableBytesView), host: host, port: port, client: ctx.client)
+        let overTLS = request.headers[.applianceTransport] == ConnectionTransport.tls.rawValue
+        let reply = await device.respond(path: request.uri.path, body: Data(body.readableBytesView), host: host, port: port,
+                                         client: ctx.client, overTLS: overTLS)
         switch reply.credentials {
-        case .refused: await access.throttle.failed(client: ctx.client)
+        case .refused:
+            access.refusals.refused(door: "onvif", client: ctx.client, user: reply.user, reason: "UsernameToken refused")
+            await access.throttle.failed(client: ctx.client)
         case .accepted: access.throttle.succeeded(client: ctx.client)
         case .notChecked: break
         }
