@@ -936,6 +936,53 @@ def run_checks(run, daemon, base, http, api, browsers, directory):
         return "config shown (no password), share link listed"
     check("settings: the page shows the config and the share link", settings_page)
 
+    def accounts_settings():
+        driver.get(base + "/settings")
+        wait(driver, EC.presence_of_element_located((By.ID, "user-add")), "the accounts form on /settings")
+        driver.find_element(By.ID, "user-add-name").send_keys("vic")
+        driver.find_element(By.ID, "user-add-password").send_keys("vics-password-1")
+        driver.find_element(By.CSS_SELECTOR, "#user-add button").click()
+        row = wait(driver, EC.presence_of_element_located((By.CSS_SELECTOR, 'tr[data-user="vic"]')), "vic's row after adding")
+        role = row.find_element(By.CSS_SELECTOR, "select.user-role").get_attribute("value")
+        expect(role == "viewer", f"vic was added as {role}")
+        row.find_element(By.CSS_SELECTOR, "button.user-token").click()
+        shown = wait(driver, EC.visibility_of_element_located((By.ID, "user-token")), "the new API token")
+        token = shown.text.strip()
+        expect(token.startswith("apl_"), f"the token shown is {token!r}")
+        users = api.ok("GET", "/api/users")["items"]
+        expect([(u["name"], u["role"], u["tokens"]) for u in users] == [("vic", "viewer", 1)], f"/api/users: {users}")
+        expect("vics-password-1" not in driver.page_source, "the settings page shows the password")
+        run.screenshot(driver, "accounts")
+        state["viewer_token"] = token
+        return f"vic added as a viewer from the page, API token {token[:8]}… shown once"
+    check("accounts: an admin adds a viewer and makes an API token on /settings", accounts_settings)
+
+    def viewer_session():
+        fresh = run.need("fresh")
+        fresh.delete_all_cookies()
+        fresh.get(base + "/login")
+        wait(fresh, EC.presence_of_element_located((By.ID, "user")), "the login form's name field").send_keys("vic")
+        fresh.find_element(By.ID, "password").send_keys("vics-password-1")
+        fresh.find_element(By.ID, "login-button").click()
+        button = wait(fresh, EC.element_to_be_clickable((By.ID, "record")), "the live page as vic")
+        button.click()
+        message = wait(fresh, lambda d: "admin role" in d.find_element(By.ID, "message").text and d.find_element(By.ID, "message").text,
+                       lambda: f"the refusal on the live page (message {fresh.find_element(By.ID, 'message').text!r})")
+        expect(api.status()["state"] == "idle", "a viewer's click started a recording")
+        fresh.get(base + "/settings")
+        wait(fresh, lambda d: "admin role" in d.page_source, "the settings page refused to a viewer")
+        # The admin sees vic's session and ends it: vic's next request needs a login again.
+        driver.get(base + "/settings")
+        item = wait(driver, EC.presence_of_element_located((By.XPATH, '//ul[@id="sessions"]/li[span[@class="session-user" and text()="vic"]]')),
+                    "vic's session on /settings")
+        item.find_element(By.CSS_SELECTOR, "button.session-revoke").click()
+        wait(driver, lambda d: not d.find_elements(By.XPATH, '//ul[@id="sessions"]/li[span[@class="session-user" and text()="vic"]]'),
+             "vic's session to go from the list")
+        fresh.get(base + "/recordings")
+        wait(fresh, lambda d: on_login_page(d), lambda: f"vic back at /login after the revoke (at {fresh.current_url})")
+        return f"viewer refused: {message!r}; /settings refused; session revoked by the admin"
+    check("accounts: a viewer logs in with a name, is refused record and settings, and an admin ends its session", viewer_session)
+
     def revoke():
         clip = run.need("clip2")
         token = run.need("share_token")

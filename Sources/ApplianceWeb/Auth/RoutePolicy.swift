@@ -20,9 +20,10 @@ enum RouteRequirement: String, Sendable, Encodable {
 enum RoutePolicy {
     /// What a viewer may send besides reading: logging out, and its own live view over WebRTC.
     static let viewerChanges: Set<String> = ["POST /logout", "POST /api/whep", "POST /api/whep/{id}/sound", "DELETE /api/whep/{id}"]
-    /// Reads that are for admins: the settings, the configuration, share links (each opens a clip), the accounts,
-    /// and this table.
-    static let adminReads: Set<String> = ["GET /settings", "GET /api/config", "GET /api/shares", "GET /api/users", "GET /api/routes"]
+    /// Reads that are for admins: the settings, the configuration, share links (each opens a clip), the accounts and
+    /// their sessions, and this table.
+    static let adminReads: Set<String> = ["GET /settings", "GET /api/config", "GET /api/shares", "GET /api/users", "GET /api/sessions",
+                                          "GET /api/routes"]
 
     static func requirement(method: HTTPRequest.Method, path: String) -> RouteRequirement {
         let key = "\(method.rawValue) \(path)"

@@ -130,7 +130,7 @@ enum Assets {
           $("#health").textContent = parts.join(" · ");
           const r = s.rtsp, line = $("#rtsp");
           if (r && line) line.textContent = r.url
-            ? "RTSP " + r.url + (r.authentication === "digest" ? " (user appliance, the dashboard password)" : "") + " · " + r.clients + (r.clients === 1 ? " client" : " clients")
+            ? "RTSP " + r.url + (r.authentication === "digest" ? " (your name and password)" : "") + " · " + r.clients + (r.clients === 1 ? " client" : " clients")
             : "RTSP " + r.state + (r.error ? ": " + r.error : "");
         } catch (e) { say(e.message); }
       };
@@ -381,6 +381,45 @@ enum Assets {
       });
     }
 
+    function accountsSection() {
+      const users = $("#users"); if (!users) return;
+      const reload = (text) => { say(text); setTimeout(() => location.reload(), 600); };
+      $("#user-add").addEventListener("submit", async (event) => {
+        event.preventDefault();
+        try { await command("user.add", { name: $("#user-add-name").value, role: $("#user-add-role").value, password: $("#user-add-password").value });
+          reload("Account added"); } catch (e) { say(e.message); }
+      });
+      $("#user-passwd").addEventListener("submit", async (event) => {
+        event.preventDefault();
+        try { await command("user.passwd", { name: $("#user-passwd-name").value, password: $("#user-passwd-password").value });
+          $("#user-passwd-password").value = ""; say("Password set; that account's sessions have ended"); } catch (e) { say(e.message); }
+      });
+      users.addEventListener("change", async (event) => {
+        const select = event.target.closest("select.user-role"); if (!select) return;
+        const name = select.closest("tr").dataset.user;
+        try { await command("user.role", { name, role: select.value }); say(name + " is now a " + select.value); } catch (e) { say(e.message); location.reload(); }
+      });
+      users.addEventListener("click", async (event) => {
+        const row = event.target.closest("tr"); if (!row) return;
+        const name = row.dataset.user;
+        if (event.target.closest("button.user-token")) {
+          try { const t = await command("user.token", { name });
+            $("#user-token-name").textContent = name; $("#user-token").textContent = t.token; $("#user-token-shown").hidden = false;
+            const count = row.querySelector(".user-tokens"); count.textContent = String(Number(count.textContent) + 1); } catch (e) { say(e.message); }
+        }
+        if (event.target.closest("button.user-remove")) {
+          if (!confirm("Remove " + name + ", its API tokens and its sessions?")) return;
+          try { await command("user.remove", { name }); row.remove(); say("Removed " + name); } catch (e) { say(e.message); }
+        }
+      });
+      const sessions = $("#sessions");
+      if (sessions) sessions.addEventListener("click", async (event) => {
+        const button = event.target.closest("button.session-revoke"); if (!button) return;
+        const li = button.closest("li");
+        try { await call("DELETE", "/api/sessions/" + encodeURIComponent(li.dataset.session)); li.remove(); say("Logged out"); } catch (e) { say(e.message); }
+      });
+    }
+
     function clipPage() {
       const id = $(".clip").dataset.id, player = $("#player");
       $("#restart").addEventListener("click", () => { player.currentTime = 0; player.play(); });
@@ -421,6 +460,7 @@ enum Assets {
       if (page === "live") livePage();
       if (page === "recordings" && $(".clip")) clipPage();
       if (page === "timeline") timelinePage();
+      if (page === "settings") accountsSection();
       shareLists();
     });
     """#

@@ -7,7 +7,7 @@ import Mp4
 enum Pages {
     /// The frame every page shares: navigation, the CSRF token for the script, and the page's body.
     static func layout(title: String, csrf: String?, active: String, body: String, nav: Bool = true) -> String {
-        let links = [("/live", "Live", "live"), ("/timeline", "Timeline", "timeline"), ("/recordings", "Recordings", "recordings"), ("/activity", "Events", "activity"), ("/settings", "Backup & settings", "settings")]
+        let links = [("/live", "Live", "live"), ("/timeline", "Timeline", "timeline"), ("/recordings", "Recordings", "recordings"), ("/activity", "Events", "activity"), ("/settings", "Settings", "settings")]
             .map { "<a href=\"\($0.0)\"\($0.2 == active ? " class=\"active\"" : "")>\($0.1)</a>" }.joined()
         return """
         <!doctype html>
@@ -72,13 +72,13 @@ enum Pages {
     /// The RTSP URL to paste into an NVR, Home Assistant or VLC, and who plays it (Assets' refresh writes the same).
     static func streamLine(_ rtsp: RTSPStatus) -> String {
         guard let url = rtsp.url else { return "RTSP \(rtsp.state.rawValue)\(rtsp.error.map { ": \($0)" } ?? "")" }
-        let login = rtsp.authentication == "digest" ? " (user appliance, the dashboard password)" : ""
+        let login = rtsp.authentication == "digest" ? " (your name and password)" : ""
         return "RTSP \(url)\(login) · \(rtsp.clients) \(rtsp.clients == 1 ? "client" : "clients")"
     }
 
     /// Where an NVR adds the device by hand (ONVIF), and whether it announces itself.
     static func onvifLine(_ onvif: ONVIFStatus) -> String {
-        let login = onvif.authentication == "none" ? "" : " (user appliance, the dashboard password)"
+        let login = onvif.authentication == "none" ? "" : " (your name and password)"
         let discovery = onvif.discovery == .serving ? "found by NVRs on \(onvif.interfaces.joined(separator: ", "))" : "discovery \(onvif.discovery.rawValue)"
         return "ONVIF \(onvif.deviceService ?? "starting")\(login) · \(discovery)"
     }
@@ -183,7 +183,8 @@ enum Pages {
         """
     }
 
-    static func settings(backup: BackupStatus, lastUpload: Date?, config: String, shares: [ShareLink], csrf: String?) -> String {
+    static func settings(backup: BackupStatus, lastUpload: Date?, config: String, shares: [ShareLink], accounts: String = "",
+                         csrf: String?) -> String {
         let queue = """
         <table class="info">
         <tr><th>Backup</th><td id="backup-state">\(HTML.escape(backup.enabled ? (backup.paused ? "paused: \(backup.pauseReason ?? "")" : "on, to \(backup.url)") : "off"))</td></tr>
@@ -201,11 +202,12 @@ enum Pages {
         <p id="message" role="status"></p>
         <h1>Backup</h1>\(queue)
         <h2>Share links</h2>\(links)
+        \(accounts)
         <h2>Configuration</h2>
         <p>Read-only: edit the config file and restart to change it. Secrets are never shown.</p>
         <pre id="config">\(HTML.escape(config))</pre>
         """
-        return layout(title: "Backup & settings", csrf: csrf, active: "settings", body: body)
+        return layout(title: "Settings", csrf: csrf, active: "settings", body: body)
     }
 
     /// `fingerprint`: the served certificate's, to compare with what the browser shows before trusting it.

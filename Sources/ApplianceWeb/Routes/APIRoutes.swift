@@ -26,6 +26,16 @@ extension Routes {
             return try JSONBody.response(RouteList(items: table.all))
         }
         api.get("users") { _, _ in try JSONBody.response(try await perform(.users)) }
+        api.get("sessions") { _, _ -> Response in
+            struct SessionList: Encodable { var items: [SessionSummary] }
+            return try JSONBody.response(SessionList(items: access.sessions.list()))
+        }
+        api.delete("sessions/:handle") { _, ctx -> Response in
+            struct Revoked: Encodable { var handle: String; var revoked: Bool }
+            let handle = try ctx.parameters.require("handle")
+            guard access.sessions.revoke(handle: handle) else { throw WebError(.notFound, "no session with that handle") }
+            return try JSONBody.response(Revoked(handle: handle, revoked: true))
+        }
         api.get("status") { _, _ in try JSONBody.response(try await perform(.status)) }
         api.get("cameras") { _, _ in try JSONBody.response(try await perform(.cameras)) }
         api.get("backup") { _, _ in try JSONBody.response(try await perform(.backupStatus)) }

@@ -41,7 +41,7 @@ extension Routes {
         for key in keys { access.throttle.succeeded(client: key) }
         await context.accounts.recordLogin(identity)
         access.refusals.accepted(door: "web", client: ctx.client, user: identity.name)
-        let session = access.sessions.create(for: identity)
+        let session = access.sessions.create(for: identity, client: ctx.client)
         let secure = request.headers[.applianceTransport] == ConnectionTransport.tls.rawValue
         return Response(status: .seeOther, headers: [.location: next, .setCookie: SessionStore.cookie(for: session, secure: secure)])
     }

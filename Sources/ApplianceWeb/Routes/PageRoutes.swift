@@ -40,10 +40,12 @@ extension Routes {
         }
         router.get("settings") { _, ctx -> Response in
             guard case .backupStatus(let backup) = try await perform(.backupStatus),
-                  case .shares(let shares) = try await perform(.shares) else { throw WebError(.internalServerError, "unexpected result") }
+                  case .shares(let shares) = try await perform(.shares),
+                  case .users(let users) = try await perform(.users) else { throw WebError(.internalServerError, "unexpected result") }
             let config = ConfigView.prettyText(context.config)
             return HTML.response(Pages.settings(backup: backup, lastUpload: try await context.media.lastBackup(), config: config,
-                                                shares: shares.items, csrf: ctx.access.session?.csrf))
+                                                shares: shares.items, accounts: Pages.accounts(users: users, sessions: access.sessions.list()),
+                                                csrf: ctx.access.session?.csrf))
         }
         router.get("assets/app.css") { _, _ in Assets.response(Assets.css, type: "text/css; charset=utf-8") }
         router.get("assets/app.js") { _, _ in Assets.response(Assets.script, type: "text/javascript; charset=utf-8") }
