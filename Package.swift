@@ -209,7 +209,9 @@ let package = Package(
         /// `[[input]]` keys are checked with what Devices makes of them (gesture rules, the device to open).
         .testTarget(name: "SettingsTests", dependencies: ["Settings", "ApplianceBase", "Detection", "Devices"]),
         .testTarget(name: "AccountsTests", dependencies: ["Accounts", "ApplianceBase", "ApplianceProtocol", "MediaLibrary"]),
-        .testTarget(name: "MediaLibraryTests", dependencies: ["MediaLibrary", "ApplianceBase", "ApplianceProtocol", "Mp4"]),
+        .testTarget(name: "MediaLibraryTests", dependencies: [
+            "MediaLibrary", "ApplianceBase", "ApplianceProtocol", "Mp4", .product(name: "GRDB", package: "GRDB.swift"),
+        ]),
         .testTarget(name: "ONVIFTests", dependencies: [
             "ONVIF", "ApplianceBase", "ApplianceProtocol", "TestSupport", .product(name: "NIOCore", package: "swift-nio"),
         ]),
