@@ -9,11 +9,15 @@ struct WebContext: RequestContext {
     var coreContext: CoreRequestContextStorage
     /// The peer's address without the port, for slowing down failed logins per client.
     let client: String
+    /// Whether the peer is this machine (nil: no network peer, the in-process tests): with no account and no
+    /// token_file, only this machine is served.
+    let peerIsLoopback: Bool?
     var access: Access = .anonymous
 
     init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
         client = source.channel.remoteAddress?.ipAddress ?? "unknown"
+        peerIsLoopback = source.channel.remoteAddress.map { AccessMiddleware.isLoopbackAddress($0.ipAddress ?? "") }
     }
 
     /// Large bodies are refused before they are read (commands and logins are small).

@@ -191,9 +191,6 @@ enum ConfigSections {
             guard w.hostAndPort != nil else {
                 throw t.error("listen", "must be host:port (e.g. 127.0.0.1:8080 or [::]:8080) or \"off\", found '\(w.listen)'")
             }
-            if !w.isLoopback && w.tokenFile.isEmpty {
-                throw t.error("listen", "'\(w.listen)' is reachable from other machines: set [web] token_file (a file holding the password), or listen on 127.0.0.1")
-            }
         }
         try t.finish()
         return w

@@ -127,8 +127,10 @@ retry_base_s = 2.0
 [web]
 # host:port ("[::]:8080" for every address; port 0 picks a free one, shown by `ctl status`), or "off".
 listen = "127.0.0.1:8080"
-# A file whose first line is the password (also the API's `Authorization: Bearer` token). Empty: no login, and
-# only loopback addresses are allowed; any other listen address without a token_file is refused at start.
+# Accounts log in with their own names and passwords (`appliance ctl user add NAME --role admin|viewer`). Before
+# the first account, and with no token_file, only this machine is served, without a login.
+# token_file: a file whose first line is a password for the admin "appliance" (web login, API bearer token or
+# Basic, RTSP's and ONVIF's digest), kept from before accounts; RTSP and ONVIF discovery on other addresses need it.
 token_file = ""
 # Read-only pages, the API's GETs and media without a login (commands still need one).
 public_read = false

@@ -43,7 +43,7 @@ struct AccessMiddleware: RouterMiddleware {
     private func checked(_ request: Request, context: WebContext, next: (Request, WebContext) async throws -> Response) async throws -> Response {
         let path = request.uri.path
         var context = context
-        context.access = try await access(for: request, client: context.client)
+        context.access = try await access(for: request, context: context)
         let reading = request.method == .get || request.method == .head
         guard context.access.canRead else {
             if reading && Self.isPage(path) {
@@ -69,13 +69,14 @@ struct AccessMiddleware: RouterMiddleware {
         return try await next(request, context)
     }
 
-    private func access(for request: Request, client: String) async throws -> Access {
+    private func access(for request: Request, context: WebContext) async throws -> Access {
         if let authorization = request.headers[.authorization] {
-            return .credential(try await check(authorization, client: client))
+            return .credential(try await check(authorization, client: context.client))
         }
         if isLocalOnly {
-            // No password: only this machine may connect; a name that is not loopback means DNS rebinding.
-            guard Self.isLoopbackHost(request.head.authority) else {
+            // No password: only this machine may connect (the listen address may be any: the first account is made
+            // with `ctl user add` on the device); a name that is not loopback means DNS rebinding.
+            guard context.peerIsLoopback != false, Self.isLoopbackHost(request.head.authority) else {
                 throw WebError(.forbidden, "this dashboard answers only to 127.0.0.1 and localhost until an account exists (appliance ctl user add)")
             }
             return .session(localSession)
@@ -132,6 +133,14 @@ struct AccessMiddleware: RouterMiddleware {
     /// Routes a browser navigates to (a missing login redirects instead of 401).
     static func isPage(_ path: String) -> Bool {
         !(path.hasPrefix("/api/") || path.hasPrefix("/media/") || path == "/live.mjpeg" || path == "/live.jpg" || path == "/metrics")
+    }
+
+    /// A peer address on this machine: 127.0.0.0/8, ::1, or an IPv4-mapped 127 address.
+    static func isLoopbackAddress(_ address: String) -> Bool {
+        let bare = address.hasPrefix("::ffff:") ? String(address.dropFirst("::ffff:".count)) : address
+        if bare == "::1" { return true }
+        var ipv4 = in_addr()
+        return inet_pton(AF_INET, bare, &ipv4) == 1 && UInt32(bigEndian: ipv4.s_addr) >> 24 == 127
     }
 
     static func isLoopbackHost(_ authority: String?) -> Bool {
