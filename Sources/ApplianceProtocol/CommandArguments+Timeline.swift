@@ -2,6 +2,13 @@ import Foundation
 
 /// The `timeline` command's arguments.
 extension Command {
+    /// `timeline` (a range) or `timeline.days` (a month).
+    static func timeline(_ wireName: Name, _ args: Arguments) throws(ApplianceError) -> Command {
+        if wireName == .timelineDays { return .timelineDays(month: try timelineMonth(args)) }
+        let range = try timelineRange(args)
+        return .timeline(from: range.from, to: range.to)
+    }
+
     /// `day` (`2026-11-26`, the daemon's local day) or `from` and `to` (ISO 8601, at most 7 days apart).
     static func timelineRange(_ args: Arguments) throws(ApplianceError) -> (from: Date, to: Date) {
         try args.only(["day", "from", "to"])

@@ -58,11 +58,7 @@ extension Command {
         case .activityProtect:
             try args.only(["id"])
             self = .activityProtect(id: try args.activityID())
-        case .timeline:
-            let range = try Self.timelineRange(args)
-            self = .timeline(from: range.from, to: range.to)
-        case .timelineDays:
-            self = .timelineDays(month: try Self.timelineMonth(args))
+        case .timeline, .timelineDays: self = try Self.timeline(wireName, args)
         case .users, .userAdd, .userPassword, .userRole, .userRemove, .userToken:
             self = try Self.account(wireName, args)
         }

@@ -20,7 +20,7 @@ final class LivePageStreamTests: XCTestCase {
         let serving = RTSPStatus(state: .serving, listen: "0.0.0.0:8554", url: "rtsp://192.168.1.20:8554/live", clients: 2,
                                  authentication: "digest")
         let page = Pages.live(status: status(rtsp: serving), csrf: nil)
-        XCTAssertTrue(page.contains(#"<p id="rtsp" class="health">RTSP rtsp://192.168.1.20:8554/live (user appliance, the dashboard password) · 2 clients</p>"#), page)
+        XCTAssertTrue(page.contains(#"<p id="rtsp" class="health">RTSP rtsp://192.168.1.20:8554/live (your name and password) · 2 clients</p>"#), page)
 
         let open = RTSPStatus(state: .serving, listen: "127.0.0.1:8554", url: "rtsp://127.0.0.1:8554/live", clients: 1, authentication: "none")
         XCTAssertEqual(Pages.streamLine(open), "RTSP rtsp://127.0.0.1:8554/live · 1 client")
@@ -38,8 +38,8 @@ final class LivePageStreamTests: XCTestCase {
         var s = status(rtsp: nil)
         s.onvif = ONVIFStatus(discovery: .serving, listen: "0.0.0.0:3702", deviceService: "http://192.168.1.20:8080/onvif/device_service",
                               interfaces: ["eth0", "wlan0"], endpoint: "urn:uuid:x", authentication: "ws-usernametoken")
-        XCTAssertTrue(Pages.live(status: s, csrf: nil).contains(#"<p id="onvif" class="health">ONVIF http://192.168.1.20:8080/onvif/device_service (user appliance, the dashboard password) · found by NVRs on eth0, wlan0</p>"#))
+        XCTAssertTrue(Pages.live(status: s, csrf: nil).contains(#"<p id="onvif" class="health">ONVIF http://192.168.1.20:8080/onvif/device_service (your name and password) · found by NVRs on eth0, wlan0</p>"#))
         s.onvif?.discovery = .off
-        XCTAssertEqual(Pages.onvifLine(s.onvif!), "ONVIF http://192.168.1.20:8080/onvif/device_service (user appliance, the dashboard password) · discovery off")
+        XCTAssertEqual(Pages.onvifLine(s.onvif!), "ONVIF http://192.168.1.20:8080/onvif/device_service (your name and password) · discovery off")
     }
 }

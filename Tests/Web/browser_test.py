@@ -964,11 +964,19 @@ def run_checks(run, daemon, base, http, api, browsers, directory):
         wait(fresh, EC.presence_of_element_located((By.ID, "user")), "the login form's name field").send_keys("vic")
         fresh.find_element(By.ID, "password").send_keys("vics-password-1")
         fresh.find_element(By.ID, "login-button").click()
-        button = wait(fresh, EC.element_to_be_clickable((By.ID, "record")), "the live page as vic")
-        button.click()
-        message = wait(fresh, lambda d: "admin role" in d.find_element(By.ID, "message").text and d.find_element(By.ID, "message").text,
-                       lambda: f"the refusal on the live page (message {fresh.find_element(By.ID, 'message').text!r})")
-        expect(api.status()["state"] == "idle", "a viewer's click started a recording")
+        wait(fresh, lambda d: "viewer" in (d.find_element(By.TAG_NAME, "body").get_attribute("class") or ""), "the live page as vic")
+        hidden = [i for i in ("record", "camera", "protect") if fresh.find_element(By.ID, i).is_displayed()]
+        expect(not hidden, f"a viewer is offered {hidden}")
+        expect(not fresh.find_element(By.CSS_SELECTOR, 'nav a[href="/settings"]').is_displayed(), "a viewer is offered Settings")
+        answer = fresh.execute_async_script("""
+            const done = arguments[arguments.length - 1];
+            fetch('/api/commands/record.toggle', { method: 'POST', credentials: 'same-origin', body: '{}', headers: {
+              'Content-Type': 'application/json', 'X-CSRF-Token': document.querySelector('meta[name="csrf"]').content } })
+              .then(async (r) => done([r.status, (await r.json()).error.message]), (e) => done(['fetch failed', String(e)]));
+        """)
+        expect(answer[0] == 403 and "admin role" in answer[1], f"the viewer's record.toggle answered {answer}")
+        message = answer[1]
+        expect(api.status()["state"] == "idle", "a viewer's request started a recording")
         fresh.get(base + "/settings")
         wait(fresh, lambda d: "admin role" in d.page_source, "the settings page refused to a viewer")
         # The admin sees vic's session and ends it: vic's next request needs a login again.
@@ -980,8 +988,8 @@ def run_checks(run, daemon, base, http, api, browsers, directory):
              "vic's session to go from the list")
         fresh.get(base + "/recordings")
         wait(fresh, lambda d: on_login_page(d), lambda: f"vic back at /login after the revoke (at {fresh.current_url})")
-        return f"viewer refused: {message!r}; /settings refused; session revoked by the admin"
-    check("accounts: a viewer logs in with a name, is refused record and settings, and an admin ends its session", viewer_session)
+        return f"admin controls hidden; record refused: {message!r}; /settings refused; session revoked by the admin"
+    check("accounts: a viewer logs in with a name, is not offered and is refused record and settings, and an admin ends its session", viewer_session)
 
     def revoke():
         clip = run.need("clip2")

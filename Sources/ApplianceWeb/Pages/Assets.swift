@@ -14,6 +14,7 @@ enum Assets {
     nav { display:flex; flex-wrap:wrap; gap:.25rem; padding:.5rem; background:#000; position:sticky; top:0; z-index:2; }
     nav a, nav .link { color:var(--fg); text-decoration:none; padding:.6rem .9rem; border-radius:.4rem; background:none; border:0; font:inherit; }
     nav a.active { background:#333; }
+    body.viewer .admin-only { display:none !important; }
     nav .link { margin-left:auto; color:var(--dim); cursor:pointer; }
     main { padding:.75rem; max-width:1100px; margin:auto; }
     h1 { font-size:1.3rem; margin:.3rem 0 .8rem; } h2 { font-size:1.1rem; margin-top:1.5rem; }
@@ -450,6 +451,8 @@ enum Assets {
 
     document.addEventListener("DOMContentLoaded", () => {
       localTimes();
+      // A viewer is not offered what it may not do (the server refuses it anyway, 403).
+      if (document.querySelector("nav")) call("GET", "/api/session").then((s) => { if (s.role === "viewer") document.body.classList.add("viewer"); }).catch(() => {});
       // Share links as whole URLs, ready to copy (the server knows only the path it serves).
       for (const a of document.querySelectorAll("a.share-link")) a.textContent = location.origin + a.getAttribute("href");
       const logout = $("#logout");

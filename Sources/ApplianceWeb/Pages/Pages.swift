@@ -8,7 +8,7 @@ enum Pages {
     /// The frame every page shares: navigation, the CSRF token for the script, and the page's body.
     static func layout(title: String, csrf: String?, active: String, body: String, nav: Bool = true) -> String {
         let links = [("/live", "Live", "live"), ("/timeline", "Timeline", "timeline"), ("/recordings", "Recordings", "recordings"), ("/activity", "Events", "activity"), ("/settings", "Settings", "settings")]
-            .map { "<a href=\"\($0.0)\"\($0.2 == active ? " class=\"active\"" : "")>\($0.1)</a>" }.joined()
+            .map { "<a href=\"\($0.0)\" class=\"\($0.2 == active ? "active" : "")\($0.2 == "settings" ? " admin-only" : "")\">\($0.1)</a>" }.joined()
         return """
         <!doctype html>
         <html lang="en"><head><meta charset="utf-8">
@@ -36,11 +36,11 @@ enum Pages {
           <div class="picture"><img id="live" src="/live.mjpeg" alt="live picture" width="\(640)" height="\(360)">
             <video id="live-video" muted autoplay playsinline hidden data-webrtc="\(webrtc ? "on" : "off")"></video></div>
           <div class="controls">
-            <button id="record" class="record\(recording != nil ? " on" : "")" data-state="\(status.state.rawValue)">\(recording != nil ? "Stop" : "Record")</button>
+            <button id="record" class="record admin-only\(recording != nil ? " on" : "")" data-state="\(status.state.rawValue)">\(recording != nil ? "Stop" : "Record")</button>
             <span id="elapsed" data-elapsed-ms="\(recording?.elapsedMs ?? 0)">\(HTML.duration(recording?.elapsedMs ?? 0))</span>
-            <label>Camera <select id="camera">\(cameras)</select></label>
+            <label class="admin-only">Camera <select id="camera">\(cameras)</select></label>
             <button id="snapshot">Snapshot</button>
-            <button id="protect" title="Lock the clips around now (the dashcam event lock)">Protect</button>
+            <button id="protect" class="admin-only" title="Lock the clips around now (the dashcam event lock)">Protect</button>
             <button id="sound" hidden title="The live sound (WebRTC)">Sound on</button>
           </div>
           \(levelMeter(status))
@@ -157,16 +157,16 @@ enum Pages {
           <div class="controls">
             <button id="restart">Restart</button>
             <a id="download" class="button" href="/media/\(r.id)/video?download=1">Download</a>
-            <button id="lock"\(r.locked ? " hidden" : "")>Lock</button>
-            <button id="unlock"\(r.locked ? "" : " hidden")>Unlock</button>
-            <button id="delete" class="danger">Delete</button>
+            <button id="lock" class="admin-only"\(r.locked ? " hidden" : "")>Lock</button>
+            <button id="unlock" class="admin-only"\(r.locked ? "" : " hidden")>Unlock</button>
+            <button id="delete" class="danger admin-only">Delete</button>
           </div>
-          <form id="rename-form" class="rename"><input id="title-input" name="title" value="\(HTML.escape(r.title))" maxlength="200">
+          <form id="rename-form" class="rename admin-only"><input id="title-input" name="title" value="\(HTML.escape(r.title))" maxlength="200">
           <button id="rename">Rename</button></form>
           <p id="message" role="status"></p>
           <table class="info">\(table)</table>
           <h2>Share</h2>
-          <form id="share-form" class="share"><label>Valid for <select id="share-hours"><option value="1">1 hour</option>
+          <form id="share-form" class="share admin-only"><label>Valid for <select id="share-hours"><option value="1">1 hour</option>
           <option value="24" selected>24 hours</option><option value="168">7 days</option></select></label>
           <button id="share">Make a share link</button></form>
           <ul id="shares">\(links)</ul>

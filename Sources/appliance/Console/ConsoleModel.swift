@@ -56,6 +56,10 @@ struct ConsoleModel: Sendable, Equatable {
 
     /// Takes an event from the stream; returns whether a fresh `status` is worth asking for.
     mutating func apply(event: ApplianceEvent) -> Bool {
+        if let notice = Self.notice(event) {
+            say(notice.line, error: notice.error)
+            return notice.refresh
+        }
         switch event {
         case .recordingStarted(let r):
             let key = r.group ?? r.id
@@ -89,38 +93,34 @@ struct ConsoleModel: Sendable, Equatable {
         case .cameraSwitched(let c):
             activeCamera = c.to
             return false
-        case .cameraFailed(let c):
-            say("camera \(c.camera) failed: \(c.reason)", error: true)
-            return true
         case .cameraAvailable, .cameraMissing, .storageAvailable, .retentionDeleted, .ready:
-            return true
-        case .storageMissing(let s):
-            say("storage missing: \(s.detail ?? s.recordingsDir)", error: true)
             return true
         case .storageFull(let f):
             capacity = f.capacity
             say("storage full: \(f.reason)", error: true)
             return true
-        case .error(let e):
-            say("error: \(e.message)", error: true)
-            return false
-        case .stalled(let s):
-            say("stalled: \(s.reason)", error: true)
-            return false
-        case .encoderFailed(let f):
-            say("encoder \(f.encoder) failed (\(f.reason)); now \(f.next)", error: true)
-            return false
-        case .clockJumped(let j):
-            say("the clock jumped by \(j.jumpWords); \(j.redatedRecordings) clips dated again")
-            return false
-        case .authFailed(let f):
-            say("refused \(f.user.map { "\"\($0)\" " } ?? "")from \(f.client) on \(f.door): \(f.reason)", error: true)
-            return false
+        case .cameraFailed, .storageMissing, .error, .stalled, .encoderFailed, .clockJumped, .authFailed:
+            return false  // told by `notice`
         case .inputGesture, .inputConnected, .inputMissing, .thumbnailReady, .locked, .unlocked, .exported, .backupStarted,
              .backupProgress, .backupDone, .backupRetry, .backupFailed, .backupPaused, .backupResumed, .backupDeleted,
              .flowing, .retentionWarning, .deviceAdded, .deviceRemoved, .mqttConnected, .mqttDisconnected, .motionStarted,
              .motionEnded, .soundStarted, .soundEnded, .activity:
             return false
+        }
+    }
+
+    /// The line an event that only informs puts on the console: whether it is an error, and whether a fresh `status`
+    /// is worth asking for.
+    static func notice(_ event: ApplianceEvent) -> (line: String, error: Bool, refresh: Bool)? {
+        switch event {
+        case .cameraFailed(let c): ("camera \(c.camera) failed: \(c.reason)", true, true)
+        case .storageMissing(let s): ("storage missing: \(s.detail ?? s.recordingsDir)", true, true)
+        case .error(let e): ("error: \(e.message)", true, false)
+        case .stalled(let s): ("stalled: \(s.reason)", true, false)
+        case .encoderFailed(let f): ("encoder \(f.encoder) failed (\(f.reason)); now \(f.next)", true, false)
+        case .clockJumped(let j): ("the clock jumped by \(j.jumpWords); \(j.redatedRecordings) clips dated again", false, false)
+        case .authFailed(let f): ("refused \(f.user.map { "\"\($0)\" " } ?? "")from \(f.client) on \(f.door): \(f.reason)", true, false)
+        default: nil
         }
     }
 
