@@ -70,6 +70,7 @@ bench: release
 	python3 Tests/Benchmarks/bench_input.py --binary $(RELEASE_DIR)/release/appliance --out docs/BENCHMARKS.md
 	python3 Tests/Benchmarks/bench_web.py --binary $(RELEASE_DIR)/release/appliance --out docs/BENCHMARKS.md
 	python3 Tests/Benchmarks/bench_tls.py --binary $(RELEASE_DIR)/release/appliance --out docs/BENCHMARKS.md
+	python3 Tests/Benchmarks/bench_accounts.py --binary $(RELEASE_DIR)/release/appliance --out docs/BENCHMARKS.md
 	python3 Tests/Benchmarks/bench_streaming.py --binary $(RELEASE_DIR)/release/appliance --out docs/BENCHMARKS.md
 	python3 Tests/Benchmarks/bench_motion.py --binary $(RELEASE_DIR)/release/appliance --out docs/BENCHMARKS.md
 	python3 Tests/Benchmarks/bench_encoders.py --binary $(RELEASE_DIR)/release/appliance --out docs/BENCHMARKS.md

@@ -6,7 +6,7 @@ import NIOPosix
 /// The hashes that stand for secrets: bcrypt for passwords, MD5(name:realm:password) for RTSP's Digest, SHA-256
 /// for API tokens (random, 256 bits: a slow hash adds nothing).
 package enum PasswordHashing {
-    /// bcrypt's cost: one check takes 2^cost rounds; 10 is 60 to 70 ms on this machine's cores (docs/BENCHMARKS.md),
+    /// bcrypt's cost: one check takes 2^cost rounds; 10 is 59 ms here (docs/BENCHMARKS.md, "Accounts"),
     /// in the 50–100 ms a login may take.
     package static let defaultCost: UInt8 = 10
     /// RTSP's Digest realm (the C shim's `GstRTSPAuth` uses the same).
