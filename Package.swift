@@ -37,7 +37,7 @@ let package = Package(
         ),
         .systemLibrary(
             name: "CGstRTSPServer",
-            pkgConfig: "gstreamer-rtsp-server-1.0 gio-2.0",
+            pkgConfig: "gstreamer-rtsp-server-1.0 gstreamer-rtsp-1.0 gio-2.0",
             providers: [.apt(["libgstrtspserver-1.0-dev"])]
         ),
         .systemLibrary(

@@ -265,6 +265,41 @@ static void end_holds(ApplRtspServer *s) {
     g_mutex_unlock(&link->lock);
 }
 
+/* GstRTSPAuth that tells its server's owner of each refused credential: a request that carried an Authorization
+ * header and still has no identity when the mount's access is checked (a request without one is only being asked
+ * for credentials: the 401 challenge every Digest client starts with). */
+typedef struct { GstRTSPAuth parent; ApplRtspServer *server; } ApplRtspAuth;
+typedef struct { GstRTSPAuthClass parent_class; } ApplRtspAuthClass;
+G_DEFINE_TYPE(ApplRtspAuth, appl_rtsp_auth, GST_TYPE_RTSP_AUTH)
+
+/* The `username="…"` of a Digest Authorization header (NULL for Basic or none), for the caller to g_free. */
+static gchar *digest_user(const gchar *authorization) {
+    const gchar *start = authorization ? strstr(authorization, "username=\"") : NULL;
+    if (!start) return NULL;
+    start += strlen("username=\"");
+    const gchar *end = strchr(start, '"');
+    return end && end - start <= 64 ? g_strndup(start, end - start) : NULL;
+}
+
+static gboolean appl_rtsp_auth_check(GstRTSPAuth *auth, GstRTSPContext *ctx, const gchar *check) {
+    gboolean allowed = GST_RTSP_AUTH_CLASS(appl_rtsp_auth_parent_class)->check(auth, ctx, check);
+    ApplRtspServer *s = ((ApplRtspAuth *)auth)->server;
+    if (!allowed && s && g_str_equal(check, GST_RTSP_AUTH_CHECK_MEDIA_FACTORY_ACCESS) && ctx->request && ctx->client
+        && s->handlers.auth_failed) {
+        gchar *authorization = NULL;
+        if (gst_rtsp_message_get_header(ctx->request, GST_RTSP_HDR_AUTHORIZATION, &authorization, 0) == GST_RTSP_OK) {
+            GstRTSPConnection *connection = gst_rtsp_client_get_connection(ctx->client);
+            gchar *name = digest_user(authorization);
+            s->handlers.auth_failed(name, connection ? gst_rtsp_connection_get_ip(connection) : "unknown", s->handlers.user);
+            g_free(name);
+        }
+    }
+    return allowed;
+}
+
+static void appl_rtsp_auth_class_init(ApplRtspAuthClass *klass) { GST_RTSP_AUTH_CLASS(klass)->check = appl_rtsp_auth_check; }
+static void appl_rtsp_auth_init(ApplRtspAuth *self) { (void)self; }
+
 /* The token every user who may watch gets: the mount's "viewer" role. */
 static GstRTSPToken *viewer_token(void) {
     return gst_rtsp_token_new(GST_RTSP_TOKEN_MEDIA_FACTORY_ROLE, G_TYPE_STRING, "viewer", NULL);
@@ -277,7 +312,8 @@ static GstRTSPToken *viewer_token(void) {
  * certificate cannot be read. */
 static gboolean set_up_access(ApplRtspServer *s, GstRTSPMediaFactory *factory, const char *user, const char *password,
                               const char *tls_pem, char **error) {
-    GstRTSPAuth *auth = gst_rtsp_auth_new();
+    GstRTSPAuth *auth = g_object_new(appl_rtsp_auth_get_type(), NULL);
+    ((ApplRtspAuth *)auth)->server = s;
     gst_rtsp_auth_set_realm(auth, "appliance");
     gst_rtsp_auth_set_supported_methods(auth, GST_RTSP_AUTH_DIGEST);
     GstRTSPToken *token = viewer_token();

@@ -21,9 +21,12 @@ public final class RTSPServer: @unchecked Sendable {
         public var mediaStopped: @Sendable () -> Void
         /// A client starts to play: it decodes from the next keyframe.
         public var clientPlaying: @Sendable () -> Void
+        /// A request that carried credentials was refused: the Digest user name it gave (if any), the peer's address.
+        public var authFailed: @Sendable (_ user: String?, _ client: String) -> Void
         public init(mediaStarted: @escaping @Sendable () -> Void = {}, mediaStopped: @escaping @Sendable () -> Void = {},
-                    clientPlaying: @escaping @Sendable () -> Void = {}) {
-            (self.mediaStarted, self.mediaStopped, self.clientPlaying) = (mediaStarted, mediaStopped, clientPlaying)
+                    clientPlaying: @escaping @Sendable () -> Void = {},
+                    authFailed: @escaping @Sendable (String?, String) -> Void = { _, _ in }) {
+            (self.mediaStarted, self.mediaStopped, self.clientPlaying, self.authFailed) = (mediaStarted, mediaStopped, clientPlaying, authFailed)
         }
     }
 
@@ -49,6 +52,10 @@ public final class RTSPServer: @unchecked Sendable {
             media_started: { user in Unmanaged<HandlerBox>.fromOpaque(user!).takeUnretainedValue().handlers.mediaStarted() },
             media_stopped: { user in Unmanaged<HandlerBox>.fromOpaque(user!).takeUnretainedValue().handlers.mediaStopped() },
             client_playing: { user in Unmanaged<HandlerBox>.fromOpaque(user!).takeUnretainedValue().handlers.clientPlaying() },
+            auth_failed: { name, client, user in
+                Unmanaged<HandlerBox>.fromOpaque(user!).takeUnretainedValue().handlers
+                    .authFailed(name.map { String(cString: $0) }, client.map { String(cString: $0) } ?? "unknown")
+            },
             user: box.toOpaque())
         var error: UnsafeMutablePointer<CChar>?
         guard let server = appl_rtsp_server_start(address, Int32(port), path, launch, credentials?.user, credentials?.password,

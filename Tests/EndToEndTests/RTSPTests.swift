@@ -191,6 +191,8 @@ final class RTSPTests: XCTestCase {
         let viewer = try probe(withUser("vic", "vics-password-1"))
         XCTAssertEqual(viewer.status, 0, viewer.stderr)
         XCTAssertNotEqual(try probe(withUser("vic", "wrong-password")).status, 0, "an account's wrong password")
+        XCTAssertTrue(daemon.waitFor(5) { daemon.log.contains("rtsp: refused user \"vic\" from 127.0.0.1") }, daemon.log)
+        XCTAssertFalse(daemon.log.contains("rtsp: refused a credential"), "a client's first, unauthenticated request is a challenge, not a refusal")
         XCTAssertEqual(try probe(withUser("appliance", "correct-horse-battery")).status, 0, "the token_file's user stays")
         XCTAssertEqual(try daemon.ctl(["user", "remove", "vic"]).status, 0)
         XCTAssertNotEqual(try probe(withUser("vic", "vics-password-1")).status, 0, "a removed account")

@@ -58,7 +58,9 @@ struct NetworkOutputs {
                 return served.certificateChainPEM + "\n" + served.privateKeyPEM
             } : nil
             services.append(RTSPService(config: config.rtsp, password: rtsp.password, feed: rtsp.feed, logger: logger,
-                                        certificate: certificate, users: Self.rtspUsers(accounts)))
+                                        certificate: certificate, users: Self.rtspUsers(accounts), refused: { user, client in
+                AuthRefusals(events: events, logger: logger).refused(door: "rtsp", client: client, user: user, reason: "wrong name or password")
+            }))
         }
         if let mqtt {
             services.append(MQTTBridge(settings: mqtt.settings, link: mqtt.link, events: events, logger: logger, perform: perform))

@@ -13,12 +13,14 @@ typedef struct ApplRtspServer ApplRtspServer;
  * What the server tells its owner, on the server's thread; each call must return at once. `media_started`: a
  * client asked for the mount and its media is being made (the stream pushed in must flow from now on);
  * `media_stopped`: that media is gone (no client left), called once for each `media_started`; `client_playing`: a
- * client starts to play (it decodes from the next keyframe, so ask for one).
+ * client starts to play (it decodes from the next keyframe, so ask for one); `auth_failed`: a request that carried
+ * credentials was refused (`name`: the Digest user name it gave, or NULL; `client`: the peer's address).
  */
 typedef struct {
     void (*media_started)(void *user);
     void (*media_stopped)(void *user);
     void (*client_playing)(void *user);
+    void (*auth_failed)(const char *name, const char *client, void *user);
     void *user;
 } ApplRtspHandlers;
 
@@ -31,14 +33,14 @@ ApplRtspServer *appl_rtsp_server_start(const char *address, int port, const char
                                        const char *user, const char *password, const char *tls_pem,
                                        ApplRtspHandlers handlers, char **error);
 
-/** The caps of what will be pushed into the appsrc `name` (the caller keeps its reference): set on the media now and
- *  on every media made later. */
 /* Replaces the accounts who may watch: `htdigest` holds "name:appliance:HA1" lines (HA1 = MD5 of
  * name:appliance:password, what a Digest server keeps instead of the password); the token_file's user stays.
  * `open`: anyone may watch without a login (no account and no token_file, on loopback). FALSE with *error set
  * (for the caller to g_free) when the lines cannot be read. */
 gboolean appl_rtsp_server_set_users(ApplRtspServer *server, const char *htdigest, gboolean open, char **error);
 
+/** The caps of what will be pushed into the appsrc `name` (the caller keeps its reference): set on the media now and
+ *  on every media made later. */
 void appl_rtsp_server_set_caps(ApplRtspServer *server, const char *name, GstCaps *caps);
 
 /** The state of the mount's media pipeline, without waiting (`pending`: GST_STATE_VOID_PENDING when none); FALSE

@@ -19,9 +19,13 @@ package struct RTSPService: Service {
     package let certificate: (@Sendable () throws -> String)?
     /// The accounts that may watch besides the token_file's `appliance`, taken again whenever they change.
     package let users: RTSPUsers?
+    /// A refused credential: the Digest user name given (if any) and the client's address.
+    package let refused: @Sendable (_ user: String?, _ client: String) -> Void
 
     package init(config: ApplianceConfig.RTSP, password: Password?, feed: RTSPFeed, logger: Logger,
-                 certificate: (@Sendable () throws -> String)? = nil, users: RTSPUsers? = nil) {
+                 certificate: (@Sendable () throws -> String)? = nil, users: RTSPUsers? = nil,
+                 refused: @escaping @Sendable (String?, String) -> Void = { _, _ in }) {
+        self.refused = refused
         self.config = config
         self.password = password
         self.feed = feed
@@ -34,11 +38,13 @@ package struct RTSPService: Service {
         guard let (host, port) = config.hostAndPort else { return }
         let launch = RTSPFeed.launch(audio: feed.feed.hasAudio)
         let credentials = password.map { RTSPServer.Credentials(user: ApplianceConfig.RTSP.user, password: $0.secret) }
+        var handlers = feed.handlers
+        handlers.authFailed = refused
         while !Task.isShuttingDownGracefully {
             let server: RTSPServer
             do {
                 server = try RTSPServer(address: host, port: port, path: "/" + config.path, launch: launch,
-                                        credentials: credentials, tlsPEM: try certificate?(), handlers: feed.handlers)
+                                        credentials: credentials, tlsPEM: try certificate?(), handlers: handlers)
             } catch {
                 let reason = "\(error)"
                 feed.update { $0.state = .failed; $0.url = nil; $0.error = reason }

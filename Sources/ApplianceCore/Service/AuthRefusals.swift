@@ -4,17 +4,19 @@ import Logging
 
 /// Every refused credential, told twice: a log line and an `auth_failed` event, with the client's address and the
 /// name that was tried (cut short and quoted: it is the client's text). Never the password or token.
-struct AuthRefusals: Sendable {
+public struct AuthRefusals: Sendable {
     let events: EventHub
     let logger: Logger
 
-    func refused(door: String, client: String, user: String?, reason: String) {
+    public init(events: EventHub, logger: Logger) { (self.events, self.logger) = (events, logger) }
+
+    public func refused(door: String, client: String, user: String?, reason: String) {
         let name = user.map { String($0.prefix(40)) }
         logger.warning("\(door): refused \(name.map { "user \($0.debugDescription)" } ?? "a credential") from \(client): \(reason)")
         events.publish(.authFailed(AuthFailure(door: door, client: client, user: name, reason: reason)))
     }
 
-    func accepted(door: String, client: String, user: String) {
+    public func accepted(door: String, client: String, user: String) {
         logger.info("\(door): \(user.debugDescription) logged in from \(client)")
     }
 }
