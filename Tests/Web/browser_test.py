@@ -30,6 +30,7 @@ import threading
 import time
 import traceback
 import urllib.parse
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from selenium import webdriver
 from selenium.common.exceptions import TimeoutException, WebDriverException
@@ -935,6 +936,38 @@ def run_checks(run, daemon, base, http, api, browsers, directory):
         run.screenshot(driver, "settings")
         return "config shown (no password), share link listed"
     check("settings: the page shows the config and the share link", settings_page)
+
+    def csrf_from_another_origin():
+        # A page of another origin (another port: same site, so the session cookie goes along) posts a command to the
+        # dashboard with a form and a fetch: neither has the session's CSRF token, so neither may do anything.
+        target = base + "/api/commands/record.start"
+        page = ("<!doctype html><title>elsewhere</title><form id=f method=post enctype=text/plain action='" + target + "'>"
+                "<input name='{\"title\":\"csrf\",\"x\":\"' value='\"}'></form><script>"
+                "fetch('" + target + "', {method: 'POST', credentials: 'include', mode: 'no-cors', body: '{}'})"
+                ".finally(() => setTimeout(() => document.getElementById('f').submit(), 300));</script>").encode()
+
+        class Attacker(BaseHTTPRequestHandler):
+            def do_GET(self):
+                self.send_response(200)
+                self.send_header("Content-Type", "text/html")
+                self.send_header("Content-Length", str(len(page)))
+                self.end_headers()
+                self.wfile.write(page)
+
+            def log_message(self, *args):
+                pass
+        server = ThreadingHTTPServer(("127.0.0.1", 0), Attacker)
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        try:
+            driver.get(f"http://127.0.0.1:{server.server_address[1]}/")
+            wait(driver, lambda d: d.current_url.startswith(base), lambda: f"the form to land on the dashboard (at {driver.current_url})")
+            body = driver.find_element(By.TAG_NAME, "body").text
+        finally:
+            server.shutdown()
+        expect('"forbidden"' in body or '"unauthorized"' in body, f"the other origin's form was answered {body[:200]!r}")
+        expect(api.status()["state"] == "idle", "a command from another origin started a recording")
+        return f"form and fetch from 127.0.0.1:{server.server_address[1]} refused: {body[:90]!r}"
+    check("csrf: a form and a fetch from another origin change nothing", csrf_from_another_origin)
 
     def accounts_settings():
         driver.get(base + "/settings")
