@@ -111,6 +111,13 @@ public final class AccountBook: Sendable {
         return UserToken(name: name, token: token, createdAt: now)
     }
 
+    package func revokeTokens(name: String) async throws -> UserAccount {
+        _ = try await account(name)
+        try await library.deleteTokens(name: name)
+        recent.forget(name: name)
+        return try await account(name)
+    }
+
     /// No device is left without an admin: the last one (with no token_file beside it) cannot be removed or demoted.
     private func requireAnotherAdmin(than name: String, doing what: String) throws(ApplianceError) {
         let others = roster.withLock { $0.filter { $0.key != name && $0.value.role == .admin }.count }

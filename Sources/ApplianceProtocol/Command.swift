@@ -70,6 +70,8 @@ public enum Command: Sendable, Equatable {
     case userRemove(name: String)
     /// Makes an API token for an account, answered this once.
     case userToken(name: String)
+    /// Revokes every API token of an account at once (its password and sessions stay).
+    case userRevokeTokens(name: String)
 
     /// Which camera a switch goes to.
     public enum CameraChoice: Sendable, Equatable {
@@ -123,6 +125,7 @@ public enum Command: Sendable, Equatable {
         case .userRole: .userRole
         case .userRemove: .userRemove
         case .userToken: .userToken
+        case .userRevokeTokens: .userRevokeTokens
         }
     }
 
@@ -138,7 +141,7 @@ public enum Command: Sendable, Equatable {
         case activity, activityShow = "activity.show", activityMark = "activity.mark", activityProtect = "activity.protect"
         case timeline, timelineDays = "timeline.days"
         case users, userAdd = "user.add", userPassword = "user.passwd", userRole = "user.role", userRemove = "user.remove"
-        case userToken = "user.token"
+        case userToken = "user.token", userRevokeTokens = "user.revoke_tokens"
     }
 
     /// Every wire name, for `unknown_command` answers; `events` is the subscription, not a command.
@@ -179,7 +182,7 @@ extension Command.Name {
             false
         case .recordStart, .recordStop, .recordToggle, .rename, .delete, .lock, .unlock, .switchCamera, .backupRetry, .protect,
              .export, .share, .shares, .unshare, .activityMark, .activityProtect, .users, .userAdd, .userPassword, .userRole,
-             .userRemove, .userToken:
+             .userRemove, .userToken, .userRevokeTokens:
             true
         }
     }

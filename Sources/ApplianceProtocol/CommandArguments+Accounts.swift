@@ -20,6 +20,9 @@ extension Command {
         case .userToken:
             try args.only(["name"])
             return .userToken(name: try args.requiredString("name"))
+        case .userRevokeTokens:
+            try args.only(["name"])
+            return .userRevokeTokens(name: try args.requiredString("name"))
         default: throw ApplianceError(.internalError, "\(wireName.rawValue) is not an account command")
         }
     }

@@ -59,7 +59,7 @@ extension Command {
             try args.only(["id"])
             self = .activityProtect(id: try args.activityID())
         case .timeline, .timelineDays: self = try Self.timeline(wireName, args)
-        case .users, .userAdd, .userPassword, .userRole, .userRemove, .userToken:
+        case .users, .userAdd, .userPassword, .userRole, .userRemove, .userToken, .userRevokeTokens:
             self = try Self.account(wireName, args)
         }
     }
@@ -149,7 +149,7 @@ extension Command {
         case .userAdd(let name, let role, let password): ["name": .string(name), "role": .string(role.rawValue), "password": .string(password.text)]
         case .userPassword(let name, let password): ["name": .string(name), "password": .string(password.text)]
         case .userRole(let name, let role): ["name": .string(name), "role": .string(role.rawValue)]
-        case .userRemove(let name), .userToken(let name): ["name": .string(name)]
+        case .userRemove(let name), .userToken(let name), .userRevokeTokens(let name): ["name": .string(name)]
         case .export(let r):
             [("from", r.from.map { JSONValue.string(Timestamps.iso($0)) }), ("to", r.to.map { .string(Timestamps.iso($0)) }),
              ("camera", r.camera.map(JSONValue.string)), ("group", r.group.map(JSONValue.string)), ("title", r.title.map(JSONValue.string))]

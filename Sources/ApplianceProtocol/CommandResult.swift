@@ -31,7 +31,7 @@ public enum CommandResult: Sendable, Equatable {
     case timeline(Timeline)
     case timelineDays(TimelineDays)
     case users(UserList)
-    /// `user.add`, `user.passwd`, `user.role`: the account after the change.
+    /// `user.add`, `user.passwd`, `user.role`, `user.revoke_tokens`: the account after the change.
     case user(UserAccount)
     case userRemoved(UserRemoved)
     case userToken(UserToken)
@@ -117,7 +117,7 @@ public enum CommandResult: Sendable, Equatable {
         case .timeline: return .timeline(try value(Timeline.self))
         case .timelineDays: return .timelineDays(try value(TimelineDays.self))
         case .users: return .users(try value(UserList.self))
-        case .userAdd, .userPassword, .userRole: return .user(try value(UserAccount.self))
+        case .userAdd, .userPassword, .userRole, .userRevokeTokens: return .user(try value(UserAccount.self))
         case .userRemove: return .userRemoved(try value(UserRemoved.self))
         case .userToken: return .userToken(try value(UserToken.self))
         }

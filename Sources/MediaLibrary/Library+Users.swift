@@ -97,6 +97,10 @@ extension Library {
         }
     }
 
+    package func deleteTokens(name: String) async throws {
+        try await database.write { db in try db.execute(sql: "DELETE FROM user_tokens WHERE name = ?", arguments: [name]) }
+    }
+
     private static func milliseconds(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }
     private static func date(_ ms: Int64) -> Date { Date(timeIntervalSince1970: Double(ms) / 1000) }
 

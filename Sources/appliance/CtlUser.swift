@@ -11,7 +11,8 @@ import Glibc
 struct UserCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "user", abstract: "Add, change, remove and list accounts; make API tokens.",
-        subcommands: [UserList.self, UserAdd.self, UserPasswd.self, UserRoleCommand.self, UserRemove.self, UserTokenCommand.self],
+        subcommands: [UserList.self, UserAdd.self, UserPasswd.self, UserRoleCommand.self, UserRemove.self, UserTokenCommand.self,
+                      UserRevokeTokens.self],
         defaultSubcommand: UserList.self)
 
     struct UserList: ParsableCommand {
@@ -79,6 +80,14 @@ struct UserCommand: ParsableCommand {
         @Argument(help: "The account's name.") var name: String
 
         func run() { options.perform(.userToken(name: name)) { (t: UserToken) in t.token } }
+    }
+
+    struct UserRevokeTokens: ParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "revoke-tokens", abstract: "Revoke every API token of an account at once.")
+        @OptionGroup var options: CtlOptions
+        @Argument(help: "The account's name.") var name: String
+
+        func run() { options.perform(.userRevokeTokens(name: name)) { (user: UserAccount) in "API tokens of \(user.name) revoked" } }
     }
 }
 

@@ -131,6 +131,7 @@ enum WireExamples {
         case .userRole: [(.userRole(name: "vic", role: .admin), .user(account))]
         case .userRemove: [(.userRemove(name: "vic"), .userRemoved(UserRemoved(name: "vic", removed: true)))]
         case .userToken: [(.userToken(name: "vic"), .userToken(UserToken(name: "vic", token: "apl_x", createdAt: created)))]
+        case .userRevokeTokens: [(.userRevokeTokens(name: "vic"), .user(account))]
         }
     }
 

@@ -50,6 +50,10 @@ final class AccountsEndToEndTests: XCTestCase {
         // A wrong password: 401, a log line naming the account and the client.
         XCTAssertEqual(try web.request("/api/status", headers: [Self.basic("vic", "not the password")], auth: false).status, 401)
         XCTAssertTrue(daemon.waitFor(5) { daemon.log.contains("refused user \"vic\" from 127.0.0.1") }, daemon.log)
+        // Its API tokens revoked: the token is refused at once, the password still works.
+        XCTAssertEqual(try daemon.ctl(["user", "revoke-tokens", "vic"]).status, 0)
+        XCTAssertEqual(try web.request("/api/status", headers: ["Authorization: Bearer \(token)"], auth: false).status, 401)
+        XCTAssertEqual(try web.request("/api/status", headers: [viewer], auth: false).status, 200)
         // A removed account is refused at once.
         XCTAssertEqual(try daemon.ctl(["user", "remove", "vic"]).status, 0)
         XCTAssertEqual(try web.request("/api/status", headers: [viewer], auth: false).status, 401)

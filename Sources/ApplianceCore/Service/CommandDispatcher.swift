@@ -71,7 +71,7 @@ struct CommandDispatcher: Sendable {
         case .activityProtect(let id): return .protected(try await activity.protect(id: id))
         case .timeline(let from, let to): return .timeline(try await clips.timeline(from: from, to: to))
         case .timelineDays(let month): return .timelineDays(try await clips.timelineDays(month: month))
-        case .users, .userAdd, .userPassword, .userRole, .userRemove, .userToken: return try await account(command)
+        case .users, .userAdd, .userPassword, .userRole, .userRemove, .userToken, .userRevokeTokens: return try await account(command)
         }
     }
 
@@ -83,6 +83,7 @@ struct CommandDispatcher: Sendable {
         case .userRole(let name, let role): return .user(try await accounts.setRole(name: name, role: role))
         case .userRemove(let name): return .userRemoved(try await accounts.remove(name: name))
         case .userToken(let name): return .userToken(try await accounts.makeToken(name: name))
+        case .userRevokeTokens(let name): return .user(try await accounts.revokeTokens(name: name))
         default: throw ApplianceError(.internalError, "\(command.name) is not an account command")
         }
     }

@@ -14,7 +14,8 @@ extension Pages {
             <td><select class="user-role" aria-label="role of \(HTML.escape(user.name))">\(roles(user.role))</select></td>
             <td>\(user.lastLogin.map { "<time datetime=\"\(Timestamps.iso($0))\">\(HTML.date($0))</time>" } ?? "never")</td>
             <td class="user-tokens">\(user.tokens)</td>
-            <td><button class="user-token">New API token</button> <button class="user-remove">Remove</button></td></tr>
+            <td><button class="user-token">New API token</button> <button class="user-untoken">Revoke API tokens</button>
+            <button class="user-remove">Remove</button></td></tr>
             """
         }.joined()
         let names = users.items.map { "<option>\(HTML.escape($0.name))</option>" }.joined()

@@ -408,6 +408,10 @@ enum Assets {
             $("#user-token-name").textContent = name; $("#user-token").textContent = t.token; $("#user-token-shown").hidden = false;
             const count = row.querySelector(".user-tokens"); count.textContent = String(Number(count.textContent) + 1); } catch (e) { say(e.message); }
         }
+        if (event.target.closest("button.user-untoken")) {
+          try { await command("user.revoke_tokens", { name }); row.querySelector(".user-tokens").textContent = "0"; say("API tokens of " + name + " revoked"); }
+          catch (e) { say(e.message); }
+        }
         if (event.target.closest("button.user-remove")) {
           if (!confirm("Remove " + name + ", its API tokens and its sessions?")) return;
           try { await command("user.remove", { name }); row.remove(); say("Removed " + name); } catch (e) { say(e.message); }
