@@ -108,6 +108,14 @@ let package = Package(
             "ApplianceBase", "ApplianceProtocol", "Mp4",
             .product(name: "GRDB", package: "GRDB.swift"),
         ]),
+        /// OpenCV (Debian's libopencv-dev: core, imgproc, objdetect, dnn) behind a C interface: the HOG people detector
+        /// and the DNN runtime for a user's model. Only the libraries it uses are linked (opencv4.pc names 60).
+        .target(name: "CObjectDetection",
+                cxxSettings: [.unsafeFlags(["-I/usr/include/opencv4"])],
+                linkerSettings: [.linkedLibrary("opencv_core"), .linkedLibrary("opencv_imgproc"), .linkedLibrary("opencv_objdetect"),
+                                 .linkedLibrary("opencv_dnn")]),
+        /// Objects in the picture: detectors behind one protocol (HOG by default; a model through OpenCV's DNN).
+        .target(name: "Objects", dependencies: ["ApplianceBase", "Detection", "CObjectDetection"]),
         /// Accounts with roles: bcrypt (HummingbirdBcrypt), the Digest and token hashes, the checks every door makes.
         .target(name: "Accounts", dependencies: [
             "ApplianceBase", "ApplianceProtocol", "MediaLibrary",
@@ -208,6 +216,7 @@ let package = Package(
         .testTarget(name: "DetectionTests", dependencies: ["Detection", "ApplianceBase", "TestSupport"]),
         /// `[[input]]` keys are checked with what Devices makes of them (gesture rules, the device to open).
         .testTarget(name: "SettingsTests", dependencies: ["Settings", "ApplianceBase", "Detection", "Devices"]),
+        .testTarget(name: "ObjectsTests", dependencies: ["Objects", "Detection", "TestSupport"]),
         .testTarget(name: "AccountsTests", dependencies: ["Accounts", "ApplianceBase", "ApplianceProtocol", "MediaLibrary"]),
         .testTarget(name: "MediaLibraryTests", dependencies: [
             "MediaLibrary", "ApplianceBase", "ApplianceProtocol", "Mp4", .product(name: "GRDB", package: "GRDB.swift"),

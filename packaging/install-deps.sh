@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the system packages appliance needs to build, test and run (Debian/Ubuntu). glib-networking is GIO's TLS
-# backend, which RTSP over TLS ([rtsp] tls) uses.
+# backend, which RTSP over TLS ([rtsp] tls) uses; OpenCV's core, imgproc, objdetect and dnn are object detection's.
 # Idempotent: installs only what is missing, so `make run` and `make test` can call it every time.
 set -euo pipefail
 
@@ -11,6 +11,7 @@ PACKAGES=(
   gstreamer1.0-plugins-bad gstreamer1.0-plugins-ugly gstreamer1.0-libav gstreamer1.0-alsa gstreamer1.0-gl
   libsqlite3-dev libjpeg-dev ffmpeg time curl python3 python3-pip gstreamer1.0-pulseaudio ca-certificates
   gstreamer1.0-x gstreamer1.0-nice libmosquitto-dev libxml2-dev glib-networking
+  libopencv-core-dev libopencv-imgproc-dev libopencv-objdetect-dev libopencv-dnn-dev
 )
 # Tests only: openssl makes the HTTPS test's certificates; a private PulseAudio server is the hot-plug test's
 # device provider; util-linux's unshare gives the system-CA-store test its private mount namespace; Xvfb (and
@@ -46,6 +47,11 @@ fi
 # with openssl's s_client.
 if [ "${1:-}" = "--test" ]; then
   PACKAGES+=(testssl.sh openssl)
+fi
+# Object detection is measured on real footage: opencv-doc's sample clips (vtest.avi: people walking; tree.avi: a
+# tree in the wind, no person).
+if [ "${1:-}" = "--test" ]; then
+  PACKAGES+=(opencv-doc)
 fi
 # WS-Discovery is tested across a network: iproute2's `ip netns` and a veth pair give the client its own host.
 if [ "${1:-}" = "--test" ]; then

@@ -1,0 +1,25 @@
+import Detection
+
+/// An object a detector found: its label (`person`, or a model's), its score (0–1 for a model; HOG's SVM margin for
+/// the built-in people detector) and its box in the picture's pixels.
+public struct ObjectDetection: Sendable, Equatable {
+    public var label: String
+    public var score: Double
+    public var x: Double, y: Double, width: Double, height: Double
+
+    public init(label: String, score: Double, x: Double, y: Double, width: Double, height: Double) {
+        (self.label, self.score, self.x, self.y, self.width, self.height) = (label, score, x, y, width, height)
+    }
+}
+
+/// Finds objects in one picture. Called off the streaming threads (it takes tens of milliseconds), one call at a time
+/// per detector; a failure is an error, never a crash.
+public protocol ObjectDetector: Sendable {
+    func detect(_ frame: GrayFrame) throws -> [ObjectDetection]
+}
+
+/// What a detector could not do, as one line.
+public struct ObjectDetectorError: Error, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
+}
