@@ -49,9 +49,9 @@ if [ "${1:-}" = "--test" ]; then
   PACKAGES+=(testssl.sh openssl)
 fi
 # Object detection is measured on real footage: opencv-doc's sample clips (vtest.avi: people walking; tree.avi: a
-# tree in the wind, no person).
+# tree in the wind, no person); its tests make their own small ONNX models with Debian's python3-onnx.
 if [ "${1:-}" = "--test" ]; then
-  PACKAGES+=(opencv-doc)
+  PACKAGES+=(opencv-doc python3-onnx)
 fi
 # WS-Discovery is tested across a network: iproute2's `ip netns` and a veth pair give the client its own host.
 if [ "${1:-}" = "--test" ]; then

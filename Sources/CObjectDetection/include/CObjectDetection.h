@@ -27,6 +27,23 @@ void appl_hog_free(ApplHog *hog);
 int appl_hog_detect(const ApplHog *hog, const uint8_t *gray, int width, int height, int stride, double hit_threshold,
                     ApplDetection *out, int capacity, char **error);
 
+/** A network loaded by OpenCV's DNN module from a user's model file (ONNX, TensorFlow .pb with .pbtxt, Darknet
+ *  .weights with .cfg). */
+typedef struct ApplDnn ApplDnn;
+
+/** Loads `model` (and `config`, or NULL): NULL with *error set (for the caller to free()) when it cannot. */
+ApplDnn *appl_dnn_load(const char *model, const char *config, char **error);
+void appl_dnn_free(ApplDnn *dnn);
+
+/**
+ * Runs the network on an 8-bit gray picture (`stride` bytes a row; given to the network as three equal channels),
+ * resized to `input_width` x `input_height` and multiplied by `scale`. Its first output comes back in *values
+ * (malloc'd, for the caller to free()), its shape in `shape` (at most 8 sizes, *dims of them). 0, or -1 with *error
+ * set when OpenCV failed (a model that does not fit the picture, a layer it lacks).
+ */
+int appl_dnn_forward(ApplDnn *dnn, const uint8_t *gray, int width, int height, int stride, int input_width, int input_height,
+                     double scale, float **values, int *shape, int *dims, char **error);
+
 #ifdef __cplusplus
 }
 #endif
