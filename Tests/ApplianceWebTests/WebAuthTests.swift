@@ -23,6 +23,20 @@ final class WebAuthTests: XCTestCase {
         XCTAssertEqual(throttle.delay(after: -3), 0.5)
     }
 
+    /// Failed attempts count against the client's address and, when a name was given, against that account: guesses
+    /// at one account spread over many addresses are slowed as well.
+    func testFailuresCountPerClientAndPerAccount() {
+        XCTAssertEqual(AccessMiddleware.throttleKeys(client: "192.0.2.7", account: "vic"), ["192.0.2.7", "account:vic"])
+        XCTAssertEqual(AccessMiddleware.throttleKeys(client: "192.0.2.7", account: nil), ["192.0.2.7"])
+        let throttle = LoginThrottle(), now = Date()
+        for client in ["192.0.2.1", "192.0.2.2", "192.0.2.3"] {
+            for key in AccessMiddleware.throttleKeys(client: client, account: "vic") { _ = throttle.recordFailure(client: key, now: now) }
+        }
+        // A fourth address is not slowed for its own sake, but a guess at vic from it waits out vic's three failures (2 s).
+        XCTAssertEqual(throttle.reserveTurn(client: "192.0.2.4", now: now), now)
+        XCTAssertEqual(throttle.reserveTurn(client: "account:vic", now: now).timeIntervalSince(now), 2, accuracy: 0.001)
+    }
+
     func testSafeNextKeepsLocalPaths() {
         for path in ["/", "/recordings", "/recordings/abc?x=1&y=2", "/settings#backup", "/%2F"] {
             XCTAssertEqual(Routes.safeNext(path), path)

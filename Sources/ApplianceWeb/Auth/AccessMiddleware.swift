@@ -92,7 +92,7 @@ struct AccessMiddleware: RouterMiddleware {
     /// An `Authorization` header's identity, slowed down per client and per account after failures.
     private func check(_ authorization: String, client: String) async throws -> Identity {
         let credentials = Self.credentials(authorization)
-        let keys = [client] + (credentials?.name.map { ["account:" + $0] } ?? [])
+        let keys = Self.throttleKeys(client: client, account: credentials?.name)
         for key in keys { await throttle.waitForTurn(client: key) }
         let identity: Identity? = switch credentials {
         case .basic(let name, let password)?: await accounts.verify(name: name, password: password)
@@ -106,6 +106,12 @@ struct AccessMiddleware: RouterMiddleware {
         }
         for key in keys { throttle.succeeded(client: key) }
         return identity
+    }
+
+    /// What failed attempts are counted under: the client's address, and the account a name was given for (so that
+    /// guesses at one account from many addresses are slowed too).
+    static func throttleKeys(client: String, account: String?) -> [String] {
+        [client] + (account.map { ["account:" + $0] } ?? [])
     }
 
     /// What `Authorization` carries: `Bearer TOKEN`, or `Basic` with a name and password (what cameras' snapshot

@@ -30,7 +30,7 @@ extension Routes {
         }
         let name = (form["user"] ?? "").trimmingCharacters(in: .whitespaces).lowercased()
         let user = name.isEmpty ? AccountRules.tokenFileName : name
-        let keys = [ctx.client, "account:" + user]
+        let keys = AccessMiddleware.throttleKeys(client: ctx.client, account: user)
         for key in keys { await access.throttle.waitForTurn(client: key) }
         guard let password = form["password"], let identity = await context.accounts.verify(name: user, password: password) else {
             access.refusals.refused(door: "web", client: ctx.client, user: user, reason: "wrong name or password at login")
