@@ -26,8 +26,12 @@ final class HOGPeopleDetectorTests: XCTestCase {
         let frames = try Self.frames("vtest.avi", width: 768, height: 576, fps: 1)
         XCTAssertGreaterThanOrEqual(frames.count, 79, "79.5 s at one frame a second")
         var withPerson = 0
-        for frame in frames {
-            let people = try detector.detect(frame).filter { $0.score > 0.5 }
+        var tracker = ObjectTracker(), started: [ObjectTracker.Change] = []
+        let t0 = Date(timeIntervalSince1970: 1_800_000_000)
+        for (second, frame) in frames.enumerated() {
+            let all = try detector.detect(frame)
+            started += tracker.run(all, at: t0.addingTimeInterval(Double(second))).filter { if case .started = $0 { true } else { false } }
+            let people = all.filter { $0.score > 0.5 }
             for person in people {
                 XCTAssertEqual(person.label, "person")
                 XCTAssertGreaterThanOrEqual(person.height, 128, "HOG's window is 64x128: nothing smaller")
@@ -36,6 +40,14 @@ final class HOGPeopleDetectorTests: XCTestCase {
             if !people.isEmpty { withPerson += 1 }
         }
         print("HOG people detector: a person (score > 0.5) in \(withPerson) of \(frames.count) seconds of vtest.avi")
+        // The tracker confirms one person from the first second on and, people being there throughout, never ends it.
+        if case .started(let label, let at, _)? = started.first {
+            XCTAssertEqual(label, "person")
+            XCTAssertLessThanOrEqual(at.timeIntervalSince(t0), 2)
+        } else {
+            XCTFail("no person started: \(started)")
+        }
+        XCTAssertEqual(started.count, 1, "\(started)")
         // People cross the road in every second of this clip.
         XCTAssertGreaterThan(Double(withPerson) / Double(frames.count), 0.6, "\(withPerson) of \(frames.count) seconds")
     }
