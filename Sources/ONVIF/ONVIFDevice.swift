@@ -9,9 +9,10 @@ import Settings
 #endif
 
 /// The appliance as an ONVIF Profile S device: answers the SOAP requests the web server receives under `/onvif/`
-/// (device, media and event services and PullPoint subscriptions), checks WS-UsernameToken (user `appliance`, the
-/// `[web] token_file` password; GetSystemDateAndTime is open, as clients ask it to learn the clock before they
-/// sign), and holds the subscriptions the event feed fills.
+/// (device, media and event services and PullPoint subscriptions), checks WS-UsernameToken (user `appliance` with the
+/// `[web] token_file` password as a digest, or an account's name and password as PasswordText over HTTPS;
+/// GetSystemDateAndTime is open, as clients ask it to learn the clock before they sign), and holds the subscriptions
+/// the event feed fills.
 public final class ONVIFDevice: Sendable {
     /// What a SOAP request gets: an HTTP status and a SOAP 1.2 envelope.
     public struct Reply: Sendable {
@@ -35,8 +36,8 @@ public final class ONVIFDevice: Sendable {
     private let status: @Sendable () async -> StatusReport?
     private let logger: Logger
 
-    /// `password`: nil only on loopback without a token file (the config refuses anything else), where every
-    /// request is answered and tokens are ignored.
+    /// `password`: the token_file's (PasswordDigest, user `appliance`); nil only on loopback without a token file (the
+    /// config refuses anything else), where, until an account exists, every request is answered and tokens ignored.
     package init(config: ApplianceConfig, password: Password?, accounts: ONVIFAccounts? = nil, link: ONVIFLink, serial: String,
                  logger: Logger, status: @escaping @Sendable () async -> StatusReport?) {
         self.config = config
