@@ -1,0 +1,31 @@
+import XCTest
+@testable import Objects
+
+/// The pictures a detector is given around motion: padded, at least its window, inside the frame, merged.
+final class CropsTests: XCTestCase {
+    func testARegionGrowsByItsPaddingAndToTheWindow() {
+        // 10 % x 20 % of a 1280x720 frame at its centre: 128x144 → padded by a quarter on each side: 192x216.
+        let crops = Crops.plan([.init(x: 0.45, y: 0.4, width: 0.1, height: 0.2)], frameWidth: 1280, frameHeight: 720)
+        XCTAssertEqual(crops, [Crop(x: 544, y: 252, width: 192, height: 216)])
+        // A speck of motion still gets a window HOG can use (64x128).
+        XCTAssertEqual(Crops.plan([.init(x: 0.5, y: 0.5, width: 0.001, height: 0.001)], frameWidth: 1280, frameHeight: 720),
+                       [Crop(x: 608, y: 296, width: 64, height: 128)])
+    }
+
+    func testCropsStayInsideTheFrameAndMergeWhenTheyOverlap() {
+        // At the corner: moved in, not cut.
+        XCTAssertEqual(Crops.plan([.init(x: 0.95, y: 0.9, width: 0.05, height: 0.1)], frameWidth: 640, frameHeight: 360),
+                       [Crop(x: 576, y: 232, width: 64, height: 128)])
+        // Two regions of one walking person (head and legs) overlap once padded: one crop around both; a third far away stays apart.
+        let crops = Crops.plan([.init(x: 0.2, y: 0.2, width: 0.1, height: 0.2), .init(x: 0.2, y: 0.45, width: 0.1, height: 0.2),
+                                .init(x: 0.8, y: 0.1, width: 0.05, height: 0.1)], frameWidth: 1280, frameHeight: 720)
+        XCTAssertEqual(crops.count, 2, "\(crops)")
+        XCTAssertTrue(crops.contains { $0.x <= 256 && $0.y <= 144 && $0.y + $0.height >= 468 }, "\(crops)")
+        // A region larger than the frame once padded is the whole frame.
+        XCTAssertEqual(Crops.plan([.init(x: 0, y: 0, width: 1, height: 1)], frameWidth: 320, frameHeight: 240),
+                       [Crop(x: 0, y: 0, width: 320, height: 240)])
+        // Nonsense in, nothing out.
+        XCTAssertEqual(Crops.plan([.init(x: .nan, y: 0, width: 0.1, height: 0.1), .init(x: 0, y: 0, width: 0, height: 0.1)],
+                                  frameWidth: 320, frameHeight: 240), [])
+    }
+}
