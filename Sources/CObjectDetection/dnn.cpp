@@ -1,4 +1,5 @@
 #include "CObjectDetection.h"
+#include "message.h"
 #include <cstdlib>
 #include <cstring>
 #include <opencv2/core.hpp>
@@ -9,28 +10,21 @@ struct ApplDnn {
     cv::dnn::Net net;
 };
 
-static char *dnn_message(const char *text) {
-    size_t length = std::strlen(text);
-    char *copy = static_cast<char *>(std::malloc(length + 1));
-    if (copy) std::memcpy(copy, text, length + 1);
-    return copy;
-}
-
 extern "C" ApplDnn *appl_dnn_load(const char *model, const char *config, char **error) {
     try {
         cv::dnn::Net net = cv::dnn::readNet(model, config ? config : "");
         if (net.empty()) {
-            if (error) *error = dnn_message("OpenCV read no network from the file");
+            if (error) *error = appl_copy_message("OpenCV read no network from the file");
             return nullptr;
         }
         net.setPreferableBackend(cv::dnn::DNN_BACKEND_OPENCV);
         net.setPreferableTarget(cv::dnn::DNN_TARGET_CPU);
         return new ApplDnn{net};
     } catch (const cv::Exception &e) {
-        if (error) *error = dnn_message(e.what());
+        if (error) *error = appl_copy_message(e.what());
         return nullptr;
     } catch (...) {
-        if (error) *error = dnn_message("OpenCV failed to load the model");
+        if (error) *error = appl_copy_message("OpenCV failed to load the model");
         return nullptr;
     }
 }
@@ -53,16 +47,16 @@ extern "C" int appl_dnn_forward(ApplDnn *dnn, const uint8_t *gray, int width, in
         size_t count = output.total();
         *values = static_cast<float *>(std::malloc(count * sizeof(float) + 1));
         if (!*values) {
-            if (error) *error = dnn_message("out of memory for the network's output");
+            if (error) *error = appl_copy_message("out of memory for the network's output");
             return -1;
         }
         std::memcpy(*values, output.ptr<float>(), count * sizeof(float));
         return 0;
     } catch (const cv::Exception &e) {
-        if (error) *error = dnn_message(e.what());
+        if (error) *error = appl_copy_message(e.what());
         return -1;
     } catch (...) {
-        if (error) *error = dnn_message("OpenCV failed to run the model");
+        if (error) *error = appl_copy_message("OpenCV failed to run the model");
         return -1;
     }
 }

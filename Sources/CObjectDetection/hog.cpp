@@ -1,4 +1,5 @@
 #include "CObjectDetection.h"
+#include "message.h"
 #include <cstdlib>
 #include <cstring>
 #include <opencv2/core.hpp>
@@ -8,13 +9,6 @@
 struct ApplHog {
     cv::HOGDescriptor descriptor;
 };
-
-static char *copy_message(const char *text) {
-    size_t length = std::strlen(text);
-    char *copy = static_cast<char *>(std::malloc(length + 1));
-    if (copy) std::memcpy(copy, text, length + 1);
-    return copy;
-}
 
 extern "C" ApplHog *appl_hog_new(void) {
     try {
@@ -47,10 +41,10 @@ extern "C" int appl_hog_detect(const ApplHog *hog, const uint8_t *gray, int widt
         }
         return count;
     } catch (const cv::Exception &e) {
-        if (error) *error = copy_message(e.what());
+        if (error) *error = appl_copy_message(e.what());
         return -1;
     } catch (...) {
-        if (error) *error = copy_message("OpenCV failed in the HOG detector");
+        if (error) *error = appl_copy_message("OpenCV failed in the HOG detector");
         return -1;
     }
 }
