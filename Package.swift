@@ -155,7 +155,7 @@ let package = Package(
         /// The recording engine on GStreamer: the live graph, cameras and their switching, recording and its files,
         /// clips, storage and retention, streaming, preview, scrubbing, supervision, the timeline, activity.
         .target(name: "Engine", dependencies: [
-            "ApplianceBase", "ApplianceProtocol", "Backup", "Detection", "MediaLibrary", "Mp4", "Settings",
+            "ApplianceBase", "ApplianceProtocol", "Backup", "Detection", "MediaLibrary", "Mp4", "Objects", "Settings",
             "GStreamerKit", "SystemCalls",
             .product(name: "AsyncAlgorithms", package: "swift-async-algorithms"),
             .product(name: "Logging", package: "swift-log"),
@@ -169,7 +169,7 @@ let package = Package(
             name: "ApplianceCore",
             dependencies: [
                 "Accounts", "ApplianceBase", "ApplianceProtocol", "Backup", "Detection", "Devices", "Engine", "MediaLibrary",
-                "Mp4", "ONVIF", "Settings", "GStreamerKit", "MQTTKit", "SystemCalls", "TLSIdentity",
+                "Mp4", "ONVIF", "Objects", "Settings", "GStreamerKit", "MQTTKit", "SystemCalls", "TLSIdentity",
                 .product(name: "AsyncAlgorithms", package: "swift-async-algorithms"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),

@@ -48,6 +48,8 @@ extension ApplianceEvent {
         case .mqttDisconnected: .mqttDisconnected(try data(MQTTStatus.self))
         case .motionStarted: .motionStarted(try data(MotionEvent.self))
         case .motionEnded: .motionEnded(try data(MotionEvent.self))
+        case .objectStarted: .objectStarted(try data(ObjectEvent.self))
+        case .objectEnded: .objectEnded(try data(ObjectEvent.self))
         case .soundStarted: .soundStarted(try data(SoundEvent.self))
         case .soundEnded: .soundEnded(try data(SoundEvent.self))
         case .activity: .activity(try data(Activity.self))

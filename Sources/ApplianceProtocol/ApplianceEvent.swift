@@ -58,6 +58,10 @@ public enum ApplianceEvent: Sendable, Equatable {
     case soundStarted(SoundEvent)
     /// The sound stayed below the threshold for the release time.
     case soundEnded(SoundEvent)
+    /// A tracked object (`[objects] track`) was found in several detector runs in a row.
+    case objectStarted(ObjectEvent)
+    /// It was not found for `[objects] release_s`.
+    case objectEnded(ObjectEvent)
     /// An activity was stored or closed: motion or sound that ended, a mark, a press of the event button.
     case activity(Activity)
     /// The wall clock jumped (set by hand, or its first sync on a board without a clock battery); what this boot
@@ -114,6 +118,8 @@ public enum ApplianceEvent: Sendable, Equatable {
         case .motionEnded: .motionEnded
         case .soundStarted: .soundStarted
         case .soundEnded: .soundEnded
+        case .objectStarted: .objectStarted
+        case .objectEnded: .objectEnded
         case .activity: .activity
         case .clockJumped: .clockJumped
         case .authFailed: .authFailed
@@ -151,6 +157,7 @@ public enum ApplianceEvent: Sendable, Equatable {
         case .mqttConnected(let data), .mqttDisconnected(let data): data
         case .motionStarted(let data), .motionEnded(let data): data
         case .soundStarted(let data), .soundEnded(let data): data
+        case .objectStarted(let data), .objectEnded(let data): data
         case .activity(let data): data
         case .clockJumped(let data): data
         case .authFailed(let data): data
@@ -202,6 +209,8 @@ public enum ApplianceEvent: Sendable, Equatable {
         case motionEnded = "motion_ended"
         case soundStarted = "sound_started"
         case soundEnded = "sound_ended"
+        case objectStarted = "object_started"
+        case objectEnded = "object_ended"
         case activity
         case clockJumped = "clock_jumped"
         case authFailed = "auth_failed"

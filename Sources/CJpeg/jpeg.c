@@ -47,8 +47,36 @@ static void on_jpeg_error(j_common_ptr cinfo) {
     longjmp(err->jump, 1);
 }
 
+/* A 2-pixel red frame around `box` (fractions of the picture: x, y, width, height) in the scaled planes. */
+static void draw_box(guint8 *y, guint8 *u, guint8 *v, int dw, int dh, const float *box) {
+    int x0 = (int)(box[0] * dw), y0 = (int)(box[1] * dh);
+    int x1 = (int)((box[0] + box[2]) * dw) - 1, y1 = (int)((box[1] + box[3]) * dh) - 1;
+    if (x0 < 0) x0 = 0;
+    if (y0 < 0) y0 = 0;
+    if (x1 >= dw) x1 = dw - 1;
+    if (y1 >= dh) y1 = dh - 1;
+    if (x1 <= x0 || y1 <= y0) return;
+    int cw = dw / 2;
+    for (int row = y0; row <= y1; row++) {
+        for (int col = x0; col <= x1; col++) {
+            int edge = row - y0 < 2 || y1 - row < 2 || col - x0 < 2 || x1 - col < 2;
+            if (!edge) continue;
+            y[row * dw + col] = 82;
+            if (col / 2 < cw && row / 2 < dh / 2) {
+                u[(row / 2) * cw + col / 2] = 90;
+                v[(row / 2) * cw + col / 2] = 240;
+            }
+        }
+    }
+}
+
 int appl_jpeg_write_sample(GstSample *sample, const char *path, int max_w, int max_h, int quality,
                            int *out_w, int *out_h, char **error) {
+    return appl_jpeg_write_sample_box(sample, path, max_w, max_h, quality, NULL, out_w, out_h, error);
+}
+
+int appl_jpeg_write_sample_box(GstSample *sample, const char *path, int max_w, int max_h, int quality, const float *box,
+                               int *out_w, int *out_h, char **error) {
     GstVideoInfo info;
     GstCaps *caps = gst_sample_get_caps(sample);
     GstBuffer *buffer = gst_sample_get_buffer(sample);
@@ -75,6 +103,7 @@ int appl_jpeg_write_sample(GstSample *sample, const char *path, int max_w, int m
     scale_plane(GST_VIDEO_FRAME_PLANE_DATA(&frame, 1), GST_VIDEO_FRAME_PLANE_STRIDE(&frame, 1), (sw + 1) / 2, (sh + 1) / 2, u, cw, ch);
     scale_plane(GST_VIDEO_FRAME_PLANE_DATA(&frame, 2), GST_VIDEO_FRAME_PLANE_STRIDE(&frame, 2), (sw + 1) / 2, (sh + 1) / 2, v, cw, ch);
     gst_video_frame_unmap(&frame);
+    if (box) draw_box(y, u, v, dw, dh, box);
 
     char *tmp_path = g_strdup_printf("%s.tmp", path);
     FILE *file = fopen(tmp_path, "wb");

@@ -15,6 +15,8 @@ public struct MotionDetector: Sendable {
         public let recalibrated: Bool
         /// An event started or ended with this frame.
         public let transition: Transition?
+        /// Where the motion regions are (their bounding boxes): where an object detector looks.
+        public var boxes: [MotionBox] = []
     }
 
     public enum Transition: Sendable, Equatable {
@@ -68,7 +70,8 @@ public struct MotionDetector: Sendable {
         for i in background.indices { background[i] += alpha * (current[i] - background[i]) }
         let zones = layout.zonesTouched(by: moving)
         let transition = area > 0 ? motion(at: time) : release(at: time)
-        return Observation(score: Double(area) / Double(layout.watchedCount), zones: zones, recalibrated: false, transition: transition)
+        return Observation(score: Double(area) / Double(layout.watchedCount), zones: zones, recalibrated: false, transition: transition,
+                           boxes: moving.map { MotionBox(cells: $0, width: frame.width, height: frame.height) })
     }
 
     /// Forgets the background and any motion under way (the camera was switched: the next frame is a new picture).

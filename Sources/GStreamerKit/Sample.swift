@@ -50,10 +50,17 @@ public final class Sample: @unchecked Sendable {
 
     /// Writes the (I420) frame as a JPEG scaled to fit `maxWidth`×`maxHeight` (0 = no bound); returns the size written.
     @discardableResult
-    public func writeJPEG(to path: String, maxWidth: Int = 0, maxHeight: Int = 0, quality: Int = 85) throws -> (width: Int, height: Int) {
+    /// `box`: a red frame drawn around it (x, y, width, height in fractions of the picture), for an object's picture.
+    public func writeJPEG(to path: String, maxWidth: Int = 0, maxHeight: Int = 0, quality: Int = 85,
+                          box: [Float]? = nil) throws -> (width: Int, height: Int) {
         var width: Int32 = 0, height: Int32 = 0
         var error: UnsafeMutablePointer<CChar>?
-        let result = appl_jpeg_write_sample(pointer, path, Int32(maxWidth), Int32(maxHeight), Int32(quality), &width, &height, &error)
+        let result: Int32
+        if let box, box.count == 4 {
+            result = appl_jpeg_write_sample_box(pointer, path, Int32(maxWidth), Int32(maxHeight), Int32(quality), box, &width, &height, &error)
+        } else {
+            result = appl_jpeg_write_sample(pointer, path, Int32(maxWidth), Int32(maxHeight), Int32(quality), &width, &height, &error)
+        }
         if result != 0 {
             throw GStreamerError(element: "jpeg", message: takeGString(error) ?? "JPEG encoding failed")
         }

@@ -8,10 +8,11 @@ extension Library {
     public func insertActivity(_ activity: Activity) async throws -> Activity {
         try await database.write { db in
             try db.execute(sql: """
-                INSERT INTO activity (kind, label, camera, started_at, ended_at, zones, peak, thumbnail) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                INSERT INTO activity (kind, label, camera, started_at, ended_at, zones, peak, thumbnail, box)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """, arguments: [activity.kind.rawValue, activity.label, activity.camera, Recording.milliseconds(activity.startedAt),
                                  activity.endedAt.map(Recording.milliseconds), activity.zones.joined(separator: ","), activity.peak,
-                                 activity.thumbnail])
+                                 activity.thumbnail, activity.box.map(Self.boxText)])
             var stored = Self.asStored(activity)
             stored.id = db.lastInsertedRowID
             try Self.stampBoot(db, table: "activity", rowid: stored.id, wallMs: Recording.milliseconds(activity.startedAt))
@@ -22,9 +23,9 @@ extension Library {
     /// Writes an activity's end, zones, peak and picture; returns it as stored.
     package func updateActivity(_ activity: Activity) async throws -> Activity {
         try await database.write { db in
-            try db.execute(sql: "UPDATE activity SET ended_at = ?, zones = ?, peak = ?, thumbnail = ? WHERE id = ?",
+            try db.execute(sql: "UPDATE activity SET ended_at = ?, zones = ?, peak = ?, thumbnail = ?, box = ? WHERE id = ?",
                            arguments: [activity.endedAt.map(Recording.milliseconds), activity.zones.joined(separator: ","),
-                                       activity.peak, activity.thumbnail, activity.id])
+                                       activity.peak, activity.thumbnail, activity.box.map(Self.boxText), activity.id])
         }
         return Self.asStored(activity)
     }
@@ -103,6 +104,16 @@ extension Library {
                         camera: row["camera"], startedAt: Recording.date(row["started_at"]),
                         endedAt: (row["ended_at"] as Int64?).map(Recording.date),
                         zones: zones.isEmpty ? [] : zones.split(separator: ",").map(String.init), peak: row["peak"],
-                        thumbnail: row["thumbnail"])
+                        thumbnail: row["thumbnail"], box: (row["box"] as String?).flatMap(Self.box))
+    }
+
+    /// A box as the table keeps it: "x,y,width,height" in fractions of the picture.
+    private static func boxText(_ box: ObjectBox) -> String {
+        [box.x, box.y, box.width, box.height].map { String(format: "%.4f", $0) }.joined(separator: ",")
+    }
+
+    private static func box(_ text: String) -> ObjectBox? {
+        let v = text.split(separator: ",").compactMap { Double($0) }
+        return v.count == 4 ? ObjectBox(x: v[0], y: v[1], width: v[2], height: v[3]) : nil
     }
 }

@@ -11,6 +11,7 @@ enum LibraryMigrations {
         registerDayTotals(&migrator)
         registerBootClock(&migrator)
         registerAccounts(&migrator)
+        registerObjects(&migrator)
         return migrator
     }
 
@@ -177,6 +178,29 @@ enum LibraryMigrations {
                 t.column("last_used", .integer)
             }
             try db.create(index: "user_tokens_by_name", on: "user_tokens", columns: ["name"])
+        }
+    }
+
+    private static func registerObjects(_ migrator: inout DatabaseMigrator) {
+        migrator.registerMigration("v11: objects") { db in
+            // Activity of kind 'object' (its label in `label`, its best detection's box in `box`): SQLite cannot
+            // change a CHECK, so the table is made again with every row and index kept.
+            try db.execute(sql: """
+                CREATE TABLE activity_v11 (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    kind TEXT NOT NULL CHECK (kind IN ('motion', 'sound', 'manual', 'external', 'object')),
+                    label TEXT, camera TEXT, started_at INTEGER NOT NULL, ended_at INTEGER,
+                    zones TEXT NOT NULL DEFAULT '', peak DOUBLE, thumbnail TEXT, boot_id TEXT, boot_ms INTEGER,
+                    box TEXT);
+                INSERT INTO activity_v11 (id, kind, label, camera, started_at, ended_at, zones, peak, thumbnail, boot_id, boot_ms)
+                    SELECT id, kind, label, camera, started_at, ended_at, zones, peak, thumbnail, boot_id, boot_ms FROM activity;
+                DROP TABLE activity;
+                ALTER TABLE activity_v11 RENAME TO activity;
+                """)
+            try db.create(index: "activity_by_start", on: "activity", columns: ["started_at"])
+            try db.create(index: "activity_by_kind", on: "activity", columns: ["kind", "started_at"])
+            try db.create(index: "activity_by_boot", on: "activity", columns: ["boot_id"], condition: Column("boot_id") != nil)
+            try db.create(index: "activity_by_label", on: "activity", columns: ["label", "started_at"])
         }
     }
 }

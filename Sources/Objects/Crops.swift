@@ -1,3 +1,5 @@
+import Detection
+
 /// Where a detector looks: the picture around each motion region, not the whole frame (Frigate's way: a CPU detector
 /// costs tens of milliseconds per crop). Each region (a box in fractions of the picture) grows by `padding` of its
 /// size on every side and to at least the detector's window, stays inside the frame, and crops that overlap are
@@ -18,11 +20,8 @@ public struct Crop: Sendable, Equatable {
 }
 
 public enum Crops {
-    /// A region of the picture, as fractions of its width and height (0…1).
-    public struct Region: Sendable, Equatable {
-        public var x: Double, y: Double, width: Double, height: Double
-        public init(x: Double, y: Double, width: Double, height: Double) { (self.x, self.y, self.width, self.height) = (x, y, width, height) }
-    }
+    /// A region of the picture, as fractions of its width and height (0…1): a motion region's bounds.
+    public typealias Region = MotionBox
 
     public static func plan(_ regions: [Region], frameWidth: Int, frameHeight: Int, padding: Double = 0.25,
                             minWidth: Int = 64, minHeight: Int = 128) -> [Crop] {

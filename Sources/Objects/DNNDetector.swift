@@ -24,6 +24,7 @@ public final class DNNDetector: ObjectDetector, @unchecked Sendable {
         }
     }
     public let settings: Settings
+    private let modelName: String
 
     /// Loads the model: a missing, unreadable or foreign file is one line.
     public init(model: String, config: String? = nil, settings: Settings) throws {
@@ -34,10 +35,13 @@ public final class DNNDetector: ObjectDetector, @unchecked Sendable {
             free(error)
             throw ObjectDetectorError("OpenCV cannot load the model \(model): \(Self.firstLine(message))")
         }
-        (self.dnn, self.settings) = (dnn, settings)
+        (self.dnn, self.settings, self.modelName) = (dnn, settings, (model as NSString).lastPathComponent)
     }
 
     deinit { appl_dnn_free(dnn) }
+
+    public var window: (width: Int, height: Int) { (settings.inputWidth, settings.inputHeight) }
+    public var name: String { "model \(modelName)" }
 
     public func detect(_ frame: GrayFrame) throws -> [ObjectDetection] {
         var values: UnsafeMutablePointer<Float>?

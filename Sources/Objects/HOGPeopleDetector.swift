@@ -22,6 +22,9 @@ public final class HOGPeopleDetector: ObjectDetector, @unchecked Sendable {
 
     deinit { appl_hog_free(hog) }
 
+    public var window: (width: Int, height: Int) { (64, 128) }
+    public var name: String { "OpenCV's HOG people detector" }
+
     public func detect(_ frame: GrayFrame) throws -> [ObjectDetection] {
         var found = [ApplDetection](repeating: ApplDetection(), count: Self.capacity)
         var error: UnsafeMutablePointer<CChar>?

@@ -16,6 +16,10 @@ public struct ObjectDetection: Sendable, Equatable {
 /// per detector; a failure is an error, never a crash.
 public protocol ObjectDetector: Sendable {
     func detect(_ frame: GrayFrame) throws -> [ObjectDetection]
+    /// The smallest picture worth giving it (HOG's window; a model's input): crops grow to at least this.
+    var window: (width: Int, height: Int) { get }
+    /// What it is, for the log and status ("HOG people detector", "model yolo.onnx").
+    var name: String { get }
 }
 
 /// What a detector could not do, as one line.

@@ -65,6 +65,16 @@ public struct ObjectTracker: Sendable {
         return changes
     }
 
+    /// Ends every object present now (the camera was switched: another picture) and forgets the rest.
+    public mutating func endAll() -> [Change] {
+        defer { tracks = [:] }
+        return tracks.keys.sorted().compactMap { label in
+            let t = tracks[label]!
+            guard let startedAt = t.startedAt, let lastSeen = t.lastSeen, let best = t.best else { return nil }
+            return .ended(label: label, startedAt: startedAt, lastSeen: lastSeen, best: best)
+        }
+    }
+
     private func step(_ label: String, _ track: inout Track, now: Date) -> [Change] {
         if let startedAt = track.startedAt {
             guard let lastSeen = track.lastSeen, now.timeIntervalSince(lastSeen) >= settings.releaseS, let best = track.best else { return [] }

@@ -21,6 +21,7 @@ public struct ApplianceConfig: Sendable, Equatable {
     public var onvif = ONVIF()
     public var motion = Motion()
     public var sound = Sound()
+    public var objects = Objects()
     public var inputs: [Input] = []
     public var outputs: [Output] = []
 
@@ -108,8 +109,13 @@ public struct ApplianceConfig: Sendable, Equatable {
         public var fileLayout = FileLayout.fragmented
         /// Start recording as soon as the graph runs (dashcam): after every start, a restart or a crash.
         public var autostart = false
-        /// What starts a recording besides a command: "manual" (nothing), "motion", "sound" or "motion+sound".
+        /// What starts a recording besides a command: "manual" (nothing), or detectors joined by "+": "motion",
+        /// "sound", "object" (any tracked object) or a tracked label ("person"), e.g. "motion+sound", "person+car".
         public var trigger = "manual"
+        /// The detectors `trigger` names (empty: manual).
+        public var triggerKinds: [String] {
+            trigger == "manual" ? [] : trigger.split(separator: "+").map(String.init)
+        }
         /// A recording started by an event ends this long after the last event ended…
         public var postRecordS = 5.0
         /// …or this long, when longer: events closer than this share one clip.

@@ -47,6 +47,7 @@ public enum ConfigLoader {
         if var t = try top.table("onvif") { config.onvif = try ConfigSections.onvif(&t, config.onvif, web: config.web, rtsp: config.rtsp) }
         if var t = try top.table("motion") { config.motion = try ConfigSections.motion(&t, config.motion) }
         if var t = try top.table("sound") { config.sound = try ConfigSections.sound(&t, config.sound) }
+        if var t = try top.table("objects") { config.objects = try ConfigSections.objects(&t, config.objects) }
         if let tables = try top.tableArray("input") {
             config.inputs = try tables.enumerated().map { index, table in
                 var t = TableReader(table: table, path: "input", index: index, file: file, lines: lines)
@@ -60,13 +61,40 @@ public enum ConfigLoader {
             }
         }
         try DeviceConfigReader.checkUniqueLabels(config, file: file)
-        for (kind, on) in [("motion", config.motion.enabled), ("sound", config.sound.enabled)]
-        where config.recording.trigger.split(separator: "+").contains(Substring(kind)) && !on {
-            throw ConfigError(file: file, line: lines.line(of: "trigger", in: "recording", index: nil), key: "recording.trigger",
-                              message: "trigger = \"\(config.recording.trigger)\" needs [\(kind)] enabled = true")
-        }
+        try checkTrigger(config, file: file, lines: lines)
         try top.finish()
         return config
+    }
+}
+
+extension ConfigLoader {
+    /// `[recording] trigger` names detectors that are on: "motion" and "sound" need theirs, "object" and a label
+    /// (`"person"`) need [objects] (the label among `track`), and objects are looked for only where motion is.
+    static func checkTrigger(_ config: ApplianceConfig, file: String, lines: SourceLines) throws {
+        func refuse(_ message: String) -> ConfigError {
+            ConfigError(file: file, line: lines.line(of: "trigger", in: "recording", index: nil), key: "recording.trigger",
+                        message: "trigger = \"\(config.recording.trigger)\" \(message)")
+        }
+        for kind in config.recording.triggerKinds {
+            switch kind {
+            case "motion" where !config.motion.enabled, "sound" where !config.sound.enabled:
+                throw refuse("needs [\(kind)] enabled = true")
+            case "motion", "sound":
+                continue
+            case _ where !config.objects.enabled:
+                throw refuse("needs [objects] enabled = true (and [motion]: objects are looked for where motion is)")
+            case "object":
+                continue
+            case _ where !config.objects.track.contains(kind):
+                throw refuse("names '\(kind)', which is not among [objects] track (\(config.objects.track.joined(separator: ", ")))")
+            default:
+                continue
+            }
+        }
+        if config.objects.enabled, !config.motion.enabled {
+            throw ConfigError(file: file, line: lines.line(of: "enabled", in: "objects", index: nil), key: "objects.enabled",
+                              message: "[objects] needs [motion] enabled = true: objects are looked for where motion is")
+        }
     }
 }
 

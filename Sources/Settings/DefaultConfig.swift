@@ -82,9 +82,10 @@ sync_interval_s = 1.0
 file_layout = "fragmented"
 # Start recording as soon as the daemon runs (after a restart or a crash too).
 autostart = false
-# What else starts a recording: "manual" (only commands, buttons, the web page), "motion", "sound" or "motion+sound"
-# (needs [motion] / [sound] enabled). The recording keeps pre_record_s before the event and ends post_record_s after
-# the last one ended (event_gap_s if longer: events closer than that share one clip); max_duration_s caps it.
+# What else starts a recording: "manual" (only commands, buttons, the web page), "motion", "sound", "object" (any
+# tracked object), a tracked label ("person"), or several joined by '+' ("motion+sound"; each needs its detector on).
+# The recording keeps pre_record_s before the event and ends post_record_s after the last one ended (event_gap_s if
+# longer: events closer than that share one clip); max_duration_s caps it.
 trigger = "manual"
 post_record_s = 5.0
 event_gap_s = 10.0
@@ -213,6 +214,33 @@ min_duration_s = 0.5
 # zones = [{ name = "door", points = [[0.5, 0], [1, 0], [1, 1], [0.5, 1]] }]
 # Where it never counts (a tree, a road, a clock):
 # masks = [[[0, 0], [0.3, 0], [0.3, 0.2], [0, 0.2]]]
+
+[objects]
+# What moved, told apart: a detector looks at the picture around motion regions while motion goes on (needs [motion]
+# on), at most fps runs a second (a run due while one goes on is skipped and counted, never queued). An object that
+# holds over several runs is an `object_started` event and an activity labelled with it; `trigger = "person"` records.
+enabled = false
+fps = 5
+# Width of the gray picture crops are cut from; 0: the picture's own (the built-in detector is never given an
+# upscaled picture: in foliage it finds "people").
+width = 0
+# A model for OpenCV's DNN module (ONNX: YOLOv5/YOLOX output; TensorFlow SSD .pb with model_config = its .pbtxt;
+# Darknet .weights with model_config = its .cfg). Empty: OpenCV's built-in HOG people detector (label "person").
+model = ""
+model_config = ""
+# Class names, one a line, in the model's order; empty: COCO's 80.
+labels = ""
+output = "yolo"            # "yolo" or "ssd": how the model's output rows read
+input_width = 320
+input_height = 320
+# A detection counts at min_score; an object starts when the median of its scores over its last runs reaches
+# threshold (the built-in detector's scores are its SVM margin, not 0-1). nms: overlap that makes two boxes one.
+min_score = 0.5
+threshold = 0.7
+nms = 0.45
+track = ["person"]
+# An object ends this long after it was last found.
+release_s = 5.0
 
 [sound]
 # Sound detection on the microphone's level (RMS of the loudest channel, ten readings a second; the level itself is

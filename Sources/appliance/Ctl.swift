@@ -116,6 +116,10 @@ struct Status: ParsableCommand {
             if let motion = s.motion {
                 lines.append("motion: \(motion.active ? "MOTION" : "quiet") (\(motion.fps) fps at \(motion.width)x\(motion.height), \(motion.framesAnalysed) frames looked at, \(motion.events) events)")
             }
+            if let o = s.objects {
+                let present = o.present.isEmpty ? "none" : o.present.keys.sorted().map { "\($0) ×\(o.present[$0]!)" }.joined(separator: ", ")
+                lines.append("objects: \(present) (\(o.detector), \(o.runs) runs of \(o.meanRunMs) ms, \(o.skipped) frames skipped, \(o.events) events)")
+            }
             if let error = s.lastError { lines.append("last error: \(error)") }
             return lines.joined(separator: "\n")
         }

@@ -129,6 +129,19 @@ final class MetricsTextTests: XCTestCase {
             appliance_info{encoder="x264",version="0.5.0"} 1
 
             """)
+        // A histogram: cumulative buckets, +Inf, sum and count, under the family's one HELP and TYPE.
+        let histogram = MetricsReport(families: [.histogram("appliance_object_run_ms", "Run time.", bounds: [10, 50], counts: [1, 3], count: 4, sum: 97.5)])
+        XCTAssertEqual(histogram.prometheusText, """
+            # HELP appliance_object_run_ms Run time.
+            # TYPE appliance_object_run_ms histogram
+            appliance_object_run_ms_bucket{le="10"} 1
+            appliance_object_run_ms_bucket{le="50"} 3
+            appliance_object_run_ms_bucket{le="+Inf"} 4
+            appliance_object_run_ms_sum 97.5
+            appliance_object_run_ms_count 4
+
+            """)
+        XCTAssertEqual(histogram["appliance_object_run_ms"]?.value(), 4, "a histogram's value is its count")
         // Typed on the wire like every result.
         let decoded = try CommandResult.decode(for: .metrics, from: Data(CommandResult.metrics(report).json.utf8))
         XCTAssertEqual(decoded, .metrics(report))

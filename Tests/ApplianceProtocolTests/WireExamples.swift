@@ -187,6 +187,11 @@ enum WireExamples {
         case .soundStarted: .soundStarted(SoundEvent(startedAt: Date(timeIntervalSince1970: 1_700_000_000), peakDb: -18.5))
         case .soundEnded: .soundEnded(SoundEvent(startedAt: Date(timeIntervalSince1970: 1_700_000_000), endedAt: Date(timeIntervalSince1970: 1_700_000_003.25),
                                                  peakDb: -12.25))
+        case .objectStarted: .objectStarted(ObjectEvent(label: "person", camera: "main", startedAt: Date(timeIntervalSince1970: 1_700_000_000),
+                                                        score: 0.82, box: ObjectBox(x: 0.4, y: 0.2, width: 0.1, height: 0.3)))
+        case .objectEnded: .objectEnded(ObjectEvent(label: "person", camera: "main", startedAt: Date(timeIntervalSince1970: 1_700_000_000),
+                                                    endedAt: Date(timeIntervalSince1970: 1_700_000_012.5), score: 0.91,
+                                                    box: ObjectBox(x: 0.45, y: 0.2, width: 0.1, height: 0.3)))
         case .activity: .activity(motion)
         case .clockJumped: .clockJumped(ClockJump(jumpS: 172_800, from: Date(timeIntervalSince1970: 1_700_000_000),
                                                   to: Date(timeIntervalSince1970: 1_700_172_800), redatedRecordings: 6, redatedActivities: 1))

@@ -20,6 +20,31 @@ final class MotionDetectorTests: XCTestCase {
         XCTAssertLessThan(peak, 0.2)
     }
 
+    /// Each motion region's bounds come with the observation (where an object detector looks), in fractions.
+    func testAnObservationSaysWhereTheMotionIs() throws {
+        var random = SplitMix(seed: 3)
+        // A gradient with a little noise: a picture, not a flat frame.
+        var pixels = [UInt8](repeating: 0, count: 160 * 90)
+        for i in pixels.indices {
+            let level: Int = 40 + (i % 160) / 2 + Int(random.next() % 6)
+            pixels[i] = UInt8(level)
+        }
+        let background = try XCTUnwrap(GrayFrame(width: 160, height: 90, pixels: pixels))
+        var moved = background
+        for y in 40..<52 { for x in 100..<120 { moved[x, y] = 140 } }
+        var detector = MotionDetector()
+        _ = detector.observe(background, at: 0)
+        _ = detector.observe(background, at: 0.2)
+        let seen = detector.observe(moved, at: 0.4)
+        let box = try XCTUnwrap(seen.boxes.first, "\(seen)")
+        XCTAssertEqual(seen.boxes.count, 1)
+        XCTAssertEqual(box.x * 160, 100, accuracy: 3)
+        XCTAssertEqual(box.y * 90, 40, accuracy: 3)
+        XCTAssertEqual(box.width * 160, 20, accuracy: 6)
+        XCTAssertEqual(box.height * 90, 12, accuracy: 6)
+        XCTAssertEqual(detector.observe(background, at: 0.6).boxes.count, 0, "no motion, no box")
+    }
+
     func testABlobEnteringAZoneIsAnEventOfThatZoneAndNothingBefore() throws {
         let scene = MotionSceneCatalog.intoZone
         let seen = scene.make(7).run(scene.settings)
@@ -115,5 +140,18 @@ final class MotionDetectorTests: XCTestCase {
         XCTAssertFalse(triangle.contains(x: 0.8, y: 0.8))
         XCTAssertEqual(triangle.raster(width: 10, height: 5).filter { $0 }.count, 25, "the pixel centres below the diagonal (none on it)")
         XCTAssertEqual(RelativePolygon.whole.raster(width: 7, height: 3).filter { $0 }.count, 21)
+    }
+}
+
+/// A small seeded generator: the same noise every run.
+struct SplitMix {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
     }
 }

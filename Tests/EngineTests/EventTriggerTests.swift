@@ -29,6 +29,24 @@ final class EventTriggerTests: XCTestCase {
         XCTAssertEqual(t.tick(at: 25), .stop)
     }
 
+    /// `trigger = "person"` records on people only; `"object"` on any tracked label, each object going on by itself.
+    func testObjectsTriggerByLabelOrAny() {
+        var person = EventTrigger(trigger: "person", postRecordS: 2, eventGapS: 0)
+        XCTAssertNil(person.started(EventTrigger.object("car"), at: 0), "a car is not a person")
+        XCTAssertNil(person.started("motion", at: 0), "motion alone records nothing")
+        XCTAssertEqual(person.started(EventTrigger.object("person"), at: 1), .start)
+        person.ended(EventTrigger.object("person"), at: 5)
+        XCTAssertEqual(person.tick(at: 7), .stop)
+
+        var any = EventTrigger(trigger: "object", postRecordS: 2, eventGapS: 0)
+        XCTAssertEqual(any.started(EventTrigger.object("dog"), at: 0), .start)
+        XCTAssertNil(any.started(EventTrigger.object("person"), at: 1))
+        any.ended(EventTrigger.object("dog"), at: 3)
+        XCTAssertNil(any.stopAt, "the person is still there")
+        any.ended(EventTrigger.object("person"), at: 4)
+        XCTAssertEqual(any.stopAt, 6)
+    }
+
     func testOtherKindsManualAndRecordingsEndedOtherwise() {
         var manual = EventTrigger(trigger: "manual", postRecordS: 5, eventGapS: 5)
         XCTAssertNil(manual.started("motion", at: 0), "manual: events record nothing")

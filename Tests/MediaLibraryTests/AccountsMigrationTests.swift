@@ -30,6 +30,6 @@ final class AccountsMigrationTests: XCTestCase {
         let names = try await library.users().map(\.name)
         XCTAssertEqual(names, ["anna"])
         let applied = try await library.database.read { db in try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations") }
-        XCTAssertEqual(applied.last, "v10: accounts")
+        XCTAssertTrue(applied.contains("v10: accounts"))
     }
 }

@@ -1,5 +1,6 @@
 import XCTest
 @testable import Objects
+import Detection
 
 /// The pictures a detector is given around motion: padded, at least its window, inside the frame, merged.
 final class CropsTests: XCTestCase {
@@ -27,5 +28,19 @@ final class CropsTests: XCTestCase {
         // Nonsense in, nothing out.
         XCTAssertEqual(Crops.plan([.init(x: .nan, y: 0, width: 0.1, height: 0.1), .init(x: 0, y: 0, width: 0, height: 0.1)],
                                   frameWidth: 320, frameHeight: 240), [])
+    }
+}
+
+/// Cutting a crop out of a gray picture: the rows of the crop, clamped to the picture.
+final class GrayFrameCropTests: XCTestCase {
+    func testACropHoldsItsPixelsAndStaysInsideThePicture() throws {
+        let frame = GrayFrame(width: 8, height: 4, pixels: (0..<32).map(UInt8.init))!
+        let inner = try XCTUnwrap(frame.cropped(to: Crop(x: 2, y: 1, width: 3, height: 2)))
+        XCTAssertEqual([inner.width, inner.height], [3, 2])
+        XCTAssertEqual(inner.pixels, [10, 11, 12, 18, 19, 20])
+        let edge = try XCTUnwrap(frame.cropped(to: Crop(x: 6, y: 3, width: 5, height: 5)))
+        XCTAssertEqual([edge.width, edge.height], [2, 1], "clamped")
+        XCTAssertEqual(edge.pixels, [30, 31])
+        XCTAssertNil(frame.cropped(to: Crop(x: 9, y: 0, width: 2, height: 2)), "outside")
     }
 }

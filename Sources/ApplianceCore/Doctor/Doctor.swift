@@ -63,6 +63,7 @@ public enum Doctor {
             EncoderCheck.audio(config, fragments: fragments)
         })
         checks.append(await DoctorDeadline.check(MotionCheck.name, seconds: 20, what: "motion detection") { MotionCheck.run(config) })
+        checks.append(await DoctorDeadline.check(ObjectsCheck.name, seconds: 30, what: "object detection") { ObjectsCheck.run(config) })
         checks.append(await DoctorDeadline.runAsync(BackupCheck.name, seconds: 15) { await BackupCheck.run(config.backup) }
             ?? .fail(BackupCheck.name, "the WebDAV server did not answer within 15 s", fix: "check [backup] url and the network"))
         checks.append(await DoctorDeadline.runAsync(MQTTCheck.name, seconds: 15) { await MQTTCheck.run(config) }

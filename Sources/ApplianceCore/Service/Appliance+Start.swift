@@ -140,6 +140,9 @@ extension Appliance {
             services.append(MotionService(tap: tap, settings: config.motion.settings, events: events, camera: camera,
                                           pictures: activity.pictures, logger: logger))
         }
+        if let objects = objectService(graph: graph, config: config.objects, events: events, camera: camera, logger: logger) {
+            services.append(objects)
+        }
         if config.sound.enabled, let tap = graph.sound {
             services.append(SoundService(tap: tap, settings: config.sound.settings, events: events, logger: logger))
         }
@@ -149,6 +152,22 @@ extension Appliance {
                                                   events: events, logger: logger, perform: perform))
         }
         return services
+    }
+
+    /// Object detection when `[objects] enabled`: a detector that cannot be made is one error line, and the appliance
+    /// runs on motion alone (the objects branch takes no frame).
+    private static func objectService(graph: CaptureGraph, config: ApplianceConfig.Objects, events: EventHub, camera: String?,
+                                      logger: Logger) -> ObjectService? {
+        guard let tap = graph.objects, let motion = graph.motion else { return nil }
+        do {
+            let detector = try ObjectDetectors.make(config)
+            return ObjectService(tap: tap, motion: motion, detector: detector, tracker: ObjectDetectors.tracker(config), track: config.track,
+                                 events: events, camera: camera, logger: logger)
+        } catch {
+            logger.error("objects: \(error); running on motion alone")
+            tap.turnOff()
+            return nil
+        }
     }
 
     /// The readiness that logs and announces `ready` with the time since `started`, once the socket is bound and the

@@ -33,7 +33,7 @@ struct MetricsCollector: Sendable {
         families += Self.frameFamilies(graph)
         families += Self.recordingFamilies(s)
         families += Self.lastingFamilies(graph.fragmentCounters)
-        families += Self.detectionFamilies(motion: graph.motion, sound: graph.sound)
+        families += Self.detectionFamilies(motion: graph.motion, sound: graph.sound, objects: graph.objects)
         families += Self.libraryFamilies(s, seams: boundaries)
         families += Self.storageFamilies(s, dataRoot: data.root)
         families += Self.backupFamilies(backupStatus, lastUpload: lastUpload)

@@ -57,6 +57,7 @@ struct StatusReporter: Sendable {
         report.onvif = onvif?.status
         report.encoderChoice = encoders?.current
         report.motion = graph.motion?.status
+        report.objects = graph.objects?.status
         report.sound = graph.sound?.status
         report.clock = clock?.status
         return report

@@ -1,16 +1,17 @@
 import Foundation
 
-/// One thing that happened, kept by the library (table `activity`): motion, sound, a press of the event button
+/// One thing that happened, kept by the library (table `activity`): motion, sound, an object (`object`: a tracked label
+/// such as `person` found where motion was), a press of the event button
 /// (`manual`: `protect` from any front end), or a mark from outside (`external`: `activity.mark` with a label, e.g.
 /// an accelerometer or a door contact). Recordings are not stored with it: those that cover it are found by time.
 public struct Activity: Codable, Sendable, Equatable {
     public enum Kind: String, Codable, Sendable, CaseIterable {
-        case motion, sound, manual, external
+        case motion, sound, manual, external, object
     }
 
     public var id: Int64
     public var kind: Kind
-    /// What an external mark or a press said (`protect`); nil for motion and sound.
+    /// What an external mark or a press said (`protect`), or an object's label (`person`); nil for motion and sound.
     public var label: String?
     /// The active camera when it began.
     public var camera: String?
@@ -19,16 +20,19 @@ public struct Activity: Codable, Sendable, Equatable {
     public var endedAt: Date?
     /// Motion: the configured zones it touched.
     public var zones: [String]
-    /// Motion: the largest share of the frame that changed (0…1); sound: the loudest RMS level in dBFS.
+    /// Motion: the largest share of the frame that changed (0…1); sound: the loudest RMS level in dBFS; an object:
+    /// its best score.
     public var peak: Double?
     /// A picture of it (motion: the frame with the most change), a path under the data folder; nil when no frame was
     /// at hand.
     public var thumbnail: String?
+    /// An object: where its best detection was (`peak` holds that detection's score).
+    public var box: ObjectBox?
 
     public init(id: Int64, kind: Kind, label: String? = nil, camera: String? = nil, startedAt: Date, endedAt: Date? = nil,
-                zones: [String] = [], peak: Double? = nil, thumbnail: String? = nil) {
+                zones: [String] = [], peak: Double? = nil, thumbnail: String? = nil, box: ObjectBox? = nil) {
         (self.id, self.kind, self.label, self.camera, self.startedAt, self.endedAt) = (id, kind, label, camera, startedAt, endedAt)
-        (self.zones, self.peak, self.thumbnail) = (zones, peak, thumbnail)
+        (self.zones, self.peak, self.thumbnail, self.box) = (zones, peak, thumbnail, box)
     }
 
     /// Seconds from start to end (nil while it goes on).

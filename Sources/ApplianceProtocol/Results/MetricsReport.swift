@@ -18,7 +18,7 @@ public struct MetricsReport: Codable, Sendable, Equatable {
             out += "# HELP \(family.name) \(Self.escapeHelp(family.help))\n"
             out += "# TYPE \(family.name) \(family.type.rawValue)\n"
             for sample in family.samples {
-                out += family.name
+                out += family.name + (sample.suffix ?? "")
                 if !sample.labels.isEmpty {
                     let labels = sample.labels.sorted { $0.key < $1.key }.map { "\($0.key)=\"\(Self.escapeLabel($0.value))\"" }
                     out += "{" + labels.joined(separator: ",") + "}"
@@ -52,7 +52,7 @@ public struct MetricsReport: Codable, Sendable, Equatable {
 /// One metric: its name, help line, type and samples.
 public struct MetricFamily: Codable, Sendable, Equatable {
     public enum Kind: String, Codable, Sendable {
-        case counter, gauge
+        case counter, gauge, histogram
     }
 
     public var name: String
@@ -69,17 +69,28 @@ public struct MetricFamily: Codable, Sendable, Equatable {
         self.init(name, type, help, [MetricSample(value)])
     }
 
-    /// The value of the sample with exactly these labels.
+    /// The value of the sample with exactly these labels (a histogram's: of its `_count`).
     public func value(_ labels: [String: String] = [:]) -> Double? {
-        samples.first { $0.labels == labels }?.value
+        samples.first { $0.labels == labels && ($0.suffix == nil || $0.suffix == "_count") }?.value
+    }
+
+    /// A histogram: `_bucket` samples by upper bound (`le`, cumulative, `+Inf` last), `_sum` and `_count`.
+    public static func histogram(_ name: String, _ help: String, bounds: [Double], counts: [UInt64], count: UInt64, sum: Double) -> MetricFamily {
+        var samples = zip(bounds, counts).map { MetricSample(Double($1), ["le": MetricsReport.format($0)], suffix: "_bucket") }
+        samples.append(MetricSample(Double(count), ["le": "+Inf"], suffix: "_bucket"))
+        samples.append(MetricSample(sum, suffix: "_sum"))
+        samples.append(MetricSample(Double(count), suffix: "_count"))
+        return MetricFamily(name, .histogram, help, samples)
     }
 }
 
 public struct MetricSample: Codable, Sendable, Equatable {
     public var labels: [String: String]
     public var value: Double
+    /// A histogram's part (`_bucket`, `_sum`, `_count`), added to the family's name; nil for others.
+    public var suffix: String?
 
-    public init(_ value: Double, _ labels: [String: String] = [:]) {
-        (self.value, self.labels) = (value, labels)
+    public init(_ value: Double, _ labels: [String: String] = [:], suffix: String? = nil) {
+        (self.value, self.labels, self.suffix) = (value, labels, suffix)
     }
 }

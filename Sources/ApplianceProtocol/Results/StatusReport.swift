@@ -80,6 +80,8 @@ public struct StatusReport: Codable, Sendable, Equatable {
     public var encoderChoice: EncoderChoice?
     /// Motion detection (absent when it is off).
     public var motion: MotionStatus?
+    /// Object detection (absent when it is off, or when its detector could not be made).
+    public var objects: ObjectStatus?
     /// The microphone's level and sound detection (absent without sound).
     public var sound: SoundStatus?
     /// The wall clock: whether the kernel says it is synchronised, and the jumps this daemon saw.

@@ -9,4 +9,8 @@
 int appl_jpeg_write_sample(GstSample *sample, const char *path, int max_w, int max_h, int quality,
                            int *out_w, int *out_h, char **error);
 
+/** The same, with a red frame drawn around `box` (four floats: x, y, width, height as fractions of the picture). */
+int appl_jpeg_write_sample_box(GstSample *sample, const char *path, int max_w, int max_h, int quality, const float *box,
+                               int *out_w, int *out_h, char **error);
+
 #endif

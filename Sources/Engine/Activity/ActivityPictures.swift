@@ -17,19 +17,27 @@ package struct ActivityPictures: Sendable {
 
     /// Writes the latest frame for the activity of `kind` that started at `startedAt`; nil when there is no frame
     /// yet or it could not be written. The file is replaced whole (a reader never sees half a picture).
-    package func capture(kind: Activity.Kind, startedAt: Date) async -> String? {
+    /// An object's picture (`label`) is named by its label too (two objects may start together) and shows `box`.
+    package func capture(kind: Activity.Kind, label: String? = nil, startedAt: Date, box: ObjectBox? = nil) async -> String? {
         guard let frame = latestFrame() else { return nil }
-        let path = data.activityPicturePath(kind: kind.rawValue, startedAt: startedAt)
+        let name = label.map { "\(kind.rawValue)-\(Self.fileSafe($0))" } ?? kind.rawValue
+        let path = data.activityPicturePath(kind: name, startedAt: startedAt)
+        let corners = box.map { [Float($0.x), Float($0.y), Float($0.width), Float($0.height)] }
         do {
             try await blocking {
                 let partial = path + ".partial"
-                _ = try frame.writeJPEG(to: partial, maxWidth: Self.width, maxHeight: Self.width, quality: 80)
+                _ = try frame.writeJPEG(to: partial, maxWidth: Self.width, maxHeight: Self.width, quality: 80, box: corners)
                 guard rename(partial, path) == 0 else { throw DataDirectory.StorageError(description: "cannot rename \(partial)") }
             }
             return path
         } catch {
             return nil
         }
+    }
+
+    /// A label as part of a file name: letters and digits kept, anything else `_`.
+    static func fileSafe(_ label: String) -> String {
+        String(label.prefix(32).map { $0.isASCII && ($0.isLetter || $0.isNumber) ? $0 : "_" })
     }
 
     /// The picture written for that activity, if any.

@@ -14,8 +14,14 @@ package final class ActivityService: Service, CustomStringConvertible {
     private let events: EventHub
     private let subscription: EventHub.Subscription
     private let logger: Logger
-    /// The activity going on, per kind (one motion and one sound at a time, as the detectors announce them).
-    private let open = Locked<[Activity.Kind: Activity]>([:])
+    /// The activity going on, per kind (one motion and one sound at a time, as the detectors announce them) and, for
+    /// objects, per label (one `person`, one `car`).
+    private let open = Locked<[Key: Activity]>([:])
+
+    private struct Key: Hashable {
+        var kind: Activity.Kind
+        var label: String?
+    }
     static let tidyInterval: Duration = .seconds(3600)
 
     /// Subscribes at once, so an event published before the service group runs is not missed.
@@ -29,9 +35,11 @@ package final class ActivityService: Service, CustomStringConvertible {
         await runSideBySide({ await self.follow() }, { await self.tidyHourly() })
         events.unsubscribe(subscription.id)
         // Stopped during an activity: it ends now (a crash leaves it to the next start's tidy).
-        for activity in open.withLock({ $0.values }) {
-            await end(activity.kind, at: Date(), update: { _ in })
-        }
+        // In a task of its own: the group may already cancel this one, and a cancelled write would leave them open.
+        let going = open.withLock { $0 }
+        await Task {
+            for (key, _) in going { await self.end(key, at: Date(), update: { _ in }) }
+        }.value
     }
 
     private func tidyHourly() async {
@@ -46,13 +54,19 @@ package final class ActivityService: Service, CustomStringConvertible {
             case .motionStarted(let e):
                 await begin(Activity(id: 0, kind: .motion, camera: e.camera, startedAt: e.startedAt, zones: e.zones, peak: e.peakScore))
             case .motionEnded(let e):
-                await end(.motion, at: e.endedAt ?? Date()) { a in (a.zones, a.peak) = (e.zones, e.peakScore) }
+                await end(Key(kind: .motion), at: e.endedAt ?? Date()) { a in (a.zones, a.peak) = (e.zones, e.peakScore) }
             case .soundStarted(let e):
                 var activity = Activity(id: 0, kind: .sound, camera: camera, startedAt: e.startedAt, peak: e.peakDb)
                 activity.thumbnail = await log.pictures.capture(kind: .sound, startedAt: e.startedAt)
                 await begin(activity)
             case .soundEnded(let e):
-                await end(.sound, at: e.endedAt ?? Date()) { $0.peak = e.peakDb }
+                await end(Key(kind: .sound), at: e.endedAt ?? Date()) { $0.peak = e.peakDb }
+            case .objectStarted(let e):
+                var activity = Activity(id: 0, kind: .object, label: e.label, camera: e.camera, startedAt: e.startedAt, peak: e.score, box: e.box)
+                activity.thumbnail = await log.pictures.capture(kind: .object, label: e.label, startedAt: e.startedAt, box: e.box)
+                await begin(activity)
+            case .objectEnded(let e):
+                await end(Key(kind: .object, label: e.label), at: e.endedAt ?? Date()) { a in (a.peak, a.box) = (e.score, e.box) }
             default:
                 break
             }
@@ -62,14 +76,14 @@ package final class ActivityService: Service, CustomStringConvertible {
     private func begin(_ activity: Activity) async {
         do {
             let stored = try await log.begin(activity)
-            open.withLock { $0[activity.kind] = stored }
+            open.withLock { $0[Key(kind: activity.kind, label: activity.kind == .object ? activity.label : nil)] = stored }
         } catch {
             logger.error("activity: the \(activity.kind.rawValue) at \(activity.startedAt) could not be stored: \(error)")
         }
     }
 
-    private func end(_ kind: Activity.Kind, at endedAt: Date, update: (inout Activity) -> Void) async {
-        guard var activity = open.withLock({ $0.removeValue(forKey: kind) }) else { return }
+    private func end(_ key: Key, at endedAt: Date, update: (inout Activity) -> Void) async {
+        guard var activity = open.withLock({ $0.removeValue(forKey: key) }) else { return }
         activity.endedAt = max(endedAt, activity.startedAt)
         update(&activity)
         do {

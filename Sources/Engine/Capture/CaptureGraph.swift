@@ -42,6 +42,8 @@ public final class CaptureGraph: Sendable {
     package let scrub: ScrubFrames?
     /// Motion detection's frames (a branch of small gray frames), when `[motion] enabled`.
     package let motion: MotionTap?
+    /// Object detection's frames (gray, only while there is motion), when `[objects] enabled`.
+    package let objects: ObjectTap?
     /// The microphone's level, when there is sound.
     package let sound: SoundTap?
     /// The preview's textoverlay (`PreviewOverlay` sets its text), when the preview is on and `[preview] overlay`.
@@ -100,6 +102,8 @@ public final class CaptureGraph: Sendable {
         motion = config.motion.enabled ? MotionTap(fps: min(config.motion.fps, v.framerate), width: config.motion.width,
                                                    height: config.motion.height(videoWidth: v.width, videoHeight: v.height)) : nil
         if let motion { try Self.addMotionBranch(to: pipeline, after: rawTee, tap: motion) }
+        objects = try Self.objectsTap(config.objects, video: v, motion: motion)
+        if let objects { try Self.addObjectsBranch(to: pipeline, after: rawTee, tap: objects) }
         (parser, videoTee, encoderChain) = try Self.addVideoEncoder(config: config, fragments: fragments, to: pipeline, after: rawTee,
                                                       flow: flow, gate: gate, keyframeAt: keyframeAt)
 

@@ -4,7 +4,7 @@ import Logging
 import ServiceLifecycle
 import ApplianceBase
 
-/// Records on events (`[recording] trigger`): follows motion and sound events and the recorder's own, and sends
+/// Records on events (`[recording] trigger`): follows motion, sound and object events and the recorder's own, and sends
 /// `record.start` and `record.stop` through the one entry point, as a button would. `EventTrigger` decides; this
 /// applies it, waking at the end of a recording's tail.
 package final class EventRecordingService: Service, CustomStringConvertible {
@@ -51,6 +51,8 @@ package final class EventRecordingService: Service, CustomStringConvertible {
                 case .soundStarted: return t.started("sound", at: now)
                 case .motionEnded(let m): t.ended("motion", at: Self.ended(m.endedAt, now: now))
                 case .soundEnded(let s): t.ended("sound", at: Self.ended(s.endedAt, now: now))
+                case .objectStarted(let o): return t.started(EventTrigger.object(o.label), at: now)
+                case .objectEnded(let o): t.ended(EventTrigger.object(o.label), at: Self.ended(o.endedAt, now: now))
                 // A clip ended by an encoder's failure goes on in the next one (`EncoderFailover`): still this
                 // trigger's recording, which its tail must end (it ran to max_duration_s).
                 case .recordingStopped(let r) where r.stopReason != .encoderFailed: t.recordingEnded()

@@ -6,7 +6,7 @@
 package struct EventTrigger: Sendable, Equatable {
     package enum Action: Sendable, Equatable { case start, stop }
 
-    /// The kinds of event that record ("motion", "sound"); empty: recording is manual.
+    /// The kinds of event that record ("motion", "sound", "object", a label such as "person"); empty: manual.
     package let kinds: Set<String>
     package let postRecordS: Double
     package let eventGapS: Double
@@ -21,7 +21,7 @@ package struct EventTrigger: Sendable, Equatable {
         (self.kinds, self.postRecordS, self.eventGapS) = (kinds, postRecordS, eventGapS)
     }
 
-    /// `[recording] trigger`: "manual", "motion", "sound" or "motion+sound".
+    /// `[recording] trigger`: "manual", or kinds joined by "+" ("motion+sound", "person").
     package init(trigger: String, postRecordS: Double, eventGapS: Double) {
         self.init(kinds: trigger == "manual" ? [] : Set(trigger.split(separator: "+").map(String.init)),
                   postRecordS: postRecordS, eventGapS: eventGapS)
@@ -30,9 +30,17 @@ package struct EventTrigger: Sendable, Equatable {
     /// How long after the last event the recording ends.
     var tailS: Double { max(postRecordS, eventGapS) }
 
+    /// The kind an object of `label` goes by: `object:person`; it triggers when "object" or "person" does.
+    package static func object(_ label: String) -> String { "object:" + label }
+
+    private func triggers(_ kind: String) -> Bool {
+        guard kind.hasPrefix("object:") else { return kinds.contains(kind) }
+        return kinds.contains("object") || kinds.contains(String(kind.dropFirst("object:".count)))
+    }
+
     /// An event of `kind` started: a recording starts unless one goes on (which then goes on past its end).
     package mutating func started(_ kind: String, at time: Double) -> Action? {
-        guard kinds.contains(kind) else { return nil }
+        guard triggers(kind) else { return nil }
         going.insert(kind)
         quietSince = nil
         if recording { return nil }
@@ -42,7 +50,7 @@ package struct EventTrigger: Sendable, Equatable {
 
     /// An event of `kind` ended; the recording's tail starts when no event goes on.
     package mutating func ended(_ kind: String, at time: Double) {
-        guard kinds.contains(kind), going.remove(kind) != nil else { return }
+        guard triggers(kind), going.remove(kind) != nil else { return }
         if going.isEmpty, recording { quietSince = time }
     }
 

@@ -67,6 +67,7 @@ package final class MotionService: Service, CustomStringConvertible {
             tap.update { state in
                 state.active = detector.active
                 state.score = seen.score
+                state.boxes = seen.boxes
                 state.framesAnalysed += 1
                 if case .started? = seen.transition { state.events += 1 }
             }

@@ -19,6 +19,8 @@ public final class MotionTap: Sendable {
         public var score = 0.0
         public var framesAnalysed: UInt64 = 0
         public var events: UInt64 = 0
+        /// Where the last frame looked at had motion (its regions' bounds): where objects are looked for.
+        public var boxes: [MotionBox] = []
     }
 
     public let fps: Int
@@ -57,6 +59,10 @@ public final class MotionTap: Sendable {
     package func finish() { continuation.finish() }
 
     public var current: State { state.withLock { $0 } }
+
+    /// Whether the last frame looked at had motion (asked on the objects branch's streaming thread: a lock held for
+    /// a copy, never waited on long).
+    package var moving: Bool { state.withLock { !$0.boxes.isEmpty } }
 
     /// What `status` says of motion detection.
     package var status: MotionStatus {

@@ -1,0 +1,140 @@
+import ApplianceBase
+import ApplianceProtocol
+import Detection
+import Foundation
+import Logging
+import Objects
+import ServiceLifecycle
+
+/// Runs the object detector on the objects branch's frames (off the streaming threads): each run looks at the crops
+/// around the motion regions of the moment (`Crops.plan`), and `ObjectTracker` turns runs into objects that start
+/// and end. A tracked label's start is `object_started`, its end `object_ended`. While no frame comes (no motion),
+/// a tick a second lets objects end. A camera switch ends the objects of the old picture.
+package final class ObjectService: Service, CustomStringConvertible {
+    package var description: String { "ObjectService" }
+
+    private let tap: ObjectTap
+    private let motion: MotionTap
+    private let detector: any ObjectDetector
+    private let track: Set<String>
+    private let events: EventHub
+    private let subscription: EventHub.Subscription
+    private let logger: Logger
+    private let camera: Locked<String?>
+    private let tracker: Locked<(tracker: ObjectTracker, lastRun: Date)>
+    private let failureLog = Locked<Date>(.distantPast)
+
+    /// Subscribes at once, so a camera switch published before the service group runs is not missed.
+    package init(tap: ObjectTap, motion: MotionTap, detector: any ObjectDetector, tracker: ObjectTracker.Settings, track: [String],
+                 events: EventHub, camera: String?, logger: Logger) {
+        (self.tap, self.motion, self.detector, self.events, self.logger) = (tap, motion, detector, events, logger)
+        self.track = Set(track)
+        tap.detectorName.withLock { $0 = detector.name }
+        self.tracker = Locked((ObjectTracker(settings: tracker), .distantPast))
+        self.camera = Locked(camera)
+        subscription = events.subscribe()
+    }
+
+    package func run() async throws {
+        logger.info("object detection on", metadata: ["detector": "\(detector.name)", "fps": "\(tap.fps)", "size": "\(tap.width)x\(tap.height)",
+                                                      "track": "\(track.sorted().joined(separator: ","))"])
+        await runSideBySide({ await self.followSwitches() }, { await runSideBySide({ await self.detect() }, { await self.tick() }) })
+        events.unsubscribe(subscription.id)
+        await publish(tracker.withLock { $0.tracker.endAll() })
+        tap.update { $0.present = [:] }
+    }
+
+    private func followSwitches() async {
+        for await record in subscription.events {
+            guard case .cameraSwitched(let switched) = record.event else { continue }
+            let ended = tracker.withLock { $0.tracker.endAll() }
+            tap.update { $0.present = [:] }
+            await publish(ended)
+            camera.withLock { $0 = switched.to }
+        }
+    }
+
+    private func detect() async {
+        for await sample in tap.samples {
+            let started = ContinuousClock.now
+            let (found, failed) = look(at: sample.frame)
+            let ms = (ContinuousClock.now - started) / .milliseconds(1)
+            tap.ran(milliseconds: ms, detections: found.filter { $0.score >= tracker.withLock { $0.tracker.settings.minScore } }.map(\.label),
+                    failed: failed)
+            let tracked = found.filter { track.contains($0.label) }
+            let (changes, present) = tracker.withLock { t in
+                t.lastRun = Date()
+                return (t.tracker.run(tracked, at: sample.capturedAt), t.tracker.present)
+            }
+            let counts = Dictionary(tracked.map { ($0.label, 1) }, uniquingKeysWith: +)
+            tap.update { s in
+                s.present = Dictionary(uniqueKeysWithValues: present.map { ($0, counts[$0] ?? s.present[$0] ?? 1) })
+            }
+            await publish(changes)
+        }
+    }
+
+    /// One run: every crop around motion, detections in the whole picture's pixels. A detector's failure is logged
+    /// at most once a minute and the run counts as failed; it never ends the service.
+    private func look(at frame: GrayFrame) -> ([ObjectDetection], failed: Bool) {
+        let crops = Crops.plan(motion.current.boxes, frameWidth: frame.width, frameHeight: frame.height,
+                               minWidth: detector.window.width, minHeight: detector.window.height)
+        var found: [ObjectDetection] = []
+        var failed = false
+        for crop in crops {
+            guard let part = frame.cropped(to: crop) else { continue }
+            do {
+                found += try detector.detect(part).map { d in
+                    var moved = d
+                    (moved.x, moved.y) = (d.x + Double(crop.x), d.y + Double(crop.y))
+                    return moved
+                }
+            } catch {
+                failed = true
+                let now = Date()
+                if failureLog.withLock({ last in now.timeIntervalSince(last) >= 60 ? { last = now; return true }() : false }) {
+                    logger.error("objects: \(error)")
+                }
+            }
+        }
+        return (found, failed)
+    }
+
+    /// With no frames (no motion), a run with nothing found each second, so objects end `release_s` after last seen.
+    private func tick() async {
+        while (try? await Task.sleep(for: .seconds(1))) != nil {
+            let now = Date()
+            let (changes, present) = tracker.withLock { t -> ([ObjectTracker.Change], [String]) in
+                guard now.timeIntervalSince(t.lastRun) >= 1 else { return ([], t.tracker.present) }
+                t.lastRun = now
+                return (t.tracker.run([], at: now), t.tracker.present)
+            }
+            tap.update { s in s.present = s.present.filter { present.contains($0.key) } }
+            await publish(changes)
+        }
+    }
+
+    private func publish(_ changes: [ObjectTracker.Change]) async {
+        let camera = camera.withLock { $0 }
+        for change in changes {
+            switch change {
+            case .started(let label, let at, let best):
+                let event = ObjectEvent(label: label, camera: camera, startedAt: at, score: Self.rounded(best.score), box: box(best))
+                tap.update { $0.events += 1 }
+                events.publish(.objectStarted(event))
+                logger.info("object: \(label) (score \(String(format: "%.2f", best.score)))")
+            case .ended(let label, let startedAt, let lastSeen, let best):
+                events.publish(.objectEnded(ObjectEvent(label: label, camera: camera, startedAt: startedAt, endedAt: lastSeen,
+                                                        score: Self.rounded(best.score), box: box(best))))
+            }
+        }
+    }
+
+    private func box(_ d: ObjectDetection) -> ObjectBox {
+        let (w, h) = (Double(tap.width), Double(tap.height))
+        func clamp(_ v: Double) -> Double { (min(1, max(0, v)) * 10_000).rounded() / 10_000 }
+        return ObjectBox(x: clamp(d.x / w), y: clamp(d.y / h), width: clamp(d.width / w), height: clamp(d.height / h))
+    }
+
+    private static func rounded(_ score: Double) -> Double { (score * 1000).rounded() / 1000 }
+}
