@@ -2,10 +2,10 @@ import Foundation
 
 /// The `activity.*` commands' arguments.
 extension Command {
-    /// `activity`: `kind` (one kind or several, comma-separated), `day` (`2026-11-26`, the daemon's local day) or
+    /// `activity`: `kind` (one kind or several, comma-separated), `label` (an object's, e.g. `person`), `day` (`2026-11-26`, the daemon's local day) or
     /// `from`/`to` (ISO 8601), `limit` (1…1000).
     static func activityFilter(_ args: Arguments) throws(ApplianceError) -> ActivityFilter {
-        try args.only(["kind", "day", "from", "to", "limit"])
+        try args.only(["kind", "label", "day", "from", "to", "limit"])
         var filter = ActivityFilter()
         if let kinds = try args.string("kind") {
             for name in kinds.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) {
@@ -15,6 +15,12 @@ extension Command {
                 }
                 if !filter.kinds.contains(kind) { filter.kinds.append(kind) }
             }
+        }
+        if let label = try args.string("label")?.trimmingCharacters(in: .whitespaces), !label.isEmpty {
+            guard label.count <= ActivityMark.maxLabelLength else {
+                throw ApplianceError(.badRequest, "args.label must be at most \(ActivityMark.maxLabelLength) characters")
+            }
+            filter.label = label
         }
         if let limit = try args.int("limit") {
             guard (1...ActivityFilter.maxLimit).contains(limit) else {
@@ -69,6 +75,7 @@ extension Command {
     static func arguments(_ filter: ActivityFilter) -> [String: JSONValue] {
         var args: [String: JSONValue] = [:]
         if !filter.kinds.isEmpty { args["kind"] = .string(filter.kinds.map(\.rawValue).joined(separator: ",")) }
+        if let label = filter.label { args["label"] = .string(label) }
         if let from = filter.from { args["from"] = .string(Timestamps.iso(from)) }
         if let to = filter.to { args["to"] = .string(Timestamps.iso(to)) }
         if filter.limit != ActivityFilter.defaultLimit { args["limit"] = .int(filter.limit) }

@@ -47,6 +47,7 @@ extension Library {
         try await database.read { db in
             var conditions: [SQL] = []
             if !filter.kinds.isEmpty { conditions.append("kind IN \(filter.kinds.map(\.rawValue))") }
+            if let label = filter.label { conditions.append("label = \(label)") }
             if let to = filter.to { conditions.append("started_at < \(Recording.milliseconds(to))") }
             if let from = filter.from { conditions.append("COALESCE(ended_at, started_at) >= \(Recording.milliseconds(from))") }
             var whereClause: SQL = ""

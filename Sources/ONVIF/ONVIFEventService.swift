@@ -90,6 +90,9 @@ enum ONVIFEventService {
             X.element("tns1:RecordingConfig", [X.element("JobState", attributes: [("wstop:topic", "true")], [
                 description(["RecordingJobToken"], ("State", "xs:string")),
             ])]),
+            X.element("tns1:RuleEngine", [X.element("MyRuleDetector", ["PeopleDetect", "VehicleDetect", "DogCatDetect"].map {
+                X.element($0, attributes: [("wstop:topic", "true")], [description(["Source"], ("State", "xs:boolean"))])
+            })]),
         ])
         return X.element("tev:GetEventPropertiesResponse", [
             X.element("tev:TopicNamespaceLocation", "http://www.onvif.org/onvif/ver10/topics/topicns.xml"),

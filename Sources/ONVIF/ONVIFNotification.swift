@@ -12,6 +12,23 @@ package struct ONVIFNotification: Sendable, Equatable {
         case motion = "tns1:RuleEngine/CellMotionDetector/Motion"
         case sound = "tns1:AudioAnalytics/Audio/DetectedSound"
         case recording = "tns1:RecordingConfig/JobState"
+        /// Objects, by the classes Home Assistant's parsers know (onvif-parsers: "Person Detection", "Vehicle
+        /// Detection", "Pet Detection"; Source `Source`, the first Data item "true" or "false").
+        case person = "tns1:RuleEngine/MyRuleDetector/PeopleDetect"
+        case vehicle = "tns1:RuleEngine/MyRuleDetector/VehicleDetect"
+        case pet = "tns1:RuleEngine/MyRuleDetector/DogCatDetect"
+
+        /// The class an object label falls in (COCO's names), if one of these.
+        package static func objectClass(_ label: String) -> Property? {
+            switch label {
+            case "person": .person
+            case "car", "truck", "bus", "motorcycle", "bicycle", "train", "boat": .vehicle
+            case "dog", "cat": .pet
+            default: nil
+            }
+        }
+
+        package static let objectClasses: [Property] = [.person, .vehicle, .pet]
     }
 
     package enum Operation: String, Sendable { case initialized = "Initialized", changed = "Changed" }
@@ -50,6 +67,8 @@ package struct ONVIFNotification: Sendable, Equatable {
               ("Rule", "sound")], ("IsSoundDetected", value ? "true" : "false"))
         case .recording:
             ([("RecordingJobToken", "recording")], ("State", value ? "Active" : "Idle"))
+        case .person, .vehicle, .pet:
+            ([("Source", ONVIFFacts.videoSourceConfigurationToken)], ("State", value ? "true" : "false"))
         }
     }
 

@@ -6,7 +6,7 @@ import ApplianceBase
 /// `ctl activity`: what happened (stored), beside `ctl events` (what happens now).
 struct ActivityCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "activity", abstract: "What happened: motion, sound, presses of the event button, marks from outside.",
+        commandName: "activity", abstract: "What happened: motion, objects, sound, presses of the event button, marks from outside.",
         subcommands: [ActivityListCommand.self, ActivityShowCommand.self, ActivityMarkCommand.self, ActivityProtectCommand.self],
         defaultSubcommand: ActivityListCommand.self)
 }
@@ -14,7 +14,8 @@ struct ActivityCommand: ParsableCommand {
 struct ActivityListCommand: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "list", abstract: "Activity, newest first.")
     @OptionGroup var options: CtlOptions
-    @Option(name: .long, help: "Only these kinds: motion, sound, manual, external (comma-separated).") var kind: String?
+    @Option(name: .long, help: "Only these kinds: motion, object, sound, manual, external (comma-separated).") var kind: String?
+    @Option(name: .long, help: "Only this label: an object's (person, car) or a mark's.") var label: String?
     @Option(name: .long, help: "Only this day (2026-11-26, local time).") var day: String?
     @Option(name: .long, help: "From: ISO 8601 or local \"2026-11-26 14:00\".") var from: String?
     @Option(name: .long, help: "To, in the same forms.") var to: String?
@@ -23,6 +24,7 @@ struct ActivityListCommand: ParsableCommand {
     func run() {
         var args: [String: JSONValue] = [:]
         if let kind { args["kind"] = .string(kind) }
+        if let label { args["label"] = .string(label) }
         if let day { args["day"] = .string(day) }
         for (key, text) in [("from", from), ("to", to)] {
             guard let text else { continue }
@@ -122,6 +124,7 @@ enum ActivityText {
         switch (a.kind, a.peak) {
         case (.motion, let peak?): parts.append(String(format: "peak %.1f %% of the frame", peak * 100))
         case (.sound, let peak?): parts.append(String(format: "peak %.1f dBFS", peak))
+        case (.object, let peak?): parts.append(String(format: "score %.2f", peak))
         default: break
         }
         return parts.joined(separator: "; ")

@@ -123,11 +123,47 @@ final class MQTTBridgeLogicTests: XCTestCase {
         XCTAssertEqual(facts.states(topics, now: now)[topics.sound], Array("ON".utf8))
     }
 
+    /// Each tracked label is an occupancy binary sensor and a count; both follow the object events and the status.
+    func testTrackedObjectsAreOccupancyAndACount() throws {
+        var d = discovery()
+        XCTAssertFalse(d.entities.contains { $0.objectID.hasSuffix("_occupancy") }, "none while objects are off")
+        d.objects = ["person", "car"]
+        let occupancy = try XCTUnwrap(d.entities.first { $0.objectID == "person_occupancy" })
+        XCTAssertEqual(occupancy.component, "binary_sensor")
+        XCTAssertEqual(occupancy.config["device_class"], "occupancy")
+        XCTAssertEqual(occupancy.config["state_topic"], .string(topics.object("person")))
+        let count = try XCTUnwrap(d.entities.first { $0.objectID == "car_count" })
+        XCTAssertEqual(count.component, "sensor")
+        XCTAssertEqual(count.config["state_topic"], .string(topics.objectCount("car")))
+
+        var facts = MQTTFacts()
+        let now = Date()
+        XCTAssertNil(facts.states(topics, now: now)[topics.object("person")], "no state while objects are off")
+        var status = StatusReport(state: .idle, ready: true, recording: nil, cameras: ["front"], activeCamera: "front", cameraSources: [:],
+                                  audioSource: "test", preview: "none", encoder: "x264", width: 640, height: 360, framerate: 30,
+                                  dataDir: "/tmp", uptimeS: 1, recordingsThisRun: 0, lastError: nil, gstreamerVersion: "1.22",
+                                  recordingsTotal: 0, databaseBytes: 0, recovery: nil,
+                                  output: OutputStats(frames: 0, slotCollisions: 0, filledSlots: 0, missingSlots: 0, missingAtEncoder: 0),
+                                  storage: StorageStatus(state: .ok, recordingsDir: "/tmp/r"))
+        status.objects = ObjectStatus(detector: "HOG", track: ["person", "car"], fps: 5, width: 640, height: 360, runs: 9, skipped: 1,
+                                      failures: 0, detections: ["person": 12], present: ["person": 2], events: 1, meanRunMs: 40)
+        facts.apply(status, minFreeMb: 0, now: now)
+        func text(_ topic: String) -> String? { facts.states(topics, now: now)[topic].map { String(decoding: $0, as: UTF8.self) } }
+        XCTAssertEqual([text(topics.object("person")), text(topics.objectCount("person"))], ["ON", "2"])
+        XCTAssertEqual([text(topics.object("car")), text(topics.objectCount("car"))], ["OFF", "0"])
+        let car = ObjectEvent(label: "car", camera: "front", startedAt: now, score: 0.8, box: ObjectBox(x: 0, y: 0, width: 0.5, height: 0.2))
+        XCTAssertTrue(facts.fold(.objectStarted(car), now: now).contains(.status), "the count is asked for")
+        XCTAssertEqual([text(topics.object("car")), text(topics.objectCount("car"))], ["ON", "1"])
+        _ = facts.fold(.objectEnded(car), now: now)
+        XCTAssertEqual([text(topics.object("car")), text(topics.objectCount("car"))], ["OFF", "0"])
+        XCTAssertEqual(topics.object("traffic light"), topics.prefix + "/objects/traffic_light", "a label as one topic level")
+    }
+
     func testActivityIsAnEventEntityAndTodaysCountsASensor() throws {
         let d = discovery()
         let event = try XCTUnwrap(d.entities.first { $0.objectID == "activity" })
         XCTAssertEqual(event.component, "event")
-        XCTAssertEqual(event.config["event_types"], .array(["motion", "sound", "manual", "external"]))
+        XCTAssertEqual(event.config["event_types"], .array(["motion", "sound", "manual", "external", "object"]))
         XCTAssertEqual(event.config["state_topic"], .string(topics.activity))
         let counts = try XCTUnwrap(d.entities.first { $0.objectID == "events_today" })
         XCTAssertEqual(counts.config["json_attributes_topic"], .string(topics.eventsTodayAttributes))

@@ -10,9 +10,25 @@ import XCTest
 final class ObjectTests: XCTestCase {
     static let detection = "[motion]\nenabled = true\n[objects]\nenabled = true\n"
 
+    /// People walking (vtest.avi): a person, a recording it started that decodes, its activity with a picture; Home
+    /// Assistant (over a real mosquitto) sees the occupancy and the count.
     func testPeopleWalkingAreAPersonThatStartsARecording() throws {
         let clip = try ClipCamera(clip: ClipCamera.opencvClip("vtest.avi"), width: 768, height: 576)
+        let broker = try MosquittoBroker()
+        try broker.start()
+        let watcher = try MQTTWatcher(broker: broker, filter: "#")
         let daemon = try DaemonProcess(extra: clip.video + "\n" + Self.detection + "[recording]\ntrigger = \"person\"\n", cameras: clip.config)
+        let password = daemon.directory.path + "/mqtt-password"
+        _ = FileManager.default.createFile(atPath: password, contents: Data(broker.password.utf8), attributes: [.posixPermissions: 0o600])
+        try daemon.appendConfig("""
+
+            [mqtt]
+            url = "\(broker.url)"
+            username = "\(broker.user)"
+            password_file = "\(password)"
+            topic_prefix = "test/objects"
+            discovery_prefix = "homeassistant"
+            """)
         try daemon.start()
         defer { daemon.stop() }
         let typed = try TypedEvents(daemon, timeout: 40)
@@ -38,6 +54,13 @@ final class ObjectTests: XCTestCase {
         XCTAssertEqual(metrics["appliance_events_total"]?.value(["kind": "object"]), Double(status.events))
         XCTAssertGreaterThan(metrics["appliance_object_run_ms"]?.value() ?? 0, 0, "runs are timed")
 
+        XCTAssertTrue(watcher.waitFor("test/objects/objects/person", "ON"), "occupancy on MQTT")
+        XCTAssertTrue(watcher.waitFor(20) { seen in seen.contains { $0.topic == "test/objects/objects/person/count" && (Int($0.text) ?? 0) >= 1 } })
+        XCTAssertTrue(watcher.waitFor(20) { seen in
+            seen.contains { $0.topic.hasPrefix("homeassistant/binary_sensor/") && $0.topic.hasSuffix("/person_occupancy/config")
+                && $0.text.contains("\"device_class\":\"occupancy\"") }
+        }, "Home Assistant discovers the occupancy sensor")
+
         try daemon.waitForMoreVideo(3)
         let stopped = try daemon.recordStop()
         let decoded = try ProcessOutcome.run("/usr/bin/ffmpeg", ["-v", "error", "-i", stopped.path, "-f", "null", "-"], timeout: 60)
@@ -51,6 +74,10 @@ final class ObjectTests: XCTestCase {
         XCTAssertNotNil(activity.box)
         let picture = try XCTUnwrap(activity.thumbnail, "a picture with the person's box")
         XCTAssertTrue(picture.hasSuffix(".jpg") && FileManager.default.fileExists(atPath: picture), picture)
+        let listed = try daemon.ctl(["activity", "--label", "person"])
+        XCTAssertEqual(listed.status, 0, listed.stderr)
+        XCTAssertTrue(listed.stdout.contains("object") && listed.stdout.contains("\"person\"") && listed.stdout.contains("score"), listed.stdout)
+        XCTAssertTrue(try daemon.ctl(["activity", "--label", "car"]).stdout.contains("no activity"))
     }
 
     func testATreeInTheWindIsMotionButNoPersonAndRecordsNothing() throws {

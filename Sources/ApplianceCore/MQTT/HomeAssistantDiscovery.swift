@@ -22,6 +22,8 @@ struct HomeAssistantDiscovery: Sendable {
     /// Motion and sound detection on: a binary sensor each.
     var motion = false
     var sound = false
+    /// Tracked object labels (`[objects] track`, when on): an occupancy binary sensor and a count each.
+    var objects: [String] = []
 
     /// The node id, and the prefix of every unique id.
     var node: String { "appliance_" + deviceID }
@@ -137,6 +139,15 @@ struct HomeAssistantDiscovery: Sendable {
         }
         if sound {
             list.append(entity("binary_sensor", "sound", "Sound", ["state_topic": .string(topics.sound), "device_class": "sound"]))
+        }
+        for label in objects {
+            let word = MQTTTopics.word(label), name = label.prefix(1).uppercased() + label.dropFirst()
+            list.append(entity("binary_sensor", "\(word)_occupancy", "\(name) occupancy", [
+                "state_topic": .string(topics.object(label)), "device_class": "occupancy",
+            ]))
+            list.append(entity("sensor", "\(word)_count", "\(name) count", [
+                "state_topic": .string(topics.objectCount(label)), "state_class": "measurement", "icon": "mdi:account-group",
+            ]))
         }
         return list
     }

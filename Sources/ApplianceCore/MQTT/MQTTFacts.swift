@@ -23,6 +23,8 @@ struct MQTTFacts: Equatable, Sendable {
     /// Whether motion / sound goes on; nil while that detection is off.
     var motion: Bool?
     var sound: Bool?
+    /// Tracked objects present now, by label (how many the last detector run found; 0: none); nil while off.
+    var objects: [String: Int]?
     /// Today's activity by kind, and the day it counts (the start of the device's day); nil until asked.
     var eventsToday: ActivityCounts?
 
@@ -41,6 +43,7 @@ struct MQTTFacts: Equatable, Sendable {
         webURL = status.web?.url
         motion = status.motion?.active
         sound = status.sound.flatMap { $0.detecting ? $0.active : nil }
+        objects = status.objects.map { o in Dictionary(uniqueKeysWithValues: o.track.map { ($0, o.present[$0] ?? 0) }) }
     }
 
     mutating func apply(_ report: CamerasReport) {
@@ -71,6 +74,14 @@ struct MQTTFacts: Equatable, Sendable {
             motion = event.kind == .motionStarted
         case .soundStarted, .soundEnded:
             sound = event.kind == .soundStarted
+        case .objectStarted(let o):
+            if var present = objects {
+                present[o.label] = max(1, present[o.label] ?? 0)
+                objects = present
+            }
+            refresh.insert(.status)  // how many
+        case .objectEnded(let o):
+            if objects != nil { objects?[o.label] = 0 }
         case .activity:
             refresh.insert(.activityCounts)
         case .backupStarted, .backupDone, .backupFailed, .backupRetry, .backupDeleted:
@@ -111,6 +122,10 @@ struct MQTTFacts: Equatable, Sendable {
         ]
         if let motion { s[topics.motion] = motion ? "ON" : "OFF" }
         if let sound { s[topics.sound] = sound ? "ON" : "OFF" }
+        for (label, count) in objects ?? [:] {
+            s[topics.object(label)] = count > 0 ? "ON" : "OFF"
+            s[topics.objectCount(label)] = "\(count)"
+        }
         if let eventsToday {
             s[topics.eventsToday] = "\(eventsToday.total)"
             s[topics.eventsTodayAttributes] = Self.json(.object(eventsToday.byKind.reduce(into: [:]) { $0[$1.key.rawValue] = .int($1.value) }))

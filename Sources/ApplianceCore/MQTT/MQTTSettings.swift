@@ -26,6 +26,8 @@ struct MQTTSettings: Sendable {
     /// Motion and sound detection on (each a binary sensor, and a state topic).
     var motion: Bool
     var sound: Bool
+    /// Tracked object labels when `[objects]` is on (each an occupancy sensor and a count).
+    var objects: [String]
 
     init(config: ApplianceConfig, identity: DeviceIdentity = .current()) throws {
         let m = config.mqtt
@@ -45,6 +47,7 @@ struct MQTTSettings: Sendable {
         shutters = !config.inputs.isEmpty
         motion = config.motion.enabled
         sound = config.sound.enabled && config.audio.source != "none"
+        objects = config.objects.enabled ? config.objects.track : []
     }
 
     /// The broker as status shows it (no user, no password).
@@ -77,7 +80,7 @@ struct MQTTSettings: Sendable {
         discoveryPrefix.map {
             var discovery = HomeAssistantDiscovery(prefix: $0, deviceID: deviceID, deviceName: deviceName, version: ApplianceVersion.current,
                                                    configurationURL: facts.webURL, topics: topics, cameras: facts.cameras, shutters: shutters)
-            (discovery.motion, discovery.sound) = (motion, sound)
+            (discovery.motion, discovery.sound, discovery.objects) = (motion, sound, objects)
             return discovery
         }
     }

@@ -20,6 +20,9 @@ struct MQTTTopics: Sendable, Equatable {
     /// ON while motion goes on (`[motion] enabled`), ON while sound goes on (`[sound] enabled`).
     var motion: String { prefix + "/motion" }
     var sound: String { prefix + "/sound" }
+    /// ON while a tracked object of `label` is present (`[objects] track`), and how many the last run found.
+    func object(_ label: String) -> String { prefix + "/objects/" + Self.word(label) }
+    func objectCount(_ label: String) -> String { object(label) + "/count" }
     /// Each stored activity (motion or sound that ended, a press, a mark) as a Home Assistant event (not retained).
     var activity: String { prefix + "/activity" }
     /// How many activities today (the device's day), with the count of each kind as attributes.

@@ -39,15 +39,17 @@ public struct Activity: Codable, Sendable, Equatable {
     public var durationS: Double? { endedAt.map { $0.timeIntervalSince(startedAt) } }
 }
 
-/// What `activity` keeps: kinds (any when empty) and a time range [`from`, `to`) that the activity meets.
+/// What `activity` keeps: kinds (any when empty), a label (an object's `person`, a mark's text; any when nil) and a
+/// time range [`from`, `to`) that the activity meets.
 public struct ActivityFilter: Sendable, Equatable {
     public var kinds: [Activity.Kind]
+    public var label: String?
     public var from: Date?
     public var to: Date?
     public var limit: Int
 
-    public init(kinds: [Activity.Kind] = [], from: Date? = nil, to: Date? = nil, limit: Int = ActivityFilter.defaultLimit) {
-        (self.kinds, self.from, self.to, self.limit) = (kinds, from, to, limit)
+    public init(kinds: [Activity.Kind] = [], label: String? = nil, from: Date? = nil, to: Date? = nil, limit: Int = ActivityFilter.defaultLimit) {
+        (self.kinds, self.label, self.from, self.to, self.limit) = (kinds, label, from, to, limit)
     }
 
     public static let defaultLimit = 100

@@ -3,6 +3,8 @@
 /// that failed, detections by label, the tracked labels present now with how many the last run found, and events.
 public struct ObjectStatus: Codable, Sendable, Equatable {
     public var detector: String
+    /// The labels that make events (`[objects] track`).
+    public var track: [String]
     public var fps: Int
     public var width: Int
     public var height: Int
@@ -15,9 +17,9 @@ public struct ObjectStatus: Codable, Sendable, Equatable {
     /// The mean run's time in milliseconds (0 before the first).
     public var meanRunMs: Double
 
-    public init(detector: String, fps: Int, width: Int, height: Int, runs: UInt64, skipped: UInt64, failures: UInt64,
+    public init(detector: String, track: [String], fps: Int, width: Int, height: Int, runs: UInt64, skipped: UInt64, failures: UInt64,
                 detections: [String: UInt64], present: [String: Int], events: UInt64, meanRunMs: Double) {
-        (self.detector, self.fps, self.width, self.height) = (detector, fps, width, height)
+        (self.detector, self.track, self.fps, self.width, self.height) = (detector, track, fps, width, height)
         (self.runs, self.skipped, self.failures, self.detections, self.present, self.events, self.meanRunMs) =
             (runs, skipped, failures, detections, present, events, meanRunMs)
     }

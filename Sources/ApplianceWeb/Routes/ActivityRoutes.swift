@@ -39,7 +39,7 @@ extension Routes {
                 return HTML.response(Pages.error(400, error.message, csrf: csrf), status: .badRequest)
             }
             guard case .activity(let list) = try await perform(command) else { throw WebError(.internalServerError, "unexpected result") }
-            let kept = ["kind": query.get("kind") ?? "", "day": query.get("day") ?? ""]
+            let kept = ["kind": query.get("kind") ?? "", "label": query.get("label") ?? "", "day": query.get("day") ?? ""]
             return HTML.response(Pages.activity(list: list, query: kept, csrf: csrf))
         }
         router.get("activity/:id/play") { _, ctx -> Response in
@@ -67,10 +67,10 @@ extension Routes {
         return detail
     }
 
-    /// `?kind=motion,sound&day=2026-11-26&from=…&to=…&limit=N`, checked as `ctl activity` is.
+    /// `?kind=motion,sound&label=person&day=2026-11-26&from=…&to=…&limit=N`, checked as `ctl activity` is.
     static func activityCommand(_ query: Parameters) throws -> Command {
         var arguments: [String: JSONValue] = [:]
-        for key in ["kind", "day", "from", "to"] { if let value = query.get(key), !value.isEmpty { arguments[key] = .string(value) } }
+        for key in ["kind", "label", "day", "from", "to"] { if let value = query.get(key), !value.isEmpty { arguments[key] = .string(value) } }
         if let text = query.get("limit"), !text.isEmpty {
             guard let limit = Int(text) else { throw WebError(.badRequest, "limit must be a whole number, found \"\(text.prefix(40))\"") }
             arguments["limit"] = .int(limit)

@@ -30,6 +30,7 @@ package final class ObjectService: Service, CustomStringConvertible {
         (self.tap, self.motion, self.detector, self.events, self.logger) = (tap, motion, detector, events, logger)
         self.track = Set(track)
         tap.detectorName.withLock { $0 = detector.name }
+        tap.track.withLock { $0 = track }
         self.tracker = Locked((ObjectTracker(settings: tracker), .distantPast))
         self.camera = Locked(camera)
         subscription = events.subscribe()

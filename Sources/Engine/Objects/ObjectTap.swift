@@ -94,13 +94,15 @@ public final class ObjectTap: Sendable {
     package var status: ObjectStatus? {
         guard !off.load(ordering: .relaxed) else { return nil }
         let s = current
-        return ObjectStatus(detector: detectorName.withLock { $0 }, fps: fps, width: width, height: height, runs: s.runs, skipped: s.skipped,
+        return ObjectStatus(detector: detectorName.withLock { $0 }, track: track.withLock { $0 }, fps: fps, width: width, height: height, runs: s.runs, skipped: s.skipped,
                             failures: s.failures, detections: s.detections, present: s.present, events: s.events,
                             meanRunMs: s.runMs.count == 0 ? 0 : (s.runMs.sum / Double(s.runMs.count) * 10).rounded() / 10)
     }
 
     /// The detector's name, for status (set when the service is made).
     package let detectorName = Mutex("")
+    /// The tracked labels, for status (set when the service is made).
+    package let track = Mutex<[String]>([])
 
     package func update(_ body: (inout State) -> Void) { state.withLock { body(&$0) } }
 }

@@ -92,7 +92,7 @@ final class ActivityTests: XCTestCase {
         let future = await appliance.refusal(.activityMark(ActivityMark(label: "x", at: Date(timeIntervalSinceNow: 3600))))
         XCTAssertEqual(future?.message, "args.at is in the future")
         let cases: [(String, [String: JSONValue], String)] = [
-            ("activity", ["kind": .string("motion,cats")], "args.kind: unknown kind \"cats\" (known: motion, sound, manual, external)"),
+            ("activity", ["kind": .string("motion,cats")], "args.kind: unknown kind \"cats\" (known: motion, sound, manual, external, object)"),
             ("activity", ["limit": .int(0)], "args.limit must be between 1 and 1000, found 0"),
             ("activity", ["day": .string("2026-02-30")], "args.day must be a day such as 2026-11-26, found \"2026-02-30\""),
             ("activity", ["day": .string("2026-11-26"), "from": .string("2026-11-26T00:00:00Z")], "activity takes args.day or args.from/to, not both"),
