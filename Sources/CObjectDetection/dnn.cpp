@@ -31,13 +31,15 @@ extern "C" ApplDnn *appl_dnn_load(const char *model, const char *config, char **
 
 extern "C" void appl_dnn_free(ApplDnn *dnn) { delete dnn; }
 
-extern "C" int appl_dnn_forward(ApplDnn *dnn, const uint8_t *gray, int width, int height, int stride, int input_width,
-                                int input_height, double scale, float **values, int *shape, int *dims, char **error) {
+extern "C" int appl_dnn_forward(ApplDnn *dnn, const uint8_t *pixels, int width, int height, int channels, int stride,
+                                int input_width, int input_height, double scale, float **values, int *shape, int *dims,
+                                char **error) {
     try {
-        cv::Mat picture(height, width, CV_8UC1, const_cast<uint8_t *>(gray), static_cast<size_t>(stride));
-        cv::Mat color;
-        cv::cvtColor(picture, color, cv::COLOR_GRAY2BGR);
-        cv::Mat blob = cv::dnn::blobFromImage(color, scale, cv::Size(input_width, input_height), cv::Scalar(), false, false, CV_32F);
+        cv::Mat picture(height, width, channels == 3 ? CV_8UC3 : CV_8UC1, const_cast<uint8_t *>(pixels), static_cast<size_t>(stride));
+        cv::Mat color = picture;
+        if (channels != 3) cv::cvtColor(picture, color, cv::COLOR_GRAY2BGR);
+        // Models are trained on RGB: the B, G, R picture is swapped as it becomes the network's input.
+        cv::Mat blob = cv::dnn::blobFromImage(color, scale, cv::Size(input_width, input_height), cv::Scalar(), true, false, CV_32F);
         dnn->net.setInput(blob);
         cv::Mat output = dnn->net.forward();
         if (output.depth() != CV_32F) output.convertTo(output, CV_32F);

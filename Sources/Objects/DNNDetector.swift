@@ -43,14 +43,17 @@ public final class DNNDetector: ObjectDetector, @unchecked Sendable {
     public var window: (width: Int, height: Int) { (settings.inputWidth, settings.inputHeight) }
     public var name: String { "model \(modelName)" }
 
-    public func detect(_ frame: GrayFrame) throws -> [ObjectDetection] {
+    public var wantsColour: Bool { true }
+
+    public func detect(_ frame: Picture) throws -> [ObjectDetection] {
         var values: UnsafeMutablePointer<Float>?
         var shape = [Int32](repeating: 0, count: 8)
         var dims: Int32 = 0
         var error: UnsafeMutablePointer<CChar>?
         let status = lock.withLock {
             frame.pixels.withUnsafeBufferPointer { pixels in
-                appl_dnn_forward(dnn, pixels.baseAddress, Int32(frame.width), Int32(frame.height), Int32(frame.width),
+                appl_dnn_forward(dnn, pixels.baseAddress, Int32(frame.width), Int32(frame.height), Int32(frame.channels),
+                                 Int32(frame.width * frame.channels),
                                  Int32(settings.inputWidth), Int32(settings.inputHeight), settings.scale, &values, &shape, &dims, &error)
             }
         }

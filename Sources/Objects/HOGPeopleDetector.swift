@@ -25,7 +25,10 @@ public final class HOGPeopleDetector: ObjectDetector, @unchecked Sendable {
     public var window: (width: Int, height: Int) { (64, 128) }
     public var name: String { "OpenCV's HOG people detector" }
 
-    public func detect(_ frame: GrayFrame) throws -> [ObjectDetection] {
+    public var wantsColour: Bool { false }
+
+    public func detect(_ picture: Picture) throws -> [ObjectDetection] {
+        let frame = picture.gray
         var found = [ApplDetection](repeating: ApplDetection(), count: Self.capacity)
         var error: UnsafeMutablePointer<CChar>?
         let count = lock.withLock {

@@ -15,11 +15,18 @@ public struct ObjectDetection: Sendable, Equatable {
 /// Finds objects in one picture. Called off the streaming threads (it takes tens of milliseconds), one call at a time
 /// per detector; a failure is an error, never a crash.
 public protocol ObjectDetector: Sendable {
-    func detect(_ frame: GrayFrame) throws -> [ObjectDetection]
+    func detect(_ picture: Picture) throws -> [ObjectDetection]
+    /// Whether it looks at colour (a trained model) or gray (HOG): the objects branch delivers that.
+    var wantsColour: Bool { get }
     /// The smallest picture worth giving it (HOG's window; a model's input): crops grow to at least this.
     var window: (width: Int, height: Int) { get }
     /// What it is, for the log and status ("HOG people detector", "model yolo.onnx").
     var name: String { get }
+}
+
+extension ObjectDetector {
+    /// A gray frame (the motion branch's kind).
+    public func detect(_ frame: GrayFrame) throws -> [ObjectDetection] { try detect(Picture(frame)) }
 }
 
 /// What a detector could not do, as one line.

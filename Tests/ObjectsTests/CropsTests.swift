@@ -44,3 +44,21 @@ final class GrayFrameCropTests: XCTestCase {
         XCTAssertNil(frame.cropped(to: Crop(x: 9, y: 0, width: 2, height: 2)), "outside")
     }
 }
+
+/// Pictures as the objects branch hands them over: rows padded to four bytes unpacked, colour cropped whole, gray
+/// from colour as OpenCV weighs it.
+final class PictureTests: XCTestCase {
+    func testPaddedRowsColourCropsAndGray() throws {
+        // 3x2 BGR: a row is 9 bytes, GStreamer pads it to 12.
+        let padded: [UInt8] = [0, 0, 255, 0, 255, 0, 255, 0, 0, 9, 9, 9,
+                               10, 20, 30, 40, 50, 60, 70, 80, 90, 9, 9, 9]
+        let picture = try XCTUnwrap(Picture(width: 3, height: 2, channels: 3, buffer: padded))
+        XCTAssertEqual(picture.pixels, [0, 0, 255, 0, 255, 0, 255, 0, 0, 10, 20, 30, 40, 50, 60, 70, 80, 90])
+        XCTAssertNil(Picture(width: 3, height: 2, channels: 3, buffer: [1, 2, 3]), "neither packed nor padded")
+        let crop = try XCTUnwrap(picture.cropped(to: Crop(x: 1, y: 1, width: 5, height: 5)))
+        XCTAssertEqual([crop.width, crop.height, crop.channels], [2, 1, 3])
+        XCTAssertEqual(crop.pixels, [40, 50, 60, 70, 80, 90])
+        // Red, green, blue: 0.299, 0.587, 0.114 of 255.
+        XCTAssertEqual(Array(picture.gray.pixels.prefix(3)), [76, 150, 29])
+    }
+}

@@ -46,6 +46,19 @@ final class DNNDetectorTests: XCTestCase {
         XCTAssertEqual(try misread.detect(GrayFrame(width: 128, height: 96, level: 255)), [])
     }
 
+    /// Colour reaches the network as R, G, B (what models are trained on) from the B, G, R picture the branch gives.
+    func testColourReachesTheNetworkInRGBOrder() throws {
+        let settings = DNNDetector.Settings(output: .yolo, labels: ["person", "car"], inputWidth: 64, inputHeight: 64)
+        let detector = try DNNDetector(model: try makeModel("red"), settings: settings)
+        func solid(_ b: UInt8, _ g: UInt8, _ r: UInt8) -> Picture {
+            Picture(width: 96, height: 64, channels: 3, pixels: (0..<(96 * 64)).flatMap { _ in [b, g, r] })!
+        }
+        XCTAssertEqual(try detector.detect(solid(0, 0, 255)).first?.score ?? 0, 0.9, accuracy: 0.01, "red")
+        XCTAssertEqual(try detector.detect(solid(255, 0, 0)), [], "blue")
+        XCTAssertEqual(try detector.detect(solid(0, 255, 0)), [], "green")
+        XCTAssertEqual(try detector.detect(GrayFrame(width: 96, height: 64, level: 255)).count, 1, "white, from gray")
+    }
+
     func testAMissingOrForeignModelIsOneLine() throws {
         let settings = DNNDetector.Settings(output: .yolo, labels: ["person"], inputWidth: 64, inputHeight: 64)
         XCTAssertThrowsError(try DNNDetector(model: folder + "/none.onnx", settings: settings)) {

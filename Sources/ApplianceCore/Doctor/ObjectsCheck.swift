@@ -20,7 +20,8 @@ enum ObjectsCheck {
                          + "(labels to its class names), or leave it empty for the built-in people detector; the daemon runs on motion alone meanwhile")
         }
         let size = o.size(videoWidth: config.video.width, videoHeight: config.video.height)
-        let frame = GrayFrame(width: size.width, height: size.height, level: 128)
+        let frame = Picture(width: size.width, height: size.height, channels: detector.wantsColour ? 3 : 1,
+                            pixels: [UInt8](repeating: 128, count: size.width * size.height * (detector.wantsColour ? 3 : 1)))!
         let start = ContinuousClock.now
         do {
             _ = try detector.detect(frame)

@@ -36,13 +36,14 @@ ApplDnn *appl_dnn_load(const char *model, const char *config, char **error);
 void appl_dnn_free(ApplDnn *dnn);
 
 /**
- * Runs the network on an 8-bit gray picture (`stride` bytes a row; given to the network as three equal channels),
- * resized to `input_width` x `input_height` and multiplied by `scale`. Its first output comes back in *values
+ * Runs the network on an 8-bit picture of `channels` 1 (gray: given to the network as three equal channels) or 3
+ * (B, G, R; swapped to R, G, B for the network), `stride` bytes a row, resized to `input_width` x `input_height`
+ * and multiplied by `scale`. Its first output comes back in *values
  * (malloc'd, for the caller to free()), its shape in `shape` (at most 8 sizes, *dims of them). 0, or -1 with *error
  * set when OpenCV failed (a model that does not fit the picture, a layer it lacks).
  */
-int appl_dnn_forward(ApplDnn *dnn, const uint8_t *gray, int width, int height, int stride, int input_width, int input_height,
-                     double scale, float **values, int *shape, int *dims, char **error);
+int appl_dnn_forward(ApplDnn *dnn, const uint8_t *pixels, int width, int height, int channels, int stride, int input_width,
+                     int input_height, double scale, float **values, int *shape, int *dims, char **error);
 
 #ifdef __cplusplus
 }

@@ -8,18 +8,21 @@ extension CaptureGraph {
     static func objectsTap(_ objects: ApplianceConfig.Objects, video v: ApplianceConfig.Video, motion: MotionTap?) throws -> ObjectTap? {
         guard objects.enabled, let motion else { return nil }
         let size = objects.size(videoWidth: v.width, videoHeight: v.height)
-        return ObjectTap(fps: min(objects.fps, v.framerate), width: size.width, height: size.height, motion: motion)
+        // A model sees colour; the built-in HOG detector gray.
+        return ObjectTap(fps: min(objects.fps, v.framerate), width: size.width, height: size.height,
+                         channels: objects.model.isEmpty ? 1 : 3, motion: motion)
     }
 
     /// raw tee ! queue (leaky, 1) [probe: only with motion, at most `[objects] fps`, not while a run goes on] !
-    /// videoscale ! videoconvert ! GRAY8 at the objects size ! appsink (1 buffer, drops). Frames without motion are
+    /// videoscale ! videoconvert ! GRAY8 (BGR for a model) at the objects size ! appsink (1 buffer, drops). Frames without motion are
     /// dropped before the converter: with no motion the branch costs a probe call a frame.
     static func addObjectsBranch(to pipeline: Pipeline, after rawTee: Element, tap: ObjectTap) throws {
         let queue = try leakyQueue("objects-queue", buffers: 1)
         let scale = try Element.make("videoscale", name: "objects-scale")
         let convert = try Element.make("videoconvert", name: "objects-convert")
         let caps = try Element.make("capsfilter", name: "objects-caps")
-        caps.set("caps", try Caps("video/x-raw,format=GRAY8,width=\(tap.width),height=\(tap.height),pixel-aspect-ratio=1/1"))
+        let format = tap.channels == 3 ? "BGR" : "GRAY8"
+        caps.set("caps", try Caps("video/x-raw,format=\(format),width=\(tap.width),height=\(tap.height),pixel-aspect-ratio=1/1"))
         let sink = try latestFrameSink("objects-sink")
         try pipeline.add([queue, scale, convert, caps, sink])
         try Element.link([rawTee, queue, scale, convert, caps, sink])

@@ -77,7 +77,7 @@ package final class ObjectService: Service, CustomStringConvertible {
 
     /// One run: every crop around motion, detections in the whole picture's pixels. A detector's failure is logged
     /// at most once a minute and the run counts as failed; it never ends the service.
-    private func look(at frame: GrayFrame) -> ([ObjectDetection], failed: Bool) {
+    private func look(at frame: Picture) -> ([ObjectDetection], failed: Bool) {
         let crops = Crops.plan(motion.current.boxes, frameWidth: frame.width, frameHeight: frame.height,
                                minWidth: detector.window.width, minHeight: detector.window.height)
         var found: [ObjectDetection] = []

@@ -1,5 +1,6 @@
 import ApplianceProtocol
 import Detection
+import Objects
 import Foundation
 import Synchronization
 import ApplianceBase
@@ -9,7 +10,7 @@ import ApplianceBase
 /// counted: a detector that takes longer than a frame's interval falls behind by frames, never by a queue).
 public final class ObjectTap: Sendable {
     public struct Sample: Sendable {
-        public let frame: GrayFrame
+        public let frame: Picture
         public let capturedAt: Date
     }
 
@@ -30,6 +31,8 @@ public final class ObjectTap: Sendable {
     public let fps: Int
     public let width: Int
     public let height: Int
+    /// 1: gray (HOG); 3: colour, B, G, R (a model).
+    public let channels: Int
     public let samples: AsyncStream<Sample>
     private let continuation: AsyncStream<Sample>.Continuation
     private let motion: MotionTap
@@ -39,8 +42,8 @@ public final class ObjectTap: Sendable {
     private let off = Atomic<Bool>(false)
     private let state = Mutex(State())
 
-    package init(fps: Int, width: Int, height: Int, motion: MotionTap) {
-        (self.fps, self.width, self.height, self.motion) = (fps, width, height, motion)
+    package init(fps: Int, width: Int, height: Int, channels: Int, motion: MotionTap) {
+        (self.fps, self.width, self.height, self.channels, self.motion) = (fps, width, height, channels, motion)
         minimumSpacing = UInt64(1_000_000_000 / Double(fps) * 0.9)
         (samples, continuation) = AsyncStream.makeStream(of: Sample.self, bufferingPolicy: .bufferingNewest(1))
     }
@@ -62,9 +65,9 @@ public final class ObjectTap: Sendable {
         return true
     }
 
-    /// A gray frame from the appsink (streaming thread): handed over, never waited for.
+    /// A frame from the appsink (streaming thread): handed over, never waited for.
     package func receive(pixels: [UInt8], capturedAt: Date) {
-        guard let frame = GrayFrame(width: width, height: height, pixels: pixels) else { return }
+        guard let frame = Picture(width: width, height: height, channels: channels, buffer: pixels) else { return }
         busy.store(true, ordering: .releasing)
         continuation.yield(Sample(frame: frame, capturedAt: capturedAt))
     }
