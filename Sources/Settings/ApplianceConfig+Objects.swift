@@ -31,6 +31,9 @@ extension ApplianceConfig {
         public var track = ["person"]
         /// An object ends this long after its last detection.
         public var releaseS = 5.0
+        /// Where tracked objects count: names of `[motion] zones` (the bottom centre of the box inside one); empty:
+        /// the whole picture.
+        public var zones: [String] = []
 
         /// The gray picture's size for a `videoWidth` × `videoHeight` picture.
         public func size(videoWidth: Int, videoHeight: Int) -> (width: Int, height: Int) {
@@ -58,6 +61,12 @@ extension ConfigSections {
         o.threshold = try t.double("threshold", o.threshold, 0...100)
         o.nms = try t.double("nms", o.nms, 0...1)
         o.releaseS = try t.double("release_s", o.releaseS, 0...600)
+        if let zones = try t.array("zones") {
+            o.zones = try zones.map { value in
+                guard let name = value.string, !name.isEmpty else { throw t.error("zones", "must be an array of [motion] zone names") }
+                return name
+            }
+        }
         if let track = try t.array("track") {
             o.track = try track.map { value in
                 guard let label = value.string, !label.isEmpty, label.count <= 64, !label.contains("+") else {

@@ -62,14 +62,27 @@ public enum ConfigLoader {
         }
         try DeviceConfigReader.checkUniqueLabels(config, file: file)
         try checkTrigger(config, file: file, lines: lines)
+        try checkObjects(config, file: file, lines: lines)
         try top.finish()
         return config
     }
 }
 
 extension ConfigLoader {
+    /// `[objects]` looks where motion is (it needs `[motion]`), and its zones are `[motion]`'s.
+    static func checkObjects(_ config: ApplianceConfig, file: String, lines: SourceLines) throws {
+        for name in config.objects.zones where !config.motion.zones.contains(where: { $0.name == name }) {
+            throw ConfigError(file: file, line: lines.line(of: "zones", in: "objects", index: nil), key: "objects.zones",
+                              message: "no [motion] zone is named '\(name)' (zones: \(config.motion.zones.map(\.name).joined(separator: ", ")))")
+        }
+        if config.objects.enabled, !config.motion.enabled {
+            throw ConfigError(file: file, line: lines.line(of: "enabled", in: "objects", index: nil), key: "objects.enabled",
+                              message: "[objects] needs [motion] enabled = true: objects are looked for where motion is")
+        }
+    }
+
     /// `[recording] trigger` names detectors that are on: "motion" and "sound" need theirs, "object" and a label
-    /// (`"person"`) need [objects] (the label among `track`), and objects are looked for only where motion is.
+    /// (`"person"`) need [objects] (the label among `track`).
     static func checkTrigger(_ config: ApplianceConfig, file: String, lines: SourceLines) throws {
         func refuse(_ message: String) -> ConfigError {
             ConfigError(file: file, line: lines.line(of: "trigger", in: "recording", index: nil), key: "recording.trigger",
@@ -90,10 +103,6 @@ extension ConfigLoader {
             default:
                 continue
             }
-        }
-        if config.objects.enabled, !config.motion.enabled {
-            throw ConfigError(file: file, line: lines.line(of: "enabled", in: "objects", index: nil), key: "objects.enabled",
-                              message: "[objects] needs [motion] enabled = true: objects are looked for where motion is")
         }
     }
 }

@@ -241,6 +241,9 @@ nms = 0.45
 track = ["person"]
 # An object ends this long after it was last found.
 release_s = 5.0
+# Where tracked objects count: names of [motion] zones (the bottom centre of an object's box inside one; a
+# person's feet, a car's wheels); empty: the whole picture.
+zones = []
 
 [sound]
 # Sound detection on the microphone's level (RMS of the loudest channel, ten readings a second; the level itself is

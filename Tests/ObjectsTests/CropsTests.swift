@@ -62,3 +62,20 @@ final class PictureTests: XCTestCase {
         XCTAssertEqual(Array(picture.gray.pixels.prefix(3)), [76, 150, 29])
     }
 }
+
+/// `[objects] zones`: an object counts where it stands (the bottom centre of its box), not wherever its box reaches.
+final class ObjectZonesTests: XCTestCase {
+    func testAnObjectCountsWhereItStands() throws {
+        let door = try XCTUnwrap(RelativePolygon([.init(0.5, 0.5), .init(1, 0.5), .init(1, 1), .init(0.5, 1)]))
+        let zones = ObjectZones([door])
+        // 200x100 picture: a person whose feet are at (150, 90) is in the door zone; one whose box reaches into it
+        // from above but stands at (150, 40) is not; nor one standing at (50, 90).
+        let inside = ObjectDetection(label: "person", score: 1, x: 140, y: 50, width: 20, height: 40)
+        let above = ObjectDetection(label: "person", score: 1, x: 140, y: 0, width: 20, height: 40)
+        let left = ObjectDetection(label: "person", score: 1, x: 40, y: 50, width: 20, height: 40)
+        XCTAssertTrue(zones.keeps(inside, width: 200, height: 100))
+        XCTAssertFalse(zones.keeps(above, width: 200, height: 100))
+        XCTAssertFalse(zones.keeps(left, width: 200, height: 100))
+        XCTAssertTrue(ObjectZones([]).keeps(left, width: 200, height: 100), "no zones: the whole picture")
+    }
+}

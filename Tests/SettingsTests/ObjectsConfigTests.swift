@@ -67,5 +67,9 @@ final class ObjectsConfigTests: XCTestCase {
         XCTAssertEqual(error("[objects]\nmodel_config = \"/x.cfg\"\n")?.key, "objects.model_config")
         XCTAssertEqual(error("[objects]\nnms = 2\n")?.key, "objects.nms")
         XCTAssertEqual(error("[objects]\nmodle = \"x\"\n")?.key, "objects.modle")
+        XCTAssertEqual(error("[motion]\nzones = [{ name = \"door\", points = [[0, 0], [1, 0], [1, 1]] }]\n[objects]\nzones = [\"gate\"]\n")?.description,
+                       "t.toml:4: objects.zones: no [motion] zone is named 'gate' (zones: door)")
+        XCTAssertEqual(try ConfigLoader.parse("[motion]\nzones = [{ name = \"door\", points = [[0, 0], [1, 0], [1, 1]] }]\n[objects]\nzones = [\"door\"]\n",
+                                              file: "t").objects.zones, ["door"])
     }
 }

@@ -8,6 +8,7 @@ import Settings
 import MediaLibrary
 import Backup
 import Engine
+import Objects
 
 extension Appliance {
     /// Builds the appliance, in order: the data folder (locked before anything reads it), the library, the live
@@ -140,7 +141,7 @@ extension Appliance {
             services.append(MotionService(tap: tap, settings: config.motion.settings, events: events, camera: camera,
                                           pictures: activity.pictures, logger: logger))
         }
-        if let objects = objectService(graph: graph, config: config.objects, events: events, camera: camera, logger: logger) {
+        if let objects = objectService(graph: graph, config: config, events: events, camera: camera, logger: logger) {
             services.append(objects)
         }
         if config.sound.enabled, let tap = graph.sound {
@@ -156,13 +157,15 @@ extension Appliance {
 
     /// Object detection when `[objects] enabled`: a detector that cannot be made is one error line, and the appliance
     /// runs on motion alone (the objects branch takes no frame).
-    private static func objectService(graph: CaptureGraph, config: ApplianceConfig.Objects, events: EventHub, camera: String?,
+    private static func objectService(graph: CaptureGraph, config: ApplianceConfig, events: EventHub, camera: String?,
                                       logger: Logger) -> ObjectService? {
         guard let tap = graph.objects, let motion = graph.motion else { return nil }
+        let areas = config.objects.zones.compactMap { name in config.motion.zones.first { $0.name == name }?.area }
+        let config = config.objects
         do {
             let detector = try ObjectDetectors.make(config)
             return ObjectService(tap: tap, motion: motion, detector: detector, tracker: ObjectDetectors.tracker(config), track: config.track,
-                                 events: events, camera: camera, logger: logger)
+                                 zones: ObjectZones(areas), events: events, camera: camera, logger: logger)
         } catch {
             logger.error("objects: \(error); running on motion alone")
             tap.turnOff()

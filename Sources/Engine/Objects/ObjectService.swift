@@ -17,6 +17,7 @@ package final class ObjectService: Service, CustomStringConvertible {
     private let motion: MotionTap
     private let detector: any ObjectDetector
     private let track: Set<String>
+    private let zones: ObjectZones
     private let events: EventHub
     private let subscription: EventHub.Subscription
     private let logger: Logger
@@ -26,7 +27,8 @@ package final class ObjectService: Service, CustomStringConvertible {
 
     /// Subscribes at once, so a camera switch published before the service group runs is not missed.
     package init(tap: ObjectTap, motion: MotionTap, detector: any ObjectDetector, tracker: ObjectTracker.Settings, track: [String],
-                 events: EventHub, camera: String?, logger: Logger) {
+                 zones: ObjectZones = ObjectZones([]), events: EventHub, camera: String?, logger: Logger) {
+        self.zones = zones
         (self.tap, self.motion, self.detector, self.events, self.logger) = (tap, motion, detector, events, logger)
         self.track = Set(track)
         tap.detectorName.withLock { $0 = detector.name }
@@ -62,7 +64,8 @@ package final class ObjectService: Service, CustomStringConvertible {
             let ms = (ContinuousClock.now - started) / .milliseconds(1)
             tap.ran(milliseconds: ms, detections: found.filter { $0.score >= tracker.withLock { $0.tracker.settings.minScore } }.map(\.label),
                     failed: failed)
-            let tracked = found.filter { track.contains($0.label) }
+            let (width, height) = (sample.frame.width, sample.frame.height)
+            let tracked = found.filter { track.contains($0.label) && zones.keeps($0, width: width, height: height) }
             let (changes, present) = tracker.withLock { t in
                 t.lastRun = Date()
                 return (t.tracker.run(tracked, at: sample.capturedAt), t.tracker.present)
