@@ -72,15 +72,22 @@ extension Library {
         }
     }
 
-    /// Marks the recordings that meet [from, to] (the one being written included) as covering an activity.
-    /// `longest`: no clip runs longer (bounds the index walk). Returns how many rows were marked.
+    /// How much what a recording covers weighs when retention needs room (`has_event`): nothing, an activity, or a
+    /// tracked object (a person at the door outweighs a branch in the wind). Room is made from the lightest first.
+    package enum EventWeight: Int, Sendable, CaseIterable {
+        case none = 0, activity = 1, object = 2
+    }
+
+    /// Marks the recordings that meet [from, to] (the one being written included) as covering an activity of
+    /// `weight` (a heavier mark is never lowered). `longest`: no clip runs longer (bounds the index walk). Returns how
+    /// many rows were marked.
     @discardableResult
-    package func markCovering(from: Date, to: Date, longest: TimeInterval) async throws -> Int {
+    package func markCovering(from: Date, to: Date, longest: TimeInterval, weight: EventWeight = .activity) async throws -> Int {
         try await database.write { db in
             let (earliest, latest) = (Recording.milliseconds(from.addingTimeInterval(-longest)), Recording.milliseconds(to))
             try db.execute(literal: """
-                UPDATE recordings SET has_event = 1
-                WHERE created_at BETWEEN \(earliest) AND \(latest) AND has_event = 0
+                UPDATE recordings SET has_event = \(weight.rawValue)
+                WHERE created_at BETWEEN \(earliest) AND \(latest) AND has_event < \(weight.rawValue)
                   AND (ended_at >= \(Recording.milliseconds(from)) OR (ended_at IS NULL AND state = \(Recording.State.recording)))
                 """)
             return db.changesCount

@@ -59,9 +59,10 @@ extension Library {
 
     /// The oldest finished clips after `cursor` (created_at ms, rowid), oldest first.
     /// `locked`: locked or unlocked ones; `backedUp`: nil for any, else only those whose backup is (not) done;
-    /// `hasEvent`: nil for any, else only those that do (not) cover an activity.
-    package func oldest(locked: Bool, backedUp: Bool?, hasEvent: Bool? = nil, olderThan: Date? = nil, after cursor: (Int64, Int64)?,
-                limit: Int) async throws
+    /// `hasEvent`: nil for any, else only those that do (not) cover an activity; `weight`: only those whose heaviest
+    /// activity weighs that (`EventWeight`).
+    package func oldest(locked: Bool, backedUp: Bool?, hasEvent: Bool? = nil, weight: EventWeight? = nil, olderThan: Date? = nil,
+                after cursor: (Int64, Int64)?, limit: Int) async throws
         -> (rows: [RetentionCandidate], cursor: (Int64, Int64)?) {
         try await database.read { db in
             var sql: SQL = """
@@ -70,7 +71,8 @@ extension Library {
                 """
             let done = Recording.BackupState.done
             if let backedUp { sql += backedUp ? " AND backup_state = \(done)" : " AND backup_state <> \(done)" }
-            if let hasEvent { sql += " AND has_event = \(hasEvent)" }
+            if let hasEvent { sql += hasEvent ? " AND has_event > 0" : " AND has_event = 0" }
+            if let weight { sql += " AND has_event = \(weight.rawValue)" }
             if let olderThan { sql += " AND created_at < \(Recording.milliseconds(olderThan))" }
             if let cursor { sql += " AND (created_at, rowid) > (\(cursor.0), \(cursor.1))" }
             sql += " ORDER BY created_at, rowid LIMIT \(limit)"

@@ -45,6 +45,8 @@ final class WebActivityRouteTests: XCTestCase {
         let unseen = Activity(id: 6, kind: .external, label: "door contact", startedAt: Self.start, endedAt: Self.start)
         let web = try WebHarness { command throws(ApplianceError) in
             switch command {
+            case .activity(let filter) where filter.label == "person":
+                return .activity(ActivityList(items: [Activity(id: 9, kind: .object, label: "person", startedAt: Self.start, peak: 0.87)], total: 1))
             case .activity: return .activity(ActivityList(items: [unseen, seen], total: 2))
             case .activityShow(5): return .activityDetail(ActivityDetail(activity: seen, recordings: [Self.clip(id: "under")]))
             case .activityShow(6): return .activityDetail(ActivityDetail(activity: unseen, recordings: []))
@@ -77,6 +79,12 @@ final class WebActivityRouteTests: XCTestCase {
             let nothing = try await client.request("/activity/6/play")
             XCTAssertEqual(nothing.status, .notFound)
             XCTAssertTrue(nothing.text.contains("nothing recorded covers activity 6"), nothing.text)
+
+            let people = try await client.request("/activity?kind=object&label=person")
+            XCTAssertTrue(people.text.contains("data-id=\"9\"") && people.text.contains("score 0.87"), people.text)
+            XCTAssertTrue(people.text.contains("name=\"label\" placeholder=\"person, car…\" value=\"person\""), "the filter kept in the form")
+            let api = try await client.request("/api/activity?label=person")
+            XCTAssertTrue(api.text.contains("\"label\":\"person\""), api.text)
 
             let page = try await client.request("/activity?kind=motion")
             XCTAssertEqual(page.status, .ok)

@@ -25,8 +25,9 @@ final class WebTimelineRouteTests: XCTestCase {
                 return .timeline(Timeline(from: from, to: to, spans: [], gaps: [TimelineRange(start: from, end: to)], locks: [], events: [],
                                           eventsTotal: 0, recordedS: 0))
             }
+            let person = Activity(id: 7, kind: .object, label: "person", startedAt: clipStart.addingTimeInterval(6), peak: 0.9)
             let span = TimelineSpan(start: max(from, clipStart), end: min(to, clipEnd), recordings: 1, firstId: WebTimelineRouteTests.clipID)
-            return .timeline(Timeline(from: from, to: to, spans: [span], gaps: [], locks: [], events: [event], eventsTotal: 1, recordedS: 30))
+            return .timeline(Timeline(from: from, to: to, spans: [span], gaps: [], locks: [], events: [event, person], eventsTotal: 2, recordedS: 30))
         }
         var clip = try await web.addRecording().0
         let start = Command.localDay("2026-11-26")!.start.addingTimeInterval(10 * 3600)
@@ -49,6 +50,12 @@ final class WebTimelineRouteTests: XCTestCase {
             XCTAssertTrue(page.text.contains("class=\"cal-day\" data-day=\"2026-11-30\""), "a day without anything")
             XCTAssertTrue(page.text.contains("November 2026: 1 day with recordings"))
             XCTAssertTrue(page.text.contains("href=\"/timeline?day=2026-10-01\""), "the month before")
+            XCTAssertTrue(page.text.contains("href=\"/activity/7/play\""), "the person too")
+            let people = try await client.request("/timeline?day=2026-11-26&label=person")
+            XCTAssertTrue(people.text.contains("href=\"/activity/7/play\"") && !people.text.contains("href=\"/activity/4/play\""),
+                          "only the person's event")
+            XCTAssertTrue(people.text.contains("<span id=\"event-count\">1</span>"))
+            XCTAssertTrue(people.text.contains("href=\"/timeline?day=2026-11-27&amp;label=person\""), "the next day keeps the filter")
             let days = try await client.request("/api/timeline/days?month=2026-11")
             XCTAssertEqual(try days.decode(TimelineDays.self).days.map(\.day), ["2026-11-26", "2026-11-03"])
             let hour = try await client.request("/timeline?day=2026-11-26&hour=10")

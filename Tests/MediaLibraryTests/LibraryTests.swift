@@ -161,6 +161,18 @@ final class LibraryTests: XCTestCase {
         XCTAssertEqual(flagged, [id(1), id(2)])
         let again = try await library.markCovering(from: base.addingTimeInterval(12), to: base.addingTimeInterval(25), longest: 60)
         XCTAssertEqual(again, 0, "already marked")
+        // A tracked object weighs more: segment 2 is raised, and an activity never lowers it again.
+        let raised = try await library.markCovering(from: base.addingTimeInterval(22), to: base.addingTimeInterval(28), longest: 60, weight: .object)
+        XCTAssertEqual(raised, 1)
+        let lowered = try await library.markCovering(from: base.addingTimeInterval(22), to: base.addingTimeInterval(28), longest: 60)
+        XCTAssertEqual(lowered, 0)
+        var byWeight: [Library.EventWeight: [String]] = [:]
+        for weight in Library.EventWeight.allCases {
+            byWeight[weight] = try await library.oldest(locked: false, backedUp: nil, weight: weight, after: nil, limit: 10).rows.map(\.id)
+        }
+        XCTAssertEqual(byWeight, [.none: [id(0), id(3)], .activity: [id(1)], .object: [id(2)]])
+        let anyEvent = try await library.oldest(locked: false, backedUp: nil, hasEvent: true, after: nil, limit: 10).rows.map(\.id)
+        XCTAssertEqual(anyEvent, [id(1), id(2)])
     }
 }
 

@@ -11,7 +11,10 @@ extension Pages {
     /// `day`: the local day shown (`2026-11-26`); `zoom`: the part of it shown.
     /// `month`: the days of the shown day's month that hold something, for the calendar.
     /// `scrubEveryS`: how far apart scrubbing previews are (the pointer asks for one per step).
-    static func timeline(_ t: Timeline, day: String, zoom: TimelineZoom, month: TimelineDays?, scrubEveryS: Double, csrf: String?) -> String {
+    /// `label`: the events shown are those with this label ("" for all), kept by the day's links.
+    static func timeline(_ t: Timeline, day: String, zoom: TimelineZoom, month: TimelineDays?, label: String = "", scrubEveryS: Double,
+                         csrf: String?) -> String {
+        let kept = label.isEmpty ? "" : "&amp;label=" + (label.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")
         let spans = t.spans.map { s in
             "<div class=\"span\(s.locked > 0 ? " locked" : "")\" data-start=\"\(ms(s.start))\" data-end=\"\(ms(s.end))\" data-first=\"\(HTML.escape(s.firstId))\" "
                 + "title=\"\(clock(s.start))–\(clock(s.end))\"></div>"
@@ -20,16 +23,17 @@ extension Pages {
         let locks = t.locks.map { "<div class=\"lock\" data-start=\"\(ms($0.start))\" data-end=\"\(ms($0.end))\"></div>" }.joined()
         let events = t.events.map { a in
             "<a class=\"event \(a.kind.rawValue)\" data-start=\"\(ms(a.startedAt))\" data-id=\"\(a.id)\" href=\"/activity/\(a.id)/play\" "
-                + "title=\"\(activityName(a.kind)) \(clock(a.startedAt))\"></a>"
+                + "title=\"\(activityName(a.kind))\(a.label.map { " " + HTML.escape($0) } ?? "") \(clock(a.startedAt))\"></a>"
         }.joined()
         let gapS = t.gaps.reduce(0) { $0 + $1.end.timeIntervalSince($1.start) }
         let body = """
         <section class="timeline" data-day="\(HTML.escape(day))">
           <h1>Timeline</h1>
           <form id="timeline-day" class="filter" method="get" action="/timeline">
-            <a id="previous-day" class="button" href="/timeline?day=\(shiftDay(day, -1))">←</a>
+            <a id="previous-day" class="button" href="/timeline?day=\(shiftDay(day, -1))\(kept)">←</a>
             <input id="day" type="date" name="day" value="\(HTML.escape(day))">
-            <a id="next-day" class="button" href="/timeline?day=\(shiftDay(day, 1))">→</a>
+            <a id="next-day" class="button" href="/timeline?day=\(shiftDay(day, 1))\(kept)">→</a>
+            <input id="event-label" type="search" name="label" placeholder="events: person, car…" value="\(HTML.escape(label))">
             <button>Show</button>
             \(zoomLinks(day: day, zoom: zoom))
           </form>

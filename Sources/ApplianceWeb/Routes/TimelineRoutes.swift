@@ -35,13 +35,19 @@ extension Routes {
             case .failure(let error): return HTML.response(Pages.error(400, error.message, csrf: csrf), status: .badRequest)
             }
             let (from, to) = zoom.range(dayStart: range.start, dayEnd: range.end)
-            guard case .timeline(let timeline) = try await perform(.timeline(from: from, to: to)) else {
+            guard case .timeline(var timeline) = try await perform(.timeline(from: from, to: to)) else {
                 throw WebError(.internalServerError, "unexpected result")
+            }
+            // `label`: only the events with that label on the bar and in the list (an object's `person`).
+            let label = (query.get("label") ?? "").trimmingCharacters(in: .whitespaces)
+            if !label.isEmpty {
+                timeline.events = timeline.events.filter { $0.label == label }
+                timeline.eventsTotal = timeline.events.count
             }
             // The calendar is a help, not the page: without it the day still shows.
             let month: TimelineDays?
             if case .timelineDays(let days)? = try? await perform(.timelineDays(month: String(day.prefix(7)))) { month = days } else { month = nil }
-            return HTML.response(Pages.timeline(timeline, day: day, zoom: zoom, month: month,
+            return HTML.response(Pages.timeline(timeline, day: day, zoom: zoom, month: month, label: label,
                                                 scrubEveryS: context.config.thumbnail.scrubEveryS, csrf: csrf))
         }
         router.get("timeline/play") { request, ctx -> Response in

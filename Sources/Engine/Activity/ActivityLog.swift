@@ -68,7 +68,7 @@ package struct ActivityLog: Sendable {
     /// Stores an activity that has begun (or a whole one) and marks the recordings under it so far.
     package func begin(_ activity: Activity) async throws -> Activity {
         let stored = try await library.insertActivity(activity)
-        try await library.markCovering(from: activity.startedAt, to: activity.endedAt ?? Date(), longest: longest)
+        try await library.markCovering(from: activity.startedAt, to: activity.endedAt ?? Date(), longest: longest, weight: Self.weight(activity))
         return stored
     }
 
@@ -77,7 +77,7 @@ package struct ActivityLog: Sendable {
         var closed = activity
         closed.thumbnail = closed.thumbnail ?? pictures.existing(kind: activity.kind, startedAt: activity.startedAt)
         closed = try await library.updateActivity(closed)
-        try await library.markCovering(from: closed.startedAt, to: closed.endedAt ?? Date(), longest: longest)
+        try await library.markCovering(from: closed.startedAt, to: closed.endedAt ?? Date(), longest: longest, weight: Self.weight(closed))
         clips.events.publish(.activity(closed))
     }
 
@@ -98,6 +98,9 @@ package struct ActivityLog: Sendable {
     }
 
     // MARK: helpers
+
+    /// A tracked object weighs most when retention needs room.
+    static func weight(_ activity: Activity) -> Library.EventWeight { activity.kind == .object ? .object : .activity }
 
     private func record(_ activity: Activity, picture: Bool, covering: (Date, Date)? = nil) async throws -> Activity {
         var stored = activity

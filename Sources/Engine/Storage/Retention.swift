@@ -212,7 +212,7 @@ package actor Retention {
         for tier in roomTiers {
             var cursor: (Int64, Int64)?
             while need > 0 {
-                let (rows, next) = try await library.oldest(locked: tier.locked, backedUp: tier.backedUp, hasEvent: tier.hasEvent,
+                let (rows, next) = try await library.oldest(locked: tier.locked, backedUp: tier.backedUp, weight: tier.weight,
                                                             after: cursor, limit: 16)
                 guard !rows.isEmpty else { break }
                 cursor = next
@@ -234,11 +234,14 @@ package actor Retention {
             : "free space is under min_free_mb = \(settings.minFreeMb) and no clip may be deleted (\(mb) MB short)"
     }
 
-    /// The order in which clips make room: unlocked clips that cover no activity, then unlocked ones that do
-    /// (backed-up ones first in each when keep_until_backed_up), then locked ones if allowed.
-    private var roomTiers: [(locked: Bool, backedUp: Bool?, hasEvent: Bool?)] {
+    /// The order in which clips make room: unlocked clips that cover no activity, then unlocked ones that cover only
+    /// activity, then those that cover a tracked object (backed-up ones first in each when keep_until_backed_up), then
+    /// locked ones if allowed.
+    private var roomTiers: [(locked: Bool, backedUp: Bool?, weight: Library.EventWeight?)] {
         let backup: [Bool?] = keepUnbackedUp ? [true, false] : [nil]
-        var tiers = [false, true].flatMap { event in backup.map { (locked: false, backedUp: $0, hasEvent: Optional(event)) } }
+        var tiers = Library.EventWeight.allCases.flatMap { weight in
+            backup.map { (locked: false, backedUp: $0, weight: Optional(weight)) }
+        }
         if settings.onFull == .overwriteOldestLocked { tiers.append((true, nil, nil)) }
         return tiers
     }

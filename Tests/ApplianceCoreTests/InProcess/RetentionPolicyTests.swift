@@ -46,6 +46,20 @@ final class RetentionPolicyTests: XCTestCase {
         try await appliance.stop()
     }
 
+    /// Room is made from clips that cover nothing, then from those that cover only activity (motion, a mark), and
+    /// only then from those that cover a tracked object: a person outlasts a branch in the wind.
+    func testClipsWithObjectsAreKeptLongestWhenRoomIsNeeded() async throws {
+        let ids = try SeededLibrary.seed(in: directory, count: 6, marked: [0, 1], people: [2, 3])
+        let appliance = try await TestAppliance(directory: directory) { config in
+            config.storage.maxUsedGb = 0.0003  // 600 kB of clips, 300 kB allowed: three must go
+            config.storage.minFreeMb = 0
+        }
+        await appliance.appliance.dispatcher.retention.pass()
+        let kept = try await remaining(appliance, of: ids)
+        XCTAssertEqual(kept, [1, 2, 3], "the plain clips, then the oldest with activity only")
+        try await appliance.stop()
+    }
+
     func testNotBackedUpClipsGoLastWithAWarning() async throws {
         // Backup "on" against a closed port: uploads fail and retry; rows keep their seeded backup state.
         let ids = try seed(backedUp: [4, 5, 6, 7, 8, 9])

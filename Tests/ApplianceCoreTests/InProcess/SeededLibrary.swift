@@ -8,11 +8,12 @@ import MediaLibrary
 /// A library of real (zero-filled) clip files seeded before an appliance opens it: for retention and activity tests.
 enum SeededLibrary {
     /// `count` 100 kB clips of one second, a minute apart, oldest first, the newest a minute ago (`daysOld` earlier);
-    /// `locked` and `backedUp` pick which are; each of `marked` gets an external activity (label "seeded n") inside it.
+    /// `locked` and `backedUp` pick which are; each of `marked` gets an external activity (label "seeded n") inside it,
+    /// each of `people` a person (an object activity).
     /// Returns their ids, oldest first.
     @discardableResult
     static func seed(in directory: URL, count: Int = 10, daysOld: Double = 0, locked: Set<Int> = [], backedUp: Set<Int> = [],
-                     marked: Set<Int> = []) throws -> [String] {
+                     marked: Set<Int> = [], people: Set<Int> = []) throws -> [String] {
         let data = try DataDirectory(path: directory.appendingPathComponent("data").path)
         let library = try Library(path: data.root + "/appliance.sqlite")
         var rows: [Recording] = []
@@ -37,6 +38,11 @@ enum SeededLibrary {
                 let at = seeded[n].createdAt.addingTimeInterval(0.5)
                 _ = try await library.insertActivity(Activity(id: 0, kind: .external, label: "seeded \(n)", startedAt: at, endedAt: at))
                 try await library.markCovering(from: at, to: at, longest: 60)
+            }
+            for n in people.sorted() {
+                let at = seeded[n].createdAt.addingTimeInterval(0.5)
+                _ = try await library.insertActivity(Activity(id: 0, kind: .object, label: "person", startedAt: at, endedAt: at, peak: 0.9))
+                try await library.markCovering(from: at, to: at, longest: 60, weight: .object)
             }
         }
         return rows.map(\.id)
