@@ -131,7 +131,7 @@ class EventTap:
 
 def watch(binary, work, name, width, height, seconds, player, extra=""):
     """Runs one scene through a daemon with objects on: events, the seconds with a person detection, the status."""
-    directory = os.path.join(work, name)
+    directory = os.path.join(work, re.sub(r"[^A-Za-z0-9.]+", "-", name))  # a pipeline description splits at spaces
     os.makedirs(directory)
     fifo, camera = fifo_camera(directory, width, height)
     daemon = Daemon(binary, directory, base_config(directory, width, height, 10, True, extra) + camera)

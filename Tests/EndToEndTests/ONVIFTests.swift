@@ -15,7 +15,8 @@ final class ONVIFTests: XCTestCase {
     static let cameras = MotionTests.cameras
 
     /// A daemon with ONVIF on, its web server and RTSP on `host` (a token file: the password), motion on.
-    func startDaemon(host: String = "127.0.0.1", discovery: String, web: String = "") throws -> (DaemonProcess, webPort: Int, rtspPort: Int) {
+    func startDaemon(host: String = "127.0.0.1", discovery: String, web: String = "", extra: String = "") throws
+        -> (DaemonProcess, webPort: Int, rtspPort: Int) {
         let (webPort, rtspPort) = (FreePort.pick(), FreePort.pick())
         let daemon = try DaemonProcess(extra: """
             [video]
@@ -33,6 +34,7 @@ final class ONVIFTests: XCTestCase {
             enabled = true
             listen = "\(discovery)"
             name = "front door"
+            \(extra)
             """, cameras: Self.cameras)
         let token = daemon.directory.appendingPathComponent("token").path
         try (Self.password + "\n").write(toFile: token, atomically: true, encoding: .utf8)
@@ -84,6 +86,37 @@ final class ONVIFTests: XCTestCase {
                                                             "--password", Self.password, "--wrong-password"], timeout: 60)
         XCTAssertTrue(wrong.stdout.contains(#""refused": true, "auth_error": true"#), "Home Assistant would ask for the password again: \(wrong.stdout) \(wrong.stderr)")
         XCTAssertTrue(daemon.log.contains("ONVIF GetServices from 127.0.0.1 refused: Sender not authorized: wrong user name or password"), daemon.log)
+    }
+
+    /// Objects reach Home Assistant's ONVIF integration: with a model (made by the test: it calls the moving ball
+    /// "person"), onvif-parsers reads the PeopleDetect topic as its "Person Detection" binary sensor, there (false)
+    /// from the subscription on and true when the person is.
+    func testAPersonIsHomeAssistantsPersonDetection() throws {
+        let model = try ObjectTests.makeModel("yolo", directory: FileManager.default.temporaryDirectory.path)
+        defer { try? FileManager.default.removeItem(atPath: model) }
+        let (daemon, webPort, _) = try startDaemon(discovery: "127.0.0.1:\(FreePort.pick())", extra: """
+            [objects]
+            enabled = true
+            model = "\(model)"
+            input_width = 64
+            input_height = 64
+            min_score = 0.15
+            threshold = 0.15
+            """)
+        defer { daemon.stop() }
+        let ha = try JSONLinesProcess("/usr/bin/env", ["python3", Self.repository + "/" + Self.client, "--port", "\(webPort)",
+                                                       "--password", Self.password])
+        XCTAssertNotNil(ha.step("subscribed", within: 90), ha.stderr)
+        let person = { (value: Bool, operation: String) -> [String: Any]? in
+            ha.waitFor(40) { $0["step"] as? String == "event" && $0["name"] as? String == "Person Detection" && $0["value"] as? Bool == value
+                && $0["operation"] as? String == operation }
+        }
+        let initial = try XCTUnwrap(person(false, "Initialized"), "the sensor exists before anyone comes: \(ha.lines.suffix(5))")
+        XCTAssertEqual(initial["topic"] as? String, "tns1:RuleEngine/MyRuleDetector/PeopleDetect")
+        _ = try daemon.switchCamera(.named("ball"))
+        XCTAssertNotNil(person(true, "Changed"), "a person: \(ha.lines.suffix(5)) \(daemon.log.suffix(800))")
+        ha.closeInput()
+        XCTAssertNotNil(ha.step("done", within: 30))
     }
 
     /// An account signs in with its own name and password (PasswordText, over HTTPS: the device keeps no password a

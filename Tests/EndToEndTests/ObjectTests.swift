@@ -103,11 +103,7 @@ final class ObjectTests: XCTestCase {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("appliance-model-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
-        let model = directory.appendingPathComponent("yolo.onnx").path, labels = directory.appendingPathComponent("labels.txt").path
-        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("ObjectsTests/make_model.py").path
-        let made = try ProcessOutcome.run("/usr/bin/python3", [script, "yolo", model], timeout: 60)
-        XCTAssertEqual(made.status, 0, made.stderr)
+        let model = try Self.makeModel("yolo", directory: directory.path), labels = directory.appendingPathComponent("labels.txt").path
         try "ghost\nother\n".write(toFile: labels, atomically: true, encoding: .utf8)
         // The ball covers about a third of a crop: scores near 0.3, so this test's thresholds are lower than the default.
         let objects = """
@@ -141,9 +137,19 @@ final class ObjectTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(ghost.box.height, 40.0 / 240 - 0.002)
         XCTAssertEqual(ghost.box.height / ghost.box.width * 240 / 320, 2, accuracy: 0.5, "the model's 1:2 box, scaled with the crop")
         let status = try XCTUnwrap(try daemon.status().objects)
-        XCTAssertEqual(status.detector, "model yolo.onnx")
+        XCTAssertEqual(status.detector, "model " + (model as NSString).lastPathComponent)
         XCTAssertNil(status.detections["other"], "class 1 never scores")
         XCTAssertLessThanOrEqual(status.present["ghost"] ?? 0, 1, "the overlapping second row is suppressed")
+    }
+
+    /// A model make_model.py makes (Debian's python3-onnx) in `directory`; its path.
+    static func makeModel(_ kind: String, directory: String) throws -> String {
+        let path = directory + "/\(kind)-\(UUID().uuidString.prefix(6)).onnx"
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("ObjectsTests/make_model.py").path
+        let made = try ProcessOutcome.run("/usr/bin/python3", [script, kind, path], timeout: 60)
+        guard made.status == 0 else { throw DaemonError(message: "make_model.py \(kind): \(made.stderr)") }
+        return path
     }
 
     func testAMissingOrForeignModelIsOneLineAndMotionGoesOn() throws {
