@@ -4,6 +4,18 @@ import ApplianceBase
 import Settings
 
 extension CaptureGraph {
+    /// Motion's branch when `[motion] enabled`, and the objects' when `[objects]` is too (they look where motion is).
+    static func addDetectionBranches(config: ApplianceConfig, to pipeline: Pipeline, after rawTee: Element) throws
+        -> (MotionTap?, ObjectTap?) {
+        let v = config.video
+        let motion = config.motion.enabled ? MotionTap(fps: min(config.motion.fps, v.framerate), width: config.motion.width,
+                                                       height: config.motion.height(videoWidth: v.width, videoHeight: v.height)) : nil
+        if let motion { try addMotionBranch(to: pipeline, after: rawTee, tap: motion) }
+        let objects = try objectsTap(config.objects, video: v, motion: motion)
+        if let objects { try addObjectsBranch(to: pipeline, after: rawTee, tap: objects) }
+        return (motion, objects)
+    }
+
     /// The objects tap when `[objects] enabled` (with motion, which it follows).
     static func objectsTap(_ objects: ApplianceConfig.Objects, video v: ApplianceConfig.Video, motion: MotionTap?) throws -> ObjectTap? {
         guard objects.enabled, let motion else { return nil }

@@ -99,11 +99,7 @@ public final class CaptureGraph: Sendable {
         try Self.addLiveBranch(to: pipeline, after: rawTee, live: live)
         scrub = config.thumbnail.scrubEveryS > 0 ? ScrubFrames(intervalS: config.thumbnail.scrubEveryS, width: config.thumbnail.scrubWidth) : nil
         if let scrub { try Self.addScrubBranch(to: pipeline, after: rawTee, scrub: scrub, video: v) }
-        motion = config.motion.enabled ? MotionTap(fps: min(config.motion.fps, v.framerate), width: config.motion.width,
-                                                   height: config.motion.height(videoWidth: v.width, videoHeight: v.height)) : nil
-        if let motion { try Self.addMotionBranch(to: pipeline, after: rawTee, tap: motion) }
-        objects = try Self.objectsTap(config.objects, video: v, motion: motion)
-        if let objects { try Self.addObjectsBranch(to: pipeline, after: rawTee, tap: objects) }
+        (motion, objects) = try Self.addDetectionBranches(config: config, to: pipeline, after: rawTee)
         (parser, videoTee, encoderChain) = try Self.addVideoEncoder(config: config, fragments: fragments, to: pipeline, after: rawTee,
                                                       flow: flow, gate: gate, keyframeAt: keyframeAt)
 
