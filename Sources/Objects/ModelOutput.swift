@@ -6,6 +6,10 @@ public enum ModelOutput: String, Sendable, CaseIterable {
     /// TensorFlow SSD style: `[1, 1, N, 7]`, each row image, class id (COCO's 1-based ids: 0 is background), score,
     /// then the corners x1, y1, x2, y2 as fractions of the picture.
     case ssd
+    /// Darknet YOLO through OpenCV (its `[yolo]`/`[region]` layers): `[N, 5 + classes]`, each row centre x, centre y,
+    /// width, height as fractions of the picture, objectness, then one score per class already weighed by it (as
+    /// OpenCV's own object_detection sample reads them).
+    case darknet
 
     /// The detections above `minScore` in a picture of `frameWidth` x `frameHeight` that was given to the model at
     /// `inputWidth` x `inputHeight`. Rows that do not fit the format (a wrong shape, NaN, a class past the labels) are
@@ -36,6 +40,13 @@ public enum ModelOutput: String, Sendable, CaseIterable {
             let (w, h) = (r[2] * sx, r[3] * sy)
             return ObjectDetection(label: labels[best - 5], score: r[4] * classes[best], x: r[0] * sx - w / 2, y: r[1] * sy - h / 2,
                                    width: w, height: h)
+        case .darknet:
+            guard r.count > 5 else { return nil }
+            let classes = r[5...]
+            guard let best = classes.indices.max(by: { classes[$0] < classes[$1] }), best - 5 < labels.count else { return nil }
+            let (fw, fh) = (Double(frameWidth), Double(frameHeight))
+            let (w, h) = (r[2] * fw, r[3] * fh)
+            return ObjectDetection(label: labels[best - 5], score: classes[best], x: r[0] * fw - w / 2, y: r[1] * fh - h / 2, width: w, height: h)
         case .ssd:
             guard r.count == 7, r[1] >= 1, Int(r[1]) - 1 < labels.count else { return nil }
             let (fw, fh) = (Double(frameWidth), Double(frameHeight))

@@ -43,6 +43,9 @@ public struct ObjectTracker: Sendable {
     /// The labels present now.
     public var present: [String] { tracks.filter { $0.value.startedAt != nil }.keys.sorted() }
 
+    /// When the object of `label` present now started (nil: none is).
+    public func startedAt(_ label: String) -> Date? { tracks[label]?.startedAt }
+
     /// Takes one run's detections (all labels) made at `now`; answers what started and what ended.
     public mutating func run(_ detections: [ObjectDetection], at now: Date) -> [Change] {
         var bestByLabel: [String: ObjectDetection] = [:]

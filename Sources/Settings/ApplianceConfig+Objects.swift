@@ -17,7 +17,8 @@ extension ApplianceConfig {
         public var modelConfig = ""
         /// One class name a line, in the model's order; empty: COCO's 80.
         public var labels = ""
-        /// How the model's output reads: "yolo" (YOLOv5/YOLOX rows) or "ssd" (TensorFlow SSD rows).
+        /// How the model's output reads: "yolo" (YOLOv5/YOLOX rows), "ssd" (TensorFlow SSD rows) or "darknet" (Darknet
+        /// YOLO rows through OpenCV: boxes in fractions).
         public var output = "yolo"
         public var inputWidth = 320
         public var inputHeight = 320
@@ -54,7 +55,7 @@ extension ConfigSections {
         o.model = try t.string("model", o.model)
         o.modelConfig = try t.string("model_config", o.modelConfig)
         o.labels = try t.string("labels", o.labels)
-        o.output = try t.oneOf("output", o.output, ["yolo", "ssd"])
+        o.output = try t.oneOf("output", o.output, ["yolo", "ssd", "darknet"])
         o.inputWidth = try t.int("input_width", o.inputWidth, 16...4096)
         o.inputHeight = try t.int("input_height", o.inputHeight, 16...4096)
         o.minScore = try t.double("min_score", o.minScore, 0...100)

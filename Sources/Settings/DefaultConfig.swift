@@ -230,7 +230,7 @@ model = ""
 model_config = ""
 # Class names, one a line, in the model's order; empty: COCO's 80.
 labels = ""
-output = "yolo"            # "yolo" or "ssd": how the model's output rows read
+output = "yolo"            # "yolo", "ssd" or "darknet": how the model's output rows read
 input_width = 320
 input_height = 320
 # A detection counts at min_score; an object starts when the median of its scores over its last runs reaches

@@ -84,6 +84,21 @@ final class DNNDetectorTests: XCTestCase {
                                                frameWidth: 1, frameHeight: 1, minScore: 0), [], "a shape that does not match the values")
     }
 
+    /// Darknet YOLO through OpenCV: boxes as fractions of the picture (whatever the input size), class scores already
+    /// weighed by objectness.
+    func testDarknetRows() {
+        // [2, 7]: a car (class 1) at 0.75 centred at (0.5, 0.25), 0.2 x 0.1 of the picture; a row under the score.
+        let values: [Float] = [0.5, 0.25, 0.2, 0.1, 0.9, 0.05, 0.75,
+                               0.1, 0.1, 0.1, 0.1, 0.3, 0.2, 0.1]
+        let found = ModelOutput.darknet.decode(values, shape: [2, 7], labels: ["person", "car"], inputWidth: 416, inputHeight: 416,
+                                               frameWidth: 200, frameHeight: 100, minScore: 0.5)
+        XCTAssertEqual(found.count, 1)
+        let car = found[0]
+        XCTAssertEqual(car.label, "car")
+        XCTAssertEqual(car.score, 0.75, accuracy: 1e-6)
+        XCTAssertEqual([car.x, car.y, car.width, car.height].map { ($0 * 1000).rounded() / 1000 }, [80, 20, 40, 10])
+    }
+
     func testNonMaximumSuppressionKeepsTheBestOfEachLabel() {
         let a = ObjectDetection(label: "person", score: 0.9, x: 0, y: 0, width: 10, height: 20)
         let b = ObjectDetection(label: "person", score: 0.7, x: 1, y: 1, width: 10, height: 20)

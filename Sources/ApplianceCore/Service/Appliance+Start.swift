@@ -141,7 +141,8 @@ extension Appliance {
             services.append(MotionService(tap: tap, settings: config.motion.settings, events: events, camera: camera,
                                           pictures: activity.pictures, logger: logger))
         }
-        if let objects = objectService(graph: graph, config: config, events: events, camera: camera, logger: logger) {
+        if let objects = objectService(graph: graph, config: config, events: events, camera: camera, pictures: activity.pictures,
+                                       logger: logger) {
             services.append(objects)
         }
         if config.sound.enabled, let tap = graph.sound {
@@ -158,14 +159,14 @@ extension Appliance {
     /// Object detection when `[objects] enabled`: a detector that cannot be made is one error line, and the appliance
     /// runs on motion alone (the objects branch takes no frame).
     private static func objectService(graph: CaptureGraph, config: ApplianceConfig, events: EventHub, camera: String?,
-                                      logger: Logger) -> ObjectService? {
+                                      pictures: ActivityPictures, logger: Logger) -> ObjectService? {
         guard let tap = graph.objects, let motion = graph.motion else { return nil }
         let areas = config.objects.zones.compactMap { name in config.motion.zones.first { $0.name == name }?.area }
         let config = config.objects
         do {
             let detector = try ObjectDetectors.make(config)
             return ObjectService(tap: tap, motion: motion, detector: detector, tracker: ObjectDetectors.tracker(config), track: config.track,
-                                 zones: ObjectZones(areas), events: events, camera: camera, logger: logger)
+                                 zones: ObjectZones(areas), events: events, camera: camera, pictures: pictures, logger: logger)
         } catch {
             logger.error("objects: \(error); running on motion alone")
             tap.turnOff()

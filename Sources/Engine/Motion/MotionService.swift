@@ -97,13 +97,13 @@ package final class MotionService: Service, CustomStringConvertible {
         event = nil
     }
 
-    /// When an event's picture is worth taking again: the score grew by a quarter, a second or more after the last.
+    /// When an event's picture is worth taking again: the score grew by a quarter (`by`), a second or more after the last.
     struct BestFrame {
         package var score = 0.0
         package var at = Date.distantPast
 
-        mutating func better(_ newScore: Double, at now: Date) -> Bool {
-            guard newScore > score * 1.25, now.timeIntervalSince(at) >= 1 else { return false }
+        mutating func better(_ newScore: Double, at now: Date, by factor: Double = 1.25) -> Bool {
+            guard newScore > score * factor, now.timeIntervalSince(at) >= 1 else { return false }
             (score, at) = (newScore, now)
             return true
         }

@@ -24,11 +24,14 @@ package final class ObjectService: Service, CustomStringConvertible {
     private let camera: Locked<String?>
     private let tracker: Locked<(tracker: ObjectTracker, lastRun: Date)>
     private let failureLog = Locked<Date>(.distantPast)
+    /// Where an object's picture goes: taken when it starts (by the activity) and again when a run finds it with a
+    /// score a tenth higher than the picture's, at most once a second, so the picture shows its best sighting.
+    private let pictures: ActivityPictures?
 
     /// Subscribes at once, so a camera switch published before the service group runs is not missed.
     package init(tap: ObjectTap, motion: MotionTap, detector: any ObjectDetector, tracker: ObjectTracker.Settings, track: [String],
-                 zones: ObjectZones = ObjectZones([]), events: EventHub, camera: String?, logger: Logger) {
-        self.zones = zones
+                 zones: ObjectZones = ObjectZones([]), events: EventHub, camera: String?, pictures: ActivityPictures? = nil, logger: Logger) {
+        (self.zones, self.pictures) = (zones, pictures)
         (self.tap, self.motion, self.detector, self.events, self.logger) = (tap, motion, detector, events, logger)
         self.track = Set(track)
         tap.detectorName.withLock { $0 = detector.name }
@@ -58,6 +61,7 @@ package final class ObjectService: Service, CustomStringConvertible {
     }
 
     private func detect() async {
+        var shown: [String: MotionService.BestFrame] = [:]  // each present object's picture: its score and when
         for await sample in tap.samples {
             let started = ContinuousClock.now
             let (found, failed) = look(at: sample.frame)
@@ -66,15 +70,34 @@ package final class ObjectService: Service, CustomStringConvertible {
                     failed: failed)
             let (width, height) = (sample.frame.width, sample.frame.height)
             let tracked = found.filter { track.contains($0.label) && zones.keeps($0, width: width, height: height) }
-            let (changes, present) = tracker.withLock { t in
+            let (changes, present, starts) = tracker.withLock { t in
                 t.lastRun = Date()
-                return (t.tracker.run(tracked, at: sample.capturedAt), t.tracker.present)
+                let changes = t.tracker.run(tracked, at: sample.capturedAt)
+                return (changes, t.tracker.present, Dictionary(uniqueKeysWithValues: t.tracker.present.compactMap { l in t.tracker.startedAt(l).map { (l, $0) } }))
             }
             let counts = Dictionary(tracked.map { ($0.label, 1) }, uniquingKeysWith: +)
             tap.update { s in
                 s.present = Dictionary(uniqueKeysWithValues: present.map { ($0, counts[$0] ?? s.present[$0] ?? 1) })
             }
             await publish(changes)
+            await betterPictures(tracked, starts: starts, shown: &shown, changes: changes, at: sample.capturedAt)
+        }
+    }
+
+    /// Takes an object's picture again when this run saw it clearly better than the picture does.
+    private func betterPictures(_ tracked: [ObjectDetection], starts: [String: Date], shown: inout [String: MotionService.BestFrame],
+                                changes: [ObjectTracker.Change], at now: Date) async {
+        for change in changes {
+            switch change {
+            case .started(let label, _, let best): shown[label] = MotionService.BestFrame(score: best.score, at: now)
+            case .ended(let label, _, _, _): shown[label] = nil
+            }
+        }
+        guard let pictures else { return }
+        for (label, startedAt) in starts {
+            guard let best = tracked.filter({ $0.label == label }).max(by: { $0.score < $1.score }),
+                  shown[label, default: MotionService.BestFrame()].better(best.score, at: now, by: 1.1) else { continue }
+            _ = await pictures.capture(kind: .object, label: label, startedAt: startedAt, box: box(best))
         }
     }
 
