@@ -66,8 +66,8 @@ package final class ObjectService: Service, CustomStringConvertible {
             let started = ContinuousClock.now
             let (found, failed) = look(at: sample.frame)
             let ms = (ContinuousClock.now - started) / .milliseconds(1)
-            tap.ran(milliseconds: ms, detections: found.filter { $0.score >= tracker.withLock { $0.tracker.settings.minScore } }.map(\.label),
-                    failed: failed)
+            let minScore = tracker.withLock { $0.tracker.settings.minScore }
+            tap.ran(milliseconds: ms, detections: found.filter { $0.score >= minScore }.map(\.label), failed: failed)
             let (width, height) = (sample.frame.width, sample.frame.height)
             let tracked = found.filter { track.contains($0.label) && zones.keeps($0, width: width, height: height) }
             let (changes, present, starts) = tracker.withLock { t in
@@ -119,9 +119,12 @@ package final class ObjectService: Service, CustomStringConvertible {
             } catch {
                 failed = true
                 let now = Date()
-                if failureLog.withLock({ last in now.timeIntervalSince(last) >= 60 ? { last = now; return true }() : false }) {
-                    logger.error("objects: \(error)")
+                let due = failureLog.withLock { last -> Bool in
+                    guard now.timeIntervalSince(last) >= 60 else { return false }
+                    last = now
+                    return true
                 }
+                if due { logger.error("objects: \(error)") }
             }
         }
         return (found, failed)
