@@ -29,23 +29,9 @@ extension CaptureGraph {
     /// videoscale ! videoconvert ! GRAY8 (BGR for a model) at the objects size ! appsink (1 buffer, drops). Frames without motion are
     /// dropped before the converter: with no motion the branch costs a probe call a frame.
     static func addObjectsBranch(to pipeline: Pipeline, after rawTee: Element, tap: ObjectTap) throws {
-        let queue = try leakyQueue("objects-queue", buffers: 1)
-        let scale = try Element.make("videoscale", name: "objects-scale")
-        let convert = try Element.make("videoconvert", name: "objects-convert")
-        let caps = try Element.make("capsfilter", name: "objects-caps")
         let format = tap.channels == 3 ? "BGR" : "GRAY8"
-        caps.set("caps", try Caps("video/x-raw,format=\(format),width=\(tap.width),height=\(tap.height),pixel-aspect-ratio=1/1"))
-        let sink = try latestFrameSink("objects-sink")
-        try pipeline.add([queue, scale, convert, caps, sink])
-        try Element.link([rawTee, queue, scale, convert, caps, sink])
-        keepAllocationQueriesOut(of: queue)
-        queue.staticPad("sink")?.addProbe(.buffer) { info in
-            guard let buffer = info.buffer else { return .ok }
-            return tap.admit(runningTime: info.runningTime(buffer.pts)) ? .ok : .drop
-        }
-        AppSink.onNewSample(sink) { sample in
-            guard let bytes = sample.copyBytes() else { return }
-            tap.receive(pixels: bytes, capturedAt: Date().addingTimeInterval(-Double(age(of: sample, in: pipeline)) / 1e9))
-        }
+        try addSampledBranch("objects", to: pipeline, after: rawTee,
+                             caps: "video/x-raw,format=\(format),width=\(tap.width),height=\(tap.height),pixel-aspect-ratio=1/1",
+                             admit: tap.admit, receive: tap.receive)
     }
 }
