@@ -1,4 +1,5 @@
 import CGStreamer
+import CGStreamerShim
 
 /// A container of elements. Also used for bins parsed from gst-launch descriptions.
 public class Bin: Element, @unchecked Sendable {
@@ -38,6 +39,15 @@ public class Bin: Element, @unchecked Sendable {
         let bin = Bin(retaining: element)
         gst_object_set_name(UnsafeMutablePointer<GstObject>(OpaquePointer(element)), name)
         return bin
+    }
+
+    /// For a source whose elements add their pads later (uridecodebin, decodebin, rtspsrc with several streams):
+    /// its first video pad becomes the bin's `src` (made now, without a target, when the description left none) and
+    /// every other pad added goes to a fakesink, so a sound track nobody links stops nothing. Returns how many
+    /// elements add pads later (0: nothing to do).
+    @discardableResult
+    public func exposeDynamicPads() -> Int {
+        Int(appl_bin_expose_dynamic_pads(binPointer))
     }
 
     public func add(_ element: Element) throws {

@@ -97,6 +97,11 @@ int appl_pad_guarded_flow(GstPad *pad);
 
 /* ---- messages and objects ---- */
 const char *appl_object_name(gpointer object);
+
+/** For a source bin whose elements add their pads later (uridecodebin, decodebin, rtspsrc): when the bin has no
+ *  "src" pad, one on an `identity sync=true` ("dynamic-video", pacing a file to its timestamps) that the first video
+ *  pad added is linked to; every other pad nothing linked goes to a fakesink in the bin. Returns how many elements are watched (0: a static source). */
+int appl_bin_expose_dynamic_pads(GstBin *bin);
 /** Path of the object in the bin hierarchy ("/pipeline/cam0/src"); free with g_free. */
 char *appl_object_path(gpointer object);
 

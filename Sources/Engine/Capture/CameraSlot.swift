@@ -127,7 +127,9 @@ package final class CameraSlot: Sendable {
         case "v4l2":
             return nil
         case "pipeline":
-            return try FragmentLibrary.parse(camera.pipeline, label: "camera '\(camera.name)' pipeline", binName: "source")
+            let bin = try FragmentLibrary.parse(camera.pipeline, label: "camera '\(camera.name)' pipeline", binName: "source")
+            bin.exposeDynamicPads()  // uridecodebin, rtspsrc: the first video pad, the rest to fakesinks
+            return bin
         default:
             return try fragments.makeBin("sources", "video-\(kind)", FragmentLibrary.videoSourceValues(camera, video: video, caps: ""),
                                          binName: "source")
