@@ -54,6 +54,39 @@ static void on_pad_added(GstElement *element, GstPad *pad, gpointer user_data) {
     if (pacer) gst_object_unref(pacer);
 }
 
+/* A description parsed without ghosting (ghosting took the sink pad a delayed link needed: "rtspsrc ! rtph264depay"
+ * then never linked) whose last element has its output already: that unlinked always-present src pad becomes the
+ * bin's "src". Returns the new ghost (a reference), or NULL when there is none. */
+static GstPad *ghost_unlinked_output(GstBin *bin) {
+    GstPad *found = NULL;
+    GstIterator *elements = gst_bin_iterate_elements(bin);
+    GValue item = G_VALUE_INIT;
+    while (!found && gst_iterator_next(elements, &item) == GST_ITERATOR_OK) {
+        GstElement *element = GST_ELEMENT(g_value_get_object(&item));
+        GstIterator *pads = gst_element_iterate_src_pads(element);
+        GValue pad_item = G_VALUE_INIT;
+        while (!found && gst_iterator_next(pads, &pad_item) == GST_ITERATOR_OK) {
+            GstPad *pad = GST_PAD(g_value_get_object(&pad_item));
+            GstPadTemplate *tmpl = gst_pad_get_pad_template(pad);
+            gboolean always = tmpl && GST_PAD_TEMPLATE_PRESENCE(tmpl) == GST_PAD_ALWAYS;
+            if (tmpl) gst_object_unref(tmpl);
+            if (always && !gst_pad_is_linked(pad)) found = gst_object_ref(pad);
+            g_value_reset(&pad_item);
+        }
+        g_value_unset(&pad_item);
+        gst_iterator_free(pads);
+        g_value_reset(&item);
+    }
+    g_value_unset(&item);
+    gst_iterator_free(elements);
+    if (!found) return NULL;
+    GstPad *ghost = gst_ghost_pad_new("src", found);
+    gst_object_unref(found);
+    gst_pad_set_active(ghost, TRUE);
+    gst_element_add_pad(GST_ELEMENT(bin), ghost);
+    return gst_object_ref(ghost);
+}
+
 int appl_bin_expose_dynamic_pads(GstBin *bin) {
     int watched = 0;
     GstPad *ghost = gst_element_get_static_pad(GST_ELEMENT(bin), "src");
@@ -74,6 +107,7 @@ int appl_bin_expose_dynamic_pads(GstBin *bin) {
     }
     g_value_unset(&item);
     gst_iterator_free(it);
+    if (!ghost && watched > 0) ghost = ghost_unlinked_output(bin);
     if (!ghost && watched > 0) {
         GstElement *pacer = gst_element_factory_make("identity", "dynamic-video");
         if (pacer && gst_bin_add(bin, pacer)) {

@@ -62,7 +62,7 @@ public struct ApplianceConfig: Sendable, Equatable {
 
     public struct Camera: Sendable, Equatable {
         public var name = "main"
-        /// auto | v4l2 | test | pipeline
+        /// auto | v4l2 | test | pipeline | rtsp
         public var source = "auto"
         public var device = "/dev/video0"
         /// videotestsrc pattern for `test` sources.
@@ -81,6 +81,16 @@ public struct ApplianceConfig: Sendable, Equatable {
         /// How long the camera's start (its source reaching PLAYING) may take before it counts as failed: a source
         /// can block there (a FIFO with no writer, a wedged USB camera, a network source with no answer).
         public var startTimeoutS = 10.0
+        /// An `rtsp` camera's stream: rtsp:// or rtsps://, with no user or password in it (they go in `username`
+        /// and `password_file`, so the URL can be logged and shown).
+        public var url = ""
+        public var username = ""
+        /// A 0600 file whose first line is the camera's password; read at each start of the camera.
+        public var passwordFile = ""
+        /// auto (UDP, then TCP as rtspsrc tries them) | tcp | udp
+        public var transport = "auto"
+        /// The receiver's jitter buffer: how late a packet may come before it is given up.
+        public var latencyMs = 200
         public init() {}
     }
 

@@ -57,7 +57,7 @@ enum ConfigSections {
             var t = TableReader(table: table, path: "camera", index: index, file: file, lines: lines)
             var c = ApplianceConfig.Camera()
             c.name = try t.name("name", "camera\(index)")
-            c.source = try t.oneOf("source", c.source, ["auto", "v4l2", "test", "pipeline"])
+            c.source = try t.oneOf("source", c.source, ["auto", "v4l2", "test", "pipeline", "rtsp"])
             c.device = try t.string("device", c.device)
             c.pattern = try t.string("pattern", c.pattern)
             c.pipeline = try t.string("pipeline", c.pipeline)
@@ -65,6 +65,7 @@ enum ConfigSections {
             c.rotate = try t.int("rotate", c.rotate, 0...270)
             c.alwaysOn = try t.bool("always_on", c.alwaysOn)
             c.startTimeoutS = try t.double("start_timeout_s", c.startTimeoutS, 0.5...600)
+            try networkCamera(&t, &c)
             let mode = try t.string("mode", "")
             if !mode.isEmpty {
                 guard let request = ModeRequest(parsing: mode) else {
@@ -80,6 +81,24 @@ enum ConfigSections {
         }
         if cameras.isEmpty { throw ConfigError(file: file, line: nil, key: "camera", message: "at least one [[camera]] is needed") }
         return cameras
+    }
+
+    /// An `rtsp` camera's keys: `url` (needed, without credentials), `username`, `password_file`, `transport`,
+    /// `latency_ms`.
+    private static func networkCamera(_ t: inout TableReader, _ c: inout ApplianceConfig.Camera) throws {
+        c.url = try t.string("url", c.url)
+        c.username = try t.string("username", c.username)
+        c.passwordFile = try t.string("password_file", c.passwordFile)
+        c.transport = try t.oneOf("transport", c.transport, ["auto", "tcp", "udp"])
+        c.latencyMs = try t.int("latency_ms", c.latencyMs, 0...10_000)
+        guard c.source == "rtsp" else { return }
+        guard let url = URLComponents(string: c.url), ["rtsp", "rtsps"].contains(url.scheme?.lowercased() ?? ""),
+              let host = url.host, !host.isEmpty else {
+            throw t.error("url", "source = \"rtsp\" needs url = \"rtsp://HOST[:PORT]/PATH\" (or rtsps://), found '\(c.url)'")
+        }
+        guard url.user == nil, url.password == nil else {
+            throw t.error("url", "put the user name in username and the password in password_file, not in the url (the url is logged and shown)")
+        }
     }
 
     /// [preview]

@@ -39,7 +39,7 @@ channels = 2
 
 [[camera]]
 name = "main"
-# auto: the V4L2 device when present, else a live test pattern. v4l2 | test | pipeline
+# auto: the V4L2 device when present, else a live test pattern. v4l2 | test | pipeline | rtsp
 source = "auto"
 device = "/dev/video0"
 pattern = "smpte"
@@ -51,6 +51,15 @@ rotate = 0
 # A camera whose start takes longer than this (a wedged driver, a source that waits for ever) counts as failed: the
 # output goes on with the next camera or a black picture, and it is tried again after 1 s, 2 s, 4 s… (at most 30 s).
 start_timeout_s = 10.0
+# An IP camera (a second [[camera]], or this one): its video is decoded (the board's decoder where one works) and
+# recorded like any camera's; its sound is dropped. It may take start_timeout_s to connect and give its first frame,
+# and when it drops it is tried again by itself (1 s doubling to 30 s) while the output goes on.
+# source = "rtsp"
+# url = "rtsp://192.168.1.20:554/stream1"      # no user or password here: they are logged nowhere
+# username = "admin"
+# password_file = "/etc/appliance/front-door.password"   # mode 0600, one line
+# transport = "auto"                   # auto | tcp | udp
+# latency_ms = 200
 
 [preview]
 # auto: wayland when WAYLAND_DISPLAY is set, gl when DISPLAY is set, else none. none | kms | wayland | gl

@@ -3,33 +3,11 @@ import Foundation
 import TestSupport
 import XCTest
 
-/// Sources whose pads appear later (issue 48, part 3): a `pipeline` camera ending in uridecodebin records its picture,
-/// paced to its timestamps; its sound pad goes to a fakesink without stopping it.
+/// Sources whose pads appear later (issue 48, part 3): a `pipeline` camera ending in uridecodebin records its picture
+/// (a file paced to its timestamps, an RTSP stream as it comes); its sound pad goes to a fakesink without stopping it;
+/// `rtspsrc ! rtph264depay …`, the description that never linked (its sound pad, and a ghost taking the depayloader's
+/// sink), records too.
 final class DynamicPadSourceTests: XCTestCase {
-    /// A recording of `seconds` from the daemon's active camera: the clip's path once it decodes without a message.
-    private func record(_ daemon: DaemonProcess, seconds: Double) throws -> String {
-        _ = try daemon.recordStart()
-        try daemon.waitForMoreVideo(seconds)
-        let clip = try daemon.recordStop()
-        let decoded = try ProcessOutcome.run("/usr/bin/ffmpeg", ["-v", "error", "-i", clip.path, "-f", "null", "-"], timeout: 60)
-        XCTAssertEqual(decoded.status, 0, decoded.stderr)
-        XCTAssertEqual(decoded.stderr, "", "the clip decodes without a message")
-        return clip.path
-    }
-
-    /// How many distinct gray levels the clip's frame at `at` seconds has: ffmpeg's test card has dozens; the filler
-    /// (one colour) has one or two.
-    private func grayLevels(_ path: String, at: Double) throws -> Int {
-        let frame = try ProcessOutcome.run("/usr/bin/ffmpeg", ["-v", "error", "-ss", "\(at)", "-i", path, "-frames:v", "1", "-f", "rawvideo",
-                                                               "-pix_fmt", "gray", "-"], timeout: 60)
-        XCTAssertEqual(frame.status, 0, frame.stderr)
-        return Set(frame.stdoutData).count
-    }
-
-    private func activeCamera(_ daemon: DaemonProcess, _ name: String) throws -> Bool {
-        try daemon.waitFor(20) { try daemon.cameras().cameras.first { $0.name == name }?.state == "active" }
-    }
-
     func testURIDecodeBinOverAFileWithSoundRecordsItsPicture() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("appliance-uri-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -43,10 +21,39 @@ final class DynamicPadSourceTests: XCTestCase {
                                        cameras: "[[camera]]\nname = \"file\"\nsource = \"pipeline\"\npipeline = \"uridecodebin uri=file://\(file)\"\n")
         try daemon.start()
         defer { daemon.stop() }
-        XCTAssertTrue(try activeCamera(daemon, "file"), "the camera runs: \(daemon.log.suffix(600))")
-        let clip = try record(daemon, seconds: 3)
-        XCTAssertGreaterThan(try grayLevels(clip, at: 1.5), 20, "the file's picture, not the filler")
+        XCTAssertTrue(try daemon.waitForCamera("file", "active"), "the camera runs: \(daemon.log.suffix(600))")
+        let clip = try daemon.recordDecodable(seconds: 3)
+        XCTAssertGreaterThan(try ClipPicture.grayLevels(clip, at: 1.5), 20, "the file's picture, not the filler")
         XCTAssertTrue(try daemon.cameras().cameras.first { $0.name == "file" }?.state == "active", "still active: paced, not run through")
         XCTAssertFalse(daemon.log.contains("not-linked"), daemon.log)
+    }
+
+    func testURIDecodeBinAndRTSPSrcOverAnRTSPCameraWithSoundRecordItsPicture() throws {
+        let server = try RTSPCameraServer()
+        try server.start()
+        let cameras = """
+            [[camera]]
+            name = "uri"
+            source = "pipeline"
+            pipeline = "uridecodebin uri=\(server.url)"
+            [[camera]]
+            name = "rtp"
+            source = "pipeline"
+            pipeline = "rtspsrc location=\(server.url) latency=200 ! rtph264depay ! h264parse ! avdec_h264"
+            """
+        let daemon = try DaemonProcess(extra: "[video]\nwidth = 320\nheight = 240\nframerate = 10\n", cameras: cameras)
+        try daemon.start()
+        defer { daemon.stop() }
+        try daemon.showingLogOnFailure(in: self) {
+            XCTAssertTrue(try daemon.waitForCamera("uri", "active"), "uridecodebin over RTSP runs")
+            let first = try daemon.recordDecodable(seconds: 3)
+            XCTAssertGreaterThan(try ClipPicture.grayLevels(first, at: 1.5), 20, "the camera's picture, not the filler")
+            XCTAssertEqual(try daemon.switchCamera(.named("rtp")).active, "rtp")
+            let second = try daemon.recordDecodable(seconds: 3)
+            XCTAssertGreaterThan(try ClipPicture.grayLevels(second, at: 1.5), 20, "rtspsrc ! rtph264depay … records its picture")
+            XCTAssertEqual(try daemon.camera("rtp")?.modeReason, "decoded by avdec_h264")
+            XCTAssertFalse(daemon.log.contains("not-linked"), "the sound pads went to fakesinks")
+            XCTAssertFalse(daemon.log.contains("Delayed linking failed"))
+        }
     }
 }

@@ -14,16 +14,19 @@ public struct SwitchResult: Codable, Sendable, Equatable {
 /// One configured camera in `cameras`.
 public struct CameraReport: Codable, Sendable, Equatable {
     public var name: String
-    /// `v4l2`, `test` or `pipeline`.
+    /// `v4l2`, `test`, `pipeline` or `rtsp`.
     public var source: String
+    /// A V4L2 camera's node; an `rtsp` camera's URL (never with credentials).
     public var device: String?
     /// `active`, `standby`, `starting`, `missing` or `error`.
     public var state: String
     public var detail: String?
     public var alwaysOn: Bool
-    /// A V4L2 camera's capture mode since it last started, e.g. `YUY2 1280x720@30` (absent before its first start).
+    /// A V4L2 camera's capture mode since it last started, e.g. `YUY2 1280x720@30` (absent before its first start);
+    /// an `rtsp` camera's stream as it comes, e.g. `H264 1920x1080@25`.
     public var mode: String?
-    /// Why that mode: the configured one, the smallest reaching the rate, or a shortfall (frames repeated).
+    /// Why that mode: the configured one, the smallest reaching the rate, or a shortfall (frames repeated); for an
+    /// `rtsp` camera the decoder, e.g. `decoded by avdec_h264`.
     public var modeReason: String?
     /// Frames the camera delivered since the daemon started, after its rate was kept (thinned or repeated).
     public var framesIn: UInt64?

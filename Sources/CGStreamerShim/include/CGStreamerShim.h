@@ -102,6 +102,34 @@ const char *appl_object_name(gpointer object);
  *  "src" pad, one on an `identity sync=true` ("dynamic-video", pacing a file to its timestamps) that the first video
  *  pad added is linked to; every other pad nothing linked goes to a fakesink in the bin. Returns how many elements are watched (0: a static source). */
 int appl_bin_expose_dynamic_pads(GstBin *bin);
+
+/* ---- network cameras (network_source.c) ---- */
+/** What a network camera's receiver has seen: frames handed over, the decoded size and rate, the RTP encoding
+ *  ("H264"), the decoder chosen, and the first failure in words ("" while none). */
+typedef struct {
+    guint64 frames;
+    int width, height, fps_n, fps_d;
+    char codec[32];
+    char decoder[64];
+    char failure[512];
+} ApplNetworkSourceStats;
+/** Called once, on the thread that saw it, with the receiver's first failure in words. Must not block. */
+typedef void (*ApplNetworkFailure)(void *context, const char *reason);
+/** A receiver pipeline for `uri` (uridecodebin; an rtspsrc in it gets user, password, transport 0 auto / 1 tcp /
+ *  2 udp, latency and timeouts) handing each decoded frame to the appsrc `target` (may be NULL: frames are only
+ *  counted). Its first failure goes to `on_failure` (may be NULL) and is posted again on `target` in words; its end
+ *  of stream ends `target`'s. `release(context)` when the pipeline is freed. NULL when uridecodebin or appsink is
+ *  missing. Start and stop it with gst_element_set_state. */
+GstElement *appl_network_source_new(const char *uri, const char *user, const char *password, int transport,
+                                    unsigned latency_ms, unsigned timeout_s, GstElement *target,
+                                    ApplNetworkFailure on_failure, void *context, GDestroyNotify release);
+/** The same receiver around any source bin whose "src" pad gives raw video (a `pipeline` camera whose pads come
+ *  later, see appl_bin_expose_dynamic_pads). NULL when the bin cannot be linked to raw video. */
+GstElement *appl_source_receiver_new(GstElement *source, GstElement *target, ApplNetworkFailure on_failure, void *context,
+                                     GDestroyNotify release);
+void appl_network_source_stats(GstElement *pipeline, ApplNetworkSourceStats *out);
+/** Starts a receiver: a live source's frames go on as they arrive, a file's at its timestamps. 0 on failure. */
+int appl_network_source_start(GstElement *pipeline);
 /** Path of the object in the bin hierarchy ("/pipeline/cam0/src"); free with g_free. */
 char *appl_object_path(gpointer object);
 

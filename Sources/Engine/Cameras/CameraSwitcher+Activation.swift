@@ -68,9 +68,11 @@ extension CameraSwitcher {
                 let pipeline = graph.pipeline
                 let firstFrame = try await target.start(following: pipeline, deadline: Self.startDeadline(target))
                 logMode(of: target)
-                guard await firstFrame.wait(timeout: Self.startTimeout) != nil else {
-                    throw ApplianceError(.unavailable, "no frame within \(Self.startTimeout)")
+                let timeout = Self.firstFrameTimeout(target)
+                guard let delivered = await firstFrame.wait(timeout: timeout) else {
+                    throw ApplianceError(.unavailable, "no frame within \(timeout)")
                 }
+                guard delivered else { throw ApplianceError(.unavailable, target.startFailureReason ?? "its source failed") }
             } catch {
                 handover?.cancel()
                 if !target.config.alwaysOn { await target.stop() }

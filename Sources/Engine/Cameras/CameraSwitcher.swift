@@ -34,6 +34,11 @@ public actor CameraSwitcher: Service, CustomStringConvertible {
     private nonisolated let refreshQueued = Locked(false)
     /// How long a started camera has to deliver its first frame.
     static let startTimeout: Duration = .seconds(5)
+    /// A network camera connects, and its decoder waits for a key frame (IP cameras send one every 2-4 s): it has
+    /// `start_timeout_s` for its first frame, at least `startTimeout`.
+    static func firstFrameTimeout(_ slot: CameraSlot) -> Duration {
+        slot.kind == "rtsp" ? max(startTimeout, startDeadline(slot)) : startTimeout
+    }
     /// How long a camera's start (its source reaching PLAYING) may take: `[[camera]] start_timeout_s`.
     static func startDeadline(_ slot: CameraSlot) -> Duration { .milliseconds(Int64(slot.config.startTimeoutS * 1000)) }
     /// Failed cameras, by name: how many times in a row, and when the next try may be (`RetryBackoff`).
@@ -71,6 +76,7 @@ public actor CameraSwitcher: Service, CustomStringConvertible {
 
     /// A camera's stream ended or errored (from the bus or a streaming thread): the output moves on.
     package nonisolated func cameraFailed(_ name: String, reason: String) {
+        graph.cameras.first { $0.name == name }?.sourceFailed(reason)
         enqueue(.failed(camera: name, reason: reason))
     }
 
@@ -132,9 +138,11 @@ public actor CameraSwitcher: Service, CustomStringConvertible {
     package func report(devices: [DeviceInfo]) -> CamerasReport {
         CamerasReport(active: active?.name, cameras: slots.map { slot in
             let state = slot.state.withLock { $0 }, mode = slot.mode.withLock { $0 }
-            return CameraReport(name: slot.name, source: slot.kind, device: slot.kind == "v4l2" ? slot.config.device : nil,
+            let stream = slot.network?.stats
+            return CameraReport(name: slot.name, source: slot.kind, device: slot.deviceName,
                                 state: state.name, detail: state.detail, alwaysOn: slot.config.alwaysOn,
-                                mode: mode?.summary, modeReason: mode?.reason, framesIn: slot.framesIn,
+                                mode: stream.flatMap(ReceivedSource.summary) ?? mode?.summary,
+                                modeReason: stream?.decoder.map { "decoded by \($0)" } ?? mode?.reason, framesIn: slot.framesIn,
                                 framesRepeated: slot.framesRepeated)
         }, devices: devices)
     }

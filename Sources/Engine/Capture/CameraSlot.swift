@@ -35,7 +35,7 @@ package final class CameraSlot: Sendable {
 
     package let name: String
     package let config: ApplianceConfig.Camera
-    /// v4l2 | test | pipeline
+    /// v4l2 | test | pipeline | rtsp
     package let kind: String
     package let bin: Bin
     let selectorPad: Pad
@@ -59,6 +59,10 @@ package final class CameraSlot: Sendable {
     /// The camera's rate keeper: its `duplicate` count is the frames repeated because the camera was late.
     private let rate: Element
     package var framesRepeated: UInt64 { rate.get("duplicate").flatMap { UInt64($0) } ?? 0 }
+    /// An `rtsp` camera's receiver, or a `pipeline` camera's whose pads come later (nil for other sources).
+    let network: ReceivedSource?
+    /// Why the last start failed before its first frame, as its source said it (an error on the bus).
+    private let startFailure = Locked<String?>(nil)
 
     /// Builds the camera's bin inside `pipeline` and links it to `selector`. `onStreamEnd` is called (from a
     /// streaming thread) when the camera's stream ends by itself: its EOS never reaches the selector.
@@ -77,7 +81,8 @@ package final class CameraSlot: Sendable {
         try bin.add(conversion.elements)
         try Element.link(conversion.elements)
         // A V4L2 camera's source is made when it starts, in the mode its device offers then (see `V4L2Source`).
-        let made = try Self.makeSource(camera, kind: kind, fragments: fragments, video: video)
+        network = try ReceivedSource.make(for: camera, kind: kind)
+        let made = try network?.bin ?? Self.makeSource(camera, kind: kind, fragments: fragments, video: video)
         if let made {
             try bin.add(made)
             try made.link(conversion.convert)
@@ -127,9 +132,7 @@ package final class CameraSlot: Sendable {
         case "v4l2":
             return nil
         case "pipeline":
-            let bin = try FragmentLibrary.parse(camera.pipeline, label: "camera '\(camera.name)' pipeline", binName: "source")
-            bin.exposeDynamicPads()  // uridecodebin, rtspsrc: the first video pad, the rest to fakesinks
-            return bin
+            return try FragmentLibrary.parse(camera.pipeline, label: "camera '\(camera.name)' pipeline", binName: "source")
         default:
             return try fragments.makeBin("sources", "video-\(kind)", FragmentLibrary.videoSourceValues(camera, video: video, caps: ""),
                                          binName: "source")
@@ -155,6 +158,15 @@ package final class CameraSlot: Sendable {
     }
 
     package var isRunning: Bool { running.withLock { $0 } }
+
+    /// What status shows as the camera's device: a V4L2 node, an IP camera's URL (it holds no credentials).
+    package var deviceName: String? {
+        switch kind {
+        case "v4l2": config.device
+        case "rtsp": config.url
+        default: nil
+        }
+    }
 
     /// The caps every camera slot (and the filler) labels its frames with: the graph's size, format and rate, and
     /// nothing else. The capsfilter makes the frames that; the label makes the caps event byte for byte the same
@@ -194,6 +206,7 @@ package final class CameraSlot: Sendable {
         }
         let shot = OneShot<Bool>()
         firstFrame.withLock { $0 = shot }
+        startFailure.withLock { $0 = nil }
         let began = ContinuousClock.now
         do {
             try await DeviceCall.run("camera '\(name)' start", deadline: deadline, afterAbandoned: { [self] _ in
@@ -214,11 +227,23 @@ package final class CameraSlot: Sendable {
         output.setOffset(Int64(bin.startNow(in: pipeline)))
         do {
             try bin.setState(.playing)
+            try network?.start { [weak self] reason in self?.sourceFailed(reason) }
         } catch {
+            network?.stop()
             _ = try? bin.setState(.null)
             throw error
         }
     }
+
+    /// Its source failed (an error on the bus from inside its bin): a start waiting for the first frame ends now
+    /// with `reason`, not at its timeout with "no frame".
+    package func sourceFailed(_ reason: String) {
+        startFailure.withLock { $0 = $0 ?? reason }
+        firstFrame.withLock { $0 }?.fire(false)
+    }
+
+    /// Why the last start ended without a frame, when its source said.
+    package var startFailureReason: String? { startFailure.withLock { $0 } }
 
     /// Whether a start of this camera was abandoned and has not returned: nothing can be done with its bin (its
     /// state lock is held) until it does.
@@ -254,6 +279,7 @@ package final class CameraSlot: Sendable {
 
     private func stopBin() {
         running.withLock { $0 = false }
+        network?.stop()
         bin.setLockedState(true)
         _ = try? bin.setState(.null)
     }

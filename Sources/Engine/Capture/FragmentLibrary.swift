@@ -89,11 +89,12 @@ public struct FragmentLibrary: Sendable {
     /// `libcamerasrc ! video/x-raw,width=1280,height=720`, the usual way to pin a camera's mode — fails with
     /// `no element "video"`. Such a description is a complete source for gst-launch once something follows it,
     /// so it is parsed again ending in an `identity` (a pass-through): the caps then become the capsfilter they mean.
-    public static func parse(_ text: String, label: String, binName: String) throws -> Bin {
+    public static func parse(_ text: String, label: String, binName: String, ghostUnlinkedPads: Bool = true) throws -> Bin {
         do {
-            return try Bin.parse(text, name: binName, label: label)
+            return try Bin.parse(text, name: binName, label: label, ghostUnlinkedPads: ghostUnlinkedPads)
         } catch let error as GStreamerError {
-            if error.message.contains("no element"), let completed = try? Bin.parse(text + " ! identity", name: binName, label: label) {
+            if error.message.contains("no element"),
+               let completed = try? Bin.parse(text + " ! identity", name: binName, label: label, ghostUnlinkedPads: ghostUnlinkedPads) {
                 return completed
             }
             throw FragmentError(fragment: label, message: "\(error.message) — in: \(text)")

@@ -1,0 +1,361 @@
+#include "CGStreamerShim.h"
+#include <gst/app/gstappsrc.h>
+#include <string.h>
+
+/* An IP camera's receiver: a pipeline of its own (uridecodebin over the camera's URL, its rtspsrc set up with the
+ * credentials, transport and latency) whose first decoded video pad goes to an appsink. Each frame is handed to
+ * `target`, an appsrc in the camera's bin of the live graph, with its timestamps cleared: the appsrc stamps it on
+ * arrival, as a camera's driver would, so the live graph never sees the network's clock. Everything else the
+ * camera sends (its sound, a second video) goes to fakesinks.
+ *
+ * Its own pipeline, not a bin in the live graph: a camera that drops, refuses or never answers fails here, its
+ * state changes and its jitterbuffer's clock stay out of the recording's pipeline, and a restart is a new one.
+ * Its bus is read by a sync handler: an error is posted again on `target` (so the live graph's bus names the
+ * camera, and the camera switcher hands over), phrased for a person and kept for `stats` (the doctor, which has no
+ * target, reads it there); the end of the stream ends `target`'s. Nothing here blocks a streaming thread. */
+
+typedef struct {
+    GstElement *target;
+    GMutex lock;
+    guint64 frames;
+    gchar *codec;
+    gchar *decoder;
+    gint width, height, fps_n, fps_d;
+    gboolean video_linked;
+    gchar *failure;
+    GstCaps *caps;
+    gint transport;
+    guint latency_ms;
+    guint timeout_s;
+    gchar *user;
+    gchar *password;
+    ApplNetworkFailure on_failure;
+    gpointer context;
+    GDestroyNotify release;
+} NetworkSource;
+
+static const char *KEY = "appl-network-source";
+
+static void network_source_free(gpointer data) {
+    NetworkSource *s = data;
+    if (s->target) gst_object_unref(s->target);
+    if (s->caps) gst_caps_unref(s->caps);
+    g_free(s->codec);
+    g_free(s->decoder);
+    g_free(s->failure);
+    if (s->password) memset(s->password, 0, strlen(s->password));
+    g_free(s->password);
+    g_free(s->user);
+    if (s->release) s->release(s->context);
+    g_mutex_clear(&s->lock);
+    g_free(s);
+}
+
+static NetworkSource *state_of(GstElement *pipeline) { return g_object_get_data(G_OBJECT(pipeline), KEY); }
+
+/* The reason a person can act on, from rtspsrc's error (its own words as the detail). */
+static gchar *describe(GError *error, const gchar *debug) {
+    const char *detail = debug ? strrchr(debug, '\n') : NULL;
+    detail = detail ? detail + 1 : (debug ? debug : "");
+    if (error->domain == GST_RESOURCE_ERROR && error->code == GST_RESOURCE_ERROR_NOT_AUTHORIZED)
+        return g_strdup_printf("the camera refused the user name or password (%s)", detail);
+    if (error->domain == GST_RESOURCE_ERROR && error->code == GST_RESOURCE_ERROR_NOT_FOUND)
+        return g_strdup_printf("the camera has no stream at that path (%s)", detail);
+    if (strstr(detail, "Failed to connect"))
+        return g_strdup("cannot connect to the camera (connection refused or no route to it)");
+    if (strstr(detail, "Could not connect to server"))
+        return g_strdup("lost the connection to the camera");
+    if (strstr(detail, "Timeout") || strstr(detail, "timeout"))
+        return g_strdup_printf("the camera does not answer (%s)", detail);
+    if (error->domain == GST_STREAM_ERROR && error->code == GST_STREAM_ERROR_CODEC_NOT_FOUND)
+        return g_strdup_printf("no decoder for the camera's video here (%s)", error->message);
+    return g_strdup_printf("%s%s%s", error->message, *detail ? ": " : "", detail);
+}
+
+/* The first failure is kept (the doctor reads it), told to `on_failure` and posted on the target, once. */
+static void fail(NetworkSource *s, const char *reason) {
+    g_mutex_lock(&s->lock);
+    gboolean first = s->failure == NULL;
+    if (first) s->failure = g_strdup(reason);
+    g_mutex_unlock(&s->lock);
+    if (!first) return;
+    if (s->on_failure) s->on_failure(s->context, reason);
+    if (!s->target) return;
+    GError *error = g_error_new_literal(GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_FAILED, reason);
+    gst_element_post_message(s->target, gst_message_new_error(GST_OBJECT(s->target), error, NULL));
+    g_error_free(error);
+}
+
+static GstBusSyncReply on_message(GstBus *bus, GstMessage *message, gpointer data) {
+    (void)bus;
+    GstElement *pipeline = data;
+    NetworkSource *s = state_of(pipeline);
+    if (s && GST_MESSAGE_TYPE(message) == GST_MESSAGE_ERROR) {
+        GError *error = NULL;
+        gchar *debug = NULL;
+        gst_message_parse_error(message, &error, &debug);
+        gchar *reason = describe(error, debug);
+        fail(s, reason);
+        g_free(reason);
+        g_error_free(error);
+        g_free(debug);
+    }
+    gst_message_unref(message);
+    return GST_BUS_DROP;
+}
+
+static void on_source_setup(GstElement *decode, GstElement *source, gpointer data) {
+    (void)decode;
+    NetworkSource *s = data;
+    GObjectClass *klass = G_OBJECT_GET_CLASS(source);
+    if (!g_object_class_find_property(klass, "user-id")) return;
+    if (s->user && *s->user) g_object_set(source, "user-id", s->user, NULL);
+    if (s->password && *s->password) g_object_set(source, "user-pw", s->password, NULL);
+    /* GstRTSPLowerTrans: UDP 1, UDP_MCAST 2, TCP 4; auto: UDP and TCP as rtspsrc tries them. */
+    const char *protocols = s->transport == 1 ? "tcp" : s->transport == 2 ? "udp" : "udp+udp-mcast+tcp";
+    gst_util_set_object_arg(G_OBJECT(source), "protocols", protocols);
+    g_object_set(source, "latency", s->latency_ms, NULL);
+    guint64 timeout_us = (guint64)s->timeout_s * G_USEC_PER_SEC;
+    g_object_set(source, "tcp-timeout", timeout_us, NULL);
+    if (g_object_class_find_property(klass, "timeout")) g_object_set(source, "timeout", timeout_us, NULL);
+    if (g_object_class_find_property(klass, "teardown-timeout")) g_object_set(source, "teardown-timeout", (guint64)(200 * GST_MSECOND), NULL);
+}
+
+/* The video decoder decodebin chose (the board's where one ranks first, else libav), and the codec it decodes. */
+static void on_element_added(GstBin *bin, GstBin *sub, GstElement *element, gpointer data) {
+    (void)bin; (void)sub;
+    NetworkSource *s = data;
+    GstElementFactory *factory = gst_element_get_factory(element);
+    if (!factory) return;
+    const gchar *klass = gst_element_factory_get_metadata(factory, GST_ELEMENT_METADATA_KLASS);
+    if (!klass || !strstr(klass, "Decoder") || !strstr(klass, "Video")) return;
+    g_mutex_lock(&s->lock);
+    if (!s->decoder) s->decoder = g_strdup(GST_OBJECT_NAME(factory));
+    g_mutex_unlock(&s->lock);
+}
+
+static void drop_into_fakesink(GstElement *pipeline, GstPad *pad) {
+    GstElement *sink = gst_element_factory_make("fakesink", NULL);
+    if (!sink) return;
+    g_object_set(sink, "sync", FALSE, "async", FALSE, NULL);
+    if (!gst_bin_add(GST_BIN(pipeline), sink)) return;
+    GstPad *input = gst_element_get_static_pad(sink, "sink");
+    gst_pad_link(pad, input);
+    gst_object_unref(input);
+    gst_element_sync_state_with_parent(sink);
+}
+
+static void on_pad_added(GstElement *decode, GstPad *pad, gpointer data) {
+    (void)decode;
+    GstElement *pipeline = data;
+    NetworkSource *s = state_of(pipeline);
+    GstCaps *caps = gst_pad_get_current_caps(pad);
+    if (!caps) caps = gst_pad_query_caps(pad, NULL);
+    gboolean video = caps && gst_caps_get_size(caps) > 0 &&
+                     g_str_has_prefix(gst_structure_get_name(gst_caps_get_structure(caps, 0)), "video/");
+    if (caps) gst_caps_unref(caps);
+    GstElement *frames = gst_bin_get_by_name(GST_BIN(pipeline), "frames");
+    GstPad *input = frames ? gst_element_get_static_pad(frames, "sink") : NULL;
+    gboolean linked = video && input && !gst_pad_is_linked(input) && gst_pad_link(pad, input) == GST_PAD_LINK_OK;
+    if (linked) {
+        g_mutex_lock(&s->lock);
+        s->video_linked = TRUE;
+        g_mutex_unlock(&s->lock);
+    } else {
+        drop_into_fakesink(pipeline, pad);
+    }
+    if (video && !linked && input && !gst_pad_is_linked(input)) {
+        fail(s, "the camera's video decodes to frames in a memory the appliance cannot read (no system-memory output)");
+    }
+    if (input) gst_object_unref(input);
+    if (frames) gst_object_unref(frames);
+}
+
+static void on_no_more_pads(GstElement *decode, gpointer data) {
+    (void)decode;
+    GstElement *pipeline = data;
+    NetworkSource *s = state_of(pipeline);
+    g_mutex_lock(&s->lock);
+    gboolean linked = s->video_linked;
+    g_mutex_unlock(&s->lock);
+    if (!linked) fail(s, "the camera's stream has no video track");
+}
+
+/* The RTP encoding of the camera's video (H264, H265, JPEG…), read from rtspsrc's pad as it appears. */
+static GstPadProbeReturn note_codec(GstPad *pad, GstPadProbeInfo *info, gpointer data) {
+    (void)pad;
+    NetworkSource *s = data;
+    GstEvent *event = GST_PAD_PROBE_INFO_EVENT(info);
+    if (GST_EVENT_TYPE(event) != GST_EVENT_CAPS) return GST_PAD_PROBE_OK;
+    GstCaps *caps = NULL;
+    gst_event_parse_caps(event, &caps);
+    const GstStructure *st = gst_caps_get_structure(caps, 0);
+    const gchar *media = gst_structure_get_string(st, "media");
+    const gchar *encoding = gst_structure_get_string(st, "encoding-name");
+    if (media && encoding && strcmp(media, "video") == 0) {
+        g_mutex_lock(&s->lock);
+        if (!s->codec) s->codec = g_strdup(encoding);
+        g_mutex_unlock(&s->lock);
+    }
+    return GST_PAD_PROBE_OK;
+}
+
+static void on_source_pad(GstElement *source, GstPad *pad, gpointer data) {
+    (void)source;
+    gst_pad_add_probe(pad, GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM, note_codec, data, NULL);
+}
+
+static void on_source_created(GstElement *decode, GstElement *source, gpointer data) {
+    on_source_setup(decode, source, data);
+    g_signal_connect(source, "pad-added", G_CALLBACK(on_source_pad), data);
+}
+
+static GstFlowReturn on_sample(GstAppSink *sink, gpointer data) {
+    NetworkSource *s = data;
+    GstSample *sample = gst_app_sink_pull_sample(sink);
+    if (!sample) return GST_FLOW_EOS;
+    GstCaps *caps = gst_sample_get_caps(sample);
+    g_mutex_lock(&s->lock);
+    s->frames++;
+    gboolean changed = caps && (!s->caps || !gst_caps_is_equal(caps, s->caps));
+    if (changed) {
+        gst_caps_replace(&s->caps, caps);
+        GstVideoInfo info;
+        if (gst_video_info_from_caps(&info, caps)) {
+            s->width = GST_VIDEO_INFO_WIDTH(&info);
+            s->height = GST_VIDEO_INFO_HEIGHT(&info);
+            s->fps_n = GST_VIDEO_INFO_FPS_N(&info);
+            s->fps_d = GST_VIDEO_INFO_FPS_D(&info);
+        }
+    }
+    g_mutex_unlock(&s->lock);
+    if (s->target) {
+        if (changed) gst_app_src_set_caps(GST_APP_SRC(s->target), caps);
+        GstBuffer *buffer = gst_buffer_copy(gst_sample_get_buffer(sample));  /* shares the memory */
+        GST_BUFFER_PTS(buffer) = GST_CLOCK_TIME_NONE;
+        GST_BUFFER_DTS(buffer) = GST_CLOCK_TIME_NONE;
+        GST_BUFFER_DURATION(buffer) = GST_CLOCK_TIME_NONE;
+        gst_app_src_push_buffer(GST_APP_SRC(s->target), buffer);  /* leaky: never waits */
+    }
+    gst_sample_unref(sample);
+    return GST_FLOW_OK;
+}
+
+static void on_eos(GstAppSink *sink, gpointer data) {
+    (void)sink;
+    NetworkSource *s = data;
+    if (s->target) gst_app_src_end_of_stream(GST_APP_SRC(s->target));
+}
+
+/* The receiver's pipeline with its appsink ("frames") and state; the caller adds and links the source. */
+static GstElement *make_receiver(GstElement *target, ApplNetworkFailure on_failure, void *context,
+                                 GDestroyNotify release, NetworkSource **out) {
+    GstElement *pipeline = gst_pipeline_new("network-camera");
+    GstElement *frames = gst_element_factory_make("appsink", "frames");
+    if (!pipeline || !frames) {
+        if (pipeline) gst_object_unref(pipeline);
+        if (frames) gst_object_unref(frames);
+        return NULL;
+    }
+    NetworkSource *s = g_new0(NetworkSource, 1);
+    g_mutex_init(&s->lock);
+    s->target = target ? gst_object_ref(target) : NULL;
+    s->on_failure = on_failure;
+    s->context = context;
+    s->release = release;
+    g_object_set_data_full(G_OBJECT(pipeline), KEY, s, network_source_free);
+    GstCaps *raw = gst_caps_from_string("video/x-raw");
+    g_object_set(frames, "caps", raw, "sync", FALSE, "max-buffers", 2, "drop", TRUE, "enable-last-sample", FALSE, NULL);
+    gst_caps_unref(raw);
+    GstAppSinkCallbacks callbacks = {0};
+    callbacks.new_sample = on_sample;
+    callbacks.eos = on_eos;
+    gst_app_sink_set_callbacks(GST_APP_SINK(frames), &callbacks, s, NULL);
+    g_signal_connect(pipeline, "deep-element-added", G_CALLBACK(on_element_added), s);
+    gst_bin_add(GST_BIN(pipeline), frames);
+    GstBus *bus = gst_element_get_bus(pipeline);
+    gst_bus_set_sync_handler(bus, on_message, pipeline, NULL);
+    gst_object_unref(bus);
+    *out = s;
+    return pipeline;
+}
+
+GstElement *appl_network_source_new(const char *uri, const char *user, const char *password, int transport,
+                                    unsigned latency_ms, unsigned timeout_s, GstElement *target,
+                                    ApplNetworkFailure on_failure, void *context, GDestroyNotify release) {
+    GstElement *decode = gst_element_factory_make("uridecodebin", "decode");
+    if (!decode) return NULL;
+    NetworkSource *s = NULL;
+    GstElement *pipeline = make_receiver(target, on_failure, context, release, &s);
+    if (!pipeline) {
+        gst_object_unref(decode);
+        return NULL;
+    }
+    s->user = g_strdup(user);
+    s->password = g_strdup(password);
+    s->transport = transport;
+    s->latency_ms = latency_ms;
+    s->timeout_s = timeout_s;
+    g_object_set(decode, "uri", uri, NULL);
+    g_signal_connect(decode, "source-setup", G_CALLBACK(on_source_created), s);
+    g_signal_connect(decode, "pad-added", G_CALLBACK(on_pad_added), pipeline);
+    g_signal_connect(decode, "no-more-pads", G_CALLBACK(on_no_more_pads), pipeline);
+    gst_bin_add(GST_BIN(pipeline), decode);
+    return pipeline;
+}
+
+GstElement *appl_source_receiver_new(GstElement *source, GstElement *target, ApplNetworkFailure on_failure, void *context,
+                                     GDestroyNotify release) {
+    NetworkSource *s = NULL;
+    GstElement *pipeline = make_receiver(target, on_failure, context, release, &s);
+    if (!pipeline) return NULL;
+    gst_bin_add(GST_BIN(pipeline), source);
+    GstElement *frames = gst_bin_get_by_name(GST_BIN(pipeline), "frames");
+    gboolean linked = gst_element_link(source, frames);
+    gst_object_unref(frames);
+    if (!linked) {
+        gst_object_unref(pipeline);
+        return NULL;
+    }
+    s->video_linked = TRUE;
+    /* Paced by the appsink (by the stream's timestamps) until the start finds the source live; not by the identity
+     * the bin may have for that. */
+    GstElement *pacer = gst_bin_get_by_name(GST_BIN(source), "dynamic-video");
+    if (pacer) {
+        g_object_set(pacer, "sync", FALSE, NULL);
+        gst_object_unref(pacer);
+    }
+    frames = gst_bin_get_by_name(GST_BIN(pipeline), "frames");
+    g_object_set(frames, "sync", TRUE, NULL);
+    gst_object_unref(frames);
+    return pipeline;
+}
+
+int appl_network_source_start(GstElement *pipeline) {
+    GstStateChangeReturn paused = gst_element_set_state(pipeline, GST_STATE_PAUSED);
+    if (paused == GST_STATE_CHANGE_FAILURE) return 0;
+    if (paused == GST_STATE_CHANGE_NO_PREROLL) {
+        /* A live source (a camera, RTSP): each frame goes on as it arrives; waiting for its timestamp would add the
+         * jitterbuffer's whole latency. A file is paced to its timestamps, as a camera would deliver it. */
+        GstElement *frames = gst_bin_get_by_name(GST_BIN(pipeline), "frames");
+        g_object_set(frames, "sync", FALSE, NULL);
+        gst_object_unref(frames);
+    }
+    return gst_element_set_state(pipeline, GST_STATE_PLAYING) != GST_STATE_CHANGE_FAILURE;
+}
+
+void appl_network_source_stats(GstElement *pipeline, ApplNetworkSourceStats *out) {
+    memset(out, 0, sizeof(*out));
+    NetworkSource *s = state_of(pipeline);
+    if (!s) return;
+    g_mutex_lock(&s->lock);
+    out->frames = s->frames;
+    out->width = s->width;
+    out->height = s->height;
+    out->fps_n = s->fps_n;
+    out->fps_d = s->fps_d;
+    if (s->codec) g_strlcpy(out->codec, s->codec, sizeof(out->codec));
+    if (s->decoder) g_strlcpy(out->decoder, s->decoder, sizeof(out->decoder));
+    if (s->failure) g_strlcpy(out->failure, s->failure, sizeof(out->failure));
+    g_mutex_unlock(&s->lock);
+}

@@ -1,0 +1,144 @@
+import ApplianceProtocol
+import Foundation
+import TestSupport
+import XCTest
+
+/// IP cameras (issue 48): `source = "rtsp"` against an RTSP server independent of the appliance (gst-rtsp-server from
+/// Python, H.264 + AAC, Digest password), recording its picture; a wrong password, an outage and a camera that never
+/// answers each fail with one clear line, come back by themselves, and never hold up a stop.
+final class NetworkCameraTests: XCTestCase {
+    private let small = "[video]\nwidth = 320\nheight = 240\nframerate = 10\n"
+    private let password = "d00r-Päss word"
+
+    /// An `rtsp` camera's config, its password in a 0600 file next to the daemon's config.
+    private func networkCamera(_ url: String, passwordFile: String, startTimeout: Double = 10) -> String {
+        """
+        [[camera]]
+        name = "door"
+        source = "rtsp"
+        url = "\(url)"
+        username = "viewer"
+        password_file = "\(passwordFile)"
+        start_timeout_s = \(startTimeout)
+        """
+    }
+
+    private func writePassword(_ text: String, to path: String) throws {
+        try (text + "\n").write(toFile: path, atomically: true, encoding: .utf8)
+        chmod(path, 0o600)
+    }
+
+    func testAnIPCameraWithSoundAndAPasswordRecordsItsPicture() throws {
+        let server = try RTSPCameraServer(user: "viewer", password: password)
+        try server.start()
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("door-\(UUID().uuidString.prefix(8)).password").path
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        try writePassword(password, to: file)
+        let daemon = try DaemonProcess(extra: small, cameras: networkCamera(server.url, passwordFile: file))
+        try daemon.start()
+        defer { daemon.stop() }
+        try daemon.showingLogOnFailure(in: self) {
+            XCTAssertTrue(try daemon.waitForCamera("door", "active"))
+            let camera = try XCTUnwrap(daemon.camera("door"))
+            XCTAssertEqual(camera.source, "rtsp")
+            XCTAssertEqual(camera.device, server.url)
+            XCTAssertEqual(camera.mode, "H264 320x240@10", "the stream as it comes")
+            XCTAssertEqual(camera.modeReason?.hasPrefix("decoded by "), true)
+            let clip = try daemon.recordDecodable(seconds: 3)
+            XCTAssertGreaterThan(try ClipPicture.grayLevels(clip, at: 1.5), 20, "the camera's picture, not the filler")
+            let listed = try daemon.ctl(["cameras"])
+            XCTAssertEqual(listed.status, 0)
+            XCTAssertTrue(listed.stdout.contains(server.url), listed.stdout)
+            for text in [daemon.log, listed.stdout, try daemon.ctl(["status"]).stdout] {
+                XCTAssertFalse(text.contains(password), "the password is shown nowhere")
+            }
+        }
+    }
+
+    func testAWrongPasswordIsOneClearLineAndTheRightOneIsTakenAtTheNextTry() throws {
+        let server = try RTSPCameraServer(user: "viewer", password: password)
+        try server.start()
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("door-\(UUID().uuidString.prefix(8)).password").path
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        try writePassword("not it", to: file)
+        let daemon = try DaemonProcess(extra: small, cameras: networkCamera(server.url, passwordFile: file))
+        try daemon.start()
+        defer { daemon.stop() }
+        try daemon.showingLogOnFailure(in: self) {
+            XCTAssertTrue(try daemon.waitForCamera("door", "error"))
+            let detail = try XCTUnwrap(daemon.camera("door")?.detail)
+            XCTAssertTrue(detail.contains("refused the user name or password"), detail)
+            XCTAssertTrue(daemon.log.contains("camera 'door' failed to start: the camera refused the user name or password"), daemon.log)
+            XCTAssertTrue(try daemon.status().ready, "the daemon runs on the filler")
+            try writePassword(password, to: file)
+            XCTAssertTrue(try daemon.waitForCamera("door", "active", timeout: 40), "retried with backoff, with the password file read again")
+        }
+    }
+
+    func testTheCameraComesBackAfterAnOutageAndARecordingAcrossItDecodes() throws {
+        let server = try RTSPCameraServer()
+        try server.start()
+        let daemon = try DaemonProcess(extra: small, cameras: "[[camera]]\nname = \"door\"\nsource = \"rtsp\"\nurl = \"\(server.url)\"\n")
+        try daemon.start()
+        defer { daemon.stop() }
+        try daemon.showingLogOnFailure(in: self) {
+            XCTAssertTrue(try daemon.waitForCamera("door", "active"))
+            _ = try daemon.recordStart()
+            try daemon.waitForMoreVideo(2)
+            server.stop()
+            XCTAssertTrue(try daemon.waitForCamera("door", "error"), "the drop is noticed")
+            Thread.sleep(forTimeInterval: 6)  // the outage itself: the camera is off the network for 6 s
+            try server.start()
+            let back = Date()
+            XCTAssertTrue(try daemon.waitForCamera("door", "active", timeout: 15), "active again within 15 s of its return")
+            print("NetworkCameraTests: active again \(String(format: "%.1f", Date().timeIntervalSince(back))) s after the camera's return")
+            try daemon.waitForMoreVideo(2)
+            let clip = try daemon.recordStop()
+            try ClipPicture.assertDecodes(clip.path)
+            XCTAssertGreaterThan(clip.durationMs, 9_000, "one clip across the outage")
+            XCTAssertEqual(try daemon.status().recording, nil)
+
+            server.stop()
+            XCTAssertTrue(try daemon.waitForCamera("door", "error"))
+            let asked = Date()
+            XCTAssertEqual(daemon.stop(), 0)
+            XCTAssertLessThan(Date().timeIntervalSince(asked), 10, "SIGTERM stops the daemon within 10 s while the camera is gone")
+        }
+    }
+
+    func testACameraThatNeverAnswersFailsAtItsTimeoutAndNeverHoldsUpAStop() throws {
+        let silent = try SilentListener()
+        let daemon = try DaemonProcess(extra: small, cameras: "[[camera]]\nname = \"door\"\nsource = \"rtsp\"\nurl = \"rtsp://127.0.0.1:\(silent.port)/live\"\nstart_timeout_s = 2\n")
+        try daemon.start()
+        try daemon.showingLogOnFailure(in: self) {
+            XCTAssertTrue(try daemon.waitForCamera("door", "error"))
+            let detail = try XCTUnwrap(daemon.camera("door")?.detail)
+            XCTAssertTrue(detail.contains("does not answer") || detail.contains("no frame within"), detail)
+            XCTAssertTrue(try daemon.waitForCamera("door", "starting", timeout: 10), "tried again")
+            let asked = Date()
+            XCTAssertEqual(daemon.stop(), 0)
+            XCTAssertLessThan(Date().timeIntervalSince(asked), 10, "a start waiting on the camera does not hold up SIGTERM")
+        }
+    }
+}
+
+/// A TCP port that takes connections (the kernel completes them) and never says a word: a camera that hangs.
+private final class SilentListener {
+    let port: Int
+    private let fd: Int32
+
+    init() throws {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        self.fd = fd
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) } }
+        let named = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
+        guard fd >= 0, bound == 0, named == 0, listen(fd, 16) == 0 else { throw DaemonError(message: "cannot listen: errno \(errno)") }
+        port = Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    deinit { close(fd) }
+}
