@@ -38,6 +38,11 @@ fi
 if [ "${1:-}" = "--test" ]; then
   PACKAGES+=(vlc-bin vlc-plugin-base strace)
 fi
+# The IP camera the network camera tests record: gst-rtsp-server driven from Debian's Python (Tests/RTSPCamera), an
+# RTSP server independent of the appliance's own.
+if [ "${1:-}" = "--test" ]; then
+  PACKAGES+=(python3-gi gir1.2-gstreamer-1.0 gir1.2-gst-plugins-base-1.0 gir1.2-gst-rtsp-server-1.0)
+fi
 # The MQTT tests run a real broker (mosquitto, on a loopback port of their own) and talk to it with mosquitto's
 # own clients.
 if [ "${1:-}" = "--test" ]; then

@@ -122,6 +122,38 @@ final class NetworkCameraTests: XCTestCase {
     }
 }
 
+extension NetworkCameraTests {
+    /// `appliance doctor` connects as the daemon would and names what failed, for each way a camera goes wrong.
+    func testDoctorReadsAFrameOrNamesWhatFailed() throws {
+        let server = try RTSPCameraServer(user: "viewer", password: password)
+        try server.start()
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("doctor-rtsp-\(UUID().uuidString.prefix(8))").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let right = folder + "/right", wrong = folder + "/wrong"
+        try writePassword(password, to: right)
+        try writePassword("not it", to: wrong)
+        let closed = FreePort.pick()
+        let cases: [(url: String, file: String, says: String)] = [
+            (server.url, right, "PASS  camera door: \(server.url): H264 320x240@10, decoded by "),
+            (server.url, wrong, "FAIL  camera door: \(server.url): the camera refused the user name or password"),
+            ("rtsp://127.0.0.1:\(server.port)/elsewhere", right, "the camera has no stream at that path"),
+            ("rtsp://127.0.0.1:\(closed)/live", right, "cannot connect to the camera"),
+            ("rtsp://no-such-camera.invalid/live", right, "cannot resolve the camera's host 'no-such-camera.invalid'"),
+        ]
+        for (index, test) in cases.enumerated() {
+            let config = folder + "/\(index).toml"
+            try DaemonProcess.config(dataDir: folder + "/data\(index)", cameras: networkCamera(test.url, passwordFile: test.file))
+                .write(toFile: config, atomically: true, encoding: .utf8)
+            let outcome = try ProcessOutcome.run(DaemonProcess.binary, ["doctor", "--config", config], timeout: 120)
+            let line = outcome.stdout.split(separator: "\n").first { $0.contains("camera door") }.map(String.init) ?? ""
+            XCTAssertTrue(line.contains(test.says), "\(test.url): \(line)")
+            XCTAssertEqual(outcome.status == 0, test.says.hasPrefix("PASS"), "exit status \(outcome.status) for \(test.url): \(outcome.stdout)")
+            XCTAssertFalse(outcome.stdout.contains(password))
+        }
+    }
+}
+
 /// A TCP port that takes connections (the kernel completes them) and never says a word: a camera that hangs.
 private final class SilentListener {
     let port: Int

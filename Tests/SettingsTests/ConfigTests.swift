@@ -72,6 +72,20 @@ final class ConfigTests: XCTestCase {
         XCTAssertEqual(mode, ModeRequest(width: 1920, height: 1080, fps: 30, format: "MJPG"))
     }
 
+    func testNetworkCamerasNeedAURLWithoutCredentials() throws {
+        let camera = "[[camera]]\nname = \"door\"\nsource = \"rtsp\"\n"
+        XCTAssertEqual(error(camera)?.key, "camera[0].url")
+        XCTAssertEqual(error(camera + "url = \"http://cam/live\"\n")?.key, "camera[0].url")
+        let inURL = error(camera + "url = \"rtsp://admin:hunter2@cam/live\"\n")
+        XCTAssertEqual(inURL?.key, "camera[0].url")
+        XCTAssertTrue(inURL?.message.contains("password_file") ?? false, inURL?.message ?? "")
+        XCTAssertEqual(error(camera + "url = \"rtsp://cam/live\"\ntransport = \"quic\"\n")?.key, "camera[0].transport")
+        XCTAssertEqual(error(camera + "url = \"rtsp://cam/live\"\nlatency_ms = -1\n")?.key, "camera[0].latency_ms")
+        let parsed = try ConfigLoader.parse(camera + "url = \"rtsps://cam:322/s1\"\nusername = \"admin\"\npassword_file = \"/p\"\ntransport = \"tcp\"\nlatency_ms = 0\n", file: "t").cameras[0]
+        XCTAssertEqual([parsed.url, parsed.username, parsed.passwordFile, parsed.transport], ["rtsps://cam:322/s1", "admin", "/p", "tcp"])
+        XCTAssertEqual(parsed.latencyMs, 0)
+    }
+
     func testIntegersAreAcceptedWhereNumbersAreExpected() throws {
         let config = try ConfigLoader.parse("[recording]\nmax_duration_s = 10\n[video]\nkeyframe_interval_s = 2\n", file: "t")
         XCTAssertEqual(config.recording.maxDurationS, 10)

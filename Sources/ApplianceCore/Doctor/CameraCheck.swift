@@ -27,6 +27,8 @@ enum CameraCheck {
             } catch {
                 return .fail(name, "\(error)", fix: fixForParseError("\(error)", otherwise: "correct [[camera]] pipeline (gst-launch-1.0 syntax)"))
             }
+        case "rtsp":
+            return NetworkCameraCheck.run(camera)
         case "test":
             if let failure = sourceFragmentFailure(camera, kind: "test", video: video, fragments: fragments) { return failure }
             return .pass(name, "live test pattern '\(camera.pattern)' (videotestsrc), as configured")

@@ -14,7 +14,7 @@ import Glibc
 /// bin while the same description ran on its own), and a network source's failures, reconnections and clock belong
 /// outside the recording's pipeline anyway. An `rtsp` camera's password is read from `password_file` at each start,
 /// so a password changed on the camera and in the file is taken at the next retry.
-final class ReceivedSource: Sendable {
+package final class ReceivedSource: Sendable {
     let camera: ApplianceConfig.Camera
     /// The camera's source bin: the appsrc, ghosted as `src`.
     let bin: Bin
@@ -75,13 +75,42 @@ final class ReceivedSource: Sendable {
     }
 
     private func connect(onFailure: @escaping @Sendable (String) -> Void) throws -> NetworkReceiver {
+        try Self.receiver(for: camera, target: input, onFailure: onFailure)
+    }
+
+    /// A receiver for an `rtsp` camera (blocking: reads its password file, resolves its host).
+    private static func receiver(for camera: ApplianceConfig.Camera, target: Element?,
+                                 onFailure: @escaping @Sendable (String) -> Void) throws -> NetworkReceiver {
         let password = try camera.passwordFile.isEmpty ? nil
             : SecretFile.read(file: camera.passwordFile, key: "camera '\(camera.name)' password_file", environmentVariable: "")
-        if let problem = Self.resolveProblem(url) { throw ApplianceError(.unavailable, problem) }
-        return try NetworkReceiver(url: url, user: camera.username.isEmpty ? nil : camera.username, password: password,
+        if let problem = resolveProblem(camera.url) { throw ApplianceError(.unavailable, problem) }
+        return try NetworkReceiver(url: camera.url, user: camera.username.isEmpty ? nil : camera.username, password: password,
                                    transport: NetworkReceiver.Transport(name: camera.transport) ?? .auto,
                                    latencyMs: camera.latencyMs, timeoutS: max(1, Int(camera.startTimeoutS.rounded(.up))),
-                                   target: input, onFailure: onFailure)
+                                   target: target, onFailure: onFailure)
+    }
+
+    /// Connects to an `rtsp` camera apart from any graph (the doctor) until its first decoded frame, a failure, or
+    /// `timeout`: the stream as it comes, or why not in words. Blocking.
+    package static func probe(_ camera: ApplianceConfig.Camera, timeout: Duration) -> Result<NetworkReceiver.Stats, ApplianceError> {
+        let receiver: NetworkReceiver
+        do {
+            receiver = try Self.receiver(for: camera, target: nil) { _ in }
+            try receiver.start()
+        } catch let error as ApplianceError {
+            return .failure(error)
+        } catch {
+            return .failure(ApplianceError(.unavailable, "\(error)"))
+        }
+        defer { receiver.stop() }
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            let stats = receiver.stats
+            if let failure = stats.failure { return .failure(ApplianceError(.unavailable, failure)) }
+            if stats.frames > 0 { return .success(stats) }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        return .failure(ApplianceError(.unavailable, "no frame within \(timeout)"))
     }
 
     /// Stops the receiver (blocking: rtspsrc's TEARDOWN, bounded by its timeout).
@@ -95,7 +124,7 @@ final class ReceivedSource: Sendable {
     var stats: NetworkReceiver.Stats? { receiver.withLock { $0 }?.stats ?? lastStats.withLock { $0 } }
 
     /// The stream as it comes, for `ctl cameras`: "H264 1920x1080@25" (nil before its first frame).
-    static func summary(_ stats: NetworkReceiver.Stats) -> String? {
+    package static func summary(_ stats: NetworkReceiver.Stats) -> String? {
         guard stats.width > 0 else { return nil }
         let rate = stats.fps > 0 ? "@" + (stats.fps == stats.fps.rounded() ? "\(Int(stats.fps))" : String(format: "%.2f", stats.fps)) : ""
         return "\(stats.codec.map { $0 + " " } ?? "")\(stats.width)x\(stats.height)\(rate)"
