@@ -106,6 +106,32 @@ final class NetworkCameraTests: XCTestCase {
         }
     }
 
+    func testTheNextCameraCoversAnOutageAndTheIPCameraIsTakenBack() throws {
+        let server = try RTSPCameraServer()
+        try server.start()
+        let cameras = "[[camera]]\nname = \"door\"\nsource = \"rtsp\"\nurl = \"\(server.url)\"\n"
+            + "[[camera]]\nname = \"yard\"\nsource = \"test\"\npattern = \"ball\"\n"
+        let daemon = try DaemonProcess(extra: small, cameras: cameras)
+        try daemon.start()
+        defer { daemon.stop() }
+        try daemon.showingLogOnFailure(in: self) {
+            XCTAssertTrue(try daemon.waitForCamera("door", "active"))
+            _ = try daemon.recordStart()
+            try daemon.waitForMoreVideo(1)
+            server.stop()
+            XCTAssertTrue(try daemon.waitForCamera("yard", "active"), "the next camera covers the outage")
+            try daemon.waitForMoreVideo(2)
+            try server.start()
+            let back = Date()
+            XCTAssertTrue(try daemon.waitForCamera("door", "active", timeout: 15), "the IP camera is taken back when it returns")
+            print("NetworkCameraTests: taken back \(String(format: "%.1f", Date().timeIntervalSince(back))) s after the camera's return")
+            XCTAssertEqual(try daemon.camera("yard")?.state, "standby")
+            try daemon.waitForMoreVideo(1)
+            try ClipPicture.assertDecodes(try daemon.recordStop().path)
+            XCTAssertFalse(daemon.log.contains("no camera is working"), "the filler was never needed")
+        }
+    }
+
     func testACameraThatNeverAnswersFailsAtItsTimeoutAndNeverHoldsUpAStop() throws {
         let silent = try SilentListener()
         let daemon = try DaemonProcess(extra: small, cameras: "[[camera]]\nname = \"door\"\nsource = \"rtsp\"\nurl = \"rtsp://127.0.0.1:\(silent.port)/live\"\nstart_timeout_s = 2\n")

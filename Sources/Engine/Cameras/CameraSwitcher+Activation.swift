@@ -36,25 +36,36 @@ extension CameraSwitcher {
             arrived = try await activate(target, leaving: previous)
         } catch {
             let reason = "\(error)"
+            if let previous, active === previous {  // it started beside: the shown camera was never left
+                throw ApplianceError(.unavailable, "camera '\(target.name)' failed to start (\(reason)); still on '\(previous.name)'")
+            }
             if let previous, (try? await activate(previous, leaving: nil)) != nil {
                 throw ApplianceError(.unavailable, "camera '\(target.name)' failed to start (\(reason)); still on '\(previous.name)'")
             }
             throw ApplianceError(.unavailable, "camera '\(target.name)' failed to start (\(reason)); no camera is active")
         }
         let latency = arrived.map { ($0 - started) / .milliseconds(1) }
+        preferred = target
         return SwitchResult(active: target.name, previous: previous?.name, switched: true, latencyMs: latency)
     }
 
     /// Makes `target` the active camera; returns when its first frame reached the encoder input (nil if that was
-    /// not seen within a second). An always-on camera that is streaming takes over directly; otherwise the filler
-    /// takes over, the previous camera stops (freeing the bus), and `target` starts and must deliver a frame. Each
-    /// move of the selector is a `Handover` on a frame boundary, so no output slot is left empty or filled twice.
+    /// not seen within a second). An always-on camera that is streaming takes over directly; a camera that starts
+    /// beside the others (a network camera: it shares no bus) starts while the shown source stays shown and takes
+    /// over at its first frame; otherwise the filler takes over, the previous camera stops (freeing the bus), and
+    /// `target` starts and must deliver a frame. Each move of the selector is a `Handover` on a frame boundary, so no
+    /// output slot is left empty or filled twice.
     @discardableResult
     func activate(_ target: CameraSlot, leaving previous: CameraSlot?) async throws -> ContinuousClock.Instant? {
         let started = ContinuousClock.now
         let arrived: ContinuousClock.Instant?
         if target.config.alwaysOn, target.isRunning, target.state.withLock({ $0 }) == .standby {
             arrived = await handOver(to: target.selectorPad)
+        } else if target.startsBesideOthers {
+            target.state.withLock { $0 = .starting }
+            try await startAwaitingFirstFrame(target, handover: nil)
+            arrived = await handOver(to: target.selectorPad)
+            await stopFiller()
         } else {
             await showFiller()
             setActive(nil)
@@ -64,25 +75,7 @@ extension CameraSwitcher {
             }
             target.state.withLock { $0 = .starting }
             let handover = prepareHandover(to: target.selectorPad)
-            do {
-                let pipeline = graph.pipeline
-                let firstFrame = try await target.start(following: pipeline, deadline: Self.startDeadline(target))
-                logMode(of: target)
-                let timeout = Self.firstFrameTimeout(target)
-                guard let delivered = await firstFrame.wait(timeout: timeout) else {
-                    throw ApplianceError(.unavailable, "no frame within \(timeout)")
-                }
-                guard delivered else { throw ApplianceError(.unavailable, target.startFailureReason ?? "its source failed") }
-            } catch {
-                handover?.cancel()
-                if !target.config.alwaysOn { await target.stop() }
-                let reason = (error as? GStreamerError)?.description ?? (error as? ApplianceError)?.message ?? "\(error)"
-                target.state.withLock { $0 = .error(reason) }
-                noteFailure(of: target)
-                events.publish(.cameraFailed(CameraFailure(camera: target.name, reason: reason)))
-                logger.error("camera '\(target.name)' failed to start: \(reason)")
-                throw error
-            }
+            try await startAwaitingFirstFrame(target, handover: handover)
             arrived = await complete(handover, to: target.selectorPad)
             await stopFiller()
         }
@@ -97,6 +90,30 @@ extension CameraSwitcher {
         events.publish(.cameraSwitched(CameraSwitched(from: previous?.name, to: target.name, latencyMs: (latency * 10).rounded() / 10)))
         logger.info("camera '\(target.name)' active", metadata: ["previous": "\(previous?.name ?? "-")", "latency_ms": "\(String(format: "%.1f", latency))"])
         return arrived
+    }
+
+    /// Starts `target` and waits for its first frame (or its source's failure). A camera that does not deliver is
+    /// stopped, marked failed (its backoff counts on), and the error is thrown; `handover` is then cancelled.
+    private func startAwaitingFirstFrame(_ target: CameraSlot, handover: Handover?) async throws {
+        do {
+            let pipeline = graph.pipeline
+            let firstFrame = try await target.start(following: pipeline, deadline: Self.startDeadline(target))
+            logMode(of: target)
+            let timeout = Self.firstFrameTimeout(target)
+            guard let delivered = await firstFrame.wait(timeout: timeout) else {
+                throw ApplianceError(.unavailable, "no frame within \(timeout)")
+            }
+            guard delivered else { throw ApplianceError(.unavailable, target.startFailureReason ?? "its source failed") }
+        } catch {
+            handover?.cancel()
+            if !target.config.alwaysOn { await target.stop() }
+            let reason = (error as? GStreamerError)?.description ?? (error as? ApplianceError)?.message ?? "\(error)"
+            target.state.withLock { $0 = .error(reason) }
+            noteFailure(of: target)
+            events.publish(.cameraFailed(CameraFailure(camera: target.name, reason: reason)))
+            logger.error("camera '\(target.name)' failed to start: \(reason)")
+            throw error
+        }
     }
 
     /// Says which mode a V4L2 camera started in, and warns when it falls short of the configured rate or size.

@@ -50,7 +50,19 @@ extension CameraSwitcher {
             }
             if !present { releaseVanishedNodes() }
         }
-        if active == nil { await activateFirstWorking(after: nil) }
+        if active == nil {
+            await activateFirstWorking(after: nil)
+        } else {
+            await takeBackPreferred()
+        }
+    }
+
+    /// The preferred camera failed and the output went on with another: once its backoff allows, it is tried again
+    /// while the other stays shown, and takes the output back at its first frame. Only a camera that starts beside
+    /// the others: a retry of any other would show the filler each time.
+    func takeBackPreferred() async {
+        guard let preferred, preferred !== active, preferred.startsBesideOthers, isUsable(preferred) else { return }
+        _ = try? await activate(preferred, leaving: active)
     }
 
     /// GStreamer's v4l2 buffer pool keeps a dup of a stopped camera's descriptor (measured in the lab: after an

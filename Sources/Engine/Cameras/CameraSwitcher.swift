@@ -41,6 +41,9 @@ public actor CameraSwitcher: Service, CustomStringConvertible {
     }
     /// How long a camera's start (its source reaching PLAYING) may take: `[[camera]] start_timeout_s`.
     static func startDeadline(_ slot: CameraSlot) -> Duration { .milliseconds(Int64(slot.config.startTimeoutS * 1000)) }
+    /// The camera the output should show when it can: the first configured at start, then the last one switched
+    /// to. One that failed and comes back is taken back (`takeBackPreferred`).
+    var preferred: CameraSlot?
     /// Failed cameras, by name: how many times in a row, and when the next try may be (`RetryBackoff`).
     package var retries: [String: RetryBackoff] = [:]
     /// How long a `switch` waits for its turn and its result before answering `busy`.
@@ -129,6 +132,7 @@ public actor CameraSwitcher: Service, CustomStringConvertible {
     /// Brings up the first camera that works (always-on cameras start too); the filler covers a total failure.
     /// Called once, before the loop runs.
     package func startInitial() async {
+        preferred = slots.first
         await activateFirstWorking(after: nil)
         for slot in slots where slot.config.alwaysOn && !slot.isRunning && slot.state.withLock({ $0 }) == .standby {
             _ = try? await slot.start(following: graph.pipeline, deadline: Self.startDeadline(slot))

@@ -159,6 +159,10 @@ package final class CameraSlot: Sendable {
 
     package var isRunning: Bool { running.withLock { $0 } }
 
+    /// Whether it can start while another camera streams: a received source (a network camera) shares no bus, so a
+    /// switch to it, or taking it back after an outage, never shows the filler.
+    var startsBesideOthers: Bool { network != nil }
+
     /// What status shows as the camera's device: a V4L2 node, an IP camera's URL (it holds no credentials).
     package var deviceName: String? {
         switch kind {
