@@ -3,6 +3,7 @@ import ApplianceProtocol
 import Detection
 import Foundation
 import Logging
+import NIOPosix
 import Objects
 import ServiceLifecycle
 
@@ -27,6 +28,9 @@ package final class ObjectService: Service, CustomStringConvertible {
     /// Where an object's picture goes: taken when it starts (by the activity) and again when a run finds it with a
     /// score a tenth higher than the picture's, at most once a second, so the picture shows its best sighting.
     private let pictures: ActivityPictures?
+    /// The detector's own thread: a run (5–130 ms of OpenCV) never holds a thread of Swift's cooperative pool, nor
+    /// the shared blocking pool that cameras start on.
+    private let detectorThread = NIOThreadPool(numberOfThreads: 1)
 
     /// Subscribes at once, so a camera switch published before the service group runs is not missed.
     package init(tap: ObjectTap, motion: MotionTap, detector: any ObjectDetector, tracker: ObjectTracker.Settings, track: [String],
@@ -42,6 +46,8 @@ package final class ObjectService: Service, CustomStringConvertible {
     }
 
     package func run() async throws {
+        detectorThread.start()
+        defer { detectorThread.shutdownGracefully { _ in } }
         logger.info("object detection on", metadata: ["detector": "\(detector.name)", "fps": "\(tap.fps)", "size": "\(tap.width)x\(tap.height)",
                                                       "track": "\(track.sorted().joined(separator: ","))"])
         await runSideBySide({ await self.followSwitches() }, { await runSideBySide({ await self.detect() }, { await self.tick() }) })
@@ -64,7 +70,8 @@ package final class ObjectService: Service, CustomStringConvertible {
         var shown: [String: MotionService.BestFrame] = [:]  // each present object's picture: its score and when
         for await sample in tap.samples {
             let started = ContinuousClock.now
-            let (found, failed) = look(at: sample.frame)
+            let frame = sample.frame
+            let (found, failed) = (try? await detectorThread.runIfActive { [self] in look(at: frame) }) ?? ([], false)
             let ms = (ContinuousClock.now - started) / .milliseconds(1)
             let minScore = tracker.withLock { $0.tracker.settings.minScore }
             tap.ran(milliseconds: ms, detections: found.filter { $0.score >= minScore }.map(\.label), failed: failed)
