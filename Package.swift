@@ -216,7 +216,7 @@ let package = Package(
         .testTarget(name: "DetectionTests", dependencies: ["Detection", "ApplianceBase", "TestSupport"]),
         /// `[[input]]` keys are checked with what Devices makes of them (gesture rules, the device to open).
         .testTarget(name: "SettingsTests", dependencies: ["Settings", "ApplianceBase", "Detection", "Devices"]),
-        .testTarget(name: "ObjectsTests", dependencies: ["Objects", "Detection", "TestSupport"]),
+        .testTarget(name: "ObjectsTests", dependencies: ["Objects", "Detection", "TestSupport"], exclude: ["make_model.py"]),
         .testTarget(name: "AccountsTests", dependencies: ["Accounts", "ApplianceBase", "ApplianceProtocol", "MediaLibrary"]),
         .testTarget(name: "MediaLibraryTests", dependencies: [
             "MediaLibrary", "ApplianceBase", "ApplianceProtocol", "Mp4", .product(name: "GRDB", package: "GRDB.swift"),
