@@ -103,22 +103,37 @@ static void apply_caps(gpointer key, gpointer value, gpointer element) {
     gst_object_unref(src);
 }
 
+/* A client's signals come on gst-rtsp-server's pool threads and can come after `stop` freed the server and the
+ * caller's handlers (seen under MALLOC_PERTURB_: a PLAY handled on a pool thread while the server stopped called the
+ * freed handlers). They reach the server through its link, under its lock, only while it is set. */
 static void on_client_closed(GstRTSPClient *client, gpointer data) {
     (void)client;
-    g_atomic_int_add(&((ApplRtspServer *)data)->clients, -1);
+    ServerLink *link = data;
+    g_mutex_lock(&link->lock);
+    if (link->server) g_atomic_int_add(&link->server->clients, -1);
+    g_mutex_unlock(&link->lock);
 }
 
 static void on_play_request(GstRTSPClient *client, GstRTSPContext *context, gpointer data) {
     (void)client; (void)context;
-    ApplRtspServer *s = data;
-    if (s->handlers.client_playing) s->handlers.client_playing(s->handlers.user);
+    ServerLink *link = data;
+    g_mutex_lock(&link->lock);
+    ApplRtspServer *s = link->server;
+    if (s && s->handlers.client_playing) s->handlers.client_playing(s->handlers.user);
+    g_mutex_unlock(&link->lock);
+}
+
+static void unref_link(gpointer data, GClosure *closure) {
+    (void)closure;
+    link_unref(data);
 }
 
 static void on_client_connected(GstRTSPServer *server, GstRTSPClient *client, gpointer data) {
     (void)server;
-    g_atomic_int_inc(&((ApplRtspServer *)data)->clients);
-    g_signal_connect(client, "closed", G_CALLBACK(on_client_closed), data);
-    g_signal_connect(client, "play-request", G_CALLBACK(on_play_request), data);
+    ApplRtspServer *s = data;
+    g_atomic_int_inc(&s->clients);
+    g_signal_connect_data(client, "closed", G_CALLBACK(on_client_closed), link_ref(s->link), unref_link, 0);
+    g_signal_connect_data(client, "play-request", G_CALLBACK(on_play_request), link_ref(s->link), unref_link, 0);
 }
 
 /* The shift goes with the media it was read from, and so do audio frames mapped with it. Call under `lock`. */
@@ -268,7 +283,8 @@ static void end_holds(ApplRtspServer *s) {
 /* GstRTSPAuth that tells its server's owner of each refused credential: a request that carried an Authorization
  * header and still has no identity when the mount's access is checked (a request without one is only being asked
  * for credentials: the 401 challenge every Digest client starts with). */
-typedef struct { GstRTSPAuth parent; ApplRtspServer *server; } ApplRtspAuth;
+/* The server through its link (see on_client_closed): a client's check may run on a pool thread after `stop`. */
+typedef struct { GstRTSPAuth parent; ServerLink *link; } ApplRtspAuth;
 typedef struct { GstRTSPAuthClass parent_class; } ApplRtspAuthClass;
 G_DEFINE_TYPE(ApplRtspAuth, appl_rtsp_auth, GST_TYPE_RTSP_AUTH)
 
@@ -283,21 +299,31 @@ static gchar *digest_user(const gchar *authorization) {
 
 static gboolean appl_rtsp_auth_check(GstRTSPAuth *auth, GstRTSPContext *ctx, const gchar *check) {
     gboolean allowed = GST_RTSP_AUTH_CLASS(appl_rtsp_auth_parent_class)->check(auth, ctx, check);
-    ApplRtspServer *s = ((ApplRtspAuth *)auth)->server;
-    if (!allowed && s && g_str_equal(check, GST_RTSP_AUTH_CHECK_MEDIA_FACTORY_ACCESS) && ctx->request && ctx->client
-        && s->handlers.auth_failed) {
-        gchar *authorization = NULL;
-        if (gst_rtsp_message_get_header(ctx->request, GST_RTSP_HDR_AUTHORIZATION, &authorization, 0) == GST_RTSP_OK) {
-            GstRTSPConnection *connection = gst_rtsp_client_get_connection(ctx->client);
-            gchar *name = digest_user(authorization);
-            s->handlers.auth_failed(name, connection ? gst_rtsp_connection_get_ip(connection) : "unknown", s->handlers.user);
-            g_free(name);
-        }
+    ServerLink *link = ((ApplRtspAuth *)auth)->link;
+    if (allowed || !link || !g_str_equal(check, GST_RTSP_AUTH_CHECK_MEDIA_FACTORY_ACCESS) || !ctx->request || !ctx->client) return allowed;
+    gchar *authorization = NULL;
+    if (gst_rtsp_message_get_header(ctx->request, GST_RTSP_HDR_AUTHORIZATION, &authorization, 0) != GST_RTSP_OK) return allowed;
+    GstRTSPConnection *connection = gst_rtsp_client_get_connection(ctx->client);
+    gchar *name = digest_user(authorization);
+    g_mutex_lock(&link->lock);
+    ApplRtspServer *s = link->server;
+    if (s && s->handlers.auth_failed) {
+        s->handlers.auth_failed(name, connection ? gst_rtsp_connection_get_ip(connection) : "unknown", s->handlers.user);
     }
+    g_mutex_unlock(&link->lock);
+    g_free(name);
     return allowed;
 }
 
-static void appl_rtsp_auth_class_init(ApplRtspAuthClass *klass) { GST_RTSP_AUTH_CLASS(klass)->check = appl_rtsp_auth_check; }
+static void appl_rtsp_auth_finalize(GObject *object) {
+    link_unref(((ApplRtspAuth *)object)->link);
+    G_OBJECT_CLASS(appl_rtsp_auth_parent_class)->finalize(object);
+}
+
+static void appl_rtsp_auth_class_init(ApplRtspAuthClass *klass) {
+    GST_RTSP_AUTH_CLASS(klass)->check = appl_rtsp_auth_check;
+    G_OBJECT_CLASS(klass)->finalize = appl_rtsp_auth_finalize;
+}
 static void appl_rtsp_auth_init(ApplRtspAuth *self) { (void)self; }
 
 /* The token every user who may watch gets: the mount's "viewer" role. */
@@ -313,7 +339,7 @@ static GstRTSPToken *viewer_token(void) {
 static gboolean set_up_access(ApplRtspServer *s, GstRTSPMediaFactory *factory, const char *user, const char *password,
                               const char *tls_pem, char **error) {
     GstRTSPAuth *auth = g_object_new(appl_rtsp_auth_get_type(), NULL);
-    ((ApplRtspAuth *)auth)->server = s;
+    ((ApplRtspAuth *)auth)->link = link_ref(s->link);
     gst_rtsp_auth_set_realm(auth, "appliance");
     gst_rtsp_auth_set_supported_methods(auth, GST_RTSP_AUTH_DIGEST);
     GstRTSPToken *token = viewer_token();
