@@ -126,6 +126,7 @@ let package = Package(
         /// ONVIF's device, media and event services and WS-Discovery (libxml2 stays here).
         .target(name: "ONVIF", dependencies: [
             "ApplianceBase", "ApplianceProtocol", "Settings", "CXML",
+            .product(name: "AsyncHTTPClient", package: "async-http-client"),
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "AsyncAlgorithms", package: "swift-async-algorithms"),
             .product(name: "Logging", package: "swift-log"),

@@ -28,6 +28,9 @@ public enum Command: Sendable, Equatable {
     case lock(id: String)
     case unlock(id: String)
     case cameras
+    /// Looks for ONVIF cameras on the network (WS-Discovery) and, given a camera account, asks each for its stream
+    /// addresses.
+    case discoverCameras(CameraDiscoveryRequest)
     case switchCamera(CameraChoice)
     case backupStatus
     case backupRetry(id: String?)
@@ -104,6 +107,7 @@ public enum Command: Sendable, Equatable {
         case .lock: .lock
         case .unlock: .unlock
         case .cameras: .cameras
+        case .discoverCameras: .discoverCameras
         case .switchCamera: .switchCamera
         case .backupStatus: .backupStatus
         case .backupRetry: .backupRetry
@@ -135,6 +139,7 @@ public enum Command: Sendable, Equatable {
         case ping, version, status
         case recordStart = "record.start", recordStop = "record.stop", recordToggle = "record.toggle"
         case snapshot, list, info, rename, delete, lock, unlock, cameras
+        case discoverCameras = "cameras.discover"
         case switchCamera = "switch"
         case backupStatus = "backup.status", backupRetry = "backup.retry"
         case protect, export, metrics, share, shares, unshare
@@ -182,7 +187,7 @@ extension Command.Name {
             false
         case .recordStart, .recordStop, .recordToggle, .rename, .delete, .lock, .unlock, .switchCamera, .backupRetry, .protect,
              .export, .share, .shares, .unshare, .activityMark, .activityProtect, .users, .userAdd, .userPassword, .userRole,
-             .userRemove, .userToken, .userRevokeTokens:
+             .userRemove, .userToken, .userRevokeTokens, .discoverCameras:
             true
         }
     }

@@ -38,6 +38,12 @@ extension Command {
             try args.only(["id"])
             self = .unlock(id: try args.requiredString("id"))
         case .switchCamera: self = try Self.switchCamera(args)
+        case .discoverCameras:
+            try args.only(["username", "password", "seconds"])
+            let seconds = try args.seconds("seconds") ?? CameraDiscoveryRequest.defaultSeconds
+            guard (0.5...30).contains(seconds) else { throw ApplianceError(.badRequest, "cameras.discover: seconds must be 0.5 to 30, got \(seconds)") }
+            self = .discoverCameras(CameraDiscoveryRequest(username: try args.string("username"), password: try args.string("password").map(Secret.init),
+                                                          seconds: seconds))
         case .backupRetry:
             try args.only(["id"])
             self = .backupRetry(id: try args.string("id"))
@@ -143,6 +149,9 @@ extension Command {
         case .delete(let id, let force): ["id": .string(id), "force": .bool(force)]
         case .switchCamera(.named(let camera)): ["camera": .string(camera)]
         case .switchCamera(.next): ["next": .bool(true)]
+        case .discoverCameras(let r):
+            [("username", r.username.map(JSONValue.string)), ("password", r.password.map { .string($0.text) }), ("seconds", .double(r.seconds))]
+                .reduce(into: [:]) { args, pair in if let value = pair.1 { args[pair.0] = value } }
         case .backupRetry(let id): id.map { ["id": .string($0)] } ?? [:]
         case .protect(let before, let after): ["before_s": .double(before), "after_s": .double(after)]
         case .users: [:]

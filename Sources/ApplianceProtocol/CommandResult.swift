@@ -15,6 +15,7 @@ public enum CommandResult: Sendable, Equatable {
     case recording(Recording)
     case deleted(DeleteResult)
     case cameras(CamerasReport)
+    case discovered(CameraDiscovery)
     case switched(SwitchResult)
     case backupStatus(BackupStatus)
     case backupRetry(RetryResult)
@@ -51,6 +52,7 @@ public enum CommandResult: Sendable, Equatable {
         case .recording(let value): value
         case .deleted(let value): value
         case .cameras(let value): value
+        case .discovered(let value): value
         case .switched(let value): value
         case .backupStatus(let value): value
         case .backupRetry(let value): value
@@ -101,6 +103,7 @@ public enum CommandResult: Sendable, Equatable {
         case .rename, .lock, .unlock: return .recording(try value(Recording.self))
         case .delete: return .deleted(try value(DeleteResult.self))
         case .cameras: return .cameras(try value(CamerasReport.self))
+        case .discoverCameras: return .discovered(try value(CameraDiscovery.self))
         case .switchCamera: return .switched(try value(SwitchResult.self))
         case .backupStatus: return .backupStatus(try value(BackupStatus.self))
         case .backupRetry: return .backupRetry(try value(RetryResult.self))

@@ -110,7 +110,7 @@ package struct WSDiscoveryService: Service {
 }
 
 /// Which interfaces discovery serves: every one that is up for a wildcard, else the one holding the address.
-enum DiscoveryInterfaces {
+package enum DiscoveryInterfaces {
     package static func allowed(host: String, all: [NetworkInterface] = NetworkInterface.current()) -> [NetworkInterface] {
         host == "0.0.0.0" ? all.filter(\.isUp) : all.filter { $0.address == host }
     }

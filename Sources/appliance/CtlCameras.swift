@@ -4,7 +4,12 @@ import ArgumentParser
 import Foundation
 
 struct Cameras: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "List configured cameras and the capture devices present.")
+    static let configuration = CommandConfiguration(abstract: "List configured cameras, or find ONVIF cameras on the network.",
+                                                    subcommands: [CamerasList.self, CamerasDiscover.self], defaultSubcommand: CamerasList.self)
+}
+
+struct CamerasList: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "list", abstract: "List configured cameras and the capture devices present.")
     @OptionGroup var options: CtlOptions
 
     func run() {
@@ -19,6 +24,43 @@ struct Cameras: ParsableCommand {
             })
             return text
         }
+    }
+}
+
+struct CamerasDiscover: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "discover",
+        abstract: "Find ONVIF cameras answering WS-Discovery and, with a camera account, their stream addresses.",
+        discussion: "The password is read from --password-file's first line, or from standard input when --user is given.")
+    @OptionGroup var options: CtlOptions
+    @Option(name: .long, help: "A camera account to ask each camera for its streams.") var user: String?
+    @Option(name: .long, help: "Read the camera account's password from this file's first line (else standard input).") var passwordFile: String?
+    @Option(name: .long, help: "How long to listen for answers, in seconds (0.5 to 30).") var seconds: Double = CameraDiscoveryRequest.defaultSeconds
+
+    func validate() throws {
+        if passwordFile != nil, user == nil { throw ValidationError("--password-file needs --user") }
+    }
+
+    func run() {
+        let password = user.map { PasswordInput.read(file: passwordFile, prompt: "Password for \($0) on the cameras: ") }
+        options.perform(.discoverCameras(CameraDiscoveryRequest(username: user, password: password, seconds: seconds))) { (r: CameraDiscovery) in
+            guard !r.cameras.isEmpty else {
+                return "no ONVIF camera answered within \(seconds) s (probed from \(r.interfaces.isEmpty ? "no interface" : r.interfaces.joined(separator: ", ")))"
+            }
+            return r.cameras.map(describe).joined(separator: "\n\n")
+        }
+    }
+
+    private func describe(_ camera: DiscoveredCamera) -> String {
+        var lines = ["\(camera.name ?? "camera")\(camera.hardware.map { " (\($0))" } ?? "")  \(camera.address)"]
+        if let error = camera.error { lines.append("  streams: \(error)") }
+        for stream in camera.streams {
+            let size = stream.width.flatMap { w in stream.height.map { "\(w)x\($0)" } }
+            lines.append("  \(stream.profile): \(stream.uri)" + ([stream.encoding, size].compactMap { $0 }.isEmpty ? ""
+                : " (\([stream.encoding, size].compactMap { $0 }.joined(separator: " ")))"))
+        }
+        if user == nil { lines.append("  (give --user to ask for its stream addresses)") }
+        return lines.joined(separator: "\n")
     }
 }
 

@@ -85,6 +85,15 @@ enum WireExamples {
             [(.cameras, .cameras(CamerasReport(active: "frontCam", cameras: [CameraReport(name: "frontCam", source: "v4l2", device: "/dev/video0",
                                                                                           state: "active", detail: nil, alwaysOn: false, mode: "640x360@30")],
                                                devices: [DeviceInfo(name: "USB", deviceClass: "Video/Source", caps: "video/x-raw", path: nil)])))]
+        case .discoverCameras:
+            [(.discoverCameras(CameraDiscoveryRequest()), .discovered(CameraDiscovery(cameras: [
+                DiscoveredCamera(address: "http://192.168.1.20/onvif/device_service", endpoint: "urn:uuid:1", name: "Door", hardware: "X1")],
+                                                                                     interfaces: ["eth0"]))),
+             (.discoverCameras(CameraDiscoveryRequest(username: "admin", password: Secret("pw"), seconds: 5)),
+              .discovered(CameraDiscovery(cameras: [DiscoveredCamera(
+                address: "http://192.168.1.20/onvif/device_service", endpoint: "urn:uuid:1",
+                streams: [DiscoveredStream(profile: "main", uri: "rtsp://192.168.1.20:554/s1", encoding: "H264", width: 1920, height: 1080)])],
+                                          interfaces: ["eth0"])))]
         case .switchCamera: [(.switchCamera(.named("back")), .switched(SwitchResult(active: "back", previous: "a", switched: true, latencyMs: 45.5))),
                              (.switchCamera(.next), .switched(SwitchResult(active: "a", previous: "a", switched: false)))]
         case .backupStatus:

@@ -17,6 +17,12 @@ final class ONVIFTests: XCTestCase {
     /// A daemon with ONVIF on, its web server and RTSP on `host` (a token file: the password), motion on.
     func startDaemon(host: String = "127.0.0.1", discovery: String, web: String = "", extra: String = "") throws
         -> (DaemonProcess, webPort: Int, rtspPort: Int) {
+        try Self.startDevice(host: host, discovery: discovery, web: web, extra: extra)
+    }
+
+    /// `startDaemon` for other tests (the network cameras' discovery finds this device).
+    static func startDevice(host: String = "127.0.0.1", discovery: String, web: String = "", extra: String = "") throws
+        -> (DaemonProcess, webPort: Int, rtspPort: Int) {
         let (webPort, rtspPort) = (FreePort.pick(), FreePort.pick())
         let daemon = try DaemonProcess(extra: """
             [video]

@@ -95,7 +95,9 @@ extension Appliance {
             devices: devices, snapshots: Snapshotter(data: data, graph: graph, logger: logger), status: status,
             metrics: MetricsCollector(status: status, data: data, library: library, graph: graph, recorder: recorder, cameras: cameras,
                                       backup: g.backup, liveness: liveness, runs: g.runs, started: g.started),
-            backup: g.backup, retention: retention, accounts: accounts, gate: gate)
+            backup: g.backup, retention: retention, accounts: accounts, gate: gate,
+            discovery: CameraDiscoverer(host: config.onvif.enabled ? config.onvif.discovery(web: config.web)?.host ?? "0.0.0.0" : "0.0.0.0",
+                                        logger: logger))
         let socketPath = config.socket.isEmpty ? data.root + "/ctl.sock" : config.socket
         let readiness = g.readiness
         let server = ControlServer(path: socketPath, router: SocketRouter(perform: dispatcher.perform), events: events,

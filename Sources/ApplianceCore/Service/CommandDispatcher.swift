@@ -14,6 +14,7 @@ struct CommandDispatcher: Sendable {
     let retention: Retention
     let accounts: AccountBook
     let gate: CommandGate
+    let discovery: CameraDiscoverer
 
     func perform(_ command: Command) async throws(ApplianceError) -> CommandResult {
         guard gate.isOpen else { throw ApplianceError(.unavailable, "the appliance is shutting down") }
@@ -51,6 +52,7 @@ struct CommandDispatcher: Sendable {
             let present = try await blocking { monitor.devices.map(DeviceInfo.init) }  // asks every provider
             return .cameras(await cameras.report(devices: present))
         case .switchCamera(let choice): return .switched(try await cameras.switchTo(choice))
+        case .discoverCameras(let request): return .discovered(await discovery.find(request))
         case .backupStatus: return .backupStatus(await backup?.status() ?? .off)
         case .backupRetry(let id):
             guard let backup else { throw ApplianceError(.unavailable, "backup is off ([backup] url is empty)") }

@@ -66,3 +66,58 @@ public struct CamerasReport: Codable, Sendable, Equatable {
         (self.active, self.cameras, self.devices) = (active, cameras, devices)
     }
 }
+
+/// `cameras.discover`: the account to ask the cameras for their streams with (none: only who answers), and how
+/// long to listen for answers.
+public struct CameraDiscoveryRequest: Sendable, Equatable {
+    public static let defaultSeconds = 3.0
+    public var username: String?
+    public var password: Secret?
+    public var seconds: Double
+
+    public init(username: String? = nil, password: Secret? = nil, seconds: Double = defaultSeconds) {
+        (self.username, self.password, self.seconds) = (username, password, seconds)
+    }
+}
+
+/// The ONVIF devices that answered a WS-Discovery probe, by address.
+public struct CameraDiscovery: Codable, Sendable, Equatable {
+    public var cameras: [DiscoveredCamera]
+    /// The interfaces probed from.
+    public var interfaces: [String]
+
+    public init(cameras: [DiscoveredCamera], interfaces: [String]) { (self.cameras, self.interfaces) = (cameras, interfaces) }
+}
+
+public struct DiscoveredCamera: Codable, Sendable, Equatable {
+    /// Its device service address (the probe match's first XAddr).
+    public var address: String
+    /// Its WS-Discovery endpoint (a urn:uuid: that stays across restarts).
+    public var endpoint: String
+    /// Its name and hardware from its scopes (onvif://www.onvif.org/name/…, …/hardware/…).
+    public var name: String?
+    public var hardware: String?
+    /// The stream of each of its media profiles (asked with the account given; empty without one).
+    public var streams: [DiscoveredStream]
+    /// Why its streams could not be had (a refused account, no answer), when they could not.
+    public var error: String?
+
+    public init(address: String, endpoint: String, name: String? = nil, hardware: String? = nil, streams: [DiscoveredStream] = [],
+                error: String? = nil) {
+        (self.address, self.endpoint, self.name, self.hardware) = (address, endpoint, name, hardware)
+        (self.streams, self.error) = (streams, error)
+    }
+}
+
+public struct DiscoveredStream: Codable, Sendable, Equatable {
+    public var profile: String
+    /// The RTSP address, as `url` of an `rtsp` camera takes it (any user or password the camera put in it removed).
+    public var uri: String
+    public var encoding: String?
+    public var width: Int?
+    public var height: Int?
+
+    public init(profile: String, uri: String, encoding: String? = nil, width: Int? = nil, height: Int? = nil) {
+        (self.profile, self.uri, self.encoding, self.width, self.height) = (profile, uri, encoding, width, height)
+    }
+}
