@@ -46,6 +46,7 @@ final class CameraDiscoveryTests: XCTestCase {
 
             let found = try recorder.ctl(["cameras", "discover", "--user", "appliance", "--password-file", password])
             XCTAssertEqual(found.status, 0, found.stderr)
+            print("CameraDiscoveryTests: ctl cameras discover --user appliance said:\n\(found.stdout)")
             XCTAssertTrue(found.stdout.contains(expected), "the stream address, as url takes it: \(found.stdout)")
             XCTAssertTrue(found.stdout.contains("H264 320x240"), found.stdout)
 
