@@ -38,12 +38,7 @@ extension Command {
             try args.only(["id"])
             self = .unlock(id: try args.requiredString("id"))
         case .switchCamera: self = try Self.switchCamera(args)
-        case .discoverCameras:
-            try args.only(["username", "password", "seconds"])
-            let seconds = try args.seconds("seconds") ?? CameraDiscoveryRequest.defaultSeconds
-            guard (0.5...30).contains(seconds) else { throw ApplianceError(.badRequest, "cameras.discover: seconds must be 0.5 to 30, got \(seconds)") }
-            self = .discoverCameras(CameraDiscoveryRequest(username: try args.string("username"), password: try args.string("password").map(Secret.init),
-                                                          seconds: seconds))
+        case .discoverCameras: self = try Self.discoverCameras(args)
         case .backupRetry:
             try args.only(["id"])
             self = .backupRetry(id: try args.string("id"))
@@ -68,6 +63,15 @@ extension Command {
         case .users, .userAdd, .userPassword, .userRole, .userRemove, .userToken, .userRevokeTokens:
             self = try Self.account(wireName, args)
         }
+    }
+
+    /// `cameras.discover`: an optional camera account and how long to listen (0.5 to 30 s).
+    private static func discoverCameras(_ args: Arguments) throws(ApplianceError) -> Command {
+        try args.only(["username", "password", "seconds"])
+        let seconds = try args.seconds("seconds") ?? CameraDiscoveryRequest.defaultSeconds
+        guard (0.5...30).contains(seconds) else { throw ApplianceError(.badRequest, "cameras.discover: seconds must be 0.5 to 30, got \(seconds)") }
+        return .discoverCameras(CameraDiscoveryRequest(username: try args.string("username"), password: try args.string("password").map(Secret.init),
+                                                       seconds: seconds))
     }
 
     /// `list` and its views: filtered (search/from/to), grouped, one group's segments, or plain.

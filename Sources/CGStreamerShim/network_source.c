@@ -22,6 +22,7 @@ typedef struct {
     gchar *decoder;
     gint width, height, fps_n, fps_d;
     gboolean video_linked;
+    gboolean no_video_yet;
     gchar *failure;
     GstCaps *caps;
     gint transport;
@@ -178,7 +179,14 @@ static void on_no_more_pads(GstElement *decode, gpointer data) {
     g_mutex_lock(&s->lock);
     gboolean linked = s->video_linked;
     g_mutex_unlock(&s->lock);
-    if (!linked) fail(s, "the camera's stream has no video track");
+    /* Not a failure yet: a video pad can still come (measured: an appliance's RTSP stream, whose encoder starts on
+     * demand, once had its sound's pad and no-more-pads before its video). The start's deadline decides; this
+     * says why. */
+    if (!linked) {
+        g_mutex_lock(&s->lock);
+        s->no_video_yet = TRUE;
+        g_mutex_unlock(&s->lock);
+    }
 }
 
 /* The RTP encoding of the camera's video (H264, H265, JPEG…), read from rtspsrc's pad as it appears. */
@@ -357,5 +365,6 @@ void appl_network_source_stats(GstElement *pipeline, ApplNetworkSourceStats *out
     if (s->codec) g_strlcpy(out->codec, s->codec, sizeof(out->codec));
     if (s->decoder) g_strlcpy(out->decoder, s->decoder, sizeof(out->decoder));
     if (s->failure) g_strlcpy(out->failure, s->failure, sizeof(out->failure));
+    out->no_video_track = s->no_video_yet && !s->video_linked;
     g_mutex_unlock(&s->lock);
 }

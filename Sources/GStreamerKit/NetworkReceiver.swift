@@ -32,6 +32,8 @@ public final class NetworkReceiver: @unchecked Sendable {
         public var decoder: String?
         /// The first failure, in words; nil while none.
         public var failure: String?
+        /// The source has given all its pads and none was video (a late one may still come).
+        public var noVideoTrack = false
     }
 
     private let pipeline: Element
@@ -100,6 +102,6 @@ public final class NetworkReceiver: @unchecked Sendable {
         }
         return Stats(frames: UInt64(raw.frames), width: Int(raw.width), height: Int(raw.height),
                      fps: raw.fps_d > 0 ? Double(raw.fps_n) / Double(raw.fps_d) : 0,
-                     codec: text(raw.codec), decoder: text(raw.decoder), failure: text(raw.failure))
+                     codec: text(raw.codec), decoder: text(raw.decoder), failure: text(raw.failure), noVideoTrack: raw.no_video_track != 0)
     }
 }

@@ -56,6 +56,19 @@ final class ProtocolTests: XCTestCase {
         XCTAssertNil(code(#"{"command":"list","args":{"search":"a","from":"2026-11-23T00:00:00Z"}}"#))
     }
 
+    func testCameraDiscoveryArgumentsAreChecked() throws {
+        func code(_ line: String) -> String? {
+            do { _ = try parse(line); return nil } catch { return error.code.rawValue }
+        }
+        XCTAssertEqual(code(#"{"command":"cameras.discover","args":{"seconds":100}}"#), "bad_request")
+        XCTAssertEqual(code(#"{"command":"cameras.discover","args":{"seconds":0}}"#), "bad_request")
+        XCTAssertEqual(code(#"{"command":"cameras.discover","args":{"user":"admin"}}"#), "bad_request", "username, not user")
+        XCTAssertEqual(code(#"{"command":"cameras.discover","args":{"password":7}}"#), "bad_request")
+        XCTAssertEqual(try parse(#"{"command":"cameras.discover","args":{"username":"admin","password":"pw"}}"#),
+                       .discoverCameras(CameraDiscoveryRequest(username: "admin", password: Secret("pw"))))
+        XCTAssertTrue(Command.Name.discoverCameras.needsAdmin, "it sends a camera password")
+    }
+
     func testIntegersAndBooleansAreNotConfused() throws {
         XCTAssertEqual(try parse(#"{"command": "list", "args": {"page": 2, "per_page": 5}}"#), .list(page: 2, perPage: 5))
         for line in [#"{"command": "list", "args": {"page": true}}"#, #"{"command": "list", "args": {"page": 1.5}}"#,

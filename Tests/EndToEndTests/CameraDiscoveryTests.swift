@@ -37,6 +37,12 @@ final class CameraDiscoveryTests: XCTestCase {
         try recorder.start()
         defer { recorder.stop() }
         try recorder.showingLogOnFailure(in: self) {
+            for bad in [["--seconds", "100"], ["--password-file", password]] {
+                let refused = try recorder.ctl(["cameras", "discover"] + bad)
+                XCTAssertNotEqual(refused.status, 0, "\(bad)")
+                XCTAssertEqual(refused.stderr.split(separator: "\n").filter { !$0.isEmpty }.count <= 3, true, refused.stderr)
+            }
+            XCTAssertTrue(try recorder.ctl(["cameras", "discover", "--seconds", "100"]).stderr.contains("seconds must be 0.5 to 30"))
             let anonymous = try recorder.ctl(["cameras", "discover", "--seconds", "2"])
             XCTAssertEqual(anonymous.status, 0, anonymous.stderr)
             let deviceService = "http://\(net.deviceAddress):\(webPort)/onvif/device_service"

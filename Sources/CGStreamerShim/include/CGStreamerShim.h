@@ -112,6 +112,8 @@ typedef struct {
     char codec[32];
     char decoder[64];
     char failure[512];
+    /* The source said it had no more pads and none was video (a video pad may still come). */
+    int no_video_track;
 } ApplNetworkSourceStats;
 /** Called once, on the thread that saw it, with the receiver's first failure in words. Must not block. */
 typedef void (*ApplNetworkFailure)(void *context, const char *reason);

@@ -101,7 +101,8 @@ extension CameraSwitcher {
             logMode(of: target)
             let timeout = Self.firstFrameTimeout(target)
             guard let delivered = await firstFrame.wait(timeout: timeout) else {
-                throw ApplianceError(.unavailable, "no frame within \(timeout)")
+                let why = target.network?.stats?.noVideoTrack == true ? ": the camera's stream has no video track" : ""
+                throw ApplianceError(.unavailable, "no frame within \(timeout)\(why)")
             }
             guard delivered else { throw ApplianceError(.unavailable, target.startFailureReason ?? "its source failed") }
         } catch {

@@ -110,7 +110,7 @@ package final class ReceivedSource: Sendable {
             if stats.frames > 0 { return .success(stats) }
             Thread.sleep(forTimeInterval: 0.05)
         }
-        return .failure(ApplianceError(.unavailable, "no frame within \(timeout)"))
+        return .failure(ApplianceError(.unavailable, "no frame within \(timeout)" + (receiver.stats.noVideoTrack ? ": the camera's stream has no video track" : "")))
     }
 
     /// Stops the receiver (blocking: rtspsrc's TEARDOWN, bounded by its timeout).
