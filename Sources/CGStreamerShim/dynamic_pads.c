@@ -24,7 +24,7 @@ static gboolean is_video(GstPad *pad) {
     return video;
 }
 
-static void drop_into_fakesink(GstBin *bin, GstPad *pad) {
+void appl_bin_drop_pad(GstBin *bin, GstPad *pad) {
     GstElement *sink = gst_element_factory_make("fakesink", NULL);
     if (!sink) return;
     g_object_set(sink, "sync", FALSE, "async", FALSE, NULL);
@@ -48,7 +48,7 @@ static void on_pad_added(GstElement *element, GstPad *pad, gpointer user_data) {
     gboolean rtp = caps && gst_caps_get_size(caps) > 0 && g_str_has_prefix(gst_structure_get_name(gst_caps_get_structure(caps, 0)), "application/x-rtp");
     if (caps) gst_caps_unref(caps);
     if (!(input && !gst_pad_is_linked(input) && !rtp && is_video(pad) && gst_pad_link(pad, input) == GST_PAD_LINK_OK)) {
-        drop_into_fakesink(bin, pad);
+        appl_bin_drop_pad(bin, pad);
     }
     if (input) gst_object_unref(input);
     if (pacer) gst_object_unref(pacer);

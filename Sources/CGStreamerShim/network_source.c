@@ -135,17 +135,6 @@ static void on_element_added(GstBin *bin, GstBin *sub, GstElement *element, gpoi
     g_mutex_unlock(&s->lock);
 }
 
-static void drop_into_fakesink(GstElement *pipeline, GstPad *pad) {
-    GstElement *sink = gst_element_factory_make("fakesink", NULL);
-    if (!sink) return;
-    g_object_set(sink, "sync", FALSE, "async", FALSE, NULL);
-    if (!gst_bin_add(GST_BIN(pipeline), sink)) return;
-    GstPad *input = gst_element_get_static_pad(sink, "sink");
-    gst_pad_link(pad, input);
-    gst_object_unref(input);
-    gst_element_sync_state_with_parent(sink);
-}
-
 static void on_pad_added(GstElement *decode, GstPad *pad, gpointer data) {
     (void)decode;
     GstElement *pipeline = data;
@@ -163,7 +152,7 @@ static void on_pad_added(GstElement *decode, GstPad *pad, gpointer data) {
         s->video_linked = TRUE;
         g_mutex_unlock(&s->lock);
     } else {
-        drop_into_fakesink(pipeline, pad);
+        appl_bin_drop_pad(GST_BIN(pipeline), pad);
     }
     if (video && !linked && input && !gst_pad_is_linked(input)) {
         fail(s, "the camera's video decodes to frames in a memory the appliance cannot read (no system-memory output)");

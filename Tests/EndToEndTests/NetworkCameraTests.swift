@@ -186,16 +186,8 @@ private final class SilentListener {
     private let fd: Int32
 
     init() throws {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        self.fd = fd
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) } }
-        let named = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
-        guard fd >= 0, bound == 0, named == 0, listen(fd, 16) == 0 else { throw DaemonError(message: "cannot listen: errno \(errno)") }
-        port = Int(UInt16(bigEndian: address.sin_port))
+        guard let (fd, port) = FreePort.bindLoopback(), listen(fd, 16) == 0 else { throw DaemonError(message: "cannot listen: errno \(errno)") }
+        (self.fd, self.port) = (fd, port)
     }
 
     deinit { close(fd) }

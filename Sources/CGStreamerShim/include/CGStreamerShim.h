@@ -102,6 +102,9 @@ const char *appl_object_name(gpointer object);
  *  "src" pad, one on an `identity sync=true` ("dynamic-video", pacing a file to its timestamps) that the first video
  *  pad added is linked to; every other pad nothing linked goes to a fakesink in the bin. Returns how many elements are watched (0: a static source). */
 int appl_bin_expose_dynamic_pads(GstBin *bin);
+/** Links `pad` to a fakesink of its own in `bin` (synced to the bin's state): a pad nobody wants that must not stop
+ *  the stream with not-linked. Safe from a pad-added handler. */
+void appl_bin_drop_pad(GstBin *bin, GstPad *pad);
 
 /* ---- network cameras (network_source.c) ---- */
 /** What a network camera's receiver has seen: frames handed over, the decoded size and rate, the RTP encoding
