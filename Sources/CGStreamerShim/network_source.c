@@ -5,8 +5,10 @@
 /* An IP camera's receiver: a pipeline of its own (uridecodebin over the camera's URL, its rtspsrc set up with the
  * credentials, transport and latency) whose first decoded video pad goes to an appsink. Each frame is handed to
  * `target`, an appsrc in the camera's bin of the live graph, with its timestamps cleared: the appsrc stamps it on
- * arrival, as a camera's driver would, so the live graph never sees the network's clock. Everything else the
- * camera sends (its sound, a second video) goes to fakesinks.
+ * arrival, as a camera's driver would, so the live graph never sees the network's clock. Its sound, when asked
+ * for (`appl_network_source_carry_sound`: `[audio] source = "camera"`), is converted to the microphone's format
+ * and handed the same way to the appsrc set by `appl_network_source_send_sound` (the microphone's, while this
+ * camera is shown; none otherwise). Everything else the camera sends (a second video) goes to fakesinks.
  *
  * Its own pipeline, not a bin in the live graph: a camera that drops, refuses or never answers fails here, its
  * state changes and its jitterbuffer's clock stay out of the recording's pipeline, and a restart is a new one.
@@ -23,6 +25,12 @@ typedef struct {
     gint width, height, fps_n, fps_d;
     gboolean video_linked;
     gboolean no_video_yet;
+    /* The camera's sound: the format it is converted to (NULL: dropped), where it goes now (NULL: nowhere). */
+    gchar *sound_caps;
+    GstElement *sound_target;
+    gboolean sound_linked;
+    guint64 sound_buffers;
+    gchar *sound_codec;
     gchar *failure;
     GstCaps *caps;
     gint transport;
@@ -40,6 +48,9 @@ static const char *KEY = "appl-network-source";
 static void network_source_free(gpointer data) {
     NetworkSource *s = data;
     if (s->target) gst_object_unref(s->target);
+    if (s->sound_target) gst_object_unref(s->sound_target);
+    g_free(s->sound_caps);
+    g_free(s->sound_codec);
     if (s->caps) gst_caps_unref(s->caps);
     g_free(s->codec);
     g_free(s->decoder);
@@ -135,15 +146,76 @@ static void on_element_added(GstBin *bin, GstBin *sub, GstElement *element, gpoi
     g_mutex_unlock(&s->lock);
 }
 
+static GstFlowReturn on_sound(GstAppSink *sink, gpointer data) {
+    NetworkSource *s = data;
+    GstSample *sample = gst_app_sink_pull_sample(sink);
+    if (!sample) return GST_FLOW_EOS;
+    g_mutex_lock(&s->lock);
+    s->sound_buffers++;
+    GstElement *target = s->sound_target ? gst_object_ref(s->sound_target) : NULL;
+    g_mutex_unlock(&s->lock);
+    if (target) {
+        GstBuffer *buffer = gst_buffer_copy(gst_sample_get_buffer(sample));  /* shares the memory */
+        GST_BUFFER_PTS(buffer) = GST_CLOCK_TIME_NONE;
+        GST_BUFFER_DTS(buffer) = GST_CLOCK_TIME_NONE;
+        GST_BUFFER_DURATION(buffer) = GST_CLOCK_TIME_NONE;
+        gst_app_src_push_buffer(GST_APP_SRC(target), buffer);  /* leaky: never waits */
+        gst_object_unref(target);
+    }
+    gst_sample_unref(sample);
+    return GST_FLOW_OK;
+}
+
+/* The camera's first sound pad → audioconvert ! audioresample ! the microphone's format ! appsink "sound". FALSE
+ * when sound is not wanted, one is linked already, or it cannot be linked (the pad is then dropped). */
+static gboolean link_sound(GstElement *pipeline, NetworkSource *s, GstPad *pad) {
+    g_mutex_lock(&s->lock);
+    gboolean wanted = s->sound_caps && !s->sound_linked;
+    if (wanted) s->sound_linked = TRUE;
+    GstCaps *format = wanted ? gst_caps_from_string(s->sound_caps) : NULL;
+    g_mutex_unlock(&s->lock);
+    if (!wanted) return FALSE;
+    GstElement *convert = gst_element_factory_make("audioconvert", NULL);
+    GstElement *resample = gst_element_factory_make("audioresample", NULL);
+    GstElement *sink = gst_element_factory_make("appsink", "sound");
+    if (!convert || !resample || !sink || !format) {
+        if (convert) gst_object_unref(convert);
+        if (resample) gst_object_unref(resample);
+        if (sink) gst_object_unref(sink);
+        if (format) gst_caps_unref(format);
+        return FALSE;
+    }
+    GstElement *frames = gst_bin_get_by_name(GST_BIN(pipeline), "frames");
+    gboolean sync = TRUE;
+    g_object_get(frames, "sync", &sync, NULL);
+    gst_object_unref(frames);
+    g_object_set(sink, "caps", format, "sync", sync, "max-buffers", 16, "drop", TRUE, "enable-last-sample", FALSE, NULL);
+    gst_caps_unref(format);
+    GstAppSinkCallbacks callbacks = {0};
+    callbacks.new_sample = on_sound;
+    gst_app_sink_set_callbacks(GST_APP_SINK(sink), &callbacks, s, NULL);
+    gst_bin_add_many(GST_BIN(pipeline), convert, resample, sink, NULL);
+    gboolean linked = gst_element_link_many(convert, resample, sink, NULL);
+    gst_element_sync_state_with_parent(sink);
+    gst_element_sync_state_with_parent(resample);
+    gst_element_sync_state_with_parent(convert);
+    GstPad *input = gst_element_get_static_pad(convert, "sink");
+    linked = linked && gst_pad_link(pad, input) == GST_PAD_LINK_OK;
+    gst_object_unref(input);
+    return linked;
+}
+
 static void on_pad_added(GstElement *decode, GstPad *pad, gpointer data) {
     (void)decode;
     GstElement *pipeline = data;
     NetworkSource *s = state_of(pipeline);
     GstCaps *caps = gst_pad_get_current_caps(pad);
     if (!caps) caps = gst_pad_query_caps(pad, NULL);
-    gboolean video = caps && gst_caps_get_size(caps) > 0 &&
-                     g_str_has_prefix(gst_structure_get_name(gst_caps_get_structure(caps, 0)), "video/");
+    const gchar *media = caps && gst_caps_get_size(caps) > 0 ? gst_structure_get_name(gst_caps_get_structure(caps, 0)) : "";
+    gboolean video = g_str_has_prefix(media, "video/");
+    gboolean sound = g_str_has_prefix(media, "audio/");
     if (caps) gst_caps_unref(caps);
+    if (sound && link_sound(pipeline, s, pad)) return;
     GstElement *frames = gst_bin_get_by_name(GST_BIN(pipeline), "frames");
     GstPad *input = frames ? gst_element_get_static_pad(frames, "sink") : NULL;
     gboolean linked = video && input && !gst_pad_is_linked(input) && gst_pad_link(pad, input) == GST_PAD_LINK_OK;
@@ -192,6 +264,11 @@ static GstPadProbeReturn note_codec(GstPad *pad, GstPadProbeInfo *info, gpointer
     if (media && encoding && strcmp(media, "video") == 0) {
         g_mutex_lock(&s->lock);
         if (!s->codec) s->codec = g_strdup(encoding);
+        g_mutex_unlock(&s->lock);
+    }
+    if (media && encoding && strcmp(media, "audio") == 0) {
+        g_mutex_lock(&s->lock);
+        if (!s->sound_codec) s->sound_codec = g_strdup(encoding);
         g_mutex_unlock(&s->lock);
     }
     return GST_PAD_PROBE_OK;
@@ -337,6 +414,11 @@ int appl_network_source_start(GstElement *pipeline) {
         GstElement *frames = gst_bin_get_by_name(GST_BIN(pipeline), "frames");
         g_object_set(frames, "sync", FALSE, NULL);
         gst_object_unref(frames);
+        GstElement *sound = gst_bin_get_by_name(GST_BIN(pipeline), "sound");
+        if (sound) {
+            g_object_set(sound, "sync", FALSE, NULL);
+            gst_object_unref(sound);
+        }
     }
     return gst_element_set_state(pipeline, GST_STATE_PLAYING) != GST_STATE_CHANGE_FAILURE;
 }
@@ -355,5 +437,26 @@ void appl_network_source_stats(GstElement *pipeline, ApplNetworkSourceStats *out
     if (s->decoder) g_strlcpy(out->decoder, s->decoder, sizeof(out->decoder));
     if (s->failure) g_strlcpy(out->failure, s->failure, sizeof(out->failure));
     out->no_video_track = s->no_video_yet && !s->video_linked;
+    out->sound_buffers = s->sound_buffers;
+    if (s->sound_codec) g_strlcpy(out->sound_codec, s->sound_codec, sizeof(out->sound_codec));
     g_mutex_unlock(&s->lock);
+}
+
+void appl_network_source_carry_sound(GstElement *pipeline, const char *caps) {
+    NetworkSource *s = state_of(pipeline);
+    if (!s) return;
+    g_mutex_lock(&s->lock);
+    g_free(s->sound_caps);
+    s->sound_caps = caps ? g_strdup(caps) : NULL;
+    g_mutex_unlock(&s->lock);
+}
+
+void appl_network_source_send_sound(GstElement *pipeline, GstElement *target) {
+    NetworkSource *s = state_of(pipeline);
+    if (!s) return;
+    g_mutex_lock(&s->lock);
+    GstElement *old = s->sound_target;
+    s->sound_target = target ? gst_object_ref(target) : NULL;
+    g_mutex_unlock(&s->lock);
+    if (old) gst_object_unref(old);
 }

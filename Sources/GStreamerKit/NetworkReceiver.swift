@@ -34,6 +34,10 @@ public final class NetworkReceiver: @unchecked Sendable {
         public var failure: String?
         /// The source has given all its pads and none was video (a late one may still come).
         public var noVideoTrack = false
+        /// Sound buffers decoded (only while sound is carried: `carrySound`).
+        public var soundBuffers: UInt64 = 0
+        /// The RTP encoding of its sound ("MPEG4-GENERIC", "PCMU"); nil when it has none or it is not known yet.
+        public var soundCodec: String?
     }
 
     private let pipeline: Element
@@ -88,6 +92,12 @@ public final class NetworkReceiver: @unchecked Sendable {
         }
     }
 
+    /// Before `start`: the camera's sound is decoded to `caps` (the microphone's raw format) rather than dropped.
+    public func carrySound(caps: String) { appl_network_source_carry_sound(pipeline.pointer, caps) }
+
+    /// Where the carried sound goes from now on: an appsrc that stamps it on arrival, or nowhere. Never blocks.
+    public func sendSound(to target: Element?) { appl_network_source_send_sound(pipeline.pointer, target?.pointer) }
+
     /// Stops it: rtspsrc sends TEARDOWN (bounded by its teardown timeout) and closes the connection. Blocking.
     public func stop() { _ = try? pipeline.setState(.null) }
 
@@ -102,6 +112,7 @@ public final class NetworkReceiver: @unchecked Sendable {
         }
         return Stats(frames: UInt64(raw.frames), width: Int(raw.width), height: Int(raw.height),
                      fps: raw.fps_d > 0 ? Double(raw.fps_n) / Double(raw.fps_d) : 0,
-                     codec: text(raw.codec), decoder: text(raw.decoder), failure: text(raw.failure), noVideoTrack: raw.no_video_track != 0)
+                     codec: text(raw.codec), decoder: text(raw.decoder), failure: text(raw.failure), noVideoTrack: raw.no_video_track != 0,
+                     soundBuffers: UInt64(raw.sound_buffers), soundCodec: text(raw.sound_codec))
     }
 }

@@ -40,7 +40,7 @@ enum ConfigSections {
     /// [audio]
     package static func audio(_ t: inout TableReader, _ defaults: ApplianceConfig.Audio) throws -> ApplianceConfig.Audio {
         var a = defaults
-        a.source = try t.oneOf("source", a.source, ["auto", "alsa", "test", "none"])
+        a.source = try t.oneOf("source", a.source, ["auto", "alsa", "test", "camera", "none"])
         a.device = try t.string("device", a.device)
         a.bitrateKbps = try t.int("bitrate_kbps", a.bitrateKbps, 16...512)
         a.rate = try t.int("rate", a.rate, 8000...96000)

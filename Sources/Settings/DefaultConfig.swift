@@ -30,7 +30,8 @@ keyframe_interval_s = 1.0
 timestamp_overlay = false
 
 [audio]
-# auto: ALSA when a capture card is present, else a live test tone. alsa | test | none
+# auto: ALSA when a capture card is present, else a live test tone. alsa | test | camera | none
+# camera: the shown IP camera's sound (source = "rtsp" cameras); silence while a camera without sound is shown.
 source = "auto"
 device = "default"
 bitrate_kbps = 128

@@ -247,6 +247,25 @@ final class DoctorTests: XCTestCase {
         XCTAssertGreaterThan(MotionCheck.timeDetector(settings: MotionSettings(), width: 160, height: 90), 0)
     }
 
+    func testTheCamerasSoundNamesTheCamerasThatCanGiveIt() throws {
+        let config = try ConfigLoader.parse("""
+            [audio]
+            source = "camera"
+            [[camera]]
+            name = "main"
+            source = "test"
+            [[camera]]
+            name = "door"
+            source = "rtsp"
+            url = "rtsp://192.0.2.1/live"
+            """, file: "t")
+        let check = MicrophoneCheck.run(config.audio, cameras: config.cameras)
+        XCTAssertEqual(check.line, "PASS  microphone: the shown IP camera's sound (door); silence while another camera is shown")
+        let none = MicrophoneCheck.run(config.audio, cameras: [config.cameras[0]])
+        XCTAssertEqual(none.status, .warn)
+        XCTAssertTrue(none.detail.contains("no camera is an IP camera"), none.detail)
+    }
+
     func testConfigFailureNamesTheKeyAndLine() {
         let error = ConfigError(file: "/etc/appliance.toml", line: 12, key: "video.framerate", message: "expected an integer")
         let check = ConfigCheck.failed(error, path: "/etc/appliance.toml")

@@ -44,6 +44,7 @@ final class NetworkCameraTests: XCTestCase {
             XCTAssertEqual(camera.device, server.url)
             XCTAssertEqual(camera.mode, "H264 320x240@10", "the stream as it comes")
             XCTAssertEqual(camera.modeReason?.hasPrefix("decoded by "), true)
+            XCTAssertEqual(camera.modeReason?.hasSuffix(", sound AAC dropped"), true, "its sound is not the recording's unless [audio] source = \"camera\"")
             let clip = try daemon.recordDecodable(seconds: 3)
             XCTAssertGreaterThan(try ClipPicture.grayLevels(clip, at: 1.5), 20, "the camera's picture, not the filler")
             let listed = try daemon.ctl(["cameras"])

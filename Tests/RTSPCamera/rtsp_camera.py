@@ -3,7 +3,8 @@
 rtsp://127.0.0.1:PORT/live, optionally behind a user name and password (Digest, as most cameras ask, or Basic), on loopback only.
 
 Prints "ready PORT" on stdout (and writes PORT to --ready-file) once it listens; runs until SIGTERM or SIGINT. Its picture is videotestsrc's `pattern`
-(the tests tell it from the appliance's black filler) at the size and rate given.
+(the tests tell it from the appliance's black filler) at the size and rate given, its sound a sine at --tone Hz. With --file it serves an MP4's
+H.264 and AAC as they are instead (once through, from the start for the first client): a clip whose picture and sound were made together.
 """
 import argparse
 import os
@@ -19,13 +20,16 @@ from gi.repository import GLib, Gst, GstRtsp, GstRtspServer  # noqa: E402
 
 
 def launch_line(args):
+    if args.file:
+        return (f"( filesrc location={args.file} ! qtdemux name=d d.video_0 ! queue ! h264parse ! rtph264pay name=pay0 pt=96 config-interval=1 "
+                f"d.audio_0 ! queue ! aacparse ! rtpmp4gpay name=pay1 pt=97 )")
     video = (f"videotestsrc is-live=true pattern={args.pattern} ! video/x-raw,width={args.width},height={args.height},"
              f"framerate={args.fps}/1 ! x264enc tune=zerolatency speed-preset=ultrafast key-int-max={args.fps} "
              f"bitrate=800 ! video/x-h264,profile=baseline ! rtph264pay name=pay0 pt=96 config-interval=1")
     if args.codec == "h265":
         video = video.replace("x264enc tune=zerolatency speed-preset=ultrafast", "x265enc tune=zerolatency speed-preset=ultrafast") \
             .replace("key-int-max", "key-int-max").replace("video/x-h264,profile=baseline ! rtph264pay", "video/x-h265 ! rtph265pay")
-    sound = "audiotestsrc is-live=true wave=sine freq=440 ! audioconvert ! avenc_aac ! rtpmp4gpay name=pay1 pt=97"
+    sound = f"audiotestsrc is-live=true wave=sine freq={args.tone} ! audioconvert ! avenc_aac ! rtpmp4gpay name=pay1 pt=97"
     return f"( {video} {sound if args.audio else ''} )"
 
 
@@ -41,6 +45,8 @@ def main():
     parser.add_argument("--fps", type=int, default=10)
     parser.add_argument("--codec", default="h264", choices=["h264", "h265"])
     parser.add_argument("--no-audio", dest="audio", action="store_false")
+    parser.add_argument("--tone", type=int, default=440, help="the sound's frequency in Hz")
+    parser.add_argument("--file", default="", help="serve this MP4's H.264 and AAC instead of the test picture and tone")
     parser.add_argument("--ready-file", default="", help="written with the port once the server listens")
     args = parser.parse_args()
 

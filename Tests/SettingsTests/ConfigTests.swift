@@ -39,10 +39,11 @@ final class ConfigTests: XCTestCase {
         XCTAssertEqual(demo.cameras.map(\.name), ["front", "back"])
     }
 
-    func testErrorsNameKeyAndLine() {
+    func testErrorsNameKeyAndLine() throws {
         XCTAssertEqual(error("\n[video]\nwidth = \"big\"\n")?.line, 3)
         XCTAssertEqual(error("\n[video]\nwidth = \"big\"\n")?.key, "video.width")
-        XCTAssertEqual(error("[audio]\nsource = \"usb\"\n")?.description, "t.toml:2: audio.source: unknown value 'usb' (one of: auto, alsa, test, none)")
+        XCTAssertEqual(error("[audio]\nsource = \"usb\"\n")?.description, "t.toml:2: audio.source: unknown value 'usb' (one of: auto, alsa, test, camera, none)")
+        XCTAssertEqual(try ConfigLoader.parse("[audio]\nsource = \"camera\"\n", file: "t").audio.source, "camera")
         XCTAssertEqual(error("[recording]\nsync_interval_s = 0\n")?.key, "recording.sync_interval_s")
         XCTAssertEqual(error("[recording]\nfile_layout = \"moov-at-end\"\n")?.description,
                        "t.toml:2: recording.file_layout: must be one of fragmented, reserved, found 'moov-at-end'")

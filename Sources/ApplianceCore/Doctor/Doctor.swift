@@ -42,7 +42,7 @@ public enum Doctor {
             })
         }
         checks.append(await DoctorDeadline.check(MicrophoneCheck.name, seconds: 5, what: "the sound devices") {
-            MicrophoneCheck.run(config.audio)
+            MicrophoneCheck.run(config.audio, cameras: config.cameras)
         })
         checks.append(await DoctorDeadline.check(PermissionsCheck.name, seconds: 5, what: "the device nodes") {
             PermissionsCheck.run(config)

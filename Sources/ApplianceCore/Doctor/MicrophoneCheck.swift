@@ -8,7 +8,7 @@ import Engine
 enum MicrophoneCheck {
     static let name = "microphone"
 
-    static func run(_ audio: ApplianceConfig.Audio) -> DoctorCheck {
+    static func run(_ audio: ApplianceConfig.Audio, cameras: [ApplianceConfig.Camera] = []) -> DoctorCheck {
         let capture = captureNodes()
         let isAuto = audio.source == "auto"
         switch audio.source {
@@ -16,6 +16,8 @@ enum MicrophoneCheck {
             return .pass(name, "audio off ([audio] source = \"none\"): clips have no sound track")
         case "test":
             return .pass(name, "live test tone (audiotestsrc), as configured")
+        case "camera":
+            return camerasSound(cameras)
         default:
             guard !capture.isEmpty else {
                 if isAuto {
@@ -40,6 +42,17 @@ enum MicrophoneCheck {
             }
             return .pass(name, found)
         }
+    }
+
+    /// `[audio] source = "camera"`: the shown IP camera's sound; which cameras can give one (whether each has sound
+    /// is seen when it connects: its line in the network camera check, `ctl cameras`).
+    private static func camerasSound(_ cameras: [ApplianceConfig.Camera]) -> DoctorCheck {
+        let network = cameras.filter { $0.source == "rtsp" }.map(\.name)
+        guard !network.isEmpty else {
+            return .warn(name, "[audio] source = \"camera\" but no camera is an IP camera (source = \"rtsp\"): the recording's sound will be silence",
+                         fix: "add an rtsp camera, or set [audio] source = \"auto\" for the board's microphone")
+        }
+        return .pass(name, "the shown IP camera's sound (\(network.joined(separator: ", "))); silence while another camera is shown")
     }
 
     /// Capture PCM nodes, as `SourceResolver` looks for them.

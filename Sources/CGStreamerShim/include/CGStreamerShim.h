@@ -117,6 +117,9 @@ typedef struct {
     char failure[512];
     /* The source said it had no more pads and none was video (a video pad may still come). */
     int no_video_track;
+    /* Sound buffers decoded (only when sound is carried), and the RTP encoding of the sound ("MPEG4-GENERIC"). */
+    guint64 sound_buffers;
+    char sound_codec[32];
 } ApplNetworkSourceStats;
 /** Called once, on the thread that saw it, with the receiver's first failure in words. Must not block. */
 typedef void (*ApplNetworkFailure)(void *context, const char *reason);
@@ -133,6 +136,11 @@ GstElement *appl_network_source_new(const char *uri, const char *user, const cha
 GstElement *appl_source_receiver_new(GstElement *source, GstElement *target, ApplNetworkFailure on_failure, void *context,
                                      GDestroyNotify release);
 void appl_network_source_stats(GstElement *pipeline, ApplNetworkSourceStats *out);
+/** Before start: decode the camera's first sound pad to `caps` (a raw audio format) instead of dropping it. */
+void appl_network_source_carry_sound(GstElement *pipeline, const char *caps);
+/** Where the carried sound goes from now on: the appsrc `target` (stamped on arrival, never waited on), or nowhere
+ *  (NULL). Safe from any thread at any time. */
+void appl_network_source_send_sound(GstElement *pipeline, GstElement *target);
 /** Starts a receiver: a live source's frames go on as they arrive, a file's at its timestamps. 0 on failure. */
 int appl_network_source_start(GstElement *pipeline);
 /** Path of the object in the bin hierarchy ("/pipeline/cam0/src"); free with g_free. */

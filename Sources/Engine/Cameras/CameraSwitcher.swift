@@ -22,8 +22,8 @@ public actor CameraSwitcher: Service, CustomStringConvertible {
     package let events: EventHub
     package let logger: Logger
     private(set) var active: CameraSlot?
-    /// The selector's active pad (the filler's at start).
-    var shownPad: Pad
+    /// The selector's active pad (the filler's at start); `[audio] source = "camera"` follows it.
+    var shownPad: Pad { didSet { graph.cameraSound?.follow(shownPad) } }
     /// Every activation in order (for the cameras used by a recording).
     private(set) var activations: [String] = []
     private nonisolated let requests: AsyncStream<Request>
@@ -146,7 +146,7 @@ public actor CameraSwitcher: Service, CustomStringConvertible {
             return CameraReport(name: slot.name, source: slot.kind, device: slot.deviceName,
                                 state: state.name, detail: state.detail, alwaysOn: slot.config.alwaysOn,
                                 mode: stream.flatMap(ReceivedSource.summary) ?? mode?.summary,
-                                modeReason: stream?.decoder.map { "decoded by \($0)" } ?? mode?.reason, framesIn: slot.framesIn,
+                                modeReason: stream.flatMap(ReceivedSource.detail) ?? mode?.reason, framesIn: slot.framesIn,
                                 framesRepeated: slot.framesRepeated)
         }, devices: devices)
     }

@@ -46,6 +46,8 @@ public final class CaptureGraph: Sendable {
     package let objects: ObjectTap?
     /// The microphone's level, when there is sound.
     package let sound: SoundTap?
+    /// `[audio] source = "camera"`: routes the shown camera's sound to the microphone (the switcher tells it).
+    package let cameraSound: CameraSound?
     /// The preview's textoverlay (`PreviewOverlay` sets its text), when the preview is on and `[preview] overlay`.
     package let previewOverlay: Element?
     /// A keyframe wanted at this running time (a segment cut); see the encoder input probe.
@@ -111,6 +113,14 @@ public final class CaptureGraph: Sendable {
                                                             to: pipeline, gate: gate)
         } else {
             (microphone, audioTee) = (nil, nil)
+        }
+        if let microphone, audioKind == "camera" {
+            cameraSound = try CameraSound(microphone: microphone, cameras: cameras, audio: config.audio)
+            if !cameras.contains(where: { $0.config.source == "rtsp" }) {
+                logger.warning("audio: [audio] source = \"camera\" but no camera is an IP camera (source = \"rtsp\"): the sound is silence")
+            }
+        } else {
+            cameraSound = nil
         }
         // The encoded streams' caps never change either: a recording bin linked to a tee must not make the
         // encoders renegotiate. Their ALLOCATION query would wait in every recording bin's queue, where mp4mux

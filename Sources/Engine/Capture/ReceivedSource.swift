@@ -22,6 +22,9 @@ package final class ReceivedSource: Sendable {
     private let receiver = Locked<NetworkReceiver?>(nil)
     /// What the last receiver saw (kept after it stops, for `ctl cameras`).
     private let lastStats = Locked<NetworkReceiver.Stats?>(nil)
+    /// `[audio] source = "camera"`: the raw format its sound is decoded to (nil: dropped), and where it goes now
+    /// (the microphone's appsrc while this camera is shown). Kept here: each start makes a new receiver.
+    private let sound = Locked<(format: String?, target: Element?)>((nil, nil))
 
     init(_ camera: ApplianceConfig.Camera) throws {
         self.camera = camera
@@ -64,8 +67,10 @@ package final class ReceivedSource: Sendable {
     func start(onFailure: @escaping @Sendable (String) -> Void) throws {
         stop()
         let made = try camera.source == "rtsp" ? connect(onFailure: onFailure) : describe(onFailure: onFailure)
+        if let format = sound.withLock({ $0.format }), camera.source == "rtsp" { made.carrySound(caps: format) }
         try made.start()
         receiver.withLock { $0 = made }
+        made.sendSound(to: sound.withLock { $0.target })  // after it is stored: a `sendSound` meanwhile is not lost
     }
 
     private func describe(onFailure: @escaping @Sendable (String) -> Void) throws -> NetworkReceiver {
@@ -113,6 +118,15 @@ package final class ReceivedSource: Sendable {
         return .failure(ApplianceError(.unavailable, "no frame within \(timeout)" + (receiver.stats.noVideoTrack ? ": the camera's stream has no video track" : "")))
     }
 
+    /// From now on the camera's sound is decoded to `format` (takes effect at its next start).
+    func carrySound(format: String) { sound.withLock { $0.format = format } }
+
+    /// Where the camera's sound goes from now on (nil: nowhere). Never blocks.
+    func sendSound(to target: Element?) {
+        sound.withLock { $0.target = target }
+        receiver.withLock { $0 }?.sendSound(to: target)
+    }
+
     /// Stops the receiver (blocking: rtspsrc's TEARDOWN, bounded by its timeout).
     func stop() {
         guard let running = receiver.withLock({ r in defer { r = nil }; return r }) else { return }
@@ -128,6 +142,15 @@ package final class ReceivedSource: Sendable {
         guard stats.width > 0 else { return nil }
         let rate = stats.fps > 0 ? "@" + (stats.fps == stats.fps.rounded() ? "\(Int(stats.fps))" : String(format: "%.2f", stats.fps)) : ""
         return "\(stats.codec.map { $0 + " " } ?? "")\(stats.width)x\(stats.height)\(rate)"
+    }
+
+    /// How the stream is taken, for `ctl cameras`: "decoded by avdec_h264, sound AAC" ("sound AAC dropped" unless
+    /// `[audio] source = "camera"`; nil before it is known).
+    package static func detail(_ stats: NetworkReceiver.Stats) -> String? {
+        guard let decoder = stats.decoder else { return nil }
+        let names = ["MPEG4-GENERIC": "AAC", "MP4A-LATM": "AAC", "PCMU": "G.711 µ-law", "PCMA": "G.711 A-law", "OPUS": "Opus"]
+        let sound = stats.soundCodec.map { ", sound \(names[$0] ?? $0)" + (stats.soundBuffers > 0 ? "" : " dropped") } ?? ""
+        return "decoded by \(decoder)" + sound
     }
 
     /// Why the URL's host cannot be reached by name (nil when it resolves, or is an address).

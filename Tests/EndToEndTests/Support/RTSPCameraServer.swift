@@ -10,13 +10,15 @@ final class RTSPCameraServer {
     let user: String?
     let password: String?
     let pattern: String
+    /// More arguments for rtsp_camera.py (`--tone 880`, `--file clip.mp4`).
+    let options: [String]
     private var process: Process?
     private let folder: String
 
     var url: String { "rtsp://127.0.0.1:\(port)/live" }
 
-    init(user: String? = nil, password: String? = nil, pattern: String = "smpte") throws {
-        (self.user, self.password, self.pattern) = (user, password, pattern)
+    init(user: String? = nil, password: String? = nil, pattern: String = "smpte", options: [String] = []) throws {
+        (self.user, self.password, self.pattern, self.options) = (user, password, pattern, options)
         port = FreePort.pick()
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("rtsp-camera-\(UUID().uuidString.prefix(8))").path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
@@ -39,7 +41,7 @@ final class RTSPCameraServer {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")  // Debian's: it has python3-gi
         process.arguments = [Self.script, "--port", "\(port)", "--pattern", pattern, "--ready-file", ready]
-            + (user.map { ["--user", $0, "--password", password ?? ""] } ?? [])
+            + (user.map { ["--user", $0, "--password", password ?? ""] } ?? []) + options
         process.standardOutput = FileHandle.nullDevice
         _ = FileManager.default.createFile(atPath: errors, contents: nil)
         process.standardError = FileHandle(forWritingAtPath: errors)
