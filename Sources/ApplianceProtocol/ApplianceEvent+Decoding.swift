@@ -41,6 +41,8 @@ extension ApplianceEvent {
         case .encoderFailed: .encoderFailed(try data(EncoderFailure.self))
         case .clockJumped: .clockJumped(try data(ClockJump.self))
         case .authFailed: .authFailed(try data(AuthFailure.self))
+        case .speakerPlayed: .speakerPlayed(try data(SpeakerPlayback.self))
+        case .speakerFailed: .speakerFailed(try data(SpeakerFailure.self))
         case .inputConnected: .inputConnected(try data(InputStatus.self))
         case .inputMissing: .inputMissing(try data(InputStatus.self))
         case .inputGesture: .inputGesture(try data(InputGesture.self))

@@ -69,6 +69,10 @@ public enum ApplianceEvent: Sendable, Equatable {
     case clockJumped(ClockJump)
     /// A door (the web, RTSP, ONVIF) refused a credential: one event per refusal, with the client's address.
     case authFailed(AuthFailure)
+    /// A sound on the speaker ended (played to its end, or cut short by the next).
+    case speakerPlayed(SpeakerPlayback)
+    /// The speaker could not play a sound (its device gone or busy, its sink failed).
+    case speakerFailed(SpeakerFailure)
 
     /// The wire name (`recording_started`).
     public var name: String { kind.rawValue }
@@ -123,6 +127,8 @@ public enum ApplianceEvent: Sendable, Equatable {
         case .activity: .activity
         case .clockJumped: .clockJumped
         case .authFailed: .authFailed
+        case .speakerPlayed: .speakerPlayed
+        case .speakerFailed: .speakerFailed
         }
     }
 
@@ -161,6 +167,8 @@ public enum ApplianceEvent: Sendable, Equatable {
         case .activity(let data): data
         case .clockJumped(let data): data
         case .authFailed(let data): data
+        case .speakerPlayed(let data): data
+        case .speakerFailed(let data): data
         }
     }
 
@@ -214,5 +222,7 @@ public enum ApplianceEvent: Sendable, Equatable {
         case activity
         case clockJumped = "clock_jumped"
         case authFailed = "auth_failed"
+        case speakerPlayed = "speaker_played"
+        case speakerFailed = "speaker_failed"
     }
 }

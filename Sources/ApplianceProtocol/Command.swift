@@ -32,6 +32,8 @@ public enum Command: Sendable, Equatable {
     /// addresses.
     case discoverCameras(CameraDiscoveryRequest)
     case switchCamera(CameraChoice)
+    /// Plays a sound file or one of the device's chimes on the speaker (a sound playing is cut short).
+    case play(PlayRequest)
     case backupStatus
     case backupRetry(id: String?)
     /// Locks every clip that overlaps [now − before, now + after] (seconds), with the reason "event"; loop
@@ -109,6 +111,7 @@ public enum Command: Sendable, Equatable {
         case .cameras: .cameras
         case .discoverCameras: .discoverCameras
         case .switchCamera: .switchCamera
+        case .play: .play
         case .backupStatus: .backupStatus
         case .backupRetry: .backupRetry
         case .protect: .protect
@@ -141,6 +144,7 @@ public enum Command: Sendable, Equatable {
         case snapshot, list, info, rename, delete, lock, unlock, cameras
         case discoverCameras = "cameras.discover"
         case switchCamera = "switch"
+        case play
         case backupStatus = "backup.status", backupRetry = "backup.retry"
         case protect, export, metrics, share, shares, unshare
         case activity, activityShow = "activity.show", activityMark = "activity.mark", activityProtect = "activity.protect"
@@ -187,7 +191,7 @@ extension Command.Name {
             false
         case .recordStart, .recordStop, .recordToggle, .rename, .delete, .lock, .unlock, .switchCamera, .backupRetry, .protect,
              .export, .share, .shares, .unshare, .activityMark, .activityProtect, .users, .userAdd, .userPassword, .userRole,
-             .userRemove, .userToken, .userRevokeTokens, .discoverCameras:
+             .userRemove, .userToken, .userRevokeTokens, .discoverCameras, .play:
             true
         }
     }

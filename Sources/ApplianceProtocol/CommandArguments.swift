@@ -22,23 +22,16 @@ extension Command {
         case .recordStop: self = .recordStop(title: try args.title())
         case .recordToggle: self = .recordToggle(title: try args.title())
         case .list: self = try Self.list(args)
-        case .info:
-            try args.only(["id"])
-            self = .info(id: try args.requiredString("id"))
+        case .info, .lock, .unlock: self = try Self.clip(wireName, args)
         case .rename:
             try args.only(["id", "title"])
             self = .rename(id: try args.requiredString("id"), title: try args.requiredString("title"))
         case .delete:
             try args.only(["id", "force"])
             self = .delete(id: try args.requiredString("id"), force: try args.bool("force") ?? false)
-        case .lock:
-            try args.only(["id"])
-            self = .lock(id: try args.requiredString("id"))
-        case .unlock:
-            try args.only(["id"])
-            self = .unlock(id: try args.requiredString("id"))
         case .switchCamera: self = try Self.switchCamera(args)
         case .discoverCameras: self = try Self.discoverCameras(args)
+        case .play: self = try Self.play(args)
         case .backupRetry:
             try args.only(["id"])
             self = .backupRetry(id: try args.string("id"))
@@ -126,6 +119,17 @@ extension Command {
         return .share(id: id, hours: hours)
     }
 
+    /// `info`, `lock` and `unlock`: a clip's `id` and nothing else.
+    static func clip(_ name: Name, _ args: Arguments) throws(ApplianceError) -> Command {
+        try args.only(["id"])
+        let id = try args.requiredString("id")
+        switch name {
+        case .lock: return .lock(id: id)
+        case .unlock: return .unlock(id: id)
+        default: return .info(id: id)
+        }
+    }
+
     /// The `args` object a client sends for this command.
     public var arguments: [String: JSONValue] {
         switch self {
@@ -156,6 +160,7 @@ extension Command {
         case .discoverCameras(let r):
             [("username", r.username.map(JSONValue.string)), ("password", r.password.map { .string($0.text) }), ("seconds", .double(r.seconds))]
                 .reduce(into: [:]) { args, pair in if let value = pair.1 { args[pair.0] = value } }
+        case .play(let r): r.chime.map { ["chime": .string($0.rawValue)] } ?? ["file": .string(r.file ?? "")]
         case .backupRetry(let id): id.map { ["id": .string($0)] } ?? [:]
         case .protect(let before, let after): ["before_s": .double(before), "after_s": .double(after)]
         case .users: [:]

@@ -17,6 +17,7 @@ public enum CommandResult: Sendable, Equatable {
     case cameras(CamerasReport)
     case discovered(CameraDiscovery)
     case switched(SwitchResult)
+    case played(PlayResult)
     case backupStatus(BackupStatus)
     case backupRetry(RetryResult)
     case protected(ProtectResult)
@@ -54,6 +55,7 @@ public enum CommandResult: Sendable, Equatable {
         case .cameras(let value): value
         case .discovered(let value): value
         case .switched(let value): value
+        case .played(let value): value
         case .backupStatus(let value): value
         case .backupRetry(let value): value
         case .protected(let value): value
@@ -105,6 +107,7 @@ public enum CommandResult: Sendable, Equatable {
         case .cameras: return .cameras(try value(CamerasReport.self))
         case .discoverCameras: return .discovered(try value(CameraDiscovery.self))
         case .switchCamera: return .switched(try value(SwitchResult.self))
+        case .play: return .played(try value(PlayResult.self))
         case .backupStatus: return .backupStatus(try value(BackupStatus.self))
         case .backupRetry: return .backupRetry(try value(RetryResult.self))
         case .protect: return .protected(try value(ProtectResult.self))

@@ -21,6 +21,7 @@ public struct ApplianceConfig: Sendable, Equatable {
     public var onvif = ONVIF()
     public var motion = Motion()
     public var sound = Sound()
+    public var speaker = Speaker()
     public var objects = Objects()
     public var inputs: [Input] = []
     public var outputs: [Output] = []

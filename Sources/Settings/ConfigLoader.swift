@@ -47,6 +47,7 @@ public enum ConfigLoader {
         if var t = try top.table("onvif") { config.onvif = try ConfigSections.onvif(&t, config.onvif, web: config.web, rtsp: config.rtsp) }
         if var t = try top.table("motion") { config.motion = try ConfigSections.motion(&t, config.motion) }
         if var t = try top.table("sound") { config.sound = try ConfigSections.sound(&t, config.sound) }
+        if var t = try top.table("speaker") { config.speaker = try ConfigSections.speaker(&t, config.speaker) }
         if var t = try top.table("objects") { config.objects = try ConfigSections.objects(&t, config.objects) }
         if let tables = try top.tableArray("input") {
             config.inputs = try tables.enumerated().map { index, table in

@@ -53,8 +53,9 @@ rotate = 0
 # output goes on with the next camera or a black picture, and it is tried again after 1 s, 2 s, 4 s… (at most 30 s).
 start_timeout_s = 10.0
 # An IP camera (a second [[camera]], or this one): its video is decoded (the board's decoder where one works) and
-# recorded like any camera's; its sound is dropped. It may take start_timeout_s to connect and give its first frame,
-# and when it drops it is tried again by itself (1 s doubling to 30 s) while the output goes on.
+# recorded like any camera's; its sound is dropped (or recorded: [audio] source = "camera"). It may take
+# start_timeout_s to connect and give its first frame, and when it drops it is tried again by itself (1 s doubling
+# to 30 s) while the output goes on.
 # source = "rtsp"
 # url = "rtsp://192.168.1.20:554/stream1"      # no user or password here: they are logged nowhere
 # username = "admin"
@@ -262,6 +263,17 @@ enabled = false
 # dBFS: -30 is a raised voice near the microphone, a dog, a door; a quiet room reads -60 or lower.
 threshold_db = -30.0
 min_duration_s = 0.5
+
+[speaker]
+# The device's voice: `appliance ctl play FILE` (any sound GStreamer decodes) and its own chimes. auto: ALSA's
+# default when the board has a playback device, else none. Or an ALSA device ("hw:1,0"), or "none".
+device = "auto"
+# A GStreamer sink instead of device, e.g. "pulsesink" (the sound arrives as raw audio).
+# pipeline = "alsasink device=plughw:1,0"
+# 0 mutes, 1 plays a sound as it is (up to 4 amplifies).
+volume = 1.0
+# Chimes for its own feedback: recording started and stopped, a clip protected, storage nearly full, an error.
+feedback = false
 
 # Shutter buttons: none by default. Each [[input]] sends commands like `appliance ctl` does. An input whose device
 # is missing is reported in status and picked up when it appears; it never stops the daemon.

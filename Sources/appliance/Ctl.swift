@@ -62,7 +62,7 @@ struct Ctl: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Control a running daemon over its socket.",
         subcommands: [Status.self, Record.self, Snapshot.self, List.self, Info.self, Rename.self, Delete.self,
-                      Lock.self, Unlock.self, Protect.self, Export.self, Events.self, ActivityCommand.self, TimelineCommand.self, Cameras.self, Switch.self, Backup.self,
+                      Lock.self, Unlock.self, Protect.self, Export.self, Events.self, ActivityCommand.self, TimelineCommand.self, Cameras.self, Switch.self, Play.self, Backup.self,
                       Metrics.self, Console.self, Share.self, Shares.self, Unshare.self, UserCommand.self, Version.self])
     /// Lets the shared options come before the subcommand too: `appliance ctl --json status`.
     @OptionGroup var options: CtlOptions
@@ -112,6 +112,9 @@ struct Status: ParsableCommand {
             }
             if let sound = s.sound, let level = sound.levelDb {
                 lines.append("sound: \(level) dBFS (peak \(sound.peakDb ?? level))\(sound.active ? ", SOUND" : "")\(sound.events > 0 ? ", \(sound.events) events" : "")")
+            }
+            if let speaker = s.speaker {
+                lines.append("speaker: \(speaker.speaker) (\(speaker.state.rawValue)\(speaker.playing.map { ": \($0)" } ?? "")\(speaker.error.map { ": \($0)" } ?? ""), \(speaker.played) played)")
             }
             if let motion = s.motion {
                 lines.append("motion: \(motion.active ? "MOTION" : "quiet") (\(motion.fps) fps at \(motion.width)x\(motion.height), \(motion.framesAnalysed) frames looked at, \(motion.events) events)")

@@ -42,6 +42,13 @@ final class MQTTBridgeLogicTests: XCTestCase {
         XCTAssertEqual(select?.config["options"], .array(["front", "rear cam"]))
         XCTAssertFalse(discovery(shutters: false).entities.contains { $0.objectID == "shutter" }, "no shutter, no gesture entity")
         XCTAssertEqual(d.subscription, "homeassistant/+/appliance_1a2b3c4d/+/config")
+        XCTAssertFalse(d.entities.contains { $0.objectID == "chime" }, "no speaker, no chime button")
+        var speaking = d
+        speaking.speaker = true
+        let chime = speaking.entities.first { $0.objectID == "chime" }
+        XCTAssertEqual(chime?.component, "button")
+        XCTAssertEqual(chime?.config["command_topic"], .string(topics.chimeSet))
+        XCTAssertEqual(chime?.config["payload_press"], "chime")
     }
 
     func testCommandPayloads() {
@@ -57,6 +64,9 @@ final class MQTTBridgeLogicTests: XCTestCase {
         XCTAssertEqual(parse(topics.protectSet, "PRESS"), .protect(before: Command.defaultProtectWindow, after: Command.defaultProtectWindow))
         XCTAssertEqual(parse(topics.cameraSet, "front"), .switchCamera(.named("front")))
         XCTAssertEqual(parse(topics.cameraSet, "next"), .switchCamera(.named("next")), "a camera named next is that camera")
+        XCTAssertEqual(parse(topics.chimeSet, "PRESS"), .play(PlayRequest(chime: .chime)))
+        XCTAssertEqual(parse(topics.chimeSet, "Recording-Started"), .play(PlayRequest(chime: .recordingStarted)))
+        XCTAssertNil(parse(topics.chimeSet, "/etc/passwd"), "only chimes over MQTT, never a file")
         for (topic, text) in [(topics.recordingSet, "yes"), (topics.recordingSet, "{\"state\":\"ON\"}"), (topics.snapshotSet, "now"),
                               (topics.cameraSet, "back"), (topics.prefix + "/other/set", "ON"), (topics.recordingSet, String(repeating: "O", count: 300))] {
             XCTAssertNil(parse(topic, text), "\(topic) \(text)")

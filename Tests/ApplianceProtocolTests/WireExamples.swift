@@ -94,6 +94,9 @@ enum WireExamples {
                 address: "http://192.168.1.20/onvif/device_service", endpoint: "urn:uuid:1",
                 streams: [DiscoveredStream(profile: "main", uri: "rtsp://192.168.1.20:554/s1", encoding: "H264", width: 1920, height: 1080)])],
                                           interfaces: ["eth0"])))]
+        case .play: [(.play(PlayRequest(file: "/srv/door.ogg")), .played(PlayResult(sound: "/srv/door.ogg", durationMs: 2500, speaker: "alsa default"))),
+                     (.play(PlayRequest(chime: .recordingStarted)),
+                      .played(PlayResult(sound: "recording-started", durationMs: 310, speaker: "alsa default", interrupted: "/srv/door.ogg")))]
         case .switchCamera: [(.switchCamera(.named("back")), .switched(SwitchResult(active: "back", previous: "a", switched: true, latencyMs: 45.5))),
                              (.switchCamera(.next), .switched(SwitchResult(active: "a", previous: "a", switched: false)))]
         case .backupStatus:
@@ -205,6 +208,8 @@ enum WireExamples {
         case .clockJumped: .clockJumped(ClockJump(jumpS: 172_800, from: Date(timeIntervalSince1970: 1_700_000_000),
                                                   to: Date(timeIntervalSince1970: 1_700_172_800), redatedRecordings: 6, redatedActivities: 1))
         case .authFailed: .authFailed(AuthFailure(door: "web", client: "192.0.2.7", user: "anna", reason: "wrong name or password"))
+        case .speakerPlayed: .speakerPlayed(SpeakerPlayback(sound: "recording-started", playedMs: 412, interrupted: false))
+        case .speakerFailed: .speakerFailed(SpeakerFailure(sound: "/srv/door.ogg", reason: "Could not open audio device for playback."))
         }
     }
 }

@@ -385,6 +385,38 @@ final class MQTTTests: XCTestCase {
         XCTAssertTrue(try broker.retained(topic("motion")).contains { $0.text == "ON" }, "states are retained")
     }
 
+    /// A speaker is a Chime button: its command rings the chime on the speaker (a file sink read back), and a
+    /// chime's name plays that chime; anything else is refused, never a file.
+    func testTheChimeButtonRingsTheSpeaker() throws {
+        let broker = try MosquittoBroker()
+        try broker.start()
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent("mqtt-speaker-\(UUID().uuidString.prefix(8)).raw").path
+        defer { try? FileManager.default.removeItem(atPath: output) }
+        let daemon = try startDaemon(broker) { _ in
+            "\n[speaker]\npipeline = \"audio/x-raw,format=S16LE,rate=48000,channels=1 ! filesink location=\(output) append=true\"\n"
+        }
+        defer { daemon.stop() }
+        let status = try XCTUnwrap(waitConnected(daemon), daemon.log)
+        let watcher = try MQTTWatcher(broker: broker, filter: "#")
+        let config = "\(Self.discovery)/button/appliance_\(status.deviceID)/chime/config"
+        XCTAssertTrue(watcher.waitFor(15) { _ in watcher.last(config)?.json?["command_topic"] as? String == topic("chime/set") }, daemon.log)
+        let events = try TypedEvents(daemon, timeout: 30)
+        try broker.publish(topic("chime/set"), "chime")
+        try events.waitFor("the chime") { event -> Bool? in
+            if case .speakerPlayed(let p) = event, p.sound == "chime", !p.interrupted { return true }
+            return nil
+        }
+        try broker.publish(topic("chime/set"), "/etc/passwd")
+        try broker.publish(topic("chime/set"), "protected")
+        try events.waitFor("the protected chime") { event -> Bool? in
+            if case .speakerPlayed(let p) = event, p.sound == "protected" { return true }
+            return nil
+        }
+        XCTAssertTrue(daemon.log.contains("no chime named '/etc/passwd'"), daemon.log)
+        XCTAssertEqual(try daemon.status().speaker?.played, 2)
+        XCTAssertGreaterThan(try SpeakerOutput(path: output).soundingSeconds, 1.0, "both chimes came out of the speaker")
+    }
+
     /// Every stored activity is a Home Assistant event (kind as `event_type`), and today's count a sensor whose
     /// attributes count each kind: a mark from outside (`ctl activity mark`) shows in both.
     func testAnActivityIsAHomeAssistantEventAndCounted() throws {

@@ -73,6 +73,18 @@ final class ConfigTests: XCTestCase {
         XCTAssertEqual(mode, ModeRequest(width: 1920, height: 1080, fps: 30, format: "MJPG"))
     }
 
+    func testTheSpeakerIsFoundByItselfAndItsKeysAreChecked() throws {
+        let defaults = try ConfigLoader.parse("", file: "t").speaker
+        XCTAssertEqual(defaults, ApplianceConfig.Speaker(device: "auto", pipeline: "", volume: 1.0, feedback: false))
+        let set = try ConfigLoader.parse("[speaker]\ndevice = \"hw:1,0\"\nvolume = 0.5\nfeedback = true\n", file: "t").speaker
+        XCTAssertEqual(set.device, "hw:1,0")
+        XCTAssertEqual(set.volume, 0.5)
+        XCTAssertTrue(set.feedback)
+        XCTAssertEqual(error("[speaker]\nvolume = 9\n")?.key, "speaker.volume")
+        XCTAssertEqual(error("[speaker]\ndevice = \"\"\n")?.key, "speaker.device")
+        XCTAssertEqual(error("[speaker]\nchime = true\n")?.description, "t.toml:2: speaker.chime: unknown key")
+    }
+
     func testNetworkCamerasNeedAURLWithoutCredentials() throws {
         let camera = "[[camera]]\nname = \"door\"\nsource = \"rtsp\"\n"
         XCTAssertEqual(error(camera)?.key, "camera[0].url")

@@ -37,6 +37,8 @@ public struct DataDirectory: Sendable {
     public var snapshotsDir: String { root + "/snapshots" }
     /// Activity pictures (motion's best frame, the picture at a sound or a mark).
     public var activityDir: String { root + "/activity" }
+    /// The speaker's chimes, made at each start.
+    public var chimesDir: String { root + "/chimes" }
 
     public func partialPath(id: String) -> String { "\(partialDir)/\(id).mp4" }
     public func thumbnailPath(id: String) -> String { "\(thumbnailsDir)/\(id).jpg" }

@@ -24,6 +24,8 @@ struct HomeAssistantDiscovery: Sendable {
     var sound = false
     /// Tracked object labels (`[objects] track`, when on): an occupancy binary sensor and a count each.
     var objects: [String] = []
+    /// A speaker: a button that rings the chime.
+    var speaker = false
 
     /// The node id, and the prefix of every unique id.
     var node: String { "appliance_" + deviceID }
@@ -42,6 +44,11 @@ struct HomeAssistantDiscovery: Sendable {
             list.append(entity("event", "shutter", "Shutter", [
                 "state_topic": .string(topics.gesture),
                 "event_types": .array(InputGesture.Gesture.allCases.map { .string($0.rawValue) }),
+            ]))
+        }
+        if speaker {
+            list.append(entity("button", "chime", "Chime", [
+                "command_topic": .string(topics.chimeSet), "payload_press": "chime", "icon": "mdi:bell-ring",
             ]))
         }
         list += activityEntities

@@ -27,6 +27,12 @@ enum MQTTCommandParser {
             if cameras.contains(text) { return .success(.switchCamera(.named(text))) }
             if text.lowercased() == "next" { return .success(.switchCamera(.next)) }
             return .failure(.init("no camera named '\(shown(text))' (cameras: \(cameras.joined(separator: ", ")))"))
+        case topics.chimeSet:
+            if text.isEmpty || text.uppercased() == "PRESS" { return .success(.play(PlayRequest(chime: .chime))) }
+            guard let chime = SpeakerChime(rawValue: text.lowercased()) else {
+                return .failure(.init("no chime named '\(shown(text))' (chimes: \(SpeakerChime.allCases.map(\.rawValue).joined(separator: ", ")))"))
+            }
+            return .success(.play(PlayRequest(chime: chime)))
         default:
             return .failure(.init("not a command topic"))
         }

@@ -2,6 +2,7 @@ import ApplianceProtocol
 import MQTTKit
 import ApplianceBase
 import Settings
+import Engine
 
 /// `[mqtt]` with its defaults filled in from this device (client id, topic prefix, name) and its password read:
 /// everything the bridge needs, resolved once at start.
@@ -28,6 +29,8 @@ struct MQTTSettings: Sendable {
     var sound: Bool
     /// Tracked object labels when `[objects]` is on (each an occupancy sensor and a count).
     var objects: [String]
+    /// A speaker is there (`[speaker]`): a Chime button.
+    var speaker: Bool
 
     init(config: ApplianceConfig, identity: DeviceIdentity = .current()) throws {
         let m = config.mqtt
@@ -48,6 +51,7 @@ struct MQTTSettings: Sendable {
         motion = config.motion.enabled
         sound = config.sound.enabled && config.audio.source != "none"
         objects = config.objects.enabled ? config.objects.track : []
+        speaker = SpeakerSink.resolve(config.speaker) != nil
     }
 
     /// The broker as status shows it (no user, no password).
@@ -80,7 +84,7 @@ struct MQTTSettings: Sendable {
         discoveryPrefix.map {
             var discovery = HomeAssistantDiscovery(prefix: $0, deviceID: deviceID, deviceName: deviceName, version: ApplianceVersion.current,
                                                    configurationURL: facts.webURL, topics: topics, cameras: facts.cameras, shutters: shutters)
-            (discovery.motion, discovery.sound, discovery.objects) = (motion, sound, objects)
+            (discovery.motion, discovery.sound, discovery.objects, discovery.speaker) = (motion, sound, objects, speaker)
             return discovery
         }
     }

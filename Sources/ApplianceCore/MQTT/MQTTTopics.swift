@@ -36,8 +36,10 @@ struct MQTTTopics: Sendable, Equatable {
     var snapshotSet: String { prefix + "/snapshot/set" }
     var protectSet: String { prefix + "/protect/set" }
     var cameraSet: String { camera + "/set" }
+    /// A chime on the speaker: its name (`chime`, `recording-started`…), or PRESS for the ding-dong.
+    var chimeSet: String { prefix + "/chime/set" }
     /// Every command topic, subscribed with QoS 1.
-    var commands: [String] { [recordingSet, snapshotSet, protectSet, cameraSet] }
+    var commands: [String] { [recordingSet, snapshotSet, protectSet, cameraSet, chimeSet] }
 
     /// A name as one topic level (and a discovery object id): letters, digits, `_` and `-`; anything else `_`.
     static func word(_ name: String) -> String {

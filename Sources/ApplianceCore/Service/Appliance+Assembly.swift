@@ -49,6 +49,7 @@ struct ApplianceParts {
     let activity: ActivityLog
     let dispatcher: CommandDispatcher
     let accounts: AccountBook
+    let speaker: Speaker?
     let server: ControlServer
     let socketPath: String
 }
@@ -78,10 +79,11 @@ extension Appliance {
         let webrtc = WebRTCViewers(feed: liveFeed, web: config.web, logger: logger)
         let webReporter = FrontEndReporter(web: config.web.enabled ? WebStatus(state: .starting, listen: config.web.listen) : nil,
                                            live: graph.live, webrtc: webrtc)
+        let speaker = makeSpeaker(config: config, data: data, events: events, logger: logger)
         let status = StatusReporter(config: config, data: data, library: library, graph: graph, health: g.health, recorder: recorder,
                                     cameras: g.cameras, readiness: g.readiness, started: g.started, outputs: lights, inputs: inputs,
                                     web: webReporter, rtsp: network.rtsp?.feed, mqtt: network.mqtt?.link, onvif: network.onvif?.link,
-                                    encoders: g.encoders, clock: clock)
+                                    encoders: g.encoders, clock: clock, speaker: speaker)
         let clips = Clips(config: config, data: data, library: library, events: events, logger: logger, recorder: recorder, backup: g.backup)
         let cameras = g.cameras
         let activity = ActivityLog(clips: clips, pictures: ActivityPictures(data: data, latestFrame: { graph.latestFrame }),
@@ -97,7 +99,8 @@ extension Appliance {
                                       backup: g.backup, liveness: liveness, runs: g.runs, started: g.started),
             backup: g.backup, retention: retention, accounts: accounts, gate: gate,
             discovery: CameraDiscoverer(host: config.onvif.enabled ? config.onvif.discovery(web: config.web)?.host ?? "0.0.0.0" : "0.0.0.0",
-                                        logger: logger))
+                                        logger: logger),
+            speaker: speaker)
         let socketPath = config.socket.isEmpty ? data.root + "/ctl.sock" : config.socket
         let readiness = g.readiness
         let server = ControlServer(path: socketPath, router: SocketRouter(perform: dispatcher.perform), events: events,
@@ -105,7 +108,24 @@ extension Appliance {
         return ApplianceParts(base: g, recorder: recorder, retention: retention, retentionWake: retentionWake, devices: devices,
                               gate: gate, liveness: liveness, inputs: inputs, lights: lights, network: network, webrtc: webrtc,
                               webReporter: webReporter, status: status, activity: activity, dispatcher: dispatcher,
-                              accounts: accounts, server: server, socketPath: socketPath)
+                              accounts: accounts, speaker: speaker, server: server, socketPath: socketPath)
+    }
+
+    /// The speaker, when `[speaker]` resolves to one, with its chimes made in the data folder.
+    private static func makeSpeaker(config: ApplianceConfig, data: DataDirectory, events: EventHub, logger: Logger) -> Speaker? {
+        guard let sink = SpeakerSink.resolve(config.speaker) else {
+            logger.info("speaker: none", metadata: ["device": "\(config.speaker.device)"])
+            return nil
+        }
+        let chimes: [SpeakerChime: String]
+        do {
+            chimes = try Chimes.write(to: data.chimesDir)
+        } catch {
+            logger.warning("speaker: cannot make the chimes in \(data.chimesDir): \(error)")
+            chimes = [:]
+        }
+        logger.info("speaker: \(sink.label)", metadata: ["volume": "\(config.speaker.volume)", "feedback": "\(config.speaker.feedback)"])
+        return Speaker(sink: sink, volume: config.speaker.volume, chimes: chimes, events: events, logger: logger)
     }
 
     /// Every service of the appliance in its stage (`ServiceStage`: the start order, which shutdown reverses).
@@ -126,6 +146,7 @@ extension Appliance {
         plan.add(.picture, contentsOf: await pictureServices(graph: graph, cameras: g.cameras, config: config, events: events,
                                                              logger: logger, activity: p.activity, perform: perform))
         plan.add(.retention, RetentionService(retention: p.retention, wake: p.retentionWake))
+        plan.add(.speaker, p.speaker)
         plan.add(.recorder, RecorderService(recorder: p.recorder, autostart: config.recording.autostart, logger: logger))
         plan.add(.controlSocket, p.server)
         let onvif = p.network.onvifDevice(config: config, logger: logger, status: p.status, accounts: p.accounts)
@@ -141,6 +162,9 @@ extension Appliance {
             RecordingLight(outputs: config.outputs, board: $0, events: events, minFreeMb: config.storage.minFreeMb, logger: logger,
                            perform: perform)
         })
+        if config.speaker.feedback, p.speaker != nil {
+            plan.add(.lights, SpeakerFeedback(events: events, logger: logger, perform: perform))
+        }
         plan.add(.serviceManager, serviceManager.map {
             SystemdNotifier(manager: $0, readiness: g.readiness, liveness: p.liveness, events: events, logger: logger, perform: perform)
         })

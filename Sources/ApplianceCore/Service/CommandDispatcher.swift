@@ -15,6 +15,8 @@ struct CommandDispatcher: Sendable {
     let accounts: AccountBook
     let gate: CommandGate
     let discovery: CameraDiscoverer
+    /// nil: no speaker (`[speaker] device = "none"`, or none found).
+    let speaker: Speaker?
 
     func perform(_ command: Command) async throws(ApplianceError) -> CommandResult {
         guard gate.isOpen else { throw ApplianceError(.unavailable, "the appliance is shutting down") }
@@ -53,6 +55,11 @@ struct CommandDispatcher: Sendable {
             return .cameras(await cameras.report(devices: present))
         case .switchCamera(let choice): return .switched(try await cameras.switchTo(choice))
         case .discoverCameras(let request): return .discovered(await discovery.find(request))
+        case .play(let request):
+            guard let speaker else {
+                throw ApplianceError(.unavailable, "there is no speaker ([speaker] device = \"none\", or no playback device was found)")
+            }
+            return .played(try await speaker.play(request))
         case .backupStatus: return .backupStatus(await backup?.status() ?? .off)
         case .backupRetry(let id):
             guard let backup else { throw ApplianceError(.unavailable, "backup is off ([backup] url is empty)") }

@@ -25,6 +25,8 @@ enum ServiceStage: Int, CaseIterable, Comparable, Sendable {
     case picture
     /// Deletes by age and space, woken by every finished file.
     case retention
+    /// The speaker: up before any command can ask for a sound, its sound stopped once none can.
+    case speaker
     /// Finalises the recording in progress at shutdown, once no front end can send a command any more.
     case recorder
     /// The control socket (`appliance ctl`).
@@ -37,7 +39,7 @@ enum ServiceStage: Int, CaseIterable, Comparable, Sendable {
     case commandGate
     /// Shutters: evdev keys and GPIO lines.
     case inputs
-    /// The recording light.
+    /// The recording light, and the speaker's feedback chimes.
     case lights
     /// systemd's notify socket: hears of shutdown first and says STOPPING=1 before anything stops.
     case serviceManager

@@ -30,6 +30,7 @@ struct StatusReporter: Sendable {
     var onvif: ONVIFLink? = nil
     var encoders: EncoderSelection? = nil
     var clock: ClockWatch? = nil
+    var speaker: Speaker? = nil
 
     func status() async -> StatusReport {
         let (state, live, recordingsThisRun) = await recorder.live()
@@ -60,6 +61,7 @@ struct StatusReporter: Sendable {
         report.objects = graph.objects?.status
         report.sound = graph.sound?.status
         report.clock = clock?.status
+        report.speaker = await speaker?.status()
         return report
     }
 }

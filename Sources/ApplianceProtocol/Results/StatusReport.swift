@@ -84,6 +84,8 @@ public struct StatusReport: Codable, Sendable, Equatable {
     public var objects: ObjectStatus?
     /// The microphone's level and sound detection (absent without sound).
     public var sound: SoundStatus?
+    /// The speaker (absent when there is none).
+    public var speaker: SpeakerStatus?
     /// The wall clock: whether the kernel says it is synchronised, and the jumps this daemon saw.
     public var clock: ClockStatus?
 

@@ -1,4 +1,5 @@
 import GStreamerKit
+import Logging
 import ApplianceBase
 import Mp4
 import Settings
@@ -45,6 +46,18 @@ extension CaptureGraph {
     /// The microphone's fragment ! audioconvert ! audioresample ! capsfilter ! queue ! AAC ! aacparse ! audio tee.
     /// Like video, audio is not encoded while nothing records (the gate opens at record start, before the planned
     /// start time, so the first AAC frame of the clip is complete). Returns the source bin and the tee.
+    /// The microphone chain for `kind` (nothing for "none"), and for "camera" the router of the cameras' sound.
+    static func addSound(kind: String, config: ApplianceConfig, fragments: FragmentLibrary, to pipeline: Pipeline, gate: EncoderGate,
+                         cameras: [CameraSlot], logger: Logger) throws -> (source: Bin?, tee: Element?, cameraSound: CameraSound?) {
+        guard kind != "none" else { return (nil, nil, nil) }
+        let (microphone, tee) = try addMicrophone(kind: kind, config: config, fragments: fragments, to: pipeline, gate: gate)
+        guard kind == "camera" else { return (microphone, tee, nil) }
+        if !cameras.contains(where: { $0.config.source == "rtsp" }) {
+            logger.warning("audio: [audio] source = \"camera\" but no camera is an IP camera (source = \"rtsp\"): the sound is silence")
+        }
+        return (microphone, tee, try CameraSound(microphone: microphone, cameras: cameras, audio: config.audio))
+    }
+
     static func addMicrophone(kind: String, config: ApplianceConfig, fragments: FragmentLibrary, to pipeline: Pipeline,
                               gate: EncoderGate) throws -> (source: Bin, tee: Element) {
         let a = config.audio

@@ -108,20 +108,8 @@ public final class CaptureGraph: Sendable {
         // Microphone → AAC.
         audioKind = try SourceResolver.audioKind(config.audio, logger: logger)
         sound = audioKind == "none" ? nil : SoundTap(detecting: config.sound.enabled)
-        if audioKind != "none" {
-            (microphone, audioTee) = try Self.addMicrophone(kind: audioKind, config: config, fragments: fragments,
-                                                            to: pipeline, gate: gate)
-        } else {
-            (microphone, audioTee) = (nil, nil)
-        }
-        if let microphone, audioKind == "camera" {
-            cameraSound = try CameraSound(microphone: microphone, cameras: cameras, audio: config.audio)
-            if !cameras.contains(where: { $0.config.source == "rtsp" }) {
-                logger.warning("audio: [audio] source = \"camera\" but no camera is an IP camera (source = \"rtsp\"): the sound is silence")
-            }
-        } else {
-            cameraSound = nil
-        }
+        (microphone, audioTee, cameraSound) = try Self.addSound(kind: audioKind, config: config, fragments: fragments, to: pipeline,
+                                                                gate: gate, cameras: cameras, logger: logger)
         // The encoded streams' caps never change either: a recording bin linked to a tee must not make the
         // encoders renegotiate. Their ALLOCATION query would wait in every recording bin's queue, where mp4mux
         // holds video until the matching audio arrives: the encoder stalled for ~230 ms at each segment cut and

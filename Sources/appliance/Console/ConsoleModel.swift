@@ -99,12 +99,12 @@ struct ConsoleModel: Sendable, Equatable {
             capacity = f.capacity
             say("storage full: \(f.reason)", error: true)
             return true
-        case .cameraFailed, .storageMissing, .error, .stalled, .encoderFailed, .clockJumped, .authFailed, .objectStarted:
+        case .cameraFailed, .storageMissing, .error, .stalled, .encoderFailed, .clockJumped, .authFailed, .objectStarted, .speakerFailed:
             return false  // told by `notice`
         case .inputGesture, .inputConnected, .inputMissing, .thumbnailReady, .locked, .unlocked, .exported, .backupStarted,
              .backupProgress, .backupDone, .backupRetry, .backupFailed, .backupPaused, .backupResumed, .backupDeleted,
              .flowing, .retentionWarning, .deviceAdded, .deviceRemoved, .mqttConnected, .mqttDisconnected, .motionStarted,
-             .motionEnded, .soundStarted, .soundEnded, .objectEnded, .activity:
+             .motionEnded, .soundStarted, .soundEnded, .objectEnded, .activity, .speakerPlayed:
             return false
         }
     }
@@ -121,6 +121,7 @@ struct ConsoleModel: Sendable, Equatable {
         case .clockJumped(let j): ("the clock jumped by \(j.jumpWords); \(j.redatedRecordings) clips dated again", false, false)
         case .objectStarted(let o): ("\(o.label) seen (score \(String(format: "%.2f", o.score)))", false, false)
         case .authFailed(let f): ("refused \(f.user.map { "\"\($0)\" " } ?? "")from \(f.client) on \(f.door): \(f.reason)", true, false)
+        case .speakerFailed(let f): ("the speaker cannot play \(f.sound): \(f.reason)", true, false)
         default: nil
         }
     }

@@ -1,0 +1,113 @@
+import ApplianceBase
+import ApplianceProtocol
+import Foundation
+import GStreamerKit
+import Logging
+import ServiceLifecycle
+
+/// The speaker (`[speaker]`): plays one sound at a time, each in a pipeline of its own (`SoundPlayback`); a new
+/// sound cuts the one playing short, as a doorbell does. A file that is not sound is the caller's error
+/// (`bad_request`); a speaker that cannot play is `unavailable`, a line in status and a `speaker_failed` event, and
+/// the next sound tries it again. Nothing here touches the recording's pipeline. As a service it follows each
+/// sound to its end (`speaker_played`) and stops the one playing at shutdown.
+package actor Speaker: Service {
+    package nonisolated let sink: SpeakerSink
+    private let volume: Double
+    private let chimes: [SpeakerChime: String]
+    private let events: EventHub
+    private let logger: Logger
+    private var current: SoundPlayback?
+    private var lastError: String?
+    private var played: UInt64 = 0
+    /// Sounds started, for `run` to follow to their end.
+    private nonisolated let started: AsyncStream<SoundPlayback>
+    private nonisolated let startedContinuation: AsyncStream<SoundPlayback>.Continuation
+
+    /// `chimes`: the chimes' files (`Chimes.write`).
+    package init(sink: SpeakerSink, volume: Double, chimes: [SpeakerChime: String], events: EventHub, logger: Logger) {
+        (self.sink, self.volume, self.chimes, self.events, self.logger) = (sink, volume, chimes, events, logger)
+        (started, startedContinuation) = AsyncStream.makeStream(of: SoundPlayback.self)
+    }
+
+    package func play(_ request: PlayRequest) async throws(ApplianceError) -> PlayResult {
+        guard let file = request.chime.map({ chimes[$0] }) ?? request.file else {
+            throw ApplianceError(.internalError, "the chime '\(request.sound)' was not made at start")
+        }
+        let interrupted = current
+        if let interrupted { await end(interrupted, interrupted: true) }
+        let (sink, volume, sound) = (sink, volume, request.sound)
+        let outcome = try? await blocking { () -> Result<SoundPlayback, SoundPlayback.Failure> in
+            do throws(SoundPlayback.Failure) {
+                return .success(try SoundPlayback.start(file: file, sound: sound, sink: sink, volume: volume))
+            } catch {
+                return .failure(error)
+            }
+        }
+        switch outcome {
+        case .success(let playback)?:
+            current = playback
+            lastError = nil
+            startedContinuation.yield(playback)
+            logger.info("speaker: playing \(sound)", metadata: ["speaker": "\(sink.label)"])
+            return PlayResult(sound: sound, durationMs: playback.durationMs, speaker: sink.label, interrupted: interrupted?.sound)
+        case .failure(.file(let reason))?:
+            logger.warning("speaker: \(reason)")
+            throw ApplianceError(.badRequest, reason)
+        case .failure(.speaker(let reason))?:
+            failed(sound, reason)
+            throw ApplianceError(.unavailable, "the speaker (\(sink.label)) cannot play: \(reason)")
+        case nil:
+            throw ApplianceError(.unavailable, "the appliance is shutting down")
+        }
+    }
+
+    package func status() -> SpeakerStatus {
+        SpeakerStatus(state: current != nil ? .playing : lastError != nil ? .error : .idle, speaker: sink.label,
+                      playing: current?.sound, error: lastError, played: played)
+    }
+
+    package func run() async throws {
+        await withDiscardingTaskGroup { group in
+            for await playback in started.cancelOnGracefulShutdown() {
+                group.addTask { await self.follow(playback) }
+            }
+            if let current { await end(current, interrupted: true) }
+        }
+    }
+
+    /// Waits for the sound's end or its sink's error (the bus closes when the sound is stopped).
+    private func follow(_ playback: SoundPlayback) async {
+        for await message in playback.messages {
+            switch message {
+            case .endOfStream:
+                await end(playback, interrupted: false)
+                return
+            case .error(let error):
+                await end(playback, interrupted: true)
+                if case .file(let reason)? = SoundPlayback.classify(error, file: playback.sound) {
+                    logger.warning("speaker: \(reason)")
+                } else {
+                    failed(playback.sound, SoundPlayback.words(error))
+                }
+                return
+            default:
+                continue
+            }
+        }
+    }
+
+    /// Stops `playback` if it is still the one playing, and says so.
+    private func end(_ playback: SoundPlayback, interrupted: Bool) async {
+        guard current === playback else { return }
+        current = nil
+        _ = try? await blocking { playback.stop() }
+        if !interrupted { played += 1 }
+        events.publish(.speakerPlayed(SpeakerPlayback(sound: playback.sound, playedMs: playback.playedMs, interrupted: interrupted)))
+    }
+
+    private func failed(_ sound: String, _ reason: String) {
+        lastError = reason
+        logger.error("speaker (\(sink.label)) cannot play \(sound): \(reason)")
+        events.publish(.speakerFailed(SpeakerFailure(sound: sound, reason: reason)))
+    }
+}

@@ -1,0 +1,61 @@
+@testable import Engine
+import ApplianceBase
+import ApplianceProtocol
+import Foundation
+import GStreamerKit
+import Settings
+import XCTest
+
+/// The speaker's parts that need no daemon: the chimes as files GStreamer reads, which sink `[speaker]` means,
+/// which events call for which chime, and how a failure is told apart (the file or the speaker).
+final class SpeakerPartsTests: XCTestCase {
+    func testEveryChimeIsAShortWAVThatGStreamerReadsAtItsLength() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("chimes-\(UUID().uuidString.prefix(8))").path
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let paths = try Chimes.write(to: folder)
+        XCTAssertEqual(Set(paths.keys), Set(SpeakerChime.allCases))
+        for chime in SpeakerChime.allCases {
+            let info = try Discoverer.inspect(path: try XCTUnwrap(paths[chime]))
+            XCTAssertEqual(info.audio.first?.sampleRate, 48_000, chime.rawValue)
+            XCTAssertEqual(info.audio.first?.channels, 1, chime.rawValue)
+            let expected = Double(Chimes.notes(chime).reduce(0) { $0 + $1.ms }) / 1000
+            XCTAssertEqual(Double(try XCTUnwrap(info.duration).nanoseconds) / 1e9, expected, accuracy: 0.002, chime.rawValue)
+            XCTAssertLessThanOrEqual(expected, 1.0, "\(chime.rawValue) is short")
+        }
+        let start = Chimes.samples(Chimes.notes(.recordingStarted))
+        XCTAssertEqual(start.first ?? 1, 0, accuracy: 1e-9, "a soft attack: no click")
+        XCTAssertLessThanOrEqual(start.map(abs).max() ?? 1, 0.5, "half scale")
+    }
+
+    func testTheSinkIsThePipelineElseTheDeviceElseNone() {
+        var speaker = ApplianceConfig.Speaker()
+        speaker.device = "none"
+        XCTAssertNil(SpeakerSink.resolve(speaker))
+        speaker.device = "hw:1,0"
+        XCTAssertEqual(SpeakerSink.resolve(speaker), SpeakerSink(description: "alsasink device=\"hw:1,0\"", label: "alsa hw:1,0"))
+        speaker.pipeline = "pulsesink"
+        XCTAssertEqual(SpeakerSink.resolve(speaker)?.label, "pulsesink", "a pipeline wins over the device")
+        speaker = ApplianceConfig.Speaker()
+        XCTAssertEqual(SpeakerSink.resolve(speaker) != nil, SpeakerSink.hasPlaybackCard() && GStreamer.hasElement("alsasink"),
+                       "auto: ALSA's default only when there is a playback device")
+    }
+
+    func testFeedbackChimesFollowWhatHappened() {
+        XCTAssertEqual(SpeakerFeedback.chime(for: .locked(ClipEvent(id: "a"))), .protected)
+        XCTAssertEqual(SpeakerFeedback.chime(for: .error(PipelineError(source: "/x", message: "m"))), .error)
+        XCTAssertEqual(SpeakerFeedback.chime(for: .cameraFailed(CameraFailure(camera: "c", reason: "r"))), .error)
+        XCTAssertNil(SpeakerFeedback.chime(for: .renamed(Renamed(id: "a", title: "b"))))
+        XCTAssertNil(SpeakerFeedback.chime(for: .speakerFailed(SpeakerFailure(sound: "s", reason: "r"))), "never a chime about the speaker")
+    }
+
+    func testAFailureIsTheFilesOrTheSpeakers() {
+        let typefind = GStreamerError(element: "/speaker/sound/decode/typefind",
+                                      message: "Could not determine type of stream.")
+        guard case .file(let reason)? = SoundPlayback.classify(typefind, file: "/a.ogg") else { return XCTFail("the file's") }
+        XCTAssertEqual(reason, "cannot play /a.ogg: Could not determine type of stream.")
+        let sink = GStreamerError(element: "/speaker/sound/alsasink0", message: "Could not open audio device for playback.",
+                                  debug: "gstalsasink.c(898): gst_alsasink_open (): /GstPipeline:speaker:\nPlayback open error on device 'hw:2': No such device")
+        guard case .speaker(let words)? = SoundPlayback.classify(sink, file: "/a.ogg") else { return XCTFail("the speaker's") }
+        XCTAssertEqual(words, "Could not open audio device for playback. (Playback open error on device 'hw:2': No such device)")
+    }
+}
