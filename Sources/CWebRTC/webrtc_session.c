@@ -25,6 +25,10 @@ struct ApplWebrtcSession {
      * one that does follows a gap (marked DISCONT, so the decoder and encoder start afresh). */
     gboolean audio_on;
     gboolean audio_gap;
+    /* Under `lock`: where the viewer's own sound (Talk) goes, decoded: the speaker's appsrc while this viewer talks,
+     * else nowhere; and the buffers that went there. */
+    GstElement *talk_target;
+    guint64 talk_buffers;
     /* Under `gather_lock`: ICE gathering done, and the candidates seen (mline → "a=candidate:…" lines). */
     GMutex gather_lock;
     GCond gathered_cond;
@@ -175,6 +179,95 @@ static GstBusSyncReply on_bus_message(GstBus *bus, GstMessage *message, gpointer
     return GST_BUS_DROP;
 }
 
+/* A buffer of the viewer's decoded sound: to the talk target while there is one, stamped there on arrival. */
+static GstFlowReturn on_talk_sample(GstAppSink *sink, gpointer data) {
+    ApplWebrtcSession *s = data;
+    GstSample *sample = gst_app_sink_pull_sample(sink);
+    if (!sample) return GST_FLOW_EOS;
+    g_mutex_lock(&s->lock);
+    GstElement *target = s->talk_target ? gst_object_ref(s->talk_target) : NULL;
+    if (target) s->talk_buffers++;
+    g_mutex_unlock(&s->lock);
+    if (target) {
+        GstBuffer *buffer = gst_buffer_copy(gst_sample_get_buffer(sample));
+        GST_BUFFER_PTS(buffer) = GST_CLOCK_TIME_NONE;
+        GST_BUFFER_DTS(buffer) = GST_CLOCK_TIME_NONE;
+        GST_BUFFER_DURATION(buffer) = GST_CLOCK_TIME_NONE;
+        gst_app_src_push_buffer(GST_APP_SRC(target), buffer);  /* leaky: never waits */
+        gst_object_unref(target);
+    }
+    gst_sample_unref(sample);
+    return GST_FLOW_OK;
+}
+
+/* What the viewer sends (its microphone, Talk): Opus decoded to 48 kHz mono for the talk target; anything else is
+ * dropped. webrtcbin adds the pad when the first packet of the stream arrives. */
+static void on_incoming_pad(GstElement *rtc, GstPad *pad, gpointer data) {
+    (void)rtc;
+    ApplWebrtcSession *s = data;
+    if (GST_PAD_DIRECTION(pad) != GST_PAD_SRC) return;
+    GstCaps *caps = gst_pad_get_current_caps(pad);
+    if (!caps) caps = gst_pad_query_caps(pad, NULL);
+    const GstStructure *st = caps && gst_caps_get_size(caps) > 0 ? gst_caps_get_structure(caps, 0) : NULL;
+    gboolean audio = st && g_strcmp0(gst_structure_get_string(st, "media"), "audio") == 0;
+    if (caps) gst_caps_unref(caps);
+    GstElement *bin = audio ? gst_parse_bin_from_description(
+        "rtpopusdepay ! opusdec plc=true ! audioconvert ! audioresample ! "
+        "audio/x-raw,format=S16LE,layout=interleaved,rate=48000,channels=1 ! appsink name=talk sync=false max-buffers=50 drop=true",
+        TRUE, NULL) : NULL;
+    if (!bin) {
+        appl_bin_drop_pad(GST_BIN(s->pipeline), pad);
+        return;
+    }
+    GstElement *sink = gst_bin_get_by_name(GST_BIN(bin), "talk");
+    GstAppSinkCallbacks callbacks = {0};
+    callbacks.new_sample = on_talk_sample;
+    gst_app_sink_set_callbacks(GST_APP_SINK(sink), &callbacks, s, NULL);
+    gst_object_unref(sink);
+    gst_bin_add(GST_BIN(s->pipeline), bin);
+    gst_element_sync_state_with_parent(bin);
+    GstPad *input = gst_element_get_static_pad(bin, "sink");
+    if (gst_pad_link(pad, input) != GST_PAD_LINK_OK) GST_WARNING("cannot link the viewer's sound");
+    gst_object_unref(input);
+}
+
+/* The transceiver of webrtcbin's audio sink pad (the device's own sound), found by what its peer sends (a
+ * transceiver's `kind` is not known before negotiation); NULL without one. Referenced. */
+static GstWebRTCRTPTransceiver *sending_audio(GstElement *rtc) {
+    GstWebRTCRTPTransceiver *found = NULL;
+    GstIterator *pads = gst_element_iterate_sink_pads(rtc);
+    GValue item = G_VALUE_INIT;
+    while (!found && gst_iterator_next(pads, &item) == GST_ITERATOR_OK) {
+        GstPad *pad = g_value_get_object(&item);
+        GstCaps *caps = gst_pad_peer_query_caps(pad, NULL);
+        const GstStructure *st = caps && !gst_caps_is_empty(caps) && !gst_caps_is_any(caps) ? gst_caps_get_structure(caps, 0) : NULL;
+        if (st && g_strcmp0(gst_structure_get_string(st, "media"), "audio") == 0) g_object_get(pad, "transceiver", &found, NULL);
+        if (caps) gst_caps_unref(caps);
+        g_value_reset(&item);
+    }
+    g_value_unset(&item);
+    gst_iterator_free(pads);
+    return found;
+}
+
+/* Talk: the audio transceiver receives too (the viewer's microphone). With a microphone of its own the device's
+ * audio transceiver becomes send-and-receive; without one a receive-only one is added for the offer's Opus. */
+static void allow_talk(ApplWebrtcSession *s, int talk_pt) {
+    GstWebRTCRTPTransceiver *audio = sending_audio(s->rtc);
+    if (audio) {
+        g_object_set(audio, "direction", GST_WEBRTC_RTP_TRANSCEIVER_DIRECTION_SENDRECV, NULL);
+        gst_object_unref(audio);
+    } else {
+        GstCaps *caps = gst_caps_new_simple("application/x-rtp", "media", G_TYPE_STRING, "audio", "encoding-name", G_TYPE_STRING, "OPUS",
+                                            "payload", G_TYPE_INT, talk_pt, "clock-rate", G_TYPE_INT, 48000, NULL);
+        GstWebRTCRTPTransceiver *added = NULL;
+        g_signal_emit_by_name(s->rtc, "add-transceiver", GST_WEBRTC_RTP_TRANSCEIVER_DIRECTION_RECVONLY, caps, &added);
+        gst_caps_unref(caps);
+        if (added) gst_object_unref(added);
+    }
+    g_signal_connect(s->rtc, "pad-added", G_CALLBACK(on_incoming_pad), s);
+}
+
 static void free_session(ApplWebrtcSession *s) {
     if (s->rtc) g_signal_handlers_disconnect_by_data(s->rtc, s); /* no state report from a session being freed */
     g_mutex_lock(&s->lock);
@@ -191,6 +284,7 @@ static void free_session(ApplWebrtcSession *s) {
     if (s->rtc) gst_object_unref(s->rtc);
     if (s->video_src) gst_object_unref(s->video_src);
     if (s->audio_src) gst_object_unref(s->audio_src);
+    if (s->talk_target) gst_object_unref(s->talk_target);
     g_string_free(s->candidates, TRUE);
     g_mutex_clear(&s->lock);
     g_mutex_clear(&s->gather_lock);
@@ -198,7 +292,7 @@ static void free_session(ApplWebrtcSession *s) {
     g_free(s);
 }
 
-ApplWebrtcSession *appl_webrtc_session_start(const char *offer, gboolean audio, const char *stun, int timeout_ms,
+ApplWebrtcSession *appl_webrtc_session_start(const char *offer, gboolean audio, gboolean talk, const char *stun, int timeout_ms,
                                              ApplWebrtcHandlers handlers, char **answer, char **error) {
     GstSDPMessage *sdp = NULL;
     if (gst_sdp_message_new_from_text(offer, &sdp) != GST_SDP_OK || gst_sdp_message_medias_len(sdp) == 0) {
@@ -209,6 +303,7 @@ ApplWebrtcSession *appl_webrtc_session_start(const char *offer, gboolean audio, 
     char *profile = NULL;
     int video_pt = pick_payload(sdp, "video", "H264", &profile);
     int audio_pt = audio ? pick_payload(sdp, "audio", "OPUS", NULL) : -1;
+    int talk_pt = talk ? pick_payload(sdp, "audio", "OPUS", NULL) : -1;
     if (video_pt < 0) {
         gst_sdp_message_free(sdp);
         g_free(profile);
@@ -277,6 +372,7 @@ ApplWebrtcSession *appl_webrtc_session_start(const char *offer, gboolean audio, 
                      GST_WEBRTC_RTP_TRANSCEIVER_DIRECTION_SENDONLY, NULL);
     }
     if (transceivers) g_array_unref(transceivers);
+    if (talk_pt >= 0) allow_talk(s, talk_pt);
     if (gst_element_set_state(s->pipeline, GST_STATE_PLAYING) == GST_STATE_CHANGE_FAILURE) {
         *error = g_strdup("the WebRTC pipeline does not start");
         gst_sdp_message_free(sdp);
@@ -367,6 +463,21 @@ gboolean appl_webrtc_session_push(ApplWebrtcSession *s, const char *name, GstBuf
     GST_BUFFER_DTS(copy) = GST_CLOCK_TIME_NONE;
     if (discont) GST_BUFFER_FLAG_SET(copy, GST_BUFFER_FLAG_DISCONT);
     return gst_app_src_push_buffer(GST_APP_SRC(src), copy) == GST_FLOW_OK;
+}
+
+void appl_webrtc_session_set_talk(ApplWebrtcSession *s, GstElement *target) {
+    g_mutex_lock(&s->lock);
+    GstElement *old = s->talk_target;
+    s->talk_target = target ? gst_object_ref(target) : NULL;
+    g_mutex_unlock(&s->lock);
+    if (old) gst_object_unref(old);
+}
+
+guint64 appl_webrtc_session_talk_buffers(ApplWebrtcSession *s) {
+    g_mutex_lock(&s->lock);
+    guint64 count = s->talk_buffers;
+    g_mutex_unlock(&s->lock);
+    return count;
 }
 
 void appl_webrtc_session_set_audio(ApplWebrtcSession *s, gboolean on) {

@@ -20,7 +20,8 @@ public final class WebRTCSession: @unchecked Sendable {
 
     /// Answers `offer`; blocks up to `timeout` milliseconds for ICE gathering (call it off the cooperative pool).
     /// `stun`: "stun://host:port" or nil (host candidates only). `onState`: on a GStreamer thread, must return at once.
-    public init(offer: String, audio: Bool, stun: String?, timeoutMs: Int = 3000,
+    /// `talk`: the offer's Opus is received too (the viewer's microphone), for `setTalk`.
+    public init(offer: String, audio: Bool, talk: Bool = false, stun: String?, timeoutMs: Int = 3000,
                 onState: @escaping @Sendable (State) -> Void) throws {
         GStreamer.initialize()
         let box = Unmanaged.passRetained(StateBox(onState))
@@ -30,7 +31,7 @@ public final class WebRTCSession: @unchecked Sendable {
         }, user: box.toOpaque())
         var answer: UnsafeMutablePointer<CChar>?
         var error: UnsafeMutablePointer<CChar>?
-        guard let session = appl_webrtc_session_start(offer, audio ? 1 : 0, stun, Int32(timeoutMs), handlers, &answer, &error),
+        guard let session = appl_webrtc_session_start(offer, audio ? 1 : 0, talk ? 1 : 0, stun, Int32(timeoutMs), handlers, &answer, &error),
               let answer else {
             box.release()
             let message = error.map { String(cString: $0) } ?? "cannot answer the offer"
@@ -65,6 +66,15 @@ public final class WebRTCSession: @unchecked Sendable {
     public func setAudio(_ on: Bool) {
         whileRunning { appl_webrtc_session_set_audio($0, on ? 1 : 0) }
     }
+
+    /// Where the viewer's own sound (decoded, 48 kHz mono S16) goes from now on: an appsrc that stamps it on arrival,
+    /// or nowhere. Never blocks.
+    public func setTalk(to target: Element?) {
+        whileRunning { appl_webrtc_session_set_talk($0, target?.pointer) }
+    }
+
+    /// Buffers of the viewer's sound handed to a talk target so far.
+    public var talkBuffers: UInt64 { whileRunning { UInt64(appl_webrtc_session_talk_buffers($0)) } ?? 0 }
 
     /// Posts a message on the session pipeline's bus and says whether it was released at once (it should be: nobody
     /// reads that bus, so every message is dropped and freed as it is posted rather than kept for the session's life).

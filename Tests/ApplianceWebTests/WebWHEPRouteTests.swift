@@ -30,6 +30,13 @@ final class WebWHEPRouteTests: XCTestCase {
             sounds.withLock { $0.append(on) }
         }
 
+        let talks = Locked<[Bool]>([])
+        func setTalk(_ id: String, on: Bool) async throws(ApplianceError) {
+            guard id == "abc123" else { throw ApplianceError(.notFound, "no WebRTC session \(id)") }
+            if on, talks.withLock({ $0.last == true }) { throw ApplianceError(.conflict, "someone else is talking (for 1 s): one at a time") }
+            talks.withLock { $0.append(on) }
+        }
+
         func end(_ id: String) async throws(ApplianceError) {
             guard id == "abc123" else { throw ApplianceError(.notFound, "no WebRTC session \(id)") }
             ended.withLock { $0.append(id) }
@@ -85,6 +92,27 @@ final class WebWHEPRouteTests: XCTestCase {
             let anonymous = try await client.request("/api/whep/abc123/sound", method: .post, auth: false, body: #"{"on": false}"#)
             XCTAssertEqual(anonymous.status, .unauthorized)
             XCTAssertEqual(sessions.sounds.withLock { $0 }, [true, false, true, false], "only the well-formed, authorised requests reached the core")
+        }
+    }
+
+    func testTalkIsForAdminsOneAtATime() async throws {
+        XCTAssertEqual(RoutePolicy.requirement(method: .post, path: "/api/whep/{id}/talk"), .admin, "a viewer may watch and listen, not talk")
+        XCTAssertEqual(RoutePolicy.requirement(method: .post, path: "/api/whep/{id}/sound"), .viewer)
+        let sessions = Recorded()
+        let web = try WebHarness(whep: sessions)
+        try await web.test { client in
+            let on = try await client.request("/api/whep/abc123/talk", method: .post, body: #"{"on": true}"#)
+            XCTAssertEqual(on.status, .ok, on.text)
+            let again = try await client.request("/api/whep/abc123/talk", method: .post, body: #"{"on": true}"#)
+            XCTAssertEqual(again.status, .conflict, "one talker at a time")
+            XCTAssertEqual(again.errorCode, "conflict")
+            let off = try await client.request("/api/whep/abc123/talk", method: .post, body: #"{"on": false}"#)
+            XCTAssertEqual(off.status, .ok, off.text)
+            let unsaid = try await client.request("/api/whep/abc123/talk", method: .post, body: #"{}"#)
+            XCTAssertEqual(unsaid.status, .badRequest)
+            let unknown = try await client.request("/api/whep/nope/talk", method: .post, body: #"{"on": true}"#)
+            XCTAssertEqual(unknown.status, .notFound)
+            XCTAssertEqual(sessions.talks.withLock { $0 }, [true, false])
         }
     }
 

@@ -3,6 +3,7 @@ import ApplianceBase
 import ApplianceProtocol
 import Foundation
 import GStreamerKit
+import Logging
 import Settings
 import XCTest
 
@@ -57,5 +58,53 @@ final class SpeakerPartsTests: XCTestCase {
                                   debug: "gstalsasink.c(898): gst_alsasink_open (): /GstPipeline:speaker:\nPlayback open error on device 'hw:2': No such device")
         guard case .speaker(let words)? = SoundPlayback.classify(sink, file: "/a.ogg") else { return XCTFail("the speaker's") }
         XCTAssertEqual(words, "Could not open audio device for playback. (Playback open error on device 'hw:2': No such device)")
+    }
+}
+
+/// The speaker's rules with real pipelines (a fakesink as the speaker): one talker at a time, no sound played over a
+/// talker, and the speaker free again once the talker lets go.
+final class SpeakerTalkTests: XCTestCase {
+    func testOneTalkerAtATimeAndNoSoundOverATalker() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("talk-\(UUID().uuidString.prefix(8))").path
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let events = EventHub()
+        let subscription = events.subscribe()
+        let speaker = Speaker(sink: SpeakerSink(description: "fakesink sync=true", label: "fake"), volume: 1, chimes: try Chimes.write(to: folder),
+                              events: events, logger: Logger(label: "test"))
+        let input = try await speaker.startTalk("anna")
+        XCTAssertEqual(input.name, "talk")
+        let talking = await speaker.status().state
+        XCTAssertEqual(talking, .talking)
+        let again = try await speaker.startTalk("anna")
+        XCTAssertTrue(again === input, "the same talker keeps the speaker")
+        do {
+            _ = try await speaker.startTalk("bert")
+            XCTFail("a second talker is refused")
+        } catch {
+            XCTAssertEqual(error.code, .conflict)
+            XCTAssertTrue(error.message.hasPrefix("someone else is talking (for 0 s)"), error.message)
+        }
+        do {
+            _ = try await speaker.play(PlayRequest(chime: .chime))
+            XCTFail("no chime over a talker")
+        } catch {
+            XCTAssertEqual(error.code, .conflict)
+        }
+        await speaker.endTalk("bert")
+        let stillTalking = await speaker.status().state
+        XCTAssertEqual(stillTalking, .talking, "only the talker lets go")
+        await speaker.endTalk("anna")
+        let afterwards = await speaker.status().state
+        XCTAssertEqual(afterwards, .idle)
+        let played = await speaker.status().played
+        XCTAssertEqual(played, 1)
+        for await record in subscription.events {
+            if case .speakerPlayed(let p) = record.event {
+                XCTAssertEqual(p.sound, "talk")
+                break
+            }
+        }
+        _ = try await speaker.startTalk("bert")
+        await speaker.endTalk("bert")
     }
 }

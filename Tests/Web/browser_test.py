@@ -83,6 +83,8 @@ class Daemon:
         self.process = None
         self.url = None
         self.certificate = os.path.join(self.data_dir, "tls", "device.crt")  # made at its first start (tls)
+        # The speaker: raw 48 kHz mono appended to a file the Talk check reads back.
+        self.speaker_output = os.path.join(directory, "speaker.raw")
 
     def write_config(self):
         with open(self.token_file, "w") as f:
@@ -105,6 +107,8 @@ tls = "{'on' if self.tls else 'auto'}"
 enabled = true
 [sound]
 enabled = true
+[speaker]
+pipeline = "audio/x-raw,format=S16LE,rate=48000,channels=1 ! filesink location={self.speaker_output} append=true"
 [[camera]]
 name = "main"
 source = "test"
@@ -268,9 +272,10 @@ def spki_pin(certificate):
     return base64.b64encode(hashlib.sha256(der).digest()).decode()
 
 
-def make_browser(profile_dir, pinned=None):
+def make_browser(profile_dir, pinned=None, microphone=None):
     """`pinned`: a certificate the browser accepts by its public key (as a user who compared the fingerprint and
-    trusted it), for a device serving its own certificate over HTTPS."""
+    trusted it), for a device serving its own certificate over HTTPS. `microphone`: a WAV file the browser's fake
+    microphone plays (its permission granted as a user would)."""
     options = Options()
     options.binary_location = CHROMIUM
     arguments = ["--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1280,900",
@@ -278,6 +283,9 @@ def make_browser(profile_dir, pinned=None):
                  "--no-default-browser-check", "--mute-audio", f"--user-data-dir={profile_dir}"]
     if pinned:
         arguments.append(f"--ignore-certificate-errors-spki-list={spki_pin(pinned)}")
+    if microphone:
+        arguments += ["--use-fake-device-for-media-stream", "--use-fake-ui-for-media-stream",
+                      f"--use-file-for-fake-audio-capture={microphone}"]
     for argument in arguments:
         options.add_argument(argument)
     # The live page's MJPEG <img> never finishes loading: wait for DOMContentLoaded only, then wait explicitly.
@@ -530,6 +538,71 @@ class ChromeSession:
         self.driver.quit()
 
 
+TALK_TONE = 1000
+
+
+def tone_file(directory, hz):
+    """A 30 s sine WAV (48 kHz mono) for the browser's fake microphone."""
+    path = os.path.join(directory, f"microphone-{hz}.wav")
+    subprocess.run(["gst-launch-1.0", "-q", "audiotestsrc", f"freq={hz}", "volume=0.5", "num-buffers=1500", "samplesperbuffer=960", "!",
+                    "audio/x-raw,format=S16LE,rate=48000,channels=1", "!", "wavenc", "!", "filesink", f"location={path}"],
+                   check=True, timeout=120)
+    return path
+
+
+def pitch_and_seconds(samples, rate):
+    """(the pitch of what sounds, by zero crossings; how many seconds sound): 10 ms windows above -30 dBFS."""
+    window = rate // 100
+    sounding = []
+    for start in range(0, len(samples) - window, window):
+        part = samples[start:start + window]
+        if (sum(x * x for x in part) / window) ** 0.5 > 1000:
+            sounding.extend(part)
+    crossings = sum(1 for a, b in zip(sounding, sounding[1:]) if (a < 0) != (b < 0))
+    seconds = len(sounding) / rate
+    return (crossings / 2 / seconds if seconds else None), seconds
+
+
+def clip_sound(path, rate=16000):
+    import array
+    raw = subprocess.run(["ffmpeg", "-v", "error", "-i", path, "-map", "0:a:0", "-ac", "1", "-ar", str(rate), "-f", "s16le", "-"],
+                         check=True, capture_output=True, timeout=120).stdout
+    return array.array("h", raw)
+
+
+def talk_check(driver, daemon, api):
+    """Talk held for 4 s: the browser's fake microphone (a 1 kHz tone) comes out of the device's speaker (a file sink)
+    for about that long, and a recording made meanwhile keeps the device's own microphone (the test tone, 440 Hz)."""
+    import array
+    from selenium.webdriver.common.action_chains import ActionChains
+    talk = wait(driver, lambda d: (lambda b: b if b.is_displayed() else None)(d.find_element(By.ID, "talk")),
+                lambda: "the Talk button to show (the answer's audio is send-and-receive): "
+                + str(driver.execute_script("const pc = window.livePeer; return pc && [pc.getTransceivers().map((t) => t.mid + ':' + t.currentDirection), "
+                                            "(pc.remoteDescription.sdp.match(/m=audio[\\s\\S]*/) || [''])[0].split('\\r\\n').filter((l) => /^a=(send|recv|inactive|rtpmap)/.test(l))]")))
+    started = api.ok("POST", "/api/commands/record.start", {"title": "while talking"})
+    before = os.path.getsize(daemon.speaker_output) if os.path.exists(daemon.speaker_output) else 0
+    played_before = (api.status().get("speaker") or {}).get("played", 0)
+    ActionChains(driver).click_and_hold(talk).perform()
+    wait(driver, lambda d: d.execute_script("return document.body.dataset.talk") == "on",
+         lambda: "talking to start: " + driver.find_element(By.ID, "message").text, timeout=20)
+    expect(api.status()["speaker"]["state"] == "talking", "status.speaker says talking")
+    time.sleep(4)  # the hold itself: what is measured
+    ActionChains(driver).release(talk).perform()
+    wait(driver, lambda d: (api.status().get("speaker") or {}).get("played", 0) > played_before, "the talk to end on the speaker", timeout=20)
+    stopped = api.ok("POST", "/api/commands/record.stop", {})
+    with open(daemon.speaker_output, "rb") as f:
+        f.seek(before)
+        heard = array.array("h", f.read())
+    pitch, seconds = pitch_and_seconds(heard, 48000)
+    expect(pitch is not None and abs(pitch - TALK_TONE) < 30, f"the speaker's pitch is {pitch} Hz, not the microphone's {TALK_TONE}")
+    expect(3.0 <= seconds <= 5.0, f"the speaker played {seconds:.2f} s for a 4 s hold")
+    mine, _ = pitch_and_seconds(clip_sound(stopped["path"])[16000:16000 * 3], 16000)
+    expect(mine is not None and abs(mine - 440) < 20, f"the recording's sound is {mine} Hz, not the device's microphone (440)")
+    expect(started["id"] == stopped["id"], "one recording across the talk")
+    return (f"{seconds:.2f} s of {pitch:.0f} Hz on the speaker for a 4 s hold; the recording's sound {mine:.0f} Hz "
+            f"(the device's microphone); {stopped['duration_ms']} ms clip")
+
+
 def run_checks(run, daemon, base, http, api, browsers, directory):
     check, state = run.check, run.state
 
@@ -551,7 +624,8 @@ def run_checks(run, daemon, base, http, api, browsers, directory):
     check("no login: / redirects, /api/status and /media 401", raw_gate)
 
     def browser_starts():
-        driver = make_browser(os.path.join(directory, "profile-main"), pinned=daemon.certificate if daemon.tls else None)
+        driver = make_browser(os.path.join(directory, "profile-main"), pinned=daemon.certificate if daemon.tls else None,
+                              microphone=tone_file(directory, TALK_TONE))
         browsers.append(driver)
         state["browser"] = driver
         return f"chromium {driver.capabilities.get('browserVersion', '?')}"
@@ -637,6 +711,7 @@ def run_checks(run, daemon, base, http, api, browsers, directory):
         return (f"WebRTC {size[0]}×{size[1]}, {second - first} frames decoded in 2 s, 0 audio packets muted, "
                 f"{heard} after Sound on, status counts 1 viewer, encoder {status.get('encoder')}")
     check("live: the picture plays over WebRTC, frames rising, sound one click away", live_webrtc)
+    check("talk: holding Talk plays the browser's microphone on the device's speaker", lambda: talk_check(driver, daemon, api))
     if daemon.tls:
         https_checks(run, daemon, base, driver)
     if run.args.live_only:

@@ -76,10 +76,10 @@ extension Appliance {
         let lights = config.outputs.isEmpty ? nil : OutputBoard(config.outputs)
         let liveFeed = LiveFeed(graph: graph)
         let network = try await stoppingGraphOnFailure(graph) { try NetworkOutputs(config: config, feed: liveFeed) }
-        let webrtc = WebRTCViewers(feed: liveFeed, web: config.web, logger: logger)
+        let speaker = makeSpeaker(config: config, data: data, events: events, logger: logger)
+        let webrtc = WebRTCViewers(feed: liveFeed, web: config.web, speaker: speaker, logger: logger)
         let webReporter = FrontEndReporter(web: config.web.enabled ? WebStatus(state: .starting, listen: config.web.listen) : nil,
                                            live: graph.live, webrtc: webrtc)
-        let speaker = makeSpeaker(config: config, data: data, events: events, logger: logger)
         let status = StatusReporter(config: config, data: data, library: library, graph: graph, health: g.health, recorder: recorder,
                                     cameras: g.cameras, readiness: g.readiness, started: g.started, outputs: lights, inputs: inputs,
                                     web: webReporter, rtsp: network.rtsp?.feed, mqtt: network.mqtt?.link, onvif: network.onvif?.link,

@@ -40,11 +40,11 @@ public struct PlayResult: Codable, Sendable, Equatable {
 
 /// The speaker in `status` (absent when there is none).
 public struct SpeakerStatus: Codable, Sendable, Equatable {
-    public enum State: String, Codable, Sendable { case idle, playing, error }
+    public enum State: String, Codable, Sendable { case idle, playing, talking, error }
     public var state: State
     /// The ALSA device or the sink pipeline.
     public var speaker: String
-    /// The sound playing now.
+    /// The sound playing now ("talk" while someone talks from the dashboard).
     public var playing: String?
     /// Why the last sound could not be played on it (state `error` until a sound plays again).
     public var error: String?

@@ -24,6 +24,7 @@ enum Assets {
     .danger { border-color:#a22; color:#f88; }
     .record { background:#400; border-color:var(--accent); font-weight:bold; min-width:7rem; }
     .record.on { background:var(--accent); color:#fff; }
+    .talk.on { background:#1b8a4b; color:#fff; }
     .picture img, video { width:100%; max-height:70vh; background:#000; display:block; object-fit:contain; border-radius:.4rem; }
     .controls { display:flex; flex-wrap:wrap; gap:.5rem; align-items:center; margin:.6rem 0; }
     #elapsed { font-variant-numeric:tabular-nums; font-size:1.4rem; min-width:5rem; }
@@ -189,7 +190,7 @@ enum Assets {
     // session starts without audio (?sound=off) and the click asks for it: a viewer who never listens costs the
     // device no Opus encoding and no audio packets.
     function liveView() {
-      const img = $("#live"), video = $("#live-video"), sound = $("#sound");
+      const img = $("#live"), video = $("#live-video"), sound = $("#sound"), talk = $("#talk");
       let webrtc = null, leaving = false;
       img.addEventListener("error", () => setTimeout(() => { if (!webrtc) img.src = "/live.mjpeg?" + Date.now(); }, 2000));
       const end = () => {
@@ -210,7 +211,9 @@ enum Assets {
         webrtc = { pc, location: null };
         window.livePeer = pc;  // for a look at getStats() from the console (and the streaming benchmark)
         pc.addTransceiver("video", { direction: "recvonly" });
-        pc.addTransceiver("audio", { direction: "recvonly" });
+        // With a speaker on the device (and an admin watching) the sound goes both ways: the browser's microphone is
+        // put on this sender only while Talk is held (replaceTrack: no renegotiation), so nothing is sent otherwise.
+        webrtc.audio = pc.addTransceiver("audio", { direction: talk ? "sendrecv" : "recvonly" });
         const stream = new MediaStream();
         pc.ontrack = (e) => { stream.addTrack(e.track); if (e.track.kind === "audio") sound.hidden = false; };
         try {
@@ -234,6 +237,7 @@ enum Assets {
           if (!playing) throw new Error("no picture over WebRTC");
           img.removeAttribute("src");
           document.body.dataset.live = "webrtc";
+          if (talk && webrtc.audio.currentDirection === "sendrecv") talk.hidden = false;
         } catch (e) { mjpeg(e.message); }
       };
       sound.addEventListener("click", () => {
@@ -244,7 +248,45 @@ enum Assets {
           headers: { "Content-Type": "application/json", "X-CSRF-Token": csrf() }, body: JSON.stringify({ on: !video.muted }) }).catch(() => {});
       });
       window.addEventListener("pagehide", () => { leaving = true; end(); });
+      if (talk) talkButton(talk, () => webrtc);
       start();
+    }
+
+    // Talk: hold the button (or the T key) and the browser's microphone plays on the device's speaker. The device
+    // takes one talker at a time and says why it refuses; browsers give the microphone only over HTTPS or on
+    // localhost, which the page says rather than failing silently.
+    function talkButton(talk, session) {
+      let mic = null, wanted = false, active = false;
+      const post = (on) => fetch(session().location + "/talk", { method: "POST", credentials: "same-origin",
+        headers: { "Content-Type": "application/json", "X-CSRF-Token": csrf() }, body: JSON.stringify({ on }) });
+      const off = async (force) => {
+        if (!wanted && !force) return;
+        wanted = false; talk.classList.remove("on"); document.body.dataset.talk = "off";
+        const s = session();
+        if (s && s.audio) s.audio.sender.replaceTrack(null).catch(() => {});
+        if (active && s && s.location) { active = false; post(false).catch(() => {}); say(""); }
+      };
+      const on = async () => {
+        if (wanted || !session() || !session().location) return;
+        wanted = true; talk.classList.add("on");
+        try {
+          if (!window.isSecureContext || !navigator.mediaDevices) throw new Error("Talk needs the microphone, which browsers give only over HTTPS (or on localhost)");
+          if (!mic) mic = (await navigator.mediaDevices.getUserMedia({ audio: { echoCancellation: true, noiseSuppression: false, autoGainControl: false } })).getAudioTracks()[0];
+          if (!wanted) return;
+          const r = await post(true);
+          if (!r.ok) { const data = await r.json().catch(() => ({})); throw new Error((data.error && data.error.message) || "Talk refused (" + r.status + ")"); }
+          active = true;
+          if (!wanted) return off(true);
+          await session().audio.sender.replaceTrack(mic);
+          document.body.dataset.talk = "on";
+          say("Talking: release to stop");
+        } catch (e) { wanted = false; talk.classList.remove("on"); say(e.message); }
+      };
+      talk.addEventListener("pointerdown", (e) => { e.preventDefault(); on(); });
+      for (const name of ["pointerup", "pointerleave", "pointercancel"]) talk.addEventListener(name, () => off(false));
+      const typing = (e) => ["INPUT", "SELECT", "TEXTAREA"].includes((e.target || {}).tagName);
+      document.addEventListener("keydown", (e) => { if ((e.key === "t" || e.key === "T") && !e.repeat && !typing(e) && !talk.hidden) on(); });
+      document.addEventListener("keyup", (e) => { if (e.key === "t" || e.key === "T") off(false); });
     }
 
     // The timeline's bar: each span, lock, event and tick placed by its time; the time under the pointer shown. A

@@ -42,6 +42,7 @@ enum Pages {
             <button id="snapshot">Snapshot</button>
             <button id="protect" class="admin-only" title="Lock the clips around now (the dashcam event lock)">Protect</button>
             <button id="sound" hidden title="The live sound (WebRTC)">Sound on</button>
+            \(webrtc && status.speaker != nil ? "<button id=\"talk\" class=\"admin-only talk\" hidden title=\"Hold to talk through the device's speaker (or hold T)\">Hold to talk</button>" : "")
           </div>
           \(levelMeter(status))
           <p id="message" role="status"></p>

@@ -51,6 +51,19 @@ extension Routes {
             }
             return Response(status: .ok)
         }
+        // Talk (admins): {"on": true} while the Talk button is held. 409 while another viewer talks.
+        router.post("api/whep/:id/talk") { request, ctx -> Response in
+            let id = try ctx.parameters.require("id")
+            guard case .bool(let on)? = try await JSONBody.arguments(request, context: ctx)["on"] else {
+                throw WebError(.badRequest, "send {\"on\": true} or {\"on\": false}")
+            }
+            do {
+                try await webrtc.setTalk(id, on: on)
+            } catch let error as ApplianceError {
+                throw WebError(error)
+            }
+            return Response(status: .ok)
+        }
         router.delete("api/whep/:id") { _, ctx -> Response in
             do {
                 try await webrtc.end(try ctx.parameters.require("id"))

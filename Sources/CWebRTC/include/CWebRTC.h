@@ -20,10 +20,12 @@ typedef struct {
 /**
  * Answers `offer` (an SDP text): picks its H.264 (packetization-mode 1) and, with `audio`, its Opus payload types,
  * builds and starts the pipeline, and returns the answer SDP with every local ICE candidate in it (no trickle) in
- * `*answer` (free with g_free). `stun`: "stun://host:port" or NULL. Blocks up to `timeout_ms` for the ICE gathering.
+ * `*answer` (free with g_free). With `talk`, the offer's Opus is also received (the viewer's microphone), decoded and
+ * handed to the talk target (`appl_webrtc_session_set_talk`).
+ * `stun`: "stun://host:port" or NULL. Blocks up to `timeout_ms` for the ICE gathering.
  * NULL with `*error` (free with g_free) when the offer has no usable video or negotiation fails.
  */
-ApplWebrtcSession *appl_webrtc_session_start(const char *offer, gboolean audio, const char *stun, int timeout_ms,
+ApplWebrtcSession *appl_webrtc_session_start(const char *offer, gboolean audio, gboolean talk, const char *stun, int timeout_ms,
                                              ApplWebrtcHandlers handlers, char **answer, char **error);
 
 /** As `appl_rtsp_server_set_caps`: the caps of what is pushed into the appsrc `name` ("video" or "audio"). */
@@ -35,6 +37,12 @@ gboolean appl_webrtc_session_push(ApplWebrtcSession *session, const char *name, 
 /** Whether the session sends audio (on at the start): while off, audio pushes are dropped before any decoding, so a
  * viewer with its sound off costs no Opus encoding and no audio packets. */
 void appl_webrtc_session_set_audio(ApplWebrtcSession *session, gboolean on);
+
+/** Where the viewer's decoded sound (48 kHz mono S16) goes from now on: an appsrc that stamps it on arrival (the
+ * speaker's, while this viewer talks), or nowhere (NULL). Never blocks. */
+void appl_webrtc_session_set_talk(ApplWebrtcSession *session, GstElement *target);
+/** Buffers of the viewer's sound handed to a talk target so far. */
+guint64 appl_webrtc_session_talk_buffers(ApplWebrtcSession *session);
 
 /** Posts a message on the session pipeline's bus and says whether it was released at once: it should be, since
  * nobody reads that bus (a bus keeps every message until it is popped, and a sync handler that drops one must

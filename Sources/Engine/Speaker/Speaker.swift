@@ -19,6 +19,8 @@ package actor Speaker: Service {
     private var current: SoundPlayback?
     private var lastError: String?
     private var played: UInt64 = 0
+    /// Someone talking from the dashboard (one at a time): who, and the speaker's talk pipeline.
+    private var talk: (talker: String, output: TalkOutput)?
     /// Sounds started, for `run` to follow to their end.
     private nonisolated let started: AsyncStream<SoundPlayback>
     private nonisolated let startedContinuation: AsyncStream<SoundPlayback>.Continuation
@@ -30,6 +32,7 @@ package actor Speaker: Service {
     }
 
     package func play(_ request: PlayRequest) async throws(ApplianceError) -> PlayResult {
+        if talk != nil { throw ApplianceError(.conflict, "someone is talking on the speaker; \(request.sound) is not played") }
         guard let file = request.chime.map({ chimes[$0] }) ?? request.file else {
             throw ApplianceError(.internalError, "the chime '\(request.sound)' was not made at start")
         }
@@ -62,8 +65,48 @@ package actor Speaker: Service {
     }
 
     package func status() -> SpeakerStatus {
-        SpeakerStatus(state: current != nil ? .playing : lastError != nil ? .error : .idle, speaker: sink.label,
-                      playing: current?.sound, error: lastError, played: played)
+        SpeakerStatus(state: talk != nil ? .talking : current != nil ? .playing : lastError != nil ? .error : .idle, speaker: sink.label,
+                      playing: talk != nil ? "talk" : current?.sound, error: lastError, played: played)
+    }
+
+    /// `talker` (a WebRTC session) takes the speaker: the sound playing is cut short and the talk pipeline opened;
+    /// returns the appsrc its sound goes to. One talker at a time: another is refused (`conflict`).
+    package func startTalk(_ talker: String) async throws(ApplianceError) -> Element {
+        if let talk {
+            guard talk.talker == talker else {
+                let seconds = Int((ContinuousClock.now - talk.output.started) / .seconds(1))
+                throw ApplianceError(.conflict, "someone else is talking (for \(seconds) s): one at a time")
+            }
+            return talk.output.input
+        }
+        if let current { await end(current, interrupted: true) }
+        let (sink, volume) = (sink, volume)
+        let opened = try? await blocking { () -> Result<TalkOutput, GStreamerError> in
+            do { return .success(try TalkOutput(sink: sink, volume: volume)) } catch { return .failure(error as? GStreamerError ?? GStreamerError(element: "talk", message: "\(error)")) }
+        }
+        switch opened {
+        case .success(let output)?:
+            talk = (talker, output)
+            logger.info("speaker: talk started", metadata: ["speaker": "\(sink.label)"])
+            return output.input
+        case .failure(let error)?:
+            failed("talk", SoundPlayback.words(error))
+            throw ApplianceError(.unavailable, "the speaker (\(sink.label)) cannot play: \(SoundPlayback.words(error))")
+        case nil:
+            throw ApplianceError(.unavailable, "the appliance is shutting down")
+        }
+    }
+
+    /// `talker` lets the speaker go (released the button, or its session ended); nothing when it was not talking.
+    package func endTalk(_ talker: String) async {
+        guard let talk, talk.talker == talker else { return }
+        self.talk = nil
+        let output = talk.output
+        _ = try? await blocking { output.stop() }
+        played += 1
+        let ms = Int((ContinuousClock.now - output.started) / .milliseconds(1))
+        logger.info("speaker: talk ended", metadata: ["ms": "\(ms)"])
+        events.publish(.speakerPlayed(SpeakerPlayback(sound: "talk", playedMs: ms, interrupted: false)))
     }
 
     package func run() async throws {
@@ -72,6 +115,7 @@ package actor Speaker: Service {
                 group.addTask { await self.follow(playback) }
             }
             if let current { await end(current, interrupted: true) }
+            if let talk { await endTalk(talk.talker) }
         }
     }
 

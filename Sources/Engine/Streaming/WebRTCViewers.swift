@@ -11,6 +11,8 @@ public protocol WHEPSessions: Sendable {
     /// `sound`: whether audio is sent from the start (a WHEP client's default); the live page starts without it.
     func answer(offer: String, sound: Bool) async throws(ApplianceError) -> WHEPAnswer
     func setSound(_ id: String, on: Bool) async throws(ApplianceError)
+    /// Talk: the viewer's microphone (sent over its session) to the device's speaker while `on`; one talker at a time.
+    func setTalk(_ id: String, on: Bool) async throws(ApplianceError)
     func end(_ id: String) async throws(ApplianceError)
 }
 
@@ -50,9 +52,12 @@ public final class WebRTCViewers: WHEPSessions {
     private let limit: Int
     private let stun: String?
     private let logger: Logger
+    /// The speaker a viewer may talk through (nil: none, and sessions do not receive sound).
+    private let speaker: Speaker?
 
-    package init(feed: LiveFeed, web: ApplianceConfig.Web, logger: Logger) {
+    package init(feed: LiveFeed, web: ApplianceConfig.Web, speaker: Speaker? = nil, logger: Logger) {
         self.feed = feed
+        self.speaker = speaker
         limit = web.webrtcViewers
         stun = web.stun.isEmpty ? nil : web.stun
         self.logger = logger
@@ -76,9 +81,9 @@ public final class WebRTCViewers: WHEPSessions {
         graph.gate.holdForStreaming()
         let session: WebRTCSession
         do {
-            let (audio, stun) = (feed.hasAudio, stun)
+            let (audio, stun, talk) = (feed.hasAudio, stun, speaker != nil)
             session = try await blocking {
-                try WebRTCSession(offer: offer, audio: audio, stun: stun) { [weak self] state in
+                try WebRTCSession(offer: offer, audio: audio, talk: talk, stun: stun) { [weak self] state in
                     switch state {
                     case .connected:
                         self?.markConnected(id)
@@ -116,9 +121,24 @@ public final class WebRTCViewers: WHEPSessions {
         session.setAudio(on)
     }
 
+    /// Talk: while `on`, the viewer's microphone (its session's received Opus, decoded) plays on the speaker.
+    /// `unavailable` without a speaker, `conflict` while another viewer talks, `not_found` for no such session.
+    public func setTalk(_ id: String, on: Bool) async throws(ApplianceError) {
+        guard let speaker else { throw ApplianceError(.unavailable, "there is no speaker to talk through ([speaker])") }
+        guard let session = state.withLock({ $0.viewers[id]?.session }) else { throw ApplianceError(.notFound, "no WebRTC session \(id)") }
+        if on {
+            session.setTalk(to: try await speaker.startTalk(id))
+            logger.info("WebRTC viewer talks", metadata: ["viewer": "\(id)"])
+        } else {
+            session.setTalk(to: nil)
+            await speaker.endTalk(id)
+        }
+    }
+
     /// Ends a viewer's session (its DELETE). `not_found` when there is none by that id.
     public func end(_ id: String) async throws(ApplianceError) {
         guard let viewer = remove(id) else { throw ApplianceError(.notFound, "no WebRTC session \(id)") }
+        await speaker?.endTalk(id)
         _ = try? await blocking { viewer.session.stop() }
     }
 
@@ -154,6 +174,7 @@ public final class WebRTCViewers: WHEPSessions {
         BlockingPool.shared.submit { [weak self] _ in
             self?.remove(id)?.session.stop()
         }
+        if let speaker { Task { await speaker.endTalk(id) } }  // a talker whose connection dropped lets the speaker go
     }
 
     private func endIfNeverConnected(_ id: String) {

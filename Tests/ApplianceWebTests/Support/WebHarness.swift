@@ -146,5 +146,7 @@ struct RefusedWHEP: WHEPSessions {
 
     func setSound(_ id: String, on: Bool) async throws(ApplianceError) { throw ApplianceError(.notFound, "no WebRTC session \(id)") }
 
+    func setTalk(_ id: String, on: Bool) async throws(ApplianceError) { throw ApplianceError(.notFound, "no WebRTC session \(id)") }
+
     func end(_ id: String) async throws(ApplianceError) { throw ApplianceError(.notFound, "no WebRTC session \(id)") }
 }
