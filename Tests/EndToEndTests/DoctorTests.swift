@@ -138,6 +138,21 @@ final class DoctorTests: XCTestCase {
         XCTAssertEqual(text.lines["microphone"], "PASS  microphone: live test tone (audiotestsrc), as configured")
     }
 
+    /// The speaker: a sink that plays passes; an ALSA device that is not there fails with ALSA's words and a fix.
+    func testTheSpeakerIsTriedAsASoundWouldBe() throws {
+        let setup = try makeSetup()
+        try setup.appendConfig("[speaker]\npipeline = \"fakesink sync=true\"\nfeedback = true\n")
+        let playing = try doctor(["--config", setup.configPath])
+        XCTAssertEqual(try playing.line("speaker"), "PASS  speaker: fakesink sync=true: opens and plays; feedback chimes on")
+        let missing = try makeSetup()
+        try missing.appendConfig("[speaker]\ndevice = \"hw:CARD=NoSuchCard,DEV=0\"\n")
+        let failed = try doctor(["--config", missing.configPath])
+        let line = try failed.line("speaker")
+        XCTAssertTrue(line.hasPrefix("FAIL  speaker: alsa hw:CARD=NoSuchCard,DEV=0 cannot play: "), line)
+        XCTAssertTrue(line.contains("-- fix: `aplay -l` lists the playback devices"), line)
+        XCTAssertNotEqual(failed.status, 0)
+    }
+
     // (b) A real WebDAV server with the right password; a folder that is not there yet is what the uploader creates.
     func testBackupServerAnswersWithTheConfiguredCredentials() throws {
         let server = try WebDAVServer()

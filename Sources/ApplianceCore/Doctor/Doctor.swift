@@ -44,6 +44,7 @@ public enum Doctor {
         checks.append(await DoctorDeadline.check(MicrophoneCheck.name, seconds: 5, what: "the sound devices") {
             MicrophoneCheck.run(config.audio, cameras: config.cameras)
         })
+        checks.append(await DoctorDeadline.check(SpeakerCheck.name, seconds: 10, what: "the speaker") { SpeakerCheck.run(config.speaker) })
         checks.append(await DoctorDeadline.check(PermissionsCheck.name, seconds: 5, what: "the device nodes") {
             PermissionsCheck.run(config)
         })
