@@ -155,11 +155,7 @@ static GstFlowReturn on_sound(GstAppSink *sink, gpointer data) {
     GstElement *target = s->sound_target ? gst_object_ref(s->sound_target) : NULL;
     g_mutex_unlock(&s->lock);
     if (target) {
-        GstBuffer *buffer = gst_buffer_copy(gst_sample_get_buffer(sample));  /* shares the memory */
-        GST_BUFFER_PTS(buffer) = GST_CLOCK_TIME_NONE;
-        GST_BUFFER_DTS(buffer) = GST_CLOCK_TIME_NONE;
-        GST_BUFFER_DURATION(buffer) = GST_CLOCK_TIME_NONE;
-        gst_app_src_push_buffer(GST_APP_SRC(target), buffer);  /* leaky: never waits */
+        appl_app_src_push_unstamped(target, gst_sample_get_buffer(sample));
         gst_object_unref(target);
     }
     gst_sample_unref(sample);
@@ -305,11 +301,7 @@ static GstFlowReturn on_sample(GstAppSink *sink, gpointer data) {
     g_mutex_unlock(&s->lock);
     if (s->target) {
         if (changed) gst_app_src_set_caps(GST_APP_SRC(s->target), caps);
-        GstBuffer *buffer = gst_buffer_copy(gst_sample_get_buffer(sample));  /* shares the memory */
-        GST_BUFFER_PTS(buffer) = GST_CLOCK_TIME_NONE;
-        GST_BUFFER_DTS(buffer) = GST_CLOCK_TIME_NONE;
-        GST_BUFFER_DURATION(buffer) = GST_CLOCK_TIME_NONE;
-        gst_app_src_push_buffer(GST_APP_SRC(s->target), buffer);  /* leaky: never waits */
+        appl_app_src_push_unstamped(s->target, gst_sample_get_buffer(sample));
     }
     gst_sample_unref(sample);
     return GST_FLOW_OK;
@@ -440,6 +432,14 @@ void appl_network_source_stats(GstElement *pipeline, ApplNetworkSourceStats *out
     out->sound_buffers = s->sound_buffers;
     if (s->sound_codec) g_strlcpy(out->sound_codec, s->sound_codec, sizeof(out->sound_codec));
     g_mutex_unlock(&s->lock);
+}
+
+void appl_app_src_push_unstamped(GstElement *target, GstBuffer *buffer) {
+    GstBuffer *copy = gst_buffer_copy(buffer);  /* shares the memory */
+    GST_BUFFER_PTS(copy) = GST_CLOCK_TIME_NONE;
+    GST_BUFFER_DTS(copy) = GST_CLOCK_TIME_NONE;
+    GST_BUFFER_DURATION(copy) = GST_CLOCK_TIME_NONE;
+    gst_app_src_push_buffer(GST_APP_SRC(target), copy);  /* a leaky appsrc: never waits */
 }
 
 void appl_network_source_carry_sound(GstElement *pipeline, const char *caps) {

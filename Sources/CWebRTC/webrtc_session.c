@@ -189,11 +189,7 @@ static GstFlowReturn on_talk_sample(GstAppSink *sink, gpointer data) {
     if (target) s->talk_buffers++;
     g_mutex_unlock(&s->lock);
     if (target) {
-        GstBuffer *buffer = gst_buffer_copy(gst_sample_get_buffer(sample));
-        GST_BUFFER_PTS(buffer) = GST_CLOCK_TIME_NONE;
-        GST_BUFFER_DTS(buffer) = GST_CLOCK_TIME_NONE;
-        GST_BUFFER_DURATION(buffer) = GST_CLOCK_TIME_NONE;
-        gst_app_src_push_buffer(GST_APP_SRC(target), buffer);  /* leaky: never waits */
+        appl_app_src_push_unstamped(target, gst_sample_get_buffer(sample));
         gst_object_unref(target);
     }
     gst_sample_unref(sample);

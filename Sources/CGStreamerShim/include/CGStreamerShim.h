@@ -106,6 +106,11 @@ int appl_bin_expose_dynamic_pads(GstBin *bin);
  *  the stream with not-linked. Safe from a pad-added handler. */
 void appl_bin_drop_pad(GstBin *bin, GstPad *pad);
 
+/** Pushes a copy of `buffer` (sharing its memory) with its timestamps cleared into the appsrc `target`, which stamps
+ *  it on arrival (do-timestamp): a frame or sound handed from one pipeline to another's clock. Never waits (the
+ *  appsrc is leaky). */
+void appl_app_src_push_unstamped(GstElement *target, GstBuffer *buffer);
+
 /* ---- network cameras (network_source.c) ---- */
 /** What a network camera's receiver has seen: frames handed over, the decoded size and rate, the RTP encoding
  *  ("H264"), the decoder chosen, and the first failure in words ("" while none). */
