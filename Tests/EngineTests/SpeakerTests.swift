@@ -64,6 +64,32 @@ final class SpeakerPartsTests: XCTestCase {
 /// The speaker's rules with real pipelines (a fakesink as the speaker): one talker at a time, no sound played over a
 /// talker, and the speaker free again once the talker lets go.
 final class SpeakerTalkTests: XCTestCase {
+    /// Sounds asked for at once (the actor is free while each one's pipeline starts): one is left playing and
+    /// every other was cut short and said so, none left playing unseen.
+    func testSoundsAskedForTogetherLeaveOnePlaying() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sounds-\(UUID().uuidString.prefix(8))").path
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let events = EventHub()
+        let subscription = events.subscribe()
+        let speaker = Speaker(sink: SpeakerSink(description: "fakesink sync=true", label: "fake"), volume: 1, chimes: try Chimes.write(to: folder),
+                              events: events, logger: Logger(label: "test"))
+        let started = await withTaskGroup(of: Bool.self) { group in
+            for chime in [SpeakerChime.chime, .error, .protected, .storageLow, .recordingStarted] {
+                group.addTask { (try? await speaker.play(PlayRequest(chime: chime))) != nil }
+            }
+            return await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+        }
+        XCTAssertEqual(started, 5)
+        let playing = await speaker.status().state
+        XCTAssertEqual(playing, .playing)
+        var cut = 0
+        for await record in subscription.events {
+            if case .speakerPlayed(let p) = record.event, p.interrupted { cut += 1 }
+            if cut == 4 { break }
+        }
+        XCTAssertEqual(cut, 4, "each sound but the last was cut short, and said so")
+    }
+
     func testOneTalkerAtATimeAndNoSoundOverATalker() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("talk-\(UUID().uuidString.prefix(8))").path
         defer { try? FileManager.default.removeItem(atPath: folder) }

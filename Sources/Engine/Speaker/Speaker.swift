@@ -48,6 +48,13 @@ package actor Speaker: Service {
         }
         switch outcome {
         case .success(let playback)?:
+            // The actor was free while the sound started: another sound or a talker may have come meanwhile. The
+            // checks below and the assignment run without a suspension between them.
+            while let other = current { await end(other, interrupted: true) }
+            if talk != nil {
+                _ = try? await blocking { playback.stop() }
+                throw ApplianceError(.conflict, "someone is talking on the speaker; \(sound) is not played")
+            }
             current = playback
             lastError = nil
             startedContinuation.yield(playback)
@@ -86,6 +93,14 @@ package actor Speaker: Service {
         }
         switch opened {
         case .success(let output)?:
+            // The actor was free while the speaker opened: a sound or another talker may have come meanwhile. The
+            // check below and the assignment run without a suspension between them.
+            while let sound = current { await end(sound, interrupted: true) }
+            if let other = talk {
+                _ = try? await blocking { output.stop() }
+                guard other.talker == talker else { throw ApplianceError(.conflict, "someone else is talking (for 0 s): one at a time") }
+                return other.output.input
+            }
             talk = (talker, output)
             logger.info("speaker: talk started", metadata: ["speaker": "\(sink.label)"])
             return output.input
