@@ -131,15 +131,16 @@ while read -r element package kind; do
     *) die "packaging/deb/plugins: $element: '$kind' is neither depends nor recommends" ;;
   esac
 done < "$ROOT/packaging/deb/plugins"
-# capsfilter: core. v4l2h264enc: in the v4l2 plugin (gstreamer1.0-plugins-good, as v4l2src), registered only
+# capsfilter, identity, queue, tee: core. v4l2h264enc: in the v4l2 plugin (gstreamer1.0-plugins-good, as v4l2src), registered only
 # where a hardware encoder exists; so are the other hardware encoders `auto` tries: vah264enc and vah264lpenc (va,
 # gstreamer1.0-plugins-bad, with a VA-API driver), nvh264enc (nvcodec, plugins-bad, with CUDA), qsvh264enc (qsv),
 # vaapih264enc (gstreamer1.0-vaapi, not installed by default). waylandsink: gstreamer1.0-plugins-bad (as kmssink),
 # needs a compositor.
 # Comment lines are skipped, and so are ${placeholders}: the daemon fills them with listed elements (jpegdec) or
-# with hardware ones registered only where the hardware is (v4l2jpegdec).
+# with hardware ones registered only where the hardware is (v4l2jpegdec); and caps (audio/x-raw,…) and links to a
+# named element (mix.), which are not elements.
 for element in $(grep -hv '^[[:space:]]*#' "$ROOT"/pipelines/*/*.gst | sed -E 's/!/\n/g' | awk '{print $1}' | sort -u); do
-  case "$element" in capsfilter|v4l2h264enc|vah264enc|vah264lpenc|nvh264enc|qsvh264enc|vaapih264enc|waylandsink|'$'*) continue ;; esac
+  case "$element" in capsfilter|identity|queue|tee|v4l2h264enc|vah264enc|vah264lpenc|nvh264enc|qsvh264enc|vaapih264enc|waylandsink|'$'*|*/*|*.) continue ;; esac
   [ -n "${LISTED[$element]:-}" ] || die "pipelines/ uses $element, which packaging/deb/plugins does not list"
 done
 PLUGIN_DEPENDS=$(for p in $(printf '%s\n' "${!DEPENDS[@]}" | sort); do echo "$p (>= $GST_VERSION)"; done | paste -sd, | sed 's/,/, /g')
