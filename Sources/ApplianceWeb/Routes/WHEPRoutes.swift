@@ -39,34 +39,29 @@ extension Routes {
                             headers: [.contentType: Self.sdpType, .location: "/api/whep/\(answer.id)", .cacheControl: "no-store"],
                             body: ResponseBody(byteBuffer: ByteBuffer(string: answer.sdp)))
         }
-        router.post("api/whep/:id/sound") { request, ctx -> Response in
-            let id = try ctx.parameters.require("id")
-            guard case .bool(let on)? = try await JSONBody.arguments(request, context: ctx)["on"] else {
-                throw WebError(.badRequest, "send {\"on\": true} or {\"on\": false}")
-            }
-            do {
-                try await webrtc.setSound(id, on: on)
-            } catch let error as ApplianceError {
-                throw WebError(error)
-            }
-            return Response(status: .ok)
-        }
+        addSwitch("sound", to: router) { try await webrtc.setSound($0, on: $1) }
         // Talk (admins): {"on": true} while the Talk button is held. 409 while another viewer talks.
-        router.post("api/whep/:id/talk") { request, ctx -> Response in
-            let id = try ctx.parameters.require("id")
-            guard case .bool(let on)? = try await JSONBody.arguments(request, context: ctx)["on"] else {
-                throw WebError(.badRequest, "send {\"on\": true} or {\"on\": false}")
-            }
-            do {
-                try await webrtc.setTalk(id, on: on)
-            } catch let error as ApplianceError {
-                throw WebError(error)
-            }
-            return Response(status: .ok)
-        }
+        addSwitch("talk", to: router) { try await webrtc.setTalk($0, on: $1) }
         router.delete("api/whep/:id") { _, ctx -> Response in
             do {
                 try await webrtc.end(try ctx.parameters.require("id"))
+            } catch let error as ApplianceError {
+                throw WebError(error)
+            }
+            return Response(status: .ok)
+        }
+    }
+
+    /// `POST /api/whep/<id>/<name>` with `{"on": true|false}`: a session's switch (its sound, its Talk).
+    private func addSwitch(_ name: String, to router: GuardedRouter,
+                           _ set: @escaping @Sendable (String, Bool) async throws -> Void) {
+        router.post(RouterPath("api/whep/:id/\(name)")) { request, ctx -> Response in
+            let id = try ctx.parameters.require("id")
+            guard case .bool(let on)? = try await JSONBody.arguments(request, context: ctx)["on"] else {
+                throw WebError(.badRequest, "send {\"on\": true} or {\"on\": false}")
+            }
+            do {
+                try await set(id, on)
             } catch let error as ApplianceError {
                 throw WebError(error)
             }
