@@ -27,9 +27,8 @@ typedef struct {
     gboolean no_video_yet;
     /* The camera's sound: the format it is converted to (NULL: dropped), where it goes now (NULL: nowhere). */
     gchar *sound_caps;
-    GstElement *sound_target;
+    ApplRelay sound;
     gboolean sound_linked;
-    guint64 sound_buffers;
     gchar *sound_codec;
     gchar *failure;
     GstCaps *caps;
@@ -48,7 +47,7 @@ static const char *KEY = "appl-network-source";
 static void network_source_free(gpointer data) {
     NetworkSource *s = data;
     if (s->target) gst_object_unref(s->target);
-    if (s->sound_target) gst_object_unref(s->sound_target);
+    appl_relay_clear(&s->sound);
     g_free(s->sound_caps);
     g_free(s->sound_codec);
     if (s->caps) gst_caps_unref(s->caps);
@@ -146,22 +145,6 @@ static void on_element_added(GstBin *bin, GstBin *sub, GstElement *element, gpoi
     g_mutex_unlock(&s->lock);
 }
 
-static GstFlowReturn on_sound(GstAppSink *sink, gpointer data) {
-    NetworkSource *s = data;
-    GstSample *sample = gst_app_sink_pull_sample(sink);
-    if (!sample) return GST_FLOW_EOS;
-    g_mutex_lock(&s->lock);
-    s->sound_buffers++;
-    GstElement *target = s->sound_target ? gst_object_ref(s->sound_target) : NULL;
-    g_mutex_unlock(&s->lock);
-    if (target) {
-        appl_app_src_push_unstamped(target, gst_sample_get_buffer(sample));
-        gst_object_unref(target);
-    }
-    gst_sample_unref(sample);
-    return GST_FLOW_OK;
-}
-
 /* The camera's first sound pad → audioconvert ! audioresample ! the microphone's format ! appsink "sound". FALSE
  * when sound is not wanted, one is linked already, or it cannot be linked (the pad is then dropped). */
 static gboolean link_sound(GstElement *pipeline, NetworkSource *s, GstPad *pad) {
@@ -187,9 +170,7 @@ static gboolean link_sound(GstElement *pipeline, NetworkSource *s, GstPad *pad) 
     gst_object_unref(frames);
     g_object_set(sink, "caps", format, "sync", sync, "max-buffers", 16, "drop", TRUE, "enable-last-sample", FALSE, NULL);
     gst_caps_unref(format);
-    GstAppSinkCallbacks callbacks = {0};
-    callbacks.new_sample = on_sound;
-    gst_app_sink_set_callbacks(GST_APP_SINK(sink), &callbacks, s, NULL);
+    appl_relay_attach(&s->sound, sink);
     gst_bin_add_many(GST_BIN(pipeline), convert, resample, sink, NULL);
     gboolean linked = gst_element_link_many(convert, resample, sink, NULL);
     gst_element_sync_state_with_parent(sink);
@@ -325,6 +306,7 @@ static GstElement *make_receiver(GstElement *target, ApplNetworkFailure on_failu
     }
     NetworkSource *s = g_new0(NetworkSource, 1);
     g_mutex_init(&s->lock);
+    appl_relay_init(&s->sound);
     s->target = target ? gst_object_ref(target) : NULL;
     s->on_failure = on_failure;
     s->context = context;
@@ -429,7 +411,7 @@ void appl_network_source_stats(GstElement *pipeline, ApplNetworkSourceStats *out
     if (s->decoder) g_strlcpy(out->decoder, s->decoder, sizeof(out->decoder));
     if (s->failure) g_strlcpy(out->failure, s->failure, sizeof(out->failure));
     out->no_video_track = s->no_video_yet && !s->video_linked;
-    out->sound_buffers = s->sound_buffers;
+    out->sound_buffers = appl_relay_received(&s->sound);
     if (s->sound_codec) g_strlcpy(out->sound_codec, s->sound_codec, sizeof(out->sound_codec));
     g_mutex_unlock(&s->lock);
 }
@@ -454,9 +436,5 @@ void appl_network_source_carry_sound(GstElement *pipeline, const char *caps) {
 void appl_network_source_send_sound(GstElement *pipeline, GstElement *target) {
     NetworkSource *s = state_of(pipeline);
     if (!s) return;
-    g_mutex_lock(&s->lock);
-    GstElement *old = s->sound_target;
-    s->sound_target = target ? gst_object_ref(target) : NULL;
-    g_mutex_unlock(&s->lock);
-    if (old) gst_object_unref(old);
+    appl_relay_set_target(&s->sound, target);
 }

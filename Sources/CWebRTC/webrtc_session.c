@@ -25,10 +25,8 @@ struct ApplWebrtcSession {
      * one that does follows a gap (marked DISCONT, so the decoder and encoder start afresh). */
     gboolean audio_on;
     gboolean audio_gap;
-    /* Under `lock`: where the viewer's own sound (Talk) goes, decoded: the speaker's appsrc while this viewer talks,
-     * else nowhere; and the buffers that went there. */
-    GstElement *talk_target;
-    guint64 talk_buffers;
+    /* Where the viewer's own sound (Talk) goes, decoded: the speaker's appsrc while this viewer talks, else nowhere. */
+    ApplRelay talk;
     /* Under `gather_lock`: ICE gathering done, and the candidates seen (mline → "a=candidate:…" lines). */
     GMutex gather_lock;
     GCond gathered_cond;
@@ -179,23 +177,6 @@ static GstBusSyncReply on_bus_message(GstBus *bus, GstMessage *message, gpointer
     return GST_BUS_DROP;
 }
 
-/* A buffer of the viewer's decoded sound: to the talk target while there is one, stamped there on arrival. */
-static GstFlowReturn on_talk_sample(GstAppSink *sink, gpointer data) {
-    ApplWebrtcSession *s = data;
-    GstSample *sample = gst_app_sink_pull_sample(sink);
-    if (!sample) return GST_FLOW_EOS;
-    g_mutex_lock(&s->lock);
-    GstElement *target = s->talk_target ? gst_object_ref(s->talk_target) : NULL;
-    if (target) s->talk_buffers++;
-    g_mutex_unlock(&s->lock);
-    if (target) {
-        appl_app_src_push_unstamped(target, gst_sample_get_buffer(sample));
-        gst_object_unref(target);
-    }
-    gst_sample_unref(sample);
-    return GST_FLOW_OK;
-}
-
 /* What the viewer sends (its microphone, Talk): Opus decoded to 48 kHz mono for the talk target; anything else is
  * dropped. webrtcbin adds the pad when the first packet of the stream arrives. */
 static void on_incoming_pad(GstElement *rtc, GstPad *pad, gpointer data) {
@@ -216,9 +197,7 @@ static void on_incoming_pad(GstElement *rtc, GstPad *pad, gpointer data) {
         return;
     }
     GstElement *sink = gst_bin_get_by_name(GST_BIN(bin), "talk");
-    GstAppSinkCallbacks callbacks = {0};
-    callbacks.new_sample = on_talk_sample;
-    gst_app_sink_set_callbacks(GST_APP_SINK(sink), &callbacks, s, NULL);
+    appl_relay_attach(&s->talk, sink);
     gst_object_unref(sink);
     gst_bin_add(GST_BIN(s->pipeline), bin);
     gst_element_sync_state_with_parent(bin);
@@ -280,7 +259,7 @@ static void free_session(ApplWebrtcSession *s) {
     if (s->rtc) gst_object_unref(s->rtc);
     if (s->video_src) gst_object_unref(s->video_src);
     if (s->audio_src) gst_object_unref(s->audio_src);
-    if (s->talk_target) gst_object_unref(s->talk_target);
+    appl_relay_clear(&s->talk);
     g_string_free(s->candidates, TRUE);
     g_mutex_clear(&s->lock);
     g_mutex_clear(&s->gather_lock);
@@ -309,6 +288,7 @@ ApplWebrtcSession *appl_webrtc_session_start(const char *offer, gboolean audio, 
 
     ApplWebrtcSession *s = g_new0(ApplWebrtcSession, 1);
     g_mutex_init(&s->lock);
+    appl_relay_init(&s->talk);
     g_mutex_init(&s->gather_lock);
     g_cond_init(&s->gathered_cond);
     s->candidates = g_string_new(NULL);
@@ -462,18 +442,11 @@ gboolean appl_webrtc_session_push(ApplWebrtcSession *s, const char *name, GstBuf
 }
 
 void appl_webrtc_session_set_talk(ApplWebrtcSession *s, GstElement *target) {
-    g_mutex_lock(&s->lock);
-    GstElement *old = s->talk_target;
-    s->talk_target = target ? gst_object_ref(target) : NULL;
-    g_mutex_unlock(&s->lock);
-    if (old) gst_object_unref(old);
+    appl_relay_set_target(&s->talk, target);
 }
 
 guint64 appl_webrtc_session_talk_buffers(ApplWebrtcSession *s) {
-    g_mutex_lock(&s->lock);
-    guint64 count = s->talk_buffers;
-    g_mutex_unlock(&s->lock);
-    return count;
+    return appl_relay_forwarded(&s->talk);
 }
 
 void appl_webrtc_session_set_audio(ApplWebrtcSession *s, gboolean on) {

@@ -1,3 +1,4 @@
+import CGStreamerShim
 import CGStreamer
 
 /// Delivers every sample an appsink receives to a closure on the streaming thread.
@@ -21,6 +22,12 @@ public enum AppSink {
         gst_app_sink_set_callbacks(appsink, &callbacks, box) { userData in
             if let userData { Unmanaged<Box>.fromOpaque(userData).release() }
         }
+    }
+
+    /// Hands every sample `element` (an appsink) receives to `target` (a leaky appsrc, maybe in another pipeline),
+    /// unstamped: the appsrc stamps it on arrival. Done in C on the streaming thread, without a Swift hop.
+    public static func forward(_ element: Element, to target: Element) {
+        appl_app_sink_forward(element.pointer, target.pointer)
     }
 
     /// Pulls one sample, waiting up to `timeout`; nil at EOS or time-out.

@@ -12,6 +12,9 @@ extension ApplianceConfig {
         /// Chimes for the device's own feedback: recording started and stopped, a clip protected, storage nearly
         /// full, an error.
         public var feedback = false
+        /// Keeps the speaker out of the microphone (webrtcdsp's echo canceller): "auto" (when the microphone is a
+        /// sound card and there is a speaker), "on" or "off".
+        public var echoCancel = "auto"
 
         public init(device: String = "auto", pipeline: String = "", volume: Double = 1.0, feedback: Bool = false) {
             (self.device, self.pipeline, self.volume, self.feedback) = (device, pipeline, volume, feedback)
@@ -28,6 +31,7 @@ extension ConfigSections {
         s.pipeline = try t.string("pipeline", s.pipeline)
         s.volume = try t.double("volume", s.volume, 0...4)
         s.feedback = try t.bool("feedback", s.feedback)
+        s.echoCancel = try t.oneOf("echo_cancel", s.echoCancel, ["auto", "on", "off"])
         try t.finish()
         return s
     }

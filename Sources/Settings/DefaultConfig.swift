@@ -274,6 +274,9 @@ device = "auto"
 volume = 1.0
 # Chimes for its own feedback: recording started and stopped, a clip protected, storage nearly full, an error.
 feedback = false
+# Keeps what the speaker plays out of the recording's sound (webrtcdsp's echo canceller in the microphone chain).
+# auto: on when the microphone is a sound card and there is a speaker. Or "on", "off".
+echo_cancel = "auto"
 
 # Shutter buttons: none by default. Each [[input]] sends commands like `appliance ctl` does. An input whose device
 # is missing is reported in status and picked up when it appears; it never stops the daemon.

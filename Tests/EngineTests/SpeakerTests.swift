@@ -28,6 +28,30 @@ final class SpeakerPartsTests: XCTestCase {
         XCTAssertLessThanOrEqual(start.map(abs).max() ?? 1, 0.5, "half scale")
     }
 
+    func testTheEchoCancellerIsForASoundCardWithASpeakerAndOnMustBeHonoured() throws {
+        var config = ApplianceConfig()
+        config.speaker.pipeline = "fakesink"
+        XCTAssertTrue(try EchoReference.wanted(config, audioKind: "alsa"), "auto: a sound card and a speaker")
+        XCTAssertFalse(try EchoReference.wanted(config, audioKind: "test"), "auto: not a test source")
+        XCTAssertFalse(try EchoReference.wanted(config, audioKind: "none"))
+        config.speaker.echoCancel = "on"
+        XCTAssertTrue(try EchoReference.wanted(config, audioKind: "test"))
+        config.audio.rate = 44_100
+        XCTAssertThrowsError(try EchoReference.wanted(config, audioKind: "alsa")) { error in
+            XCTAssertTrue("\(error)".contains("[audio] rate 44100"), "\(error)")
+        }
+        config.speaker.echoCancel = "auto"
+        XCTAssertFalse(try EchoReference.wanted(config, audioKind: "alsa"), "auto: off at a rate webrtcdsp does not take")
+        config.audio.rate = 48_000
+        config.speaker = ApplianceConfig.Speaker(device: "none")
+        config.speaker.echoCancel = "on"
+        XCTAssertThrowsError(try EchoReference.wanted(config, audioKind: "alsa")) { error in
+            XCTAssertTrue("\(error)".contains("there is no speaker"), "\(error)")
+        }
+        config.speaker.echoCancel = "off"
+        XCTAssertFalse(try EchoReference.wanted(config, audioKind: "alsa"))
+    }
+
     func testTheSinkIsThePipelineElseTheDeviceElseNone() {
         var speaker = ApplianceConfig.Speaker()
         speaker.device = "none"

@@ -76,7 +76,7 @@ extension Appliance {
         let lights = config.outputs.isEmpty ? nil : OutputBoard(config.outputs)
         let liveFeed = LiveFeed(graph: graph)
         let network = try await stoppingGraphOnFailure(graph) { try NetworkOutputs(config: config, feed: liveFeed) }
-        let speaker = makeSpeaker(config: config, data: data, events: events, logger: logger)
+        let speaker = makeSpeaker(config: config, data: data, echo: graph.echoReference, events: events, logger: logger)
         let webrtc = WebRTCViewers(feed: liveFeed, web: config.web, speaker: speaker, logger: logger)
         let webReporter = FrontEndReporter(web: config.web.enabled ? WebStatus(state: .starting, listen: config.web.listen) : nil,
                                            live: graph.live, webrtc: webrtc)
@@ -112,7 +112,8 @@ extension Appliance {
     }
 
     /// The speaker, when `[speaker]` resolves to one, with its chimes made in the data folder.
-    private static func makeSpeaker(config: ApplianceConfig, data: DataDirectory, events: EventHub, logger: Logger) -> Speaker? {
+    private static func makeSpeaker(config: ApplianceConfig, data: DataDirectory, echo: EchoReference?, events: EventHub,
+                                    logger: Logger) -> Speaker? {
         guard let sink = SpeakerSink.resolve(config.speaker) else {
             logger.info("speaker: none", metadata: ["device": "\(config.speaker.device)"])
             return nil
@@ -124,8 +125,9 @@ extension Appliance {
             logger.warning("speaker: cannot make the chimes in \(data.chimesDir): \(error)")
             chimes = [:]
         }
-        logger.info("speaker: \(sink.label)", metadata: ["volume": "\(config.speaker.volume)", "feedback": "\(config.speaker.feedback)"])
-        return Speaker(sink: sink, volume: config.speaker.volume, chimes: chimes, events: events, logger: logger)
+        logger.info("speaker: \(sink.label)", metadata: ["volume": "\(config.speaker.volume)", "feedback": "\(config.speaker.feedback)",
+                                                        "echo_cancel": "\(echo != nil)"])
+        return Speaker(sink: sink, volume: config.speaker.volume, echo: echo, chimes: chimes, events: events, logger: logger)
     }
 
     /// Every service of the appliance in its stage (`ServiceStage`: the start order, which shutdown reverses).

@@ -50,9 +50,11 @@ public struct SpeakerStatus: Codable, Sendable, Equatable {
     public var error: String?
     /// Sounds played to their end since start.
     public var played: UInt64
+    /// Whether the microphone has the echo canceller that keeps the speaker's sound out of it (`[speaker] echo_cancel`).
+    public var echoCancel: Bool
 
-    public init(state: State, speaker: String, playing: String? = nil, error: String? = nil, played: UInt64 = 0) {
-        (self.state, self.speaker, self.playing, self.error, self.played) = (state, speaker, playing, error, played)
+    public init(state: State, speaker: String, playing: String? = nil, error: String? = nil, played: UInt64 = 0, echoCancel: Bool = false) {
+        (self.state, self.speaker, self.playing, self.error, self.played, self.echoCancel) = (state, speaker, playing, error, played, echoCancel)
     }
 }
 

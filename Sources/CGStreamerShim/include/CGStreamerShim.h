@@ -111,6 +111,25 @@ void appl_bin_drop_pad(GstBin *bin, GstPad *pad);
  *  appsrc is leaky). */
 void appl_app_src_push_unstamped(GstElement *target, GstBuffer *buffer);
 
+/** A switchable hand-over (relay.c): an appsink's buffers pushed unstamped into `target`, an appsrc in another
+ *  pipeline, while there is one (NULL: dropped, still counted). Embedded in its owner, which outlives the appsink. */
+typedef struct {
+    GMutex lock;
+    GstElement *target;
+    guint64 received;
+    guint64 forwarded;
+} ApplRelay;
+void appl_relay_init(ApplRelay *relay);
+void appl_relay_clear(ApplRelay *relay);
+/** Makes `relay` the appsink's new-sample callback (replacing any other). */
+void appl_relay_attach(ApplRelay *relay, GstElement *appsink);
+void appl_relay_set_target(ApplRelay *relay, GstElement *target);
+guint64 appl_relay_received(ApplRelay *relay);
+guint64 appl_relay_forwarded(ApplRelay *relay);
+/** Every buffer `appsink` receives pushed unstamped into the appsrc `target` (a fixed relay: the appsink holds a
+ *  reference to `target` until it is freed or its callbacks are replaced). */
+void appl_app_sink_forward(GstElement *appsink, GstElement *target);
+
 /* ---- network cameras (network_source.c) ---- */
 /** What a network camera's receiver has seen: frames handed over, the decoded size and rate, the RTP encoding
  *  ("H264"), the decoder chosen, and the first failure in words ("" while none). */

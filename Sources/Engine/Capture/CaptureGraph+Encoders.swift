@@ -48,9 +48,9 @@ extension CaptureGraph {
     /// start time, so the first AAC frame of the clip is complete). Returns the source bin and the tee.
     /// The microphone chain for `kind` (nothing for "none"), and for "camera" the router of the cameras' sound.
     static func addSound(kind: String, config: ApplianceConfig, fragments: FragmentLibrary, to pipeline: Pipeline, gate: EncoderGate,
-                         cameras: [CameraSlot], logger: Logger) throws -> (source: Bin?, tee: Element?, cameraSound: CameraSound?) {
+                         echo: EchoReference?, cameras: [CameraSlot], logger: Logger) throws -> (source: Bin?, tee: Element?, cameraSound: CameraSound?) {
         guard kind != "none" else { return (nil, nil, nil) }
-        let (microphone, tee) = try addMicrophone(kind: kind, config: config, fragments: fragments, to: pipeline, gate: gate)
+        let (microphone, tee) = try addMicrophone(kind: kind, config: config, fragments: fragments, to: pipeline, gate: gate, echo: echo)
         guard kind == "camera" else { return (microphone, tee, nil) }
         if !cameras.contains(where: { $0.config.source == "rtsp" }) {
             logger.warning("audio: [audio] source = \"camera\" but no camera is an IP camera (source = \"rtsp\"): the sound is silence")
@@ -59,7 +59,7 @@ extension CaptureGraph {
     }
 
     static func addMicrophone(kind: String, config: ApplianceConfig, fragments: FragmentLibrary, to pipeline: Pipeline,
-                              gate: EncoderGate) throws -> (source: Bin, tee: Element) {
+                              gate: EncoderGate, echo: EchoReference? = nil) throws -> (source: Bin, tee: Element) {
         let a = config.audio
         let source = try fragments.makeBin("sources", "audio-\(kind)", [
             "device": a.device, "rate": "\(a.rate)", "channels": "\(a.channels)",
@@ -85,7 +85,10 @@ extension CaptureGraph {
         let aacParse = try Element.make("aacparse", name: "audio-parse")
         let tee = try Element.make("tee", name: "audio-tee")
         tee.set("allow-not-linked", true)
-        let chain = [source, convert, resample, filter, level, queue, aac, aacParse, tee]
+        // The echo canceller, when the speaker has a reference for it, takes the speaker's sound out before anything
+        // measures or records the microphone.
+        let canceller = try echo.map { [try $0.makeCanceller(), try Element.make("audioconvert", name: "echo-convert")] } ?? []
+        let chain = [source, convert, resample, filter] + canceller + [level, queue, aac, aacParse, tee]
         try pipeline.add(chain)
         try Element.link(chain)
         return (source, tee)

@@ -61,6 +61,8 @@ public final class CaptureGraph: Sendable {
         Dictionary(uniqueKeysWithValues: cameras.compactMap { slot in slot.mode.withLock { $0 }.map { (slot.name, $0.summary) } })
     }
     public let audioKind: String
+    /// The speaker's sound for the microphone's echo canceller (`[speaker] echo_cancel`); nil when it has none.
+    package let echoReference: EchoReference?
     public let previewKind: String
     /// The pipeline's bus, read on its own thread once the graph runs (`BusWatcher` consumes the messages).
     package let busReader: BusReader
@@ -108,8 +110,9 @@ public final class CaptureGraph: Sendable {
         // Microphone → AAC.
         audioKind = try SourceResolver.audioKind(config.audio, logger: logger)
         sound = audioKind == "none" ? nil : SoundTap(detecting: config.sound.enabled)
+        echoReference = try EchoReference.wanted(config, audioKind: audioKind) ? try EchoReference() : nil
         (microphone, audioTee, cameraSound) = try Self.addSound(kind: audioKind, config: config, fragments: fragments, to: pipeline,
-                                                                gate: gate, cameras: cameras, logger: logger)
+                                                                gate: gate, echo: echoReference, cameras: cameras, logger: logger)
         // The encoded streams' caps never change either: a recording bin linked to a tee must not make the
         // encoders renegotiate. Their ALLOCATION query would wait in every recording bin's queue, where mp4mux
         // holds video until the matching audio arrives: the encoder stalled for ~230 ms at each segment cut and
@@ -159,20 +162,24 @@ public final class CaptureGraph: Sendable {
     /// Starts the graph; a source or fragment that fails at start is reported with GStreamer's message.
     public func start() throws {
         do {
+            try echoReference?.start()
             try pipeline.setState(.playing)
         } catch {
             let detail = pipeline.popError(timeout: ClockTime(milliseconds: 500))
             _ = try? pipeline.setState(.null)
+            echoReference?.stop()
             throw detail ?? (error as? GStreamerError) ?? GStreamerError(element: "appliance", message: "\(error)")
         }
         let (state, ok) = pipeline.state(timeout: ClockTime(seconds: 10))
         if !ok || state != .playing {
             let detail = pipeline.popError(timeout: ClockTime(milliseconds: 500))
             _ = try? pipeline.setState(.null)
+            echoReference?.stop()
             throw detail ?? GStreamerError(element: "appliance", message: "pipeline did not reach playing (state \(state))")
         }
         if let early = pipeline.popError(timeout: .zero) {
             _ = try? pipeline.setState(.null)
+            echoReference?.stop()
             throw early
         }
         busReader.start()
@@ -184,6 +191,7 @@ public final class CaptureGraph: Sendable {
         for camera in cameras { camera.stopNow() }
         filler.stopNow()
         _ = try? pipeline.setState(.null)
+        echoReference?.stop()
         busReader.stop()
     }
 

@@ -27,15 +27,18 @@ package final class SoundPlayback: Sendable {
 
     /// Prepares `file` on `sink` and starts it: the file is decoded up to its first sound and the sink opened
     /// first, so a file that is not sound and a speaker that cannot play are told apart and said at once. Blocking.
-    package static func start(file: String, sound: String, sink: SpeakerSink, volume: Double) throws(Failure) -> SoundPlayback {
+    package static func start(file: String, sound: String, sink: SpeakerSink, volume: Double,
+                              echo: EchoReference? = nil) throws(Failure) -> SoundPlayback {
         var folder: ObjCBool = false
         guard FileManager.default.fileExists(atPath: file, isDirectory: &folder) else { throw .file("no such file: \(file)") }
         guard !folder.boolValue else { throw .file("\(file) is a folder, not a sound file") }
         guard FileManager.default.isReadableFile(atPath: file) else { throw .file("cannot read \(file) (permissions)") }
         let pipeline = Pipeline(name: "speaker")
         do {
-            let bin = try Bin.parse("filesrc name=file ! decodebin name=decode ! audioconvert ! audioresample ! volume name=volume ! \(sink.description)",
+            let tail = EchoReference.speakerTail(sink: sink, echo: echo != nil)
+            let bin = try Bin.parse("filesrc name=file ! decodebin name=decode ! audioconvert ! audioresample ! volume name=volume ! \(tail)",
                                     name: "sound", label: "[speaker]", ghostUnlinkedPads: false)
+            echo?.feed(from: bin)
             bin.element(named: "file")?.set("location", file)
             try bin.element(named: "volume")?.set("volume", string: "\(volume)")
             try pipeline.add(bin)

@@ -13,6 +13,8 @@ import ServiceLifecycle
 package actor Speaker: Service {
     package nonisolated let sink: SpeakerSink
     private let volume: Double
+    /// The microphone's echo canceller's reference, fed by every sound and talk (nil: none).
+    private let echo: EchoReference?
     private let chimes: [SpeakerChime: String]
     private let events: EventHub
     private let logger: Logger
@@ -26,8 +28,9 @@ package actor Speaker: Service {
     private nonisolated let startedContinuation: AsyncStream<SoundPlayback>.Continuation
 
     /// `chimes`: the chimes' files (`Chimes.write`).
-    package init(sink: SpeakerSink, volume: Double, chimes: [SpeakerChime: String], events: EventHub, logger: Logger) {
-        (self.sink, self.volume, self.chimes, self.events, self.logger) = (sink, volume, chimes, events, logger)
+    package init(sink: SpeakerSink, volume: Double, echo: EchoReference? = nil, chimes: [SpeakerChime: String], events: EventHub,
+                 logger: Logger) {
+        (self.sink, self.volume, self.echo, self.chimes, self.events, self.logger) = (sink, volume, echo, chimes, events, logger)
         (started, startedContinuation) = AsyncStream.makeStream(of: SoundPlayback.self)
     }
 
@@ -38,10 +41,10 @@ package actor Speaker: Service {
         }
         let interrupted = current
         if let interrupted { await end(interrupted, interrupted: true) }
-        let (sink, volume, sound) = (sink, volume, request.sound)
+        let (sink, volume, echo, sound) = (sink, volume, echo, request.sound)
         let outcome = try? await blocking { () -> Result<SoundPlayback, SoundPlayback.Failure> in
             do throws(SoundPlayback.Failure) {
-                return .success(try SoundPlayback.start(file: file, sound: sound, sink: sink, volume: volume))
+                return .success(try SoundPlayback.start(file: file, sound: sound, sink: sink, volume: volume, echo: echo))
             } catch {
                 return .failure(error)
             }
@@ -73,7 +76,7 @@ package actor Speaker: Service {
 
     package func status() -> SpeakerStatus {
         SpeakerStatus(state: talk != nil ? .talking : current != nil ? .playing : lastError != nil ? .error : .idle, speaker: sink.label,
-                      playing: talk != nil ? "talk" : current?.sound, error: lastError, played: played)
+                      playing: talk != nil ? "talk" : current?.sound, error: lastError, played: played, echoCancel: echo != nil)
     }
 
     /// `talker` (a WebRTC session) takes the speaker: the sound playing is cut short and the talk pipeline opened;
@@ -87,9 +90,9 @@ package actor Speaker: Service {
             return talk.output.input
         }
         if let current { await end(current, interrupted: true) }
-        let (sink, volume) = (sink, volume)
+        let (sink, volume, echo) = (sink, volume, echo)
         let opened = try? await blocking { () -> Result<TalkOutput, GStreamerError> in
-            do { return .success(try TalkOutput(sink: sink, volume: volume)) } catch { return .failure(error as? GStreamerError ?? GStreamerError(element: "talk", message: "\(error)")) }
+            do { return .success(try TalkOutput(sink: sink, volume: volume, echo: echo)) } catch { return .failure(error as? GStreamerError ?? GStreamerError(element: "talk", message: "\(error)")) }
         }
         switch opened {
         case .success(let output)?:

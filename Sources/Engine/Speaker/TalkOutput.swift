@@ -14,16 +14,17 @@ package final class TalkOutput: Sendable {
     static let format = "audio/x-raw,format=S16LE,layout=interleaved,rate=48000,channels=1"
 
     /// Opens the speaker (blocking); throws GStreamer's words when its sink cannot start.
-    package init(sink: SpeakerSink, volume: Double) throws {
+    package init(sink: SpeakerSink, volume: Double, echo: EchoReference? = nil) throws {
         pipeline = Pipeline(name: "talk")
         // 60 ms of latency: a buffer stamped on arrival is still in time at the sink; WebRTC's own jitter buffer
         // has smoothed the network already.
         let bin = try Bin.parse("appsrc name=talk is-live=true format=time do-timestamp=true block=false leaky-type=downstream "
                                 + "max-bytes=96000 min-latency=60000000 caps=\"\(Self.format)\" ! audioconvert ! audioresample ! "
-                                + "volume name=volume ! \(sink.description)", name: "talk-output", label: "[speaker] talk", ghostUnlinkedPads: false)
+                                + "volume name=volume ! \(EchoReference.speakerTail(sink: sink, echo: echo != nil))", name: "talk-output", label: "[speaker] talk", ghostUnlinkedPads: false)
         try bin.element(named: "volume")?.set("volume", string: "\(volume)")
         guard let input = bin.element(named: "talk") else { throw GStreamerError(element: "talk", message: "no appsrc") }
         self.input = input
+        echo?.feed(from: bin)
         try pipeline.add(bin)
         // A live source: the sink completes PLAYING only with the first buffer (the talker's first words), so the
         // start is judged by the state change itself (an ALSA device that cannot open fails it) and the bus.

@@ -23,10 +23,13 @@ final class LabAudioTests: XCTestCase {
         return player
     }
 
-    func daemon() throws -> DaemonProcess {
+    func daemon() throws -> DaemonProcess { try Self.daemon() }
+
+    /// A daemon on vivid with the loopback's capture side as its microphone; `extra` after the rest of its config.
+    static func daemon(extra: String = "") throws -> DaemonProcess {
         let node = try Lab.vivid()
         try Lab.moveVividPicture(node)
-        let daemon = try DaemonProcess(extra: LabCameraTests.config(width: 320, height: 180, framerate: 10),
+        let daemon = try DaemonProcess(extra: LabCameraTests.config(width: 320, height: 180, framerate: 10) + extra,
                                        cameras: LabCameraTests.camera(node), root: Lab.scratch)
         var config = try String(contentsOfFile: daemon.configPath, encoding: .utf8)
         config = config.replacingOccurrences(of: "[audio]\nsource = \"test\"", with: "[audio]\nsource = \"alsa\"\ndevice = \"hw:Loopback,1,0\"")

@@ -68,4 +68,29 @@ final class LabSpeakerTests: XCTestCase {
             XCTAssertEqual(try daemon.status().speaker?.played, 2)
         }
     }
+
+    /// The echo canceller on the real ALSA path: snd-aloop's playback side is the speaker and its capture side the
+    /// microphone, so the microphone hears exactly what the speaker plays. By default (`auto`: a sound card and a
+    /// speaker) the canceller is on; the tone's power in the recording is compared with a run where it is off.
+    func testTheEchoCancellerKeepsTheSpeakerOutOfTheSoundCardsMicrophone() throws {
+        try Lab.require()
+        let folder = Lab.scratch + "/echo-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let tone = try EchoCancelTests.makeTone(in: folder)
+        func heard(_ setting: String?) throws -> EchoCancelTests.Heard {
+            let daemon = try LabAudioTests.daemon(extra: "\n[speaker]\ndevice = \"hw:Loopback,0,0\"\n"
+                                                    + (setting.map { "echo_cancel = \"\($0)\"\n" } ?? ""))
+            try daemon.start(timeout: 180)
+            defer { daemon.stop() }
+            return try EchoCancelTests.recordWhilePlaying(tone, on: daemon, in: self, label: "lab: echo_cancel \(setting ?? "auto")")
+        }
+        let off = try heard("off")
+        let auto = try heard(nil)
+        XCTAssertEqual(off.status?.echoCancel, false)
+        XCTAssertEqual(auto.status?.echoCancel, true, "auto: the microphone is a sound card and there is a speaker")
+        let reduction = 10 * log10(off.echo / max(auto.echo, 1e-12))
+        print("lab: echo cancelling on hw:Loopback: the speaker's tone \(String(format: "%.1f", reduction)) dB lower in the recording")
+        XCTAssertGreaterThan(reduction, 20, "the canceller takes the speaker's tone out of the microphone")
+    }
 }

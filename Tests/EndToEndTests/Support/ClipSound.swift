@@ -25,6 +25,17 @@ enum ClipSound {
         return Double(crossings) / 2 / (Double(samples.count) / Double(rate))
     }
 
+    /// The power of `frequency` in `samples` (Goertzel), on the same scale for any two parts of equal length.
+    static func power(of frequency: Double, in samples: [Double]) -> Double {
+        let coefficient = 2 * cos(2 * Double.pi * frequency / Double(rate))
+        var (s1, s2) = (0.0, 0.0)
+        for sample in samples {
+            let s0 = sample + coefficient * s1 - s2
+            (s2, s1) = (s1, s0)
+        }
+        return s1 * s1 + s2 * s2 - coefficient * s1 * s2
+    }
+
     static func rms(_ samples: [Double]) -> Double {
         samples.isEmpty ? 0 : (samples.reduce(0) { $0 + $1 * $1 } / Double(samples.count)).squareRoot()
     }

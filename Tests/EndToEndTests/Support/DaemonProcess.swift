@@ -137,15 +137,18 @@ final class DaemonProcess {
     /// Runs `body` (the rest of a test), printing the daemon's log when it throws or an assertion in it failed.
     /// XCTest on Linux counts an error thrown by the test method only after the teardown blocks have run, so a
     /// teardown block that looks at the failure count missed it (an EncoderFailoverTests failure came without its log).
-    func showingLogOnFailure(in test: XCTestCase, _ body: () throws -> Void) rethrows {
+    @discardableResult
+    func showingLogOnFailure<T>(in test: XCTestCase, _ body: () throws -> T) rethrows -> T {
         let failuresBefore = test.testRun?.failureCount ?? 0
+        let result: T
         do {
-            try body()
+            result = try body()
         } catch {
             print("---- daemon log ----\n" + log)
             throw error
         }
         if (test.testRun?.failureCount ?? 0) > failuresBefore { print("---- daemon log ----\n" + log) }
+        return result
     }
 
     /// An untyped request over the socket: only for what a test sends malformed on purpose (typed: `perform`).
