@@ -77,7 +77,7 @@ final class WebBrowserTests: XCTestCase {
 
     func testDashboardInARealBrowser() throws {
         guard let (result, output, shots) = try runScript() else { return }
-        // Every check ran and passed: a summary, no line that says FAIL, and all the checks there are (28 today).
+        // Every check ran and passed: a summary, no line that says FAIL, and all the checks there are (29 today).
         let lines = result.stdout.split(separator: "\n")
         let summary = lines.last { $0.hasPrefix("SUMMARY: ") }.map(String.init)
         XCTAssertNotNil(summary, "the browser test printed no summary:\n\(output)")
@@ -85,7 +85,8 @@ final class WebBrowserTests: XCTestCase {
         let failures = lines.filter { $0.hasPrefix("FAIL ") }
         XCTAssertTrue(failures.isEmpty, "failed checks:\n\(failures.joined(separator: "\n"))")
         let passes = lines.filter { $0.hasPrefix("PASS ") }.count
-        XCTAssertGreaterThanOrEqual(passes, 28, "expected at least 28 passing checks, saw \(passes):\n\(output)")
+        XCTAssertGreaterThanOrEqual(passes, 29, "expected at least 29 passing checks, saw \(passes):\n\(output)")
+        XCTAssertTrue(lines.contains { $0.hasPrefix("PASS talk: over plain HTTP") }, "the insecure origin's Talk message was checked:\n\(output)")
         for page in ["login", "live", "recordings", "clip", "share", "settings", "activity", "timeline", "timeline-scrub", "timeline-player", "timeline-phone"] {
             XCTAssertTrue(FileManager.default.fileExists(atPath: shots.appendingPathComponent(page + ".png").path), "no screenshot of \(page)")
         }

@@ -272,7 +272,7 @@ def spki_pin(certificate):
     return base64.b64encode(hashlib.sha256(der).digest()).decode()
 
 
-def make_browser(profile_dir, pinned=None, microphone=None):
+def make_browser(profile_dir, pinned=None, microphone=None, host_rules=None):
     """`pinned`: a certificate the browser accepts by its public key (as a user who compared the fingerprint and
     trusted it), for a device serving its own certificate over HTTPS. `microphone`: a WAV file the browser's fake
     microphone plays (its permission granted as a user would)."""
@@ -283,6 +283,8 @@ def make_browser(profile_dir, pinned=None, microphone=None):
                  "--no-default-browser-check", "--mute-audio", f"--user-data-dir={profile_dir}"]
     if pinned:
         arguments.append(f"--ignore-certificate-errors-spki-list={spki_pin(pinned)}")
+    if host_rules:
+        arguments.append(f"--host-resolver-rules={host_rules}")
     if microphone:
         arguments += ["--use-fake-device-for-media-stream", "--use-fake-ui-for-media-stream",
                       f"--use-file-for-fake-audio-capture={microphone}"]
@@ -601,6 +603,33 @@ def talk_check(driver, daemon, api):
     expect(started["id"] == stopped["id"], "one recording across the talk")
     return (f"{seconds:.2f} s of {pitch:.0f} Hz on the speaker for a 4 s hold; the recording's sound {mine:.0f} Hz "
             f"(the device's microphone); {stopped['duration_ms']} ms clip")
+
+
+def insecure_talk_check(run, daemon, base, browsers, directory):
+    """Over plain HTTP under a name that is not localhost (chromium maps appliance.test to 127.0.0.1), the page is not
+    a secure context and the browser gives it no microphone: holding Talk says so on the page, and nothing talks."""
+    port = urllib.parse.urlsplit(base).port
+    driver = make_browser(os.path.join(directory, "profile-insecure"), microphone=tone_file(directory, TALK_TONE),
+                          host_rules="MAP appliance.test 127.0.0.1")
+    browsers.append(driver)
+    origin = f"http://appliance.test:{port}"
+    driver.get(origin + "/login")
+    field = wait(driver, EC.presence_of_element_located((By.ID, "password")), "the password field at " + origin)
+    field.send_keys(daemon.password)
+    driver.find_element(By.ID, "login-button").click()
+    wait(driver, lambda d: path_of(d.current_url) == "/" and d.find_elements(By.ID, "record"), lambda: f"the live page at {driver.current_url}")
+    expect(driver.execute_script("return window.isSecureContext") is False, "the page at appliance.test over HTTP is not a secure context")
+    talk = wait(driver, lambda d: (lambda b: b if b.is_displayed() else None)(d.find_element(By.ID, "talk")),
+                "the Talk button to show (WebRTC works without a secure context)", timeout=60)
+    from selenium.webdriver.common.action_chains import ActionChains
+    ActionChains(driver).click_and_hold(talk).perform()
+    message = wait(driver, lambda d: (lambda t: t if "HTTPS" in t else None)(d.find_element(By.ID, "message").text),
+                   lambda: "the page to say why Talk cannot be: " + driver.find_element(By.ID, "message").text, timeout=20)
+    ActionChains(driver).release(talk).perform()
+    expect(driver.execute_script("return document.body.dataset.talk") != "on", "the page did not start talking")
+    driver.quit()
+    browsers.remove(driver)
+    return f"{origin}: isSecureContext false, holding Talk says {message!r}"
 
 
 def run_checks(run, daemon, base, http, api, browsers, directory):
@@ -1311,6 +1340,9 @@ def run_checks(run, daemon, base, http, api, browsers, directory):
             expect(f.read(8) == b"\x89PNG\r\n\x1a\n", "live.png is not a PNG")
         return ", ".join(n + ".png" for n in names) + f" in {run.out}"
     check("screenshots: one PNG per page", screenshots)
+    if not daemon.tls:
+        check("talk: over plain HTTP on a name that is not localhost the page says Talk needs HTTPS",
+              lambda: insecure_talk_check(run, daemon, base, browsers, directory))
 
 
 if __name__ == "__main__":
