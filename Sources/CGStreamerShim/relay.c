@@ -77,3 +77,18 @@ void appl_app_sink_forward(GstElement *appsink, GstElement *target) {
     callbacks.new_sample = on_forward_sample;
     gst_app_sink_set_callbacks(GST_APP_SINK(appsink), &callbacks, gst_object_ref(target), gst_object_unref);
 }
+
+static void relay_free(gpointer data) {
+    ApplRelay *relay = data;
+    appl_relay_clear(relay);
+    g_free(relay);
+}
+
+ApplRelay *appl_relay_attach_new(GstElement *appsink) {
+    ApplRelay *relay = g_new0(ApplRelay, 1);
+    appl_relay_init(relay);
+    GstAppSinkCallbacks callbacks = {0};
+    callbacks.new_sample = on_relay_sample;
+    gst_app_sink_set_callbacks(GST_APP_SINK(appsink), &callbacks, relay, relay_free);
+    return relay;
+}

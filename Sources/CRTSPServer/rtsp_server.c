@@ -4,6 +4,9 @@
 #include <gst/app/gstappsrc.h>
 #include <gst/base/gstbasesink.h>
 #include <gst/rtsp-server/rtsp-server.h>
+#include <gst/rtsp-server/rtsp-onvif-server.h>
+#include <gst/rtsp-server/rtsp-onvif-media-factory.h>
+#include <gst/rtsp-server/rtsp-onvif-media.h>
 #include <string.h>
 #include <errno.h>
 #include <sys/mman.h>
@@ -17,16 +20,10 @@ struct ApplRtspServer {
     GSource *source;
     gint clients;
     GMutex lock;
-    /* Under `lock`: the shared media's bin while it exists, and the shift from the caller's timestamps to its
-     * running time (set by the first buffer pushed into it). */
-    GstElement *media_element;
-    /* Under `lock`: name → that media's appsrc (a reference; NULL for a name it lacks), looked up at the first push
-     * of each name and dropped with the media. */
-    GHashTable *media_sources;
-    gboolean shift_known;
-    gint64 shift;
-    /* Under `lock`: audio frames already mapped onto the media's running time, waiting to go in as one list. */
-    GstBufferList *held_audio;
+    /* Under `lock`: the media that exist now (Feed*, newest first): the shared one, and one of its own for each
+     * client that asked for the ONVIF backchannel (gst-rtsp-server never shares those). Each is fed every push. */
+    GList *feeds;
+    guint next_feed_id;
     /* Under `lock`: appsrc name → the caps of what is pushed into it, set on each media as it is configured. */
     GHashTable *caps;
     ApplRtspHandlers handlers;
@@ -36,6 +33,22 @@ struct ApplRtspServer {
     GstRTSPAuth *auth;
     GPtrArray *account_names;
 };
+
+/* One media fed by the pushes. */
+typedef struct {
+    guint id;
+    /* The media's bin (a reference, kept until it is unprepared). */
+    GstElement *element;
+    /* name → that media's appsrc (a reference; NULL for a name it lacks), looked up at the first push of each name. */
+    GHashTable *sources;
+    /* The shift from the caller's timestamps to this media's running time (set by the first buffer pushed into it). */
+    gboolean shift_known;
+    gint64 shift;
+    /* Audio frames already mapped onto the media's running time, waiting to go in as one list. */
+    GstBufferList *held_audio;
+    /* The client's voice (the ONVIF backchannel, decoded): owned by the backchannel's appsink; NULL without one. */
+    ApplRelay *talk;
+} Feed;
 
 /* What the media's hold shares with the server. A shared media is unprepared and finalised on gst-rtsp-server's
  * pool threads and can outlive the server (once, in a test, right after `stop`: its hold called the caller's
@@ -137,41 +150,64 @@ static void on_client_connected(GstRTSPServer *server, GstRTSPClient *client, gp
 }
 
 /* The shift goes with the media it was read from, and so do audio frames mapped with it. Call under `lock`. */
-static void forget_shift(ApplRtspServer *s) {
-    s->shift_known = FALSE;
-    g_clear_pointer(&s->held_audio, gst_buffer_list_unref);
+static void forget_shift(Feed *f) {
+    f->shift_known = FALSE;
+    g_clear_pointer(&f->held_audio, gst_buffer_list_unref);
 }
 
 static void unref_source(gpointer source) {
     if (source) gst_object_unref(source);
 }
 
-/* The appsrc `name` of the current media (a new reference), or NULL. Call under `lock` with a media. */
-static GstElement *media_source(ApplRtspServer *s, const char *name) {
+/* The appsrc `name` of the feed's media (a new reference), or NULL. Call under `lock`. */
+static GstElement *media_source(Feed *f, const char *name) {
     gpointer found = NULL;
-    if (!g_hash_table_lookup_extended(s->media_sources, name, NULL, &found)) {
-        found = gst_bin_get_by_name(GST_BIN(s->media_element), name);
-        g_hash_table_insert(s->media_sources, g_strdup(name), found);
+    if (!g_hash_table_lookup_extended(f->sources, name, NULL, &found)) {
+        found = gst_bin_get_by_name(GST_BIN(f->element), name);
+        g_hash_table_insert(f->sources, g_strdup(name), found);
     }
     return found ? gst_object_ref(found) : NULL;
 }
 
-static void forget_media(ApplRtspServer *s, GstElement *only) {
+static void free_feed(Feed *f) {
+    if (f->talk) appl_relay_set_target(f->talk, NULL);
+    forget_shift(f);
+    g_hash_table_unref(f->sources);
+    gst_object_unref(f->element);
+    g_free(f);
+}
+
+/* Drops the feed of `only` (every feed when NULL); returns the ids of those that had a backchannel, for the caller
+ * to report (g_array_unref it). */
+static GArray *forget_media(ApplRtspServer *s, GstElement *only) {
+    GArray *talkers = g_array_new(FALSE, FALSE, sizeof(guint));
     g_mutex_lock(&s->lock);
-    if (s->media_element && (only == NULL || s->media_element == only)) {
-        gst_object_unref(s->media_element);
-        s->media_element = NULL;
-        g_hash_table_remove_all(s->media_sources);
-        forget_shift(s);
+    for (GList *l = s->feeds; l;) {
+        GList *next = l->next;
+        Feed *f = l->data;
+        if (only == NULL || f->element == only) {
+            if (f->talk) g_array_append_val(talkers, f->id);
+            free_feed(f);
+            s->feeds = g_list_delete_link(s->feeds, l);
+        }
+        l = next;
     }
     g_mutex_unlock(&s->lock);
+    return talkers;
 }
 
 static void on_media_unprepared(GstRTSPMedia *media, gpointer data) {
     MediaHold *hold = data;
     GstElement *element = gst_rtsp_media_get_element(media);
     g_mutex_lock(&hold->link->lock);
-    if (hold->link->server) forget_media(hold->link->server, element);
+    ApplRtspServer *s = hold->link->server;
+    if (s) {
+        GArray *talkers = forget_media(s, element);
+        for (guint i = 0; i < talkers->len; i++) {
+            if (s->handlers.talk) s->handlers.talk(g_array_index(talkers, guint, i), FALSE, s->handlers.user);
+        }
+        g_array_unref(talkers);
+    }
     g_mutex_unlock(&hold->link->lock);
     gst_object_unref(element);
     release_hold(hold);
@@ -182,6 +218,15 @@ static void on_media_unprepared(GstRTSPMedia *media, gpointer data) {
 #define AUDIO_FRAMES_PER_SEND 4
 /* The media's audio appsrc, as RTSPFeed's launch description names it. */
 #define AUDIO_STREAM "audio"
+/* The ONVIF backchannel (Profile T's audio output): what a client that asks for it (`Require:
+ * www.onvif.org/ver20/backchannel`) may send, G.711 µ-law as ONVIF requires of every device, decoded to the talk
+ * format (48 kHz mono) for the speaker. The depayloader's caps are what the SDP offers; the sink must not wait for
+ * preroll (the media prepares before anything is sent). */
+#define BACKCHANNEL_SINK "backchannel"
+#define BACKCHANNEL_LAUNCH "( capsfilter caps=\"application/x-rtp,media=audio,payload=0,clock-rate=8000,encoding-name=PCMU\" " \
+    "name=depay_backchannel ! rtppcmudepay ! mulawdec ! audioconvert ! audioresample ! " \
+    "audio/x-raw,format=S16LE,layout=interleaved,rate=48000,channels=1 ! " \
+    "appsink name=" BACKCHANNEL_SINK " sync=false async=false max-buffers=50 drop=true enable-last-sample=false )"
 
 /* Each frame leaves the payloader as one buffer list (rtp_batch.c), so gst-rtsp-server's send thread wakes and each
  * TCP client gets one write per frame, not one per NAL unit; audio goes a few frames at a time. */
@@ -219,11 +264,17 @@ static void on_media_configure(GstRTSPMediaFactory *factory, GstRTSPMedia *media
     }
     batch_payloader(element, "pay0", G_MAXUINT, TRUE);
     batch_payloader(element, "pay1", AUDIO_FRAMES_PER_SEND, FALSE);
+    Feed *feed = g_new0(Feed, 1);
+    feed->element = element;
+    feed->sources = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, unref_source);
+    GstElement *backchannel = gst_bin_get_by_name(GST_BIN(element), BACKCHANNEL_SINK);
+    if (backchannel) {
+        feed->talk = appl_relay_attach_new(backchannel);
+        gst_object_unref(backchannel);
+    }
     g_mutex_lock(&s->lock);
-    if (s->media_element) gst_object_unref(s->media_element);
-    s->media_element = element;
-    g_hash_table_remove_all(s->media_sources);
-    forget_shift(s);
+    feed->id = ++s->next_feed_id;
+    s->feeds = g_list_prepend(s->feeds, feed);
     g_hash_table_foreach(s->caps, apply_caps, element);
     g_mutex_unlock(&s->lock);
     MediaHold *hold = g_new0(MediaHold, 1);
@@ -232,6 +283,7 @@ static void on_media_configure(GstRTSPMediaFactory *factory, GstRTSPMedia *media
     s->link->holds = g_list_prepend(s->link->holds, hold);
     g_mutex_unlock(&s->link->lock);
     if (s->handlers.media_started) s->handlers.media_started(s->handlers.user);
+    if (feed->talk && s->handlers.talk) s->handlers.talk(feed->id, TRUE, s->handlers.user);
     g_signal_connect(media, "unprepared", G_CALLBACK(on_media_unprepared), hold);
     g_object_weak_ref(G_OBJECT(media), on_media_finalized, hold);
 }
@@ -254,10 +306,8 @@ static void free_server(ApplRtspServer *s) {
     g_clear_object(&s->auth);
     g_clear_pointer(&s->account_names, g_ptr_array_unref);
     if (s->server) g_object_unref(s->server);
-    forget_media(s, NULL);
-    g_clear_pointer(&s->held_audio, gst_buffer_list_unref);
+    g_array_unref(forget_media(s, NULL));
     g_hash_table_unref(s->caps);
-    g_hash_table_unref(s->media_sources);
     g_main_loop_unref(s->loop);
     g_main_context_unref(s->context);
     g_mutex_clear(&s->lock);
@@ -401,25 +451,26 @@ gboolean appl_rtsp_server_set_users(ApplRtspServer *s, const char *htdigest, gbo
 }
 
 ApplRtspServer *appl_rtsp_server_start(const char *address, int port, const char *path, const char *launch,
-                                       const char *user, const char *password, const char *tls_pem,
+                                       const char *user, const char *password, const char *tls_pem, gboolean backchannel,
                                        ApplRtspHandlers handlers, char **error) {
     ApplRtspServer *s = g_new0(ApplRtspServer, 1);
     s->handlers = handlers;
     s->link = link_new(s);
     g_mutex_init(&s->lock);
     s->caps = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, (GDestroyNotify)gst_caps_unref);
-    s->media_sources = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, unref_source);
     s->context = g_main_context_new();
     s->loop = g_main_loop_new(s->context, FALSE);
-    s->server = gst_rtsp_server_new();
+    s->server = gst_rtsp_onvif_server_new(); /* its clients understand ONVIF's Require headers (the backchannel) */
     gst_rtsp_server_set_address(s->server, address);
     gchar *service = g_strdup_printf("%d", port);
     gst_rtsp_server_set_service(s->server, service);
     g_free(service);
     g_signal_connect(s->server, "client-connected", G_CALLBACK(on_client_connected), s);
 
-    GstRTSPMediaFactory *factory = gst_rtsp_media_factory_new();
+    GstRTSPMediaFactory *factory = gst_rtsp_onvif_media_factory_new();
     gst_rtsp_media_factory_set_launch(factory, launch);
+    gst_rtsp_media_factory_set_media_gtype(factory, GST_TYPE_RTSP_ONVIF_MEDIA);
+    if (backchannel) gst_rtsp_onvif_media_factory_set_backchannel_launch(GST_RTSP_ONVIF_MEDIA_FACTORY(factory), BACKCHANNEL_LAUNCH);
     gst_rtsp_media_factory_set_shared(factory, TRUE);
     gst_rtsp_media_factory_set_protocols(factory, GST_RTSP_LOWER_TRANS_UDP | GST_RTSP_LOWER_TRANS_TCP);
     g_signal_connect(factory, "media-configure", G_CALLBACK(on_media_configure), s);
@@ -454,14 +505,15 @@ ApplRtspServer *appl_rtsp_server_start(const char *address, int port, const char
 void appl_rtsp_server_set_caps(ApplRtspServer *s, const char *name, GstCaps *caps) {
     g_mutex_lock(&s->lock);
     g_hash_table_replace(s->caps, g_strdup(name), gst_caps_ref(caps));
-    if (s->media_element) apply_caps((gpointer)name, caps, s->media_element);
+    for (GList *l = s->feeds; l; l = l->next) apply_caps((gpointer)name, caps, ((Feed *)l->data)->element);
     g_mutex_unlock(&s->lock);
 }
 
 gboolean appl_rtsp_server_media_state(ApplRtspServer *s, GstState *current, GstState *pending) {
     gboolean known = FALSE;
     g_mutex_lock(&s->lock);
-    GstObject *pipeline = s->media_element ? gst_object_get_parent(GST_OBJECT(s->media_element)) : NULL;
+    GList *oldest = g_list_last(s->feeds);
+    GstObject *pipeline = oldest ? gst_object_get_parent(GST_OBJECT(((Feed *)oldest->data)->element)) : NULL;
     g_mutex_unlock(&s->lock);
     if (pipeline) {
         known = gst_element_get_state(GST_ELEMENT(pipeline), current, pending, 0) != GST_STATE_CHANGE_FAILURE;
@@ -474,52 +526,76 @@ int appl_rtsp_server_port(ApplRtspServer *s) { return gst_rtsp_server_get_bound_
 
 int appl_rtsp_server_clients(ApplRtspServer *s) { return g_atomic_int_get(&s->clients); }
 
+/* What one push hands to one media, taken under the lock and pushed after it. */
+typedef struct {
+    GstElement *src;
+    GstBuffer *copy;
+    GstBufferList *ready;
+} Delivery;
+
+/* Maps `buffer` onto the feed's running time: a copy to push now, audio held for a list (`ready` when full), or
+ * nothing (no media playing, no such appsrc). Call under `lock`. */
+static Delivery deliver(Feed *f, const char *name, GstBuffer *buffer, GstClockTime stamp) {
+    Delivery d = {0};
+    /* The media's pipeline runs on its own clock and base time: the first buffer after it starts playing maps the
+     * caller's timestamps onto its running time, and every later buffer (either stream) keeps that shift, so audio
+     * and video stay together. Nothing is pushed while it is not PLAYING (a live source would only queue it), and
+     * leaving PLAYING forgets the shift: its running time stands still meanwhile, and the old shift would put every
+     * later buffer ahead of it by the pause. */
+    GstClockTime now = appl_element_running_time_when_playing(f->element);
+    if (!GST_CLOCK_TIME_IS_VALID(now)) {
+        forget_shift(f);
+    } else if (!f->shift_known) {
+        f->shift = (gint64)now - (gint64)stamp;
+        f->shift_known = TRUE;
+    }
+    if (!f->shift_known || (gint64)stamp + f->shift < 0) return d;
+    d.src = media_source(f, name);
+    if (!d.src) return d;
+    d.copy = gst_buffer_copy(buffer); /* metadata only: the memory is shared */
+    GST_BUFFER_PTS(d.copy) = (GstClockTime)((gint64)stamp + f->shift);
+    GST_BUFFER_DTS(d.copy) = GST_CLOCK_TIME_NONE;
+    if (strcmp(name, AUDIO_STREAM) == 0) {
+        /* held with the shift it was mapped with: forget_shift drops them together */
+        if (!f->held_audio) f->held_audio = gst_buffer_list_new();
+        gst_buffer_list_add(f->held_audio, g_steal_pointer(&d.copy));
+        if (gst_buffer_list_length(f->held_audio) >= AUDIO_FRAMES_PER_SEND) d.ready = g_steal_pointer(&f->held_audio);
+    }
+    return d;
+}
+
 gboolean appl_rtsp_server_push(ApplRtspServer *s, const char *name, GstBuffer *buffer, GstClockTime running_time) {
     /* The caller's running time, not the PTS: x264enc (1.22) opens its segment at 1000 h (so that DTS never goes
      * negative), so raw video and audio timestamps are 1000 h apart. The copy goes without DTS; the media's parser
      * and payloader work from the PTS. */
     GstClockTime stamp = running_time;
     if (!GST_CLOCK_TIME_IS_VALID(stamp)) return FALSE;
-    GstElement *src = NULL;
-    GstBuffer *copy = NULL;
-    GstBufferList *ready = NULL;
+    GArray *deliveries = g_array_new(FALSE, FALSE, sizeof(Delivery));
     g_mutex_lock(&s->lock);
-    if (s->media_element) {
-        /* The media's pipeline runs on its own clock and base time: the first buffer after it starts playing
-         * maps the caller's timestamps onto its running time, and every later buffer (either stream) keeps that
-         * shift, so audio and video stay together. Nothing is pushed while it is not PLAYING (a live source would
-         * only queue it), and leaving PLAYING forgets the shift: its running time stands still meanwhile, and the
-         * old shift would put every later buffer ahead of it by the pause. */
-        GstClockTime now = appl_element_running_time_when_playing(s->media_element);
-        if (!GST_CLOCK_TIME_IS_VALID(now)) {
-            forget_shift(s);
-        } else if (!s->shift_known) {
-            s->shift = (gint64)now - (gint64)stamp;
-            s->shift_known = TRUE;
-        }
-        if (s->shift_known && (gint64)stamp + s->shift >= 0) {
-            src = media_source(s, name);
-            copy = gst_buffer_copy(buffer); /* metadata only: the memory is shared */
-            GST_BUFFER_PTS(copy) = (GstClockTime)((gint64)stamp + s->shift);
-            GST_BUFFER_DTS(copy) = GST_CLOCK_TIME_NONE;
-            if (src && strcmp(name, AUDIO_STREAM) == 0) {
-                /* held with the shift it was mapped with: forget_shift drops them together */
-                if (!s->held_audio) s->held_audio = gst_buffer_list_new();
-                gst_buffer_list_add(s->held_audio, g_steal_pointer(&copy));
-                if (gst_buffer_list_length(s->held_audio) >= AUDIO_FRAMES_PER_SEND) ready = g_steal_pointer(&s->held_audio);
-            }
-        }
+    for (GList *l = s->feeds; l; l = l->next) {
+        Delivery d = deliver(l->data, name, buffer, stamp);
+        if (d.src) g_array_append_val(deliveries, d);
     }
     g_mutex_unlock(&s->lock);
-    if (!src) {
-        if (copy) gst_buffer_unref(copy);
-        return FALSE;
+    gboolean pushed = deliveries->len > 0;
+    for (guint i = 0; i < deliveries->len; i++) {
+        Delivery *d = &g_array_index(deliveries, Delivery, i);
+        /* held for the next list: counts as pushed */
+        if (d->copy) pushed = gst_app_src_push_buffer(GST_APP_SRC(d->src), d->copy) == GST_FLOW_OK && pushed;
+        if (d->ready) pushed = gst_app_src_push_buffer_list(GST_APP_SRC(d->src), d->ready) == GST_FLOW_OK && pushed;
+        gst_object_unref(d->src);
     }
-    gboolean pushed = TRUE; /* held for the next list */
-    if (copy) pushed = gst_app_src_push_buffer(GST_APP_SRC(src), copy) == GST_FLOW_OK;
-    if (ready) pushed = gst_app_src_push_buffer_list(GST_APP_SRC(src), ready) == GST_FLOW_OK;
-    gst_object_unref(src);
+    g_array_unref(deliveries);
     return pushed;
+}
+
+void appl_rtsp_server_set_talk(ApplRtspServer *s, guint id, GstElement *target) {
+    g_mutex_lock(&s->lock);
+    for (GList *l = s->feeds; l; l = l->next) {
+        Feed *f = l->data;
+        if (f->id == id && f->talk) appl_relay_set_target(f->talk, target);
+    }
+    g_mutex_unlock(&s->lock);
 }
 
 static gboolean quit_loop(gpointer loop) {

@@ -23,10 +23,14 @@ public final class RTSPServer: @unchecked Sendable {
         public var clientPlaying: @Sendable () -> Void
         /// A request that carried credentials was refused: the Digest user name it gave (if any), the peer's address.
         public var authFailed: @Sendable (_ user: String?, _ client: String) -> Void
+        /// A client's media with the ONVIF backchannel was made (`started`) or is gone; `id` for `setTalk`.
+        public var talk: @Sendable (_ id: UInt32, _ started: Bool) -> Void
         public init(mediaStarted: @escaping @Sendable () -> Void = {}, mediaStopped: @escaping @Sendable () -> Void = {},
                     clientPlaying: @escaping @Sendable () -> Void = {},
-                    authFailed: @escaping @Sendable (String?, String) -> Void = { _, _ in }) {
+                    authFailed: @escaping @Sendable (String?, String) -> Void = { _, _ in },
+                    talk: @escaping @Sendable (UInt32, Bool) -> Void = { _, _ in }) {
             (self.mediaStarted, self.mediaStopped, self.clientPlaying, self.authFailed) = (mediaStarted, mediaStopped, clientPlaying, authFailed)
+            self.talk = talk
         }
     }
 
@@ -43,9 +47,10 @@ public final class RTSPServer: @unchecked Sendable {
     private let box: Unmanaged<HandlerBox>
 
     /// Binds `address`:`port` (0: any free port) and serves `launch` at `path` ("/live"). `tlsPEM`: a certificate
-    /// chain and its private key in PEM, for RTSP over TLS (`rtsps://`).
+    /// chain and its private key in PEM, for RTSP over TLS (`rtsps://`). `backchannel`: offer ONVIF's audio
+    /// backchannel (G.711 µ-law from the client, decoded for `setTalk`).
     public init(address: String, port: Int, path: String, launch: String, credentials: Credentials? = nil,
-                tlsPEM: String? = nil, handlers: Handlers = Handlers()) throws {
+                tlsPEM: String? = nil, backchannel: Bool = false, handlers: Handlers = Handlers()) throws {
         GStreamer.initialize()
         let box = Unmanaged.passRetained(HandlerBox(handlers))
         let c = ApplRtspHandlers(
@@ -56,10 +61,13 @@ public final class RTSPServer: @unchecked Sendable {
                 Unmanaged<HandlerBox>.fromOpaque(user!).takeUnretainedValue().handlers
                     .authFailed(name.map { String(cString: $0) }, client.map { String(cString: $0) } ?? "unknown")
             },
+            talk: { id, started, user in
+                Unmanaged<HandlerBox>.fromOpaque(user!).takeUnretainedValue().handlers.talk(UInt32(id), started != 0)
+            },
             user: box.toOpaque())
         var error: UnsafeMutablePointer<CChar>?
         guard let server = appl_rtsp_server_start(address, Int32(port), path, launch, credentials?.user, credentials?.password,
-                                                  tlsPEM, c, &error) else {
+                                                  tlsPEM, backchannel ? 1 : 0, c, &error) else {
             box.release()
             let message = error.map { String(cString: $0) } ?? "cannot start the RTSP server"
             g_free(error)
@@ -115,6 +123,12 @@ public final class RTSPServer: @unchecked Sendable {
     @discardableResult
     public func push(_ buffer: BufferView, runningTime: UInt64, to name: String) -> Bool {
         whileRunning { appl_rtsp_server_push($0, name, buffer.pointer, GstClockTime(runningTime)) != 0 } ?? false
+    }
+
+    /// Where the voice of the backchannel media `id` goes: pushed into the appsrc `target` (48 kHz mono S16,
+    /// unstamped), or dropped (nil).
+    public func setTalk(_ id: UInt32, to target: Element?) {
+        whileRunning { appl_rtsp_server_set_talk($0, guint(id), target?.pointer) }
     }
 
     /// Closes every client and stops the server; later calls do nothing.

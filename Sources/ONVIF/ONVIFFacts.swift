@@ -32,6 +32,8 @@ struct ONVIFFacts: Sendable {
     package var interfaces: [NetworkInterface]
     package var video: Video
     package var audio: Audio?
+    /// A speaker that clients may talk to over RTSP's backchannel (ONVIF's audio output): there is one and RTSP serves.
+    package var speaker = false
     package var rtspPort: Int?
     /// `[rtsp] tls`: the stream URI is rtsps://.
     package var rtspTLS = false
@@ -44,7 +46,8 @@ struct ONVIFFacts: Sendable {
     package static let hardware = "appliance"
     /// The one profile, source and configuration each: the tokens are fixed so clients' entities stay the same.
     static let profileToken = "main", videoSourceToken = "camera", videoSourceConfigurationToken = "camera",
-                videoEncoderToken = "h264", audioSourceToken = "microphone", audioEncoderToken = "aac"
+                videoEncoderToken = "h264", audioSourceToken = "microphone", audioEncoderToken = "aac",
+                audioOutputToken = "speaker", audioDecoderToken = "g711"
 
     package var mac: String? { NetworkInterface.primary(interfaces)?.mac }
     package var hostName: String { ProcessInfo.processInfo.hostName }
@@ -88,6 +91,7 @@ extension ONVIFFacts {
         audio = status.audioSource == "none" ? nil
             : Audio(bitrateKbps: config.audio.bitrateKbps, sampleRate: config.audio.rate, channels: config.audio.channels)
         rtspPort = status.rtsp?.url.flatMap { URLComponents(string: $0)?.port }
+        speaker = status.speaker != nil && rtspPort != nil
         rtspTLS = config.rtsp.tls
         rtspPath = config.rtsp.path
         recording = status.recording != nil

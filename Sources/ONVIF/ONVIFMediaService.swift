@@ -5,7 +5,8 @@ import FoundationXML
 
 /// The media service (`trt`, ver10): one profile, `main`, with the camera's video source, the recording's H.264
 /// encoder settings (what RTSP really sends: size, rate, bitrate, keyframe interval, High profile) and, with a
-/// microphone, its AAC; the stream URI is the RTSP mount, the snapshot URI a JPEG of the live picture.
+/// microphone, its AAC; with a speaker, its audio output and G.711 decoder (what RTSP's ONVIF backchannel takes);
+/// the stream URI is the RTSP mount, the snapshot URI a JPEG of the live picture.
 enum ONVIFMediaService {
     private typealias X = XMLWriter
     private typealias F = ONVIFFacts
@@ -47,7 +48,7 @@ enum ONVIFMediaService {
         case "GetAudioEncoderConfiguration":
             guard let audio = facts.audio else { throw SOAPFault(.sender, "ter:NoConfig", "this device has no microphone") }
             return reply([audioEncoder(audio, name: "trt:Configuration")])
-        default: throw .notImplemented(operation)
+        default: return try AudioOutput.respond(operation, facts: facts, reply: reply)
         }
     }
 
@@ -63,6 +64,10 @@ enum ONVIFMediaService {
         if facts.audio != nil { parts.append(audioSource(name: "tt:AudioSourceConfiguration")) }
         parts.append(videoEncoder(facts.video, name: "tt:VideoEncoderConfiguration"))
         if let audio = facts.audio { parts.append(audioEncoder(audio, name: "tt:AudioEncoderConfiguration")) }
+        if facts.speaker {
+            parts.append(X.element("tt:Extension", [AudioOutput.output(name: "tt:AudioOutputConfiguration"),
+                                                    AudioOutput.decoder(name: "tt:AudioDecoderConfiguration")]))
+        }
         return X.element(name, attributes: [("token", F.profileToken), ("fixed", "true")], parts)
     }
 

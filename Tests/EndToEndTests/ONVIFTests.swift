@@ -56,7 +56,8 @@ final class ONVIFTests: XCTestCase {
 
     func testHomeAssistantsSetUpGetsTheStreamTheSnapshotAndTheEvents() throws {
         let discoveryPort = FreePort.pick()
-        let (daemon, webPort, rtspPort) = try startDaemon(discovery: "127.0.0.1:\(discoveryPort)")
+        // A speaker: the media service then has an audio output (the RTSP backchannel's; RTSPBackchannelTests talks).
+        let (daemon, webPort, rtspPort) = try startDaemon(discovery: "127.0.0.1:\(discoveryPort)", extra: "[speaker]\npipeline = \"fakesink\"")
         defer { daemon.stop() }
         XCTAssertEqual(try daemon.status().onvif?.authentication, "ws-usernametoken")
         XCTAssertTrue(try daemon.waitFor(20) { try daemon.status().onvif?.discovery == .serving }, daemon.log)
@@ -64,7 +65,7 @@ final class ONVIFTests: XCTestCase {
         XCTAssertTrue(ctl.stdout.contains("onvif: http://127.0.0.1:\(webPort)/onvif/device_service (discovery on 127.0.0.1:\(discoveryPort) [lo], "
                                           + "0 event subscriptions, login ws-usernametoken)"), ctl.stdout)
         let ha = try JSONLinesProcess("/usr/bin/env", ["python3", Self.repository + "/" + Self.client, "--port", "\(webPort)",
-                                                       "--password", Self.password])
+                                                       "--password", Self.password, "--audio-output"])
         let flow = try XCTUnwrap(ha.step("config_flow", within: 60), "Home Assistant's config flow: \(ha.stderr)")
         XCTAssertEqual(flow["h264_profiles"] as? [String], ["main"])
         let mac = try XCTUnwrap(flow["mac"] as? String, "a MAC from GetNetworkInterfaces: Home Assistant's unique id")
@@ -81,6 +82,13 @@ final class ONVIFTests: XCTestCase {
         XCTAssertEqual(stream["uri"] as? String, "rtsp://127.0.0.1:\(rtspPort)/live")
         XCTAssertEqual([stream["width"], stream["height"], stream["framerate"], stream["bitrate"], stream["gov"]] as? [Int], [320, 240, 30, 4000, 30])
         XCTAssertEqual(stream["audio"] as? String, "AAC")
+        let output = try XCTUnwrap(ha.step("audio_output", within: 30), ha.stderr)
+        XCTAssertEqual(output["outputs"] as? [String], ["speaker"])
+        XCTAssertEqual(output["output_tokens"] as? [String], ["speaker"])
+        XCTAssertEqual(output["decoders"] as? [String], ["g711"])
+        XCTAssertEqual(output["g711"] as? Bool, true)
+        XCTAssertEqual(output["profile_output"] as? String, "speaker", "the profile carries the audio output (zeep read it by the schema) \(output)")
+        XCTAssertEqual(output["profile_decoder"] as? String, "g711")
 
         let snapshot = try XCTUnwrap(ha.step("snapshot", within: 30), ha.stderr)
         XCTAssertEqual(snapshot["auth"] as? String, "basic", "Digest is refused, Basic works: Home Assistant keeps Basic")

@@ -145,8 +145,9 @@ struct SpeakerOutput {
     let samples: [Double]
     static let rate = 48_000
 
-    init(path: String) throws {
-        let data = try Data(contentsOf: URL(fileURLWithPath: path))
+    /// `from`: the byte where the part wanted starts (what was played before it is left out).
+    init(path: String, from: Int = 0) throws {
+        let data = try Data(contentsOf: URL(fileURLWithPath: path)).dropFirst(from)
         samples = data.withUnsafeBytes { raw in raw.bindMemory(to: Int16.self).map { Double(Int16(littleEndian: $0)) / 32768 } }
     }
 

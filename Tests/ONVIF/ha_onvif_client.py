@@ -72,6 +72,25 @@ async def device_setup(cam, device, media, profiles):
         events_pullpoint=bool(capabilities and capabilities.get("Events", {}).get("WSPullPointSupport")), streams=streams)
 
 
+async def audio_output(media):
+    """Not Home Assistant's: what a two-way audio client (go2rtc, an NVR's talk button) reads of the media service
+    before it talks on RTSP's backchannel: the audio outputs, their configurations and the decoder's, and the profile's."""
+    outputs = await media.GetAudioOutputs()
+    configurations = await media.GetAudioOutputConfigurations()
+    decoders = await media.GetAudioDecoderConfigurations()
+    options = await media.GetAudioDecoderConfigurationOptions({"ConfigurationToken": decoders[0].token})
+    profile = (await media.GetProfiles())[0]
+    # tt:ProfileExtension opens with an xs:any (##other) that zeep fills greedily: the typed configurations may come
+    # in its _value_1 instead of their own fields; either way they are read by their schema type.
+    extension = profile.Extension
+    found = [] if extension is None else [extension.AudioOutputConfiguration, extension.AudioDecoderConfiguration] + list(extension._value_1 or [])
+    typed = {getattr(getattr(item, "_xsd_type", None), "name", None): item for item in found if item is not None}
+    say(step="audio_output", outputs=[o.token for o in outputs], output_tokens=[c.OutputToken for c in configurations],
+        decoders=[d.token for d in decoders], g711=bool(options.G711DecOptions),
+        profile_output=typed["AudioOutputConfiguration"].token if "AudioOutputConfiguration" in typed else None,
+        profile_decoder=typed["AudioDecoderConfiguration"].token if "AudioDecoderConfiguration" in typed else None)
+
+
 async def snapshot(cam, token):
     """__init__.py's snapshot-auth probe: Digest first, then Basic."""
     for basic in (False, True):
@@ -142,6 +161,7 @@ async def main():
     parser.add_argument("--user", default="appliance")
     parser.add_argument("--password", required=True)
     parser.add_argument("--wrong-password", action="store_true")
+    parser.add_argument("--audio-output", action="store_true", help="also read the audio output (two-way audio)")
     args = parser.parse_args()
     if args.wrong_password:
         await wrong_password(args)
@@ -150,6 +170,8 @@ async def main():
     try:
         device, media, profiles, uid = await config_flow(cam)
         await device_setup(cam, device, media, profiles)
+        if args.audio_output:
+            await audio_output(media)
         await snapshot(cam, profiles[0].token)
         await follow_events(cam, uid)
     finally:

@@ -157,7 +157,7 @@ extension Appliance {
                                       reporter: p.webReporter, accounts: p.accounts, onvif: onvif, logger: logger)
         plan.add(.frontEnds, contentsOf: try await stoppingGraphOnFailure(graph) { try frontEnds.flatMap { try $0(context) } })
         plan.add(.network, contentsOf: p.network.services(config: config, device: onvif, events: events, logger: logger, accounts: p.accounts,
-                                                               perform: perform))
+                                                               speaker: p.speaker, perform: perform))
         plan.add(.commandGate, p.gate)
         plan.add(.inputs, p.inputs.map { InputService(inputs: config.inputs, board: $0, events: events, logger: logger, perform: perform) })
         plan.add(.lights, p.lights.map {

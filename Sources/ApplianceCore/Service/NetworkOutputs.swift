@@ -49,7 +49,7 @@ struct NetworkOutputs {
     }
 
     func services(config: ApplianceConfig, device: ONVIFDevice?, events: EventHub, logger: Logger, accounts: AccountBook,
-                  perform: @escaping @Sendable (Command) async throws(ApplianceError) -> CommandResult) -> [any Service] {
+                  speaker: Speaker?, perform: @escaping @Sendable (Command) async throws(ApplianceError) -> CommandResult) -> [any Service] {
         var services: [any Service] = []
         if let rtsp {
             let source = CertificateSource(config: config)
@@ -58,7 +58,7 @@ struct NetworkOutputs {
                 return served.certificateChainPEM + "\n" + served.privateKeyPEM
             } : nil
             services.append(RTSPService(config: config.rtsp, password: rtsp.password, feed: rtsp.feed, logger: logger,
-                                        certificate: certificate, users: Self.rtspUsers(accounts), refused: { user, client in
+                                        certificate: certificate, users: Self.rtspUsers(accounts), speaker: speaker, refused: { user, client in
                 AuthRefusals(events: events, logger: logger).refused(door: "rtsp", client: client, user: user, reason: "wrong name or password")
             }))
         }

@@ -123,6 +123,8 @@ void appl_relay_init(ApplRelay *relay);
 void appl_relay_clear(ApplRelay *relay);
 /** Makes `relay` the appsink's new-sample callback (replacing any other). */
 void appl_relay_attach(ApplRelay *relay, GstElement *appsink);
+/** A relay owned by `appsink` (freed with it, or when its callbacks are replaced): valid while the appsink lives. */
+ApplRelay *appl_relay_attach_new(GstElement *appsink);
 void appl_relay_set_target(ApplRelay *relay, GstElement *target);
 guint64 appl_relay_received(ApplRelay *relay);
 guint64 appl_relay_forwarded(ApplRelay *relay);

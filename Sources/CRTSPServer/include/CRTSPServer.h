@@ -14,24 +14,32 @@ typedef struct ApplRtspServer ApplRtspServer;
  * client asked for the mount and its media is being made (the stream pushed in must flow from now on);
  * `media_stopped`: that media is gone (no client left), called once for each `media_started`; `client_playing`: a
  * client starts to play (it decodes from the next keyframe, so ask for one); `auth_failed`: a request that carried
- * credentials was refused (`name`: the Digest user name it gave, or NULL; `client`: the peer's address).
+ * credentials was refused (`name`: the Digest user name it gave, or NULL; `client`: the peer's address); `talk`: a
+ * client's media with the ONVIF backchannel was made (`started`) or is gone: `id` names it for
+ * `appl_rtsp_server_set_talk`.
  */
 typedef struct {
     void (*media_started)(void *user);
     void (*media_stopped)(void *user);
     void (*client_playing)(void *user);
     void (*auth_failed)(const char *name, const char *client, void *user);
+    void (*talk)(guint id, gboolean started, void *user);
     void *user;
 } ApplRtspHandlers;
 
 /**
  * Binds `address`:`port` (0: a free port) and serves `launch` at `path` (e.g. "/live"), shared by all clients.
- * `user`/`password`: Digest authentication for that one user, or NULL for none. Returns NULL with `*error` set
+ * `user`/`password`: Digest authentication for that one user, or NULL for none. `backchannel`: offer ONVIF's audio
+ * backchannel (a client that asks gets a media of its own). Returns NULL with `*error` set
  * (free it with g_free) when the address cannot be bound or the thread cannot start.
  */
 ApplRtspServer *appl_rtsp_server_start(const char *address, int port, const char *path, const char *launch,
-                                       const char *user, const char *password, const char *tls_pem,
+                                       const char *user, const char *password, const char *tls_pem, gboolean backchannel,
                                        ApplRtspHandlers handlers, char **error);
+
+/** Where the voice of the backchannel media `id` goes (decoded, 48 kHz mono S16): pushed unstamped into the appsrc
+ *  `target`, or dropped (NULL). */
+void appl_rtsp_server_set_talk(ApplRtspServer *server, guint id, GstElement *target);
 
 /* Replaces the accounts who may watch: `htdigest` holds "name:appliance:HA1" lines (HA1 = MD5 of
  * name:appliance:password, what a Digest server keeps instead of the password); the token_file's user stays.

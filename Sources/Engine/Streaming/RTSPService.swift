@@ -21,11 +21,14 @@ package struct RTSPService: Service {
     package let users: RTSPUsers?
     /// A refused credential: the Digest user name given (if any) and the client's address.
     package let refused: @Sendable (_ user: String?, _ client: String) -> Void
+    /// The speaker a client may talk to over ONVIF's backchannel (nil: none offered).
+    package let speaker: Speaker?
 
     package init(config: ApplianceConfig.RTSP, password: Password?, feed: RTSPFeed, logger: Logger,
-                 certificate: (@Sendable () throws -> String)? = nil, users: RTSPUsers? = nil,
+                 certificate: (@Sendable () throws -> String)? = nil, users: RTSPUsers? = nil, speaker: Speaker? = nil,
                  refused: @escaping @Sendable (String?, String) -> Void = { _, _ in }) {
         self.refused = refused
+        self.speaker = speaker
         self.config = config
         self.password = password
         self.feed = feed
@@ -40,11 +43,14 @@ package struct RTSPService: Service {
         let credentials = password.map { RTSPServer.Credentials(user: ApplianceConfig.RTSP.user, password: $0.secret) }
         var handlers = feed.handlers
         handlers.authFailed = refused
+        let (talks, talkArrivals) = AsyncStream.makeStream(of: (id: UInt32, started: Bool).self)
+        handlers.talk = { talkArrivals.yield(($0, $1)) }
         while !Task.isShuttingDownGracefully {
             let server: RTSPServer
             do {
                 server = try RTSPServer(address: host, port: port, path: "/" + config.path, launch: launch,
-                                        credentials: credentials, tlsPEM: try certificate?(), handlers: handlers)
+                                        credentials: credentials, tlsPEM: try certificate?(), backchannel: speaker != nil,
+                                        handlers: handlers)
             } catch {
                 let reason = "\(error)"
                 feed.update { $0.state = .failed; $0.url = nil; $0.error = reason }
@@ -56,11 +62,39 @@ package struct RTSPService: Service {
             feed.serve(server)
             feed.update { $0.state = .serving; $0.url = url; $0.error = nil }
             logger.info("RTSP serving", metadata: ["url": "\(url)", "authentication": "\(credentials == nil ? "none" : "digest")"])
-            await followUsers(server)
+            await withDiscardingTaskGroup { group in
+                group.addTask { await followTalks(talks, server: server) }
+                await followUsers(server)
+                talkArrivals.finish()
+            }
             feed.serve(nil)
             _ = try? await blocking { server.stop() }
             return
         }
+    }
+
+    /// ONVIF's backchannel: a client's media with it takes the speaker (one talker at a time, shared with the
+    /// dashboard's Talk: a second is refused and its voice dropped) until that media goes; whatever still talks
+    /// when the server stops lets go.
+    private func followTalks(_ talks: AsyncStream<(id: UInt32, started: Bool)>, server: RTSPServer) async {
+        guard let speaker else { return }
+        var talking = Set<UInt32>()
+        for await (id, started) in talks {
+            let talker = "rtsp-backchannel-\(id)"
+            if started {
+                do {
+                    server.setTalk(id, to: try await speaker.startTalk(talker))
+                    talking.insert(id)
+                    logger.info("RTSP: a client talks over the ONVIF backchannel", metadata: ["media": "\(id)"])
+                } catch {
+                    logger.warning("RTSP: a client's backchannel is not played: \(error.message)")
+                }
+            } else if talking.remove(id) != nil {
+                server.setTalk(id, to: nil)
+                await speaker.endTalk(talker)
+            }
+        }
+        for id in talking { await speaker.endTalk("rtsp-backchannel-\(id)") }
     }
 
     /// Hands the server the accounts now and after each change, until graceful shutdown.
