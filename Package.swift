@@ -123,6 +123,8 @@ let package = Package(
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "NIOPosix", package: "swift-nio"),
         ]),
+        /// AWS Signature Version 4 (S3 and every S3-compatible store): Foundation and swift-crypto only.
+        .target(name: "SigV4", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
         /// ONVIF's device, media and event services and WS-Discovery (libxml2 stays here).
         .target(name: "ONVIF", dependencies: [
             "ApplianceBase", "ApplianceProtocol", "Settings", "CXML",
@@ -222,6 +224,7 @@ let package = Package(
         .testTarget(name: "MediaLibraryTests", dependencies: [
             "MediaLibrary", "ApplianceBase", "ApplianceProtocol", "Mp4", .product(name: "GRDB", package: "GRDB.swift"),
         ]),
+        .testTarget(name: "SigV4Tests", dependencies: ["SigV4"]),
         .testTarget(name: "ONVIFTests", dependencies: [
             "ONVIF", "ApplianceBase", "ApplianceProtocol", "TestSupport", .product(name: "NIOCore", package: "swift-nio"),
         ]),
