@@ -70,27 +70,24 @@ final class LabSpeakerTests: XCTestCase {
     }
 
     /// The echo canceller on the real ALSA path: snd-aloop's playback side is the speaker and its capture side the
-    /// microphone, so the microphone hears exactly what the speaker plays. By default (`auto`: a sound card and a
-    /// speaker) the canceller is on; the tone's power in the recording is compared with a run where it is off.
+    /// microphone, so without a canceller the microphone hears exactly what the speaker plays: the recording's 1 kHz
+    /// power would be the tone file's own (measured once with `echo_cancel = "off"`: 68.0 dB, the file's 68.0 dB; the
+    /// off run is left out since, to keep the lab short). By default (`auto`: a sound card and a speaker) the canceller
+    /// is on, and the tone must be far below that.
     func testTheEchoCancellerKeepsTheSpeakerOutOfTheSoundCardsMicrophone() throws {
         try Lab.require()
         let folder = Lab.scratch + "/echo-\(UUID().uuidString.prefix(8))"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let tone = try EchoCancelTests.makeTone(in: folder)
-        func heard(_ setting: String?) throws -> EchoCancelTests.Heard {
-            let daemon = try LabAudioTests.daemon(extra: "\n[speaker]\ndevice = \"hw:Loopback,0,0\"\n"
-                                                    + (setting.map { "echo_cancel = \"\($0)\"\n" } ?? ""))
-            try daemon.start(timeout: 180)
-            defer { daemon.stop() }
-            return try EchoCancelTests.recordWhilePlaying(tone, on: daemon, in: self, label: "lab: echo_cancel \(setting ?? "auto")")
-        }
-        let off = try heard("off")
-        let auto = try heard(nil)
-        XCTAssertEqual(off.status?.echoCancel, false)
-        XCTAssertEqual(auto.status?.echoCancel, true, "auto: the microphone is a sound card and there is a speaker")
-        let reduction = 10 * log10(off.echo / max(auto.echo, 1e-12))
-        print("lab: echo cancelling on hw:Loopback: the speaker's tone \(String(format: "%.1f", reduction)) dB lower in the recording")
+        let daemon = try LabAudioTests.daemon(extra: "\n[speaker]\ndevice = \"hw:Loopback,0,0\"\n")
+        try daemon.start(timeout: 180)
+        defer { daemon.stop() }
+        let heard = try EchoCancelTests.recordWhilePlaying(tone, on: daemon, in: self, label: "lab: echo_cancel auto")
+        XCTAssertEqual(heard.status?.echoCancel, true, "auto: the microphone is a sound card and there is a speaker")
+        let played = ClipSound.power(of: 1000, in: try ClipSound.samples(tone))
+        let reduction = 10 * log10(played / max(heard.echo, 1e-12))
+        print("lab: echo cancelling on hw:Loopback: the speaker's tone \(String(format: "%.1f", reduction)) dB below what it played")
         XCTAssertGreaterThan(reduction, 20, "the canceller takes the speaker's tone out of the microphone")
     }
 }
