@@ -78,6 +78,7 @@ bench: release
 	python3 Tests/Benchmarks/bench_talk.py --binary $(RELEASE_DIR)/release/appliance --out docs/BENCHMARKS.md
 	python3 Tests/Benchmarks/bench_echo.py --binary $(RELEASE_DIR)/release/appliance --out docs/BENCHMARKS.md
 	python3 Tests/Benchmarks/bench_encoders.py --binary $(RELEASE_DIR)/release/appliance --out docs/BENCHMARKS.md
+	python3 Tests/Benchmarks/bench_s3.py --binary $(RELEASE_DIR)/release/appliance --out docs/BENCHMARKS.md
 	python3 Tests/Benchmarks/bench_timeline.py --binary $(RELEASE_DIR)/release/appliance --out docs/BENCHMARKS.md
 	python3 Tests/Benchmarks/bench_timeline_page.py --binary $(RELEASE_DIR)/release/appliance --out docs/BENCHMARKS.md
 	APPLIANCE_MOTION_QUALITY_SEEDS=5 APPLIANCE_MOTION_QUALITY_OUT=$(CURDIR)/docs/BENCHMARKS.md swift test --filter MotionQualityTests

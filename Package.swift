@@ -145,8 +145,9 @@ let package = Package(
         ]),
         /// The WebDAV backup: its queue in the library, streaming uploads from disk (AsyncHTTPClient stays here).
         .target(name: "Backup", dependencies: [
-            "ApplianceBase", "ApplianceProtocol", "MediaLibrary", "Mp4", "Settings", "SystemCalls",
+            "ApplianceBase", "ApplianceProtocol", "MediaLibrary", "Mp4", "Settings", "SigV4", "SystemCalls",
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -225,6 +226,10 @@ let package = Package(
             "MediaLibrary", "ApplianceBase", "ApplianceProtocol", "Mp4", .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         .testTarget(name: "SigV4Tests", dependencies: ["SigV4"]),
+        .testTarget(name: "BackupLogicTests", dependencies: [
+            "Backup", "Settings", "SigV4", "TestSupport", .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            .product(name: "NIOHTTP1", package: "swift-nio"),
+        ]),
         .testTarget(name: "ONVIFTests", dependencies: [
             "ONVIF", "ApplianceBase", "ApplianceProtocol", "TestSupport", .product(name: "NIOCore", package: "swift-nio"),
         ]),

@@ -57,27 +57,20 @@ extension BackupUploader {
         }
         events.publish(.backupStarted(BackupTransfer(id: recording.id, remote: layout.media)))
 
-        try await client.makeCollections(layout.folder)
-        let temporary = layout.temporary(layout.media)
         let started = ContinuousClock.now
         let reporter = ProgressReporter(id: recording.id, total: size, started: started, events: events, current: current)
-        try await client.put(file: recording.path, to: temporary, rateKbps: config.bandwidthKbps) { sent in reporter.report(sent) }
-        try await client.move(temporary, to: layout.media)
-        let remoteSize = try await client.size(of: layout.media)
-        guard remoteSize == size else {
-            throw WebDAVError.verification("\(layout.media) is \(remoteSize.map(String.init) ?? "missing") bytes on the server, \(size) here")
+        try await target.store(file: recording.path, size: size, at: layout.media, resume: resume(of: job), rateKbps: config.bandwidthKbps) {
+            sent in reporter.report(sent)
         }
         if let thumbnail = recording.thumbnail, let jpeg = FileManager.default.contents(atPath: thumbnail) {
-            try await client.put(data: jpeg, to: layout.temporary(layout.thumbnail))
-            try await client.move(layout.temporary(layout.thumbnail), to: layout.thumbnail)
+            try await target.store(data: jpeg, at: layout.thumbnail)
         }
         var sidecar = recording
         sidecar.backupState = .done
         sidecar.backupRemotePath = layout.media
         sidecar.backupError = nil
         let json = (try? WireFormat.encoder.encode(sidecar)) ?? Data("{}".utf8)
-        try await client.put(data: json, to: layout.temporary(layout.sidecar))
-        try await client.move(layout.temporary(layout.sidecar), to: layout.sidecar)
+        try await target.store(data: json, at: layout.sidecar)
 
         let seconds = (ContinuousClock.now - started) / .seconds(1)
         try await library.update(id: recording.id) { row in
@@ -92,11 +85,17 @@ extension BackupUploader {
 
     private func deleteRemote(_ job: BackupJob) async throws {
         guard let media = job.remotePath, let layout = RemoteLayout(mediaPath: media) else { return }
-        for path in [layout.media, layout.thumbnail, layout.sidecar, layout.temporary(layout.media)] {
-            try await client.delete(path)
-        }
+        try await target.remove(layout)
         events.publish(.backupDeleted(BackupTransfer(id: job.recordingId, remote: media)))
         logger.info("removed \(media) from the server")
+    }
+
+    /// Where the job's upload stands, kept in its queue row.
+    private func resume(of job: BackupJob) -> UploadResume {
+        guard let id = job.id else { return .none }
+        let library = library, logger = logger
+        return UploadResume(saved: job.resume, save: { try await library.saveBackupResume(jobId: id, $0) },
+                            note: { logger.info("backup: \($0)") })
     }
 
     /// Writes a job's outcome to the queue: done, back to pending (stopped), retry later, paused, or failed.
@@ -115,7 +114,8 @@ extension BackupUploader {
         switch verdict {
         case .pause(let reason):
             pauseReason = reason
-            if case WebDAVError.status(let code, _, _, _) = error { pausedOnCredentials = code == 401 || code == 403 }
+            pausedOnCredentials = BackupPolicy.isRefusedCredentials(error)
+            pausedOnMissingBucket = BackupPolicy.isMissingBucket(error)
             try? await library.finishBackup(job, state: .pending, error: message)
             events.publish(.backupPaused(BackupPause(reason: reason)))
             logger.error("backup paused: \(reason)")

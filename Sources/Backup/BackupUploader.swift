@@ -10,7 +10,7 @@ import Mp4
 import Settings
 import MediaLibrary
 
-/// Backs every finished recording up to WebDAV, once, whole, eventually. Jobs live in SQLite (`backup_jobs`), so
+/// Backs every finished recording up to WebDAV or S3 (`BackupTarget`), once, whole, eventually. Jobs live in SQLite (`backup_jobs`), so
 /// they survive restarts and crashes; one job runs at a time, in the service's loop. Transient failures (network,
 /// timeouts, 408/423/425/429/5xx) retry with exponential backoff and jitter, honouring Retry-After; 401/403 and
 /// 507 pause the queue until `backup retry` (or, for refused credentials, a changed password file). On graceful
@@ -24,12 +24,15 @@ public actor BackupUploader: Service, CustomStringConvertible {
     package let events: EventHub
     package let logger: Logger
     package let http: HTTPClient
-    package var client: WebDAVClient
+    var target: any BackupTarget
     package var pauseReason: String?
-    /// The pause came from refused credentials: a changed password file lifts it.
+    /// The pause came from refused credentials: a changed password (or secret key) file lifts it.
     var pausedOnCredentials = false
-    /// The password in use (to notice a changed password file while paused).
-    package var password: String?
+    /// The pause came from a missing bucket: the bucket appearing lifts it.
+    var pausedOnMissingBucket = false
+    static let bucketCheckInterval: Duration = .seconds(5)
+    /// The password or secret key in use (to notice a changed file while paused).
+    package var secret: String?
     static let passwordCheckInterval: Duration = .seconds(2)
     package var nextRetryAt: Date?
     /// Progress of the upload in flight (written from the upload's stream).
@@ -46,15 +49,21 @@ public actor BackupUploader: Service, CustomStringConvertible {
         self.events = events
         self.logger = logger
         // Credentials first: an HTTPClient must be shut down once created, so nothing may throw after it exists.
-        let password = try BackupCredentials.password(file: config.passwordFile)
+        let secret = try BackupCredentials.secret(config)
         let tls = try BackupTrust.tlsConfiguration(caFile: config.caFile)
         var settings = HTTPClient.Configuration(tlsConfiguration: tls)
         settings.timeout = .init(connect: .seconds(10), read: .seconds(60))
         settings.redirectConfiguration = .disallow
         // One event loop for all backup connections: the upload waits for it between chunks (see `WebDAVClient.put`).
-        http = HTTPClient(eventLoopGroupProvider: .shared(MultiThreadedEventLoopGroup.singleton.next()), configuration: settings)
-        client = WebDAVClient(http: http, base: config.url, username: config.username, password: password)
-        self.password = password
+        let http = HTTPClient(eventLoopGroupProvider: .shared(MultiThreadedEventLoopGroup.singleton.next()), configuration: settings)
+        do {
+            target = try BackupTargets.make(config, http: http, secret: secret)
+        } catch {
+            try? http.syncShutdown()
+            throw error
+        }
+        self.http = http
+        self.secret = secret
     }
 
     /// Takes back jobs a dead process had claimed and queues recordings that have none. Before the loop runs.
@@ -84,8 +93,10 @@ public actor BackupUploader: Service, CustomStringConvertible {
     private func loop() async {
         while !Task.isShuttingDownGracefully {
             if pauseReason != nil {
-                await wake.wait(until: pausedOnCredentials ? .now + Self.passwordCheckInterval : nil)
-                if pauseReason != nil, passwordFileChanged() { resume(because: "password_file changed") }
+                await wake.wait(until: pausedOnCredentials ? .now + Self.passwordCheckInterval
+                                       : pausedOnMissingBucket ? .now + Self.bucketCheckInterval : nil)
+                if pauseReason != nil, pausedOnMissingBucket, await target.exists() { resume(because: "the bucket exists now") }
+                if pauseReason != nil, secretFileChanged() { resume(because: "\(config.isS3 ? "secret_key_file" : "password_file") changed") }
                 continue
             }
             let claimed: (job: BackupJob?, nextDue: Date?)
@@ -145,7 +156,7 @@ public actor BackupUploader: Service, CustomStringConvertible {
     /// `backup retry [ID]`: lifts a pause (re-reading the password file) and makes failed jobs due now.
     public func retry(recordingId: String?) async throws -> Int {
         do {
-            use(password: try BackupCredentials.password(file: config.passwordFile))
+            try use(secret: try BackupCredentials.secret(config))
         } catch {
             throw ApplianceError(.badRequest, "\(error)")
         }
@@ -164,23 +175,24 @@ public actor BackupUploader: Service, CustomStringConvertible {
 
     // MARK: pausing
 
-    package func use(password: String?) {
-        client = WebDAVClient(http: http, base: config.url, username: config.username, password: password)
-        self.password = password
+    package func use(secret: String?) throws {
+        target = try BackupTargets.make(config, http: http, secret: secret)
+        self.secret = secret
     }
 
     package func resume(because why: String) {
         pauseReason = nil
         pausedOnCredentials = false
+        pausedOnMissingBucket = false
         events.publish(.backupResumed(BackupPause(reason: why)))
         logger.notice("backup resumed: \(why)")
     }
 
-    /// While paused on refused credentials: a password file whose content changed lifts the pause by itself.
-    private func passwordFileChanged() -> Bool {
-        guard pausedOnCredentials, !config.passwordFile.isEmpty,
-              let fresh = try? BackupCredentials.password(file: config.passwordFile), fresh != password else { return false }
-        use(password: fresh)
+    /// While paused on refused credentials: a password or secret key file whose content changed lifts the pause
+    /// by itself.
+    private func secretFileChanged() -> Bool {
+        guard pausedOnCredentials, !BackupCredentials.file(config).isEmpty,
+              let fresh = try? BackupCredentials.secret(config), fresh != secret, (try? use(secret: fresh)) != nil else { return false }
         return true
     }
 }

@@ -16,9 +16,14 @@ struct RecycledFileChunks: AsyncSequence, Sendable {
     package typealias Element = ByteBuffer
     package let path: String
     package let chunkLength: Int
+    /// The part of the file to read: from `start`, `length` bytes (nil: to the end).
+    var start: Int64 = 0
+    var length: Int64?
     var ringSize = 8
 
-    package func makeAsyncIterator() -> Iterator { Iterator(path: path, chunkLength: chunkLength, ringSize: ringSize) }
+    package func makeAsyncIterator() -> Iterator {
+        Iterator(path: path, chunkLength: chunkLength, ringSize: ringSize, start: start, end: length.map { start + $0 })
+    }
 
     /// One buffer of the ring: taken out by the read, put back once filled.
     package typealias Slot = Locked<ByteBuffer?>
@@ -28,14 +33,17 @@ struct RecycledFileChunks: AsyncSequence, Sendable {
         private let chunkLength: Int
         private let slots: [Slot]
         private var index = 0
-        private var offset: Int64 = 0
+        private var offset: Int64
+        private let end: Int64?
         private var descriptor: Int32 = -1
         private var finished = false
         private static let queue = DispatchQueue(label: "appliance.upload-read")
 
-        package init(path: String, chunkLength: Int, ringSize: Int) {
+        package init(path: String, chunkLength: Int, ringSize: Int, start: Int64, end: Int64?) {
             self.path = path
             self.chunkLength = chunkLength
+            offset = start
+            self.end = end
             slots = (0..<Swift.max(ringSize, 1)).map { _ in Slot(nil) }
         }
 
@@ -53,7 +61,12 @@ struct RecycledFileChunks: AsyncSequence, Sendable {
             }
             let slot = slots[index]
             index = (index + 1) % slots.count
-            let chunk = try await Self.read(descriptor, at: offset, length: chunkLength, into: slot)
+            let wanted = end.map { Int(Swift.min(Int64(chunkLength), Swift.max($0 - offset, 0))) } ?? chunkLength
+            guard wanted > 0 else {
+                finished = true
+                return nil
+            }
+            let chunk = try await Self.read(descriptor, at: offset, length: wanted, into: slot)
             guard chunk.readableBytes > 0 else {
                 finished = true
                 return nil

@@ -23,7 +23,7 @@ struct RemoteLayout: Sendable, Equatable {
     package var thumbnail: String { "\(folder)/\(name).jpg" }
     package var sidecar: String { "\(folder)/\(name).json" }
     /// Uploads go here first and are renamed into place, so a final name never holds a partial file.
-    package func temporary(_ path: String) -> String {
+    package static func temporary(_ path: String) -> String {
         ((path as NSString).deletingLastPathComponent) + "/." + (path as NSString).lastPathComponent + ".part"
     }
 

@@ -7,24 +7,6 @@ import SystemCalls
 import ApplianceBase
 import Mp4
 
-/// What went wrong talking to the WebDAV server, classified for the retry policy.
-public enum WebDAVError: Error, CustomStringConvertible, Sendable {
-    /// The server answered with an unexpected status (`retryAfter` from a Retry-After header, in seconds).
-    case status(Int, method: String, path: String, retryAfter: Double?)
-    /// No answer: connection refused or reset, timeout, TLS failure…
-    case transport(String)
-    /// The upload arrived with the wrong size.
-    case verification(String)
-
-    public var description: String {
-        switch self {
-        case .status(let code, let method, let path, _): "\(method) \(path): HTTP \(code)"
-        case .transport(let message): "network: \(message)"
-        case .verification(let message): "verification failed: \(message)"
-        }
-    }
-}
-
 /// A small WebDAV client: the five methods a backup needs. Uploads stream from disk, so memory does not grow
 /// with the file; an optional rate cap paces the stream.
 public struct WebDAVClient: Sendable {
@@ -58,14 +40,14 @@ public struct WebDAVClient: Sendable {
         return request
     }
 
-    /// Sends a request; a transport or TLS failure becomes `WebDAVError.transport` with a one-line reason.
+    /// Sends a request; a transport or TLS failure becomes `RemoteError.transport` with a one-line reason.
     package func execute(_ request: HTTPClientRequest, timeout: TimeAmount) async throws -> HTTPClientResponse {
         do {
             return try await http.execute(request, timeout: timeout)
         } catch is CancellationError {
             throw CancellationError()
         } catch {
-            throw WebDAVError.transport(BackupTrust.explain(error) ?? "\(error)")
+            throw RemoteError.transport(BackupTrust.explain(error) ?? "\(error)")
         }
     }
 
@@ -74,7 +56,7 @@ public struct WebDAVClient: Sendable {
         let response = try await execute(request, timeout: timeout)
         guard accept.contains(Int(response.status.code)) else {
             _ = try? await response.body.collect(upTo: 64 * 1024)
-            throw WebDAVError.status(Int(response.status.code), method: method, path: path,
+            throw RemoteError.status(Int(response.status.code), method: method, path: path,
                                      retryAfter: response.headers.first(name: "Retry-After").flatMap(Self.retryAfter))
         }
         return response
@@ -99,8 +81,8 @@ public struct WebDAVClient: Sendable {
         do {
             let response = try await send(request, "MKCOL", label, accept: [200, 201, 204, 301, 405])
             _ = try? await response.body.collect(upTo: 64 * 1024)
-        } catch WebDAVError.status(409, _, _, _) where depth < 8 {
-            guard let url = URL(string: absolute), url.path.count > 1 else { throw WebDAVError.status(409, method: "MKCOL", path: label, retryAfter: nil) }
+        } catch RemoteError.status(409, _, _, _) where depth < 8 {
+            guard let url = URL(string: absolute), url.path.count > 1 else { throw RemoteError.status(409, method: "MKCOL", path: label, retryAfter: nil) }
             let parent = url.deletingLastPathComponent().absoluteString
             try await makeCollection(parent.hasSuffix("/") ? parent : parent + "/", depth: depth + 1)
             let response = try await send(request, "MKCOL", label, accept: [200, 201, 204, 301, 405])
@@ -115,16 +97,7 @@ public struct WebDAVClient: Sendable {
             throw SystemCallError("open \(file)", code: ENOENT)
         }
         var request = request(.PUT, path)
-        let chunks = RecycledFileChunks(path: file, chunkLength: 256 * 1024)
-        // AsyncHTTPClient pulls the next chunk as soon as it has *queued* the last one on the connection's event
-        // loop; it only pauses once that loop has run the writes and seen the socket full. A loop that is slow to
-        // get the CPU therefore collected up to 160 chunks (+40 MB RSS for a fraction of a second, 1 upload in 10).
-        // Waiting for one round trip on that loop before each chunk keeps the chunks in flight to a few (the
-        // backup client's group is a single loop, see BackupUploader.init, so `next()` is the connection's loop).
-        let loop = http.eventLoopGroup.next()
-        let paced = PacedChunks(base: chunks, bytesPerSecond: rateKbps > 0 ? Double(rateKbps) * 125 : nil, progress: progress,
-                                settle: { try? await loop.submit {}.get() })
-        request.body = .stream(paced, length: .known(size))
+        request.body = FileBody.stream(file, length: size, rateKbps: rateKbps, http: http, progress: progress)
         let response = try await send(request, "PUT", path, accept: [200, 201, 204], timeout: .hours(24))
         _ = try? await response.body.collect(upTo: 64 * 1024)
     }
@@ -155,7 +128,7 @@ public struct WebDAVClient: Sendable {
         let response: HTTPClientResponse
         do {
             response = try await send(request, "PROPFIND", path, accept: [207])
-        } catch WebDAVError.status(404, _, _, _) {
+        } catch RemoteError.status(404, _, _, _) {
             return nil
         }
         let body = try await response.body.collect(upTo: 1024 * 1024)

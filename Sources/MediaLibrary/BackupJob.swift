@@ -20,13 +20,15 @@ public struct BackupJob: Codable, Sendable, Equatable, FetchableRecord, MutableP
     public var nextAttemptAt: Date
     public var lastError: String?
     public var remotePath: String?
+    /// Where an interrupted upload stands on the server (the target's own JSON), for a restart to go on from.
+    public var resume: String?
     public var createdAt: Date
     public var updatedAt: Date
 
     package enum CodingKeys: String, CodingKey {
         case id, kind, state, attempts
         case recordingId = "recording_id", nextAttemptAt = "next_attempt_at", lastError = "last_error"
-        case remotePath = "remote_path", createdAt = "created_at", updatedAt = "updated_at"
+        case remotePath = "remote_path", resume, createdAt = "created_at", updatedAt = "updated_at"
     }
 
     public mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }

@@ -18,7 +18,7 @@ extension Library {
             }
             let now = Date()
             var job = BackupJob(id: nil, recordingId: recordingId, kind: kind, state: .pending, attempts: 0, nextAttemptAt: now,
-                                lastError: nil, remotePath: remotePath, createdAt: now, updatedAt: now)
+                                lastError: nil, remotePath: remotePath, resume: nil, createdAt: now, updatedAt: now)
             try job.insert(db)
             return job
         }
@@ -50,7 +50,19 @@ extension Library {
             updated.nextAttemptAt = retryAt
         }
         let final = updated
-        try await database.write { db in try final.update(db) }
+        // Not `resume`: the upload keeps it up to date while it runs (`saveBackupResume`).
+        try await database.write { db in
+            try final.update(db, columns: [BackupJob.CodingKeys.state.rawValue, BackupJob.CodingKeys.lastError.rawValue,
+                                           BackupJob.CodingKeys.updatedAt.rawValue, BackupJob.CodingKeys.attempts.rawValue,
+                                           BackupJob.CodingKeys.nextAttemptAt.rawValue])
+        }
+    }
+
+    /// Where the job's upload stands on the server (nil: nothing to go on from).
+    package func saveBackupResume(jobId: Int64, _ resume: String?) async throws {
+        try await database.write { db in
+            try db.execute(literal: "UPDATE backup_jobs SET resume = \(resume), updated_at = \(Self.nowMs) WHERE id = \(jobId)")
+        }
     }
 
     /// Jobs a dead process left claimed go back to the queue.

@@ -12,6 +12,7 @@ enum LibraryMigrations {
         registerBootClock(&migrator)
         registerAccounts(&migrator)
         registerObjects(&migrator)
+        registerUploadResume(&migrator)
         return migrator
     }
 
@@ -201,6 +202,14 @@ enum LibraryMigrations {
             try db.create(index: "activity_by_kind", on: "activity", columns: ["kind", "started_at"])
             try db.create(index: "activity_by_boot", on: "activity", columns: ["boot_id"], condition: Column("boot_id") != nil)
             try db.create(index: "activity_by_label", on: "activity", columns: ["label", "started_at"])
+        }
+    }
+
+    private static func registerUploadResume(_ migrator: inout DatabaseMigrator) {
+        migrator.registerMigration("v12: upload resume") { db in
+            // An object store's multipart upload in progress (its id and the parts the server has), so that a
+            // restart goes on from there: JSON the target writes and reads, NULL for none.
+            try db.execute(sql: "ALTER TABLE backup_jobs ADD COLUMN resume TEXT")
         }
     }
 }

@@ -180,8 +180,24 @@ public struct ApplianceConfig: Sendable, Equatable {
         public var bandwidthKbps = 0
         /// First retry delay after a transient failure; doubles each attempt (with jitter), at most 5 minutes.
         public var retryBaseS = 2.0
+        /// S3 (`url = "s3://BUCKET/PREFIX"`): the service's URL; empty: AWS's for the region.
+        public var endpoint = ""
+        public var region = "us-east-1"
+        public var accessKey = ""
+        /// A file holding the secret access key (0600), or APPLIANCE_BACKUP_SECRET.
+        public var secretKeyFile = ""
+        /// `auto`: the bucket in the path for a custom endpoint (MinIO, Garage…), in the host name for AWS.
+        public var pathStyle = "auto"
+        /// `x-amz-storage-class` of every object ("" : the bucket's default).
+        public var storageClass = ""
+        /// `x-amz-server-side-encryption` of every object: "", "AES256" or "aws:kms".
+        public var serverSideEncryption = ""
+        /// Clips larger than this go up in parts of this size (S3's smallest part is 5 MiB).
+        public var partSizeMb = 8
 
         public var enabled: Bool { !url.isEmpty }
+        /// The url is an S3 bucket (`s3://`), not a WebDAV folder.
+        public var isS3: Bool { url.hasPrefix("s3://") }
     }
 
     /// The web dashboard and HTTP API (`ApplianceWeb`).

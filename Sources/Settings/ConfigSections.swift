@@ -181,11 +181,35 @@ enum ConfigSections {
         b.onlyLocked = try t.bool("only_locked", b.onlyLocked)
         b.bandwidthKbps = try t.int("bandwidth_kbps", b.bandwidthKbps, 0...10_000_000)
         b.retryBaseS = try t.double("retry_base_s", b.retryBaseS, 0.05...3600)
-        if !b.url.isEmpty, URL(string: b.url)?.scheme.map({ ["http", "https"].contains($0) }) != true {
-            throw t.error("url", "must be an http:// or https:// URL, found '\(b.url)'")
+        try objectStore(&t, &b)
+        if !b.url.isEmpty, URL(string: b.url)?.scheme.map({ ["http", "https", "s3"].contains($0) }) != true {
+            throw t.error("url", "must be an http:// or https:// URL (WebDAV) or s3://BUCKET/PREFIX, found '\(b.url)'")
+        }
+        if b.isS3, URL(string: b.url)?.host.map({ !$0.isEmpty }) != true {
+            throw t.error("url", "names no bucket: write s3://BUCKET or s3://BUCKET/PREFIX, found '\(b.url)'")
+        }
+        if !b.endpoint.isEmpty, URL(string: b.endpoint)?.scheme.map({ ["http", "https"].contains($0) }) != true
+            || URL(string: b.endpoint)?.host == nil {
+            throw t.error("endpoint", "must be an http:// or https:// URL, found '\(b.endpoint)'")
+        }
+        if b.isS3, b.accessKey.isEmpty {
+            throw t.error("access_key", "is needed for an s3:// url")
         }
         try t.finish()
         return b
+    }
+
+    /// [backup]'s S3 keys (used when url is s3://).
+    private static func objectStore(_ t: inout TableReader, _ b: inout ApplianceConfig.Backup) throws {
+        b.endpoint = try t.string("endpoint", b.endpoint)
+        b.region = try t.string("region", b.region)
+        b.accessKey = try t.string("access_key", b.accessKey)
+        b.secretKeyFile = try t.string("secret_key_file", b.secretKeyFile)
+        b.pathStyle = try t.oneOf("path_style", b.pathStyle, ["auto", "on", "off"])
+        b.storageClass = try t.string("storage_class", b.storageClass)
+        b.serverSideEncryption = try t.oneOf("server_side_encryption", b.serverSideEncryption, ["", "AES256", "aws:kms"])
+        b.partSizeMb = try t.int("part_size_mb", b.partSizeMb, 5...5120)
+        if b.region.isEmpty { throw t.error("region", "must not be empty (us-east-1 when unsure)") }
     }
 
     /// [web]

@@ -121,7 +121,8 @@ on_full = "stop"
 keep_until_backed_up = false
 
 [backup]
-# WebDAV server folder, e.g. "https://cloud.example/remote.php/dav/files/me/appliance". Empty: backup off.
+# WebDAV server folder, e.g. "https://cloud.example/remote.php/dav/files/me/appliance", or an S3 bucket and prefix,
+# "s3://BUCKET/PREFIX" ({device} in the prefix is this machine's host name, for fleets). Empty: backup off.
 url = ""
 username = ""
 # A file holding the password (chmod 600; refused if others can read it), or set APPLIANCE_BACKUP_PASSWORD.
@@ -134,6 +135,21 @@ only_locked = false
 bandwidth_kbps = 0
 # First retry delay after a transient failure (doubles per attempt, with jitter, at most 5 minutes).
 retry_base_s = 2.0
+# S3 only (url = "s3://…"): the service's URL (empty: AWS for the region; MinIO, Garage, B2… give theirs), the
+# region, the access key and a file holding the secret key (chmod 600), or set APPLIANCE_BACKUP_SECRET.
+endpoint = ""
+region = "us-east-1"
+access_key = ""
+secret_key_file = ""
+# "auto": the bucket in the URL's path for a custom endpoint, in the host name for AWS; or "on", "off".
+path_style = "auto"
+# x-amz-storage-class ("" : the bucket's default; e.g. "STANDARD_IA") and server-side encryption ("", "AES256",
+# "aws:kms") of every object.
+storage_class = ""
+server_side_encryption = ""
+# Clips larger than this go up in parts of this size (MiB, at least 5), and an interrupted upload goes on from the
+# last part the server has.
+part_size_mb = 8
 
 # The web dashboard: live view, record, browse, play, share (open http://127.0.0.1:8080 on this machine).
 [web]

@@ -3,10 +3,10 @@ import Foundation
 /// The canonical forms SigV4 signs: RFC 3986 percent-encoding of everything but the unreserved characters
 /// (upper-case hex, slashes kept in a path), the query sorted by encoded name then value, headers lower-cased,
 /// trimmed, folded and sorted, with repeated names joined by commas in their order.
-enum SigV4Encoding {
+public enum SigV4Encoding {
     private static let unreserved = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.~".utf8)
 
-    static func encode(_ text: String, keepSlash: Bool = false) -> String {
+    public static func encode(_ text: String, keepSlash: Bool = false) -> String {
         var out = ""
         for byte in text.utf8 {
             if unreserved.contains(byte) || (keepSlash && byte == UInt8(ascii: "/")) {

@@ -238,20 +238,8 @@ final class LargeUploadTests: XCTestCase {
         let daemon = try DaemonProcess()
         try daemon.appendConfig(try server.backupConfig(in: daemon.directory))
         // A valid MP4 followed by a 1 GiB 'free' box (sparse on disk), adopted by start-up recovery.
-        let sample = try makeSampleClip()
-        defer { try? FileManager.default.removeItem(atPath: sample) }
-        let folder = daemon.dataDir + "/recordings/2026/01/03"
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         let id = "10000000-2000-4000-8000-000000000001"
-        let big = "\(folder)/\(id).mp4"
-        try FileManager.default.copyItem(atPath: sample, toPath: big)
-        let padding: UInt64 = 1 << 30
-        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: big))
-        handle.seekToEndOfFile()
-        let boxSize = UInt32(padding + 8)
-        handle.write(Data([UInt8(boxSize >> 24), UInt8(boxSize >> 16 & 0xff), UInt8(boxSize >> 8 & 0xff), UInt8(boxSize & 0xff)]) + Data("free".utf8))
-        try handle.truncate(atOffset: handle.offsetInFile + padding)
-        try handle.close()
+        let big = try daemon.placeClipForRecovery(id: id, padding: 1 << 30)
         let size = try XCTUnwrap((try FileManager.default.attributesOfItem(atPath: big)[.size] as? NSNumber)?.int64Value)
         XCTAssertGreaterThan(size, 1 << 30)
 

@@ -50,6 +50,14 @@ final class ConfigTests: XCTestCase {
         XCTAssertEqual(error("[video]\nwidth = 1281\n")?.key, "video.width", "odd sizes cannot be I420")
         XCTAssertEqual(error("colour = 1\n")?.description, "t.toml:1: colour: unknown key")
         XCTAssertEqual(error("[backup]\nurl = \"ftp://x\"\n")?.key, "backup.url")
+        XCTAssertEqual(error("[backup]\nurl = \"s3://b/p\"\n")?.description, "t.toml: backup.access_key: is needed for an s3:// url")
+        XCTAssertEqual(error("[backup]\nurl = \"s3:///p\"\naccess_key = \"k\"\n")?.key, "backup.url", "no bucket")
+        XCTAssertEqual(error("[backup]\nurl = \"s3://b\"\naccess_key = \"k\"\npart_size_mb = 4\n")?.key, "backup.part_size_mb", "S3's smallest part is 5 MiB")
+        XCTAssertEqual(error("[backup]\nurl = \"s3://b\"\naccess_key = \"k\"\nendpoint = \"minio:9000\"\n")?.key, "backup.endpoint")
+        XCTAssertEqual(error("[backup]\nurl = \"s3://b\"\naccess_key = \"k\"\nserver_side_encryption = \"yes\"\n")?.key,
+                       "backup.server_side_encryption")
+        let s3 = try ConfigLoader.parse("[backup]\nurl = \"s3://clips/{device}\"\naccess_key = \"k\"\n", file: "t").backup
+        XCTAssertEqual([s3.region, s3.pathStyle, "\(s3.partSizeMb)", "\(s3.isS3)"], ["us-east-1", "auto", "8", "true"])
         XCTAssertNotNil(error("[video\n")?.line)
     }
 

@@ -15,6 +15,7 @@ enum BackupCheck {
 
     static func run(_ backup: ApplianceConfig.Backup) async -> DoctorCheck {
         guard backup.enabled else { return .pass(name, "backup off ([backup] url is empty)") }
+        if backup.isS3 { return await objectStore(backup) }
         let url = BackupPolicy.redacted(backup.url)
         let password: String?
         do {
@@ -44,6 +45,29 @@ enum BackupCheck {
         }
         try? await http.shutdown()
         return verdict
+    }
+
+    /// An S3 bucket: HEAD on it, then a small object written and deleted (S3Probe).
+    static func objectStore(_ backup: ApplianceConfig.Backup) async -> DoctorCheck {
+        var settings: HTTPClient.Configuration
+        do {
+            settings = HTTPClient.Configuration(tlsConfiguration: try BackupTrust.tlsConfiguration(caFile: backup.caFile))
+        } catch {
+            return .fail(name, "\(error)", fix: "point [backup] ca_file at the service's CA certificate (PEM)")
+        }
+        settings.timeout = .init(connect: .seconds(5), read: .seconds(8))
+        settings.redirectConfiguration = .disallow
+        let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: settings)
+        let outcome = await S3Probe.run(backup, http: http)
+        try? await http.shutdown()
+        switch outcome {
+        case .ok(let what): return .pass(name, what)
+        case .refused(let what):
+            return .fail(name, what, fix: "check [backup] access_key and secret_key_file (or APPLIANCE_BACKUP_SECRET), and the key's rights on the bucket")
+        case .noBucket(let what): return .fail(name, what, fix: "create the bucket, or correct [backup] url, endpoint and region")
+        case .failed(let what):
+            return .fail(name, plainReason(what), fix: "check [backup] endpoint, the network and that the service is running")
+        }
     }
 
     static func judge(_ answer: WebDAVClient.FolderAnswer, url: String, backup: ApplianceConfig.Backup, hasPassword: Bool) -> DoctorCheck {

@@ -15,7 +15,7 @@ extension WebDAVClient {
     }
 
     /// PROPFIND with Depth 0 on the base folder, with the client's credentials: reads, changes nothing. A
-    /// transport or TLS failure throws `WebDAVError.transport` with the same one-line reason uploads give.
+    /// transport or TLS failure throws `RemoteError.transport` with the same one-line reason uploads give.
     func probeFolder(timeout: TimeAmount) async throws -> FolderAnswer {
         var request = HTTPClientRequest(url: base + "/")
         request.method = .init(rawValue: "PROPFIND")
