@@ -1,3 +1,4 @@
+import AsyncHTTPClient
 @testable import Backup
 import Settings
 import XCTest
@@ -44,6 +45,17 @@ final class S3LocationTests: XCTestCase {
         let dotted = try S3Location(config: backup("s3://my.clips"), device: "d")
         XCTAssertTrue(dotted.pathStyle, "a bucket with dots cannot sit under AWS's wildcard certificate")
         XCTAssertEqual(dotted.origin, "https://s3.us-east-1.amazonaws.com")
+    }
+
+    func testNoSecretIsOneClearLineAtStart() async throws {
+        let http = HTTPClient(eventLoopGroupProvider: .singleton)
+        for secret in [nil, ""] as [String?] {
+            XCTAssertThrowsError(try BackupTargets.make(backup("s3://clips"), http: http, secret: secret)) { error in
+                XCTAssertEqual("\(error)", "no S3 secret key: set backup.secret_key_file (chmod 600) or APPLIANCE_BACKUP_SECRET")
+            }
+        }
+        XCTAssertNoThrow(try BackupTargets.make(backup("s3://clips"), http: http, secret: "s"))
+        try await http.shutdown()
     }
 
     func testTheDeviceNameIsAHostLabel() {
