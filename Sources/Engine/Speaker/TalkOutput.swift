@@ -10,8 +10,8 @@ package final class TalkOutput: Sendable {
     private let pipeline: Pipeline
     package let started = ContinuousClock.now
 
-    /// The format the WebRTC session decodes the talker's Opus to.
-    static let format = "audio/x-raw,format=S16LE,layout=interleaved,rate=48000,channels=1"
+    /// The format the WebRTC session decodes the talker's Opus to: the echo reference's own (48 kHz mono S16).
+    static let format = EchoReference.format
 
     /// Opens the speaker (blocking); throws GStreamer's words when its sink cannot start.
     package init(sink: SpeakerSink, volume: Double, echo: EchoReference? = nil) throws {
