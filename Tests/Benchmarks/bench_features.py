@@ -222,19 +222,8 @@ def backup_bench(binary, work, size):
         daemon = Daemon(binary, work, base_config(data, f'[backup]\nurl = "http://127.0.0.1:{port}/dav/bench"\nusername = "bench"\n'
                                                   f'password_file = "{password}"\nretry_base_s = 0.2\n') + '[[camera]]\nname = "main"\nsource = "test"\n')
         try:
-            while not daemon.call("backup.status")["paused"]:
-                time.sleep(0.05)
-            time.sleep(1)
-            baseline = rss_mb(daemon.proc.pid)
-            subprocess.run(["curl", "-s", "-X", "POST", "-d", '{"full": false}', control], check=True, capture_output=True)
-            t0 = time.monotonic()
-            daemon.call("backup.retry")
-            peak = baseline
-            while daemon.call("backup.status")["counts"].get("done", 0) < 1:
-                peak = max(peak, rss_mb(daemon.proc.pid))
-                time.sleep(0.05)
-            elapsed = time.monotonic() - t0
-            results.update(daemon_s=elapsed, baseline_mb=baseline, peak_mb=peak)
+            results.update(timed_upload(daemon, lambda: subprocess.run(["curl", "-s", "-X", "POST", "-d", '{"full": false}', control],
+                                                                         check=True, capture_output=True)))
         finally:
             daemon.stop()
         t0 = time.monotonic()
@@ -243,6 +232,24 @@ def backup_bench(binary, work, size):
     finally:
         server.kill()
     return results
+
+
+def timed_upload(daemon, release):
+    """The daemon's upload of the one clip its paused queue holds: once paused (and settled), the RSS baseline;
+    then `release()` lifts the server's refusal and `backup.retry` starts the clock, which stops when the job is done.
+    {daemon_s, baseline_mb, peak_mb}"""
+    while not daemon.call("backup.status")["paused"]:
+        time.sleep(0.05)
+    time.sleep(1)
+    baseline = rss_mb(daemon.proc.pid)
+    release()
+    started = time.monotonic()
+    daemon.call("backup.retry")
+    peak = baseline
+    while daemon.call("backup.status")["counts"].get("done", 0) < 1:
+        peak = max(peak, rss_mb(daemon.proc.pid))
+        time.sleep(0.05)
+    return {"daemon_s": time.monotonic() - started, "baseline_mb": baseline, "peak_mb": peak}
 
 
 def report(lib, sw, bk, command):

@@ -13,7 +13,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_features import ROOT, Daemon, base_config, padded_mp4, rss_mb, run_section_bench  # noqa: E402
+from bench_features import ROOT, Daemon, base_config, padded_mp4, run_section_bench, timed_upload  # noqa: E402
 
 START, END = "<!-- s3:start -->", "<!-- s3:end -->"
 SERVER = os.path.join(ROOT, "Tests/S3/s3_server.py")
@@ -38,20 +38,9 @@ def daemon_upload(binary, work, port, media_folder):
     backup = (f'[backup]\nurl = "s3://bench/clips"\nendpoint = "http://127.0.0.1:{port}"\naccess_key = "{KEY}"\n'
               f'secret_key_file = "{secret}"\nretry_base_s = 0.2\n')
     daemon = Daemon(binary, work, base_config(media_folder, backup) + '[[camera]]\nname = "main"\nsource = "test"\n')
-    try:
-        while not daemon.call("backup.status")["paused"]:  # NoSuchBucket: the queue waits
-            time.sleep(0.05)
-        time.sleep(1)
-        baseline = rss_mb(daemon.proc.pid)
-        subprocess.run([sys.executable, SERVER, "create-bucket", "--port", str(port), "--bucket", "bench", "--key", KEY,
-                        "--secret", SECRET], check=True, capture_output=True)
-        started = time.monotonic()
-        daemon.call("backup.retry")
-        peak = baseline
-        while daemon.call("backup.status")["counts"].get("done", 0) < 1:
-            peak = max(peak, rss_mb(daemon.proc.pid))
-            time.sleep(0.05)
-        return {"daemon_s": time.monotonic() - started, "baseline_mb": baseline, "peak_mb": peak}
+    try:  # the queue waits on the missing bucket; making it is the release
+        return timed_upload(daemon, lambda: subprocess.run([sys.executable, SERVER, "create-bucket", "--port", str(port), "--bucket",
+                                                            "bench", "--key", KEY, "--secret", SECRET], check=True, capture_output=True))
     finally:
         daemon.stop()
 
