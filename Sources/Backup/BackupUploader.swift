@@ -10,12 +10,13 @@ import Mp4
 import Settings
 import MediaLibrary
 
-/// Backs every finished recording up to WebDAV or S3 (`BackupTarget`), once, whole, eventually. Jobs live in SQLite (`backup_jobs`), so
-/// they survive restarts and crashes; one job runs at a time, in the service's loop. Transient failures (network,
-/// timeouts, 408/423/425/429/5xx) retry with exponential backoff and jitter, honouring Retry-After; 401/403 and
-/// 507 pause the queue until `backup retry` (or, for refused credentials, a changed password file). On graceful
-/// shutdown the upload in progress stops at once: its bytes went to a temporary name, so nothing half-written is
-/// ever left under a final name, and the job waits for the next start.
+/// Backs every finished recording up to WebDAV or S3 (`BackupTarget`), once, whole, eventually. Jobs live in
+/// SQLite (`backup_jobs`), so they survive restarts and crashes; one job runs at a time, in the service's loop.
+/// Transient failures (network, timeouts, 408/423/425/429/5xx) retry with exponential backoff and jitter, honouring
+/// Retry-After; refused credentials, a full server and a missing bucket pause the queue until `backup retry` (or a
+/// changed password or secret key file, or the bucket appearing). On graceful shutdown the upload in progress stops
+/// at once: nothing half-written is ever left under a final name (a temporary name on WebDAV, an unfinished
+/// multipart upload on S3), and the job waits for the next start.
 public actor BackupUploader: Service, CustomStringConvertible {
     public nonisolated var description: String { "BackupUploader" }
     package let config: ApplianceConfig.Backup
