@@ -195,6 +195,15 @@ def padded_mp4(path, size):
         f.truncate(size)
 
 
+def adopted_clip(data, id, size):
+    """A padded MP4 of `size` bytes in the data folder's recordings, for start-up recovery to adopt as `id`; its path."""
+    folder = os.path.join(data, "recordings/2026/01/03")
+    os.makedirs(folder)
+    media = os.path.join(folder, f"{id}.mp4")
+    padded_mp4(media, size)
+    return media
+
+
 def backup_bench(binary, work, size):
     port = random.randint(40000, 50000)
     dav_root = os.path.join(work, "dav")
@@ -210,10 +219,7 @@ def backup_bench(binary, work, size):
     results = {"size": size}
     try:
         data = os.path.join(work, "backup")
-        folder = os.path.join(data, "recordings/2026/01/03")
-        os.makedirs(folder)
-        media = os.path.join(folder, "20000000-3000-4000-8000-000000000001.mp4")
-        padded_mp4(media, size)
+        media = adopted_clip(data, "20000000-3000-4000-8000-000000000001", size)
         password = os.path.join(work, "pw")
         with open(password, "w") as f:
             f.write("bench-pw")

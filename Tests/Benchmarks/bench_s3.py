@@ -13,7 +13,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_features import ROOT, Daemon, base_config, padded_mp4, run_section_bench, timed_upload  # noqa: E402
+from bench_features import ROOT, Daemon, adopted_clip, base_config, run_section_bench, timed_upload  # noqa: E402
 
 START, END = "<!-- s3:start -->", "<!-- s3:end -->"
 SERVER = os.path.join(ROOT, "Tests/S3/s3_server.py")
@@ -58,10 +58,7 @@ def measure(binary, work):
     server = start_server(work, port)
     try:
         data = os.path.join(work, "data")
-        folder = os.path.join(data, "recordings/2026/01/03")
-        os.makedirs(folder)
-        media = os.path.join(folder, "20000000-3000-4000-8000-000000000053.mp4")
-        padded_mp4(media, SIZE)
+        media = adopted_clip(data, "20000000-3000-4000-8000-000000000053", SIZE)
         results = daemon_upload(binary, work, port, data)
         results["rclone_s"] = rclone_copy(media, port)
     finally:

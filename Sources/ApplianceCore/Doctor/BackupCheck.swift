@@ -23,15 +23,11 @@ enum BackupCheck {
         } catch {
             return .fail(name, "\(error)", fix: "chmod 600 the password file and make it readable by the service user, or correct [backup] password_file")
         }
-        var settings: HTTPClient.Configuration
-        do {
-            settings = HTTPClient.Configuration(tlsConfiguration: try BackupTrust.tlsConfiguration(caFile: backup.caFile))
-        } catch {
-            return .fail(name, "\(error)", fix: "point [backup] ca_file at the server's CA certificate (PEM)")
+        let http: HTTPClient
+        switch probeClient(backup, read: .seconds(5)) {
+        case .client(let made): http = made
+        case .failed(let check): return check
         }
-        settings.timeout = .init(connect: .seconds(5), read: .seconds(5))
-        settings.redirectConfiguration = .disallow  // as the uploader: a redirect is reported, not followed
-        let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: settings)
         let client = WebDAVClient(http: http, base: backup.url, username: backup.username, password: password)
         let verdict: DoctorCheck
         do {
@@ -49,15 +45,11 @@ enum BackupCheck {
 
     /// An S3 bucket: HEAD on it, then a small object written and deleted (S3Probe).
     static func objectStore(_ backup: ApplianceConfig.Backup) async -> DoctorCheck {
-        var settings: HTTPClient.Configuration
-        do {
-            settings = HTTPClient.Configuration(tlsConfiguration: try BackupTrust.tlsConfiguration(caFile: backup.caFile))
-        } catch {
-            return .fail(name, "\(error)", fix: "point [backup] ca_file at the service's CA certificate (PEM)")
+        let http: HTTPClient
+        switch probeClient(backup, read: .seconds(8)) {
+        case .client(let made): http = made
+        case .failed(let check): return check
         }
-        settings.timeout = .init(connect: .seconds(5), read: .seconds(8))
-        settings.redirectConfiguration = .disallow
-        let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: settings)
         let outcome = await S3Probe.run(backup, http: http)
         try? await http.shutdown()
         switch outcome {
@@ -68,6 +60,25 @@ enum BackupCheck {
         case .failed(let what):
             return .fail(name, plainReason(what), fix: "check [backup] endpoint, the network and that the service is running")
         }
+    }
+
+    enum ProbeClient {
+        case client(HTTPClient)
+        case failed(DoctorCheck)
+    }
+
+    /// An HTTP client for one probe: the uploader's trust (system store plus `ca_file`), short timeouts, and no
+    /// redirects (as the uploader: a redirect is reported, not followed). Shut it down after.
+    static func probeClient(_ backup: ApplianceConfig.Backup, read: TimeAmount) -> ProbeClient {
+        var settings: HTTPClient.Configuration
+        do {
+            settings = HTTPClient.Configuration(tlsConfiguration: try BackupTrust.tlsConfiguration(caFile: backup.caFile))
+        } catch {
+            return .failed(.fail(name, "\(error)", fix: "point [backup] ca_file at the server's CA certificate (PEM)"))
+        }
+        settings.timeout = .init(connect: .seconds(5), read: read)
+        settings.redirectConfiguration = .disallow
+        return .client(HTTPClient(eventLoopGroupProvider: .singleton, configuration: settings))
     }
 
     static func judge(_ answer: WebDAVClient.FolderAnswer, url: String, backup: ApplianceConfig.Backup, hasPassword: Bool) -> DoctorCheck {
