@@ -86,6 +86,9 @@ public enum Command: Sendable, Equatable {
     }
 
     public static let defaultPerPage = 10
+    /// The bounds of `list`'s paging: numbers from outside stop here, long before `(page - 1) * perPage` could
+    /// overflow (a trap is a remote crash).
+    public static let pages = 1...1_000_000, perPageRange = 1...1000
     /// `protect` without arguments: 10 s before and 10 s after.
     public static let defaultProtectWindow = 10.0
 

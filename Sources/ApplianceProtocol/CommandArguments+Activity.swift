@@ -22,12 +22,7 @@ extension Command {
             }
             filter.label = label
         }
-        if let limit = try args.int("limit") {
-            guard (1...ActivityFilter.maxLimit).contains(limit) else {
-                throw ApplianceError(.badRequest, "args.limit must be between 1 and \(ActivityFilter.maxLimit), found \(limit)")
-            }
-            filter.limit = limit
-        }
+        if let limit = try args.int("limit", in: 1...ActivityFilter.maxLimit) { filter.limit = limit }
         (filter.from, filter.to) = (try args.date("from"), try args.date("to"))
         if let day = try args.string("day") {
             guard filter.from == nil, filter.to == nil else {

@@ -70,7 +70,7 @@ extension Command {
     /// `list` and its views: filtered (search/from/to), grouped, one group's segments, or plain.
     private static func list(_ args: Arguments) throws(ApplianceError) -> Command {
         try args.only(["page", "per_page", "grouped", "group", "search", "from", "to"])
-        let page = try args.int("page") ?? 1, perPage = try args.int("per_page") ?? Self.defaultPerPage
+        let page = try args.int("page", in: Self.pages) ?? 1, perPage = try args.int("per_page", in: Self.perPageRange) ?? Self.defaultPerPage
         let filter = ListFilter(search: try args.string("search"), from: try args.date("from"), to: try args.date("to"))
         if let search = filter.search, search.count > 200 { throw ApplianceError(.badRequest, "args.search is longer than 200 characters") }
         if !filter.isEmpty {
@@ -220,6 +220,15 @@ struct Arguments {
         case .int(let number)?: return number
         default: throw ApplianceError(.badRequest, "args.\(key) must be an integer")
         }
+    }
+
+    /// A whole number within `range`; one outside is refused naming the argument and the range.
+    func int(_ key: String, in range: ClosedRange<Int>) throws(ApplianceError) -> Int? {
+        guard let number = try int(key) else { return nil }
+        guard range.contains(number) else {
+            throw ApplianceError(.badRequest, "args.\(key) must be between \(range.lowerBound) and \(range.upperBound), found \(number)")
+        }
+        return number
     }
 
     /// A moment: an ISO 8601 string (`2026-11-22T03:00:00Z`, with or without fractional seconds).

@@ -32,7 +32,8 @@ extension Library {
     /// duration and size. The entries come from `EntryIndex` (an array slice); the rows and the groups' sums are
     /// two indexed queries, so every page costs the same at any depth.
     package func groupedPage(_ page: Int, perPage: Int) async throws -> Page {
-        let (keys, total) = entries.withLock { ($0.keys(offset: (page - 1) * perPage, limit: perPage), $0.count) }
+        let offset = Self.rowsBefore(page: page, perPage: perPage)
+        let (keys, total) = entries.withLock { index in (offset.map { index.keys(offset: $0, limit: perPage) } ?? [], index.count) }
         guard !keys.isEmpty else { return Page(items: [], total: total, page: page, perPage: perPage) }
         return try await database.read { db in
             let rowids = keys.map(\.rowid)
@@ -69,11 +70,12 @@ extension Library {
 
     /// One loop recording's segments, in order.
     package func segmentPage(group: String, page: Int, perPage: Int) async throws -> Page {
-        try await database.read { db in
+        let offset = Self.rowsBefore(page: page, perPage: perPage) ?? Int(Int64.max)
+        return try await database.read { db in
             let total = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM recordings WHERE group_id = ?", arguments: [group]) ?? 0
             let items = try Recording.fetchAll(db, sql: """
                 SELECT * FROM recordings WHERE group_id = ? ORDER BY segment_index LIMIT ? OFFSET ?
-                """, arguments: [group, perPage, (page - 1) * perPage])
+                """, arguments: [group, perPage, offset])
             return Page(items: items, total: total, page: page, perPage: perPage)
         }
     }

@@ -22,7 +22,7 @@ extension Library {
             arguments.append(Recording.milliseconds(to))
         }
         let clause = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
-        let values = StatementArguments(arguments), paging: StatementArguments = [perPage, (page - 1) * perPage]
+        let values = StatementArguments(arguments), paging: StatementArguments = [perPage, Self.rowsBefore(page: page, perPage: perPage) ?? Int(Int64.max)]
         return try await database.read { db in
             let total = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM recordings \(clause)", arguments: values) ?? 0
             let items = try Recording.fetchAll(db, sql: """

@@ -21,8 +21,10 @@ public final class Library: Sendable {
         public var perPage: Int
     }
 
-    /// Opens (creating and migrating) the database file.
+    /// Opens (creating and migrating) the database file, its owner's alone (0600) whatever the umask: it holds the
+    /// accounts' password hashes and the share links. SQLite gives its WAL and shared-memory files the database's mode.
     public convenience init(path: String) throws {
+        try Self.makePrivate(path)
         let database: DatabasePool
         do {
             database = try DatabasePool(path: path, configuration: Self.configuration)
@@ -30,6 +32,16 @@ public final class Library: Sendable {
             throw LibraryError.storage("cannot open the database \(path): \(error)")
         }
         try self.init(database: database, path: path)
+    }
+
+    /// Creates the database file 0600 if it is not there, and takes group and others' access from one that is (and
+    /// from its WAL and shared-memory files, which a daemon of an earlier version may have left readable).
+    static func makePrivate(_ path: String) throws {
+        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw LibraryError.storage("cannot create the database \(path): \(String(cString: strerror(errno)))") }
+        defer { close(fd) }
+        _ = fchmod(fd, 0o600)  // best effort, as for the data folder: a FAT card's modes are its mount options'
+        for companion in [path + "-wal", path + "-shm"] { _ = chmod(companion, 0o600) }
     }
 
     /// An empty library in memory, migrated like a file: for tests of what sits on top of it.
@@ -185,9 +197,18 @@ public final class Library: Sendable {
         return first
     }
 
+    /// How many rows come before page `page` (1-based) of `perPage`; nil where that is no row at all (a page below 1,
+    /// a size below 1, or a product past `Int`: the callers bound both, and this keeps a missed bound from trapping).
+    static func rowsBefore(page: Int, perPage: Int) -> Int? {
+        guard page >= 1, perPage >= 1 else { return nil }
+        let (offset, overflow) = (page - 1).multipliedReportingOverflow(by: perPage)
+        return overflow ? nil : offset
+    }
+
     /// Page `page` (1-based) of `perPage` rows, newest first, with the total count.
     public func page(_ page: Int, perPage: Int) async throws -> Page {
-        let (start, total) = index.withLock { ($0.key(at: (page - 1) * perPage), $0.count) }
+        let offset = Self.rowsBefore(page: page, perPage: perPage)
+        let (start, total) = index.withLock { (offset.flatMap($0.key(at:)), $0.count) }
         guard let start else { return Page(items: [], total: total, page: page, perPage: perPage) }
         let items = try await database.read { db in
             try Recording.fetchAll(db, sql: """

@@ -94,6 +94,7 @@ final class AccountBookTests: XCTestCase {
 
         let file = folder + "/token"
         try "legacy password\n".write(toFile: file, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file)
         let withFile = try await book(tokenFile: try Password(file: file))
         let legacy = await withFile.verify(name: "appliance", password: "legacy password")
         XCTAssertEqual(legacy, Identity(name: "appliance", role: .admin, generation: 0, isTokenFile: true))

@@ -44,6 +44,7 @@ final class ONVIFTests: XCTestCase {
             """, cameras: Self.cameras)
         let token = daemon.directory.appendingPathComponent("token").path
         try (Self.password + "\n").write(toFile: token, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: token)
         let config = try String(contentsOfFile: daemon.configPath, encoding: .utf8).replacingOccurrences(of: "\"TOKEN\"", with: "\"\(token)\"")
         try config.write(toFile: daemon.configPath, atomically: true, encoding: .utf8)
         try daemon.start()

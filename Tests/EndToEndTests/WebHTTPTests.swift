@@ -15,6 +15,7 @@ final class WebDaemon {
     init(publicRead: Bool = false, web: String = "") throws {
         tokenFile = FileManager.default.temporaryDirectory.appendingPathComponent("appliance-web-token-\(UUID().uuidString.prefix(8))").path
         try (Self.password + "\n").write(toFile: tokenFile, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: tokenFile)
         daemon = try DaemonProcess(extra: """
             [web]
             listen = "127.0.0.1:0"
@@ -224,10 +225,15 @@ final class WebHTTPTests: XCTestCase {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let config = directory.appendingPathComponent("appliance.toml").path
-        // A password too short, or a token_file that is not there, stops the start with one line naming it.
+        // A password too short, a token_file that is not there, or one that others may read, stops the start with one
+        // line naming it.
         let short = directory.appendingPathComponent("short-token").path
         try "short\n".write(toFile: short, atomically: true, encoding: .utf8)
-        for tokenFile in [short, directory.path + "/missing-token"] {
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: short)
+        let readable = directory.appendingPathComponent("readable-token").path
+        try "long enough but readable\n".write(toFile: readable, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: readable)
+        for tokenFile in [short, directory.path + "/missing-token", readable] {
             try DaemonProcess.config(dataDir: directory.path + "/data", extra: "[web]\nlisten = \"127.0.0.1:0\"\ntoken_file = \"\(tokenFile)\"")
                 .write(toFile: config, atomically: true, encoding: .utf8)
             let refused = try ProcessOutcome.run(DaemonProcess.binary, ["run", "--config", config, "--socket", directory.path + "/ctl.sock"], timeout: 30)
@@ -244,6 +250,7 @@ final class WebHTTPTests: XCTestCase {
     func testNonLoopbackListenWithTokenFileServes() throws {
         let tokenFile = FileManager.default.temporaryDirectory.appendingPathComponent("appliance-web-token-\(UUID().uuidString.prefix(8))").path
         try (WebDaemon.password + "\n").write(toFile: tokenFile, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: tokenFile)
         defer { try? FileManager.default.removeItem(atPath: tokenFile) }
         let daemon = try DaemonProcess(extra: "[web]\nlisten = \"0.0.0.0:0\"\ntoken_file = \"\(tokenFile)\"")
         try daemon.start()

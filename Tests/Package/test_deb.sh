@@ -187,7 +187,7 @@ groups=" $(id -nG appliance) "
 missing=""
 for g in appliance video audio input gpio; do [[ "$groups" == *" $g "* ]] || missing+=" $g"; done
 check "user appliance is in appliance video audio input gpio (has:$groups)" [ -z "$missing" ]
-check "$DATA is appliance:appliance 0750" [ "$(stat -c '%U:%G %a' "$DATA")" = "appliance:appliance 750" ]
+check "$DATA is appliance:appliance 0700" [ "$(stat -c '%U:%G %a' "$DATA")" = "appliance:appliance 700" ]
 check "/run/appliance is appliance:appliance 0750" [ "$(stat -c '%U:%G %a' /run/appliance)" = "appliance:appliance 750" ]
 check "the unit is enabled (multi-user.target.wants)" [ -L /etc/systemd/system/multi-user.target.wants/appliance.service ]
 
@@ -235,6 +235,8 @@ check "the clip lasts about 2 s ($duration s)" python3 -c "import sys; sys.exit(
 decode_errors=$(ffmpeg -v error -i "$CLIP" -f null - 2>&1)
 check "the clip decodes without errors" [ -z "$decode_errors" ]
 check "the clip is appliance:appliance 0660 (umask 0007)" [ "$(stat -c '%U:%G %a' "$CLIP")" = "appliance:appliance 660" ]
+check "the database is appliance:appliance 0600 whatever the umask" [ "$(stat -c '%U:%G %a' "$DATA/appliance.sqlite")" = "appliance:appliance 600" ]
+check "$DATA stays 0700 while it runs" [ "$(stat -c '%a' "$DATA")" = "700" ]
 check "GStreamer's registry went to the cache folder, not the recordings" \
   bash -c 'ls /var/cache/appliance/gstreamer-1.0/registry.*.bin >/dev/null 2>&1 && [ ! -e '"$DATA"'/.cache ]'
 kill -TERM "$DAEMON_PID"

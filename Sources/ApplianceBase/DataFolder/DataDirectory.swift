@@ -13,13 +13,17 @@ public struct DataDirectory: Sendable {
         }
     }
 
-    /// Resolves `path` to an absolute path, creates the folders and proves they are writable.
+    /// Resolves `path` to an absolute path, creates the folders and proves they are writable. The data folder is made
+    /// its owner's alone (0700) whatever the umask: it holds the clips, the accounts' database and the device's key
+    /// (docs/SECURITY.md).
     public init(path: String) throws {
         let url = URL(fileURLWithPath: path, relativeTo: URL(fileURLWithPath: FileManager.default.currentDirectoryPath))
         root = url.standardized.path
         for folder in [root, partialDir, recordingsDir, thumbnailsDir, snapshotsDir, activityDir] {
             do {
                 try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+                // Best effort: a FAT card's modes are its mount options', and refusing to record there helps no one.
+                if folder == root { _ = chmod(root, 0o700) }
             } catch {
                 throw StorageError(description: "data dir \(folder) cannot be created: \(Self.reason(error))")
             }

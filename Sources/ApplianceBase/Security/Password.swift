@@ -7,7 +7,14 @@ public struct Password: Sendable {
     /// The secret itself: handed only to an authenticator (gst-rtsp-server's Digest), never logged or reported.
     public let secret: String
 
+    /// The file's first non-blank line; the file must be its owner's alone (`SecretFile.checkPrivate`), as every other
+    /// secret file is.
     public init(file: String) throws {
+        do {
+            try SecretFile.checkPrivate(file: file, key: "[web] token_file")
+        } catch {
+            throw PasswordFileError("\(error)")
+        }
         let text: String
         do {
             text = try String(contentsOfFile: file, encoding: .utf8)

@@ -28,14 +28,12 @@ package struct Clips: Sendable {
         self.backup = backup
     }
 
-    static let maxPerPage = 1000
-
     package enum ListView: Sendable { case clips, grouped, segments(of: String), filtered(ListFilter) }
 
     package func list(page: Int, perPage: Int, view: ListView = .clips) async throws -> ListResult {
-        guard page >= 1 else { throw ApplianceError(.badRequest, "page must be 1 or more") }
-        guard (1...Self.maxPerPage).contains(perPage) else {
-            throw ApplianceError(.badRequest, "per_page must be between 1 and \(Self.maxPerPage)")
+        guard Command.pages.contains(page) else { throw ApplianceError(.badRequest, "page must be between 1 and \(Command.pages.upperBound)") }
+        guard Command.perPageRange.contains(perPage) else {
+            throw ApplianceError(.badRequest, "per_page must be between 1 and \(Command.perPageRange.upperBound)")
         }
         let started = ContinuousClock.now
         let result = switch view {
