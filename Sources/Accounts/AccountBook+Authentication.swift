@@ -8,8 +8,12 @@ import MediaLibrary
 /// (`Authorization: Bearer`). Each answers an identity or nil, never why: the door says "wrong name or password".
 extension AccountBook {
     public func verify(name: String, password: String, now: Date = Date()) async -> Identity? {
-        if name == AccountRules.tokenFileName { return tokenFileIdentity(password) }
         let key = RecentChecks.key("p", name, password)
+        if name == AccountRules.tokenFileName {
+            let identity = tokenFileIdentity(password)
+            if let identity { recent.remember(key, identity, now: now) }
+            return identity
+        }
         if let known = recent.find(key, now: now) { return current(known) }
         guard let user = try? await library.user(name: name) else {
             // As slow as a real check, so that the time of the answer does not tell which names exist.
@@ -24,14 +28,27 @@ extension AccountBook {
 
     /// A bearer token: an account's API token, or the token_file password.
     public func verify(token: String, now: Date = Date()) async -> Identity? {
-        if let identity = tokenFileIdentity(token) { return identity }
-        guard token.hasPrefix("apl_"), token.count < 200 else { return nil }
         let key = RecentChecks.key("t", "", token)
+        if let identity = tokenFileIdentity(token) {
+            recent.remember(key, identity, now: now)
+            return identity
+        }
+        guard token.hasPrefix("apl_"), token.count < 200 else { return nil }
         if let known = recent.find(key, now: now) { return current(known) }
         guard let user = try? await library.user(tokenHash: PasswordHashing.tokenHash(token), at: now) else { return nil }
         let identity = Identity(name: user.name, role: user.role, generation: user.generation)
         recent.remember(key, identity, now: now)
         return identity
+    }
+
+    /// A name and password, or a token, that passed a full check in the last minutes (nil otherwise): a client that
+    /// sends its credentials with every request is not guessing, so no door needs to count or slow it.
+    public func recentlyVerified(name: String, password: String, now: Date = Date()) -> Identity? {
+        recent.find(RecentChecks.key("p", name, password), now: now).flatMap(current)
+    }
+
+    public func recentlyVerified(token: String, now: Date = Date()) -> Identity? {
+        recent.find(RecentChecks.key("t", "", token), now: now).flatMap(current)
     }
 
     /// Notes a successful login (shown as `last_login` in `users`).

@@ -21,6 +21,8 @@ public final class AccountBook: Sendable {
     let decoy = Locked<String?>(nil)
     /// Told after every change (RTSP's server takes the Digest entries again).
     let observers = Locked<[@Sendable () -> Void]>([])
+    /// Failed credentials at every door, counted in one place (`GuessLedger`).
+    public let guesses = GuessLedger()
 
     package init(library: Library, tokenFile: Password?, cost: UInt8 = PasswordHashing.defaultCost) throws {
         (self.library, self.tokenFile, self.cost) = (library, tokenFile, cost)

@@ -330,9 +330,9 @@ static void end_holds(ApplRtspServer *s) {
     g_mutex_unlock(&link->lock);
 }
 
-/* GstRTSPAuth that tells its server's owner of each refused credential: a request that carried an Authorization
- * header and still has no identity when the mount's access is checked (a request without one is only being asked
- * for credentials: the 401 challenge every Digest client starts with). */
+/* GstRTSPAuth that asks its server's owner before it checks a credential, and tells it what the check found: every
+ * request that carries an Authorization header (one without is only being asked for credentials: the 401 challenge
+ * every Digest client starts with). The owner's guessing ledger may refuse it unchecked (401). */
 /* The server through its link (see on_client_closed): a client's check may run on a pool thread after `stop`. */
 typedef struct { GstRTSPAuth parent; ServerLink *link; } ApplRtspAuth;
 typedef struct { GstRTSPAuthClass parent_class; } ApplRtspAuthClass;
@@ -347,22 +347,40 @@ static gchar *digest_user(const gchar *authorization) {
     return end && end - start <= 64 ? g_strndup(start, end - start) : NULL;
 }
 
-static gboolean appl_rtsp_auth_check(GstRTSPAuth *auth, GstRTSPContext *ctx, const gchar *check) {
-    gboolean allowed = GST_RTSP_AUTH_CLASS(appl_rtsp_auth_parent_class)->check(auth, ctx, check);
+/* Runs once per request that needs an identity (gst-rtsp-server keeps the token for the rest of the request). With
+ * accounts, a passing check is a token other than the default (which is NULL then); without (open), nothing is
+ * counted. */
+static gboolean appl_rtsp_auth_authenticate(GstRTSPAuth *auth, GstRTSPContext *ctx) {
+    GstRTSPAuthClass *parent = GST_RTSP_AUTH_CLASS(appl_rtsp_auth_parent_class);
     ServerLink *link = ((ApplRtspAuth *)auth)->link;
-    if (allowed || !link || !g_str_equal(check, GST_RTSP_AUTH_CHECK_MEDIA_FACTORY_ACCESS) || !ctx->request || !ctx->client) return allowed;
     gchar *authorization = NULL;
-    if (gst_rtsp_message_get_header(ctx->request, GST_RTSP_HDR_AUTHORIZATION, &authorization, 0) != GST_RTSP_OK) return allowed;
+    if (!link || !ctx->request || !ctx->client ||
+        gst_rtsp_message_get_header(ctx->request, GST_RTSP_HDR_AUTHORIZATION, &authorization, 0) != GST_RTSP_OK) {
+        return parent->authenticate(auth, ctx);
+    }
+    GstRTSPToken *open = gst_rtsp_auth_get_default_token(auth);
+    if (open) {  /* no accounts and no password: anyone may watch, no credential is checked */
+        gst_rtsp_token_unref(open);
+        return parent->authenticate(auth, ctx);
+    }
     GstRTSPConnection *connection = gst_rtsp_client_get_connection(ctx->client);
+    gchar *client = g_strdup(connection ? gst_rtsp_connection_get_ip(connection) : "unknown");
     gchar *name = digest_user(authorization);
+    gboolean admitted = TRUE;
     g_mutex_lock(&link->lock);
     ApplRtspServer *s = link->server;
-    if (s && s->handlers.auth_failed) {
-        s->handlers.auth_failed(name, connection ? gst_rtsp_connection_get_ip(connection) : "unknown", s->handlers.user);
-    }
+    if (s && s->handlers.admit) admitted = s->handlers.admit(name, client, s->handlers.user);
     g_mutex_unlock(&link->lock);
+    gboolean answered = admitted ? parent->authenticate(auth, ctx) : FALSE;
+    if (admitted) {
+        g_mutex_lock(&link->lock);
+        s = link->server;
+        if (s && s->handlers.checked) s->handlers.checked(name, client, answered && ctx->token != NULL, s->handlers.user);
+        g_mutex_unlock(&link->lock);
+    }
     g_free(name);
-    return allowed;
+    g_free(client);
+    return answered;
 }
 
 static void appl_rtsp_auth_finalize(GObject *object) {
@@ -371,7 +389,7 @@ static void appl_rtsp_auth_finalize(GObject *object) {
 }
 
 static void appl_rtsp_auth_class_init(ApplRtspAuthClass *klass) {
-    GST_RTSP_AUTH_CLASS(klass)->check = appl_rtsp_auth_check;
+    GST_RTSP_AUTH_CLASS(klass)->authenticate = appl_rtsp_auth_authenticate;
     G_OBJECT_CLASS(klass)->finalize = appl_rtsp_auth_finalize;
 }
 static void appl_rtsp_auth_init(ApplRtspAuth *self) { (void)self; }

@@ -21,15 +21,20 @@ public final class RTSPServer: @unchecked Sendable {
         public var mediaStopped: @Sendable () -> Void
         /// A client starts to play: it decodes from the next keyframe.
         public var clientPlaying: @Sendable () -> Void
-        /// A request that carried credentials was refused: the Digest user name it gave (if any), the peer's address.
-        public var authFailed: @Sendable (_ user: String?, _ client: String) -> Void
+        /// A request carries credentials (the Digest user name it gave, if any; the peer's address): may they be
+        /// checked now? false: refused (401) unchecked.
+        public var admit: @Sendable (_ user: String?, _ client: String) -> Bool
+        /// What the check `admit` allowed found.
+        public var checked: @Sendable (_ user: String?, _ client: String, _ passed: Bool) -> Void
         /// A client's media with the ONVIF backchannel was made (`started`) or is gone; `id` for `setTalk`.
         public var talk: @Sendable (_ id: UInt32, _ started: Bool) -> Void
         public init(mediaStarted: @escaping @Sendable () -> Void = {}, mediaStopped: @escaping @Sendable () -> Void = {},
                     clientPlaying: @escaping @Sendable () -> Void = {},
-                    authFailed: @escaping @Sendable (String?, String) -> Void = { _, _ in },
+                    admit: @escaping @Sendable (String?, String) -> Bool = { _, _ in true },
+                    checked: @escaping @Sendable (String?, String, Bool) -> Void = { _, _, _ in },
                     talk: @escaping @Sendable (UInt32, Bool) -> Void = { _, _ in }) {
-            (self.mediaStarted, self.mediaStopped, self.clientPlaying, self.authFailed) = (mediaStarted, mediaStopped, clientPlaying, authFailed)
+            (self.mediaStarted, self.mediaStopped, self.clientPlaying) = (mediaStarted, mediaStopped, clientPlaying)
+            (self.admit, self.checked) = (admit, checked)
             self.talk = talk
         }
     }
@@ -57,9 +62,13 @@ public final class RTSPServer: @unchecked Sendable {
             media_started: { user in Unmanaged<HandlerBox>.fromOpaque(user!).takeUnretainedValue().handlers.mediaStarted() },
             media_stopped: { user in Unmanaged<HandlerBox>.fromOpaque(user!).takeUnretainedValue().handlers.mediaStopped() },
             client_playing: { user in Unmanaged<HandlerBox>.fromOpaque(user!).takeUnretainedValue().handlers.clientPlaying() },
-            auth_failed: { name, client, user in
+            admit: { name, client, user in
                 Unmanaged<HandlerBox>.fromOpaque(user!).takeUnretainedValue().handlers
-                    .authFailed(name.map { String(cString: $0) }, client.map { String(cString: $0) } ?? "unknown")
+                    .admit(name.map { String(cString: $0) }, client.map { String(cString: $0) } ?? "unknown") ? 1 : 0
+            },
+            checked: { name, client, passed, user in
+                Unmanaged<HandlerBox>.fromOpaque(user!).takeUnretainedValue().handlers
+                    .checked(name.map { String(cString: $0) }, client.map { String(cString: $0) } ?? "unknown", passed != 0)
             },
             talk: { id, started, user in
                 Unmanaged<HandlerBox>.fromOpaque(user!).takeUnretainedValue().handlers.talk(UInt32(id), started != 0)

@@ -5,37 +5,10 @@ import Foundation
 import XCTest
 import ApplianceBase
 
-/// The pure parts of who may do what: the login throttle's delays, where a login may send the browser, the
+/// The pure parts of who may do what: where a login may send the browser, the
 /// login form, loopback host names, tokens, sessions and the password file.
 final class WebAuthTests: XCTestCase {
     static let anna = Identity(name: "anna", role: .admin, generation: 0)
-
-    func testThrottleDoublesFromHalfASecondUpToEight() {
-        let throttle = LoginThrottle()
-        XCTAssertEqual(throttle.delay(after: 1), 0.5)
-        XCTAssertEqual(throttle.delay(after: 2), 1)
-        XCTAssertEqual(throttle.delay(after: 3), 2)
-        XCTAssertEqual(throttle.delay(after: 4), 4)
-        XCTAssertEqual(throttle.delay(after: 5), 8)
-        XCTAssertEqual(throttle.delay(after: 6), 8)
-        XCTAssertEqual(throttle.delay(after: 1000), 8)
-        XCTAssertEqual(throttle.delay(after: 0), 0.5)
-        XCTAssertEqual(throttle.delay(after: -3), 0.5)
-    }
-
-    /// Failed attempts count against the client's address and, when a name was given, against that account: guesses
-    /// at one account spread over many addresses are slowed as well.
-    func testFailuresCountPerClientAndPerAccount() {
-        XCTAssertEqual(AccessMiddleware.throttleKeys(client: "192.0.2.7", account: "vic"), ["192.0.2.7", "account:vic"])
-        XCTAssertEqual(AccessMiddleware.throttleKeys(client: "192.0.2.7", account: nil), ["192.0.2.7"])
-        let throttle = LoginThrottle(), now = Date()
-        for client in ["192.0.2.1", "192.0.2.2", "192.0.2.3"] {
-            for key in AccessMiddleware.throttleKeys(client: client, account: "vic") { _ = throttle.recordFailure(client: key, now: now) }
-        }
-        // A fourth address is not slowed for its own sake, but a guess at vic from it waits out vic's three failures (2 s).
-        XCTAssertEqual(throttle.reserveTurn(client: "192.0.2.4", now: now), now)
-        XCTAssertEqual(throttle.reserveTurn(client: "account:vic", now: now).timeIntervalSince(now), 2, accuracy: 0.001)
-    }
 
     func testSafeNextKeepsLocalPaths() {
         for path in ["/", "/recordings", "/recordings/abc?x=1&y=2", "/settings#backup", "/%2F"] {
@@ -159,6 +132,7 @@ final class WebAuthTests: XCTestCase {
         func file(_ text: String) throws -> String {
             let path = directory.appendingPathComponent(UUID().uuidString).path
             try text.write(toFile: path, atomically: true, encoding: .utf8)
+            try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
             return path
         }
         let password = try Password(file: try file("  long-enough-secret \nsecond line\n"))
@@ -173,29 +147,17 @@ final class WebAuthTests: XCTestCase {
             }
         }
         XCTAssertThrowsError(try Password(file: directory.path + "/missing")) { error in
-            XCTAssertTrue("\(error)".contains("cannot read"), "\(error)")
+            XCTAssertTrue("\(error)".contains("token_file") && "\(error)".contains("/missing"), "\(error)")
         }
-    }
-}
-
-/// Parallel guesses from one client queue behind each other: judged by the turns handed out, not by timing.
-final class LoginThrottleSlotTests: XCTestCase {
-    func testAttemptsAfterAFailureAreSpacedByTheDelay() {
-        let throttle = LoginThrottle()
-        let t0 = Date(timeIntervalSince1970: 1_800_000_000)
-        XCTAssertEqual(throttle.reserveTurn(client: "a", now: t0), t0, "no failures: no wait")
-        XCTAssertEqual(throttle.recordFailure(client: "a", now: t0), t0 + 0.5)
-        // Three guesses sent at once after the failure: one every 0.5 s, not three at 0.5 s.
-        XCTAssertEqual(throttle.reserveTurn(client: "a", now: t0 + 0.1), t0 + 0.5)
-        XCTAssertEqual(throttle.reserveTurn(client: "a", now: t0 + 0.1), t0 + 1.0)
-        XCTAssertEqual(throttle.reserveTurn(client: "a", now: t0 + 0.1), t0 + 1.5)
-        // Another client is not slowed by this one.
-        XCTAssertEqual(throttle.reserveTurn(client: "b", now: t0 + 0.1), t0 + 0.1)
-        // A second failure doubles the spacing.
-        XCTAssertEqual(throttle.recordFailure(client: "a", now: t0 + 2), t0 + 3)
-        XCTAssertEqual(throttle.reserveTurn(client: "a", now: t0 + 2), t0 + 3)
-        XCTAssertEqual(throttle.reserveTurn(client: "a", now: t0 + 2), t0 + 4)
-        throttle.succeeded(client: "a")
-        XCTAssertEqual(throttle.reserveTurn(client: "a", now: t0 + 2), t0 + 2, "a success clears the count")
+        // Like every other secret file: one its group or others may read is refused, saying how to fix it.
+        let open = try file("long-enough-secret\n")
+        for mode in [0o644, 0o640, 0o604, 0o660] {
+            try FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: open)
+            XCTAssertThrowsError(try Password(file: open), String(mode, radix: 8)) { error in
+                XCTAssertTrue("\(error)".contains("readable by others") && "\(error)".contains("chmod 600"), "\(error)")
+            }
+        }
+        try FileManager.default.setAttributes([.posixPermissions: 0o400], ofItemAtPath: open)
+        XCTAssertTrue(try Password(file: open).matches("long-enough-secret"), "0400 is the owner's alone")
     }
 }

@@ -57,10 +57,10 @@ struct NetworkOutputs {
                 let served = try source.load().identity
                 return served.certificateChainPEM + "\n" + served.privateKeyPEM
             } : nil
+            let refusals = AuthRefusals(events: events, logger: logger)
             services.append(RTSPService(config: config.rtsp, password: rtsp.password, feed: rtsp.feed, logger: logger,
-                                        certificate: certificate, users: Self.rtspUsers(accounts), speaker: speaker, refused: { user, client in
-                AuthRefusals(events: events, logger: logger).refused(door: "rtsp", client: client, user: user, reason: "wrong name or password")
-            }))
+                                        certificate: certificate, users: Self.rtspUsers(accounts), speaker: speaker,
+                                        admit: Self.rtspAdmit(accounts.guesses), checked: Self.rtspChecked(accounts.guesses, refusals)))
         }
         if let mqtt {
             services.append(MQTTBridge(settings: mqtt.settings, link: mqtt.link, events: events, logger: logger, perform: perform))
@@ -72,6 +72,20 @@ struct NetworkOutputs {
             }
         }
         return services
+    }
+
+    /// RTSP's server cannot wait on its thread: an attempt the guessing ledger would hold (a failure's delay, a check
+    /// of the same client under way) or refuses is answered 401 at once, unchecked.
+    static func rtspAdmit(_ guesses: GuessLedger) -> @Sendable (String?, String) -> Bool {
+        { user, client in guesses.admit(client: client, account: user) == .check }
+    }
+
+    /// A Digest check's outcome into the ledger; a refusal logged and evented once per burst, and when it locks.
+    static func rtspChecked(_ guesses: GuessLedger, _ refusals: AuthRefusals) -> @Sendable (String?, String, Bool) -> Void {
+        { user, client, passed in
+            guard !passed else { return guesses.succeeded(client: client, account: user) }
+            refusals.refused(guesses.failed(client: client, account: user), door: "rtsp", client: client, user: user, reason: "wrong name or password")
+        }
     }
 
     /// The accounts as RTSP's server takes them, signalled again on every change.

@@ -18,7 +18,6 @@ struct AccessMiddleware: RouterMiddleware {
     typealias Context = WebContext
     let accounts: AccountBook
     let sessions: SessionStore
-    let throttle: LoginThrottle
     let publicRead: Bool
     let refusals: AuthRefusals
     /// With no account and no token_file (loopback only) every local client acts as this one admin session; its CSRF
@@ -89,29 +88,24 @@ struct AccessMiddleware: RouterMiddleware {
         return .anonymous
     }
 
-    /// An `Authorization` header's identity, slowed down per client and per account after failures.
+    /// An `Authorization` header's identity. Credentials that passed a full check lately are taken as they are (a
+    /// browser or NVR sends them with every request); any other goes through the guessing ledger.
     private func check(_ authorization: String, client: String) async throws -> Identity {
         let credentials = Self.credentials(authorization)
-        let keys = Self.throttleKeys(client: client, account: credentials?.name)
-        for key in keys { await throttle.waitForTurn(client: key) }
-        let identity: Identity? = switch credentials {
-        case .basic(let name, let password)?: await accounts.verify(name: name, password: password)
-        case .bearer(let token)?: await accounts.verify(token: token)
-        case nil: nil
+        switch credentials {
+        case .basic(let name, let password)?: if let known = accounts.recentlyVerified(name: name, password: password) { return known }
+        case .bearer(let token)?: if let known = accounts.recentlyVerified(token: token) { return known }
+        case nil: break
         }
-        guard let identity else {
-            refusals.refused(door: "web", client: client, user: credentials?.name, reason: "wrong name, password or token")
-            for key in keys { await throttle.failed(client: key) }
-            throw WebError(.unauthorized, "wrong name, password or token")
+        let identity = try await attempt(door: "web", client: client, account: credentials?.name, reason: "wrong name, password or token") {
+            switch credentials {
+            case .basic(let name, let password)?: await accounts.verify(name: name, password: password)
+            case .bearer(let token)?: await accounts.verify(token: token)
+            case nil: nil
+            }
         }
-        for key in keys { throttle.succeeded(client: key) }
+        guard let identity else { throw WebError(.unauthorized, "wrong name, password or token") }
         return identity
-    }
-
-    /// What failed attempts are counted under: the client's address, and the account a name was given for (so that
-    /// guesses at one account from many addresses are slowed too).
-    static func throttleKeys(client: String, account: String?) -> [String] {
-        [client] + (account.map { ["account:" + $0] } ?? [])
     }
 
     /// What `Authorization` carries: `Bearer TOKEN`, or `Basic` with a name and password (what cameras' snapshot

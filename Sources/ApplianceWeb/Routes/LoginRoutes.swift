@@ -4,7 +4,7 @@ import Foundation
 import Hummingbird
 
 /// `/login` (the form and its POST) and `/logout`. A right password makes a session cookie; a wrong one waits
-/// (the throttle) before the answer. The password is never logged.
+/// (the guessing ledger, `AccessMiddleware.attempt`) before the answer. The password is never logged.
 extension Routes {
     func addLogin(to router: GuardedRouter) {
         router.get("login") { request, _ -> Response in
@@ -19,7 +19,7 @@ extension Routes {
     }
 
     /// The form's name (empty: `appliance`, the token_file password's) and password: a session cookie, or the form
-    /// again after the throttle's wait. The password is never logged.
+    /// again after the guessing ledger's wait. The password is never logged.
     private func login(_ request: Request, _ ctx: WebContext) async throws -> Response {
         var request = request
         let body = try await JSONBody.collect(&request, upTo: ctx.maxUploadSize)
@@ -30,15 +30,20 @@ extension Routes {
         }
         let name = (form["user"] ?? "").trimmingCharacters(in: .whitespaces).lowercased()
         let user = name.isEmpty ? AccountRules.tokenFileName : name
-        let keys = AccessMiddleware.throttleKeys(client: ctx.client, account: user)
-        for key in keys { await access.throttle.waitForTurn(client: key) }
-        guard let password = form["password"], let identity = await context.accounts.verify(name: user, password: password) else {
-            access.refusals.refused(door: "web", client: ctx.client, user: user, reason: "wrong name or password at login")
-            for key in keys { await access.throttle.failed(client: key) }
+        let checked: Identity?
+        do {
+            checked = try await access.attempt(door: "web", client: ctx.client, account: user, reason: "wrong name or password at login") {
+                guard let password = form["password"] else { return nil }
+                return await context.accounts.verify(name: user, password: password)
+            }
+        } catch let refused as WebError {
+            return HTML.response(Pages.login(error: refused.message, next: next, passwordSet: true,
+                                             fingerprint: context.reporter.current?.fingerprint), status: refused.status)
+        }
+        guard let identity = checked else {
             return HTML.response(Pages.login(error: "Wrong name or password.", next: next, passwordSet: true,
                                              fingerprint: context.reporter.current?.fingerprint), status: .unauthorized)
         }
-        for key in keys { access.throttle.succeeded(client: key) }
         await context.accounts.recordLogin(identity)
         access.refusals.accepted(door: "web", client: ctx.client, user: identity.name)
         let session = access.sessions.create(for: identity, client: ctx.client)

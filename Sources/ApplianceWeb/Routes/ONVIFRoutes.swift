@@ -41,22 +41,26 @@ extension Routes {
     private func soap(_ device: ONVIFDevice, _ request: Request, _ ctx: WebContext) async throws -> Response {
         var request = request
         let authority = request.head.authority
-        // Without a password only this machine may ask; a Host that is not loopback means DNS rebinding.
-        if access.isLocalOnly && !AccessMiddleware.isLoopbackHost(authority) {
+        // Without a password only this machine may ask (the peer's address, as for the dashboard); a Host that is not
+        // loopback means DNS rebinding.
+        if access.isLocalOnly && (ctx.peerIsLoopback == false || !AccessMiddleware.isLoopbackHost(authority)) {
             throw WebError(.forbidden, "this device answers only to 127.0.0.1 and localhost")
         }
         let body = try await JSONBody.collect(&request, upTo: ctx.maxUploadSize)
         let (host, port) = Self.hostAndPort(authority, fallbackPort: context.reporter.current?.url.flatMap { URLComponents(string: $0)?.port } ?? 80)
-        await access.throttle.waitForTurn(client: ctx.client)
+        // A request with a UsernameToken is a credential check, counted in the guessing ledger; one without (the
+        // calls ONVIF leaves open, a first GetSystemDateAndTime) guesses nothing.
+        let credentialed = body.readableBytesView.firstRange(of: Array("UsernameToken".utf8)) != nil
+        if credentialed { try await access.begin(client: ctx.client, account: nil) }
         let overTLS = request.headers[.applianceTransport] == ConnectionTransport.tls.rawValue
         let reply = await device.respond(path: request.uri.path, body: Data(body.readableBytesView), host: host, port: port,
                                          client: ctx.client, overTLS: overTLS)
-        switch reply.credentials {
-        case .refused:
-            access.refusals.refused(door: "onvif", client: ctx.client, user: reply.user, reason: "UsernameToken refused")
-            await access.throttle.failed(client: ctx.client)
-        case .accepted: access.throttle.succeeded(client: ctx.client)
-        case .notChecked: break
+        if credentialed {
+            switch reply.credentials {
+            case .refused: await access.end(door: "onvif", client: ctx.client, account: reply.user, reason: "UsernameToken refused", passed: false)
+            case .accepted: await access.end(door: "onvif", client: ctx.client, account: reply.user, reason: "", passed: true)
+            case .notChecked: context.accounts.guesses.abandoned(client: ctx.client, account: nil)
+            }
         }
         return Response(status: HTTPResponse.Status(code: reply.status), headers: [.contentType: ONVIFDevice.Reply.contentType, .cacheControl: "no-store"],
                         body: ResponseBody(byteBuffer: ByteBuffer(bytes: reply.body)))

@@ -13,8 +13,10 @@ typedef struct ApplRtspServer ApplRtspServer;
  * What the server tells its owner, on the server's thread; each call must return at once. `media_started`: a
  * client asked for the mount and its media is being made (the stream pushed in must flow from now on);
  * `media_stopped`: that media is gone (no client left), called once for each `media_started`; `client_playing`: a
- * client starts to play (it decodes from the next keyframe, so ask for one); `auth_failed`: a request that carried
- * credentials was refused (`name`: the Digest user name it gave, or NULL; `client`: the peer's address); `talk`: a
+ * client starts to play (it decodes from the next keyframe, so ask for one); `admit`: a request carries credentials
+ * (`name`: the Digest user name it gave, or NULL; `client`: the peer's address): may they be checked now (FALSE: the
+ * request is refused with 401, unchecked: the guessing ledger holds this client or account); `checked`: what that
+ * check found (`passed`), for every request `admit` let through; `talk`: a
  * client's media with the ONVIF backchannel was made (`started`) or is gone: `id` names it for
  * `appl_rtsp_server_set_talk`.
  */
@@ -22,7 +24,8 @@ typedef struct {
     void (*media_started)(void *user);
     void (*media_stopped)(void *user);
     void (*client_playing)(void *user);
-    void (*auth_failed)(const char *name, const char *client, void *user);
+    gboolean (*admit)(const char *name, const char *client, void *user);
+    void (*checked)(const char *name, const char *client, gboolean passed, void *user);
     void (*talk)(guint id, gboolean started, void *user);
     void *user;
 } ApplRtspHandlers;

@@ -19,15 +19,18 @@ package struct RTSPService: Service {
     package let certificate: (@Sendable () throws -> String)?
     /// The accounts that may watch besides the token_file's `appliance`, taken again whenever they change.
     package let users: RTSPUsers?
-    /// A refused credential: the Digest user name given (if any) and the client's address.
-    package let refused: @Sendable (_ user: String?, _ client: String) -> Void
+    /// The guessing ledger's say before a credential is checked, and what the check found (`RTSPServer.Handlers`):
+    /// RTSP's Digest counts in the same place as the web's passwords.
+    package let admit: @Sendable (_ user: String?, _ client: String) -> Bool
+    package let checked: @Sendable (_ user: String?, _ client: String, _ passed: Bool) -> Void
     /// The speaker a client may talk to over ONVIF's backchannel (nil: none offered).
     package let speaker: Speaker?
 
     package init(config: ApplianceConfig.RTSP, password: Password?, feed: RTSPFeed, logger: Logger,
                  certificate: (@Sendable () throws -> String)? = nil, users: RTSPUsers? = nil, speaker: Speaker? = nil,
-                 refused: @escaping @Sendable (String?, String) -> Void = { _, _ in }) {
-        self.refused = refused
+                 admit: @escaping @Sendable (String?, String) -> Bool = { _, _ in true },
+                 checked: @escaping @Sendable (String?, String, Bool) -> Void = { _, _, _ in }) {
+        (self.admit, self.checked) = (admit, checked)
         self.speaker = speaker
         self.config = config
         self.password = password
@@ -42,7 +45,7 @@ package struct RTSPService: Service {
         let launch = RTSPFeed.launch(audio: feed.feed.hasAudio)
         let credentials = password.map { RTSPServer.Credentials(user: ApplianceConfig.RTSP.user, password: $0.secret) }
         var handlers = feed.handlers
-        handlers.authFailed = refused
+        (handlers.admit, handlers.checked) = (admit, checked)
         let (talks, talkArrivals) = AsyncStream.makeStream(of: (id: UInt32, started: Bool).self)
         handlers.talk = { talkArrivals.yield(($0, $1)) }
         while !Task.isShuttingDownGracefully {
