@@ -53,6 +53,11 @@ fi
 if [ "${1:-}" = "--test" ]; then
   PACKAGES+=(testssl.sh openssl)
 fi
+# The doors are tried as an attacker would (Tests/EndToEndTests/DoorLimitsTests): slowhttptest (slowloris and slow
+# body) against the dashboard, hydra guessing RTSP's Digest and the web login.
+if [ "${1:-}" = "--test" ]; then
+  PACKAGES+=(slowhttptest hydra)
+fi
 # Object detection is measured on real footage: opencv-doc's sample clips (vtest.avi: people walking; tree.avi: a
 # tree in the wind, no person); its tests make their own small ONNX models with Debian's python3-onnx.
 if [ "${1:-}" = "--test" ]; then

@@ -45,6 +45,7 @@ struct WebError: Error, HTTPResponseError {
         case 404: "not_found"
         case 405: "method_not_allowed"
         case 409: "conflict"
+        case 408: "timeout"
         case 413: "too_large"
         case 415: "unsupported_media_type"
         case 429: "too_many_requests"

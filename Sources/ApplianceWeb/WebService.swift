@@ -20,6 +20,8 @@ final class WebService: Service, CustomStringConvertible {
     /// The certificate when it serves HTTPS (`[web] tls`); nil for plain HTTP.
     let certificate: ServedCertificate?
     private let responder: RouterResponder<WebContext>
+    /// Open connections against the caps, across restarts of the listener.
+    let connections = ConnectionCounter(limits: .standard)
 
     init(context: FrontEndContext, certificate: ServedCertificate?) throws {
         self.context = context
@@ -35,12 +37,13 @@ final class WebService: Service, CustomStringConvertible {
         let web = context.config.web
         let sessions = SessionStore()
         let local = Identity(name: "local", role: .admin, generation: 0)
-        let access = AccessMiddleware(accounts: context.accounts, sessions: sessions, throttle: LoginThrottle(), publicRead: web.publicRead,
+        let access = AccessMiddleware(accounts: context.accounts, sessions: sessions, publicRead: web.publicRead,
                                       refusals: AuthRefusals(events: context.events, logger: context.logger),
                                       localSession: sessions.create(for: local))
         let router = Router(context: WebContext.self)
         router.middlewares.add(SecurityHeadersMiddleware())
         if web.servesTLS { router.middlewares.add(SecureTransportMiddleware(plainONVIF: context.onvif != nil)) }
+        router.middlewares.add(CrossSiteGuard())
         router.middlewares.add(access)
         let table = RouteTable()
         Routes(context: context, streams: streams, access: access, table: table).add(to: GuardedRouter(router: router, table: table))
@@ -83,10 +86,18 @@ final class WebService: Service, CustomStringConvertible {
 }
 
 extension WebService {
-    /// HTTP/1.1, or HTTPS with plain HTTP on the same port redirected.
+    /// HTTP/1.1, or HTTPS with plain HTTP on the same port redirected; either behind the connection caps and the
+    /// idle timeout (`ConnectionLimits`).
     var server: HTTPServerBuilder {
-        guard let certificate else { return .http1() }
-        return HTTPServerBuilder { responder in HTTPSChannel(responder: responder, certificate: certificate) }
+        let counter = connections, idle = counter.limits.idleTimeout
+        guard let certificate else {
+            return HTTPServerBuilder { responder in
+                LimitedChannel(inner: HTTP1Channel(responder: responder, configuration: .init(idleTimeout: idle)), counter: counter)
+            }
+        }
+        return HTTPServerBuilder { responder in
+            LimitedChannel(inner: HTTPSChannel(responder: responder, certificate: certificate, idleTimeout: idle), counter: counter)
+        }
     }
 
     /// Before serving HTTPS: the certificate, read or made (a failure is reported and retried like a taken address).

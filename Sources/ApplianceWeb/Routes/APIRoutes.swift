@@ -142,6 +142,9 @@ extension Routes {
         return (start, end)
     }
 
+    /// Events one `/api/events` client may have waiting to be sent before it is dropped.
+    static let eventBacklog = 256
+
     /// Server-sent events: each appliance event as `event: <name>` and the socket's event line as `data`, with a
     /// comment every 15 s so proxies keep the connection.
     func eventStream() -> Response {
@@ -153,12 +156,17 @@ extension Routes {
                 events.unsubscribe(subscription.id)
                 streams.unregister(registration)
             }
-            let (chunks, out) = AsyncStream<String>.makeStream()
+            // Bounded: a client that falls `eventBacklog` events behind is dropped, told why if it still reads.
+            let (chunks, out) = AsyncStream<String>.makeStream(bufferingPolicy: .bufferingOldest(Self.eventBacklog))
+            let fellBehind = Locked(false)
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask {
                     for await record in subscription.events {
                         guard let line = try? WireFormat.line(record) else { continue }
-                        out.yield("event: \(record.event.name)\ndata: " + String(decoding: line.dropLast(), as: UTF8.self) + "\n\n")
+                        if case .dropped = out.yield("event: \(record.event.name)\ndata: " + String(decoding: line.dropLast(), as: UTF8.self) + "\n\n") {
+                            fellBehind.withLock { $0 = true }
+                            break
+                        }
                     }
                     out.finish()
                 }
@@ -171,6 +179,9 @@ extension Routes {
                 try await writer.write(ByteBuffer(string: "retry: 2000\n: connected\n\n"))
                 for await chunk in chunks { try await writer.write(ByteBuffer(string: chunk)) }
                 group.cancelAll()
+            }
+            if fellBehind.withLock({ $0 }) {
+                try await writer.write(ByteBuffer(string: "event: dropped\ndata: {\"reason\":\"this client fell \(Self.eventBacklog) events behind\"}\n\n"))
             }
             try await writer.finish(nil)
         }

@@ -51,10 +51,15 @@ enum JSONBody {
     /// A command result's payload.
     static func response(_ result: CommandResult) throws -> Response { try response(AnyPayload(result.payload)) }
 
-    /// The request body as command arguments (at most 64 KiB; 413 past that).
+    /// The request body as command arguments (at most 64 KiB; 413 past that). A body must say it is JSON
+    /// (`Content-Type: application/json`): what an HTML form or a "simple" cross-site fetch can send (text/plain,
+    /// form encodings) is refused with 415 before it is read as a command.
     static func arguments(_ request: Request, context: WebContext) async throws -> [String: JSONValue] {
         var request = request
         let buffer = try await collect(&request, upTo: context.maxUploadSize)
+        if buffer.readableBytesView.contains(where: { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }), !isJSON(request.headers[.contentType]) {
+            throw WebError(.unsupportedMediaType, "send the body as Content-Type: application/json (found \(request.headers[.contentType]?.prefix(60) ?? "none"))")
+        }
         do {
             return try RequestLine.parseArguments(Data(buffer.readableBytesView))
         } catch {
@@ -64,10 +69,30 @@ enum JSONBody {
 }
 
 extension JSONBody {
-    /// The whole body, at most `limit` bytes: 413 past that, 400 for a body that is not valid HTTP.
+    /// `application/json`, or a `+json` type, with or without parameters (`; charset=utf-8`).
+    static func isJSON(_ contentType: String?) -> Bool {
+        guard let type = contentType?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased() else { return false }
+        return type == "application/json" || type.hasPrefix("application/") && type.hasSuffix("+json")
+    }
+
+    /// The whole body, at most `limit` bytes, within `ConnectionLimits.bodyTimeout`: 413 past the size, 408 (and the
+    /// connection closed) past the time, 400 for a body that is not valid HTTP.
     static func collect(_ request: inout Request, upTo limit: Int) async throws -> ByteBuffer {
+        let whole = request
         do {
-            return try await request.collectBody(upTo: limit)
+            return try await withThrowingTaskGroup(of: ByteBuffer?.self) { group in
+                group.addTask { var request = whole; return try await request.collectBody(upTo: limit) }
+                group.addTask { try await Task.sleep(for: ConnectionLimits.standard.bodyTimeout); return nil }
+                defer { group.cancelAll() }
+                guard let body = try await group.next() ?? nil else {
+                    var error = WebError(.requestTimeout, "the request body did not arrive within \(ConnectionLimits.standard.bodyTimeout.components.seconds) s")
+                    error.extraHeaders[.connection] = "close"
+                    throw error
+                }
+                return body
+            }
+        } catch let error as WebError {
+            throw error
         } catch is NIOTooManyBytesError {
             throw WebError(.contentTooLarge, "request body larger than \(limit) bytes")
         } catch {

@@ -14,10 +14,13 @@ struct HTTPSChannel: ServerChildChannel, HTTPChannelHandler {
     typealias Value = HTTP1Channel.Value
     let responder: HTTPChannelHandler.Responder
     let certificate: ServedCertificate
+    /// A connection with no request (a TLS handshake that stalls included) is closed after this long.
+    let idleTimeout: TimeAmount
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         let transport = Locked(ConnectionTransport.unknown)
-        let http = HTTP1Channel(responder: responder, configuration: .init(additionalChannelHandlers: [TransportMarker(transport: transport)]))
+        let http = HTTP1Channel(responder: responder, configuration: .init(additionalChannelHandlers: [TransportMarker(transport: transport)],
+                                                                           idleTimeout: idleTimeout))
         return channel.eventLoop.makeCompletedFuture {
             try channel.pipeline.syncOperations.addHandler(TLSSniffer(certificate: certificate, transport: transport))
         }.flatMap {

@@ -50,6 +50,7 @@ final class WebHarness: Sendable {
         if password {
             config.web.tokenFile = root + "/token"
             try (Self.password + "\n").write(toFile: config.web.tokenFile, atomically: true, encoding: .utf8)
+            try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: config.web.tokenFile)  // as the daemon requires
         }
         change(&config)
         let live = LiveView(fps: 5, width: 320, height: 180)
@@ -109,10 +110,12 @@ final class WebHarness: Sendable {
 }
 
 extension TestClientProtocol {
-    /// A request with the bearer token unless `auth` is false; `headers` as "Name: value" lines.
+    /// A request with the bearer token unless `auth` is false; `headers` as "Name: value" lines. A body is declared
+    /// `application/json` (as the pages and curl send it) unless `headers` name another type.
     func request(_ uri: String, method: HTTPRequest.Method = .get, headers: [String] = [], auth: Bool = true,
                  body: String? = nil) async throws -> TestResponse {
         var fields = HTTPFields()
+        if body != nil, !headers.contains(where: { $0.lowercased().hasPrefix("content-type:") }) { fields[.contentType] = "application/json" }
         for line in headers {
             let parts = line.split(separator: ":", maxSplits: 1)
             fields.append(HTTPField(name: HTTPField.Name(String(parts[0]))!, value: parts[1].trimmingCharacters(in: .whitespaces)))
