@@ -52,7 +52,18 @@ public final class GuessLedger: Sendable {
         var lastFailure = Date.distantPast
     }
 
+    /// What the ledger has seen since start (`metrics`: `appliance_credential_checks_total`).
+    public struct Counts: Sendable, Equatable {
+        /// Checks it let through, and how many of those failed.
+        public var checked = 0, failed = 0
+        /// Attempts refused unchecked (locked, or a check that could not wait for its turn).
+        public var refused = 0
+        /// Keys locked for `lockFor`.
+        public var locks = 0
+    }
+
     struct State {
+        var counts = Counts()
         var entries: [String: Entry] = [:]
         /// "client|account" → last successful sign-in.
         var trusted: [String: Date] = [:]
@@ -76,28 +87,47 @@ public final class GuessLedger: Sendable {
         min(Self.maxDelay, Self.firstDelay * pow(2, Double(min(10, max(0, failures - 1)))))
     }
 
-    /// Whether this attempt may be checked now; `.check` holds its keys until `failed` or `succeeded`.
-    public func admit(client: String, account: String?, now: Date = Date()) -> Admission {
+    public var counts: Counts { state.withLock { $0.counts } }
+
+    /// Whether this attempt may be checked now; `.check` holds its keys until `failed` or `succeeded`. `canWait`:
+    /// false for a door that cannot hold a request (RTSP's server): a wait is refused instead.
+    public func admit(client: String, account: String?, now: Date = Date(), canWait: Bool = true) -> Admission {
         state.withLock { state in
-            let keys = keys(client: client, account: account, in: state)
-            var waitUntil = now
-            for key in keys {
-                guard var entry = state.entries[key] else { continue }
-                if let locked = entry.lockedUntil {
-                    if locked > now { return .refused(until: locked) }
-                    entry.lockedUntil = nil
-                    entry.failures = 0
-                    state.entries[key] = entry
-                }
-                if let since = entry.checkingSince, now.timeIntervalSince(since) < Self.staleCheck {
-                    waitUntil = max(waitUntil, now.addingTimeInterval(0.05))
-                }
-                waitUntil = max(waitUntil, entry.nextSlot)
+            let admission = decide(&state, client: client, account: account, now: now)
+            switch admission {
+            case .check: state.counts.checked += 1
+            case .refused: state.counts.refused += 1
+            case .wait(let until):
+                guard !canWait else { break }
+                state.counts.refused += 1
+                return .refused(until: until)
             }
-            if waitUntil > now { return .wait(until: waitUntil) }
-            for key in keys { state.entries[key, default: Entry()].checkingSince = now }
-            return .check
+            return admission
         }
+    }
+
+    /// A waiting attempt that gave up (its wait would be too long): counted as refused.
+    func gaveUp() { state.withLock { $0.counts.refused += 1 } }
+
+    private func decide(_ state: inout State, client: String, account: String?, now: Date) -> Admission {
+        let keys = keys(client: client, account: account, in: state)
+        var waitUntil = now
+        for key in keys {
+            guard var entry = state.entries[key] else { continue }
+            if let locked = entry.lockedUntil {
+                if locked > now { return .refused(until: locked) }
+                entry.lockedUntil = nil
+                entry.failures = 0
+                state.entries[key] = entry
+            }
+            if let since = entry.checkingSince, now.timeIntervalSince(since) < Self.staleCheck {
+                waitUntil = max(waitUntil, now.addingTimeInterval(0.05))
+            }
+            waitUntil = max(waitUntil, entry.nextSlot)
+        }
+        if waitUntil > now { return .wait(until: waitUntil) }
+        for key in keys { state.entries[key, default: Entry()].checkingSince = now }
+        return .check
     }
 
     /// Counts a failed check under its keys.
@@ -105,6 +135,7 @@ public final class GuessLedger: Sendable {
         state.withLock { state in
             forgetQuiet(&state, now: now)
             var failure = Failure(answerAt: now, burstStarted: false, locked: false)
+            state.counts.failed += 1
             for key in keys(client: client, account: account, in: state) {
                 var entry = state.entries[key] ?? Entry()
                 entry.checkingSince = nil
@@ -114,6 +145,7 @@ public final class GuessLedger: Sendable {
                 if entry.failures >= Self.lockAfter && entry.lockedUntil == nil {
                     entry.lockedUntil = now.addingTimeInterval(Self.lockFor)
                     failure.locked = true
+                    state.counts.locks += 1
                 }
                 failure.answerAt = max(failure.answerAt, entry.nextSlot)
                 state.entries[key] = entry
@@ -184,7 +216,10 @@ extension GuessLedger {
             case .check: return .check
             case .refused(let until): return .refused(until: until)
             case .wait(let until):
-                if until.timeIntervalSince(started) > longest { return .refused(until: until) }
+                if until.timeIntervalSince(started) > longest {
+                    gaveUp()
+                    return .refused(until: until)
+                }
                 try? await Task.sleep(for: .seconds(until.timeIntervalSince(now)))
                 if Task.isCancelled { return .refused(until: until) }
             }

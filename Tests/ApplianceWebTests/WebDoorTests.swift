@@ -16,6 +16,7 @@ final class WebDoorTests: XCTestCase {
         XCTAssertFalse(refused(.get, site: "cross-site", origin: "https://evil.example"), "reading is not checked here")
         XCTAssertFalse(refused(site: "same-origin", origin: "http://cam.local:8080"))
         XCTAssertFalse(refused(site: "none"), "typed by the user")
+        XCTAssertFalse(refused(site: "same-origin", origin: "null"), "Sec-Fetch-Site is believed over Origin")
         XCTAssertFalse(refused(origin: "http://CAM.local:8080"))
         XCTAssertFalse(refused(origin: "https://cam.local", host: "cam.local"))
         XCTAssertFalse(refused(origin: "https://cam.local:443", host: "cam.local"))

@@ -35,17 +35,8 @@ final class RTSPTests: XCTestCase {
                                                     "stream=codec_name,width,height,sample_rate", "-of", "compact", url], timeout: 60)
     }
 
-    /// A right password just after wrong ones from this address: RTSP's server cannot wait, so the guessing ledger
-    /// refuses it unchecked until the last failure's delay (0.5 s, doubling) has passed; then it plays.
-    private func probeWhenLetIn(_ url: String) throws -> ProcessOutcome {
-        var last = try probe(url)
-        Poll.until(timeout: 20, every: 0.5) {
-            if last.status == 0 { return true }
-            last = (try? probe(url)) ?? last
-            return last.status == 0
-        }
-        return last
-    }
+    /// `probe` until the guessing ledger lets a right password in (`whenLetIn`).
+    private func probeWhenLetIn(_ url: String) throws -> ProcessOutcome { try whenLetIn { try probe(url) } }
 
     /// An ffmpeg client copying the stream into `file` for `seconds` (MPEG-TS: 90 kHz timestamps, as RTP's; Matroska's
     /// millisecond ones round 30 fps frames onto equal DTS, which ffmpeg then reports as non-monotonic).

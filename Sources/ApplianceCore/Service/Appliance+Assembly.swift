@@ -96,7 +96,7 @@ extension Appliance {
             recorder: recorder, clips: clips, activity: activity, cameras: cameras,
             devices: devices, snapshots: Snapshotter(data: data, graph: graph, logger: logger), status: status,
             metrics: MetricsCollector(status: status, data: data, library: library, graph: graph, recorder: recorder, cameras: cameras,
-                                      backup: g.backup, liveness: liveness, runs: g.runs, started: g.started),
+                                      backup: g.backup, liveness: liveness, runs: g.runs, guesses: accounts.guesses, started: g.started),
             backup: g.backup, retention: retention, accounts: accounts, gate: gate,
             discovery: CameraDiscoverer(host: config.onvif.enabled ? config.onvif.discovery(web: config.web)?.host ?? "0.0.0.0" : "0.0.0.0",
                                         logger: logger),

@@ -77,7 +77,7 @@ struct NetworkOutputs {
     /// RTSP's server cannot wait on its thread: an attempt the guessing ledger would hold (a failure's delay, a check
     /// of the same client under way) or refuses is answered 401 at once, unchecked.
     static func rtspAdmit(_ guesses: GuessLedger) -> @Sendable (String?, String) -> Bool {
-        { user, client in guesses.admit(client: client, account: user) == .check }
+        { user, client in guesses.admit(client: client, account: user, canWait: false) == .check }
     }
 
     /// A Digest check's outcome into the ledger; a refusal logged and evented once per burst, and when it locks.

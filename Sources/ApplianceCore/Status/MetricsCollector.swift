@@ -1,3 +1,4 @@
+import Accounts
 import ApplianceProtocol
 import Foundation
 import ApplianceBase
@@ -19,6 +20,8 @@ struct MetricsCollector: Sendable {
     let backup: BackupUploader?
     let liveness: LivenessMonitor
     let runs: DaemonRuns
+    /// Credential checks at every door (web, RTSP, ONVIF).
+    let guesses: GuessLedger
     /// When the daemon started, by the monotonic clock.
     let started: ContinuousClock.Instant
 
@@ -39,6 +42,7 @@ struct MetricsCollector: Sendable {
         families += Self.backupFamilies(backupStatus, lastUpload: lastUpload)
         families += Self.supervisionFamilies(cameraStates, seen: seen, busTurns: graph.busReader.heartbeat)
         families += Self.networkFamilies(s)
+        families += Self.credentialFamilies(guesses.counts)
         return MetricsReport(families: families)
     }
 
@@ -132,6 +136,19 @@ struct MetricsCollector: Sendable {
             f.add("appliance_live_viewers", .gauge, "Live views on the web dashboard, by transport.",
                   [MetricSample(Double(web.liveViewers), ["transport": "mjpeg"]), MetricSample(Double(web.webrtcViewers), ["transport": "webrtc"])])
         }
+        return f.families
+    }
+}
+
+extension MetricsCollector {
+    /// The guessing ledger's counts: what a fail2ban-style watch of the device looks at.
+    static func credentialFamilies(_ counts: GuessLedger.Counts) -> [MetricFamily] {
+        var f = MetricFamilyList()
+        f.add("appliance_credential_checks_total", .counter,
+              "Credentials at every door (web, RTSP, ONVIF): passed and failed checks, and attempts refused unchecked (locked, or too soon after a failure).",
+              [MetricSample(Double(counts.checked - counts.failed), ["outcome": "passed"]), MetricSample(Double(counts.failed), ["outcome": "failed"]),
+               MetricSample(Double(counts.refused), ["outcome": "refused"])])
+        f.add("appliance_credential_locks_total", .counter, "Client addresses or accounts refused for a while after repeated failures.", Double(counts.locks))
         return f.families
     }
 }

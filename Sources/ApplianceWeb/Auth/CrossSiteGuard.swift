@@ -3,7 +3,7 @@ import Hummingbird
 
 /// Refuses a state-changing request that a browser sent on behalf of another site, whatever its credentials: a
 /// browser resends cached Basic credentials and the session cookie cross-site, so neither proves a request is
-/// first-party. The browser says where a request comes from (`Sec-Fetch-Site`, and `Origin` on every POST); a
+/// first-party. The browser says where a request comes from (`Sec-Fetch-Site`; older ones `Origin` only); a
 /// client that sends neither is not a browser (curl, an NVR, `appliance ctl` over HTTP) and is judged by its
 /// credentials alone. Reading (GET, HEAD, OPTIONS) changes nothing and is not checked here.
 struct CrossSiteGuard: RouterMiddleware {
@@ -21,8 +21,16 @@ struct CrossSiteGuard: RouterMiddleware {
     /// Why a request is refused, or nil. `host`: the request's `Host` (the authority the browser addressed).
     static func refusal(method: HTTPRequest.Method, secFetchSite: String?, origin: String?, host: String?) -> String? {
         guard ![.get, .head, .options].contains(method) else { return nil }
-        if let site = secFetchSite?.lowercased(), site != "same-origin", site != "none" {
-            return "Sec-Fetch-Site is \(site.prefix(40)) (only this dashboard's own pages may change anything)"
+        // A browser that says where the request comes from is believed (it sets the header itself; no page can).
+        // Browsers send Sec-Fetch-Site to secure origins only (HTTPS, localhost): over plain HTTP on a LAN address
+        // the Origin is what tells. The pages' `Referrer-Policy: same-origin` keeps it their real origin (under
+        // `no-referrer` a browser sends `Origin: null` even with a page's own POST; Fetch, "append a request Origin
+        // header"), and a cross-site POST still says `null` or its own origin.
+        if let site = secFetchSite?.lowercased() {
+            guard site == "same-origin" || site == "none" else {
+                return "Sec-Fetch-Site is \(site.prefix(40)) (only this dashboard's own pages may change anything)"
+            }
+            return nil
         }
         guard let origin else { return nil }
         guard let host, let from = Authority(origin: origin), let to = Authority(host: host, scheme: from.scheme), from == to else {

@@ -10,7 +10,7 @@ struct SecurityHeadersMiddleware: RouterMiddleware {
         .xFrameOptions: "DENY",
         .contentSecurityPolicy: "frame-ancestors 'none'",
         .xContentTypeOptions: "nosniff",
-        .referrerPolicy: "no-referrer",
+        .referrerPolicy: "same-origin",
     ]
 
     func handle(_ request: Request, context: WebContext, next: (Request, WebContext) async throws -> Response) async throws -> Response {
