@@ -12,7 +12,7 @@ VERSION ?=
 PKG_SHADOW := $(CURDIR)/.build/pkgconfig
 export PKG_CONFIG_PATH := $(PKG_SHADOW)$(if $(PKG_CONFIG_PATH),:$(PKG_CONFIG_PATH))
 
-.PHONY: run test check bench deps build release deb deb-check embed-config clean
+.PHONY: run test check bench fuzz deps build release deb deb-check embed-config clean
 
 ## Install the system packages (GStreamer, SQLite, libjpeg, ffmpeg) that are missing.
 deps:
@@ -83,6 +83,12 @@ bench: release
 	python3 Tests/Benchmarks/bench_timeline_page.py --binary $(RELEASE_DIR)/release/appliance --out docs/BENCHMARKS.md
 	APPLIANCE_MOTION_QUALITY_SEEDS=5 APPLIANCE_MOTION_QUALITY_OUT=$(CURDIR)/docs/BENCHMARKS.md swift test --filter MotionQualityTests
 	python3 Tests/Benchmarks/bench_soak.py --binary $(RELEASE_DIR)/release/appliance --out docs/BENCHMARKS.md
+
+## Coverage-guided fuzzing (libFuzzer, swift build --sanitize=fuzzer) of what reads others' bytes: the MP4 recovery,
+## the config loader, the SOAP parser; FUZZ_SECONDS (60) each. Not part of `make test`; Tests/Fuzz/README.md.
+FUZZ_SECONDS ?= 60
+fuzz: deps
+	FUZZ_SECONDS=$(FUZZ_SECONDS) bash Tests/Fuzz/run.sh
 
 ## Regenerate the embedded copy of Config/appliance.toml after editing it.
 embed-config:

@@ -10,6 +10,9 @@ let package = Package(
         .library(name: "ApplianceProtocol", targets: ["ApplianceProtocol"]),
         .library(name: "ApplianceCore", targets: ["ApplianceCore"]),
         .library(name: "ApplianceWeb", targets: ["ApplianceWeb"]),
+        .library(name: "Mp4", targets: ["Mp4"]),
+        .library(name: "Settings", targets: ["Settings"]),
+        .library(name: "ONVIF", targets: ["ONVIF"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),

@@ -55,12 +55,12 @@ package struct Mp4Box: Equatable {
             var header = 8
             if size == 1 {
                 guard offset + 16 <= range.upperBound else { throw Mp4Finishing.Failure.unexpectedLayout("truncated \(type) header") }
-                size = Int(data.uint64(at: offset + 8))
+                size = Int(clamping: data.uint64(at: offset + 8))  // past Int.max: refused below, not a trap
                 header = 16
             } else if size == 0 {
                 size = range.upperBound - offset
             }
-            guard size >= header, offset + size <= range.upperBound else {
+            guard size >= header, size <= range.upperBound - offset else {
                 throw Mp4Finishing.Failure.unexpectedLayout("box \(type) at \(offset) has size \(size)")
             }
             boxes.append(Mp4Box(type: type, offset: offset, size: size, headerSize: header))
@@ -74,11 +74,20 @@ package struct Mp4Box: Equatable {
         try children(of: data, in: box.payload).first { $0.type == type }
     }
 
-    /// A full box's version byte (the first byte of its payload).
-    package func version(in data: Data) -> UInt8 { data.uint8(at: payload.lowerBound) }
+    /// A full box's version byte (the first byte of its payload); 0 for a box too short to have one, which the
+    /// length checks of its reader then refuse.
+    package func version(in data: Data) -> UInt8 { payload.isEmpty ? 0 : data.uint8(at: payload.lowerBound) }
 
-    /// A full box's 24 flag bits.
-    package func flags(in data: Data) -> UInt32 { data.uint32(at: payload.lowerBound) & 0xFF_FFFF }
+    /// A full box's 24 flag bits; 0 for a box too short to have them.
+    package func flags(in data: Data) -> UInt32 { payload.count < 4 ? 0 : data.uint32(at: payload.lowerBound) & 0xFF_FFFF }
+
+    /// A full box's 32-bit field `v0` bytes into its payload in version 0, `v1` in version 1 (the track ID of a
+    /// `tkhd`, the timescale of an `mvhd` or `mdhd`). A box too short to hold it is an error, not a read past it.
+    package func field(in data: Data, v0: Int, v1: Int) throws -> UInt32 {
+        let at = payload.lowerBound + (version(in: data) == 1 ? v1 : v0)
+        guard at + 4 <= end else { throw Mp4Finishing.Failure.unexpectedLayout("a \(type) of \(size) bytes") }
+        return data.uint32(at: at)
+    }
 }
 
 /// Builds a box from its type and payload.

@@ -105,14 +105,14 @@ package enum Mp4Compaction {
             var headerSize: Int64 = 8
             if size == 1 {
                 guard header.count >= 16 else { throw Failure.unexpectedLayout("truncated 64-bit \(type) header") }
-                size = Int64(header.uint64(at: 8))
+                size = Int64(clamping: header.uint64(at: 8))  // past Int64.max: refused below, not a trap
                 headerSize = 16
             } else if size == 0 {
                 size = fileSize - offset  // runs to the end of the file (a recovered mdat)
             }
             // A robust mdat whose size was not written yet also runs to the end.
-            if type == "mdat", offset + size > fileSize || size < headerSize { size = fileSize - offset }
-            guard size >= headerSize, offset + size <= fileSize else {
+            if type == "mdat", size > fileSize - offset || size < headerSize { size = fileSize - offset }
+            guard size >= headerSize, size <= fileSize - offset else {
                 throw Failure.unexpectedLayout("atom \(type) at \(offset) runs past the end")
             }
             atoms.append(Atom(type: type, offset: offset, size: size, headerSize: headerSize))
@@ -128,7 +128,10 @@ package enum Mp4Compaction {
         var offset = range.lowerBound
         // The moov atom itself: step into its children.
         if offset == 0, bytes.count >= 8, String(decoding: bytes[4..<8], as: UTF8.self) == "moov" {
-            try shiftChunkOffsets(in: &bytes, range: 8..<Int(bytes.uint32(at: 0)), by: shift)
+            // `bytes` is the whole box (its size was checked when it was read): a 64-bit header is 16 bytes.
+            let header = bytes.uint32(at: 0) == 1 ? 16 : 8
+            guard bytes.count >= header else { throw Failure.unexpectedLayout("a truncated moov header") }
+            try shiftChunkOffsets(in: &bytes, range: header..<bytes.count, by: shift)
             return
         }
         while offset + 8 <= range.upperBound {
@@ -142,12 +145,13 @@ package enum Mp4Compaction {
                 try shiftChunkOffsets(in: &bytes, range: (offset + 8)..<(offset + size), by: shift)
             case "stco", "co64":
                 let wide = type == "co64"
+                guard size >= 16 else { throw Failure.unexpectedLayout("a short \(type)") }
                 let count = Int(bytes.uint32(at: offset + 12))
                 let width = wide ? 8 : 4
                 guard 16 + count * width <= size else { throw Failure.unexpectedLayout("\(type) with \(count) entries in \(size) bytes") }
                 for i in 0..<count {
                     let at = offset + 16 + i * width
-                    let value = wide ? Int64(bytes.uint64(at: at)) : Int64(bytes.uint32(at: at))
+                    let value = wide ? Int64(clamping: bytes.uint64(at: at)) : Int64(bytes.uint32(at: at))
                     guard value >= shift else { throw Failure.unexpectedLayout("a chunk offset points before the media") }
                     if wide { bytes.put(bigEndian: UInt64(value - shift), at: at) } else { bytes.put(bigEndian: UInt32(value - shift), at: at) }
                 }

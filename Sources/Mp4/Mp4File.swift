@@ -49,15 +49,16 @@ package final class Mp4File {
             var headerSize = 8
             if boxSize == 1 {
                 guard header.count >= 16 else { break }
-                boxSize = Int64(header.uint64(at: 8))
+                // A 64-bit size past Int64.max is as wrong as one past the end of the file (and must not trap).
+                boxSize = Int64(clamping: header.uint64(at: 8))
                 headerSize = 16
             }
-            let box = Mp4Box(type: type, offset: Int(offset), size: Int(max(boxSize, Int64(headerSize))), headerSize: headerSize)
-            guard boxSize >= Int64(headerSize), offset + boxSize <= size else {
+            guard boxSize >= Int64(headerSize), boxSize <= size - offset else {
                 // Size 0 ("to the end"), or more than is there: what was being written when the process stopped.
                 tail = Mp4Box(type: type, offset: Int(offset), size: Int(size - offset), headerSize: headerSize)
                 break
             }
+            let box = Mp4Box(type: type, offset: Int(offset), size: Int(boxSize), headerSize: headerSize)
             boxes.append(box)
             if type == "moov" {
                 let moov = try read(box)

@@ -103,7 +103,7 @@ package enum Mp4Finishing {
         for trak in children where trak.type == "trak" {
             guard let tkhd = try Mp4Box.child("tkhd", of: trak, in: moov),
                   let stbl = try stbl(of: trak, in: moov) else { throw Failure.unexpectedLayout("a trak without tkhd or stbl") }
-            let id = moov.uint32(at: tkhd.payload.lowerBound + (tkhd.version(in: moov) == 1 ? 20 : 12))
+            let id = try tkhd.field(in: moov, v0: 12, v1: 20)
             samples[id] = try Mp4SampleTable.samples(stbl: stbl, in: moov)
         }
         let defaults = try children.first { $0.type == "mvex" }.map { try Mp4Fragments.defaults(mvex: $0, in: moov) } ?? [:]

@@ -28,7 +28,8 @@ enum Mp4FragmentWalk {
             guard let mediaBox, mediaBox.type == "mdat" else { break }  // its media is not (all) in the file
             let media = Int64(mediaBox.payload.lowerBound)..<Int64(mediaBox.end)
             do {
-                let stated = try Mp4Fragments.trackFragments(moof: try file.read(box), moofOffset: Int64(box.offset), defaults: defaults)
+                let stated = try Mp4Fragments.trackFragments(moof: try file.read(box), moofOffset: Int64(box.offset), defaults: defaults,
+                                                             mediaBytes: media.upperBound - media.lowerBound)
                 result.fragments += try Mp4FragmentSamples.resolve(stated, media: media)
             } catch {
                 result.refused = "the fragment at byte \(box.offset): \(error)"

@@ -69,8 +69,11 @@ package enum Mp4Fragments {
     }
 
     /// The track fragments of one `moof`, in file order. `moof` holds the box's bytes; `moofOffset` is where it
-    /// starts in the file (the base of data offsets when a fragment names none).
-    package static func trackFragments(moof: Data, moofOffset: Int64, defaults: [UInt32: TrackDefaults]) throws -> [TrackFragment] {
+    /// starts in the file (the base of data offsets when a fragment names none). `mediaBytes`: the size of the
+    /// fragment's media when known; a run cannot list more samples than it has bytes (no sample is empty), and a
+    /// `trun` without per-sample fields states up to 2^32 samples in 12 bytes (4 GB of entries, found by fuzzing).
+    package static func trackFragments(moof: Data, moofOffset: Int64, defaults: [UInt32: TrackDefaults],
+                                       mediaBytes: Int64? = nil) throws -> [TrackFragment] {
         let boxes = try Mp4Box.children(of: moof, in: 0..<moof.count)
         guard let box = boxes.first, box.type == "moof" else { throw Mp4Finishing.Failure.unexpectedLayout("not a moof") }
         var result: [TrackFragment] = []
@@ -84,7 +87,8 @@ package enum Mp4Fragments {
                                          runs: [])
             var position: Int64? = base
             for trun in children where trun.type == "trun" {
-                let run = try readRun(trun, moof, base: base, continuingAt: position, defaults: header.defaults)
+                let run = try readRun(trun, moof, base: base, continuingAt: position, defaults: header.defaults,
+                                      maxCount: min(mediaBytes ?? .max, Int64(Mp4SampleTable.maxSamples)))
                 fragment.runs.append(run)
                 // The next run continues where this one ends, unless it names an offset; unknown with a size missing.
                 position = run.entries.reduce(Optional(run.dataOffset)) { end, entry in entry.size.flatMap { size in end.map { $0 + Int64(size) } } }
@@ -118,7 +122,14 @@ package enum Mp4Fragments {
             }
             trackID = UInt32(try next(4))
             var d = all[trackID] ?? TrackDefaults()
-            baseDataOffset = flags & 0x1 != 0 ? Int64(try next(8)) : nil
+            if flags & 0x1 != 0 {
+                // Offsets are added to it: one past any file (2^62 bytes) is refused before it can overflow.
+                let base = try next(8)
+                guard base < 1 << 62 else { throw Mp4Finishing.Failure.unexpectedLayout("track \(trackID)'s base data offset \(base)") }
+                baseDataOffset = Int64(base)
+            } else {
+                baseDataOffset = nil
+            }
             if flags & 0x2 != 0, try next(4) != 1 {
                 throw Mp4Finishing.Failure.unexpectedLayout("track \(trackID) changes its sample description")
             }
@@ -133,7 +144,7 @@ package enum Mp4Fragments {
     /// One `trun`'s samples. `position`: where the previous run of the traf ended (nil: unknown), the start of a run
     /// that names no offset of its own.
     private static func readRun(_ trun: Mp4Box, _ data: Data, base: Int64, continuingAt position: Int64?,
-                                defaults: TrackDefaults) throws -> Run {
+                                defaults: TrackDefaults, maxCount: Int64) throws -> Run {
         let flags = trun.flags(in: data)
         let signed = trun.version(in: data) == 1
         var at = trun.payload.lowerBound + 4
@@ -143,6 +154,7 @@ package enum Mp4Fragments {
             return data.uint32(at: at)
         }
         let count = try next()
+        guard Int64(count) <= maxCount else { throw Mp4Finishing.Failure.unexpectedLayout("trun lists \(count) samples, more than its media holds") }
         let offset = flags & 0x1 != 0 ? base + Int64(Int32(bitPattern: try next())) : position
         guard let offset else { throw Mp4Finishing.Failure.unexpectedLayout("a run whose data follows samples of no stated size") }
         let firstFlags = flags & 0x4 != 0 ? try next() : nil

@@ -19,7 +19,7 @@ enum Mp4IndexBuilder {
         }
         let children = try Mp4Box.children(of: moov, in: root.payload)
         guard let mvhd = children.first(where: { $0.type == "mvhd" }) else { throw Mp4Finishing.Failure.unexpectedLayout("no mvhd") }
-        let movieTimescale = UInt64(moov.uint32(at: mvhd.payload.lowerBound + (mvhd.version(in: moov) == 1 ? 20 : 12)))
+        let movieTimescale = UInt64(try mvhd.field(in: moov, v0: 12, v1: 20))
         guard movieTimescale > 0 else { throw Mp4Finishing.Failure.unexpectedLayout("a movie timescale of 0") }
 
         // Each fragment-only track's start in the movie timescale, counted from the earliest (mp4mux's decode times
@@ -27,7 +27,7 @@ enum Mp4IndexBuilder {
         var starts: [UInt32: UInt64] = [:]
         for trak in children where trak.type == "trak" {
             let (id, mediaTimescale) = try trackIDAndTimescale(trak, moov)
-            if let time = startTimes[id] { starts[id] = (time * movieTimescale + mediaTimescale / 2) / mediaTimescale }
+            if let time = startTimes[id] { starts[id] = try rescaled(time, from: mediaTimescale, to: movieTimescale, what: "track \(id)'s start") }
         }
         let earliest = starts.values.min() ?? 0
         var traks: [Data] = []
@@ -58,8 +58,8 @@ enum Mp4IndexBuilder {
               let mdhd = try Mp4Box.child("mdhd", of: mdia, in: data) else {
             throw Mp4Finishing.Failure.unexpectedLayout("a trak without tkhd, mdia or mdhd")
         }
-        let trackID = data.uint32(at: tkhd.payload.lowerBound + (tkhd.version(in: data) == 1 ? 20 : 12))
-        let mediaTimescale = UInt64(data.uint32(at: mdhd.payload.lowerBound + (mdhd.version(in: data) == 1 ? 20 : 12)))
+        let trackID = try tkhd.field(in: data, v0: 12, v1: 20)
+        let mediaTimescale = UInt64(try mdhd.field(in: data, v0: 12, v1: 20))
         guard mediaTimescale > 0 else { throw Mp4Finishing.Failure.unexpectedLayout("track \(trackID) has a timescale of 0") }
         return (trackID, mediaTimescale)
     }
@@ -71,12 +71,13 @@ enum Mp4IndexBuilder {
         let (trackID, mediaTimescale) = try trackIDAndTimescale(trak, data)
         let samples = all[trackID] ?? []
         let mediaDuration = samples.reduce(UInt64(0)) { $0 + UInt64($1.duration) }
-        let mediaInMovie = (mediaDuration * movieTimescale + mediaTimescale / 2) / mediaTimescale
+        let mediaInMovie = try rescaled(mediaDuration, from: mediaTimescale, to: movieTimescale, what: "track \(trackID)'s duration")
         let existingEdits = replacingEditLists ? nil : try Mp4Box.child("edts", of: trak, in: data)
         let newEdits = existingEdits == nil && (start > 0 || samples.first.map { $0.compositionOffset != 0 } == true)
             ? editList(start: start, mediaDuration: mediaInMovie, mediaTime: samples.first?.compositionOffset ?? 0) : nil
         let emptyEdits = try existingEdits.map { try emptyEditDuration($0, data) } ?? (newEdits == nil ? 0 : start)
-        let trackDuration = emptyEdits + mediaInMovie
+        let (trackDuration, overflow) = emptyEdits.addingReportingOverflow(mediaInMovie)
+        guard !overflow else { throw Mp4Finishing.Failure.unexpectedLayout("track \(trackID) lasts more than 2^64 units") }
 
         func rebuild(_ box: Mp4Box) throws -> Data {
             switch box.type {
@@ -128,11 +129,26 @@ enum Mp4IndexBuilder {
         return mp4Box("edts", mp4FullBox("elst", version: wide ? 1 : 0, body))
     }
 
+    /// `value` in timescale `from`, rounded to timescale `to`, in full width: the times come from the file (a 64-bit
+    /// `tfdt` times a timescale overflowed, found by fuzzing), and a result past 64 bits is refused.
+    static func rescaled(_ value: UInt64, from: UInt64, to: UInt64, what: String) throws -> UInt64 {
+        var (high, low) = value.multipliedFullWidth(by: to)
+        let (sum, carry) = low.addingReportingOverflow(from / 2)
+        low = sum
+        if carry { high += 1 }  // the product's high half is at most 2^64 - 2
+        guard high < from else { throw Mp4Finishing.Failure.unexpectedLayout("\(what) does not fit in 64 bits") }
+        return from.dividingFullWidth((high, low)).quotient
+    }
+
     /// A copy of a full box (mvhd, tkhd, mdhd) with its duration field set; `durationAt` is the field's position
     /// in the payload for version 0 (32 bits) and version 1 (64 bits).
     private static func patched(_ box: Mp4Box, _ data: Data, durationAt: (v0: Int, v1: Int), to duration: UInt64) throws -> Data {
         var bytes = Data(data[box.offset..<box.end])
-        if box.version(in: data) == 1 {
+        let width = box.version(in: data) == 1 ? 8 : 4
+        guard box.headerSize + (width == 8 ? durationAt.v1 : durationAt.v0) + width <= bytes.count else {
+            throw Mp4Finishing.Failure.unexpectedLayout("a \(box.type) of \(box.size) bytes")
+        }
+        if width == 8 {
             bytes.put(bigEndian: duration, at: box.headerSize + durationAt.v1)
         } else {
             guard duration <= UInt64(UInt32.max) else { throw Mp4Finishing.Failure.unexpectedLayout("\(box.type) cannot hold a duration of \(duration)") }
@@ -141,21 +157,27 @@ enum Mp4IndexBuilder {
         return bytes
     }
 
-    private static func editEntries(_ elst: Mp4Box, _ data: Data) -> (wide: Bool, count: Int, first: Int) {
-        (elst.version(in: data) == 1, Int(data.uint32(at: elst.payload.lowerBound + 4)), elst.payload.lowerBound + 8)
+    /// Whether the entries are 64-bit, how many, and where the first starts; checked to lie in the box.
+    private static func editEntries(_ elst: Mp4Box, _ data: Data) throws -> (wide: Bool, count: Int, first: Int) {
+        guard elst.payload.count >= 8 else { throw Mp4Finishing.Failure.unexpectedLayout("a short elst") }
+        let (wide, count, first) = (elst.version(in: data) == 1, Int(data.uint32(at: elst.payload.lowerBound + 4)), elst.payload.lowerBound + 8)
+        guard first + count * (wide ? 20 : 12) <= elst.end else { throw Mp4Finishing.Failure.unexpectedLayout("a short elst") }
+        return (wide, count, first)
     }
 
     /// The length of the empty edits (media time -1: a stream that starts late) before the media.
     static func emptyEditDuration(_ edts: Mp4Box, _ data: Data) throws -> UInt64 {
         guard let elst = try Mp4Box.child("elst", of: edts, in: data) else { return 0 }
-        let (wide, count, first) = editEntries(elst, data)
+        let (wide, count, first) = try editEntries(elst, data)
         let width = wide ? 20 : 12
-        guard first + count * width <= elst.end else { throw Mp4Finishing.Failure.unexpectedLayout("a short elst") }
         var total: UInt64 = 0
         for i in 0..<count {
             let at = first + i * width
             let mediaTime = wide ? Int64(bitPattern: data.uint64(at: at + 8)) : Int64(data.int32(at: at + 4))
-            if mediaTime == -1 { total += wide ? data.uint64(at: at) : UInt64(data.uint32(at: at)) }
+            guard mediaTime == -1 else { continue }
+            let (sum, overflow) = total.addingReportingOverflow(wide ? data.uint64(at: at) : UInt64(data.uint32(at: at)))
+            guard !overflow else { throw Mp4Finishing.Failure.unexpectedLayout("empty edits of more than 2^64 units") }
+            total = sum
         }
         return total
     }
@@ -163,7 +185,7 @@ enum Mp4IndexBuilder {
     /// The edit list with its media edit (the one entry that is not empty) running for `duration`.
     private static func mediaEdit(_ elst: Mp4Box, _ data: Data, duration: UInt64) throws -> Data {
         var bytes = Data(data[elst.offset..<elst.end])
-        let (wide, count, first) = editEntries(elst, data)
+        let (wide, count, first) = try editEntries(elst, data)
         let width = wide ? 20 : 12
         for i in 0..<count {
             let at = first + i * width

@@ -25,6 +25,10 @@ package enum Mp4SampleTable {
     /// The table boxes that describe samples; everything else in an `stbl` (stsd, sdtp…) is kept as it is.
     static let tableTypes: Set<String> = ["stts", "ctts", "stss", "stsz", "stsc", "stco", "co64"]
 
+    /// More samples than one index of a recording lists (a day of 96 frames a second is 8.3 M). A table's counts come
+    /// from the file: a fixed-size `stsz` states its count in 4 bytes, and expanding 2^32 of them took 7 GB (fuzzing).
+    static let maxSamples = 1 << 23
+
     /// The samples an `stbl` lists, in decoding order.
     package static func samples(stbl: Mp4Box, in data: Data) throws -> [Mp4Sample] {
         let boxes = try Mp4Box.children(of: data, in: stbl.payload)
@@ -94,6 +98,7 @@ package enum Mp4SampleTable {
     // MARK: reading
 
     private static func entryCount(_ box: Mp4Box, _ data: Data, entrySize: Int, header: Int = 8) throws -> Int {
+        guard box.payload.count >= header else { throw Mp4Finishing.Failure.unexpectedLayout("a short \(box.type)") }
         let count = Int(data.uint32(at: box.payload.lowerBound + header - 4))
         guard box.payload.lowerBound + header + count * entrySize <= box.end else {
             throw Mp4Finishing.Failure.unexpectedLayout("\(box.type) lists \(count) entries in \(box.size) bytes")
@@ -103,8 +108,10 @@ package enum Mp4SampleTable {
 
     private static func readSizes(_ stsz: Mp4Box, _ data: Data) throws -> [UInt32] {
         let base = stsz.payload.lowerBound
+        guard stsz.payload.count >= 12 else { throw Mp4Finishing.Failure.unexpectedLayout("a short stsz") }
         let fixed = data.uint32(at: base + 4)
         let count = Int(data.uint32(at: base + 8))
+        guard count <= maxSamples else { throw Mp4Finishing.Failure.unexpectedLayout("stsz lists \(count) samples") }
         if fixed != 0 { return Array(repeating: fixed, count: count) }
         guard base + 12 + count * 4 <= stsz.end else { throw Mp4Finishing.Failure.unexpectedLayout("stsz lists \(count) sizes in \(stsz.size) bytes") }
         return (0..<count).map { data.uint32(at: base + 12 + $0 * 4) }
@@ -118,7 +125,8 @@ package enum Mp4SampleTable {
         values.reserveCapacity(count)
         for e in 0..<entries {
             let at = box.payload.lowerBound + 8 + e * 8
-            values.append(contentsOf: repeatElement(data.int32(at: at + 4), count: Int(data.uint32(at: at))))
+            // Only as many as there are samples: a run's count is the file's word, up to 2^32.
+            values.append(contentsOf: repeatElement(data.int32(at: at + 4), count: min(Int(data.uint32(at: at)), count - values.count)))
         }
         guard values.count >= count else {
             throw Mp4Finishing.Failure.unexpectedLayout("\(box.type) covers \(values.count) of \(count) samples")
@@ -129,9 +137,13 @@ package enum Mp4SampleTable {
     private static func readList(_ box: Mp4Box, _ data: Data, wide: Bool) throws -> [Int64] {
         let width = wide ? 8 : 4
         let count = try entryCount(box, data, entrySize: width)
-        return (0..<count).map { i in
+        return try (0..<count).map { i in
             let at = box.payload.lowerBound + 8 + i * width
-            return wide ? Int64(data.uint64(at: at)) : Int64(data.uint32(at: at))
+            guard wide else { return Int64(data.uint32(at: at)) }
+            // Sample sizes are added to a chunk's offset: one past any file (2^62 bytes) is refused, not a trap.
+            let value = data.uint64(at: at)
+            guard value < 1 << 62 else { throw Mp4Finishing.Failure.unexpectedLayout("\(box.type) lists an offset of \(value)") }
+            return Int64(value)
         }
     }
 
@@ -148,7 +160,7 @@ package enum Mp4SampleTable {
             let chunk = index + 1
             while run + 1 < runs.count, runs[run + 1].firstChunk <= chunk { run += 1 }
             var position = chunkOffset
-            for _ in 0..<(runs.isEmpty ? 0 : runs[run].perChunk) where offsets.count < sizes.count {
+            for _ in 0..<min(runs.isEmpty ? 0 : runs[run].perChunk, sizes.count - offsets.count) {
                 offsets.append(position)
                 position += Int64(sizes[offsets.count - 1])
             }

@@ -19,6 +19,9 @@ public enum ConfigLoader {
     }
 
     public static func parse(_ text: String, file: String) throws -> ApplianceConfig {
+        if let (line, message) = TOMLPrecheck.problem(in: text) {
+            throw ConfigError(file: file, line: line, key: "", message: "TOML syntax: \(message)")
+        }
         let root: TOMLTable
         do {
             root = try TOMLTable(string: text)
