@@ -66,4 +66,24 @@ final class DoorFindingsTests: XCTestCase {
         XCTAssertEqual(own.status, 200, "\(host): \(own.text)")
         XCTAssertEqual(try web.post("/api/commands/version").status, 200)
     }
+
+    /// A viewer may take snapshots, but no longer without limit (they were never deleted: the disk filled and
+    /// retention deleted clips): 20 a minute, the rest refused with a reason, and the newest 100 files kept.
+    func testAViewersSnapshotsAreBounded() throws {
+        let web = try WebDaemon()
+        defer { web.stop() }
+        XCTAssertEqual(try web.daemon.ctl(["user", "add", "vic", "--role", "viewer"], input: "vics-password-1\n").status, 0)
+        let viewer = "Authorization: Basic " + Data("vic:vics-password-1".utf8).base64EncodedString()
+        var taken = 0, refused: [String] = []
+        for _ in 0..<25 {
+            let answer = try web.request("/api/commands/snapshot", method: "POST", headers: [viewer], auth: false, body: Data("{}".utf8))
+            if answer.status == 200 { taken += 1 } else { refused.append("\(answer.status) \(answer.text)") }
+        }
+        XCTAssertEqual(taken, 20)
+        XCTAssertEqual(refused.count, 5)
+        XCTAssertTrue(refused.allSatisfy { $0.hasPrefix("503") && $0.contains("20 snapshots a minute") }, "\(refused)")
+        let files = try FileManager.default.contentsOfDirectory(atPath: web.daemon.dataDir + "/snapshots")
+        XCTAssertEqual(files.filter { $0.hasSuffix(".jpg") }.count, 20)
+        XCTAssertTrue(web.daemon.isRunning)
+    }
 }
