@@ -94,7 +94,9 @@ class RewritingProxy(threading.Thread):
 
 def run_hydra(arguments, seconds):
     started = time.monotonic()
-    result = subprocess.run(["timeout", str(seconds), "hydra"] + arguments, capture_output=True, text=True)
+    # hydra writes hydra.restore into its working folder: a scratch one.
+    with tempfile.TemporaryDirectory() as scratch:
+        result = subprocess.run(["timeout", str(seconds), "hydra"] + arguments, capture_output=True, text=True, cwd=scratch)
     found = re.findall(r"password: (\S+)", result.stdout)
     return {"seconds": round(time.monotonic() - started, 1), "found": found, "exit": result.returncode}
 
