@@ -46,9 +46,12 @@ public final class AccountBook: Sendable {
     /// `handler` runs after every change of the accounts, on the changing task: it must return at once.
     public func onChange(_ handler: @escaping @Sendable () -> Void) { observers.withLock { $0.append(handler) } }
 
-    /// Every account's Digest entry, `name:appliance:HA1` (htdigest's format), for RTSP: never a password.
-    public func digestEntries() async throws -> [String] {
-        try await library.users().map { "\($0.name):\(PasswordHashing.realm):\($0.digestHA1)" }
+    /// Every account's Digest entry, `name:appliance:HA1` (htdigest's format), for RTSP: never a password; admins
+    /// (who may talk over the ONVIF backchannel) apart from the others.
+    public func digestEntries() async throws -> (talkers: [String], viewers: [String]) {
+        let users = try await library.users()
+        let line = { (user: StoredUser) in "\(user.name):\(PasswordHashing.realm):\(user.digestHA1)" }
+        return (users.filter { $0.role == .admin }.map(line), users.filter { $0.role != .admin }.map(line))
     }
 
     private func changed() { for observer in observers.withLock({ $0 }) { observer() } }

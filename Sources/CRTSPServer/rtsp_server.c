@@ -388,15 +388,42 @@ static void appl_rtsp_auth_finalize(GObject *object) {
     G_OBJECT_CLASS(appl_rtsp_auth_parent_class)->finalize(object);
 }
 
+static gboolean may_have_backchannel(GstRTSPContext *ctx);
+
+static gboolean appl_rtsp_auth_check(GstRTSPAuth *auth, GstRTSPContext *ctx, const gchar *check) {
+    gboolean allowed = GST_RTSP_AUTH_CLASS(appl_rtsp_auth_parent_class)->check(auth, ctx, check);
+    if (!allowed || !g_str_equal(check, GST_RTSP_AUTH_CHECK_MEDIA_FACTORY_ACCESS)) return allowed;
+    return may_have_backchannel(ctx);
+}
+
 static void appl_rtsp_auth_class_init(ApplRtspAuthClass *klass) {
     GST_RTSP_AUTH_CLASS(klass)->authenticate = appl_rtsp_auth_authenticate;
+    GST_RTSP_AUTH_CLASS(klass)->check = appl_rtsp_auth_check;
     G_OBJECT_CLASS(klass)->finalize = appl_rtsp_auth_finalize;
 }
 static void appl_rtsp_auth_init(ApplRtspAuth *self) { (void)self; }
 
-/* The token every user who may watch gets: the mount's "viewer" role. */
-static GstRTSPToken *viewer_token(void) {
-    return gst_rtsp_token_new(GST_RTSP_TOKEN_MEDIA_FACTORY_ROLE, G_TYPE_STRING, "viewer", NULL);
+/* The token every user who may watch gets: the mount's "viewer" role; `talk`: may also use the ONVIF backchannel
+ * (admins: the speaker is theirs, as Talk in the dashboard is). */
+#define TALK_FIELD "appliance.talk"
+static GstRTSPToken *viewer_token(gboolean talk) {
+    return gst_rtsp_token_new(GST_RTSP_TOKEN_MEDIA_FACTORY_ROLE, G_TYPE_STRING, "viewer", TALK_FIELD, G_TYPE_BOOLEAN, talk, NULL);
+}
+
+/* A client that asks for the backchannel (`Require: www.onvif.org/ver20/backchannel`) needs a token that may talk;
+ * refused with 403 otherwise (its plain stream stays open to it). */
+static gboolean may_have_backchannel(GstRTSPContext *ctx) {
+    if (!ctx->factory || !GST_IS_RTSP_ONVIF_MEDIA_FACTORY(ctx->factory)) return TRUE;
+    if (!gst_rtsp_onvif_media_factory_requires_backchannel(ctx->factory, ctx)) return TRUE;
+    gboolean talk = FALSE;
+    const GstStructure *fields = ctx->token ? gst_rtsp_token_get_structure(ctx->token) : NULL;
+    if (fields && gst_structure_get_boolean(fields, TALK_FIELD, &talk) && talk) return TRUE;
+    if (ctx->response && ctx->request && ctx->client) {
+        gst_rtsp_message_init_response(ctx->response, GST_RTSP_STS_FORBIDDEN,
+                                       gst_rtsp_status_as_text(GST_RTSP_STS_FORBIDDEN), ctx->request);
+        gst_rtsp_client_send_message(ctx->client, ctx->session, ctx->response);
+    }
+    return FALSE;
 }
 
 /* The access rules, always in place (accounts can appear while the server runs): Digest in realm "appliance", for
@@ -410,7 +437,7 @@ static gboolean set_up_access(ApplRtspServer *s, GstRTSPMediaFactory *factory, c
     ((ApplRtspAuth *)auth)->link = link_ref(s->link);
     gst_rtsp_auth_set_realm(auth, "appliance");
     gst_rtsp_auth_set_supported_methods(auth, GST_RTSP_AUTH_DIGEST);
-    GstRTSPToken *token = viewer_token();
+    GstRTSPToken *token = viewer_token(TRUE); /* the token_file's user is an admin; open (no password): loopback only */
     if (user && password) {
         gst_rtsp_auth_add_digest(auth, user, password, token);
     } else {
@@ -437,34 +464,40 @@ static gboolean set_up_access(ApplRtspServer *s, GstRTSPMediaFactory *factory, c
     return TRUE;
 }
 
-gboolean appl_rtsp_server_set_users(ApplRtspServer *s, const char *htdigest, gboolean open, char **error) {
+/* Adds the `htdigest` lines (`name:realm:HA1`) with `token`; their names go to `account_names`. */
+static gboolean add_htdigest(ApplRtspServer *s, const char *htdigest, GstRTSPToken *token, char **error) {
+    if (!htdigest || !*htdigest) return TRUE;
+    gboolean ok;
+    /* gst-rtsp-server reads Digest hashes only from a file: this one lives in memory, never on a disk. */
+    int fd = memfd_create("appliance-rtsp-users", MFD_CLOEXEC);
+    size_t length = strlen(htdigest);
+    if (fd < 0 || write(fd, htdigest, length) != (ssize_t)length) {
+        *error = g_strdup_printf("cannot hand the accounts to the RTSP server: %s", g_strerror(errno));
+        ok = FALSE;
+    } else {
+        gchar *path = g_strdup_printf("/proc/self/fd/%d", fd);
+        ok = gst_rtsp_auth_parse_htdigest(s->auth, path, token);
+        if (!ok) *error = g_strdup("the RTSP server could not read the accounts");
+        g_free(path);
+        gchar **lines = g_strsplit(htdigest, "\n", -1);
+        for (gchar **line = lines; *line; line++) {
+            const char *colon = strchr(*line, ':');
+            if (colon) g_ptr_array_add(s->account_names, g_strndup(*line, colon - *line));
+        }
+        g_strfreev(lines);
+    }
+    if (fd >= 0) close(fd);
+    return ok;
+}
+
+gboolean appl_rtsp_server_set_users(ApplRtspServer *s, const char *talkers, const char *viewers, gboolean open, char **error) {
     for (guint i = 0; i < s->account_names->len; i++) gst_rtsp_auth_remove_digest(s->auth, g_ptr_array_index(s->account_names, i));
     g_ptr_array_set_size(s->account_names, 0);
-    GstRTSPToken *token = viewer_token();
-    gst_rtsp_auth_set_default_token(s->auth, open ? token : NULL);
-    gboolean ok = TRUE;
-    if (htdigest && *htdigest) {
-        /* gst-rtsp-server reads Digest hashes only from a file: this one lives in memory, never on a disk. */
-        int fd = memfd_create("appliance-rtsp-users", MFD_CLOEXEC);
-        size_t length = strlen(htdigest);
-        if (fd < 0 || write(fd, htdigest, length) != (ssize_t)length) {
-            *error = g_strdup_printf("cannot hand the accounts to the RTSP server: %s", g_strerror(errno));
-            ok = FALSE;
-        } else {
-            gchar *path = g_strdup_printf("/proc/self/fd/%d", fd);
-            ok = gst_rtsp_auth_parse_htdigest(s->auth, path, token);
-            if (!ok) *error = g_strdup("the RTSP server could not read the accounts");
-            g_free(path);
-            gchar **lines = g_strsplit(htdigest, "\n", -1);
-            for (gchar **line = lines; *line; line++) {
-                const char *colon = strchr(*line, ':');
-                if (colon) g_ptr_array_add(s->account_names, g_strndup(*line, colon - *line));
-            }
-            g_strfreev(lines);
-        }
-        if (fd >= 0) close(fd);
-    }
-    gst_rtsp_token_unref(token);
+    GstRTSPToken *talker = viewer_token(TRUE), *viewer = viewer_token(FALSE);
+    gst_rtsp_auth_set_default_token(s->auth, open ? talker : NULL);
+    gboolean ok = add_htdigest(s, talkers, talker, error) && add_htdigest(s, viewers, viewer, error);
+    gst_rtsp_token_unref(talker);
+    gst_rtsp_token_unref(viewer);
     return ok;
 }
 

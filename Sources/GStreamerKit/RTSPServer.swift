@@ -93,11 +93,14 @@ public final class RTSPServer: @unchecked Sendable {
         stopped.withLock { stopped in stopped ? nil : body(server) }
     }
 
-    /// Replaces the accounts that may watch: `htdigest` lines `name:appliance:HA1` (Digest's hash, never a password);
-    /// `open`: anyone may watch without a login. The token_file's user given at start stays.
-    public func setUsers(htdigest: [String], open: Bool) throws {
+    /// Replaces the accounts that may watch: `htdigest` lines `name:appliance:HA1` (Digest's hash, never a password),
+    /// `talkers` (admins) may also use the ONVIF backchannel, `viewers` may not (403); `open`: anyone may watch
+    /// without a login. The token_file's user given at start stays.
+    public func setUsers(talkers: [String], viewers: [String], open: Bool) throws {
         var error: UnsafeMutablePointer<CChar>?
-        let ok = whileRunning { appl_rtsp_server_set_users($0, htdigest.joined(separator: "\n"), open ? 1 : 0, &error) != 0 } ?? true
+        let ok = whileRunning {
+            appl_rtsp_server_set_users($0, talkers.joined(separator: "\n"), viewers.joined(separator: "\n"), open ? 1 : 0, &error) != 0
+        } ?? true
         guard ok else {
             let message = error.map { String(cString: $0) } ?? "cannot set the RTSP accounts"
             g_free(error)

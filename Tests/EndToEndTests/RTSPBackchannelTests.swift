@@ -88,4 +88,47 @@ final class RTSPBackchannelTests: XCTestCase {
             XCTAssertEqual(try daemon.status().speaker?.state, .idle)
         }
     }
+
+    /// The speaker is an admin's, over RTSP as in the dashboard: a viewer account's request for the backchannel is
+    /// refused (403; its plain stream stays open to it), an admin's is played.
+    func testOnlyAnAdminTalksOverTheBackchannel() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("backchannel-\(UUID().uuidString.prefix(8))").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let output = folder + "/speaker.raw"
+        let daemon = try DaemonProcess(extra: """
+            [rtsp]
+            listen = "127.0.0.1:0"
+            [speaker]
+            pipeline = "audio/x-raw,format=S16LE,rate=48000,channels=1 ! filesink location=\(output) append=true"
+            """)
+        try daemon.start()
+        defer { daemon.stop() }
+        try daemon.showingLogOnFailure(in: self) {
+            XCTAssertEqual(try daemon.ctl(["user", "add", "anna", "--role", "admin"], input: "annas-password-1\n").status, 0)
+            XCTAssertEqual(try daemon.ctl(["user", "add", "vic", "--role", "viewer"], input: "vics-password-1\n").status, 0)
+            var url: String?
+            XCTAssertTrue(daemon.waitFor(10) { url = (try? daemon.status())?.rtsp?.url; return url != nil && (try? daemon.status().rtsp?.authentication) == "digest" })
+            let live = try XCTUnwrap(url)
+            for (name, password) in [("vic", "vics-password-1"), ("anna", "annas-password-1")] {
+                try (password + "\n").write(toFile: folder + "/\(name).password", atomically: true, encoding: .utf8)
+            }
+            let viewer = try ProcessOutcome.run("/usr/bin/python3", [Self.client, live, "--user", "vic", "--password-file", folder + "/vic.password",
+                                                                     "--seconds", "1"], timeout: 60)
+            XCTAssertNotEqual(viewer.status, 0, "a viewer's backchannel: \(viewer.stdout)")
+            XCTAssertFalse(viewer.stdout.contains("backchannel:"), "no backchannel offered to a viewer: \(viewer.stdout)")
+            XCTAssertTrue(viewer.stdout.contains("sent: 0 buffers"), viewer.stdout + viewer.stderr)
+            XCTAssertNotEqual(try daemon.status().speaker?.state, .talking)
+            let probe = try ProcessOutcome.run("/usr/bin/ffprobe", ["-v", "error", "-rtsp_transport", "tcp", "-show_entries", "stream=codec_name",
+                                                                    "-of", "compact", live.replacingOccurrences(of: "rtsp://", with: "rtsp://vic:vics-password-1@")],
+                                               timeout: 60)
+            XCTAssertEqual(probe.status, 0, "the viewer still watches: \(probe.stderr)")
+            let admin = try ProcessOutcome.run("/usr/bin/python3", [Self.client, live, "--user", "anna", "--password-file", folder + "/anna.password",
+                                                                    "--seconds", "2"], timeout: 60)
+            XCTAssertEqual(admin.status, 0, admin.stdout + admin.stderr)
+            XCTAssertTrue(admin.stdout.contains("backchannel:"), admin.stdout)
+            let heard = try SpeakerOutput(path: output)
+            XCTAssertEqual(heard.pitch ?? 0, 1000, accuracy: 15, "the admin's tone came out of the speaker")
+        }
+    }
 }

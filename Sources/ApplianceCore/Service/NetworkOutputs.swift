@@ -93,7 +93,7 @@ struct NetworkOutputs {
         let changed = WakeSignal()
         accounts.onChange { changed.signal() }
         return RTSPUsers(current: {
-            ((try? await accounts.digestEntries()) ?? [], !accounts.hasAccounts && !accounts.hasTokenFile)
+            ((try? await accounts.digestEntries()) ?? ([], []), !accounts.hasAccounts && !accounts.hasTokenFile)
         }, changed: changed)
     }
 }

@@ -44,11 +44,11 @@ ApplRtspServer *appl_rtsp_server_start(const char *address, int port, const char
  *  `target`, or dropped (NULL). */
 void appl_rtsp_server_set_talk(ApplRtspServer *server, guint id, GstElement *target);
 
-/* Replaces the accounts who may watch: `htdigest` holds "name:appliance:HA1" lines (HA1 = MD5 of
- * name:appliance:password, what a Digest server keeps instead of the password); the token_file's user stays.
- * `open`: anyone may watch without a login (no account and no token_file, on loopback). FALSE with *error set
- * (for the caller to g_free) when the lines cannot be read. */
-gboolean appl_rtsp_server_set_users(ApplRtspServer *server, const char *htdigest, gboolean open, char **error);
+/* Replaces the accounts who may watch: `talkers` (admins: they may also use the ONVIF backchannel) and `viewers`,
+ * each "name:appliance:HA1" lines (HA1 = MD5 of name:appliance:password, what a Digest server keeps instead of the
+ * password); the token_file's user (an admin) stays. `open`: anyone may watch, and talk, without a login (no account
+ * and no token_file, on loopback). FALSE with *error set (for the caller to g_free) when the lines cannot be read. */
+gboolean appl_rtsp_server_set_users(ApplRtspServer *server, const char *talkers, const char *viewers, gboolean open, char **error);
 
 /** The caps of what will be pushed into the appsrc `name` (the caller keeps its reference): set on the media now and
  *  on every media made later. */

@@ -108,9 +108,9 @@ package struct RTSPService: Service {
         }
         await withGracefulShutdownHandler {
             while !Task.isShuttingDownGracefully {
-                let (htdigest, open) = await users.current()
+                let (entries, open) = await users.current()
                 do {
-                    try server.setUsers(htdigest: htdigest, open: open)
+                    try server.setUsers(talkers: entries.talkers, viewers: entries.viewers, open: open)
                     feed.update { $0.authentication = open ? "none" : "digest" }
                 } catch {
                     logger.error("RTSP accounts: \(error)")
@@ -123,13 +123,15 @@ package struct RTSPService: Service {
     }
 }
 
-/// Who may watch over RTSP: every account's Digest entry (`name:appliance:HA1`), and whether anyone may without a
-/// login (no account and no token_file), read again each time `changed` is signalled.
+/// Who may watch over RTSP: every account's Digest entry (`name:appliance:HA1`; admins may also talk over the ONVIF
+/// backchannel), and whether anyone may without a login (no account and no token_file), read again each time
+/// `changed` is signalled.
 package struct RTSPUsers: Sendable {
-    package let current: @Sendable () async -> (htdigest: [String], open: Bool)
+    package typealias Entries = (talkers: [String], viewers: [String])
+    package let current: @Sendable () async -> (entries: Entries, open: Bool)
     package let changed: WakeSignal
 
-    package init(current: @escaping @Sendable () async -> (htdigest: [String], open: Bool), changed: WakeSignal) {
+    package init(current: @escaping @Sendable () async -> (entries: Entries, open: Bool), changed: WakeSignal) {
         (self.current, self.changed) = (current, changed)
     }
 }
