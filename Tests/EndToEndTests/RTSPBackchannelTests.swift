@@ -12,6 +12,16 @@ final class RTSPBackchannelTests: XCTestCase {
     private static let client = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("ONVIF/backchannel_client.py").path
 
+    /// A daemon serving RTSP on loopback whose speaker writes raw 48 kHz mono to `output`.
+    private static func daemon(speakingInto output: String, extra: String = "") throws -> DaemonProcess {
+        try DaemonProcess(extra: extra + """
+            [rtsp]
+            listen = "127.0.0.1:0"
+            [speaker]
+            pipeline = "audio/x-raw,format=S16LE,rate=48000,channels=1 ! filesink location=\(output) append=true"
+            """)
+    }
+
     private func talk(_ url: String, seconds: Double, tone: Int = 1000) throws -> ProcessOutcome {
         try ProcessOutcome.run("/usr/bin/python3", [Self.client, url, "--tone", "\(tone)", "--seconds", "\(seconds)"], timeout: 60)
     }
@@ -21,15 +31,7 @@ final class RTSPBackchannelTests: XCTestCase {
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let output = folder + "/speaker.raw"
-        let daemon = try DaemonProcess(extra: """
-            [video]
-            width = 320
-            height = 240
-            [rtsp]
-            listen = "127.0.0.1:0"
-            [speaker]
-            pipeline = "audio/x-raw,format=S16LE,rate=48000,channels=1 ! filesink location=\(output) append=true"
-            """)
+        let daemon = try Self.daemon(speakingInto: output, extra: "[video]\nwidth = 320\nheight = 240\n")
         try daemon.start()
         defer { daemon.stop() }
         try daemon.showingLogOnFailure(in: self) {
@@ -96,12 +98,7 @@ final class RTSPBackchannelTests: XCTestCase {
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let output = folder + "/speaker.raw"
-        let daemon = try DaemonProcess(extra: """
-            [rtsp]
-            listen = "127.0.0.1:0"
-            [speaker]
-            pipeline = "audio/x-raw,format=S16LE,rate=48000,channels=1 ! filesink location=\(output) append=true"
-            """)
+        let daemon = try Self.daemon(speakingInto: output)
         try daemon.start()
         defer { daemon.stop() }
         try daemon.showingLogOnFailure(in: self) {
