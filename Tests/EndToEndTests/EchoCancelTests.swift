@@ -56,10 +56,11 @@ final class EchoCancelTests: XCTestCase {
             XCTAssertEqual(try MediaProbe(clip.path).decodeErrors(), "", "the recording is whole")
             let sound = try ClipSound.samples(clip.path)
             // The recording spans the whole tone (2.5 s) and its sound spans the recording's picture, give or take
-            // the sound path's start (a CI run: picture 3.63 s, sound 3.41 s).
+            // the sound path's start (a CI run: picture 3.63 s, sound 3.41 s; the VM lab with the host loaded:
+            // picture 8.6 s, sound 8.0 s).
             let seconds = Double(sound.count) / Double(ClipSound.rate)
             XCTAssertGreaterThan(seconds, 2.5, "the recording has its sound, the whole tone long")
-            XCTAssertGreaterThan(seconds, Double(clip.durationMs) / 1000 - 0.6, "the sound spans the picture")
+            XCTAssertGreaterThan(seconds, Double(clip.durationMs) / 1000 - 1.0, "the sound spans the picture")
             let heard = Heard(echo: ClipSound.power(of: 1000, in: sound), room: ClipSound.power(of: 440, in: sound), status: status)
             print("\(label): 1 kHz \(decibels(heard.echo)) dB, 440 Hz \(decibels(heard.room)) dB")
             return heard

@@ -33,7 +33,7 @@ import urllib.parse
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from selenium import webdriver
-from selenium.common.exceptions import TimeoutException, WebDriverException
+from selenium.common.exceptions import StaleElementReferenceException, TimeoutException, WebDriverException
 from selenium.webdriver.chrome.options import Options
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
@@ -301,7 +301,8 @@ def make_browser(profile_dir, pinned=None, microphone=None, host_rules=None):
 def wait(driver, condition, message, timeout=WAIT):
     """Waits for `condition`; `message` (text, or a function that describes the state at the timeout) says what for."""
     try:
-        return WebDriverWait(driver, timeout, poll_frequency=0.2).until(condition)
+        # A page that navigates while a condition looks at it leaves its elements stale: look again.
+        return WebDriverWait(driver, timeout, poll_frequency=0.2, ignored_exceptions=[StaleElementReferenceException]).until(condition)
     except TimeoutException:
         if callable(message):
             try:
