@@ -6,6 +6,8 @@ public struct ApplianceError: Error, CustomStringConvertible, Sendable, Equatabl
         case unknownCommand = "unknown_command"
         case notFound = "not_found"
         case busy
+        /// Too many of these in a while (snapshots): try again later.
+        case rateLimited = "rate_limited"
         case conflict
         case unavailable
         case internalError = "internal"

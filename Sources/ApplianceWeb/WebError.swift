@@ -21,12 +21,15 @@ struct WebError: Error, HTTPResponseError {
         status = switch error.code {
         case .badRequest: .badRequest
         case .unknownCommand, .notFound: .notFound
-        case .conflict: .conflict
-        case .busy, .unavailable: .serviceUnavailable
+        // Unavailable and busy are the device's state (no speaker, backup off, no other camera; a clip being
+        // finalised): the request conflicts with it, and the server is fine, so not a 5xx. Busy says when to retry.
+        case .conflict, .unavailable, .busy: .conflict
+        case .rateLimited: .tooManyRequests
         case .internalError: .internalServerError
         }
         code = error.code.rawValue
         message = error.message
+        if error.code == .busy { extraHeaders[.retryAfter] = "1" }
     }
 
     func response(from request: Request, context: some RequestContext) throws -> Response {

@@ -46,6 +46,7 @@ final class WebService: Service, CustomStringConvertible {
         router.middlewares.add(CrossSiteGuard())
         router.middlewares.add(access)
         let table = RouteTable()
+        router.middlewares.add(MethodCheck(table: table))
         Routes(context: context, streams: streams, access: access, table: table).add(to: GuardedRouter(router: router, table: table))
         return router
     }

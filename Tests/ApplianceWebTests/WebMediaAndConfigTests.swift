@@ -71,7 +71,7 @@ final class WebMediaAndConfigTests: XCTestCase {
 
     func testErrorStatuses() {
         let cases: [(ApplianceError.Code, Int)] = [(.badRequest, 400), (.unknownCommand, 404), (.notFound, 404), (.conflict, 409),
-                                                    (.busy, 503), (.unavailable, 503), (.internalError, 500)]
+                                                    (.busy, 409), (.unavailable, 409), (.rateLimited, 429), (.internalError, 500)]
         for (code, status) in cases {
             let error = WebError(ApplianceError(code, "m"))
             XCTAssertEqual(Int(error.status.code), status, code.rawValue)

@@ -81,7 +81,7 @@ final class DoorFindingsTests: XCTestCase {
         }
         XCTAssertEqual(taken, 20)
         XCTAssertEqual(refused.count, 5)
-        XCTAssertTrue(refused.allSatisfy { $0.hasPrefix("503") && $0.contains("20 snapshots a minute") }, "\(refused)")
+        XCTAssertTrue(refused.allSatisfy { $0.hasPrefix("429") && $0.contains("20 snapshots a minute") }, "\(refused)")
         let files = try FileManager.default.contentsOfDirectory(atPath: web.daemon.dataDir + "/snapshots")
         XCTAssertEqual(files.filter { $0.hasSuffix(".jpg") }.count, 20)
         XCTAssertTrue(web.daemon.isRunning)

@@ -748,7 +748,7 @@ def run_checks(run, daemon, base, http, api, browsers, directory):
         return
 
     def live_mjpeg_fallback():
-        # A second viewer is over `webrtc_viewers = 1`: WHEP answers 503 and that page shows MJPEG by itself.
+        # A second viewer is over `webrtc_viewers = 1`: WHEP answers 409 and that page shows MJPEG by itself.
         first = driver.current_window_handle
         driver.switch_to.new_window("tab")
         try:
@@ -756,7 +756,7 @@ def run_checks(run, daemon, base, http, api, browsers, directory):
             wait(driver, lambda d: d.execute_script("return document.body.dataset.live"), "the second page to choose", timeout=60)
             mode = driver.execute_script("return [document.body.dataset.live, document.body.dataset.liveWhy]")
             expect(mode[0] == "mjpeg", f"the second viewer got {mode[0]}")
-            expect("503" in (mode[1] or ""), f"the fallback's reason is the refusal: {mode[1]}")
+            expect("409" in (mode[1] or ""), f"the fallback's reason is the refusal: {mode[1]}")
             img = driver.find_element(By.CSS_SELECTOR, "img#live")
             wait(driver, lambda d: d.execute_script("return arguments[0].naturalWidth > 0", img),
                  "the live MJPEG picture to show (naturalWidth > 0)", timeout=60)

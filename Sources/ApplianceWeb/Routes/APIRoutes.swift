@@ -25,6 +25,11 @@ extension Routes {
             struct RouteList: Encodable { var items: [RouteTable.Entry] }
             return try JSONBody.response(RouteList(items: table.all))
         }
+        api.get("openapi.json") { _, _ -> Response in
+            let data = try OpenAPIDocument.data(features: context.onvif == nil ? [] : [.onvif])
+            return Response(status: .ok, headers: [.contentType: "application/json; charset=utf-8", .cacheControl: "no-cache"],
+                            body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+        }
         api.get("users") { _, _ in try JSONBody.response(try await perform(.users)) }
         api.get("sessions") { _, _ -> Response in
             struct SessionList: Encodable { var items: [SessionSummary] }
@@ -91,7 +96,7 @@ extension Routes {
             }
         }
         api.delete("recordings/:id") { request, ctx -> Response in
-            let force = request.uri.queryParameters.get("force") == "true"
+            let force = try Self.flag("force", in: request.uri.queryParameters) ?? false
             return try JSONBody.response(try await perform(.delete(id: try ctx.parameters.require("id"), force: force)))
         }
     }
@@ -123,12 +128,23 @@ extension Routes {
             (arguments["from"], arguments["to"]) = (.string(Timestamps.iso(from)), .string(Timestamps.iso(to)))
         }
         let filtered = arguments["search"] != nil || arguments["from"] != nil || arguments["to"] != nil
-        if let flag = query.get("grouped") {
-            arguments["grouped"] = .bool(flag == "true" || flag == "1")
+        if let flag = try flag("grouped", in: query) {
+            arguments["grouped"] = .bool(flag)
         } else if grouped && query.get("group") == nil && !filtered {
             arguments["grouped"] = .bool(true)
         }
         return try command("list", arguments)
+    }
+
+    /// A yes-or-no query parameter: `true`/`1` or `false`/`0`, given once; anything else is a 400 naming it.
+    static func flag(_ key: String, in query: Parameters) throws -> Bool? {
+        let values = query.getAll(key)
+        guard let text = values.first else { return nil }
+        switch (text, values.count) {
+        case ("true", 1), ("1", 1): return true
+        case ("false", 1), ("0", 1): return false
+        default: throw WebError(.badRequest, "\(key) must be given once, as true or false (or 1 or 0), found \"\(values.joined(separator: ",").prefix(40))\"")
+        }
     }
 
     /// The start of `day` and of the next day, in the device's time zone.

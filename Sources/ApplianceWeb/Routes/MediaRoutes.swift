@@ -34,7 +34,7 @@ extension Routes {
 
     func video(_ recording: Recording, request: Request) throws -> Response {
         guard recording.state != .failed else { throw WebError(.notFound, "recording \(recording.id) has no file (\(recording.failureReason ?? "failed"))") }
-        let download = request.uri.queryParameters.get("download").map { $0 == "1" || $0 == "true" } ?? false
+        let download = try Self.flag("download", in: request.uri.queryParameters) ?? false
         return try MediaResponder.respond(to: request, path: recording.path, contentType: "video/mp4",
                                           downloadName: download ? Self.fileName(recording) : nil)
     }

@@ -15,7 +15,7 @@ extension Routes {
         for method in [HTTPRequest.Method.get, .head] {
             router.on("api/timeline/video.mp4", method: method) { request, _ -> Response in
                 let video = try await rangeVideo(request)
-                let download = request.uri.queryParameters.get("download").map { $0 == "1" || $0 == "true" } ?? false
+                let download = try Self.flag("download", in: request.uri.queryParameters) ?? false
                 var response = MediaResponder.respond(
                     to: request, parts: video.parts, validators: FileValidators(size: video.size, modified: video.end, etag: video.etag),
                     contentType: "video/mp4", downloadName: download ? Self.rangeFileName(video) : nil)

@@ -63,6 +63,6 @@ package final class SnapshotBudget: Sendable {
             times.append(now)
             return true
         }
-        guard allowed else { throw ApplianceError(.busy, "at most \(perMinute) snapshots a minute; try again shortly") }
+        guard allowed else { throw ApplianceError(.rateLimited, "at most \(perMinute) snapshots a minute; try again shortly") }
     }
 }
