@@ -110,6 +110,7 @@ let package = Package(
         .target(name: "MediaLibrary", dependencies: [
             "ApplianceBase", "ApplianceProtocol", "Mp4",
             .product(name: "GRDB", package: "GRDB.swift"),
+            .product(name: "Crypto", package: "swift-crypto"),
         ]),
         /// OpenCV (Debian's libopencv-dev: core, imgproc, objdetect, dnn) behind a C interface: the HOG people detector
         /// and the DNN runtime for a user's model. Only the libraries it uses are linked (opencv4.pc names 60).
@@ -260,7 +261,7 @@ let package = Package(
             .product(name: "NIOCore", package: "swift-nio"),
         ]),
         .testTarget(name: "EndToEndTests", dependencies: [
-            "ApplianceCore", "ApplianceBase", "ApplianceProtocol", "Devices", "Engine", "Mp4", "appliance", "TestSupport",
+            "ApplianceCore", "ApplianceBase", "ApplianceProtocol", "Devices", "Engine", "MediaLibrary", "Mp4", "appliance", "TestSupport",
         ]),
     ],
     swiftLanguageModes: [.v6]

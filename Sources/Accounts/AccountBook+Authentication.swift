@@ -21,6 +21,11 @@ extension AccountBook {
             return nil
         }
         guard await PasswordHashing.verify(password, hash: user.passwordHash) else { return nil }
+        if keepsDigest && user.digestHA1.isEmpty {
+            // RTSP was turned on after this password was set: its HA1 is made now that the password is known.
+            try? await library.updateDigest(name: user.name, digestHA1: digest(name: user.name, password: password))
+            changed()
+        }
         let identity = Identity(name: user.name, role: user.role, generation: user.generation)
         recent.remember(key, identity, now: now)
         return identity

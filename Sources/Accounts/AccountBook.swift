@@ -23,9 +23,14 @@ public final class AccountBook: Sendable {
     let observers = Locked<[@Sendable () -> Void]>([])
     /// Failed credentials at every door, counted in one place (`GuessLedger`).
     public let guesses = GuessLedger()
+    /// Whether RTSP is on, so that accounts keep a Digest HA1 (an MD5 of the password that opens RTSP: fast to attack,
+    /// so kept only where it is needed). Off, none is stored and those stored are forgotten at start; on, an account
+    /// gets one when its password is set or next used (the login page, Basic, ONVIF's PasswordText).
+    let keepsDigest: Bool
 
-    package init(library: Library, tokenFile: Password?, cost: UInt8 = PasswordHashing.defaultCost) throws {
-        (self.library, self.tokenFile, self.cost) = (library, tokenFile, cost)
+    package init(library: Library, tokenFile: Password?, keepsDigest: Bool = true, cost: UInt8 = PasswordHashing.defaultCost) throws {
+        (self.library, self.tokenFile, self.keepsDigest, self.cost) = (library, tokenFile, keepsDigest, cost)
+        if !keepsDigest { try library.clearDigests() }
         let users = try library.usersNow()
         roster = Locked(Dictionary(uniqueKeysWithValues: users.map { ($0.name, Entry(role: $0.role, generation: $0.generation)) }))
     }
@@ -47,14 +52,19 @@ public final class AccountBook: Sendable {
     public func onChange(_ handler: @escaping @Sendable () -> Void) { observers.withLock { $0.append(handler) } }
 
     /// Every account's Digest entry, `name:appliance:HA1` (htdigest's format), for RTSP: never a password; admins
-    /// (who may talk over the ONVIF backchannel) apart from the others.
+    /// (who may talk over the ONVIF backchannel) apart from the others. An account without an HA1 yet is left out.
     public func digestEntries() async throws -> (talkers: [String], viewers: [String]) {
-        let users = try await library.users()
+        let users = try await library.users().filter { !$0.digestHA1.isEmpty }
         let line = { (user: StoredUser) in "\(user.name):\(PasswordHashing.realm):\(user.digestHA1)" }
         return (users.filter { $0.role == .admin }.map(line), users.filter { $0.role != .admin }.map(line))
     }
 
-    private func changed() { for observer in observers.withLock({ $0 }) { observer() } }
+    func changed() { for observer in observers.withLock({ $0 }) { observer() } }
+
+    /// The HA1 to store for a password: none while RTSP is off.
+    func digest(name: String, password: String) -> String {
+        keepsDigest ? PasswordHashing.digestHA1(name: name, password: password) : ""
+    }
 
     // MARK: commands
 
@@ -66,7 +76,7 @@ public final class AccountBook: Sendable {
         try AccountRules.check(name: name)
         try AccountRules.check(password: password)
         let hash = try await PasswordHashing.hash(password.text, cost: cost)
-        let ha1 = PasswordHashing.digestHA1(name: name, password: password.text)
+        let ha1 = digest(name: name, password: password.text)
         guard try await library.insertUser(name: name, role: role, passwordHash: hash, digestHA1: ha1, at: now) else {
             throw ApplianceError(.conflict, "user \"\(name)\" exists already (user.passwd changes a password)")
         }
@@ -79,7 +89,7 @@ public final class AccountBook: Sendable {
         try AccountRules.check(password: password)
         _ = try await account(name)
         let hash = try await PasswordHashing.hash(password.text, cost: cost)
-        guard try await library.updatePassword(name: name, passwordHash: hash, digestHA1: PasswordHashing.digestHA1(name: name, password: password.text)) else {
+        guard try await library.updatePassword(name: name, passwordHash: hash, digestHA1: digest(name: name, password: password.text)) else {
             throw Self.noSuchUser(name)
         }
         let updated = try await account(name: name)

@@ -50,7 +50,7 @@ public enum Command: Sendable, Equatable {
     /// The share links that still work.
     case shares
     /// Revokes a share link at once.
-    case unshare(token: String)
+    case unshare(link: String)
     /// Stored activity, newest first.
     case activity(ActivityFilter)
     case activityShow(id: Int64)

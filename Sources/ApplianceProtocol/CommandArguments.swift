@@ -42,8 +42,11 @@ extension Command {
                             after: try args.seconds("after_s") ?? Self.defaultProtectWindow)
         case .share: self = try Self.share(args)
         case .unshare:
-            try args.only(["token"])
-            self = .unshare(token: try args.requiredString("token"))
+            try args.only(["token", "id"])
+            switch (try args.string("token"), try args.string("id")) {
+            case (let link?, nil), (nil, let link?): self = .unshare(link: link)
+            default: throw ApplianceError(.badRequest, "unshare needs args.token (the link's) or args.id (as listed), one of them")
+            }
         case .activity: self = .activity(try Self.activityFilter(args))
         case .activityShow:
             try args.only(["id"])
@@ -143,7 +146,7 @@ extension Command {
              ("duration_s", mark.durationS.map(JSONValue.double))]
                 .reduce(into: [:]) { args, pair in if let value = pair.1 { args[pair.0] = value } }
         case .share(let id, let hours): hours.map { ["id": .string(id), "hours": .double($0)] } ?? ["id": .string(id)]
-        case .unshare(let token): ["token": .string(token)]
+        case .unshare(let link): [ShareLink.isID(link) ? "id" : "token": .string(link)]
         case .recordStart(let title), .recordStop(let title), .recordToggle(let title): title.map { ["title": .string($0)] } ?? [:]
         case .list(let page, let perPage): ["page": .int(page), "per_page": .int(perPage)]
         case .listGrouped(let page, let perPage): ["page": .int(page), "per_page": .int(perPage), "grouped": .bool(true)]

@@ -69,6 +69,23 @@ extension Library {
         }
     }
 
+    /// Sets an account's Digest HA1 (empty: none), leaving its password and sessions as they are.
+    package func updateDigest(name: String, digestHA1: String) async throws {
+        try await database.write { db in
+            try db.execute(sql: "UPDATE users SET digest_ha1 = ? WHERE name = ?", arguments: [digestHA1, name])
+        }
+    }
+
+    /// Forgets every account's Digest HA1 (RTSP is off: nothing needs them), zeroing where they lay.
+    package func clearDigests() throws {
+        try database.writeWithoutTransaction { db in
+            guard try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM users WHERE digest_ha1 != ''") ?? 0 > 0 else { return }
+            try db.execute(sql: "PRAGMA secure_delete = ON")
+            try db.execute(sql: "UPDATE users SET digest_ha1 = ''")
+            try db.execute(sql: "PRAGMA secure_delete = OFF")
+        }
+    }
+
     package func updateRole(name: String, role: UserRole) async throws -> Bool {
         try await database.write { db in
             try db.execute(sql: "UPDATE users SET role = ? WHERE name = ?", arguments: [role.rawValue, name])

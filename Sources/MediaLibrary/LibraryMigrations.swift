@@ -13,6 +13,7 @@ enum LibraryMigrations {
         registerAccounts(&migrator)
         registerObjects(&migrator)
         registerUploadResume(&migrator)
+        registerHashedShares(&migrator)
         return migrator
     }
 
@@ -210,6 +211,31 @@ enum LibraryMigrations {
             // An object store's multipart upload in progress (its id and the parts the server has), so that a
             // restart goes on from there: JSON the target writes and reads, NULL for none.
             try db.execute(sql: "ALTER TABLE backup_jobs ADD COLUMN resume TEXT")
+        }
+    }
+
+    private static func registerHashedShares(_ migrator: inout DatabaseMigrator) {
+        migrator.registerMigration("v13: share tokens hashed") { db in
+            // Only the token's SHA-256 is kept: links already handed out keep working (their hash is looked up),
+            // and a copy of the database opens no clip.
+            try db.create(table: "shares_v13") { t in
+                t.column("token_hash", .text).primaryKey()
+                t.column("recording_id", .text).notNull().references("recordings", column: "id", onDelete: .cascade)
+                t.column("created_at", .integer).notNull()  // ms since 1970
+                t.column("expires_at", .integer).notNull()
+            }
+            for row in try Row.fetchAll(db, sql: "SELECT token, recording_id, created_at, expires_at FROM shares") {
+                try db.execute(sql: "INSERT INTO shares_v13 (token_hash, recording_id, created_at, expires_at) VALUES (?, ?, ?, ?)",
+                               arguments: [Library.shareHash(token: row[0]), row[1] as String, row[2] as Int64, row[3] as Int64])
+            }
+            // The clear tokens are zeroed where they lay, not only unlinked (secure_delete), so the file's free pages
+            // do not keep them.
+            try db.execute(sql: "PRAGMA secure_delete = ON")
+            try db.execute(sql: "DELETE FROM shares")
+            try db.execute(sql: "DROP TABLE shares")
+            try db.execute(sql: "PRAGMA secure_delete = OFF")
+            try db.execute(sql: "ALTER TABLE shares_v13 RENAME TO shares")
+            try db.create(index: "shares_by_recording", on: "shares", columns: ["recording_id"])
         }
     }
 }

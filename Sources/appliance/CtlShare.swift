@@ -12,7 +12,7 @@ struct Share: ParsableCommand {
 
     func run() {
         options.perform(.share(id: id, hours: hours)) { (link: ShareLink) in
-            "\(link.url)  (recording \(link.recordingId.prefix(8)), until \(localDate(link.expiresAt)))"
+            "\(link.url ?? "")  (id \(link.id), recording \(link.recordingId.prefix(8)), until \(localDate(link.expiresAt)))"
         }
     }
 }
@@ -24,8 +24,8 @@ struct Shares: ParsableCommand {
     func run() {
         options.perform(.shares) { (list: ShareList) in
             guard !list.items.isEmpty else { return "no share links" }
-            return table(header: ["LINK", "RECORDING", "TITLE", "UNTIL"], rows: list.items.map {
-                [$0.url, String($0.recordingId.prefix(8)), $0.title ?? "", localDate($0.expiresAt)]
+            return table(header: ["ID", "RECORDING", "TITLE", "UNTIL"], rows: list.items.map {
+                [$0.id, String($0.recordingId.prefix(8)), $0.title ?? "", localDate($0.expiresAt)]
             })
         }
     }
@@ -34,10 +34,10 @@ struct Shares: ParsableCommand {
 struct Unshare: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Revoke a share link at once.")
     @OptionGroup var options: CtlOptions
-    @Argument(help: "The link's token (the part after /s/), or the whole link.") var token: String
+    @Argument(help: "The link's id (as `ctl shares` lists it), its token (the part after /s/), or the whole link.") var link: String
 
     func run() {
-        let bare = token.split(separator: "/").last.map(String.init) ?? token
-        options.perform(.unshare(token: bare)) { (r: UnshareResult) in "revoked" }
+        let bare = link.split(separator: "/").last.map(String.init) ?? link
+        options.perform(.unshare(link: bare)) { (r: UnshareResult) in "revoked \(r.id)" }
     }
 }

@@ -17,8 +17,45 @@ final class AccountBookTests: XCTestCase {
 
     override func tearDown() { try? FileManager.default.removeItem(atPath: folder) }
 
-    private func book(tokenFile: Password? = nil, cost: UInt8 = 4) async throws -> AccountBook {
-        try AccountBook(library: try Library(path: folder + "/appliance.sqlite"), tokenFile: tokenFile, cost: cost)
+    private func book(tokenFile: Password? = nil, keepsDigest: Bool = true, cost: UInt8 = 4) async throws -> AccountBook {
+        try AccountBook(library: try Library(path: folder + "/appliance.sqlite"), tokenFile: tokenFile, keepsDigest: keepsDigest, cost: cost)
+    }
+
+    /// The Digest HA1 (an MD5 that opens RTSP) is kept only while RTSP is on: off, none is stored and those stored
+    /// are forgotten at start (not left in the file's free pages); on again, an account gets it back the next time
+    /// its password is used, and RTSP's entries follow.
+    func testTheDigestIsKeptOnlyWhileRTSPIsOn() async throws {
+        let ha1 = PasswordHashing.digestHA1(name: "anna", password: "correct horse 1")
+        do {
+            let on = try await book()
+            _ = try await on.add(name: "anna", role: .admin, password: Secret("correct horse 1"))
+            let entries = try await on.digestEntries()
+            XCTAssertEqual(entries.talkers, ["anna:appliance:\(ha1)"])
+        }
+        do {
+            let off = try await book(keepsDigest: false)
+            let stored = try await Library(path: folder + "/appliance.sqlite").user(name: "anna")
+            XCTAssertEqual(stored?.digestHA1, "", "forgotten when RTSP is off")
+            _ = try await off.add(name: "vic", role: .viewer, password: Secret("viewer password"))
+            let vic = try await Library(path: folder + "/appliance.sqlite").user(name: "vic")
+            XCTAssertEqual(vic?.digestHA1, "", "none made while RTSP is off")
+            let entries = try await off.digestEntries()
+            XCTAssertEqual(entries.talkers + entries.viewers, [])
+        }
+        for file in try FileManager.default.contentsOfDirectory(atPath: folder) {
+            let bytes = try Data(contentsOf: URL(fileURLWithPath: folder + "/" + file))
+            XCTAssertNil(bytes.range(of: Data(ha1.utf8)), "\(file) still holds the HA1")
+        }
+        let again = try await book()
+        let told = Locked(0)
+        again.onChange { told.withLock { $0 += 1 } }
+        let before = try await again.digestEntries()
+        XCTAssertEqual(before.talkers, [], "no HA1 until the password is used")
+        let anna = await again.verify(name: "anna", password: "correct horse 1")
+        XCTAssertNotNil(anna)
+        let after = try await again.digestEntries()
+        XCTAssertEqual(after.talkers, ["anna:appliance:\(ha1)"], "made from the password when it was used")
+        XCTAssertEqual(told.withLock { $0 }, 1, "RTSP's server is told to take the entries again")
     }
 
     func testAPasswordChecksAndNothingButItsHashesIsStored() async throws {

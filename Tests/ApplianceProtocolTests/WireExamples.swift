@@ -47,7 +47,7 @@ enum WireExamples {
                                  zones: ["driveway"], peak: 0.125, thumbnail: "/data/activity/motion-1795000000000.jpg")
     static let mark = Activity(id: 13, kind: .external, label: "door opened", startedAt: created, endedAt: created)
 
-    static let share = ShareLink(token: "abc_-1", recordingId: "a", title: "t", createdAt: created, expiresAt: created.addingTimeInterval(3600))
+    static let share = ShareLink(id: "0123456789abcdef", token: "abc_-1", recordingId: "a", title: "t", createdAt: created, expiresAt: created.addingTimeInterval(3600))
 
     /// Every form of the command named `name`, each with a result it may answer.
     static let account = UserAccount(name: "vic", role: .viewer, createdAt: created, lastLogin: nil, tokens: 0)
@@ -114,7 +114,8 @@ enum WireExamples {
         case .metrics: [(.metrics, .metrics(MetricsReport(families: [MetricFamily("appliance_info", .gauge, "Info.", [MetricSample(1, ["version": "0.5.0"])])])))]
         case .share: [(.share(id: "3c1e", hours: nil), .shared(share)), (.share(id: "3c1e", hours: 1.5), .shared(share))]
         case .shares: [(.shares, .shares(ShareList(items: [share])))]
-        case .unshare: [(.unshare(token: "abc_-1"), .unshared(UnshareResult(token: "abc_-1", revoked: true)))]
+        case .unshare: [(.unshare(link: "abc_-1"), .unshared(UnshareResult(id: "0123456789abcdef", revoked: true))),
+                        (.unshare(link: "0123456789abcdef"), .unshared(UnshareResult(id: "0123456789abcdef", revoked: true)))]
         case .activity:
             [(.activity(ActivityFilter()), .activity(ActivityList(items: [motion, mark], total: 2))),
              (.activity(ActivityFilter(kinds: [.sound, .external], from: created, to: created.addingTimeInterval(86_400), limit: 5)),

@@ -3,6 +3,7 @@ import Foundation
 import TestSupport
 import XCTest
 import ApplianceBase
+import MediaLibrary
 
 /// Bad HTTP requests to the dashboard: each gets a clear 4xx (a JSON error on the API and media), changes
 /// nothing, never serves a file it was not asked for by id, and the daemon keeps serving.
@@ -234,7 +235,7 @@ final class WebBadInputTests: XCTestCase {
             let expired = try XCTUnwrap(try web.post("/api/commands/share", #"{"id": "\#(clip.id)"}"#).json?["token"] as? String)
             let past = Int64((Date().timeIntervalSince1970 - 1) * 1000)
             let update = try ProcessOutcome.run("/usr/bin/sqlite3", ["-cmd", ".timeout 5000", web.daemon.dataDir + "/appliance.sqlite",
-                                                                     "UPDATE shares SET expires_at = \(past) WHERE token = '\(expired)'"])
+                                                                     "UPDATE shares SET expires_at = \(past) WHERE token_hash = '\(Library.shareHash(token: expired))'"])
             XCTAssertEqual(update.status, 0, update.stderr)
             dead.append(expired)
         }

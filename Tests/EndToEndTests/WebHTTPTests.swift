@@ -3,6 +3,7 @@ import Foundation
 import TestSupport
 import XCTest
 import ApplianceBase
+import MediaLibrary
 
 /// A running daemon whose dashboard has a password (`[web] token_file`), reached with curl.
 final class WebDaemon {
@@ -143,8 +144,14 @@ final class WebHTTPTests: XCTestCase {
         let token = try XCTUnwrap(made.json?["token"] as? String)
         XCTAssertEqual(made.json?["url"] as? String, "/s/\(token)")
         XCTAssertGreaterThanOrEqual(token.count, 43, "256 bits")
+        let id = try XCTUnwrap(made.json?["id"] as? String)
+        XCTAssertEqual(id, Library.shareID(token: token))
         let listed = try web.request("/api/shares")
-        XCTAssertEqual((listed.json?["items"] as? [[String: Any]])?.compactMap { $0["token"] as? String }, [token])
+        let items = listed.json?["items"] as? [[String: Any]] ?? []
+        XCTAssertEqual(items.compactMap { $0["id"] as? String }, [id], "listed by id")
+        XCTAssertFalse(listed.text.contains(token), "the token is shown once, when made: the device keeps its hash")
+        XCTAssertFalse(try Data(contentsOf: URL(fileURLWithPath: web.daemon.dataDir + "/appliance.sqlite")).range(of: Data(token.utf8)) != nil,
+                       "nor is it in the database")
 
         // No auth at all: the page, the video (also by Range), the thumbnail.
         let page = try web.request("/s/\(token)", auth: false)
@@ -170,8 +177,8 @@ final class WebHTTPTests: XCTestCase {
         }
         XCTAssertEqual(try web.request("/", auth: false).status, 303)
 
-        // Revoked: 404, and a second revoke is 404 too.
-        let revoke = try web.request("/api/shares/\(token)", method: "DELETE")
+        // Revoked (by the id a list shows): 404, and a second revoke (by the token) is 404 too.
+        let revoke = try web.request("/api/shares/\(id)", method: "DELETE")
         XCTAssertEqual(revoke.status, 200, revoke.text)
         XCTAssertEqual(revoke.json?["revoked"] as? Bool, true)
         for path in ["/s/\(token)", "/s/\(token)/video", "/s/\(token)/thumbnail"] {
@@ -188,7 +195,7 @@ final class WebHTTPTests: XCTestCase {
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/sqlite3") else { return }
         let past = Int64((Date().timeIntervalSince1970 - 60) * 1000)
         let update = try ProcessOutcome.run("/usr/bin/sqlite3", ["-cmd", ".timeout 5000", web.daemon.dataDir + "/appliance.sqlite",
-                                                                 "UPDATE shares SET expires_at = \(past) WHERE token = '\(second)'"])
+                                                                 "UPDATE shares SET expires_at = \(past) WHERE token_hash = '\(Library.shareHash(token: second))'"])
         XCTAssertEqual(update.status, 0, update.stderr)
         for path in ["/s/\(second)", "/s/\(second)/video"] {
             XCTAssertEqual(try web.request(path, auth: false).status, 404, "expired: \(path)")

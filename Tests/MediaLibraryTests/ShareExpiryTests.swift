@@ -38,8 +38,9 @@ final class ShareExpiryTests: XCTestCase {
         XCTAssertNil(atExpiry, "a link no longer works at its expiry")
         let after = try await library.share(token: "tok-a", at: expires.addingTimeInterval(3600))
         XCTAssertNil(after)
-        let listedBefore = try await library.shares(at: start).map(\.token)
-        XCTAssertEqual(listedBefore, ["tok-a"])
+        let listedBefore = try await library.shares(at: start)
+        XCTAssertEqual(listedBefore.map(\.id), [Library.shareID(token: "tok-a")])
+        XCTAssertEqual(listedBefore.map(\.token), [nil], "a list has no token: the device does not keep it")
         let listedAfter = try await library.shares(at: expires)
         XCTAssertTrue(listedAfter.isEmpty, "an expired link is not listed")
     }
@@ -53,21 +54,36 @@ final class ShareExpiryTests: XCTestCase {
         XCTAssertNil(swept)
         let kept = try await library.share(token: "long", at: start.addingTimeInterval(20))
         XCTAssertNotNil(kept)
-        let listed = try await library.shares(at: start.addingTimeInterval(20)).map(\.token)
-        XCTAssertEqual(Set(listed), ["long", "new"])
+        let listed = try await library.shares(at: start.addingTimeInterval(20)).map(\.id)
+        XCTAssertEqual(Set(listed), Set(["long", "new"].map { Library.shareID(token: $0) }))
     }
 
     func testRevokedAndUnknownTokens() async throws {
         try await library.insertShare(token: "tok-b", recordingId: id, createdAt: start, expiresAt: start.addingTimeInterval(3600))
-        let deleted = try await library.deleteShare(token: "tok-b")
-        XCTAssertTrue(deleted)
-        let again = try await library.deleteShare(token: "tok-b")
-        XCTAssertFalse(again, "a second revoke finds nothing")
+        let deleted = try await library.deleteShare("tok-b")
+        XCTAssertEqual(deleted, Library.shareID(token: "tok-b"))
+        let again = try await library.deleteShare("tok-b")
+        XCTAssertNil(again, "a second revoke finds nothing")
         let revoked = try await library.share(token: "tok-b", at: start)
         XCTAssertNil(revoked)
         let unknown = try await library.share(token: "never-made", at: start)
         XCTAssertNil(unknown)
         let likePattern = try await library.share(token: "%", at: start)
         XCTAssertNil(likePattern)
+    }
+
+    /// A link is revoked by its id as lists show it; the database holds the token's hash, never the token.
+    func testRevokedByIdAndStoredAsAHash() async throws {
+        let token = "Zb3x_Q9-secret-token-of-43-characters-xxxxx"
+        try await library.insertShare(token: token, recordingId: id, createdAt: start, expiresAt: start.addingTimeInterval(3600))
+        let stored = try await library.database.read { db in try String.fetchAll(db, sql: "SELECT token_hash FROM shares") }
+        XCTAssertEqual(stored, [Library.shareHash(token: token)])
+        XCTAssertEqual(stored.first?.count, 64)
+        let listed = try await library.shares(at: start)
+        let id = try XCTUnwrap(listed.first?.id)
+        let deleted = try await library.deleteShare(id.uppercased())
+        XCTAssertEqual(deleted, id, "an id in capitals too")
+        let after = try await library.share(token: token, at: start)
+        XCTAssertNil(after)
     }
 }

@@ -980,12 +980,15 @@ def run_checks(run, daemon, base, http, api, browsers, directory):
         expect(re.fullmatch(r"/s/[A-Za-z0-9_-]{20,}", path_of(href) or ""), f"the share link is {href}")
         token = path_of(href)[len("/s/"):]
         li = driver.find_element(By.CSS_SELECTOR, "#shares li")
-        expect(li.get_attribute("data-token") == token, f"li data-token {li.get_attribute('data-token')} ≠ {token}")
+        link_id = li.get_attribute("data-id")
+        expect(re.fullmatch(r"[0-9a-f]{16}", link_id or ""), f"li data-id {link_id}")
         listed = api.ok("GET", "/api/shares")
-        expect(any(s.get("token") == token and s.get("recording_id") == clip for s in listed.get("items", [])),
-               f"/api/shares does not list {token} for {clip}: {listed}")
+        expect(any(s.get("id") == link_id and s.get("recording_id") == clip for s in listed.get("items", [])),
+               f"/api/shares does not list {link_id} for {clip}: {listed}")
+        expect(token not in json.dumps(listed), "/api/shares shows the token: the device keeps only its hash")
         state["share_url"] = base + "/s/" + token
         state["share_token"] = token
+        state["share_id"] = link_id
         return f"{state['share_url']}"
     check("share: #share makes a link in #shares", make_share)
 
@@ -1034,9 +1037,10 @@ def run_checks(run, daemon, base, http, api, browsers, directory):
         config = driver.find_element(By.ID, "config").text
         expect("[web]" in config or "web" in config, "the config shown does not mention [web]")
         expect(daemon.password not in driver.page_source, "the settings page shows the password")
-        token = run.need("share_token")
-        rows = driver.find_elements(By.CSS_SELECTOR, f'#shares li[data-token="{token}"]')
-        expect(rows, f"the share link {token} is not listed on /settings")
+        link_id = run.need("share_id")
+        rows = driver.find_elements(By.CSS_SELECTOR, f'#shares li[data-id="{link_id}"]')
+        expect(rows, f"the share link {link_id} is not listed on /settings")
+        expect(run.need("share_token") not in driver.page_source, "/settings shows a share token")
         expect(driver.find_elements(By.ID, "backup-state"), "#backup-state missing")
         run.screenshot(driver, "settings")
         return "config shown (no password), share link listed"
@@ -1133,7 +1137,7 @@ def run_checks(run, daemon, base, http, api, browsers, directory):
         clip = run.need("clip2")
         token = run.need("share_token")
         driver.get(f"{base}/recordings/{clip}")
-        selector = f'#shares li[data-token="{token}"]'
+        selector = f'#shares li[data-id="{run.need("share_id")}"]'
         wait(driver, EC.presence_of_element_located((By.CSS_SELECTOR, selector + " button.revoke")), "the revoke button").click()
         wait(driver, lambda d: not d.find_elements(By.CSS_SELECTOR, selector), "the link's li to go away")
         status, _, _ = http.request("GET", f"/s/{token}")
@@ -1145,7 +1149,7 @@ def run_checks(run, daemon, base, http, api, browsers, directory):
         wait(fresh, lambda d: d.find_elements(By.TAG_NAME, "body"), "the revoked link's page in the fresh browser")
         expect(not fresh.find_elements(By.ID, "player"), "the fresh browser still gets the player from a revoked link")
         listed = api.ok("GET", "/api/shares")
-        expect(all(s.get("token") != token for s in listed.get("items", [])), "/api/shares still lists the revoked link")
+        expect(all(s.get("id") != run.need("share_id") for s in listed.get("items", [])), "/api/shares still lists the revoked link")
         driver.refresh()
         wait(driver, EC.presence_of_element_located((By.ID, "player")), "the clip page after a reload")
         expect(not driver.find_elements(By.CSS_SELECTOR, selector), "the revoked link is back after a reload")

@@ -90,7 +90,8 @@ extension Appliance {
                                    activeCamera: { await cameras.activeName })
         let (devices, gate) = (DeviceMonitor(), CommandGate())
         let accounts = try await stoppingGraphOnFailure(graph) {
-            try AccountBook(library: library, tokenFile: config.web.tokenFile.isEmpty ? nil : try Password(file: config.web.tokenFile))
+            try AccountBook(library: library, tokenFile: config.web.tokenFile.isEmpty ? nil : try Password(file: config.web.tokenFile),
+                            keepsDigest: config.rtsp.enabled)
         }
         let dispatcher = CommandDispatcher(
             recorder: recorder, clips: clips, activity: activity, cameras: cameras,

@@ -73,7 +73,7 @@ struct CommandDispatcher: Sendable {
         case .metrics: return .metrics(await metrics.metrics())
         case .share(let id, let hours): return .shared(try await clips.share(id: id, hours: hours))
         case .shares: return .shares(try await clips.shares())
-        case .unshare(let token): return .unshared(try await clips.unshare(token: token))
+        case .unshare(let link): return .unshared(try await clips.unshare(link: link))
         case .activity(let filter): return .activity(try await activity.list(filter))
         case .activityShow(let id): return .activityDetail(try await activity.show(id: id))
         case .activityMark(let mark): return .activityMarked(try await activity.mark(mark))

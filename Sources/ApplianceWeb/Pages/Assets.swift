@@ -410,7 +410,7 @@ enum Assets {
     }
 
     function shareItem(link) {
-      const li = document.createElement("li"); li.dataset.token = link.token;
+      const li = document.createElement("li"); li.dataset.id = link.id;
       const a = document.createElement("a"); a.className = "share-link"; a.href = link.url; a.textContent = location.origin + link.url;
       const until = document.createElement("span"); until.className = "expires"; until.textContent = " until " + new Date(link.expires_at).toLocaleString();
       const revoke = document.createElement("button"); revoke.className = "revoke"; revoke.textContent = "Revoke";
@@ -420,7 +420,7 @@ enum Assets {
       document.addEventListener("click", async (event) => {
         const button = event.target.closest("button.revoke"); if (!button) return;
         const li = button.closest("li");
-        try { await call("DELETE", "/api/shares/" + encodeURIComponent(li.dataset.token)); li.remove(); say("Link revoked"); } catch (e) { say(e.message); }
+        try { await call("DELETE", "/api/shares/" + encodeURIComponent(li.dataset.id)); li.remove(); say("Link revoked"); } catch (e) { say(e.message); }
       });
     }
 

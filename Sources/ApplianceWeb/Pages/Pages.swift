@@ -170,15 +170,19 @@ enum Pages {
           <form id="share-form" class="share admin-only"><label>Valid for <select id="share-hours"><option value="1">1 hour</option>
           <option value="24" selected>24 hours</option><option value="168">7 days</option></select></label>
           <button id="share">Make a share link</button></form>
+          <p class="hint">A link is shown once, when it is made: the device keeps only a hash of it.</p>
           <ul id="shares">\(links)</ul>
         </section>
         """
         return layout(title: r.title, csrf: csrf, active: "recordings", body: body)
     }
 
+    /// A link in a list: its URL only when just made (the device keeps the token's hash, not the token), else its id.
     static func shareRow(_ link: ShareLink) -> String {
-        """
-        <li data-token="\(HTML.escape(link.token))"><a class="share-link" href="\(HTML.escape(link.url))">\(HTML.escape(link.url))</a>
+        let shown = link.url.map { "<a class=\"share-link\" href=\"\(HTML.escape($0))\">\(HTML.escape($0))</a>" }
+            ?? "<span class=\"share-id\">link \(HTML.escape(link.id))</span>"
+        return """
+        <li data-id="\(HTML.escape(link.id))">\(shown)
         <span class="expires">until <time datetime="\(Timestamps.iso(link.expiresAt))">\(HTML.date(link.expiresAt))</time></span>
         <button class="revoke">Revoke</button></li>
         """
@@ -228,12 +232,13 @@ enum Pages {
         return layout(title: "Log in", csrf: nil, active: "login", body: body, nav: false)
     }
 
-    static func share(link: ShareLink, recording: Recording) -> String {
+    /// The page a share link opens (`/s/<token>`: the token is the one in the request, which found the link).
+    static func share(token: String, link: ShareLink, recording: Recording) -> String {
         let body = """
         <section class="clip shared">
           <h1>\(HTML.escape(recording.title))</h1>
-          <video id="player" controls preload="metadata" playsinline src="/s/\(HTML.escape(link.token))/video"></video>
-          <div class="controls"><a id="download" class="button" href="/s/\(HTML.escape(link.token))/video?download=1">Download</a></div>
+          <video id="player" controls preload="metadata" playsinline src="/s/\(HTML.escape(token))/video"></video>
+          <div class="controls"><a id="download" class="button" href="/s/\(HTML.escape(token))/video?download=1">Download</a></div>
           <p>Recorded \(HTML.date(recording.createdAt)) · \(HTML.duration(recording.durationMs)) · link valid until
           <time datetime="\(Timestamps.iso(link.expiresAt))">\(HTML.date(link.expiresAt))</time></p>
         </section>

@@ -55,7 +55,7 @@ extension Routes {
             return try JSONBody.response(try await perform(command))
         }
         api.delete("shares/:token") { _, ctx -> Response in
-            try JSONBody.response(try await perform(.unshare(token: try ctx.parameters.require("token"))))
+            try JSONBody.response(try await perform(.unshare(link: try ctx.parameters.require("token"))))
         }
         api.get("events") { _, _ in eventStream() }
         router.get("metrics") { _, _ -> Response in

@@ -8,8 +8,9 @@ import Hummingbird
 extension Routes {
     func addShares(to router: GuardedRouter) {
         router.get("s/:token") { _, ctx -> Response in
-            let (link, recording) = try await shared(try ctx.parameters.require("token"))
-            return HTML.response(Pages.share(link: link, recording: recording))
+            let token = try ctx.parameters.require("token")
+            let (link, recording) = try await shared(token)
+            return HTML.response(Pages.share(token: token, link: link, recording: recording))
         }
         for method in [HTTPRequest.Method.get, .head] {
             router.on("s/:token/video", method: method) { request, ctx -> Response in

@@ -1,6 +1,7 @@
 import ApplianceProtocol
 import Foundation
 import ApplianceBase
+import MediaLibrary
 
 /// Share links as commands: `share`, `shares`, `unshare`.
 extension Clips {
@@ -20,18 +21,20 @@ extension Clips {
         let token = RandomToken.make(bytes: Self.shareTokenBytes)
         try await library.insertShare(token: token, recordingId: recording.id, createdAt: now, expiresAt: expires)
         logger.info("shared recording \(recording.id)", metadata: ["expires_at": "\(Timestamps.iso(expires))"])  // never the token
-        return ShareLink(token: token, recordingId: recording.id, title: recording.title, createdAt: now, expiresAt: expires)
+        return ShareLink(id: Library.shareID(token: token), token: token, recordingId: recording.id, title: recording.title,
+                         createdAt: now, expiresAt: expires)
     }
 
     package func shares() async throws -> ShareList {
         ShareList(items: try await library.shares())
     }
 
-    package func unshare(token: String) async throws -> UnshareResult {
-        guard try await library.deleteShare(token: token) else {
-            throw ApplianceError(.notFound, "no share link with that token")
+    /// `link`: the link's token, or its id as lists show it.
+    package func unshare(link: String) async throws -> UnshareResult {
+        guard let id = try await library.deleteShare(link) else {
+            throw ApplianceError(.notFound, "no share link with that token or id")
         }
-        logger.info("revoked a share link")
-        return UnshareResult(token: token, revoked: true)
+        logger.info("revoked share link \(id)")
+        return UnshareResult(id: id, revoked: true)
     }
 }
