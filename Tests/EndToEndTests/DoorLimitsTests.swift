@@ -110,3 +110,43 @@ final class DoorLimitsTests: XCTestCase {
         try assertRecordsWhole(web, pid: pid)
     }
 }
+
+/// `/api/events` for a client that falls behind (it reads nothing while 8,000 events of about 640 bytes are made: more than the socket buffers, up to 4 MB on loopback, hold): the
+/// daemon keeps at most 256 of them for it, then stops sending, tells it why (`event: dropped`) and closes the
+/// stream; the daemon is the same process after, and a new client gets events again.
+final class EventStreamBoundTests: XCTestCase {
+    func testAClientThatFallsBehindIsDroppedWithAReason() throws {
+        let web = try WebDaemon()
+        defer { web.stop() }
+        let clip = try web.recordClip(seconds: 1)
+        let pid = web.daemon.pid
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Security/slow_events.py").path
+        let renames = 8000
+        let run = try ProcessOutcome.run("/usr/bin/env", ["python3", script, "--url", web.url, "--token", WebDaemon.password, "--clip", clip.id,
+                                                          "--renames", String(renames)], timeout: 300)
+        XCTAssertEqual(run.status, 0, run.stderr)
+        print("EventStreamBoundTests: \(run.stdout)")
+        let report = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any], run.stdout)
+        let received = try XCTUnwrap(report["renamed"] as? Int)
+        XCTAssertLessThan(received, renames, "fell behind: not every event was kept for it")
+        XCTAssertGreaterThan(received, 0)
+        let dropped = try XCTUnwrap(report["dropped"] as? [String])
+        XCTAssertEqual(dropped.count, 1, "told why: \(report)")
+        XCTAssertTrue(dropped.first?.contains("fell 256 events behind") == true, "\(dropped)")
+        XCTAssertEqual(report["closed"] as? Bool, true, "the stream ends")
+        XCTAssertEqual(web.daemon.pid, pid)
+        // A new client is served and gets events.
+        let curl = Process()
+        curl.executableURL = URL(fileURLWithPath: Curl.path)
+        curl.arguments = ["-s", "-N", "--max-time", "6", "-H", "Authorization: Bearer \(WebDaemon.password)", web.url + "/api/events"]
+        let output = Pipe()
+        curl.standardOutput = output
+        try curl.run()
+        Thread.sleep(forTimeInterval: 1)
+        XCTAssertEqual(try web.post("/api/recordings/\(clip.id)/rename", #"{"title":"after"}"#).status, 200)
+        curl.waitUntilExit()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        XCTAssertTrue(text.contains("event: renamed"), "a new client gets events: \(text.prefix(500))")
+    }
+}

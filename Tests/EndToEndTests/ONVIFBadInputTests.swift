@@ -68,3 +68,36 @@ final class ONVIFBadInputTests: XCTestCase {
         XCTAssertTrue(FileManager.default.fileExists(atPath: clip.path))
     }
 }
+
+/// Before the first account (and with no token_file) ONVIF answers only this machine, judged by the peer's address
+/// as the dashboard judges it: a host on the network that names `localhost` in its Host header is refused (it used
+/// to be let in on the Host header alone), and this machine is answered without a token.
+final class ONVIFPeerTests: XCTestCase {
+    func testWithoutAPasswordAnotherHostIsRefusedWhateverHostItNames() throws {
+        let net = try VethNetwork()
+        defer { net.remove() }
+        let daemon = try DaemonProcess(extra: """
+            [web]
+            listen = "0.0.0.0:0"
+            [rtsp]
+            listen = "127.0.0.1:0"
+            [onvif]
+            enabled = true
+            listen = "off"
+            """)
+        try daemon.start()
+        defer { daemon.stop() }
+        let port = try XCTUnwrap(URL(string: try daemon.webURL())?.port)
+        let body = ONVIFBadInputTests.request
+        let here = try Curl.request("https://127.0.0.1:\(port)/onvif/device_service", method: "POST", headers: ["Content-Type: application/soap+xml"],
+                                    body: Data(body.utf8), caFile: daemon.dataDir + "/tls/device.crt")
+        XCTAssertEqual(here.status, 200, "this machine, no token: \(here.text.prefix(300))")
+        for host in ["localhost", "127.0.0.1", "localhost:\(port)"] {
+            let status = try ProcessOutcome.run("/usr/sbin/ip", ["netns", "exec", net.namespace, Curl.path, "-sk", "-o", "/dev/null", "-w", "%{http_code}",
+                                                                 "-H", "Host: \(host)", "-H", "Content-Type: application/soap+xml", "--data-binary", body,
+                                                                 "https://\(net.deviceAddress):\(port)/onvif/device_service"], timeout: 30).stdout
+            XCTAssertEqual(status, "403", "another host naming \(host)")
+        }
+        XCTAssertTrue(daemon.isRunning)
+    }
+}

@@ -27,10 +27,12 @@ extension APIOperations {
         let soap = ("application/soap+xml", S.string("a SOAP 1.2 envelope"))
         let reply = APIOperation.Reply(status: 200, description: "a SOAP envelope", type: "application/soap+xml", schema: S.string())
         let fault = APIOperation.Reply(status: 400, description: "a SOAP fault (a Sender's)", type: "application/soap+xml", schema: S.string())
+        // SOAP 1.2's HTTP binding answers a Receiver's fault (an action not supported) with 500: ONVIF clients expect it.
+        let receiver = APIOperation.Reply(status: 500, description: "a SOAP fault (a Receiver's)", type: "application/soap+xml", schema: S.string())
         let paths = Routes.soapPaths.map { "/" + $0 } + ["/onvif/pullpoint/{id}"]
         return paths.map { path in
             Op(method: .post, path: path, summary: "ONVIF \(path.split(separator: "/")[1])",
-               parameters: path.hasSuffix("{id}") ? [.path("id")] : [], body: soap, replies: [reply, fault], feature: .onvif)
+               parameters: path.hasSuffix("{id}") ? [.path("id")] : [], body: soap, replies: [reply, fault, receiver], feature: .onvif)
         }
     }
 }
