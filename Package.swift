@@ -214,7 +214,7 @@ let package = Package(
         ),
         /// What the test targets that run real tools share (`ProcessOutcome`, `Process.finish(within:)`).
         .target(name: "TestSupport", path: "Tests/TestSupport"),
-        .testTarget(name: "GStreamerKitTests", dependencies: ["GStreamerKit", "CGStreamer", "TestSupport"]),
+        .testTarget(name: "GStreamerKitTests", dependencies: ["GStreamerKit", "CGStreamer", "CGStreamerShim", "TestSupport"]),
         .testTarget(name: "SystemCallsTests", dependencies: ["SystemCalls"]),
         .testTarget(name: "ApplianceProtocolTests", dependencies: ["ApplianceProtocol"]),
         // Each layer's tests, beside it: `@testable import` of the module under test only.

@@ -362,6 +362,9 @@ GstElement *appl_source_receiver_new(GstElement *source, GstElement *target, App
     gboolean linked = gst_element_link(source, frames);
     gst_object_unref(frames);
     if (!linked) {
+        /* NULL leaves the context to the caller (the header's rule): the state freed with the pipeline must not
+         * release it too (NetworkReceiver releases it on NULL: released twice before). */
+        s->release = NULL;
         gst_object_unref(pipeline);
         return NULL;
     }

@@ -152,13 +152,16 @@ typedef void (*ApplNetworkFailure)(void *context, const char *reason);
 /** A receiver pipeline for `uri` (uridecodebin; an rtspsrc in it gets user, password, transport 0 auto / 1 tcp /
  *  2 udp, latency and timeouts) handing each decoded frame to the appsrc `target` (may be NULL: frames are only
  *  counted). Its first failure goes to `on_failure` (may be NULL) and is posted again on `target` in words; its end
- *  of stream ends `target`'s. `release(context)` when the pipeline is freed. NULL when uridecodebin or appsink is
- *  missing. Start and stop it with gst_element_set_state. */
+ *  of stream ends `target`'s. Start and stop it with gst_element_set_state.
+ *  Ownership: the pipeline owns `context` and calls `release(context)` once, when it is freed. NULL (uridecodebin or
+ *  appsink missing) leaves `context` to the caller: `release` is never called. */
 GstElement *appl_network_source_new(const char *uri, const char *user, const char *password, int transport,
                                     unsigned latency_ms, unsigned timeout_s, GstElement *target,
                                     ApplNetworkFailure on_failure, void *context, GDestroyNotify release);
 /** The same receiver around any source bin whose "src" pad gives raw video (a `pipeline` camera whose pads come
- *  later, see appl_bin_expose_dynamic_pads). NULL when the bin cannot be linked to raw video. */
+ *  later, see appl_bin_expose_dynamic_pads). NULL when the bin cannot be linked to raw video (a pipeline that ends
+ *  in h264parse, say). Ownership as appl_network_source_new's: on NULL the caller still owns `context`. `source` is
+ *  added to the pipeline either way (on NULL it is unparented again as the pipeline is freed). */
 GstElement *appl_source_receiver_new(GstElement *source, GstElement *target, ApplNetworkFailure on_failure, void *context,
                                      GDestroyNotify release);
 void appl_network_source_stats(GstElement *pipeline, ApplNetworkSourceStats *out);
