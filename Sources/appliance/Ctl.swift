@@ -86,6 +86,7 @@ struct Status: ParsableCommand {
                 let how = switch choice.how {
                 case .failover: "replacing \(choice.failures?.last.map { "\($0.encoder), which failed: \($0.reason)" } ?? "one that failed")"
                 case .cached: "chosen by trial earlier in this boot"
+                case .provisional: "untried (no trial answered in time), judged as it runs"
                 default: "chosen by trial"
                 }
                 let trials = choice.trials.filter { $0.result != .notTried }.map { "\($0.name) \($0.result.rawValue)" }.joined(separator: ", ")

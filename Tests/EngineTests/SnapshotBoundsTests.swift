@@ -9,7 +9,7 @@ final class SnapshotBoundsTests: XCTestCase {
         let budget = SnapshotBudget(perMinute: 3), t0 = ContinuousClock.now
         for i in 0..<3 { XCTAssertNoThrow(try budget.admit(now: t0 + .seconds(i))) }
         XCTAssertThrowsError(try budget.admit(now: t0 + .seconds(10))) { error in
-            XCTAssertEqual((error as? ApplianceError)?.code, .busy)
+            XCTAssertEqual((error as? ApplianceError)?.code, .rateLimited, "429 on the web")
             XCTAssertTrue((error as? ApplianceError)?.message.contains("3 snapshots a minute") == true)
         }
         XCTAssertNoThrow(try budget.admit(now: t0 + .seconds(60)), "a minute after the first, one more")

@@ -16,6 +16,8 @@ struct EncoderCandidate: Sendable, Equatable {
     var element: String
 
     var isPresent: Bool { !factories.isEmpty && factories.values.allSatisfy { $0 != nil } }
+    /// An encoder the CPU runs (no "Hardware" in its element's class): what a start falls back to when no trial answers.
+    var isSoftware: Bool { (factories[element] ?? nil).map { !$0.klass.contains("Hardware") } ?? false }
     /// Above PRIMARY + 255: a user asked for this one first.
     var isPreferred: Bool { (factories[element] ?? nil).map { $0.rank > 511 } ?? false }
 

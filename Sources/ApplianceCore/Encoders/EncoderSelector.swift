@@ -46,6 +46,10 @@ struct EncoderSelector {
             }
         }
         guard let chosen else {
+            if let provisional = Self.provisional(candidates, trials: trials) {
+                logger.warning("no encoder trial answered in time (a busy start?): recording on \(provisional.encoder) (\(provisional.element)) untried, judged as it runs; the trials run again at the next start")
+                return provisional
+            }
             throw Appliance.StartupError(description: "no H.264 encoder works: " + trials.map { "\($0.name) \($0.result.rawValue)\($0.detail.isEmpty ? "" : " (\($0.detail))")" }
                 .joined(separator: "; "))
         }
@@ -55,5 +59,13 @@ struct EncoderSelector {
             "trials": "\(trials.map { "\($0.name)=\($0.result.rawValue)" }.joined(separator: ","))",
         ])
         return choice
+    }
+
+    /// When nothing passed, the first software encoder whose trial timed out (the machine too busy to answer is not
+    /// the encoder saying no, as a failed trial does): it needs no driver that could hang, and it is judged as it runs.
+    static func provisional(_ candidates: [EncoderCandidate], trials: [EncoderChoice.Trial]) -> EncoderChoice? {
+        let timedOut = Set(trials.filter { $0.result == .timedOut }.map(\.name))
+        guard let software = candidates.first(where: { $0.isSoftware && timedOut.contains($0.name) }) else { return nil }
+        return EncoderChoice(encoder: software.name, element: software.element, how: .provisional, trials: trials)
     }
 }

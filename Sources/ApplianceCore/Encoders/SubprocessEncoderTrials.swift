@@ -11,9 +11,9 @@ public struct SubprocessEncoderTrials: EncoderTrialRunner {
     /// The appliance binary (`/proc/self/exe` of the daemon).
     public let executable: String
     /// GStreamer's start (registry) in the child, on top of the trial's own limit.
-    static let startUp = Duration.seconds(10)
+    let startUp: Duration
 
-    public init(executable: String) { self.executable = executable }
+    public init(executable: String, startUp: Duration = .seconds(10)) { (self.executable, self.startUp) = (executable, startUp) }
 
     /// This program's own binary: the appliance runs its trials with itself.
     public static var ofThisProgram: SubprocessEncoderTrials {
@@ -42,11 +42,11 @@ public struct SubprocessEncoderTrials: EncoderTrialRunner {
         } catch {
             return failed(.failed, "cannot start \(executable): \(error)")
         }
-        let ended = await Self.wait(for: process, within: limit + Self.startUp)
+        let ended = await Self.wait(for: process, within: limit + startUp)
         guard ended else {
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
-            return failed(.timedOut, "no answer within \((limit + Self.startUp).components.seconds) s (killed)")
+            return failed(.timedOut, "no answer within \((limit + startUp).components.seconds) s (killed)")
         }
         let data = output.fileHandleForReading.readDataToEndOfFile()
         if process.terminationReason == .uncaughtSignal {

@@ -8,6 +8,10 @@ public struct EncoderChoice: Codable, Sendable, Equatable {
         case pinned, trial, cached
         /// The encoder chosen before failed while running and this one replaced it (`failures` says why).
         case failover
+        /// No trial answered in time (a start on a busy machine): the first software encoder whose trial timed out,
+        /// used untried and judged as it runs (by the live failover); not kept for the boot, so the next start tries
+        /// again.
+        case provisional
     }
 
     /// One candidate and what its trial gave.

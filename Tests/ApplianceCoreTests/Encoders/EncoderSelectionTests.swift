@@ -129,3 +129,47 @@ final class CountingTrials: EncoderTrialRunner, @unchecked Sendable {
         return await InProcessEncoderTrials().trial(candidate, video: video, library: library, limit: limit)
     }
 }
+
+/// A start on a machine too busy for any trial to answer (the lab's loaded host: both trials `timed_out`, and the
+/// daemon refused to start): the trial children here hang as such a start's do, and are killed at the limit. The
+/// first software encoder that timed out is used untried (`provisional`), not cached, so the next start tries again;
+/// a trial that answers "no" is not overridden.
+extension EncoderSelectionTests {
+    func hangingTrials() throws -> SubprocessEncoderTrials {
+        let script = directory.appendingPathComponent("hanging-trial.sh").path
+        try "#!/bin/sh\nexec sleep 60\n".write(toFile: script, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: script)
+        return SubprocessEncoderTrials(executable: script, startUp: .milliseconds(300))
+    }
+
+    func busySelector(_ video: ApplianceConfig.Video) throws -> EncoderSelector {
+        EncoderSelector(video: video, library: library, runner: try hangingTrials(), cache: EncoderChoiceCache(dataDir: directory.path),
+                        logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
+    }
+
+    func testWhenNoTrialAnswersTheFirstSoftwareEncoderIsUsedUntried() async throws {
+        var busy = video(["openh264", "x264"])
+        busy.encoderTrialS = 1
+        let choice = try await busySelector(busy).choose()
+        XCTAssertEqual([choice.encoder, choice.element, choice.how.rawValue], ["openh264", "openh264enc", "provisional"])
+        XCTAssertEqual(choice.trials.map(\.result), [.timedOut, .timedOut])
+        XCTAssertTrue(choice.trials[0].detail.contains("killed"), choice.trials[0].detail)
+        let again = CountingTrials()
+        let next = try await selector(busy, runner: again).choose()
+        XCTAssertEqual(next.how, .trial, "not kept for the boot: the next start tries again")
+        XCTAssertEqual(again.count, 1)
+    }
+
+    func testATrialThatSaysNoIsNotOverridden() async throws {
+        var busy = video(["missing", "broken"])
+        busy.encoderTrialS = 1
+        do {
+            _ = try await selector(busy, runner: CountingTrials()).choose()
+            XCTFail("broken answered no; missing is absent")
+        } catch {
+            XCTAssertTrue("\(error)".hasPrefix("no H.264 encoder works"), "\(error)")
+        }
+        XCTAssertNil(EncoderSelector.provisional(EncoderCandidate.ordered(["missing", "broken"], library: library),
+                                                 trials: [.init(name: "broken", element: "x264enc", result: .failed, detail: "no", ms: 1)]))
+    }
+}
