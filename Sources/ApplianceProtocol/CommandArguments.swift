@@ -142,9 +142,8 @@ extension Command {
         case .timeline(let from, let to): ["from": .string(Timestamps.iso(from)), "to": .string(Timestamps.iso(to))]
         case .timelineDays(let month): ["month": .string(month)]
         case .activityMark(let mark):
-            [("label", JSONValue.string(mark.label)), ("at", mark.at.map { JSONValue.string(Timestamps.iso($0)) }),
-             ("duration_s", mark.durationS.map(JSONValue.double))]
-                .reduce(into: [:]) { args, pair in if let value = pair.1 { args[pair.0] = value } }
+            Dictionary(compacting: [("label", .string(mark.label)), ("at", mark.at.map { .string(Timestamps.iso($0)) }),
+                                    ("duration_s", mark.durationS.map(JSONValue.double))])
         case .share(let id, let hours): hours.map { ["id": .string(id), "hours": .double($0)] } ?? ["id": .string(id)]
         case .unshare(let link): [ShareLink.isID(link) ? "id" : "token": .string(link)]
         case .recordStart(let title), .recordStop(let title), .recordToggle(let title): title.map { ["title": .string($0)] } ?? [:]
@@ -152,17 +151,16 @@ extension Command {
         case .listGrouped(let page, let perPage): ["page": .int(page), "per_page": .int(perPage), "grouped": .bool(true)]
         case .listSegments(let group, let page, let perPage): ["page": .int(page), "per_page": .int(perPage), "group": .string(group)]
         case .listFiltered(let filter, let page, let perPage):
-            [("search", filter.search.map(JSONValue.string)), ("from", filter.from.map { JSONValue.string(Timestamps.iso($0)) }),
-             ("to", filter.to.map { JSONValue.string(Timestamps.iso($0)) })]
-                .reduce(into: ["page": .int(page), "per_page": .int(perPage)]) { args, pair in if let value = pair.1 { args[pair.0] = value } }
+            Dictionary(compacting: [("page", .int(page)), ("per_page", .int(perPage)), ("search", filter.search.map(JSONValue.string)),
+                                    ("from", filter.from.map { .string(Timestamps.iso($0)) }), ("to", filter.to.map { .string(Timestamps.iso($0)) })])
         case .info(let id), .lock(let id), .unlock(let id): ["id": .string(id)]
         case .rename(let id, let title): ["id": .string(id), "title": .string(title)]
         case .delete(let id, let force): ["id": .string(id), "force": .bool(force)]
         case .switchCamera(.named(let camera)): ["camera": .string(camera)]
         case .switchCamera(.next): ["next": .bool(true)]
         case .discoverCameras(let r):
-            [("username", r.username.map(JSONValue.string)), ("password", r.password.map { .string($0.text) }), ("seconds", .double(r.seconds))]
-                .reduce(into: [:]) { args, pair in if let value = pair.1 { args[pair.0] = value } }
+            Dictionary(compacting: [("username", r.username.map(JSONValue.string)), ("password", r.password.map { .string($0.text) }),
+                                    ("seconds", .double(r.seconds))])
         case .play(let r): r.chime.map { ["chime": .string($0.rawValue)] } ?? ["file": .string(r.file ?? "")]
         case .backupRetry(let id): id.map { ["id": .string($0)] } ?? [:]
         case .protect(let before, let after): ["before_s": .double(before), "after_s": .double(after)]
@@ -172,9 +170,9 @@ extension Command {
         case .userRole(let name, let role): ["name": .string(name), "role": .string(role.rawValue)]
         case .userRemove(let name), .userToken(let name), .userRevokeTokens(let name): ["name": .string(name)]
         case .export(let r):
-            [("from", r.from.map { JSONValue.string(Timestamps.iso($0)) }), ("to", r.to.map { .string(Timestamps.iso($0)) }),
-             ("camera", r.camera.map(JSONValue.string)), ("group", r.group.map(JSONValue.string)), ("title", r.title.map(JSONValue.string))]
-                .reduce(into: [:]) { args, pair in if let value = pair.1 { args[pair.0] = value } }
+            Dictionary(compacting: [("from", r.from.map { .string(Timestamps.iso($0)) }), ("to", r.to.map { .string(Timestamps.iso($0)) }),
+                                    ("camera", r.camera.map(JSONValue.string)), ("group", r.group.map(JSONValue.string)),
+                                    ("title", r.title.map(JSONValue.string))])
         }
     }
 }

@@ -69,3 +69,10 @@ extension JSONValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, Ex
         self = .object(Dictionary(elements, uniquingKeysWith: { _, last in last }))
     }
 }
+
+extension Dictionary where Key == String, Value == JSONValue {
+    /// The pairs whose value is present (an optional argument or field left out when nil).
+    public init(compacting pairs: [(String, JSONValue?)]) {
+        self = pairs.reduce(into: [:]) { object, pair in if let value = pair.1 { object[pair.0] = value } }
+    }
+}

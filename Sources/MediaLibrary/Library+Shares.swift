@@ -12,9 +12,7 @@ extension Library {
     public static func shareHash(token: String) -> String { SHA256.hash(data: Data(token.utf8)).map { String(format: "%02x", $0) }.joined() }
 
     /// A link's id: the first 16 hex digits of its hash (what lists show and `unshare` takes besides the token).
-    public static func shareID(token: String) -> String { String(shareHash(token: token).prefix(idLength)) }
-
-    static let idLength = 16
+    public static func shareID(token: String) -> String { String(shareHash(token: token).prefix(ShareLink.idLength)) }
 
     package func insertShare(token: String, recordingId: String, createdAt: Date, expiresAt: Date) async throws {
         try await database.write { db in
@@ -49,19 +47,19 @@ extension Library {
         let isID = ShareLink.isID(link)
         let hash = isID ? nil : Self.shareHash(token: link)
         return try await database.write { db in
-            let found = try String.fetchOne(db, sql: isID ? "SELECT token_hash FROM shares WHERE substr(token_hash, 1, 16) = ?"
+            let found = try String.fetchOne(db, sql: isID ? "SELECT token_hash FROM shares WHERE substr(token_hash, 1, \(ShareLink.idLength)) = ?"
                                                           : "SELECT token_hash FROM shares WHERE token_hash = ?",
                                             arguments: [isID ? link.lowercased() : hash])
             guard let found else { return nil }
             try db.execute(sql: "DELETE FROM shares WHERE token_hash = ?", arguments: [found])
-            return String(found.prefix(Self.idLength))
+            return String(found.prefix(ShareLink.idLength))
         }
     }
 
     private static func ms(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }
 
     private static func share(_ row: Row, token: String?) -> ShareLink {
-        ShareLink(id: String((row[0] as String).prefix(idLength)), token: token, recordingId: row[1], title: row[2],
+        ShareLink(id: String((row[0] as String).prefix(ShareLink.idLength)), token: token, recordingId: row[1], title: row[2],
                   createdAt: Date(timeIntervalSince1970: Double(row[3] as Int64) / 1000),
                   expiresAt: Date(timeIntervalSince1970: Double(row[4] as Int64) / 1000))
     }

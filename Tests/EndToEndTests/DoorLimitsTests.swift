@@ -143,10 +143,15 @@ final class EventStreamBoundTests: XCTestCase {
         let output = Pipe()
         curl.standardOutput = output
         try curl.run()
-        Thread.sleep(forTimeInterval: 1)
+        var text = ""
+        while !text.contains(": connected") {  // subscribed: the stream's first line has come
+            let data = output.fileHandleForReading.availableData
+            if data.isEmpty { break }  // curl ended
+            text += String(decoding: data, as: UTF8.self)
+        }
         XCTAssertEqual(try web.post("/api/recordings/\(clip.id)/rename", #"{"title":"after"}"#).status, 200)
         curl.waitUntilExit()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        text += String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         XCTAssertTrue(text.contains("event: renamed"), "a new client gets events: \(text.prefix(500))")
     }
 }

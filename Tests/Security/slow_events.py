@@ -25,7 +25,14 @@ def main():
     slow.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
     slow.connect((target.hostname, target.port))
     slow.sendall(f"GET /api/events HTTP/1.1\r\nHost: {target.netloc}\r\nAuthorization: Bearer {args.token}\r\n\r\n".encode())
-    time.sleep(0.5)  # subscribed before the events start
+    # Subscribed before the events start: the stream's first line has come (then nothing more is read for a while).
+    head = b""
+    slow.settimeout(10)
+    while b": connected" not in head:
+        chunk = slow.recv(4096)
+        if not chunk:
+            raise SystemExit(f"the stream ended before it started: {head[:300]!r}")
+        head += chunk
     api = http.client.HTTPConnection(target.hostname, target.port, timeout=30)
     started = time.monotonic()
     for n in range(args.renames):
@@ -41,7 +48,7 @@ def main():
     # To the end of the stream, or 20 s without a byte (a zero window's probes back off: the first bytes after a long
     # stall may take seconds), or 90 s in all (an open stream sends a comment every 15 s).
     slow.settimeout(20)
-    received = bytearray()
+    received = bytearray(head)
     closed = False
     deadline = time.monotonic() + 90
     while time.monotonic() < deadline:

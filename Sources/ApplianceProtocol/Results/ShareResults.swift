@@ -20,7 +20,10 @@ public struct ShareLink: Codable, Sendable, Equatable {
     }
 
     /// Whether `text` is a link's id (16 hex digits) rather than its token (43 characters of base64url).
-    public static func isID(_ text: String) -> Bool { text.count == 16 && text.allSatisfy { $0.isASCII && $0.isHexDigit } }
+    public static func isID(_ text: String) -> Bool { text.count == idLength && text.allSatisfy { $0.isASCII && $0.isHexDigit } }
+
+    /// The hex digits of the token's hash an id keeps.
+    public static let idLength = 16
 }
 
 /// What `shares` answers: the links that still work, newest first.

@@ -57,9 +57,5 @@ enum JSONSchema {
 
 extension JSONValue {
     /// An object of the pairs whose value is present.
-    init(compacting pairs: [(String, JSONValue?)]) {
-        self = .object(pairs.reduce(into: [:]) { object, pair in if let value = pair.1 { object[pair.0] = value } })
-    }
-
-    static func object(compacting pairs: [(String, JSONValue?)]) -> JSONValue { JSONValue(compacting: pairs) }
+    static func object(compacting pairs: [(String, JSONValue?)]) -> JSONValue { .object(Dictionary(compacting: pairs)) }
 }

@@ -25,8 +25,10 @@ extension Routes {
             struct RouteList: Encodable { var items: [RouteTable.Entry] }
             return try JSONBody.response(RouteList(items: table.all))
         }
+        // The same document for the daemon's life (its routes do not change): encoded once, when the route is added.
+        let openAPI = Result { try OpenAPIDocument.data(features: context.onvif == nil ? [] : [.onvif]) }
         api.get("openapi.json") { _, _ -> Response in
-            let data = try OpenAPIDocument.data(features: context.onvif == nil ? [] : [.onvif])
+            let data = try openAPI.get()
             return Response(status: .ok, headers: [.contentType: "application/json; charset=utf-8", .cacheControl: "no-cache"],
                             body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
         }
