@@ -124,9 +124,9 @@ public enum ResponseLine {
 
 extension RequestLine {
     /// A bare `args` object (the web API's POST body), with a request line's checks: UTF-8, nesting, an object.
-    /// An empty body is no arguments.
+    /// An empty body (no bytes) is no arguments; whitespace alone is not JSON, so it is refused like any malformed body.
     public static func parseArguments(_ body: Data) throws(ApplianceError) -> [String: JSONValue] {
-        if body.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) { return [:] }
+        if body.isEmpty { return [:] }
         guard String(data: body, encoding: .utf8) != nil else { throw ApplianceError(.badRequest, "body is not valid UTF-8") }
         guard nesting(of: body) <= maxNesting else { throw ApplianceError(.badRequest, "body nested deeper than \(maxNesting) levels") }
         let value: JSONValue

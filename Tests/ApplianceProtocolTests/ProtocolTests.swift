@@ -29,6 +29,18 @@ final class ProtocolTests: XCTestCase {
                        .object(["a": .array([.int(1), .string("b")])]), "any JSON id is echoed as sent")
     }
 
+    /// The web API's POST body: no bytes is no arguments; anything else must be a JSON object (whitespace alone is not
+    /// JSON, as schemathesis pointed out).
+    func testAnArgumentsBodyIsEmptyOrAnObject() throws {
+        XCTAssertEqual(try RequestLine.parseArguments(Data()), [:])
+        XCTAssertEqual(try RequestLine.parseArguments(Data(#" {"title": "x"} "#.utf8)), ["title": .string("x")])
+        for body in [" ", "\n", "\r\n\t", "[]", "null", #""x""#] {
+            XCTAssertThrowsError(try RequestLine.parseArguments(Data(body.utf8)), body.debugDescription) { error in
+                XCTAssertEqual((error as? ApplianceError)?.code, .badRequest)
+            }
+        }
+    }
+
     func testMalformedRequestsAreBadRequests() {
         for line in ["", "nope", "[]", "42", #"{"command": null}"#, #"{"command": 1}"#, #"{"command": "x", "args": []}"#,
                      #"{"command": "record.start", "args": {"titel": "x"}}"#, #"{"command": "rename", "args": {"id": "a"}}"#,

@@ -13,8 +13,14 @@ import XCTest
 /// `cameras.discover` listens up to 30 s a call (CameraDiscoveryTests); wrong credentials (the `ignored_auth` check)
 /// meet the guessing ledger's 429s by design (GuessingTests); and `positive_data_acceptance`, which wants a 2xx for
 /// every valid input, cannot hold for ids that name nothing or commands the device's state refuses (404, 409).
+/// Hypothesis's health checks are off: they judge how fast the generator makes data on a shared machine, not the
+/// API (a loaded CI run reported one error whose text the log did not keep; `findings` now prints it first). One
+/// worker: with two threads, Python 3.11's `ast` raced inside Hypothesis ("AST constructor recursion depth
+/// mismatch", a Runtime Error of the tool, not a finding).
 final class APIFuzzTests: XCTestCase {
     static let viewerPassword = "vics-password-1"
+    /// `APPLIANCE_FUZZ_SEED=N` replays the seed a run printed; without it each run draws a new one.
+    static let seed = ProcessInfo.processInfo.environment["APPLIANCE_FUZZ_SEED"].map { ["--seed", $0] } ?? []
 
     func testSchemathesisFindsNothingAsAViewerOrAnAdmin() throws {
         let probe = try ProcessOutcome.run("/usr/bin/env", ["python3", "-m", "schemathesis.cli", "--version"])
@@ -60,13 +66,21 @@ final class APIFuzzTests: XCTestCase {
         let arguments = ["python3", "-m", "schemathesis.cli", "run", document, "--url", url] + auth + [
             "--checks", "all", "--exclude-checks", "positive_data_acceptance,ignored_auth",
             "--exclude-path", "/api/events", "--exclude-path", "/live.mjpeg", "--exclude-path", "/api/commands/cameras.discover",
-            "--phases", "coverage,fuzzing", "--max-examples", "30", "--workers", "2", "--request-timeout", "30",
-            "--output-truncate", "true",
-        ]
+            "--phases", "coverage,fuzzing", "--max-examples", "30", "--workers", "1", "--request-timeout", "30",
+            "--output-truncate", "true", "--suppress-health-check", "all",
+        ] + Self.seed
         let run = try ProcessOutcome.run("/usr/bin/env", arguments, environment: environment, timeout: 600)
         let summary = run.stdout.components(separatedBy: "SUMMARY").last ?? run.stdout
         print("APIFuzzTests (\(role)):\(summary)")
-        XCTAssertEqual(run.status, 0, "schemathesis as the \(role) found something:\n\(run.stdout.suffix(12_000))\n\(run.stderr.suffix(2000))")
+        XCTAssertEqual(run.status, 0, "schemathesis as the \(role) found something:\n\(Self.findings(run.stdout))\n\(run.stderr.suffix(2000))")
         XCTAssertTrue(run.stdout.contains("Tested: "), "it ran: \(run.output.suffix(2000))")
+    }
+
+    /// What schemathesis found (its FAILURES and ERRORS sections) before its long summary, so a CI log that keeps
+    /// only part of the output still shows it.
+    static func findings(_ stdout: String) -> String {
+        let start = ["FAILURES", "ERRORS"].compactMap { stdout.range(of: $0)?.lowerBound }.min()
+        let found = start.map { String(stdout[$0...]) } ?? stdout
+        return String(found.prefix(12_000))
     }
 }

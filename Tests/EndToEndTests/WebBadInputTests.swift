@@ -104,6 +104,7 @@ final class WebBadInputTests: XCTestCase {
             ("malformed JSON", "record.start", Data(#"{"title": "#.utf8), "bad_request"),
             ("nested 100 levels", "record.start", Data((String(repeating: #"{"a":"#, count: 100) + "1" + String(repeating: "}", count: 100)).utf8), "bad_request"),
             ("arrays nested 100 levels", "record.start", Data((String(repeating: "[", count: 100) + String(repeating: "]", count: 100)).utf8), "bad_request"),
+            ("whitespace alone (not JSON)", "record.start", Data(" \n".utf8), "bad_request"),
             ("an array body", "record.start", Data("[1, 2, 3]".utf8), "bad_request"),
             ("a string body", "record.start", Data(#""go""#.utf8), "bad_request"),
             ("invalid UTF-8", "record.start", Data([0x7b, 0xff, 0xfe, 0x7d]), "bad_request"),

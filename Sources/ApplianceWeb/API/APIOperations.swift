@@ -70,8 +70,9 @@ enum APIOperations {
                body: CommandOperations.body([:]), replies: [.json(S.ref("Recording"))], errors: [404]),
             Op(method: .post, path: "/api/recordings/{id}/unlock", summary: "Let retention delete it again", parameters: [id],
                body: CommandOperations.body([:]), replies: [.json(S.ref("Recording"))], errors: [404]),
-            Op(method: .post, path: "/api/recordings/{id}/share", summary: "A share link for it", parameters: [id],
-               body: CommandOperations.body(["hours": CommandOperations.hours]), replies: [.json(S.ref("Share"))], errors: [404]),
+            Op(method: .post, path: "/api/recordings/{id}/share", summary: "A share link for it (409 while it records)",
+               parameters: [id], body: CommandOperations.body(["hours": CommandOperations.hours]), replies: [.json(S.ref("Share"))],
+               errors: [404, 409]),
             Op(method: .delete, path: "/api/recordings/{id}", summary: "Delete (a locked one only with force=true)",
                parameters: [id, .query("force", S.string(values: ["true", "false", "1", "0"]))], replies: [.json(S.object())], errors: [404, 409]),
         ]

@@ -57,7 +57,7 @@ enum JSONBody {
     static func arguments(_ request: Request, context: WebContext) async throws -> [String: JSONValue] {
         var request = request
         let buffer = try await collect(&request, upTo: context.maxUploadSize)
-        if buffer.readableBytesView.contains(where: { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }), !isJSON(request.headers[.contentType]) {
+        if buffer.readableBytes > 0, !isJSON(request.headers[.contentType]) {
             throw WebError(.unsupportedMediaType, "send the body as Content-Type: application/json (found \(request.headers[.contentType]?.prefix(60) ?? "none"))")
         }
         do {
