@@ -42,9 +42,12 @@ extension Library {
         try await database.read { db in try Row.fetchOne(db, sql: "SELECT * FROM activity WHERE id = ?", arguments: [id]).map(Self.activity) }
     }
 
-    /// Newest first: those of `filter.kinds` that meet [from, to), at most `limit`, and how many match in all.
-    package func activity(_ filter: ActivityFilter) async throws -> ActivityList {
-        try await database.read { db in
+    /// Newest first: those of `filter.kinds` that meet [from, to), at most `limit`, and how many match in all, each
+    /// with the clip that holds its start (`clip`). `longest`: no file lasts longer, pre-roll included (it bounds
+    /// the search for that clip).
+    package func activity(_ filter: ActivityFilter, longest: TimeInterval = 86_400) async throws -> ActivityList {
+        let reach = Int64(longest * 1000)
+        return try await database.read { db in
             var conditions: [SQL] = []
             if !filter.kinds.isEmpty { conditions.append("kind IN \(filter.kinds.map(\.rawValue))") }
             if let label = filter.label { conditions.append("label = \(label)") }
@@ -52,11 +55,32 @@ extension Library {
             if let from = filter.from { conditions.append("COALESCE(ended_at, started_at) >= \(Recording.milliseconds(from))") }
             var whereClause: SQL = ""
             for (index, condition) in conditions.enumerated() { whereClause += (index == 0 ? "WHERE " : " AND ") + condition }
-            let rows = try SQLRequest<Row>(literal: "SELECT * FROM activity \(whereClause) ORDER BY started_at DESC, id DESC LIMIT \(filter.limit)")
-                .fetchAll(db)
+            let rows = try SQLRequest<Row>(literal: """
+                SELECT *, \(Self.clipHoldingTheStart(reach: reach)) AS clip FROM activity \(whereClause)
+                ORDER BY started_at DESC, id DESC LIMIT \(filter.limit)
+                """).fetchAll(db)
             let total = try SQLRequest<Int>(literal: "SELECT COUNT(*) FROM activity \(whereClause)").fetchOne(db) ?? 0
-            return ActivityList(items: rows.map(Self.activity), total: total)
+            return ActivityList(items: rows.map { row in
+                var activity = Self.activity(row)
+                activity.clip = row["clip"]
+                return activity
+            }, total: total)
         }
+    }
+
+    /// The recording whose file holds an activity's start (the latest to begin, if two do): a finished file spans
+    /// its end less its media's duration (pre-roll reaches back before the row's `created_at`) to its end; one being
+    /// recorded, its `created_at` onwards. Rows created more than `reach` ms around the start are not looked at.
+    private static func clipHoldingTheStart(reach: Int64) -> SQL {
+        """
+        (SELECT r.id FROM recordings r
+          WHERE r.created_at BETWEEN activity.started_at - \(reach) AND activity.started_at + \(reach)
+            AND r.state <> \(Recording.State.failed)
+            AND ((r.ended_at IS NOT NULL AND r.ended_at - COALESCE(r.duration_ms, 0) <= activity.started_at
+                  AND r.ended_at >= activity.started_at)
+              OR (r.ended_at IS NULL AND r.state = \(Recording.State.recording) AND r.created_at <= activity.started_at))
+          ORDER BY r.created_at DESC LIMIT 1)
+        """
     }
 
     /// Activities a stopped daemon left open: closed at their start (when they really ended is not known).

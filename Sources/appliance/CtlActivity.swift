@@ -42,9 +42,9 @@ struct ActivityListCommand: ParsableCommand {
             guard !r.items.isEmpty else { return "no activity" }
             let rows = r.items.map { a in
                 [String(a.id), a.kind.rawValue, localDate(a.startedAt), a.durationS.map { String(format: "%.1f s", $0) } ?? "going on",
-                 a.camera ?? "-", ActivityText.detail(a)]
+                 a.camera ?? "-", a.clip ?? "none", ActivityText.detail(a)]
             }
-            return table(header: ["ID", "KIND", "STARTED", "LENGTH", "CAMERA", "DETAIL"], rows: rows)
+            return table(header: ["ID", "KIND", "STARTED", "LENGTH", "CAMERA", "CLIP", "DETAIL"], rows: rows)
                 + (r.total > r.items.count ? "\n\(r.items.count) of \(r.total) shown (--limit)" : "")
         }
     }

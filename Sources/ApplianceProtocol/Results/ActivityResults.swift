@@ -28,6 +28,8 @@ public struct Activity: Codable, Sendable, Equatable {
     public var thumbnail: String?
     /// An object: where its best detection was (`peak` holds that detection's score).
     public var box: ObjectBox?
+    /// In `activity` lists: the recording (clip or loop segment) whose span holds the moment it began, if one does.
+    public var clip: String?
 
     public init(id: Int64, kind: Kind, label: String? = nil, camera: String? = nil, startedAt: Date, endedAt: Date? = nil,
                 zones: [String] = [], peak: Double? = nil, thumbnail: String? = nil, box: ObjectBox? = nil) {

@@ -27,7 +27,7 @@ enum APISchemas {
                               required: ["id", "recording_id", "expires_at"]),
             "Activity": S.object(["id": S.integer(min: 1), "kind": S.string(values: Activity.Kind.allCases.map(\.rawValue)),
                                   "label": S.string(), "camera": S.string(), "started_at": S.moment, "ended_at": S.moment,
-                                  "zones": S.array(S.string())], required: ["id", "kind", "started_at"]),
+                                  "zones": S.array(S.string()), "clip": S.string()], required: ["id", "kind", "started_at"]),
             "Timeline": S.object(["from": S.moment, "to": S.moment, "spans": S.array(S.object()), "gaps": S.array(S.object()),
                                   "locks": S.array(S.object()), "events": S.array(S.object()), "events_total": count,
                                   "recorded_s": S.number(min: 0)], required: ["from", "to", "spans", "gaps"]),

@@ -26,7 +26,7 @@ package struct ActivityLog: Sendable {
 
     // MARK: commands
 
-    package func list(_ filter: ActivityFilter) async throws -> ActivityList { try await library.activity(filter) }
+    package func list(_ filter: ActivityFilter) async throws -> ActivityList { try await library.activity(filter, longest: longest) }
 
     package func show(id: Int64) async throws -> ActivityDetail {
         let activity = try await find(id)

@@ -14,8 +14,11 @@ package struct RecordingCut: Sendable {
         case keep
         /// The stream's end: this buffer is not in the file, and the probe sends EOS into the recording bin.
         case end
+        /// Part of the file and its stream's last before the stop (`endsBeforeTheStop`): the probe sends EOS after
+        /// it, and what follows is left for the next recording.
+        case last
 
-        var isKept: Bool { self == .start || self == .keep }
+        var isKept: Bool { self == .start || self == .keep || self == .last }
     }
 
     package var video = Phase.waiting
@@ -32,6 +35,9 @@ package struct RecordingCut: Sendable {
     package var cutAt: UInt64 = .max
     /// The bin refused data (its file could not be written): both streams ended there.
     package var refused = false
+    /// Ends each stream on its last buffer before `stopAt` (`.last`) instead of on the first one after it (`.end`,
+    /// which drops that buffer): a recording fed by the pre-record window leaves the next buffer in the window.
+    package var endsBeforeTheStop = false
     package var timing: RecordingTiming
 
     package init(frameInterval: UInt64) {
@@ -66,6 +72,11 @@ package struct RecordingCut: Sendable {
             timing.videoFrames += 1
             timing.videoLast = time
             timing.lastFrameClock = clock
+            // The next frame, due a frame interval on, would be at or past the stop.
+            if endsBeforeTheStop, stopAt != .max, time != .max, time + timing.frameInterval + halfFrame > stopAt {
+                video = .ended
+                return .last
+            }
             return .keep
         case .ended:
             return .drop
@@ -93,6 +104,11 @@ package struct RecordingCut: Sendable {
             }
             timing.audioBuffers += 1
             timing.audioEnd = end
+            // AAC frames follow each other: the next one starts where this one ends, at or past the stop.
+            if endsBeforeTheStop, stopAt != .max, end != .max, time != .max, end >= stopAt {
+                audio = .ended
+                return .last
+            }
             return .keep
         case .ended:
             return .drop

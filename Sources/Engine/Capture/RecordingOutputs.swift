@@ -168,15 +168,17 @@ package final class RecordingOutputs: Sendable {
         probe?.remove()
     }
 
-    /// Holds a window's src pad (pre-record only).
-    package func hold(_ stream: Stream) {
-        guard let pad = (stream == .video ? videoWindow : audioWindow)?.staticPad("src") else { return }
+    /// Holds a window's src pad (pre-record only); false when there is no window to hold.
+    @discardableResult
+    package func hold(_ stream: Stream) -> Bool {
+        guard let pad = (stream == .video ? videoWindow : audioWindow)?.staticPad("src") else { return false }
         let probe = pad.addProbe([.block, .buffer]) { _ in .ok }
         let previous = holds.withLock { holds -> Probe? in
             defer { holds[stream] = probe }
             return holds[stream]
         }
         previous?.remove()
+        return true
     }
 
     /// First step of detaching a recording: stop the flow into it (pre-record: hold the windows again).

@@ -24,6 +24,10 @@ package final class RecordingSession: Sendable {
     private let onTees: Bool
     /// Fed by a pre-record window (the current one, or a failed encoder's): its video ends where the window's does.
     let fromWindow: Bool
+    /// Fed by the current pre-record window: at its stop the buffers after the end stay in the window, held (see
+    /// the cut probes), instead of being dropped until the bin is detached. A recording started while this one is
+    /// finalised then continues where it ended (the stop asks the encoder for a keyframe there).
+    let holdsAtStop: Bool
     /// Planned running time of the first frame (pre-record: the earliest time the window may give).
     let startAt: UInt64
     /// How far ahead of the request the clip starts: long enough that no stream has passed that time yet.
@@ -68,14 +72,17 @@ package final class RecordingSession: Sendable {
         let now = graph.runningTimeNow
         let window = cut == nil ? outputs.window : nil
         fromWindow = window != nil
+        let endsBeforeTheStop = window != nil && retired == nil
+        holdsAtStop = endsBeforeTheStop
         state.withLock { s in
+            s.endsBeforeTheStop = endsBeforeTheStop
             s.timing.requestedClock = now
             if let window { s.videoFrom = now > window && !fromWindowStart ? now - window : 0 }
             // The frame due at the cut may carry a timestamp a nanosecond short (30 fps does not divide a second).
             if let cut { (s.videoFrom, s.audioFrom) = (cut - graph.flow.frameInterval / 2, cut) }
         }
         var probes = [Self.addVideoCutProbe(on: videoPad, state: state, graph: graph, releasesAudio: window != nil)]
-        if let audioPad { probes.append(Self.addAudioCutProbe(on: audioPad, state: state)) }
+        if let audioPad { probes.append(Self.addAudioCutProbe(on: audioPad, state: state, outputs: outputs)) }
         cutProbes = probes
         do {
             try videoPad.link(recordingBin.videoPad)
@@ -125,10 +132,30 @@ package final class RecordingSession: Sendable {
         return .handled
     }
 
+    /// A buffer at or past the end (dropped by the caller): the bin's end of stream; fed by the window, the window
+    /// is held from the next buffer on (a frame that came sooner than the grid foretold its last).
+    private static func endHere(_ info: ProbeInfo, state: Locked<RecordingCut>, hold: () -> Bool) {
+        info.sendToPeer(.eos())
+        if state.withLock({ $0.endsBeforeTheStop }) { _ = hold() }
+    }
+
+    /// A stream's last buffer before the stop: into the file, then its end of stream, then the window held.
+    private static func deliverLast(_ info: ProbeInfo, state: Locked<RecordingCut>, hold: () -> Bool) -> ProbeReturn {
+        let delivered = deliver(info, state: state)
+        info.sendToPeer(.eos())
+        _ = hold()
+        return delivered
+    }
+
     /// The cut probes also see events: once a stream has ended, its events are dropped too. A tag event that
     /// reached the bin after its EOS returned EOS, the next buffer's sticky-event push failed before any probe ran,
     /// and that EOS travelled up through the tees and ended the camera ("its stream ended" after about one recording
     /// in five cut at max_duration_s, where the file waits up to a tick before it is detached).
+    ///
+    /// Fed by the current pre-record window (`holdsAtStop`): each stream ends on its last buffer before the stop
+    /// (`.last`), and the window is held again at once, so the buffer after it and those behind it stay in the window
+    /// for the next recording (the detach's own hold takes over from this one). Holds are blocking probes, which
+    /// GStreamer runs in a pass before this one: the buffer after the stop cannot be held from here, only the next.
     private static func addVideoCutProbe(on pad: Pad, state: Locked<RecordingCut>, graph: CaptureGraph,
                                          releasesAudio: Bool) -> Probe {
         let (pipeline, gate, outputs) = (graph.pipeline, graph.gate, graph.outputs)
@@ -141,17 +168,19 @@ package final class RecordingSession: Sendable {
             }
             // Pre-record: the held audio waits for the first frame's time (now its start).
             if verdict == .start, releasesAudio { outputs.release(.audio) }
-            if verdict == .end { info.sendToPeer(.eos()) }
+            if verdict == .end { endHere(info, state: state, hold: { outputs.hold(.video) }) }
+            if verdict == .last { return deliverLast(info, state: state, hold: { outputs.hold(.video) }) }
             return verdict.isKept ? deliver(info, state: state) : .drop
         }
     }
 
-    private static func addAudioCutProbe(on pad: Pad, state: Locked<RecordingCut>) -> Probe {
+    private static func addAudioCutProbe(on pad: Pad, state: Locked<RecordingCut>, outputs: RecordingOutputs) -> Probe {
         pad.addProbe([.buffer, .eventDownstream]) { info in
             guard let buffer = info.buffer else { return state.withLock { $0.audio == .ended } ? .drop : .ok }
             let time = info.runningTime(buffer.pts)
             let verdict = state.withLock { $0.audio(at: time, duration: buffer.duration) }
-            if verdict == .end { info.sendToPeer(.eos()) }
+            if verdict == .end { endHere(info, state: state, hold: { outputs.hold(.audio) }) }
+            if verdict == .last { return deliverLast(info, state: state, hold: { outputs.hold(.audio) }) }
             return verdict.isKept ? deliver(info, state: state) : .drop
         }
     }
@@ -179,8 +208,12 @@ package final class RecordingSession: Sendable {
 
     /// Ends the clip at the first frame boundary at or after `runningTime` (on the grid of its first frame): the
     /// frame showing at that time is the last one in, and audio stops at the same boundary.
+    /// With pre-record, the encoder is asked for a keyframe there: the window's held head is then where a next
+    /// recording can begin.
     package func requestStop(onFrameBoundaryAfter runningTime: UInt64) {
-        requestStop(at: state.withLock { $0.frameBoundary(atOrAfter: runningTime) })
+        let boundary = state.withLock { $0.frameBoundary(atOrAfter: runningTime) }
+        requestStop(at: boundary)
+        if holdsAtStop { graph.requestKeyframe(at: boundary - min(boundary, graph.flow.frameInterval / 2)) }
     }
 
     /// Loop recording: ends this segment where the next one (already attached) begins: before the first keyframe

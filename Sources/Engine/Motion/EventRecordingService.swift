@@ -16,6 +16,12 @@ package final class EventRecordingService: Service, CustomStringConvertible {
     private let logger: Logger
     private let trigger: Locked<EventTrigger>
     private let wake = WakeSignal()
+    /// This trigger's stop while it is being performed: a start decided meanwhile (the event came back as its tail
+    /// ended) waits for it, so that the recorder does not see it before the stop, refuse it, and lose the event.
+    private let stopping = Locked<OneShot<Bool>?>(nil)
+    /// The last recording this trigger stopped: its `recording_stopped` may be read after the next recording
+    /// started (a start that waited for that stop), and must not end the new one's ownership.
+    private let stoppedByTrigger = Locked<String?>(nil)
 
     /// Subscribes at once, so an event published before the service group runs is not missed.
     package init(trigger: EventTrigger, events: EventHub, logger: Logger,
@@ -55,7 +61,8 @@ package final class EventRecordingService: Service, CustomStringConvertible {
                 case .objectEnded(let o): t.ended(EventTrigger.object(o.label), at: Self.ended(o.endedAt, now: now))
                 // A clip ended by an encoder's failure goes on in the next one (`EncoderFailover`): still this
                 // trigger's recording, which its tail must end (it ran to max_duration_s).
-                case .recordingStopped(let r) where r.stopReason != .encoderFailed: t.recordingEnded()
+                case .recordingStopped(let r) where r.stopReason != .encoderFailed && r.id != stoppedByTrigger.withLock({ $0 }):
+                    t.recordingEnded()
                 default: break
                 }
                 return nil
@@ -71,17 +78,30 @@ package final class EventRecordingService: Service, CustomStringConvertible {
             let stopAt = trigger.withLock { $0.stopAt }
             let deadline = stopAt.map { ContinuousClock.now + .milliseconds(Int64(max(0, $0 - Self.now) * 1000)) }
             await wake.wait(until: deadline)
-            if trigger.withLock({ $0.tick(at: Self.now) }) == .stop {
-                do {
-                    _ = try await perform(.recordStop(title: nil))
-                } catch {
-                    logger.warning("the recording started by an event could not be stopped: \(error.message)")
-                }
+            let stop = OneShot<Bool>()
+            let due = trigger.withLock { t in
+                guard t.tick(at: Self.now) == .stop else { return false }
+                stopping.withLock { $0 = stop }
+                return true
             }
+            guard due else { continue }
+            do {
+                if case .recordingStopped(let result) = try await perform(.recordStop(title: nil)) {
+                    stoppedByTrigger.withLock { $0 = result.id }
+                }
+            } catch {
+                logger.warning("the recording started by an event could not be stopped: \(error.message)")
+            }
+            stopping.withLock { if $0 === stop { $0 = nil } }
+            stop.fire(true)
         }
     }
 
     private func start() async {
+        if let stop = stopping.withLock({ $0 }) {
+            logger.info("an event came as its recording was being stopped: the next starts once that one is finalised")
+            _ = await stop.wait(timeout: .seconds(60))
+        }
         do {
             _ = try await perform(.recordStart(title: nil))
         } catch {

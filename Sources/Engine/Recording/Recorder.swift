@@ -121,7 +121,20 @@ package actor Recorder {
     @inline(never)
     package func start(title: String?) async throws -> RecordingStarted {
         _ = try title.map(TitleRules.valid)
+        await waitForTheFinaliser()
         return try await startAcrossEncoderChange(title: title)
+    }
+
+    /// How long a start waits for the file being finalised before it is refused as busy.
+    static let finaliserWait = Duration.seconds(30)
+
+    /// A start while the last file is being finalised (an event back just after its tail ended, a press right after
+    /// a stop) waits for the finaliser instead of being refused: with pre-record the window kept every frame since
+    /// that file's end (`RecordingSession`'s end hold), so the next file takes up where it ended.
+    private func waitForTheFinaliser() async {
+        guard case .stopping(let id, let done) = phase else { return }
+        logger.info("a start waits for the recording being finalised", metadata: ["id": "\(id)"])
+        _ = await done.wait(timeout: Self.finaliserWait)
     }
 
     /// Starts one file of a recording; `retired`: with the frames a failed encoder gave, `fromWindowStart`: with the
