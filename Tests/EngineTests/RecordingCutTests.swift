@@ -105,6 +105,33 @@ final class RecordingCutTests: XCTestCase {
         XCTAssertEqual(cut.timing.audioBuffers, 2)
     }
 
+    /// Fed by the pre-record window: each stream ends on its last buffer before the stop (kept, EOS after it), so
+    /// the buffer after it can stay in the window for the next clip; a loop cut still ends on the cut keyframe.
+    func testAWindowFedClipEndsOnItsLastBufferBeforeTheStop() {
+        var cut = RecordingCut(frameInterval: interval)
+        cut.endsBeforeTheStop = true
+        (cut.videoFrom, cut.audioFrom) = (frame(0), frame(0))
+        XCTAssertEqual(cut.video(at: frame(0), keyframe: true, clock: nil, gateStart: nil), .start)
+        XCTAssertEqual(cut.audio(at: frame(0), duration: aacFrame), .start)
+        XCTAssertEqual(cut.video(at: frame(1), keyframe: false, clock: nil, gateStart: nil), .keep, "no stop asked yet")
+        cut.stopAt = frame(3)
+        XCTAssertEqual(cut.video(at: frame(2) + 1, keyframe: false, clock: nil, gateStart: nil), .last, "the next frame is due at the stop")
+        XCTAssertEqual(cut.video(at: frame(3), keyframe: true, clock: nil, gateStart: nil), .drop, "after the last: left for the next clip")
+        XCTAssertEqual(cut.timing.videoFrames, 3)
+        XCTAssertEqual(cut.timing.videoLast, frame(2) + 1)
+        XCTAssertEqual(cut.audio(at: frame(3) - aacFrame - 1, duration: aacFrame), .keep, "ends before the stop")
+        XCTAssertEqual(cut.audio(at: frame(3) - aacFrame, duration: aacFrame), .last, "ends at the stop: the next starts there")
+        XCTAssertEqual(cut.audio(at: frame(3), duration: aacFrame), .drop)
+
+        var early = RecordingCut(frameInterval: interval)
+        early.endsBeforeTheStop = true
+        early.videoFrom = frame(0)
+        XCTAssertEqual(early.video(at: frame(0), keyframe: true, clock: nil, gateStart: nil), .start)
+        early.stopAt = frame(1)
+        XCTAssertEqual(early.video(at: frame(1), keyframe: false, clock: nil, gateStart: nil), .end,
+                       "a stop asked after its last frame passed: ended on the next one, as without the window")
+    }
+
     func testAudioEndsAtTheCutToo() {
         var cut = RecordingCut(frameInterval: interval)
         cut.audioFrom = 0
