@@ -233,13 +233,15 @@ public final class Library: Sendable {
         package var lostItsFile: Bool
     }
 
-    package func pathRows(missingFileReason: String) async throws -> [PathRow] {
-        try await database.read { db in
+    /// `createdBefore`: only rows created before then (a running daemon's own recordings are not checked).
+    package func pathRows(missingFileReason: String, createdBefore: Date? = nil) async throws -> [PathRow] {
+        let before = createdBefore.map(Recording.milliseconds) ?? .max
+        return try await database.read { db in
             var rows: [PathRow] = []
             rows.reserveCapacity(self.count)
             let request: SQLRequest<Row> = """
                 SELECT rowid, path, state, state = \(Recording.State.failed) AND failure_reason LIKE \(missingFileReason) || '%'
-                FROM recordings
+                FROM recordings WHERE created_at < \(before)
                 """
             let cursor = try request.fetchCursor(db)
             while let row = try cursor.next() {
@@ -249,12 +251,16 @@ public final class Library: Sendable {
         }
     }
 
-    /// Ids of rows by rowid.
+    /// Ids of rows by rowid, in the order given ("" for a rowid with no row), looked up a batch at a time.
     package func ids(of rowids: [Int64]) async throws -> [String] {
-        guard !rowids.isEmpty else { return [] }
-        return try await database.read { db in
-            try rowids.map { try String.fetchOne(db, sql: "SELECT id FROM recordings WHERE rowid = ?", arguments: [$0]) ?? "" }
+        var ids: [Int64: String] = [:]
+        for batch in rowids.chunked(Self.reconcileBatch) {
+            let rows = try await database.read { db in
+                try Row.fetchAll(db, SQLRequest<Row>(literal: "SELECT rowid, id FROM recordings WHERE rowid IN \(Array(batch))"))
+            }
+            for row in rows { ids[row[0]] = row[1] }
         }
+        return rowids.map { ids[$0] ?? "" }
     }
 
     /// Size of the database files on disk (main file + WAL).

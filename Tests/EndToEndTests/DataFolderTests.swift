@@ -40,6 +40,8 @@ final class DataFolderTests: XCTestCase {
 
         try daemon.start()
         defer { daemon.stop() }
+        // The rows are checked against the files in the background once the daemon is ready.
+        XCTAssertTrue(try daemon.waitFor(30) { try daemon.status().storage.state == .missing }, "the reconcile finds the storage missing")
         let status = try daemon.status()
         let storage = status.storage
         XCTAssertEqual(storage.state, .missing)

@@ -10,13 +10,18 @@ package final class Health: Sendable {
         /// Why recording cannot go on for lack of space (retention could free none); nil while there is room.
         var storageFull: String?
         var capacity: Capacity?
+        var reconciled: Bool
     }
 
     private let state: Locked<State>
 
-    package init(storage: StorageStatus, recovery: RecoveryReport?) {
-        state = Locked(State(storage: storage, recovery: recovery))
+    /// `reconciled`: false at a daemon's start, until the background reconcile is done.
+    package init(storage: StorageStatus, recovery: RecoveryReport?, reconciled: Bool = true) {
+        state = Locked(State(storage: storage, recovery: recovery, reconciled: reconciled))
+        if reconciled { reconciledSignal.fire(true) }
     }
+
+    private let reconciledSignal = OneShot<Bool>()
 
     package func noteError(_ message: String) { state.withLock { $0.lastError = message } }
     package var lastError: String? { state.withLock { $0.lastError } }
@@ -37,5 +42,23 @@ package final class Health: Sendable {
         set { state.withLock { $0.storage = newValue } }
     }
 
-    package var recovery: RecoveryReport? { state.withLock { $0.recovery } }
+    /// What start-up recovery did; the background reconcile adds its part when done.
+    package var recovery: RecoveryReport? {
+        get { state.withLock { $0.recovery } }
+        set { state.withLock { $0.recovery = newValue } }
+    }
+
+    /// Whether the library's rows have been checked against the files since start (`StorageWatch`): retention
+    /// waits for it, so that it never judges by rows whose files are not known to be there.
+    package var reconciled: Bool {
+        get { state.withLock { $0.reconciled } }
+        set {
+            state.withLock { $0.reconciled = newValue }
+            if newValue { reconciledSignal.fire(true) }
+        }
+    }
+
+    /// Returns once the rows have been checked against the files (at once when they have been).
+    /// Bounded: a reconcile that never ends (a service group stopped before it ran) must not hold a shutdown.
+    package func untilReconciled() async { _ = await reconciledSignal.wait(timeout: .seconds(600)) }
 }

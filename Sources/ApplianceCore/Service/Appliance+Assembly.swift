@@ -23,7 +23,8 @@ struct Groundwork {
     let encoders: EncoderSelection
     let graph: CaptureGraph
     let cameras: CameraSwitcher
-    let recovery: Recovery.Outcome
+    /// Start-up recovery's first step (partial/); the reconcile that follows runs in `StorageWatch`.
+    let recovery: Recovery.Started
     let health: Health
     let backup: BackupUploader?
     let readiness: Readiness
@@ -142,7 +143,10 @@ extension Appliance {
         plan.add(.encoderFailover, EncoderFailover(selection: g.encoders, graph: graph, recorder: p.recorder, events: events,
                                                    logger: logger, stallAfter: p.liveness.stallAfter))
         plan.add(.deviceWatch, DeviceWatch(monitor: p.devices, cameras: g.cameras, events: events))
-        plan.add(.storageWatch, StorageWatch(health: g.health, events: events, logger: logger, absentSample: g.recovery.absentSample))
+        let (data, library, thumbnail, started) = (g.data, g.library, config.thumbnail, g.recovery)
+        plan.add(.storageWatch, StorageWatch(health: g.health, events: events, logger: logger) {
+            try await Recovery.reconcile(after: started, data: data, library: library, thumbnail: thumbnail, logger: logger)
+        })
         plan.add(.cameras, g.cameras)
         plan.add(.clock, g.clock)
         plan.add(.backup, g.backup)

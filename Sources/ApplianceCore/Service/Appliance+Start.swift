@@ -29,8 +29,8 @@ extension Appliance {
         let clock = await ClockWatch.reconciled(library: library, events: events, logger: logger)
         let (graph, cameras, recovery) = try await startCapture(config: config, data: data, library: library, events: events,
                                                                 logger: logger)
-        let health = Health(storage: recovery.storage, recovery: recovery.report)
-        if recovery.storage.state == .missing { events.publish(.storageMissing(recovery.storage)) }
+        // The storage is judged by the reconcile, in the background (StorageWatch); until then it is taken as there.
+        let health = Health(storage: StorageStatus(state: .ok, recordingsDir: data.recordingsDir), recovery: recovery.report, reconciled: false)
         let backup = try await stoppingGraphOnFailure(graph, "backup: ") {
             try await startBackup(config: config, library: library, data: data, events: events, logger: logger)
         }
@@ -78,13 +78,13 @@ extension Appliance {
     /// The live graph, built, then started with its first camera while start-up recovery runs (they share nothing:
     /// no recording can start before the socket is served). On failure the graph is stopped again.
     private static func startCapture(config: ApplianceConfig, data: DataDirectory, library: Library, events: EventHub,
-                                     logger: Logger) async throws -> (CaptureGraph, CameraSwitcher, Recovery.Outcome) {
+                                     logger: Logger) async throws -> (CaptureGraph, CameraSwitcher, Recovery.Started) {
         // The graph is built first: building creates elements (and loads their plugins) and must not overlap the
         // recovery's inspection pipelines (once it did: "no such element 'input-selector'"). Starting it may.
         let graph = try step("cannot start the capture graph: ") {
             try CaptureGraph(config: config, fragments: try FragmentLibrary.locate(configured: config.pipelinesDir), logger: logger)
         }
-        async let recovered = Recovery.run(data: data, library: library, thumbnail: config.thumbnail, logger: logger)
+        async let recovered = Recovery.start(data: data, library: library, thumbnail: config.thumbnail, logger: logger)
         do {
             try await blocking { try graph.start() }
         } catch {
@@ -98,7 +98,7 @@ extension Appliance {
         ])
         let cameras = CameraSwitcher(graph: graph, events: events, logger: logger)
         await cameras.startInitial()
-        let recovery: Recovery.Outcome
+        let recovery: Recovery.Started
         do {
             recovery = try await recovered
         } catch {
@@ -106,9 +106,9 @@ extension Appliance {
             throw StartupError(description: "start-up recovery failed: \(error)")
         }
         let r = recovery.report
-        logger.info("library ready", metadata: [
-            "recordings": "\(library.count)", "recovered": "\(r.recovered.count)", "failed": "\(r.failed.count)",
-            "adopted": "\(r.adopted.count)", "empty": "\(r.empty.count)", "recovery_ms": "\(String(format: "%.1f", r.durationMs))",
+        logger.info("library ready; its rows are checked against the files in the background", metadata: [
+            "recordings": "\(library.count)", "recovered": "\(r.recovered.count)", "empty": "\(r.empty.count)",
+            "recovery_ms": "\(String(format: "%.1f", r.durationMs))",
         ])
         return (graph, cameras, recovery)
     }

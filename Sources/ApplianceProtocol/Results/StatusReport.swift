@@ -114,6 +114,9 @@ public struct RecoveryReport: Codable, Sendable, Equatable {
     /// Partial files with no media in them (the daemon died before the first frame): removed, rows say why.
     public var empty: [String] = []
     public var durationMs: Double = 0
+    /// Whether the rows have been checked against the files yet: start-up recovers partial/ before it serves, and
+    /// does the rest in the background (`failed`, `adopted` and the storage's state come then).
+    public var reconciled = false
 
     public init() {}
 }

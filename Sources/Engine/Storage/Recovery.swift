@@ -28,13 +28,40 @@ public enum Recovery {
     /// How a row whose recording left nothing playable is marked.
     package static let nothingRecorded = "nothing recorded"
 
+    /// What start-up must do before it records: the files a crash left in partial/ (a new recording writes there).
+    public struct Started: Sendable {
+        public var report: RecoveryReport
+        /// Files just moved out of partial/ into recordings/.
+        public var rescued: Set<String>
+        /// When it ran: rows created since are this daemon's own, not the reconcile's to judge.
+        public var at: Date
+    }
+
+    /// Both steps, one after the other (the storage coming back while the daemon runs).
     public static func run(data: DataDirectory, library: Library, thumbnail: ApplianceConfig.Thumbnail, logger: Logger) async throws -> Outcome {
-        let started = ContinuousClock.now
+        let started = try await start(data: data, library: library, thumbnail: thumbnail, logger: logger)
+        return try await reconcile(after: started, data: data, library: library, thumbnail: thumbnail, logger: logger)
+    }
+
+    /// The first step, at start-up: partial/ only, bounded by the files a crash can leave (one or two).
+    public static func start(data: DataDirectory, library: Library, thumbnail: ApplianceConfig.Thumbnail, logger: Logger) async throws -> Started {
+        let (began, at) = (ContinuousClock.now, Date())
         var report = RecoveryReport()
         let rescued = try await recoverPartials(data: data, library: library, thumbnail: thumbnail, logger: logger, report: &report)
-        let reconciler = RowReconciler(data: data, library: library, thumbnail: thumbnail, logger: logger)
-        let (storage, absent) = try await reconciler.run(rescued: rescued, report: &report)
-        report.durationMs = (ContinuousClock.now - started) / .milliseconds(1)
+        report.durationMs = (ContinuousClock.now - began) / .milliseconds(1)
+        return Started(report: report, rescued: rescued, at: at)
+    }
+
+    /// The second step, in the background once the daemon records (`StorageWatch`): every row against the files
+    /// (`RowReconciler`), which takes seconds for a million rows. The report adds to the first step's.
+    public static func reconcile(after started: Started, data: DataDirectory, library: Library, thumbnail: ApplianceConfig.Thumbnail,
+                                 logger: Logger) async throws -> Outcome {
+        let began = ContinuousClock.now
+        var report = started.report
+        let reconciler = RowReconciler(data: data, library: library, thumbnail: thumbnail, logger: logger, ownRowsSince: started.at)
+        let (storage, absent) = try await reconciler.run(rescued: started.rescued, report: &report)
+        report.durationMs += (ContinuousClock.now - began) / .milliseconds(1)
+        report.reconciled = true
         return Outcome(report: report, storage: storage, absentSample: absent)
     }
 

@@ -62,7 +62,9 @@ package actor Retention {
             if !waitingPasses.isEmpty { waitingPasses.removeFirst().resume() }
         }
         var report = PassReport()
-        // With the storage missing, the clips' files only look absent: nothing may be judged, let alone deleted.
+        // Not before the rows are known to match the files (the reconcile after start-up); with the storage
+        // missing, the clips' files only look absent: nothing may be judged, let alone deleted.
+        await health.untilReconciled()
         guard health.storage.state == .ok else { return report }
         let started = ContinuousClock.now
         do {

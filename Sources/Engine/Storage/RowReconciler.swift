@@ -17,6 +17,8 @@ struct RowReconciler {
     package let library: Library
     package let thumbnail: ApplianceConfig.Thumbnail
     package let logger: Logger
+    /// Rows created since are the running daemon's own (recording, or finished while this ran): left alone.
+    package let ownRowsSince: Date
     /// Absent files logged by name; the rest are counted.
     static let namedInLog = 5
 
@@ -24,7 +26,7 @@ struct RowReconciler {
     package func run(rescued: Set<String>, report: inout RecoveryReport) async throws -> (StorageStatus, [String]) {
         let recordingsDir = data.recordingsDir, prefix = data.recordingsDir + "/"
         async let walked = blocking { Set(FileWalker.files(under: recordingsDir, suffix: ".mp4")) }
-        let rows = try await library.pathRows(missingFileReason: Recovery.missingFile)
+        let rows = try await library.pathRows(missingFileReason: Recovery.missingFile, createdBefore: ownRowsSince)
         let files = try await walked
         var comeBack: [Int64] = [], absent: [Library.PathRow] = []
         var expected = 0, matched = 0
@@ -47,41 +49,36 @@ struct RowReconciler {
         }
         // Every file is some row's (the usual case) unless fewer rows matched than there are files.
         let orphans = matched >= files.count ? [] : files.subtracting(rows.map(\.path)).subtracting(rescued)
-        try await restore(try await library.ids(of: comeBack), report: &report)
+        try await restore(comeBack, report: &report)
         let followed = try await adopt(orphans, report: &report)
         try await markAbsent(absent, followed: followed, report: &report)
         return (StorageStatus(state: .ok, recordingsDir: recordingsDir), [])
     }
 
     /// Rows marked "file missing" whose file is back.
-    private func restore(_ ids: [String], report: inout RecoveryReport) async throws {
-        try await library.updateAll(ids: ids) { row in
-            row.state = .recovered
-            row.failureReason = nil
-        }
+    private func restore(_ rowids: [Int64], report: inout RecoveryReport) async throws {
+        let ids = try await library.markFilesBack(rowids: rowids)
         report.recovered += ids
         if !ids.isEmpty { logger.notice("\(ids.count) recording(s) whose files had gone missing are back") }
     }
 
-    /// Rows whose file is gone (and that did not follow a file elsewhere): one transaction, one log line.
+    /// Rows whose file is gone (and that did not follow a file elsewhere): batches of one statement each, one log
+    /// line.
     private func markAbsent(_ rows: [Library.PathRow], followed: Set<String>, report: inout RecoveryReport) async throws {
         guard !rows.isEmpty else { return }
-        let ids = try await library.ids(of: rows.map(\.rowid))
-        let absent = zip(ids, rows).filter { !followed.contains($0.0) }
-        guard !absent.isEmpty else { return }
-        let interrupted = absent.filter { $0.1.state == .recording }.map(\.0)
-        let lost = absent.filter { $0.1.state != .recording }.map(\.0)
-        try await library.updateAll(ids: interrupted) { row in
-            row.state = .failed
-            row.failureReason = "\(Recovery.nothingRecorded): the daemon stopped before it created the file"
+        var rowids = rows.map(\.rowid)
+        if !followed.isEmpty {
+            let ids = try await library.ids(of: rowids)
+            rowids = zip(rowids, ids).filter { !followed.contains($0.1) }.map(\.0)
         }
-        try await library.updateAll(ids: lost) { row in
-            row.state = .failed
-            row.failureReason = "\(Recovery.missingFile) at start-up: \(row.path)"
-        }
-        report.failed += absent.map(\.0)
-        let named = absent.prefix(Self.namedInLog).map { "\($0.0) (\($0.1.path))" }.joined(separator: ", ")
-        logger.warning("\(absent.count) recording(s) have no file and are marked failed: \(named)\(absent.count > Self.namedInLog ? ", …" : "")")
+        let marked = try await library.markFilesMissing(
+            rowids: rowids, interrupted: "\(Recovery.nothingRecorded): the daemon stopped before it created the file",
+            lostPrefix: "\(Recovery.missingFile) at start-up: ")
+        guard !marked.isEmpty else { return }
+        report.failed += marked
+        var named: [String] = []
+        for id in marked.prefix(Self.namedInLog) { named.append("\(id) (\((try? await library.fetch(id: id))?.path ?? "?"))") }
+        logger.warning("\(marked.count) recording(s) have no file and are marked failed: \(named.joined(separator: ", "))\(marked.count > Self.namedInLog ? ", …" : "")")
     }
 
     /// Files in recordings/ that no row points to. Returns the ids of rows that followed their file.
@@ -90,7 +87,10 @@ struct RowReconciler {
         for path in orphans.sorted() {
             let stem = ((path as NSString).lastPathComponent as NSString).deletingPathExtension.lowercased()
             let id = Recovery.isRecordingID(stem) ? stem : UUID().uuidString.lowercased()
-            if var row = try? await library.fetch(id: id) {
+            let existing = try? await library.fetch(id: id)
+            // A file this daemon recorded while the reconcile ran: its row follows it by itself.
+            if let existing, existing.createdAt >= ownRowsSince { continue }
+            if var row = existing {
                 // The row exists under another path: its file was moved by hand, or a stop moved it and the daemon
                 // died before completing the row. Follow the file.
                 row.path = path

@@ -1,29 +1,32 @@
 import ApplianceProtocol
 import AsyncAlgorithms
+import Foundation
 import Logging
 import ServiceLifecycle
 import ApplianceBase
 
-/// While the recordings' storage is missing (see `RowReconciler`), looks every few seconds for the files it held;
-/// when they are back, the condition ends (`storage_available`) and the clips are whole again — their rows never
-/// changed.
+/// The library's rows against the files, in the background once the daemon records (`Recovery.reconcile`: seconds
+/// for a million rows, which start-up must not wait for), reported when done (`library reconciled`). Then, while the
+/// recordings' storage is missing (see `RowReconciler`), looks every few seconds for the files it held; when they
+/// are back, the condition ends (`storage_available`) and the clips are whole again — their rows never changed.
 package struct StorageWatch: Service, CustomStringConvertible {
     package var description: String { "StorageWatch" }
     package let health: Health
     package let events: EventHub
     package let logger: Logger
-    /// Some of the files that were absent at start-up.
-    package let absentSample: [String]
+    /// The reconcile; nil when there is none to run (the storage's state is already known).
+    package let reconcile: (@Sendable () async throws -> Recovery.Outcome)?
+    /// Some of the files that were absent (with the storage missing).
+    private let knownAbsent: [String]
 
-    package init(health: Health, events: EventHub, logger: Logger, absentSample: [String]) {
-        self.health = health
-        self.events = events
-        self.logger = logger
-        self.absentSample = absentSample
+    package init(health: Health, events: EventHub, logger: Logger, absentSample: [String] = [],
+                 reconcile: (@Sendable () async throws -> Recovery.Outcome)? = nil) {
+        (self.health, self.events, self.logger, self.reconcile, knownAbsent) = (health, events, logger, reconcile, absentSample)
     }
     package static let interval: Duration = .seconds(5)
 
     package func run() async throws {
+        let absentSample = await reconciled() ?? knownAbsent
         guard health.storage.state == .missing else {
             try? await gracefulShutdown()
             return
@@ -36,5 +39,32 @@ package struct StorageWatch: Service, CustomStringConvertible {
             events.publish(.storageAvailable(status))
             logger.notice("recordings storage is back: \(status.recordingsDir)")
         }
+    }
+
+    /// Runs the reconcile and makes its outcome known: health (status), the storage-missing condition, one log line.
+    /// Returns the sample of absent files, nil when there was nothing to run. A failure is logged and leaves the rows
+    /// as they were (the next start tries again); retention then goes on as before.
+    private func reconciled() async -> [String]? {
+        guard let reconcile else { return nil }
+        defer { health.reconciled = true }
+        let outcome: Recovery.Outcome
+        do {
+            outcome = try await reconcile()
+        } catch {
+            logger.error("the library's rows could not be checked against the files: \(error)")
+            health.noteError("reconcile: \(error)")
+            return []
+        }
+        health.recovery = outcome.report
+        if outcome.storage.state == .missing {
+            health.storage = outcome.storage
+            events.publish(.storageMissing(outcome.storage))
+        }
+        let r = outcome.report
+        logger.info("library reconciled", metadata: [
+            "recovered": "\(r.recovered.count)", "failed": "\(r.failed.count)", "adopted": "\(r.adopted.count)",
+            "empty": "\(r.empty.count)", "storage": "\(outcome.storage.state.rawValue)", "recovery_ms": "\(String(format: "%.1f", r.durationMs))",
+        ])
+        return outcome.absentSample
     }
 }
