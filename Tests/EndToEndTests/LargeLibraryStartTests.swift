@@ -45,7 +45,7 @@ final class LargeLibraryStartTests: XCTestCase {
         }
 
         let started = Date()
-        try daemon.start(timeout: 60)
+        try daemon.start(timeout: 60, waitForReconcile: false)
         defer { daemon.stop() }
         let ready = Date().timeIntervalSince(started)
         let recording = try daemon.recordStart()

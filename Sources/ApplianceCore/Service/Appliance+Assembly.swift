@@ -143,8 +143,10 @@ extension Appliance {
         plan.add(.encoderFailover, EncoderFailover(selection: g.encoders, graph: graph, recorder: p.recorder, events: events,
                                                    logger: logger, stallAfter: p.liveness.stallAfter))
         plan.add(.deviceWatch, DeviceWatch(monitor: p.devices, cameras: g.cameras, events: events))
-        let (data, library, thumbnail, started) = (g.data, g.library, config.thumbnail, g.recovery)
-        plan.add(.storageWatch, StorageWatch(health: g.health, events: events, logger: logger) {
+        let (data, library, thumbnail, started, backup) = (g.data, g.library, config.thumbnail, g.recovery, g.backup)
+        plan.add(.storageWatch, StorageWatch(health: g.health, events: events, logger: logger, clipsFound: { ids in
+            for id in ids { await backup?.recordingFinished(id) }
+        }) {
             try await Recovery.reconcile(after: started, data: data, library: library, thumbnail: thumbnail, logger: logger)
         })
         plan.add(.cameras, g.cameras)

@@ -16,12 +16,16 @@ package struct StorageWatch: Service, CustomStringConvertible {
     package let logger: Logger
     /// The reconcile; nil when there is none to run (the storage's state is already known).
     package let reconcile: (@Sendable () async throws -> Recovery.Outcome)?
+    /// Told the clips the reconcile brought in (adopted files, files that came back): the backup queues them.
+    package let clipsFound: (@Sendable ([String]) async -> Void)?
     /// Some of the files that were absent (with the storage missing).
     private let knownAbsent: [String]
 
     package init(health: Health, events: EventHub, logger: Logger, absentSample: [String] = [],
+                 clipsFound: (@Sendable ([String]) async -> Void)? = nil,
                  reconcile: (@Sendable () async throws -> Recovery.Outcome)? = nil) {
         (self.health, self.events, self.logger, self.reconcile, knownAbsent) = (health, events, logger, reconcile, absentSample)
+        self.clipsFound = clipsFound
     }
     package static let interval: Duration = .seconds(5)
 
@@ -55,7 +59,10 @@ package struct StorageWatch: Service, CustomStringConvertible {
             health.noteError("reconcile: \(error)")
             return []
         }
+        let recoveredBefore = Set(health.recovery?.recovered ?? [])
         health.recovery = outcome.report
+        let found = outcome.report.adopted + outcome.report.recovered.filter { !recoveredBefore.contains($0) }
+        if !found.isEmpty { await clipsFound?(found) }
         if outcome.storage.state == .missing {
             health.storage = outcome.storage
             events.publish(.storageMissing(outcome.storage))

@@ -81,7 +81,10 @@ final class DaemonProcess {
     var environment: [String: String] = [:]
 
     /// Starts `appliance run` and waits until it is ready (`status.ready`).
-    func start(arguments: [String]? = nil, timeout: TimeInterval = 20) throws {
+    /// `waitForReconcile`: also wait until the rows have been checked against the files (in the background after
+    /// the start: adoption, files gone, the storage missing), as tests that place files or rows before the start
+    /// expect; a test that measures the start itself says false.
+    func start(arguments: [String]? = nil, timeout: TimeInterval = 20, waitForReconcile: Bool = true) throws {
         let process = Process()
         let daemonArguments = arguments ?? ["run", "--config", configPath, "--socket", socketPath]
         if let first = launcher.first {
@@ -106,7 +109,8 @@ final class DaemonProcess {
             if !process.isRunning { throw DaemonError(message: "daemon exited (\(process.terminationStatus)): \(self.log)") }
             // Ready: the socket answers and the first video frame has passed the camera selector.
             guard let client = try? ControlClient(path: socketPath, timeout: 5),
-                  case .status(let report)? = try? client.perform(.status), report.ready else { return false }
+                  case .status(let report)? = try? client.perform(.status), report.ready,
+                  !waitForReconcile || report.recovery?.reconciled != false else { return false }
             Self.sayEncoder(report)
             return true
         }
