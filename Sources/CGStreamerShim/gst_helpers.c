@@ -233,3 +233,22 @@ char *appl_object_path(gpointer object) {
     return g_string_free(path, FALSE);
 }
 
+char *appl_bin_file_locations(GstBin *bin) {
+    GString *locations = g_string_new("");
+    GstIterator *it = gst_bin_iterate_all_by_element_factory_name(bin, "filesrc");
+    GValue item = G_VALUE_INIT;
+    while (gst_iterator_next(it, &item) == GST_ITERATOR_OK) {
+        gchar *location = NULL;
+        g_object_get(g_value_get_object(&item), "location", &location, NULL);
+        if (location) {
+            if (locations->len > 0) g_string_append_c(locations, '\n');
+            g_string_append(locations, location);
+            g_free(location);
+        }
+        g_value_reset(&item);
+    }
+    g_value_unset(&item);
+    gst_iterator_free(it);
+    return g_string_free(locations, locations->len == 0);
+}
+

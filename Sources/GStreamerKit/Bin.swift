@@ -50,6 +50,11 @@ public class Bin: Element, @unchecked Sendable {
         Int(appl_bin_expose_dynamic_pads(binPointer))
     }
 
+    /// The files its filesrc elements read, at any depth (a camera fed through a FIFO is one of them).
+    public var fileLocations: [String] {
+        takeGString(appl_bin_file_locations(binPointer))?.split(separator: "\n").map(String.init) ?? []
+    }
+
     public func add(_ element: Element) throws {
         guard gst_bin_add(binPointer, element.pointer) != 0 else {
             throw GStreamerError(element: name, message: "cannot add '\(element.name)' to '\(name)'")

@@ -56,7 +56,7 @@ final class LargeLibraryStartTests: XCTestCase {
         print(String(format: "LargeLibraryStartTests: %d rows, %@: ready %.2f s, recording %.2f s after the start", rows, what, ready, recordingAfter))
         XCTAssertLessThan(recordingAfter, 5, "ready and recording within 5 s of the start: \(daemon.log)")
         // The reconcile goes on in the background and is reported when done.
-        XCTAssertTrue(try daemon.waitFor(600) { daemon.log.contains("library reconciled") }, "the reconcile ends")
+        XCTAssertTrue(daemon.waitFor(600) { daemon.log.contains("library reconciled") }, "the reconcile ends")
         let line = daemon.log.components(separatedBy: "\n").first { $0.contains("library reconciled") } ?? ""
         print("LargeLibraryStartTests: \(line)")
         XCTAssertTrue(line.contains("failed=\(filesPresent ? 0 : rows) "), "\(what): \(line)")

@@ -4,9 +4,9 @@ import TestSupport
 import XCTest
 import ApplianceBase
 
-/// Cameras whose start never returns (issue 44): a source can block inside its state change — filesrc opening a
-/// FIFO that has no writer, tcpclientsrc connecting to a camera that does not answer, a wedged USB driver. Such a
-/// start is abandoned after `[[camera]] start_timeout_s` on a thread of its own, the camera is failed (status, `ctl
+/// Cameras whose start never returns (issue 44): a source can block inside its state change — tcpclientsrc
+/// connecting to a camera that does not answer, a wedged USB driver; filesrc opening a FIFO that has no writer did,
+/// until such a camera was started only once its writer had written (issue 59). Such a start is abandoned after `[[camera]] start_timeout_s` on a thread of its own, the camera is failed (status, `ctl
 /// cameras`, `camera_failed`), the output goes on with the next camera or the black filler, and SIGTERM still stops
 /// the daemon within 10 s with the clip in progress saved.
 final class StuckCameraTests: XCTestCase {
@@ -30,13 +30,14 @@ final class StuckCameraTests: XCTestCase {
             let started = try daemon.recordStart(title: "door")
             XCTAssertTrue(try daemon.waitFor(10) { (try daemon.cameras().cameras.first?.framesIn ?? 0) >= 30 })
 
-            // The writer goes: the stream ends, the output goes on with the filler, and the camera is tried again —
-            // its filesrc now blocks in open() until a writer comes, which none does.
+            // The writer goes: the stream ends, the output goes on with the filler, and the camera waits for the
+            // next writer (missing) instead of being started again: its filesrc would block in open().
             camera.hangUp()
             let failed = try events.waitFor("camera_failed") { if case .cameraFailed(let f) = $0 { return f }; return nil }
             XCTAssertEqual(failed.camera, "door")
-            XCTAssertTrue(try daemon.waitFor(15) { try daemon.cameras().cameras.first?.state == "starting" },
-                          "tried again: \(String(describing: try? daemon.cameras()))")
+            XCTAssertTrue(try daemon.waitFor(15) { try daemon.cameras().cameras.first?.state == "missing" },
+                          "waits for a writer: \(String(describing: try? daemon.cameras()))")
+            XCTAssertEqual(try daemon.cameras().cameras.first?.detail, "no writer on the FIFO \(camera.path)")
 
             let stop = timedStop(daemon)
             XCTAssertLessThan(stop.seconds, Self.stopBound, "SIGTERM while the camera's start is stuck in open()")
@@ -48,29 +49,30 @@ final class StuckCameraTests: XCTestCase {
             XCTAssertEqual(try MediaProbe(path).decodeErrors(), "", path)
             let frames = try MediaProbe(path).video?.frames ?? 0
             XCTAssertGreaterThanOrEqual(frames, 30)
-            print("StuckCameraTests: stopped in \(String(format: "%.1f", stop.seconds)) s with the camera's start stuck; clip of \(frames) frames")
+            print("StuckCameraTests: stopped in \(String(format: "%.1f", stop.seconds)) s while the camera waited for a writer; clip of \(frames) frames")
         }
     }
 
-    func testACameraThatNeverGetsAWriterIsFailedAndTheFillerIsRecorded() throws {
+    func testACameraThatNeverGetsAWriterIsMissingAndTheFillerIsRecorded() throws {
         let camera = try FifoCamera(name: "door", withWriter: false)
         let daemon = try DaemonProcess(extra: FifoCamera.video, cameras: camera.config + "\nstart_timeout_s = 3.0")
         try daemon.start(timeout: 30)
         try daemon.showingLogOnFailure(in: self) {
-            // Ready on the filler: the camera's start was abandoned after 3 s, and says so.
+            // Ready on the filler: nothing wrote to the FIFO within 3 s, so its filesrc was never started (it would
+            // have blocked in open()); the camera waits for a writer.
             let door = try XCTUnwrap(try daemon.cameras().cameras.first)
-            XCTAssertEqual(door.state, "error")
-            XCTAssertEqual(door.detail, "camera 'door' start did not return within 3 s (abandoned on its thread)")
+            XCTAssertEqual(door.state, "missing")
+            XCTAssertEqual(door.detail, "no writer on the FIFO \(camera.path) (none wrote within 3 s)")
             XCTAssertNil(try daemon.cameras().active)
-            XCTAssertTrue(daemon.log.contains("camera 'door' failed to start: camera 'door' start did not return within 3 s"), daemon.log)
+            XCTAssertFalse(daemon.log.contains("abandoned on its thread"), "no thread is left in open()")
 
-            // It is not started again while that start is stuck: one thread in open(), not one per retry.
+            // It is not started again until a writer writes: one line, not one per device poll.
             let result = try daemon.recordStart()
-            // Three seconds of the filler recorded: three device polls, the backoff long past.
+            // Three seconds of the filler recorded: at least one device poll.
             XCTAssertTrue(try daemon.waitFor(15) { (try daemon.status().recording?.videoFrames ?? 0) >= 30 })
             let clip = try daemon.recordStop()
-            XCTAssertEqual(try daemon.cameras().cameras.first?.state, "error")
-            XCTAssertEqual(daemon.log.components(separatedBy: "camera 'door' failed to start").count - 1, 1, "tried once")
+            XCTAssertEqual(try daemon.cameras().cameras.first?.state, "missing")
+            XCTAssertEqual(daemon.log.components(separatedBy: "it starts when one writes").count - 1, 1, "said once")
             XCTAssertEqual(clip.id, result.id)
             XCTAssertEqual(try MediaProbe(clip.path).decodeErrors(), "", clip.path)
             XCTAssertGreaterThanOrEqual(clip.videoFrames, 25, "the filler was recorded: \(clip)")

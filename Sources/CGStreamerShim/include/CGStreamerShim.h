@@ -119,6 +119,9 @@ typedef struct {
     guint64 received;
     guint64 forwarded;
 } ApplRelay;
+/** Ownership: an embedded relay is its owner's, who calls `appl_relay_clear` once nothing can call it any more
+ *  (after its appsink is freed or detached); the relay holds a reference to its target (`appl_relay_set_target`
+ *  takes one and drops the last one's), which `appl_relay_clear` drops. */
 void appl_relay_init(ApplRelay *relay);
 void appl_relay_clear(ApplRelay *relay);
 /** Makes `relay` the appsink's new-sample callback (replacing any other). */
@@ -174,6 +177,9 @@ void appl_network_source_send_sound(GstElement *pipeline, GstElement *target);
 int appl_network_source_start(GstElement *pipeline);
 /** Path of the object in the bin hierarchy ("/pipeline/cam0/src"); free with g_free. */
 char *appl_object_path(gpointer object);
+/** The `location` of every filesrc inside `bin` (at any depth), one per line; NULL when there is none. The caller
+ *  frees the result with g_free. */
+char *appl_bin_file_locations(GstBin *bin);
 
 /* ---- device monitor ---- */
 /** Name, class, caps (text) and a device path property ("api.v4l2.path", "device.path" or "alsa.card" …) of a

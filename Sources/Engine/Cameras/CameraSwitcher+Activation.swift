@@ -105,6 +105,10 @@ extension CameraSwitcher {
                 throw ApplianceError(.unavailable, "no frame within \(timeout)\(why)")
             }
             guard delivered else { throw ApplianceError(.unavailable, target.startFailureReason ?? "its source failed") }
+        } catch let absent as CameraSlot.NoWriter {
+            handover?.cancel()
+            waitForWriter(target, on: absent.path, reason: absent.description)
+            throw ApplianceError(.unavailable, absent.description)
         } catch {
             handover?.cancel()
             if !target.config.alwaysOn { await target.stop() }

@@ -50,11 +50,35 @@ extension CameraSwitcher {
             }
             if !present { releaseVanishedNodes() }
         }
+        for slot in slots {
+            if let fifo = slot.fifo { checkWriter(of: slot, on: fifo) }
+        }
         if active == nil {
             await activateFirstWorking(after: nil)
         } else {
             await takeBackPreferred()
         }
+    }
+
+    /// A camera fed through a FIFO is missing while nothing writes to it, and usable again once a writer has
+    /// written: a capture process that comes minutes after the daemon is picked up at the next poll, with its first
+    /// frame, and one log line each way.
+    private func checkWriter(of slot: CameraSlot, on fifo: FifoHold) {
+        let state = slot.state.withLock { $0 }
+        if case .missing = state, fifo.hasWriter {
+            slot.state.withLock { $0 = .standby }
+            events.publish(.cameraAvailable(CameraDevice(camera: slot.name, device: fifo.path)))
+            logger.notice("camera '\(slot.name)': a writer opened \(fifo.path)")
+        } else if state.name == "error", !slot.isStuck, !fifo.hasWriter {
+            waitForWriter(slot, on: fifo.path, reason: "no writer on the FIFO \(fifo.path)")
+        }
+    }
+
+    /// Marks a FIFO camera missing until a writer comes (`checkWriter`): it is not retried meanwhile.
+    func waitForWriter(_ slot: CameraSlot, on path: String, reason: String) {
+        slot.state.withLock { $0 = .missing(reason) }
+        events.publish(.cameraMissing(CameraDevice(camera: slot.name, device: path)))
+        logger.notice("camera '\(slot.name)': \(reason); it starts when one writes")
     }
 
     /// The preferred camera failed and the output went on with another: once its backoff allows, it is tried again

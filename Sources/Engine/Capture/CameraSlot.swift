@@ -4,6 +4,7 @@ import GStreamerKit
 import Logging
 import ApplianceBase
 import Settings
+import SystemCalls
 
 /// One configured camera: its source fragment and normalising chain in a bin of its own, linked to a selector pad.
 /// The bin's state is locked, so the pipeline never starts or stops it: the switcher does, one camera at a time
@@ -63,6 +64,9 @@ package final class CameraSlot: Sendable {
     let network: ReceivedSource?
     /// Why the last start failed before its first frame, as its source said it (an error on the bus).
     private let startFailure = Locked<String?>(nil)
+    /// The files its source reads (filesrc locations); one that is a FIFO is held open (`fifo`).
+    private let fileLocations: [String]
+    private let fifoHold = Locked<FifoHold?>(nil)
 
     /// Builds the camera's bin inside `pipeline` and links it to `selector`. `onStreamEnd` is called (from a
     /// streaming thread) when the camera's stream ends by itself: its EOS never reaches the selector.
@@ -88,6 +92,7 @@ package final class CameraSlot: Sendable {
             try made.link(conversion.convert)
         }
         source = Locked(made)
+        fileLocations = made?.fileLocations ?? []
         let output = try bin.addGhostPad(named: "src", target: conversion.label.staticPad("src")!)
         self.output = output
         try pipeline.add(bin)
@@ -95,6 +100,35 @@ package final class CameraSlot: Sendable {
         selectorPad = try selector.requestPad("sink_%u")
         try output.link(selectorPad)
         Self.watch(output, name: camera.name, delivered: delivered, firstFrame: firstFrame, onStreamEnd: onStreamEnd)
+        _ = fifo  // held from now on: a capture process already waiting to open it for writing goes on
+    }
+
+    /// The FIFO this camera reads, held open for reading from the first look that finds it (nil: it reads none, or
+    /// the FIFO does not exist yet). The camera starts only once a writer has written to it (`awaitWriter`), so its
+    /// filesrc never blocks in open(), and its stop never breaks the writer's pipe (see `FifoHold`).
+    var fifo: FifoHold? {
+        fifoHold.withLock { hold in
+            if hold == nil { hold = fileLocations.lazy.compactMap { FifoHold(path: $0) }.first }
+            return hold
+        }
+    }
+
+    /// A camera fed through a FIFO that nothing writes to: it is not started (it would block in open()).
+    package struct NoWriter: Error, CustomStringConvertible {
+        package let path: String
+        package let waited: Duration
+        package var description: String {
+            "no writer on the FIFO \(path) (none wrote within \(DeviceCall.Abandoned.format(waited)) s)"
+        }
+    }
+
+    /// Waits until a writer has written to `fifo`, checking every 50 ms, for at most `deadline`.
+    private func awaitWriter(_ fifo: FifoHold, deadline: Duration) async throws {
+        let until = ContinuousClock.now + deadline
+        while !fifo.hasWriter {
+            guard ContinuousClock.now < until else { throw NoWriter(path: fifo.path, waited: deadline) }
+            try await Task.sleep(for: .milliseconds(50))
+        }
     }
 
     /// The elements between a camera's source and the selector: convert, mirror and rotate as configured, scale,
@@ -203,11 +237,13 @@ package final class CameraSlot: Sendable {
     /// Starts the camera's bin; the returned one-shot fires with its first frame. The start (for a V4L2 camera also
     /// reading its modes) runs as a `DeviceCall`: one that has not returned within `deadline` is abandoned, the
     /// camera is `stuck` until it returns (it is then stopped again, on that call's thread), and it cannot be started
-    /// meanwhile. A filesrc opening a FIFO with no writer, or a network source waiting for an answer, blocks there.
+    /// meanwhile. A network source waiting for an answer blocks there; a camera fed through a FIFO is started only
+    /// once its writer has written (`NoWriter` after `deadline`), since a filesrc opening a FIFO with no writer would.
     package func start(following pipeline: Pipeline, deadline: Duration) async throws -> OneShot<Bool> {
         if let since = stuckSince.withLock({ $0 }) {
             throw ApplianceError(.unavailable, "its start of \((ContinuousClock.now - since).components.seconds) s ago has not returned yet (stuck in its source)")
         }
+        if let fifo { try await awaitWriter(fifo, deadline: deadline) }
         let shot = OneShot<Bool>()
         firstFrame.withLock { $0 = shot }
         startFailure.withLock { $0 = nil }

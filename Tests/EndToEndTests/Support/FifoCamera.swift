@@ -62,21 +62,41 @@ final class FifoCamera: @unchecked Sendable {
         startFeeding { _ in frame }
     }
 
-    /// Writes `scene`'s frames at 10 fps, in real time (frame n at n / 10 s after the first), until `stopFeeding`.
-    func startFeeding(_ scene: FifoScene) {
-        startFeeding { scene.frame($0) }
+    /// Writes `scene`'s frames at 10 fps, in real time (frame n at n / 10 s after the first), until `stopFeeding`;
+    /// with `count`, frames `first` ..< `first + count` and then it stops by itself.
+    func startFeeding(_ scene: FifoScene, first: Int = 0, count: Int? = nil) {
+        startFeeding(count: count) { scene.frame(first + $0) }
     }
 
-    private func startFeeding(frames: @escaping @Sendable (Int) -> [UInt8]) {
+    /// Comes as a capture process started after the daemon would: opens the FIFO for writing only. Without
+    /// waiting: if nothing holds the FIFO open for reading this throws (a real writer would wait in open()).
+    func openWriter() throws {
+        let opened = open(path, O_WRONLY | O_NONBLOCK)
+        guard opened >= 0 else { throw DaemonError(message: "open \(path) for writing: errno \(errno) (no reader holds it)") }
+        _ = fcntl(opened, F_SETFL, fcntl(opened, F_GETFL) & ~O_NONBLOCK)  // its writes wait for the reader
+        writer = opened
+    }
+
+    /// Whether the feeder is still writing (a feed with a count ends by itself).
+    var isFeeding: Bool { lock.withLock { feederRunning } }
+
+    /// Whether a write failed (the pipe broke: its reader closed it while nothing else held it).
+    var writeFailed: Bool { lock.withLock { failedWrite } }
+    private var failedWrite = false
+
+    private func startFeeding(count: Int? = nil, frames: @escaping @Sendable (Int) -> [UInt8]) {
         lock.withLock { (feeding, feederRunning) = (true, true) }
         let writer = self.writer
         Thread { [self] in
             defer { lock.withLock { feederRunning = false } }
             var n = 0
             var next = Date()
-            while lock.withLock({ feeding }) {
+            while lock.withLock({ feeding }), n < count ?? .max {
                 let frame = frames(n)
-                guard frame.withUnsafeBytes({ write(writer, $0.baseAddress, $0.count) }) == frame.count else { return }
+                guard frame.withUnsafeBytes({ write(writer, $0.baseAddress, $0.count) }) == frame.count else {
+                    lock.withLock { failedWrite = true }
+                    return
+                }
                 lock.withLock { lastWrite = Date() }
                 n += 1
                 // The next frame 0.1 s after this one was due, or after it was written if that was later (the first

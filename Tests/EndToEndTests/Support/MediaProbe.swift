@@ -47,6 +47,13 @@ struct MediaProbe {
         return result.stderr + (result.status == 0 ? "" : "exit \(result.status)")
     }
 
+    /// The largest step between consecutive video timestamps, in seconds, and where it starts (the recording's own
+    /// clock: a stall of the output is a hole there).
+    func largestVideoGap() throws -> (seconds: Double, at: Double) {
+        let pts = try videoPTS()
+        return zip(pts, pts.dropFirst()).map { ($1 - $0, $0) }.max { $0.0 < $1.0 } ?? (0, 0)
+    }
+
     /// Checks timing like the recording-engine issue asks: increasing PTS, no gap over 1.5 frame intervals.
     func assertSmoothVideo(framerate: Double, file: StaticString = #filePath, line: UInt = #line) throws {
         let pts = try videoPTS()
