@@ -63,6 +63,11 @@ fi
 if [ "${1:-}" = "--test" ]; then
   PACKAGES+=(opencv-doc python3-onnx)
 fi
+# The C shim's tests run again under valgrind's memcheck (.ci/shim-memcheck.sh); binutils' objcopy (above) makes
+# the copy without debug information it runs.
+if [ "${1:-}" = "--test" ]; then
+  PACKAGES+=(valgrind)
+fi
 # WS-Discovery is tested across a network: iproute2's `ip netns` and a veth pair give the client its own host.
 if [ "${1:-}" = "--test" ]; then
   PACKAGES+=(iproute2)

@@ -19,6 +19,9 @@ typedef struct ApplRtspServer ApplRtspServer;
  * check found (`passed`), for every request `admit` let through; `talk`: a
  * client's media with the ONVIF backchannel was made (`started`) or is gone: `id` names it for
  * `appl_rtsp_server_set_talk`.
+ * Ownership: `user` stays the caller's. The server never releases it; the handlers may be called with it from the
+ * server's thread until `appl_rtsp_server_stop` returns (it joins that thread), so the caller releases it after
+ * that, or at once when `appl_rtsp_server_start` returns NULL (no handler was or will be called then).
  */
 typedef struct {
     void (*media_started)(void *user);

@@ -11,6 +11,9 @@ typedef struct ApplWebrtcSession ApplWebrtcSession;
 /** The peer connection's state, as webrtcbin reports it. */
 typedef enum { APPL_WEBRTC_CONNECTING = 0, APPL_WEBRTC_CONNECTED = 1, APPL_WEBRTC_ENDED = 2 } ApplWebrtcState;
 
+/** Ownership: `user` stays the caller's. The session never releases it; `state_changed` may be called with it until
+ *  `appl_webrtc_session_stop` returns (the stop disconnects webrtcbin's signals and the bus handler first), so the
+ *  caller releases it after that, or at once when `appl_webrtc_session_start` returns NULL. */
 typedef struct {
     /** On a GStreamer thread; must return at once. */
     void (*state_changed)(void *user, ApplWebrtcState state);
