@@ -1,0 +1,44 @@
+import ApplianceProtocol
+import Foundation
+import TestSupport
+import XCTest
+
+/// A start on a board that is busy (a filesystem check, a package update at boot), in the VM lab (issue 59, item 5):
+/// a busy loop on every core of the guest, and a trial limit the loaded guest cannot meet, so that every
+/// encoder's trial times out. The daemon still records the real camera, on a software encoder it has not tried
+/// (`provisional`, said once), within 60 s of its start. It used to say "no H.264 encoder works" and record nothing.
+final class LabBusyStartTests: XCTestCase {
+    func testADaemonWhoseTrialsAllTimeOutStillRecordsWithinAMinute() throws {
+        try Lab.require()
+        let node = try Lab.vivid()
+        try Lab.moveVividPicture(node)
+        let hogs = try (0..<ProcessInfo.processInfo.activeProcessorCount).map { _ in
+            let hog = Process()
+            hog.executableURL = URL(fileURLWithPath: "/bin/sh")
+            hog.arguments = ["-c", "while :; do :; done"]
+            try hog.run()
+            return hog
+        }
+        defer { for hog in hogs { hog.terminate(); hog.waitUntilExit() } }
+        let config = LabCameraTests.config(width: 320, height: 180, framerate: 10)
+            .replacingOccurrences(of: "[web]", with: "encoder_trial_s = 1.0\n[web]")  // in [video]
+        let daemon = try DaemonProcess(extra: config, cameras: LabCameraTests.camera(node), root: Lab.scratch)
+        let started = Date()
+        try daemon.start(timeout: 120)
+        defer { daemon.stop() }
+        try daemon.showingLogOnFailure(in: self) {
+            _ = try daemon.recordStart(title: "busy start")
+            try daemon.waitForRecording("its first frame", timeout: 60) { $0.videoFrames > 0 }
+            let recordingAfter = Date().timeIntervalSince(started)
+            let choice = try XCTUnwrap(try daemon.status().encoderChoice)
+            print("lab: busy start: \(choice.how.rawValue) \(choice.encoder); trials \(choice.trials.map { "\($0.name) \($0.result.rawValue) \($0.ms) ms" }); recording \(String(format: "%.1f", recordingAfter)) s after the start")
+            XCTAssertEqual(choice.how, .provisional, "every trial timed out on the loaded guest: \(choice.trials)")
+            XCTAssertTrue(choice.trials.allSatisfy { $0.result == .timedOut || $0.result == .absent }, "\(choice.trials)")
+            XCTAssertLessThan(recordingAfter, 60, "recording within a minute of the start")
+            try daemon.waitUntilRecorded(2, timeout: 60)
+            let clip = try daemon.recordStop()
+            XCTAssertEqual(try MediaProbe(clip.path).decodeErrors(), "", clip.path)
+            XCTAssertGreaterThan(clip.videoFrames, 0)
+        }
+    }
+}
