@@ -10,17 +10,17 @@ package final class Health: Sendable {
         /// Why recording cannot go on for lack of space (retention could free none); nil while there is room.
         var storageFull: String?
         var capacity: Capacity?
-        var reconciled: Bool
     }
 
     private let state: Locked<State>
 
     /// `reconciled`: false at a daemon's start, until the background reconcile is done.
     package init(storage: StorageStatus, recovery: RecoveryReport?, reconciled: Bool = true) {
-        state = Locked(State(storage: storage, recovery: recovery, reconciled: reconciled))
+        state = Locked(State(storage: storage, recovery: recovery))
         if reconciled { reconciledSignal.fire(true) }
     }
 
+    /// Fired once the reconcile is done (or at once, when there is none to wait for).
     private let reconciledSignal = OneShot<Bool>()
 
     package func noteError(_ message: String) { state.withLock { $0.lastError = message } }
@@ -50,12 +50,10 @@ package final class Health: Sendable {
 
     /// Whether the library's rows have been checked against the files since start (`StorageWatch`): retention
     /// waits for it, so that it never judges by rows whose files are not known to be there.
+    /// Once true it stays true: the reconcile runs once a start.
     package var reconciled: Bool {
-        get { state.withLock { $0.reconciled } }
-        set {
-            state.withLock { $0.reconciled = newValue }
-            if newValue { reconciledSignal.fire(true) }
-        }
+        get { reconciledSignal.isFired }
+        set { if newValue { reconciledSignal.fire(true) } }
     }
 
     /// Returns once the rows have been checked against the files (at once when they have been).

@@ -24,10 +24,6 @@ package final class RecordingSession: Sendable {
     private let onTees: Bool
     /// Fed by a pre-record window (the current one, or a failed encoder's): its video ends where the window's does.
     let fromWindow: Bool
-    /// Fed by the current pre-record window: at its stop the buffers after the end stay in the window, held (see
-    /// the cut probes), instead of being dropped until the bin is detached. A recording started while this one is
-    /// finalised then continues where it ended (the stop asks the encoder for a keyframe there).
-    let holdsAtStop: Bool
     /// Planned running time of the first frame (pre-record: the earliest time the window may give).
     let startAt: UInt64
     /// How far ahead of the request the clip starts: long enough that no stream has passed that time yet.
@@ -72,8 +68,10 @@ package final class RecordingSession: Sendable {
         let now = graph.runningTimeNow
         let window = cut == nil ? outputs.window : nil
         fromWindow = window != nil
+        // Fed by the current pre-record window: at its stop the buffers after the end stay in the window, held
+        // (see the cut probes), instead of being dropped until the bin is detached. A recording started while this
+        // one is finalised then continues where it ended (the stop asks the encoder for a keyframe there).
         let endsBeforeTheStop = window != nil && retired == nil
-        holdsAtStop = endsBeforeTheStop
         state.withLock { s in
             s.endsBeforeTheStop = endsBeforeTheStop
             s.timing.requestedClock = now
@@ -152,7 +150,7 @@ package final class RecordingSession: Sendable {
     /// and that EOS travelled up through the tees and ended the camera ("its stream ended" after about one recording
     /// in five cut at max_duration_s, where the file waits up to a tick before it is detached).
     ///
-    /// Fed by the current pre-record window (`holdsAtStop`): each stream ends on its last buffer before the stop
+    /// Fed by the current pre-record window (`RecordingCut.endsBeforeTheStop`): each stream ends on its last buffer before the stop
     /// (`.last`), and the window is held again at once, so the buffer after it and those behind it stay in the window
     /// for the next recording (the detach's own hold takes over from this one). Holds are blocking probes, which
     /// GStreamer runs in a pass before this one: the buffer after the stop cannot be held from here, only the next.
@@ -213,7 +211,7 @@ package final class RecordingSession: Sendable {
     package func requestStop(onFrameBoundaryAfter runningTime: UInt64) {
         let boundary = state.withLock { $0.frameBoundary(atOrAfter: runningTime) }
         requestStop(at: boundary)
-        if holdsAtStop { graph.requestKeyframe(at: boundary - min(boundary, graph.flow.frameInterval / 2)) }
+        if state.withLock({ $0.endsBeforeTheStop }) { graph.requestKeyframe(at: boundary - min(boundary, graph.flow.frameInterval / 2)) }
     }
 
     /// Loop recording: ends this segment where the next one (already attached) begins: before the first keyframe
