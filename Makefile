@@ -83,6 +83,7 @@ bench: release
 	python3 Tests/Benchmarks/bench_timeline_page.py --binary $(RELEASE_DIR)/release/appliance --out docs/BENCHMARKS.md
 	APPLIANCE_MOTION_QUALITY_SEEDS=5 APPLIANCE_MOTION_QUALITY_OUT=$(CURDIR)/docs/BENCHMARKS.md swift test --filter MotionQualityTests
 	python3 Tests/Benchmarks/bench_soak.py --binary $(RELEASE_DIR)/release/appliance --out docs/BENCHMARKS.md
+	python3 Tests/Benchmarks/bench_chaos.py --binary $(RELEASE_DIR)/release/appliance --out docs/BENCHMARKS.md
 
 ## Coverage-guided fuzzing (libFuzzer, swift build --sanitize=fuzzer) of what reads others' bytes: the MP4 recovery,
 ## the config loader, the SOAP parser; FUZZ_SECONDS (60) each. Not part of `make test`; Tests/Fuzz/README.md.
