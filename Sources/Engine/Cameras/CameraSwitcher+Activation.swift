@@ -65,7 +65,6 @@ extension CameraSwitcher {
             target.state.withLock { $0 = .starting }
             try await startAwaitingFirstFrame(target, handover: nil)
             arrived = await handOver(to: target.selectorPad)
-            await stopFiller()
         } else {
             await showFiller()
             setActive(nil)
@@ -77,7 +76,6 @@ extension CameraSwitcher {
             let handover = prepareHandover(to: target.selectorPad)
             try await startAwaitingFirstFrame(target, handover: handover)
             arrived = await complete(handover, to: target.selectorPad)
-            await stopFiller()
         }
         if let previous, previous !== target {
             previous.state.withLock { if $0 == .active { $0 = .standby } }
@@ -160,8 +158,7 @@ extension CameraSwitcher {
         await complete(prepareHandover(to: pad), to: pad)
     }
 
-    /// Shows the black filler, starting it first (it only runs while shown: it costs about 0.8 % of a core),
-    /// through a handover, so the shown camera's last frames still make it out.
+    /// Shows the black filler through a handover, so the shown camera's last frames still make it out.
     private func showFiller() async {
         await startFiller()
         await handOver(to: graph.fillerPad)
@@ -174,13 +171,12 @@ extension CameraSwitcher {
         shownPad = graph.fillerPad
     }
 
+    /// The filler runs from the graph's start to its stop, shown or not (about 0.8 % of a core): a camera that fails
+    /// is replaced by its next frame. Started on demand, it took a while to give its first frame on a busy machine
+    /// and once failed to negotiate at all (the chaos soak: "camera-filler/convert: not negotiated" as an RTSP camera
+    /// dropped, a hole of 1.6 s in the clip). Started again here only if something stopped it.
     private func startFiller() async {
         let filler = graph.filler, pipeline = graph.pipeline
         if !filler.isRunning { _ = try? await filler.start(following: pipeline, deadline: .seconds(10)) }
-    }
-
-    private func stopFiller() async {
-        let filler = graph.filler
-        if filler.isRunning { await filler.stop() }
     }
 }
