@@ -130,13 +130,18 @@ class Chaos:
                 self.note(f"switch refused: {str(e)[-120:]}")
 
     def sampler(self):
+        """VmRSS every 10 s, of the daemon that is ready, from a minute into its life (not while one is starting)."""
         while not self.stop.wait(10):
-            pid = self.daemon.pid if self.daemon else None
+            life = len(self.lives)
+            started, pid = self.lives[-1]
+            now = time.monotonic() - self.t0
+            if now - started < 60 or self.daemon is None or self.daemon.pid != pid:
+                continue
             try:
                 with open(f"/proc/{pid}/status") as f:
                     rss = next(int(line.split()[1]) for line in f if line.startswith("VmRSS:"))
-                self.memory.append((time.monotonic() - self.t0, len(self.lives), rss))
-            except (OSError, StopIteration, TypeError):
+                self.memory.append((now, life, rss))
+            except (OSError, StopIteration):
                 pass
 
     def run(self):
@@ -213,7 +218,7 @@ def section(command, minutes, r):
              f"| largest step between timestamps inside a clip | {r['largest_gap']:.3f} s ({r['largest_gap_clip']}) | ≤ 0.2 s (two frames at 10 fps) |",
              f"| clips with a step over 0.2 s | {r['gappy']} of {r['clips']} | none |"]
     for life, (low, high, first, last) in r["rss_mb"].items():
-        lines.append(f"| memory (VmRSS) of life {life}, from minute 5 on | {low:.1f}–{high:.1f} MB (first {first:.1f}, last {last:.1f}) | |")
+        lines.append(f"| memory (VmRSS) of life {life}, from minute 5 on (and a minute into the life) | {low:.1f}–{high:.1f} MB (first {first:.1f}, last {last:.1f}) | |")
     if r["uncovered"]:
         lines += ["", "Activity without a clip: " + "; ".join(json.dumps(u) for u in r["uncovered"])]
     for c in r["undecodable"]:
