@@ -23,6 +23,7 @@ import os
 import random
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -62,7 +63,7 @@ class Chaos:
         self.log = []
         self.fifo = os.path.join(work, "door.fifo")
         os.mkfifo(self.fifo)
-        with __import__("socket").socket() as s:
+        with socket.socket() as s:
             s.bind(("127.0.0.1", 0))
             self.port = s.getsockname()[1]
         self.config = config(work, self.fifo, self.port)

@@ -64,12 +64,12 @@ extension CameraSwitcher {
     /// written: a capture process that comes minutes after the daemon is picked up at the next poll, with its first
     /// frame, and one log line each way.
     private func checkWriter(of slot: CameraSlot, on fifo: FifoHold) {
-        let state = slot.state.withLock { $0 }
-        if case .missing = state, fifo.hasWriter {
+        let (state, written) = (slot.state.withLock { $0 }, fifo.hasWriter)
+        if case .missing = state, written {
             slot.state.withLock { $0 = .standby }
             events.publish(.cameraAvailable(CameraDevice(camera: slot.name, device: fifo.path)))
             logger.notice("camera '\(slot.name)': a writer opened \(fifo.path)")
-        } else if state.name == "error", !slot.isStuck, !fifo.hasWriter {
+        } else if state.name == "error", !slot.isStuck, !written {
             waitForWriter(slot, on: fifo.path, reason: "no writer on the FIFO \(fifo.path)")
         }
     }

@@ -6,7 +6,8 @@ import ApplianceBase
 
 /// Watches capture devices come and go: GStreamer's device monitor (events `device_added`, `device_removed`), and
 /// every 2 s the configured V4L2 device nodes, which appear without the monitor noticing where there is no udev
-/// provider (containers, minimal boards). Either way the camera switcher takes another look.
+/// provider (containers, minimal boards), and the FIFO cameras' writers. Either way the camera switcher takes
+/// another look.
 package struct DeviceWatch: Service, CustomStringConvertible {
     package var description: String { "DeviceWatch" }
     package let monitor: DeviceMonitor
