@@ -13,7 +13,8 @@ set -uo pipefail
 bundle=${1:-.build/debug/appliancePackageTests.xctest}
 command -v valgrind > /dev/null || { echo "valgrind is not installed (packaging/install-deps.sh --test)"; exit 1; }
 copy=$(mktemp --suffix .xctest)
-trap 'rm -f "$copy"' EXIT
+log=$(mktemp)
+trap 'rm -f "$copy" "$log"' EXIT
 objcopy --strip-debug "$bundle" "$copy" || exit 1
 tests=(
   GStreamerKitTests.ShimOwnershipTests
@@ -28,11 +29,17 @@ tests=(
   GStreamerKitTests.RTSPServerTests/testAnAddressInUseIsAnError
 )
 filter=$(IFS=,; echo "${tests[*]}")
-valgrind --error-exitcode=99 --leak-check=no --undef-value-errors=no -q "$copy" "$filter" 2>&1
-status=$?
+valgrind --error-exitcode=99 --leak-check=no --undef-value-errors=no -q "$copy" "$filter" 2>&1 | tee "$log"
+status=${PIPESTATUS[0]}
+# XCTest's exit 1 is a failed assertion, not a crash: under valgrind's 20- to 50-fold slowdown and a loaded CI
+# machine, the counts these tests expect within a window (RTP packets in 2 s) may not come. Those assertions are
+# judged by the host tests; this run judges memory errors (99) and crashes (a signal, any other status).
 case $status in
   0) echo "shim memcheck: no memory error in ${#tests[@]} test groups" ;;
+  1) echo "shim memcheck: no memory error in ${#tests[@]} test groups" \
+          "($(grep -c ": error: " "$log") assertions missed under valgrind's slowdown, judged by the host tests)"
+     status=0 ;;
   99) echo "Test Case 'shim memcheck' failed (valgrind found memory errors: see the '==PID==' lines above)" ;;
-  *) echo "Test Case 'shim memcheck' failed (the tests failed under valgrind: exit $status)" ;;
+  *) echo "Test Case 'shim memcheck' failed (the tests crashed under valgrind: exit $status)" ;;
 esac
 exit $status

@@ -121,18 +121,23 @@ if [ "$skip_deb" != "1" ]; then
 fi
 
 # The shim's tests again under valgrind (memory errors their assertions cannot see): 1 to 2 minutes.
-bash .ci/phase.sh memcheck
-echo "---- the C shim's tests under valgrind ----"
-memcheck_log=$(mktemp)
-stdbuf -oL -eL bash .ci/shim-memcheck.sh > "$memcheck_log" 2>&1
-memcheck_status=$?
-tail -n 30 "$memcheck_log"
-if [ "$memcheck_status" -ne 0 ]; then
-  grep -E "^==[0-9]+== " "$memcheck_log" | head -n 60
-  grep -E "^Test Case 'shim memcheck' failed" "$memcheck_log" >> "$package_log"
-  [ "$status" -ne 0 ] || status=$memcheck_status
+# APPLIANCE_SKIP_MEMCHECK=1 leaves it out (CIWatchdogTests, whose stand-in run must count only its own tests).
+memcheck_status=0
+if [ "${APPLIANCE_SKIP_MEMCHECK:-0}" != "1" ]; then
+  bash .ci/phase.sh memcheck
+  echo "---- the C shim's tests under valgrind ----"
+  memcheck_log=$(mktemp)
+  stdbuf -oL -eL bash .ci/shim-memcheck.sh > "$memcheck_log" 2>&1
+  memcheck_status=$?
+  tail -n 30 "$memcheck_log"
+  if [ "$memcheck_status" -ne 0 ]; then
+    grep -E "^==[0-9]+== " "$memcheck_log" | head -n 60
+    grep -E "^Test Case '.*' failed|error: " "$memcheck_log" | head -n 20
+    grep -E "^Test Case 'shim memcheck' failed" "$memcheck_log" >> "$package_log"
+    [ "$status" -ne 0 ] || status=$memcheck_status
+  fi
+  rm -f "$memcheck_log"
 fi
-rm -f "$memcheck_log"
 
 lab_status=0
 if [ "${APPLIANCE_SKIP_LAB:-0}" != "1" ]; then

@@ -301,6 +301,26 @@ static GstRTSPFilterResult close_client(GstRTSPServer *server, GstRTSPClient *cl
     return GST_RTSP_FILTER_REMOVE;
 }
 
+/* Every client's requests are handled on the server's own thread (a pool of no client threads), where `stop` also
+ * closes them. gst-rtsp-server 1.22's gst_rtsp_client_close is not safe beside the client's own thread: a stop while
+ * a client played, closed from the caller's thread under load, unprepared the shared media twice (valgrind: a read
+ * of its freed GstRTSPThread in gst_rtsp_thread_stop, after "gst_rtsp_stream_leave_bin: assertion failed"). The
+ * default pool has one client thread too, so this costs no parallelism. */
+static void serve_clients_on_the_server_thread(GstRTSPServer *server) {
+    GstRTSPThreadPool *pool = gst_rtsp_server_get_thread_pool(server);
+    gst_rtsp_thread_pool_set_max_threads(pool, 0);
+    g_object_unref(pool);
+}
+
+/* Runs on the server's thread: closes every client there (see serve_clients_on_the_server_thread), then ends the
+ * loop. */
+static gboolean close_clients_and_quit(gpointer data) {
+    ApplRtspServer *s = data;
+    gst_rtsp_server_client_filter(s->server, close_client, NULL);
+    g_main_loop_quit(s->loop);
+    return G_SOURCE_REMOVE;
+}
+
 static void free_server(ApplRtspServer *s) {
     if (s->source) { g_source_destroy(s->source); g_source_unref(s->source); }
     g_clear_object(&s->auth);
@@ -512,6 +532,7 @@ ApplRtspServer *appl_rtsp_server_start(const char *address, int port, const char
     s->context = g_main_context_new();
     s->loop = g_main_loop_new(s->context, FALSE);
     s->server = gst_rtsp_onvif_server_new(); /* its clients understand ONVIF's Require headers (the backchannel) */
+    serve_clients_on_the_server_thread(s->server);
     gst_rtsp_server_set_address(s->server, address);
     gchar *service = g_strdup_printf("%d", port);
     gst_rtsp_server_set_service(s->server, service);
@@ -649,18 +670,12 @@ void appl_rtsp_server_set_talk(ApplRtspServer *s, guint id, GstElement *target) 
     g_mutex_unlock(&s->lock);
 }
 
-static gboolean quit_loop(gpointer loop) {
-    g_main_loop_quit(loop);
-    return G_SOURCE_REMOVE;
-}
-
 void appl_rtsp_server_stop(ApplRtspServer *s) {
     if (!s) return;
-    gst_rtsp_server_client_filter(s->server, close_client, NULL);
     /* Quit from inside the loop: a g_main_loop_quit from here before the thread has entered g_main_loop_run is
      * undone when it does, and the join waits for ever (a server stopped right after it started hung). */
     GSource *quit = g_idle_source_new();
-    g_source_set_callback(quit, quit_loop, s->loop, NULL);
+    g_source_set_callback(quit, close_clients_and_quit, s, NULL);
     g_source_attach(quit, s->context);
     g_source_unref(quit);
     g_thread_join(s->thread);
