@@ -89,7 +89,14 @@ package final class CameraSlot: Sendable {
         let made = try network?.bin ?? Self.makeSource(camera, kind: kind, fragments: fragments, video: video)
         if let made {
             try bin.add(made)
-            try made.link(conversion.convert)
+            if network == nil, kind == "pipeline" {
+                let pace = try Self.pacer()
+                try bin.add(pace)
+                try made.link(pace)
+                try pace.link(conversion.convert)
+            } else {
+                try made.link(conversion.convert)
+            }
         }
         source = Locked(made)
         fileLocations = made?.fileLocations ?? []
@@ -157,6 +164,17 @@ package final class CameraSlot: Sendable {
         label.set("replace", true)
         chain += [scale, rate, filter, label]
         return (chain, convert, rate, label)
+    }
+
+    /// Holds each frame of a `pipeline` camera until its time on the clock (the bin's base time is its start, see
+    /// `startNow`). A file or FIFO source stamps frames by their count and pushes them as fast as they are read:
+    /// a writer that caught up in a burst put the output seconds ahead of the clock when nothing downstream waits on
+    /// it (no preview, no web page), and when that camera ended the filler's frames fell in slots already taken (the
+    /// chaos soak: the output stalled for 5 to 32 s). A live source's frames come after their time and pass at once.
+    private static func pacer() throws -> Element {
+        let pace = try Element.make("identity", name: "pace")
+        pace.set("sync", true)
+        return pace
     }
 
     /// The source bin of a `pipeline` camera or a built-in kind; nil for V4L2 (made at each start).

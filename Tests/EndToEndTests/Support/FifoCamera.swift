@@ -55,6 +55,10 @@ final class FifoCamera: @unchecked Sendable {
     /// When the last frame was written.
     var lastFrame: Date? { lock.withLock { lastWrite } }
 
+    /// How many frames were written, in every feed so far.
+    var framesWritten: Int { lock.withLock { written } }
+    private var written = 0
+
     /// Writes frames of one gray level at 10 fps from a thread of its own (a frame is larger than the pipe's buffer:
     /// a write waits for the reader) until `stopFeeding`.
     func startFeeding(value: UInt8 = 128) {
@@ -63,9 +67,11 @@ final class FifoCamera: @unchecked Sendable {
     }
 
     /// Writes `scene`'s frames at 10 fps, in real time (frame n at n / 10 s after the first), until `stopFeeding`;
-    /// with `count`, frames `first` ..< `first + count` and then it stops by itself.
-    func startFeeding(_ scene: FifoScene, first: Int = 0, count: Int? = nil) {
-        startFeeding(count: count) { scene.frame(first + $0) }
+    /// with `count`, frames `first` ..< `first + count` and then it stops by itself. `ahead`: the first `ahead`
+    /// frames go at once, as fast as the daemon reads them, as a capture process pacing itself by its own start
+    /// time (ffmpeg `-re`) catches up after it was kept waiting.
+    func startFeeding(_ scene: FifoScene, first: Int = 0, count: Int? = nil, ahead: Int = 0) {
+        startFeeding(count: count, ahead: ahead) { scene.frame(first + $0) }
     }
 
     /// Comes as a capture process started after the daemon would: opens the FIFO for writing only. Without
@@ -84,7 +90,7 @@ final class FifoCamera: @unchecked Sendable {
     var writeFailed: Bool { lock.withLock { failedWrite } }
     private var failedWrite = false
 
-    private func startFeeding(count: Int? = nil, frames: @escaping @Sendable (Int) -> [UInt8]) {
+    private func startFeeding(count: Int? = nil, ahead: Int = 0, frames: @escaping @Sendable (Int) -> [UInt8]) {
         lock.withLock { (feeding, feederRunning) = (true, true) }
         let writer = self.writer
         Thread { [self] in
@@ -97,11 +103,12 @@ final class FifoCamera: @unchecked Sendable {
                     lock.withLock { failedWrite = true }
                     return
                 }
-                lock.withLock { lastWrite = Date() }
                 n += 1
+                lock.withLock { (lastWrite, written) = (Date(), written + 1) }
                 // The next frame 0.1 s after this one was due, or after it was written if that was later (the first
                 // write waits for the daemon to read): a camera's pace, never a burst to catch up.
                 next = max(next.addingTimeInterval(0.1), Date())
+                if n < ahead { next = Date(); continue }  // the burst
                 Thread.sleep(until: next)  // the subject: a real camera's pace, 10 frames a second
             }
         }.start()
