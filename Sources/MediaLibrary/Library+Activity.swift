@@ -68,17 +68,21 @@ extension Library {
         }
     }
 
-    /// The recording whose file holds an activity's start (the latest to begin, if two do): a finished file spans
-    /// its end less its media's duration (pre-roll reaches back before the row's `created_at`) to its end; one being
-    /// recorded, its `created_at` onwards. Rows created more than `reach` ms around the start are not looked at.
+    /// The recording whose file holds an activity's start (the latest to begin, if two do). A file begins at its
+    /// row's `started_at`, its first frame's time (pre-roll reaches back before the row's `created_at`; rows from
+    /// before that was written hold `created_at` there), or at its end less its media's duration if that is earlier;
+    /// a finished one spans to its end, one being recorded onwards. Rows created more than `reach` ms around the
+    /// start are not looked at.
     private static func clipHoldingTheStart(reach: Int64) -> SQL {
         """
         (SELECT r.id FROM recordings r
           WHERE r.created_at BETWEEN activity.started_at - \(reach) AND activity.started_at + \(reach)
             AND r.state <> \(Recording.State.failed)
-            AND ((r.ended_at IS NOT NULL AND r.ended_at - COALESCE(r.duration_ms, 0) <= activity.started_at
+            AND ((r.ended_at IS NOT NULL
+                  AND MIN(COALESCE(r.started_at, r.created_at), r.ended_at - COALESCE(r.duration_ms, 0)) <= activity.started_at
                   AND r.ended_at >= activity.started_at)
-              OR (r.ended_at IS NULL AND r.state = \(Recording.State.recording) AND r.created_at <= activity.started_at))
+              OR (r.ended_at IS NULL AND r.state = \(Recording.State.recording)
+                  AND COALESCE(r.started_at, r.created_at) <= activity.started_at))
           ORDER BY r.created_at DESC LIMIT 1)
         """
     }

@@ -3,7 +3,7 @@ import ServiceLifecycle
 import XCTest
 
 /// The services' start order is `ServiceStage`'s, whatever order `Appliance.start` adds them in; graceful shutdown
-/// stops them from the last (ServiceGroup's rule).
+/// stops them from the last (ServiceGroup's rule). What `Appliance.start` puts in each: ShutdownOrderTests.
 final class ServicePlanTests: XCTestCase {
     private struct Named: Service, CustomStringConvertible {
         let description: String
@@ -21,22 +21,5 @@ final class ServicePlanTests: XCTestCase {
         plan.add(.picture, Named(description: "sound"))
         XCTAssertEqual(plan.ordered.map { "\($0)" }, ["graph", "activity", "motion", "sound", "recorder", "gate", "notifier"])
         XCTAssertEqual(plan.stages, [.graphWatch, .picture, .picture, .picture, .recorder, .commandGate, .serviceManager])
-    }
-
-    /// What shutdown relies on, stopping from the last stage: systemd hears first, commands are refused before any
-    /// front end stops, the recording is finalised only after every front end stopped, the uploader after the
-    /// recorder (it may queue the last file), the cameras after what records from them, the graph watcher last.
-    func testTheShutdownOrderTheStagesDeclare() {
-        XCTAssertEqual(ServiceStage.allCases.last, .serviceManager)
-        XCTAssertEqual(ServiceStage.allCases.first, .graphWatch)
-        for frontEnd in [ServiceStage.controlSocket, .frontEnds, .network, .inputs, .lights] {
-            XCTAssertLessThan(ServiceStage.recorder, frontEnd)
-        }
-        for stoppedAfterTheGate in [ServiceStage.controlSocket, .frontEnds, .network] {
-            XCTAssertLessThan(stoppedAfterTheGate, ServiceStage.commandGate)
-        }
-        XCTAssertLessThan(ServiceStage.backup, .recorder)
-        XCTAssertLessThan(ServiceStage.cameras, .picture)
-        XCTAssertLessThan(ServiceStage.clock, .retention)
     }
 }

@@ -218,11 +218,17 @@ final class RTSPServerTests: XCTestCase {
         }
     }
 
-    /// A stop right after the start (before the server's thread runs its loop) used to wait for ever.
+    /// A stop right after the start (before the server's thread runs its loop) used to wait for ever. Each stop runs
+    /// on a thread of its own, so that one that hangs fails here, not at the run's watchdog.
     func testAServerStoppedAtOnceStops() throws {
-        for _ in 0..<20 {
+        final class Stopped: Sendable { let done = Mutex(false) }
+        for round in 1...20 {
             let server = try RTSPServer(address: "127.0.0.1", port: 0, path: "/live", launch: Self.launch)
-            server.stop()
+            let stopped = Stopped()
+            Thread { server.stop(); stopped.done.withLock { $0 = true } }.start()
+            guard Poll.until(timeout: 10, { stopped.done.withLock { $0 } }) else {
+                return XCTFail("round \(round): the stop did not return within 10 s")
+            }
         }
     }
 

@@ -148,6 +148,23 @@ final class LibraryTests: XCTestCase {
         XCTAssertEqual(left.items.map(\.label), ["1", "2"])
     }
 
+    /// A file's start is its first frame (`started_at`), which pre-record puts before its row's `created_at`: a
+    /// clip a crash cut short (its `ended_at` the file's last write, later than its last frame) still holds an
+    /// activity that began in its pre-roll; one that began before its first frame is not held.
+    func testAnActivityInAPreRollIsHeldByTheClipEvenWhenACrashCutItShort() async throws {
+        let base = Date(timeIntervalSince1970: 1_800_000_000)
+        var recovered = Recording(id: id(1), title: "r", createdAt: base, path: "/r.mp4", state: .recovered)
+        recovered.startedAt = base.addingTimeInterval(-1.5)
+        recovered.endedAt = base.addingTimeInterval(60.4)
+        recovered.durationMs = 60_000  // ended_at less its media: 0.4 s after created_at
+        try await library.insert(recovered)
+        let inPreRoll = try await library.insertActivity(Activity(id: 0, kind: .motion, startedAt: base.addingTimeInterval(-0.6)))
+        let before = try await library.insertActivity(Activity(id: 0, kind: .motion, startedAt: base.addingTimeInterval(-1.7)))
+        let clips = Dictionary(uniqueKeysWithValues: try await library.activity(ActivityFilter()).items.map { ($0.id, $0.clip) })
+        XCTAssertEqual(clips[inPreRoll.id], recovered.id)
+        XCTAssertEqual(clips[before.id], .some(nil))
+    }
+
     func testOnlyRecordingsThatMeetAnActivityAreMarked() async throws {
         let base = Date(timeIntervalSince1970: 1_800_000_000)
         for n in 0..<4 {

@@ -26,6 +26,8 @@ public final class Appliance: Sendable {
     let graph: CaptureGraph
     let dispatcher: CommandDispatcher
     private let group: ServiceGroup
+    /// The services in the order they start (shutdown stops them from the last), each as its type's name.
+    let serviceOrder: [String]
     private let folderLock: DataFolderLock
     private let library: Library
     private let webrtc: WebRTCViewers
@@ -89,10 +91,11 @@ public final class Appliance: Sendable {
     }
 
     init(config: ApplianceConfig, data: DataDirectory, events: EventHub, readiness: Readiness, socketPath: String,
-         graph: CaptureGraph, dispatcher: CommandDispatcher, group: ServiceGroup, folderLock: DataFolderLock, library: Library,
-         webrtc: WebRTCViewers, deadline: ShutdownDeadline, logger: Logger) {
+         graph: CaptureGraph, dispatcher: CommandDispatcher, group: ServiceGroup, serviceOrder: [String], folderLock: DataFolderLock,
+         library: Library, webrtc: WebRTCViewers, deadline: ShutdownDeadline, logger: Logger) {
         (self.config, self.data, self.events, self.readiness) = (config, data, events, readiness)
         (self.socketPath, self.graph, self.dispatcher, self.group) = (socketPath, graph, dispatcher, group)
+        self.serviceOrder = serviceOrder
         (self.folderLock, self.library, self.webrtc, self.logger) = (folderLock, library, webrtc, logger)
         self.deadline = deadline
     }

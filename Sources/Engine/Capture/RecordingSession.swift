@@ -189,6 +189,14 @@ package final class RecordingSession: Sendable {
     /// Whether the bin refused data (its file could not be written).
     package var refused: Bool { state.withLock { $0.refused } }
 
+    /// When the file's first frame was taken, by the wall clock: with pre-record up to the window before the
+    /// request (`createdAt`). Nil until that frame is in the file.
+    package var firstFrameDate: Date? {
+        let (first, requested) = state.withLock { ($0.timing.videoFirst, $0.timing.requestedClock) }
+        guard let first, let requested, first != .max else { return nil }
+        return createdAt.addingTimeInterval((Double(first) - Double(requested)) / 1e9)
+    }
+
     package var timing: RecordingTiming {
         let missing = graph.flow.missingAtEncoder
         return state.withLock { s in

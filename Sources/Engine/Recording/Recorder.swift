@@ -40,6 +40,8 @@ package actor Recorder {
         var requestedTitle: String?
         /// Loop recording: the running time this segment nominally began at (the next cut is `segment_s` later).
         var nominalStart: UInt64
+        /// Whether its row's `started_at` holds its first frame's time yet (`noteFirstFrame`).
+        var firstFrameNoted = false
     }
 
     /// A segment cut off by the one after it, waiting for its muxer to finish.
@@ -237,6 +239,7 @@ package actor Recorder {
         await checkStorage()
         await handleWriteFailure()
         await finishClosingSegments(waitForAll: false)
+        await noteFirstFrame()
         await resumeIfThereIsRoom()
         guard case .recording(var active) = phase else { return }
         let session = active.session
