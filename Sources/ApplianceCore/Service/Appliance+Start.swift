@@ -46,7 +46,8 @@ extension Appliance {
         return Appliance(config: config, data: data, events: events, readiness: readiness, socketPath: parts.socketPath, graph: graph,
                          dispatcher: parts.dispatcher,
                          group: makeGroup(plan.ordered, deadline: deadline, handleSignals: handleSignals, logger: logger),
-                         serviceOrder: plan.ordered.map { String(describing: type(of: $0)) }, folderLock: folderLock, library: library, webrtc: parts.webrtc, deadline: deadline, logger: logger)
+                         serviceOrder: plan.ordered.map { String(describing: type(of: $0)) }, folderLock: folderLock,
+                         library: library, webrtc: parts.webrtc, deadline: deadline, logger: logger)
     }
 
     /// The data folder (locked before anything reads it) and its library, with this run recorded; after a crash

@@ -80,7 +80,7 @@ struct RecordingFinaliser: Sendable {
                 row.camera = camerasUsed.isEmpty ? nil : camerasUsed.joined(separator: ",")
                 row.endedAt = segmentEnd(row.createdAt) ?? stoppedAt
                 // Its first frame's time (see `Recorder.noteFirstFrame`; a clip stopped before a tick noted it).
-                if let first = session.firstFrameDate { row.startedAt = first.addingTimeInterval(Double(row.redatedMs ?? 0) / 1000) }
+                session.noteFirstFrame(in: &row)
                 row.durationMs = timing.durationMs
                 row.sizeBytes = size
                 row.audioPresent = timing.audioBuffers > 0

@@ -106,9 +106,10 @@ final class FifoCamera: @unchecked Sendable {
                 n += 1
                 lock.withLock { (lastWrite, written) = (Date(), written + 1) }
                 // The next frame 0.1 s after this one was due, or after it was written if that was later (the first
-                // write waits for the daemon to read): a camera's pace, never a burst to catch up.
-                next = max(next.addingTimeInterval(0.1), Date())
-                if n < ahead { next = Date(); continue }  // the burst
+                // write waits for the daemon to read): a camera's pace, never a burst to catch up. Within `ahead` the
+                // next one goes at once, and the pace counts from the burst's end.
+                next = n < ahead ? Date() : max(next.addingTimeInterval(0.1), Date())
+                if n < ahead { continue }
                 Thread.sleep(until: next)  // the subject: a real camera's pace, 10 frames a second
             }
         }.start()
