@@ -96,7 +96,7 @@ let package = Package(
         /// The certificate the dashboard serves: the device's own (made with swift-certificates, kept under the data
         /// folder), or a user's files checked; its fingerprint. No networking.
         .target(name: "TLSIdentity", dependencies: [
-            "SystemCalls",
+            "ApplianceBase", "Settings", "SystemCalls",
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "X509", package: "swift-certificates"),
             .product(name: "SwiftASN1", package: "swift-asn1"),
@@ -125,6 +125,7 @@ let package = Package(
             "ApplianceBase", "ApplianceProtocol", "MediaLibrary",
             .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
             .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "Logging", package: "swift-log"),
             .product(name: "NIOPosix", package: "swift-nio"),
         ]),
         /// AWS Signature Version 4 (S3 and every S3-compatible store): Foundation and swift-crypto only.
@@ -163,7 +164,7 @@ let package = Package(
         /// The recording engine on GStreamer: the live graph, cameras and their switching, recording and its files,
         /// clips, storage and retention, streaming, preview, scrubbing, supervision, the timeline, activity.
         .target(name: "Engine", dependencies: [
-            "ApplianceBase", "ApplianceProtocol", "Backup", "Detection", "MediaLibrary", "Mp4", "Objects", "Settings",
+            "ApplianceBase", "ApplianceProtocol", "Detection", "MediaLibrary", "Mp4", "Objects", "Settings",
             "GStreamerKit", "SystemCalls",
             .product(name: "AsyncAlgorithms", package: "swift-async-algorithms"),
             .product(name: "Logging", package: "swift-log"),
@@ -171,12 +172,20 @@ let package = Package(
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
+        /// What a front end gets from the appliance: the one entry point for commands, the events, the accounts, and
+        /// narrow views of media (the live picture's frames, WebRTC sessions, files by id) as protocols the engine's
+        /// types meet. No GStreamer: a front end built on this never links the live graph.
+        .target(name: "FrontEndInterface", dependencies: [
+            "Accounts", "ApplianceBase", "ApplianceProtocol", "Mp4", "ONVIF", "Settings",
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        ]),
         /// The appliance put together: its services in their start order, status and metrics, the encoder choice,
         /// MQTT, the doctor.
         .target(
             name: "ApplianceCore",
             dependencies: [
-                "Accounts", "ApplianceBase", "ApplianceProtocol", "Backup", "Detection", "Devices", "Engine", "MediaLibrary",
+                "Accounts", "ApplianceBase", "ApplianceProtocol", "Backup", "Detection", "Devices", "Engine", "FrontEndInterface", "MediaLibrary",
                 "Mp4", "ONVIF", "Objects", "Settings", "GStreamerKit", "MQTTKit", "SystemCalls", "TLSIdentity",
                 .product(name: "AsyncAlgorithms", package: "swift-async-algorithms"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -189,7 +198,7 @@ let package = Package(
         .target(
             name: "ApplianceWeb",
             dependencies: [
-                "Accounts", "ApplianceCore", "ApplianceBase", "ApplianceProtocol", "Engine", "Mp4", "ONVIF", "Settings", "TLSIdentity",
+                "Accounts", "ApplianceBase", "ApplianceProtocol", "FrontEndInterface", "Mp4", "ONVIF", "Settings", "TLSIdentity",
                 .product(name: "AsyncAlgorithms", package: "swift-async-algorithms"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -248,12 +257,12 @@ let package = Package(
         /// The whole appliance built and driven in the test process (TestAppliance), the doctor, encoders, MQTT logic.
         .testTarget(name: "ApplianceCoreTests", dependencies: [
             "ApplianceCore", "ApplianceBase", "ApplianceProtocol", "Detection", "Devices", "Engine", "MediaLibrary", "Mp4",
-            "Settings", "GStreamerKit", "TestSupport", .product(name: "Logging", package: "swift-log"),
+            "Settings", "GStreamerKit", "TLSIdentity", "TestSupport", .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
         .testTarget(name: "ApplianceWebTests", dependencies: [
-            "Accounts", "ApplianceWeb", "ApplianceCore", "ApplianceBase", "ApplianceProtocol", "Engine", "MediaLibrary", "Mp4", "ONVIF",
-            "Settings", "TestSupport",
+            "Accounts", "ApplianceWeb", "ApplianceCore", "ApplianceBase", "ApplianceProtocol", "Engine", "FrontEndInterface", "MediaLibrary",
+            "Mp4", "ONVIF", "Settings", "TLSIdentity", "TestSupport",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HummingbirdTesting", package: "hummingbird"),
             .product(name: "HTTPTypes", package: "swift-http-types"),

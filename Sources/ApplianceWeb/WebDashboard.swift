@@ -1,4 +1,5 @@
-import ApplianceCore
+import TLSIdentity
+import FrontEndInterface
 
 /// The web dashboard as a front end of the appliance (`Appliance.start(frontEnds:)`).
 public enum WebDashboard {

@@ -17,7 +17,7 @@ import MediaLibrary
 /// changed password or secret key file, or the bucket appearing). On graceful shutdown the upload in progress stops
 /// at once: nothing half-written is ever left under a final name (a temporary name on WebDAV, an unfinished
 /// multipart upload on S3), and the job waits for the next start.
-public actor BackupUploader: Service, CustomStringConvertible {
+public actor BackupUploader: Service, RecordingArchive, CustomStringConvertible {
     public nonisolated var description: String { "BackupUploader" }
     package let config: ApplianceConfig.Backup
     package let library: Library

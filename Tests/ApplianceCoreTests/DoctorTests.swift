@@ -1,4 +1,5 @@
 @testable import ApplianceCore
+import TLSIdentity
 import Foundation
 import XCTest
 import Detection

@@ -182,7 +182,7 @@ final class WebONVIFRouteTests: XCTestCase {
             let otherUser = Data("admin:\(WebHarness.password)".utf8).base64EncodedString()
             let otherAnswer = try await client.request("/live.jpg", headers: ["Authorization: Basic \(otherUser)"], auth: false)
             XCTAssertEqual(otherAnswer.status, .unauthorized)
-            web.context.live.receive(jpeg: [0xFF, 0xD8, 0xFF, 0xD9], ageNanoseconds: 0)
+            web.live.receive(jpeg: [0xFF, 0xD8, 0xFF, 0xD9], ageNanoseconds: 0)
             let right = Data("appliance:\(WebHarness.password)".utf8).base64EncodedString()
             let picture = try await client.request("/live.jpg", headers: ["Authorization: Basic \(right)"], auth: false)
             XCTAssertEqual(picture.status, .ok)

@@ -15,6 +15,7 @@ import Engine
 /// in a browser); here it is a recorder of what the web layer hands over.
 final class WebWHEPRouteTests: XCTestCase {
     final class Recorded: WHEPSessions {
+        var count: Int { 0 }
         let offers = Locked<[String]>([])
         let sounds = Locked<[Bool]>([])
         let ended = Locked<[String]>([])

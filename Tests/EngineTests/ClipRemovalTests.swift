@@ -25,7 +25,7 @@ final class ClipRemovalTests: XCTestCase {
 
     private func removal(active: String? = nil) -> ClipRemoval {
         let folder = directory.path
-        return ClipRemoval(library: library, scrubPath: { "\(folder)/\($0).scrub" }, activeID: { active }, backup: nil, events: events,
+        return ClipRemoval(library: library, scrubPath: { "\(folder)/\($0).scrub" }, activeID: { active }, archive: nil, events: events,
                            logger: Logger(label: "test"))
     }
 

@@ -1,3 +1,4 @@
+import FrontEndInterface
 import ApplianceProtocol
 import Foundation
 import GStreamerKit
@@ -61,7 +62,7 @@ extension Appliance {
     static func assemble(_ g: Groundwork, serviceManager: ServiceManager?) async throws -> ApplianceParts {
         let (config, data, library, events, graph, logger) = (g.config, g.data, g.library, g.events, g.graph, g.logger)
         let recorder = Recorder(config: config, data: data, library: library, graph: graph, events: events, health: g.health,
-                                logger: logger, cameras: g.cameras, backup: g.backup)
+                                logger: logger, cameras: g.cameras, archive: g.backup)
         let clock = g.clock
         let retention = Retention(config: config, data: data, library: library, events: events, health: g.health, logger: logger,
                                   recorder: recorder, settleClock: { await clock.settle() })
@@ -85,7 +86,7 @@ extension Appliance {
                                     cameras: g.cameras, readiness: g.readiness, started: g.started, outputs: lights, inputs: inputs,
                                     web: webReporter, rtsp: network.rtsp?.feed, mqtt: network.mqtt?.link, onvif: network.onvif?.link,
                                     encoders: g.encoders, clock: clock, speaker: speaker)
-        let clips = Clips(config: config, data: data, library: library, events: events, logger: logger, recorder: recorder, backup: g.backup)
+        let clips = Clips(config: config, data: data, library: library, events: events, logger: logger, recorder: recorder, archive: g.backup)
         let cameras = g.cameras
         let activity = ActivityLog(clips: clips, pictures: ActivityPictures(data: data, latestFrame: { graph.latestFrame }),
                                    activeCamera: { await cameras.activeName })

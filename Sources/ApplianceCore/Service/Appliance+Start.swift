@@ -1,3 +1,4 @@
+import FrontEndInterface
 import ApplianceProtocol
 import Foundation
 import GStreamerKit

@@ -4,10 +4,10 @@ import ApplianceBase
 import Mp4
 import MediaLibrary
 import Engine
+import FrontEndInterface
 
-/// Read-only lookups of media files by id for front ends that serve them (the web dashboard). Clients name clips
-/// by id only: every path returned here is one the appliance wrote, never one built from a client's text.
-public struct MediaCatalog: Sendable {
+/// The front ends' `MediaFiles`: the library's rows and the data folder's files, found by id.
+public struct MediaCatalog: MediaFiles {
     let library: Library
     let data: DataDirectory
     /// The longest a file can last (a loop segment, or a clip's maximum): how far before a range to look for a
@@ -56,7 +56,7 @@ public struct MediaCatalog: Sendable {
         return ScrubPack.entries(path: data.scrubPath(id: id)).enumerated().compactMap { index, entry in
             let offset = Double(entry.offsetMs) / 1000
             if let length, offset > length { return nil }
-            return ScrubPreview(index: index, offsetS: offset, entry: entry)
+            return ScrubPreview(index: index, offsetS: offset)
         }
     }
 

@@ -1,3 +1,4 @@
+import TLSIdentity
 import ApplianceProtocol
 import Foundation
 import Logging

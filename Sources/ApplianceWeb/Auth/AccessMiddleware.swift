@@ -1,5 +1,5 @@
 import Accounts
-import ApplianceCore
+import FrontEndInterface
 import Foundation
 #if canImport(Glibc)
 import Glibc

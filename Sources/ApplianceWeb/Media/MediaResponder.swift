@@ -1,4 +1,4 @@
-import ApplianceCore
+import FrontEndInterface
 import Foundation
 import Hummingbird
 import NIOCore

@@ -1,11 +1,10 @@
-import ApplianceCore
+import FrontEndInterface
 import Foundation
 import HTTPTypes
 import Hummingbird
 import NIOCore
 import ApplianceBase
 import ONVIF
-import Engine
 
 /// `/onvif/…`: the ONVIF device's SOAP services (device, media, events, and each PullPoint subscription's address),
 /// open to the access rules because SOAP carries its own credentials (WS-UsernameToken, checked by `ONVIFDevice`);
@@ -25,7 +24,7 @@ extension Routes {
             let live = self.context.live
             let (id, frames) = live.watch()
             defer { live.stop(id) }
-            let frame = await withTaskGroup(of: LiveView.Frame?.self) { group in
+            let frame = await withTaskGroup(of: LiveFrame?.self) { group in
                 group.addTask { await frames.first { _ in true } }
                 group.addTask { try? await Task.sleep(for: .seconds(5)); return nil }
                 let first = await group.next() ?? nil

@@ -1,4 +1,4 @@
-import ApplianceCore
+import FrontEndInterface
 import ApplianceProtocol
 import Foundation
 import HTTPTypes

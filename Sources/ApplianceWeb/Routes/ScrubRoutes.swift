@@ -1,10 +1,9 @@
-import ApplianceCore
+import FrontEndInterface
 import ApplianceProtocol
 import Foundation
 import HTTPTypes
 import Hummingbird
 import ApplianceBase
-import Engine
 
 /// Scrubbing previews: a clip's as a WebVTT thumbnails track (`/media/ID/scrub.vtt`, each cue naming its JPEG,
 /// `/media/ID/scrub/N.jpg`), the form players' seek bars read, and the same for a range video

@@ -1,10 +1,10 @@
-import ApplianceCore
+import ApplianceBase
+import FrontEndInterface
 import ApplianceProtocol
 import Foundation
 import HTTPTypes
 import Hummingbird
 import NIOCore
-import Engine
 
 /// WHEP (RFC 9725), the live page's WebRTC: `POST /api/whep` with an SDP offer (`application/sdp`) answers 201 with
 /// the SDP answer (every ICE candidate in it: no trickle) and `Location: /api/whep/<id>`; `DELETE` there ends the

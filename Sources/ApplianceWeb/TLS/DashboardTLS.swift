@@ -1,5 +1,5 @@
 import ApplianceBase
-import ApplianceCore
+import FrontEndInterface
 import NIOSSL
 import TLSIdentity
 

@@ -1,3 +1,4 @@
+import ApplianceBase
 import Foundation
 import GStreamerKit
 import Synchronization
@@ -5,14 +6,8 @@ import Synchronization
 /// The live view's JPEG frames, for the web dashboard's MJPEG stream: a branch off the raw tee, scaled to the
 /// `[web]` live size and rate, that encodes only while someone watches. With no viewer its probe drops every frame
 /// before the scaler, so the branch costs nothing. Streaming-thread calls only read an atomic or take a short lock.
-public final class LiveView: Sendable {
-    /// One encoded frame, shared by every viewer.
-    public struct Frame: Sendable {
-        public let jpeg: [UInt8]
-        /// When the frame was captured (its running time mapped to the wall clock).
-        public let capturedAt: Date
-        public let sequence: UInt64
-    }
+public final class LiveView: LiveFrames {
+    public typealias Frame = LiveFrame
 
     public let fps: Int
     public let width: Int

@@ -3,7 +3,6 @@ import Foundation
 import Logging
 import ApplianceBase
 import MediaLibrary
-import Backup
 
 /// The one way a clip leaves the device, for a user's `delete` and for retention alike: its file, its thumbnail, its
 /// scrubbing previews and its row go together, and the rules that differ by cause are written here once.
@@ -27,15 +26,15 @@ package struct ClipRemoval: Sendable {
     /// The id of the clip being recorded now, if any (the recorder's).
     package let activeID: @Sendable () async -> String?
     /// Queues the remote deletion for a command; nil where backup is off.
-    package let backup: BackupUploader?
+    package let archive: (any RecordingArchive)?
     package let events: EventHub
     package let logger: Logger
 
-    package init(library: Library, scrubPath: @escaping @Sendable (String) -> String, activeID: @escaping @Sendable () async -> String?, backup: BackupUploader?, events: EventHub, logger: Logger) {
+    package init(library: Library, scrubPath: @escaping @Sendable (String) -> String, activeID: @escaping @Sendable () async -> String?, archive: (any RecordingArchive)?, events: EventHub, logger: Logger) {
         self.library = library
         self.scrubPath = scrubPath
         self.activeID = activeID
-        self.backup = backup
+        self.archive = archive
         self.events = events
         self.logger = logger
     }
@@ -56,8 +55,8 @@ package struct ClipRemoval: Sendable {
                 throw ApplianceError(.internalError, "cannot delete \(path): \(DataDirectory.reason(error)); nothing else was removed")
             }
         }
-        if case .command = cause, let backup, recording.backupState != .none || recording.backupRemotePath != nil {
-            await backup.recordingDeleted(recording)
+        if case .command = cause, let archive, recording.backupState != .none || recording.backupRemotePath != nil {
+            await archive.recordingDeleted(recording)
         }
         try await library.delete(id: recording.id)
         announce(recording, cause: cause, files: removed.count)

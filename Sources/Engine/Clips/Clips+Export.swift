@@ -62,7 +62,7 @@ extension Clips {
         try await library.insert(row)
         logger.info("exported \(sources.count) clip(s)", metadata: ["id": "\(id)", "path": "\(row.path)", "duration_ms": "\(row.durationMs ?? 0)"])
         events.publish(.exported(ExportResult(recording: row, sources: sources.map(\.id))))
-        await backup?.recordingFinished(id)
+        await archive?.recordingFinished(id)
         return ExportResult(recording: row, sources: sources.map(\.id))
     }
 

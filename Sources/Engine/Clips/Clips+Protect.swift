@@ -21,8 +21,8 @@ extension Clips {
             if !row.locked { (row.locked, row.lockReason) = (true, "event") }
         }
         for row in rows where !row.locked { events.publish(.locked(ClipEvent(id: row.id))) }
-        if config.backup.onlyLocked, let backup {
-            for row in rows where row.state != .recording { await backup.recordingFinished(row.id) }
+        if config.backup.onlyLocked, let archive {
+            for row in rows where row.state != .recording { await archive.recordingFinished(row.id) }
         }
         let pending = to > Date() ? await recorder.protect(until: to) : false
         let deleted = try await deletedSegments(in: rows, from: from)

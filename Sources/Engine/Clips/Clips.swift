@@ -5,7 +5,6 @@ import Logging
 import ApplianceBase
 import Settings
 import MediaLibrary
-import Backup
 
 /// The recordings library as commands: list, info, rename, lock, unlock, delete. The rows are the Library's; the
 /// clip being recorded is the recorder's, so renaming it tells the recorder, and deleting it is refused.
@@ -16,16 +15,16 @@ package struct Clips: Sendable {
     package let events: EventHub
     package let logger: Logger
     package let recorder: Recorder
-    package let backup: BackupUploader?
+    package let archive: (any RecordingArchive)?
 
-    package init(config: ApplianceConfig, data: DataDirectory, library: Library, events: EventHub, logger: Logger, recorder: Recorder, backup: BackupUploader?) {
+    package init(config: ApplianceConfig, data: DataDirectory, library: Library, events: EventHub, logger: Logger, recorder: Recorder, archive: (any RecordingArchive)?) {
         self.config = config
         self.data = data
         self.library = library
         self.events = events
         self.logger = logger
         self.recorder = recorder
-        self.backup = backup
+        self.archive = archive
     }
 
     package enum ListView: Sendable { case clips, grouped, segments(of: String), filtered(ListFilter) }
@@ -90,7 +89,7 @@ package struct Clips: Sendable {
             row.lockReason = locked ? "user" : nil
         }
         events.publish(locked ? .locked(ClipEvent(id: updated.id)) : .unlocked(ClipEvent(id: updated.id)))
-        if locked, config.backup.onlyLocked { await backup?.recordingFinished(updated.id) }
+        if locked, config.backup.onlyLocked { await archive?.recordingFinished(updated.id) }
         return updated
     }
 
@@ -98,7 +97,7 @@ package struct Clips: Sendable {
     /// clip only when forced).
     package func delete(id: String, force: Bool) async throws -> DeleteResult {
         let recording = try await resolve(id)
-        let removal = ClipRemoval(library: library, scrubPath: data.scrubPath, activeID: { [recorder] in await recorder.activeID }, backup: backup, events: events, logger: logger)
+        let removal = ClipRemoval(library: library, scrubPath: data.scrubPath, activeID: { [recorder] in await recorder.activeID }, archive: archive, events: events, logger: logger)
         let deleted = try await removal.remove(recording, cause: .command(force: force))
         return DeleteResult(id: recording.id, deletedFiles: deleted)
     }

@@ -5,7 +5,6 @@ import Logging
 import ApplianceBase
 import Settings
 import MediaLibrary
-import Backup
 
 /// The record state machine: idle → recording → stopping → idle, one recording at a time. Every front end and
 /// timer starts and stops recordings here (through `Appliance.perform`); the recorder owns the session in flight.
@@ -61,7 +60,7 @@ package actor Recorder {
     package let logger: Logger
     let finaliser: RecordingFinaliser
     package let cameras: CameraSwitcher
-    package let backup: BackupUploader?
+    package let archive: (any RecordingArchive)?
     /// Set here and by the loop-recording and storage extensions; read by status.
     package var phase = Phase.idle
     private(set) var recordingsThisRun = 0
@@ -88,9 +87,9 @@ package actor Recorder {
     var storageGone = false
 
     package init(config: ApplianceConfig, data: DataDirectory, library: Library, graph: CaptureGraph, events: EventHub, health: Health,
-         logger: Logger, cameras: CameraSwitcher, backup: BackupUploader?) {
+         logger: Logger, cameras: CameraSwitcher, archive: (any RecordingArchive)?) {
         (self.config, self.data, self.library, self.graph) = (config, data, library, graph)
-        (self.events, self.health, self.logger, self.cameras, self.backup) = (events, health, logger, cameras, backup)
+        (self.events, self.health, self.logger, self.cameras, self.archive) = (events, health, logger, cameras, archive)
         finaliser = RecordingFinaliser(config: config, data: data, library: library, graph: graph, health: health, logger: logger)
         storageDevice = FileSystemSpace.device(of: data.root)
     }
@@ -300,7 +299,7 @@ package actor Recorder {
         (result.group, result.segment) = (active.group, active.segment)
         recordingsThisRun += 1
         events.publish(event(result))
-        await backup?.recordingFinished(result.id)
+        await archive?.recordingFinished(result.id)
         if let thumbnail = result.thumbnail { events.publish(.thumbnailReady(ThumbnailReady(id: result.id, thumbnail: thumbnail))) }
         logger.info("recording finished", metadata: [
             "id": "\(result.id)", "path": "\(result.path)", "duration_ms": "\(result.durationMs)",

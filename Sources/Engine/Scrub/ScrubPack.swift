@@ -72,17 +72,3 @@ package enum ScrubPack {
         entries.last { Double($0.offsetMs) <= offsetMs } ?? entries.first
     }
 }
-
-/// One of a clip's scrubbing previews, as the web layer lists them.
-public struct ScrubPreview: Sendable, Equatable {
-    public let index: Int
-    /// Seconds from the clip's first frame.
-    public let offsetS: Double
-    package let entry: ScrubPack.Entry
-
-    package init(index: Int, offsetS: Double, entry: ScrubPack.Entry) {
-        self.index = index
-        self.offsetS = offsetS
-        self.entry = entry
-    }
-}

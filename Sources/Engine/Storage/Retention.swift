@@ -257,7 +257,7 @@ package actor Retention {
     /// again first so that a clip locked or deleted since it was chosen is judged as it is now. False: it stayed.
     private func delete(_ row: Library.RetentionCandidate, reason: RetentionDeletion.Reason, report: inout PassReport) async throws -> Bool {
         guard let recording = try await library.fetch(id: row.id) else { return false }
-        let removal = ClipRemoval(library: library, scrubPath: data.scrubPath, activeID: { [recorder] in await recorder.activeID }, backup: nil, events: events, logger: logger)
+        let removal = ClipRemoval(library: library, scrubPath: data.scrubPath, activeID: { [recorder] in await recorder.activeID }, archive: nil, events: events, logger: logger)
         do {
             try await removal.remove(recording, cause: .retention(reason))
         } catch let error as ApplianceError where error.code == .conflict {

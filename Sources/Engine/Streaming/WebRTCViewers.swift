@@ -5,24 +5,6 @@ import Logging
 import ApplianceBase
 import Settings
 
-/// What the web front end needs of WebRTC viewing (WHEP): answer an offer, turn a session's sound on or off, end a
-/// session. `WebRTCViewers` in the daemon; the web's in-process tests give their own.
-public protocol WHEPSessions: Sendable {
-    /// `sound`: whether audio is sent from the start (a WHEP client's default); the live page starts without it.
-    func answer(offer: String, sound: Bool) async throws(ApplianceError) -> WHEPAnswer
-    func setSound(_ id: String, on: Bool) async throws(ApplianceError)
-    /// Talk: the viewer's microphone (sent over its session) to the device's speaker while `on`; one talker at a time.
-    func setTalk(_ id: String, on: Bool) async throws(ApplianceError)
-    func end(_ id: String) async throws(ApplianceError)
-}
-
-/// A session's SDP answer and its id (the WHEP resource is `/api/whep/<id>`).
-public struct WHEPAnswer: Sendable {
-    public let id: String
-    public let sdp: String
-    public init(id: String, sdp: String) { (self.id, self.sdp) = (id, sdp) }
-}
-
 /// The dashboard's WebRTC viewers (WHEP, RFC 9725): each POSTed offer gets a session of its own, fed from the live
 /// feed (the recording's H.264, its AAC sent as Opus), holding the encoder gate open until it ends. A session ends
 /// when the viewer DELETEs it, when its connection fails or closes, or at shutdown.

@@ -1,5 +1,6 @@
 @testable import ApplianceCore
 @testable import ApplianceWeb
+import FrontEndInterface
 import ApplianceProtocol
 import Foundation
 import HTTPTypes
@@ -25,6 +26,8 @@ final class WebHarness: Sendable {
     let data: DataDirectory
     let events = EventHub()
     let context: FrontEndContext
+    /// The engine's live view behind `context.live`: a test hands it frames as the live branch would.
+    let live = LiveView(fps: 5, width: 320, height: 180)
     private let sentCommands = Locked<[Command]>([])
     private let root: String
 
@@ -53,8 +56,7 @@ final class WebHarness: Sendable {
             try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: config.web.tokenFile)  // as the daemon requires
         }
         change(&config)
-        let live = LiveView(fps: 5, width: 320, height: 180)
-        let sentCommands = self.sentCommands
+        let live = self.live, sentCommands = self.sentCommands
         var context = FrontEndContext(
             config: config,
             perform: { command throws(ApplianceError) in
@@ -143,6 +145,8 @@ extension TestResponse {
 
 /// WebRTC refused, as the daemon refuses it with `[web] webrtc_viewers = 0`.
 struct RefusedWHEP: WHEPSessions {
+    var count: Int { 0 }
+
     func answer(offer: String, sound: Bool) async throws(ApplianceError) -> WHEPAnswer {
         throw ApplianceError(.unavailable, "WebRTC is off ([web] webrtc_viewers = 0)")
     }

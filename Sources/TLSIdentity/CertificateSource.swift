@@ -1,7 +1,6 @@
 import ApplianceBase
 import Foundation
 import Settings
-import TLSIdentity
 
 /// Where the certificate the dashboard (and RTSP over TLS) serves comes from: the user's `cert_file`/`key_file`, or
 /// else the device's own under the data folder, made for the names it is reached by.

@@ -1,14 +1,13 @@
-import ApplianceProtocol
 import ApplianceBase
-import Engine
+import ApplianceProtocol
 
-/// Where the web front end says how it is doing; `status` reads it (with the live view's viewer count).
+/// Where the web front end says how it is doing; `status` reads it (with the live view's and WebRTC's viewer counts).
 public final class FrontEndReporter: Sendable {
     private let state: Locked<WebStatus?>
-    private let live: LiveView
-    private let webrtc: WebRTCViewers?
+    private let live: any LiveFrames
+    private let webrtc: (any WHEPSessions)?
 
-    init(web: WebStatus?, live: LiveView, webrtc: WebRTCViewers? = nil) {
+    public init(web: WebStatus?, live: any LiveFrames, webrtc: (any WHEPSessions)? = nil) {
         state = Locked(web)
         (self.live, self.webrtc) = (live, webrtc)
     }
