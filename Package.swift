@@ -8,7 +8,7 @@ let package = Package(
         .executable(name: "appliance", targets: ["appliance"]),
         .library(name: "GStreamerKit", targets: ["GStreamerKit"]),
         .library(name: "ApplianceProtocol", targets: ["ApplianceProtocol"]),
-        .library(name: "ApplianceCore", targets: ["ApplianceCore"]),
+        .library(name: "ApplianceApp", targets: ["ApplianceApp"]),
         .library(name: "ApplianceWeb", targets: ["ApplianceWeb"]),
         .library(name: "Mp4", targets: ["Mp4"]),
         .library(name: "Settings", targets: ["Settings"]),
@@ -161,8 +161,25 @@ let package = Package(
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "_NIOFileSystem", package: "swift-nio"),
         ]),
+        /// The control socket: newline-delimited JSON in, typed commands to the one entry point, results and events out.
+        .target(name: "ControlSocket", dependencies: [
+            "ApplianceBase", "ApplianceProtocol",
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        ]),
+        /// What watches the daemon from outside the live graph: systemd's notify socket and watchdog (liveness, flow
+        /// judged from counters), the status line, restart backoff, the shutdown deadline, the wall clock against the
+        /// boot clock.
+        .target(name: "Supervision", dependencies: [
+            "ApplianceBase", "ApplianceProtocol", "MediaLibrary",
+            .product(name: "AsyncAlgorithms", package: "swift-async-algorithms"),
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        ]),
         /// The recording engine on GStreamer: the live graph, cameras and their switching, recording and its files,
-        /// clips, storage and retention, streaming, preview, scrubbing, supervision, the timeline, activity.
+        /// clips, storage and retention, streaming, preview, scrubbing, the timeline, activity.
         .target(name: "Engine", dependencies: [
             "ApplianceBase", "ApplianceProtocol", "Detection", "MediaLibrary", "Mp4", "Objects", "Settings",
             "GStreamerKit", "SystemCalls",
@@ -180,13 +197,38 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
-        /// The appliance put together: its services in their start order, status and metrics, the encoder choice,
-        /// MQTT, the doctor.
+        /// The H.264 encoder's choice: the candidates, a trial of each (in a child process), this boot's cached choice,
+        /// the judge of a running encoder's output and the failover to the next candidate.
+        .target(name: "Encoders", dependencies: [
+            "ApplianceBase", "ApplianceProtocol", "Engine", "GStreamerKit", "Settings", "Supervision",
+            .product(name: "AsyncAlgorithms", package: "swift-async-algorithms"),
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        ]),
+        /// MQTT and Home Assistant: events as retained states, command topics to the typed commands, discovery.
+        .target(name: "MQTTIntegration", dependencies: [
+            "ApplianceBase", "ApplianceProtocol", "Devices", "MQTTKit", "Settings",
+            .product(name: "AsyncAlgorithms", package: "swift-async-algorithms"),
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        ]),
+        /// `appliance doctor`: one check per concern (config, GStreamer, encoders, cameras, microphone, storage,
+        /// backup, MQTT, the web certificate...), each blocking step with a deadline.
+        .target(name: "Diagnostics", dependencies: [
+            "ApplianceBase", "ApplianceProtocol", "Backup", "Detection", "Encoders", "Engine", "GStreamerKit", "MQTTIntegration",
+            "MQTTKit", "Mp4", "Objects", "Settings", "SystemCalls", "TLSIdentity",
+            .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "NIOCore", package: "swift-nio"),
+        ]),
+        /// The composition root: the appliance's services made and put in their start order, the one entry point
+        /// (`CommandDispatcher`), status and metrics.
         .target(
-            name: "ApplianceCore",
+            name: "ApplianceApp",
             dependencies: [
-                "Accounts", "ApplianceBase", "ApplianceProtocol", "Backup", "Detection", "Devices", "Engine", "FrontEndInterface", "MediaLibrary",
-                "Mp4", "ONVIF", "Objects", "Settings", "GStreamerKit", "MQTTKit", "SystemCalls", "TLSIdentity",
+                "Accounts", "ApplianceBase", "ApplianceProtocol", "Backup", "ControlSocket", "Detection", "Devices", "Encoders",
+                "Engine", "FrontEndInterface", "MediaLibrary", "MQTTIntegration", "Mp4", "ONVIF", "Objects", "Settings",
+                "GStreamerKit", "MQTTKit", "Supervision", "SystemCalls", "TLSIdentity",
                 .product(name: "AsyncAlgorithms", package: "swift-async-algorithms"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
@@ -214,8 +256,8 @@ let package = Package(
         .executableTarget(
             name: "appliance",
             dependencies: [
-                "ApplianceCore", "ApplianceWeb", "ApplianceBase", "ApplianceProtocol", "Engine", "MediaLibrary", "Mp4",
-                "Settings", "GStreamerKit", "SystemCalls",
+                "ApplianceApp", "ApplianceWeb", "ApplianceBase", "ApplianceProtocol", "Diagnostics", "Encoders", "Engine", "MediaLibrary", "Mp4",
+                "Settings", "GStreamerKit", "Supervision", "SystemCalls",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -252,16 +294,24 @@ let package = Package(
         ]),
         .testTarget(name: "EngineTests", dependencies: [
             "Engine", "ApplianceBase", "ApplianceProtocol", "Detection", "MediaLibrary", "Mp4", "Settings", "GStreamerKit",
-            "SystemCalls", "TestSupport", .product(name: "Logging", package: "swift-log"),
+            "Supervision", "SystemCalls", "TestSupport", .product(name: "Logging", package: "swift-log"),
         ]),
-        /// The whole appliance built and driven in the test process (TestAppliance), the doctor, encoders, MQTT logic.
-        .testTarget(name: "ApplianceCoreTests", dependencies: [
-            "ApplianceCore", "ApplianceBase", "ApplianceProtocol", "Detection", "Devices", "Engine", "MediaLibrary", "Mp4",
-            "Settings", "GStreamerKit", "TLSIdentity", "TestSupport", .product(name: "Logging", package: "swift-log"),
+        .testTarget(name: "SupervisionTests", dependencies: ["Supervision", "ApplianceBase", "ApplianceProtocol", "MediaLibrary"]),
+        /// The whole appliance built and driven in the test process (TestAppliance).
+        .testTarget(name: "ApplianceAppTests", dependencies: [
+            "ApplianceApp", "ApplianceBase", "ApplianceProtocol", "ControlSocket", "Detection", "Devices", "Engine", "MediaLibrary",
+            "Mp4", "Settings", "GStreamerKit", "Supervision", "TestSupport", .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
+        .testTarget(name: "EncodersTests", dependencies: [
+            "Encoders", "ApplianceBase", "ApplianceProtocol", "Engine", "GStreamerKit", "Settings", .product(name: "Logging", package: "swift-log"),
+        ]),
+        .testTarget(name: "MQTTIntegrationTests", dependencies: ["MQTTIntegration", "ApplianceBase", "ApplianceProtocol", "Settings"]),
+        .testTarget(name: "DiagnosticsTests", dependencies: [
+            "Diagnostics", "Detection", "Encoders", "Engine", "Settings", "TLSIdentity",
+        ]),
         .testTarget(name: "ApplianceWebTests", dependencies: [
-            "Accounts", "ApplianceWeb", "ApplianceCore", "ApplianceBase", "ApplianceProtocol", "Engine", "FrontEndInterface", "MediaLibrary",
+            "Accounts", "ApplianceWeb", "ApplianceApp", "ApplianceBase", "ApplianceProtocol", "Engine", "FrontEndInterface", "MediaLibrary",
             "Mp4", "ONVIF", "Settings", "TLSIdentity", "TestSupport",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HummingbirdTesting", package: "hummingbird"),
@@ -270,7 +320,7 @@ let package = Package(
             .product(name: "NIOCore", package: "swift-nio"),
         ]),
         .testTarget(name: "EndToEndTests", dependencies: [
-            "ApplianceCore", "ApplianceBase", "ApplianceProtocol", "Devices", "Engine", "MediaLibrary", "Mp4", "appliance", "TestSupport",
+            "ApplianceApp", "ApplianceBase", "ApplianceProtocol", "ControlSocket", "Devices", "Engine", "MediaLibrary", "Mp4", "Supervision", "appliance", "TestSupport",
         ]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,4 +1,4 @@
-import ApplianceCore
+import ApplianceApp
 import ApplianceProtocol
 import ArgumentParser
 import Foundation

@@ -1,4 +1,6 @@
-import ApplianceCore
+import Diagnostics
+import Encoders
+import ApplianceApp
 import ArgumentParser
 import Foundation
 

@@ -1,4 +1,5 @@
-import ApplianceCore
+import Encoders
+import ApplianceApp
 import ApplianceProtocol
 import ArgumentParser
 import Foundation

@@ -1,4 +1,5 @@
-import ApplianceCore
+import Encoders
+import ApplianceApp
 import ApplianceWeb
 import ArgumentParser
 import Foundation
@@ -6,6 +7,7 @@ import Logging
 import SystemCalls
 import Settings
 import Engine
+import Supervision
 
 /// `appliance run`: builds the appliance (data folder, recovery, live graph, services) and runs it until
 /// SIGTERM/SIGINT, finalising any recording before it exits.

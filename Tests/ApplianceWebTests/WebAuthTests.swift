@@ -1,5 +1,5 @@
 import Accounts
-import ApplianceCore
+import ApplianceApp
 @testable import ApplianceWeb
 import Foundation
 import XCTest

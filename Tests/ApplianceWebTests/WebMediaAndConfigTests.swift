@@ -1,5 +1,5 @@
 @testable import ApplianceWeb
-import ApplianceCore
+import ApplianceApp
 import ApplianceProtocol
 import Foundation
 import XCTest

@@ -1,4 +1,4 @@
-@testable import ApplianceCore
+@testable import ApplianceApp
 import ApplianceProtocol
 @testable import ApplianceWeb
 import Foundation

@@ -1,5 +1,6 @@
+import ControlSocket
 import ApplianceProtocol
-import ApplianceCore
+import ApplianceApp
 import Foundation
 import TestSupport
 import XCTest

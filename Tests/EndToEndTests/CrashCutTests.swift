@@ -3,7 +3,7 @@ import Foundation
 import TestSupport
 import XCTest
 
-/// The cut test (ApplianceCoreTests' FragmentCutTests) on what only the running daemon writes: a clip with pre-roll
+/// The cut test (ApplianceAppTests' CutTests) on what only the running daemon writes: a clip with pre-roll
 /// (its first fragment from the pre-record window) and a camera switch in its middle, left unfinished by a SIGKILL.
 /// Its partial file is cut at box boundaries and inside boxes (a seeded sample; the seed is printed), every cut is
 /// put in a fresh data folder's partial/ at once, and the daemon's own start-up recovery finishes them all. The

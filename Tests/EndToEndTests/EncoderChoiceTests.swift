@@ -1,3 +1,4 @@
+import Diagnostics
 import ApplianceProtocol
 import Foundation
 import TestSupport

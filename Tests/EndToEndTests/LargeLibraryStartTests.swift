@@ -1,3 +1,4 @@
+import Supervision
 import ApplianceProtocol
 import Foundation
 import TestSupport

@@ -191,7 +191,7 @@ final class WebHTTPTests: XCTestCase {
         // Expired: the link's expiry moved into the past in the database (the shortest link lasts 36 s).
         let second = try XCTUnwrap(try web.post("/api/commands/share", #"{"id": "\#(clip.id)", "hours": 0.01}"#).json?["token"] as? String)
         XCTAssertEqual(try web.request("/s/\(second)/video", headers: ["Range: bytes=0-1"], auth: false).status, 206)
-        // Without the sqlite3 tool, expiry is covered in-process only (ApplianceCoreTests.ShareExpiryTests).
+        // Without the sqlite3 tool, expiry is covered in-process only (MediaLibraryTests.ShareExpiryTests).
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/sqlite3") else { return }
         let past = Int64((Date().timeIntervalSince1970 - 60) * 1000)
         let update = try ProcessOutcome.run("/usr/bin/sqlite3", ["-cmd", ".timeout 5000", web.daemon.dataDir + "/appliance.sqlite",

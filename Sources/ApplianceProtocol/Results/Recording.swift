@@ -1,7 +1,7 @@
 import Foundation
 
 /// A recording object: one clip and everything known about it (a row of table `recordings`; the database mapping
-/// lives in ApplianceCore's Library). Absent values are omitted on the wire.
+/// lives in MediaLibrary's Library). Absent values are omitted on the wire.
 public struct Recording: Codable, Sendable, Equatable {
     /// Life cycle: `recording` while being written, `complete` after a normal stop, `recovered` when start-up
     /// recovery rescued it after a crash, `failed` when its file is gone or nothing was recorded

@@ -11,8 +11,8 @@ extension APIOperations {
             Op(method: .get, path: "/live.jpg", summary: "One JPEG of the live picture (ONVIF's snapshot URI)",
                replies: [.media("image/jpeg", "the picture")], errors: [503]),
             Op(method: .post, path: "/api/whep", summary: "A WebRTC session (WHEP, RFC 9725): an SDP offer in, the answer out",
-               parameters: [.query("sound", S.string(values: ["on", "off"]))], body: (Routes.sdpType, S.string("an SDP offer")),
-               replies: [APIOperation.Reply(status: 201, description: "the SDP answer, every candidate in it", type: Routes.sdpType,
+               parameters: [.query("sound", S.string(values: ["on", "off"]))], body: (WebPaths.sdpType, S.string("an SDP offer")),
+               replies: [APIOperation.Reply(status: 201, description: "the SDP answer, every candidate in it", type: WebPaths.sdpType,
                                             schema: S.string(), headers: ["Location"])], errors: [409]),
             Op(method: .post, path: "/api/whep/{id}/sound", summary: "A session's sound on or off", parameters: [sessionID], body: onOff,
                replies: [.empty("done")], errors: [404]),
@@ -29,7 +29,7 @@ extension APIOperations {
         let fault = APIOperation.Reply(status: 400, description: "a SOAP fault (a Sender's)", type: "application/soap+xml", schema: S.string())
         // SOAP 1.2's HTTP binding answers a Receiver's fault (an action not supported) with 500: ONVIF clients expect it.
         let receiver = APIOperation.Reply(status: 500, description: "a SOAP fault (a Receiver's)", type: "application/soap+xml", schema: S.string())
-        let paths = Routes.soapPaths.map { "/" + $0 } + ["/onvif/pullpoint/{id}"]
+        let paths = WebPaths.soapPaths.map { "/" + $0 } + ["/onvif/pullpoint/{id}"]
         return paths.map { path in
             Op(method: .post, path: path, summary: "ONVIF \(path.split(separator: "/")[1])",
                parameters: path.hasSuffix("{id}") ? [.path("id")] : [], body: soap, replies: [reply, fault, receiver], feature: .onvif)

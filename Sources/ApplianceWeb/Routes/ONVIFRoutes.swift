@@ -11,11 +11,9 @@ import ONVIF
 /// failed ones are slowed down per client like logins. `/live.jpg`: the live picture as one JPEG, the snapshot
 /// URI ONVIF hands out (clients fetch it with HTTP Basic: user `appliance`, the password).
 extension Routes {
-    static let soapPaths = ["onvif/device_service", "onvif/media_service", "onvif/events_service"]
-
     func addONVIF(to router: GuardedRouter) {
         if let device = context.onvif {
-            for path in Self.soapPaths {
+            for path in WebPaths.soapPaths {
                 router.post(RouterPath(stringLiteral: path)) { request, ctx in try await soap(device, request, ctx) }
             }
             router.post("onvif/pullpoint/:id") { request, ctx in try await soap(device, request, ctx) }

@@ -12,13 +12,11 @@ import NIOCore
 /// `{"on": true|false}` turns it on or off (the live page: muted until a click, so a viewer who never listens costs
 /// no audio). Writes, so the same access rules as every other one: the session's CSRF token, or the bearer password.
 extension Routes {
-    static let sdpType = "application/sdp"
-
     func addWHEP(to router: GuardedRouter) {
         let webrtc = context.webrtc
         router.post("api/whep") { request, ctx -> Response in
-            guard request.headers[.contentType]?.lowercased().hasPrefix(Self.sdpType) == true else {
-                throw WebError(.unsupportedMediaType, "a WHEP offer is sent as \(Self.sdpType)")
+            guard request.headers[.contentType]?.lowercased().hasPrefix(WebPaths.sdpType) == true else {
+                throw WebError(.unsupportedMediaType, "a WHEP offer is sent as \(WebPaths.sdpType)")
             }
             var request = request
             let body = try await JSONBody.collect(&request, upTo: ctx.maxUploadSize)
@@ -36,7 +34,7 @@ extension Routes {
                 throw WebError(error)
             }
             return Response(status: .created,
-                            headers: [.contentType: Self.sdpType, .location: "/api/whep/\(answer.id)", .cacheControl: "no-store"],
+                            headers: [.contentType: WebPaths.sdpType, .location: "/api/whep/\(answer.id)", .cacheControl: "no-store"],
                             body: ResponseBody(byteBuffer: ByteBuffer(string: answer.sdp)))
         }
         addSwitch("sound", to: router) { try await webrtc.setSound($0, on: $1) }

@@ -319,7 +319,7 @@ package actor Recorder {
         }
     }
 
-    var isRecording: Bool {
+    package var isRecording: Bool {
         if case .recording = phase { return true }
         return false
     }
@@ -349,4 +349,10 @@ package actor Recorder {
     }
 
     package static func nanoseconds(_ seconds: Double) -> UInt64 { UInt64(max(0, seconds) * 1_000_000_000) }
+}
+
+extension Recorder: RecordingInProgress {
+    package func stopForFullStorage() async {
+        _ = try? await stop(title: nil, reason: .storageFull)
+    }
 }

@@ -19,7 +19,7 @@ package actor Retention {
     package let events: EventHub
     package let health: Health
     package let logger: Logger
-    package let recorder: Recorder
+    package let recorder: any RecordingInProgress
     /// Looks at the wall clock before ages are judged: a jump is handled (this boot's clips dated again) first.
     package let settleClock: @Sendable () async -> Void
     /// Set when a file could not be written: the next pass makes `headroom` free even below min_free_mb.
@@ -28,7 +28,7 @@ package actor Retention {
     private var keepUnbackedUp: Bool { settings.keepUntilBackedUp && config.backup.enabled }
 
     package init(config: ApplianceConfig, data: DataDirectory, library: Library, events: EventHub, health: Health, logger: Logger,
-         recorder: Recorder, settleClock: @escaping @Sendable () async -> Void = {}) {
+         recorder: any RecordingInProgress, settleClock: @escaping @Sendable () async -> Void = {}) {
         (self.config, self.data, self.library, self.events, self.health, self.logger) = (config, data, library, events, health, logger)
         (self.recorder, self.settleClock) = (recorder, settleClock)
     }
@@ -274,7 +274,7 @@ package actor Retention {
         let recording = await recorder.isRecording
         if recording, settings.onFull == .stop {
             logger.error("storage full: \(reason); stopping the recording")
-            _ = try? await recorder.stop(title: nil, reason: .storageFull)
+            await recorder.stopForFullStorage()
         } else if first {
             logger.error("storage full: \(reason)")
         }

@@ -1,4 +1,4 @@
-@testable import ApplianceCore
+@testable import ApplianceApp
 @testable import ApplianceWeb
 import FrontEndInterface
 import ApplianceProtocol

@@ -1,5 +1,5 @@
 import ApplianceProtocol
-import ApplianceCore
+import ApplianceApp
 import Foundation
 import XCTest
 

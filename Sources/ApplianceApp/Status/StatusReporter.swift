@@ -1,0 +1,71 @@
+import Encoders
+import MQTTIntegration
+import Supervision
+import FrontEndInterface
+import ApplianceProtocol
+import Foundation
+import GStreamerKit
+import ApplianceBase
+import Settings
+import MediaLibrary
+import ONVIF
+import Devices
+import Engine
+
+/// Builds `status` from what each domain owns: the recorder's phase, the cameras, the output clock, the library,
+/// health and readiness. Owns nothing itself.
+struct StatusReporter: Sendable {
+    let config: ApplianceConfig
+    let data: DataDirectory
+    let library: Library
+    let graph: CaptureGraph
+    let health: Health
+    let recorder: Recorder, cameras: CameraSwitcher
+    let readiness: Readiness
+    /// When the daemon started, by the monotonic clock (uptime: a wall clock set back would make it negative).
+    let started: ContinuousClock.Instant
+    /// What the `[[output]]` lights show (nil: none configured).
+    var outputs: OutputBoard? = nil
+    /// Whether each `[[input]]` is connected (nil: none configured).
+    var inputs: InputBoard? = nil
+    var web: FrontEndReporter? = nil
+    var rtsp: RTSPFeed? = nil
+    var mqtt: MQTTLink? = nil
+    var onvif: ONVIFLink? = nil
+    var encoders: EncoderSelection? = nil
+    var clock: ClockWatch? = nil
+    var speaker: Speaker? = nil
+
+    func status() async -> StatusReport {
+        let (state, live, recordingsThisRun) = await recorder.live()
+        let activeCamera = await cameras.activeName
+        let (graph, library, health, v) = (graph, library, health, config.video)
+        let flow = graph.flow.snapshot
+        var report = StatusReport(
+            state: state, ready: readiness.isReady, recording: live, cameras: graph.cameraNames,
+            activeCamera: activeCamera ?? "", cameraSources: graph.cameraKinds, audioSource: graph.audioKind,
+            preview: graph.previewKind, encoder: encoders?.current.encoder ?? v.encoder, width: v.width, height: v.height, framerate: v.framerate,
+            dataDir: data.root, uptimeS: (ContinuousClock.now - started).seconds, recordingsThisRun: recordingsThisRun,
+            lastError: health.lastError, gstreamerVersion: GStreamer.version, recordingsTotal: library.count,
+            databaseBytes: library.sizeBytes, recovery: health.recovery,
+            output: OutputStats(frames: flow.outputFrames, slotCollisions: flow.slotCollisions, filledSlots: flow.filledSlots,
+                                missingSlots: flow.missingSlots, missingAtEncoder: flow.encoderMissing),
+            storage: health.storage)
+        (report.capacity, report.storageFull) = (health.capacity, health.storageFull)
+        let modes = graph.cameraModes
+        report.cameraModes = modes.isEmpty ? nil : modes
+        report.outputs = outputs?.current
+        report.inputs = inputs?.statuses
+        report.web = web?.current
+        report.rtsp = rtsp?.status
+        report.mqtt = mqtt?.status
+        report.onvif = onvif?.status
+        report.encoderChoice = encoders?.current
+        report.motion = graph.motion?.status
+        report.objects = graph.objects?.status
+        report.sound = graph.sound?.status
+        report.clock = clock?.status
+        report.speaker = await speaker?.status()
+        return report
+    }
+}

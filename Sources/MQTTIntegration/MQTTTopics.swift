@@ -1,0 +1,48 @@
+/// Every topic the appliance publishes or listens to, under `topic_prefix`. States are retained; commands are the
+/// state topic plus `/set`.
+package struct MQTTTopics: Sendable, Equatable {
+    package let prefix: String
+
+    package var availability: String { prefix + "/availability" }
+    package var recording: String { prefix + "/recording" }
+    package var elapsed: String { prefix + "/elapsed" }
+    package var camera: String { prefix + "/camera" }
+    package var freeSpace: String { prefix + "/free_space" }
+    package var timeUntilWrap: String { prefix + "/time_until_wrap" }
+    package var storage: String { prefix + "/storage" }
+    package var problem: String { prefix + "/problem" }
+    package var problemAttributes: String { prefix + "/problem/attributes" }
+    package var backupQueue: String { prefix + "/backup_queue" }
+    package var clips: String { prefix + "/clips" }
+    package var lastClip: String { prefix + "/last_clip" }
+    package var thumbnail: String { prefix + "/thumbnail" }
+    package var gesture: String { prefix + "/gesture" }
+    /// ON while motion goes on (`[motion] enabled`), ON while sound goes on (`[sound] enabled`).
+    package var motion: String { prefix + "/motion" }
+    package var sound: String { prefix + "/sound" }
+    /// ON while a tracked object of `label` is present (`[objects] track`), and how many the last run found.
+    package func object(_ label: String) -> String { prefix + "/objects/" + Self.word(label) }
+    package func objectCount(_ label: String) -> String { object(label) + "/count" }
+    /// Each stored activity (motion or sound that ended, a press, a mark) as a Home Assistant event (not retained).
+    package var activity: String { prefix + "/activity" }
+    /// How many activities today (the device's day), with the count of each kind as attributes.
+    package var eventsToday: String { prefix + "/events_today" }
+    package var eventsTodayAttributes: String { eventsToday + "/attributes" }
+
+    /// A camera's own problem state (ON: failed or missing).
+    package func camera(_ name: String) -> String { prefix + "/cameras/" + Self.word(name) }
+
+    package var recordingSet: String { recording + "/set" }
+    package var snapshotSet: String { prefix + "/snapshot/set" }
+    package var protectSet: String { prefix + "/protect/set" }
+    package var cameraSet: String { camera + "/set" }
+    /// A chime on the speaker: its name (`chime`, `recording-started`…), or PRESS for the ding-dong.
+    package var chimeSet: String { prefix + "/chime/set" }
+    /// Every command topic, subscribed with QoS 1.
+    package var commands: [String] { [recordingSet, snapshotSet, protectSet, cameraSet, chimeSet] }
+
+    /// A name as one topic level (and a discovery object id): letters, digits, `_` and `-`; anything else `_`.
+    package static func word(_ name: String) -> String {
+        String(name.map { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") ? $0 : "_" })
+    }
+}
