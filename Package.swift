@@ -91,8 +91,8 @@ let package = Package(
         /// MP4 files read and written by hand: boxes, fragments, finishing and compaction, one video for a time
         /// range. No GStreamer.
         .target(name: "Mp4", dependencies: ["ApplianceBase", "SystemCalls"]),
-        /// Motion and sound detectors: pure functions of frames and levels.
-        .target(name: "Detection"),
+        /// The maths of motion and sound detection: pure functions of frames and levels (Engine's Motion/ runs them).
+        .target(name: "MotionAndSound"),
         /// The certificate the dashboard serves: the device's own (made with swift-certificates, kept under the data
         /// folder), or a user's files checked; its fingerprint. No networking.
         .target(name: "TLSIdentity", dependencies: [
@@ -103,7 +103,7 @@ let package = Package(
         ]),
         /// The TOML config: every section, its defaults and its checks (TOMLKit stays here).
         .target(name: "Settings", dependencies: [
-            "ApplianceBase", "Detection",
+            "ApplianceBase", "MotionAndSound",
             .product(name: "TOMLKit", package: "TOMLKit"),
         ]),
         /// The SQLite library of recordings, activities, backups, shares and runs (GRDB stays here).
@@ -119,7 +119,7 @@ let package = Package(
                 linkerSettings: [.linkedLibrary("opencv_core"), .linkedLibrary("opencv_imgproc"), .linkedLibrary("opencv_objdetect"),
                                  .linkedLibrary("opencv_dnn")]),
         /// Objects in the picture: detectors behind one protocol (HOG by default; a model through OpenCV's DNN).
-        .target(name: "Objects", dependencies: ["ApplianceBase", "Detection", "CObjectDetection"]),
+        .target(name: "ObjectDetection", dependencies: ["ApplianceBase", "MotionAndSound", "CObjectDetection"]),
         /// Accounts with roles: bcrypt (HummingbirdBcrypt), the Digest and token hashes, the checks every door makes.
         .target(name: "Accounts", dependencies: [
             "ApplianceBase", "ApplianceProtocol", "MediaLibrary",
@@ -142,7 +142,7 @@ let package = Package(
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
         /// Buttons (evdev, GPIO, gestures) in and lights out.
-        .target(name: "Devices", dependencies: [
+        .target(name: "ButtonsAndLights", dependencies: [
             "ApplianceBase", "ApplianceProtocol", "Settings", "CLinuxInput", "SystemCalls",
             .product(name: "AsyncAlgorithms", package: "swift-async-algorithms"),
             .product(name: "Logging", package: "swift-log"),
@@ -181,7 +181,7 @@ let package = Package(
         /// The recording engine on GStreamer: the live graph, cameras and their switching, recording and its files,
         /// clips, storage and retention, streaming, preview, scrubbing, the timeline, activity.
         .target(name: "Engine", dependencies: [
-            "ApplianceBase", "ApplianceProtocol", "Detection", "MediaLibrary", "Mp4", "Objects", "Settings",
+            "ApplianceBase", "ApplianceProtocol", "MotionAndSound", "MediaLibrary", "Mp4", "ObjectDetection", "Settings",
             "GStreamerKit", "SystemCalls",
             .product(name: "AsyncAlgorithms", package: "swift-async-algorithms"),
             .product(name: "Logging", package: "swift-log"),
@@ -207,7 +207,7 @@ let package = Package(
         ]),
         /// MQTT and Home Assistant: events as retained states, command topics to the typed commands, discovery.
         .target(name: "MQTTIntegration", dependencies: [
-            "ApplianceBase", "ApplianceProtocol", "Devices", "MQTTKit", "Settings",
+            "ApplianceBase", "ApplianceProtocol", "ButtonsAndLights", "MQTTKit", "Settings",
             .product(name: "AsyncAlgorithms", package: "swift-async-algorithms"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -215,8 +215,8 @@ let package = Package(
         /// `appliance doctor`: one check per concern (config, GStreamer, encoders, cameras, microphone, storage,
         /// backup, MQTT, the web certificate...), each blocking step with a deadline.
         .target(name: "Diagnostics", dependencies: [
-            "ApplianceBase", "ApplianceProtocol", "Backup", "Detection", "Encoders", "Engine", "GStreamerKit", "MQTTIntegration",
-            "MQTTKit", "Mp4", "Objects", "Settings", "SystemCalls", "TLSIdentity",
+            "ApplianceBase", "ApplianceProtocol", "Backup", "MotionAndSound", "Encoders", "Engine", "GStreamerKit", "MQTTIntegration",
+            "MQTTKit", "Mp4", "ObjectDetection", "Settings", "SystemCalls", "TLSIdentity",
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "NIOCore", package: "swift-nio"),
@@ -226,8 +226,8 @@ let package = Package(
         .target(
             name: "ApplianceApp",
             dependencies: [
-                "Accounts", "ApplianceBase", "ApplianceProtocol", "Backup", "ControlSocket", "Detection", "Devices", "Encoders",
-                "Engine", "FrontEndInterface", "MediaLibrary", "MQTTIntegration", "Mp4", "ONVIF", "Objects", "Settings",
+                "Accounts", "ApplianceBase", "ApplianceProtocol", "Backup", "ControlSocket", "MotionAndSound", "ButtonsAndLights", "Encoders",
+                "Engine", "FrontEndInterface", "MediaLibrary", "MQTTIntegration", "Mp4", "ONVIF", "ObjectDetection", "Settings",
                 "GStreamerKit", "MQTTKit", "Supervision", "SystemCalls", "TLSIdentity",
                 .product(name: "AsyncAlgorithms", package: "swift-async-algorithms"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -272,10 +272,10 @@ let package = Package(
         .testTarget(name: "ApplianceBaseTests", dependencies: ["ApplianceBase"]),
         .testTarget(name: "TLSIdentityTests", dependencies: ["TLSIdentity", "TestSupport"]),
         .testTarget(name: "Mp4Tests", dependencies: ["Mp4", "ApplianceBase", "GStreamerKit", "TestSupport"]),
-        .testTarget(name: "DetectionTests", dependencies: ["Detection", "ApplianceBase", "TestSupport"]),
+        .testTarget(name: "MotionAndSoundTests", dependencies: ["MotionAndSound", "ApplianceBase", "TestSupport"]),
         /// `[[input]]` keys are checked with what Devices makes of them (gesture rules, the device to open).
-        .testTarget(name: "SettingsTests", dependencies: ["Settings", "ApplianceBase", "Detection", "Devices"]),
-        .testTarget(name: "ObjectsTests", dependencies: ["Objects", "Detection", "TestSupport"], exclude: ["make_model.py"]),
+        .testTarget(name: "SettingsTests", dependencies: ["Settings", "ApplianceBase", "MotionAndSound", "ButtonsAndLights"]),
+        .testTarget(name: "ObjectDetectionTests", dependencies: ["ObjectDetection", "MotionAndSound", "TestSupport"], exclude: ["make_model.py"]),
         .testTarget(name: "AccountsTests", dependencies: ["Accounts", "ApplianceBase", "ApplianceProtocol", "MediaLibrary"]),
         .testTarget(name: "MediaLibraryTests", dependencies: [
             "MediaLibrary", "ApplianceBase", "ApplianceProtocol", "Mp4", .product(name: "GRDB", package: "GRDB.swift"),
@@ -288,18 +288,18 @@ let package = Package(
         .testTarget(name: "ONVIFTests", dependencies: [
             "ONVIF", "ApplianceBase", "ApplianceProtocol", "TestSupport", .product(name: "NIOCore", package: "swift-nio"),
         ]),
-        .testTarget(name: "DevicesTests", dependencies: [
-            "Devices", "ApplianceBase", "ApplianceProtocol", "Settings", "CLinuxInput", "TestSupport",
+        .testTarget(name: "ButtonsAndLightsTests", dependencies: [
+            "ButtonsAndLights", "ApplianceBase", "ApplianceProtocol", "Settings", "CLinuxInput", "TestSupport",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "EngineTests", dependencies: [
-            "Engine", "ApplianceBase", "ApplianceProtocol", "Detection", "MediaLibrary", "Mp4", "Settings", "GStreamerKit",
+            "Engine", "ApplianceBase", "ApplianceProtocol", "MotionAndSound", "MediaLibrary", "Mp4", "Settings", "GStreamerKit",
             "Supervision", "SystemCalls", "TestSupport", .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "SupervisionTests", dependencies: ["Supervision", "ApplianceBase", "ApplianceProtocol", "MediaLibrary"]),
         /// The whole appliance built and driven in the test process (TestAppliance).
         .testTarget(name: "ApplianceAppTests", dependencies: [
-            "ApplianceApp", "ApplianceBase", "ApplianceProtocol", "ControlSocket", "Detection", "Devices", "Engine", "MediaLibrary",
+            "ApplianceApp", "ApplianceBase", "ApplianceProtocol", "ControlSocket", "MotionAndSound", "ButtonsAndLights", "Engine", "MediaLibrary",
             "Mp4", "Settings", "GStreamerKit", "Supervision", "TestSupport", .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
@@ -308,7 +308,7 @@ let package = Package(
         ]),
         .testTarget(name: "MQTTIntegrationTests", dependencies: ["MQTTIntegration", "ApplianceBase", "ApplianceProtocol", "Settings"]),
         .testTarget(name: "DiagnosticsTests", dependencies: [
-            "Diagnostics", "Detection", "Encoders", "Engine", "Settings", "TLSIdentity",
+            "Diagnostics", "MotionAndSound", "Encoders", "Engine", "Settings", "TLSIdentity",
         ]),
         .testTarget(name: "ApplianceWebTests", dependencies: [
             "Accounts", "ApplianceWeb", "ApplianceApp", "ApplianceBase", "ApplianceProtocol", "Engine", "FrontEndInterface", "MediaLibrary",
@@ -320,7 +320,7 @@ let package = Package(
             .product(name: "NIOCore", package: "swift-nio"),
         ]),
         .testTarget(name: "EndToEndTests", dependencies: [
-            "ApplianceApp", "ApplianceBase", "ApplianceProtocol", "ControlSocket", "Devices", "Engine", "MediaLibrary", "Mp4", "Supervision", "appliance", "TestSupport",
+            "ApplianceApp", "ApplianceBase", "ApplianceProtocol", "ControlSocket", "ButtonsAndLights", "Engine", "MediaLibrary", "Mp4", "Supervision", "appliance", "TestSupport",
         ]),
     ],
     swiftLanguageModes: [.v6]

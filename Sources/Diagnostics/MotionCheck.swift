@@ -1,5 +1,5 @@
 import Foundation
-import Detection
+import MotionAndSound
 import Settings
 
 /// Check: motion detection, when `[motion] enabled`: at what rate it looks at the picture, and whether this machine

@@ -1,7 +1,7 @@
-import Detection
+import MotionAndSound
 import Engine
 import Foundation
-import Objects
+import ObjectDetection
 import Settings
 
 /// Check: object detection, when `[objects] enabled`: the detector can be made (the model file loads, the labels file

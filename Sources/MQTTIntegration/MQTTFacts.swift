@@ -1,4 +1,4 @@
-import Devices
+import ButtonsAndLights
 import ApplianceProtocol
 import Foundation
 

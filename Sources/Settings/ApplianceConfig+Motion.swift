@@ -1,5 +1,5 @@
 import TOMLKit
-import Detection
+import MotionAndSound
 
 extension ApplianceConfig {
     /// `[motion]`: motion detection on the live picture (after the camera selector, so it follows the active camera).

@@ -1,6 +1,6 @@
 import Foundation
 import TOMLKit
-import Detection
+import MotionAndSound
 
 /// Reads `ApplianceConfig` from TOML. Strict: unknown keys, wrong types and out-of-range values are errors that
 /// name the key and its line, so a typo never silently falls back to a default.

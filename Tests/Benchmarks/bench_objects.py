@@ -37,7 +37,7 @@ from harness import Daemon, call  # noqa: E402
 
 START, END = "<!-- objects:start -->", "<!-- objects:end -->"
 CLIPS = "/usr/share/doc/opencv-doc/examples/data"
-MAKE_MODEL = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "ObjectsTests", "make_model.py")
+MAKE_MODEL = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "ObjectDetectionTests", "make_model.py")
 CPU_TARGET = 1.02
 
 

@@ -2,7 +2,7 @@
 import TLSIdentity
 import Foundation
 import XCTest
-import Detection
+import MotionAndSound
 import Settings
 import Engine
 

@@ -3,7 +3,7 @@ import ApplianceProtocol
 import Foundation
 import TestSupport
 import XCTest
-import Devices
+import ButtonsAndLights
 
 /// The real daemon with an `[[input]] kind = "evdev"` whose device is a FIFO carrying real `struct input_event`
 /// records: a key press starts a recording, another stops it, and `ctl status --json` shows the input. A bad

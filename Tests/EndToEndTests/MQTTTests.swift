@@ -4,7 +4,7 @@ import Foundation
 import TestSupport
 import XCTest
 import ApplianceBase
-import Devices
+import ButtonsAndLights
 
 /// `[mqtt]` against a real broker (Debian's mosquitto, password file, TLS with a test CA) and mosquitto's own
 /// clients: Home Assistant discovery with the keys each component needs, the Recording switch driving a real

@@ -146,7 +146,7 @@ final class ObjectTests: XCTestCase {
     static func makeModel(_ kind: String, directory: String) throws -> String {
         let path = directory + "/\(kind)-\(UUID().uuidString.prefix(6)).onnx"
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("ObjectsTests/make_model.py").path
+            .appendingPathComponent("ObjectDetectionTests/make_model.py").path
         let made = try ProcessOutcome.run("/usr/bin/python3", [script, kind, path], timeout: 60)
         guard made.status == 0 else { throw DaemonError(message: "make_model.py \(kind): \(made.stderr)") }
         return path

@@ -1,5 +1,5 @@
 import XCTest
-import Detection
+import MotionAndSound
 @testable import Engine
 
 /// The sound detector on level sequences as GStreamer's `level` gives them (one RMS value per 100 ms interval).

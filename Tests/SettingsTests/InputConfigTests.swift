@@ -1,7 +1,7 @@
 import Foundation
 import XCTest
 @testable import Settings
-import Devices
+import ButtonsAndLights
 
 /// `[[input]]` tables: what parses, and that every mistake fails naming its key path.
 final class InputConfigTests: XCTestCase {

@@ -1,5 +1,5 @@
 import XCTest
-import Detection
+import MotionAndSound
 @testable import Settings
 
 /// `[motion]`: its keys, zones and masks as polygons in relative coordinates, and a clear error for each mistake.

@@ -10,7 +10,7 @@ import ServiceLifecycle
 import ApplianceBase
 import Settings
 import MediaLibrary
-import Devices
+import ButtonsAndLights
 import Backup
 import Engine
 import Accounts
@@ -147,7 +147,7 @@ extension Appliance {
         plan.add(.liveness, p.liveness)
         plan.add(.encoderFailover, EncoderFailover(selection: g.encoders, graph: graph, recorder: p.recorder, events: events,
                                                    logger: logger, stallAfter: p.liveness.stallAfter))
-        plan.add(.deviceWatch, DeviceWatch(monitor: p.devices, cameras: g.cameras, events: events))
+        plan.add(.cameraWatch, CameraWatch(monitor: p.devices, cameras: g.cameras, events: events))
         let (data, library, thumbnail, started, backup) = (g.data, g.library, config.thumbnail, g.recovery, g.backup)
         plan.add(.storageWatch, StorageWatch(health: g.health, events: events, logger: logger, clipsFound: { ids in
             for id in ids { await backup?.recordingFinished(id) }

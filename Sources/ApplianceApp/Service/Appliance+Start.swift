@@ -11,7 +11,7 @@ import Settings
 import MediaLibrary
 import Backup
 import Engine
-import Objects
+import ObjectDetection
 
 extension Appliance {
     /// Builds the appliance, in order: the data folder (locked before anything reads it), the library, the live

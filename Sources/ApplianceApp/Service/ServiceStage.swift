@@ -11,7 +11,7 @@ enum ServiceStage: Int, CaseIterable, Comparable, Sendable {
     /// Replaces an encoder that fails or stalls; needs the graph watched, outlives every recording.
     case encoderFailover
     /// udev's camera arrivals and departures.
-    case deviceWatch
+    case cameraWatch
     /// The data folder's filesystem (a card pulled out, put back).
     case storageWatch
     /// The camera switcher: stopped after everything that records from the cameras.

@@ -9,7 +9,7 @@ import ApplianceBase
 import Settings
 import MediaLibrary
 import ONVIF
-import Devices
+import ButtonsAndLights
 import Engine
 
 /// Builds `status` from what each domain owns: the recorder's phase, the cameras, the output clock, the library,

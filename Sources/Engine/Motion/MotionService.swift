@@ -3,7 +3,7 @@ import Foundation
 import Logging
 import ServiceLifecycle
 import ApplianceBase
-import Detection
+import MotionAndSound
 
 /// Runs the motion detector on the motion branch's frames (off the streaming threads) and announces what it finds:
 /// `motion_started` once motion has lasted `[motion] min_duration_s`, `motion_ended` after the release time. A camera

@@ -3,7 +3,7 @@ import Foundation
 import Logging
 import ServiceLifecycle
 import ApplianceBase
-import Detection
+import MotionAndSound
 
 /// Runs the sound detector on the microphone's level readings (`[sound] enabled`) and announces `sound_started` once
 /// the level has stayed above the threshold for `min_duration_s`, `sound_ended` after the release time.

@@ -1,4 +1,4 @@
-import Objects
+import ObjectDetection
 import Settings
 
 /// The detector `[objects]` asks for: the user's model through OpenCV's DNN module, or, with none, OpenCV's built-in

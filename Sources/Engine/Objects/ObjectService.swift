@@ -1,10 +1,10 @@
 import ApplianceBase
 import ApplianceProtocol
-import Detection
+import MotionAndSound
 import Foundation
 import Logging
 import NIOPosix
-import Objects
+import ObjectDetection
 import ServiceLifecycle
 
 /// Runs the object detector on the objects branch's frames (off the streaming threads): each run looks at the crops

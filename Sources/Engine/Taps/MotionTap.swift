@@ -1,7 +1,7 @@
 import ApplianceProtocol
 import Foundation
 import Synchronization
-import Detection
+import MotionAndSound
 
 /// The motion branch's hand-over: small gray frames from the appsink's streaming thread to `MotionService`, at most
 /// `[motion] fps`, the newest kept when the service is behind (it never blocks the streaming thread), and what the

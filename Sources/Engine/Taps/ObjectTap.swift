@@ -1,6 +1,6 @@
 import ApplianceProtocol
-import Detection
-import Objects
+import MotionAndSound
+import ObjectDetection
 import Foundation
 import Synchronization
 import ApplianceBase

@@ -5,7 +5,7 @@ import TestSupport
 import XCTest
 import ApplianceBase
 import Settings
-import Devices
+import ButtonsAndLights
 
 /// The recording light against an LED-class stand-in: a folder with `brightness` and `max_brightness` files whose
 /// brightness the test reads, as the kernel's LED class would be written. Polls with generous timeouts; no timing

@@ -1,4 +1,4 @@
-import Detection
+import MotionAndSound
 
 /// Where tracked objects count (`[objects] zones`, names of `[motion] zones`): an object is in a zone when the
 /// bottom centre of its box is (where a person stands, a car touches the road), not wherever its box reaches. No

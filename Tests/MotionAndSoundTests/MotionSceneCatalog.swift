@@ -1,7 +1,7 @@
 import Foundation
 import TestSupport
 import ApplianceBase
-@testable import Detection
+@testable import MotionAndSound
 
 /// A generated scene and what really happens in it: the spans of real motion (empty for a scene that must make no
 /// event). `make` builds the scene for a seed: positions, speeds and noise vary with it.

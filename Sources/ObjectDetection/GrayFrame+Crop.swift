@@ -1,4 +1,4 @@
-import Detection
+import MotionAndSound
 
 extension GrayFrame {
     /// The part of the picture inside `crop` (clamped to the picture), as a picture of its own.

@@ -4,7 +4,7 @@ import Logging
 import XCTest
 import ApplianceBase
 import Settings
-@testable import Devices
+@testable import ButtonsAndLights
 
 /// The gesture recognizer, the software debouncer and the input_event decoder, on synthetic times (no clocks).
 final class GestureTests: XCTestCase {

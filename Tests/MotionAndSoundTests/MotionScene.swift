@@ -1,7 +1,7 @@
 import Foundation
 import TestSupport
 import ApplianceBase
-@testable import Detection
+@testable import MotionAndSound
 
 /// A picture being painted, in floating-point gray levels (0–255).
 struct Canvas {

@@ -1,6 +1,6 @@
 import ApplianceBase
 import CObjectDetection
-import Detection
+import MotionAndSound
 import Foundation
 
 /// OpenCV's HOG people detector with the SVM OpenCV ships (the default when no model file is given: nothing to

@@ -1,5 +1,5 @@
 import CObjectDetection
-import Detection
+import MotionAndSound
 import Foundation
 
 /// A user's model run by OpenCV's DNN module: `model` (ONNX, TensorFlow `.pb` with its `.pbtxt` as `config`,

@@ -1,7 +1,7 @@
 import ApplianceProtocol
 import Foundation
 import XCTest
-@testable import Devices
+@testable import ButtonsAndLights
 
 /// The recording light's decision, events and answers in, on/off/blinking out.
 final class RecordingLightPolicyTests: XCTestCase {

@@ -1,8 +1,8 @@
-import Detection
+import MotionAndSound
 import Foundation
 import TestSupport
 import XCTest
-@testable import Objects
+@testable import ObjectDetection
 
 /// OpenCV's HOG people detector on real footage (opencv-doc's clips, decoded by ffmpeg at their own size): people
 /// walking are found in most seconds, a tree in the wind never, and pictures it cannot use are answered, not crashed on.

@@ -1,6 +1,6 @@
 import XCTest
-@testable import Objects
-import Detection
+@testable import ObjectDetection
+import MotionAndSound
 
 /// The pictures a detector is given around motion: padded, at least its window, inside the frame, merged.
 final class CropsTests: XCTestCase {

@@ -1,8 +1,8 @@
-import Detection
+import MotionAndSound
 import Foundation
 import TestSupport
 import XCTest
-@testable import Objects
+@testable import ObjectDetection
 
 /// A model the test makes (make_model.py, with Debian's python3-onnx) through OpenCV's real DNN runtime: loading,
 /// the picture's scaling, the output's decoding, NMS and the labels; and what a bad model gets.

@@ -1,6 +1,6 @@
 import Foundation
 import XCTest
-@testable import Objects
+@testable import ObjectDetection
 
 /// An object starts when it persists with a high median score and ends after a quiet release; one stray detection,
 /// or a low-scoring flicker (what foliage gives), never starts one.

@@ -1,6 +1,6 @@
 import Foundation
 import XCTest
-@testable import Objects
+@testable import ObjectDetection
 
 final class LabelsTests: XCTestCase {
     func testCOCOHasItsEightyClassesInTheModelsOrder() {

@@ -1,6 +1,6 @@
 import XCTest
 import ApplianceBase
-@testable import Detection
+@testable import MotionAndSound
 
 /// The motion detector on generated scenes with known ground truth (MotionScene: 160x90 at 5 fps, as the motion
 /// branch gives them): real motion is found within 0.5 s of its start and ends after the release time; the light,

@@ -3,7 +3,7 @@ import Foundation
 import TestSupport
 import XCTest
 import Settings
-@testable import Devices
+@testable import ButtonsAndLights
 
 /// GPIO buttons through the kernel's uAPI v2 records. No GPIO chip exists on the test machine (its kernel has no
 /// gpiolib), so opening a real chip is not tested here; the decoder, the resolution errors and the FIFO stand-in are.

@@ -1,4 +1,4 @@
-import Detection
+import MotionAndSound
 
 /// A picture a detector looks at: gray (one byte a pixel) or colour (three, in OpenCV's B, G, R order), row after
 /// row with no padding. Trained models see colour; HOG sees gray.

@@ -1,4 +1,4 @@
-import Detection
+import MotionAndSound
 
 /// An object a detector found: its label (`person`, or a model's), its score (0–1 for a model; HOG's SVM margin for
 /// the built-in people detector) and its box in the picture's pixels.

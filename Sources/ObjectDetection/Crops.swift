@@ -1,4 +1,4 @@
-import Detection
+import MotionAndSound
 
 /// Where a detector looks: the picture around each motion region, not the whole frame (Frigate's way: a CPU detector
 /// costs tens of milliseconds per crop). Each region (a box in fractions of the picture) grows by `padding` of its

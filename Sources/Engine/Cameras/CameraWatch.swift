@@ -8,8 +8,8 @@ import ApplianceBase
 /// every 2 s the configured V4L2 device nodes, which appear without the monitor noticing where there is no udev
 /// provider (containers, minimal boards), and the FIFO cameras' writers. Either way the camera switcher takes
 /// another look.
-package struct DeviceWatch: Service, CustomStringConvertible {
-    package var description: String { "DeviceWatch" }
+package struct CameraWatch: Service, CustomStringConvertible {
+    package var description: String { "CameraWatch" }
     package let monitor: DeviceMonitor
     package let cameras: CameraSwitcher
     package let events: EventHub
