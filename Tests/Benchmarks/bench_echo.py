@@ -100,7 +100,7 @@ def report(command, machine, cpu, failure):
         lines.append(f"| {who} | {med[(who, False)] * 100:.1f} % | {med[(who, True)] * 100:.1f} % | {cost[who] * 100:+.1f} % |")
     lines += ["", f"Target: the daemon's cost ≤ gst-launch-1.0's + {SLACK * 100:.1f} % of a core: "
               f"{'met' if met else 'NOT met'}. How much of the speaker it takes out is measured by the tests "
-              "(EchoCancelTests on a loopback echo path, LabSpeakerTests on snd-aloop; figures in the README).", END]
+              "(EchoCancelTests on a loopback echo path, LabSpeakerTests on snd-aloop; figures in docs/HARDWARE.md).", END]
     return "\n".join(lines)
 
 

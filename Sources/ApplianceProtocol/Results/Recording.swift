@@ -53,7 +53,7 @@ public struct Recording: Codable, Sendable, Equatable {
     public var backedUpAt: Date?
     /// How far the clip's times were moved because the wall clock jumped after it was recorded (milliseconds;
     /// absent when never): a board without a clock battery boots with a wrong clock, and the clips of that boot are
-    /// dated again by the clock once it is set (see README, "Time").
+    /// dated again by the clock once it is set (docs/RECORDING.md, "Time").
     public var redatedMs: Int64?
 
     public init(id: String, title: String, createdAt: Date, path: String, state: State) {

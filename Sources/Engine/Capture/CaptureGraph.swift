@@ -6,7 +6,7 @@ import ApplianceBase
 import Mp4
 import Settings
 
-/// The always-running part of the live graph (DESIGN.md "The live graph"): cameras normalised to one caps,
+/// The always-running part of the live graph (docs/DESIGN-NOTES.md, "The live graph as built"): cameras normalised to one caps,
 /// an input-selector, the raw tee with preview, frame tap and encoder branches, and the microphone chain.
 /// Recording bins are attached behind `videoTee`/`audioTee` by `RecordingSession`.
 public final class CaptureGraph: Sendable {
