@@ -12,7 +12,7 @@ VERSION ?=
 PKG_SHADOW := $(CURDIR)/.build/pkgconfig
 export PKG_CONFIG_PATH := $(PKG_SHADOW)$(if $(PKG_CONFIG_PATH),:$(PKG_CONFIG_PATH))
 
-.PHONY: run test check bench fuzz deps build release deb deb-check embed-config clean
+.PHONY: run test check format bench fuzz deps build release deb deb-check embed-config clean
 
 ## Install the system packages (GStreamer, SQLite, libjpeg, ffmpeg) that are missing.
 deps:
@@ -34,6 +34,7 @@ test:
 	@bash .ci/phase.sh build
 	@python3 scripts/check-architecture.py
 	@python3 scripts/check-docs.py
+	$(SWIFT) format lint --strict --recursive --parallel Sources Tests
 	$(SWIFT) build --build-tests $(BUILD_FLAGS)
 	@bash .ci/swift-test.sh
 
@@ -42,8 +43,13 @@ test:
 check: deps
 	@python3 scripts/check-architecture.py
 	@python3 scripts/check-docs.py
+	$(SWIFT) format lint --strict --recursive --parallel Sources Tests
 	$(SWIFT) build --build-tests $(BUILD_FLAGS)
 	$(SWIFT) test --skip-build --disable-swift-testing --skip EndToEndTests
+
+## Formats Sources and Tests as .swift-format says (make check and make test fail on a file that is not).
+format:
+	$(SWIFT) format format --in-place --recursive --parallel Sources Tests
 
 ## Release build used by the benchmark and the Debian package (Swift runtime linked in: no Swift needed to run it).
 release: deps

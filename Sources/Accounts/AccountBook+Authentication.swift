@@ -40,7 +40,9 @@ extension AccountBook {
         }
         guard token.hasPrefix("apl_"), token.count < 200 else { return nil }
         if let known = recent.find(key, now: now) { return current(known) }
-        guard let user = try? await library.user(tokenHash: PasswordHashing.tokenHash(token), at: now) else { return nil }
+        guard let user = try? await library.user(tokenHash: PasswordHashing.tokenHash(token), at: now) else {
+            return nil
+        }
         let identity = Identity(name: user.name, role: user.role, generation: user.generation)
         recent.remember(key, identity, now: now)
         return identity
@@ -91,7 +93,10 @@ final class RecentChecks: Sendable {
     func find(_ key: String, now: Date) -> Identity? {
         entries.withLock { all in
             guard let entry = all[key] else { return nil }
-            if entry.expires <= now { all[key] = nil; return nil }
+            if entry.expires <= now {
+                all[key] = nil
+                return nil
+            }
             return entry.identity
         }
     }

@@ -7,7 +7,10 @@ import MediaLibrary
 /// Rows live in the Library; a roster of names, roles and password generations lives here too, so that a session's
 /// check on each request reads memory, not the database. Every change goes through here, so the roster follows.
 public final class AccountBook: Sendable {
-    struct Entry: Sendable, Equatable { var role: UserRole; var generation: Int }
+    struct Entry: Sendable, Equatable {
+        var role: UserRole
+        var generation: Int
+    }
 
     let library: Library
     /// `[web] token_file`'s password: the admin `appliance` while the config names the file.
@@ -28,11 +31,14 @@ public final class AccountBook: Sendable {
     /// gets one when its password is set or next used (the login page, Basic, ONVIF's PasswordText).
     let keepsDigest: Bool
 
-    package init(library: Library, tokenFile: Password?, keepsDigest: Bool = true, cost: UInt8 = PasswordHashing.defaultCost) throws {
+    package init(
+        library: Library, tokenFile: Password?, keepsDigest: Bool = true, cost: UInt8 = PasswordHashing.defaultCost
+    ) throws {
         (self.library, self.tokenFile, self.keepsDigest, self.cost) = (library, tokenFile, keepsDigest, cost)
         if !keepsDigest { try library.clearDigests() }
         let users = try library.usersNow()
-        roster = Locked(Dictionary(uniqueKeysWithValues: users.map { ($0.name, Entry(role: $0.role, generation: $0.generation)) }))
+        roster = Locked(
+            Dictionary(uniqueKeysWithValues: users.map { ($0.name, Entry(role: $0.role, generation: $0.generation)) }))
     }
 
     /// Whether any account exists (with none and no token_file, the dashboard is for this machine only).
@@ -44,7 +50,9 @@ public final class AccountBook: Sendable {
     /// The identity as it stands now: nil once the account is gone or its password changed since it was checked.
     public func current(_ identity: Identity) -> Identity? {
         if identity.isTokenFile { return tokenFile == nil ? nil : identity }
-        guard let entry = roster.withLock({ $0[identity.name] }), entry.generation == identity.generation else { return nil }
+        guard let entry = roster.withLock({ $0[identity.name] }), entry.generation == identity.generation else {
+            return nil
+        }
         return Identity(name: identity.name, role: entry.role, generation: entry.generation)
     }
 
@@ -89,7 +97,10 @@ public final class AccountBook: Sendable {
         try AccountRules.check(password: password)
         _ = try await account(name)
         let hash = try await PasswordHashing.hash(password.text, cost: cost)
-        guard try await library.updatePassword(name: name, passwordHash: hash, digestHA1: digest(name: name, password: password.text)) else {
+        guard
+            try await library.updatePassword(
+                name: name, passwordHash: hash, digestHA1: digest(name: name, password: password.text))
+        else {
             throw Self.noSuchUser(name)
         }
         let updated = try await account(name: name)
@@ -148,5 +159,7 @@ public final class AccountBook: Sendable {
         return user
     }
 
-    static func noSuchUser(_ name: String) -> ApplianceError { ApplianceError(.notFound, "no user \"\(name.prefix(40))\"") }
+    static func noSuchUser(_ name: String) -> ApplianceError {
+        ApplianceError(.notFound, "no user \"\(name.prefix(40))\"")
+    }
 }

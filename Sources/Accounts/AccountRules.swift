@@ -8,12 +8,20 @@ public enum AccountRules {
     static let passwordBytes = 8...72
 
     static func check(name: String) throws(ApplianceError) {
-        let allowed = name.unicodeScalars.allSatisfy { ("a"..."z").contains($0) || ("0"..."9").contains($0) || "._-".unicodeScalars.contains($0) }
-        guard (1...32).contains(name.count), allowed, let first = name.unicodeScalars.first, !"._-".unicodeScalars.contains(first) else {
-            throw ApplianceError(.badRequest, "a user name is 1 to 32 of a-z, 0-9, '.', '_', '-', starting with a letter or digit; found \"\(name.prefix(40))\"")
+        let allowed = name.unicodeScalars.allSatisfy {
+            ("a"..."z").contains($0) || ("0"..."9").contains($0) || "._-".unicodeScalars.contains($0)
+        }
+        guard (1...32).contains(name.count), allowed, let first = name.unicodeScalars.first,
+            !"._-".unicodeScalars.contains(first)
+        else {
+            throw ApplianceError(
+                .badRequest,
+                "a user name is 1 to 32 of a-z, 0-9, '.', '_', '-', starting with a letter or digit; found \"\(name.prefix(40))\""
+            )
         }
         guard name != tokenFileName else {
-            throw ApplianceError(.badRequest, "\"\(tokenFileName)\" is the [web] token_file password's name: choose another")
+            throw ApplianceError(
+                .badRequest, "\"\(tokenFileName)\" is the [web] token_file password's name: choose another")
         }
     }
 

@@ -1,4 +1,3 @@
-import Accounts
 import ApplianceBase
 import ApplianceProtocol
 import Logging
@@ -13,7 +12,9 @@ public struct AuthRefusals: Sendable {
 
     public func refused(door: String, client: String, user: String?, reason: String) {
         let name = user.map { String($0.prefix(40)) }
-        logger.warning("\(door): refused \(name.map { "user \($0.debugDescription)" } ?? "a credential") from \(client): \(reason)")
+        logger.warning(
+            "\(door): refused \(name.map { "user \($0.debugDescription)" } ?? "a credential") from \(client): \(reason)"
+        )
         events.publish(.authFailed(AuthFailure(door: door, client: client, user: name, reason: reason)))
     }
 

@@ -151,7 +151,10 @@ public final class GuessLedger: Sendable {
                 state.entries[key] = entry
             }
             let pair = client + "|" + (account ?? "")
-            if let last = state.bursts[pair], now.timeIntervalSince(last) < Self.forgetAfter {} else { failure.burstStarted = true }
+            if let last = state.bursts[pair], now.timeIntervalSince(last) < Self.forgetAfter {
+            } else {
+                failure.burstStarted = true
+            }
             state.bursts[pair] = now
             return failure
         }
@@ -197,8 +200,10 @@ public final class GuessLedger: Sendable {
         state.trusted = state.trusted.filter { now.timeIntervalSince($0.value) < Self.trustFor }
         if state.entries.count >= maxKeys {
             // The fewest failures go first (a flood of one-try addresses pushes out its own kind), the oldest of those.
-            let quietest = state.entries.sorted { ($0.value.failures, $0.value.lastFailure) < ($1.value.failures, $1.value.lastFailure) }
-                .prefix(state.entries.count - maxKeys / 2)
+            let quietest = state.entries.sorted {
+                ($0.value.failures, $0.value.lastFailure) < ($1.value.failures, $1.value.lastFailure)
+            }
+            .prefix(state.entries.count - maxKeys / 2)
             for (key, _) in quietest { state.entries[key] = nil }
         }
         if state.bursts.count >= maxKeys { state.bursts.removeAll() }

@@ -150,9 +150,11 @@ public enum Command: Sendable, Equatable {
         case play
         case backupStatus = "backup.status", backupRetry = "backup.retry"
         case protect, export, metrics, share, shares, unshare
-        case activity, activityShow = "activity.show", activityMark = "activity.mark", activityProtect = "activity.protect"
+        case activity, activityShow = "activity.show", activityMark = "activity.mark", activityProtect =
+            "activity.protect"
         case timeline, timelineDays = "timeline.days"
-        case users, userAdd = "user.add", userPassword = "user.passwd", userRole = "user.role", userRemove = "user.remove"
+        case users, userAdd = "user.add", userPassword = "user.passwd", userRole = "user.role", userRemove =
+            "user.remove"
         case userToken = "user.token", userRevokeTokens = "user.revoke_tokens"
     }
 
@@ -179,7 +181,9 @@ public struct ListFilter: Sendable, Equatable {
     public var from: Date?
     public var to: Date?
 
-    public init(search: String? = nil, from: Date? = nil, to: Date? = nil) { (self.search, self.from, self.to) = (search, from, to) }
+    public init(search: String? = nil, from: Date? = nil, to: Date? = nil) {
+        (self.search, self.from, self.to) = (search, from, to)
+    }
 
     public var isEmpty: Bool { (search ?? "").isEmpty && from == nil && to == nil }
 }
@@ -189,12 +193,15 @@ extension Command.Name {
     /// an account, and what shows share links or accounts. A viewer may read, and take a snapshot of the live picture.
     public var needsAdmin: Bool {
         switch self {
-        case .ping, .version, .status, .snapshot, .list, .info, .cameras, .backupStatus, .metrics, .activity, .activityShow,
-             .timeline, .timelineDays:
+        case .ping, .version, .status, .snapshot, .list, .info, .cameras, .backupStatus, .metrics, .activity,
+            .activityShow,
+            .timeline, .timelineDays:
             false
-        case .recordStart, .recordStop, .recordToggle, .rename, .delete, .lock, .unlock, .switchCamera, .backupRetry, .protect,
-             .export, .share, .shares, .unshare, .activityMark, .activityProtect, .users, .userAdd, .userPassword, .userRole,
-             .userRemove, .userToken, .userRevokeTokens, .discoverCameras, .play:
+        case .recordStart, .recordStop, .recordToggle, .rename, .delete, .lock, .unlock, .switchCamera, .backupRetry,
+            .protect,
+            .export, .share, .shares, .unshare, .activityMark, .activityProtect, .users, .userAdd, .userPassword,
+            .userRole,
+            .userRemove, .userToken, .userRevokeTokens, .discoverCameras, .play:
             true
         }
     }

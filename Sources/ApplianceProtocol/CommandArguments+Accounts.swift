@@ -7,10 +7,13 @@ extension Command {
         case .users: return try args.none(.users)
         case .userAdd:
             try args.only(["name", "role", "password"])
-            return .userAdd(name: try args.requiredString("name"), role: try role(args), password: Secret(try args.requiredString("password")))
+            return .userAdd(
+                name: try args.requiredString("name"), role: try role(args),
+                password: Secret(try args.requiredString("password")))
         case .userPassword:
             try args.only(["name", "password"])
-            return .userPassword(name: try args.requiredString("name"), password: Secret(try args.requiredString("password")))
+            return .userPassword(
+                name: try args.requiredString("name"), password: Secret(try args.requiredString("password")))
         case .userRole:
             try args.only(["name", "role"])
             return .userRole(name: try args.requiredString("name"), role: try role(args))

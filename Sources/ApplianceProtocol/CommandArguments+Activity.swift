@@ -18,7 +18,8 @@ extension Command {
         }
         if let label = try args.string("label")?.trimmingCharacters(in: .whitespaces), !label.isEmpty {
             guard label.count <= ActivityMark.maxLabelLength else {
-                throw ApplianceError(.badRequest, "args.label must be at most \(ActivityMark.maxLabelLength) characters")
+                throw ApplianceError(
+                    .badRequest, "args.label must be at most \(ActivityMark.maxLabelLength) characters")
             }
             filter.label = label
         }
@@ -45,7 +46,8 @@ extension Command {
         let label = try args.requiredString("label").trimmingCharacters(in: .whitespacesAndNewlines)
         guard !label.isEmpty else { throw ApplianceError(.badRequest, "args.label must not be empty") }
         guard label.count <= ActivityMark.maxLabelLength, !label.contains(where: \.isNewline) else {
-            throw ApplianceError(.badRequest, "args.label must be one line of at most \(ActivityMark.maxLabelLength) characters")
+            throw ApplianceError(
+                .badRequest, "args.label must be one line of at most \(ActivityMark.maxLabelLength) characters")
         }
         return ActivityMark(label: label, at: try args.date("at"), durationS: try args.seconds("duration_s"))
     }
@@ -57,7 +59,8 @@ extension Command {
         let calendar = Calendar.current
         let components = DateComponents(year: parts[0], month: parts[1], day: parts[2])
         guard components.isValidDate(in: calendar), let start = calendar.date(from: components),
-              let end = calendar.date(byAdding: .day, value: 1, to: start) else { return nil }
+            let end = calendar.date(byAdding: .day, value: 1, to: start)
+        else { return nil }
         return (start, end)
     }
 
@@ -85,7 +88,8 @@ extension Arguments {
         case .int(let number)? where number > 0: return Int64(number)
         case .string(let text)?:
             guard let number = Int64(text), number > 0 else {
-                throw ApplianceError(.badRequest, "args.id must be an activity number such as 12, found \"\(text.prefix(40))\"")
+                throw ApplianceError(
+                    .badRequest, "args.id must be an activity number such as 12, found \"\(text.prefix(40))\"")
             }
             return number
         case nil, .null?: throw ApplianceError(.badRequest, "args.id is required")

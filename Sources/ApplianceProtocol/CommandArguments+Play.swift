@@ -8,7 +8,10 @@ extension Command {
             return .play(PlayRequest(file: file))
         case (nil, let name?):
             guard let chime = SpeakerChime(rawValue: name) else {
-                throw ApplianceError(.badRequest, "play: no chime named \"\(name)\" (chimes: \(SpeakerChime.allCases.map(\.rawValue).joined(separator: ", ")))")
+                throw ApplianceError(
+                    .badRequest,
+                    "play: no chime named \"\(name)\" (chimes: \(SpeakerChime.allCases.map(\.rawValue).joined(separator: ", ")))"
+                )
             }
             return .play(PlayRequest(chime: chime))
         default:

@@ -17,7 +17,8 @@ extension Command {
                 throw ApplianceError(.badRequest, "timeline takes args.day or args.from and args.to, not both")
             }
             guard let range = Self.localDay(day) else {
-                throw ApplianceError(.badRequest, "args.day must be a day such as 2026-11-26, found \"\(day.prefix(40))\"")
+                throw ApplianceError(
+                    .badRequest, "args.day must be a day such as 2026-11-26, found \"\(day.prefix(40))\"")
             }
             return (range.start, range.end)
         }
@@ -34,9 +35,12 @@ extension Command {
     /// `timeline.days`: `month` (`2026-11`).
     static func timelineMonth(_ args: Arguments) throws(ApplianceError) -> String {
         try args.only(["month"])
-        guard let month = try args.string("month") else { throw ApplianceError(.badRequest, "timeline.days needs args.month, such as 2026-11") }
+        guard let month = try args.string("month") else {
+            throw ApplianceError(.badRequest, "timeline.days needs args.month, such as 2026-11")
+        }
         guard localMonth(month) != nil else {
-            throw ApplianceError(.badRequest, "args.month must be a month such as 2026-11, found \"\(month.prefix(40))\"")
+            throw ApplianceError(
+                .badRequest, "args.month must be a month such as 2026-11, found \"\(month.prefix(40))\"")
         }
         return month
     }
@@ -44,8 +48,10 @@ extension Command {
     /// The local month `2026-11` as [its first midnight, the next month's).
     public static func localMonth(_ text: String) -> (start: Date, end: Date)? {
         let parts = text.split(separator: "-").compactMap { Int($0) }
-        guard parts.count == 2, text.count == 7, let range = localDay(String(format: "%04d-%02d-01", parts[0], parts[1])),
-              let end = Calendar.current.date(byAdding: .month, value: 1, to: range.start) else { return nil }
+        guard parts.count == 2, text.count == 7,
+            let range = localDay(String(format: "%04d-%02d-01", parts[0], parts[1])),
+            let end = Calendar.current.date(byAdding: .month, value: 1, to: range.start)
+        else { return nil }
         return (range.start, end)
     }
 }

@@ -6,7 +6,8 @@ extension Command {
     /// Builds a command from its wire name and arguments; `bad_request` or `unknown_command` otherwise.
     public init(name: String, arguments: [String: JSONValue]) throws(ApplianceError) {
         guard let wireName = Name(rawValue: name) else {
-            throw ApplianceError(.unknownCommand, "unknown command \"\(name)\" (known: \(Self.names.joined(separator: ", ")))")
+            throw ApplianceError(
+                .unknownCommand, "unknown command \"\(name)\" (known: \(Self.names.joined(separator: ", ")))")
         }
         let args = Arguments(command: name, values: arguments)
         switch wireName {
@@ -38,14 +39,17 @@ extension Command {
         case .export: self = try Self.export(args)
         case .protect:
             try args.only(["before_s", "after_s"])
-            self = .protect(before: try args.seconds("before_s") ?? Self.defaultProtectWindow,
-                            after: try args.seconds("after_s") ?? Self.defaultProtectWindow)
+            self = .protect(
+                before: try args.seconds("before_s") ?? Self.defaultProtectWindow,
+                after: try args.seconds("after_s") ?? Self.defaultProtectWindow)
         case .share: self = try Self.share(args)
         case .unshare:
             try args.only(["token", "id"])
             switch (try args.string("token"), try args.string("id")) {
             case (let link?, nil), (nil, let link?): self = .unshare(link: link)
-            default: throw ApplianceError(.badRequest, "unshare needs args.token (the link's) or args.id (as listed), one of them")
+            default:
+                throw ApplianceError(
+                    .badRequest, "unshare needs args.token (the link's) or args.id (as listed), one of them")
             }
         case .activity: self = .activity(try Self.activityFilter(args))
         case .activityShow:
@@ -65,17 +69,24 @@ extension Command {
     private static func discoverCameras(_ args: Arguments) throws(ApplianceError) -> Command {
         try args.only(["username", "password", "seconds"])
         let seconds = try args.seconds("seconds") ?? CameraDiscoveryRequest.defaultSeconds
-        guard (0.5...30).contains(seconds) else { throw ApplianceError(.badRequest, "cameras.discover: seconds must be 0.5 to 30, got \(seconds)") }
-        return .discoverCameras(CameraDiscoveryRequest(username: try args.string("username"), password: try args.string("password").map(Secret.init),
-                                                       seconds: seconds))
+        guard (0.5...30).contains(seconds) else {
+            throw ApplianceError(.badRequest, "cameras.discover: seconds must be 0.5 to 30, got \(seconds)")
+        }
+        return .discoverCameras(
+            CameraDiscoveryRequest(
+                username: try args.string("username"), password: try args.string("password").map(Secret.init),
+                seconds: seconds))
     }
 
     /// `list` and its views: filtered (search/from/to), grouped, one group's segments, or plain.
     private static func list(_ args: Arguments) throws(ApplianceError) -> Command {
         try args.only(["page", "per_page", "grouped", "group", "search", "from", "to"])
-        let page = try args.int("page", in: Self.pages) ?? 1, perPage = try args.int("per_page", in: Self.perPageRange) ?? Self.defaultPerPage
+        let page = try args.int("page", in: Self.pages) ?? 1
+        let perPage = try args.int("per_page", in: Self.perPageRange) ?? Self.defaultPerPage
         let filter = ListFilter(search: try args.string("search"), from: try args.date("from"), to: try args.date("to"))
-        if let search = filter.search, search.count > 200 { throw ApplianceError(.badRequest, "args.search is longer than 200 characters") }
+        if let search = filter.search, search.count > 200 {
+            throw ApplianceError(.badRequest, "args.search is longer than 200 characters")
+        }
         if !filter.isEmpty {
             guard try args.string("group") == nil, try args.bool("grouped") != true else {
                 throw ApplianceError(.badRequest, "list takes args.search/from/to, or args.group/grouped, not both")
@@ -101,8 +112,9 @@ extension Command {
 
     private static func export(_ args: Arguments) throws(ApplianceError) -> Command {
         try args.only(["from", "to", "camera", "group", "title"])
-        let request = ExportRequest(from: try args.date("from"), to: try args.date("to"), camera: try args.string("camera"),
-                                    group: try args.string("group"), title: try args.string("title"))
+        let request = ExportRequest(
+            from: try args.date("from"), to: try args.date("to"), camera: try args.string("camera"),
+            group: try args.string("group"), title: try args.string("title"))
         switch (request.group, request.from, request.to) {
         case (_?, nil, nil): break
         case (nil, let from?, let to?):
@@ -142,37 +154,50 @@ extension Command {
         case .timeline(let from, let to): ["from": .string(Timestamps.iso(from)), "to": .string(Timestamps.iso(to))]
         case .timelineDays(let month): ["month": .string(month)]
         case .activityMark(let mark):
-            Dictionary(compacting: [("label", .string(mark.label)), ("at", mark.at.map { .string(Timestamps.iso($0)) }),
-                                    ("duration_s", mark.durationS.map(JSONValue.double))])
+            Dictionary(compacting: [
+                ("label", .string(mark.label)), ("at", mark.at.map { .string(Timestamps.iso($0)) }),
+                ("duration_s", mark.durationS.map(JSONValue.double)),
+            ])
         case .share(let id, let hours): hours.map { ["id": .string(id), "hours": .double($0)] } ?? ["id": .string(id)]
         case .unshare(let link): [ShareLink.isID(link) ? "id" : "token": .string(link)]
-        case .recordStart(let title), .recordStop(let title), .recordToggle(let title): title.map { ["title": .string($0)] } ?? [:]
+        case .recordStart(let title), .recordStop(let title), .recordToggle(let title):
+            title.map { ["title": .string($0)] } ?? [:]
         case .list(let page, let perPage): ["page": .int(page), "per_page": .int(perPage)]
-        case .listGrouped(let page, let perPage): ["page": .int(page), "per_page": .int(perPage), "grouped": .bool(true)]
-        case .listSegments(let group, let page, let perPage): ["page": .int(page), "per_page": .int(perPage), "group": .string(group)]
+        case .listGrouped(let page, let perPage):
+            ["page": .int(page), "per_page": .int(perPage), "grouped": .bool(true)]
+        case .listSegments(let group, let page, let perPage):
+            ["page": .int(page), "per_page": .int(perPage), "group": .string(group)]
         case .listFiltered(let filter, let page, let perPage):
-            Dictionary(compacting: [("page", .int(page)), ("per_page", .int(perPage)), ("search", filter.search.map(JSONValue.string)),
-                                    ("from", filter.from.map { .string(Timestamps.iso($0)) }), ("to", filter.to.map { .string(Timestamps.iso($0)) })])
+            Dictionary(compacting: [
+                ("page", .int(page)), ("per_page", .int(perPage)), ("search", filter.search.map(JSONValue.string)),
+                ("from", filter.from.map { .string(Timestamps.iso($0)) }),
+                ("to", filter.to.map { .string(Timestamps.iso($0)) }),
+            ])
         case .info(let id), .lock(let id), .unlock(let id): ["id": .string(id)]
         case .rename(let id, let title): ["id": .string(id), "title": .string(title)]
         case .delete(let id, let force): ["id": .string(id), "force": .bool(force)]
         case .switchCamera(.named(let camera)): ["camera": .string(camera)]
         case .switchCamera(.next): ["next": .bool(true)]
         case .discoverCameras(let r):
-            Dictionary(compacting: [("username", r.username.map(JSONValue.string)), ("password", r.password.map { .string($0.text) }),
-                                    ("seconds", .double(r.seconds))])
+            Dictionary(compacting: [
+                ("username", r.username.map(JSONValue.string)), ("password", r.password.map { .string($0.text) }),
+                ("seconds", .double(r.seconds)),
+            ])
         case .play(let r): r.chime.map { ["chime": .string($0.rawValue)] } ?? ["file": .string(r.file ?? "")]
         case .backupRetry(let id): id.map { ["id": .string($0)] } ?? [:]
         case .protect(let before, let after): ["before_s": .double(before), "after_s": .double(after)]
         case .users: [:]
-        case .userAdd(let name, let role, let password): ["name": .string(name), "role": .string(role.rawValue), "password": .string(password.text)]
+        case .userAdd(let name, let role, let password):
+            ["name": .string(name), "role": .string(role.rawValue), "password": .string(password.text)]
         case .userPassword(let name, let password): ["name": .string(name), "password": .string(password.text)]
         case .userRole(let name, let role): ["name": .string(name), "role": .string(role.rawValue)]
         case .userRemove(let name), .userToken(let name), .userRevokeTokens(let name): ["name": .string(name)]
         case .export(let r):
-            Dictionary(compacting: [("from", r.from.map { .string(Timestamps.iso($0)) }), ("to", r.to.map { .string(Timestamps.iso($0)) }),
-                                    ("camera", r.camera.map(JSONValue.string)), ("group", r.group.map(JSONValue.string)),
-                                    ("title", r.title.map(JSONValue.string))])
+            Dictionary(compacting: [
+                ("from", r.from.map { .string(Timestamps.iso($0)) }), ("to", r.to.map { .string(Timestamps.iso($0)) }),
+                ("camera", r.camera.map(JSONValue.string)), ("group", r.group.map(JSONValue.string)),
+                ("title", r.title.map(JSONValue.string)),
+            ])
         }
     }
 }
@@ -227,7 +252,8 @@ struct Arguments {
     func int(_ key: String, in range: ClosedRange<Int>) throws(ApplianceError) -> Int? {
         guard let number = try int(key) else { return nil }
         guard range.contains(number) else {
-            throw ApplianceError(.badRequest, "args.\(key) must be between \(range.lowerBound) and \(range.upperBound), found \(number)")
+            throw ApplianceError(
+                .badRequest, "args.\(key) must be between \(range.lowerBound) and \(range.upperBound), found \(number)")
         }
         return number
     }
@@ -236,7 +262,9 @@ struct Arguments {
     func date(_ key: String) throws(ApplianceError) -> Date? {
         guard let text = try string(key) else { return nil }
         guard let date = Timestamps.date(iso: text) else {
-            throw ApplianceError(.badRequest, "args.\(key) must be an ISO 8601 date and time such as 2026-11-22T03:00:00Z, found \"\(text)\"")
+            throw ApplianceError(
+                .badRequest,
+                "args.\(key) must be an ISO 8601 date and time such as 2026-11-22T03:00:00Z, found \"\(text)\"")
         }
         return date
     }

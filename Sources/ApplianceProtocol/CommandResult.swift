@@ -90,7 +90,9 @@ public enum CommandResult: Sendable, Equatable {
 
     private static func decode(_ command: Command, _ data: Data, enveloped: Bool) throws -> CommandResult {
         func value<T: Decodable>(_ type: T.Type) throws -> T {
-            enveloped ? try WireFormat.decoder.decode(Enveloped<T>.self, from: data).result : try WireFormat.decoder.decode(T.self, from: data)
+            enveloped
+                ? try WireFormat.decoder.decode(Enveloped<T>.self, from: data).result
+                : try WireFormat.decoder.decode(T.self, from: data)
         }
         switch command {
         case .ping: return .pong(try value(Pong.self))

@@ -19,7 +19,9 @@ public final class ControlClient {
         // had been given in between (libudev's and libpulse's, in the daemon probing a stale socket: both aborted).
         let fd: Int32
         do {
-            fd = try SystemCall.run("socket") { socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0) }
+            fd = try SystemCall.run("socket") {
+                socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+            }
         } catch {
             throw ClientError(description: "cannot create a socket: \(error.reason)")
         }
@@ -40,7 +42,9 @@ public final class ControlClient {
         do {
             try SystemCall.run("connect", retryingInterrupted: false) {
                 withUnsafePointer(to: &address) {
-                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                        connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+                    }
                 }
             }
         } catch {
@@ -58,7 +62,9 @@ public final class ControlClient {
         while offset < raw.count {
             let written: Int
             do {
-                written = try SystemCall.run("write") { raw.withUnsafeBytes { write(fd, $0.baseAddress! + offset, raw.count - offset) } }
+                written = try SystemCall.run("write") {
+                    raw.withUnsafeBytes { write(fd, $0.baseAddress! + offset, raw.count - offset) }
+                }
             } catch {
                 throw ClientError(description: "write failed: \(error.reason)")
             }
@@ -95,7 +101,8 @@ public final class ControlClient {
         do {
             answer = try ResponseLine.decode(line, for: command)
         } catch {
-            throw ClientError(description: "the daemon's answer to \(command.name) does not match this client: \(error)")
+            throw ClientError(
+                description: "the daemon's answer to \(command.name) does not match this client: \(error)")
         }
         return try answer.get()
     }

@@ -20,7 +20,9 @@ public struct RequestLine: Sendable, Equatable {
 
     /// Parses a line; every problem is a `bad_request` naming what is wrong.
     public static func parse(_ line: Data) throws(ApplianceError) -> RequestLine {
-        guard String(data: line, encoding: .utf8) != nil else { throw ApplianceError(.badRequest, "request is not valid UTF-8") }
+        guard String(data: line, encoding: .utf8) != nil else {
+            throw ApplianceError(.badRequest, "request is not valid UTF-8")
+        }
         guard nesting(of: line) <= maxNesting else {
             throw ApplianceError(.badRequest, "request nested deeper than \(maxNesting) levels")
         }
@@ -34,8 +36,12 @@ public struct RequestLine: Sendable, Equatable {
             throw ApplianceError(.badRequest, "request must be a JSON object with a \"command\"")
         }
         let id = object["id"] ?? .null
-        guard let command = object["command"], command != .null else { throw ApplianceError(.badRequest, "missing \"command\"") }
-        guard case .string(let name) = command else { throw ApplianceError(.badRequest, "\"command\" must be a string") }
+        guard let command = object["command"], command != .null else {
+            throw ApplianceError(.badRequest, "missing \"command\"")
+        }
+        guard case .string(let name) = command else {
+            throw ApplianceError(.badRequest, "\"command\" must be a string")
+        }
         var arguments: [String: JSONValue] = [:]
         switch object["args"] {
         case nil, .null?: break
@@ -47,10 +53,19 @@ public struct RequestLine: Sendable, Equatable {
 
     /// The deepest nesting of arrays and objects in JSON text (brackets inside strings do not count).
     static func nesting(of text: Data) -> Int {
-        var depth = 0, deepest = 0, inString = false, escaped = false
+        var depth = 0
+        var deepest = 0
+        var inString = false
+        var escaped = false
         for byte in text {
             if inString {
-                if escaped { escaped = false } else if byte == UInt8(ascii: "\\") { escaped = true } else if byte == UInt8(ascii: "\"") { inString = false }
+                if escaped {
+                    escaped = false
+                } else if byte == UInt8(ascii: "\\") {
+                    escaped = true
+                } else if byte == UInt8(ascii: "\"") {
+                    inString = false
+                }
                 continue
             }
             switch byte {
@@ -101,7 +116,8 @@ public enum ResponseLine {
     /// The error in a response line; nil when it answers ok.
     public static func error(in line: Data) throws -> ApplianceError? {
         let header = try WireFormat.decoder.decode(Header.self, from: line)
-        return header.ok ? nil : header.error ?? ApplianceError(.internalError, "the daemon answered an error without a reason")
+        return header.ok
+            ? nil : header.error ?? ApplianceError(.internalError, "the daemon answered an error without a reason")
     }
 
     private struct Success: Encodable {
@@ -127,15 +143,21 @@ extension RequestLine {
     /// An empty body (no bytes) is no arguments; whitespace alone is not JSON, so it is refused like any malformed body.
     public static func parseArguments(_ body: Data) throws(ApplianceError) -> [String: JSONValue] {
         if body.isEmpty { return [:] }
-        guard String(data: body, encoding: .utf8) != nil else { throw ApplianceError(.badRequest, "body is not valid UTF-8") }
-        guard nesting(of: body) <= maxNesting else { throw ApplianceError(.badRequest, "body nested deeper than \(maxNesting) levels") }
+        guard String(data: body, encoding: .utf8) != nil else {
+            throw ApplianceError(.badRequest, "body is not valid UTF-8")
+        }
+        guard nesting(of: body) <= maxNesting else {
+            throw ApplianceError(.badRequest, "body nested deeper than \(maxNesting) levels")
+        }
         let value: JSONValue
         do {
             value = try JSONDecoder().decode(JSONValue.self, from: body)
         } catch {
             throw ApplianceError(.badRequest, "malformed JSON")
         }
-        guard case .object(let arguments) = value else { throw ApplianceError(.badRequest, "body must be a JSON object of arguments") }
+        guard case .object(let arguments) = value else {
+            throw ApplianceError(.badRequest, "body must be a JSON object of arguments")
+        }
         return arguments
     }
 }

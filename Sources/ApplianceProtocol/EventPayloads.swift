@@ -116,7 +116,9 @@ public struct EncoderFailure: Codable, Sendable, Equatable {
     public var nextElement: String
 
     public init(encoder: String, element: String, reason: String, next: String, nextElement: String) {
-        (self.encoder, self.element, self.reason, self.next, self.nextElement) = (encoder, element, reason, next, nextElement)
+        (self.encoder, self.element, self.reason, self.next, self.nextElement) = (
+            encoder, element, reason, next, nextElement
+        )
     }
 }
 
@@ -130,7 +132,9 @@ public struct MotionEvent: Codable, Sendable, Equatable {
     public var zones: [String]
     public var peakScore: Double
     public init(camera: String?, startedAt: Date, endedAt: Date? = nil, zones: [String], peakScore: Double) {
-        (self.camera, self.startedAt, self.endedAt, self.zones, self.peakScore) = (camera, startedAt, endedAt, zones, peakScore)
+        (self.camera, self.startedAt, self.endedAt, self.zones, self.peakScore) = (
+            camera, startedAt, endedAt, zones, peakScore
+        )
     }
 }
 
@@ -155,13 +159,17 @@ public struct ClockJump: Codable, Sendable, Equatable {
     public var redatedRecordings: Int
     public var redatedActivities: Int
     public init(jumpS: Double, from: Date, to: Date, redatedRecordings: Int = 0, redatedActivities: Int = 0) {
-        (self.jumpS, self.from, self.to, self.redatedRecordings, self.redatedActivities) = (jumpS, from, to, redatedRecordings, redatedActivities)
+        (self.jumpS, self.from, self.to, self.redatedRecordings, self.redatedActivities) = (
+            jumpS, from, to, redatedRecordings, redatedActivities
+        )
     }
 
     /// The jump in words, with its direction: "+2 d 0 h", "-3 h 12 min", "+45 s".
     public var jumpWords: String {
         let s = Int(abs(jumpS).rounded())
-        let size = s >= 86_400 ? "\(s / 86_400) d \(s % 86_400 / 3600) h"
+        let size =
+            s >= 86_400
+            ? "\(s / 86_400) d \(s % 86_400 / 3600) h"
             : s >= 3600 ? "\(s / 3600) h \(s % 3600 / 60) min" : s >= 60 ? "\(s / 60) min \(s % 60) s" : "\(s) s"
         return (jumpS < 0 ? "-" : "+") + size
     }

@@ -22,14 +22,16 @@ public struct EventRecord: Sendable, Equatable, Codable {
         time = try container.decode(Date.self, forKey: .time)
         let name = try container.decode(String.self, forKey: .event)
         guard let kind = ApplianceEvent.Kind(rawValue: name) else {
-            throw DecodingError.dataCorruptedError(forKey: .event, in: container, debugDescription: "unknown event \"\(name)\"")
+            throw DecodingError.dataCorruptedError(
+                forKey: .event, in: container, debugDescription: "unknown event \"\(name)\"")
         }
         event = try ApplianceEvent(kind, data: try container.superDecoder(forKey: .data))
     }
 
     /// The event's data as a JSON value (for generic display, e.g. `ctl events`).
     public var data: JSONValue {
-        (try? WireFormat.decoder.decode(JSONValue.self, from: WireFormat.encoder.encode(AnyEncodable(event.payload)))) ?? .null
+        (try? WireFormat.decoder.decode(JSONValue.self, from: WireFormat.encoder.encode(AnyEncodable(event.payload))))
+            ?? .null
     }
 }
 

@@ -47,7 +47,8 @@ public enum JSONValue: Sendable, Equatable, Codable {
         case .null: "-"
         case .bool(let flag): flag ? "true" : "false"
         case .int(let number): String(number)
-        case .double(let number): number == number.rounded() && abs(number) < 1e15 ? String(Int(number)) : String(number)
+        case .double(let number):
+            number == number.rounded() && abs(number) < 1e15 ? String(Int(number)) : String(number)
         case .string(let text): text
         case .array, .object: (try? WireFormat.compactJSON(self)) ?? "?"
         }
@@ -60,7 +61,8 @@ public enum JSONValue: Sendable, Equatable, Codable {
 }
 
 extension JSONValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByBooleanLiteral,
-    ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral {
+    ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral
+{
     public init(stringLiteral value: String) { self = .string(value) }
     public init(integerLiteral value: Int) { self = .int(value) }
     public init(booleanLiteral value: Bool) { self = .bool(value) }

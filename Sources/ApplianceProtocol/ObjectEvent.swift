@@ -3,7 +3,9 @@ import Foundation
 /// A box in the picture, in fractions of its width and height (0…1, from the top left).
 public struct ObjectBox: Codable, Sendable, Equatable {
     public var x: Double, y: Double, width: Double, height: Double
-    public init(x: Double, y: Double, width: Double, height: Double) { (self.x, self.y, self.width, self.height) = (x, y, width, height) }
+    public init(x: Double, y: Double, width: Double, height: Double) {
+        (self.x, self.y, self.width, self.height) = (x, y, width, height)
+    }
 }
 
 /// A tracked object (`object_started`, `object_ended`): its label, the active camera, when it was first found (the
@@ -17,6 +19,8 @@ public struct ObjectEvent: Codable, Sendable, Equatable {
     public var score: Double
     public var box: ObjectBox
     public init(label: String, camera: String?, startedAt: Date, endedAt: Date? = nil, score: Double, box: ObjectBox) {
-        (self.label, self.camera, self.startedAt, self.endedAt, self.score, self.box) = (label, camera, startedAt, endedAt, score, box)
+        (self.label, self.camera, self.startedAt, self.endedAt, self.score, self.box) = (
+            label, camera, startedAt, endedAt, score, box
+        )
     }
 }

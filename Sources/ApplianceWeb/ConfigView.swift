@@ -1,6 +1,6 @@
-import FrontEndInterface
 import ApplianceProtocol
 import Foundation
+import FrontEndInterface
 import Settings
 
 /// The effective configuration, read-only, as JSON for the settings page: every setting by its config key
@@ -18,7 +18,9 @@ enum ConfigView {
 
     private static func value(of subject: Any, key: String) -> JSONValue {
         let lowered = key.lowercased()
-        if lowered.contains("password") && !lowered.contains("file") || lowered.contains("secret") { return .string("***") }
+        if lowered.contains("password") && !lowered.contains("file") || lowered.contains("secret") {
+            return .string("***")
+        }
         switch subject {
         case let text as String: return .string(lowered == "url" ? redacted(text) : text)
         case let flag as Bool: return .bool(flag)

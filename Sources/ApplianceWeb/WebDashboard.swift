@@ -1,5 +1,5 @@
-import TLSIdentity
 import FrontEndInterface
+import TLSIdentity
 
 /// The web dashboard as a front end of the appliance (`Appliance.start(frontEnds:)`).
 public enum WebDashboard {
@@ -9,12 +9,17 @@ public enum WebDashboard {
         guard context.config.web.enabled else { return [] }
         guard context.config.web.servesTLS else {
             if context.config.web.isPlainOnNetwork {
-                context.logger.warning("[web] tls = \"off\" on \(context.config.web.listen): passwords, cookies and every clip cross the network unencrypted; anyone on it can read them")
+                context.logger.warning(
+                    "[web] tls = \"off\" on \(context.config.web.listen): passwords, cookies and every clip cross the network unencrypted; anyone on it can read them"
+                )
             }
             return [try WebService(context: context, certificate: nil)]
         }
-        let certificate = ServedCertificate(source: CertificateSource(config: context.config), reporter: context.reporter)
-        return [try WebService(context: context, certificate: certificate),
-                CertificateWatcher(certificate: certificate, logger: context.logger)]
+        let certificate = ServedCertificate(
+            source: CertificateSource(config: context.config), reporter: context.reporter)
+        return [
+            try WebService(context: context, certificate: certificate),
+            CertificateWatcher(certificate: certificate, logger: context.logger),
+        ]
     }
 }

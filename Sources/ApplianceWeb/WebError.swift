@@ -18,15 +18,16 @@ struct WebError: Error, HTTPResponseError {
 
     /// An appliance error, with the HTTP status its stable code maps to.
     init(_ error: ApplianceError) {
-        status = switch error.code {
-        case .badRequest: .badRequest
-        case .unknownCommand, .notFound: .notFound
-        // Unavailable and busy are the device's state (no speaker, backup off, no other camera; a clip being
-        // finalised): the request conflicts with it, and the server is fine, so not a 5xx. Busy says when to retry.
-        case .conflict, .unavailable, .busy: .conflict
-        case .rateLimited: .tooManyRequests
-        case .internalError: .internalServerError
-        }
+        status =
+            switch error.code {
+            case .badRequest: .badRequest
+            case .unknownCommand, .notFound: .notFound
+            // Unavailable and busy are the device's state (no speaker, backup off, no other camera; a clip being
+            // finalised): the request conflicts with it, and the server is fine, so not a 5xx. Busy says when to retry.
+            case .conflict, .unavailable, .busy: .conflict
+            case .rateLimited: .tooManyRequests
+            case .internalError: .internalServerError
+            }
         code = error.code.rawValue
         message = error.message
         if error.code == .busy { extraHeaders[.retryAfter] = "1" }
@@ -37,7 +38,8 @@ struct WebError: Error, HTTPResponseError {
         headers[.contentType] = "application/json; charset=utf-8"
         headers[.cacheControl] = "no-store"
         let data = (try? WireFormat.encoder.encode(ErrorBody(error: .init(code: code, message: message)))) ?? Data()
-        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: data + [0x0A])))
+        return Response(
+            status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: data + [0x0A])))
     }
 
     private static func code(for status: HTTPResponse.Status) -> String {
@@ -59,6 +61,9 @@ struct WebError: Error, HTTPResponseError {
 
 /// `{"error": {"code", "message"}}`.
 private struct ErrorBody: Encodable {
-    struct Detail: Encodable { var code: String; var message: String }
+    struct Detail: Encodable {
+        var code: String
+        var message: String
+    }
     var error: Detail
 }

@@ -1,13 +1,13 @@
 import Accounts
-import FrontEndInterface
+import ApplianceBase
 import ApplianceProtocol
 import Foundation
+import FrontEndInterface
 import Hummingbird
 import HummingbirdCore
 import Logging
 import NIOCore
 import ServiceLifecycle
-import ApplianceBase
 
 /// Serves the dashboard and the HTTP API on `[web] listen` until graceful shutdown. An address that cannot be
 /// bound (taken, not on this machine) is reported in `status.web` and retried every few seconds: the web page
@@ -37,9 +37,10 @@ final class WebService: Service, CustomStringConvertible {
         let web = context.config.web
         let sessions = SessionStore()
         let local = Identity(name: "local", role: .admin, generation: 0)
-        let access = AccessMiddleware(accounts: context.accounts, sessions: sessions, publicRead: web.publicRead,
-                                      refusals: AuthRefusals(events: context.events, logger: context.logger),
-                                      localSession: sessions.create(for: local))
+        let access = AccessMiddleware(
+            accounts: context.accounts, sessions: sessions, publicRead: web.publicRead,
+            refusals: AuthRefusals(events: context.events, logger: context.logger),
+            localSession: sessions.create(for: local))
         let router = Router(context: WebContext.self)
         router.middlewares.add(SecurityHeadersMiddleware())
         if web.servesTLS { router.middlewares.add(SecureTransportMiddleware(plainONVIF: context.onvif != nil)) }
@@ -47,14 +48,16 @@ final class WebService: Service, CustomStringConvertible {
         router.middlewares.add(access)
         let table = RouteTable()
         router.middlewares.add(MethodCheck(table: table))
-        Routes(context: context, streams: streams, access: access, table: table).add(to: GuardedRouter(router: router, table: table))
+        Routes(context: context, streams: streams, access: access, table: table).add(
+            to: GuardedRouter(router: router, table: table))
         return router
     }
 
     func run() async throws {
         // Not built when listen is "off"; the config loader has checked host:port.
         guard let (host, port) = context.config.web.hostAndPort else { return }
-        let reporter = context.reporter, logger = context.logger
+        let reporter = context.reporter
+        let logger = context.logger
         let scheme = certificate == nil ? "http" : "https"
         while !Task.isShuttingDownGracefully {
             let app = Application(
@@ -64,7 +67,11 @@ final class WebService: Service, CustomStringConvertible {
                     let bound = channel.localAddress?.port ?? port
                     let shown = host.contains(":") ? "[\(host)]" : host
                     let url = "\(scheme)://\(shown):\(bound)"
-                    reporter.update { $0.state = .serving; $0.url = url; $0.error = nil }
+                    reporter.update {
+                        $0.state = .serving
+                        $0.url = url
+                        $0.error = nil
+                    }
                     logger.info("web dashboard serving", metadata: ["url": "\(url)"])
                 },
                 logger: Logger(label: "appliance.web", factory: { _ in SwiftLogNoOpLogHandler() }))
@@ -78,7 +85,11 @@ final class WebService: Service, CustomStringConvertible {
                 return
             } catch {
                 let reason = "cannot serve on \(context.config.web.listen): \(error)"
-                reporter.update { $0.state = .failed; $0.url = nil; $0.error = reason }
+                reporter.update {
+                    $0.state = .failed
+                    $0.url = nil
+                    $0.error = reason
+                }
                 logger.error("web dashboard \(reason); retrying every \(Self.retryInterval.components.seconds) s")
                 try? await Task.sleep(for: Self.retryInterval)
             }
@@ -90,14 +101,19 @@ extension WebService {
     /// HTTP/1.1, or HTTPS with plain HTTP on the same port redirected; either behind the connection caps and the
     /// idle timeout (`ConnectionLimits`).
     var server: HTTPServerBuilder {
-        let counter = connections, idle = counter.limits.idleTimeout
+        let counter = connections
+        let idle = counter.limits.idleTimeout
         guard let certificate else {
             return HTTPServerBuilder { responder in
-                LimitedChannel(inner: HTTP1Channel(responder: responder, configuration: .init(idleTimeout: idle)), counter: counter)
+                LimitedChannel(
+                    inner: HTTP1Channel(responder: responder, configuration: .init(idleTimeout: idle)), counter: counter
+                )
             }
         }
         return HTTPServerBuilder { responder in
-            LimitedChannel(inner: HTTPSChannel(responder: responder, certificate: certificate, idleTimeout: idle), counter: counter)
+            LimitedChannel(
+                inner: HTTPSChannel(responder: responder, certificate: certificate, idleTimeout: idle), counter: counter
+            )
         }
     }
 
@@ -105,7 +121,9 @@ extension WebService {
     func loadCertificate() throws {
         guard let certificate, certificate.identity == nil else { return }
         let (identity, made) = try certificate.load()
-        if made { context.logger.notice("web certificate made for \(identity.names.dnsNames + identity.names.ipAddresses)") }
+        if made {
+            context.logger.notice("web certificate made for \(identity.names.dnsNames + identity.names.ipAddresses)")
+        }
         context.logger.info("web certificate SHA-256 fingerprint \(identity.fingerprint)")
     }
 }
@@ -124,7 +142,10 @@ final class StreamRegistry: Sendable {
     func unregister(_ id: UUID) { onFinish.withLock { _ = $0.removeValue(forKey: id) } }
 
     func finishAll() {
-        let all = onFinish.withLock { all in defer { all.removeAll() }; return Array(all.values) }
+        let all = onFinish.withLock { all in
+            defer { all.removeAll() }
+            return Array(all.values)
+        }
         for finish in all { finish() }
     }
 }

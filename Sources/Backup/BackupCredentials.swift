@@ -15,7 +15,8 @@ package enum BackupCredentials {
     /// The secret the configured target needs (nil: none set).
     package static func secret(_ config: ApplianceConfig.Backup) throws -> String? {
         guard config.isS3 else { return try password(file: config.passwordFile) }
-        return try SecretFile.read(file: config.secretKeyFile, key: "backup.secret_key_file", environmentVariable: secretEnvironmentVariable)
+        return try SecretFile.read(
+            file: config.secretKeyFile, key: "backup.secret_key_file", environmentVariable: secretEnvironmentVariable)
     }
 
     /// The file the secret comes from ("" : the environment).

@@ -1,6 +1,6 @@
+import ApplianceBase
 import ApplianceProtocol
 import Foundation
-import ApplianceBase
 
 /// What a failed job means for the queue, and how long to wait before the next try.
 package enum BackupPolicy {
@@ -10,8 +10,13 @@ package enum BackupPolicy {
         switch error {
         case RemoteError.status(let code, _, _, let retryAfter):
             switch code {
-            case 401, 403: return .pause("the server refused the credentials (HTTP \(code)); fix backup.username or the password file (a change to it is picked up by itself), or run `appliance ctl backup retry`")
-            case 507: return .pause("the server is out of storage (HTTP 507); free space, then run `appliance ctl backup retry`")
+            case 401, 403:
+                return .pause(
+                    "the server refused the credentials (HTTP \(code)); fix backup.username or the password file (a change to it is picked up by itself), or run `appliance ctl backup retry`"
+                )
+            case 507:
+                return .pause(
+                    "the server is out of storage (HTTP 507); free space, then run `appliance ctl backup retry`")
             case 408, 423, 425, 429, 500...599: return .retry(retryAfter)
             default: return .fail
             }
@@ -25,13 +30,21 @@ package enum BackupPolicy {
 
     /// S3's answers: refused keys and a missing bucket pause the queue (one line in `backup status`), throttling
     /// and server errors are retried, a skewed clock too (the next request is signed with the server's time).
-    private static func classifyService(_ status: Int, code: String, message: String, path: String, retryAfter: Double?) -> Verdict {
+    private static func classifyService(_ status: Int, code: String, message: String, path: String, retryAfter: Double?)
+        -> Verdict
+    {
         switch (status, code) {
-        case (403, "InvalidAccessKeyId"), (403, "SignatureDoesNotMatch"), (403, "InvalidToken"), (403, "ExpiredToken"), (403, "AccessDenied"), (403, "Forbidden"):
-            return .pause("the S3 service refused the credentials (HTTP 403 \(code)); fix backup.access_key or the secret key file (a change to it is picked up by itself), or run `appliance ctl backup retry`")
+        case (403, "InvalidAccessKeyId"), (403, "SignatureDoesNotMatch"), (403, "InvalidToken"), (403, "ExpiredToken"),
+            (403, "AccessDenied"), (403, "Forbidden"):
+            return .pause(
+                "the S3 service refused the credentials (HTTP 403 \(code)); fix backup.access_key or the secret key file (a change to it is picked up by itself), or run `appliance ctl backup retry`"
+            )
         case (_, "NoSuchBucket"):
-            return .pause("the bucket does not exist (HTTP \(status) NoSuchBucket); create it (the queue goes on by itself once it is there, checked every 5 s) or correct [backup] url")
-        case (_, "RequestTimeTooSkewed"), (_, "SlowDown"), (_, "RequestTimeout"), (_, "InternalError"), (408, _), (429, _), (500...599, _):
+            return .pause(
+                "the bucket does not exist (HTTP \(status) NoSuchBucket); create it (the queue goes on by itself once it is there, checked every 5 s) or correct [backup] url"
+            )
+        case (_, "RequestTimeTooSkewed"), (_, "SlowDown"), (_, "RequestTimeout"), (_, "InternalError"), (408, _),
+            (429, _), (500...599, _):
             return .retry(retryAfter)
         case (400, "AccessDenied") where message.lowercased().contains("request time"):
             return .retry(retryAfter)  // a store's way of saying RequestTimeTooSkewed (rclone's, for a clock behind)
@@ -85,7 +98,9 @@ final class ProgressReporter: Sendable {
     package let current: Locked<BackupProgress?>
     private let lastReport = Locked(ContinuousClock.now - .seconds(2))
 
-    package init(id: String, total: Int64, started: ContinuousClock.Instant, events: EventHub, current: Locked<BackupProgress?>) {
+    package init(
+        id: String, total: Int64, started: ContinuousClock.Instant, events: EventHub, current: Locked<BackupProgress?>
+    ) {
         self.id = id
         self.total = total
         self.started = started

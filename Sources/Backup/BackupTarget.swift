@@ -4,8 +4,9 @@ import Foundation
 /// configured folder or prefix ("2026/11/21/name_id.mp4").
 protocol BackupTarget: Sendable {
     /// Puts the file at `path` whole: under that name only once all of it is there and checked.
-    func store(file: String, size: Int64, at path: String, resume: UploadResume, rateKbps: Int,
-               progress: @escaping @Sendable (Int64) -> Void) async throws
+    func store(
+        file: String, size: Int64, at path: String, resume: UploadResume, rateKbps: Int,
+        progress: @escaping @Sendable (Int64) -> Void) async throws
     /// Puts small data (a thumbnail, a sidecar) at `path`, whole.
     func store(data: Data, at path: String) async throws
     /// Removes a recording's objects (`layout`) and whatever an interrupted upload of them left.

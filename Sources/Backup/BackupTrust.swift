@@ -17,7 +17,9 @@ package enum BackupTrust {
         } catch {
             throw TrustError(description: "backup.ca_file \(caFile): not a readable PEM certificate file (\(error))")
         }
-        guard !certificates.isEmpty else { throw TrustError(description: "backup.ca_file \(caFile) holds no certificate") }
+        guard !certificates.isEmpty else {
+            throw TrustError(description: "backup.ca_file \(caFile) holds no certificate")
+        }
         tls.additionalTrustRoots = [.certificates(certificates)]
         return tls
     }
@@ -26,7 +28,8 @@ package enum BackupTrust {
     static func explain(_ error: any Error) -> String? {
         let text = "\(error)"
         if text.contains("CERTIFICATE_VERIFY_FAILED") {
-            return "TLS: the server's certificate is not trusted (CERTIFICATE_VERIFY_FAILED); add its CA to the system store or set backup.ca_file"
+            return
+                "TLS: the server's certificate is not trusted (CERTIFICATE_VERIFY_FAILED); add its CA to the system store or set backup.ca_file"
         }
         if error is NIOSSLError || error is BoringSSLError || text.contains("SSL routines") {
             return "TLS: \(text)"

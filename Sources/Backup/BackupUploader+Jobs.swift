@@ -1,8 +1,8 @@
+import ApplianceBase
 import ApplianceProtocol
 import Foundation
-import ApplianceBase
-import Mp4
 import MediaLibrary
+import Mp4
 
 /// One job: an upload (media to a temporary name, MOVE, size check, thumbnail, sidecar) or a remote deletion,
 /// and what its outcome does to the queue.
@@ -46,8 +46,11 @@ extension BackupUploader {
             try await library.update(id: recording.id) { $0.backupState = .skipped }
             return
         }
-        guard FileManager.default.fileExists(atPath: recording.path) else { throw LocalFileMissing(path: recording.path) }
-        let layout = recording.backupRemotePath.flatMap { RemoteLayout(mediaPath: $0) } ?? RemoteLayout(recording: recording)
+        guard FileManager.default.fileExists(atPath: recording.path) else {
+            throw LocalFileMissing(path: recording.path)
+        }
+        let layout =
+            recording.backupRemotePath.flatMap { RemoteLayout(mediaPath: $0) } ?? RemoteLayout(recording: recording)
         let size = DataDirectory.fileSize(recording.path) ?? 0
         current.withLock { $0 = BackupProgress(id: recording.id, bytesDone: 0, bytesTotal: size, rateKbps: 0) }
         try await library.update(id: recording.id) { row in
@@ -58,8 +61,11 @@ extension BackupUploader {
         events.publish(.backupStarted(BackupTransfer(id: recording.id, remote: layout.media)))
 
         let started = ContinuousClock.now
-        let reporter = ProgressReporter(id: recording.id, total: size, started: started, events: events, current: current)
-        try await target.store(file: recording.path, size: size, at: layout.media, resume: resume(of: job), rateKbps: config.bandwidthKbps) {
+        let reporter = ProgressReporter(
+            id: recording.id, total: size, started: started, events: events, current: current)
+        try await target.store(
+            file: recording.path, size: size, at: layout.media, resume: resume(of: job), rateKbps: config.bandwidthKbps
+        ) {
             sent in reporter.report(sent)
         }
         if let thumbnail = recording.thumbnail, let jpeg = FileManager.default.contents(atPath: thumbnail) {
@@ -79,7 +85,8 @@ extension BackupUploader {
             row.backedUpAt = Date()
         }
         let rate = seconds > 0 ? Double(size) * 8 / 1000 / seconds : 0
-        events.publish(.backupDone(BackupDone(id: recording.id, remote: layout.media, bytes: size, rateKbps: rate.rounded())))
+        events.publish(
+            .backupDone(BackupDone(id: recording.id, remote: layout.media, bytes: size, rateKbps: rate.rounded())))
         logger.info("backed up \(recording.id)", metadata: ["remote": "\(layout.media)", "bytes": "\(size)"])
     }
 
@@ -93,9 +100,11 @@ extension BackupUploader {
     /// Where the job's upload stands, kept in its queue row.
     private func resume(of job: BackupJob) -> UploadResume {
         guard let id = job.id else { return .none }
-        let library = library, logger = logger
-        return UploadResume(saved: job.resume, save: { try await library.saveBackupResume(jobId: id, $0) },
-                            note: { logger.info("backup: \($0)") })
+        let library = library
+        let logger = logger
+        return UploadResume(
+            saved: job.resume, save: { try await library.saveBackupResume(jobId: id, $0) },
+            note: { logger.info("backup: \($0)") })
     }
 
     /// Writes a job's outcome to the queue: done, back to pending (stopped), retry later, paused, or failed.
@@ -124,8 +133,11 @@ extension BackupUploader {
             let at = Date().addingTimeInterval(delay)
             try? await library.finishBackup(job, state: .pending, error: message, retryAt: at)
             nextRetryAt = at
-            events.publish(.backupRetry(BackupRetryScheduled(id: job.recordingId, error: message, retryInS: (delay * 10).rounded() / 10)))
-            logger.warning("backup of \(job.recordingId) failed (\(message)); retrying in \(String(format: "%.1f", delay)) s")
+            events.publish(
+                .backupRetry(
+                    BackupRetryScheduled(id: job.recordingId, error: message, retryInS: (delay * 10).rounded() / 10)))
+            logger.warning(
+                "backup of \(job.recordingId) failed (\(message)); retrying in \(String(format: "%.1f", delay)) s")
         case .fail:
             try? await library.finishBackup(job, state: .failed, error: message, retryAt: Date())
             events.publish(.backupFailed(BackupFailure(id: job.recordingId, error: message)))

@@ -1,14 +1,14 @@
+import ApplianceBase
 import ApplianceProtocol
 import AsyncHTTPClient
 import Foundation
 import Logging
+import MediaLibrary
+import Mp4
 import NIOCore
 import NIOPosix
 import ServiceLifecycle
-import ApplianceBase
-import Mp4
 import Settings
-import MediaLibrary
 
 /// Backs every finished recording up to WebDAV or S3 (`BackupTarget`), once, whole, eventually. Jobs live in
 /// SQLite (`backup_jobs`), so they survive restarts and crashes; one job runs at a time, in the service's loop.
@@ -43,7 +43,9 @@ public actor BackupUploader: Service, RecordingArchive, CustomStringConvertible 
     package nonisolated let wake = WakeSignal()
 
     /// Fails with a one-line reason for a bad URL or unreadable credentials.
-    public init(config: ApplianceConfig.Backup, library: Library, data: DataDirectory, events: EventHub, logger: Logger) throws {
+    public init(config: ApplianceConfig.Backup, library: Library, data: DataDirectory, events: EventHub, logger: Logger)
+        throws
+    {
         self.config = config
         self.library = library
         self.data = data
@@ -56,7 +58,8 @@ public actor BackupUploader: Service, RecordingArchive, CustomStringConvertible 
         settings.timeout = .init(connect: .seconds(10), read: .seconds(60))
         settings.redirectConfiguration = .disallow
         // One event loop for all backup connections: the upload waits for it between chunks (see `WebDAVClient.put`).
-        let http = HTTPClient(eventLoopGroupProvider: .shared(MultiThreadedEventLoopGroup.singleton.next()), configuration: settings)
+        let http = HTTPClient(
+            eventLoopGroupProvider: .shared(MultiThreadedEventLoopGroup.singleton.next()), configuration: settings)
         do {
             target = try BackupTargets.make(config, http: http, secret: secret)
         } catch {
@@ -81,7 +84,8 @@ public actor BackupUploader: Service, RecordingArchive, CustomStringConvertible 
     // MARK: the loop
 
     public func run() async throws {
-        let stopCurrent = self.stopCurrent, wake = self.wake
+        let stopCurrent = self.stopCurrent
+        let wake = self.wake
         await withGracefulShutdownHandler {
             await loop()
         } onGracefulShutdown: {
@@ -94,10 +98,16 @@ public actor BackupUploader: Service, RecordingArchive, CustomStringConvertible 
     private func loop() async {
         while !Task.isShuttingDownGracefully {
             if pauseReason != nil {
-                await wake.wait(until: pausedOnCredentials ? .now + Self.passwordCheckInterval
-                                       : pausedOnMissingBucket ? .now + Self.bucketCheckInterval : nil)
-                if pauseReason != nil, pausedOnMissingBucket, await target.exists() { resume(because: "the bucket exists now") }
-                if pauseReason != nil, secretFileChanged() { resume(because: "\(config.isS3 ? "secret_key_file" : "password_file") changed") }
+                await wake.wait(
+                    until: pausedOnCredentials
+                        ? .now + Self.passwordCheckInterval
+                        : pausedOnMissingBucket ? .now + Self.bucketCheckInterval : nil)
+                if pauseReason != nil, pausedOnMissingBucket, await target.exists() {
+                    resume(because: "the bucket exists now")
+                }
+                if pauseReason != nil, secretFileChanged() {
+                    resume(because: "\(config.isS3 ? "secret_key_file" : "password_file") changed")
+                }
                 continue
             }
             let claimed: (job: BackupJob?, nextDue: Date?)
@@ -168,10 +178,11 @@ public actor BackupUploader: Service, RecordingArchive, CustomStringConvertible 
     }
 
     public func status() async -> BackupStatus {
-        BackupStatus(enabled: true, url: BackupPolicy.redacted(config.url), onlyLocked: config.onlyLocked,
-                     bandwidthKbps: config.bandwidthKbps, paused: pauseReason != nil, pauseReason: pauseReason,
-                     counts: (try? await library.backupCounts()) ?? BackupCounts(), current: current.withLock { $0 },
-                     lastError: try? await library.lastBackupError(), nextRetryAt: nextRetryAt)
+        BackupStatus(
+            enabled: true, url: BackupPolicy.redacted(config.url), onlyLocked: config.onlyLocked,
+            bandwidthKbps: config.bandwidthKbps, paused: pauseReason != nil, pauseReason: pauseReason,
+            counts: (try? await library.backupCounts()) ?? BackupCounts(), current: current.withLock { $0 },
+            lastError: try? await library.lastBackupError(), nextRetryAt: nextRetryAt)
     }
 
     // MARK: pausing
@@ -193,7 +204,8 @@ public actor BackupUploader: Service, RecordingArchive, CustomStringConvertible 
     /// by itself.
     private func secretFileChanged() -> Bool {
         guard pausedOnCredentials, !BackupCredentials.file(config).isEmpty,
-              let fresh = try? BackupCredentials.secret(config), fresh != secret, (try? use(secret: fresh)) != nil else { return false }
+            let fresh = try? BackupCredentials.secret(config), fresh != secret, (try? use(secret: fresh)) != nil
+        else { return false }
         return true
     }
 }

@@ -31,7 +31,9 @@ struct FileDigest: Sendable, Equatable {
             let count = try buffer.withUnsafeMutableBytes { raw in
                 try SystemCall.run("pread \(file)") { pread(descriptor, raw.baseAddress!, wanted, off_t(start + done)) }
             }
-            guard count > 0 else { throw RemoteError.verification("\(file) ended at \(start + done) bytes, \(start + length) expected") }
+            guard count > 0 else {
+                throw RemoteError.verification("\(file) ended at \(start + done) bytes, \(start + length) expected")
+            }
             buffer.withUnsafeBytes { raw in
                 let piece = UnsafeRawBufferPointer(rebasing: raw[0..<count])
                 sha.update(bufferPointer: piece)

@@ -1,8 +1,8 @@
+import ApplianceBase
 import Dispatch
 import Foundation
 import NIOCore
 import SystemCalls
-import ApplianceBase
 
 /// A file read in chunks into a small ring of reused buffers, for a streaming upload.
 ///
@@ -76,7 +76,9 @@ struct RecycledFileChunks: AsyncSequence, Sendable {
         }
 
         /// Fills the slot's buffer from `offset` (a short read only at the end of the file).
-        private static func read(_ descriptor: Int32, at offset: Int64, length: Int, into slot: Slot) async throws -> ByteBuffer {
+        private static func read(_ descriptor: Int32, at offset: Int64, length: Int, into slot: Slot) async throws
+            -> ByteBuffer
+        {
             try await withCheckedThrowingContinuation { continuation in
                 queue.async {
                     // Taken out of the slot, the buffer is uniquely referenced unless the HTTP client still holds it.
@@ -88,7 +90,11 @@ struct RecycledFileChunks: AsyncSequence, Sendable {
                         while total < length {
                             let count: Int
                             do throws(SystemCallError) {
-                                count = try SystemCall.run("pread") { pread(descriptor, raw.baseAddress! + total, length - total, off_t(offset) + off_t(total)) }
+                                count = try SystemCall.run("pread") {
+                                    pread(
+                                        descriptor, raw.baseAddress! + total, length - total,
+                                        off_t(offset) + off_t(total))
+                                }
                             } catch {
                                 failure = error
                                 return 0

@@ -29,7 +29,9 @@ struct RemoteLayout: Sendable, Equatable {
 
     /// Letters and digits (accents folded to ASCII), '-' for the rest, at most 48 characters; "clip" if empty.
     package static func safe(_ title: String) -> String {
-        let folded = title.applyingTransform(.toLatin, reverse: false)?.applyingTransform(.stripDiacritics, reverse: false) ?? title
+        let folded =
+            title.applyingTransform(.toLatin, reverse: false)?.applyingTransform(.stripDiacritics, reverse: false)
+            ?? title
         var result = ""
         for scalar in folded.unicodeScalars {
             if scalar.isASCII, CharacterSet.alphanumerics.contains(scalar) {

@@ -33,13 +33,16 @@ struct S3Client: Sendable {
 
     /// Sends a signed request and reads its answer; a status outside `accept` throws `RemoteError.service` with the
     /// service's error code, a transport failure `RemoteError.transport`.
-    func send(_ method: HTTPMethod, key: String, query: String = "", headers: [(name: String, value: String)] = [],
-              body: Body = .empty, sha256: String = SigV4Signer.emptyPayloadHash, accept: Set<Int> = [200],
-              timeout: TimeAmount = .seconds(60)) async throws -> Answer {
+    func send(
+        _ method: HTTPMethod, key: String, query: String = "", headers: [(name: String, value: String)] = [],
+        body: Body = .empty, sha256: String = SigV4Signer.emptyPayloadHash, accept: Set<Int> = [200],
+        timeout: TimeAmount = .seconds(60)
+    ) async throws -> Answer {
         var attempt = 0
         while true {
             attempt += 1
-            let answer = try await exchange(method, key: key, query: query, headers: headers, body: body, sha256: sha256, timeout: timeout)
+            let answer = try await exchange(
+                method, key: key, query: query, headers: headers, body: body, sha256: sha256, timeout: timeout)
             if accept.contains(answer.status) { return answer }
             let code = S3XML.value("Code", in: answer.text) ?? ""
             let message = S3XML.value("Message", in: answer.text) ?? ""
@@ -47,17 +50,21 @@ struct S3Client: Sendable {
                 clockOffset.withLock { $0 = server.timeIntervalSinceNow }
                 continue
             }
-            throw RemoteError.service(answer.status, code: code.isEmpty ? Self.reason(answer.status) : code,
-                                      message: message, method: method.rawValue,
-                                      path: key.isEmpty ? location.bucket : key,
-                                      retryAfter: answer.headers.first(name: "Retry-After").flatMap(WebDAVClient.retryAfter))
+            throw RemoteError.service(
+                answer.status, code: code.isEmpty ? Self.reason(answer.status) : code,
+                message: message, method: method.rawValue,
+                path: key.isEmpty ? location.bucket : key,
+                retryAfter: answer.headers.first(name: "Retry-After").flatMap(WebDAVClient.retryAfter))
         }
     }
 
-    private func exchange(_ method: HTTPMethod, key: String, query: String, headers: [(name: String, value: String)],
-                          body: Body, sha256: String, timeout: TimeAmount) async throws -> Answer {
-        let signed = SigV4Request(method: method.rawValue, path: location.requestPath(key: key), query: query,
-                                  headers: [("Host", location.host)] + headers, payloadHash: sha256)
+    private func exchange(
+        _ method: HTTPMethod, key: String, query: String, headers: [(name: String, value: String)],
+        body: Body, sha256: String, timeout: TimeAmount
+    ) async throws -> Answer {
+        let signed = SigV4Request(
+            method: method.rawValue, path: location.requestPath(key: key), query: query,
+            headers: [("Host", location.host)] + headers, payloadHash: sha256)
         let now = Date().addingTimeInterval(clockOffset.withLock { $0 })
         var request = HTTPClientRequest(url: location.origin + signer.encodedTarget(signed))
         request.method = method
@@ -68,7 +75,8 @@ struct S3Client: Sendable {
         case .empty: break
         case .data(let data): request.body = .bytes(ByteBuffer(bytes: data))
         case .file(let path, let start, let length, let rateKbps, let progress):
-            request.body = FileBody.stream(path, start: start, length: length, rateKbps: rateKbps, http: http, progress: progress)
+            request.body = FileBody.stream(
+                path, start: start, length: length, rateKbps: rateKbps, http: http, progress: progress)
         }
         do {
             let response = try await http.execute(request, timeout: timeout)

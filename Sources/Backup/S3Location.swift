@@ -16,15 +16,18 @@ struct S3Location: Sendable, Equatable {
 
     /// From `[backup] url = "s3://BUCKET/PREFIX"` and its endpoint; `{device}` in the prefix is `device`.
     init(config: ApplianceConfig.Backup, device: String) throws {
-        guard let url = URLComponents(string: config.url), url.scheme == "s3", let bucket = url.host, !bucket.isEmpty else {
+        guard let url = URLComponents(string: config.url), url.scheme == "s3", let bucket = url.host, !bucket.isEmpty
+        else {
             throw BackupSetupError(description: "backup.url must be s3://BUCKET/PREFIX, found '\(config.url)'")
         }
         self.bucket = bucket
         prefix = url.path.replacingOccurrences(of: "{device}", with: device)
             .trimmingCharacters(in: CharacterSet(charactersIn: "/"))
         let endpoint = config.endpoint.isEmpty ? "https://s3.\(config.region).amazonaws.com" : config.endpoint
-        guard let service = URLComponents(string: endpoint), let scheme = service.scheme, let serviceHost = service.host else {
-            throw BackupSetupError(description: "backup.endpoint must be an http:// or https:// URL, found '\(endpoint)'")
+        guard let service = URLComponents(string: endpoint), let scheme = service.scheme, let serviceHost = service.host
+        else {
+            throw BackupSetupError(
+                description: "backup.endpoint must be an http:// or https:// URL, found '\(endpoint)'")
         }
         switch config.pathStyle {
         case "on": pathStyle = true
@@ -50,7 +53,10 @@ struct S3Location: Sendable, Equatable {
     /// This machine's name for `{device}`: the host name before its first dot, letters, digits, '-' and '_' only.
     static var deviceName: String {
         let short = ProcessInfo.processInfo.hostName.split(separator: ".").first.map(String.init) ?? "device"
-        let kept = String(short.unicodeScalars.filter { $0.isASCII && (CharacterSet.alphanumerics.contains($0) || $0 == "-" || $0 == "_") })
+        let kept = String(
+            short.unicodeScalars.filter {
+                $0.isASCII && (CharacterSet.alphanumerics.contains($0) || $0 == "-" || $0 == "_")
+            })
         return kept.isEmpty ? "device" : kept
     }
 }

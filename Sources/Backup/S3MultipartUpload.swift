@@ -34,18 +34,23 @@ struct S3MultipartUpload: Sendable {
         var done = state.parts.keys.reduce(Int64(0)) { $0 + length(of: $1) }
         progress(done)
         for number in 1...partCount where state.parts[number] == nil {
-            let start = Int64(number - 1) * partSize, length = length(of: number)
+            let start = Int64(number - 1) * partSize
+            let length = length(of: number)
             let digest = try await FileDigest.of(file, start: start, length: length)
             let sentBefore = done
             let etag: String?
             do {
-                etag = try await client.uploadPart(key, uploadId: state.uploadId, number: number, file: file, start: start, length: length,
-                                                   sha256: digest.sha256, rateKbps: rateKbps) { progress(sentBefore + $0) }
-            } catch RemoteError.service(let status, let code, _, _, _, _) where status == 501 || code == "NoSuchUpload" {
+                etag = try await client.uploadPart(
+                    key, uploadId: state.uploadId, number: number, file: file, start: start, length: length,
+                    sha256: digest.sha256, rateKbps: rateKbps
+                ) { progress(sentBefore + $0) }
+            } catch RemoteError.service(let status, let code, _, _, _, _) where status == 501 || code == "NoSuchUpload"
+            {
                 try await abandon(state, because: "HTTP \(status) \(code) for part \(number)")
             }
             if checksETags, let etag, etag != digest.md5 {
-                throw RemoteError.verification("\(key) part \(number): the server's ETag \(etag) is not the MD5 of what was sent")
+                throw RemoteError.verification(
+                    "\(key) part \(number): the server's ETag \(etag) is not the MD5 of what was sent")
             }
             state.parts[number] = digest.md5
             done += length
@@ -74,7 +79,8 @@ struct S3MultipartUpload: Sendable {
     /// The saved upload, with only the parts the server still has (as sent); nil when there is none to go on with.
     private func resumed() async throws -> State? {
         guard let saved = resume.saved, var state = try? JSONDecoder().decode(State.self, from: Data(saved.utf8)),
-              state.key == key, state.size == size, state.partSize == partSize else { return nil }
+            state.key == key, state.size == size, state.partSize == partSize
+        else { return nil }
         let listed: [S3Client.ListedPart]
         do {
             listed = try await client.listParts(key, uploadId: state.uploadId)
@@ -96,7 +102,8 @@ struct S3MultipartUpload: Sendable {
         for (open, id) in try await client.openUploads(of: key) {
             try await client.abortMultipartUpload(open, uploadId: id)
         }
-        let state = State(key: key, uploadId: try await client.createMultipartUpload(key), size: size, partSize: partSize, parts: [:])
+        let state = State(
+            key: key, uploadId: try await client.createMultipartUpload(key), size: size, partSize: partSize, parts: [:])
         try await resume.save(try encode(state))
         return state
     }

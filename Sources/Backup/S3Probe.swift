@@ -20,20 +20,25 @@ package enum S3Probe {
         } catch {
             return .failed("\(error)")
         }
-        let bucket = client.location.bucket, where_ = client.location.origin
+        let bucket = client.location.bucket
+        let origin = client.location.origin
         do {
             switch try await client.headBucket() {
             case 200: break
-            case 403: return .refused("\(where_) refused access key \(config.accessKey) for bucket \(bucket) (HTTP 403)")
-            case 404: return .noBucket("bucket \(bucket) does not exist at \(where_) (HTTP 404)")
-            case let status: return .failed("\(where_) answered HTTP \(status) for bucket \(bucket) (another region or endpoint?)")
+            case 403:
+                return .refused("\(origin) refused access key \(config.accessKey) for bucket \(bucket) (HTTP 403)")
+            case 404: return .noBucket("bucket \(bucket) does not exist at \(origin) (HTTP 404)")
+            case let status:
+                return .failed("\(origin) answered HTTP \(status) for bucket \(bucket) (another region or endpoint?)")
             }
             let key = client.location.key(".appliance-doctor-\(UUID().uuidString.prefix(8).lowercased())")
             _ = try await client.putObject(key, data: Data("appliance doctor\n".utf8))
             try await client.deleteObject(key)
-            return .ok("bucket \(bucket) at \(where_) answers access key \(config.accessKey); a test object was written and deleted under '\(client.location.prefix)'")
+            return .ok(
+                "bucket \(bucket) at \(origin) answers access key \(config.accessKey); a test object was written and deleted under '\(client.location.prefix)'"
+            )
         } catch let error where BackupPolicy.isRefusedCredentials(error) {
-            return .refused("\(where_) refused a write to bucket \(bucket): \(error)")
+            return .refused("\(origin) refused a write to bucket \(bucket): \(error)")
         } catch {
             return .failed("\(error)")
         }

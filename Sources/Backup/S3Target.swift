@@ -9,21 +9,26 @@ struct S3Target: BackupTarget {
     let partSize: Int64
     let checksETags: Bool
 
-    func store(file: String, size: Int64, at path: String, resume: UploadResume, rateKbps: Int,
-               progress: @escaping @Sendable (Int64) -> Void) async throws {
+    func store(
+        file: String, size: Int64, at path: String, resume: UploadResume, rateKbps: Int,
+        progress: @escaping @Sendable (Int64) -> Void
+    ) async throws {
         let key = client.location.key(path)
         if size > partSize {
-            let upload = S3MultipartUpload(client: client, key: key, file: file, size: size, partSize: partSize,
-                                           checksETags: checksETags, rateKbps: rateKbps, resume: resume, progress: progress)
+            let upload = S3MultipartUpload(
+                client: client, key: key, file: file, size: size, partSize: partSize,
+                checksETags: checksETags, rateKbps: rateKbps, resume: resume, progress: progress)
             try await upload.run()
         } else {
             let digest = try await FileDigest.of(file, length: size)
-            let etag = try await client.putObject(key, file: file, length: size, sha256: digest.sha256, rateKbps: rateKbps, progress: progress)
+            let etag = try await client.putObject(
+                key, file: file, length: size, sha256: digest.sha256, rateKbps: rateKbps, progress: progress)
             try check(etag, expected: digest.md5, of: key)
         }
         let head = try await client.headObject(key)
         guard head?.size == size else {
-            throw RemoteError.verification("\(key) is \(head.map { String($0.size) } ?? "missing") bytes on the server, \(size) here")
+            throw RemoteError.verification(
+                "\(key) is \(head.map { String($0.size) } ?? "missing") bytes on the server, \(size) here")
         }
     }
 
@@ -48,7 +53,8 @@ struct S3Target: BackupTarget {
     func check(_ etag: String?, expected: String, of key: String) throws {
         guard checksETags, let etag else { return }
         guard etag == expected else {
-            throw RemoteError.verification("\(key): the server's ETag \(etag) is not the MD5 of what was sent (\(expected))")
+            throw RemoteError.verification(
+                "\(key): the server's ETag \(etag) is not the MD5 of what was sent (\(expected))")
         }
     }
 }

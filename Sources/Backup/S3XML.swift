@@ -5,7 +5,9 @@ import Foundation
 enum S3XML {
     /// The text of the first `<tag>` in `xml`, entities decoded.
     static func value(_ tag: String, in xml: some StringProtocol) -> String? {
-        guard let open = xml.range(of: "<\(tag)>"), let close = xml.range(of: "</\(tag)>", range: open.upperBound..<xml.endIndex) else {
+        guard let open = xml.range(of: "<\(tag)>"),
+            let close = xml.range(of: "</\(tag)>", range: open.upperBound..<xml.endIndex)
+        else {
             return nil
         }
         return decode(String(xml[open.upperBound..<close.lowerBound]))
@@ -15,7 +17,9 @@ enum S3XML {
     static func elements(_ tag: String, in xml: String) -> [Substring] {
         var result: [Substring] = []
         var rest = xml[...]
-        while let open = rest.range(of: "<\(tag)>"), let close = rest.range(of: "</\(tag)>", range: open.upperBound..<rest.endIndex) {
+        while let open = rest.range(of: "<\(tag)>"),
+            let close = rest.range(of: "</\(tag)>", range: open.upperBound..<rest.endIndex)
+        {
             result.append(rest[open.upperBound..<close.lowerBound])
             rest = rest[close.upperBound...]
         }

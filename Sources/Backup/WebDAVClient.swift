@@ -1,11 +1,11 @@
+import ApplianceBase
 import AsyncHTTPClient
 import Foundation
+import Mp4
 import NIOCore
 import NIOHTTP1
-import _NIOFileSystem
 import SystemCalls
-import ApplianceBase
-import Mp4
+import _NIOFileSystem
 
 /// A small WebDAV client: the five methods a backup needs. Uploads stream from disk, so memory does not grow
 /// with the file; an optional rate cap paces the stream.
@@ -27,10 +27,12 @@ public struct WebDAVClient: Sendable {
 
     /// `path` is relative to the base ("2026/11/21/clip.mp4"); every segment is percent-encoded.
     package func url(_ path: String) -> String {
-        base + "/" + path.split(separator: "/").map {
-            $0.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(CharacterSet(charactersIn: "/?#[]@!$&'()*+,;=")))
-                ?? String($0)
-        }.joined(separator: "/")
+        base + "/"
+            + path.split(separator: "/").map {
+                $0.addingPercentEncoding(
+                    withAllowedCharacters: .urlPathAllowed.subtracting(CharacterSet(charactersIn: "/?#[]@!$&'()*+,;=")))
+                    ?? String($0)
+            }.joined(separator: "/")
     }
 
     private func request(_ method: HTTPMethod, _ path: String, collection: Bool = false) -> HTTPClientRequest {
@@ -51,13 +53,16 @@ public struct WebDAVClient: Sendable {
         }
     }
 
-    private func send(_ request: HTTPClientRequest, _ method: String, _ path: String, accept: Set<Int>,
-                      timeout: TimeAmount = .seconds(60)) async throws -> HTTPClientResponse {
+    private func send(
+        _ request: HTTPClientRequest, _ method: String, _ path: String, accept: Set<Int>,
+        timeout: TimeAmount = .seconds(60)
+    ) async throws -> HTTPClientResponse {
         let response = try await execute(request, timeout: timeout)
         guard accept.contains(Int(response.status.code)) else {
             _ = try? await response.body.collect(upTo: 64 * 1024)
-            throw RemoteError.status(Int(response.status.code), method: method, path: path,
-                                     retryAfter: response.headers.first(name: "Retry-After").flatMap(Self.retryAfter))
+            throw RemoteError.status(
+                Int(response.status.code), method: method, path: path,
+                retryAfter: response.headers.first(name: "Retry-After").flatMap(Self.retryAfter))
         }
         return response
     }
@@ -82,7 +87,9 @@ public struct WebDAVClient: Sendable {
             let response = try await send(request, "MKCOL", label, accept: [200, 201, 204, 301, 405])
             _ = try? await response.body.collect(upTo: 64 * 1024)
         } catch RemoteError.status(409, _, _, _) where depth < 8 {
-            guard let url = URL(string: absolute), url.path.count > 1 else { throw RemoteError.status(409, method: "MKCOL", path: label, retryAfter: nil) }
+            guard let url = URL(string: absolute), url.path.count > 1 else {
+                throw RemoteError.status(409, method: "MKCOL", path: label, retryAfter: nil)
+            }
             let parent = url.deletingLastPathComponent().absoluteString
             try await makeCollection(parent.hasSuffix("/") ? parent : parent + "/", depth: depth + 1)
             let response = try await send(request, "MKCOL", label, accept: [200, 201, 204, 301, 405])
@@ -92,7 +99,9 @@ public struct WebDAVClient: Sendable {
 
     /// PUTs a file from disk, streamed in 256 KiB chunks through a ring of reused buffers; `progress` gets the
     /// bytes sent so far.
-    public func put(file: String, to path: String, rateKbps: Int, progress: @escaping @Sendable (Int64) -> Void) async throws {
+    public func put(file: String, to path: String, rateKbps: Int, progress: @escaping @Sendable (Int64) -> Void)
+        async throws
+    {
         guard let size = try await FileSystem.shared.info(forFileAt: FilePath(file))?.size else {
             throw SystemCallError("open \(file)", code: ENOENT)
         }
@@ -124,7 +133,9 @@ public struct WebDAVClient: Sendable {
         var request = request(.init(rawValue: "PROPFIND"), path)
         request.headers.add(name: "Depth", value: "0")
         request.headers.add(name: "Content-Type", value: "application/xml")
-        request.body = .bytes(ByteBuffer(string: #"<?xml version="1.0"?><propfind xmlns="DAV:"><prop><getcontentlength/></prop></propfind>"#))
+        request.body = .bytes(
+            ByteBuffer(
+                string: #"<?xml version="1.0"?><propfind xmlns="DAV:"><prop><getcontentlength/></prop></propfind>"#))
         let response: HTTPClientResponse
         do {
             response = try await send(request, "PROPFIND", path, accept: [207])
@@ -133,7 +144,9 @@ public struct WebDAVClient: Sendable {
         }
         let body = try await response.body.collect(upTo: 1024 * 1024)
         let text = String(buffer: body)
-        guard let range = text.range(of: #"getcontentlength[^>]*>\s*(\d+)\s*<"#, options: .regularExpression) else { return nil }
+        guard let range = text.range(of: #"getcontentlength[^>]*>\s*(\d+)\s*<"#, options: .regularExpression) else {
+            return nil
+        }
         return Int64(text[range].filter(\.isNumber))
     }
 
@@ -185,6 +198,7 @@ struct PacedChunks<Base: AsyncSequence & Sendable>: AsyncSequence, Sendable wher
     }
 
     package func makeAsyncIterator() -> AsyncIterator {
-        AsyncIterator(base: base.makeAsyncIterator(), bytesPerSecond: bytesPerSecond, progress: progress, settle: settle)
+        AsyncIterator(
+            base: base.makeAsyncIterator(), bytesPerSecond: bytesPerSecond, progress: progress, settle: settle)
     }
 }

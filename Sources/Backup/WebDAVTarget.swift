@@ -5,15 +5,18 @@ import Foundation
 struct WebDAVTarget: BackupTarget {
     let client: WebDAVClient
 
-    func store(file: String, size: Int64, at path: String, resume: UploadResume, rateKbps: Int,
-               progress: @escaping @Sendable (Int64) -> Void) async throws {
+    func store(
+        file: String, size: Int64, at path: String, resume: UploadResume, rateKbps: Int,
+        progress: @escaping @Sendable (Int64) -> Void
+    ) async throws {
         try await client.makeCollections((path as NSString).deletingLastPathComponent)
         let temporary = RemoteLayout.temporary(path)
         try await client.put(file: file, to: temporary, rateKbps: rateKbps, progress: progress)
         try await client.move(temporary, to: path)
         let remoteSize = try await client.size(of: path)
         guard remoteSize == size else {
-            throw RemoteError.verification("\(path) is \(remoteSize.map(String.init) ?? "missing") bytes on the server, \(size) here")
+            throw RemoteError.verification(
+                "\(path) is \(remoteSize.map(String.init) ?? "missing") bytes on the server, \(size) here")
         }
     }
 

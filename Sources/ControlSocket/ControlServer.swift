@@ -1,10 +1,10 @@
+import ApplianceBase
 import ApplianceProtocol
 import Foundation
 import Logging
 import NIOCore
 import NIOPosix
 import ServiceLifecycle
-import ApplianceBase
 
 /// Serves the control protocol on a Unix socket (mode 0660): newline-delimited JSON, one response per request,
 /// many clients at once. A bad request gets an error response; it never affects other clients or the daemon.
@@ -20,7 +20,9 @@ public final class ControlServer: Service, Sendable, CustomStringConvertible {
     /// Open client connections, closed on shutdown (an `events` client would otherwise stay forever).
     private let clients = Locked<[ObjectIdentifier: any Channel]>([:])
 
-    package init(path: String, router: SocketRouter, events: EventHub, logger: Logger, onBound: @escaping @Sendable () -> Void) {
+    package init(
+        path: String, router: SocketRouter, events: EventHub, logger: Logger, onBound: @escaping @Sendable () -> Void
+    ) {
         self.path = path
         self.router = router
         self.events = events
@@ -32,12 +34,15 @@ public final class ControlServer: Service, Sendable, CustomStringConvertible {
     public func bind() async throws -> NIOAsyncChannel<NIOAsyncChannel<LineFrame, ByteBuffer>, Never> {
         try Self.refuseIfServed(path)
         let folder = (path as NSString).deletingLastPathComponent
-        if !folder.isEmpty { try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true) }
+        if !folder.isEmpty {
+            try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        }
         let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.backlog, value: 128)
             .bind(unixDomainSocketPath: path, cleanupExistingSocketFile: true) { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(LineFrameDecoder(maxLength: Self.maxLineBytes)))
+                    try channel.pipeline.syncOperations.addHandler(
+                        ByteToMessageHandler(LineFrameDecoder(maxLength: Self.maxLineBytes)))
                     return try NIOAsyncChannel<LineFrame, ByteBuffer>(wrappingChannelSynchronously: channel)
                 }
             }
@@ -75,7 +80,11 @@ public final class ControlServer: Service, Sendable, CustomStringConvertible {
                     let outcome: SocketRouter.Outcome
                     switch frame {
                     case .tooLong:
-                        outcome = .response(ResponseLine.failure(id: .null, error: ApplianceError(.badRequest, "request line longer than \(Self.maxLineBytes) bytes")))
+                        outcome = .response(
+                            ResponseLine.failure(
+                                id: .null,
+                                error: ApplianceError(
+                                    .badRequest, "request line longer than \(Self.maxLineBytes) bytes")))
                     case .line(let buffer):
                         if buffer.readableBytes == 0 { continue }
                         outcome = await router.respond(to: Data(buffer.readableBytesView))
@@ -97,8 +106,10 @@ public final class ControlServer: Service, Sendable, CustomStringConvertible {
 
     /// From now on the connection carries events, until the client leaves (or shutdown closes the connection).
     /// Reading goes on only to notice that; requests on an event connection are ignored.
-    private func streamEvents(to outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>,
-                              while lines: inout NIOAsyncChannelInboundStream<LineFrame>.AsyncIterator) async throws {
+    private func streamEvents(
+        to outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>,
+        while lines: inout NIOAsyncChannelInboundStream<LineFrame>.AsyncIterator
+    ) async throws {
         let subscription = events.subscribe()
         defer { events.unsubscribe(subscription.id) }
         try await withThrowingTaskGroup(of: Void.self) { group in

@@ -28,7 +28,9 @@ struct LineFrameDecoder: ByteToMessageDecoder {
                 context.fireChannelRead(wrapInboundOut(.tooLong))
                 return .continue
             }
-            if line.readableBytesView.last == UInt8(ascii: "\r") { line = line.getSlice(at: line.readerIndex, length: line.readableBytes - 1)! }
+            if line.readableBytesView.last == UInt8(ascii: "\r") {
+                line = line.getSlice(at: line.readerIndex, length: line.readableBytes - 1)!
+            }
             context.fireChannelRead(wrapInboundOut(.line(line)))
             return .continue
         }
@@ -42,7 +44,9 @@ struct LineFrameDecoder: ByteToMessageDecoder {
         return .needMoreData
     }
 
-    mutating func decodeLast(context: ChannelHandlerContext, buffer: inout ByteBuffer, seenEOF: Bool) throws -> DecodingState {
+    mutating func decodeLast(context: ChannelHandlerContext, buffer: inout ByteBuffer, seenEOF: Bool) throws
+        -> DecodingState
+    {
         while try decode(context: context, buffer: &buffer) == .continue {}
         if buffer.readableBytes > 0, !discarding {
             let line = buffer.readSlice(length: buffer.readableBytes)!

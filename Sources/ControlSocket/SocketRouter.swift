@@ -27,7 +27,10 @@ package struct SocketRouter: Sendable {
         if request.command == "events" {
             guard request.arguments.isEmpty else {
                 let unknown = request.arguments.keys.sorted()[0]
-                return .response(ResponseLine.failure(id: request.id, error: ApplianceError(.badRequest, "unknown argument \"\(unknown)\" for events")))
+                return .response(
+                    ResponseLine.failure(
+                        id: request.id, error: ApplianceError(.badRequest, "unknown argument \"\(unknown)\" for events")
+                    ))
             }
             return .subscribe(ResponseLine.success(id: request.id, result: ["subscribed": true]))
         }

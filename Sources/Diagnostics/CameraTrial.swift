@@ -1,8 +1,8 @@
+import ApplianceBase
+import Engine
 import Foundation
 import GStreamerKit
-import ApplianceBase
 import Settings
-import Engine
 
 /// Starts a V4L2 camera in its chosen mode through the daemon's source fragment and normalising chain, until a
 /// few frames have come out in the graph's caps. A mode the driver refuses, or a fragment that does not link,
@@ -11,18 +11,26 @@ enum CameraTrial {
     static let frames = 3
     static let timeout = ClockTime(seconds: 8)
 
-    static func run(_ camera: ApplianceConfig.Camera, choice: ModeChoice, video: ApplianceConfig.Video,
-                    library: FragmentLibrary) throws {
+    static func run(
+        _ camera: ApplianceConfig.Camera, choice: ModeChoice, video: ApplianceConfig.Video,
+        library: FragmentLibrary
+    ) throws {
         let pipeline = Pipeline(name: "doctor-camera")
         let source = try V4L2Source.makeBin(camera, choice: choice, video: video, fragments: library)
         let filter = try Element.make("capsfilter", name: "raw-caps")
-        filter.set("caps", try Caps("video/x-raw,format=I420,width=\(video.width),height=\(video.height),framerate=\(video.framerate)/1,pixel-aspect-ratio=1/1"))
+        filter.set(
+            "caps",
+            try Caps(
+                "video/x-raw,format=I420,width=\(video.width),height=\(video.height),framerate=\(video.framerate)/1,pixel-aspect-ratio=1/1"
+            ))
         let count = try Element.make("identity", name: "count")
         count.set("eos-after", int: frames)
         let sink = try Element.make("fakesink", name: "sink")
         sink.set("sync", false)
-        let chain = [source, try Element.make("videoconvert"), try Element.make("videoscale"), try Element.make("videorate"),
-                     filter, count, sink]
+        let chain = [
+            source, try Element.make("videoconvert"), try Element.make("videoscale"), try Element.make("videorate"),
+            filter, count, sink,
+        ]
         try pipeline.add(chain)
         try Element.link(chain)
         try pipeline.runToEnd(timeout: timeout)

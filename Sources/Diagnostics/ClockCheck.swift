@@ -1,6 +1,6 @@
+import ApplianceBase
 import Foundation
 import SystemCalls
-import ApplianceBase
 
 /// Check 6: the wall clock, which dates every clip. A board without a real-time clock starts at 1970 (or, under
 /// systemd, at the time it last shut down) until NTP sets it, so the check asks two things: is the date
@@ -15,8 +15,9 @@ enum ClockCheck {
     static let floor = Date(timeIntervalSince1970: 1_793_491_200)  // 2026-11-01T00:00:00Z
 
     static func run(now: Date = Date()) -> DoctorCheck {
-        judge(now: now, kernelState: try? LinuxQueries.clockState(),
-              hasRTC: FileManager.default.fileExists(atPath: "/sys/class/rtc/rtc0"))
+        judge(
+            now: now, kernelState: try? LinuxQueries.clockState(),
+            hasRTC: FileManager.default.fileExists(atPath: "/sys/class/rtc/rtc0"))
     }
 
     /// `kernelState`: adjtimex's answer (5 = TIME_ERROR, not synchronised); nil when it could not be asked.
@@ -25,13 +26,16 @@ enum ClockCheck {
         let rtc = hasRTC ? "an RTC is fitted (/sys/class/rtc/rtc0)" : "no RTC (/sys/class/rtc/rtc0 absent)"
         let ntpFix = "enable NTP (timedatectl set-ntp true, systemd-timesyncd)" + (hasRTC ? "" : " or fit an RTC")
         if now < floor {
-            return .fail(name, "the clock says \(shown), before this version existed (\(format(floor))): clip dates will be wrong; \(rtc)",
-                         fix: ntpFix)
+            return .fail(
+                name,
+                "the clock says \(shown), before this version existed (\(format(floor))): clip dates will be wrong; \(rtc)",
+                fix: ntpFix)
         }
         switch kernelState {
         case BootClock.timeError?:
-            return .warn(name, "\(shown), but the kernel says the clock is not synchronised (no NTP sync yet); \(rtc)",
-                         fix: ntpFix + ", and wait for the first sync (timedatectl shows it)")
+            return .warn(
+                name, "\(shown), but the kernel says the clock is not synchronised (no NTP sync yet); \(rtc)",
+                fix: ntpFix + ", and wait for the first sync (timedatectl shows it)")
         case nil:
             return .warn(name, "\(shown); the kernel's sync state is unknown (adjtimex failed); \(rtc)", fix: ntpFix)
         default:

@@ -9,13 +9,15 @@ enum ConfigCheck {
     static func loaded(_ config: ApplianceConfig, path: String?) -> DoctorCheck {
         let origin = path.map { "loaded \($0)" } ?? "embedded Config/appliance.toml (no --config given)"
         let v = config.video
-        let summary = "\(config.cameras.count) camera\(config.cameras.count == 1 ? "" : "s"), "
+        let summary =
+            "\(config.cameras.count) camera\(config.cameras.count == 1 ? "" : "s"), "
             + "\(v.encoder) \(v.width)x\(v.height)@\(v.framerate) \(v.bitrateKbps) kbit/s, audio \(config.audio.source), "
             + "backup \(config.backup.enabled ? "on" : "off")"
         let inactive = config.inactiveSettings
         guard inactive.isEmpty else {
-            return .warn(name, "\(origin) (\(summary)); set but not active in this version: \(inactive.joined(separator: ", "))",
-                         fix: "remove \(inactive.joined(separator: ", ")) from the config, or leave it for a later version")
+            return .warn(
+                name, "\(origin) (\(summary)); set but not active in this version: \(inactive.joined(separator: ", "))",
+                fix: "remove \(inactive.joined(separator: ", ")) from the config, or leave it for a later version")
         }
         return .pass(name, "\(origin) (\(summary))")
     }

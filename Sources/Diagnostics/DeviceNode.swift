@@ -63,7 +63,8 @@ struct UserAccount: Sendable, Equatable {
 
     static func named(_ name: String) -> UserAccount? {
         guard let entry = getpwnam(name) else { return nil }
-        let uid = entry.pointee.pw_uid, gid = entry.pointee.pw_gid
+        let uid = entry.pointee.pw_uid
+        let gid = entry.pointee.pw_gid
         var count: Int32 = 64
         var list = [gid_t](repeating: 0, count: Int(count))
         if getgrouplist(name, gid, &list, &count) < 0 {
@@ -79,7 +80,8 @@ struct UserAccount: Sendable, Equatable {
         var list = [gid_t](repeating: 0, count: Int(max(0, count)))
         let got = getgroups(count, &list)
         let uid = geteuid()
-        return UserAccount(name: DeviceNode.userName(uid), uid: uid, groups: Set(list.prefix(Int(max(0, got)))).union([getegid()]))
+        return UserAccount(
+            name: DeviceNode.userName(uid), uid: uid, groups: Set(list.prefix(Int(max(0, got)))).union([getegid()]))
     }
 
     static func groupID(_ name: String) -> gid_t? {

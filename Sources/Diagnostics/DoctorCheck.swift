@@ -46,8 +46,10 @@ public struct DoctorCheck: Sendable, Equatable, Encodable {
 
     /// Folds newlines and swaps typographic punctuation (from error messages written elsewhere) for ASCII.
     static func oneLine(_ text: String) -> String {
-        let replacements: [(String, String)] = [("\u{2014}", "--"), ("\u{2013}", "-"), ("\u{2018}", "'"), ("\u{2019}", "'"),
-                                                ("\u{201C}", "\""), ("\u{201D}", "\""), ("\u{00D7}", "x"), ("\u{2026}", "...")]
+        let replacements: [(String, String)] = [
+            ("\u{2014}", "--"), ("\u{2013}", "-"), ("\u{2018}", "'"), ("\u{2019}", "'"),
+            ("\u{201C}", "\""), ("\u{201D}", "\""), ("\u{00D7}", "x"), ("\u{2026}", "..."),
+        ]
         var result = text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
             .filter { !$0.isEmpty }.joined(separator: "; ")
         for (from, to) in replacements { result = result.replacingOccurrences(of: from, with: to) }

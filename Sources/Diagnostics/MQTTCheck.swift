@@ -1,6 +1,6 @@
 import Engine
-import MQTTIntegration
 import Foundation
+import MQTTIntegration
 import MQTTKit
 import Settings
 
@@ -16,7 +16,11 @@ enum MQTTCheck {
         do {
             settings = try MQTTSettings(config: config, hasSpeaker: SpeakerSink.resolve(config.speaker) != nil)
         } catch {
-            return .fail(name, "\(error)", fix: "chmod 600 the password file and make it readable by the service user, or correct [mqtt] password_file")
+            return .fail(
+                name, "\(error)",
+                fix:
+                    "chmod 600 the password file and make it readable by the service user, or correct [mqtt] password_file"
+            )
         }
         var options = settings.connectionOptions
         options.clientID = settings.clientID + "-doctor"
@@ -40,16 +44,24 @@ enum MQTTCheck {
         let who = settings.username.isEmpty ? "without a user name" : "as \(settings.username)"
         switch first {
         case .connected:
-            return .pass(name, "\(settings.url) takes the login \(who)\(settings.tls ? " over verified TLS" : "") (topics under \(settings.topics.prefix))")
+            return .pass(
+                name,
+                "\(settings.url) takes the login \(who)\(settings.tls ? " over verified TLS" : "") (topics under \(settings.topics.prefix))"
+            )
         case .disconnected(let reason):
             let tls = reason.contains("TLS") || reason.contains("certificate")
             let refused = reason.contains("Connection Refused")
-            return .fail(name, "\(settings.url) \(who): \(reason)",
-                         fix: refused ? "check [mqtt] username and password_file (or APPLIANCE_MQTT_PASSWORD) and the broker's ACL"
-                             : tls ? "add the broker's CA to the system store or set [mqtt] ca_file"
-                             : "check [mqtt] url, the network and that the broker is running")
+            return .fail(
+                name, "\(settings.url) \(who): \(reason)",
+                fix: refused
+                    ? "check [mqtt] username and password_file (or APPLIANCE_MQTT_PASSWORD) and the broker's ACL"
+                    : tls
+                        ? "add the broker's CA to the system store or set [mqtt] ca_file"
+                        : "check [mqtt] url, the network and that the broker is running")
         case .message, nil:
-            return .fail(name, "\(settings.url) did not answer", fix: "check [mqtt] url, the network and that the broker is running")
+            return .fail(
+                name, "\(settings.url) did not answer",
+                fix: "check [mqtt] url, the network and that the broker is running")
         }
     }
 }

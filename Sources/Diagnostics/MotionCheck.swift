@@ -16,12 +16,15 @@ enum MotionCheck {
         let fps = min(m.fps, config.video.framerate)
         let msPerFrame = timeDetector(settings: m.settings, width: width, height: height)
         let share = msPerFrame * Double(fps) / 10  // percent of a core
-        let detail = "on: \(fps) frames a second at \(width)x\(height) of the \(config.video.width)x\(config.video.height) picture, "
+        let detail =
+            "on: \(fps) frames a second at \(width)x\(height) of the \(config.video.width)x\(config.video.height) picture, "
             + String(format: "%.1f ms a frame (%.1f %% of a core)", msPerFrame, share)
             + (m.zones.isEmpty ? "" : ", zones \(m.zones.map(\.name).joined(separator: ", "))")
             + (m.masks.isEmpty ? "" : ", \(m.masks.count) mask\(m.masks.count == 1 ? "" : "s")")
         if share > 50 {
-            return .warn(name, detail, fix: "lower [motion] fps or width: the detector would fall behind and look at fewer frames")
+            return .warn(
+                name, detail,
+                fix: "lower [motion] fps or width: the detector would fall behind and look at fewer frames")
         }
         return .pass(name, detail)
     }
@@ -31,7 +34,9 @@ enum MotionCheck {
     static func timeDetector(settings: MotionSettings, width: Int, height: Int) -> Double {
         var random = SystemRandomNumberGenerator()
         let frames = (0..<2).compactMap { _ in
-            GrayFrame(width: width, height: height, pixels: (0..<(width * height)).map { _ in UInt8.random(in: 0...255, using: &random) })
+            GrayFrame(
+                width: width, height: height,
+                pixels: (0..<(width * height)).map { _ in UInt8.random(in: 0...255, using: &random) })
         }
         var detector = MotionDetector(settings: settings)
         let start = ContinuousClock.now

@@ -1,5 +1,5 @@
-import Foundation
 import ApplianceBase
+import Foundation
 
 /// /proc/self/mountinfo: which mount holds a path, its type and source (the mounts of this process's namespace).
 struct MountTable: Sendable {
@@ -23,9 +23,11 @@ struct MountTable: Sendable {
         text.split(separator: "\n").compactMap { line in
             let parts = line.components(separatedBy: " - ")
             guard parts.count >= 2 else { return nil }
-            let before = parts[0].split(separator: " "), after = parts[1].split(separator: " ")
+            let before = parts[0].split(separator: " ")
+            let after = parts[1].split(separator: " ")
             guard before.count >= 5, after.count >= 2 else { return nil }
-            return Mount(mountPoint: unescape(String(before[4])), type: String(after[0]), source: unescape(String(after[1])))
+            return Mount(
+                mountPoint: unescape(String(before[4])), type: String(after[0]), source: unescape(String(after[1])))
         }
     }
 
@@ -47,7 +49,8 @@ struct MountTable: Sendable {
         var i = 0
         while i < utf8.count {
             if utf8[i] == UInt8(ascii: "\\"), i + 3 < utf8.count,
-               let value = UInt8(String(decoding: utf8[(i + 1)...(i + 3)], as: UTF8.self), radix: 8) {
+                let value = UInt8(String(decoding: utf8[(i + 1)...(i + 3)], as: UTF8.self), radix: 8)
+            {
                 bytes.append(value)
                 i += 4
             } else {

@@ -22,11 +22,15 @@ enum NetworkCameraCheck {
         switch reason {
         case let r where r.contains("password_file"): "create the password file (one line) and chmod 600 it"
         case let r where r.contains("resolve"): "correct the host in [[camera]] url, or use the camera's address"
-        case let r where r.contains("refused the user name or password"): "set [[camera]] username and put the camera account's password in password_file"
-        case let r where r.contains("no stream at that path"): "correct the path in [[camera]] url (see the camera's manual for its RTSP address)"
-        case let r where r.contains("cannot connect"): "check the camera is on and reachable, and the port in url (RTSP's default is 554)"
+        case let r where r.contains("refused the user name or password"):
+            "set [[camera]] username and put the camera account's password in password_file"
+        case let r where r.contains("no stream at that path"):
+            "correct the path in [[camera]] url (see the camera's manual for its RTSP address)"
+        case let r where r.contains("cannot connect"):
+            "check the camera is on and reachable, and the port in url (RTSP's default is 554)"
         case let r where r.contains("no video track"): "choose the camera's video stream in url"
-        case let r where r.contains("does not answer") || r.contains("no frame"): "check the address, or try [[camera]] transport = \"tcp\" (UDP may be blocked)"
+        case let r where r.contains("does not answer") || r.contains("no frame"):
+            "check the address, or try [[camera]] transport = \"tcp\" (UDP may be blocked)"
         default: "check the camera and [[camera]] url"
         }
     }

@@ -18,8 +18,12 @@ enum PermissionsCheck {
     /// The configured camera and capture nodes that exist, then every GPIO chip and input event node.
     static func nodes(for config: ApplianceConfig) -> [Node] {
         var paths: [(String, Bool)] = []
-        for camera in config.cameras where ["auto", "v4l2"].contains(camera.source) { paths.append((camera.device, true)) }
-        if ["auto", "alsa"].contains(config.audio.source) { paths += MicrophoneCheck.captureNodes().map { ($0, true) } }
+        for camera in config.cameras where ["auto", "v4l2"].contains(camera.source) {
+            paths.append((camera.device, true))
+        }
+        if ["auto", "alsa"].contains(config.audio.source) {
+            paths += MicrophoneCheck.captureNodes().map { ($0, true) }
+        }
         for (folder, prefix) in [("/dev", "gpiochip"), ("/dev/input", "event")] {
             let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
             paths += names.filter { $0.hasPrefix(prefix) }.sorted().map { ("\(folder)/\($0)", false) }
@@ -32,30 +36,43 @@ enum PermissionsCheck {
     }
 
     static func run(_ config: ApplianceConfig) -> DoctorCheck {
-        let groups = Dictionary(uniqueKeysWithValues: deviceGroups.compactMap { name in UserAccount.groupID(name).map { (name, $0) } })
-        return judge(nodes: nodes(for: config), service: UserAccount.named(UserAccount.serviceUserName),
-                     current: UserAccount.current(), groups: groups,
-                     currentCanUse: { access($0, R_OK | W_OK) == 0 })
+        let groups = Dictionary(
+            uniqueKeysWithValues: deviceGroups.compactMap { name in UserAccount.groupID(name).map { (name, $0) } })
+        return judge(
+            nodes: nodes(for: config), service: UserAccount.named(UserAccount.serviceUserName),
+            current: UserAccount.current(), groups: groups,
+            currentCanUse: { access($0, R_OK | W_OK) == 0 })
     }
 
     /// The verdict, from what `run` gathered (separate so the logic can be tested with made-up users and nodes).
-    static func judge(nodes: [Node], service: UserAccount?, current: UserAccount, groups: [String: gid_t],
-                      currentCanUse: (String) -> Bool) -> DoctorCheck {
-        var failures: [String] = [], warnings: [String] = [], fixes: [String] = [], notes: [String] = []
+    static func judge(
+        nodes: [Node], service: UserAccount?, current: UserAccount, groups: [String: gid_t],
+        currentCanUse: (String) -> Bool
+    ) -> DoctorCheck {
+        var failures: [String] = []
+        var warnings: [String] = []
+        var fixes: [String] = []
+        var notes: [String] = []
         let user = service ?? current
         var missingGroups = Set<gid_t>()
         if let service {
             let member = deviceGroups.filter { groups[$0].map(service.groups.contains) ?? false }
-            notes.append(member.isEmpty ? "service user \(service.name) is in none of the groups \(deviceGroups.joined(separator: ", "))"
-                                        : "service user \(service.name) is in groups \(member.joined(separator: ", "))")
+            notes.append(
+                member.isEmpty
+                    ? "service user \(service.name) is in none of the groups \(deviceGroups.joined(separator: ", "))"
+                    : "service user \(service.name) is in groups \(member.joined(separator: ", "))")
             for group in deviceGroups where !member.contains(group) {
                 guard let gid = groups[group] else { continue }  // no such group on this system
                 missingGroups.insert(gid)
                 let owned = nodes.filter { $0.node.gid == gid }
                 if owned.contains(where: \.configured) {
-                    failures.append("\(service.name) is not in group \(group), which owns \(owned.map(\.node.path).joined(separator: ", "))")
+                    failures.append(
+                        "\(service.name) is not in group \(group), which owns \(owned.map(\.node.path).joined(separator: ", "))"
+                    )
                 } else {
-                    warnings.append("\(service.name) is not in group \(group): a device of that group plugged in later cannot be used")
+                    warnings.append(
+                        "\(service.name) is not in group \(group): a device of that group plugged in later cannot be used"
+                    )
                 }
                 fixes.append("usermod -aG \(group) \(service.name)")
             }
@@ -77,11 +94,17 @@ enum PermissionsCheck {
         }
         if let service, service.uid != current.uid {
             let blocked = nodes.filter { !currentCanUse($0.node.path) }.map(\.node.path)
-            if !blocked.isEmpty { notes.append("you (\(current.name)) cannot open \(blocked.joined(separator: ", ")); that is fine for the service") }
+            if !blocked.isEmpty {
+                notes.append(
+                    "you (\(current.name)) cannot open \(blocked.joined(separator: ", ")); that is fine for the service"
+                )
+            }
         }
-        notes.append(nodes.isEmpty ? "no camera, capture, input or GPIO device nodes here"
-                                   : "\(nodes.count - unusable.count) of \(nodes.count) device node\(nodes.count == 1 ? "" : "s") usable: "
-                                     + nodes.map { "\($0.node.path) (\($0.node.ownership))" }.joined(separator: ", "))
+        notes.append(
+            nodes.isEmpty
+                ? "no camera, capture, input or GPIO device nodes here"
+                : "\(nodes.count - unusable.count) of \(nodes.count) device node\(nodes.count == 1 ? "" : "s") usable: "
+                    + nodes.map { "\($0.node.path) (\($0.node.ownership))" }.joined(separator: ", "))
         var uniqueFixes: [String] = []
         for fix in fixes where !uniqueFixes.contains(fix) { uniqueFixes.append(fix) }
         let fix = uniqueFixes.joined(separator: "; ") + (service == nil ? "" : ", then restart the service")

@@ -1,5 +1,5 @@
-import Foundation
 import ApplianceBase
+import Foundation
 
 /// Free space judged against `[storage] min_free_mb` and the configured bitrate. Retention deletes the oldest
 /// clips to keep min_free_mb free, so a card full of clips is a dashcam's normal state: the room to record is the
@@ -12,7 +12,9 @@ struct SpaceVerdict: Equatable, Sendable {
     /// One hour of recording at the configured rate is the least a device should be able to hold.
     static let comfortableSeconds = 3600.0
 
-    static func judge(freeBytes: Int64, clipBytes: Int64, totalBytes: Int64?, minFreeMb: Int, bitrateKbps: Int) -> SpaceVerdict {
+    static func judge(freeBytes: Int64, clipBytes: Int64, totalBytes: Int64?, minFreeMb: Int, bitrateKbps: Int)
+        -> SpaceVerdict
+    {
         let minFree = Int64(minFreeMb) * 1_000_000
         let room = freeBytes + clipBytes
         let bytesPerSecond = Double(max(1, bitrateKbps)) * 1000 / 8
@@ -22,10 +24,13 @@ struct SpaceVerdict: Equatable, Sendable {
         detail += ", room for \(duration(seconds)) at \(bitrateKbps) kbit/s"
         let fix = "free space or use bigger storage (or lower [storage] min_free_mb or [video] bitrate_kbps)"
         if room < minFree {
-            return SpaceVerdict(status: .fail, detail: detail + "; under [storage] min_free_mb = \(minFreeMb): recording stops", fix: fix)
+            return SpaceVerdict(
+                status: .fail, detail: detail + "; under [storage] min_free_mb = \(minFreeMb): recording stops",
+                fix: fix)
         }
         if room < 2 * minFree {
-            return SpaceVerdict(status: .warn, detail: detail + "; under twice [storage] min_free_mb = \(minFreeMb)", fix: fix)
+            return SpaceVerdict(
+                status: .warn, detail: detail + "; under twice [storage] min_free_mb = \(minFreeMb)", fix: fix)
         }
         if seconds < comfortableSeconds {
             return SpaceVerdict(status: .warn, detail: detail + "; less than an hour of recording", fix: fix)

@@ -1,7 +1,7 @@
-import Foundation
-import SystemCalls
 import ApplianceBase
+import Foundation
 import Settings
+import SystemCalls
 
 /// Check 5: room to record on the data folder's filesystem, and whether that filesystem suits recordings
 /// (journal, survives a reboot, local). Judges the nearest existing folder when data_dir is not there yet.
@@ -12,15 +12,20 @@ enum StorageCheck {
         let dataDir = DataFolderCheck.resolve(config.dataDir)
         let path = DataFolderCheck.nearestExisting(dataDir)
         guard let free = FileSystemSpace.available(at: path) else {
-            return .fail(name, "cannot read the free space of \(path): \(SystemCall.lastError)", fix: "check the storage (dmesg)")
+            return .fail(
+                name, "cannot read the free space of \(path): \(SystemCall.lastError)", fix: "check the storage (dmesg)"
+            )
         }
         let real = URL(fileURLWithPath: path).resolvingSymlinksInPath().path
         let mount = MountTable.current().mount(containing: real)
         let kind = FileSystemKind(magic: try? LinuxQueries.fileSystemMagic(path), mountType: mount?.type)
-        let space = SpaceVerdict.judge(freeBytes: free, clipBytes: path == dataDir ? clipBytes(in: dataDir + "/recordings") : 0,
-                                       totalBytes: FileSystemSpace.total(at: path), minFreeMb: config.storage.minFreeMb,
-                                       bitrateKbps: config.video.bitrateKbps + (config.audio.source == "none" ? 0 : config.audio.bitrateKbps))
-        let place = "\(kind.name) on \(mount?.mountPoint ?? "?")" + (mount.map { $0.source.hasPrefix("/") ? " (\($0.source))" : "" } ?? "")
+        let space = SpaceVerdict.judge(
+            freeBytes: free, clipBytes: path == dataDir ? clipBytes(in: dataDir + "/recordings") : 0,
+            totalBytes: FileSystemSpace.total(at: path), minFreeMb: config.storage.minFreeMb,
+            bitrateKbps: config.video.bitrateKbps + (config.audio.source == "none" ? 0 : config.audio.bitrateKbps))
+        let place =
+            "\(kind.name) on \(mount?.mountPoint ?? "?")"
+            + (mount.map { $0.source.hasPrefix("/") ? " (\($0.source))" : "" } ?? "")
         var detail = "\(place): \(space.detail)"
         if let concern = kind.concern { detail += "; \(concern)" }
         let status = max(kind.status, space.status)

@@ -13,8 +13,11 @@ enum WebCertificateCheck {
         guard web.enabled else { return .pass(name, "the dashboard is off ([web] listen = \"off\")") }
         guard web.servesTLS else {
             return web.isPlainOnNetwork
-                ? .warn(name, "plain HTTP on \(web.listen): passwords, cookies and clips cross the network unencrypted",
-                        fix: "set [web] tls = \"auto\" (HTTPS with the device's own certificate) or give cert_file and key_file")
+                ? .warn(
+                    name, "plain HTTP on \(web.listen): passwords, cookies and clips cross the network unencrypted",
+                    fix:
+                        "set [web] tls = \"auto\" (HTTPS with the device's own certificate) or give cert_file and key_file"
+                )
                 : .pass(name, "plain HTTP on \(web.listen), reachable from this machine only")
         }
         let source = CertificateSource(config: config)
@@ -25,16 +28,28 @@ enum WebCertificateCheck {
             } else if let stored = try source.store.stored() {
                 identity = stored
             } else {
-                return .pass(name, "HTTPS; the device makes its own certificate at its first start (\(source.store.folder))")
+                return .pass(
+                    name, "HTTPS; the device makes its own certificate at its first start (\(source.store.folder))")
             }
         } catch {
-            return .fail(name, "\(error)", fix: source.isUsersOwn ? "point cert_file and key_file at a PEM certificate and its key" : "remove \(source.store.folder); the daemon makes a new one")
+            return .fail(
+                name, "\(error)",
+                fix: source.isUsersOwn
+                    ? "point cert_file and key_file at a PEM certificate and its key"
+                    : "remove \(source.store.folder); the daemon makes a new one")
         }
         let whose = source.isUsersOwn ? "your certificate \(web.certFile)" : "the device's own certificate"
-        let facts = "HTTPS with \(whose), SHA-256 \(identity.fingerprint), valid until \(ClockCheck.format(identity.notValidAfter))"
-        if identity.notValidAfter < now { return .fail(name, facts + ": it has ended", fix: source.isUsersOwn ? "renew it (certbot renew)" : "restart the daemon; it makes a new one") }
+        let facts =
+            "HTTPS with \(whose), SHA-256 \(identity.fingerprint), valid until \(ClockCheck.format(identity.notValidAfter))"
+        if identity.notValidAfter < now {
+            return .fail(
+                name, facts + ": it has ended",
+                fix: source.isUsersOwn ? "renew it (certbot renew)" : "restart the daemon; it makes a new one")
+        }
         if identity.notValidAfter.timeIntervalSince(now) < DeviceCertificateStore.renewBefore, source.isUsersOwn {
-            return .warn(name, facts + ": it ends within 30 days", fix: "renew it (certbot renew); the daemon reads the new files by itself")
+            return .warn(
+                name, facts + ": it ends within 30 days",
+                fix: "renew it (certbot renew); the daemon reads the new files by itself")
         }
         return .pass(name, facts)
     }

@@ -1,8 +1,8 @@
 import AsyncHTTPClient
-import Foundation
-import NIOCore
-import Mp4
 import Backup
+import Foundation
+import Mp4
+import NIOCore
 
 extension WebDAVClient {
     /// What the server says about the backup folder itself.
@@ -22,11 +22,13 @@ extension WebDAVClient {
         if let authorization { request.headers.add(name: "Authorization", value: authorization) }
         request.headers.add(name: "Depth", value: "0")
         request.headers.add(name: "Content-Type", value: "application/xml")
-        request.body = .bytes(ByteBuffer(string: #"<?xml version="1.0"?><propfind xmlns="DAV:"><prop><resourcetype/></prop></propfind>"#))
+        request.body = .bytes(
+            ByteBuffer(string: #"<?xml version="1.0"?><propfind xmlns="DAV:"><prop><resourcetype/></prop></propfind>"#))
         let response = try await execute(request, timeout: timeout)
         let body = (try? await response.body.collect(upTo: 256 * 1024)).map { String(buffer: $0) } ?? ""
         let collection = body.range(of: #"<([A-Za-z0-9_-]+:)?collection\s*/?>"#, options: .regularExpression) != nil
-        return FolderAnswer(status: Int(response.status.code), isCollection: collection,
-                            location: response.headers.first(name: "Location"))
+        return FolderAnswer(
+            status: Int(response.status.code), isCollection: collection,
+            location: response.headers.first(name: "Location"))
     }
 }

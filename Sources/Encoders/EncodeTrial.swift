@@ -1,8 +1,8 @@
+import ApplianceBase
+import Engine
 import Foundation
 import GStreamerKit
-import ApplianceBase
 import Settings
-import Engine
 
 /// A short, finite encode through the configured fragment, built as the live graph builds it
 /// (`FragmentLibrary.videoEncoderValues`): test frames in the graph's caps → encoder fragment → parser → fakesink,
@@ -20,22 +20,34 @@ package enum EncodeTrial {
         let source = try Element.make("videotestsrc", name: "frames")
         source.set("num-buffers", int: frames)
         let filter = try Element.make("capsfilter", name: "raw-caps")
-        filter.set("caps", try Caps("video/x-raw,format=I420,width=\(video.width),height=\(video.height),framerate=\(video.framerate)/1,pixel-aspect-ratio=1/1"))
-        let encoder = try library.makeBin("encoders", video.encoder, FragmentLibrary.videoEncoderValues(video), binName: "video-encoder")
+        filter.set(
+            "caps",
+            try Caps(
+                "video/x-raw,format=I420,width=\(video.width),height=\(video.height),framerate=\(video.framerate)/1,pixel-aspect-ratio=1/1"
+            ))
+        let encoder = try library.makeBin(
+            "encoders", video.encoder, FragmentLibrary.videoEncoderValues(video), binName: "video-encoder")
         let parser = try Element.make("h264parse", name: "video-parse")
         return try run(pipeline, [source, filter, encoder, parser])
     }
 
     /// The video trial, decoded again (`avdec_h264`): how many frames come back, and their size. The encoder
     /// choice's trial (`EncoderTrial`).
-    package static func decoded(_ video: ApplianceConfig.Video, library: FragmentLibrary, frames: Int, timeout: Duration) throws -> EncoderTrial.Measured {
+    package static func decoded(
+        _ video: ApplianceConfig.Video, library: FragmentLibrary, frames: Int, timeout: Duration
+    ) throws -> EncoderTrial.Measured {
         let pipeline = Pipeline(name: "encoder-trial")
         let source = try Element.make("videotestsrc", name: "frames")
         source.set("num-buffers", int: frames)
         try source.set("pattern", string: "ball")
         let filter = try Element.make("capsfilter", name: "raw-caps")
-        filter.set("caps", try Caps("video/x-raw,format=I420,width=\(video.width),height=\(video.height),framerate=\(video.framerate)/1,pixel-aspect-ratio=1/1"))
-        let encoder = try library.makeBin("encoders", video.encoder, FragmentLibrary.videoEncoderValues(video), binName: "video-encoder")
+        filter.set(
+            "caps",
+            try Caps(
+                "video/x-raw,format=I420,width=\(video.width),height=\(video.height),framerate=\(video.framerate)/1,pixel-aspect-ratio=1/1"
+            ))
+        let encoder = try library.makeBin(
+            "encoders", video.encoder, FragmentLibrary.videoEncoderValues(video), binName: "video-encoder")
         let parser = try Element.make("h264parse", name: "video-parse")
         let decoder = try Element.make("avdec_h264", name: "video-decode")
         let sink = try Element.make("fakesink", name: "sink")
@@ -47,20 +59,27 @@ package enum EncodeTrial {
         let caps = Locked<(Int, Int)>((0, 0))
         let pad = sink.staticPad("sink")
         pad?.addProbe(.buffer) { _ in
-            let first = count.withLock { n -> Bool in n += 1; return n == 1 }
-            if first, let current = pad?.currentCaps { caps.withLock { $0 = (current.int("width") ?? 0, current.int("height") ?? 0) } }
+            let first = count.withLock { n -> Bool in
+                n += 1
+                return n == 1
+            }
+            if first, let current = pad?.currentCaps {
+                caps.withLock { $0 = (current.int("width") ?? 0, current.int("height") ?? 0) }
+            }
             return .ok
         }
         let started = ContinuousClock.now
         let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
         try pipeline.runToEnd(timeout: ClockTime(seconds: seconds))
         let (width, height) = caps.withLock { $0 }
-        return EncoderTrial.Measured(decoded: count.withLock { $0 }, width: width, height: height,
-                                     ms: Int((ContinuousClock.now - started) / .milliseconds(1)))
+        return EncoderTrial.Measured(
+            decoded: count.withLock { $0 }, width: width, height: height,
+            ms: Int((ContinuousClock.now - started) / .milliseconds(1)))
     }
 
     /// One AAC frame holds 1024 samples: `buffers` buffers of 1024 samples each make as many frames.
-    package static func audio(_ audio: ApplianceConfig.Audio, library: FragmentLibrary, buffers: Int) throws -> Outcome {
+    package static func audio(_ audio: ApplianceConfig.Audio, library: FragmentLibrary, buffers: Int) throws -> Outcome
+    {
         let pipeline = Pipeline(name: "doctor-audio")
         let source = try Element.make("audiotestsrc", name: "tone")
         source.set("num-buffers", int: buffers)
@@ -69,7 +88,8 @@ package enum EncodeTrial {
         let resample = try Element.make("audioresample", name: "audio-resample")
         let filter = try Element.make("capsfilter", name: "audio-caps")
         filter.set("caps", try Caps("audio/x-raw,rate=\(audio.rate),channels=\(audio.channels)"))
-        let encoder = try library.makeBin("encoders", "aac", FragmentLibrary.audioEncoderValues(audio), binName: "audio-encoder")
+        let encoder = try library.makeBin(
+            "encoders", "aac", FragmentLibrary.audioEncoderValues(audio), binName: "audio-encoder")
         let parser = try Element.make("aacparse", name: "audio-parse")
         return try run(pipeline, [source, convert, resample, filter, encoder, parser])
     }

@@ -1,6 +1,6 @@
+import Engine
 import Foundation
 import GStreamerKit
-import Engine
 
 /// The encoders `[video] encoder = "auto"` chooses among, as fragments (`encoders/<name>.gst`): in the configured
 /// order (hardware first), except that an encoder whose rank was raised above GStreamer's PRIMARY range
@@ -37,14 +37,17 @@ package struct EncoderCandidate: Sendable, Equatable {
         let lines = fragment.split(separator: "\n").filter { !$0.trimmingCharacters(in: .whitespaces).hasPrefix("#") }
         return lines.joined(separator: " ").split(separator: "!").compactMap { part in
             guard let word = part.split(whereSeparator: \.isWhitespace).first.map(String.init),
-                  !word.contains("/"), !word.contains("="), !word.contains("("), !word.contains(".") else { return nil }
+                !word.contains("/"), !word.contains("="), !word.contains("("), !word.contains(".")
+            else { return nil }
             return word
         }
     }
 
     /// The candidate `name` as `library` has it (no fragment: not present).
     package static func read(_ name: String, library: FragmentLibrary) -> EncoderCandidate {
-        EncoderCandidate(name: name, fragment: (try? String(contentsOfFile: "\(library.directory)/encoders/\(name).gst", encoding: .utf8)) ?? "")
+        EncoderCandidate(
+            name: name,
+            fragment: (try? String(contentsOfFile: "\(library.directory)/encoders/\(name).gst", encoding: .utf8)) ?? "")
     }
 
     /// The candidates `names`, read from `library`, in the order they are tried.

@@ -24,23 +24,36 @@ package struct EncoderChoiceCache {
 
     package init(dataDir: String) { path = dataDir + "/encoder-choice.json" }
 
-    package static func key(candidates: [EncoderCandidate], video: ApplianceConfig.Video, bootIDFile: String = "/proc/sys/kernel/random/boot_id") -> Key {
-        let boot = (try? String(contentsOfFile: bootIDFile, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
+    package static func key(
+        candidates: [EncoderCandidate], video: ApplianceConfig.Video,
+        bootIDFile: String = "/proc/sys/kernel/random/boot_id"
+    ) -> Key {
+        let boot =
+            (try? String(contentsOfFile: bootIDFile, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
+            ?? ""
         let described = candidates.map { candidate in
-            let fragment = Checksum.hash(.sha256, candidate.fragment.utf8).map { String(format: "%02x", $0) }.joined().prefix(16)
+            let fragment = Checksum.hash(.sha256, candidate.fragment.utf8).map { String(format: "%02x", $0) }.joined()
+                .prefix(16)
             let factories = candidate.factories.keys.sorted().map { name in
-                candidate.factories[name].flatMap { $0 }.map { "\(name)@\($0.pluginFile):\($0.pluginVersion):\($0.rank)" } ?? "\(name)@absent"
+                candidate.factories[name].flatMap { $0 }.map {
+                    "\(name)@\($0.pluginFile):\($0.pluginVersion):\($0.rank)"
+                } ?? "\(name)@absent"
             }
             return "\(candidate.name) \(fragment) \(factories.joined(separator: " "))"
         }
         let v = video
-        return Key(boot: boot, gstreamer: GStreamer.version, candidates: described,
-                   video: "\(v.width)x\(v.height)@\(v.framerate) \(v.bitrateKbps) kbit/s key \(v.keyframeIntervalS) s \(v.speedPreset)")
+        return Key(
+            boot: boot, gstreamer: GStreamer.version, candidates: described,
+            video:
+                "\(v.width)x\(v.height)@\(v.framerate) \(v.bitrateKbps) kbit/s key \(v.keyframeIntervalS) s \(v.speedPreset)"
+        )
     }
 
     package func load(matching key: Key) -> EncoderChoice? {
-        guard let data = FileManager.default.contents(atPath: path), let entry = try? JSONDecoder().decode(Entry.self, from: data),
-              entry.key == key else { return nil }
+        guard let data = FileManager.default.contents(atPath: path),
+            let entry = try? JSONDecoder().decode(Entry.self, from: data),
+            entry.key == key
+        else { return nil }
         return entry.choice
     }
 

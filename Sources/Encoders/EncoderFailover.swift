@@ -1,11 +1,11 @@
+import ApplianceBase
 import ApplianceProtocol
 import AsyncAlgorithms
+import Engine
 import Foundation
 import Logging
 import ServiceLifecycle
-import ApplianceBase
 import Settings
-import Engine
 
 /// The encoder chosen at start and what has happened to it since: `status`, `ctl status` and the metrics read it.
 package final class EncoderSelection: Sendable {
@@ -50,9 +50,13 @@ package struct EncoderFailover: Service, CustomStringConvertible {
     /// When the next candidate is tried ahead of need (in a child process, once): late enough not to slow the start.
     package var prepareAfter: Duration = .seconds(60)
 
-    package init(selection: EncoderSelection, graph: CaptureGraph, recorder: Recorder, events: EventHub, logger: Logger,
-                 stallAfter: Duration) {
-        (self.selection, self.graph, self.recorder, self.events, self.logger) = (selection, graph, recorder, events, logger)
+    package init(
+        selection: EncoderSelection, graph: CaptureGraph, recorder: Recorder, events: EventHub, logger: Logger,
+        stallAfter: Duration
+    ) {
+        (self.selection, self.graph, self.recorder, self.events, self.logger) = (
+            selection, graph, recorder, events, logger
+        )
         self.stallAfter = stallAfter
     }
 
@@ -86,10 +90,15 @@ package struct EncoderFailover: Service, CustomStringConvertible {
         state.prepareTried = true
         let current = selection.current
         guard selection.selector.video.encoder == ApplianceConfig.Video.autoEncoder else { return }
-        guard let (next, trials) = await selection.selector.replacement(excluding: state.failed.union([current.encoder]),
-                                                                         earlier: state.trials ?? current.trials) else { return }
+        guard
+            let (next, trials) = await selection.selector.replacement(
+                excluding: state.failed.union([current.encoder]),
+                earlier: state.trials ?? current.trials)
+        else { return }
         (state.prepared, state.trials) = (next, trials)
-        logger.info("encoder \(next.name) (\(next.element)) is ready to take over if \(current.encoder) fails (trial: \(next.detail))")
+        logger.info(
+            "encoder \(next.name) (\(next.element)) is ready to take over if \(current.encoder) fails (trial: \(next.detail))"
+        )
     }
 
     /// Holds the raw frames, ends the clip, builds the next encoder that works, and records on.
@@ -120,11 +129,15 @@ package struct EncoderFailover: Service, CustomStringConvertible {
                 logger.error("encoder \(next.name) (\(next.element)) failed to start: \(trouble)")
                 state.failed.insert(next.name)
                 attempts += 1
-                try? await Task.sleep(for: .seconds(min(attempts, 10)))  // a pinned encoder is tried again: not in a busy loop
+                // a pinned encoder is tried again: not in a busy loop
+                try? await Task.sleep(for: .seconds(min(attempts, 10)))
                 continue
             }
-            announce(EncoderFailure(encoder: old.encoder, element: old.element, reason: reason, next: next.name, nextElement: next.element),
-                     trials: searched)
+            announce(
+                EncoderFailure(
+                    encoder: old.encoder, element: old.element, reason: reason, next: next.name,
+                    nextElement: next.element),
+                trials: searched)
             break
         }
         await recorder.endEncoderChange()
@@ -138,7 +151,9 @@ package struct EncoderFailover: Service, CustomStringConvertible {
     }
 
     /// The candidate tried ahead of need if it has not failed since, else the next that passes a trial now.
-    private func nextCandidate(_ state: inout FailoverState, old: EncoderChoice) async -> (EncoderChoice.Trial, [EncoderChoice.Trial])? {
+    private func nextCandidate(_ state: inout FailoverState, old: EncoderChoice) async -> (
+        EncoderChoice.Trial, [EncoderChoice.Trial]
+    )? {
         if let prepared = state.prepared, !state.failed.contains(prepared.name) {
             state.prepared = nil
             return (prepared, state.trials ?? old.trials)
@@ -186,7 +201,9 @@ package struct EncoderFailover: Service, CustomStringConvertible {
             let candidates = EncoderCandidate.ordered(selector.video.encoderCandidates, library: selector.library)
             cache.store(selection.current, key: EncoderChoiceCache.key(candidates: candidates, video: selector.video))
         }
-        logger.notice("encoder \(failure.next) (\(failure.nextElement)) replaces \(failure.encoder), which failed: \(failure.reason)")
+        logger.notice(
+            "encoder \(failure.next) (\(failure.nextElement)) replaces \(failure.encoder), which failed: \(failure.reason)"
+        )
         events.publish(.encoderFailed(failure))
     }
 }

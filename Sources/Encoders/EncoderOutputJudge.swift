@@ -1,6 +1,7 @@
-import Supervision
 import ApplianceBase
 import Engine
+import Supervision
+
 /// Whether an encoder that is fed gives anything back: frames keep going in while no access unit comes out of the
 /// parser for `stallAfter`. A pause in its input (the gate closed: nothing records or streams) ends the wait, as an
 /// encoder may hold its last frames until more come (hardware encoders hold a few). Fed the chain's counters a sample

@@ -1,8 +1,8 @@
 import ApplianceProtocol
+import Engine
 import Foundation
 import Logging
 import Settings
-import Engine
 
 /// `[video] encoder = "auto"`: the first candidate that passes its trial, hardware first; the choice is cached for
 /// the boot (`EncoderChoiceCache`). A pinned encoder is used as it is, untried (the graph's start says if it fails).
@@ -15,14 +15,21 @@ package struct EncoderSelector {
     package var writesCache = true
     package let logger: Logger
 
-    package init(video: ApplianceConfig.Video, library: FragmentLibrary, runner: any EncoderTrialRunner, cache: EncoderChoiceCache?,
-                 writesCache: Bool = true, logger: Logger) {
-        (self.video, self.library, self.runner, self.cache, self.writesCache, self.logger) = (video, library, runner, cache, writesCache, logger)
+    package init(
+        video: ApplianceConfig.Video, library: FragmentLibrary, runner: any EncoderTrialRunner,
+        cache: EncoderChoiceCache?,
+        writesCache: Bool = true, logger: Logger
+    ) {
+        (self.video, self.library, self.runner, self.cache, self.writesCache, self.logger) = (
+            video, library, runner, cache, writesCache, logger
+        )
     }
 
     package func choose() async throws -> EncoderChoice {
         guard video.encoder == ApplianceConfig.Video.autoEncoder else {
-            return EncoderChoice(encoder: video.encoder, element: EncoderCandidate.read(video.encoder, library: library).element, how: .pinned)
+            return EncoderChoice(
+                encoder: video.encoder, element: EncoderCandidate.read(video.encoder, library: library).element,
+                how: .pinned)
         }
         let candidates = EncoderCandidate.ordered(video.encoderCandidates, library: library)
         let key = EncoderChoiceCache.key(candidates: candidates, video: video)
@@ -35,33 +42,46 @@ package struct EncoderSelector {
         var chosen: EncoderChoice.Trial?
         for candidate in candidates {
             guard chosen == nil else {
-                trials.append(.init(name: candidate.name, element: candidate.element, result: .notTried, detail: "", ms: 0))
+                trials.append(
+                    .init(name: candidate.name, element: candidate.element, result: .notTried, detail: "", ms: 0))
                 continue
             }
             guard candidate.isPresent else {
                 let missing = candidate.factories.filter { $0.value == nil }.keys.sorted()
-                trials.append(.init(name: candidate.name, element: candidate.element, result: .absent,
-                                    detail: candidate.fragment.isEmpty ? "no fragment encoders/\(candidate.name).gst" : "not installed: \(missing.joined(separator: ", "))", ms: 0))
+                trials.append(
+                    .init(
+                        name: candidate.name, element: candidate.element, result: .absent,
+                        detail: candidate.fragment.isEmpty
+                            ? "no fragment encoders/\(candidate.name).gst"
+                            : "not installed: \(missing.joined(separator: ", "))", ms: 0))
                 continue
             }
-            let trial = await runner.trial(candidate.name, video: video, library: library, limit: video.encoderTrialLimit)
+            let trial = await runner.trial(
+                candidate.name, video: video, library: library, limit: video.encoderTrialLimit)
             trials.append(trial)
-            if trial.result == .passed { chosen = trial } else {
-                logger.warning("encoder \(candidate.name) (\(candidate.element)) \(trial.result.rawValue): \(trial.detail)")
+            if trial.result == .passed {
+                chosen = trial
+            } else {
+                logger.warning(
+                    "encoder \(candidate.name) (\(candidate.element)) \(trial.result.rawValue): \(trial.detail)")
             }
         }
         guard let chosen else {
             if let provisional = Self.provisional(candidates, trials: trials) {
-                logger.warning("no encoder trial answered in time (a busy start?): recording on \(provisional.encoder) (\(provisional.element)) untried, judged as it runs; the trials run again at the next start")
+                logger.warning(
+                    "no encoder trial answered in time (a busy start?): recording on \(provisional.encoder) (\(provisional.element)) untried, judged as it runs; the trials run again at the next start"
+                )
                 return provisional
             }
             throw NoEncoderWorks(trials: trials)
         }
         let choice = EncoderChoice(encoder: chosen.name, element: chosen.element, how: .trial, trials: trials)
         if writesCache { cache?.store(choice, key: key) }
-        logger.info("encoder \(chosen.name) (\(chosen.element)) chosen by trial: \(chosen.detail)", metadata: [
-            "trials": "\(trials.map { "\($0.name)=\($0.result.rawValue)" }.joined(separator: ","))",
-        ])
+        logger.info(
+            "encoder \(chosen.name) (\(chosen.element)) chosen by trial: \(chosen.detail)",
+            metadata: [
+                "trials": "\(trials.map { "\($0.name)=\($0.result.rawValue)" }.joined(separator: ","))"
+            ])
         return choice
     }
 
@@ -69,7 +89,9 @@ package struct EncoderSelector {
     /// the encoder saying no, as a failed trial does): it needs no driver that could hang, and it is judged as it runs.
     package static func provisional(_ candidates: [EncoderCandidate], trials: [EncoderChoice.Trial]) -> EncoderChoice? {
         let timedOut = Set(trials.filter { $0.result == .timedOut }.map(\.name))
-        guard let software = candidates.first(where: { $0.isSoftware && timedOut.contains($0.name) }) else { return nil }
+        guard let software = candidates.first(where: { $0.isSoftware && timedOut.contains($0.name) }) else {
+            return nil
+        }
         return EncoderChoice(encoder: software.name, element: software.element, how: .provisional, trials: trials)
     }
 }
@@ -78,7 +100,8 @@ package struct EncoderSelector {
 package struct NoEncoderWorks: Error, CustomStringConvertible {
     package let trials: [EncoderChoice.Trial]
     package var description: String {
-        "no H.264 encoder works: " + trials.map { "\($0.name) \($0.result.rawValue)\($0.detail.isEmpty ? "" : " (\($0.detail))")" }
+        "no H.264 encoder works: "
+            + trials.map { "\($0.name) \($0.result.rawValue)\($0.detail.isEmpty ? "" : " (\($0.detail))")" }
             .joined(separator: "; ")
     }
 }

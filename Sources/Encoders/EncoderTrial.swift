@@ -1,9 +1,9 @@
+import ApplianceBase
 import ApplianceProtocol
+import Engine
 import Foundation
 import GStreamerKit
-import ApplianceBase
 import Settings
-import Engine
 
 /// One candidate's trial: a second of test frames at the configured size, rate and bitrate through its fragment,
 /// then parsed and decoded again. It passes only with decodable H.264 of the configured size: nearly every frame
@@ -18,7 +18,9 @@ public enum EncoderTrial {
     }
 
     /// Runs the trial here, in this process (the subprocess's body; in-process tests' runner). Blocks.
-    public static func run(name: String, video: ApplianceConfig.Video, library: FragmentLibrary, limit: Duration) -> EncoderChoice.Trial {
+    public static func run(name: String, video: ApplianceConfig.Video, library: FragmentLibrary, limit: Duration)
+        -> EncoderChoice.Trial
+    {
         var pinned = video
         pinned.encoder = name
         let frames = max(10, video.framerate)
@@ -31,26 +33,33 @@ public enum EncoderTrial {
         }
     }
 
-    package static func judge(_ m: Measured, frames: Int, video: ApplianceConfig.Video, name: String, element: String) -> EncoderChoice.Trial {
+    package static func judge(_ m: Measured, frames: Int, video: ApplianceConfig.Video, name: String, element: String)
+        -> EncoderChoice.Trial
+    {
         let what = "\(m.decoded) of \(frames) frames decoded at \(m.width)x\(m.height) in \(m.ms) ms"
         let passed = m.decoded >= frames - 2 && m.width == video.width && m.height == video.height
         let why = m.decoded < frames - 2 ? ", too few" : passed ? "" : ", not \(video.width)x\(video.height)"
-        return EncoderChoice.Trial(name: name, element: element, result: passed ? .passed : .failed, detail: what + why, ms: m.ms)
+        return EncoderChoice.Trial(
+            name: name, element: element, result: passed ? .passed : .failed, detail: what + why, ms: m.ms)
     }
 }
 
 /// How trials are run: in a child process for the daemon (a driver that crashes or hangs costs that candidate, not
 /// the daemon), in this process for in-process tests.
 public protocol EncoderTrialRunner: Sendable {
-    func trial(_ candidate: String, video: ApplianceConfig.Video, library: FragmentLibrary, limit: Duration) async -> EncoderChoice.Trial
+    func trial(_ candidate: String, video: ApplianceConfig.Video, library: FragmentLibrary, limit: Duration) async
+        -> EncoderChoice.Trial
 }
 
 /// Trials in this process, on the blocking pool.
 public struct InProcessEncoderTrials: EncoderTrialRunner {
     public init() {}
 
-    public func trial(_ candidate: String, video: ApplianceConfig.Video, library: FragmentLibrary, limit: Duration) async -> EncoderChoice.Trial {
+    public func trial(_ candidate: String, video: ApplianceConfig.Video, library: FragmentLibrary, limit: Duration)
+        async -> EncoderChoice.Trial
+    {
         (try? await blocking { EncoderTrial.run(name: candidate, video: video, library: library, limit: limit) })
-            ?? EncoderChoice.Trial(name: candidate, element: candidate, result: .failed, detail: "the trial did not run", ms: 0)
+            ?? EncoderChoice.Trial(
+                name: candidate, element: candidate, result: .failed, detail: "the trial did not run", ms: 0)
     }
 }

@@ -26,9 +26,11 @@ public struct FrontEndContext: Sendable {
     public var onvif: ONVIFDevice?
     public let logger: Logger
 
-    public init(config: ApplianceConfig, perform: @escaping @Sendable (Command) async throws(ApplianceError) -> CommandResult,
-                events: EventHub, live: any LiveFrames, webrtc: any WHEPSessions, media: any MediaFiles,
-                reporter: FrontEndReporter, accounts: AccountBook, onvif: ONVIFDevice? = nil, logger: Logger) {
+    public init(
+        config: ApplianceConfig, perform: @escaping @Sendable (Command) async throws(ApplianceError) -> CommandResult,
+        events: EventHub, live: any LiveFrames, webrtc: any WHEPSessions, media: any MediaFiles,
+        reporter: FrontEndReporter, accounts: AccountBook, onvif: ONVIFDevice? = nil, logger: Logger
+    ) {
         (self.config, self.perform, self.events, self.live, self.webrtc) = (config, perform, events, live, webrtc)
         (self.media, self.reporter, self.accounts, self.onvif, self.logger) = (media, reporter, accounts, onvif, logger)
     }

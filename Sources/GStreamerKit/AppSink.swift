@@ -1,5 +1,5 @@
-import CGStreamerShim
 import CGStreamer
+import CGStreamerShim
 
 /// Delivers every sample an appsink receives to a closure on the streaming thread.
 /// The closure must not block: keep the sample and hand work to another queue.

@@ -24,10 +24,13 @@ public class Bin: Element, @unchecked Sendable {
         "\"" + value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
     }
 
-    public static func parse(_ description: String, name: String, label: String, ghostUnlinkedPads: Bool = true) throws -> Bin {
+    public static func parse(_ description: String, name: String, label: String, ghostUnlinkedPads: Bool = true) throws
+        -> Bin
+    {
         GStreamer.initialize()
         var error: UnsafeMutablePointer<GError>?
-        let element = gst_parse_bin_from_description_full(description, ghostUnlinkedPads ? 1 : 0, nil, GST_PARSE_FLAG_FATAL_ERRORS, &error)
+        let element = gst_parse_bin_from_description_full(
+            description, ghostUnlinkedPads ? 1 : 0, nil, GST_PARSE_FLAG_FATAL_ERRORS, &error)
         guard let element else {
             throw GStreamerError.consume(error, element: label, fallback: "cannot parse pipeline fragment")
         }

@@ -1,5 +1,5 @@
-import CGStreamerShim
 import CGStreamer
+import CGStreamerShim
 import Foundation
 
 /// A typed bus message.
@@ -68,8 +68,9 @@ public final class BusReader: @unchecked Sendable {
     }
 
     private func run() {
-        let mask = GstMessageType(rawValue: GST_MESSAGE_ERROR.rawValue | GST_MESSAGE_WARNING.rawValue
-            | GST_MESSAGE_EOS.rawValue | GST_MESSAGE_STATE_CHANGED.rawValue | GST_MESSAGE_ELEMENT.rawValue)
+        let mask = GstMessageType(
+            rawValue: GST_MESSAGE_ERROR.rawValue | GST_MESSAGE_WARNING.rawValue
+                | GST_MESSAGE_EOS.rawValue | GST_MESSAGE_STATE_CHANGED.rawValue | GST_MESSAGE_ELEMENT.rawValue)
         while !isStopped {
             beat()
             guard let message = gst_bus_timed_pop_filtered(bus, 100_000_000, mask) else { continue }
@@ -86,20 +87,27 @@ public final class BusReader: @unchecked Sendable {
             var error: UnsafeMutablePointer<GError>?
             var debug: UnsafeMutablePointer<gchar>?
             let isError = message.pointee.type == GST_MESSAGE_ERROR
-            if isError { gst_message_parse_error(message, &error, &debug) } else { gst_message_parse_warning(message, &error, &debug) }
+            if isError {
+                gst_message_parse_error(message, &error, &debug)
+            } else {
+                gst_message_parse_warning(message, &error, &debug)
+            }
             var parsed = GStreamerError.consume(error, element: source, fallback: "unknown error")
             parsed.debug = takeGString(debug)
             return isError ? .error(parsed) : .warning(parsed)
         case GST_MESSAGE_EOS:
             return .endOfStream(source: source)
         case GST_MESSAGE_STATE_CHANGED:
-            var old = GST_STATE_NULL, new = GST_STATE_NULL, pending = GST_STATE_NULL
+            var old = GST_STATE_NULL
+            var new = GST_STATE_NULL
+            var pending = GST_STATE_NULL
             gst_message_parse_state_changed(message, &old, &new, &pending)
             return .stateChanged(source: source, old: ElementState(old), new: ElementState(new))
         case GST_MESSAGE_ELEMENT:
             guard let structure = gst_message_get_structure(message) else { return nil }
-            return .element(source: source, name: String(cString: gst_structure_get_name(structure)),
-                            fields: takeGString(gst_structure_to_string(structure)) ?? "")
+            return .element(
+                source: source, name: String(cString: gst_structure_get_name(structure)),
+                fields: takeGString(gst_structure_to_string(structure)) ?? "")
         default:
             return nil
         }
@@ -111,7 +119,9 @@ extension Pipeline {
     public func popError(timeout: ClockTime) -> GStreamerError? {
         let bus = gst_element_get_bus(pointer)!
         defer { gst_object_unref(UnsafeMutableRawPointer(bus)) }
-        guard let message = gst_bus_timed_pop_filtered(bus, GstClockTime(timeout.nanoseconds), GST_MESSAGE_ERROR) else { return nil }
+        guard let message = gst_bus_timed_pop_filtered(bus, GstClockTime(timeout.nanoseconds), GST_MESSAGE_ERROR) else {
+            return nil
+        }
         defer { gst_mini_object_unref(UnsafeMutableRawPointer(message).assumingMemoryBound(to: GstMiniObject.self)) }
         if case .error(let error) = BusReader.convert(message) { return error }
         return nil
@@ -128,7 +138,8 @@ extension Pipeline {
         defer { gst_object_unref(UnsafeMutableRawPointer(bus)) }
         let mask = GstMessageType(GST_MESSAGE_EOS.rawValue | GST_MESSAGE_ERROR.rawValue)
         guard let message = gst_bus_timed_pop_filtered(bus, GstClockTime(timeout.nanoseconds), mask) else {
-            throw GStreamerError(element: name, message: "did not finish within \(timeout.nanoseconds / 1_000_000_000) s")
+            throw GStreamerError(
+                element: name, message: "did not finish within \(timeout.nanoseconds / 1_000_000_000) s")
         }
         defer { gst_mini_object_unref(UnsafeMutableRawPointer(message).assumingMemoryBound(to: GstMiniObject.self)) }
         if case .error(let error) = BusReader.convert(message) { throw error }

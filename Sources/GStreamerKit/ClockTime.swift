@@ -18,7 +18,9 @@ public struct ClockTime: Hashable, Comparable, Sendable, CustomStringConvertible
     public var milliseconds: Double { Double(nanoseconds) / 1_000_000 }
 
     public static func < (a: ClockTime, b: ClockTime) -> Bool { a.nanoseconds < b.nanoseconds }
-    public static func + (a: ClockTime, b: ClockTime) -> ClockTime { ClockTime(nanoseconds: a.nanoseconds &+ b.nanoseconds) }
+    public static func + (a: ClockTime, b: ClockTime) -> ClockTime {
+        ClockTime(nanoseconds: a.nanoseconds &+ b.nanoseconds)
+    }
     public static func - (a: ClockTime, b: ClockTime) -> ClockTime {
         ClockTime(nanoseconds: a.nanoseconds > b.nanoseconds ? a.nanoseconds - b.nanoseconds : 0)
     }

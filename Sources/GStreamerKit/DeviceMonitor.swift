@@ -1,5 +1,5 @@
-import CGStreamerShim
 import CGStreamer
+import CGStreamerShim
 import Foundation
 
 /// A capture device GStreamer's device monitor sees.
@@ -98,10 +98,13 @@ public final class DeviceMonitor: @unchecked Sendable {
     }
 
     static func describe(_ device: UnsafeMutablePointer<GstDevice>) -> CaptureDevice {
-        var name: UnsafeMutablePointer<CChar>?, deviceClass: UnsafeMutablePointer<CChar>?
-        var caps: UnsafeMutablePointer<CChar>?, path: UnsafeMutablePointer<CChar>?
+        var name: UnsafeMutablePointer<CChar>?
+        var deviceClass: UnsafeMutablePointer<CChar>?
+        var caps: UnsafeMutablePointer<CChar>?
+        var path: UnsafeMutablePointer<CChar>?
         appl_device_describe(device, &name, &deviceClass, &caps, &path)
-        return CaptureDevice(name: takeGString(name) ?? "", deviceClass: takeGString(deviceClass) ?? "",
-                             caps: takeGString(caps) ?? "", path: takeGString(path))
+        return CaptureDevice(
+            name: takeGString(name) ?? "", deviceClass: takeGString(deviceClass) ?? "",
+            caps: takeGString(caps) ?? "", path: takeGString(path))
     }
 }

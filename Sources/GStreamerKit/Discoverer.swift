@@ -38,7 +38,8 @@ public enum Discoverer {
         if let error { g_error_free(error) }
         let result = gst_discoverer_info_get_result(info)
         guard result == GST_DISCOVERER_OK else {
-            throw GStreamerError(element: path, message: "not a playable media file (discoverer result \(result.rawValue))")
+            throw GStreamerError(
+                element: path, message: "not a playable media file (discoverer result \(result.rawValue))")
         }
         let duration = UInt64(gst_discoverer_info_get_duration(info))
         var media = MediaInfo(duration: duration == 0 ? nil : ClockTime.from(duration), video: [], audio: [])
@@ -46,17 +47,22 @@ public enum Discoverer {
         defer { gst_discoverer_stream_info_list_free(videos) }
         forEach(videos) { stream in
             let video = stream
-            let num = gst_discoverer_video_info_get_framerate_num(video), den = gst_discoverer_video_info_get_framerate_denom(video)
-            media.video.append(.init(codec: codec(of: stream), width: Int(gst_discoverer_video_info_get_width(video)),
-                                     height: Int(gst_discoverer_video_info_get_height(video)),
-                                     framerate: den == 0 ? 0 : Double(num) / Double(den)))
+            let num = gst_discoverer_video_info_get_framerate_num(video)
+            let den = gst_discoverer_video_info_get_framerate_denom(video)
+            media.video.append(
+                .init(
+                    codec: codec(of: stream), width: Int(gst_discoverer_video_info_get_width(video)),
+                    height: Int(gst_discoverer_video_info_get_height(video)),
+                    framerate: den == 0 ? 0 : Double(num) / Double(den)))
         }
         let audios = gst_discoverer_info_get_audio_streams(info)
         defer { gst_discoverer_stream_info_list_free(audios) }
         forEach(audios) { stream in
             let audio = stream
-            media.audio.append(.init(codec: codec(of: stream), channels: Int(gst_discoverer_audio_info_get_channels(audio)),
-                                     sampleRate: Int(gst_discoverer_audio_info_get_sample_rate(audio))))
+            media.audio.append(
+                .init(
+                    codec: codec(of: stream), channels: Int(gst_discoverer_audio_info_get_channels(audio)),
+                    sampleRate: Int(gst_discoverer_audio_info_get_sample_rate(audio))))
         }
         return media
     }

@@ -1,5 +1,5 @@
-import CGStreamerShim
 import CGStreamer
+import CGStreamerShim
 
 /// The states a GStreamer element moves through.
 public enum ElementState: Int32, Sendable, CustomStringConvertible {
@@ -35,7 +35,8 @@ public class Element: @unchecked Sendable {
     public static func make(_ factory: String, name: String? = nil) throws -> Element {
         GStreamer.initialize()
         guard let element = gst_element_factory_make(factory, name) else {
-            throw GStreamerError(element: name ?? factory, message: "no such GStreamer element '\(factory)' (plugin not installed?)")
+            throw GStreamerError(
+                element: name ?? factory, message: "no such GStreamer element '\(factory)' (plugin not installed?)")
         }
         return Element(retaining: element)
     }
@@ -55,7 +56,8 @@ public class Element: @unchecked Sendable {
     /// Sets any property from its textual form, as gst-launch does (enums by nick, caps, numbers, booleans).
     public func set(_ property: String, string value: String) throws {
         guard appl_object_set_from_string(raw, property, value) != 0 else {
-            throw GStreamerError(element: name, message: "element '\(name)' (\(typeName)) has no property '\(property)'")
+            throw GStreamerError(
+                element: name, message: "element '\(name)' (\(typeName)) has no property '\(property)'")
         }
     }
 
@@ -67,7 +69,9 @@ public class Element: @unchecked Sendable {
     public func set(_ property: String, _ value: String) { appl_object_set_string(raw, property, value) }
     public func set(_ property: String, _ caps: Caps) { appl_object_set_caps(raw, property, caps.pointer) }
     /// Sets a pad-typed property, e.g. input-selector's "active-pad".
-    public func set(_ property: String, pad: Pad) { appl_object_set_object(raw, property, UnsafeMutableRawPointer(pad.pointer)) }
+    public func set(_ property: String, pad: Pad) {
+        appl_object_set_object(raw, property, UnsafeMutableRawPointer(pad.pointer))
+    }
     /// Name of the object an object-typed property holds ("active-pad" → "sink_1").
     public func objectName(_ property: String) -> String? { takeGString(appl_object_get_object_name(raw, property)) }
 
@@ -85,7 +89,8 @@ public class Element: @unchecked Sendable {
 
     /// Current state, waiting up to `timeout` for a pending change to finish.
     public func state(timeout: ClockTime = .zero) -> (ElementState, succeeded: Bool) {
-        var current = GST_STATE_NULL, pending = GST_STATE_NULL
+        var current = GST_STATE_NULL
+        var pending = GST_STATE_NULL
         let result = gst_element_get_state(pointer, &current, &pending, GstClockTime(timeout.nanoseconds))
         return (ElementState(current), result != GST_STATE_CHANGE_FAILURE)
     }
@@ -120,7 +125,8 @@ public class Element: @unchecked Sendable {
     /// Links this element's src to `next`'s sink, negotiating compatible pads.
     public func link(_ next: Element) throws {
         guard gst_element_link(pointer, next.pointer) != 0 else {
-            throw GStreamerError(element: name, message: "cannot link '\(name)' to '\(next.name)' (incompatible formats?)")
+            throw GStreamerError(
+                element: name, message: "cannot link '\(name)' to '\(next.name)' (incompatible formats?)")
         }
     }
 
@@ -147,7 +153,9 @@ public class Element: @unchecked Sendable {
     }
 
     public var parent: Element? {
-        guard let parent = gst_object_get_parent(UnsafeMutablePointer<GstObject>(OpaquePointer(pointer))) else { return nil }
+        guard let parent = gst_object_get_parent(UnsafeMutablePointer<GstObject>(OpaquePointer(pointer))) else {
+            return nil
+        }
         let element = Element(retaining: UnsafeMutablePointer<GstElement>(OpaquePointer(parent)))
         gst_object_unref(UnsafeMutableRawPointer(parent))
         return element

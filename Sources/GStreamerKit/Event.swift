@@ -7,7 +7,9 @@ public final class Event: @unchecked Sendable {
     init(owning pointer: UnsafeMutablePointer<GstEvent>) { self.pointer = pointer }
 
     deinit {
-        if let pointer { gst_mini_object_unref(UnsafeMutableRawPointer(pointer).assumingMemoryBound(to: GstMiniObject.self)) }
+        if let pointer {
+            gst_mini_object_unref(UnsafeMutableRawPointer(pointer).assumingMemoryBound(to: GstMiniObject.self))
+        }
     }
 
     /// Hands the reference to a function that takes ownership.
@@ -29,6 +31,8 @@ public final class Event: @unchecked Sendable {
     }
 
     public static func forceKeyUnitUpstream(runningTime: ClockTime? = nil, allHeaders: Bool = true) -> Event {
-        Event(owning: gst_video_event_new_upstream_force_key_unit(GstClockTime(runningTime?.nanoseconds ?? ClockTime.none), allHeaders ? 1 : 0, 0))
+        Event(
+            owning: gst_video_event_new_upstream_force_key_unit(
+                GstClockTime(runningTime?.nanoseconds ?? ClockTime.none), allHeaders ? 1 : 0, 0))
     }
 }

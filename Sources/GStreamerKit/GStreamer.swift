@@ -1,5 +1,5 @@
-import CGStreamerShim
 import CGStreamer
+import CGStreamerShim
 
 /// Process-wide GStreamer set-up.
 public enum GStreamer {
@@ -38,14 +38,16 @@ public struct ElementFactoryInfo: Sendable, Equatable {
         defer { gst_object_unref(UnsafeMutableRawPointer(factory)) }
         let feature = factory  // a GstElementFactory is a GstPluginFeature (both opaque here)
         let klass = gst_element_factory_get_metadata(factory, "klass").map { String(cString: $0) } ?? ""
-        var file = "", version = ""
+        var file = ""
+        var version = ""
         if let plugin = gst_plugin_feature_get_plugin(feature) {
             file = gst_plugin_get_filename(plugin).map { String(cString: $0) } ?? ""
             version = gst_plugin_get_version(plugin).map { String(cString: $0) } ?? ""
             gst_object_unref(UnsafeMutableRawPointer(plugin))
         }
-        return ElementFactoryInfo(name: name, rank: Int(gst_plugin_feature_get_rank(feature)), klass: klass, pluginFile: file,
-                                  pluginVersion: version)
+        return ElementFactoryInfo(
+            name: name, rank: Int(gst_plugin_feature_get_rank(feature)), klass: klass, pluginFile: file,
+            pluginVersion: version)
     }
 }
 

@@ -50,34 +50,46 @@ public final class NetworkReceiver: @unchecked Sendable {
     /// `target`: the appsrc that takes the frames (nil: they are only counted). `onFailure` is called once, from a
     /// GStreamer thread, with the first failure in words; it must not block. Fails when uridecodebin or appsink is
     /// not installed.
-    public convenience init(url: String, user: String?, password: String?, transport: Transport, latencyMs: Int, timeoutS: Int,
-                            target: Element?, onFailure: @escaping @Sendable (String) -> Void = { _ in }) throws {
-        try self.init(label: "network camera", missing: "uridecodebin or appsink is missing (gstreamer1.0-plugins-base)",
-                      onFailure: onFailure) { notify, context, release in
-            appl_network_source_new(url, user, password, transport.rawValue, UInt32(latencyMs), UInt32(timeoutS), target?.pointer,
-                                    notify, context, release)
+    public convenience init(
+        url: String, user: String?, password: String?, transport: Transport, latencyMs: Int, timeoutS: Int,
+        target: Element?, onFailure: @escaping @Sendable (String) -> Void = { _ in }
+    ) throws {
+        try self.init(
+            label: "network camera", missing: "uridecodebin or appsink is missing (gstreamer1.0-plugins-base)",
+            onFailure: onFailure
+        ) { notify, context, release in
+            appl_network_source_new(
+                url, user, password, transport.rawValue, UInt32(latencyMs), UInt32(timeoutS), target?.pointer,
+                notify, context, release)
         }
     }
 
     /// The same receiver around `source`, a bin whose `src` pad gives raw video (for a `pipeline` camera whose pads
     /// come later: `Bin.exposeDynamicPads`).
-    public convenience init(source: Bin, target: Element?, onFailure: @escaping @Sendable (String) -> Void = { _ in }) throws {
-        try self.init(label: source.name, missing: "its output cannot be linked to raw video", onFailure: onFailure) { notify, context, release in
+    public convenience init(source: Bin, target: Element?, onFailure: @escaping @Sendable (String) -> Void = { _ in })
+        throws
+    {
+        try self.init(label: source.name, missing: "its output cannot be linked to raw video", onFailure: onFailure) {
+            notify, context, release in
             appl_source_receiver_new(source.pointer, target?.pointer, notify, context, release)
         }
     }
 
-    private init(label: String, missing: String, onFailure: @escaping @Sendable (String) -> Void,
-                 make: (ApplNetworkFailure, UnsafeMutableRawPointer, GDestroyNotify) -> UnsafeMutablePointer<GstElement>?) throws {
+    private init(
+        label: String, missing: String, onFailure: @escaping @Sendable (String) -> Void,
+        make: (ApplNetworkFailure, UnsafeMutableRawPointer, GDestroyNotify) -> UnsafeMutablePointer<GstElement>?
+    ) throws {
         GStreamer.initialize()
         let context = Unmanaged.passRetained(FailureBox(onFailure)).toOpaque()
-        let made = make({ context, reason in
-            guard let context, let reason else { return }
-            Unmanaged<FailureBox>.fromOpaque(context).takeUnretainedValue().call(String(cString: reason))
-        }, context, { context in
-            guard let context else { return }
-            Unmanaged<FailureBox>.fromOpaque(context).release()
-        })
+        let made = make(
+            { context, reason in
+                guard let context, let reason else { return }
+                Unmanaged<FailureBox>.fromOpaque(context).takeUnretainedValue().call(String(cString: reason))
+            }, context,
+            { context in
+                guard let context else { return }
+                Unmanaged<FailureBox>.fromOpaque(context).release()
+            })
         guard let made else {
             Unmanaged<FailureBox>.fromOpaque(context).release()
             throw GStreamerError(element: label, message: missing)
@@ -110,9 +122,11 @@ public final class NetworkReceiver: @unchecked Sendable {
             }
             return value.isEmpty ? nil : value
         }
-        return Stats(frames: UInt64(raw.frames), width: Int(raw.width), height: Int(raw.height),
-                     fps: raw.fps_d > 0 ? Double(raw.fps_n) / Double(raw.fps_d) : 0,
-                     codec: text(raw.codec), decoder: text(raw.decoder), failure: text(raw.failure), noVideoTrack: raw.no_video_track != 0,
-                     soundBuffers: UInt64(raw.sound_buffers), soundCodec: text(raw.sound_codec))
+        return Stats(
+            frames: UInt64(raw.frames), width: Int(raw.width), height: Int(raw.height),
+            fps: raw.fps_d > 0 ? Double(raw.fps_n) / Double(raw.fps_d) : 0,
+            codec: text(raw.codec), decoder: text(raw.decoder), failure: text(raw.failure),
+            noVideoTrack: raw.no_video_track != 0,
+            soundBuffers: UInt64(raw.sound_buffers), soundCodec: text(raw.sound_codec))
     }
 }

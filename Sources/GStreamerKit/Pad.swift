@@ -1,5 +1,5 @@
-import CGStreamerShim
 import CGStreamer
+import CGStreamerShim
 
 /// A pad: where data enters or leaves an element. Holds one strong reference.
 public final class Pad: @unchecked Sendable {
@@ -24,7 +24,10 @@ public final class Pad: @unchecked Sendable {
     public func link(_ sink: Pad) throws {
         let result = gst_pad_link(pointer, sink.pointer)
         guard result == GST_PAD_LINK_OK else {
-            throw GStreamerError(element: name, message: "cannot link pad '\(name)' to '\(sink.name)' (\(String(cString: gst_pad_link_get_name(result))))")
+            throw GStreamerError(
+                element: name,
+                message:
+                    "cannot link pad '\(name)' to '\(sink.name)' (\(String(cString: gst_pad_link_get_name(result))))")
         }
     }
 

@@ -1,5 +1,5 @@
-import CGStreamerShim
 import CGStreamer
+import CGStreamerShim
 import Synchronization
 
 /// What a probe is called for. Combine: `[.buffer, .block]`.
@@ -58,7 +58,9 @@ public struct BufferView {
     /// Up to `count` bytes from `offset`.
     public func bytes(at offset: Int, upTo count: Int) -> [UInt8] {
         var bytes = [UInt8](repeating: 0, count: count)
-        let copied = bytes.withUnsafeMutableBytes { gst_buffer_extract(pointer, gsize(offset), $0.baseAddress, gsize(count)) }
+        let copied = bytes.withUnsafeMutableBytes {
+            gst_buffer_extract(pointer, gsize(offset), $0.baseAddress, gsize(count))
+        }
         return Array(bytes.prefix(Int(copied)))
     }
 }
@@ -103,7 +105,8 @@ public struct ProbeInfo {
 
     public var buffer: BufferView? {
         guard info.pointee.type.rawValue & GST_PAD_PROBE_TYPE_BUFFER.rawValue != 0,
-              let buffer = appl_probe_info_buffer(info) else { return nil }
+            let buffer = appl_probe_info_buffer(info)
+        else { return nil }
         return BufferView(pointer: buffer)
     }
 
@@ -111,20 +114,23 @@ public struct ProbeInfo {
     public var buffers: [BufferView] {
         if let buffer { return [buffer] }
         guard info.pointee.type.rawValue & GST_PAD_PROBE_TYPE_BUFFER_LIST.rawValue != 0,
-              let list = appl_probe_info_buffer_list(info) else { return [] }
+            let list = appl_probe_info_buffer_list(info)
+        else { return [] }
         return (0..<gst_buffer_list_length(list)).compactMap { gst_buffer_list_get(list, $0).map(BufferView.init) }
     }
 
     public var event: EventKind? {
         guard info.pointee.type.rawValue & GST_PAD_PROBE_TYPE_EVENT_BOTH.rawValue != 0,
-              let event = appl_probe_info_event(info) else { return nil }
+            let event = appl_probe_info_event(info)
+        else { return nil }
         return EventKind(event.pointee.type)
     }
 
     /// Whether the probed data is an ALLOCATION query.
     public var isAllocationQuery: Bool {
         guard info.pointee.type.rawValue & GST_PAD_PROBE_TYPE_QUERY_BOTH.rawValue != 0,
-              let query = appl_probe_info_query(info) else { return false }
+            let query = appl_probe_info_query(info)
+        else { return false }
         return query.pointee.type == GST_QUERY_ALLOCATION
     }
 
@@ -137,7 +143,9 @@ public struct ProbeInfo {
     /// of them fitted.
     @discardableResult
     public func fillBuffer(at offset: Int, with bytes: [UInt8]) -> Bool {
-        bytes.withUnsafeBufferPointer { appl_probe_info_fill_buffer(info, gsize(offset), $0.baseAddress, gsize($0.count)) } == bytes.count
+        bytes.withUnsafeBufferPointer {
+            appl_probe_info_fill_buffer(info, gsize(offset), $0.baseAddress, gsize($0.count))
+        } == bytes.count
     }
 
     /// Marks the probed buffer as a frame that depends on others (clears its keyframe standing downstream).

@@ -28,11 +28,13 @@ public final class RTSPServer: @unchecked Sendable {
         public var checked: @Sendable (_ user: String?, _ client: String, _ passed: Bool) -> Void
         /// A client's media with the ONVIF backchannel was made (`started`) or is gone; `id` for `setTalk`.
         public var talk: @Sendable (_ id: UInt32, _ started: Bool) -> Void
-        public init(mediaStarted: @escaping @Sendable () -> Void = {}, mediaStopped: @escaping @Sendable () -> Void = {},
-                    clientPlaying: @escaping @Sendable () -> Void = {},
-                    admit: @escaping @Sendable (String?, String) -> Bool = { _, _ in true },
-                    checked: @escaping @Sendable (String?, String, Bool) -> Void = { _, _, _ in },
-                    talk: @escaping @Sendable (UInt32, Bool) -> Void = { _, _ in }) {
+        public init(
+            mediaStarted: @escaping @Sendable () -> Void = {}, mediaStopped: @escaping @Sendable () -> Void = {},
+            clientPlaying: @escaping @Sendable () -> Void = {},
+            admit: @escaping @Sendable (String?, String) -> Bool = { _, _ in true },
+            checked: @escaping @Sendable (String?, String, Bool) -> Void = { _, _, _ in },
+            talk: @escaping @Sendable (UInt32, Bool) -> Void = { _, _ in }
+        ) {
             (self.mediaStarted, self.mediaStopped, self.clientPlaying) = (mediaStarted, mediaStopped, clientPlaying)
             (self.admit, self.checked) = (admit, checked)
             self.talk = talk
@@ -54,29 +56,41 @@ public final class RTSPServer: @unchecked Sendable {
     /// Binds `address`:`port` (0: any free port) and serves `launch` at `path` ("/live"). `tlsPEM`: a certificate
     /// chain and its private key in PEM, for RTSP over TLS (`rtsps://`). `backchannel`: offer ONVIF's audio
     /// backchannel (G.711 µ-law from the client, decoded for `setTalk`).
-    public init(address: String, port: Int, path: String, launch: String, credentials: Credentials? = nil,
-                tlsPEM: String? = nil, backchannel: Bool = false, handlers: Handlers = Handlers()) throws {
+    public init(
+        address: String, port: Int, path: String, launch: String, credentials: Credentials? = nil,
+        tlsPEM: String? = nil, backchannel: Bool = false, handlers: Handlers = Handlers()
+    ) throws {
         GStreamer.initialize()
         let box = Unmanaged.passRetained(HandlerBox(handlers))
         let c = ApplRtspHandlers(
-            media_started: { user in Unmanaged<HandlerBox>.fromOpaque(user!).takeUnretainedValue().handlers.mediaStarted() },
-            media_stopped: { user in Unmanaged<HandlerBox>.fromOpaque(user!).takeUnretainedValue().handlers.mediaStopped() },
-            client_playing: { user in Unmanaged<HandlerBox>.fromOpaque(user!).takeUnretainedValue().handlers.clientPlaying() },
+            media_started: { user in
+                Unmanaged<HandlerBox>.fromOpaque(user!).takeUnretainedValue().handlers.mediaStarted()
+            },
+            media_stopped: { user in
+                Unmanaged<HandlerBox>.fromOpaque(user!).takeUnretainedValue().handlers.mediaStopped()
+            },
+            client_playing: { user in
+                Unmanaged<HandlerBox>.fromOpaque(user!).takeUnretainedValue().handlers.clientPlaying()
+            },
             admit: { name, client, user in
                 Unmanaged<HandlerBox>.fromOpaque(user!).takeUnretainedValue().handlers
                     .admit(name.map { String(cString: $0) }, client.map { String(cString: $0) } ?? "unknown") ? 1 : 0
             },
             checked: { name, client, passed, user in
                 Unmanaged<HandlerBox>.fromOpaque(user!).takeUnretainedValue().handlers
-                    .checked(name.map { String(cString: $0) }, client.map { String(cString: $0) } ?? "unknown", passed != 0)
+                    .checked(
+                        name.map { String(cString: $0) }, client.map { String(cString: $0) } ?? "unknown", passed != 0)
             },
             talk: { id, started, user in
                 Unmanaged<HandlerBox>.fromOpaque(user!).takeUnretainedValue().handlers.talk(UInt32(id), started != 0)
             },
             user: box.toOpaque())
         var error: UnsafeMutablePointer<CChar>?
-        guard let server = appl_rtsp_server_start(address, Int32(port), path, launch, credentials?.user, credentials?.password,
-                                                  tlsPEM, backchannel ? 1 : 0, c, &error) else {
+        guard
+            let server = appl_rtsp_server_start(
+                address, Int32(port), path, launch, credentials?.user, credentials?.password,
+                tlsPEM, backchannel ? 1 : 0, c, &error)
+        else {
             box.release()
             let message = error.map { String(cString: $0) } ?? "cannot start the RTSP server"
             g_free(error)
@@ -98,9 +112,11 @@ public final class RTSPServer: @unchecked Sendable {
     /// without a login. The token_file's user given at start stays.
     public func setUsers(talkers: [String], viewers: [String], open: Bool) throws {
         var error: UnsafeMutablePointer<CChar>?
-        let ok = whileRunning {
-            appl_rtsp_server_set_users($0, talkers.joined(separator: "\n"), viewers.joined(separator: "\n"), open ? 1 : 0, &error) != 0
-        } ?? true
+        let ok =
+            whileRunning {
+                appl_rtsp_server_set_users(
+                    $0, talkers.joined(separator: "\n"), viewers.joined(separator: "\n"), open ? 1 : 0, &error) != 0
+            } ?? true
         guard ok else {
             let message = error.map { String(cString: $0) } ?? "cannot set the RTSP accounts"
             g_free(error)
@@ -115,8 +131,10 @@ public final class RTSPServer: @unchecked Sendable {
     /// client has asked for the mount.
     public var mediaState: (current: ElementState, pending: ElementState)? {
         whileRunning { server -> (ElementState, ElementState)? in
-            var current = ElementState.null.raw, pending = ElementState.voidPending.raw
-            return appl_rtsp_server_media_state(server, &current, &pending) != 0 ? (ElementState(current), ElementState(pending)) : nil
+            var current = ElementState.null.raw
+            var pending = ElementState.voidPending.raw
+            return appl_rtsp_server_media_state(server, &current, &pending) != 0
+                ? (ElementState(current), ElementState(pending)) : nil
         } ?? nil
     }
 
@@ -145,7 +163,12 @@ public final class RTSPServer: @unchecked Sendable {
 
     /// Closes every client and stops the server; later calls do nothing.
     public func stop() {
-        guard stopped.withLock({ stopped in defer { stopped = true }; return !stopped }) else { return }
+        guard
+            stopped.withLock({ stopped in
+                defer { stopped = true }
+                return !stopped
+            })
+        else { return }
         appl_rtsp_server_stop(server)
         box.release()
     }

@@ -1,6 +1,6 @@
+import CGStreamer
 import CGStreamerShim
 import CJpeg
-import CGStreamer
 
 /// A buffer with its caps, as handed out by appsink. Owns one reference.
 public final class Sample: @unchecked Sendable {
@@ -18,7 +18,9 @@ public final class Sample: @unchecked Sendable {
 
     /// Running time of the buffer, using the sample's segment.
     public var runningTime: ClockTime? {
-        guard let buffer = gst_sample_get_buffer(pointer), let segment = gst_sample_get_segment(pointer) else { return nil }
+        guard let buffer = gst_sample_get_buffer(pointer), let segment = gst_sample_get_segment(pointer) else {
+            return nil
+        }
         let pts = buffer.pointee.pts
         guard UInt64(pts) != ClockTime.none, segment.pointee.format == GST_FORMAT_TIME else { return nil }
         return ClockTime.from(UInt64(gst_segment_to_running_time(segment, GST_FORMAT_TIME, pts)))
@@ -38,7 +40,8 @@ public final class Sample: @unchecked Sendable {
     /// referenced and the camera comes back under another name.
     public func detached() -> Sample {
         guard let buffer = gst_sample_get_buffer(pointer), let copy = gst_buffer_copy_deep(buffer),
-              let sample = gst_sample_new(copy, gst_sample_get_caps(pointer), gst_sample_get_segment(pointer), nil) else { return self }
+            let sample = gst_sample_new(copy, gst_sample_get_caps(pointer), gst_sample_get_segment(pointer), nil)
+        else { return self }
         gst_mini_object_unref(UnsafeMutableRawPointer(copy).assumingMemoryBound(to: GstMiniObject.self))
         return Sample(owning: sample)
     }
@@ -51,15 +54,20 @@ public final class Sample: @unchecked Sendable {
     /// Writes the (I420) frame as a JPEG scaled to fit `maxWidth`×`maxHeight` (0 = no bound); returns the size written.
     @discardableResult
     /// `box`: a red frame drawn around it (x, y, width, height in fractions of the picture), for an object's picture.
-    public func writeJPEG(to path: String, maxWidth: Int = 0, maxHeight: Int = 0, quality: Int = 85,
-                          box: [Float]? = nil) throws -> (width: Int, height: Int) {
-        var width: Int32 = 0, height: Int32 = 0
+    public func writeJPEG(
+        to path: String, maxWidth: Int = 0, maxHeight: Int = 0, quality: Int = 85,
+        box: [Float]? = nil
+    ) throws -> (width: Int, height: Int) {
+        var width: Int32 = 0
+        var height: Int32 = 0
         var error: UnsafeMutablePointer<CChar>?
         let result: Int32
         if let box, box.count == 4 {
-            result = appl_jpeg_write_sample_box(pointer, path, Int32(maxWidth), Int32(maxHeight), Int32(quality), box, &width, &height, &error)
+            result = appl_jpeg_write_sample_box(
+                pointer, path, Int32(maxWidth), Int32(maxHeight), Int32(quality), box, &width, &height, &error)
         } else {
-            result = appl_jpeg_write_sample(pointer, path, Int32(maxWidth), Int32(maxHeight), Int32(quality), &width, &height, &error)
+            result = appl_jpeg_write_sample(
+                pointer, path, Int32(maxWidth), Int32(maxHeight), Int32(quality), &width, &height, &error)
         }
         if result != 0 {
             throw GStreamerError(element: "jpeg", message: takeGString(error) ?? "JPEG encoding failed")

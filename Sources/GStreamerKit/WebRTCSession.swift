@@ -21,18 +21,25 @@ public final class WebRTCSession: @unchecked Sendable {
     /// Answers `offer`; blocks up to `timeout` milliseconds for ICE gathering (call it off the cooperative pool).
     /// `stun`: "stun://host:port" or nil (host candidates only). `onState`: on a GStreamer thread, must return at once.
     /// `talk`: the offer's Opus is received too (the viewer's microphone), for `setTalk`.
-    public init(offer: String, audio: Bool, talk: Bool = false, stun: String?, timeoutMs: Int = 3000,
-                onState: @escaping @Sendable (State) -> Void) throws {
+    public init(
+        offer: String, audio: Bool, talk: Bool = false, stun: String?, timeoutMs: Int = 3000,
+        onState: @escaping @Sendable (State) -> Void
+    ) throws {
         GStreamer.initialize()
         let box = Unmanaged.passRetained(StateBox(onState))
-        let handlers = ApplWebrtcHandlers(state_changed: { user, state in
-            let mapped: State = state == APPL_WEBRTC_CONNECTED ? .connected : state == APPL_WEBRTC_ENDED ? .ended : .connecting
-            Unmanaged<StateBox>.fromOpaque(user!).takeUnretainedValue().onState(mapped)
-        }, user: box.toOpaque())
+        let handlers = ApplWebrtcHandlers(
+            state_changed: { user, state in
+                let mapped: State =
+                    state == APPL_WEBRTC_CONNECTED ? .connected : state == APPL_WEBRTC_ENDED ? .ended : .connecting
+                Unmanaged<StateBox>.fromOpaque(user!).takeUnretainedValue().onState(mapped)
+            }, user: box.toOpaque())
         var answer: UnsafeMutablePointer<CChar>?
         var error: UnsafeMutablePointer<CChar>?
-        guard let session = appl_webrtc_session_start(offer, audio ? 1 : 0, talk ? 1 : 0, stun, Int32(timeoutMs), handlers, &answer, &error),
-              let answer else {
+        guard
+            let session = appl_webrtc_session_start(
+                offer, audio ? 1 : 0, talk ? 1 : 0, stun, Int32(timeoutMs), handlers, &answer, &error),
+            let answer
+        else {
             box.release()
             let message = error.map { String(cString: $0) } ?? "cannot answer the offer"
             g_free(error)
@@ -84,7 +91,12 @@ public final class WebRTCSession: @unchecked Sendable {
 
     /// Stops the pipeline; later calls do nothing. Blocking (a state change).
     public func stop() {
-        guard stopped.withLock({ stopped in defer { stopped = true }; return !stopped }) else { return }
+        guard
+            stopped.withLock({ stopped in
+                defer { stopped = true }
+                return !stopped
+            })
+        else { return }
         appl_webrtc_session_stop(session)
         box.release()
     }

@@ -10,8 +10,10 @@ package struct DeviceIdentity: Sendable, Equatable {
 
     package static func current(machineIDFile: String = "/etc/machine-id") -> DeviceIdentity {
         let host = ProcessInfo.processInfo.hostName
-        let machine = (try? String(contentsOfFile: machineIDFile, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
-        return DeviceIdentity(id: Self.hash("appliance:" + ((machine?.isEmpty == false ? machine : nil) ?? host)), hostName: host)
+        let machine = (try? String(contentsOfFile: machineIDFile, encoding: .utf8))?.trimmingCharacters(
+            in: .whitespacesAndNewlines)
+        return DeviceIdentity(
+            id: Self.hash("appliance:" + ((machine?.isEmpty == false ? machine : nil) ?? host)), hostName: host)
     }
 
     /// FNV-1a, 32 bits, as eight hex digits.

@@ -1,10 +1,10 @@
+import ApplianceBase
 import ApplianceProtocol
 import AsyncAlgorithms
 import Foundation
 import Logging
 import MQTTKit
 import ServiceLifecycle
-import ApplianceBase
 
 /// `[mqtt]`: the appliance on an MQTT broker and in Home Assistant. It follows the event stream and asks the one
 /// entry point (as the recording light does), publishes retained states when they change, announces the device
@@ -26,8 +26,10 @@ package final class MQTTBridge: Service, Sendable, CustomStringConvertible {
     private let perform: @Sendable (Command) async throws(ApplianceError) -> CommandResult
     private let logger: Logger
 
-    package init(settings: MQTTSettings, link: MQTTLink, events: EventHub, logger: Logger,
-         perform: @escaping @Sendable (Command) async throws(ApplianceError) -> CommandResult) {
+    package init(
+        settings: MQTTSettings, link: MQTTLink, events: EventHub, logger: Logger,
+        perform: @escaping @Sendable (Command) async throws(ApplianceError) -> CommandResult
+    ) {
         (self.settings, self.link, self.events, self.logger, self.perform) = (settings, link, events, logger, perform)
     }
 
@@ -45,7 +47,8 @@ package final class MQTTBridge: Service, Sendable, CustomStringConvertible {
         let publisher = MQTTPublisher(settings: settings, connection: connection, perform: perform, logger: logger)
         let subscription = events.subscribe()
         defer { events.unsubscribe(subscription.id) }
-        logger.info("MQTT connecting", metadata: ["broker": "\(settings.url)", "topic_prefix": "\(settings.topics.prefix)"])
+        logger.info(
+            "MQTT connecting", metadata: ["broker": "\(settings.url)", "topic_prefix": "\(settings.topics.prefix)"])
         await withGracefulShutdownHandler {
             await withDiscardingTaskGroup { group in
                 group.addTask { await Self.runNetworkThread(connection) }
@@ -53,19 +56,25 @@ package final class MQTTBridge: Service, Sendable, CustomStringConvertible {
                     for await event in connection.events { await self.handle(event, publisher: publisher) }
                 }
                 group.addTask {
-                    for await record in subscription.events.cancelOnGracefulShutdown() { await publisher.fold(record.event) }
+                    for await record in subscription.events.cancelOnGracefulShutdown() {
+                        await publisher.fold(record.event)
+                    }
                 }
                 group.addTask {
                     let ticksPerRefresh = Int(Self.refresh / Self.tick)
                     var ticks = 0
-                    for await _ in AsyncTimerSequence(interval: Self.tick, clock: .continuous).cancelOnGracefulShutdown() {
+                    for await _ in AsyncTimerSequence(interval: Self.tick, clock: .continuous)
+                        .cancelOnGracefulShutdown()
+                    {
                         ticks += 1
                         await publisher.tick(refresh: ticks % ticksPerRefresh == 0)
                     }
                 }
             }
         } onGracefulShutdown: {
-            connection.stop(farewell: [MQTTMessage(topic: self.settings.topics.availability, text: "offline", qos: 1, retain: true)])
+            connection.stop(farewell: [
+                MQTTMessage(topic: self.settings.topics.availability, text: "offline", qos: 1, retain: true)
+            ])
         }
         link.update(state: .disconnected, error: "stopped")
     }

@@ -1,5 +1,5 @@
-import ButtonsAndLights
 import ApplianceProtocol
+import ButtonsAndLights
 import Foundation
 
 /// What the MQTT bridge knows of the appliance: only what the entry point answers (`status`, `cameras`,
@@ -33,7 +33,9 @@ package struct MQTTFacts: Equatable, Sendable {
         activeCamera = status.activeCamera
         if cameras.isEmpty { cameras = status.cameras }
         switch status.state {
-        case .recording: recordingSince = status.recording.map { now.addingTimeInterval(-Double($0.elapsedMs) / 1000) } ?? recordingSince
+        case .recording:
+            recordingSince =
+                status.recording.map { now.addingTimeInterval(-Double($0.elapsedMs) / 1000) } ?? recordingSince
         case .idle: recordingSince = nil
         case .stopping: break
         }
@@ -128,7 +130,8 @@ package struct MQTTFacts: Equatable, Sendable {
         }
         if let eventsToday {
             s[topics.eventsToday] = "\(eventsToday.total)"
-            s[topics.eventsTodayAttributes] = Self.json(.object(eventsToday.byKind.reduce(into: [:]) { $0[$1.key.rawValue] = .int($1.value) }))
+            s[topics.eventsTodayAttributes] = Self.json(
+                .object(eventsToday.byKind.reduce(into: [:]) { $0[$1.key.rawValue] = .int($1.value) }))
         }
         for camera in cameras {
             let trouble = health.failedCameras.contains(camera) || health.missingCameras.contains(camera)
@@ -142,25 +145,32 @@ package struct MQTTFacts: Equatable, Sendable {
         let iso = ISO8601DateFormatter()
         var object: [String: JSONValue] = [
             "event_type": .string(activity.kind.rawValue), "id": .int(Int(activity.id)),
-            "started_at": .string(iso.string(from: activity.startedAt)), "zones": .array(activity.zones.map(JSONValue.string)),
+            "started_at": .string(iso.string(from: activity.startedAt)),
+            "zones": .array(activity.zones.map(JSONValue.string)),
         ]
         if let label = activity.label { object["label"] = .string(label) }
         if let camera = activity.camera { object["camera"] = .string(camera) }
         if let ended = activity.endedAt { object["ended_at"] = .string(iso.string(from: ended)) }
         if let duration = activity.durationS { object["duration_s"] = .double((duration * 10).rounded() / 10) }
         if let peak = activity.peak { object["peak"] = .double(peak) }
-        if let web = webURL, activity.thumbnail != nil { object["picture_url"] = .string(web + "/media/activity/\(activity.id)/picture") }
+        if let web = webURL, activity.thumbnail != nil {
+            object["picture_url"] = .string(web + "/media/activity/\(activity.id)/picture")
+        }
         return .object(object)
     }
 
     private var lastClipValue: JSONValue {
         guard let clip = lastClip else { return ["title": .null] }
-        var object: [String: JSONValue] = ["id": .string(clip.id), "title": .string(clip.title),
-                                           "duration_s": clip.durationMs.map { .double(Double($0) / 1000) } ?? .null,
-                                           "camera": clip.camera.map(JSONValue.string) ?? .null,
-                                           "locked": .bool(clip.locked)]
+        var object: [String: JSONValue] = [
+            "id": .string(clip.id), "title": .string(clip.title),
+            "duration_s": clip.durationMs.map { .double(Double($0) / 1000) } ?? .null,
+            "camera": clip.camera.map(JSONValue.string) ?? .null,
+            "locked": .bool(clip.locked),
+        ]
         if let ended = clip.endedAt { object["ended_at"] = .string(ISO8601DateFormatter().string(from: ended)) }
-        if let web = webURL, clip.thumbnail != nil { object["thumbnail_url"] = .string(web + "/media/\(clip.id)/thumbnail") }
+        if let web = webURL, clip.thumbnail != nil {
+            object["thumbnail_url"] = .string(web + "/media/\(clip.id)/thumbnail")
+        }
         return .object(object)
     }
 
@@ -184,7 +194,8 @@ package struct ActivityCounts: Equatable, Sendable {
 /// What to ask the entry point again after an event.
 package struct MQTTRefresh: OptionSet, Sendable {
     package let rawValue: Int
-    package static let status = MQTTRefresh(rawValue: 1), cameras = MQTTRefresh(rawValue: 2), backup = MQTTRefresh(rawValue: 4)
+    package static let status = MQTTRefresh(rawValue: 1), cameras = MQTTRefresh(rawValue: 2),
+        backup = MQTTRefresh(rawValue: 4)
     package static let lastClip = MQTTRefresh(rawValue: 8), activityCounts = MQTTRefresh(rawValue: 16)
     package static let all: MQTTRefresh = [.status, .cameras, .backup, .lastClip, .activityCounts]
 

@@ -18,8 +18,10 @@ package actor MQTTPublisher {
     /// Whether the entry point has answered once: until then the facts are empty and nothing is published.
     private var known = false
 
-    package init(settings: MQTTSettings, connection: MQTTConnection,
-         perform: @escaping @Sendable (Command) async throws(ApplianceError) -> CommandResult, logger: Logger) {
+    package init(
+        settings: MQTTSettings, connection: MQTTConnection,
+        perform: @escaping @Sendable (Command) async throws(ApplianceError) -> CommandResult, logger: Logger
+    ) {
         (self.settings, self.connection, self.perform, self.logger) = (settings, connection, perform, logger)
     }
 
@@ -41,11 +43,16 @@ package actor MQTTPublisher {
 
     package func fold(_ event: ApplianceEvent) async {
         if case .inputGesture(let g) = event {
-            let payload = MQTTFacts.json(["event_type": .string(g.gesture.rawValue), "label": .string(g.label), "action": .string(g.action)])
+            let payload = MQTTFacts.json([
+                "event_type": .string(g.gesture.rawValue), "label": .string(g.label), "action": .string(g.action),
+            ])
             connection.publish(MQTTMessage(topic: settings.topics.gesture, text: payload))
         }
         if case .activity(let activity) = event {
-            connection.publish(MQTTMessage(topic: settings.topics.activity, text: MQTTFacts.json(MQTTFacts.eventPayload(activity, webURL: facts.webURL))))
+            connection.publish(
+                MQTTMessage(
+                    topic: settings.topics.activity,
+                    text: MQTTFacts.json(MQTTFacts.eventPayload(activity, webURL: facts.webURL))))
         }
         let refresh = facts.fold(event, now: Date())
         publishChanges()  // what the event says shows at once
@@ -62,7 +69,9 @@ package actor MQTTPublisher {
     /// (a CI run on a loaded machine).
     package func tick(refresh: Bool) async {
         if refresh || facts.freeBytes == nil { await ask(.status) }
-        if let counted = facts.eventsToday?.day, counted != ActivityCounts.day(of: Date()) { await ask(.activityCounts) }
+        if let counted = facts.eventsToday?.day, counted != ActivityCounts.day(of: Date()) {
+            await ask(.activityCounts)
+        }
         publishChanges()
     }
 
@@ -89,7 +98,9 @@ package actor MQTTPublisher {
                 return
             }
         }
-        switch MQTTCommandParser.command(topic: message.topic, payload: message.payload, topics: settings.topics, cameras: facts.cameras) {
+        switch MQTTCommandParser.command(
+            topic: message.topic, payload: message.payload, topics: settings.topics, cameras: facts.cameras)
+        {
         case .failure(let refusal):
             logger.notice("MQTT \(message.topic): ignored: \(refusal)")
         case .success(let command):
@@ -120,11 +131,15 @@ package actor MQTTPublisher {
     private func publishChanges() {
         guard known else { return }
         for (topic, payload) in facts.states(settings.topics, now: Date()) where published[topic] != payload {
-            if connection.publish(MQTTMessage(topic: topic, payload: payload, qos: 1, retain: true)) { published[topic] = payload }
+            if connection.publish(MQTTMessage(topic: topic, payload: payload, qos: 1, retain: true)) {
+                published[topic] = payload
+            }
         }
         let path = facts.lastClip?.thumbnail
         if path != thumbnailPath, let path, let bytes = FileManager.default.contents(atPath: path) {
-            if connection.publish(MQTTMessage(topic: settings.topics.thumbnail, payload: Array(bytes), qos: 1, retain: true)) {
+            if connection.publish(
+                MQTTMessage(topic: settings.topics.thumbnail, payload: Array(bytes), qos: 1, retain: true))
+            {
                 thumbnailPath = path
             }
         }
@@ -136,7 +151,9 @@ package actor MQTTPublisher {
             facts.apply(s, minFreeMb: settings.minFreeMb, now: Date())
         }
         if refresh.contains(.cameras), case .cameras(let c)? = try? await perform(.cameras) { facts.apply(c) }
-        if refresh.contains(.backup), settings.backup, case .backupStatus(let b)? = try? await perform(.backupStatus) { facts.apply(b) }
+        if refresh.contains(.backup), settings.backup, case .backupStatus(let b)? = try? await perform(.backupStatus) {
+            facts.apply(b)
+        }
         if refresh.contains(.lastClip), case .list(let page)? = try? await perform(.list(page: 1, perPage: 3)) {
             facts.lastClip = page.items.first { $0.state != .recording }
         }
@@ -148,7 +165,10 @@ package actor MQTTPublisher {
         let day = ActivityCounts.day(of: Date())
         var counts = ActivityCounts(day: day, byKind: [:])
         for kind in Activity.Kind.allCases {
-            guard case .activity(let list)? = try? await perform(.activity(ActivityFilter(kinds: [kind], from: day, limit: 1))) else { return }
+            guard
+                case .activity(let list)? = try? await perform(
+                    .activity(ActivityFilter(kinds: [kind], from: day, limit: 1)))
+            else { return }
             counts.byKind[kind] = list.total
         }
         facts.eventsToday = counts

@@ -1,6 +1,6 @@
+import ApplianceBase
 import ApplianceProtocol
 import MQTTKit
-import ApplianceBase
 import Settings
 
 /// `[mqtt]` with its defaults filled in from this device (client id, topic prefix, name) and its password read:
@@ -34,11 +34,14 @@ package struct MQTTSettings: Sendable {
     /// `hasSpeaker`: whether the board has a speaker to play chimes on (the engine's `SpeakerSink` decides).
     package init(config: ApplianceConfig, hasSpeaker: Bool, identity: DeviceIdentity = .current()) throws {
         let m = config.mqtt
-        guard let broker = m.broker else { throw ConfigError(file: "", line: nil, key: "mqtt.url", message: "not an MQTT URL: '\(m.url)'") }
+        guard let broker = m.broker else {
+            throw ConfigError(file: "", line: nil, key: "mqtt.url", message: "not an MQTT URL: '\(m.url)'")
+        }
         (host, port, tls) = (broker.host, broker.port, broker.tls)
         caFile = m.caFile
         username = m.username
-        password = try SecretFile.read(file: m.passwordFile, key: "mqtt.password_file", environmentVariable: "APPLIANCE_MQTT_PASSWORD")
+        password = try SecretFile.read(
+            file: m.passwordFile, key: "mqtt.password_file", environmentVariable: "APPLIANCE_MQTT_PASSWORD")
         deviceID = identity.id
         clientID = m.clientID.isEmpty ? "appliance-\(identity.id)" : m.clientID
         topics = MQTTTopics(prefix: m.topicPrefix.isEmpty ? "appliance/\(identity.id)" : m.topicPrefix)
@@ -61,7 +64,9 @@ package struct MQTTSettings: Sendable {
     }
 
     package var initialStatus: MQTTStatus {
-        MQTTStatus(state: .connecting, url: url, topicPrefix: topics.prefix, discoveryPrefix: discoveryPrefix, deviceID: deviceID)
+        MQTTStatus(
+            state: .connecting, url: url, topicPrefix: topics.prefix, discoveryPrefix: discoveryPrefix,
+            deviceID: deviceID)
     }
 
     package var connectionOptions: MQTTConnection.Options {
@@ -72,9 +77,10 @@ package struct MQTTSettings: Sendable {
         o.will = MQTTMessage(topic: topics.availability, text: "offline", qos: 1, retain: true)
         o.subscriptions = topics.commands.map { ($0, 1) }
         if let discoveryPrefix {
-            let discovery = HomeAssistantDiscovery(prefix: discoveryPrefix, deviceID: deviceID, deviceName: deviceName,
-                                                   version: ApplianceVersion.current, configurationURL: nil, topics: topics,
-                                                   cameras: [], shutters: shutters)
+            let discovery = HomeAssistantDiscovery(
+                prefix: discoveryPrefix, deviceID: deviceID, deviceName: deviceName,
+                version: ApplianceVersion.current, configurationURL: nil, topics: topics,
+                cameras: [], shutters: shutters)
             o.subscriptions += [(discovery.statusTopic, 1), (discovery.subscription, 0)]
         }
         return o
@@ -82,9 +88,12 @@ package struct MQTTSettings: Sendable {
 
     package func discovery(facts: MQTTFacts) -> HomeAssistantDiscovery? {
         discoveryPrefix.map {
-            var discovery = HomeAssistantDiscovery(prefix: $0, deviceID: deviceID, deviceName: deviceName, version: ApplianceVersion.current,
-                                                   configurationURL: facts.webURL, topics: topics, cameras: facts.cameras, shutters: shutters)
-            (discovery.motion, discovery.sound, discovery.objects, discovery.speaker) = (motion, sound, objects, speaker)
+            var discovery = HomeAssistantDiscovery(
+                prefix: $0, deviceID: deviceID, deviceName: deviceName, version: ApplianceVersion.current,
+                configurationURL: facts.webURL, topics: topics, cameras: facts.cameras, shutters: shutters)
+            (discovery.motion, discovery.sound, discovery.objects, discovery.speaker) = (
+                motion, sound, objects, speaker
+            )
             return discovery
         }
     }

@@ -62,12 +62,15 @@ public final class MQTTConnection: @unchecked Sendable {
             try check(mosquitto_username_pw_set(handle, username, options.password), "the user name")
         }
         if let will = options.will {
-            try check(will.payload.withUnsafeBytes {
-                mosquitto_will_set(handle, will.topic, Int32($0.count), $0.baseAddress, will.qos, will.retain)
-            }, "the last will")
+            try check(
+                will.payload.withUnsafeBytes {
+                    mosquitto_will_set(handle, will.topic, Int32($0.count), $0.baseAddress, will.qos, will.retain)
+                }, "the last will")
         }
         if options.tls {
-            try check(mosquitto_tls_set(handle, options.caFile, "/etc/ssl/certs", nil, nil, nil), "TLS (ca_file \(options.caFile ?? "none"))")
+            try check(
+                mosquitto_tls_set(handle, options.caFile, "/etc/ssl/certs", nil, nil, nil),
+                "TLS (ca_file \(options.caFile ?? "none"))")
         }
         installCallbacks()
     }
@@ -82,7 +85,8 @@ public final class MQTTConnection: @unchecked Sendable {
         var delay = Duration.seconds(1)
         var first = true
         while !isStopping {
-            let rc = first
+            let rc =
+                first
                 ? mosquitto_connect_async(handle, options.host, Int32(options.port), Int32(options.keepAliveS))
                 : mosquitto_reconnect_async(handle)
             first = false
@@ -98,7 +102,8 @@ public final class MQTTConnection: @unchecked Sendable {
                         break
                     }
                     if !isConnected, ContinuousClock.now - started > options.connectTimeout {
-                        reason = "no answer from \(options.host):\(options.port) within \(options.connectTimeout.components.seconds) s"
+                        reason =
+                            "no answer from \(options.host):\(options.port) within \(options.connectTimeout.components.seconds) s"
                         break
                     }
                 }
@@ -217,9 +222,12 @@ public final class MQTTConnection: @unchecked Sendable {
             _ = me.lock.withLock { me.pendingMids.remove(mid) }
         }
         mosquitto_message_callback_set(handle) { _, object, message in
-            guard let me = MQTTConnection.connection(object), let m = message?.pointee, let topic = m.topic else { return }
+            guard let me = MQTTConnection.connection(object), let m = message?.pointee, let topic = m.topic else {
+                return
+            }
             let payload = m.payload.map { Array(UnsafeRawBufferPointer(start: $0, count: Int(m.payloadlen))) } ?? []
-            me.continuation.yield(.message(MQTTMessage(topic: String(cString: topic), payload: payload, qos: m.qos, retain: m.retain)))
+            me.continuation.yield(
+                .message(MQTTMessage(topic: String(cString: topic), payload: payload, qos: m.qos, retain: m.retain)))
         }
         mosquitto_log_callback_set(handle) { _, object, level, text in
             guard level & Int32(MOSQ_LOG_ERR) != 0, let me = MQTTConnection.connection(object), let text else { return }

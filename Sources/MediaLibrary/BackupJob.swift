@@ -5,8 +5,12 @@ import GRDB
 /// A row of `backup_jobs`: one upload or remote deletion, durable across restarts.
 public struct BackupJob: Codable, Sendable, Equatable, FetchableRecord, MutablePersistableRecord {
     public static let databaseTableName = "backup_jobs"
-    public static func databaseDateEncodingStrategy(for column: String) -> DatabaseDateEncodingStrategy { .millisecondsSince1970 }
-    public static func databaseDateDecodingStrategy(for column: String) -> DatabaseDateDecodingStrategy { .millisecondsSince1970 }
+    public static func databaseDateEncodingStrategy(for column: String) -> DatabaseDateEncodingStrategy {
+        .millisecondsSince1970
+    }
+    public static func databaseDateDecodingStrategy(for column: String) -> DatabaseDateDecodingStrategy {
+        .millisecondsSince1970
+    }
 
     public enum Kind: String, Codable, Sendable { case upload, delete }
     /// `running` is a claim: a job left `running` by a process that died goes back to `pending` at start-up.

@@ -26,7 +26,10 @@ package struct EntryIndex: Sendable {
     }
 
     package mutating func insert(_ key: PageIndex.Key, group: String?) {
-        guard let group else { heads.insert(key); return }
+        guard let group else {
+            heads.insert(key)
+            return
+        }
         var members = groups[group] ?? PageIndex(keys: [])
         let before = members.keys.last
         members.insert(key)
@@ -35,7 +38,10 @@ package struct EntryIndex: Sendable {
     }
 
     package mutating func remove(_ key: PageIndex.Key, group: String?) {
-        guard let group else { heads.remove(key); return }
+        guard let group else {
+            heads.remove(key)
+            return
+        }
         guard var members = groups[group] else { return }
         let before = members.keys.last
         members.remove(key)

@@ -7,15 +7,20 @@ extension Library {
     /// Stores a new activity and returns it with its number.
     public func insertActivity(_ activity: Activity) async throws -> Activity {
         try await database.write { db in
-            try db.execute(sql: """
-                INSERT INTO activity (kind, label, camera, started_at, ended_at, zones, peak, thumbnail, box)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """, arguments: [activity.kind.rawValue, activity.label, activity.camera, Recording.milliseconds(activity.startedAt),
-                                 activity.endedAt.map(Recording.milliseconds), activity.zones.joined(separator: ","), activity.peak,
-                                 activity.thumbnail, activity.box.map(Self.boxText)])
+            try db.execute(
+                sql: """
+                    INSERT INTO activity (kind, label, camera, started_at, ended_at, zones, peak, thumbnail, box)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [
+                    activity.kind.rawValue, activity.label, activity.camera, Recording.milliseconds(activity.startedAt),
+                    activity.endedAt.map(Recording.milliseconds), activity.zones.joined(separator: ","), activity.peak,
+                    activity.thumbnail, activity.box.map(Self.boxText),
+                ])
             var stored = Self.asStored(activity)
             stored.id = db.lastInsertedRowID
-            try Self.stampBoot(db, table: "activity", rowid: stored.id, wallMs: Recording.milliseconds(activity.startedAt))
+            try Self.stampBoot(
+                db, table: "activity", rowid: stored.id, wallMs: Recording.milliseconds(activity.startedAt))
             return stored
         }
     }
@@ -23,9 +28,12 @@ extension Library {
     /// Writes an activity's end, zones, peak and picture; returns it as stored.
     package func updateActivity(_ activity: Activity) async throws -> Activity {
         try await database.write { db in
-            try db.execute(sql: "UPDATE activity SET ended_at = ?, zones = ?, peak = ?, thumbnail = ?, box = ? WHERE id = ?",
-                           arguments: [activity.endedAt.map(Recording.milliseconds), activity.zones.joined(separator: ","),
-                                       activity.peak, activity.thumbnail, activity.box.map(Self.boxText), activity.id])
+            try db.execute(
+                sql: "UPDATE activity SET ended_at = ?, zones = ?, peak = ?, thumbnail = ?, box = ? WHERE id = ?",
+                arguments: [
+                    activity.endedAt.map(Recording.milliseconds), activity.zones.joined(separator: ","),
+                    activity.peak, activity.thumbnail, activity.box.map(Self.boxText), activity.id,
+                ])
         }
         return Self.asStored(activity)
     }
@@ -39,7 +47,9 @@ extension Library {
     }
 
     package func activity(id: Int64) async throws -> Activity? {
-        try await database.read { db in try Row.fetchOne(db, sql: "SELECT * FROM activity WHERE id = ?", arguments: [id]).map(Self.activity) }
+        try await database.read { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM activity WHERE id = ?", arguments: [id]).map(Self.activity)
+        }
     }
 
     /// Newest first: those of `filter.kinds` that meet [from, to), at most `limit`, and how many match in all, each
@@ -52,19 +62,26 @@ extension Library {
             if !filter.kinds.isEmpty { conditions.append("kind IN \(filter.kinds.map(\.rawValue))") }
             if let label = filter.label { conditions.append("label = \(label)") }
             if let to = filter.to { conditions.append("started_at < \(Recording.milliseconds(to))") }
-            if let from = filter.from { conditions.append("COALESCE(ended_at, started_at) >= \(Recording.milliseconds(from))") }
+            if let from = filter.from {
+                conditions.append("COALESCE(ended_at, started_at) >= \(Recording.milliseconds(from))")
+            }
             var whereClause: SQL = ""
-            for (index, condition) in conditions.enumerated() { whereClause += (index == 0 ? "WHERE " : " AND ") + condition }
-            let rows = try SQLRequest<Row>(literal: """
-                SELECT *, \(Self.clipHoldingTheStart(reach: reach)) AS clip FROM activity \(whereClause)
-                ORDER BY started_at DESC, id DESC LIMIT \(filter.limit)
-                """).fetchAll(db)
+            for (index, condition) in conditions.enumerated() {
+                whereClause += (index == 0 ? "WHERE " : " AND ") + condition
+            }
+            let rows = try SQLRequest<Row>(
+                literal: """
+                    SELECT *, \(Self.clipHoldingTheStart(reach: reach)) AS clip FROM activity \(whereClause)
+                    ORDER BY started_at DESC, id DESC LIMIT \(filter.limit)
+                    """
+            ).fetchAll(db)
             let total = try SQLRequest<Int>(literal: "SELECT COUNT(*) FROM activity \(whereClause)").fetchOne(db) ?? 0
-            return ActivityList(items: rows.map { row in
-                var activity = Self.activity(row)
-                activity.clip = row["clip"]
-                return activity
-            }, total: total)
+            return ActivityList(
+                items: rows.map { row in
+                    var activity = Self.activity(row)
+                    activity.clip = row["clip"]
+                    return activity
+                }, total: total)
         }
     }
 
@@ -110,14 +127,19 @@ extension Library {
     /// `weight` (a heavier mark is never lowered). `longest`: no clip runs longer (bounds the index walk). Returns how
     /// many rows were marked.
     @discardableResult
-    package func markCovering(from: Date, to: Date, longest: TimeInterval, weight: EventWeight = .activity) async throws -> Int {
+    package func markCovering(from: Date, to: Date, longest: TimeInterval, weight: EventWeight = .activity) async throws
+        -> Int
+    {
         try await database.write { db in
-            let (earliest, latest) = (Recording.milliseconds(from.addingTimeInterval(-longest)), Recording.milliseconds(to))
-            try db.execute(literal: """
-                UPDATE recordings SET has_event = \(weight.rawValue)
-                WHERE created_at BETWEEN \(earliest) AND \(latest) AND has_event < \(weight.rawValue)
-                  AND (ended_at >= \(Recording.milliseconds(from)) OR (ended_at IS NULL AND state = \(Recording.State.recording)))
-                """)
+            let (earliest, latest) = (
+                Recording.milliseconds(from.addingTimeInterval(-longest)), Recording.milliseconds(to)
+            )
+            try db.execute(
+                literal: """
+                    UPDATE recordings SET has_event = \(weight.rawValue)
+                    WHERE created_at BETWEEN \(earliest) AND \(latest) AND has_event < \(weight.rawValue)
+                      AND (ended_at >= \(Recording.milliseconds(from)) OR (ended_at IS NULL AND state = \(Recording.State.recording)))
+                    """)
             return db.changesCount
         }
     }
@@ -128,7 +150,8 @@ extension Library {
         try await database.write { db in
             var doomed = "started_at < \(cutoff.map(Recording.milliseconds) ?? Int64.min)"
             doomed += " OR id IN (SELECT id FROM activity ORDER BY started_at DESC, id DESC LIMIT -1 OFFSET \(keep))"
-            let pictures = try String.fetchAll(db, sql: "SELECT thumbnail FROM activity WHERE (\(doomed)) AND thumbnail IS NOT NULL")
+            let pictures = try String.fetchAll(
+                db, sql: "SELECT thumbnail FROM activity WHERE (\(doomed)) AND thumbnail IS NOT NULL")
             try db.execute(sql: "DELETE FROM activity WHERE \(doomed)")
             return pictures
         }
@@ -136,11 +159,12 @@ extension Library {
 
     private static func activity(_ row: Row) -> Activity {
         let zones: String = row["zones"]
-        return Activity(id: row["id"], kind: Activity.Kind(rawValue: row["kind"]) ?? .external, label: row["label"],
-                        camera: row["camera"], startedAt: Recording.date(row["started_at"]),
-                        endedAt: (row["ended_at"] as Int64?).map(Recording.date),
-                        zones: zones.isEmpty ? [] : zones.split(separator: ",").map(String.init), peak: row["peak"],
-                        thumbnail: row["thumbnail"], box: (row["box"] as String?).flatMap(Self.box))
+        return Activity(
+            id: row["id"], kind: Activity.Kind(rawValue: row["kind"]) ?? .external, label: row["label"],
+            camera: row["camera"], startedAt: Recording.date(row["started_at"]),
+            endedAt: (row["ended_at"] as Int64?).map(Recording.date),
+            zones: zones.isEmpty ? [] : zones.split(separator: ",").map(String.init), peak: row["peak"],
+            thumbnail: row["thumbnail"], box: (row["box"] as String?).flatMap(Self.box))
     }
 
     /// A box as the table keeps it: "x,y,width,height" in fractions of the picture.

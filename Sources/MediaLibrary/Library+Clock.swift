@@ -1,6 +1,6 @@
+import ApplianceBase
 import Foundation
 import GRDB
-import ApplianceBase
 
 /// Dating rows again when the wall clock jumped. A row written live carries its boot and the boot clock's
 /// milliseconds at its start (`stampBoot`); the wall time of that moment, by the clock as it is now, is
@@ -22,25 +22,30 @@ extension Library {
     static func stampBoot(_ db: Database, table: String, rowid: Int64, wallMs: Int64) throws {
         let bootMs = wallMs - BootClock.offsetMs
         guard bootMs >= 0 else { return }  // before this boot: not this boot's to date again
-        try db.execute(sql: "UPDATE \(table) SET boot_id = ?, boot_ms = ? WHERE rowid = ?", arguments: [BootClock.bootID, bootMs, rowid])
+        try db.execute(
+            sql: "UPDATE \(table) SET boot_id = ?, boot_ms = ? WHERE rowid = ?",
+            arguments: [BootClock.bootID, bootMs, rowid])
     }
 
     /// Dates the rows of boot `bootID` again by the wall clock whose offset from the boot clock is `offsetMs`.
     @discardableResult
-    package func redate(bootID: String = BootClock.bootID, offsetMs: Int64 = BootClock.offsetMs) async throws -> Redated {
+    package func redate(bootID: String = BootClock.bootID, offsetMs: Int64 = BootClock.offsetMs) async throws -> Redated
+    {
         let moved = try await database.write { db -> Redated in
             let off = "(boot_ms + \(offsetMs) - created_at)"
-            try db.execute(sql: """
-                UPDATE recordings SET created_at = created_at + \(off), started_at = started_at + \(off), ended_at = ended_at + \(off),
-                  redated_ms = redated_ms + \(off)
-                WHERE boot_id = ? AND boot_ms IS NOT NULL AND abs(\(off)) > 2000
-                """, arguments: [bootID])
+            try db.execute(
+                sql: """
+                    UPDATE recordings SET created_at = created_at + \(off), started_at = started_at + \(off), ended_at = ended_at + \(off),
+                      redated_ms = redated_ms + \(off)
+                    WHERE boot_id = ? AND boot_ms IS NOT NULL AND abs(\(off)) > 2000
+                    """, arguments: [bootID])
             var moved = Redated(recordings: db.changesCount)
             let activityOff = "(boot_ms + \(offsetMs) - started_at)"
-            try db.execute(sql: """
-                UPDATE activity SET started_at = started_at + \(activityOff), ended_at = ended_at + \(activityOff)
-                WHERE boot_id = ? AND boot_ms IS NOT NULL AND abs(\(activityOff)) > 2000
-                """, arguments: [bootID])
+            try db.execute(
+                sql: """
+                    UPDATE activity SET started_at = started_at + \(activityOff), ended_at = ended_at + \(activityOff)
+                    WHERE boot_id = ? AND boot_ms IS NOT NULL AND abs(\(activityOff)) > 2000
+                    """, arguments: [bootID])
             moved.activities = db.changesCount
             return moved
         }
@@ -52,8 +57,12 @@ extension Library {
     /// back would hold them for as long as the jump) and share links (a jump forward would end them early).
     package func followJump(byMs delta: Int64) async throws {
         try await database.write { db in
-            try db.execute(sql: "UPDATE backup_jobs SET next_attempt_at = next_attempt_at + ? WHERE state = 'pending'", arguments: [delta])
-            try db.execute(sql: "UPDATE shares SET created_at = created_at + ?, expires_at = expires_at + ?", arguments: [delta, delta])
+            try db.execute(
+                sql: "UPDATE backup_jobs SET next_attempt_at = next_attempt_at + ? WHERE state = 'pending'",
+                arguments: [delta])
+            try db.execute(
+                sql: "UPDATE shares SET created_at = created_at + ?, expires_at = expires_at + ?",
+                arguments: [delta, delta])
         }
     }
 }

@@ -14,15 +14,21 @@ extension Library {
                     """
                 return try segments.fetchAll(db)
             }
-            let from = request.from ?? .distantPast, to = request.to ?? .distantFuture
-            let (earliest, latest) = (Recording.milliseconds(from.addingTimeInterval(-longest)), Recording.milliseconds(to))
+            let from = request.from ?? .distantPast
+            let to = request.to ?? .distantFuture
+            let (earliest, latest) = (
+                Recording.milliseconds(from.addingTimeInterval(-longest)), Recording.milliseconds(to)
+            )
             let meeting: SQLRequest<Recording> = """
                 SELECT * FROM recordings
                 WHERE created_at BETWEEN \(earliest) AND \(latest) AND ended_at > \(Recording.milliseconds(from))
                   AND state IN \(Recording.State.finished)
                 ORDER BY created_at, rowid
                 """
-            return try meeting.fetchAll(db).filter { row in request.camera.map { camera in (row.camera ?? "").split(separator: ",").contains { $0 == camera } } ?? true }
+            return try meeting.fetchAll(db).filter { row in
+                request.camera.map { camera in (row.camera ?? "").split(separator: ",").contains { $0 == camera } }
+                    ?? true
+            }
         }
     }
 }
@@ -33,24 +39,31 @@ extension Library {
     /// two indexed queries, so every page costs the same at any depth.
     package func groupedPage(_ page: Int, perPage: Int) async throws -> Page {
         let offset = Self.rowsBefore(page: page, perPage: perPage)
-        let (keys, total) = entries.withLock { index in (offset.map { index.keys(offset: $0, limit: perPage) } ?? [], index.count) }
+        let (keys, total) = entries.withLock { index in
+            (offset.map { index.keys(offset: $0, limit: perPage) } ?? [], index.count)
+        }
         guard !keys.isEmpty else { return Page(items: [], total: total, page: page, perPage: perPage) }
         return try await database.read { db in
             let rowids = keys.map(\.rowid)
             let marks = Array(repeating: "?", count: rowids.count).joined(separator: ",")
             var byRowid: [Int64: Recording] = [:]
-            for row in try Row.fetchAll(db, sql: "SELECT rowid AS row_key, * FROM recordings WHERE rowid IN (\(marks))",
-                                        arguments: StatementArguments(rowids)) {
+            for row in try Row.fetchAll(
+                db, sql: "SELECT rowid AS row_key, * FROM recordings WHERE rowid IN (\(marks))",
+                arguments: StatementArguments(rowids))
+            {
                 byRowid[row["row_key"]] = try Recording(row: row)
             }
             let groups = Set(byRowid.values.compactMap(\.group))
             var sums: [String: Row] = [:]
             if !groups.isEmpty {
                 let groupMarks = Array(repeating: "?", count: groups.count).joined(separator: ",")
-                for row in try Row.fetchAll(db, sql: """
-                    SELECT group_id, COUNT(*) AS n, SUM(duration_ms) AS d, SUM(size_bytes) AS b, MAX(ended_at) AS e
-                    FROM recordings WHERE group_id IN (\(groupMarks)) GROUP BY group_id
-                    """, arguments: StatementArguments(Array(groups))) {
+                for row in try Row.fetchAll(
+                    db,
+                    sql: """
+                        SELECT group_id, COUNT(*) AS n, SUM(duration_ms) AS d, SUM(size_bytes) AS b, MAX(ended_at) AS e
+                        FROM recordings WHERE group_id IN (\(groupMarks)) GROUP BY group_id
+                        """, arguments: StatementArguments(Array(groups)))
+                {
                     sums[row["group_id"]] = row
                 }
             }
@@ -72,10 +85,13 @@ extension Library {
     package func segmentPage(group: String, page: Int, perPage: Int) async throws -> Page {
         let offset = Self.rowsBefore(page: page, perPage: perPage) ?? Int(Int64.max)
         return try await database.read { db in
-            let total = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM recordings WHERE group_id = ?", arguments: [group]) ?? 0
-            let items = try Recording.fetchAll(db, sql: """
-                SELECT * FROM recordings WHERE group_id = ? ORDER BY segment_index LIMIT ? OFFSET ?
-                """, arguments: [group, perPage, offset])
+            let total =
+                try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM recordings WHERE group_id = ?", arguments: [group]) ?? 0
+            let items = try Recording.fetchAll(
+                db,
+                sql: """
+                    SELECT * FROM recordings WHERE group_id = ? ORDER BY segment_index LIMIT ? OFFSET ?
+                    """, arguments: [group, perPage, offset])
             return Page(items: items, total: total, page: page, perPage: perPage)
         }
     }

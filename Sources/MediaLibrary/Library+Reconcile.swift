@@ -15,13 +15,16 @@ extension Library {
         var marked: [String] = []
         for batch in rowids.chunked(Self.reconcileBatch) {
             marked += try await database.write { db in
-                try String.fetchAll(db, SQLRequest<String>(literal: """
-                    UPDATE recordings SET
-                      failure_reason = CASE WHEN state = \(Recording.State.recording) THEN \(interrupted) ELSE \(lostPrefix) || path END,
-                      state = \(Recording.State.failed)
-                    WHERE rowid IN \(Array(batch)) AND state <> \(Recording.State.failed)
-                    RETURNING id
-                    """))
+                try String.fetchAll(
+                    db,
+                    SQLRequest<String>(
+                        literal: """
+                            UPDATE recordings SET
+                              failure_reason = CASE WHEN state = \(Recording.State.recording) THEN \(interrupted) ELSE \(lostPrefix) || path END,
+                              state = \(Recording.State.failed)
+                            WHERE rowid IN \(Array(batch)) AND state <> \(Recording.State.failed)
+                            RETURNING id
+                            """))
             }
         }
         return marked
@@ -32,11 +35,14 @@ extension Library {
         var restored: [String] = []
         for batch in rowids.chunked(Self.reconcileBatch) {
             restored += try await database.write { db in
-                try String.fetchAll(db, SQLRequest<String>(literal: """
-                    UPDATE recordings SET state = \(Recording.State.recovered), failure_reason = NULL
-                    WHERE rowid IN \(Array(batch)) AND state = \(Recording.State.failed)
-                    RETURNING id
-                    """))
+                try String.fetchAll(
+                    db,
+                    SQLRequest<String>(
+                        literal: """
+                            UPDATE recordings SET state = \(Recording.State.recovered), failure_reason = NULL
+                            WHERE rowid IN \(Array(batch)) AND state = \(Recording.State.failed)
+                            RETURNING id
+                            """))
             }
         }
         return restored

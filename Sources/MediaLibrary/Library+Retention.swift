@@ -1,7 +1,7 @@
+import ApplianceBase
 import ApplianceProtocol
 import Foundation
 import GRDB
-import ApplianceBase
 
 /// What retention and protection ask of the database: sums and the oldest few rows, so a pass over 100,000 clips
 /// reads aggregates and a handful of rows, never the whole table.
@@ -61,9 +61,12 @@ extension Library {
     /// `locked`: locked or unlocked ones; `backedUp`: nil for any, else only those whose backup is (not) done;
     /// `hasEvent`: nil for any, else only those that do (not) cover an activity; `weight`: only those whose heaviest
     /// activity weighs that (`EventWeight`).
-    package func oldest(locked: Bool, backedUp: Bool?, hasEvent: Bool? = nil, weight: EventWeight? = nil, olderThan: Date? = nil,
-                after cursor: (Int64, Int64)?, limit: Int) async throws
-        -> (rows: [RetentionCandidate], cursor: (Int64, Int64)?) {
+    package func oldest(
+        locked: Bool, backedUp: Bool?, hasEvent: Bool? = nil, weight: EventWeight? = nil, olderThan: Date? = nil,
+        after cursor: (Int64, Int64)?, limit: Int
+    ) async throws
+        -> (rows: [RetentionCandidate], cursor: (Int64, Int64)?)
+    {
         try await database.read { db in
             var sql: SQL = """
                 SELECT id, path, thumbnail, created_at, COALESCE(size_bytes, 0), locked, backup_state, rowid FROM recordings
@@ -79,8 +82,9 @@ extension Library {
             var last: (Int64, Int64)?
             let rows = try SQLRequest<Row>(literal: sql).fetchAll(db).map { row -> RetentionCandidate in
                 last = (row[3], row[7])
-                return RetentionCandidate(id: row[0], path: row[1], thumbnail: row[2], createdAt: Recording.date(row[3]),
-                                          sizeBytes: row[4], locked: row[5], backupState: row[6])
+                return RetentionCandidate(
+                    id: row[0], path: row[1], thumbnail: row[2], createdAt: Recording.date(row[3]),
+                    sizeBytes: row[4], locked: row[5], backupState: row[6])
             }
             return (rows, last)
         }
@@ -90,7 +94,9 @@ extension Library {
     /// start. `longest`: no clip runs longer (bounds the index walk). Oldest first.
     package func overlapping(from: Date, to: Date, longest: TimeInterval) async throws -> [Recording] {
         try await database.read { db in
-            let (earliest, latest) = (Recording.milliseconds(from.addingTimeInterval(-longest)), Recording.milliseconds(to))
+            let (earliest, latest) = (
+                Recording.milliseconds(from.addingTimeInterval(-longest)), Recording.milliseconds(to)
+            )
             let request: SQLRequest<Recording> = """
                 SELECT * FROM recordings
                 WHERE created_at BETWEEN \(earliest) AND \(latest)
@@ -105,8 +111,9 @@ extension Library {
     /// Whether segment `segment` of `group` still has a row.
     package func hasSegment(group: String, segment: Int) async throws -> Bool {
         try await database.read { db in
-            try Bool.fetchOne(db, sql: "SELECT EXISTS(SELECT 1 FROM recordings WHERE group_id = ? AND segment_index = ?)",
-                              arguments: [group, segment]) ?? false
+            try Bool.fetchOne(
+                db, sql: "SELECT EXISTS(SELECT 1 FROM recordings WHERE group_id = ? AND segment_index = ?)",
+                arguments: [group, segment]) ?? false
         }
     }
 }

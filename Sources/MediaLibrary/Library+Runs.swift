@@ -26,17 +26,26 @@ extension Library {
     /// Counts this start; the previous run is unclean if its mark is still set.
     package func beginRun(at now: Date = Date()) async throws -> DaemonRuns {
         try await database.write { db in
-            let row = try Row.fetchOne(db, sql: "SELECT starts, unclean_exits, consecutive_unclean, running, started_at FROM daemon_runs WHERE id = 1")
+            let row = try Row.fetchOne(
+                db,
+                sql:
+                    "SELECT starts, unclean_exits, consecutive_unclean, running, started_at FROM daemon_runs WHERE id = 1"
+            )
             let previousUnclean = row.map { ($0[3] as Bool) } ?? false
-            var runs = DaemonRuns(starts: (row?[0] ?? 0) + 1, uncleanExits: (row?[1] ?? 0) + (previousUnclean ? 1 : 0),
-                                  consecutiveUnclean: previousUnclean ? (row?[2] ?? 0) + 1 : 0,
-                                  previousStart: row.map { Date(timeIntervalSince1970: Double($0[4] as Int64) / 1000) })
+            var runs = DaemonRuns(
+                starts: (row?[0] ?? 0) + 1, uncleanExits: (row?[1] ?? 0) + (previousUnclean ? 1 : 0),
+                consecutiveUnclean: previousUnclean ? (row?[2] ?? 0) + 1 : 0,
+                previousStart: row.map { Date(timeIntervalSince1970: Double($0[4] as Int64) / 1000) })
             if runs.consecutiveUnclean < 0 { runs.consecutiveUnclean = 0 }
-            try db.execute(sql: """
-                INSERT INTO daemon_runs (id, starts, unclean_exits, consecutive_unclean, running, started_at) VALUES (1, ?, ?, ?, 1, ?)
-                ON CONFLICT(id) DO UPDATE SET starts = excluded.starts, unclean_exits = excluded.unclean_exits,
-                  consecutive_unclean = excluded.consecutive_unclean, running = 1, started_at = excluded.started_at
-                """, arguments: [runs.starts, runs.uncleanExits, runs.consecutiveUnclean, Int64(now.timeIntervalSince1970 * 1000)])
+            try db.execute(
+                sql: """
+                    INSERT INTO daemon_runs (id, starts, unclean_exits, consecutive_unclean, running, started_at) VALUES (1, ?, ?, ?, 1, ?)
+                    ON CONFLICT(id) DO UPDATE SET starts = excluded.starts, unclean_exits = excluded.unclean_exits,
+                      consecutive_unclean = excluded.consecutive_unclean, running = 1, started_at = excluded.started_at
+                    """,
+                arguments: [
+                    runs.starts, runs.uncleanExits, runs.consecutiveUnclean, Int64(now.timeIntervalSince1970 * 1000),
+                ])
             return runs
         }
     }

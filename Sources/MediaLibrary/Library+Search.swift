@@ -6,7 +6,8 @@ extension Library {
     /// Newest first, the clips whose title contains `filter.search` (case-insensitive for ASCII) and that started
     /// in [`from`, `to`). An OFFSET query: filtered results are small, and the plain list keeps its keyset pages.
     package func filteredPage(_ filter: ListFilter, page: Int, perPage: Int) async throws -> Page {
-        var conditions: [String] = [], arguments: [(any DatabaseValueConvertible)?] = []
+        var conditions: [String] = []
+        var arguments: [(any DatabaseValueConvertible)?] = []
         if let search = filter.search, !search.isEmpty {
             let escaped = search.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%")
                 .replacingOccurrences(of: "_", with: "\\_")
@@ -22,12 +23,15 @@ extension Library {
             arguments.append(Recording.milliseconds(to))
         }
         let clause = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
-        let values = StatementArguments(arguments), paging: StatementArguments = [perPage, Self.rowsBefore(page: page, perPage: perPage) ?? Int(Int64.max)]
+        let values = StatementArguments(arguments)
+        let paging: StatementArguments = [perPage, Self.rowsBefore(page: page, perPage: perPage) ?? Int(Int64.max)]
         return try await database.read { db in
             let total = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM recordings \(clause)", arguments: values) ?? 0
-            let items = try Recording.fetchAll(db, sql: """
-                SELECT * FROM recordings \(clause) ORDER BY created_at DESC, rowid DESC LIMIT ? OFFSET ?
-                """, arguments: values + paging)
+            let items = try Recording.fetchAll(
+                db,
+                sql: """
+                    SELECT * FROM recordings \(clause) ORDER BY created_at DESC, rowid DESC LIMIT ? OFFSET ?
+                    """, arguments: values + paging)
             return Page(items: items, total: total, page: page, perPage: perPage)
         }
     }

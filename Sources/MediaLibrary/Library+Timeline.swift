@@ -6,9 +6,13 @@ import Mp4
 /// The recordings of a time range as the timeline needs them: times, group, camera and lock only (a day of loop
 /// recording is 8,640 rows; decoding whole recording objects would cost several times more).
 extension Library {
-    package func timelineFiles(from: Date, to: Date, longest: TimeInterval, now: Date = Date()) async throws -> [TimelineFile] {
+    package func timelineFiles(from: Date, to: Date, longest: TimeInterval, now: Date = Date()) async throws
+        -> [TimelineFile]
+    {
         try await database.read { db in
-            let (earliest, latest) = (Recording.milliseconds(from.addingTimeInterval(-longest)), Recording.milliseconds(to))
+            let (earliest, latest) = (
+                Recording.milliseconds(from.addingTimeInterval(-longest)), Recording.milliseconds(to)
+            )
             let request: SQLRequest<Row> = """
                 SELECT id, created_at, ended_at, duration_ms, state, locked, group_id, camera FROM recordings
                 WHERE created_at BETWEEN \(earliest) AND \(latest)
@@ -16,7 +20,9 @@ extension Library {
                   AND state <> \(Recording.State.failed)
                 ORDER BY created_at, rowid
                 """
-            return try request.fetchCursor(db).map { row in TimelineFile(row: row, now: now) }.reduce(into: []) { $0.append($1) }
+            return try request.fetchCursor(db).map { row in TimelineFile(row: row, now: now) }.reduce(into: []) {
+                $0.append($1)
+            }
         }
     }
 }
@@ -32,8 +38,13 @@ package struct TimelineFile: Sendable, Equatable {
     package var locked: Bool
     package var live: Bool
 
-    package init(id: String, start: Date, end: Date, group: String? = nil, camera: String? = nil, locked: Bool = false, live: Bool = false) {
-        (self.id, self.start, self.end, self.group, self.camera, self.locked, self.live) = (id, start, end, group, camera, locked, live)
+    package init(
+        id: String, start: Date, end: Date, group: String? = nil, camera: String? = nil, locked: Bool = false,
+        live: Bool = false
+    ) {
+        (self.id, self.start, self.end, self.group, self.camera, self.locked, self.live) = (
+            id, start, end, group, camera, locked, live
+        )
     }
 
     package init(row: Row, now: Date) {
@@ -44,7 +55,9 @@ package struct TimelineFile: Sendable, Equatable {
         // As `Recording.mediaStart`; a finished file lasts its duration (its end is written after the stop).
         let start = ended.flatMap { end in duration.map { min(created, end.addingTimeInterval(-$0)) } } ?? created
         let end = live ? max(now, created) : duration.map { start.addingTimeInterval($0) } ?? ended ?? created
-        self.init(id: row["id"], start: start, end: end, group: row["group_id"], camera: row["camera"], locked: row["locked"], live: live)
+        self.init(
+            id: row["id"], start: start, end: end, group: row["group_id"], camera: row["camera"], locked: row["locked"],
+            live: live)
     }
 }
 
@@ -52,7 +65,9 @@ package struct TimelineFile: Sendable, Equatable {
 extension Library {
     package func rangeSources(from: Date, to: Date, longest: TimeInterval) async throws -> [RangeVideoBuilder.Source] {
         try await database.read { db in
-            let (earliest, latest) = (Recording.milliseconds(from.addingTimeInterval(-longest)), Recording.milliseconds(to))
+            let (earliest, latest) = (
+                Recording.milliseconds(from.addingTimeInterval(-longest)), Recording.milliseconds(to)
+            )
             let request: SQLRequest<Row> = """
                 SELECT id, path, created_at, ended_at, duration_ms, state, locked, group_id, camera FROM recordings
                 WHERE created_at BETWEEN \(earliest) AND \(latest) AND ended_at >= \(Recording.milliseconds(from))
@@ -60,7 +75,8 @@ extension Library {
                 ORDER BY created_at, rowid
                 """
             return try request.fetchCursor(db).map { row in
-                RangeVideoBuilder.Source(id: row["id"], path: row["path"], start: TimelineFile(row: row, now: Date()).start)
+                RangeVideoBuilder.Source(
+                    id: row["id"], path: row["path"], start: TimelineFile(row: row, now: Date()).start)
             }.reduce(into: []) { $0.append($1) }
         }
     }
@@ -71,23 +87,31 @@ extension Library {
 extension Library {
     package func dayTotals(days: [(day: String, start: Date, end: Date)]) async throws -> [TimelineDay] {
         guard !days.isEmpty else { return [] }
-        let ranges = days.enumerated().map { "(\($0.offset), \(Recording.milliseconds($0.element.start)), \(Recording.milliseconds($0.element.end)))" }
-            .joined(separator: ", ")
+        let ranges = days.enumerated().map {
+            "(\($0.offset), \(Recording.milliseconds($0.element.start)), \(Recording.milliseconds($0.element.end)))"
+        }
+        .joined(separator: ", ")
         return try await database.read { db in
             var totals = days.map { TimelineDay(day: $0.day) }
-            let recordings = try Row.fetchAll(db, sql: """
-                WITH days(i, s, e) AS (VALUES \(ranges))
-                SELECT days.i AS i, COUNT(*) AS n, COALESCE(SUM(r.duration_ms), 0) AS ms, COALESCE(SUM(r.locked), 0) AS locked
-                FROM days JOIN recordings r ON r.created_at >= days.s AND r.created_at < days.e AND r.state <> 'failed' GROUP BY days.i
-                """)
+            let recordings = try Row.fetchAll(
+                db,
+                sql: """
+                    WITH days(i, s, e) AS (VALUES \(ranges))
+                    SELECT days.i AS i, COUNT(*) AS n, COALESCE(SUM(r.duration_ms), 0) AS ms, COALESCE(SUM(r.locked), 0) AS locked
+                    FROM days JOIN recordings r ON r.created_at >= days.s AND r.created_at < days.e AND r.state <> 'failed' GROUP BY days.i
+                    """)
             for row in recordings {
                 let i: Int = row["i"]
-                (totals[i].recordings, totals[i].recordedS, totals[i].locked) = (row["n"], Double(row["ms"] as Int64) / 1000, row["locked"])
+                (totals[i].recordings, totals[i].recordedS, totals[i].locked) = (
+                    row["n"], Double(row["ms"] as Int64) / 1000, row["locked"]
+                )
             }
-            let activity = try Row.fetchAll(db, sql: """
-                WITH days(i, s, e) AS (VALUES \(ranges))
-                SELECT days.i AS i, COUNT(a.id) AS n FROM days JOIN activity a ON a.started_at >= days.s AND a.started_at < days.e GROUP BY days.i
-                """)
+            let activity = try Row.fetchAll(
+                db,
+                sql: """
+                    WITH days(i, s, e) AS (VALUES \(ranges))
+                    SELECT days.i AS i, COUNT(a.id) AS n FROM days JOIN activity a ON a.started_at >= days.s AND a.started_at < days.e GROUP BY days.i
+                    """)
             for row in activity { totals[row["i"] as Int].events = row["n"] }
             return totals.filter { $0.recordings > 0 || $0.events > 0 }
         }

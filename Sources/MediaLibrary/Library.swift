@@ -1,7 +1,7 @@
+import ApplianceBase
 import ApplianceProtocol
 import Foundation
 import GRDB
-import ApplianceBase
 
 /// The recordings database: `<data_dir>/appliance.sqlite` in WAL mode. All reads and writes of recording rows go
 /// through here, which also keeps the in-memory `PageIndex` in step.
@@ -38,7 +38,9 @@ public final class Library: Sendable {
     /// from its WAL and shared-memory files, which a daemon of an earlier version may have left readable).
     static func makePrivate(_ path: String) throws {
         let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw LibraryError.storage("cannot create the database \(path): \(String(cString: strerror(errno)))") }
+        guard fd >= 0 else {
+            throw LibraryError.storage("cannot create the database \(path): \(String(cString: strerror(errno)))")
+        }
         defer { close(fd) }
         _ = fchmod(fd, 0o600)  // best effort, as for the data folder: a FAT card's modes are its mount options'
         for companion in [path + "-wal", path + "-shm"] { _ = chmod(companion, 0o600) }
@@ -94,7 +96,8 @@ public final class Library: Sendable {
         public var description: String {
             switch self {
             case .notFound(let id): "no recording with id \(id)"
-            case .ambiguous(let prefix, let matches): "id prefix \(prefix) is ambiguous: \(matches.joined(separator: ", "))…"
+            case .ambiguous(let prefix, let matches):
+                "id prefix \(prefix) is ambiguous: \(matches.joined(separator: ", "))…"
             case .invalidID(let id): "\"\(id)\" is not a recording id (hex digits and dashes)"
             case .storage(let message): message
             }
@@ -110,8 +113,12 @@ public final class Library: Sendable {
             try recording.insert(db)
             let rowid = db.lastInsertedRowID
             // The stored value is the key: read it back rather than converting the Date a second time.
-            let createdAt = try Int64.fetchOne(db, sql: "SELECT created_at FROM recordings WHERE rowid = ?", arguments: [rowid]) ?? 0
-            if recording.state == .recording { try Self.stampBoot(db, table: "recordings", rowid: rowid, wallMs: createdAt) }
+            let createdAt =
+                try Int64.fetchOne(db, sql: "SELECT created_at FROM recordings WHERE rowid = ?", arguments: [rowid])
+                ?? 0
+            if recording.state == .recording {
+                try Self.stampBoot(db, table: "recordings", rowid: rowid, wallMs: createdAt)
+            }
             return PageIndex.Key(createdAt: createdAt, rowid: rowid)
         }
         index.withLock { $0.insert(key) }
@@ -124,12 +131,16 @@ public final class Library: Sendable {
             try recordings.map { recording in
                 try recording.insert(db)
                 let rowid = db.lastInsertedRowID
-                let createdAt = try Int64.fetchOne(db, sql: "SELECT created_at FROM recordings WHERE rowid = ?", arguments: [rowid]) ?? 0
+                let createdAt =
+                    try Int64.fetchOne(db, sql: "SELECT created_at FROM recordings WHERE rowid = ?", arguments: [rowid])
+                    ?? 0
                 return PageIndex.Key(createdAt: createdAt, rowid: rowid)
             }
         }
         index.withLock { index in index = PageIndex(keys: index.keys + keys) }
-        entries.withLock { entries in for (key, recording) in zip(keys, recordings) { entries.insert(key, group: recording.group) } }
+        entries.withLock { entries in
+            for (key, recording) in zip(keys, recordings) { entries.insert(key, group: recording.group) }
+        }
     }
 
     /// Applies a change to one row in a transaction and returns the new row. The creation date never changes.
@@ -162,7 +173,10 @@ public final class Library: Sendable {
     /// Deletes the row (the caller removes the files first).
     public func delete(id: String) async throws {
         let removed = try await database.write { db -> (key: PageIndex.Key, group: String?)? in
-            guard let row = try Row.fetchOne(db, sql: "SELECT created_at, rowid, group_id FROM recordings WHERE id = ?", arguments: [id]) else {
+            guard
+                let row = try Row.fetchOne(
+                    db, sql: "SELECT created_at, rowid, group_id FROM recordings WHERE id = ?", arguments: [id])
+            else {
                 return nil
             }
             try db.execute(sql: "DELETE FROM recordings WHERE id = ?", arguments: [id])
@@ -188,8 +202,9 @@ public final class Library: Sendable {
         }
         let matches = try await database.read { db in
             // A range on the primary key: uses the index, unlike LIKE.
-            try Recording.fetchAll(db, sql: "SELECT * FROM recordings WHERE id >= ? AND id < ? ORDER BY id LIMIT 6",
-                                   arguments: [needle, needle + "\u{10FFFF}"])
+            try Recording.fetchAll(
+                db, sql: "SELECT * FROM recordings WHERE id >= ? AND id < ? ORDER BY id LIMIT 6",
+                arguments: [needle, needle + "\u{10FFFF}"])
         }
         if let exact = matches.first(where: { $0.id == needle }) { return exact }
         guard let first = matches.first else { throw LibraryError.notFound(prefix) }
@@ -211,12 +226,14 @@ public final class Library: Sendable {
         let (start, total) = index.withLock { (offset.flatMap($0.key(at:)), $0.count) }
         guard let start else { return Page(items: [], total: total, page: page, perPage: perPage) }
         let items = try await database.read { db in
-            try Recording.fetchAll(db, sql: """
-                SELECT * FROM recordings
-                WHERE (created_at, rowid) <= (?, ?)
-                ORDER BY created_at DESC, rowid DESC
-                LIMIT ?
-                """, arguments: [start.createdAt, start.rowid, perPage])
+            try Recording.fetchAll(
+                db,
+                sql: """
+                    SELECT * FROM recordings
+                    WHERE (created_at, rowid) <= (?, ?)
+                    ORDER BY created_at DESC, rowid DESC
+                    LIMIT ?
+                    """, arguments: [start.createdAt, start.rowid, perPage])
         }
         return Page(items: items, total: total, page: page, perPage: perPage)
     }
@@ -245,7 +262,10 @@ public final class Library: Sendable {
                 """
             let cursor = try request.fetchCursor(db)
             while let row = try cursor.next() {
-                rows.append(PathRow(rowid: row[0], path: row[1], state: Recording.State(rawValue: row[2]) ?? .failed, lostItsFile: row[3]))
+                rows.append(
+                    PathRow(
+                        rowid: row[0], path: row[1], state: Recording.State(rawValue: row[2]) ?? .failed,
+                        lostItsFile: row[3]))
             }
             return rows
         }
@@ -255,10 +275,12 @@ public final class Library: Sendable {
     package func ids(of rowids: [Int64]) async throws -> [String] {
         var ids: [Int64: String] = [:]
         for batch in rowids.chunked(Self.reconcileBatch) {
-            let rows = try await database.read { db in
-                try Row.fetchAll(db, SQLRequest<Row>(literal: "SELECT rowid, id FROM recordings WHERE rowid IN \(Array(batch))"))
+            let request = SQLRequest<Row>(literal: "SELECT rowid, id FROM recordings WHERE rowid IN \(Array(batch))")
+            // Pairs, not rows: the async read hands back only what is Sendable (a `Row` is not).
+            let pairs = try await database.read { db in
+                try Row.fetchAll(db, request).map { (rowid: $0[0] as Int64, id: $0[1] as String) }
             }
-            for row in rows { ids[row[0]] = row[1] }
+            for pair in pairs { ids[pair.rowid] = pair.id }
         }
         return rowids.map { ids[$0] ?? "" }
     }

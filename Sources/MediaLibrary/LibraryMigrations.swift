@@ -77,13 +77,15 @@ enum LibraryMigrations {
                 t.add(column: "segment_index", .integer)
                 t.add(column: "lock_reason", .text)
             }
-            try db.create(index: "recordings_by_group", on: "recordings", columns: ["group_id", "segment_index"],
-                          condition: Column("group_id") != nil)
+            try db.create(
+                index: "recordings_by_group", on: "recordings", columns: ["group_id", "segment_index"],
+                condition: Column("group_id") != nil)
         }
         migrator.registerMigration("v4: retention's covering index") { db in
             // Retention sums sizes by state and lock on every pass: over this index SQLite reads a few MB instead
             // of every row of the table (340 ms → a few tens of ms at 100,000 rows).
-            try db.create(index: "recordings_usage", on: "recordings", columns: ["state", "locked", "size_bytes", "created_at"])
+            try db.create(
+                index: "recordings_usage", on: "recordings", columns: ["state", "locked", "size_bytes", "created_at"])
         }
         migrator.registerMigration("v5: daemon runs") { db in
             // One row: how often a daemon started on this folder, and how many runs ended without a clean stop
@@ -136,7 +138,8 @@ enum LibraryMigrations {
         migrator.registerMigration("v8: day totals") { db in
             // The timeline's calendar sums a month of recordings by day (260,000 rows in loop mode): from this index
             // alone it reads 80 ms, from the rows 250 ms (measured).
-            try db.create(index: "recordings_by_day", on: "recordings", columns: ["created_at", "state", "duration_ms", "locked"])
+            try db.create(
+                index: "recordings_by_day", on: "recordings", columns: ["created_at", "state", "duration_ms", "locked"])
         }
     }
 
@@ -154,8 +157,11 @@ enum LibraryMigrations {
             try db.alter(table: "recordings") { t in
                 t.add(column: "redated_ms", .integer).notNull().defaults(to: 0)
             }
-            try db.create(index: "recordings_by_boot", on: "recordings", columns: ["boot_id"], condition: Column("boot_id") != nil)
-            try db.create(index: "activity_by_boot", on: "activity", columns: ["boot_id"], condition: Column("boot_id") != nil)
+            try db.create(
+                index: "recordings_by_boot", on: "recordings", columns: ["boot_id"], condition: Column("boot_id") != nil
+            )
+            try db.create(
+                index: "activity_by_boot", on: "activity", columns: ["boot_id"], condition: Column("boot_id") != nil)
         }
     }
 
@@ -187,21 +193,23 @@ enum LibraryMigrations {
         migrator.registerMigration("v11: objects") { db in
             // Activity of kind 'object' (its label in `label`, its best detection's box in `box`): SQLite cannot
             // change a CHECK, so the table is made again with every row and index kept.
-            try db.execute(sql: """
-                CREATE TABLE activity_v11 (
-                    id INTEGER PRIMARY KEY AUTOINCREMENT,
-                    kind TEXT NOT NULL CHECK (kind IN ('motion', 'sound', 'manual', 'external', 'object')),
-                    label TEXT, camera TEXT, started_at INTEGER NOT NULL, ended_at INTEGER,
-                    zones TEXT NOT NULL DEFAULT '', peak DOUBLE, thumbnail TEXT, boot_id TEXT, boot_ms INTEGER,
-                    box TEXT);
-                INSERT INTO activity_v11 (id, kind, label, camera, started_at, ended_at, zones, peak, thumbnail, boot_id, boot_ms)
-                    SELECT id, kind, label, camera, started_at, ended_at, zones, peak, thumbnail, boot_id, boot_ms FROM activity;
-                DROP TABLE activity;
-                ALTER TABLE activity_v11 RENAME TO activity;
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE activity_v11 (
+                        id INTEGER PRIMARY KEY AUTOINCREMENT,
+                        kind TEXT NOT NULL CHECK (kind IN ('motion', 'sound', 'manual', 'external', 'object')),
+                        label TEXT, camera TEXT, started_at INTEGER NOT NULL, ended_at INTEGER,
+                        zones TEXT NOT NULL DEFAULT '', peak DOUBLE, thumbnail TEXT, boot_id TEXT, boot_ms INTEGER,
+                        box TEXT);
+                    INSERT INTO activity_v11 (id, kind, label, camera, started_at, ended_at, zones, peak, thumbnail, boot_id, boot_ms)
+                        SELECT id, kind, label, camera, started_at, ended_at, zones, peak, thumbnail, boot_id, boot_ms FROM activity;
+                    DROP TABLE activity;
+                    ALTER TABLE activity_v11 RENAME TO activity;
+                    """)
             try db.create(index: "activity_by_start", on: "activity", columns: ["started_at"])
             try db.create(index: "activity_by_kind", on: "activity", columns: ["kind", "started_at"])
-            try db.create(index: "activity_by_boot", on: "activity", columns: ["boot_id"], condition: Column("boot_id") != nil)
+            try db.create(
+                index: "activity_by_boot", on: "activity", columns: ["boot_id"], condition: Column("boot_id") != nil)
             try db.create(index: "activity_by_label", on: "activity", columns: ["label", "started_at"])
         }
     }
@@ -225,8 +233,10 @@ enum LibraryMigrations {
                 t.column("expires_at", .integer).notNull()
             }
             for row in try Row.fetchAll(db, sql: "SELECT token, recording_id, created_at, expires_at FROM shares") {
-                try db.execute(sql: "INSERT INTO shares_v13 (token_hash, recording_id, created_at, expires_at) VALUES (?, ?, ?, ?)",
-                               arguments: [Library.shareHash(token: row[0]), row[1] as String, row[2] as Int64, row[3] as Int64])
+                try db.execute(
+                    sql:
+                        "INSERT INTO shares_v13 (token_hash, recording_id, created_at, expires_at) VALUES (?, ?, ?, ?)",
+                    arguments: [Library.shareHash(token: row[0]), row[1] as String, row[2] as Int64, row[3] as Int64])
             }
             // The clear tokens are zeroed where they lay, not only unlinked (secure_delete), so the file's free pages
             // do not keep them.

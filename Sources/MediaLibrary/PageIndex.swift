@@ -5,7 +5,7 @@ import Foundation
 /// About 24 bytes a recording. The `Library` keeps it in step with every insert and delete.
 package struct PageIndex: Sendable {
     package struct Key: Comparable, Hashable, Sendable {
-        package var createdAt: Int64    // milliseconds since 1970, as stored
+        package var createdAt: Int64  // milliseconds since 1970, as stored
         package var rowid: Int64
 
         package init(createdAt: Int64, rowid: Int64) {
@@ -39,7 +39,8 @@ package struct PageIndex: Sendable {
 
     /// Binary search: the first index whose key is not before `key`.
     private func position(of key: Key) -> Int {
-        var low = 0, high = keys.count
+        var low = 0
+        var high = keys.count
         while low < high {
             let mid = (low + high) / 2
             if keys[mid] < key { low = mid + 1 } else { high = mid }

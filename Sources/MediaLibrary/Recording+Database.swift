@@ -9,7 +9,9 @@ extension Recording: FetchableRecord, PersistableRecord {
     public static let databaseTableName = "recordings"
 
     public init(row: Row) throws {
-        self.init(id: row["id"], title: row["title"], createdAt: Self.date(row["created_at"]), path: row["path"], state: row["state"])
+        self.init(
+            id: row["id"], title: row["title"], createdAt: Self.date(row["created_at"]), path: row["path"],
+            state: row["state"])
         startedAt = (row["started_at"] as Int64?).map(Self.date)
         endedAt = (row["ended_at"] as Int64?).map(Self.date)
         durationMs = row["duration_ms"]
@@ -19,7 +21,9 @@ extension Recording: FetchableRecord, PersistableRecord {
         (camera, thumbnail, failureReason) = (row["camera"], row["thumbnail"], row["failure_reason"])
         (locked, note, lockReason) = (row["locked"], row["note"], row["lock_reason"])
         (group, segment) = (row["group_id"], row["segment_index"])
-        (backupState, backupRemotePath, backupError) = (row["backup_state"], row["backup_remote_path"], row["backup_error"])
+        (backupState, backupRemotePath, backupError) = (
+            row["backup_state"], row["backup_remote_path"], row["backup_error"]
+        )
         backupAttempts = row["backup_attempts"]
         backedUpAt = (row["backed_up_at"] as Int64?).map(Self.date)
         // Written only by `Library.redate` (so never by `encode`: an update cannot undo a re-dating).

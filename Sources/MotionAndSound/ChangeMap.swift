@@ -8,7 +8,8 @@ enum ChangeMap {
         frame.pixels.withUnsafeBufferPointer { p in
             for y in 0..<h {
                 for x in 0..<w {
-                    var sum = 0, count = 0
+                    var sum = 0
+                    var count = 0
                     for yy in max(0, y - 1)...min(h - 1, y + 1) {
                         for xx in max(0, x - 1)...min(w - 1, x + 1) {
                             sum += Int(p[yy * w + xx])
@@ -26,7 +27,9 @@ enum ChangeMap {
     /// dimming or brightening the whole scene (a gain and an offset) leaves the frame as it was. A flat frame only
     /// has its mean moved.
     package static func normalised(_ values: [Float], watched: [Bool]) -> (values: [Float], flat: Bool) {
-        var sum = 0.0, squares = 0.0, n = 0.0
+        var sum = 0.0
+        var squares = 0.0
+        var n = 0.0
         for i in values.indices where watched[i] {
             sum += Double(values[i])
             squares += Double(values[i]) * Double(values[i])
@@ -66,12 +69,14 @@ enum ChangeMap {
         var seen = [Bool](repeating: false, count: cells.count)
         var regions: [[Int]] = []
         for start in cells.indices where cells[start] && !seen[start] {
-            var region: [Int] = [], stack = [start]
+            var region: [Int] = []
+            var stack = [start]
             seen[start] = true
             while let i = stack.popLast() {
                 region.append(i)
                 let (x, y) = (i % w, i / w)
-                for (ok, j) in [(x > 0, i - 1), (x < w - 1, i + 1), (y > 0, i - w), (y < h - 1, i + w)] where ok && cells[j] && !seen[j] {
+                for (ok, j) in [(x > 0, i - 1), (x < w - 1, i + 1), (y > 0, i - w), (y < h - 1, i + w)]
+                where ok && cells[j] && !seen[j] {
                     seen[j] = true
                     stack.append(j)
                 }

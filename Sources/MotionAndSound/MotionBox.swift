@@ -3,7 +3,9 @@
 public struct MotionBox: Sendable, Equatable, Codable {
     public var x: Double, y: Double, width: Double, height: Double
 
-    public init(x: Double, y: Double, width: Double, height: Double) { (self.x, self.y, self.width, self.height) = (x, y, width, height) }
+    public init(x: Double, y: Double, width: Double, height: Double) {
+        (self.x, self.y, self.width, self.height) = (x, y, width, height)
+    }
 
     /// The bounds of a region's cells (indices into a `width` × `height` raster).
     init(cells: [Int], width: Int, height: Int) {
@@ -16,7 +18,8 @@ public struct MotionBox: Sendable, Equatable, Codable {
             self.init(x: 0, y: 0, width: 0, height: 0)
             return
         }
-        self.init(x: Double(left) / Double(width), y: Double(top) / Double(height),
-                  width: Double(right - left + 1) / Double(width), height: Double(bottom - top + 1) / Double(height))
+        self.init(
+            x: Double(left) / Double(width), y: Double(top) / Double(height),
+            width: Double(right - left + 1) / Double(width), height: Double(bottom - top + 1) / Double(height))
     }
 }

@@ -56,22 +56,28 @@ public struct MotionDetector: Sendable {
             runStart = nil
             return Observation(score: 0, zones: [], recalibrated: true, transition: release(at: time))
         }
-        let changed = ChangeMap.changed(current, background: background, watched: layout.watched, threshold: settings.threshold)
+        let changed = ChangeMap.changed(
+            current, background: background, watched: layout.watched, threshold: settings.threshold)
         if Double(changed.lazy.filter { $0 }.count) > settings.recalibrateRatio * Double(layout.watchedCount) {
             background = current
             runStart = nil
             return Observation(score: 0, zones: [], recalibrated: true, transition: release(at: time))
         }
         let minimum = max(1, Int((settings.minArea * Double(layout.watchedCount)).rounded()))
-        let moving = ChangeMap.regions(ChangeMap.opened(changed, width: frame.width, height: frame.height), width: frame.width, height: frame.height)
-            .filter { $0.count >= minimum }
+        let moving = ChangeMap.regions(
+            ChangeMap.opened(changed, width: frame.width, height: frame.height), width: frame.width,
+            height: frame.height
+        )
+        .filter { $0.count >= minimum }
         let area = moving.reduce(0) { $0 + $1.count }
         let alpha = Float(settings.backgroundAlpha)
         for i in background.indices { background[i] += alpha * (current[i] - background[i]) }
         let zones = layout.zonesTouched(by: moving)
         let transition = area > 0 ? motion(at: time) : release(at: time)
-        return Observation(score: Double(area) / Double(layout.watchedCount), zones: zones, recalibrated: false, transition: transition,
-                           boxes: moving.map { MotionBox(cells: $0, width: frame.width, height: frame.height) })
+        return Observation(
+            score: Double(area) / Double(layout.watchedCount), zones: zones, recalibrated: false,
+            transition: transition,
+            boxes: moving.map { MotionBox(cells: $0, width: frame.width, height: frame.height) })
     }
 
     /// Forgets the background and any motion under way (the camera was switched: the next frame is a new picture).

@@ -12,7 +12,9 @@ public struct RelativePolygon: Sendable, Equatable {
 
     /// nil with fewer than three points or a coordinate outside 0…1.
     public init?(_ points: [Point]) {
-        guard points.count >= 3, points.allSatisfy({ (0...1).contains($0.x) && (0...1).contains($0.y) }) else { return nil }
+        guard points.count >= 3, points.allSatisfy({ (0...1).contains($0.x) && (0...1).contains($0.y) }) else {
+            return nil
+        }
         self.points = points
     }
 
@@ -36,7 +38,9 @@ public struct RelativePolygon: Sendable, Equatable {
         var cells = [Bool](repeating: false, count: width * height)
         for y in 0..<height {
             let ry = (Double(y) + 0.5) / Double(height)
-            for x in 0..<width where contains(x: (Double(x) + 0.5) / Double(width), y: ry) { cells[y * width + x] = true }
+            for x in 0..<width where contains(x: (Double(x) + 0.5) / Double(width), y: ry) {
+                cells[y * width + x] = true
+            }
         }
         return cells
     }

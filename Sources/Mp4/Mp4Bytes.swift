@@ -54,7 +54,9 @@ package struct Mp4Box: Equatable {
             let type = data.fourCC(at: offset + 4)
             var header = 8
             if size == 1 {
-                guard offset + 16 <= range.upperBound else { throw Mp4Finishing.Failure.unexpectedLayout("truncated \(type) header") }
+                guard offset + 16 <= range.upperBound else {
+                    throw Mp4Finishing.Failure.unexpectedLayout("truncated \(type) header")
+                }
                 size = Int(clamping: data.uint64(at: offset + 8))  // past Int.max: refused below, not a trap
                 header = 16
             } else if size == 0 {
@@ -79,7 +81,9 @@ package struct Mp4Box: Equatable {
     package func version(in data: Data) -> UInt8 { payload.isEmpty ? 0 : data.uint8(at: payload.lowerBound) }
 
     /// A full box's 24 flag bits; 0 for a box too short to have them.
-    package func flags(in data: Data) -> UInt32 { payload.count < 4 ? 0 : data.uint32(at: payload.lowerBound) & 0xFF_FFFF }
+    package func flags(in data: Data) -> UInt32 {
+        payload.count < 4 ? 0 : data.uint32(at: payload.lowerBound) & 0xFF_FFFF
+    }
 
     /// A full box's 32-bit field `v0` bytes into its payload in version 0, `v1` in version 1 (the track ID of a
     /// `tkhd`, the timescale of an `mvhd` or `mdhd`). A box too short to hold it is an error, not a read past it.

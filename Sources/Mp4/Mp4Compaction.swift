@@ -1,6 +1,6 @@
+import ApplianceBase
 import Foundation
 import SystemCalls
-import ApplianceBase
 
 /// Removes the index space that robust muxing reserved but did not use.
 ///
@@ -50,7 +50,8 @@ package enum Mp4Compaction {
         try shiftChunkOffsets(in: &moovBytes, range: 0..<moovBytes.count, by: shift)
 
         let temporary = path + temporarySuffix
-        _ = FileManager.default.createFile(atPath: temporary, contents: nil)  // a failure shows as the open below throwing
+        // a failure shows as the open below throwing
+        _ = FileManager.default.createFile(atPath: temporary, contents: nil)
         let output = try FileHandle(forWritingTo: URL(fileURLWithPath: temporary))
         do {
             try output.write(contentsOf: ftypBytes)
@@ -148,12 +149,20 @@ package enum Mp4Compaction {
                 guard size >= 16 else { throw Failure.unexpectedLayout("a short \(type)") }
                 let count = Int(bytes.uint32(at: offset + 12))
                 let width = wide ? 8 : 4
-                guard 16 + count * width <= size else { throw Failure.unexpectedLayout("\(type) with \(count) entries in \(size) bytes") }
+                guard 16 + count * width <= size else {
+                    throw Failure.unexpectedLayout("\(type) with \(count) entries in \(size) bytes")
+                }
                 for i in 0..<count {
                     let at = offset + 16 + i * width
                     let value = wide ? Int64(clamping: bytes.uint64(at: at)) : Int64(bytes.uint32(at: at))
-                    guard value >= shift else { throw Failure.unexpectedLayout("a chunk offset points before the media") }
-                    if wide { bytes.put(bigEndian: UInt64(value - shift), at: at) } else { bytes.put(bigEndian: UInt32(value - shift), at: at) }
+                    guard value >= shift else {
+                        throw Failure.unexpectedLayout("a chunk offset points before the media")
+                    }
+                    if wide {
+                        bytes.put(bigEndian: UInt64(value - shift), at: at)
+                    } else {
+                        bytes.put(bigEndian: UInt32(value - shift), at: at)
+                    }
                 }
             default:
                 break
@@ -164,7 +173,9 @@ package enum Mp4Compaction {
 
     private static func read(_ handle: FileHandle, count: Int, allowShort: Bool = false) throws -> Data {
         let data = try handle.read(upToCount: count) ?? Data()
-        guard allowShort || data.count == count else { throw Failure.unreadable("short read (\(data.count) of \(count) bytes)") }
+        guard allowShort || data.count == count else {
+            throw Failure.unreadable("short read (\(data.count) of \(count) bytes)")
+        }
         return data
     }
 }

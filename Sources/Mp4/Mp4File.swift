@@ -76,7 +76,9 @@ package final class Mp4File {
     package func read(at offset: Int64, count: Int) throws -> Data {
         try handle.seek(toOffset: UInt64(offset))
         let data = try handle.read(upToCount: count) ?? Data()
-        guard data.count == count else { throw Mp4Finishing.Failure.unreadable("short read at \(offset) (\(data.count) of \(count) bytes)") }
+        guard data.count == count else {
+            throw Mp4Finishing.Failure.unreadable("short read at \(offset) (\(data.count) of \(count) bytes)")
+        }
         return data
     }
 
@@ -99,9 +101,12 @@ package final class Mp4File {
     func writeMdatHeader(at: Int64, payloadEnd: Int64) throws {
         let current = try read(at: at, count: 16)
         let sixteen = current.uint32(at: 0) == 1 && current.fourCC(at: 4) == "mdat"
-        let freeThenMdat = current.uint32(at: 0) == 8 && current.fourCC(at: 4) == "free" && current.fourCC(at: 12) == "mdat"
+        let freeThenMdat =
+            current.uint32(at: 0) == 8 && current.fourCC(at: 4) == "free" && current.fourCC(at: 12) == "mdat"
         let index = current.fourCC(at: 4) == "moov" && current.uint32(at: 0) >= 16
-        guard sixteen || freeThenMdat || index else { throw Mp4Finishing.Failure.unexpectedLayout("no room for an mdat header at byte \(at)") }
+        guard sixteen || freeThenMdat || index else {
+            throw Mp4Finishing.Failure.unexpectedLayout("no room for an mdat header at byte \(at)")
+        }
         var header = Data()
         if payloadEnd - (at + 8) <= Int64(UInt32.max) {
             header.append(bigEndian: UInt32(8))

@@ -1,5 +1,5 @@
-import Foundation
 import ApplianceBase
+import Foundation
 
 /// Turns whatever a recording left on disk into a finished MP4, in place, writing only an index.
 ///
@@ -72,14 +72,20 @@ package enum Mp4Finishing {
         let walk = try Mp4FragmentWalk.run(file, top: top, after: initial, defaults: defaults)
         var firstDecodeTime: [UInt32: UInt64] = [:]
         for fragment in walk.fragments {
-            if samples[fragment.trackID, default: []].isEmpty, let time = fragment.decodeTime { firstDecodeTime[fragment.trackID] = time }
+            if samples[fragment.trackID, default: []].isEmpty, let time = fragment.decodeTime {
+                firstDecodeTime[fragment.trackID] = time
+            }
             samples[fragment.trackID, default: []].append(contentsOf: fragment.samples)
         }
         let count = samples.values.reduce(0) { $0 + $1.count }
         // Sound without a picture (a crash, or a full card, before the first video fragment was whole) is no clip.
         let root = try Mp4Box.children(of: moov, in: 0..<moov.count)[0]
-        let videoTracks = Mp4Tracks.read(moov: moov, children: try Mp4Box.children(of: moov, in: root.payload)).filter { $0.value.kind == .video }.keys
-        guard count > 0, videoTracks.isEmpty || videoTracks.contains(where: { !(samples[$0] ?? []).isEmpty }) else { return .empty }
+        let videoTracks = Mp4Tracks.read(moov: moov, children: try Mp4Box.children(of: moov, in: root.payload)).filter {
+            $0.value.kind == .video
+        }.keys
+        guard count > 0, videoTracks.isEmpty || videoTracks.contains(where: { !(samples[$0] ?? []).isEmpty }) else {
+            return .empty
+        }
         let index = try Mp4IndexBuilder.finalMoov(initial: moov, samples: samples, startTimes: firstDecodeTime)
         let end = walk.end
         let dropped = file.size - end
@@ -102,16 +108,20 @@ package enum Mp4Finishing {
         var samples: [UInt32: [Mp4Sample]] = [:]
         for trak in children where trak.type == "trak" {
             guard let tkhd = try Mp4Box.child("tkhd", of: trak, in: moov),
-                  let stbl = try stbl(of: trak, in: moov) else { throw Failure.unexpectedLayout("a trak without tkhd or stbl") }
+                let stbl = try stbl(of: trak, in: moov)
+            else { throw Failure.unexpectedLayout("a trak without tkhd or stbl") }
             let id = try tkhd.field(in: moov, v0: 12, v1: 20)
             samples[id] = try Mp4SampleTable.samples(stbl: stbl, in: moov)
         }
-        let defaults = try children.first { $0.type == "mvex" }.map { try Mp4Fragments.defaults(mvex: $0, in: moov) } ?? [:]
+        let defaults =
+            try children.first { $0.type == "mvex" }.map { try Mp4Fragments.defaults(mvex: $0, in: moov) } ?? [:]
         return (samples, defaults)
     }
 
     package static func stbl(of trak: Mp4Box, in data: Data) throws -> Mp4Box? {
-        guard let mdia = try Mp4Box.child("mdia", of: trak, in: data), let minf = try Mp4Box.child("minf", of: mdia, in: data) else { return nil }
+        guard let mdia = try Mp4Box.child("mdia", of: trak, in: data),
+            let minf = try Mp4Box.child("minf", of: mdia, in: data)
+        else { return nil }
         return try Mp4Box.child("stbl", of: minf, in: data)
     }
 
@@ -124,8 +134,11 @@ package enum Mp4Finishing {
             return true
         }
         guard let mdat = top.first("mdat") ?? top.tail.flatMap({ $0.type == "mdat" ? $0 : nil }) else { return false }
-        guard let hidden = try file.findHiddenIndex(from: Int64(mdat.payload.lowerBound),
-                                                    to: min(file.size, Int64(mdat.payload.lowerBound) + hiddenIndexSearchLimit)) else {
+        guard
+            let hidden = try file.findHiddenIndex(
+                from: Int64(mdat.payload.lowerBound),
+                to: min(file.size, Int64(mdat.payload.lowerBound) + hiddenIndexSearchLimit))
+        else {
             return false
         }
         try file.writeMdatHeader(at: top.ftypEnd, payloadEnd: hidden)

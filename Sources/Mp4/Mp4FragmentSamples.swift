@@ -40,7 +40,8 @@ package enum Mp4FragmentSamples {
             var track = Resolved(trackID: fragment.trackID, decodeTime: fragment.decodeTime, samples: [])
             for run in fragment.runs {
                 guard media.contains(run.dataOffset) || run.entries.isEmpty else {
-                    throw Mp4Finishing.Failure.unexpectedLayout("track \(fragment.trackID): a run at \(run.dataOffset) outside its media \(media)")
+                    throw Mp4Finishing.Failure.unexpectedLayout(
+                        "track \(fragment.trackID): a run at \(run.dataOffset) outside its media \(media)")
                 }
                 let sizes = try sizes(of: run, extent: extent(of: run), firstSize: first?.size, track: fragment.trackID)
                 var offset = run.dataOffset
@@ -51,14 +52,18 @@ package enum Mp4FragmentSamples {
                         track.derivedDurations.append(track.samples.count)
                     }
                     guard let duration else {
-                        throw Mp4Finishing.Failure.unexpectedLayout("track \(fragment.trackID): a sample duration stated nowhere")
+                        throw Mp4Finishing.Failure.unexpectedLayout(
+                            "track \(fragment.trackID): a sample duration stated nowhere")
                     }
-                    track.samples.append(Mp4Sample(offset: offset, size: size, duration: duration,
-                                                      compositionOffset: entry.compositionOffset, isSync: entry.isSync))
+                    track.samples.append(
+                        Mp4Sample(
+                            offset: offset, size: size, duration: duration,
+                            compositionOffset: entry.compositionOffset, isSync: entry.isSync))
                     offset += Int64(size)
                 }
                 guard offset <= media.upperBound else {
-                    throw Mp4Finishing.Failure.unexpectedLayout("track \(fragment.trackID): samples run past the end of their media")
+                    throw Mp4Finishing.Failure.unexpectedLayout(
+                        "track \(fragment.trackID): samples run past the end of their media")
                 }
             }
             return track
@@ -69,7 +74,9 @@ package enum Mp4FragmentSamples {
 
     /// No two samples of a fragment share a byte.
     private static func checkNoOverlap(_ fragments: [Resolved]) throws {
-        let spans = fragments.flatMap { $0.samples.map { ($0.offset, $0.offset + Int64($0.size)) } }.sorted { $0.0 < $1.0 }
+        let spans = fragments.flatMap { $0.samples.map { ($0.offset, $0.offset + Int64($0.size)) } }.sorted {
+            $0.0 < $1.0
+        }
         for (a, b) in zip(spans, spans.dropFirst()) where b.0 < a.1 {
             throw Mp4Finishing.Failure.unexpectedLayout("samples at \(a.0) and \(b.0) overlap")
         }
@@ -78,11 +85,14 @@ package enum Mp4FragmentSamples {
     /// The sizes of a run's samples: those it states, and the missing ones from the room the run has (`extent`:
     /// up to the next run or the end of the media). One missing size takes what is left; several take the first
     /// sample's size only if that fills the room exactly.
-    package static func sizes(of run: Mp4Fragments.Run, extent: Int64, firstSize: UInt32?, track: UInt32) throws -> [UInt32] {
+    package static func sizes(of run: Mp4Fragments.Run, extent: Int64, firstSize: UInt32?, track: UInt32) throws
+        -> [UInt32]
+    {
         let known = run.entries.compactMap(\.size).reduce(Int64(0)) { $0 + Int64($1) }
         let missing = run.entries.filter { $0.size == nil }.count
         guard known <= extent else {
-            throw Mp4Finishing.Failure.unexpectedLayout("track \(track): a run of \(known) bytes in \(extent) bytes of room (samples overlap)")
+            throw Mp4Finishing.Failure.unexpectedLayout(
+                "track \(track): a run of \(known) bytes in \(extent) bytes of room (samples overlap)")
         }
         var fill: UInt32?
         if missing == 1 {
@@ -91,10 +101,13 @@ package enum Mp4FragmentSamples {
             fill = firstSize
         }
         guard missing == 0 || fill != nil else {
-            throw Mp4Finishing.Failure.unexpectedLayout("track \(track): \(missing) sample sizes stated nowhere in \(extent - known) bytes")
+            throw Mp4Finishing.Failure.unexpectedLayout(
+                "track \(track): \(missing) sample sizes stated nowhere in \(extent - known) bytes")
         }
         let sizes = run.entries.map { $0.size ?? fill! }
-        guard !sizes.contains(0) else { throw Mp4Finishing.Failure.unexpectedLayout("track \(track): a sample of 0 bytes") }
+        guard !sizes.contains(0) else {
+            throw Mp4Finishing.Failure.unexpectedLayout("track \(track): a sample of 0 bytes")
+        }
         return sizes
     }
 
@@ -107,7 +120,8 @@ package enum Mp4FragmentSamples {
             let track = fragments[index].trackID
             defer { lastByTrack[track] = index }
             guard let previousIndex = lastByTrack[track], let start = fragments[previousIndex].decodeTime,
-                  let next = fragments[index].decodeTime, next >= start else { continue }
+                let next = fragments[index].decodeTime, next >= start
+            else { continue }
             let previous = fragments[previousIndex]
             guard previous.derivedDurations.count == 1 else { continue }
             let total = previous.samples.reduce(UInt64(0)) { $0 + UInt64($1.duration) }

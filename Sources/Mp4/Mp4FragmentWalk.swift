@@ -1,5 +1,5 @@
-import Foundation
 import ApplianceBase
+import Foundation
 
 /// Goes through the fragments after a fragmented file's first index, in file order, and keeps each whole one: a
 /// `moof` together with the `mdat` that holds its media, every sample worked out (Mp4FragmentSamples). The walk ends
@@ -16,8 +16,10 @@ enum Mp4FragmentWalk {
         var indexBeforeMedia: Bool
     }
 
-    package static func run(_ file: Mp4File, top: Mp4File.TopLevel, after initial: Mp4Box,
-                    defaults: [UInt32: Mp4Fragments.TrackDefaults]) throws -> Result {
+    package static func run(
+        _ file: Mp4File, top: Mp4File.TopLevel, after initial: Mp4Box,
+        defaults: [UInt32: Mp4Fragments.TrackDefaults]
+    ) throws -> Result {
         let boxes = top.boxes.filter { $0.offset > initial.offset }
         let indexBeforeMedia = !top.boxes.contains { $0.type == "mdat" && $0.offset < initial.offset }
         var result = Result(end: Int64(initial.end), indexBeforeMedia: indexBeforeMedia)
@@ -28,8 +30,9 @@ enum Mp4FragmentWalk {
             guard let mediaBox, mediaBox.type == "mdat" else { break }  // its media is not (all) in the file
             let media = Int64(mediaBox.payload.lowerBound)..<Int64(mediaBox.end)
             do {
-                let stated = try Mp4Fragments.trackFragments(moof: try file.read(box), moofOffset: Int64(box.offset), defaults: defaults,
-                                                             mediaBytes: media.upperBound - media.lowerBound)
+                let stated = try Mp4Fragments.trackFragments(
+                    moof: try file.read(box), moofOffset: Int64(box.offset), defaults: defaults,
+                    mediaBytes: media.upperBound - media.lowerBound)
                 result.fragments += try Mp4FragmentSamples.resolve(stated, media: media)
             } catch {
                 result.refused = "the fragment at byte \(box.offset): \(error)"

@@ -61,9 +61,11 @@ package enum Mp4Fragments {
         for trex in try Mp4Box.children(of: data, in: mvex.payload) where trex.type == "trex" {
             guard trex.payload.count >= 24 else { throw Mp4Finishing.Failure.unexpectedLayout("a short trex") }
             let p = trex.payload.lowerBound
-            let duration = data.uint32(at: p + 12), size = data.uint32(at: p + 16)
-            result[data.uint32(at: p + 4)] = TrackDefaults(duration: duration == 0 ? nil : duration, size: size == 0 ? nil : size,
-                                                          flags: data.uint32(at: p + 20))
+            let duration = data.uint32(at: p + 12)
+            let size = data.uint32(at: p + 16)
+            result[data.uint32(at: p + 4)] = TrackDefaults(
+                duration: duration == 0 ? nil : duration, size: size == 0 ? nil : size,
+                flags: data.uint32(at: p + 20))
         }
         return result
     }
@@ -72,26 +74,38 @@ package enum Mp4Fragments {
     /// starts in the file (the base of data offsets when a fragment names none). `mediaBytes`: the size of the
     /// fragment's media when known; a run cannot list more samples than it has bytes (no sample is empty), and a
     /// `trun` without per-sample fields states up to 2^32 samples in 12 bytes (4 GB of entries, found by fuzzing).
-    package static func trackFragments(moof: Data, moofOffset: Int64, defaults: [UInt32: TrackDefaults],
-                                       mediaBytes: Int64? = nil) throws -> [TrackFragment] {
+    package static func trackFragments(
+        moof: Data, moofOffset: Int64, defaults: [UInt32: TrackDefaults],
+        mediaBytes: Int64? = nil
+    ) throws -> [TrackFragment] {
         let boxes = try Mp4Box.children(of: moof, in: 0..<moof.count)
-        guard let box = boxes.first, box.type == "moof" else { throw Mp4Finishing.Failure.unexpectedLayout("not a moof") }
+        guard let box = boxes.first, box.type == "moof" else {
+            throw Mp4Finishing.Failure.unexpectedLayout("not a moof")
+        }
         var result: [TrackFragment] = []
         var previousTrafEnd: Int64?
         for traf in try Mp4Box.children(of: moof, in: box.payload) where traf.type == "traf" {
             let children = try Mp4Box.children(of: moof, in: traf.payload)
-            guard let tfhd = children.first(where: { $0.type == "tfhd" }) else { throw Mp4Finishing.Failure.unexpectedLayout("a traf without tfhd") }
+            guard let tfhd = children.first(where: { $0.type == "tfhd" }) else {
+                throw Mp4Finishing.Failure.unexpectedLayout("a traf without tfhd")
+            }
             let header = try TrackFragmentHeader(tfhd, moof, defaults: defaults)
-            let base = header.baseDataOffset ?? (header.baseIsMoof || previousTrafEnd == nil ? moofOffset : previousTrafEnd!)
-            var fragment = TrackFragment(trackID: header.trackID, decodeTime: try children.first { $0.type == "tfdt" }.map { try decodeTime($0, moof) },
-                                         runs: [])
+            let base =
+                header.baseDataOffset ?? (header.baseIsMoof || previousTrafEnd == nil ? moofOffset : previousTrafEnd!)
+            var fragment = TrackFragment(
+                trackID: header.trackID,
+                decodeTime: try children.first { $0.type == "tfdt" }.map { try decodeTime($0, moof) },
+                runs: [])
             var position: Int64? = base
             for trun in children where trun.type == "trun" {
-                let run = try readRun(trun, moof, base: base, continuingAt: position, defaults: header.defaults,
-                                      maxCount: min(mediaBytes ?? .max, Int64(Mp4SampleTable.maxSamples)))
+                let run = try readRun(
+                    trun, moof, base: base, continuingAt: position, defaults: header.defaults,
+                    maxCount: min(mediaBytes ?? .max, Int64(Mp4SampleTable.maxSamples)))
                 fragment.runs.append(run)
                 // The next run continues where this one ends, unless it names an offset; unknown with a size missing.
-                position = run.entries.reduce(Optional(run.dataOffset)) { end, entry in entry.size.flatMap { size in end.map { $0 + Int64(size) } } }
+                position = run.entries.reduce(Optional(run.dataOffset)) { end, entry in
+                    entry.size.flatMap { size in end.map { $0 + Int64(size) } }
+                }
             }
             result.append(fragment)
             previousTrafEnd = position
@@ -125,7 +139,9 @@ package enum Mp4Fragments {
             if flags & 0x1 != 0 {
                 // Offsets are added to it: one past any file (2^62 bytes) is refused before it can overflow.
                 let base = try next(8)
-                guard base < 1 << 62 else { throw Mp4Finishing.Failure.unexpectedLayout("track \(trackID)'s base data offset \(base)") }
+                guard base < 1 << 62 else {
+                    throw Mp4Finishing.Failure.unexpectedLayout("track \(trackID)'s base data offset \(base)")
+                }
                 baseDataOffset = Int64(base)
             } else {
                 baseDataOffset = nil
@@ -143,8 +159,10 @@ package enum Mp4Fragments {
 
     /// One `trun`'s samples. `position`: where the previous run of the traf ended (nil: unknown), the start of a run
     /// that names no offset of its own.
-    private static func readRun(_ trun: Mp4Box, _ data: Data, base: Int64, continuingAt position: Int64?,
-                                defaults: TrackDefaults, maxCount: Int64) throws -> Run {
+    private static func readRun(
+        _ trun: Mp4Box, _ data: Data, base: Int64, continuingAt position: Int64?,
+        defaults: TrackDefaults, maxCount: Int64
+    ) throws -> Run {
         let flags = trun.flags(in: data)
         let signed = trun.version(in: data) == 1
         var at = trun.payload.lowerBound + 4
@@ -154,9 +172,13 @@ package enum Mp4Fragments {
             return data.uint32(at: at)
         }
         let count = try next()
-        guard Int64(count) <= maxCount else { throw Mp4Finishing.Failure.unexpectedLayout("trun lists \(count) samples, more than its media holds") }
+        guard Int64(count) <= maxCount else {
+            throw Mp4Finishing.Failure.unexpectedLayout("trun lists \(count) samples, more than its media holds")
+        }
         let offset = flags & 0x1 != 0 ? base + Int64(Int32(bitPattern: try next())) : position
-        guard let offset else { throw Mp4Finishing.Failure.unexpectedLayout("a run whose data follows samples of no stated size") }
+        guard let offset else {
+            throw Mp4Finishing.Failure.unexpectedLayout("a run whose data follows samples of no stated size")
+        }
         let firstFlags = flags & 0x4 != 0 ? try next() : nil
         let perSample = [0x100, 0x200, 0x400, 0x800].filter { flags & UInt32($0) != 0 }.count
         guard at + Int(count) * perSample * 4 <= trun.end else {

@@ -24,7 +24,9 @@ package struct Mp4Movie {
             }
         }
 
-        package var end: Double { start + Double(samples.reduce(UInt64(0)) { $0 + UInt64($1.duration) }) / Double(timescale) }
+        package var end: Double {
+            start + Double(samples.reduce(UInt64(0)) { $0 + UInt64($1.duration) }) / Double(timescale)
+        }
     }
 
     package var ftyp: Data
@@ -46,18 +48,26 @@ package struct Mp4Movie {
         let (samples, _) = try Mp4Finishing.initialSamples(moov)
         let root = try Mp4Box.children(of: moov, in: 0..<moov.count)[0]
         let children = try Mp4Box.children(of: moov, in: root.payload)
-        guard let mvhd = children.first(where: { $0.type == "mvhd" }) else { throw Mp4Finishing.Failure.unexpectedLayout("no mvhd") }
+        guard let mvhd = children.first(where: { $0.type == "mvhd" }) else {
+            throw Mp4Finishing.Failure.unexpectedLayout("no mvhd")
+        }
         let movieTimescale = Double(moov.uint32(at: mvhd.payload.lowerBound + (mvhd.version(in: moov) == 1 ? 20 : 12)))
         let kinds = Mp4Tracks.read(moov: moov, children: children)
         var tracks: [Track] = []
         for trak in children where trak.type == "trak" {
-            guard let tkhd = try Mp4Box.child("tkhd", of: trak, in: moov), let stbl = try Mp4Finishing.stbl(of: trak, in: moov),
-                  let stsd = try Mp4Box.child("stsd", of: stbl, in: moov) else { continue }
+            guard let tkhd = try Mp4Box.child("tkhd", of: trak, in: moov),
+                let stbl = try Mp4Finishing.stbl(of: trak, in: moov),
+                let stsd = try Mp4Box.child("stsd", of: stbl, in: moov)
+            else { continue }
             let id = moov.uint32(at: tkhd.payload.lowerBound + (tkhd.version(in: moov) == 1 ? 20 : 12))
             guard let kind = kinds[id], movieTimescale > 0 else { continue }
-            let empty = try Mp4Box.child("edts", of: trak, in: moov).map { try Mp4IndexBuilder.emptyEditDuration($0, moov) } ?? 0
-            tracks.append(Track(id: id, kind: kind.kind, timescale: kind.timescale, samples: samples[id] ?? [],
-                                start: Double(empty) / movieTimescale, description: Data(moov[stsd.offset..<stsd.end])))
+            let empty =
+                try Mp4Box.child("edts", of: trak, in: moov).map { try Mp4IndexBuilder.emptyEditDuration($0, moov) }
+                ?? 0
+            tracks.append(
+                Track(
+                    id: id, kind: kind.kind, timescale: kind.timescale, samples: samples[id] ?? [],
+                    start: Double(empty) / movieTimescale, description: Data(moov[stsd.offset..<stsd.end])))
         }
         return Mp4Movie(ftyp: try file.read(ftypBox), moov: moov, tracks: tracks)
     }
@@ -65,10 +75,11 @@ package struct Mp4Movie {
     /// Whether `other`'s samples can be listed in this movie's index: the same tracks, timescales and descriptions
     /// (but for the bitrates they state, which differ from file to file and tell a decoder nothing).
     func accepts(_ other: Mp4Movie) -> Bool {
-        tracks.count == other.tracks.count && zip(tracks, other.tracks).allSatisfy { mine, theirs in
-            mine.id == theirs.id && mine.kind == theirs.kind && mine.timescale == theirs.timescale
-                && Self.withoutBitrates(mine.description) == Self.withoutBitrates(theirs.description)
-        }
+        tracks.count == other.tracks.count
+            && zip(tracks, other.tracks).allSatisfy { mine, theirs in
+                mine.id == theirs.id && mine.kind == theirs.kind && mine.timescale == theirs.timescale
+                    && Self.withoutBitrates(mine.description) == Self.withoutBitrates(theirs.description)
+            }
     }
 
     /// A sample description with the bitrates of its `btrt` boxes and of its `esds` decoder config set to 0.
@@ -76,10 +87,15 @@ package struct Mp4Movie {
         var bytes = Data(description)
         func zero(_ range: Range<Int>) {
             guard range.lowerBound >= 0, range.upperBound <= bytes.count else { return }
-            bytes.replaceSubrange((bytes.startIndex + range.lowerBound)..<(bytes.startIndex + range.upperBound), with: Data(count: range.count))
+            bytes.replaceSubrange(
+                (bytes.startIndex + range.lowerBound)..<(bytes.startIndex + range.upperBound),
+                with: Data(count: range.count))
         }
         for (type, size, at) in boxes(named: ["btrt", "esds"], in: bytes) {
-            if type == "btrt" { zero((at + 8)..<(at + size)); continue }
+            if type == "btrt" {
+                zero((at + 8)..<(at + size))
+                continue
+            }
             // esds: version and flags, then ES_Descriptor (tag 3: id, flags) holding DecoderConfigDescriptor (tag 4:
             // object type, stream type, then buffer size (3 bytes), max and average bitrate (4 bytes each)).
             var p = at + 12

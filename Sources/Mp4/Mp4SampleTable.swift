@@ -34,19 +34,24 @@ package enum Mp4SampleTable {
         let boxes = try Mp4Box.children(of: data, in: stbl.payload)
         func box(_ type: String) -> Mp4Box? { boxes.first { $0.type == type } }
         guard let stsz = box("stsz"), let stts = box("stts"), let stsc = box("stsc"),
-              let chunkBox = box("stco") ?? box("co64") else {
+            let chunkBox = box("stco") ?? box("co64")
+        else {
             throw Mp4Finishing.Failure.unexpectedLayout("a sample table without stsz, stts, stsc or stco")
         }
         let sizes = try readSizes(stsz, data)
         let durations = try expandRuns(stts, data, count: sizes.count).map { UInt32(bitPattern: $0) }
-        let compositions = try box("ctts").map { try expandRuns($0, data, count: sizes.count) } ?? Array(repeating: 0, count: sizes.count)
+        let compositions =
+            try box("ctts").map { try expandRuns($0, data, count: sizes.count) }
+            ?? Array(repeating: 0, count: sizes.count)
         let syncNumbers = try box("stss").map { try readList($0, data, wide: false) }
-        let offsets = try sampleOffsets(chunks: try readList(chunkBox, data, wide: chunkBox.type == "co64"),
-                                        stsc: stsc, sizes: sizes, data: data)
+        let offsets = try sampleOffsets(
+            chunks: try readList(chunkBox, data, wide: chunkBox.type == "co64"),
+            stsc: stsc, sizes: sizes, data: data)
         let sync = syncNumbers.map { Set($0.map { Int($0) }) }
         return sizes.indices.map { i in
-            Mp4Sample(offset: offsets[i], size: sizes[i], duration: durations[i], compositionOffset: compositions[i],
-                      isSync: sync?.contains(i + 1) ?? true)
+            Mp4Sample(
+                offset: offsets[i], size: sizes[i], duration: durations[i], compositionOffset: compositions[i],
+                isSync: sync?.contains(i + 1) ?? true)
         }
     }
 
@@ -113,7 +118,9 @@ package enum Mp4SampleTable {
         let count = Int(data.uint32(at: base + 8))
         guard count <= maxSamples else { throw Mp4Finishing.Failure.unexpectedLayout("stsz lists \(count) samples") }
         if fixed != 0 { return Array(repeating: fixed, count: count) }
-        guard base + 12 + count * 4 <= stsz.end else { throw Mp4Finishing.Failure.unexpectedLayout("stsz lists \(count) sizes in \(stsz.size) bytes") }
+        guard base + 12 + count * 4 <= stsz.end else {
+            throw Mp4Finishing.Failure.unexpectedLayout("stsz lists \(count) sizes in \(stsz.size) bytes")
+        }
         return (0..<count).map { data.uint32(at: base + 12 + $0 * 4) }
     }
 
@@ -126,7 +133,9 @@ package enum Mp4SampleTable {
         for e in 0..<entries {
             let at = box.payload.lowerBound + 8 + e * 8
             // Only as many as there are samples: a run's count is the file's word, up to 2^32.
-            values.append(contentsOf: repeatElement(data.int32(at: at + 4), count: min(Int(data.uint32(at: at)), count - values.count)))
+            values.append(
+                contentsOf: repeatElement(
+                    data.int32(at: at + 4), count: min(Int(data.uint32(at: at)), count - values.count)))
         }
         guard values.count >= count else {
             throw Mp4Finishing.Failure.unexpectedLayout("\(box.type) covers \(values.count) of \(count) samples")
@@ -142,7 +151,9 @@ package enum Mp4SampleTable {
             guard wide else { return Int64(data.uint32(at: at)) }
             // Sample sizes are added to a chunk's offset: one past any file (2^62 bytes) is refused, not a trap.
             let value = data.uint64(at: at)
-            guard value < 1 << 62 else { throw Mp4Finishing.Failure.unexpectedLayout("\(box.type) lists an offset of \(value)") }
+            guard value < 1 << 62 else {
+                throw Mp4Finishing.Failure.unexpectedLayout("\(box.type) lists an offset of \(value)")
+            }
             return Int64(value)
         }
     }
@@ -176,7 +187,11 @@ package enum Mp4SampleTable {
     private static func runs(_ type: String, _ values: [Int64], version: UInt8) -> Data {
         var entries: [(count: UInt32, value: Int64)] = []
         for v in values {
-            if let last = entries.last, last.value == v { entries[entries.count - 1].count += 1 } else { entries.append((1, v)) }
+            if let last = entries.last, last.value == v {
+                entries[entries.count - 1].count += 1
+            } else {
+                entries.append((1, v))
+            }
         }
         var body = Data()
         body.append(bigEndian: UInt32(entries.count))

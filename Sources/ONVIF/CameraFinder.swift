@@ -9,7 +9,9 @@ import NIOPosix
 /// `dn:NetworkVideoTransmitter` sent from each interface allowed, the ProbeMatches heard within the time given (one
 /// entry per device, by endpoint); then, with an account, each device's stream addresses (`ONVIFClient`).
 package enum CameraFinder {
-    package static func find(_ request: CameraDiscoveryRequest, interfaces: [NetworkInterface], logger: Logger) async -> CameraDiscovery {
+    package static func find(_ request: CameraDiscoveryRequest, interfaces: [NetworkInterface], logger: Logger) async
+        -> CameraDiscovery
+    {
         let usable = interfaces.filter { $0.isUp && $0.canMulticast && !$0.isLoopback }
         let heard = Locked<[String: DiscoveredCamera]>([:])
         await withTaskGroup(of: Void.self) { group in
@@ -40,7 +42,9 @@ package enum CameraFinder {
     private typealias Datagrams = NIOAsyncChannel<AddressedEnvelope<ByteBuffer>, AddressedEnvelope<ByteBuffer>>
 
     /// Sends one Probe to the group out of `interface` and hands each ProbeMatch heard on it until `seconds` pass.
-    private static func probe(from interface: NetworkInterface, seconds: Double, found: @escaping @Sendable (DiscoveredCamera) -> Void) async throws {
+    private static func probe(
+        from interface: NetworkInterface, seconds: Double, found: @escaping @Sendable (DiscoveredCamera) -> Void
+    ) async throws {
         let channel: Datagrams = try await DatagramBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .bind(host: interface.address, port: 0) { channel in
                 channel.eventLoop.makeCompletedFuture { try Datagrams(wrappingChannelSynchronously: channel) }
@@ -67,34 +71,39 @@ package enum CameraFinder {
     }
 
     static func probeMessage(id: UUID = UUID()) -> Data {
-        Data("""
-        <?xml version="1.0" encoding="UTF-8"?>
-        <s:Envelope xmlns:s="http://www.w3.org/2003/05/soap-envelope" xmlns:a="http://schemas.xmlsoap.org/ws/2004/08/addressing" \
-        xmlns:d="http://schemas.xmlsoap.org/ws/2005/04/discovery" xmlns:dn="http://www.onvif.org/ver10/network/wsdl">\
-        <s:Header><a:Action s:mustUnderstand="1">http://schemas.xmlsoap.org/ws/2005/04/discovery/Probe</a:Action>\
-        <a:MessageID>urn:uuid:\(id.uuidString.lowercased())</a:MessageID>\
-        <a:ReplyTo><a:Address>\(WSDiscoveryMessages.anonymous)</a:Address></a:ReplyTo>\
-        <a:To s:mustUnderstand="1">urn:schemas-xmlsoap-org:ws:2005:04:discovery</a:To></s:Header>\
-        <s:Body><d:Probe><d:Types>dn:NetworkVideoTransmitter</d:Types></d:Probe></s:Body></s:Envelope>
-        """.utf8)
+        Data(
+            """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <s:Envelope xmlns:s="http://www.w3.org/2003/05/soap-envelope" xmlns:a="http://schemas.xmlsoap.org/ws/2004/08/addressing" \
+            xmlns:d="http://schemas.xmlsoap.org/ws/2005/04/discovery" xmlns:dn="http://www.onvif.org/ver10/network/wsdl">\
+            <s:Header><a:Action s:mustUnderstand="1">http://schemas.xmlsoap.org/ws/2005/04/discovery/Probe</a:Action>\
+            <a:MessageID>urn:uuid:\(id.uuidString.lowercased())</a:MessageID>\
+            <a:ReplyTo><a:Address>\(WSDiscoveryMessages.anonymous)</a:Address></a:ReplyTo>\
+            <a:To s:mustUnderstand="1">urn:schemas-xmlsoap-org:ws:2005:04:discovery</a:To></s:Header>\
+            <s:Body><d:Probe><d:Types>dn:NetworkVideoTransmitter</d:Types></d:Probe></s:Body></s:Envelope>
+            """.utf8)
     }
 
     /// The devices a ProbeMatches message names (none for anything else: a Probe, a Hello, garbage).
     static func matches(in data: Data) -> [DiscoveredCamera] {
         guard let envelope = try? XMLTree.parse(data), let body = envelope.child("Body"),
-              let matches = body.child("ProbeMatches") else { return [] }
+            let matches = body.child("ProbeMatches")
+        else { return [] }
         return matches.children.filter { $0.name == "ProbeMatch" }.compactMap { match in
             let addresses = (match.value("XAddrs") ?? "").split(separator: " ").map(String.init)
             guard let address = addresses.first(where: { $0.hasPrefix("http") }) else { return nil }
             let scopes = (match.value("Scopes") ?? "").split(whereSeparator: \.isWhitespace).map(String.init)
-            return DiscoveredCamera(address: address, endpoint: match.value("EndpointReference", "Address") ?? address,
-                                    name: scope("name", in: scopes), hardware: scope("hardware", in: scopes))
+            return DiscoveredCamera(
+                address: address, endpoint: match.value("EndpointReference", "Address") ?? address,
+                name: scope("name", in: scopes), hardware: scope("hardware", in: scopes))
         }
     }
 
     /// The value of an ONVIF scope such as onvif://www.onvif.org/name/Front%20door ("Front door").
     static func scope(_ kind: String, in scopes: [String]) -> String? {
         let prefix = "onvif://www.onvif.org/\(kind)/"
-        return scopes.first { $0.hasPrefix(prefix) }.map { String($0.dropFirst(prefix.count)).removingPercentEncoding ?? String($0.dropFirst(prefix.count)) }
+        return scopes.first { $0.hasPrefix(prefix) }.map {
+            String($0.dropFirst(prefix.count)).removingPercentEncoding ?? String($0.dropFirst(prefix.count))
+        }
     }
 }

@@ -1,6 +1,6 @@
+import ApplianceBase
 import Foundation
 import NIOCore
-import ApplianceBase
 
 /// Decides what WS-Discovery sends: a reply to a Probe or Resolve that asks for this device, arriving on an allowed
 /// interface and not seen before (clients repeat each multicast Probe up to four times with the same message id),
@@ -15,8 +15,12 @@ package final class DiscoveryResponder: Sendable {
     package let webPort: Int
     private let state = Locked((seen: [String](), number: 0))
 
-    package init(messages: WSDiscoveryMessages, scopes: [String], interfaces: [NetworkInterface], webHost: String, webPort: Int) {
-        (self.messages, self.scopes, self.interfaces, self.webHost, self.webPort) = (messages, scopes, interfaces, webHost, webPort)
+    package init(
+        messages: WSDiscoveryMessages, scopes: [String], interfaces: [NetworkInterface], webHost: String, webPort: Int
+    ) {
+        (self.messages, self.scopes, self.interfaces, self.webHost, self.webPort) = (
+            messages, scopes, interfaces, webHost, webPort
+        )
     }
 
     /// The reply to a datagram and where it goes (the asker's own address and port), or nil.
@@ -27,12 +31,20 @@ package final class DiscoveryResponder: Sendable {
         let sender = datagram.remoteAddress.ipAddress ?? ""
         let xaddrs = deviceService(for: sender, arrivedOn: arrivedOn)
         switch request {
-        case let .probe(id, types, wanted, matchBy):
-            guard WSDiscoveryMessages.matches(types: types, scopes: wanted, matchBy: matchBy, ours: scopes), firstTime(id) else { return nil }
-            return (messages.probeMatches(relatesTo: id, scopes: scopes, xaddrs: xaddrs, number: next()), datagram.remoteAddress)
-        case let .resolve(id, endpoint):
+        case .probe(let id, let types, let wanted, let matchBy):
+            guard WSDiscoveryMessages.matches(types: types, scopes: wanted, matchBy: matchBy, ours: scopes),
+                firstTime(id)
+            else { return nil }
+            return (
+                messages.probeMatches(relatesTo: id, scopes: scopes, xaddrs: xaddrs, number: next()),
+                datagram.remoteAddress
+            )
+        case .resolve(let id, let endpoint):
             guard endpoint == messages.endpoint, firstTime(id) else { return nil }
-            return (messages.resolveMatches(relatesTo: id, scopes: scopes, xaddrs: xaddrs, number: next()), datagram.remoteAddress)
+            return (
+                messages.resolveMatches(relatesTo: id, scopes: scopes, xaddrs: xaddrs, number: next()),
+                datagram.remoteAddress
+            )
         }
     }
 
@@ -45,7 +57,9 @@ package final class DiscoveryResponder: Sendable {
     /// `http://ADDRESS:PORT/onvif/device_service` with the web server's own address, or, when it listens on every
     /// address, the address of the interface in the asker's subnet (else the one the probe came in on).
     package func deviceService(for sender: String, arrivedOn: Int?) -> String {
-        let interface = interfaces.first { Self.sameSubnet($0, sender) } ?? interfaces.first { $0.index == arrivedOn } ?? interfaces.first
+        let interface =
+            interfaces.first { Self.sameSubnet($0, sender) } ?? interfaces.first { $0.index == arrivedOn }
+            ?? interfaces.first
         return interface.map(deviceService(on:)) ?? "http://\(webHost):\(webPort)/onvif/device_service"
     }
 
@@ -63,10 +77,16 @@ package final class DiscoveryResponder: Sendable {
         }
     }
 
-    private func next() -> Int { state.withLock { s in s.number += 1; return s.number } }
+    private func next() -> Int {
+        state.withLock { s in
+            s.number += 1
+            return s.number
+        }
+    }
 
     private static func sameSubnet(_ interface: NetworkInterface, _ address: String) -> Bool {
-        var a = in_addr(), b = in_addr()
+        var a = in_addr()
+        var b = in_addr()
         guard inet_pton(AF_INET, interface.address, &a) == 1, inet_pton(AF_INET, address, &b) == 1 else { return false }
         let mask: UInt32 = interface.prefixLength == 0 ? 0 : ~UInt32(0) << (32 - UInt32(interface.prefixLength))
         return UInt32(bigEndian: a.s_addr) & mask == UInt32(bigEndian: b.s_addr) & mask

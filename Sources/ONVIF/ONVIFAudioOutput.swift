@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(FoundationXML)
-import FoundationXML
+    import FoundationXML
 #endif
 
 extension ONVIFMediaService {
@@ -11,8 +12,10 @@ extension ONVIFMediaService {
         private typealias X = XMLWriter
         private typealias F = ONVIFFacts
 
-        static func respond(_ operation: String, facts: ONVIFFacts,
-                            reply: ([XMLElement]) -> XMLElement) throws(SOAPFault) -> XMLElement {
+        static func respond(
+            _ operation: String, facts: ONVIFFacts,
+            reply: ([XMLElement]) -> XMLElement
+        ) throws(SOAPFault) -> XMLElement {
             let some = { (make: () -> XMLElement) in facts.speaker ? [make()] : [] }
             switch operation {
             case "GetAudioOutputs":
@@ -29,34 +32,57 @@ extension ONVIFMediaService {
                 return reply([decoder(name: "trt:Configuration")])
             case "GetAudioOutputConfigurationOptions":
                 try requireSpeaker(facts)
-                return reply([X.element("trt:Options", [
-                    X.element("tt:OutputTokensAvailable", F.audioOutputToken), X.element("tt:OutputLevelRange", [
-                        X.element("tt:Min", "0"), X.element("tt:Max", "100"),
-                    ]),
-                ])])
+                return reply([
+                    X.element(
+                        "trt:Options",
+                        [
+                            X.element("tt:OutputTokensAvailable", F.audioOutputToken),
+                            X.element(
+                                "tt:OutputLevelRange",
+                                [
+                                    X.element("tt:Min", "0"), X.element("tt:Max", "100"),
+                                ]),
+                        ])
+                ])
             case "GetAudioDecoderConfigurationOptions":
                 try requireSpeaker(facts)
-                return reply([X.element("trt:Options", [X.element("tt:G711DecOptions", [
-                    X.element("tt:Bitrate", [X.element("tt:Items", "64")]),
-                    X.element("tt:SampleRateRange", [X.element("tt:Items", "8")]),
-                ])])])
+                return reply([
+                    X.element(
+                        "trt:Options",
+                        [
+                            X.element(
+                                "tt:G711DecOptions",
+                                [
+                                    X.element("tt:Bitrate", [X.element("tt:Items", "64")]),
+                                    X.element("tt:SampleRateRange", [X.element("tt:Items", "8")]),
+                                ])
+                        ])
+                ])
             default: throw .notImplemented(operation)
             }
         }
 
         private static func requireSpeaker(_ facts: ONVIFFacts) throws(SOAPFault) {
-            guard facts.speaker else { throw SOAPFault(.sender, "ter:NoConfig", "this device has no speaker (or RTSP is off)") }
+            guard facts.speaker else {
+                throw SOAPFault(.sender, "ter:NoConfig", "this device has no speaker (or RTSP is off)")
+            }
         }
 
         static func output(name: String) -> XMLElement {
-            X.element(name, attributes: [("token", F.audioOutputToken)], [
-                X.element("tt:Name", "speaker"), X.element("tt:UseCount", "1"), X.element("tt:OutputToken", F.audioOutputToken),
-                X.element("tt:SendPrimacy", "www.onvif.org/ver20/HalfDuplex/Auto"), X.element("tt:OutputLevel", "100"),
-            ])
+            X.element(
+                name, attributes: [("token", F.audioOutputToken)],
+                [
+                    X.element("tt:Name", "speaker"), X.element("tt:UseCount", "1"),
+                    X.element("tt:OutputToken", F.audioOutputToken),
+                    X.element("tt:SendPrimacy", "www.onvif.org/ver20/HalfDuplex/Auto"),
+                    X.element("tt:OutputLevel", "100"),
+                ])
         }
 
         static func decoder(name: String) -> XMLElement {
-            X.element(name, attributes: [("token", F.audioDecoderToken)], [X.element("tt:Name", "g711"), X.element("tt:UseCount", "1")])
+            X.element(
+                name, attributes: [("token", F.audioDecoderToken)],
+                [X.element("tt:Name", "g711"), X.element("tt:UseCount", "1")])
         }
     }
 }

@@ -16,23 +16,27 @@ package enum ONVIFClient {
         let http = HTTPClient(eventLoopGroupProvider: .singleton)
         do {
             let account = (user, password)
-            let capabilities = try await call(camera.address, body: """
-                <tds:GetCapabilities xmlns:tds="http://www.onvif.org/ver10/device/wsdl"><tds:Category>Media</tds:Category></tds:GetCapabilities>
-                """, account: account, http: http)
+            let capabilities = try await call(
+                camera.address,
+                body: """
+                    <tds:GetCapabilities xmlns:tds="http://www.onvif.org/ver10/device/wsdl"><tds:Category>Media</tds:Category></tds:GetCapabilities>
+                    """, account: account, http: http)
             guard let media = capabilities.value("GetCapabilitiesResponse", "Capabilities", "Media", "XAddr") else {
                 throw ApplianceError(.unavailable, "it has no media service")
             }
-            let profiles = try await call(media, body: #"<trt:GetProfiles xmlns:trt="http://www.onvif.org/ver10/media/wsdl"/>"#,
-                                          account: account, http: http)
+            let profiles = try await call(
+                media, body: #"<trt:GetProfiles xmlns:trt="http://www.onvif.org/ver10/media/wsdl"/>"#,
+                account: account, http: http)
             for profile in profiles.child("GetProfilesResponse")?.children.filter({ $0.name == "Profiles" }) ?? [] {
                 guard let token = profile.attribute("token") else { continue }
                 let uri = try await call(media, body: streamURIRequest(token), account: account, http: http)
                 guard let address = uri.value("GetStreamUriResponse", "MediaUri", "Uri") else { continue }
-                result.streams.append(DiscoveredStream(
-                    profile: profile.value("Name") ?? token, uri: withoutCredentials(address),
-                    encoding: profile.value("VideoEncoderConfiguration", "Encoding"),
-                    width: profile.value("VideoEncoderConfiguration", "Resolution", "Width").flatMap { Int($0) },
-                    height: profile.value("VideoEncoderConfiguration", "Resolution", "Height").flatMap { Int($0) }))
+                result.streams.append(
+                    DiscoveredStream(
+                        profile: profile.value("Name") ?? token, uri: withoutCredentials(address),
+                        encoding: profile.value("VideoEncoderConfiguration", "Encoding"),
+                        width: profile.value("VideoEncoderConfiguration", "Resolution", "Width").flatMap { Int($0) },
+                        height: profile.value("VideoEncoderConfiguration", "Resolution", "Height").flatMap { Int($0) }))
             }
         } catch let error as ApplianceError {
             result.error = error.message
@@ -54,7 +58,9 @@ package enum ONVIFClient {
     /// A camera may put a user and password into the address it gives; the appliance keeps them apart (`url` may hold
     /// none), so they are dropped.
     static func withoutCredentials(_ address: String) -> String {
-        guard var parts = URLComponents(string: address), parts.user != nil || parts.password != nil else { return address }
+        guard var parts = URLComponents(string: address), parts.user != nil || parts.password != nil else {
+            return address
+        }
         (parts.user, parts.password) = (nil, nil)
         return parts.string ?? address
     }
@@ -86,21 +92,23 @@ package enum ONVIFClient {
     }
 
     /// The request, with a PasswordDigest token: Base64(SHA-1(nonce + created + password)).
-    static func envelope(_ body: String, account: (user: String, password: String), now: Date = Date(),
-                         nonce: Data = Data((0..<16).map { _ in UInt8.random(in: 0...255) })) -> String {
+    static func envelope(
+        _ body: String, account: (user: String, password: String), now: Date = Date(),
+        nonce: Data = Data((0..<16).map { _ in UInt8.random(in: 0...255) })
+    ) -> String {
         let created = ISO8601DateFormatter().string(from: now)
         let digest = UsernameToken.digest(nonce: nonce, created: created, password: account.password)
         return """
-        <?xml version="1.0" encoding="UTF-8"?>
-        <s:Envelope xmlns:s="http://www.w3.org/2003/05/soap-envelope"><s:Header>\
-        <wsse:Security s:mustUnderstand="1" xmlns:wsse="http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-wssecurity-secext-1.0.xsd" \
-        xmlns:wsu="http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-wssecurity-utility-1.0.xsd"><wsse:UsernameToken>\
-        <wsse:Username>\(escaped(account.user))</wsse:Username>\
-        <wsse:Password Type="\(UsernameToken.digestType)">\(digest)</wsse:Password>\
-        <wsse:Nonce EncodingType="http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-soap-message-security-1.0#Base64Binary">\
-        \(nonce.base64EncodedString())</wsse:Nonce><wsu:Created>\(created)</wsu:Created></wsse:UsernameToken></wsse:Security>\
-        </s:Header><s:Body>\(body)</s:Body></s:Envelope>
-        """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <s:Envelope xmlns:s="http://www.w3.org/2003/05/soap-envelope"><s:Header>\
+            <wsse:Security s:mustUnderstand="1" xmlns:wsse="http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-wssecurity-secext-1.0.xsd" \
+            xmlns:wsu="http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-wssecurity-utility-1.0.xsd"><wsse:UsernameToken>\
+            <wsse:Username>\(escaped(account.user))</wsse:Username>\
+            <wsse:Password Type="\(UsernameToken.digestType)">\(digest)</wsse:Password>\
+            <wsse:Nonce EncodingType="http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-soap-message-security-1.0#Base64Binary">\
+            \(nonce.base64EncodedString())</wsse:Nonce><wsu:Created>\(created)</wsu:Created></wsse:UsernameToken></wsse:Security>\
+            </s:Header><s:Body>\(body)</s:Body></s:Envelope>
+            """
     }
 
     static func escaped(_ text: String) -> String {

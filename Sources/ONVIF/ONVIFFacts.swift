@@ -1,6 +1,6 @@
+import ApplianceBase
 import ApplianceProtocol
 import Foundation
-import ApplianceBase
 import Settings
 
 /// What the device tells an ONVIF client, read fresh for each request from the config, `status` and the network:
@@ -46,8 +46,8 @@ struct ONVIFFacts: Sendable {
     package static let hardware = "appliance"
     /// The one profile, source and configuration each: the tokens are fixed so clients' entities stay the same.
     static let profileToken = "main", videoSourceToken = "camera", videoSourceConfigurationToken = "camera",
-                videoEncoderToken = "h264", audioSourceToken = "microphone", audioEncoderToken = "aac",
-                audioOutputToken = "speaker", audioDecoderToken = "g711"
+        videoEncoderToken = "h264", audioSourceToken = "microphone", audioEncoderToken = "aac",
+        audioOutputToken = "speaker", audioDecoderToken = "g711"
 
     package var mac: String? { NetworkInterface.primary(interfaces)?.mac }
     package var hostName: String { ProcessInfo.processInfo.hostName }
@@ -59,16 +59,25 @@ struct ONVIFFacts: Sendable {
     /// The SOAP services stay on plain HTTP for a client that came that way, which the web server lets through for
     /// them (NVRs speak ONVIF over HTTP, with its own digest login); the snapshot is a picture, content that is only served over HTTPS when the
     /// dashboard speaks it.
-    var snapshotURL: String { (servesTLS ? base.replacingOccurrences(of: "http://", with: "https://") : base) + "/live.jpg" }
-    var streamURL: String? { rtspPort.map { "\(rtspTLS ? "rtsps" : "rtsp")://\(HostAddress.shown(host)):\($0)/\(rtspPath)" } }
+    var snapshotURL: String {
+        (servesTLS ? base.replacingOccurrences(of: "http://", with: "https://") : base) + "/live.jpg"
+    }
+    var streamURL: String? {
+        rtspPort.map { "\(rtspTLS ? "rtsps" : "rtsp")://\(HostAddress.shown(host)):\($0)/\(rtspPath)" }
+    }
 
     /// The WS-Discovery scopes: profile, kind, and name, hardware and MAC as Home Assistant and UniFi read them (the
     /// value is what follows the last `/`, so a name's slashes and spaces are escaped).
     package var scopes: [String] {
-        let escape = { (text: String) in text.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "-_.~"))) ?? text }
-        var scopes = ["onvif://www.onvif.org/Profile/Streaming", "onvif://www.onvif.org/type/video_encoder",
-                      "onvif://www.onvif.org/name/\(escape(name))", "onvif://www.onvif.org/hardware/\(Self.hardware)",
-                      "onvif://www.onvif.org/location/"]
+        let escape = { (text: String) in
+            text.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "-_.~")))
+                ?? text
+        }
+        var scopes = [
+            "onvif://www.onvif.org/Profile/Streaming", "onvif://www.onvif.org/type/video_encoder",
+            "onvif://www.onvif.org/name/\(escape(name))", "onvif://www.onvif.org/hardware/\(Self.hardware)",
+            "onvif://www.onvif.org/location/",
+        ]
         if audio != nil { scopes.insert("onvif://www.onvif.org/type/audio_encoder", at: 2) }
         if let mac { scopes.append("onvif://www.onvif.org/mac/\(mac)") }
         return scopes
@@ -77,8 +86,10 @@ struct ONVIFFacts: Sendable {
 
 extension ONVIFFacts {
     /// Facts from the config and a `status` report, for a client that reached `host`.
-    package init(config: ApplianceConfig, status: StatusReport, host: String, webPort: Int, serial: String,
-         interfaces: [NetworkInterface]) {
+    package init(
+        config: ApplianceConfig, status: StatusReport, host: String, webPort: Int, serial: String,
+        interfaces: [NetworkInterface]
+    ) {
         let v = config.video
         name = config.onvif.name.isEmpty ? ProcessInfo.processInfo.hostName : config.onvif.name
         self.serial = serial
@@ -86,10 +97,15 @@ extension ONVIFFacts {
         self.webPort = webPort
         servesTLS = config.web.servesTLS
         self.interfaces = interfaces
-        video = Video(width: status.width, height: status.height, framerate: status.framerate, bitrateKbps: v.bitrateKbps,
-                      keyframeFrames: max(1, Int((v.keyframeIntervalS * Double(status.framerate)).rounded())), encoder: status.encoder)
-        audio = status.audioSource == "none" ? nil
-            : Audio(bitrateKbps: config.audio.bitrateKbps, sampleRate: config.audio.rate, channels: config.audio.channels)
+        video = Video(
+            width: status.width, height: status.height, framerate: status.framerate, bitrateKbps: v.bitrateKbps,
+            keyframeFrames: max(1, Int((v.keyframeIntervalS * Double(status.framerate)).rounded())),
+            encoder: status.encoder)
+        audio =
+            status.audioSource == "none"
+            ? nil
+            : Audio(
+                bitrateKbps: config.audio.bitrateKbps, sampleRate: config.audio.rate, channels: config.audio.channels)
         rtspPort = status.rtsp?.url.flatMap { URLComponents(string: $0)?.port }
         speaker = status.speaker != nil && rtspPort != nil
         rtspTLS = config.rtsp.tls

@@ -12,7 +12,8 @@ public enum ONVIFNamespace {
     public static let notification = "http://docs.oasis-open.org/wsn/b-2"
     public static let addressing = "http://www.w3.org/2005/08/addressing"
     public static let security = "http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-wssecurity-secext-1.0.xsd"
-    public static let securityUtility = "http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-wssecurity-utility-1.0.xsd"
+    public static let securityUtility =
+        "http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-wssecurity-utility-1.0.xsd"
     public static let resourceFaults = "http://docs.oasis-open.org/wsrf/rw-2"
     public static let network = "http://www.onvif.org/ver10/network/wsdl"
     public static let discovery = "http://schemas.xmlsoap.org/ws/2005/04/discovery"

@@ -1,7 +1,8 @@
 import ApplianceProtocol
 import Foundation
+
 #if canImport(FoundationXML)
-import FoundationXML
+    import FoundationXML
 #endif
 
 /// One ONVIF event: a property of the device that changed (or its state, `Initialized`, when a client subscribes
@@ -60,11 +61,21 @@ package struct ONVIFNotification: Sendable, Equatable {
     private var items: (source: [(String, String)], data: (String, String)) {
         switch property {
         case .motion:
-            ([("VideoSourceConfigurationToken", ONVIFFacts.videoSourceConfigurationToken), ("VideoAnalyticsConfigurationToken", "analytics"),
-              ("Rule", "motion")], ("IsMotion", value ? "true" : "false"))
+            (
+                [
+                    ("VideoSourceConfigurationToken", ONVIFFacts.videoSourceConfigurationToken),
+                    ("VideoAnalyticsConfigurationToken", "analytics"),
+                    ("Rule", "motion"),
+                ], ("IsMotion", value ? "true" : "false")
+            )
         case .sound:
-            ([("AudioSourceConfigurationToken", ONVIFFacts.audioSourceToken), ("AudioAnalyticsConfigurationToken", "analytics"),
-              ("Rule", "sound")], ("IsSoundDetected", value ? "true" : "false"))
+            (
+                [
+                    ("AudioSourceConfigurationToken", ONVIFFacts.audioSourceToken),
+                    ("AudioAnalyticsConfigurationToken", "analytics"),
+                    ("Rule", "sound"),
+                ], ("IsSoundDetected", value ? "true" : "false")
+            )
         case .recording:
             ([("RecordingJobToken", "recording")], ("State", value ? "Active" : "Idle"))
         case .person, .vehicle, .pet:
@@ -75,15 +86,28 @@ package struct ONVIFNotification: Sendable, Equatable {
     /// `wsnt:NotificationMessage`.
     package var element: XMLElement {
         let (source, data) = items
-        let simple = { (pair: (String, String)) in XMLWriter.element("tt:SimpleItem", attributes: [("Name", pair.0), ("Value", pair.1)]) }
-        return XMLWriter.element("wsnt:NotificationMessage", [
-            XMLWriter.element("wsnt:Topic", property.rawValue, attributes: [("Dialect", "http://www.onvif.org/ver10/tev/topicExpression/ConcreteSet")]),
-            XMLWriter.element("wsnt:Message", [XMLWriter.element("tt:Message", attributes: [
-                ("UtcTime", ONVIFTime.string(time)), ("PropertyOperation", operation.rawValue),
-            ], [
-                XMLWriter.element("tt:Source", source.map(simple)),
-                XMLWriter.element("tt:Data", [simple(data)]),
-            ])]),
-        ])
+        let simple = { (pair: (String, String)) in
+            XMLWriter.element("tt:SimpleItem", attributes: [("Name", pair.0), ("Value", pair.1)])
+        }
+        return XMLWriter.element(
+            "wsnt:NotificationMessage",
+            [
+                XMLWriter.element(
+                    "wsnt:Topic", property.rawValue,
+                    attributes: [("Dialect", "http://www.onvif.org/ver10/tev/topicExpression/ConcreteSet")]),
+                XMLWriter.element(
+                    "wsnt:Message",
+                    [
+                        XMLWriter.element(
+                            "tt:Message",
+                            attributes: [
+                                ("UtcTime", ONVIFTime.string(time)), ("PropertyOperation", operation.rawValue),
+                            ],
+                            [
+                                XMLWriter.element("tt:Source", source.map(simple)),
+                                XMLWriter.element("tt:Data", [simple(data)]),
+                            ])
+                    ]),
+            ])
     }
 }

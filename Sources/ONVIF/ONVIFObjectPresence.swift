@@ -20,7 +20,8 @@ package struct ONVIFObjectPresence: Sendable {
         let before = isPresent(property)
         if starts { present.insert(label) } else { present.remove(label) }
         let after = isPresent(property)
-        return before == after ? nil : ONVIFNotification(property: property, value: after, time: time, operation: .changed)
+        return before == after
+            ? nil : ONVIFNotification(property: property, value: after, time: time, operation: .changed)
     }
 
     private func isPresent(_ property: ONVIFNotification.Property) -> Bool {

@@ -1,5 +1,5 @@
-import Foundation
 import ApplianceBase
+import Foundation
 
 /// The times and durations ONVIF messages carry: `xs:dateTime` in UTC with `Z` (clients compare them with their own
 /// clock and want the zone), and `xs:duration` (`PT600S`, `PT1M`) or an absolute time for a subscription's end.
@@ -26,15 +26,23 @@ package enum ONVIFTime {
         var rest = Substring(text.trimmingCharacters(in: .whitespaces))
         guard rest.hasPrefix("P") else { return nil }
         rest = rest.dropFirst()
-        var total = 0.0, number = "", inTime = false, any = false
+        var total = 0.0
+        var number = ""
+        var inTime = false
+        var any = false
         for character in rest {
             switch character {
             case "0"..."9", ".": number.append(character)
-            case "T": guard !inTime, number.isEmpty else { return nil }; inTime = true
+            case "T":
+                guard !inTime, number.isEmpty else { return nil }
+                inTime = true
             case "D", "H", "M", "S":
-                guard let value = Double(number), inTime || character == "D", character != "D" || !inTime else { return nil }
+                guard let value = Double(number), inTime || character == "D", character != "D" || !inTime else {
+                    return nil
+                }
                 total += value * ["D": 86400, "H": 3600, "M": 60, "S": 1][character]!
-                number = ""; any = true
+                number = ""
+                any = true
             default: return nil
             }
         }

@@ -1,5 +1,5 @@
-import Foundation
 import ApplianceBase
+import Foundation
 
 /// ONVIF's PullPoint subscriptions: each queues the notifications published since the client last pulled (the
 /// newest `maxQueued`), a pull waits up to its timeout for one, and each ends at its termination time unless
@@ -48,13 +48,17 @@ package final class PullPointSubscriptions: Sendable {
             return true
         }
         guard created else {
-            throw SOAPFault(.receiver, "ter:Action", "too many subscriptions (at most \(Self.maxSubscriptions)); unsubscribe or let one expire")
+            throw SOAPFault(
+                .receiver, "ter:Action",
+                "too many subscriptions (at most \(Self.maxSubscriptions)); unsubscribe or let one expire")
         }
         return (id, termination)
     }
 
     /// Up to `limit` queued notifications, waiting up to `timeout` (at most a minute) for the first one.
-    package func pull(_ id: String, timeout: TimeInterval, limit: Int, now: Date = Date()) async throws(SOAPFault) -> (messages: [ONVIFNotification], termination: Date) {
+    package func pull(_ id: String, timeout: TimeInterval, limit: Int, now: Date = Date()) async throws(SOAPFault) -> (
+        messages: [ONVIFNotification], termination: Date
+    ) {
         _ = try termination(of: id, now: now)
         let wait = min(max(timeout, 0), Self.longestPull)
         if wait > 0 {
@@ -144,7 +148,9 @@ package final class PullPointSubscriptions: Sendable {
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 let now = state.withLock { s -> Bool in
-                    guard !Task.isCancelled, var subscription = s.subscriptions[id], subscription.queue.isEmpty else { return true }
+                    guard !Task.isCancelled, var subscription = s.subscriptions[id], subscription.queue.isEmpty else {
+                        return true
+                    }
                     subscription.waiters[waiter] = continuation
                     s.subscriptions[id] = subscription
                     return false
@@ -174,7 +180,9 @@ package final class PullPointSubscriptions: Sendable {
         return now.addingTimeInterval(min(max(seconds, termRange.lowerBound), termRange.upperBound))
     }
 
-    private static func initialized(_ current: [ONVIFNotification.Property: ONVIFNotification], now: Date) -> [ONVIFNotification] {
+    private static func initialized(_ current: [ONVIFNotification.Property: ONVIFNotification], now: Date)
+        -> [ONVIFNotification]
+    {
         ONVIFNotification.Property.allCases.compactMap { current[$0] }.map {
             ONVIFNotification(property: $0.property, value: $0.value, time: now, operation: .initialized)
         }

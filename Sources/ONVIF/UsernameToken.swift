@@ -1,6 +1,6 @@
-import Foundation
-import Crypto
 import ApplianceBase
+import Crypto
+import Foundation
 
 /// WS-Security's UsernameToken as ONVIF clients send it: `Password` is Base64(SHA-1(nonce ‖ created ‖ password)),
 /// the nonce Base64 bytes, `created` the exact text sent. A plain-text password (`#PasswordText`) is read apart
@@ -18,8 +18,10 @@ package struct UsernameToken: Equatable {
         self.created = created
     }
 
-    package static let digestType = "http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-username-token-profile-1.0#PasswordDigest"
-    package static let textType = "http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-username-token-profile-1.0#PasswordText"
+    package static let digestType =
+        "http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-username-token-profile-1.0#PasswordDigest"
+    package static let textType =
+        "http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-username-token-profile-1.0#PasswordText"
 
     /// A UsernameToken whose password is sent as it is (`#PasswordText`): what an account signs with, since the
     /// device keeps only a bcrypt hash of it, and a digest can only be checked against the password itself.
@@ -31,13 +33,18 @@ package struct UsernameToken: Equatable {
     /// The token's plain password when it has one (`#PasswordText`), nil for a digest.
     package static func plain(header: XMLTree?) throws(SOAPFault) -> PlainPassword? {
         let token = try usernameToken(header)
-        guard let password = token.child("Password", in: ONVIFNamespace.security) else { throw .notAuthorized("the UsernameToken has no Password") }
+        guard let password = token.child("Password", in: ONVIFNamespace.security) else {
+            throw .notAuthorized("the UsernameToken has no Password")
+        }
         guard password.attribute("Type") == textType else { return nil }
         return PlainPassword(username: token.value("Username") ?? "", password: password.text)
     }
 
     private static func usernameToken(_ header: XMLTree?) throws(SOAPFault) -> XMLTree {
-        guard let token = header?.child("Security", in: ONVIFNamespace.security)?.child("UsernameToken", in: ONVIFNamespace.security) else {
+        guard
+            let token = header?.child("Security", in: ONVIFNamespace.security)?.child(
+                "UsernameToken", in: ONVIFNamespace.security)
+        else {
             throw .notAuthorized("no WS-Security UsernameToken in the request")
         }
         return token
@@ -46,16 +53,21 @@ package struct UsernameToken: Equatable {
     /// The token in a SOAP header, or why it cannot be used.
     package static func from(header: XMLTree?) throws(SOAPFault) -> UsernameToken {
         let token = try usernameToken(header)
-        guard let password = token.child("Password", in: ONVIFNamespace.security) else { throw .notAuthorized("the UsernameToken has no Password") }
+        guard let password = token.child("Password", in: ONVIFNamespace.security) else {
+            throw .notAuthorized("the UsernameToken has no Password")
+        }
         if let type = password.attribute("Type"), type != digestType {
             throw .notAuthorized("a password type of \(type.split(separator: "#").last ?? "?") is not accepted here")
         }
         guard let nonceText = token.value("Nonce"), let nonce = Data(base64Encoded: nonceText), !nonce.isEmpty,
-              let created = token.value("Created"), !created.isEmpty else {
+            let created = token.value("Created"), !created.isEmpty
+        else {
             throw .notAuthorized("the UsernameToken needs a Nonce and a Created time")
         }
-        return UsernameToken(username: token.value("Username") ?? "", digest: password.text.trimmingCharacters(in: .whitespacesAndNewlines),
-                             nonce: nonce, created: created)
+        return UsernameToken(
+            username: token.value("Username") ?? "",
+            digest: password.text.trimmingCharacters(in: .whitespacesAndNewlines),
+            nonce: nonce, created: created)
     }
 
     package static func digest(nonce: Data, created: String, password: String) -> String {
@@ -88,13 +100,18 @@ package final class UsernameTokenVerifier: Sendable {
         guard RandomToken.equal(token.username, user), RandomToken.equal(token.digest, expected) else {
             throw .notAuthorized("wrong user name or password")
         }
-        guard let created = ONVIFTime.date(token.created) else { throw .notAuthorized("Created '\(token.created)' is not a date and time") }
+        guard let created = ONVIFTime.date(token.created) else {
+            throw .notAuthorized("Created '\(token.created)' is not a date and time")
+        }
         guard abs(created.timeIntervalSince(now)) <= Self.window else {
-            throw .notAuthorized("Created is more than \(Int(Self.window)) s from this device's time (\(ONVIFTime.string(now)))")
+            throw .notAuthorized(
+                "Created is more than \(Int(Self.window)) s from this device's time (\(ONVIFTime.string(now)))")
         }
         let replayed = seen.withLock { seen -> Bool in
             if seen.count >= maxRemembered { seen = seen.filter { now.timeIntervalSince($0.value) < Self.window * 2 } }
-            if seen.count >= maxRemembered, let oldest = seen.min(by: { $0.value < $1.value }) { seen[oldest.key] = nil }
+            if seen.count >= maxRemembered, let oldest = seen.min(by: { $0.value < $1.value }) {
+                seen[oldest.key] = nil
+            }
             if seen[token.nonce] != nil { return true }
             seen[token.nonce] = now
             return false

@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(FoundationXML)
-import FoundationXML
+    import FoundationXML
 #endif
 
 /// WS-Discovery (2005/04, as ONVIF uses it) for one device: which Probes and Resolves it answers, and the Hello,
@@ -29,13 +30,19 @@ package struct WSDiscoveryMessages {
 
     package static func parse(_ data: Data) -> Request? {
         guard let envelope = try? XMLTree.parse(data), envelope.namespace == ONVIFNamespace.soap,
-              let header = envelope.child("Header", in: ONVIFNamespace.soap), let body = envelope.child("Body", in: ONVIFNamespace.soap),
-              let messageID = header.value("MessageID"), !messageID.isEmpty, let request = body.children.first,
-              request.namespace == ONVIFNamespace.discovery else { return nil }
+            let header = envelope.child("Header", in: ONVIFNamespace.soap),
+            let body = envelope.child("Body", in: ONVIFNamespace.soap),
+            let messageID = header.value("MessageID"), !messageID.isEmpty, let request = body.children.first,
+            request.namespace == ONVIFNamespace.discovery
+        else { return nil }
         switch request.name {
         case "Probe":
-            let words = { (name: String) in (request.value(name) ?? "").split(whereSeparator: \.isWhitespace).map(String.init) }
-            return .probe(messageID: messageID, types: words("Types"), scopes: words("Scopes"), matchBy: request.child("Scopes")?.attribute("MatchBy"))
+            let words = { (name: String) in
+                (request.value(name) ?? "").split(whereSeparator: \.isWhitespace).map(String.init)
+            }
+            return .probe(
+                messageID: messageID, types: words("Types"), scopes: words("Scopes"),
+                matchBy: request.child("Scopes")?.attribute("MatchBy"))
         case "Resolve":
             guard let address = request.child("EndpointReference")?.value("Address") else { return nil }
             return .resolve(messageID: messageID, endpoint: address)
@@ -47,7 +54,8 @@ package struct WSDiscoveryMessages {
     /// and every scope a prefix of one of ours at a `/` boundary (RFC 3986 matching, WS-Discovery's default).
     package static func matches(types: [String], scopes: [String], matchBy: String?, ours: [String]) -> Bool {
         let typeNames = types.map { $0.split(separator: ":").last.map(String.init) ?? $0 }
-        guard typeNames.isEmpty || typeNames.contains(where: { ["NetworkVideoTransmitter", "Device"].contains($0) }) else { return false }
+        guard typeNames.isEmpty || typeNames.contains(where: { ["NetworkVideoTransmitter", "Device"].contains($0) })
+        else { return false }
         if let matchBy, !matchBy.hasSuffix("/rfc3986"), !matchBy.hasSuffix("/strcmp0") { return false }
         let exact = matchBy?.hasSuffix("/strcmp0") == true
         return scopes.allSatisfy { wanted in
@@ -60,19 +68,28 @@ package struct WSDiscoveryMessages {
     }
 
     func probeMatches(relatesTo: String, scopes: [String], xaddrs: String, number: Int) -> Data {
-        reply("ProbeMatches", relatesTo: relatesTo, number: number, body: XMLWriter.element("d:ProbeMatches", [
-            XMLWriter.element("d:ProbeMatch", description(scopes: scopes, xaddrs: xaddrs)),
-        ]))
+        reply(
+            "ProbeMatches", relatesTo: relatesTo, number: number,
+            body: XMLWriter.element(
+                "d:ProbeMatches",
+                [
+                    XMLWriter.element("d:ProbeMatch", description(scopes: scopes, xaddrs: xaddrs))
+                ]))
     }
 
     func resolveMatches(relatesTo: String, scopes: [String], xaddrs: String, number: Int) -> Data {
-        reply("ResolveMatches", relatesTo: relatesTo, number: number, body: XMLWriter.element("d:ResolveMatches", [
-            XMLWriter.element("d:ResolveMatch", description(scopes: scopes, xaddrs: xaddrs)),
-        ]))
+        reply(
+            "ResolveMatches", relatesTo: relatesTo, number: number,
+            body: XMLWriter.element(
+                "d:ResolveMatches",
+                [
+                    XMLWriter.element("d:ResolveMatch", description(scopes: scopes, xaddrs: xaddrs))
+                ]))
     }
 
     package func hello(scopes: [String], xaddrs: String, number: Int) -> Data {
-        announcement("Hello", number: number, body: XMLWriter.element("d:Hello", description(scopes: scopes, xaddrs: xaddrs)))
+        announcement(
+            "Hello", number: number, body: XMLWriter.element("d:Hello", description(scopes: scopes, xaddrs: xaddrs)))
     }
 
     package func bye(number: Int) -> Data {
@@ -80,8 +97,11 @@ package struct WSDiscoveryMessages {
     }
 
     private func description(scopes: [String], xaddrs: String) -> [XMLElement] {
-        [endpointReference(), XMLWriter.element("d:Types", Self.types), XMLWriter.element("d:Scopes", scopes.joined(separator: " ")),
-         XMLWriter.element("d:XAddrs", xaddrs), XMLWriter.element("d:MetadataVersion", "1")]
+        [
+            endpointReference(), XMLWriter.element("d:Types", Self.types),
+            XMLWriter.element("d:Scopes", scopes.joined(separator: " ")),
+            XMLWriter.element("d:XAddrs", xaddrs), XMLWriter.element("d:MetadataVersion", "1"),
+        ]
     }
 
     private func endpointReference() -> XMLElement {
@@ -89,17 +109,24 @@ package struct WSDiscoveryMessages {
     }
 
     private func reply(_ action: String, relatesTo: String, number: Int, body: XMLElement) -> Data {
-        XMLWriter.envelope(prefix: "s", header: [
-            XMLWriter.element("a:MessageID", "urn:uuid:\(UUID().uuidString.lowercased())"), XMLWriter.element("a:RelatesTo", relatesTo),
-            XMLWriter.element("a:To", Self.anonymous), XMLWriter.element("a:Action", Self.action + action), appSequence(number),
-        ], body: [body], prefixes: ONVIFNamespace.discoveryPrefixes)
+        XMLWriter.envelope(
+            prefix: "s",
+            header: [
+                XMLWriter.element("a:MessageID", "urn:uuid:\(UUID().uuidString.lowercased())"),
+                XMLWriter.element("a:RelatesTo", relatesTo),
+                XMLWriter.element("a:To", Self.anonymous), XMLWriter.element("a:Action", Self.action + action),
+                appSequence(number),
+            ], body: [body], prefixes: ONVIFNamespace.discoveryPrefixes)
     }
 
     private func announcement(_ action: String, number: Int, body: XMLElement) -> Data {
-        XMLWriter.envelope(prefix: "s", header: [
-            XMLWriter.element("a:MessageID", "urn:uuid:\(UUID().uuidString.lowercased())"), XMLWriter.element("a:To", Self.multicastTo),
-            XMLWriter.element("a:Action", Self.action + action), appSequence(number),
-        ], body: [body], prefixes: ONVIFNamespace.discoveryPrefixes)
+        XMLWriter.envelope(
+            prefix: "s",
+            header: [
+                XMLWriter.element("a:MessageID", "urn:uuid:\(UUID().uuidString.lowercased())"),
+                XMLWriter.element("a:To", Self.multicastTo),
+                XMLWriter.element("a:Action", Self.action + action), appSequence(number),
+            ], body: [body], prefixes: ONVIFNamespace.discoveryPrefixes)
     }
 
     private func appSequence(_ number: Int) -> XMLElement {

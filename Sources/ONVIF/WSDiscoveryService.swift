@@ -1,10 +1,10 @@
+import ApplianceBase
 import ApplianceProtocol
 import Foundation
 import Logging
 import NIOCore
 import NIOPosix
 import ServiceLifecycle
-import ApplianceBase
 
 /// WS-Discovery for the ONVIF device: joins 239.255.255.250 on the interfaces `[onvif] listen` allows, says Hello on
 /// each once the web server serves, answers Probe and Resolve (once per message id, after a random delay of up to
@@ -31,14 +31,20 @@ package struct WSDiscoveryService: Service {
 
     package func run() async throws {
         guard let webPort = await device.webPort() else { return }  // shut down before the web server served
-        let messages = WSDiscoveryMessages(endpoint: device.link.status.endpoint, instance: Int(Date().timeIntervalSince1970))
+        let messages = WSDiscoveryMessages(
+            endpoint: device.link.status.endpoint, instance: Int(Date().timeIntervalSince1970))
         while !Task.isShuttingDownGracefully {
             do {
                 try await serve(messages: messages, webPort: webPort)
                 return
             } catch {
-                device.link.update { $0.discovery = .failed; $0.error = "\(error)" }
-                logger.error("ONVIF discovery cannot serve on \(host):\(port): \(error); retrying every \(Self.retryInterval.components.seconds) s")
+                device.link.update {
+                    $0.discovery = .failed
+                    $0.error = "\(error)"
+                }
+                logger.error(
+                    "ONVIF discovery cannot serve on \(host):\(port): \(error); retrying every \(Self.retryInterval.components.seconds) s"
+                )
                 try? await Task.sleep(for: Self.retryInterval)
             }
         }
@@ -54,12 +60,18 @@ package struct WSDiscoveryService: Service {
         let interfaces = DiscoveryInterfaces.allowed(host: host)
         let joined = await join(channel.channel, interfaces)
         let bound = channel.channel.localAddress?.port ?? port
-        let responder = DiscoveryResponder(messages: messages, scopes: await device.scopes(), interfaces: interfaces,
-                                           webHost: device.config.web.hostAndPort?.host ?? "0.0.0.0", webPort: webPort)
+        let responder = DiscoveryResponder(
+            messages: messages, scopes: await device.scopes(), interfaces: interfaces,
+            webHost: device.config.web.hostAndPort?.host ?? "0.0.0.0", webPort: webPort)
         device.link.update {
-            $0.discovery = .serving; $0.error = nil; $0.listen = "\(host):\(bound)"; $0.interfaces = interfaces.map(\.name)
+            $0.discovery = .serving
+            $0.error = nil
+            $0.listen = "\(host):\(bound)"
+            $0.interfaces = interfaces.map(\.name)
         }
-        logger.info("ONVIF discovery serving", metadata: ["listen": "\(host):\(bound)", "interfaces": "\(joined.map(\.name).joined(separator: ","))"])
+        logger.info(
+            "ONVIF discovery serving",
+            metadata: ["listen": "\(host):\(bound)", "interfaces": "\(joined.map(\.name).joined(separator: ","))"])
         try await channel.executeThenClose { inbound, outbound in
             await announce(channel.channel, outbound, joined) { responder.hello(on: $0) }
             try await withThrowingDiscardingTaskGroup { group in
@@ -77,11 +89,17 @@ package struct WSDiscoveryService: Service {
 
     /// Joins the group on each interface that can multicast; those that cannot still answer unicast probes.
     private func join(_ channel: any Channel, _ interfaces: [NetworkInterface]) async -> [NetworkInterface] {
-        guard let multicast = channel as? MulticastChannel, let devices = try? System.enumerateDevices() else { return [] }
+        guard let multicast = channel as? MulticastChannel, let devices = try? System.enumerateDevices() else {
+            return []
+        }
         let group = try! SocketAddress(ipAddress: Self.group, port: port)
         var joined: [NetworkInterface] = []
         for interface in interfaces where interface.canMulticast {
-            guard let nioDevice = devices.first(where: { $0.name == interface.name && $0.address?.ipAddress == interface.address }) else { continue }
+            guard
+                let nioDevice = devices.first(where: {
+                    $0.name == interface.name && $0.address?.ipAddress == interface.address
+                })
+            else { continue }
             do {
                 try await multicast.joinGroup(group, device: nioDevice).get()
                 joined.append(interface)
@@ -93,15 +111,20 @@ package struct WSDiscoveryService: Service {
     }
 
     /// Sends one multicast message out of each joined interface.
-    private func announce(_ channel: any Channel, _ outbound: NIOAsyncChannelOutboundWriter<AddressedEnvelope<ByteBuffer>>,
-                          _ interfaces: [NetworkInterface], _ message: (NetworkInterface) -> Data) async {
-        guard let options = channel as? SocketOptionProvider, let group = try? SocketAddress(ipAddress: Self.group, port: port) else { return }
+    private func announce(
+        _ channel: any Channel, _ outbound: NIOAsyncChannelOutboundWriter<AddressedEnvelope<ByteBuffer>>,
+        _ interfaces: [NetworkInterface], _ message: (NetworkInterface) -> Data
+    ) async {
+        guard let options = channel as? SocketOptionProvider,
+            let group = try? SocketAddress(ipAddress: Self.group, port: port)
+        else { return }
         for interface in interfaces {
             var address = in_addr()
             inet_pton(AF_INET, interface.address, &address)
             do {
                 try await options.setIPMulticastIF(address).get()
-                try await outbound.write(AddressedEnvelope(remoteAddress: group, data: ByteBuffer(bytes: message(interface))))
+                try await outbound.write(
+                    AddressedEnvelope(remoteAddress: group, data: ByteBuffer(bytes: message(interface))))
             } catch {
                 logger.warning("ONVIF discovery cannot announce on \(interface.name): \(error)")
             }
@@ -111,7 +134,9 @@ package struct WSDiscoveryService: Service {
 
 /// Which interfaces discovery serves: every one that is up for a wildcard, else the one holding the address.
 package enum DiscoveryInterfaces {
-    package static func allowed(host: String, all: [NetworkInterface] = NetworkInterface.current()) -> [NetworkInterface] {
+    package static func allowed(host: String, all: [NetworkInterface] = NetworkInterface.current())
+        -> [NetworkInterface]
+    {
         host == "0.0.0.0" ? all.filter(\.isUp) : all.filter { $0.address == host }
     }
 }

@@ -51,29 +51,42 @@ extension XMLTree {
     /// count or depth. A hostile request costs at most one bounded pass. (Foundation's XMLParser, which every Swift
     /// XML package here sits on, traps on an unbound prefix or bytes that are not UTF-8: found by the fuzz test.)
     public static func parse(_ data: Data, limits: Limits = .soap) throws(ParseError) -> XMLTree {
-        guard data.count <= limits.bytes else { throw ParseError(description: "message larger than \(limits.bytes) bytes") }
+        guard data.count <= limits.bytes else {
+            throw ParseError(description: "message larger than \(limits.bytes) bytes")
+        }
         guard data.range(of: Data("<!DOCTYPE".utf8)) == nil, data.range(of: Data("<!ENTITY".utf8)) == nil else {
             throw ParseError(description: "document type declarations are not allowed in SOAP messages")
         }
-        guard !data.isEmpty, String(validating: data, as: UTF8.self) != nil else { throw ParseError(description: "malformed XML: not UTF-8 text") }
+        guard !data.isEmpty, String(validating: data, as: UTF8.self) != nil else {
+            throw ParseError(description: "malformed XML: not UTF-8 text")
+        }
         LibXML.initialized.touch()
-        let options = Int32(XML_PARSE_NONET.rawValue | XML_PARSE_NOERROR.rawValue | XML_PARSE_NOWARNING.rawValue | XML_PARSE_NOCDATA.rawValue)
+        let options = Int32(
+            XML_PARSE_NONET.rawValue | XML_PARSE_NOERROR.rawValue | XML_PARSE_NOWARNING.rawValue
+                | XML_PARSE_NOCDATA.rawValue)
         let document = data.withUnsafeBytes { bytes in
-            xmlReadMemory(bytes.baseAddress?.assumingMemoryBound(to: CChar.self), Int32(bytes.count), "soap.xml", "UTF-8", options)
+            xmlReadMemory(
+                bytes.baseAddress?.assumingMemoryBound(to: CChar.self), Int32(bytes.count), "soap.xml", "UTF-8", options
+            )
         }
         guard let document else { throw ParseError(description: "malformed XML") }
         defer { xmlFreeDoc(document) }
-        guard let root = xmlDocGetRootElement(document) else { throw ParseError(description: "malformed XML: no root element") }
+        guard let root = xmlDocGetRootElement(document) else {
+            throw ParseError(description: "malformed XML: no root element")
+        }
         var count = 0
         return try tree(root, depth: 1, count: &count, limits: limits)
     }
 
-    private static func tree(_ node: xmlNodePtr, depth: Int, count: inout Int, limits: Limits) throws(ParseError) -> XMLTree {
+    private static func tree(_ node: xmlNodePtr, depth: Int, count: inout Int, limits: Limits) throws(ParseError)
+        -> XMLTree
+    {
         count += 1
         guard count <= limits.elements else { throw ParseError(description: "more than \(limits.elements) elements") }
         guard depth <= limits.depth else { throw ParseError(description: "nested deeper than \(limits.depth)") }
-        var element = XMLTree(namespace: node.pointee.ns.flatMap { $0.pointee.href.map(text) } ?? "", name: text(node.pointee.name),
-                              attributes: [:], text: "", children: [])
+        var element = XMLTree(
+            namespace: node.pointee.ns.flatMap { $0.pointee.href.map(text) } ?? "", name: text(node.pointee.name),
+            attributes: [:], text: "", children: [])
         var attribute = node.pointee.properties
         while let a = attribute {
             let local = text(a.pointee.name)

@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(FoundationXML)
-import FoundationXML
+    import FoundationXML
 #endif
 
 /// Builds replies with Foundation's XML tree (libxml2 underneath), which escapes text and attribute values: no
@@ -14,7 +15,9 @@ package enum XMLWriter {
     }
 
     /// `<name attr="…">children</name>`.
-    package static func element(_ name: String, attributes: [(String, String)] = [], _ children: [XMLElement] = []) -> XMLElement {
+    package static func element(_ name: String, attributes: [(String, String)] = [], _ children: [XMLElement] = [])
+        -> XMLElement
+    {
         let element = XMLElement(name: name)
         for (key, value) in attributes { element.addAttribute(attribute(key, value)) }
         for child in children { element.addChild(child) }
@@ -22,8 +25,10 @@ package enum XMLWriter {
     }
 
     /// A SOAP 1.2 envelope with `body` (and `header`, if any), every prefix of `prefixes` declared on it.
-    package static func envelope(prefix: String = "env", header: [XMLElement] = [], body: [XMLElement],
-                         prefixes: [(String, String)] = ONVIFNamespace.replyPrefixes) -> Data {
+    package static func envelope(
+        prefix: String = "env", header: [XMLElement] = [], body: [XMLElement],
+        prefixes: [(String, String)] = ONVIFNamespace.replyPrefixes
+    ) -> Data {
         let root = element("\(prefix):Envelope")
         for (name, uri) in prefixes {
             root.addNamespace(XMLNode.namespace(withName: name, stringValue: uri) as! XMLNode)

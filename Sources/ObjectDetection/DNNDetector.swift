@@ -1,6 +1,6 @@
 import CObjectDetection
-import MotionAndSound
 import Foundation
+import MotionAndSound
 
 /// A user's model run by OpenCV's DNN module: `model` (ONNX, TensorFlow `.pb` with its `.pbtxt` as `config`,
 /// Darknet `.weights` with its `.cfg`), its output read as `output` says, `labels` by class index.
@@ -17,8 +17,10 @@ public final class DNNDetector: ObjectDetector, @unchecked Sendable {
         public var minScore: Double
         public var maxOverlap: Double
 
-        public init(output: ModelOutput, labels: [String], inputWidth: Int, inputHeight: Int, scale: Double = 1 / 255,
-                    minScore: Double = 0.5, maxOverlap: Double = 0.45) {
+        public init(
+            output: ModelOutput, labels: [String], inputWidth: Int, inputHeight: Int, scale: Double = 1 / 255,
+            minScore: Double = 0.5, maxOverlap: Double = 0.45
+        ) {
             (self.output, self.labels, self.inputWidth, self.inputHeight) = (output, labels, inputWidth, inputHeight)
             (self.scale, self.minScore, self.maxOverlap) = (scale, minScore, maxOverlap)
         }
@@ -28,7 +30,9 @@ public final class DNNDetector: ObjectDetector, @unchecked Sendable {
 
     /// Loads the model: a missing, unreadable or foreign file is one line.
     public init(model: String, config: String? = nil, settings: Settings) throws {
-        guard FileManager.default.isReadableFile(atPath: model) else { throw ObjectDetectorError("cannot read the model \(model)") }
+        guard FileManager.default.isReadableFile(atPath: model) else {
+            throw ObjectDetectorError("cannot read the model \(model)")
+        }
         var error: UnsafeMutablePointer<CChar>?
         guard let dnn = appl_dnn_load(model, config, &error) else {
             let message = error.map { String(cString: $0) } ?? "unknown error"
@@ -52,9 +56,11 @@ public final class DNNDetector: ObjectDetector, @unchecked Sendable {
         var error: UnsafeMutablePointer<CChar>?
         let status = lock.withLock {
             frame.pixels.withUnsafeBufferPointer { pixels in
-                appl_dnn_forward(dnn, pixels.baseAddress, Int32(frame.width), Int32(frame.height), Int32(frame.channels),
-                                 Int32(frame.width * frame.channels),
-                                 Int32(settings.inputWidth), Int32(settings.inputHeight), settings.scale, &values, &shape, &dims, &error)
+                appl_dnn_forward(
+                    dnn, pixels.baseAddress, Int32(frame.width), Int32(frame.height), Int32(frame.channels),
+                    Int32(frame.width * frame.channels),
+                    Int32(settings.inputWidth), Int32(settings.inputHeight), settings.scale, &values, &shape, &dims,
+                    &error)
             }
         }
         defer { free(values) }
@@ -65,14 +71,16 @@ public final class DNNDetector: ObjectDetector, @unchecked Sendable {
         }
         let sizes = shape.prefix(Int(dims)).map(Int.init)
         let output = Array(UnsafeBufferPointer(start: values, count: sizes.reduce(1, *)))
-        let found = settings.output.decode(output, shape: sizes, labels: settings.labels, inputWidth: settings.inputWidth,
-                                           inputHeight: settings.inputHeight, frameWidth: frame.width, frameHeight: frame.height,
-                                           minScore: settings.minScore)
+        let found = settings.output.decode(
+            output, shape: sizes, labels: settings.labels, inputWidth: settings.inputWidth,
+            inputHeight: settings.inputHeight, frameWidth: frame.width, frameHeight: frame.height,
+            minScore: settings.minScore)
         return NonMaximumSuppression.apply(found, maxOverlap: settings.maxOverlap)
     }
 
     /// OpenCV's messages span lines (file, function, then the reason): the reason, on one.
     static func firstLine(_ message: String) -> String {
-        message.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }.last ?? message
+        message.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }.last
+            ?? message
     }
 }

@@ -1,7 +1,7 @@
 import ApplianceBase
 import CObjectDetection
-import MotionAndSound
 import Foundation
+import MotionAndSound
 
 /// OpenCV's HOG people detector with the SVM OpenCV ships (the default when no model file is given: nothing to
 /// download). Runs on the picture at its own size: upscaled, HOG finds "people" in foliage (measured on a tree in
@@ -16,7 +16,9 @@ public final class HOGPeopleDetector: ObjectDetector, @unchecked Sendable {
     static let capacity = 64
 
     public init(hitThreshold: Double = 0) throws {
-        guard let hog = appl_hog_new() else { throw ObjectDetectorError("OpenCV's HOG people detector could not be made") }
+        guard let hog = appl_hog_new() else {
+            throw ObjectDetectorError("OpenCV's HOG people detector could not be made")
+        }
         (self.hog, self.hitThreshold) = (hog, hitThreshold)
     }
 
@@ -33,8 +35,9 @@ public final class HOGPeopleDetector: ObjectDetector, @unchecked Sendable {
         var error: UnsafeMutablePointer<CChar>?
         let count = lock.withLock {
             frame.pixels.withUnsafeBufferPointer { pixels in
-                appl_hog_detect(hog, pixels.baseAddress, Int32(frame.width), Int32(frame.height), Int32(frame.width), hitThreshold,
-                                &found, Int32(Self.capacity), &error)
+                appl_hog_detect(
+                    hog, pixels.baseAddress, Int32(frame.width), Int32(frame.height), Int32(frame.width), hitThreshold,
+                    &found, Int32(Self.capacity), &error)
             }
         }
         guard count >= 0 else {
@@ -43,8 +46,9 @@ public final class HOGPeopleDetector: ObjectDetector, @unchecked Sendable {
             throw ObjectDetectorError("HOG: \(message)")
         }
         return found.prefix(min(Int(count), Self.capacity)).map {
-            ObjectDetection(label: "person", score: Double($0.score), x: Double($0.x), y: Double($0.y),
-                            width: Double($0.width), height: Double($0.height))
+            ObjectDetection(
+                label: "person", score: Double($0.score), x: Double($0.x), y: Double($0.y),
+                width: Double($0.width), height: Double($0.height))
         }
     }
 }

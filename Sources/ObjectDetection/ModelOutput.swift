@@ -14,44 +14,60 @@ public enum ModelOutput: String, Sendable, CaseIterable {
     /// The detections above `minScore` in a picture of `frameWidth` x `frameHeight` that was given to the model at
     /// `inputWidth` x `inputHeight`. Rows that do not fit the format (a wrong shape, NaN, a class past the labels) are
     /// skipped: a model that outputs garbage yields nothing, never a crash.
-    public func decode(_ values: [Float], shape: [Int], labels: [String], inputWidth: Int, inputHeight: Int,
-                       frameWidth: Int, frameHeight: Int, minScore: Double) -> [ObjectDetection] {
+    public func decode(
+        _ values: [Float], shape: [Int], labels: [String], inputWidth: Int, inputHeight: Int,
+        frameWidth: Int, frameHeight: Int, minScore: Double
+    ) -> [ObjectDetection] {
         guard let last = shape.last, last > 0, values.count == shape.reduce(1, *) else { return [] }
         let rows = values.count / last
         var found: [ObjectDetection] = []
         for row in 0..<rows {
             let r = Array(values[row * last..<(row + 1) * last]).map(Double.init)
-            guard r.allSatisfy(\.isFinite), let detection = self.detection(r, labels: labels, inputWidth: inputWidth,
-                                                                            inputHeight: inputHeight, frameWidth: frameWidth,
-                                                                            frameHeight: frameHeight) else { continue }
+            guard r.allSatisfy(\.isFinite),
+                let detection = self.detection(
+                    r, labels: labels, inputWidth: inputWidth,
+                    inputHeight: inputHeight, frameWidth: frameWidth,
+                    frameHeight: frameHeight)
+            else { continue }
             if detection.score >= minScore { found.append(detection) }
         }
         return found
     }
 
-    private func detection(_ r: [Double], labels: [String], inputWidth: Int, inputHeight: Int, frameWidth: Int,
-                           frameHeight: Int) -> ObjectDetection? {
+    private func detection(
+        _ r: [Double], labels: [String], inputWidth: Int, inputHeight: Int, frameWidth: Int,
+        frameHeight: Int
+    ) -> ObjectDetection? {
         switch self {
         case .yolo:
             guard r.count > 5 else { return nil }
             let classes = r[5...]
-            guard let best = classes.indices.max(by: { classes[$0] < classes[$1] }), best - 5 < labels.count else { return nil }
-            let sx = Double(frameWidth) / Double(inputWidth), sy = Double(frameHeight) / Double(inputHeight)
+            guard let best = classes.indices.max(by: { classes[$0] < classes[$1] }), best - 5 < labels.count else {
+                return nil
+            }
+            let sx = Double(frameWidth) / Double(inputWidth)
+            let sy = Double(frameHeight) / Double(inputHeight)
             let (w, h) = (r[2] * sx, r[3] * sy)
-            return ObjectDetection(label: labels[best - 5], score: r[4] * classes[best], x: r[0] * sx - w / 2, y: r[1] * sy - h / 2,
-                                   width: w, height: h)
+            return ObjectDetection(
+                label: labels[best - 5], score: r[4] * classes[best], x: r[0] * sx - w / 2, y: r[1] * sy - h / 2,
+                width: w, height: h)
         case .darknet:
             guard r.count > 5 else { return nil }
             let classes = r[5...]
-            guard let best = classes.indices.max(by: { classes[$0] < classes[$1] }), best - 5 < labels.count else { return nil }
+            guard let best = classes.indices.max(by: { classes[$0] < classes[$1] }), best - 5 < labels.count else {
+                return nil
+            }
             let (fw, fh) = (Double(frameWidth), Double(frameHeight))
             let (w, h) = (r[2] * fw, r[3] * fh)
-            return ObjectDetection(label: labels[best - 5], score: classes[best], x: r[0] * fw - w / 2, y: r[1] * fh - h / 2, width: w, height: h)
+            return ObjectDetection(
+                label: labels[best - 5], score: classes[best], x: r[0] * fw - w / 2, y: r[1] * fh - h / 2, width: w,
+                height: h)
         case .ssd:
             guard r.count == 7, r[1] >= 1, Int(r[1]) - 1 < labels.count else { return nil }
             let (fw, fh) = (Double(frameWidth), Double(frameHeight))
-            return ObjectDetection(label: labels[Int(r[1]) - 1], score: r[2], x: r[3] * fw, y: r[4] * fh,
-                                   width: (r[5] - r[3]) * fw, height: (r[6] - r[4]) * fh)
+            return ObjectDetection(
+                label: labels[Int(r[1]) - 1], score: r[2], x: r[3] * fw, y: r[4] * fh,
+                width: (r[5] - r[3]) * fw, height: (r[6] - r[4]) * fh)
         }
     }
 }
@@ -60,8 +76,11 @@ public enum ModelOutput: String, Sendable, CaseIterable {
 public enum NonMaximumSuppression {
     public static func apply(_ detections: [ObjectDetection], maxOverlap: Double) -> [ObjectDetection] {
         var kept: [ObjectDetection] = []
-        for candidate in detections.sorted(by: { $0.score > $1.score }) where candidate.width > 0 && candidate.height > 0 {
-            if !kept.contains(where: { $0.label == candidate.label && overlap($0, candidate) > maxOverlap }) { kept.append(candidate) }
+        for candidate in detections.sorted(by: { $0.score > $1.score })
+        where candidate.width > 0 && candidate.height > 0 {
+            if !kept.contains(where: { $0.label == candidate.label && overlap($0, candidate) > maxOverlap }) {
+                kept.append(candidate)
+            }
         }
         return kept
     }

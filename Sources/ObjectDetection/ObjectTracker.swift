@@ -13,8 +13,12 @@ public struct ObjectTracker: Sendable {
         public var window: Int
         public var releaseS: Double
 
-        public init(minScore: Double = 0.5, threshold: Double = 0.7, confirmRuns: Int = 2, window: Int = 3, releaseS: Double = 5) {
-            (self.minScore, self.threshold, self.confirmRuns, self.window, self.releaseS) = (minScore, threshold, confirmRuns, window, releaseS)
+        public init(
+            minScore: Double = 0.5, threshold: Double = 0.7, confirmRuns: Int = 2, window: Int = 3, releaseS: Double = 5
+        ) {
+            (self.minScore, self.threshold, self.confirmRuns, self.window, self.releaseS) = (
+                minScore, threshold, confirmRuns, window, releaseS
+            )
         }
     }
 
@@ -80,12 +84,16 @@ public struct ObjectTracker: Sendable {
 
     private func step(_ label: String, _ track: inout Track, now: Date) -> [Change] {
         if let startedAt = track.startedAt {
-            guard let lastSeen = track.lastSeen, now.timeIntervalSince(lastSeen) >= settings.releaseS, let best = track.best else { return [] }
+            guard let lastSeen = track.lastSeen, now.timeIntervalSince(lastSeen) >= settings.releaseS,
+                let best = track.best
+            else { return [] }
             track = Track()
             return [.ended(label: label, startedAt: startedAt, lastSeen: lastSeen, best: best)]
         }
         let scores = track.recent.compactMap { $0 }
-        if scores.count >= settings.confirmRuns, Self.median(scores) >= settings.threshold, let best = track.best, let first = track.firstSeen {
+        if scores.count >= settings.confirmRuns, Self.median(scores) >= settings.threshold, let best = track.best,
+            let first = track.firstSeen
+        {
             track.startedAt = first
             return [.started(label: label, at: first, best: best)]
         }

@@ -10,7 +10,9 @@ public struct Picture: Sendable, Equatable {
 
     /// nil when `pixels` does not hold exactly `width` × `height` × `channels` bytes (1 or 3 channels).
     public init?(width: Int, height: Int, channels: Int, pixels: [UInt8]) {
-        guard width > 0, height > 0, channels == 1 || channels == 3, pixels.count == width * height * channels else { return nil }
+        guard width > 0, height > 0, channels == 1 || channels == 3, pixels.count == width * height * channels else {
+            return nil
+        }
         (self.width, self.height, self.channels, self.pixels) = (width, height, channels, pixels)
     }
 
@@ -20,7 +22,8 @@ public struct Picture: Sendable, Equatable {
 
     /// A picture from an appsink's buffer, whose rows may be padded to four bytes (GStreamer's raw video stride).
     public init?(width: Int, height: Int, channels: Int, buffer: [UInt8]) {
-        let row = width * channels, stride = (row + 3) & ~3
+        let row = width * channels
+        let stride = (row + 3) & ~3
         if buffer.count == row * height {
             self.init(width: width, height: height, channels: channels, pixels: buffer)
         } else if buffer.count == stride * height {
@@ -47,15 +50,18 @@ public struct Picture: Sendable, Equatable {
 
     /// The part of the picture inside `crop` (clamped to the picture), as a picture of its own.
     public func cropped(to crop: Crop) -> Picture? {
-        let left = max(0, min(width, crop.x)), top = max(0, min(height, crop.y))
-        let w = min(width - left, crop.width), h = min(height - top, crop.height)
+        let left = max(0, min(width, crop.x))
+        let top = max(0, min(height, crop.y))
+        let w = min(width - left, crop.width)
+        let h = min(height - top, crop.height)
         guard w > 0, h > 0 else { return nil }
         var out = [UInt8](repeating: 0, count: w * h * channels)
         pixels.withUnsafeBufferPointer { src in
             out.withUnsafeMutableBufferPointer { dst in
                 for row in 0..<h {
                     let from = ((top + row) * width + left) * channels
-                    dst.baseAddress!.advanced(by: row * w * channels).update(from: src.baseAddress!.advanced(by: from), count: w * channels)
+                    dst.baseAddress!.advanced(by: row * w * channels).update(
+                        from: src.baseAddress!.advanced(by: from), count: w * channels)
                 }
             }
         }

@@ -1,5 +1,5 @@
-import TOMLKit
 import MotionAndSound
+import TOMLKit
 
 extension ApplianceConfig {
     /// `[motion]`: motion detection on the live picture (after the camera selector, so it follows the active camera).
@@ -35,7 +35,9 @@ extension ApplianceConfig {
 
 extension ConfigSections {
     /// [motion]; `zones` is an array of `{ name = "…", points = [[x, y], …] }`, `masks` an array of point arrays.
-    package static func motion(_ t: inout TableReader, _ defaults: ApplianceConfig.Motion) throws -> ApplianceConfig.Motion {
+    package static func motion(_ t: inout TableReader, _ defaults: ApplianceConfig.Motion) throws
+        -> ApplianceConfig.Motion
+    {
         var m = defaults
         m.enabled = try t.bool("enabled", m.enabled)
         m.fps = try t.int("fps", m.fps, 1...30)
@@ -45,17 +47,22 @@ extension ConfigSections {
         m.minDurationS = try t.double("min_duration_s", m.minDurationS, 0...60)
         if m.width % 4 != 0 { throw t.error("width", "must be a multiple of 4, found \(m.width)") }
         if let masks = try t.array("masks") {
-            m.masks = try masks.enumerated().map { index, mask in try t.polygon(mask, key: "masks", what: "masks[\(index)]") }
+            m.masks = try masks.enumerated().map { index, mask in
+                try t.polygon(mask, key: "masks", what: "masks[\(index)]")
+            }
         }
         if let zones = try t.array("zones") {
             var names = Set<String>()
             m.zones = try zones.enumerated().map { index, zone in
-                guard let table = zone.table, let name = table["name"]?.string, !name.isEmpty, let points = table["points"],
-                      table.keys.allSatisfy({ ["name", "points"].contains($0) }) else {
+                guard let table = zone.table, let name = table["name"]?.string, !name.isEmpty,
+                    let points = table["points"],
+                    table.keys.allSatisfy({ ["name", "points"].contains($0) })
+                else {
                     throw t.error("zones", "zones[\(index)] must be { name = \"…\", points = [[x, y], …] }")
                 }
                 guard names.insert(name).inserted else { throw t.error("zones", "duplicate zone name '\(name)'") }
-                return MotionSettings.Zone(name: name, area: try t.polygon(points, key: "zones", what: "zones[\(index)].points"))
+                return MotionSettings.Zone(
+                    name: name, area: try t.polygon(points, key: "zones", what: "zones[\(index)].points"))
             }
         }
         try t.finish()
@@ -82,7 +89,8 @@ extension ApplianceConfig {
 
 extension ConfigSections {
     /// [sound]
-    package static func sound(_ t: inout TableReader, _ defaults: ApplianceConfig.Sound) throws -> ApplianceConfig.Sound {
+    package static func sound(_ t: inout TableReader, _ defaults: ApplianceConfig.Sound) throws -> ApplianceConfig.Sound
+    {
         var s = defaults
         s.enabled = try t.bool("enabled", s.enabled)
         s.thresholdDb = try t.double("threshold_db", s.thresholdDb, -100...0)

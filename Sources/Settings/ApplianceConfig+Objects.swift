@@ -46,12 +46,16 @@ extension ApplianceConfig {
 
 extension ConfigSections {
     /// [objects]
-    package static func objects(_ t: inout TableReader, _ defaults: ApplianceConfig.Objects) throws -> ApplianceConfig.Objects {
+    package static func objects(_ t: inout TableReader, _ defaults: ApplianceConfig.Objects) throws
+        -> ApplianceConfig.Objects
+    {
         var o = defaults
         o.enabled = try t.bool("enabled", o.enabled)
         o.fps = try t.int("fps", o.fps, 1...30)
         o.width = try t.int("width", o.width, 0...7680)
-        if o.width != 0, o.width < 64 || o.width % 2 != 0 { throw t.error("width", "must be 0 (the picture's own) or an even width of 64 or more, found \(o.width)") }
+        if o.width != 0, o.width < 64 || o.width % 2 != 0 {
+            throw t.error("width", "must be 0 (the picture's own) or an even width of 64 or more, found \(o.width)")
+        }
         o.model = try t.string("model", o.model)
         o.modelConfig = try t.string("model_config", o.modelConfig)
         o.labels = try t.string("labels", o.labels)
@@ -64,7 +68,9 @@ extension ConfigSections {
         o.releaseS = try t.double("release_s", o.releaseS, 0...600)
         if let zones = try t.array("zones") {
             o.zones = try zones.map { value in
-                guard let name = value.string, !name.isEmpty else { throw t.error("zones", "must be an array of [motion] zone names") }
+                guard let name = value.string, !name.isEmpty else {
+                    throw t.error("zones", "must be an array of [motion] zone names")
+                }
                 return name
             }
         }

@@ -24,7 +24,9 @@ extension ApplianceConfig {
 
 extension ConfigSections {
     /// [speaker]
-    package static func speaker(_ t: inout TableReader, _ defaults: ApplianceConfig.Speaker) throws -> ApplianceConfig.Speaker {
+    package static func speaker(_ t: inout TableReader, _ defaults: ApplianceConfig.Speaker) throws
+        -> ApplianceConfig.Speaker
+    {
         var s = defaults
         s.device = try t.string("device", s.device)
         if s.device.isEmpty { throw t.error("device", "must name an ALSA device, \"default\", \"auto\" or \"none\"") }

@@ -1,4 +1,5 @@
 import Foundation
+
 /// The appliance's configuration, read from TOML (see Config/appliance.toml for every key with its default).
 public struct ApplianceConfig: Sendable, Equatable {
     public var dataDir = "./data"
@@ -39,7 +40,9 @@ public struct ApplianceConfig: Sendable, Equatable {
         /// pipelines/encoders/ (x264, openh264, v4l2h264, …), used untried.
         public var encoder = Video.autoEncoder
         /// What `auto` tries, in order: the boards' hardware encoders first, then the software ones.
-        public var encoderCandidates = ["v4l2h264", "vah264", "vah264lp", "vaapih264", "nvh264", "qsvh264", "openh264", "x264"]
+        public var encoderCandidates = [
+            "v4l2h264", "vah264", "vah264lp", "vaapih264", "nvh264", "qsvh264", "openh264", "x264",
+        ]
         /// How long one candidate's trial may take (a hardware encoder's first start can be slow).
         public var encoderTrialS = 10.0
         public static let autoEncoder = "auto"
@@ -273,7 +276,10 @@ public struct ApplianceConfig: Sendable, Equatable {
             if listen == "off" { return nil }
             if !listen.isEmpty { return ListenAddress.parse(listen) }
             guard let host = web.hostAndPort?.host else { return nil }
-            return (host == "::" || host == "[::]" ? "0.0.0.0" : host == "::1" || host == "localhost" ? "127.0.0.1" : host, Self.discoveryPort)
+            return (
+                host == "::" || host == "[::]" ? "0.0.0.0" : host == "::1" || host == "localhost" ? "127.0.0.1" : host,
+                Self.discoveryPort
+            )
         }
     }
 
@@ -297,9 +303,11 @@ public struct ApplianceConfig: Sendable, Equatable {
 
         /// The broker's address from `url` (nil when malformed): port 1883, or 8883 with TLS, unless given.
         public var broker: (host: String, port: Int, tls: Bool)? {
-            guard let parts = URLComponents(string: url), let scheme = parts.scheme, ["mqtt", "mqtts"].contains(scheme),
-                  let host = parts.host, !host.isEmpty, parts.path.isEmpty || parts.path == "/",
-                  parts.user == nil, parts.query == nil else { return nil }
+            guard let parts = URLComponents(string: url), let scheme = parts.scheme,
+                ["mqtt", "mqtts"].contains(scheme),
+                let host = parts.host, !host.isEmpty, parts.path.isEmpty || parts.path == "/",
+                parts.user == nil, parts.query == nil
+            else { return nil }
             let tls = scheme == "mqtts"
             let port = parts.port ?? (tls ? 8883 : 1883)
             guard (1...65535).contains(port) else { return nil }

@@ -1,6 +1,6 @@
 import Foundation
-import TOMLKit
 import MotionAndSound
+import TOMLKit
 
 /// Reads `ApplianceConfig` from TOML. Strict: unknown keys, wrong types and out-of-range values are errors that
 /// name the key and its line, so a typo never silently falls back to a default.
@@ -12,7 +12,9 @@ public enum ConfigLoader {
         do {
             text = try String(contentsOfFile: path, encoding: .utf8)
         } catch {
-            let reason = FileManager.default.fileExists(atPath: path) ? "cannot read the file (permissions or not UTF-8)" : "no such file"
+            let reason =
+                FileManager.default.fileExists(atPath: path)
+                ? "cannot read the file (permissions or not UTF-8)" : "no such file"
             throw ConfigError(file: path, line: nil, key: "", message: reason)
         }
         return try parse(text, file: path)
@@ -26,7 +28,8 @@ public enum ConfigLoader {
         do {
             root = try TOMLTable(string: text)
         } catch let error as TOMLParseError {
-            throw ConfigError(file: file, line: error.source.begin.line, key: "", message: "TOML syntax: \(error.description)")
+            throw ConfigError(
+                file: file, line: error.source.begin.line, key: "", message: "TOML syntax: \(error.description)")
         }
         let lines = SourceLines(text)
         var config = ApplianceConfig()
@@ -34,11 +37,14 @@ public enum ConfigLoader {
         config.dataDir = try top.string("data_dir", config.dataDir)
         config.socket = try top.string("socket", config.socket)
         config.pipelinesDir = try top.string("pipelines_dir", config.pipelinesDir)
-        config.logLevel = try top.oneOf("log_level", config.logLevel, ["trace", "debug", "info", "notice", "warning", "error", "critical"])
+        config.logLevel = try top.oneOf(
+            "log_level", config.logLevel, ["trace", "debug", "info", "notice", "warning", "error", "critical"])
 
         if var t = try top.table("video") { config.video = try ConfigSections.video(&t, config.video) }
         if var t = try top.table("audio") { config.audio = try ConfigSections.audio(&t, config.audio) }
-        if let tables = try top.tableArray("camera") { config.cameras = try ConfigSections.cameras(tables, file: file, lines: lines) }
+        if let tables = try top.tableArray("camera") {
+            config.cameras = try ConfigSections.cameras(tables, file: file, lines: lines)
+        }
         if var t = try top.table("preview") { config.preview = try ConfigSections.preview(&t, config.preview) }
         if var t = try top.table("thumbnail") { config.thumbnail = try ConfigSections.thumbnail(&t, config.thumbnail) }
         if var t = try top.table("recording") { config.recording = try ConfigSections.recording(&t, config.recording) }
@@ -47,7 +53,9 @@ public enum ConfigLoader {
         if var t = try top.table("web") { config.web = try ConfigSections.web(&t, config.web) }
         if var t = try top.table("rtsp") { config.rtsp = try ConfigSections.rtsp(&t, config.rtsp, web: config.web) }
         if var t = try top.table("mqtt") { config.mqtt = try ConfigSections.mqtt(&t, config.mqtt) }
-        if var t = try top.table("onvif") { config.onvif = try ConfigSections.onvif(&t, config.onvif, web: config.web, rtsp: config.rtsp) }
+        if var t = try top.table("onvif") {
+            config.onvif = try ConfigSections.onvif(&t, config.onvif, web: config.web, rtsp: config.rtsp)
+        }
         if var t = try top.table("motion") { config.motion = try ConfigSections.motion(&t, config.motion) }
         if var t = try top.table("sound") { config.sound = try ConfigSections.sound(&t, config.sound) }
         if var t = try top.table("speaker") { config.speaker = try ConfigSections.speaker(&t, config.speaker) }
@@ -76,12 +84,16 @@ extension ConfigLoader {
     /// `[objects]` looks where motion is (it needs `[motion]`), and its zones are `[motion]`'s.
     static func checkObjects(_ config: ApplianceConfig, file: String, lines: SourceLines) throws {
         for name in config.objects.zones where !config.motion.zones.contains(where: { $0.name == name }) {
-            throw ConfigError(file: file, line: lines.line(of: "zones", in: "objects", index: nil), key: "objects.zones",
-                              message: "no [motion] zone is named '\(name)' (zones: \(config.motion.zones.map(\.name).joined(separator: ", ")))")
+            throw ConfigError(
+                file: file, line: lines.line(of: "zones", in: "objects", index: nil), key: "objects.zones",
+                message:
+                    "no [motion] zone is named '\(name)' (zones: \(config.motion.zones.map(\.name).joined(separator: ", ")))"
+            )
         }
         if config.objects.enabled, !config.motion.enabled {
-            throw ConfigError(file: file, line: lines.line(of: "enabled", in: "objects", index: nil), key: "objects.enabled",
-                              message: "[objects] needs [motion] enabled = true: objects are looked for where motion is")
+            throw ConfigError(
+                file: file, line: lines.line(of: "enabled", in: "objects", index: nil), key: "objects.enabled",
+                message: "[objects] needs [motion] enabled = true: objects are looked for where motion is")
         }
     }
 
@@ -89,8 +101,9 @@ extension ConfigLoader {
     /// (`"person"`) need [objects] (the label among `track`).
     static func checkTrigger(_ config: ApplianceConfig, file: String, lines: SourceLines) throws {
         func refuse(_ message: String) -> ConfigError {
-            ConfigError(file: file, line: lines.line(of: "trigger", in: "recording", index: nil), key: "recording.trigger",
-                        message: "trigger = \"\(config.recording.trigger)\" \(message)")
+            ConfigError(
+                file: file, line: lines.line(of: "trigger", in: "recording", index: nil), key: "recording.trigger",
+                message: "trigger = \"\(config.recording.trigger)\" \(message)")
         }
         for kind in config.recording.triggerKinds {
             switch kind {
@@ -103,7 +116,9 @@ extension ConfigLoader {
             case "object":
                 continue
             case _ where !config.objects.track.contains(kind):
-                throw refuse("names '\(kind)', which is not among [objects] track (\(config.objects.track.joined(separator: ", ")))")
+                throw refuse(
+                    "names '\(kind)', which is not among [objects] track (\(config.objects.track.joined(separator: ", ")))"
+                )
             default:
                 continue
             }
@@ -176,14 +191,18 @@ struct TableReader {
     package mutating func int(_ key: String, _ fallback: Int, _ range: ClosedRange<Int>) throws -> Int {
         guard let v = value(key) else { return fallback }
         guard let i = v.int else { throw mismatch(key, "an integer", v) }
-        guard range.contains(i) else { throw error(key, "must be between \(range.lowerBound) and \(range.upperBound), found \(i)") }
+        guard range.contains(i) else {
+            throw error(key, "must be between \(range.lowerBound) and \(range.upperBound), found \(i)")
+        }
         return i
     }
 
     package mutating func double(_ key: String, _ fallback: Double, _ range: ClosedRange<Double>) throws -> Double {
         guard let v = value(key) else { return fallback }
         guard let d = v.double ?? v.int.map(Double.init) else { throw mismatch(key, "a number", v) }
-        guard range.contains(d) else { throw error(key, "must be between \(range.lowerBound) and \(range.upperBound), found \(d)") }
+        guard range.contains(d) else {
+            throw error(key, "must be between \(range.lowerBound) and \(range.upperBound), found \(d)")
+        }
         return d
     }
 
@@ -204,7 +223,8 @@ struct TableReader {
         guard let array = v.array else { throw mismatch(key, "an array of tables [[\(key)]]", v) }
         return try array.enumerated().map { index, element in
             guard let t = element.table else {
-                throw ConfigError(file: file, line: nil, key: "\(key)[\(index)]", message: "expected a table [[\(key)]]")
+                throw ConfigError(
+                    file: file, line: nil, key: "\(key)[\(index)]", message: "expected a table [[\(key)]]")
             }
             return t
         }
@@ -213,11 +233,14 @@ struct TableReader {
     /// A polygon in relative coordinates: an array of at least three `[x, y]` pairs, each in 0…1. `value` is the key's
     /// value, or an element of it (`what` then names which, for the message).
     func polygon(_ value: TOMLValueConvertible, key: String, what: String) throws -> RelativePolygon {
-        let message = "\(what) must be an array of at least three [x, y] points, each between 0 and 1 (0,0 the top left)"
+        let message =
+            "\(what) must be an array of at least three [x, y] points, each between 0 and 1 (0,0 the top left)"
         guard let array = value.array else { throw error(key, message) }
         let points = try array.map { element -> RelativePolygon.Point in
             guard let pair = element.array, pair.count == 2,
-                  let x = pair[0].double ?? pair[0].int.map(Double.init), let y = pair[1].double ?? pair[1].int.map(Double.init) else {
+                let x = pair[0].double ?? pair[0].int.map(Double.init),
+                let y = pair[1].double ?? pair[1].int.map(Double.init)
+            else {
                 throw error(key, message)
             }
             return RelativePolygon.Point(x, y)

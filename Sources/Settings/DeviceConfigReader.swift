@@ -5,7 +5,8 @@ enum DeviceConfigReader {
         var i = ApplianceConfig.Input()
         i.label = try t.name("label", "input\(index)")
         i.kind = try t.choice("kind", nil, ApplianceConfig.Input.Kind.self)
-        let evdevKeys = ["device", "name", "key", "grab"], gpioKeys = ["chip", "line", "active_low", "bias", "debounce_ms"]
+        let evdevKeys = ["device", "name", "key", "grab"]
+        let gpioKeys = ["chip", "line", "active_low", "bias", "debounce_ms"]
         for key in i.kind == .evdev ? gpioKeys : evdevKeys where t.has(key) {
             throw t.error(key, "only for kind = \"\(i.kind == .evdev ? "gpio" : "evdev")\" inputs")
         }
@@ -14,11 +15,16 @@ enum DeviceConfigReader {
             i.device = try t.string("device", "")
             i.deviceName = try t.string("name", "")
             guard i.device.isEmpty != i.deviceName.isEmpty else {
-                throw t.error(i.device.isEmpty ? "device" : "name", "an evdev input needs either device (a path) or name (the device's name), not both")
+                throw t.error(
+                    i.device.isEmpty ? "device" : "name",
+                    "an evdev input needs either device (a path) or name (the device's name), not both")
             }
             i.key = try t.string("key", i.key)
             guard let code = KeyCodes.byName[i.key] else {
-                throw t.error("key", "unknown key name '\(i.key)' (names as in linux/input-event-codes.h: KEY_SPACE, KEY_RECORD, BTN_0, …)")
+                throw t.error(
+                    "key",
+                    "unknown key name '\(i.key)' (names as in linux/input-event-codes.h: KEY_SPACE, KEY_RECORD, BTN_0, …)"
+                )
             }
             i.keyCode = code
             i.grab = try t.bool("grab", i.grab)
@@ -40,7 +46,9 @@ enum DeviceConfigReader {
                 throw t.error(key, "hold is a button's own action (records while held), not a long or double press")
             }
             if i.action == .hold {
-                throw t.error(key, "action = \"hold\" records while the button is held; it cannot also have a long or double press")
+                throw t.error(
+                    key,
+                    "action = \"hold\" records while the button is held; it cannot also have a long or double press")
             }
         }
         try t.finish()
@@ -58,7 +66,9 @@ enum DeviceConfigReader {
         switch o.kind {
         case .led:
             o.led = try t.string("led", "")
-            if o.led.isEmpty { throw t.error("led", "an led output needs led (a name under /sys/class/leds, or an LED folder's path)") }
+            if o.led.isEmpty {
+                throw t.error("led", "an led output needs led (a name under /sys/class/leds, or an LED folder's path)")
+            }
         case .gpio:
             o.chip = try t.string("chip", "")
             if o.chip.isEmpty { throw t.error("chip", "a gpio output needs chip (/dev/gpiochipN or the chip's label)") }
@@ -72,26 +82,31 @@ enum DeviceConfigReader {
     static func checkUniqueLabels(_ config: ApplianceConfig, file: String) throws {
         var seen = Set<String>()
         for label in config.inputs.map(\.label) + config.outputs.map(\.label) where !seen.insert(label).inserted {
-            throw ConfigError(file: file, line: nil, key: "label", message: "two inputs or outputs are labelled '\(label)'")
+            throw ConfigError(
+                file: file, line: nil, key: "label", message: "two inputs or outputs are labelled '\(label)'")
         }
     }
 }
 
 extension TableReader {
     /// A value of a string enum; `fallback` nil makes the key required.
-    package mutating func choice<E: RawRepresentable & CaseIterable>(_ key: String, _ fallback: E?, _: E.Type) throws -> E where E.RawValue == String {
+    package mutating func choice<E: RawRepresentable & CaseIterable>(_ key: String, _ fallback: E?, _: E.Type) throws
+        -> E where E.RawValue == String
+    {
         if fallback == nil, !has(key) {
             throw error(key, "missing (one of: \(E.allCases.map(\.rawValue).joined(separator: ", ")))")
         }
         return try oneOfCases(key, try string(key, fallback?.rawValue ?? ""))
     }
 
-    mutating func optionalChoice<E: RawRepresentable & CaseIterable>(_ key: String, _: E.Type) throws -> E? where E.RawValue == String {
+    mutating func optionalChoice<E: RawRepresentable & CaseIterable>(_ key: String, _: E.Type) throws -> E?
+    where E.RawValue == String {
         guard has(key) else { return nil }
         return try oneOfCases(key, try string(key, ""))
     }
 
-    private func oneOfCases<E: RawRepresentable & CaseIterable>(_ key: String, _ raw: String) throws -> E where E.RawValue == String {
+    private func oneOfCases<E: RawRepresentable & CaseIterable>(_ key: String, _ raw: String) throws -> E
+    where E.RawValue == String {
         guard let value = E(rawValue: raw) else {
             throw error(key, "unknown value '\(raw)' (one of: \(E.allCases.map(\.rawValue).joined(separator: ", ")))")
         }

@@ -20,7 +20,8 @@ public struct ModeRequest: Sendable, Equatable, CustomStringConvertible {
         guard (1...2).contains(sizeAndRate.count) else { return nil }
         let size = sizeAndRate[0].lowercased().split(separator: "x", omittingEmptySubsequences: false)
         guard size.count == 2, let width = Int(size[0]), let height = Int(size[1]),
-              (16...16384).contains(width), (16...16384).contains(height) else { return nil }
+            (16...16384).contains(width), (16...16384).contains(height)
+        else { return nil }
         var fps: Double?
         if sizeAndRate.count == 2 {
             guard let rate = Double(sizeAndRate[1]), rate > 0, rate <= 1000 else { return nil }
@@ -41,6 +42,7 @@ public struct ModeRequest: Sendable, Equatable, CustomStringConvertible {
     }
 
     public var description: String {
-        "\(width)x\(height)" + (fps.map { "@" + Self.fpsText($0) } ?? "") + (format.map { " " + ($0 == "MJPG" ? "mjpeg" : $0.lowercased()) } ?? "")
+        "\(width)x\(height)" + (fps.map { "@" + Self.fpsText($0) } ?? "")
+            + (format.map { " " + ($0 == "MJPG" ? "mjpeg" : $0.lowercased()) } ?? "")
     }
 }

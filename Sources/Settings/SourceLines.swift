@@ -1,3 +1,5 @@
+import Foundation
+
 /// Finds the line of a key in TOML text, since the parser reports positions only for syntax errors.
 /// Understands `[table]` and `[[array]]` headers well enough for error messages.
 struct SourceLines {
@@ -28,11 +30,10 @@ struct SourceLines {
                 continue
             }
             guard current == table, index == nil || currentIndex == index, !key.isEmpty else { continue }
-            let name = line.prefix { $0 != "=" }.trimmingCharacters(in: .whitespaces).trimmingCharacters(in: CharacterSet(charactersIn: "\"'"))
+            let name = line.prefix { $0 != "=" }.trimmingCharacters(in: .whitespaces).trimmingCharacters(
+                in: CharacterSet(charactersIn: "\"'"))
             if name == key, line.contains("=") { return number + 1 }
         }
         return nil
     }
 }
-
-import Foundation

@@ -13,7 +13,8 @@ enum TOMLPrecheck {
     /// with `[` too.
     static func problem(in text: String) -> (line: Int, message: String)? {
         let s = Array(text.unicodeScalars)
-        var i = 0, line = 1
+        var i = 0
+        var line = 1
         var open: [Unicode.Scalar] = []  // the arrays and inline tables the scan is in, innermost last
         var lineStart = true
         func at(_ k: Int) -> Unicode.Scalar? { k < s.count ? s[k] : nil }
@@ -58,7 +59,9 @@ enum TOMLPrecheck {
                 var k = i + 1
                 if at(k) == "[" { k += 1 }
                 while at(k) == " " || at(k) == "\t" { k += 1 }
-                guard let first = at(k), isKeyStart(first) else { return (line, "a table header needs a name: [name] or [[name]]") }
+                guard let first = at(k), isKeyStart(first) else {
+                    return (line, "a table header needs a name: [name] or [[name]]")
+                }
                 i = k
                 lineStart = false
             case "[", "{":

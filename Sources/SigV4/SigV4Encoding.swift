@@ -43,7 +43,8 @@ public enum SigV4Encoding {
             let decode = { (part: Substring) in part.removingPercentEncoding ?? String(part) }
             return (encode(decode(parts[0])), parts.count > 1 ? encode(decode(parts[1])) : "")
         }
-        return pairs.sorted { $0.0 == $1.0 ? $0.1 < $1.1 : $0.0 < $1.0 }.map { "\($0.0)=\($0.1)" }.joined(separator: "&")
+        return pairs.sorted { $0.0 == $1.0 ? $0.1 < $1.1 : $0.0 < $1.0 }.map { "\($0.0)=\($0.1)" }.joined(
+            separator: "&")
     }
 
     /// Lower-case names, sorted; values trimmed with inner runs of whitespace (line folds included) made one space;
@@ -51,7 +52,8 @@ public enum SigV4Encoding {
     static func canonicalHeaders(_ headers: [(name: String, value: String)]) -> [(name: String, value: String)] {
         var merged: [String: [String]] = [:]
         for (name, value) in headers {
-            let folded = value.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" }).joined(separator: " ")
+            let folded = value.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" }).joined(
+                separator: " ")
             merged[name.lowercased(), default: []].append(folded)
         }
         return merged.keys.sorted().map { ($0, merged[$0]!.joined(separator: ",")) }

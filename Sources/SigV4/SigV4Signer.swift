@@ -24,9 +24,13 @@ public struct SigV4Request: Sendable, Equatable {
     public var headers: [(name: String, value: String)]
     public var payloadHash: String
 
-    public init(method: String, path: String, query: String = "", headers: [(name: String, value: String)] = [],
-                payloadHash: String = SigV4Signer.emptyPayloadHash) {
-        (self.method, self.path, self.query, self.headers, self.payloadHash) = (method, path, query, headers, payloadHash)
+    public init(
+        method: String, path: String, query: String = "", headers: [(name: String, value: String)] = [],
+        payloadHash: String = SigV4Signer.emptyPayloadHash
+    ) {
+        (self.method, self.path, self.query, self.headers, self.payloadHash) = (
+            method, path, query, headers, payloadHash
+        )
     }
 
     public static func == (a: SigV4Request, b: SigV4Request) -> Bool {
@@ -52,20 +56,25 @@ public struct SigV4Signer: Sendable {
     public var normalizePath: Bool
 
     public init(credentials: SigV4Credentials, region: String, service: String = "s3", normalizePath: Bool = false) {
-        (self.credentials, self.region, self.service, self.normalizePath) = (credentials, region, service, normalizePath)
+        (self.credentials, self.region, self.service, self.normalizePath) = (
+            credentials, region, service, normalizePath
+        )
     }
 
     /// The headers to add to `request` so that it is signed at `date`: `X-Amz-Date`, `X-Amz-Security-Token` with a
     /// session token, `x-amz-content-sha256` when `signBody` (S3 requires it), and `Authorization`. Every header the
     /// request already has is signed.
-    public func signingHeaders(for request: SigV4Request, date: Date, signBody: Bool = true) -> [(name: String, value: String)] {
+    public func signingHeaders(for request: SigV4Request, date: Date, signBody: Bool = true) -> [(
+        name: String, value: String
+    )] {
         sign(request, date: date, signBody: signBody).headers
     }
 
     /// Every step of signing `request`: the canonical request, the string to sign, the signature, and the headers to
     /// add (the Authorization header last).
     func sign(_ request: SigV4Request, date: Date, signBody: Bool)
-        -> (canonicalRequest: String, stringToSign: String, signature: String, headers: [(name: String, value: String)]) {
+        -> (canonicalRequest: String, stringToSign: String, signature: String, headers: [(name: String, value: String)])
+    {
         var added: [(name: String, value: String)] = [("X-Amz-Date", Self.amzDate(date))]
         if let token = credentials.sessionToken { added.append(("X-Amz-Security-Token", token)) }
         if signBody { added.append(("x-amz-content-sha256", request.payloadHash)) }
@@ -74,8 +83,12 @@ public struct SigV4Signer: Sendable {
         let canonical = canonicalRequest(signed)
         let toSign = stringToSign(canonicalRequest: canonical.text, date: date)
         let signature = self.signature(stringToSign: toSign, date: date)
-        added.append(("Authorization", "\(Self.algorithm) Credential=\(credentials.accessKey)/\(scope(date)), "
-                      + "SignedHeaders=\(canonical.signedHeaders), Signature=\(signature)"))
+        added.append(
+            (
+                "Authorization",
+                "\(Self.algorithm) Credential=\(credentials.accessKey)/\(scope(date)), "
+                    + "SignedHeaders=\(canonical.signedHeaders), Signature=\(signature)"
+            ))
         return (canonical.text, toSign, signature, added)
     }
 
@@ -89,14 +102,17 @@ public struct SigV4Signer: Sendable {
     func canonicalRequest(_ request: SigV4Request) -> (text: String, signedHeaders: String) {
         let headers = SigV4Encoding.canonicalHeaders(request.headers)
         let signedHeaders = headers.map(\.name).joined(separator: ";")
-        let text = [request.method, SigV4Encoding.canonicalPath(request.path, normalize: normalizePath),
-                    SigV4Encoding.canonicalQuery(request.query), headers.map { "\($0.name):\($0.value)\n" }.joined(),
-                    signedHeaders, request.payloadHash].joined(separator: "\n")
+        let text = [
+            request.method, SigV4Encoding.canonicalPath(request.path, normalize: normalizePath),
+            SigV4Encoding.canonicalQuery(request.query), headers.map { "\($0.name):\($0.value)\n" }.joined(),
+            signedHeaders, request.payloadHash,
+        ].joined(separator: "\n")
         return (text, signedHeaders)
     }
 
     func stringToSign(canonicalRequest: String, date: Date) -> String {
-        [Self.algorithm, Self.amzDate(date), scope(date), Self.hex(SHA256.hash(data: Data(canonicalRequest.utf8)))].joined(separator: "\n")
+        [Self.algorithm, Self.amzDate(date), scope(date), Self.hex(SHA256.hash(data: Data(canonicalRequest.utf8)))]
+            .joined(separator: "\n")
     }
 
     func signature(stringToSign: String, date: Date) -> String {

@@ -1,10 +1,10 @@
+import ApplianceBase
 import ApplianceProtocol
 import AsyncAlgorithms
 import Foundation
 import Logging
-import ServiceLifecycle
-import ApplianceBase
 import MediaLibrary
+import ServiceLifecycle
 
 /// Watches the wall clock against the boot clock (once a second, and whenever asked: `settle`). A jump — a clock set
 /// by hand, the first NTP sync of a board that booted without a clock battery, a wrong RTC — is logged, announced
@@ -16,7 +16,8 @@ package final class ClockWatch: Service, Sendable, CustomStringConvertible {
     private let library: Library
     private let events: EventHub
     private let logger: Logger
-    private let state = Locked<(detector: ClockJumpDetector, status: ClockStatus)>((ClockJumpDetector(), ClockStatus(synchronized: false)))
+    private let state = Locked<(detector: ClockJumpDetector, status: ClockStatus)>(
+        (ClockJumpDetector(), ClockStatus(synchronized: false)))
     /// The handling of the jump last seen, while it goes on: a `settle` that comes meanwhile waits for it.
     private let handling = Locked<OneShot<Bool>?>(nil)
     package static let interval: Duration = .seconds(1)
@@ -49,7 +50,9 @@ package final class ClockWatch: Service, Sendable, CustomStringConvertible {
         do {
             let moved = try await library.redate(offsetMs: offset)
             if !moved.isEmpty {
-                logger.notice("dated again by the clock as it is now: \(moved.recordings) clips and \(moved.activities) activities recorded earlier in this boot (the clock jumped while the daemon was not running)")
+                logger.notice(
+                    "dated again by the clock as it is now: \(moved.recordings) clips and \(moved.activities) activities recorded earlier in this boot (the clock jumped while the daemon was not running)"
+                )
             }
         } catch {
             logger.error("could not date this boot's clips again: \(error)")
@@ -79,20 +82,23 @@ package final class ClockWatch: Service, Sendable, CustomStringConvertible {
     }
 
     private func handle(jumpMs: Int64, now: Date) async {
-        var record = ClockJump(jumpS: Double(jumpMs) / 1000, from: now.addingTimeInterval(-Double(jumpMs) / 1000), to: now)
+        var record = ClockJump(
+            jumpS: Double(jumpMs) / 1000, from: now.addingTimeInterval(-Double(jumpMs) / 1000), to: now)
         do {
             let moved = try await library.redate(offsetMs: BootClock.offsetMs)
             (record.redatedRecordings, record.redatedActivities) = (moved.recordings, moved.activities)
             try await library.followJump(byMs: jumpMs)
         } catch {
-            logger.error("the clock jumped by \(record.jumpWords), and this boot's clips could not be dated again: \(error)")
+            logger.error(
+                "the clock jumped by \(record.jumpWords), and this boot's clips could not be dated again: \(error)")
         }
         state.withLock { s in
             s.status.jumps += 1
             s.status.lastJump = record
         }
-        logger.warning("the wall clock jumped by \(record.jumpWords) (\(Timestamps.iso(record.from)) → \(Timestamps.iso(record.to))); dated again: \(record.redatedRecordings) clips and \(record.redatedActivities) activities recorded earlier in this boot",
-                       metadata: ["synchronized": "\(BootClock.synchronized)"])
+        logger.warning(
+            "the wall clock jumped by \(record.jumpWords) (\(Timestamps.iso(record.from)) → \(Timestamps.iso(record.to))); dated again: \(record.redatedRecordings) clips and \(record.redatedActivities) activities recorded earlier in this boot",
+            metadata: ["synchronized": "\(BootClock.synchronized)"])
         events.publish(.clockJumped(record))
     }
 }

@@ -1,4 +1,5 @@
 import ApplianceBase
+
 /// Decides from two counters whether the daemon is alive: output frames leaving the camera selector (the picture
 /// really flows) and turns of the GStreamer bus thread (errors and state changes are being read). Fed a sample
 /// at a time, with the sample's time, so it is judged the same way in a test as in the daemon.
@@ -21,16 +22,23 @@ package struct FlowJudge: Sendable {
 
     package init(stallAfter: Duration) { self.stallAfter = stallAfter }
 
-    package mutating func sample(frames newFrames: UInt64, busTurns newBeats: UInt64, at now: ContinuousClock.Instant) -> Verdict {
+    package mutating func sample(frames newFrames: UInt64, busTurns newBeats: UInt64, at now: ContinuousClock.Instant)
+        -> Verdict
+    {
         let framesAdvanced = frames.map { newFrames > $0 } ?? false
         let beatsAdvanced = beats.map { newBeats > $0 } ?? false
         if framesAdvanced || framesMoved == nil { framesMoved = now }
         if beatsAdvanced || beatsMoved == nil { beatsMoved = now }
         (frames, beats) = (newFrames, newBeats)
-        let frameAge = now - framesMoved!, beatAge = now - beatsMoved!
-        if frameAge >= stallAfter { return .stalled(reason: "no output frame for \(Self.seconds(frameAge)) s", seconds: Self.seconds(frameAge)) }
+        let frameAge = now - framesMoved!
+        let beatAge = now - beatsMoved!
+        if frameAge >= stallAfter {
+            return .stalled(reason: "no output frame for \(Self.seconds(frameAge)) s", seconds: Self.seconds(frameAge))
+        }
         if beatAge >= stallAfter {
-            return .stalled(reason: "the GStreamer bus thread has not turned for \(Self.seconds(beatAge)) s", seconds: Self.seconds(beatAge))
+            return .stalled(
+                reason: "the GStreamer bus thread has not turned for \(Self.seconds(beatAge)) s",
+                seconds: Self.seconds(beatAge))
         }
         return framesAdvanced && beatsAdvanced ? .alive : .quiet
     }

@@ -1,8 +1,8 @@
+import ApplianceBase
 import ApplianceProtocol
 import AsyncAlgorithms
 import Logging
 import ServiceLifecycle
-import ApplianceBase
 
 /// Watches that the daemon is really working once it is ready: output frames advance and the bus thread turns
 /// (see `FlowJudge`). A stall is logged and published (`stalled`; `flowing` when it ends); under systemd the
@@ -30,8 +30,10 @@ package final class LivenessMonitor: Service, Sendable, CustomStringConvertible 
 
     /// `stallAfter` defaults to 5 s, or the watchdog interval if that is shorter, so a stall is reported before
     /// systemd would give up on its own.
-    package init(counters: @escaping @Sendable () -> (frames: UInt64, busTurns: UInt64), readiness: Readiness, events: EventHub,
-                 logger: Logger, watchdog: Duration?) {
+    package init(
+        counters: @escaping @Sendable () -> (frames: UInt64, busTurns: UInt64), readiness: Readiness, events: EventHub,
+        logger: Logger, watchdog: Duration?
+    ) {
         (self.readCounters, self.readiness, self.events, self.logger) = (counters, readiness, events, logger)
         stallAfter = min(.seconds(5), watchdog ?? .seconds(5))
         period = min(.milliseconds(500), stallAfter / 4)

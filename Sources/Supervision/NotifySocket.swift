@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #endif
 
 /// systemd's notify protocol without libsystemd: each message is one datagram of `KEY=value` lines sent to the
@@ -14,7 +14,8 @@ public final class NotifySocket: Sendable {
     /// Opens a datagram socket for `path`; nil if the path cannot be an AF_UNIX address or no socket opens.
     public init?(path: String) {
         guard !path.isEmpty, path.utf8.count < MemoryLayout.size(ofValue: sockaddr_un().sun_path),
-              path.hasPrefix("/") || path.hasPrefix("@") else { return nil }
+            path.hasPrefix("/") || path.hasPrefix("@")
+        else { return nil }
         let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { return nil }
         (self.path, self.fd) = (path, fd)
@@ -63,7 +64,12 @@ public struct ServiceManager: Sendable {
         defer { for name in ["NOTIFY_SOCKET", "WATCHDOG_USEC", "WATCHDOG_PID"] { unsetenv(name) } }
         guard let path = variable("NOTIFY_SOCKET"), !path.isEmpty else { return (nil, []) }
         guard let socket = NotifySocket(path: path) else {
-            return (nil, ["NOTIFY_SOCKET=\(path) is not an AF_UNIX socket address (an absolute path or @name); not notifying systemd"])
+            return (
+                nil,
+                [
+                    "NOTIFY_SOCKET=\(path) is not an AF_UNIX socket address (an absolute path or @name); not notifying systemd"
+                ]
+            )
         }
         var problems: [String] = []
         var interval: Duration?

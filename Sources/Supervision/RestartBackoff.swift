@@ -1,5 +1,5 @@
-import Foundation
 import ApplianceBase
+import Foundation
 import MediaLibrary
 
 /// A growing delay before a daemon in a crash loop opens its devices again. systemd ≥ 254 grows its own restart
@@ -15,7 +15,9 @@ package enum RestartBackoff {
 
     /// 2 s after the second unclean exit in a row, doubling up to a minute; nil: start at once.
     package static func delay(for runs: DaemonRuns, now: Date = Date()) -> Duration? {
-        guard runs.consecutiveUnclean >= 2, let previous = runs.previousStart, now.timeIntervalSince(previous) < loopWindow else {
+        guard runs.consecutiveUnclean >= 2, let previous = runs.previousStart,
+            now.timeIntervalSince(previous) < loopWindow
+        else {
             return nil
         }
         let steps = min(runs.consecutiveUnclean - 2, 5)

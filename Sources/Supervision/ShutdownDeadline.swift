@@ -1,7 +1,7 @@
+import ApplianceBase
 import Foundation
 import Logging
 import ServiceLifecycle
-import ApplianceBase
 
 /// A stop finishes within `limit` (10 s) whatever a camera, an encoder or a sink does. Each service of the group runs
 /// wrapped (`track`), so what is still running is known by name; when graceful shutdown begins (SIGTERM, SIGINT,
@@ -19,10 +19,13 @@ package final class ShutdownDeadline: Sendable {
     /// What ends the process when the limit passes (tests watch it instead).
     private let exit: @Sendable (Int32) -> Void
 
-    package init(limit: Duration = ShutdownDeadline.defaultLimit, logger: Logger, exit: @escaping @Sendable (Int32) -> Void = { status in
-        fflush(nil)  // every stream: the log line must reach the journal
-        _exit(status)
-    }) {
+    package init(
+        limit: Duration = ShutdownDeadline.defaultLimit, logger: Logger,
+        exit: @escaping @Sendable (Int32) -> Void = { status in
+            fflush(nil)  // every stream: the log line must reach the journal
+            _exit(status)
+        }
+    ) {
         (self.limit, self.logger, self.exit) = (limit, logger, exit)
     }
 
@@ -45,7 +48,10 @@ package final class ShutdownDeadline: Sendable {
 
     /// Starts the clock (once).
     package func arm() {
-        let first = state.withLock { s -> Bool in defer { s.armed = true }; return !s.armed }
+        let first = state.withLock { s -> Bool in
+            defer { s.armed = true }
+            return !s.armed
+        }
         guard first else { return }
         after(limit) { [self] in expire() }
     }
@@ -61,8 +67,12 @@ package final class ShutdownDeadline: Sendable {
         let still = running.withLock { $0 }
         let stuck = DeviceCall.stuckNow
         var abandoned = still.isEmpty ? "" : "still running: \(still.joined(separator: ", "))"
-        if !stuck.isEmpty { abandoned += (abandoned.isEmpty ? "" : "; ") + "device calls that never returned: \(stuck.joined(separator: ", "))" }
-        return "the stop took longer than \(DeviceCall.Abandoned.format(limit)) s; exiting without waiting further (\(abandoned.isEmpty ? "nothing named" : abandoned))"
+        if !stuck.isEmpty {
+            abandoned +=
+                (abandoned.isEmpty ? "" : "; ") + "device calls that never returned: \(stuck.joined(separator: ", "))"
+        }
+        return
+            "the stop took longer than \(DeviceCall.Abandoned.format(limit)) s; exiting without waiting further (\(abandoned.isEmpty ? "nothing named" : abandoned))"
     }
 
     /// A service of the group, as the deadline sees it.

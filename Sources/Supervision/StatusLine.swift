@@ -21,7 +21,8 @@ public enum StatusLine {
         } else if let full = s.storageFull {
             parts.append("STORAGE FULL: \(full)")
         } else if let c = s.capacity {
-            parts.append(c.wrapsIn.map { "\(gigabytes(c.freeBytes)) free, wraps in \($0)" } ?? "\(gigabytes(c.freeBytes)) free")
+            parts.append(
+                c.wrapsIn.map { "\(gigabytes(c.freeBytes)) free, wraps in \($0)" } ?? "\(gigabytes(c.freeBytes)) free")
         }
         return parts.joined(separator: " · ")
     }

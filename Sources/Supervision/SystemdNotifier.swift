@@ -1,8 +1,8 @@
+import ApplianceBase
 import ApplianceProtocol
 import AsyncAlgorithms
 import Logging
 import ServiceLifecycle
-import ApplianceBase
 
 /// Tells systemd what the daemon is doing (only when it was started with `$NOTIFY_SOCKET`):
 /// - `READY=1` once the control socket answers and the first frame has passed the camera selector (`Readiness`);
@@ -21,10 +21,13 @@ package final class SystemdNotifier: Service, Sendable, CustomStringConvertible 
     private let perform: @Sendable (Command) async throws(ApplianceError) -> CommandResult
     private let logger: Logger
     /// What was sent last, the counters at the last tick, and when the watchdog was last pinged.
-    private let last = Locked<(status: String?, frames: UInt64?, busTurns: UInt64?, ping: ContinuousClock.Instant?)>((nil, nil, nil, nil))
+    private let last = Locked<(status: String?, frames: UInt64?, busTurns: UInt64?, ping: ContinuousClock.Instant?)>(
+        (nil, nil, nil, nil))
 
-    package init(manager: ServiceManager, readiness: Readiness, liveness: LivenessMonitor, events: EventHub, logger: Logger,
-         perform: @escaping @Sendable (Command) async throws(ApplianceError) -> CommandResult) {
+    package init(
+        manager: ServiceManager, readiness: Readiness, liveness: LivenessMonitor, events: EventHub, logger: Logger,
+        perform: @escaping @Sendable (Command) async throws(ApplianceError) -> CommandResult
+    ) {
         (self.manager, self.readiness, self.liveness, self.events) = (manager, readiness, liveness, events)
         (self.logger, self.perform) = (logger, perform)
     }
@@ -48,8 +51,11 @@ package final class SystemdNotifier: Service, Sendable, CustomStringConvertible 
     package func run() async throws {
         let subscription = events.subscribe()
         defer { events.unsubscribe(subscription.id) }
-        logger.info("systemd notify socket \(manager.socket.path)", metadata: [
-            "watchdog_s": "\(manager.watchdogInterval.map { "\(FlowJudge.seconds($0))" } ?? "off")"])
+        logger.info(
+            "systemd notify socket \(manager.socket.path)",
+            metadata: [
+                "watchdog_s": "\(manager.watchdogInterval.map { "\(FlowJudge.seconds($0))" } ?? "off")"
+            ])
         send("STATUS=starting")
         while !(await readiness.wait(timeout: .seconds(1))) {
             if Task.isShuttingDownGracefully || Task.isCancelled {

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #endif
 
 /// A FIFO held open for reading, never read from. Opening a FIFO blocks until the other end is there; a camera's

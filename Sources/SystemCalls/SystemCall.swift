@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #endif
 
 /// A system call that failed: its name and errno. The one place errno is read and turned into text.
@@ -24,8 +24,10 @@ public enum SystemCall {
     /// `retryingInterrupted`: false for calls that must not run twice (connect(2) goes on in the background after
     /// EINTR; calling it again answers EALREADY).
     @discardableResult
-    public static func run<Result: BinaryInteger>(_ call: @autoclosure () -> String, retryingInterrupted: Bool = true,
-                                                  _ body: () -> Result) throws(SystemCallError) -> Result {
+    public static func run<Result: BinaryInteger>(
+        _ call: @autoclosure () -> String, retryingInterrupted: Bool = true,
+        _ body: () -> Result
+    ) throws(SystemCallError) -> Result {
         while true {
             let result = body()
             guard result < 0 else { return result }

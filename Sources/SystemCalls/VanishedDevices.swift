@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #endif
 
 /// Descriptors this process still holds on device nodes that no longer exist: `/proc/self/fd/N` reads
@@ -9,12 +9,15 @@ import Musl
 /// device comes back under another name (`/dev/video1`).
 public enum VanishedDevices {
     /// The descriptors on vanished nodes whose path starts with `prefix`, with what they pointed at.
-    public static func descriptors(prefix: String, fdFolder: String = "/proc/self/fd") -> [(fd: Int32, target: String)] {
+    public static func descriptors(prefix: String, fdFolder: String = "/proc/self/fd") -> [(fd: Int32, target: String)]
+    {
         guard let folder = opendir(fdFolder) else { return [] }
         defer { closedir(folder) }
         var found: [(Int32, String)] = []
         while let entry = readdir(folder) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            let name = withUnsafeBytes(of: entry.pointee.d_name) {
+                String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
+            }
             guard let fd = Int32(name) else { continue }
             var buffer = [CChar](repeating: 0, count: 4096)
             let count = readlink("\(fdFolder)/\(name)", &buffer, buffer.count - 1)

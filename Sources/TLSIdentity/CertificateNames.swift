@@ -15,7 +15,9 @@ package struct CertificateNames: Sendable, Equatable {
 
     /// For a server on `listenHost`: the host name and its `.local` form, and the listen address itself, or each of
     /// `interfaceAddresses` for a wildcard. A host given by name is a DNS name.
-    package static func forListening(on listenHost: String, hostName: String, interfaceAddresses: [String]) -> CertificateNames {
+    package static func forListening(on listenHost: String, hostName: String, interfaceAddresses: [String])
+        -> CertificateNames
+    {
         let host = listenHost.trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
         let short = hostName.split(separator: ".").first.map(String.init) ?? hostName
         var dns = [hostName, short, short + ".local"].filter { !$0.isEmpty && $0 != ".local" }
@@ -33,8 +35,9 @@ package struct CertificateNames: Sendable, Equatable {
 
     /// Every name of `other` is here too (a certificate made for these names serves `other`).
     package func covers(_ other: CertificateNames) -> Bool {
-        Set(other.dnsNames).isSubset(of: Set(dnsNames)) && Set(other.ipAddresses.compactMap(IPAddressBytes.parse))
-            .isSubset(of: Set(ipAddresses.compactMap(IPAddressBytes.parse)))
+        Set(other.dnsNames).isSubset(of: Set(dnsNames))
+            && Set(other.ipAddresses.compactMap(IPAddressBytes.parse))
+                .isSubset(of: Set(ipAddresses.compactMap(IPAddressBytes.parse)))
     }
 
     private static func unique(_ names: [String]) -> [String] {
@@ -56,7 +59,9 @@ package enum IPAddressBytes {
     package static func text(_ bytes: [UInt8]) -> String? {
         var buffer = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
         let family = bytes.count == 4 ? AF_INET : bytes.count == 16 ? AF_INET6 : -1
-        guard family != -1, bytes.withUnsafeBytes({ inet_ntop(family, $0.baseAddress, &buffer, socklen_t(buffer.count)) }) != nil else {
+        guard family != -1,
+            bytes.withUnsafeBytes({ inet_ntop(family, $0.baseAddress, &buffer, socklen_t(buffer.count)) }) != nil
+        else {
             return nil
         }
         return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)

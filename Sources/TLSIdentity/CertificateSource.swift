@@ -39,12 +39,16 @@ package struct CertificateSource: Sendable {
 
     /// The user's `cert_file` and `key_file`, read and checked to belong together.
     package func usersOwn() throws -> ServedIdentity {
-        let pem: String, key: String
+        let pem: String
+        let key: String
         do {
             pem = try String(contentsOfFile: web.certFile, encoding: .utf8)
             key = try String(contentsOfFile: web.keyFile, encoding: .utf8)
         } catch {
-            throw Unusable(description: "[web] cert_file \(web.certFile) or key_file \(web.keyFile) cannot be read: \(error.localizedDescription)")
+            throw Unusable(
+                description:
+                    "[web] cert_file \(web.certFile) or key_file \(web.keyFile) cannot be read: \(error.localizedDescription)"
+            )
         }
         do {
             return try ServedIdentity(certificateChainPEM: pem, privateKeyPEM: key)
@@ -56,9 +60,14 @@ package struct CertificateSource: Sendable {
     /// The names the device's own certificate must list, as of now (a wildcard listen follows the addresses): those
     /// of the web server's address and, with RTSP over TLS, of RTSP's.
     package func names() -> CertificateNames {
-        let hostName = ProcessInfo.processInfo.hostName, addresses = NetworkInterface.current().map(\.address)
-        let hosts = [web.hostAndPort?.host ?? "127.0.0.1"] + (rtspListen.flatMap { ListenAddress.parse($0)?.host }.map { [$0] } ?? [])
-        let each = hosts.map { CertificateNames.forListening(on: $0, hostName: hostName, interfaceAddresses: addresses) }
+        let hostName = ProcessInfo.processInfo.hostName
+        let addresses = NetworkInterface.current().map(\.address)
+        let hosts =
+            [web.hostAndPort?.host ?? "127.0.0.1"]
+            + (rtspListen.flatMap { ListenAddress.parse($0)?.host }.map { [$0] } ?? [])
+        let each = hosts.map {
+            CertificateNames.forListening(on: $0, hostName: hostName, interfaceAddresses: addresses)
+        }
         return CertificateNames(dnsNames: each.flatMap(\.dnsNames), ipAddresses: each.flatMap(\.ipAddresses))
     }
 

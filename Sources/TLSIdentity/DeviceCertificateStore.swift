@@ -19,19 +19,26 @@ package struct DeviceCertificateStore: Sendable {
     /// What the folder holds now, if it is a certificate and its key (nil when there is none yet).
     package func stored() throws -> ServedIdentity? {
         guard let pem = try? String(contentsOfFile: certificatePath, encoding: .utf8),
-              let key = try? String(contentsOfFile: keyPath, encoding: .utf8) else { return nil }
+            let key = try? String(contentsOfFile: keyPath, encoding: .utf8)
+        else { return nil }
         return try ServedIdentity(certificateChainPEM: pem, privateKeyPEM: key)
     }
 
     /// The certificate to serve for `names`: the stored one while it covers them and has more than
     /// `renewBefore` left; otherwise a new one, written before it is returned. `made` says which.
-    package func current(names: CertificateNames, commonName: String, now: Date = Date()) throws -> (identity: ServedIdentity, made: Bool) {
+    package func current(names: CertificateNames, commonName: String, now: Date = Date()) throws -> (
+        identity: ServedIdentity, made: Bool
+    ) {
         let existing = try? stored()
         if let existing, existing.isSelfSigned, existing.names.covers(names),
-           existing.notValidAfter.timeIntervalSince(now) > Self.renewBefore {
+            existing.notValidAfter.timeIntervalSince(now) > Self.renewBefore
+        {
             return (existing, false)
         }
-        let key = (try? String(contentsOfFile: keyPath, encoding: .utf8)).flatMap { try? P256.Signing.PrivateKey(pemRepresentation: $0) }
+        let key =
+            (try? String(contentsOfFile: keyPath, encoding: .utf8)).flatMap {
+                try? P256.Signing.PrivateKey(pemRepresentation: $0)
+            }
             ?? P256.Signing.PrivateKey()
         let made = try SelfSignedCertificate.make(names: names, privateKey: key, commonName: commonName, now: now)
         try PrivateFile.makeFolder(folder)

@@ -6,8 +6,9 @@ import SystemCalls
 /// between its creation and a chmod.
 package enum PrivateFile {
     package static func makeFolder(_ path: String) throws {
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true,
-                                                attributes: [.posixPermissions: 0o700])
+        try FileManager.default.createDirectory(
+            atPath: path, withIntermediateDirectories: true,
+            attributes: [.posixPermissions: 0o700])
         try SystemCall.run("chmod") { chmod(path, 0o700) }
     }
 
@@ -21,7 +22,9 @@ package enum PrivateFile {
             var written = 0
             while written < bytes.count {
                 let n = try bytes.withUnsafeBytes { buffer in
-                    try SystemCall.run("write") { Glibc.write(fd, buffer.baseAddress! + written, buffer.count - written) }
+                    try SystemCall.run("write") {
+                        Glibc.write(fd, buffer.baseAddress! + written, buffer.count - written)
+                    }
                 }
                 written += n
             }

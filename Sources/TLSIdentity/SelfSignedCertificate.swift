@@ -10,15 +10,19 @@ package enum SelfSignedCertificate {
 
     /// A certificate for `names`, signed by `privateKey` itself. Backdated an hour so a client whose clock is a little
     /// behind does not see it as "not yet valid".
-    package static func make(names: CertificateNames, privateKey: P256.Signing.PrivateKey, commonName: String,
-                             now: Date = Date()) throws -> ServedIdentity {
+    package static func make(
+        names: CertificateNames, privateKey: P256.Signing.PrivateKey, commonName: String,
+        now: Date = Date()
+    ) throws -> ServedIdentity {
         let key = Certificate.PrivateKey(privateKey)
         let subject = try DistinguishedName {
             OrganizationName("appliance")
             CommonName(commonName)
         }
         var alternatives = names.dnsNames.map { GeneralName.dnsName($0) }
-        alternatives += names.ipAddresses.compactMap(IPAddressBytes.parse).map { GeneralName.ipAddress(ASN1OctetString(contentBytes: $0[...])) }
+        alternatives += names.ipAddresses.compactMap(IPAddressBytes.parse).map {
+            GeneralName.ipAddress(ASN1OctetString(contentBytes: $0[...]))
+        }
         let extensions = try Certificate.Extensions {
             Critical(BasicConstraints.notCertificateAuthority)
             Critical(KeyUsage(digitalSignature: true))
@@ -30,7 +34,8 @@ package enum SelfSignedCertificate {
             notValidBefore: now.addingTimeInterval(-3600), notValidAfter: now.addingTimeInterval(lifetime),
             issuer: subject, subject: subject, signatureAlgorithm: .ecdsaWithSHA256, extensions: extensions,
             issuerPrivateKey: key)
-        return try ServedIdentity(certificateChainPEM: certificate.serializeAsPEM().pemString,
-                                  privateKeyPEM: privateKey.pemRepresentation)
+        return try ServedIdentity(
+            certificateChainPEM: certificate.serializeAsPEM().pemString,
+            privateKeyPEM: privateKey.pemRepresentation)
     }
 }

@@ -22,11 +22,15 @@ package struct ServedIdentity: Sendable {
     package init(certificateChainPEM: String, privateKeyPEM: String) throws {
         let documents: [PEMDocument]
         do {
-            documents = try PEMDocument.parseMultiple(pemString: certificateChainPEM).filter { $0.discriminator == "CERTIFICATE" }
+            documents = try PEMDocument.parseMultiple(pemString: certificateChainPEM).filter {
+                $0.discriminator == "CERTIFICATE"
+            }
         } catch {
             throw Invalid(description: "the certificate is not PEM: \(error)")
         }
-        guard let first = documents.first else { throw Invalid(description: "no CERTIFICATE block in the certificate file") }
+        guard let first = documents.first else {
+            throw Invalid(description: "no CERTIFICATE block in the certificate file")
+        }
         let leaf: Certificate
         let key: Certificate.PrivateKey
         do {
@@ -55,8 +59,11 @@ package struct ServedIdentity: Sendable {
 
     /// The names the leaf is good for (its subject alternative names).
     package var names: CertificateNames {
-        guard let san = try? leaf.extensions.subjectAlternativeNames else { return CertificateNames(dnsNames: [], ipAddresses: []) }
-        var dns: [String] = [], ips: [String] = []
+        guard let san = try? leaf.extensions.subjectAlternativeNames else {
+            return CertificateNames(dnsNames: [], ipAddresses: [])
+        }
+        var dns: [String] = []
+        var ips: [String] = []
         for name in san {
             switch name {
             case .dnsName(let value): dns.append(value)

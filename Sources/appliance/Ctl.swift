@@ -6,7 +6,11 @@ import Settings
 
 /// Options every `ctl` subcommand shares.
 struct CtlOptions: ParsableArguments {
-    @Option(name: .long, help: "Control socket (default: $APPLIANCE_SOCKET, else --config's socket, else the installed service's (/etc/appliance/appliance.toml), else ./data/ctl.sock).")
+    @Option(
+        name: .long,
+        help:
+            "Control socket (default: $APPLIANCE_SOCKET, else --config's socket, else the installed service's (/etc/appliance/appliance.toml), else ./data/ctl.sock)."
+    )
     var socket: String?
 
     @Option(name: .long, help: "Read the socket path from this config file.")
@@ -20,7 +24,9 @@ struct CtlOptions: ParsableArguments {
         if let env = ProcessInfo.processInfo.environment["APPLIANCE_SOCKET"], !env.isEmpty { return env }
         if let config, let settings = try? ConfigLoader.load(path: config) { return settings.socketPath }
         // Installed as a service (the Debian package): its config names the socket, so `ctl` needs no flags.
-        if FileManager.default.fileExists(atPath: Self.serviceConfig), let settings = try? ConfigLoader.load(path: Self.serviceConfig) {
+        if FileManager.default.fileExists(atPath: Self.serviceConfig),
+            let settings = try? ConfigLoader.load(path: Self.serviceConfig)
+        {
             return settings.socketPath
         }
         return ApplianceConfig().socketPath
@@ -43,7 +49,9 @@ struct CtlOptions: ParsableArguments {
             if json { printJSON(ErrorAnswer(error: ApplianceError(.unavailable, "\(error)"))) }
             fail("\(error)", code: 2)
         }
-        guard let value = result.payload as? Result else { fail("the daemon's answer to \(command.name) has an unexpected type") }
+        guard let value = result.payload as? Result else {
+            fail("the daemon's answer to \(command.name) has an unexpected type")
+        }
         if json { print(result.json) } else { print(text(value)) }
     }
 
@@ -61,9 +69,12 @@ struct CtlOptions: ParsableArguments {
 struct Ctl: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Control a running daemon over its socket.",
-        subcommands: [Status.self, Record.self, Snapshot.self, List.self, Info.self, Rename.self, Delete.self,
-                      Lock.self, Unlock.self, Protect.self, Export.self, Events.self, ActivityCommand.self, TimelineCommand.self, Cameras.self, Switch.self, Play.self, Backup.self,
-                      Metrics.self, Console.self, Share.self, Shares.self, Unshare.self, UserCommand.self, Version.self])
+        subcommands: [
+            Status.self, Record.self, Snapshot.self, List.self, Info.self, Rename.self, Delete.self,
+            Lock.self, Unlock.self, Protect.self, Export.self, Events.self, ActivityCommand.self, TimelineCommand.self,
+            Cameras.self, Switch.self, Play.self, Backup.self,
+            Metrics.self, Console.self, Share.self, Shares.self, Unshare.self, UserCommand.self, Version.self,
+        ])
     /// Lets the shared options come before the subcommand too: `appliance ctl --json status`.
     @OptionGroup var options: CtlOptions
 }
@@ -77,52 +88,81 @@ struct Status: ParsableCommand {
             var lines = ["state: \(s.state.rawValue)\(s.ready ? "" : " (starting)")"]
             if let rec = s.recording {
                 let segment = rec.segment.map { " segment \($0), \(formatMs(rec.elapsedMs)) in all" } ?? ""
-                lines.append("recording: \(rec.id) \"\(rec.title)\" \(formatMs(rec.durationMs))\(segment) frames=\(rec.videoFrames) dropped=\(rec.droppedFrames)")
+                lines.append(
+                    "recording: \(rec.id) \"\(rec.title)\" \(formatMs(rec.durationMs))\(segment) frames=\(rec.videoFrames) dropped=\(rec.droppedFrames)"
+                )
             }
             let cameras = s.cameras.map { name in s.cameraModes?[name].map { "\(name) [\($0)]" } ?? name }
             lines.append("cameras: \(cameras.joined(separator: ", ")) (active: \(s.activeCamera))")
-            lines.append("video: \(s.width)x\(s.height)@\(s.framerate) \(s.encoder)  audio: \(s.audioSource)  preview: \(s.preview)")
+            lines.append(
+                "video: \(s.width)x\(s.height)@\(s.framerate) \(s.encoder)  audio: \(s.audioSource)  preview: \(s.preview)"
+            )
             if let choice = s.encoderChoice, choice.how != .pinned {
-                let how = switch choice.how {
-                case .failover: "replacing \(choice.failures?.last.map { "\($0.encoder), which failed: \($0.reason)" } ?? "one that failed")"
-                case .cached: "chosen by trial earlier in this boot"
-                case .provisional: "untried (no trial answered in time), judged as it runs"
-                default: "chosen by trial"
-                }
-                let trials = choice.trials.filter { $0.result != .notTried }.map { "\($0.name) \($0.result.rawValue)" }.joined(separator: ", ")
+                let how =
+                    switch choice.how {
+                    case .failover:
+                        "replacing \(choice.failures?.last.map { "\($0.encoder), which failed: \($0.reason)" } ?? "one that failed")"
+                    case .cached: "chosen by trial earlier in this boot"
+                    case .provisional: "untried (no trial answered in time), judged as it runs"
+                    default: "chosen by trial"
+                    }
+                let trials = choice.trials.filter { $0.result != .notTried }.map { "\($0.name) \($0.result.rawValue)" }
+                    .joined(separator: ", ")
                 lines.append("encoder: \(choice.encoder) (\(choice.element)), \(how): \(trials)")
             }
             lines.append("data: \(s.dataDir)  recordings: \(s.recordingsTotal) (this run: \(s.recordingsThisRun))")
             if let capacity = s.capacity { lines.append(capacityLine(capacity)) }
             if let full = s.storageFull { lines.append("STORAGE FULL: \(full)") }
-            if s.storage.state == .missing { lines.append("STORAGE MISSING: \(s.storage.detail ?? s.storage.recordingsDir)") }
+            if s.storage.state == .missing {
+                lines.append("STORAGE MISSING: \(s.storage.detail ?? s.storage.recordingsDir)")
+            }
             if let web = s.web {
-                lines.append("web: \(web.url ?? web.listen) (\(web.state.rawValue), \(web.liveViewers) MJPEG and \(web.webrtcViewers) WebRTC live viewers)\(web.error.map { ": \($0)" } ?? "")")
+                lines.append(
+                    "web: \(web.url ?? web.listen) (\(web.state.rawValue), \(web.liveViewers) MJPEG and \(web.webrtcViewers) WebRTC live viewers)\(web.error.map { ": \($0)" } ?? "")"
+                )
                 if let fingerprint = web.fingerprint { lines.append("web certificate SHA-256: \(fingerprint)") }
             }
             if let mqtt = s.mqtt {
-                lines.append("mqtt: \(mqtt.url) (\(mqtt.state.rawValue), topics \(mqtt.topicPrefix)/…, \(mqtt.discoveryPrefix.map { "Home Assistant discovery under \($0)/" } ?? "no discovery"))\(mqtt.error.map { ": \($0)" } ?? "")")
+                lines.append(
+                    "mqtt: \(mqtt.url) (\(mqtt.state.rawValue), topics \(mqtt.topicPrefix)/…, \(mqtt.discoveryPrefix.map { "Home Assistant discovery under \($0)/" } ?? "no discovery"))\(mqtt.error.map { ": \($0)" } ?? "")"
+                )
             }
             if let rtsp = s.rtsp {
-                lines.append("rtsp: \(rtsp.url ?? rtsp.listen) (\(rtsp.state.rawValue), \(rtsp.clients) clients, login \(rtsp.authentication))\(rtsp.error.map { ": \($0)" } ?? "")")
+                lines.append(
+                    "rtsp: \(rtsp.url ?? rtsp.listen) (\(rtsp.state.rawValue), \(rtsp.clients) clients, login \(rtsp.authentication))\(rtsp.error.map { ": \($0)" } ?? "")"
+                )
             }
             if let onvif = s.onvif {
-                let discovery = onvif.discovery == .serving ? "discovery on \(onvif.listen) [\(onvif.interfaces.joined(separator: ","))]"
+                let discovery =
+                    onvif.discovery == .serving
+                    ? "discovery on \(onvif.listen) [\(onvif.interfaces.joined(separator: ","))]"
                     : "discovery \(onvif.discovery.rawValue)\(onvif.error.map { ": \($0)" } ?? "")"
-                lines.append("onvif: \(onvif.deviceService ?? "starting") (\(discovery), \(onvif.subscriptions) event subscriptions, login \(onvif.authentication))")
+                lines.append(
+                    "onvif: \(onvif.deviceService ?? "starting") (\(discovery), \(onvif.subscriptions) event subscriptions, login \(onvif.authentication))"
+                )
             }
             if let sound = s.sound, let level = sound.levelDb {
-                lines.append("sound: \(level) dBFS (peak \(sound.peakDb ?? level))\(sound.active ? ", SOUND" : "")\(sound.events > 0 ? ", \(sound.events) events" : "")")
+                lines.append(
+                    "sound: \(level) dBFS (peak \(sound.peakDb ?? level))\(sound.active ? ", SOUND" : "")\(sound.events > 0 ? ", \(sound.events) events" : "")"
+                )
             }
             if let speaker = s.speaker {
-                lines.append("speaker: \(speaker.speaker) (\(speaker.state.rawValue)\(speaker.playing.map { ": \($0)" } ?? "")\(speaker.error.map { ": \($0)" } ?? ""), \(speaker.played) played)")
+                lines.append(
+                    "speaker: \(speaker.speaker) (\(speaker.state.rawValue)\(speaker.playing.map { ": \($0)" } ?? "")\(speaker.error.map { ": \($0)" } ?? ""), \(speaker.played) played)"
+                )
             }
             if let motion = s.motion {
-                lines.append("motion: \(motion.active ? "MOTION" : "quiet") (\(motion.fps) fps at \(motion.width)x\(motion.height), \(motion.framesAnalysed) frames looked at, \(motion.events) events)")
+                lines.append(
+                    "motion: \(motion.active ? "MOTION" : "quiet") (\(motion.fps) fps at \(motion.width)x\(motion.height), \(motion.framesAnalysed) frames looked at, \(motion.events) events)"
+                )
             }
             if let o = s.objects {
-                let present = o.present.isEmpty ? "none" : o.present.keys.sorted().map { "\($0) ×\(o.present[$0]!)" }.joined(separator: ", ")
-                lines.append("objects: \(present) (\(o.detector), \(o.runs) runs of \(o.meanRunMs) ms, \(o.skipped) frames skipped, \(o.events) events)")
+                let present =
+                    o.present.isEmpty
+                    ? "none" : o.present.keys.sorted().map { "\($0) ×\(o.present[$0]!)" }.joined(separator: ", ")
+                lines.append(
+                    "objects: \(present) (\(o.detector), \(o.runs) runs of \(o.meanRunMs) ms, \(o.skipped) frames skipped, \(o.events) events)"
+                )
             }
             if let error = s.lastError { lines.append("last error: \(error)") }
             return lines.joined(separator: "\n")
@@ -131,7 +171,8 @@ struct Status: ParsableCommand {
 }
 
 struct Record: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Start or stop recording.", subcommands: [Start.self, Stop.self, Toggle.self])
+    static let configuration = CommandConfiguration(
+        abstract: "Start or stop recording.", subcommands: [Start.self, Stop.self, Toggle.self])
     @OptionGroup var options: CtlOptions
 
     struct Start: ParsableCommand {
@@ -145,7 +186,8 @@ struct Record: ParsableCommand {
     }
 
     struct Stop: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Stop the recording; answers once the file is finalised.")
+        static let configuration = CommandConfiguration(
+            abstract: "Stop the recording; answers once the file is finalised.")
         @OptionGroup var options: CtlOptions
         @Option(name: .long, help: "Set the clip's title.") var title: String?
 

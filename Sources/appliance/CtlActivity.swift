@@ -1,20 +1,24 @@
+import ApplianceBase
 import ApplianceProtocol
 import ArgumentParser
 import Foundation
-import ApplianceBase
 
 /// `ctl activity`: what happened (stored), beside `ctl events` (what happens now).
 struct ActivityCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "activity", abstract: "What happened: motion, objects, sound, presses of the event button, marks from outside.",
-        subcommands: [ActivityListCommand.self, ActivityShowCommand.self, ActivityMarkCommand.self, ActivityProtectCommand.self],
+        commandName: "activity",
+        abstract: "What happened: motion, objects, sound, presses of the event button, marks from outside.",
+        subcommands: [
+            ActivityListCommand.self, ActivityShowCommand.self, ActivityMarkCommand.self, ActivityProtectCommand.self,
+        ],
         defaultSubcommand: ActivityListCommand.self)
 }
 
 struct ActivityListCommand: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "list", abstract: "Activity, newest first.")
     @OptionGroup var options: CtlOptions
-    @Option(name: .long, help: "Only these kinds: motion, object, sound, manual, external (comma-separated).") var kind: String?
+    @Option(name: .long, help: "Only these kinds: motion, object, sound, manual, external (comma-separated).") var kind:
+        String?
     @Option(name: .long, help: "Only this label: an object's (person, car) or a mark's.") var label: String?
     @Option(name: .long, help: "Only this day (2026-11-26, local time).") var day: String?
     @Option(name: .long, help: "From: ISO 8601 or local \"2026-11-26 14:00\".") var from: String?
@@ -28,7 +32,9 @@ struct ActivityListCommand: ParsableCommand {
         if let day { args["day"] = .string(day) }
         for (key, text) in [("from", from), ("to", to)] {
             guard let text else { continue }
-            guard let date = Export.date(text) else { fail("--\(key): \"\(text)\" is not a date and time (2026-11-26T14:00:00Z or \"2026-11-26 14:00\")") }
+            guard let date = Export.date(text) else {
+                fail("--\(key): \"\(text)\" is not a date and time (2026-11-26T14:00:00Z or \"2026-11-26 14:00\")")
+            }
             args[key] = .string(Timestamps.iso(date))
         }
         if let limit { args["limit"] = .int(limit) }
@@ -41,8 +47,11 @@ struct ActivityListCommand: ParsableCommand {
         options.perform(command) { (r: ActivityList) in
             guard !r.items.isEmpty else { return "no activity" }
             let rows = r.items.map { a in
-                [String(a.id), a.kind.rawValue, localDate(a.startedAt), a.durationS.map { String(format: "%.1f s", $0) } ?? "going on",
-                 a.camera ?? "-", a.clip ?? "none", ActivityText.detail(a)]
+                [
+                    String(a.id), a.kind.rawValue, localDate(a.startedAt),
+                    a.durationS.map { String(format: "%.1f s", $0) } ?? "going on",
+                    a.camera ?? "-", a.clip ?? "none", ActivityText.detail(a),
+                ]
             }
             return table(header: ["ID", "KIND", "STARTED", "LENGTH", "CAMERA", "CLIP", "DETAIL"], rows: rows)
                 + (r.total > r.items.count ? "\n\(r.items.count) of \(r.total) shown (--limit)" : "")
@@ -51,16 +60,19 @@ struct ActivityListCommand: ParsableCommand {
 }
 
 struct ActivityShowCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "show", abstract: "One activity and the recordings that cover it.")
+    static let configuration = CommandConfiguration(
+        commandName: "show", abstract: "One activity and the recordings that cover it.")
     @OptionGroup var options: CtlOptions
     @Argument(help: "The activity's number.") var id: Int64
 
     func run() {
         options.perform(.activityShow(id: id)) { (d: ActivityDetail) in
             let a = d.activity
-            var lines = ["activity \(a.id): \(a.kind.rawValue)\(a.label.map { " \"\($0)\"" } ?? "")",
-                         "started: \(localDate(a.startedAt))",
-                         "ended: \(a.endedAt.map(localDate) ?? "going on")\(a.durationS.map { String(format: " (%.1f s)", $0) } ?? "")"]
+            var lines = [
+                "activity \(a.id): \(a.kind.rawValue)\(a.label.map { " \"\($0)\"" } ?? "")",
+                "started: \(localDate(a.startedAt))",
+                "ended: \(a.endedAt.map(localDate) ?? "going on")\(a.durationS.map { String(format: " (%.1f s)", $0) } ?? "")",
+            ]
             if let camera = a.camera { lines.append("camera: \(camera)") }
             let detail = ActivityText.detail(a)
             if !detail.isEmpty { lines.append(detail) }
@@ -76,7 +88,8 @@ struct ActivityShowCommand: ParsableCommand {
 
 struct ActivityMarkCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "mark", abstract: "Store an activity from outside (a door contact, an accelerometer): its recordings are kept longer.")
+        commandName: "mark",
+        abstract: "Store an activity from outside (a door contact, an accelerometer): its recordings are kept longer.")
     @OptionGroup var options: CtlOptions
     @Argument(help: "What happened (one line, up to 200 characters).") var label: String
     @Option(name: .long, help: "When: ISO 8601 or local \"2026-11-26 14:00:05\" (default: now).") var at: String?
@@ -85,7 +98,9 @@ struct ActivityMarkCommand: ParsableCommand {
     func run() {
         var args: [String: JSONValue] = ["label": .string(label)]
         if let at {
-            guard let date = Export.date(at) else { fail("--at: \"\(at)\" is not a date and time (2026-11-26T14:00:05Z or \"2026-11-26 14:00:05\")") }
+            guard let date = Export.date(at) else {
+                fail("--at: \"\(at)\" is not a date and time (2026-11-26T14:00:05Z or \"2026-11-26 14:00:05\")")
+            }
             args["at"] = .string(Timestamps.iso(date))
         }
         if let duration { args["duration_s"] = .double(duration) }
@@ -95,20 +110,27 @@ struct ActivityMarkCommand: ParsableCommand {
         } catch {
             fail(error.message)
         }
-        options.perform(command) { (a: Activity) in "marked activity \(a.id) \"\(a.label ?? "")\" at \(localDate(a.startedAt))" }
+        options.perform(command) { (a: Activity) in
+            "marked activity \(a.id) \"\(a.label ?? "")\" at \(localDate(a.startedAt))"
+        }
     }
 }
 
 struct ActivityProtectCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "protect", abstract: "Lock the recordings that cover an activity.")
+    static let configuration = CommandConfiguration(
+        commandName: "protect", abstract: "Lock the recordings that cover an activity.")
     @OptionGroup var options: CtlOptions
     @Argument(help: "The activity's number.") var id: Int64
 
     func run() {
         options.perform(.activityProtect(id: id)) { (r: ProtectResult) in
-            var lines = ["locked \(r.locked.count) clip(s)\(r.pendingUntil == nil ? "" : "; segments starting until \(localDate(r.to)) will be locked too")"]
+            var lines = [
+                "locked \(r.locked.count) clip(s)\(r.pendingUntil == nil ? "" : "; segments starting until \(localDate(r.to)) will be locked too")"
+            ]
             lines += r.locked.map { "  \($0)" }
-            if !r.alreadyDeleted.isEmpty { lines.append("already deleted: \(r.alreadyDeleted.joined(separator: ", "))") }
+            if !r.alreadyDeleted.isEmpty {
+                lines.append("already deleted: \(r.alreadyDeleted.joined(separator: ", "))")
+            }
             return lines.joined(separator: "\n")
         }
     }

@@ -4,24 +4,34 @@ import ArgumentParser
 import Foundation
 
 struct Cameras: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "List configured cameras, or find ONVIF cameras on the network.",
-                                                    subcommands: [CamerasList.self, CamerasDiscover.self], defaultSubcommand: CamerasList.self)
+    static let configuration = CommandConfiguration(
+        abstract: "List configured cameras, or find ONVIF cameras on the network.",
+        subcommands: [CamerasList.self, CamerasDiscover.self], defaultSubcommand: CamerasList.self)
 }
 
 struct CamerasList: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "list", abstract: "List configured cameras and the capture devices present.")
+    static let configuration = CommandConfiguration(
+        commandName: "list", abstract: "List configured cameras and the capture devices present.")
     @OptionGroup var options: CtlOptions
 
     func run() {
         options.perform(.cameras) { (r: CamerasReport) in
             let cameras = r.cameras.map { c in
-                [c.name, c.source, c.device ?? "-", c.state + (c.alwaysOn ? " (always on)" : ""), c.mode ?? "-",
-                 [c.detail, c.modeReason, lateness(c)].compactMap { $0 }.joined(separator: "; ")]
+                [
+                    c.name, c.source, c.device ?? "-", c.state + (c.alwaysOn ? " (always on)" : ""), c.mode ?? "-",
+                    [c.detail, c.modeReason, lateness(c)].compactMap { $0 }.joined(separator: "; "),
+                ]
             }
             var text = table(header: ["CAMERA", "SOURCE", "DEVICE", "STATE", "MODE", "DETAIL"], rows: cameras)
-            text += r.devices.isEmpty ? "\nno capture devices found" : "\n\n" + table(header: ["DEVICE", "CLASS", "PATH"], rows: r.devices.map {
-                [$0.name, $0.deviceClass, $0.path ?? "-"]
-            })
+            text +=
+                r.devices.isEmpty
+                ? "\nno capture devices found"
+                : "\n\n"
+                    + table(
+                        header: ["DEVICE", "CLASS", "PATH"],
+                        rows: r.devices.map {
+                            [$0.name, $0.deviceClass, $0.path ?? "-"]
+                        })
             return text
         }
     }
@@ -31,21 +41,28 @@ struct CamerasDiscover: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "discover",
         abstract: "Find ONVIF cameras answering WS-Discovery and, with a camera account, their stream addresses.",
-        discussion: "The password is read from --password-file's first line, or from standard input when --user is given.")
+        discussion:
+            "The password is read from --password-file's first line, or from standard input when --user is given.")
     @OptionGroup var options: CtlOptions
     @Option(name: .long, help: "A camera account to ask each camera for its streams.") var user: String?
-    @Option(name: .long, help: "Read the camera account's password from this file's first line (else standard input).") var passwordFile: String?
-    @Option(name: .long, help: "How long to listen for answers, in seconds (0.5 to 30).") var seconds: Double = CameraDiscoveryRequest.defaultSeconds
+    @Option(name: .long, help: "Read the camera account's password from this file's first line (else standard input).")
+    var passwordFile: String?
+    @Option(name: .long, help: "How long to listen for answers, in seconds (0.5 to 30).") var seconds: Double =
+        CameraDiscoveryRequest.defaultSeconds
 
     func validate() throws {
         if passwordFile != nil, user == nil { throw ValidationError("--password-file needs --user") }
     }
 
     func run() {
-        let password = user.map { PasswordInput.read(file: passwordFile, prompt: "Password for \($0) on the cameras: ") }
-        options.perform(.discoverCameras(CameraDiscoveryRequest(username: user, password: password, seconds: seconds))) { (r: CameraDiscovery) in
+        let password = user.map {
+            PasswordInput.read(file: passwordFile, prompt: "Password for \($0) on the cameras: ")
+        }
+        options.perform(.discoverCameras(CameraDiscoveryRequest(username: user, password: password, seconds: seconds)))
+        { (r: CameraDiscovery) in
             guard !r.cameras.isEmpty else {
-                return "no ONVIF camera answered within \(seconds) s (probed from \(r.interfaces.isEmpty ? "no interface" : r.interfaces.joined(separator: ", ")))"
+                return
+                    "no ONVIF camera answered within \(seconds) s (probed from \(r.interfaces.isEmpty ? "no interface" : r.interfaces.joined(separator: ", ")))"
             }
             return r.cameras.map(describe).joined(separator: "\n\n")
         }
@@ -56,8 +73,11 @@ struct CamerasDiscover: ParsableCommand {
         if let error = camera.error { lines.append("  streams: \(error)") }
         for stream in camera.streams {
             let size = stream.width.flatMap { w in stream.height.map { "\(w)x\($0)" } }
-            lines.append("  \(stream.profile): \(stream.uri)" + ([stream.encoding, size].compactMap { $0 }.isEmpty ? ""
-                : " (\([stream.encoding, size].compactMap { $0 }.joined(separator: " ")))"))
+            lines.append(
+                "  \(stream.profile): \(stream.uri)"
+                    + ([stream.encoding, size].compactMap { $0 }.isEmpty
+                        ? ""
+                        : " (\([stream.encoding, size].compactMap { $0 }.joined(separator: " ")))"))
         }
         if user == nil { lines.append("  (give --user to ask for its stream addresses)") }
         return lines.joined(separator: "\n")

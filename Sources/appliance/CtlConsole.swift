@@ -1,7 +1,7 @@
+import ApplianceBase
 import ApplianceProtocol
 import ArgumentParser
 import Foundation
-import ApplianceBase
 
 struct Console: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -14,14 +14,17 @@ struct Console: ParsableCommand {
     @OptionGroup var options: CtlOptions
 
     func validate() throws {
-        if options.json { throw ValidationError("the console has no --json form (use `ctl events --json` to follow events)") }
+        if options.json {
+            throw ValidationError("the console has no --json form (use `ctl events --json` to follow events)")
+        }
     }
 
     func run() {
         signal(SIGPIPE, SIG_IGN)  // a write to a daemon that went away is an error to show, not the end of the process
         let path = options.socketPath
         // Connect and read the starting state before the terminal changes, so a failure is the usual ctl line.
-        let events: ControlClient, client: ControlClient
+        let events: ControlClient
+        let client: ControlClient
         var model = ConsoleModel()
         model.socketPath = path
         do {
@@ -57,7 +60,8 @@ struct Console: ParsableCommand {
 
 extension Record {
     struct Toggle: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Start a recording when idle, stop it when recording.")
+        static let configuration = CommandConfiguration(
+            abstract: "Start a recording when idle, stop it when recording.")
         @OptionGroup var options: CtlOptions
         @Option(name: .long, help: "Title of the clip (started: its title; stopped: sets it).") var title: String?
 
@@ -65,7 +69,8 @@ extension Record {
             options.perform(.recordToggle(title: title)) { (r: ToggleResult) in
                 if let started = r.started { return "started: recording \(started.id) \"\(started.title)\"" }
                 if let stopped = r.stopped {
-                    return "stopped: saved \(stopped.path) (\(formatMs(stopped.durationMs)), \(stopped.videoFrames) frames, thumbnail \(stopped.thumbnail ?? "none"))"
+                    return
+                        "stopped: saved \(stopped.path) (\(formatMs(stopped.durationMs)), \(stopped.videoFrames) frames, thumbnail \(stopped.thumbnail ?? "none"))"
                 }
                 return "nothing happened"
             }

@@ -1,8 +1,8 @@
 import ApplianceApp
+import ApplianceBase
 import ApplianceProtocol
 import ArgumentParser
 import Foundation
-import ApplianceBase
 
 struct List: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "List recordings, newest first.")
@@ -10,32 +10,50 @@ struct List: ParsableCommand {
     @Option(name: .long, help: "Page number (from 1).") var page = 1
     @Option(name: .long, help: "Recordings per page.") var perPage = Command.defaultPerPage
     @Flag(name: .long, help: "Show a loop recording (dashcam drive) as one entry.") var grouped = false
-    @Option(name: .long, help: "List the segments of this loop recording (an id or prefix of it or of a segment).") var group: String?
+    @Option(name: .long, help: "List the segments of this loop recording (an id or prefix of it or of a segment).")
+    var group: String?
     @Option(name: .long, help: "Only clips whose title contains this text.") var search: String?
-    @Option(name: .long, help: "Only clips started at or after this moment (ISO 8601, e.g. 2026-11-23T08:00:00Z).") var from: String?
+    @Option(name: .long, help: "Only clips started at or after this moment (ISO 8601, e.g. 2026-11-23T08:00:00Z).")
+    var from: String?
     @Option(name: .long, help: "Only clips started before this moment (ISO 8601).") var to: String?
 
-    var filter: ListFilter { ListFilter(search: search, from: from.flatMap(Timestamps.date(iso:)), to: to.flatMap(Timestamps.date(iso:))) }
+    var filter: ListFilter {
+        ListFilter(search: search, from: from.flatMap(Timestamps.date(iso:)), to: to.flatMap(Timestamps.date(iso:)))
+    }
 
     func validate() throws {
         if grouped, group != nil { throw ValidationError("--grouped and --group exclude each other") }
         for (name, value) in [("--from", from), ("--to", to)] {
-            if let value, Timestamps.date(iso: value) == nil { throw ValidationError("\(name) must be an ISO 8601 moment such as 2026-11-23T08:00:00Z") }
+            if let value, Timestamps.date(iso: value) == nil {
+                throw ValidationError("\(name) must be an ISO 8601 moment such as 2026-11-23T08:00:00Z")
+            }
         }
-        if !filter.isEmpty, grouped || group != nil { throw ValidationError("--search/--from/--to and --grouped/--group exclude each other") }
+        if !filter.isEmpty, grouped || group != nil {
+            throw ValidationError("--search/--from/--to and --grouped/--group exclude each other")
+        }
     }
 
     func run() {
-        let command: Command = if !filter.isEmpty { .listFiltered(filter, page: page, perPage: perPage) }
-            else if let group { .listSegments(group: group, page: page, perPage: perPage) }
-            else if grouped { .listGrouped(page: page, perPage: perPage) } else { .list(page: page, perPage: perPage) }
+        let command: Command =
+            if !filter.isEmpty { .listFiltered(filter, page: page, perPage: perPage) } else if let group {
+                .listSegments(group: group, page: page, perPage: perPage)
+            } else if grouped { .listGrouped(page: page, perPage: perPage) } else {
+                .list(page: page, perPage: perPage)
+            }
         options.perform(command) { (r: ListResult) in
             let pages = max(1, r.pages)
-            guard !r.items.isEmpty else { return r.total == 0 ? "no recordings yet" : "page \(page) is empty (\(r.total) recordings, \(pages) pages)" }
+            guard !r.items.isEmpty else {
+                return r.total == 0
+                    ? "no recordings yet" : "page \(page) is empty (\(r.total) recordings, \(pages) pages)"
+            }
             let rows = r.items.map { item -> [String] in
                 let part = item.segments.map { "\($0) segments" } ?? item.segment.map { "#\($0)" } ?? ""
-                return [String(item.id.prefix(8)), item.title, part, localDate(item.createdAt), formatDuration(item.durationMs),
-                 formatSize(item.sizeBytes), item.state.rawValue, (item.locked ? "locked " : "") + item.backupState.rawValue]
+                return [
+                    String(item.id.prefix(8)), item.title, part, localDate(item.createdAt),
+                    formatDuration(item.durationMs),
+                    formatSize(item.sizeBytes), item.state.rawValue,
+                    (item.locked ? "locked " : "") + item.backupState.rawValue,
+                ]
             }
             return table(header: ["ID", "TITLE", "PART", "DATE", "LENGTH", "SIZE", "STATE", "BACKUP"], rows: rows)
                 + "\npage \(r.page) of \(pages) (\(r.total) recordings)"
@@ -44,7 +62,8 @@ struct List: ParsableCommand {
 }
 
 struct Info: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Show every field of a recording, and what its file says.")
+    static let configuration = CommandConfiguration(
+        abstract: "Show every field of a recording, and what its file says.")
     @OptionGroup var options: CtlOptions
     @Argument(help: "Recording id or a unique prefix of it.") var id: String
 
@@ -60,7 +79,8 @@ struct Info: ParsableCommand {
     /// An object's fields as they go on the wire (snake_case keys, sorted), values in short form.
     private func fields(of value: some Encodable) -> [(key: String, value: String)] {
         guard let data = try? WireFormat.encoder.encode(value),
-              let object = (try? JSONDecoder().decode(JSONValue.self, from: data))?.objectValue else { return [] }
+            let object = (try? JSONDecoder().decode(JSONValue.self, from: data))?.objectValue
+        else { return [] }
         return object.keys.sorted().map { ($0, object[$0]!.text) }
     }
 }
@@ -83,7 +103,9 @@ struct Delete: ParsableCommand {
     @Flag(name: .long, help: "Delete even if locked.") var force = false
 
     func run() {
-        options.perform(.delete(id: id, force: force)) { (r: DeleteResult) in "deleted \(r.id) (\(r.deletedFiles.count) files)" }
+        options.perform(.delete(id: id, force: force)) { (r: DeleteResult) in
+            "deleted \(r.id) (\(r.deletedFiles.count) files)"
+        }
     }
 }
 
@@ -148,8 +170,10 @@ func table(header: [String], rows: [[String]]) -> String {
     let widths = header.indices.map { column in all.map { $0[column].count }.max() ?? 0 }
     return all.map { row in
         // Pad by characters: Foundation's padding(toLength:) counts UTF-16 units and would cut an emoji in half.
-        row.enumerated().map { $1 + String(repeating: " ", count: max(0, widths[$0] - $1.count)) }.joined(separator: "  ")
-            .trimmingCharacters(in: .whitespaces)
+        row.enumerated().map { $1 + String(repeating: " ", count: max(0, widths[$0] - $1.count)) }.joined(
+            separator: "  "
+        )
+        .trimmingCharacters(in: .whitespaces)
     }.joined(separator: "\n")
 }
 
@@ -157,7 +181,8 @@ func table(header: [String], rows: [[String]]) -> String {
 func formatDuration(_ ms: Int?) -> String {
     guard let ms else { return "-" }
     let seconds = (ms + 500) / 1000
-    return seconds >= 3600 ? String(format: "%d:%02d:%02d", seconds / 3600, seconds / 60 % 60, seconds % 60)
+    return seconds >= 3600
+        ? String(format: "%d:%02d:%02d", seconds / 3600, seconds / 60 % 60, seconds % 60)
         : String(format: "%02d:%02d", seconds / 60, seconds % 60)
 }
 

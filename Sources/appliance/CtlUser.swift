@@ -1,8 +1,9 @@
 import ApplianceProtocol
 import ArgumentParser
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `ctl user …`: the accounts that log in to the dashboard (and, with their roles, to the API). A password is read
@@ -11,21 +12,32 @@ import Glibc
 struct UserCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "user", abstract: "Add, change, remove and list accounts; make API tokens.",
-        subcommands: [UserList.self, UserAdd.self, UserPasswd.self, UserRoleCommand.self, UserRemove.self, UserTokenCommand.self,
-                      UserRevokeTokens.self],
+        subcommands: [
+            UserList.self, UserAdd.self, UserPasswd.self, UserRoleCommand.self, UserRemove.self, UserTokenCommand.self,
+            UserRevokeTokens.self,
+        ],
         defaultSubcommand: UserList.self)
 
     struct UserList: ParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "list", abstract: "The accounts (never their passwords).")
+        static let configuration = CommandConfiguration(
+            commandName: "list", abstract: "The accounts (never their passwords).")
         @OptionGroup var options: CtlOptions
 
         func run() {
             options.perform(.users) { (list: ApplianceProtocol.UserList) in
-                let legacy = list.tokenFile ? "\n[web] token_file's password is accepted too (as the admin \"appliance\")" : ""
-                guard !list.items.isEmpty else { return "no accounts (appliance ctl user add NAME --role admin)" + legacy }
-                return table(header: ["NAME", "ROLE", "CREATED", "LAST LOGIN", "TOKENS"], rows: list.items.map {
-                    [$0.name, $0.role.rawValue, localDate($0.createdAt), $0.lastLogin.map(localDate) ?? "never", "\($0.tokens)"]
-                }) + legacy
+                let legacy =
+                    list.tokenFile ? "\n[web] token_file's password is accepted too (as the admin \"appliance\")" : ""
+                guard !list.items.isEmpty else {
+                    return "no accounts (appliance ctl user add NAME --role admin)" + legacy
+                }
+                return table(
+                    header: ["NAME", "ROLE", "CREATED", "LAST LOGIN", "TOKENS"],
+                    rows: list.items.map {
+                        [
+                            $0.name, $0.role.rawValue, localDate($0.createdAt), $0.lastLogin.map(localDate) ?? "never",
+                            "\($0.tokens)",
+                        ]
+                    }) + legacy
             }
         }
     }
@@ -35,23 +47,30 @@ struct UserCommand: ParsableCommand {
         @OptionGroup var options: CtlOptions
         @Argument(help: "The name: 1 to 32 of a-z, 0-9, '.', '_', '-'.") var name: String
         @Option(name: .long, help: "admin (everything) or viewer (watch and play only).") var role: UserRole
-        @Option(name: .long, help: "Read the password from this file's first line (else standard input).") var passwordFile: String?
+        @Option(name: .long, help: "Read the password from this file's first line (else standard input).")
+        var passwordFile: String?
 
         func run() {
             let password = PasswordInput.read(file: passwordFile, prompt: "Password for \(name): ")
-            options.perform(.userAdd(name: name, role: role, password: password)) { (user: UserAccount) in "added \(user.name) (\(user.role.rawValue))" }
+            options.perform(.userAdd(name: name, role: role, password: password)) { (user: UserAccount) in
+                "added \(user.name) (\(user.role.rawValue))"
+            }
         }
     }
 
     struct UserPasswd: ParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "passwd", abstract: "Set an account's password (its web sessions end).")
+        static let configuration = CommandConfiguration(
+            commandName: "passwd", abstract: "Set an account's password (its web sessions end).")
         @OptionGroup var options: CtlOptions
         @Argument(help: "The account's name.") var name: String
-        @Option(name: .long, help: "Read the password from this file's first line (else standard input).") var passwordFile: String?
+        @Option(name: .long, help: "Read the password from this file's first line (else standard input).")
+        var passwordFile: String?
 
         func run() {
             let password = PasswordInput.read(file: passwordFile, prompt: "New password for \(name): ")
-            options.perform(.userPassword(name: name, password: password)) { (user: UserAccount) in "password of \(user.name) changed" }
+            options.perform(.userPassword(name: name, password: password)) { (user: UserAccount) in
+                "password of \(user.name) changed"
+            }
         }
     }
 
@@ -62,12 +81,15 @@ struct UserCommand: ParsableCommand {
         @Argument(help: "admin or viewer.") var role: UserRole
 
         func run() {
-            options.perform(.userRole(name: name, role: role)) { (user: UserAccount) in "\(user.name) is now a \(user.role.rawValue)" }
+            options.perform(.userRole(name: name, role: role)) { (user: UserAccount) in
+                "\(user.name) is now a \(user.role.rawValue)"
+            }
         }
     }
 
     struct UserRemove: ParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "remove", abstract: "Remove an account, its API tokens and its sessions.")
+        static let configuration = CommandConfiguration(
+            commandName: "remove", abstract: "Remove an account, its API tokens and its sessions.")
         @OptionGroup var options: CtlOptions
         @Argument(help: "The account's name.") var name: String
 
@@ -75,7 +97,9 @@ struct UserCommand: ParsableCommand {
     }
 
     struct UserTokenCommand: ParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "token", abstract: "Make an API token for an account (shown once; send it as Authorization: Bearer TOKEN).")
+        static let configuration = CommandConfiguration(
+            commandName: "token",
+            abstract: "Make an API token for an account (shown once; send it as Authorization: Bearer TOKEN).")
         @OptionGroup var options: CtlOptions
         @Argument(help: "The account's name.") var name: String
 
@@ -83,11 +107,15 @@ struct UserCommand: ParsableCommand {
     }
 
     struct UserRevokeTokens: ParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "revoke-tokens", abstract: "Revoke every API token of an account at once.")
+        static let configuration = CommandConfiguration(
+            commandName: "revoke-tokens", abstract: "Revoke every API token of an account at once.")
         @OptionGroup var options: CtlOptions
         @Argument(help: "The account's name.") var name: String
 
-        func run() { options.perform(.userRevokeTokens(name: name)) { (user: UserAccount) in "API tokens of \(user.name) revoked" } }
+        func run() {
+            options.perform(.userRevokeTokens(name: name)) { (user: UserAccount) in "API tokens of \(user.name) revoked"
+            }
+        }
     }
 }
 
@@ -98,7 +126,9 @@ enum PasswordInput {
     static func read(file: String?, prompt: String) -> Secret {
         let line: String?
         if let file {
-            guard let text = try? String(contentsOfFile: file, encoding: .utf8) else { fail("cannot read the password file \(file)") }
+            guard let text = try? String(contentsOfFile: file, encoding: .utf8) else {
+                fail("cannot read the password file \(file)")
+            }
             line = text.split(separator: "\n", omittingEmptySubsequences: false).first.map(String.init)
         } else if isatty(STDIN_FILENO) == 1 {
             line = getpass(prompt).map { String(cString: $0) }

@@ -1,8 +1,8 @@
 import ApplianceApp
+import ApplianceBase
 import ApplianceProtocol
 import ArgumentParser
 import Foundation
-import ApplianceBase
 import MediaLibrary
 
 /// Developer tools, hidden from help: used by the benchmark.
@@ -33,7 +33,9 @@ struct Dev: AsyncParsableCommand {
             let data = try DataDirectory(path: dataDir)
             let library = try Library(path: data.root + "/appliance.sqlite")
             let step = segmentS > 0 ? Double(segmentS) : 60
-            guard end == nil || end.flatMap(Timestamps.date(iso:)) != nil else { throw ValidationError("--end must be an ISO 8601 moment") }
+            guard end == nil || end.flatMap(Timestamps.date(iso:)) != nil else {
+                throw ValidationError("--end must be an ISO 8601 moment")
+            }
             let until = end.flatMap(Timestamps.date(iso:)) ?? Date()
             let start = until.addingTimeInterval(-Double(rows + (segmentS > 0 ? rows / 2880 * 30 : 0)) * step)
             let mediaSize = try media.map { try FileManager.default.attributesOfItem(atPath: $0)[.size] as? Int64 ?? 0 }
@@ -43,7 +45,9 @@ struct Dev: AsyncParsableCommand {
                 let id = UUID().uuidString.lowercased()
                 let created = start.addingTimeInterval(Double(index + (segmentS > 0 ? index / 2880 * 30 : 0)) * step)
                 let path = data.finalPath(id: id, date: created)
-                var row = Recording(id: id, title: "Synthetic clip \(index) — garden, dusk", createdAt: created, path: path, state: .complete)
+                var row = Recording(
+                    id: id, title: "Synthetic clip \(index) — garden, dusk", createdAt: created, path: path,
+                    state: .complete)
                 row.startedAt = created
                 row.endedAt = created.addingTimeInterval(segmentS > 0 ? step : 30)
                 row.durationMs = segmentS > 0 ? segmentS * 1000 : 30_000
@@ -78,10 +82,14 @@ struct Dev: AsyncParsableCommand {
             let span = until.timeIntervalSince(start)
             for n in 0..<events {
                 let at = start.addingTimeInterval(span * (Double(n) + 0.5) / Double(events))
-                _ = try await library.insertActivity(Activity(id: 0, kind: kinds[n % 3], label: n % 3 == 2 ? "mark \(n)" : nil, camera: "main",
-                                                              startedAt: at, endedAt: at.addingTimeInterval(4), peak: n % 3 == 1 ? -20 : 0.05))
+                _ = try await library.insertActivity(
+                    Activity(
+                        id: 0, kind: kinds[n % 3], label: n % 3 == 2 ? "mark \(n)" : nil, camera: "main",
+                        startedAt: at, endedAt: at.addingTimeInterval(4), peak: n % 3 == 1 ? -20 : 0.05))
             }
-            print("seeded \(rows) recordings and \(events) activities in \(data.root); database \(library.sizeBytes) bytes")
+            print(
+                "seeded \(rows) recordings and \(events) activities in \(data.root); database \(library.sizeBytes) bytes"
+            )
         }
     }
 }

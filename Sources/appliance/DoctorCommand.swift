@@ -1,7 +1,7 @@
-import Diagnostics
-import Encoders
 import ApplianceApp
 import ArgumentParser
+import Diagnostics
+import Encoders
 import Foundation
 
 /// `appliance doctor`: checks the device before it is trusted (cameras, microphone, permissions, storage, clock,
@@ -18,11 +18,13 @@ struct DoctorCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Data directory (overrides data_dir).")
     var dataDir: String?
 
-    @Flag(name: .long, help: "Print one JSON object: {checks: [{name, status, detail, fix}], passed, warnings, failed}.")
+    @Flag(
+        name: .long, help: "Print one JSON object: {checks: [{name, status, detail, fix}], passed, warnings, failed}.")
     var json = false
 
     func run() async throws {
-        let report = await Doctor.run(configPath: config, dataDir: dataDir, encoderTrials: SubprocessEncoderTrials.ofThisProgram)
+        let report = await Doctor.run(
+            configPath: config, dataDir: dataDir, encoderTrials: SubprocessEncoderTrials.ofThisProgram)
         print(json ? report.json() : report.text)
         if report.exitCode != 0 { throw ExitCode(report.exitCode) }
     }

@@ -1,18 +1,19 @@
-import Encoders
 import ApplianceApp
+import ApplianceBase
 import ApplianceProtocol
 import ArgumentParser
+import Encoders
+import Engine
 import Foundation
 import GStreamerKit
-import ApplianceBase
 import Settings
-import Engine
 
 /// `appliance encoder-trial` (hidden): one candidate's trial encode, run by the daemon and `doctor` in a child
 /// process so a driver that crashes or hangs costs that candidate only. Prints the trial as one JSON line.
 struct EncoderTrialCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "encoder-trial", abstract: "One encoder's trial encode.",
-                                                    shouldDisplay: false)
+    static let configuration = CommandConfiguration(
+        commandName: "encoder-trial", abstract: "One encoder's trial encode.",
+        shouldDisplay: false)
 
     @Option(name: .long) var pipelinesDir: String
     @Option(name: .long) var name: String

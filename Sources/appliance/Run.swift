@@ -1,13 +1,13 @@
-import Encoders
 import ApplianceApp
 import ApplianceWeb
 import ArgumentParser
+import Encoders
+import Engine
 import Foundation
 import Logging
-import SystemCalls
 import Settings
-import Engine
 import Supervision
+import SystemCalls
 
 /// `appliance run`: builds the appliance (data folder, recovery, live graph, services) and runs it until
 /// SIGTERM/SIGINT, finalising any recording before it exits.
@@ -49,8 +49,9 @@ struct Run: AsyncParsableCommand {
         }
         let appliance: Appliance
         do {
-            appliance = try await Appliance.start(config: settings, logger: logger, serviceManager: serviceManager,
-                                                  frontEnds: [WebDashboard.frontEnd], encoderTrials: SubprocessEncoderTrials.ofThisProgram)
+            appliance = try await Appliance.start(
+                config: settings, logger: logger, serviceManager: serviceManager,
+                frontEnds: [WebDashboard.frontEnd], encoderTrials: SubprocessEncoderTrials.ofThisProgram)
         } catch {
             serviceManager?.socket.send("STATUS=failed to start: \(error)")
             fail("\(error)")

@@ -3,6 +3,7 @@ import ApplianceProtocol
 import Foundation
 import MediaLibrary
 import XCTest
+
 @testable import Accounts
 
 /// Accounts over a real SQLite file: bcrypt hashes only, roles, password changes ending sessions, the last admin
@@ -17,8 +18,11 @@ final class AccountBookTests: XCTestCase {
 
     override func tearDown() { try? FileManager.default.removeItem(atPath: folder) }
 
-    private func book(tokenFile: Password? = nil, keepsDigest: Bool = true, cost: UInt8 = 4) async throws -> AccountBook {
-        try AccountBook(library: try Library(path: folder + "/appliance.sqlite"), tokenFile: tokenFile, keepsDigest: keepsDigest, cost: cost)
+    private func book(tokenFile: Password? = nil, keepsDigest: Bool = true, cost: UInt8 = 4) async throws -> AccountBook
+    {
+        try AccountBook(
+            library: try Library(path: folder + "/appliance.sqlite"), tokenFile: tokenFile, keepsDigest: keepsDigest,
+            cost: cost)
     }
 
     /// The Digest HA1 (an MD5 that opens RTSP) is kept only while RTSP is on: off, none is stored and those stored
@@ -126,7 +130,9 @@ final class AccountBookTests: XCTestCase {
         _ = try await accounts.add(name: "anna", role: .admin, password: Secret("first password"))
         await XCTAssertThrowsCode(.conflict) { _ = try await accounts.remove(name: "anna") }
         await XCTAssertThrowsCode(.conflict) { _ = try await accounts.setRole(name: "anna", role: .viewer) }
-        await XCTAssertThrowsCode(.conflict) { _ = try await accounts.add(name: "anna", role: .viewer, password: Secret("other password")) }
+        await XCTAssertThrowsCode(.conflict) {
+            _ = try await accounts.add(name: "anna", role: .viewer, password: Secret("other password"))
+        }
         await XCTAssertThrowsCode(.notFound) { _ = try await accounts.remove(name: "nobody") }
 
         let file = folder + "/token"
@@ -146,13 +152,19 @@ final class AccountBookTests: XCTestCase {
     func testBadNamesAndPasswordsAreOneLineErrors() async throws {
         let accounts = try await book()
         for name in ["", "Anna", "a b", "-x", String(repeating: "a", count: 33), "appliance", "ann:a", "é"] {
-            await XCTAssertThrowsCode(.badRequest) { _ = try await accounts.add(name: name, role: .viewer, password: Secret("good password")) }
+            await XCTAssertThrowsCode(.badRequest) {
+                _ = try await accounts.add(name: name, role: .viewer, password: Secret("good password"))
+            }
         }
         for password in ["short", String(repeating: "x", count: 73), "new\nline pass"] {
-            await XCTAssertThrowsCode(.badRequest) { _ = try await accounts.add(name: "vic", role: .viewer, password: Secret(password)) }
+            await XCTAssertThrowsCode(.badRequest) {
+                _ = try await accounts.add(name: "vic", role: .viewer, password: Secret(password))
+            }
         }
         XCTAssertFalse(accounts.hasAccounts)
-        XCTAssertEqual("\(Command.userAdd(name: "vic", role: .viewer, password: Secret("good password")))".contains("good password"), false)
+        XCTAssertEqual(
+            "\(Command.userAdd(name: "vic", role: .viewer, password: Secret("good password")))".contains(
+                "good password"), false)
     }
 
     /// The default cost is what a login pays: bcrypt's `$2b$10$`.
@@ -164,8 +176,11 @@ final class AccountBookTests: XCTestCase {
     }
 }
 
-func XCTAssertThrowsCode(_ code: ApplianceError.Code, file: StaticString = #filePath, line: UInt = #line,
-                         _ body: () async throws -> Void) async {
+// swift-format-ignore: AlwaysUseLowerCamelCase
+func XCTAssertThrowsCode(
+    _ code: ApplianceError.Code, file: StaticString = #filePath, line: UInt = #line,
+    _ body: () async throws -> Void
+) async {
     do {
         try await body()
         XCTFail("no error (expected \(code.rawValue))", file: file, line: line)

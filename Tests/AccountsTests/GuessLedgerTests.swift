@@ -17,7 +17,9 @@ final class GuessLedgerTests: XCTestCase {
     func testAParallelFirstBurstIsCheckedOneAtATime() {
         let ledger = GuessLedger()
         XCTAssertEqual(ledger.admit(client: "192.0.2.7", account: "anna", now: t0), .check)
-        guard case .wait = ledger.admit(client: "192.0.2.7", account: "anna", now: t0) else { return XCTFail("a second check at once") }
+        guard case .wait = ledger.admit(client: "192.0.2.7", account: "anna", now: t0) else {
+            return XCTFail("a second check at once")
+        }
         let failure = ledger.failed(client: "192.0.2.7", account: "anna", now: t0 + 0.1)
         XCTAssertEqual(failure.answerAt, t0 + 0.6)
         XCTAssertTrue(failure.burstStarted)
@@ -37,12 +39,16 @@ final class GuessLedgerTests: XCTestCase {
         for i in 0..<(GuessLedger.lockAfter * 2) {
             now += 9
             let attacker = "198.51.100.\(i % 2)"  // two addresses, as in the finding
-            if ledger.admit(client: attacker, account: "anna", now: now) == .check { _ = ledger.failed(client: attacker, account: "anna", now: now) }
+            if ledger.admit(client: attacker, account: "anna", now: now) == .check {
+                _ = ledger.failed(client: attacker, account: "anna", now: now)
+            }
         }
         guard case .refused = ledger.admit(client: "203.0.113.9", account: "anna", now: now + 9) else {
             return XCTFail("a new address is not refused for a locked account")
         }
-        XCTAssertEqual(ledger.admit(client: "192.0.2.1", account: "anna", now: now + 9), .check, "the owner's address gets in at once")
+        XCTAssertEqual(
+            ledger.admit(client: "192.0.2.1", account: "anna", now: now + 9), .check,
+            "the owner's address gets in at once")
         ledger.succeeded(client: "192.0.2.1", account: "anna", now: now + 9)
         guard case .refused = ledger.admit(client: "203.0.113.9", account: "anna", now: now + 10) else {
             return XCTFail("the owner's sign-in cleared the attack's count on the account")
@@ -53,7 +59,9 @@ final class GuessLedgerTests: XCTestCase {
     /// checks a minute, and then none until the lock ends; a right password during the lock is refused unchecked.
     func testOneClientGetsFewChecksAMinuteThenNone() {
         let ledger = GuessLedger()
-        var now = t0, checks: [Date] = [], events = 0
+        var now = t0
+        var checks: [Date] = []
+        var events = 0
         while now < t0 + 1200 {
             switch ledger.admit(client: "192.0.2.7", account: "anna", now: now) {
             case .check:
@@ -71,7 +79,8 @@ final class GuessLedgerTests: XCTestCase {
         }
         XCTAssertLessThanOrEqual(checks.filter { $0 < t0 + 60 }.count, 30, "checks in the first minute")
         for start in stride(from: 0.0, to: 1200, by: 60) {
-            XCTAssertLessThanOrEqual(checks.filter { $0 >= t0 + start && $0 < t0 + start + 60 }.count, 30, "minute from \(start) s")
+            XCTAssertLessThanOrEqual(
+                checks.filter { $0 >= t0 + start && $0 < t0 + start + 60 }.count, 30, "minute from \(start) s")
         }
         XCTAssertEqual(events, 2, "one event for the burst and one for the lock, not one per guess")
     }
@@ -104,7 +113,8 @@ final class GuessLedgerTests: XCTestCase {
             _ = ledger.admit(client: "flood-\(i)", account: nil, now: now)
             _ = ledger.failed(client: "flood-\(i)", account: nil, now: now)
         }
-        XCTAssertEqual(ledger.admit(client: "guesser", account: nil, now: now), .wait(until: t0 + 32),
-                       "a thousand other addresses wiped the guesser's count")
+        XCTAssertEqual(
+            ledger.admit(client: "guesser", account: nil, now: now), .wait(until: t0 + 32),
+            "a thousand other addresses wiped the guesser's count")
     }
 }

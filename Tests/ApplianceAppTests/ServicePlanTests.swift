@@ -1,6 +1,7 @@
-@testable import ApplianceApp
 import ServiceLifecycle
 import XCTest
+
+@testable import ApplianceApp
 
 /// The services' start order is `ServiceStage`'s, whatever order `Appliance.start` adds them in; graceful shutdown
 /// stops them from the last (ServiceGroup's rule). What `Appliance.start` puts in each: ShutdownOrderTests.
@@ -19,7 +20,9 @@ final class ServicePlanTests: XCTestCase {
         plan.add(.backup, nil)  // off: nothing added
         plan.add(.commandGate, Named(description: "gate"))
         plan.add(.picture, Named(description: "sound"))
-        XCTAssertEqual(plan.ordered.map { "\($0)" }, ["graph", "activity", "motion", "sound", "recorder", "gate", "notifier"])
-        XCTAssertEqual(plan.stages, [.graphWatch, .picture, .picture, .picture, .recorder, .commandGate, .serviceManager])
+        XCTAssertEqual(
+            plan.ordered.map { "\($0)" }, ["graph", "activity", "motion", "sound", "recorder", "gate", "notifier"])
+        XCTAssertEqual(
+            plan.stages, [.graphWatch, .picture, .picture, .picture, .recorder, .commandGate, .serviceManager])
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+
 @testable import ApplianceBase
 
 /// The primitives that stand between streaming threads and async code: none of them may hang.
@@ -22,7 +23,8 @@ final class ConcurrencyTests: XCTestCase {
         let shot = OneShot<Bool>()
         let waiter = Task { await shot.wait(timeout: .seconds(5)) }
         waiter.cancel()  // a finalising recording must still wait for its muxer during shutdown
-        try? await Task.sleep(for: .milliseconds(50))  // the subject: the value comes after the cancelled waiter began waiting
+        // the subject: the value comes after the cancelled waiter began waiting
+        try? await Task.sleep(for: .milliseconds(50))
         shot.fire(true)
         let value = await waiter.value
         XCTAssertEqual(value, true)

@@ -18,7 +18,8 @@ final class WireFormatTests: XCTestCase {
                 let data = try WireFormat.encoder.encode(AnyPayload(result))
                 XCTAssertEqual(try CommandResult.decode(for: command, from: data), result, "\(command)")
                 let line = ResponseLine.success(id: .int(7), result: AnyPayload(result))
-                XCTAssertEqual(try ResponseLine.decode(line, for: command).get(), result, "\(command) in a response line")
+                XCTAssertEqual(
+                    try ResponseLine.decode(line, for: command).get(), result, "\(command) in a response line")
             }
         }
     }
@@ -32,12 +33,20 @@ final class WireFormatTests: XCTestCase {
         let info = try object(RecordingInfo(recording: clip, measured: RecordingInfo.Measured()))
         XCTAssertEqual(info["id"] as? String, clip.id, "info is flat: the recording's fields beside measured")
         XCTAssertNotNil(info["measured"] as? [String: Any])
-        let cameras = try object(StatusReport.Live(id: "a", title: "t", elapsedMs: 5, durationMs: 4, videoFrames: 3, droppedFrames: 0, avOffsetMs: nil, partialPath: "/p"))
+        let cameras = try object(
+            StatusReport.Live(
+                id: "a", title: "t", elapsedMs: 5, durationMs: 4, videoFrames: 3, droppedFrames: 0, avOffsetMs: nil,
+                partialPath: "/p"))
         XCTAssertEqual(cameras["partial_path"] as? String, "/p")
-        XCTAssertEqual(try object(RecordingResult(
-            id: "a", title: "t", path: "/p", thumbnail: nil, durationMs: 1, videoFrames: 1, droppedFrames: 0, audioDurationMs: nil,
-            avOffsetMs: nil, sizeBytes: 1, width: 2, height: 2, framerate: 30, createdAt: created, endedAt: created,
-            stopReason: .maxDuration, startLatencyMs: nil, stopLatencyMs: nil))["stop_reason"] as? String, "max_duration")
+        XCTAssertEqual(
+            try object(
+                RecordingResult(
+                    id: "a", title: "t", path: "/p", thumbnail: nil, durationMs: 1, videoFrames: 1, droppedFrames: 0,
+                    audioDurationMs: nil,
+                    avOffsetMs: nil, sizeBytes: 1, width: 2, height: 2, framerate: 30, createdAt: created,
+                    endedAt: created,
+                    stopReason: .maxDuration, startLatencyMs: nil, stopLatencyMs: nil))["stop_reason"] as? String,
+            "max_duration")
     }
 
     func testEventsCarryNumbersAsNumbersAndRoundTrip() throws {
@@ -51,23 +60,30 @@ final class WireFormatTests: XCTestCase {
             let object = try XCTUnwrap(try JSONSerialization.jsonObject(with: line) as? [String: Any])
             XCTAssertEqual(object["event"] as? String, event.name)
         }
-        let switched = try XCTUnwrap(try JSONSerialization.jsonObject(with: WireFormat.line(EventRecord(WireExamples.event(.cameraSwitched)))) as? [String: Any])
+        let switched = try XCTUnwrap(
+            try JSONSerialization.jsonObject(with: WireFormat.line(EventRecord(WireExamples.event(.cameraSwitched))))
+                as? [String: Any])
         let data = try XCTUnwrap(switched["data"] as? [String: Any])
         XCTAssertEqual(data["latency_ms"] as? Double, 45.2)
         XCTAssertNil(data["from"], "no previous camera: absent, not an empty string")
-        let done = try XCTUnwrap(try JSONSerialization.jsonObject(with: WireFormat.line(EventRecord(WireExamples.event(.backupDone)))) as? [String: Any])
+        let done = try XCTUnwrap(
+            try JSONSerialization.jsonObject(with: WireFormat.line(EventRecord(WireExamples.event(.backupDone))))
+                as? [String: Any])
         XCTAssertEqual((done["data"] as? [String: Any])?["bytes"] as? Int, 1_073_741_824)
     }
 
     func testUnknownEventsAreAnErrorToTypedReadersAndKeptAsTheyCameForGenericOnes() throws {
-        let line = Data(#"{"event": "shutter_pressed", "time": "2026-11-21T14:03:15.456Z", "data": {"key": "KEY_SPACE", "held_ms": 1200}}"#.utf8)
+        let line = Data(
+            #"{"event": "shutter_pressed", "time": "2026-11-21T14:03:15.456Z", "data": {"key": "KEY_SPACE", "held_ms": 1200}}"#
+                .utf8)
         XCTAssertThrowsError(try WireFormat.decoder.decode(EventRecord.self, from: line)) { error in
             XCTAssertTrue("\(error)".contains("unknown event \"shutter_pressed\""), "\(error)")
         }
         let generic = try WireFormat.decoder.decode(EventLine.self, from: line)
         XCTAssertEqual(generic.event, "shutter_pressed")
         XCTAssertEqual(generic.data.objectValue?["held_ms"], .int(1200))
-        let known = try WireFormat.decoder.decode(EventLine.self, from: WireFormat.line(EventRecord(.deleted(ClipEvent(id: "a")), time: created)))
+        let known = try WireFormat.decoder.decode(
+            EventLine.self, from: WireFormat.line(EventRecord(.deleted(ClipEvent(id: "a")), time: created)))
         XCTAssertEqual(known, EventLine(event: "deleted", time: created, data: .object(["id": .string("a")])))
     }
 

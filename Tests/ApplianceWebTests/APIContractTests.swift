@@ -2,6 +2,7 @@ import ApplianceProtocol
 import Foundation
 import HummingbirdTesting
 import XCTest
+
 @testable import ApplianceWeb
 
 /// The API's OpenAPI document against the router itself: every route of `/api/routes` is in `/api/openapi.json`
@@ -9,7 +10,14 @@ import XCTest
 /// gives is the one the router enforces, and each command's documented arguments are the ones its parser takes.
 /// (schemathesis runs the document against a real daemon: EndToEndTests' APIFuzzTests.)
 final class APIContractTests: XCTestCase {
-    struct Table: Decodable { struct Entry: Decodable { var method: String; var path: String; var requires: String }; var items: [Entry] }
+    struct Table: Decodable {
+        struct Entry: Decodable {
+            var method: String
+            var path: String
+            var requires: String
+        }
+        var items: [Entry]
+    }
 
     private func routesAndDocument(onvif: Bool) async throws -> (routes: [Table.Entry], document: [String: Any]) {
         let web = try WebHarness(change: { $0.onvif.enabled = onvif })
@@ -30,7 +38,9 @@ final class APIContractTests: XCTestCase {
         let paths = try XCTUnwrap(document["paths"] as? [String: [String: [String: Any]]])
         var result: [String: String] = [:]
         for (path, methods) in paths {
-            for (method, operation) in methods { result["\(method.uppercased()) \(path)"] = operation["x-appliance-role"] as? String }
+            for (method, operation) in methods {
+                result["\(method.uppercased()) \(path)"] = operation["x-appliance-role"] as? String
+            }
         }
         return result
     }
@@ -47,17 +57,23 @@ final class APIContractTests: XCTestCase {
                 if APIOperations.pages.contains(key) { continue }
                 if key == "POST /api/commands/{name}" { expected.formUnion(commands) } else { expected.insert(key) }
             }
-            XCTAssertEqual(Set(documented.keys).subtracting(expected).sorted(), [], "documented, not served (onvif \(onvif))")
-            XCTAssertEqual(expected.subtracting(documented.keys).sorted(), [], "served, not documented (onvif \(onvif))")
+            XCTAssertEqual(
+                Set(documented.keys).subtracting(expected).sorted(), [], "documented, not served (onvif \(onvif))")
+            XCTAssertEqual(
+                expected.subtracting(documented.keys).sorted(), [], "served, not documented (onvif \(onvif))")
             let tableKeys = Set(routes.map { "\($0.method) \($0.path)" })
             XCTAssertEqual(APIOperations.pages.subtracting(tableKeys).sorted(), [], "every page listed is a route")
             XCTAssertEqual(tableKeys.contains("POST /onvif/device_service"), onvif)
             // The role is the router's.
-            for route in routes where route.requires != "command" && !APIOperations.pages.contains("\(route.method) \(route.path)") {
-                XCTAssertEqual(documented["\(route.method) \(route.path)"], route.requires, "\(route.method) \(route.path)")
+            for route in routes
+            where route.requires != "command" && !APIOperations.pages.contains("\(route.method) \(route.path)") {
+                XCTAssertEqual(
+                    documented["\(route.method) \(route.path)"], route.requires, "\(route.method) \(route.path)")
             }
             for name in Command.Name.allCases {
-                XCTAssertEqual(documented["POST /api/commands/\(name.rawValue)"], name.needsAdmin ? "admin" : "viewer", name.rawValue)
+                XCTAssertEqual(
+                    documented["POST /api/commands/\(name.rawValue)"], name.needsAdmin ? "admin" : "viewer",
+                    name.rawValue)
             }
         }
     }
@@ -71,11 +87,16 @@ final class APIContractTests: XCTestCase {
                 do {
                     _ = try Command(name: name.rawValue, arguments: [key: .null])
                 } catch {
-                    XCTAssertFalse(error.message.contains("unknown argument"), "\(name.rawValue).\(key): \(error.message)")
+                    XCTAssertFalse(
+                        error.message.contains("unknown argument"), "\(name.rawValue).\(key): \(error.message)")
                 }
             }
-            XCTAssertThrowsError(try Command(name: name.rawValue, arguments: ["not_an_argument": .int(1)]), name.rawValue) { error in
-                XCTAssertTrue((error as? ApplianceError)?.message.contains("unknown argument") == true, "\(name.rawValue): \(error)")
+            XCTAssertThrowsError(
+                try Command(name: name.rawValue, arguments: ["not_an_argument": .int(1)]), name.rawValue
+            ) { error in
+                XCTAssertTrue(
+                    (error as? ApplianceError)?.message.contains("unknown argument") == true,
+                    "\(name.rawValue): \(error)")
             }
         }
     }

@@ -1,5 +1,6 @@
-@testable import ApplianceWeb
 import XCTest
+
+@testable import ApplianceWeb
 
 /// RFC 9110 range rules on a file of 1000 bytes, one by one.
 final class ByteRangeTests: XCTestCase {
@@ -12,7 +13,8 @@ final class ByteRangeTests: XCTestCase {
 
     func testOpenEndedAndSuffix() {
         XCTAssertEqual(ByteRange(header: "bytes=100-", size: 1000), .part(first: 100, last: 999))
-        XCTAssertEqual(ByteRange(header: "bytes=-10", size: 1000), .part(first: 990, last: 999))  // the last 10, not the first 11
+        // the last 10, not the first 11
+        XCTAssertEqual(ByteRange(header: "bytes=-10", size: 1000), .part(first: 990, last: 999))
         XCTAssertEqual(ByteRange(header: "bytes=-5000", size: 1000), .part(first: 0, last: 999))  // the whole file
     }
 

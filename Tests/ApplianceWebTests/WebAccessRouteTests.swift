@@ -7,13 +7,17 @@ import XCTest
 /// seen, so a refused request is proven to have reached nothing. (End-to-end tests keep the real socket's share:
 /// share links, public_read and Host checks through curl, the browser.)
 final class WebAccessRouteTests: XCTestCase {
-    private static let started = RecordingStarted(id: "0b7c2a4e-1111-4222-8333-944455556666", title: "from the browser",
-                                                  partialPath: "/data/partial/0b7c2a4e.mp4", createdAt: Date(timeIntervalSince1970: 1_700_000_000))
+    private static let started = RecordingStarted(
+        id: "0b7c2a4e-1111-4222-8333-944455556666", title: "from the browser",
+        partialPath: "/data/partial/0b7c2a4e.mp4", createdAt: Date(timeIntervalSince1970: 1_700_000_000))
 
     private static func answer(_ command: Command) throws(ApplianceError) -> CommandResult {
         switch command {
-        case .recordStart(let title): return .recordingStarted(RecordingStarted(id: started.id, title: title ?? "untitled",
-                                                                                 partialPath: started.partialPath, createdAt: started.createdAt))
+        case .recordStart(let title):
+            return .recordingStarted(
+                RecordingStarted(
+                    id: started.id, title: title ?? "untitled",
+                    partialPath: started.partialPath, createdAt: started.createdAt))
         case .version: return .version(VersionInfo(version: "9.9.9", gstreamer: "1.22.0"))
         case .delete(let id, _): throw ApplianceError(.notFound, "no recording matches '\(id)'")
         default: throw ApplianceError(.unavailable, "not in this test: \(command.name)")
@@ -25,8 +29,12 @@ final class WebAccessRouteTests: XCTestCase {
         let (clip, _, _) = try await web.addRecording()
         let snapshot = try web.addSnapshot()
         try await web.test { client in
-            for path in ["/api/status", "/api/session", "/api/recordings", "/api/recordings/\(clip.id)", "/api/shares", "/api/config",
-                         "/api/events", "/media/\(clip.id)/video", "/media/\(clip.id)/thumbnail", "/media/snapshots/\(snapshot.id)", "/metrics"] {
+            for path in [
+                "/api/status", "/api/session", "/api/recordings", "/api/recordings/\(clip.id)", "/api/shares",
+                "/api/config",
+                "/api/events", "/media/\(clip.id)/video", "/media/\(clip.id)/thumbnail",
+                "/media/snapshots/\(snapshot.id)", "/metrics",
+            ] {
                 let r = try await client.request(path, auth: false)
                 XCTAssertEqual(r.status, .unauthorized, path)
                 XCTAssertEqual(r.errorCode, "unauthorized", path)
@@ -37,7 +45,9 @@ final class WebAccessRouteTests: XCTestCase {
             for path in ["/", "/recordings", "/recordings/\(clip.id)", "/settings"] {
                 let r = try await client.request(path, auth: false)
                 XCTAssertEqual(r.status, .seeOther, path)
-                XCTAssertTrue(r.header("Location")?.hasPrefix("/login?next=") == true, "\(path): \(r.header("Location") ?? "no Location")")
+                XCTAssertTrue(
+                    r.header("Location")?.hasPrefix("/login?next=") == true,
+                    "\(path): \(r.header("Location") ?? "no Location")")
             }
             let answer1 = try await client.post("/api/commands/record.start", auth: false)
             XCTAssertEqual(answer1.status, .unauthorized)
@@ -51,8 +61,11 @@ final class WebAccessRouteTests: XCTestCase {
                 let answer3 = try await client.request(asset, auth: false)
                 XCTAssertEqual(answer3.status, .ok, asset)
             }
-            for authorization in ["Bearer wrong-password-123", "Basic \(Data("admin:\(WebHarness.password)".utf8).base64EncodedString())"] {
-                let r = try await client.request("/api/version", headers: ["Authorization: \(authorization)"], auth: false)
+            for authorization in [
+                "Bearer wrong-password-123", "Basic \(Data("admin:\(WebHarness.password)".utf8).base64EncodedString())",
+            ] {
+                let r = try await client.request(
+                    "/api/version", headers: ["Authorization: \(authorization)"], auth: false)
                 XCTAssertEqual(r.status, .unauthorized, authorization)
             }
         }
@@ -63,13 +76,15 @@ final class WebAccessRouteTests: XCTestCase {
         let web = try WebHarness(answer: Self.answer)
         try await web.test { client in
             let form = "Content-Type: application/x-www-form-urlencoded"
-            let wrong = try await client.request("/login", method: .post, headers: [form], auth: false,
-                                                 body: "password=not-the-password&next=%2Frecordings")
+            let wrong = try await client.request(
+                "/login", method: .post, headers: [form], auth: false,
+                body: "password=not-the-password&next=%2Frecordings")
             XCTAssertEqual(wrong.status, .unauthorized)
             XCTAssertNil(wrong.header("Set-Cookie"))
 
-            let right = try await client.request("/login", method: .post, headers: [form], auth: false,
-                                                 body: "password=\(WebHarness.password)&next=%2Frecordings")
+            let right = try await client.request(
+                "/login", method: .post, headers: [form], auth: false,
+                body: "password=\(WebHarness.password)&next=%2Frecordings")
             XCTAssertEqual(right.status, .seeOther)
             XCTAssertEqual(right.header("Location"), "/recordings")
             let setCookie = try XCTUnwrap(right.header("Set-Cookie"))
@@ -79,35 +94,46 @@ final class WebAccessRouteTests: XCTestCase {
             let cookie = "Cookie: " + String(setCookie.prefix { $0 != ";" })
 
             // Another site as `next` is not followed (browsers drop tabs and newlines: "/\t/evil" is "//evil").
-            for next in ["%2F%2Fevil.example%2F", "https%3A%2F%2Fevil.example%2F", "%2F%5Cevil.example", "%2F%09%2Fevil.example",
-                         "%2F%0A%2Fevil.example", "%09%2F%2Fevil.example"] {
-                let offsite = try await client.request("/login", method: .post, headers: [form], auth: false,
-                                                       body: "password=\(WebHarness.password)&next=\(next)")
+            for next in [
+                "%2F%2Fevil.example%2F", "https%3A%2F%2Fevil.example%2F", "%2F%5Cevil.example", "%2F%09%2Fevil.example",
+                "%2F%0A%2Fevil.example", "%09%2F%2Fevil.example",
+            ] {
+                let offsite = try await client.request(
+                    "/login", method: .post, headers: [form], auth: false,
+                    body: "password=\(WebHarness.password)&next=\(next)")
                 XCTAssertEqual(offsite.status, .seeOther, next)
                 XCTAssertEqual(offsite.header("Location"), "/", "next=\(next)")
             }
 
-            struct SessionInfo: Decodable { var access: String; var csrf: String? }
-            let session = try await client.request("/api/session", headers: [cookie], auth: false).decode(SessionInfo.self)
+            struct SessionInfo: Decodable {
+                var access: String
+                var csrf: String?
+            }
+            let session = try await client.request("/api/session", headers: [cookie], auth: false).decode(
+                SessionInfo.self)
             XCTAssertEqual(session.access, "session")
             let csrf = try XCTUnwrap(session.csrf)
 
             let bare = try await client.post("/api/commands/record.start", headers: [cookie], auth: false)
             XCTAssertEqual(bare.status, .forbidden)
             XCTAssertEqual(bare.errorCode, "forbidden")
-            let forged = try await client.post("/api/commands/record.start", headers: [cookie, "X-CSRF-Token: \(csrf.dropLast())x"], auth: false)
+            let forged = try await client.post(
+                "/api/commands/record.start", headers: [cookie, "X-CSRF-Token: \(csrf.dropLast())x"], auth: false)
             XCTAssertEqual(forged.status, .forbidden)
             XCTAssertEqual(web.sent, [], "neither reached the core")
 
-            let start = try await client.post("/api/commands/record.start", #"{"title": "from the browser"}"#,
-                                              headers: [cookie, "X-CSRF-Token: \(csrf)"], auth: false)
+            let start = try await client.post(
+                "/api/commands/record.start", #"{"title": "from the browser"}"#,
+                headers: [cookie, "X-CSRF-Token: \(csrf)"], auth: false)
             XCTAssertEqual(start.status, .ok, start.text)
             XCTAssertEqual(try start.decode(RecordingStarted.self), Self.started)
             XCTAssertEqual(web.sent, [.recordStart(title: "from the browser")])
 
             let logout = try await client.post("/logout", "", headers: [cookie, "X-CSRF-Token: \(csrf)"], auth: false)
             XCTAssertEqual(logout.status, .seeOther)
-            XCTAssertTrue(logout.header("Set-Cookie")?.contains("Max-Age=0") == true, logout.header("Set-Cookie") ?? "no Set-Cookie")
+            XCTAssertTrue(
+                logout.header("Set-Cookie")?.contains("Max-Age=0") == true,
+                logout.header("Set-Cookie") ?? "no Set-Cookie")
             let answer4 = try await client.request("/api/session", headers: [cookie], auth: false)
             XCTAssertEqual(answer4.status, .unauthorized)
         }
@@ -153,7 +179,8 @@ final class WebAccessRouteTests: XCTestCase {
             XCTAssertEqual(badArgument.errorCode, "bad_request")
             let notJSON = try await client.post("/api/commands/record.start", "title=x")
             XCTAssertEqual(notJSON.status, .badRequest, notJSON.text)
-            let large = try await client.post("/api/commands/record.start", #"{"title": "\#(String(repeating: "x", count: 70_000))"}"#)
+            let large = try await client.post(
+                "/api/commands/record.start", #"{"title": "\#(String(repeating: "x", count: 70_000))"}"#)
             XCTAssertEqual(large.status, .contentTooLarge)
             let noRoute = try await client.request("/api/no-such-thing")
             XCTAssertEqual(noRoute.status, .notFound)

@@ -1,9 +1,10 @@
 import Accounts
 import ApplianceApp
-@testable import ApplianceWeb
+import ApplianceBase
 import Foundation
 import XCTest
-import ApplianceBase
+
+@testable import ApplianceWeb
 
 /// The pure parts of who may do what: where a login may send the browser, the
 /// login form, loopback host names, tokens, sessions and the password file.
@@ -17,8 +18,10 @@ final class WebAuthTests: XCTestCase {
     }
 
     func testSafeNextRefusesOtherSites() {
-        for next: String? in [nil, "", "recordings", "//evil.example", "///evil.example", "https://evil.example/", "/\\evil.example",
-                              "\\\\evil.example", "javascript:alert(1)", " /x", "/" + String(repeating: "a", count: 2000)] {
+        for next: String? in [
+            nil, "", "recordings", "//evil.example", "///evil.example", "https://evil.example/", "/\\evil.example",
+            "\\\\evil.example", "javascript:alert(1)", " /x", "/" + String(repeating: "a", count: 2000),
+        ] {
             XCTAssertEqual(Routes.safeNext(next), "/", next ?? "nil")
         }
     }
@@ -26,7 +29,10 @@ final class WebAuthTests: XCTestCase {
     /// Browsers remove tabs and newlines from a Location before parsing it (WHATWG URL), so "/\t/evil.example"
     /// sends the user to //evil.example: control characters must not pass.
     func testSafeNextRefusesControlCharacters() {
-        for next in ["/\t/evil.example", "/\n/evil.example", "/\r\n/evil.example", "/\t\t/evil.example", "/x\r\nSet-Cookie: a=b", "/\u{0}x"] {
+        for next in [
+            "/\t/evil.example", "/\n/evil.example", "/\r\n/evil.example", "/\t\t/evil.example", "/x\r\nSet-Cookie: a=b",
+            "/\u{0}x",
+        ] {
             XCTAssertEqual(Routes.safeNext(next), "/", next.debugDescription)
         }
     }
@@ -43,17 +49,24 @@ final class WebAuthTests: XCTestCase {
     }
 
     func testLoopbackHostNames() {
-        for host: String? in [nil, "localhost", "localhost:8080", "127.0.0.1", "127.0.0.1:0", "127.1.2.3:80", "[::1]", "[::1]:8080"] {
+        for host: String? in [
+            nil, "localhost", "localhost:8080", "127.0.0.1", "127.0.0.1:0", "127.1.2.3:80", "[::1]", "[::1]:8080",
+        ] {
             XCTAssertTrue(AccessMiddleware.isLoopbackHost(host), host ?? "nil")
         }
-        for host in ["evil.example", "evil.example:8080", "localhost.evil.example", "192.168.1.2:8080", "[::2]:80", "10.0.0.1", ""] {
+        for host in [
+            "evil.example", "evil.example:8080", "localhost.evil.example", "192.168.1.2:8080", "[::2]:80", "10.0.0.1",
+            "",
+        ] {
             XCTAssertFalse(AccessMiddleware.isLoopbackHost(host), host)
         }
     }
 
     /// A DNS name that starts like a loopback address is still a DNS name (a rebinding attacker owns it).
     func testLoopbackLookalikeNamesAreNotLoopback() {
-        for host in ["127.0.0.1.evil.example", "127.0.0.1.evil.example:8080", "127.evil.example", "127.0.0.1.nip.io:80"] {
+        for host in [
+            "127.0.0.1.evil.example", "127.0.0.1.evil.example:8080", "127.evil.example", "127.0.0.1.nip.io:80",
+        ] {
             XCTAssertFalse(AccessMiddleware.isLoopbackHost(host), host)
         }
     }
@@ -62,11 +75,17 @@ final class WebAuthTests: XCTestCase {
         for path in ["/login", "/assets/app.css", "/assets/app.js", "/s/abc", "/s/abc/video", "/favicon.ico"] {
             XCTAssertTrue(AccessMiddleware.isOpen(path), path)
         }
-        for path in ["/", "/api/status", "/media/x/video", "/metrics", "/logout", "/loginx", "/settings", "/assets", "/s"] {
+        for path in [
+            "/", "/api/status", "/media/x/video", "/metrics", "/logout", "/loginx", "/settings", "/assets", "/s",
+        ] {
             XCTAssertFalse(AccessMiddleware.isOpen(path), path)
         }
-        for path in ["/", "/recordings", "/settings", "/recordings/abc"] { XCTAssertTrue(AccessMiddleware.isPage(path), path) }
-        for path in ["/api/status", "/media/x/video", "/live.mjpeg", "/metrics"] { XCTAssertFalse(AccessMiddleware.isPage(path), path) }
+        for path in ["/", "/recordings", "/settings", "/recordings/abc"] {
+            XCTAssertTrue(AccessMiddleware.isPage(path), path)
+        }
+        for path in ["/api/status", "/media/x/video", "/live.mjpeg", "/metrics"] {
+            XCTAssertFalse(AccessMiddleware.isPage(path), path)
+        }
     }
 
     func testRandomTokensAndComparison() {
@@ -74,7 +93,8 @@ final class WebAuthTests: XCTestCase {
         XCTAssertEqual(Set(tokens).count, 100)
         for token in tokens {
             XCTAssertEqual(token.count, 43, "32 bytes of URL-safe base64 without padding")
-            XCTAssertTrue(token.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }, token)
+            XCTAssertTrue(
+                token.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }, token)
         }
         XCTAssertTrue(RandomToken.equal("abc", "abc"))
         XCTAssertTrue(RandomToken.equal("", ""))
@@ -106,7 +126,9 @@ final class WebAuthTests: XCTestCase {
         let start = Date()
         let oldest = store.create(for: Self.anna, now: start)
         var last = oldest
-        for index in 1...SessionStore.limit { last = store.create(for: Self.anna, now: start.addingTimeInterval(Double(index))) }
+        for index in 1...SessionStore.limit {
+            last = store.create(for: Self.anna, now: start.addingTimeInterval(Double(index)))
+        }
         let later = start.addingTimeInterval(Double(SessionStore.limit))
         XCTAssertNil(store.find(oldest.id, now: later))
         XCTAssertEqual(store.find(last.id, now: later), last)
@@ -126,7 +148,8 @@ final class WebAuthTests: XCTestCase {
     }
 
     func testPasswordFile() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("web-password-\(UUID().uuidString.prefix(8))")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "web-password-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         func file(_ text: String) throws -> String {
@@ -140,7 +163,8 @@ final class WebAuthTests: XCTestCase {
         XCTAssertFalse(password.matches("  long-enough-secret "))
         XCTAssertFalse(password.matches("second line"))
         XCTAssertFalse(password.matches(""))
-        XCTAssertTrue(try Password(file: try file("\r\n\nabcdefgh\r\n")).matches("abcdefgh"), "blank lines before it are skipped")
+        XCTAssertTrue(
+            try Password(file: try file("\r\n\nabcdefgh\r\n")).matches("abcdefgh"), "blank lines before it are skipped")
         for bad in ["", "\n", "short\n", "       \n"] {
             XCTAssertThrowsError(try Password(file: try file(bad)), bad.debugDescription) { error in
                 XCTAssertTrue("\(error)".contains("at least 8 characters"), "\(error)")

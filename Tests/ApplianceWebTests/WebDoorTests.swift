@@ -4,12 +4,16 @@ import Foundation
 import HTTPTypes
 import HummingbirdTesting
 import XCTest
+
 @testable import ApplianceWeb
 
 /// The web's doors in-process: the cross-site rule, JSON bodies, paging bounds and the guessing ledger's refusal.
 final class WebDoorTests: XCTestCase {
     func testCrossSiteRule() {
-        func refused(_ method: HTTPRequest.Method = .post, site: String? = nil, origin: String? = nil, host: String? = "cam.local:8080") -> Bool {
+        func refused(
+            _ method: HTTPRequest.Method = .post, site: String? = nil, origin: String? = nil,
+            host: String? = "cam.local:8080"
+        ) -> Bool {
             CrossSiteGuard.refusal(method: method, secFetchSite: site, origin: origin, host: host) != nil
         }
         XCTAssertFalse(refused(), "no Origin and no Sec-Fetch-Site: not a browser")
@@ -21,8 +25,12 @@ final class WebDoorTests: XCTestCase {
         XCTAssertFalse(refused(origin: "https://cam.local", host: "cam.local"))
         XCTAssertFalse(refused(origin: "https://cam.local:443", host: "cam.local"))
         XCTAssertFalse(refused(origin: "http://[::1]:8080", host: "[::1]:8080"))
-        for (site, origin) in [("cross-site", nil), ("same-site", nil), (nil, "https://evil.example"), (nil, "null"), (nil, "http://cam.local:8081"),
-                               (nil, "http://cam.local.evil.example:8080"), (nil, "file://"), (nil, "http://cam.local:8080/x/y"), (nil, "")] as [(String?, String?)] {
+        for (site, origin) in [
+            ("cross-site", nil), ("same-site", nil), (nil, "https://evil.example"), (nil, "null"),
+            (nil, "http://cam.local:8081"),
+            (nil, "http://cam.local.evil.example:8080"), (nil, "file://"), (nil, "http://cam.local:8080/x/y"),
+            (nil, ""),
+        ] as [(String?, String?)] {
             XCTAssertTrue(refused(site: site, origin: origin), "\(site ?? "-") \(origin ?? "-")")
         }
         XCTAssertTrue(refused(.delete, origin: "https://evil.example"))
@@ -32,19 +40,23 @@ final class WebDoorTests: XCTestCase {
     func testAForeignOriginIsRefusedWhateverTheCredentials() async throws {
         let web = try WebHarness()
         try await web.test { client in
-            let foreign = try await client.post("/api/commands/user.add", #"{"name":"m","role":"admin","password":"0123456789ab"}"#,
-                                                headers: ["Origin: https://evil.example", "Content-Type: application/json"])
+            let foreign = try await client.post(
+                "/api/commands/user.add", #"{"name":"m","role":"admin","password":"0123456789ab"}"#,
+                headers: ["Origin: https://evil.example", "Content-Type: application/json"])
             XCTAssertEqual(foreign.status, .forbidden)
             XCTAssertTrue(foreign.text.contains("cross-site"), foreign.text)
-            let plain = try await client.post("/api/commands/user.add", #"{"name":"m","role":"admin","password":"0123456789ab"}"#,
-                                              headers: ["Content-Type: text/plain"])
+            let plain = try await client.post(
+                "/api/commands/user.add", #"{"name":"m","role":"admin","password":"0123456789ab"}"#,
+                headers: ["Content-Type: text/plain"])
             XCTAssertEqual(plain.status, .unsupportedMediaType, plain.text)
-            let form = try await client.post("/api/commands/record.start", "title=x", headers: ["Content-Type: application/x-www-form-urlencoded"])
+            let form = try await client.post(
+                "/api/commands/record.start", "title=x", headers: ["Content-Type: application/x-www-form-urlencoded"])
             XCTAssertEqual(form.status, .unsupportedMediaType, form.text)
             XCTAssertTrue(web.sent.isEmpty, "nothing reached the core: \(web.sent)")
             // An empty body needs no type; a declared JSON one reaches the core.
             _ = try await client.request("/api/commands/record.start", method: .post)
-            _ = try await client.post("/api/commands/record.start", "{}", headers: ["Content-Type: application/json; charset=utf-8"])
+            _ = try await client.post(
+                "/api/commands/record.start", "{}", headers: ["Content-Type: application/json; charset=utf-8"])
             XCTAssertEqual(web.sent.count, 2)
         }
     }
@@ -52,8 +64,11 @@ final class WebDoorTests: XCTestCase {
     func testPagingBoundsAreCheckedAtTheEdge() async throws {
         let web = try WebHarness()
         try await web.test { client in
-            for query in ["page=9223372036854775807", "page=0", "page=-1", "per_page=0", "per_page=1001", "per_page=9223372036854775807",
-                          "page=1000001", "page=99999999999999999999"] {
+            for query in [
+                "page=9223372036854775807", "page=0", "page=-1", "per_page=0", "per_page=1001",
+                "per_page=9223372036854775807",
+                "page=1000001", "page=99999999999999999999",
+            ] {
                 let answer = try await client.request("/api/recordings?" + query)
                 XCTAssertEqual(answer.status, .badRequest, query)
                 XCTAssertEqual(answer.errorCode, "bad_request", query)
@@ -61,7 +76,8 @@ final class WebDoorTests: XCTestCase {
             XCTAssertTrue(web.sent.isEmpty, "\(web.sent)")
         }
         XCTAssertThrowsError(try Command(name: "list", arguments: ["page": .int(Int.max)])) { error in
-            XCTAssertEqual((error as? ApplianceError)?.message, "args.page must be between 1 and 1000000, found \(Int.max)")
+            XCTAssertEqual(
+                (error as? ApplianceError)?.message, "args.page must be between 1 and 1000000, found \(Int.max)")
         }
         XCTAssertNoThrow(try Command(name: "list", arguments: ["page": .int(1_000_000), "per_page": .int(1000)]))
     }

@@ -1,10 +1,11 @@
-@testable import ApplianceWeb
 import ApplianceApp
+import ApplianceBase
 import ApplianceProtocol
 import Foundation
-import XCTest
-import ApplianceBase
 import Settings
+import XCTest
+
+@testable import ApplianceWeb
 
 /// Validators (ETag, Last-Modified, 304, If-Range), download names, error statuses and the redacted config.
 final class WebMediaAndConfigTests: XCTestCase {
@@ -14,20 +15,24 @@ final class WebMediaAndConfigTests: XCTestCase {
     func testETagAndLastModified() {
         XCTAssertEqual(validators.etag, "\"3e8-\(String(1_700_000_000_123_456_789, radix: 16))\"")
         XCTAssertEqual(validators.lastModified, "Tue, 14 Nov 2023 22:13:20 GMT")
-        XCTAssertEqual(validators.modified, Date(timeIntervalSince1970: 1_700_000_000), "whole seconds, as HTTP dates are")
+        XCTAssertEqual(
+            validators.modified, Date(timeIntervalSince1970: 1_700_000_000), "whole seconds, as HTTP dates are")
         let touched = FileValidators(size: 1000, modifiedNanoseconds: 1_700_000_000_123_456_790)
         XCTAssertNotEqual(touched.etag, validators.etag, "a nanosecond later is another file")
-        XCTAssertNotEqual(FileValidators(size: 1001, modifiedNanoseconds: 1_700_000_000_123_456_789).etag, validators.etag)
+        XCTAssertNotEqual(
+            FileValidators(size: 1001, modifiedNanoseconds: 1_700_000_000_123_456_789).etag, validators.etag)
     }
 
     func testNotModified() {
-        let etag = validators.etag, date = validators.lastModified
+        let etag = validators.etag
+        let date = validators.lastModified
         XCTAssertTrue(validators.notModified(ifNoneMatch: etag, ifModifiedSince: nil))
         XCTAssertTrue(validators.notModified(ifNoneMatch: "W/\(etag)", ifModifiedSince: nil), "weak comparison")
         XCTAssertTrue(validators.notModified(ifNoneMatch: "\"a\", \(etag)", ifModifiedSince: nil))
         XCTAssertTrue(validators.notModified(ifNoneMatch: "*", ifModifiedSince: nil))
         XCTAssertFalse(validators.notModified(ifNoneMatch: "\"a\"", ifModifiedSince: nil))
-        XCTAssertFalse(validators.notModified(ifNoneMatch: "\"a\"", ifModifiedSince: date), "If-None-Match wins over the date")
+        XCTAssertFalse(
+            validators.notModified(ifNoneMatch: "\"a\"", ifModifiedSince: date), "If-None-Match wins over the date")
         XCTAssertTrue(validators.notModified(ifNoneMatch: nil, ifModifiedSince: date))
         XCTAssertTrue(validators.notModified(ifNoneMatch: nil, ifModifiedSince: "Wed, 15 Nov 2023 00:00:00 GMT"))
         XCTAssertFalse(validators.notModified(ifNoneMatch: nil, ifModifiedSince: "Tue, 14 Nov 2023 22:13:19 GMT"))
@@ -42,7 +47,8 @@ final class WebMediaAndConfigTests: XCTestCase {
         XCTAssertFalse(validators.rangeStillValid(ifRange: "W/\(validators.etag)"), "strong comparison only")
         XCTAssertFalse(validators.rangeStillValid(ifRange: "\"3e8-0\""))
         XCTAssertTrue(validators.rangeStillValid(ifRange: validators.lastModified))
-        XCTAssertFalse(validators.rangeStillValid(ifRange: "Wed, 15 Nov 2023 00:00:00 GMT"), "a date must equal Last-Modified")
+        XCTAssertFalse(
+            validators.rangeStillValid(ifRange: "Wed, 15 Nov 2023 00:00:00 GMT"), "a date must equal Last-Modified")
         XCTAssertFalse(validators.rangeStillValid(ifRange: "Tue, 14 Nov 2023 22:13:19 GMT"))
         XCTAssertFalse(validators.rangeStillValid(ifRange: "garbage"))
         XCTAssertFalse(validators.rangeStillValid(ifRange: ""))
@@ -60,18 +66,24 @@ final class WebMediaAndConfigTests: XCTestCase {
 
     func testDownloadNames() {
         func name(_ title: String) -> String {
-            Routes.fileName(Recording(id: "0123abcd-0000-4000-8000-000000000000", title: title, createdAt: Date(), path: "/x.mp4", state: .complete))
+            Routes.fileName(
+                Recording(
+                    id: "0123abcd-0000-4000-8000-000000000000", title: title, createdAt: Date(), path: "/x.mp4",
+                    state: .complete))
         }
         XCTAssertEqual(name("Morning run_1"), "Morning_run_1-0123abcd.mp4")
         XCTAssertEqual(name("../../etc/passwd"), "______etc_passwd-0123abcd.mp4")
-        XCTAssertEqual(name("a\"b\r\nSet-Cookie: x;y\\z"), "a_b_Set-Cookie__x_y_z-0123abcd.mp4", "CR LF is one character")
+        XCTAssertEqual(
+            name("a\"b\r\nSet-Cookie: x;y\\z"), "a_b_Set-Cookie__x_y_z-0123abcd.mp4", "CR LF is one character")
         XCTAssertEqual(name(String(repeating: "x", count: 200)), String(repeating: "x", count: 60) + "-0123abcd.mp4")
         XCTAssertEqual(name(""), "-0123abcd.mp4")
     }
 
     func testErrorStatuses() {
-        let cases: [(ApplianceError.Code, Int)] = [(.badRequest, 400), (.unknownCommand, 404), (.notFound, 404), (.conflict, 409),
-                                                    (.busy, 409), (.unavailable, 409), (.rateLimited, 429), (.internalError, 500)]
+        let cases: [(ApplianceError.Code, Int)] = [
+            (.badRequest, 400), (.unknownCommand, 404), (.notFound, 404), (.conflict, 409),
+            (.busy, 409), (.unavailable, 409), (.rateLimited, 429), (.internalError, 500),
+        ]
         for (code, status) in cases {
             let error = WebError(ApplianceError(code, "m"))
             XCTAssertEqual(Int(error.status.code), status, code.rawValue)
@@ -91,9 +103,13 @@ final class WebMediaAndConfigTests: XCTestCase {
         config.web.tokenFile = "/etc/appliance/web-token"
         config.web.publicRead = true
         guard case .object(let root) = ConfigView.json(config) else { return XCTFail("an object") }
-        guard case .object(let backup)? = root["backup"], case .object(let web)? = root["web"] else { return XCTFail("backup and web tables") }
+        guard case .object(let backup)? = root["backup"], case .object(let web)? = root["web"] else {
+            return XCTFail("backup and web tables")
+        }
         XCTAssertEqual(backup["url"], .string("https://me:***@cloud.example/dav/"))
-        XCTAssertEqual(backup["password_file"], .string("/etc/appliance/dav-password"), "a file holding a secret is named, not read")
+        XCTAssertEqual(
+            backup["password_file"], .string("/etc/appliance/dav-password"),
+            "a file holding a secret is named, not read")
         XCTAssertEqual(web["token_file"], .string("/etc/appliance/web-token"))
         XCTAssertEqual(web["public_read"], .bool(true))
         XCTAssertEqual(web["share_hours"], .double(24))

@@ -24,12 +24,17 @@ final class WebMediaRouteTests: XCTestCase {
             XCTAssertEqual(whole.data, video)
 
             // Safari's probe, a middle range, a last byte past the end (clamped), open-ended and suffix ranges.
-            for (range, expected) in [("bytes=0-1", 0..<2), ("bytes=100-199", 100..<200), ("bytes=\(length - 5)-\(length + 100)", length - 5..<length),
-                                      ("bytes=\(length / 2)-", length / 2..<length), ("bytes=\(length - 1)-", length - 1..<length),
-                                      ("bytes=-10", length - 10..<length), ("bytes=-\(length * 2)", 0..<length)] {
+            for (range, expected) in [
+                ("bytes=0-1", 0..<2), ("bytes=100-199", 100..<200),
+                ("bytes=\(length - 5)-\(length + 100)", length - 5..<length),
+                ("bytes=\(length / 2)-", length / 2..<length), ("bytes=\(length - 1)-", length - 1..<length),
+                ("bytes=-10", length - 10..<length), ("bytes=-\(length * 2)", 0..<length),
+            ] {
                 let r = try await client.request(path, headers: ["Range: \(range)"])
                 XCTAssertEqual(r.status, .partialContent, range)
-                XCTAssertEqual(r.header("Content-Range"), "bytes \(expected.lowerBound)-\(expected.upperBound - 1)/\(length)", range)
+                XCTAssertEqual(
+                    r.header("Content-Range"), "bytes \(expected.lowerBound)-\(expected.upperBound - 1)/\(length)",
+                    range)
                 XCTAssertEqual(r.header("Content-Length"), String(expected.count), range)
                 XCTAssertEqual(r.data, video.subdata(in: expected), range)
             }
@@ -40,7 +45,10 @@ final class WebMediaRouteTests: XCTestCase {
                 XCTAssertTrue(r.data.isEmpty, "\(range): \(r.data.count) bytes")
             }
             // What the server does not understand (another unit, several ranges, bad syntax) is ignored.
-            for range in ["bytes=0-1,5-6", "items=0-1", "bytes=5-2", "bytes=abc", "bytes=--1", "bytes=1-2-3", "bytes=+1-2", "bytes=0x10-"] {
+            for range in [
+                "bytes=0-1,5-6", "items=0-1", "bytes=5-2", "bytes=abc", "bytes=--1", "bytes=1-2-3", "bytes=+1-2",
+                "bytes=0x10-",
+            ] {
                 let r = try await client.request(path, headers: ["Range: \(range)"])
                 XCTAssertEqual(r.status, .ok, range)
                 XCTAssertNil(r.header("Content-Range"), range)
@@ -55,7 +63,8 @@ final class WebMediaRouteTests: XCTestCase {
         let path = "/media/\(clip.id)/video"
         try await web.test { client in
             let whole = try await client.request(path)
-            let etag = try XCTUnwrap(whole.header("ETag")), lastModified = try XCTUnwrap(whole.header("Last-Modified"))
+            let etag = try XCTUnwrap(whole.header("ETag"))
+            let lastModified = try XCTUnwrap(whole.header("Last-Modified"))
             for validator in [etag, lastModified] {
                 let r = try await client.request(path, headers: ["Range: bytes=100-199", "If-Range: \(validator)"])
                 XCTAssertEqual(r.status, .partialContent, "If-Range: \(validator)")
@@ -67,7 +76,9 @@ final class WebMediaRouteTests: XCTestCase {
                 XCTAssertNil(r.header("Content-Range"), stale)
                 XCTAssertEqual(r.data, video, stale)
             }
-            for header in ["If-None-Match: \(etag)", "If-None-Match: \"other\", \(etag)", "If-Modified-Since: \(lastModified)"] {
+            for header in [
+                "If-None-Match: \(etag)", "If-None-Match: \"other\", \(etag)", "If-Modified-Since: \(lastModified)",
+            ] {
                 let r = try await client.request(path, headers: [header])
                 XCTAssertEqual(r.status, .notModified, header)
                 XCTAssertTrue(r.data.isEmpty, header)
@@ -90,7 +101,9 @@ final class WebMediaRouteTests: XCTestCase {
 
             let download = try await client.request(path + "?download=1")
             XCTAssertEqual(download.status, .ok)
-            XCTAssertEqual(download.header("Content-Disposition"), "attachment; filename=\"A_walk_in_the_park-\(clip.id.prefix(8)).mp4\"")
+            XCTAssertEqual(
+                download.header("Content-Disposition"),
+                "attachment; filename=\"A_walk_in_the_park-\(clip.id.prefix(8)).mp4\"")
             XCTAssertEqual(download.data, video)
             let rangedDownload = try await client.request(path + "?download=1", headers: ["Range: bytes=0-1"])
             XCTAssertEqual(rangedDownload.status, .partialContent)
@@ -103,7 +116,9 @@ final class WebMediaRouteTests: XCTestCase {
         let (clip, _, thumbnail) = try await web.addRecording()
         let snapshot = try web.addSnapshot()
         try await web.test { client in
-            for (path, bytes) in [("/media/\(clip.id)/thumbnail", thumbnail), ("/media/snapshots/\(snapshot.id)", snapshot.data)] {
+            for (path, bytes) in [
+                ("/media/\(clip.id)/thumbnail", thumbnail), ("/media/snapshots/\(snapshot.id)", snapshot.data),
+            ] {
                 let whole = try await client.request(path)
                 XCTAssertEqual(whole.status, .ok, path)
                 XCTAssertEqual(whole.header("Content-Type"), "image/jpeg", path)
@@ -116,7 +131,8 @@ final class WebMediaRouteTests: XCTestCase {
                 let past = try await client.request(path, headers: ["Range: bytes=\(bytes.count)-"])
                 XCTAssertEqual(past.status, .rangeNotSatisfiable, path)
                 XCTAssertEqual(past.header("Content-Range"), "bytes */\(bytes.count)", path)
-                let cached = try await client.request(path, headers: ["If-None-Match: \(try XCTUnwrap(whole.header("ETag")))"])
+                let cached = try await client.request(
+                    path, headers: ["If-None-Match: \(try XCTUnwrap(whole.header("ETag")))"])
                 XCTAssertEqual(cached.status, .notModified, path)
             }
         }
@@ -125,10 +141,16 @@ final class WebMediaRouteTests: XCTestCase {
     func testUnknownIdsAndFailedClipsAre404WithoutTouchingTheDisk() async throws {
         let web = try WebHarness()
         let (clip, _, _) = try await web.addRecording()
-        let failed = try await web.library.update(id: clip.id) { $0.state = .failed; $0.failureReason = "no frame" }
+        let failed = try await web.library.update(id: clip.id) {
+            $0.state = .failed
+            $0.failureReason = "no frame"
+        }
         try await web.test { client in
-            for path in ["/media/\(UUID().uuidString.lowercased())/video", "/media/\(failed.id)/video", "/media/..%2F..%2Fetc%2Fpasswd/video",
-                         "/media/snapshots/\(UUID().uuidString.lowercased())", "/media/snapshots/..%2Fappliance.sqlite"] {
+            for path in [
+                "/media/\(UUID().uuidString.lowercased())/video", "/media/\(failed.id)/video",
+                "/media/..%2F..%2Fetc%2Fpasswd/video",
+                "/media/snapshots/\(UUID().uuidString.lowercased())", "/media/snapshots/..%2Fappliance.sqlite",
+            ] {
                 let r = try await client.request(path)
                 XCTAssertEqual(r.status, .notFound, path)
                 XCTAssertEqual(r.errorCode, "not_found", path)

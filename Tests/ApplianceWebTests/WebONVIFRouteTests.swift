@@ -1,12 +1,13 @@
-@testable import ApplianceApp
+import ApplianceBase
 import ApplianceProtocol
 import Foundation
 import HTTPTypes
 import HummingbirdTesting
 import NIOCore
-import XCTest
-import ApplianceBase
 import ONVIF
+import XCTest
+
+@testable import ApplianceApp
 
 /// The ONVIF services on the web server, in-process: what they answer (the real status goes in, the device's
 /// facts come out), the credentials they ask for (GetSystemDateAndTime alone is open; a replayed or wrong token is
@@ -15,21 +16,27 @@ import ONVIF
 final class WebONVIFRouteTests: XCTestCase {
     static var status: StatusReport {
         var s = WebTimelineRouteTests.status
-        s.width = 1920; s.height = 1080; s.framerate = 25
-        s.rtsp = RTSPStatus(state: .serving, listen: "0.0.0.0:8554", url: "rtsp://192.168.1.10:8554/live", authentication: "digest")
+        s.width = 1920
+        s.height = 1080
+        s.framerate = 25
+        s.rtsp = RTSPStatus(
+            state: .serving, listen: "0.0.0.0:8554", url: "rtsp://192.168.1.10:8554/live", authentication: "digest")
         return s
     }
 
     func harness(password: Bool = true) throws -> WebHarness {
-        try WebHarness(password: password, answer: { command throws(ApplianceError) in
-            guard case .status = command else { throw ApplianceError(.unavailable, "not in this test") }
-            return .status(Self.status)
-        }, change: { config in
-            config.onvif.enabled = true
-            config.rtsp.listen = "0.0.0.0:8554"
-            config.video.bitrateKbps = 3000
-            config.video.keyframeIntervalS = 2
-        })
+        try WebHarness(
+            password: password,
+            answer: { command throws(ApplianceError) in
+                guard case .status = command else { throw ApplianceError(.unavailable, "not in this test") }
+                return .status(Self.status)
+            },
+            change: { config in
+                config.onvif.enabled = true
+                config.rtsp.listen = "0.0.0.0:8554"
+                config.video.bitrateKbps = 3000
+                config.video.keyframeIntervalS = 2
+            })
     }
 
     func testTheDeviceReportsWhatItSendsAndWhereToFetchIt() async throws {
@@ -40,26 +47,36 @@ final class WebONVIFRouteTests: XCTestCase {
             XCTAssertEqual(profile.attribute("token"), "main")
             let encoder = try XCTUnwrap(profile.child("VideoEncoderConfiguration"))
             XCTAssertEqual(encoder.value("Encoding"), "H264")
-            XCTAssertEqual([encoder.value("Resolution", "Width"), encoder.value("Resolution", "Height")], ["1920", "1080"])
+            XCTAssertEqual(
+                [encoder.value("Resolution", "Width"), encoder.value("Resolution", "Height")], ["1920", "1080"])
             XCTAssertEqual(encoder.value("RateControl", "FrameRateLimit"), "25")
             XCTAssertEqual(encoder.value("RateControl", "BitrateLimit"), "3000")
             XCTAssertEqual(encoder.value("H264", "GovLength"), "50", "2 s of 25 frames")
             XCTAssertEqual(profile.child("AudioEncoderConfiguration")?.value("Encoding"), "AAC")
 
-            let stream = try await client.soap("media_service", "trt:GetStreamUri", ns: ONVIFNamespace.media, body: "<trt:ProfileToken>main</trt:ProfileToken>")
-            XCTAssertEqual(stream.operation?.value("MediaUri", "Uri"), "rtsp://localhost:8554/live", "the host the client reached, RTSP's port")
-            let snapshot = try await client.soap("media_service", "trt:GetSnapshotUri", ns: ONVIFNamespace.media,
-                                                 body: "<trt:ProfileToken>main</trt:ProfileToken>")
+            let stream = try await client.soap(
+                "media_service", "trt:GetStreamUri", ns: ONVIFNamespace.media,
+                body: "<trt:ProfileToken>main</trt:ProfileToken>")
+            XCTAssertEqual(
+                stream.operation?.value("MediaUri", "Uri"), "rtsp://localhost:8554/live",
+                "the host the client reached, RTSP's port")
+            let snapshot = try await client.soap(
+                "media_service", "trt:GetSnapshotUri", ns: ONVIFNamespace.media,
+                body: "<trt:ProfileToken>main</trt:ProfileToken>")
             XCTAssertEqual(snapshot.operation?.value("MediaUri", "Uri"), "http://localhost/live.jpg")
-            let wrongProfile = try await client.soap("media_service", "trt:GetStreamUri", ns: ONVIFNamespace.media,
-                                                     body: "<trt:ProfileToken>sub</trt:ProfileToken>")
+            let wrongProfile = try await client.soap(
+                "media_service", "trt:GetStreamUri", ns: ONVIFNamespace.media,
+                body: "<trt:ProfileToken>sub</trt:ProfileToken>")
             XCTAssertEqual(wrongProfile.fault, "ter:NoProfile")
 
-            let services = try await client.soap("device_service", "tds:GetServices", ns: ONVIFNamespace.device,
-                                                 body: "<tds:IncludeCapability>false</tds:IncludeCapability>")
-            XCTAssertEqual(services.operation?.children.map { $0.value("Namespace") ?? "" },
-                           [ONVIFNamespace.device, ONVIFNamespace.media, ONVIFNamespace.events], "only what is implemented")
-            let information = try await client.soap("device_service", "tds:GetDeviceInformation", ns: ONVIFNamespace.device)
+            let services = try await client.soap(
+                "device_service", "tds:GetServices", ns: ONVIFNamespace.device,
+                body: "<tds:IncludeCapability>false</tds:IncludeCapability>")
+            XCTAssertEqual(
+                services.operation?.children.map { $0.value("Namespace") ?? "" },
+                [ONVIFNamespace.device, ONVIFNamespace.media, ONVIFNamespace.events], "only what is implemented")
+            let information = try await client.soap(
+                "device_service", "tds:GetDeviceInformation", ns: ONVIFNamespace.device)
             XCTAssertEqual(information.operation?.value("SerialNumber"), "TESTSERIAL")
             XCTAssertEqual(information.operation?.value("FirmwareVersion"), ApplianceVersion.current)
         }
@@ -68,43 +85,55 @@ final class WebONVIFRouteTests: XCTestCase {
     /// With `[rtsp] tls` and the dashboard on HTTPS, the URIs an NVR is given say so: rtsps:// and an https://
     /// snapshot (the SOAP services themselves stay on plain HTTP, which the web server lets through for them).
     func testTheURIsFollowTLS() async throws {
-        let secure = try WebHarness(password: true, answer: { command throws(ApplianceError) in
-            guard case .status = command else { throw ApplianceError(.unavailable, "not in this test") }
-            return .status(Self.status)
-        }, change: { config in
-            config.onvif.enabled = true
-            config.rtsp.listen = "0.0.0.0:8554"
-            config.rtsp.tls = true
-            config.web.tls = "on"
-        })
+        let secure = try WebHarness(
+            password: true,
+            answer: { command throws(ApplianceError) in
+                guard case .status = command else { throw ApplianceError(.unavailable, "not in this test") }
+                return .status(Self.status)
+            },
+            change: { config in
+                config.onvif.enabled = true
+                config.rtsp.listen = "0.0.0.0:8554"
+                config.rtsp.tls = true
+                config.web.tls = "on"
+            })
         try await secure.test { client in
-            let stream = try await client.soap("media_service", "trt:GetStreamUri", ns: ONVIFNamespace.media, body: "<trt:ProfileToken>main</trt:ProfileToken>")
+            let stream = try await client.soap(
+                "media_service", "trt:GetStreamUri", ns: ONVIFNamespace.media,
+                body: "<trt:ProfileToken>main</trt:ProfileToken>")
             XCTAssertEqual(stream.operation?.value("MediaUri", "Uri"), "rtsps://localhost:8554/live")
-            let snapshot = try await client.soap("media_service", "trt:GetSnapshotUri", ns: ONVIFNamespace.media,
-                                                 body: "<trt:ProfileToken>main</trt:ProfileToken>")
+            let snapshot = try await client.soap(
+                "media_service", "trt:GetSnapshotUri", ns: ONVIFNamespace.media,
+                body: "<trt:ProfileToken>main</trt:ProfileToken>")
             XCTAssertEqual(snapshot.operation?.value("MediaUri", "Uri"), "https://localhost/live.jpg")
         }
     }
 
     func testOnlyTheClockIsOpenAndTokensAreChecked() async throws {
         try await harness().test { client in
-            let clock = try await client.soap("device_service", "tds:GetSystemDateAndTime", ns: ONVIFNamespace.device, token: .none)
+            let clock = try await client.soap(
+                "device_service", "tds:GetSystemDateAndTime", ns: ONVIFNamespace.device, token: .none)
             XCTAssertEqual(clock.status, .ok)
             XCTAssertEqual(clock.operation?.value("SystemDateAndTime", "DateTimeType"), "NTP")
             let year = Calendar(identifier: .gregorian).component(.year, from: Date())
             XCTAssertEqual(clock.operation?.value("SystemDateAndTime", "UTCDateTime", "Date", "Year"), "\(year)")
 
-            for (token, why) in [(SOAPToken.none, "no WS-Security"), (.wrongPassword, "wrong user name or password"),
-                                 (.stale, "more than 300 s")] {
-                let refused = try await client.soap("device_service", "tds:GetCapabilities", ns: ONVIFNamespace.device, token: token)
+            for (token, why) in [
+                (SOAPToken.none, "no WS-Security"), (.wrongPassword, "wrong user name or password"),
+                (.stale, "more than 300 s"),
+            ] {
+                let refused = try await client.soap(
+                    "device_service", "tds:GetCapabilities", ns: ONVIFNamespace.device, token: token)
                 XCTAssertEqual(refused.status, .badRequest)
                 XCTAssertEqual(refused.fault, "ter:NotAuthorized")
                 XCTAssertTrue(refused.reason.contains(why), refused.reason)
             }
             let signed = SOAPToken.valid.header()
-            let first = try await client.soap("device_service", "tds:GetScopes", ns: ONVIFNamespace.device, header: signed)
+            let first = try await client.soap(
+                "device_service", "tds:GetScopes", ns: ONVIFNamespace.device, header: signed)
             XCTAssertEqual(first.status, .ok)
-            let replayed = try await client.soap("device_service", "tds:GetScopes", ns: ONVIFNamespace.device, header: signed)
+            let replayed = try await client.soap(
+                "device_service", "tds:GetScopes", ns: ONVIFNamespace.device, header: signed)
             XCTAssertEqual(replayed.fault, "ter:NotAuthorized")
             XCTAssertTrue(replayed.reason.contains("replayed"))
         }
@@ -113,34 +142,47 @@ final class WebONVIFRouteTests: XCTestCase {
     func testBadRequestsGetAFaultAndCostNothing() async throws {
         try await harness().test { client in
             let bodies: [(String, String, HTTPResponse.Status)] = [
-                ("<?xml version=\"1.0\"?><!DOCTYPE l [<!ENTITY a \"aaaaaaaaaa\"><!ENTITY b \"&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;\">]><l>&b;</l>",
-                 "ter:WellFormed", .badRequest),
-                ("<?xml version=\"1.0\"?><!DOCTYPE a [<!ENTITY x SYSTEM \"file:///etc/passwd\">]><a>&x;</a>", "ter:WellFormed", .badRequest),
+                (
+                    "<?xml version=\"1.0\"?><!DOCTYPE l [<!ENTITY a \"aaaaaaaaaa\"><!ENTITY b \"&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;\">]><l>&b;</l>",
+                    "ter:WellFormed", .badRequest
+                ),
+                (
+                    "<?xml version=\"1.0\"?><!DOCTYPE a [<!ENTITY x SYSTEM \"file:///etc/passwd\">]><a>&x;</a>",
+                    "ter:WellFormed", .badRequest
+                ),
                 ("<a><b></a>", "ter:WellFormed", .badRequest),
                 ("", "ter:WellFormed", .badRequest),
-                ("<e:Envelope xmlns:e=\"http://schemas.xmlsoap.org/soap/envelope/\"><e:Body><x/></e:Body></e:Envelope>", "ter:WellFormed", .badRequest),
+                (
+                    "<e:Envelope xmlns:e=\"http://schemas.xmlsoap.org/soap/envelope/\"><e:Body><x/></e:Body></e:Envelope>",
+                    "ter:WellFormed", .badRequest
+                ),
             ]
             for (body, fault, status) in bodies {
-                let response = try await client.execute(uri: "/onvif/device_service", method: .post, headers: [.contentType: "application/soap+xml"],
-                                                        body: ByteBuffer(string: body))
+                let response = try await client.execute(
+                    uri: "/onvif/device_service", method: .post, headers: [.contentType: "application/soap+xml"],
+                    body: ByteBuffer(string: body))
                 XCTAssertEqual(response.status, status, body)
                 XCTAssertEqual(response.header("Content-Type"), ONVIFDevice.Reply.contentType)
                 XCTAssertEqual(SOAPAnswer(response).fault, fault, body)
             }
-            let huge = try await client.execute(uri: "/onvif/device_service", method: .post, headers: [:],
-                                                 body: ByteBuffer(string: String(repeating: "<a>", count: 30_000)))
+            let huge = try await client.execute(
+                uri: "/onvif/device_service", method: .post, headers: [:],
+                body: ByteBuffer(string: String(repeating: "<a>", count: 30_000)))
             XCTAssertEqual(huge.status, .contentTooLarge)
 
             let unknown = try await client.soap("device_service", "tds:SystemReboot", ns: ONVIFNamespace.device)
             XCTAssertEqual([unknown.fault, "\(unknown.status.code)"], ["ter:ActionNotSupported", "500"])
             XCTAssertTrue(unknown.reason.contains("not implemented"), "the words Home Assistant looks for")
-            let ptz = try await client.soap("device_service", "tptz:GetPresets", ns: "http://www.onvif.org/ver20/ptz/wsdl")
+            let ptz = try await client.soap(
+                "device_service", "tptz:GetPresets", ns: "http://www.onvif.org/ver20/ptz/wsdl")
             XCTAssertEqual(ptz.fault, "ter:ActionNotSupported")
-            let gone = try await client.soap("pullpoint/nosuch", "tev:PullMessages", ns: ONVIFNamespace.events,
-                                             body: "<tev:Timeout>PT1S</tev:Timeout><tev:MessageLimit>1</tev:MessageLimit>")
+            let gone = try await client.soap(
+                "pullpoint/nosuch", "tev:PullMessages", ns: ONVIFNamespace.events,
+                body: "<tev:Timeout>PT1S</tev:Timeout><tev:MessageLimit>1</tev:MessageLimit>")
             XCTAssertEqual(gone.fault, "wsrf-rw:ResourceUnknownFault")
-            let badTerm = try await client.soap("events_service", "tev:CreatePullPointSubscription", ns: ONVIFNamespace.events,
-                                                body: "<tev:InitialTerminationTime>soon</tev:InitialTerminationTime>")
+            let badTerm = try await client.soap(
+                "events_service", "tev:CreatePullPointSubscription", ns: ONVIFNamespace.events,
+                body: "<tev:InitialTerminationTime>soon</tev:InitialTerminationTime>")
             XCTAssertEqual(badTerm.fault, "ter:InvalidArgVal")
         }
     }
@@ -148,20 +190,24 @@ final class WebONVIFRouteTests: XCTestCase {
     func testAPullPointSubscriptionOverHTTP() async throws {
         let web = try harness()
         try await web.test { client in
-            let created = try await client.soap("events_service", "tev:CreatePullPointSubscription", ns: ONVIFNamespace.events,
-                                                body: "<tev:InitialTerminationTime>PT60S</tev:InitialTerminationTime>")
+            let created = try await client.soap(
+                "events_service", "tev:CreatePullPointSubscription", ns: ONVIFNamespace.events,
+                body: "<tev:InitialTerminationTime>PT60S</tev:InitialTerminationTime>")
             let address = try XCTUnwrap(created.operation?.value("SubscriptionReference", "Address"))
             XCTAssertTrue(address.hasPrefix("http://localhost/onvif/pullpoint/"), address)
             let path = String(address.dropFirst("http://localhost/onvif/".count))
-            web.context.onvif?.subscriptions.publish(ONVIFNotification(property: .motion, value: true, time: Date(), operation: .changed))
-            let pulled = try await client.soap(path, "tev:PullMessages", ns: ONVIFNamespace.events,
-                                               body: "<tev:Timeout>PT1S</tev:Timeout><tev:MessageLimit>10</tev:MessageLimit>")
+            web.context.onvif?.subscriptions.publish(
+                ONVIFNotification(property: .motion, value: true, time: Date(), operation: .changed))
+            let pulled = try await client.soap(
+                path, "tev:PullMessages", ns: ONVIFNamespace.events,
+                body: "<tev:Timeout>PT1S</tev:Timeout><tev:MessageLimit>10</tev:MessageLimit>")
             let messages = pulled.operation?.children.filter { $0.name == "NotificationMessage" } ?? []
             XCTAssertEqual(messages.last?.value("Topic"), "tns1:RuleEngine/CellMotionDetector/Motion")
             let data = messages.last?.child("Message")?.child("Message")?.child("Data")?.child("SimpleItem")
             XCTAssertEqual([data?.attribute("Name"), data?.attribute("Value")], ["IsMotion", "true"])
-            let renewed = try await client.soap(path, "wsnt:Renew", ns: ONVIFNamespace.notification,
-                                                body: "<wsnt:TerminationTime>PT600S</wsnt:TerminationTime>")
+            let renewed = try await client.soap(
+                path, "wsnt:Renew", ns: ONVIFNamespace.notification,
+                body: "<wsnt:TerminationTime>PT600S</wsnt:TerminationTime>")
             XCTAssertNotNil(renewed.operation?.value("TerminationTime").flatMap(ONVIFTime.date))
             let unsubscribed = try await client.soap(path, "wsnt:Unsubscribe", ns: ONVIFNamespace.notification)
             XCTAssertEqual(unsubscribed.status, .ok)
@@ -177,10 +223,12 @@ final class WebONVIFRouteTests: XCTestCase {
             XCTAssertEqual(refused.status, .unauthorized)
             XCTAssertEqual(refused.header("WWW-Authenticate"), "Basic realm=\"appliance\"")
             let wrong = Data("appliance:nope".utf8).base64EncodedString()
-            let wrongAnswer = try await client.request("/live.jpg", headers: ["Authorization: Basic \(wrong)"], auth: false)
+            let wrongAnswer = try await client.request(
+                "/live.jpg", headers: ["Authorization: Basic \(wrong)"], auth: false)
             XCTAssertEqual(wrongAnswer.status, .unauthorized)
             let otherUser = Data("admin:\(WebHarness.password)".utf8).base64EncodedString()
-            let otherAnswer = try await client.request("/live.jpg", headers: ["Authorization: Basic \(otherUser)"], auth: false)
+            let otherAnswer = try await client.request(
+                "/live.jpg", headers: ["Authorization: Basic \(otherUser)"], auth: false)
             XCTAssertEqual(otherAnswer.status, .unauthorized)
             web.live.receive(jpeg: [0xFF, 0xD8, 0xFF, 0xD9], ageNanoseconds: 0)
             let right = Data("appliance:\(WebHarness.password)".utf8).base64EncodedString()
@@ -193,9 +241,11 @@ final class WebONVIFRouteTests: XCTestCase {
 
     func testWithoutAPasswordTokensAreNotAskedFor() async throws {
         try await harness(password: false).test { client in
-            let local = try await client.soap("device_service", "tds:GetDeviceInformation", ns: ONVIFNamespace.device, token: .none)
+            let local = try await client.soap(
+                "device_service", "tds:GetDeviceInformation", ns: ONVIFNamespace.device, token: .none)
             XCTAssertEqual(local.status, .ok, "no password (loopback only): no token needed")
-            let signed = try await client.soap("device_service", "tds:GetDeviceInformation", ns: ONVIFNamespace.device, token: .wrongPassword)
+            let signed = try await client.soap(
+                "device_service", "tds:GetDeviceInformation", ns: ONVIFNamespace.device, token: .wrongPassword)
             XCTAssertEqual(signed.status, .ok, "a client's token is ignored (Home Assistant always sends one)")
         }
     }
@@ -206,12 +256,13 @@ enum SOAPToken {
     case none, valid, wrongPassword, stale
 
     func header() -> String {
-        let (password, created): (String, Date) = switch self {
-        case .none: ("", Date())
-        case .valid: (WebHarness.password, Date())
-        case .wrongPassword: ("wrong", Date())
-        case .stale: (WebHarness.password, Date().addingTimeInterval(-600))
-        }
+        let (password, created): (String, Date) =
+            switch self {
+            case .none: ("", Date())
+            case .valid: (WebHarness.password, Date())
+            case .wrongPassword: ("wrong", Date())
+            case .stale: (WebHarness.password, Date().addingTimeInterval(-600))
+            }
         if case .none = self { return "" }
         let nonce = Data((0..<16).map { _ in UInt8.random(in: 0...255) })
         let createdText = ONVIFTime.string(created)
@@ -241,13 +292,18 @@ struct SOAPAnswer {
 
 extension TestClientProtocol {
     /// POSTs `operation` (prefix:Name in `ns`) with `body` inside it to `/onvif/<path>`, signed as `token` says.
-    func soap(_ path: String, _ operation: String, ns: String, body: String = "", token: SOAPToken = .valid, header: String? = nil) async throws -> SOAPAnswer {
+    func soap(
+        _ path: String, _ operation: String, ns: String, body: String = "", token: SOAPToken = .valid,
+        header: String? = nil
+    ) async throws -> SOAPAnswer {
         let prefix = operation.split(separator: ":")[0]
         let envelope = """
             <?xml version="1.0" encoding="utf-8"?><s:Envelope xmlns:s="http://www.w3.org/2003/05/soap-envelope" xmlns:\(prefix)="\(ns)">\(header ?? token.header())<s:Body><\(operation)>\(body)</\(operation)></s:Body></s:Envelope>
             """
         var headers = HTTPFields()
         headers[.contentType] = "application/soap+xml; charset=utf-8"
-        return SOAPAnswer(try await execute(uri: "/onvif/\(path)", method: .post, headers: headers, body: ByteBuffer(string: envelope)))
+        return SOAPAnswer(
+            try await execute(
+                uri: "/onvif/\(path)", method: .post, headers: headers, body: ByteBuffer(string: envelope)))
     }
 }

@@ -3,6 +3,7 @@ import ApplianceProtocol
 import Foundation
 import HummingbirdTesting
 import XCTest
+
 @testable import ApplianceWeb
 
 /// Accounts and roles on the dashboard, in-process on real accounts (bcrypt, SQLite): the route table decides the
@@ -34,17 +35,31 @@ final class WebRoleTests: XCTestCase {
     func testAViewerIsRefusedEveryAdminRouteTheRouterHas() async throws {
         let web = try await harness()
         try await web.test { client in
-            let routes = try await client.request("/api/routes", headers: [Self.basic("anna", Self.adminPassword)], auth: false)
+            let routes = try await client.request(
+                "/api/routes", headers: [Self.basic("anna", Self.adminPassword)], auth: false)
             XCTAssertEqual(routes.status, .ok)
-            struct Table: Decodable { struct Entry: Decodable { var method: String; var path: String; var requires: String }; var items: [Entry] }
+            struct Table: Decodable {
+                struct Entry: Decodable {
+                    var method: String
+                    var path: String
+                    var requires: String
+                }
+                var items: [Entry]
+            }
             let table = try routes.decode(Table.self).items
             XCTAssertGreaterThan(table.count, 40, "the whole router")
             let changing = table.filter { !["GET", "HEAD"].contains($0.method) }
-            XCTAssertTrue(changing.contains { $0.path == "/api/recordings/{id}" && $0.method == "DELETE" && $0.requires == "admin" })
-            XCTAssertEqual(Set(changing.filter { $0.requires == "viewer" }.map { "\($0.method) \($0.path)" }), RoutePolicy.viewerChanges)
+            XCTAssertTrue(
+                changing.contains {
+                    $0.path == "/api/recordings/{id}" && $0.method == "DELETE" && $0.requires == "admin"
+                })
+            XCTAssertEqual(
+                Set(changing.filter { $0.requires == "viewer" }.map { "\($0.method) \($0.path)" }),
+                RoutePolicy.viewerChanges)
             let viewer = Self.basic("vic", Self.viewerPassword)
             for route in table where route.requires == "admin" {
-                let answer = try await client.request(Self.concrete(route.path), method: .init(route.method)!, headers: [viewer], auth: false, body: "{}")
+                let answer = try await client.request(
+                    Self.concrete(route.path), method: .init(route.method)!, headers: [viewer], auth: false, body: "{}")
                 XCTAssertEqual(answer.status, .forbidden, "\(route.method) \(route.path)")
                 XCTAssertEqual(answer.errorCode, "forbidden", "\(route.method) \(route.path)")
             }
@@ -60,14 +75,16 @@ final class WebRoleTests: XCTestCase {
             // The admin passes the same routes (to the core, or to a 4xx of the route's own).
             let admin = Self.basic("anna", Self.adminPassword)
             for route in table where route.requires == "admin" {
-                let answer = try await client.request(Self.concrete(route.path), method: .init(route.method)!, headers: [admin], auth: false, body: "{}")
+                let answer = try await client.request(
+                    Self.concrete(route.path), method: .init(route.method)!, headers: [admin], auth: false, body: "{}")
                 XCTAssertNotEqual(answer.status, .forbidden, "\(route.method) \(route.path)")
                 XCTAssertNotEqual(answer.status, .unauthorized, "\(route.method) \(route.path)")
             }
         }
         let reached = Set(web.sent.map(\.name))
         let viewerCommands = Set(Command.Name.allCases.filter { !$0.needsAdmin }.map(\.rawValue))
-        XCTAssertTrue(reached.isSuperset(of: ["delete", "lock", "share", "users"]), "the admin reached the core: \(reached)")
+        XCTAssertTrue(
+            reached.isSuperset(of: ["delete", "lock", "share", "users"]), "the admin reached the core: \(reached)")
         XCTAssertTrue(viewerCommands.isSuperset(of: ["status", "list", "snapshot"]))
     }
 
@@ -80,12 +97,17 @@ final class WebRoleTests: XCTestCase {
             XCTAssertEqual(played.status, .ok)
             XCTAssertEqual(played.data, video)
             let session = try await client.request("/api/session", headers: [viewer], auth: false)
-            XCTAssertTrue(session.text.contains("\"role\":\"viewer\"") && session.text.contains("\"user\":\"vic\""), session.text)
-            for (path, method) in [("/api/recordings/\(clip.id)", "DELETE"), ("/api/commands/record.start", "POST"),
-                                   ("/api/recordings/\(clip.id)/lock", "POST"), ("/api/recordings/\(clip.id)/share", "POST")] {
-                let answer = try await client.request(path, method: .init(method)!, headers: [viewer], auth: false, body: "{}")
+            XCTAssertTrue(
+                session.text.contains("\"role\":\"viewer\"") && session.text.contains("\"user\":\"vic\""), session.text)
+            for (path, method) in [
+                ("/api/recordings/\(clip.id)", "DELETE"), ("/api/commands/record.start", "POST"),
+                ("/api/recordings/\(clip.id)/lock", "POST"), ("/api/recordings/\(clip.id)/share", "POST"),
+            ] {
+                let answer = try await client.request(
+                    path, method: .init(method)!, headers: [viewer], auth: false, body: "{}")
                 XCTAssertEqual(answer.status, .forbidden, path)
-                XCTAssertTrue(answer.text.contains("admin role") && answer.text.contains("\\\"vic\\\" is a viewer"), answer.text)
+                XCTAssertTrue(
+                    answer.text.contains("admin role") && answer.text.contains("\\\"vic\\\" is a viewer"), answer.text)
             }
             let settings = try await client.request("/settings", headers: [viewer], auth: false)
             XCTAssertEqual(settings.status, .forbidden)
@@ -97,7 +119,10 @@ final class WebRoleTests: XCTestCase {
         let web = try await harness()
         let events = web.events.subscribe()
         try await web.test { client in
-            for header in [Self.basic("vic", "wrong password"), Self.basic("nobody", Self.viewerPassword), "Authorization: Bearer apl_wrong"] {
+            for header in [
+                Self.basic("vic", "wrong password"), Self.basic("nobody", Self.viewerPassword),
+                "Authorization: Bearer apl_wrong",
+            ] {
                 let answer = try await client.request("/api/status", headers: [header], auth: false)
                 XCTAssertEqual(answer.status, .unauthorized, header)
             }
@@ -105,7 +130,8 @@ final class WebRoleTests: XCTestCase {
             let bearer = try await client.post("/api/commands/users")
             XCTAssertNotEqual(bearer.status, .forbidden)
             XCTAssertNotEqual(bearer.status, .unauthorized)
-            let basic = try await client.request("/api/routes", headers: [Self.basic("appliance", WebHarness.password)], auth: false)
+            let basic = try await client.request(
+                "/api/routes", headers: [Self.basic("appliance", WebHarness.password)], auth: false)
             XCTAssertEqual(basic.status, .ok)
         }
         var failures: [AuthFailure] = []
@@ -120,8 +146,9 @@ final class WebRoleTests: XCTestCase {
     func testALoginIsOnePersonsSessionAndAPasswordChangeEndsIt() async throws {
         let web = try await harness()
         try await web.test { client in
-            let login = try await client.request("/login", method: .post, headers: ["Content-Type: application/x-www-form-urlencoded"],
-                                                 auth: false, body: "user=vic&password=viewer+password+1&next=%2F")
+            let login = try await client.request(
+                "/login", method: .post, headers: ["Content-Type: application/x-www-form-urlencoded"],
+                auth: false, body: "user=vic&password=viewer+password+1&next=%2F")
             XCTAssertEqual(login.status, .seeOther)
             let cookie = "Cookie: " + (login.header("Set-Cookie")?.split(separator: ";").first.map(String.init) ?? "")
             let session = try await client.request("/api/session", headers: [cookie], auth: false)

@@ -1,13 +1,14 @@
-@testable import ApplianceApp
-@testable import ApplianceWeb
+import ApplianceBase
 import ApplianceProtocol
+import Engine
 import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import XCTest
-import ApplianceBase
-import Engine
+
+@testable import ApplianceApp
+@testable import ApplianceWeb
 
 /// The WHEP resource (RFC 9725) in-process: an SDP offer POSTed as application/sdp is answered 201 with the SDP
 /// answer and a Location to DELETE; refusals keep the API's error codes; it is a write, so it needs the bearer
@@ -34,7 +35,9 @@ final class WebWHEPRouteTests: XCTestCase {
         let talks = Locked<[Bool]>([])
         func setTalk(_ id: String, on: Bool) async throws(ApplianceError) {
             guard id == "abc123" else { throw ApplianceError(.notFound, "no WebRTC session \(id)") }
-            if on, talks.withLock({ $0.last == true }) { throw ApplianceError(.conflict, "someone else is talking (for 1 s): one at a time") }
+            if on, talks.withLock({ $0.last == true }) {
+                throw ApplianceError(.conflict, "someone else is talking (for 1 s): one at a time")
+            }
             talks.withLock { $0.append(on) }
         }
 
@@ -75,9 +78,11 @@ final class WebWHEPRouteTests: XCTestCase {
         try await web.test { client in
             let plain = try await client.request("/api/whep", method: .post, headers: [Self.sdp], body: Self.offer)
             XCTAssertEqual(plain.status, .created, plain.text)
-            let muted = try await client.request("/api/whep?sound=off", method: .post, headers: [Self.sdp], body: Self.offer)
+            let muted = try await client.request(
+                "/api/whep?sound=off", method: .post, headers: [Self.sdp], body: Self.offer)
             XCTAssertEqual(muted.status, .created, muted.text)
-            let odd = try await client.request("/api/whep?sound=loud", method: .post, headers: [Self.sdp], body: Self.offer)
+            let odd = try await client.request(
+                "/api/whep?sound=loud", method: .post, headers: [Self.sdp], body: Self.offer)
             XCTAssertEqual(odd.status, .badRequest)
             XCTAssertEqual(sessions.sounds.withLock { $0 }, [true, false])
 
@@ -90,14 +95,19 @@ final class WebWHEPRouteTests: XCTestCase {
             XCTAssertEqual(unsaid.errorCode, "bad_request")
             let unknown = try await client.request("/api/whep/nope/sound", method: .post, body: #"{"on": true}"#)
             XCTAssertEqual(unknown.status, .notFound)
-            let anonymous = try await client.request("/api/whep/abc123/sound", method: .post, auth: false, body: #"{"on": false}"#)
+            let anonymous = try await client.request(
+                "/api/whep/abc123/sound", method: .post, auth: false, body: #"{"on": false}"#)
             XCTAssertEqual(anonymous.status, .unauthorized)
-            XCTAssertEqual(sessions.sounds.withLock { $0 }, [true, false, true, false], "only the well-formed, authorised requests reached the core")
+            XCTAssertEqual(
+                sessions.sounds.withLock { $0 }, [true, false, true, false],
+                "only the well-formed, authorised requests reached the core")
         }
     }
 
     func testTalkIsForAdminsOneAtATime() async throws {
-        XCTAssertEqual(RoutePolicy.requirement(method: .post, path: "/api/whep/{id}/talk"), .admin, "a viewer may watch and listen, not talk")
+        XCTAssertEqual(
+            RoutePolicy.requirement(method: .post, path: "/api/whep/{id}/talk"), .admin,
+            "a viewer may watch and listen, not talk")
         XCTAssertEqual(RoutePolicy.requirement(method: .post, path: "/api/whep/{id}/sound"), .viewer)
         let sessions = Recorded()
         let web = try WebHarness(whep: sessions)
@@ -121,12 +131,14 @@ final class WebWHEPRouteTests: XCTestCase {
         let sessions = Recorded()
         let web = try WebHarness(whep: sessions)
         try await web.test { client in
-            let json = try await client.request("/api/whep", method: .post, headers: ["Content-Type: application/json"], body: "{}")
+            let json = try await client.request(
+                "/api/whep", method: .post, headers: ["Content-Type: application/json"], body: "{}")
             XCTAssertEqual(json.status, .unsupportedMediaType)
             let garbage = try await client.request("/api/whep", method: .post, headers: [Self.sdp], body: "hello")
             XCTAssertEqual(garbage.status, .badRequest)
             XCTAssertEqual(garbage.errorCode, "bad_request")
-            let anonymous = try await client.request("/api/whep", method: .post, headers: [Self.sdp], auth: false, body: Self.offer)
+            let anonymous = try await client.request(
+                "/api/whep", method: .post, headers: [Self.sdp], auth: false, body: Self.offer)
             XCTAssertEqual(anonymous.status, .unauthorized)
             XCTAssertEqual(sessions.offers.withLock { $0 }, ["hello"], "the anonymous offer never reached the core")
         }

@@ -1,7 +1,8 @@
-@testable import Backup
 import Foundation
 import NIOHTTP1
 import XCTest
+
+@testable import Backup
 
 /// Reading S3's answers (XML, ETags, the server's clock), the digests sent with each body, and what each error
 /// means for the queue.
@@ -46,17 +47,25 @@ final class S3AnswersTests: XCTestCase {
     func testTheServersClockComesFromServerTimeOrElseDate() throws {
         var headers = HTTPHeaders()
         headers.add(name: "Date", value: "Sat, 28 Nov 2026 09:21:27 GMT")
-        let fromBody = S3Client.Answer(status: 403, headers: headers, text: "<Error><Code>RequestTimeTooSkewed</Code><ServerTime>2026-11-28T10:00:00Z</ServerTime></Error>")
+        let fromBody = S3Client.Answer(
+            status: 403, headers: headers,
+            text: "<Error><Code>RequestTimeTooSkewed</Code><ServerTime>2026-11-28T10:00:00Z</ServerTime></Error>")
         XCTAssertEqual(S3Client.serverTime(fromBody)?.timeIntervalSince1970, 1_795_860_000)
-        let fromDate = S3Client.Answer(status: 403, headers: headers, text: "<Error><Code>RequestTimeTooSkewed</Code></Error>")
+        let fromDate = S3Client.Answer(
+            status: 403, headers: headers, text: "<Error><Code>RequestTimeTooSkewed</Code></Error>")
         XCTAssertEqual(S3Client.serverTime(fromDate)?.timeIntervalSince1970, 1_795_857_687)
         XCTAssertTrue(S3Client.isSkew(code: "RequestTimeTooSkewed", message: ""))
-        XCTAssertTrue(S3Client.isSkew(code: "AccessDenied", message: "difference between the request time and the server's time is too large"))
+        XCTAssertTrue(
+            S3Client.isSkew(
+                code: "AccessDenied", message: "difference between the request time and the server's time is too large")
+        )
         XCTAssertFalse(S3Client.isSkew(code: "AccessDenied", message: "Access Denied"))
     }
 
     private func verdict(_ status: Int, _ code: String, _ message: String = "") -> String {
-        switch BackupPolicy.classify(RemoteError.service(status, code: code, message: message, method: "PUT", path: "k", retryAfter: nil)) {
+        switch BackupPolicy.classify(
+            RemoteError.service(status, code: code, message: message, method: "PUT", path: "k", retryAfter: nil))
+        {
         case .retry: "retry"
         case .pause(let reason): "pause: \(reason)"
         case .fail: "fail"
@@ -64,15 +73,26 @@ final class S3AnswersTests: XCTestCase {
     }
 
     func testRefusedKeysAndAMissingBucketPauseAndTheRestIsRetriedOrFails() {
-        XCTAssertTrue(verdict(403, "SignatureDoesNotMatch").hasPrefix("pause: the S3 service refused the credentials (HTTP 403 SignatureDoesNotMatch)"))
+        XCTAssertTrue(
+            verdict(403, "SignatureDoesNotMatch").hasPrefix(
+                "pause: the S3 service refused the credentials (HTTP 403 SignatureDoesNotMatch)"))
         XCTAssertTrue(verdict(403, "InvalidAccessKeyId").hasPrefix("pause: the S3 service refused"))
         XCTAssertTrue(verdict(404, "NoSuchBucket").hasPrefix("pause: the bucket does not exist"))
-        XCTAssertTrue(BackupPolicy.isMissingBucket(RemoteError.service(404, code: "NoSuchBucket", message: "", method: "PUT", path: "k", retryAfter: nil)))
-        XCTAssertTrue(BackupPolicy.isRefusedCredentials(RemoteError.service(403, code: "AccessDenied", message: "", method: "PUT", path: "k", retryAfter: nil)))
-        for (status, code) in [(503, "SlowDown"), (500, "InternalError"), (400, "RequestTimeout"), (403, "RequestTimeTooSkewed"), (429, "x")] {
+        XCTAssertTrue(
+            BackupPolicy.isMissingBucket(
+                RemoteError.service(404, code: "NoSuchBucket", message: "", method: "PUT", path: "k", retryAfter: nil)))
+        XCTAssertTrue(
+            BackupPolicy.isRefusedCredentials(
+                RemoteError.service(403, code: "AccessDenied", message: "", method: "PUT", path: "k", retryAfter: nil)))
+        for (status, code) in [
+            (503, "SlowDown"), (500, "InternalError"), (400, "RequestTimeout"), (403, "RequestTimeTooSkewed"),
+            (429, "x"),
+        ] {
             XCTAssertEqual(verdict(status, code), "retry", code)
         }
-        XCTAssertEqual(verdict(400, "AccessDenied", "the difference between the request time and the server's time is too large"), "retry")
+        XCTAssertEqual(
+            verdict(400, "AccessDenied", "the difference between the request time and the server's time is too large"),
+            "retry")
         XCTAssertEqual(verdict(400, "EntityTooSmall"), "fail")
         XCTAssertEqual(verdict(400, "InvalidStorageClass"), "fail")
     }

@@ -1,10 +1,11 @@
 import AsyncHTTPClient
-@testable import Backup
 import Foundation
 import Settings
 import SigV4
 import TestSupport
 import XCTest
+
+@testable import Backup
 
 /// A device clock an hour off, against a real `rclone serve s3` (which refuses requests more than 15 minutes off:
 /// RequestTimeTooSkewed ahead, AccessDenied "…request time…" behind): the client's clock is this machine's plus its
@@ -15,7 +16,10 @@ final class S3ClockSkewTests: XCTestCase {
     private var root = ""
 
     override func tearDown() {
-        if let server { kill(server.processIdentifier, SIGKILL); server.waitUntilExit() }
+        if let server {
+            kill(server.processIdentifier, SIGKILL)
+            server.waitUntilExit()
+        }
         try? FileManager.default.removeItem(atPath: root)
     }
 
@@ -29,13 +33,21 @@ final class S3ClockSkewTests: XCTestCase {
         let port = Int.random(in: 40000...60000)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["rclone", "serve", "s3", "--auth-key", "skew-key,skew-secret", "--addr", "127.0.0.1:\(port)", root]
+        process.arguments = [
+            "rclone", "serve", "s3", "--auth-key", "skew-key,skew-secret", "--addr", "127.0.0.1:\(port)", root,
+        ]
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
         server = process
-        let answers = { (try? ProcessOutcome.run("/usr/bin/curl", ["-s", "-o", "/dev/null", "-w", "%{http_code}", "http://127.0.0.1:\(port)/"]))?.stdout == "400" }
-        XCTAssertTrue(Poll.until(timeout: 20, every: 0.1, { !process.isRunning || answers() }) && process.isRunning, "rclone serve s3 did not start")
+        let answers = {
+            (try? ProcessOutcome.run(
+                "/usr/bin/curl", ["-s", "-o", "/dev/null", "-w", "%{http_code}", "http://127.0.0.1:\(port)/"]))?.stdout
+                == "400"
+        }
+        XCTAssertTrue(
+            Poll.until(timeout: 20, every: 0.1, { !process.isRunning || answers() }) && process.isRunning,
+            "rclone serve s3 did not start")
         return port
     }
 
@@ -58,7 +70,8 @@ final class S3ClockSkewTests: XCTestCase {
                 let etag = try await client.putObject("skew/\(Int(offset)).txt", data: body)
                 XCTAssertEqual(etag, FileDigest.of(body).md5)
                 let corrected = client.clockOffset.withLock { $0 }
-                XCTAssertLessThan(abs(corrected), 60, "the offset now follows the server's clock (was \(offset), now \(corrected))")
+                XCTAssertLessThan(
+                    abs(corrected), 60, "the offset now follows the server's clock (was \(offset), now \(corrected))")
                 let head = try await client.headObject("skew/\(Int(offset)).txt")
                 XCTAssertEqual(head?.size, Int64(body.count))
             }

@@ -1,12 +1,15 @@
 import AsyncHTTPClient
-@testable import Backup
 import Settings
 import XCTest
+
+@testable import Backup
 
 /// Where requests go for an `s3://` url: AWS's virtual-hosted style by default, the bucket in the path for a store
 /// of one's own, `{device}` in the prefix.
 final class S3LocationTests: XCTestCase {
-    private func backup(_ url: String, endpoint: String = "", pathStyle: String = "auto", region: String = "us-east-1") -> ApplianceConfig.Backup {
+    private func backup(_ url: String, endpoint: String = "", pathStyle: String = "auto", region: String = "us-east-1")
+        -> ApplianceConfig.Backup
+    {
         var config = ApplianceConfig.Backup()
         config.url = url
         config.endpoint = endpoint
@@ -17,7 +20,8 @@ final class S3LocationTests: XCTestCase {
     }
 
     func testAWSIsVirtualHostedForTheRegion() throws {
-        let location = try S3Location(config: backup("s3://clips/fleet/{device}/", region: "eu-west-1"), device: "van-7")
+        let location = try S3Location(
+            config: backup("s3://clips/fleet/{device}/", region: "eu-west-1"), device: "van-7")
         XCTAssertEqual(location.origin, "https://clips.s3.eu-west-1.amazonaws.com")
         XCTAssertEqual(location.host, "clips.s3.eu-west-1.amazonaws.com")
         XCTAssertEqual(location.prefix, "fleet/van-7")
@@ -40,7 +44,9 @@ final class S3LocationTests: XCTestCase {
     }
 
     func testPathStyleCanBeForcedEitherWayAndADottedBucketIsInThePath() throws {
-        XCTAssertFalse(try S3Location(config: backup("s3://clips", endpoint: "https://garage.lan", pathStyle: "off"), device: "d").pathStyle)
+        XCTAssertFalse(
+            try S3Location(config: backup("s3://clips", endpoint: "https://garage.lan", pathStyle: "off"), device: "d")
+                .pathStyle)
         XCTAssertTrue(try S3Location(config: backup("s3://clips", pathStyle: "on"), device: "d").pathStyle)
         let dotted = try S3Location(config: backup("s3://my.clips"), device: "d")
         XCTAssertTrue(dotted.pathStyle, "a bucket with dots cannot sit under AWS's wildcard certificate")
@@ -51,7 +57,8 @@ final class S3LocationTests: XCTestCase {
         let http = HTTPClient(eventLoopGroupProvider: .singleton)
         for secret in [nil, ""] as [String?] {
             XCTAssertThrowsError(try BackupTargets.make(backup("s3://clips"), http: http, secret: secret)) { error in
-                XCTAssertEqual("\(error)", "no S3 secret key: set backup.secret_key_file (chmod 600) or APPLIANCE_BACKUP_SECRET")
+                XCTAssertEqual(
+                    "\(error)", "no S3 secret key: set backup.secret_key_file (chmod 600) or APPLIANCE_BACKUP_SECRET")
             }
         }
         XCTAssertNoThrow(try BackupTargets.make(backup("s3://clips"), http: http, secret: "s"))

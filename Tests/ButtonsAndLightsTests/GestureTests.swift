@@ -1,9 +1,10 @@
+import ApplianceBase
 import ApplianceProtocol
 import Foundation
 import Logging
-import XCTest
-import ApplianceBase
 import Settings
+import XCTest
+
 @testable import ButtonsAndLights
 
 /// The gesture recognizer, the software debouncer and the input_event decoder, on synthetic times (no clocks).
@@ -14,7 +15,8 @@ final class GestureTests: XCTestCase {
     private func up(_ t: UInt64) -> ButtonEdge { ButtonEdge(pressed: false, time: t * ms) }
 
     private func recognizer(hold: Bool = false, long: UInt64? = nil, double: UInt64? = nil) -> GestureRecognizer {
-        GestureRecognizer(rules: .init(hold: hold, longPress: long.map { $0 * ms }, doublePress: double.map { $0 * ms }))
+        GestureRecognizer(
+            rules: .init(hold: hold, longPress: long.map { $0 * ms }, doublePress: double.map { $0 * ms }))
     }
 
     // MARK: - Plain press
@@ -202,7 +204,8 @@ final class GestureTests: XCTestCase {
         XCTAssertEqual(d.feed(down(105)), [])
         XCTAssertEqual(d.feed(up(110)), [])
         XCTAssertEqual(d.feed(down(112)), [])
-        XCTAssertEqual(d.feed(up(200)), [ButtonEdge(pressed: true, time: 132 * ms)], "the press settled at 132, before this edge")
+        XCTAssertEqual(
+            d.feed(up(200)), [ButtonEdge(pressed: true, time: 132 * ms)], "the press settled at 132, before this edge")
         XCTAssertEqual(d.advance(to: 220 * ms), [ButtonEdge(pressed: false, time: 220 * ms)])
         XCTAssertFalse(d.stable)
     }
@@ -233,9 +236,12 @@ final class GestureTests: XCTestCase {
 
     /// Edges through the reader's feed (debouncer, then recognizer): deadlines due before an edge expire first,
     /// as the reader's loop does; then everything due by `end`.
-    private func debounced(_ edges: [ButtonEdge], debounce: UInt64, long: UInt64, double: UInt64, end: UInt64) -> [InputGesture.Gesture] {
-        var feed = GestureFeed(recognizer: recognizer(long: long, double: double), debounce: debounce * ms, label: "test",
-                               logger: Logger(label: "test"))
+    private func debounced(_ edges: [ButtonEdge], debounce: UInt64, long: UInt64, double: UInt64, end: UInt64)
+        -> [InputGesture.Gesture]
+    {
+        var feed = GestureFeed(
+            recognizer: recognizer(long: long, double: double), debounce: debounce * ms, label: "test",
+            logger: Logger(label: "test"))
         var gestures: [InputGesture.Gesture] = []
         for edge in edges {
             gestures += feed.expire(until: edge.time)
@@ -251,7 +257,8 @@ final class GestureTests: XCTestCase {
         let tooSoon = [down(0), up(1200), down(1210), up(1510), down(1810), up(2110)]
         XCTAssertEqual(debounced(tooSoon, debounce: 30, long: 800, double: 1500, end: 5000), [.longPress, .press])
         let aFingersPause = [down(0), up(1200), down(1500), up(1800), down(2100), up(2400)]
-        XCTAssertEqual(debounced(aFingersPause, debounce: 30, long: 800, double: 1500, end: 5000), [.longPress, .doublePress])
+        XCTAssertEqual(
+            debounced(aFingersPause, debounce: 30, long: 800, double: 1500, end: 5000), [.longPress, .doublePress])
     }
 
     // MARK: - input_event decoding
@@ -272,8 +279,9 @@ final class GestureTests: XCTestCase {
         XCTAssertEqual(event, .init(time: 12_345_678_000, type: 1, code: 57, value: 1))
         var decoder = InputEventDecoder(keyCode: 57)
         XCTAssertEqual(decode(&decoder, data), ButtonEdge(pressed: true, time: 12_345_678_000))
-        XCTAssertEqual(decode(&decoder, Self.record(seconds: 13, micros: 0, type: 1, code: 57, value: 0)),
-                       ButtonEdge(pressed: false, time: 13_000_000_000))
+        XCTAssertEqual(
+            decode(&decoder, Self.record(seconds: 13, micros: 0, type: 1, code: 57, value: 0)),
+            ButtonEdge(pressed: false, time: 13_000_000_000))
     }
 
     func testDecoderDropsRepeatsOtherKeysAndOtherTypes() {
@@ -281,8 +289,11 @@ final class GestureTests: XCTestCase {
         XCTAssertNil(decode(&decoder, Self.record(seconds: 1, micros: 0, type: 1, code: 57, value: 2)), "auto-repeat")
         XCTAssertNil(decode(&decoder, Self.record(seconds: 1, micros: 0, type: 1, code: 30, value: 1)), "another key")
         XCTAssertNil(decode(&decoder, Self.record(seconds: 1, micros: 0, type: 0, code: 0, value: 0)), "EV_SYN")
-        XCTAssertNil(decode(&decoder, Self.record(seconds: 1, micros: 0, type: 4, code: 4, value: 57)), "EV_MSC scan code")
-        XCTAssertNil(decode(&decoder, Self.record(seconds: 1, micros: 0, type: 2, code: 57, value: 1)), "EV_REL with the same code")
+        XCTAssertNil(
+            decode(&decoder, Self.record(seconds: 1, micros: 0, type: 4, code: 4, value: 57)), "EV_MSC scan code")
+        XCTAssertNil(
+            decode(&decoder, Self.record(seconds: 1, micros: 0, type: 2, code: 57, value: 1)),
+            "EV_REL with the same code")
         XCTAssertNil(Data(count: 10).withUnsafeBytes { InputEventDecoder.event($0) }, "a short record")
     }
 
@@ -302,7 +313,9 @@ final class GestureTests: XCTestCase {
     }
 
     func testNegativeTimesCountAsZero() {
-        let event = Self.record(seconds: -5, micros: 0, type: 1, code: 57, value: 1).withUnsafeBytes { InputEventDecoder.event($0) }
+        let event = Self.record(seconds: -5, micros: 0, type: 1, code: 57, value: 1).withUnsafeBytes {
+            InputEventDecoder.event($0)
+        }
         XCTAssertEqual(event?.time, 0)
     }
 

@@ -1,8 +1,9 @@
 import CLinuxInput
 import Foundation
+import Settings
 import TestSupport
 import XCTest
-import Settings
+
 @testable import ButtonsAndLights
 
 /// GPIO buttons through the kernel's uAPI v2 records. No GPIO chip exists on the test machine (its kernel has no
@@ -25,13 +26,21 @@ final class GpioTests: XCTestCase {
     func testRisingIsPressedFallingIsReleasedOtherOffsetsIgnored() {
         let decoder = GpioLineEventDecoder(offset: 17)
         func decode(_ bytes: [UInt8]) -> ButtonEdge? { bytes.withUnsafeBytes { decoder.edge(from: $0) } }
-        XCTAssertEqual(decode(GpioLineEventBytes.record(rising: true, offset: 17, timeNs: 5_000_000_000)), ButtonEdge(pressed: true, time: 5_000_000_000))
-        XCTAssertEqual(decode(GpioLineEventBytes.record(rising: false, offset: 17, timeNs: 5_100_000_000)), ButtonEdge(pressed: false, time: 5_100_000_000))
-        XCTAssertNil(decode(GpioLineEventBytes.record(rising: true, offset: 4, timeNs: 1)), "another line's event is not this button's")
+        XCTAssertEqual(
+            decode(GpioLineEventBytes.record(rising: true, offset: 17, timeNs: 5_000_000_000)),
+            ButtonEdge(pressed: true, time: 5_000_000_000))
+        XCTAssertEqual(
+            decode(GpioLineEventBytes.record(rising: false, offset: 17, timeNs: 5_100_000_000)),
+            ButtonEdge(pressed: false, time: 5_100_000_000))
+        XCTAssertNil(
+            decode(GpioLineEventBytes.record(rising: true, offset: 4, timeNs: 1)),
+            "another line's event is not this button's")
         var unknown = GpioLineEventBytes.record(rising: true, offset: 17, timeNs: 1)
         unknown[8] = 9
         XCTAssertNil(decode(unknown), "an unknown event id")
-        XCTAssertNil(decode(Array(GpioLineEventBytes.record(rising: true, offset: 17, timeNs: 1).prefix(47))), "a partial record")
+        XCTAssertNil(
+            decode(Array(GpioLineEventBytes.record(rising: true, offset: 17, timeNs: 1).prefix(47))), "a partial record"
+        )
         XCTAssertNil(decode([]))
     }
 
@@ -50,8 +59,12 @@ final class GpioTests: XCTestCase {
         }
         XCTAssertEqual(openError(chip: "/dev/gpiochip97"), .missing("no GPIO chip /dev/gpiochip97"))
         if noChips {
-            XCTAssertEqual(openError(chip: "gpiochip97"), .missing("no GPIO chip labelled 'gpiochip97' (no GPIO chips on this machine)"))
-            XCTAssertEqual(openError(chip: "pinctrl-bcm2711"), .missing("no GPIO chip labelled 'pinctrl-bcm2711' (no GPIO chips on this machine)"))
+            XCTAssertEqual(
+                openError(chip: "gpiochip97"),
+                .missing("no GPIO chip labelled 'gpiochip97' (no GPIO chips on this machine)"))
+            XCTAssertEqual(
+                openError(chip: "pinctrl-bcm2711"),
+                .missing("no GPIO chip labelled 'pinctrl-bcm2711' (no GPIO chips on this machine)"))
         }
         // A file that is no chip: there, but unusable.
         guard case .failed(let why)? = openError(chip: "/dev/null") else { return XCTFail("/dev/null is not a chip") }
@@ -59,15 +72,21 @@ final class GpioTests: XCTestCase {
         // The same for an output light.
         var output = ApplianceConfig.Output()
         (output.kind, output.chip, output.line) = (.gpio, "/dev/gpiochip97", "3")
-        XCTAssertThrowsError(try Lights.open(output)) { XCTAssertEqual($0 as? LightError, LightError("no GPIO chip /dev/gpiochip97")) }
+        XCTAssertThrowsError(try Lights.open(output)) {
+            XCTAssertEqual($0 as? LightError, LightError("no GPIO chip /dev/gpiochip97"))
+        }
     }
 
     func testChipPathsInNumericOrder() throws {
         let folder = NSTemporaryDirectory() + "gpio-dev-\(UUID().uuidString.prefix(6))"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        for name in ["gpiochip10", "gpiochip2", "gpiochip0", "ttyS0"] { XCTAssertTrue(FileManager.default.createFile(atPath: folder + "/" + name, contents: nil)) }
-        XCTAssertEqual(GpioChip.chipPaths(in: folder).map { ($0 as NSString).lastPathComponent }, ["gpiochip0", "gpiochip2", "gpiochip10"])
+        for name in ["gpiochip10", "gpiochip2", "gpiochip0", "ttyS0"] {
+            XCTAssertTrue(FileManager.default.createFile(atPath: folder + "/" + name, contents: nil))
+        }
+        XCTAssertEqual(
+            GpioChip.chipPaths(in: folder).map { ($0 as NSString).lastPathComponent },
+            ["gpiochip0", "gpiochip2", "gpiochip10"])
     }
 
     func testAFifoIsAStandInChipDebouncedInSoftware() throws {
@@ -89,14 +108,18 @@ final class GpioTests: XCTestCase {
         let writer = open(fifo, O_WRONLY | O_NONBLOCK)
         XCTAssertGreaterThanOrEqual(writer, 0)
         defer { close(writer) }
-        let bytes = GpioLineEventBytes.record(rising: true, offset: 5, timeNs: 1_000) + GpioLineEventBytes.record(rising: true, offset: 6, timeNs: 1_500)
+        let bytes =
+            GpioLineEventBytes.record(rising: true, offset: 5, timeNs: 1_000)
+            + GpioLineEventBytes.record(rising: true, offset: 6, timeNs: 1_500)
             + GpioLineEventBytes.record(rising: false, offset: 5, timeNs: 2_000)
         XCTAssertEqual(bytes.withUnsafeBytes { write(writer, $0.baseAddress, $0.count) }, 144)
         var buffer = [UInt8](repeating: 0, count: 480)
         let n = buffer.withUnsafeMutableBytes { read(button.fd, $0.baseAddress, $0.count) }
         XCTAssertEqual(n, 144)
         let edges = buffer.withUnsafeBytes { b in
-            stride(from: 0, to: n, by: 48).compactMap { button.edge(from: UnsafeRawBufferPointer(rebasing: b[$0..<$0 + 48])) }
+            stride(from: 0, to: n, by: 48).compactMap {
+                button.edge(from: UnsafeRawBufferPointer(rebasing: b[$0..<$0 + 48]))
+            }
         }
         XCTAssertEqual(edges, [ButtonEdge(pressed: true, time: 1_000), ButtonEdge(pressed: false, time: 2_000)])
 

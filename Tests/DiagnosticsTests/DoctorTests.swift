@@ -1,10 +1,11 @@
-@testable import Diagnostics
-import TLSIdentity
+import Engine
 import Foundation
-import XCTest
 import MotionAndSound
 import Settings
-import Engine
+import TLSIdentity
+import XCTest
+
+@testable import Diagnostics
 
 /// The pure parts of `appliance doctor`: how findings become PASS/WARN/FAIL lines. The checks against this
 /// machine's devices, filesystems, encoders and a WebDAV server are in EndToEndTests/DoctorTests.
@@ -12,9 +13,11 @@ final class DoctorTests: XCTestCase {
     func testLinesAreOneLineASCIIWithTheFixOnlyWhenNeeded() {
         XCTAssertEqual(DoctorCheck.pass("clock", "fine").line, "PASS  clock: fine")
         XCTAssertNil(DoctorCheck(name: "x", status: .pass, detail: "d", fix: "ignored").fix, "a pass has no fix")
-        XCTAssertEqual(DoctorCheck.warn("storage", "low", fix: "free space").line, "WARN  storage: low -- fix: free space")
-        XCTAssertEqual(DoctorCheck.fail("video-encoder", "bad\n  more\n", fix: "install \u{2014} x264 \u{00D7} 2").line,
-                       "FAIL  video-encoder: bad; more -- fix: install -- x264 x 2")
+        XCTAssertEqual(
+            DoctorCheck.warn("storage", "low", fix: "free space").line, "WARN  storage: low -- fix: free space")
+        XCTAssertEqual(
+            DoctorCheck.fail("video-encoder", "bad\n  more\n", fix: "install \u{2014} x264 \u{00D7} 2").line,
+            "FAIL  video-encoder: bad; more -- fix: install -- x264 x 2")
     }
 
     func testReportCountsSummaryExitCodeAndJSON() throws {
@@ -40,7 +43,8 @@ final class DoctorTests: XCTestCase {
         let gb: Int64 = 1_000_000_000
         // 4128 kbit/s is 516 kB/s: an hour is 1.86 GB.
         func judge(_ free: Int64, clips: Int64 = 0, minFreeMb: Int = 512) -> SpaceVerdict {
-            SpaceVerdict.judge(freeBytes: free, clipBytes: clips, totalBytes: 64 * gb, minFreeMb: minFreeMb, bitrateKbps: 4128)
+            SpaceVerdict.judge(
+                freeBytes: free, clipBytes: clips, totalBytes: 64 * gb, minFreeMb: minFreeMb, bitrateKbps: 4128)
         }
         XCTAssertEqual(judge(100 * gb / 1000).status, .fail, "under min_free_mb")
         XCTAssertTrue(judge(100 * gb / 1000).detail.contains("under [storage] min_free_mb = 512: recording stops"))
@@ -54,12 +58,16 @@ final class DoctorTests: XCTestCase {
         // A full card of clips is a dashcam's normal state: retention deletes them to make room.
         let dashcam = judge(600 * gb / 1000, clips: 50 * gb)
         XCTAssertEqual(dashcam.status, .pass)
-        XCTAssertEqual(dashcam.detail, "600 MB free of 64.0 GB, 50.0 GB of clips retention may delete, room for 26 h at 4128 kbit/s")
+        XCTAssertEqual(
+            dashcam.detail,
+            "600 MB free of 64.0 GB, 50.0 GB of clips retention may delete, room for 26 h at 4128 kbit/s")
         XCTAssertEqual(judge(10 * gb / 1000, minFreeMb: 0).status, .warn, "no floor, but minutes of room")
     }
 
     func testFileSystemTypes() {
-        func kind(_ magic: UInt64?, _ type: String? = nil) -> FileSystemKind { FileSystemKind(magic: magic, mountType: type) }
+        func kind(_ magic: UInt64?, _ type: String? = nil) -> FileSystemKind {
+            FileSystemKind(magic: magic, mountType: type)
+        }
         for (magic, name) in [(UInt64(0x4D44), "vfat"), (UInt64(0x2011_BAB0), "exfat")] {
             XCTAssertEqual(kind(magic).name, name)
             XCTAssertEqual(kind(magic).status, .warn)
@@ -68,8 +76,12 @@ final class DoctorTests: XCTestCase {
         }
         XCTAssertEqual(kind(0x0102_1994).name, "tmpfs")
         XCTAssertEqual(kind(0x0102_1994).concern, "in memory: recordings are lost at reboot")
-        for (magic, name) in [(UInt64(0xEF53), "ext4"), (0x5846_5342, "xfs"), (0x9123_683E, "btrfs"), (0xF2F5_2010, "f2fs")] {
-            XCTAssertEqual(kind(magic, name == "ext4" ? "ext4" : nil), FileSystemKind(name: name, status: .pass, concern: nil, fix: nil))
+        for (magic, name) in [
+            (UInt64(0xEF53), "ext4"), (0x5846_5342, "xfs"), (0x9123_683E, "btrfs"), (0xF2F5_2010, "f2fs"),
+        ] {
+            XCTAssertEqual(
+                kind(magic, name == "ext4" ? "ext4" : nil),
+                FileSystemKind(name: name, status: .pass, concern: nil, fix: nil))
         }
         XCTAssertEqual(kind(0xEF53, "ext2").status, .warn, "ext2 shares ext4's magic but has no journal")
         XCTAssertEqual(kind(0xEF53, "ext3").name, "ext3")
@@ -92,12 +104,14 @@ final class DoctorTests: XCTestCase {
         XCTAssertEqual(table.mount(containing: "/media/sd card/appliance")?.type, "vfat")
         XCTAssertEqual(table.mount(containing: "/media/sd card/appliance")?.mountPoint, "/media/sd card")
         XCTAssertEqual(table.mount(containing: "/media/sd")?.source, "/dev/sdb1")
-        XCTAssertEqual(table.mount(containing: "/media/sdx/data")?.type, "ext4", "a prefix of the name is not a parent folder")
+        XCTAssertEqual(
+            table.mount(containing: "/media/sdx/data")?.type, "ext4", "a prefix of the name is not a parent folder")
         XCTAssertEqual(table.mount(containing: "/var/lib/appliance")?.mountPoint, "/")
     }
 
     func testCameraModesFromDeviceMonitorCaps() {
-        let caps = "video/x-raw, format=(string)YUY2, width=(int)1280, height=(int)720, pixel-aspect-ratio=(fraction)1/1, "
+        let caps =
+            "video/x-raw, format=(string)YUY2, width=(int)1280, height=(int)720, pixel-aspect-ratio=(fraction)1/1, "
             + "framerate=(fraction){ 10/1, 5/1 }; video/x-raw, format=(string)YUY2, width=(int)640, height=(int)480, "
             + "framerate=(fraction){ 30/1, 15/1 }; image/jpeg, width=(int)1920, height=(int)1080, framerate=(fraction)30/1; "
             + "image/jpeg, width=(int)1280, height=(int)720, framerate=(fraction)[ 1/1, 60/1 ]; "
@@ -105,13 +119,18 @@ final class DoctorTests: XCTestCase {
         let modes = CameraMode.parse(caps)
         XCTAssertEqual(modes.count, 6)
         XCTAssertEqual(modes[0], CameraMode(format: "YUY2", width: 1280, height: 720, fps: 10, rates: [10, 5]))
-        XCTAssertEqual(modes[3], CameraMode(format: "MJPG", width: 1280, height: 720, fps: 60, rates: [60, 1], rateIsRange: true))
+        XCTAssertEqual(
+            modes[3], CameraMode(format: "MJPG", width: 1280, height: 720, fps: 60, rates: [60, 1], rateIsRange: true))
         XCTAssertTrue(modes[3].offers(rate: 25), "a range offers every rate inside it")
         XCTAssertFalse(modes[0].offers(rate: 30))
         XCTAssertEqual(modes[4].rates.first ?? 0, 29.97, accuracy: 0.001)
         XCTAssertEqual(modes[4].format, "NV12")
-        XCTAssertEqual(CameraMode.summary(modes), "YUY2 1280x720@10, 640x480@30, 320x240@29.97; MJPG 1920x1080@30, 1280x720@60; NV12 320x240@29.97")
-        XCTAssertEqual(CameraMode.summary(modes, limit: 1), "YUY2 1280x720@10 (+2 more); MJPG 1920x1080@30 (+1 more); NV12 320x240@29.97")
+        XCTAssertEqual(
+            CameraMode.summary(modes),
+            "YUY2 1280x720@10, 640x480@30, 320x240@29.97; MJPG 1920x1080@30, 1280x720@60; NV12 320x240@29.97")
+        XCTAssertEqual(
+            CameraMode.summary(modes, limit: 1),
+            "YUY2 1280x720@10 (+2 more); MJPG 1920x1080@30 (+1 more); NV12 320x240@29.97")
         XCTAssertEqual(CameraMode.bestFps(modes, width: 1280, height: 720), 60)
         XCTAssertEqual(CameraMode.bestFps(modes, width: 1920, height: 1080), 30)
         XCTAssertNil(CameraMode.bestFps(modes, width: 3840, height: 2160))
@@ -119,10 +138,15 @@ final class DoctorTests: XCTestCase {
     }
 
     func testMissingElementsNameTheirPackage() {
-        XCTAssertEqual(PluginPackages.missingElement(in: #"pipeline fragment encoders/x264.gst: no element "x264enc" -- in: x264enc"#), "x264enc")
+        XCTAssertEqual(
+            PluginPackages.missingElement(
+                in: #"pipeline fragment encoders/x264.gst: no element "x264enc" -- in: x264enc"#), "x264enc")
         XCTAssertNil(PluginPackages.missingElement(in: "could not link"))
-        XCTAssertEqual(PluginPackages.fix(forMissing: "x264enc"), "install gstreamer1.0-plugins-ugly (apt install gstreamer1.0-plugins-ugly)")
-        XCTAssertEqual(PluginPackages.fix(forMissing: "avenc_aac"), "install gstreamer1.0-libav (apt install gstreamer1.0-libav)")
+        XCTAssertEqual(
+            PluginPackages.fix(forMissing: "x264enc"),
+            "install gstreamer1.0-plugins-ugly (apt install gstreamer1.0-plugins-ugly)")
+        XCTAssertEqual(
+            PluginPackages.fix(forMissing: "avenc_aac"), "install gstreamer1.0-libav (apt install gstreamer1.0-libav)")
         XCTAssertTrue(PluginPackages.fix(forMissing: "foosrc").contains("gst-inspect-1.0 foosrc"))
     }
 
@@ -139,12 +163,15 @@ final class DoctorTests: XCTestCase {
         XCTAssertTrue(unsynced.detail.contains("an RTC is fitted"))
         XCTAssertFalse(unsynced.fix?.contains("fit an RTC") ?? true, "no advice to fit what is there")
         let synced = ClockCheck.judge(now: later, kernelState: 0, hasRTC: false)
-        XCTAssertEqual(synced.line, "PASS  clock: \(ClockCheck.format(later)), synchronised; no RTC (/sys/class/rtc/rtc0 absent)")
+        XCTAssertEqual(
+            synced.line, "PASS  clock: \(ClockCheck.format(later)), synchronised; no RTC (/sys/class/rtc/rtc0 absent)")
         XCTAssertEqual(ClockCheck.format(ClockCheck.floor), "2026-11-01 00:00:00 UTC")
     }
 
     func testTheWebCertificateCheckShowsTheFingerprintAndRefusesAMismatchedKey() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("doctor-tls-\(UUID().uuidString.prefix(8))").path
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "doctor-tls-\(UUID().uuidString.prefix(8))"
+        ).path
         defer { try? FileManager.default.removeItem(atPath: folder) }
         var config = ApplianceConfig()
         config.dataDir = folder
@@ -180,59 +207,83 @@ final class DoctorTests: XCTestCase {
         XCTAssertFalse(node.readWrite(uid: 1000, groups: [29]))
         XCTAssertTrue(node.readWrite(uid: 0, groups: []), "root")
         XCTAssertTrue(DeviceNode(path: "/dev/null", uid: 0, gid: 0, mode: 0o666).readWrite(uid: 1000, groups: []))
-        XCTAssertFalse(DeviceNode(path: "/dev/x", uid: 1000, gid: 0, mode: 0o466).readWrite(uid: 1000, groups: [0]), "owner bits decide for the owner")
-        XCTAssertTrue(DeviceNode(path: "/data", uid: 1000, gid: 1000, mode: 0o755).writableFolder(uid: 1000, groups: []))
+        XCTAssertFalse(
+            DeviceNode(path: "/dev/x", uid: 1000, gid: 0, mode: 0o466).readWrite(uid: 1000, groups: [0]),
+            "owner bits decide for the owner")
+        XCTAssertTrue(
+            DeviceNode(path: "/data", uid: 1000, gid: 1000, mode: 0o755).writableFolder(uid: 1000, groups: []))
         XCTAssertFalse(DeviceNode(path: "/data", uid: 0, gid: 0, mode: 0o755).writableFolder(uid: 1000, groups: [0]))
     }
 
     func testPermissionsJudgeTheServiceUserByItsGroups() {
         let groups: [String: gid_t] = ["video": 44, "audio": 29, "input": 105, "gpio": 997]
-        let camera = PermissionsCheck.Node(node: DeviceNode(path: "/dev/video0", uid: 0, gid: 44, mode: 0o660), configured: true)
-        let chip = PermissionsCheck.Node(node: DeviceNode(path: "/dev/gpiochip0", uid: 0, gid: 0, mode: 0o600), configured: false)
+        let camera = PermissionsCheck.Node(
+            node: DeviceNode(path: "/dev/video0", uid: 0, gid: 44, mode: 0o660), configured: true)
+        let chip = PermissionsCheck.Node(
+            node: DeviceNode(path: "/dev/gpiochip0", uid: 0, gid: 0, mode: 0o600), configured: false)
         let me = UserAccount(name: "pi", uid: 1000, groups: [1000])
         let service = UserAccount(name: "appliance", uid: 999, groups: [999, 44, 29, 105, 997])
 
-        let good = PermissionsCheck.judge(nodes: [camera], service: service, current: me, groups: groups, currentCanUse: { _ in false })
+        let good = PermissionsCheck.judge(
+            nodes: [camera], service: service, current: me, groups: groups, currentCanUse: { _ in false })
         XCTAssertEqual(good.status, .pass, good.line)
-        XCTAssertTrue(good.detail.contains("service user appliance is in groups video, audio, input, gpio"), good.detail)
-        XCTAssertTrue(good.detail.contains("you (pi) cannot open /dev/video0; that is fine for the service"), good.detail)
+        XCTAssertTrue(
+            good.detail.contains("service user appliance is in groups video, audio, input, gpio"), good.detail)
+        XCTAssertTrue(
+            good.detail.contains("you (pi) cannot open /dev/video0; that is fine for the service"), good.detail)
 
         let noVideo = UserAccount(name: "appliance", uid: 999, groups: [999, 29, 105, 997])
-        let bad = PermissionsCheck.judge(nodes: [camera], service: noVideo, current: me, groups: groups, currentCanUse: { _ in true })
+        let bad = PermissionsCheck.judge(
+            nodes: [camera], service: noVideo, current: me, groups: groups, currentCanUse: { _ in true })
         XCTAssertEqual(bad.status, .fail)
         XCTAssertEqual(bad.detail, "appliance is not in group video, which owns /dev/video0")
         XCTAssertEqual(bad.fix, "usermod -aG video appliance, then restart the service")
 
-        let rootOnlyChip = PermissionsCheck.judge(nodes: [camera, chip], service: service, current: me, groups: groups, currentCanUse: { _ in true })
+        let rootOnlyChip = PermissionsCheck.judge(
+            nodes: [camera, chip], service: service, current: me, groups: groups, currentCanUse: { _ in true })
         XCTAssertEqual(rootOnlyChip.status, .warn, "an unconfigured GPIO chip only warns")
-        XCTAssertTrue(rootOnlyChip.detail.hasPrefix("appliance cannot read and write /dev/gpiochip0 (root:root 0600)"), rootOnlyChip.detail)
+        XCTAssertTrue(
+            rootOnlyChip.detail.hasPrefix("appliance cannot read and write /dev/gpiochip0 (root:root 0600)"),
+            rootOnlyChip.detail)
         XCTAssertTrue(rootOnlyChip.fix?.contains("udev rule") ?? false)
 
-        let noService = PermissionsCheck.judge(nodes: [camera], service: nil, current: me, groups: groups, currentCanUse: { _ in false })
+        let noService = PermissionsCheck.judge(
+            nodes: [camera], service: nil, current: me, groups: groups, currentCanUse: { _ in false })
         XCTAssertEqual(noService.status, .fail, "without a service user, the user running doctor is judged")
         XCTAssertEqual(noService.fix, "usermod -aG video pi")
-        let nothing = PermissionsCheck.judge(nodes: [], service: nil, current: me, groups: groups, currentCanUse: { _ in false })
-        XCTAssertEqual(nothing.line, "PASS  permissions: no service user appliance: judged for pi, who runs doctor; no camera, capture, input or GPIO device nodes here")
+        let nothing = PermissionsCheck.judge(
+            nodes: [], service: nil, current: me, groups: groups, currentCanUse: { _ in false })
+        XCTAssertEqual(
+            nothing.line,
+            "PASS  permissions: no service user appliance: judged for pi, who runs doctor; no camera, capture, input or GPIO device nodes here"
+        )
     }
 
     func testBackupAnswersAreClassified() {
         var backup = ApplianceConfig.Backup()
         backup.url = "https://dav.example/me"
         backup.username = "me"
-        func judge(_ status: Int, collection: Bool = true, location: String? = nil, password: Bool = true) -> DoctorCheck {
-            BackupCheck.judge(.init(status: status, isCollection: collection, location: location), url: backup.url, backup: backup, hasPassword: password)
+        func judge(_ status: Int, collection: Bool = true, location: String? = nil, password: Bool = true)
+            -> DoctorCheck
+        {
+            BackupCheck.judge(
+                .init(status: status, isCollection: collection, location: location), url: backup.url, backup: backup,
+                hasPassword: password)
         }
-        XCTAssertEqual(judge(207).line, "PASS  backup: https://dav.example/me answers as me (PROPFIND: HTTP 207, a folder)")
+        XCTAssertEqual(
+            judge(207).line, "PASS  backup: https://dav.example/me answers as me (PROPFIND: HTTP 207, a folder)")
         XCTAssertEqual(judge(207, collection: false).status, .fail)
         XCTAssertEqual(judge(401).status, .fail)
         XCTAssertTrue(judge(403).detail.hasPrefix("the server refused the credentials as me (HTTP 403)"))
         XCTAssertTrue(judge(401, password: false).detail.contains("APPLIANCE_BACKUP_PASSWORD is not set"))
         XCTAssertEqual(judge(404).status, .warn, "the uploader creates the folder")
-        XCTAssertEqual(judge(301, location: "https://dav.example/me/").fix, "set [backup] url to https://dav.example/me/")
+        XCTAssertEqual(
+            judge(301, location: "https://dav.example/me/").fix, "set [backup] url to https://dav.example/me/")
         XCTAssertEqual(judge(405).status, .fail)
         XCTAssertEqual(judge(500).status, .fail)
-        XCTAssertEqual(BackupCheck.plainReason("network: connection reset (error set): Connection refused) (errno: 111)"),
-                       "connection refused (nothing listens there)")
+        XCTAssertEqual(
+            BackupCheck.plainReason("network: connection reset (error set): Connection refused) (errno: 111)"),
+            "connection refused (nothing listens there)")
     }
 
     func testMotionSaysWhetherItRunsAtWhatRateAndWhatAFrameCosts() throws {
@@ -249,7 +300,8 @@ final class DoctorTests: XCTestCase {
     }
 
     func testTheCamerasSoundNamesTheCamerasThatCanGiveIt() throws {
-        let config = try ConfigLoader.parse("""
+        let config = try ConfigLoader.parse(
+            """
             [audio]
             source = "camera"
             [[camera]]
@@ -261,15 +313,20 @@ final class DoctorTests: XCTestCase {
             url = "rtsp://192.0.2.1/live"
             """, file: "t")
         let check = MicrophoneCheck.run(config.audio, cameras: config.cameras)
-        XCTAssertEqual(check.line, "PASS  microphone: the shown IP camera's sound (door); silence while another camera is shown")
+        XCTAssertEqual(
+            check.line, "PASS  microphone: the shown IP camera's sound (door); silence while another camera is shown")
         let none = MicrophoneCheck.run(config.audio, cameras: [config.cameras[0]])
         XCTAssertEqual(none.status, .warn)
         XCTAssertTrue(none.detail.contains("no camera is an IP camera"), none.detail)
     }
 
     func testConfigFailureNamesTheKeyAndLine() {
-        let error = ConfigError(file: "/etc/appliance.toml", line: 12, key: "video.framerate", message: "expected an integer")
+        let error = ConfigError(
+            file: "/etc/appliance.toml", line: 12, key: "video.framerate", message: "expected an integer")
         let check = ConfigCheck.failed(error, path: "/etc/appliance.toml")
-        XCTAssertEqual(check.line, "FAIL  config: /etc/appliance.toml:12: video.framerate: expected an integer -- fix: correct video.framerate in /etc/appliance.toml line 12")
+        XCTAssertEqual(
+            check.line,
+            "FAIL  config: /etc/appliance.toml:12: video.framerate: expected an integer -- fix: correct video.framerate in /etc/appliance.toml line 12"
+        )
     }
 }

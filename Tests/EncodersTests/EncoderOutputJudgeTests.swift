@@ -1,7 +1,8 @@
-@testable import Encoders
-import XCTest
 import ApplianceBase
 import Engine
+import XCTest
+
+@testable import Encoders
 
 /// The judge of an encoder's output, fed counters and times as the daemon's samples are.
 final class EncoderOutputJudgeTests: XCTestCase {

@@ -1,12 +1,13 @@
-@testable import Encoders
+import ApplianceBase
 import ApplianceProtocol
+import Engine
 import Foundation
 import GStreamerKit
 import Logging
-import XCTest
-import ApplianceBase
 import Settings
-import Engine
+import XCTest
+
+@testable import Encoders
 
 /// `[video] encoder = "auto"` with the real encoders this machine has (openh264enc, x264enc) and candidates that are
 /// present but broken: one names an element that is not installed, one fails to negotiate, one returns the wrong
@@ -27,11 +28,13 @@ final class EncoderSelectionTests: XCTestCase {
         let fragments = [
             "missing": "nosuchh264enc bitrate=${bitrate_kbps}",
             "broken": "x264enc bitrate=${bitrate_kbps} ! capsfilter caps=video/x-h264,profile=no-such-profile",
-            "small": "videoscale ! capsfilter caps=video/x-raw,width=160,height=120 ! x264enc bitrate=${bitrate_kbps} key-int-max=${keyframe_frames}",
+            "small":
+                "videoscale ! capsfilter caps=video/x-raw,width=160,height=120 ! x264enc bitrate=${bitrate_kbps} key-int-max=${keyframe_frames}",
             "slow": "x264enc bitrate=${bitrate_kbps} ! identity sleep-time=400000",
         ]
         for (name, text) in fragments {
-            try text.write(to: pipelines.appendingPathComponent("encoders/\(name).gst"), atomically: true, encoding: .utf8)
+            try text.write(
+                to: pipelines.appendingPathComponent("encoders/\(name).gst"), atomically: true, encoding: .utf8)
         }
         library = try FragmentLibrary.locate(configured: pipelines.path)
     }
@@ -40,27 +43,37 @@ final class EncoderSelectionTests: XCTestCase {
 
     func video(_ candidates: [String]) -> ApplianceConfig.Video {
         var video = ApplianceConfig.Video()
-        (video.width, video.height, video.framerate, video.encoderCandidates, video.encoderTrialS) = (320, 240, 15, candidates, 2)
+        (video.width, video.height, video.framerate, video.encoderCandidates, video.encoderTrialS) = (
+            320, 240, 15, candidates, 2
+        )
         return video
     }
 
     func selector(_ video: ApplianceConfig.Video, runner: CountingTrials) -> EncoderSelector {
-        EncoderSelector(video: video, library: library, runner: runner, cache: EncoderChoiceCache(dataDir: directory.path),
-                        logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
+        EncoderSelector(
+            video: video, library: library, runner: runner, cache: EncoderChoiceCache(dataDir: directory.path),
+            logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
     }
 
     func testTheFirstCandidateThatReallyEncodesIsChosen() async throws {
         let runner = CountingTrials()
-        let choice = try await selector(video(["missing", "broken", "small", "slow", "openh264", "x264"]), runner: runner).choose()
+        let choice = try await selector(
+            video(["missing", "broken", "small", "slow", "openh264", "x264"]), runner: runner
+        ).choose()
         XCTAssertEqual([choice.encoder, choice.element, choice.how.rawValue], ["openh264", "openh264enc", "trial"])
         let outcomes = choice.trials.map { "\($0.name):\($0.result.rawValue)" }
-        XCTAssertEqual(outcomes, ["missing:absent", "broken:failed", "small:failed", "slow:failed", "openh264:passed", "x264:not_tried"])
+        XCTAssertEqual(
+            outcomes,
+            ["missing:absent", "broken:failed", "small:failed", "slow:failed", "openh264:passed", "x264:not_tried"])
         let detail = Dictionary(uniqueKeysWithValues: choice.trials.map { ($0.name, $0.detail) })
         XCTAssertEqual(detail["missing"], "not installed: nosuchh264enc")
         XCTAssertTrue(detail["broken"]?.contains("could not link x264enc") == true, detail["broken"] ?? "")
-        XCTAssertTrue(detail["small"]?.hasSuffix("decoded at 160x120 in \(choice.trials[2].ms) ms, not 320x240") == true, detail["small"] ?? "")
+        XCTAssertTrue(
+            detail["small"]?.hasSuffix("decoded at 160x120 in \(choice.trials[2].ms) ms, not 320x240") == true,
+            detail["small"] ?? "")
         XCTAssertTrue(detail["slow"]?.contains("did not finish within 2 s") == true, detail["slow"] ?? "")
-        XCTAssertTrue(detail["openh264"]?.hasPrefix("15 of 15 frames decoded at 320x240") == true, detail["openh264"] ?? "")
+        XCTAssertTrue(
+            detail["openh264"]?.hasPrefix("15 of 15 frames decoded at 320x240") == true, detail["openh264"] ?? "")
         XCTAssertEqual(runner.count, 4, "the absent one is not tried, nor any after the choice")
     }
 
@@ -81,10 +94,12 @@ final class EncoderSelectionTests: XCTestCase {
         let retried = try await selector(faster, runner: changed).choose()
         XCTAssertEqual(retried.how, .trial, "new settings: tried again")
         XCTAssertEqual(changed.count, 2)
-        try "x264enc bitrate=${bitrate_kbps}".write(toFile: library.directory + "/encoders/broken.gst", atomically: true, encoding: .utf8)
+        try "x264enc bitrate=${bitrate_kbps}".write(
+            toFile: library.directory + "/encoders/broken.gst", atomically: true, encoding: .utf8)
         let edited = CountingTrials()
         let now = try await selector(faster, runner: edited).choose()
-        XCTAssertEqual([now.encoder, now.how.rawValue], ["broken", "trial"], "an edited fragment is tried again (and now works)")
+        XCTAssertEqual(
+            [now.encoder, now.how.rawValue], ["broken", "trial"], "an edited fragment is tried again (and now works)")
     }
 
     func testNothingWorkingIsOneLineNamingEachCandidate() async throws {
@@ -93,7 +108,9 @@ final class EncoderSelectionTests: XCTestCase {
             XCTFail("no encoder works")
         } catch {
             let line = "\(error)"
-            XCTAssertTrue(line.hasPrefix("no H.264 encoder works: missing absent (not installed: nosuchh264enc); broken failed ("), line)
+            XCTAssertTrue(
+                line.hasPrefix(
+                    "no H.264 encoder works: missing absent (not installed: nosuchh264enc); broken failed ("), line)
             XCTAssertFalse(line.contains("\n"))
         }
     }
@@ -108,8 +125,12 @@ final class EncoderSelectionTests: XCTestCase {
     }
 
     func testFragmentsNameTheirElements() {
-        XCTAssertEqual(EncoderCandidate.factoryNames(in: "# comment\nvideoconvert ! vah264enc bitrate=${bitrate_kbps} ! capsfilter caps=video/x-h264,level=(string)4 ! video/x-h264"),
-                       ["videoconvert", "vah264enc", "capsfilter"])
+        XCTAssertEqual(
+            EncoderCandidate.factoryNames(
+                in:
+                    "# comment\nvideoconvert ! vah264enc bitrate=${bitrate_kbps} ! capsfilter caps=video/x-h264,level=(string)4 ! video/x-h264"
+            ),
+            ["videoconvert", "vah264enc", "capsfilter"])
         let candidate = EncoderCandidate.read("v4l2h264", library: library)
         XCTAssertEqual(candidate.element, "v4l2h264enc")
         XCTAssertFalse(candidate.isPresent, "no V4L2 memory-to-memory encoder on this machine")
@@ -124,7 +145,9 @@ final class CountingTrials: EncoderTrialRunner, @unchecked Sendable {
     private var trials = 0
     var count: Int { lock.withLock { trials } }
 
-    func trial(_ candidate: String, video: ApplianceConfig.Video, library: FragmentLibrary, limit: Duration) async -> EncoderChoice.Trial {
+    func trial(_ candidate: String, video: ApplianceConfig.Video, library: FragmentLibrary, limit: Duration) async
+        -> EncoderChoice.Trial
+    {
         lock.withLock { trials += 1 }
         return await InProcessEncoderTrials().trial(candidate, video: video, library: library, limit: limit)
     }
@@ -143,15 +166,18 @@ extension EncoderSelectionTests {
     }
 
     func busySelector(_ video: ApplianceConfig.Video) throws -> EncoderSelector {
-        EncoderSelector(video: video, library: library, runner: try hangingTrials(), cache: EncoderChoiceCache(dataDir: directory.path),
-                        logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
+        EncoderSelector(
+            video: video, library: library, runner: try hangingTrials(),
+            cache: EncoderChoiceCache(dataDir: directory.path),
+            logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
     }
 
     func testWhenNoTrialAnswersTheFirstSoftwareEncoderIsUsedUntried() async throws {
         var busy = video(["openh264", "x264"])
         busy.encoderTrialS = 1
         let choice = try await busySelector(busy).choose()
-        XCTAssertEqual([choice.encoder, choice.element, choice.how.rawValue], ["openh264", "openh264enc", "provisional"])
+        XCTAssertEqual(
+            [choice.encoder, choice.element, choice.how.rawValue], ["openh264", "openh264enc", "provisional"])
         XCTAssertEqual(choice.trials.map(\.result), [.timedOut, .timedOut])
         XCTAssertTrue(choice.trials[0].detail.contains("killed"), choice.trials[0].detail)
         let again = CountingTrials()
@@ -169,7 +195,9 @@ extension EncoderSelectionTests {
         } catch {
             XCTAssertTrue("\(error)".hasPrefix("no H.264 encoder works"), "\(error)")
         }
-        XCTAssertNil(EncoderSelector.provisional(EncoderCandidate.ordered(["missing", "broken"], library: library),
-                                                 trials: [.init(name: "broken", element: "x264enc", result: .failed, detail: "no", ms: 1)]))
+        XCTAssertNil(
+            EncoderSelector.provisional(
+                EncoderCandidate.ordered(["missing", "broken"], library: library),
+                trials: [.init(name: "broken", element: "x264enc", result: .failed, detail: "no", ms: 1)]))
     }
 }

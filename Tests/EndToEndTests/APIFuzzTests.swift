@@ -24,11 +24,13 @@ final class APIFuzzTests: XCTestCase {
 
     func testSchemathesisFindsNothingAsAViewerOrAnAdmin() throws {
         let probe = try ProcessOutcome.run("/usr/bin/env", ["python3", "-m", "schemathesis.cli", "--version"])
-        XCTAssertEqual(probe.status, 0, "schemathesis is installed by packaging/install-deps.sh --test: \(probe.output)")
+        XCTAssertEqual(
+            probe.status, 0, "schemathesis is installed by packaging/install-deps.sh --test: \(probe.output)")
         guard probe.status == 0 else { return }
         let web = try WebDaemon()
         defer { web.stop() }
-        XCTAssertEqual(try web.daemon.ctl(["user", "add", "vic", "--role", "viewer"], input: Self.viewerPassword + "\n").status, 0)
+        XCTAssertEqual(
+            try web.daemon.ctl(["user", "add", "vic", "--role", "viewer"], input: Self.viewerPassword + "\n").status, 0)
         let before = try web.recordClip(seconds: 2)
         XCTAssertEqual(try web.post("/api/commands/snapshot").status, 200)
         XCTAssertEqual(try web.post("/api/commands/activity.mark", #"{"label":"fuzz"}"#).status, 200)
@@ -41,14 +43,17 @@ final class APIFuzzTests: XCTestCase {
         // The viewer's run, while a clip records: it must come out whole.
         let during = try web.daemon.recordStart(title: "during the viewer's fuzzing")
         let logTail = { String(web.daemon.log.suffix(4000)) }
-        try fuzz(document, url: web.url, auth: ["--auth", "vic:\(Self.viewerPassword)"], role: "viewer", logTail: logTail)
+        try fuzz(
+            document, url: web.url, auth: ["--auth", "vic:\(Self.viewerPassword)"], role: "viewer", logTail: logTail)
         let recorded = try web.daemon.recordStop()
         XCTAssertEqual(recorded.id, during.id)
         XCTAssertEqual(try MediaProbe(recorded.path).decodeErrors(), "", "the clip recorded while the viewer fuzzed")
         XCTAssertGreaterThan(recorded.durationMs, 5000, "it recorded through the run")
         XCTAssertTrue(FileManager.default.fileExists(atPath: before.path), "a viewer deletes nothing")
 
-        try fuzz(document, url: web.url, auth: ["-H", "Authorization: Bearer \(WebDaemon.password)"], role: "admin", logTail: logTail)
+        try fuzz(
+            document, url: web.url, auth: ["-H", "Authorization: Bearer \(WebDaemon.password)"], role: "admin",
+            logTail: logTail)
         XCTAssertEqual(web.daemon.pid, pid, "the same daemon throughout")
         XCTAssertTrue(web.daemon.isRunning)
         if (try? web.daemon.status())?.state == .recording { _ = try web.daemon.recordStop() }
@@ -64,27 +69,34 @@ final class APIFuzzTests: XCTestCase {
     static let runLimit: TimeInterval = 420
 
     private func fuzz(_ document: String, url: String, auth: [String], role: String, logTail: () -> String) throws {
-        let hooks = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Security").path
+        let hooks = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Security").path
         var environment = ProcessInfo.processInfo.environment
         environment["PYTHONPATH"] = hooks
         environment["SCHEMATHESIS_HOOKS"] = "schemathesis_hooks"
-        let arguments = ["python3", "-m", "schemathesis.cli", "run", document, "--url", url] + auth + [
-            "--checks", "all", "--exclude-checks", "positive_data_acceptance,ignored_auth",
-            "--exclude-path", "/api/events", "--exclude-path", "/live.mjpeg", "--exclude-path", "/api/commands/cameras.discover",
-            "--phases", "coverage,fuzzing", "--max-examples", "30", "--workers", "1", "--request-timeout", "30",
-            "--output-truncate", "true", "--suppress-health-check", "all",
-        ] + Self.seed
+        let arguments =
+            ["python3", "-m", "schemathesis.cli", "run", document, "--url", url] + auth + [
+                "--checks", "all", "--exclude-checks", "positive_data_acceptance,ignored_auth",
+                "--exclude-path", "/api/events", "--exclude-path", "/live.mjpeg", "--exclude-path",
+                "/api/commands/cameras.discover",
+                "--phases", "coverage,fuzzing", "--max-examples", "30", "--workers", "1", "--request-timeout", "30",
+                "--output-truncate", "true", "--suppress-health-check", "all",
+            ] + Self.seed
         let run: ProcessOutcome
         do {
             // Under the CI watchdog's 600 s without output: a run that hangs fails this test, not the whole suite.
             run = try ProcessOutcome.run("/usr/bin/env", arguments, environment: environment, timeout: Self.runLimit)
         } catch {
-            XCTFail("schemathesis as the \(role) did not finish within \(Self.runLimit) s: \(error); the daemon's log ends:\n\(logTail())")
+            XCTFail(
+                "schemathesis as the \(role) did not finish within \(Self.runLimit) s: \(error); the daemon's log ends:\n\(logTail())"
+            )
             throw error
         }
         let summary = run.stdout.components(separatedBy: "SUMMARY").last ?? run.stdout
         print("APIFuzzTests (\(role)):\(summary)")
-        XCTAssertEqual(run.status, 0, "schemathesis as the \(role) found something:\n\(Self.findings(run.stdout))\n\(run.stderr.suffix(2000))")
+        XCTAssertEqual(
+            run.status, 0,
+            "schemathesis as the \(role) found something:\n\(Self.findings(run.stdout))\n\(run.stderr.suffix(2000))")
         XCTAssertTrue(run.stdout.contains("Tested: "), "it ran: \(run.output.suffix(2000))")
     }
 

@@ -1,26 +1,32 @@
 import ApplianceApp
+import ApplianceBase
 import ApplianceProtocol
 import Foundation
 import TestSupport
 import XCTest
-import ApplianceBase
 
 /// WebDAV backup against a real server on 127.0.0.1 (wsgidav with Basic auth), including its failures.
 final class BackupTests: XCTestCase {
-    private func makeDaemon(_ server: WebDAVServer, extra: String = "", password: String? = nil) throws -> DaemonProcess {
+    private func makeDaemon(_ server: WebDAVServer, extra: String = "", password: String? = nil) throws -> DaemonProcess
+    {
         let daemon = try DaemonProcess()
         try daemon.appendConfig(try server.backupConfig(in: daemon.directory, extra: extra, password: password))
         return daemon
     }
 
     /// Remote files of one recording (mp4, jpg, json), and any temporary .part files.
-    private func remote(_ server: WebDAVServer, id: String) -> (media: Int64?, thumbnail: Bool, sidecar: [String: Any]?, parts: [String]) {
+    private func remote(_ server: WebDAVServer, id: String) -> (
+        media: Int64?, thumbnail: Bool, sidecar: [String: Any]?, parts: [String]
+    ) {
         let files = server.files()
         let media = files.first { $0.key.hasSuffix("_\(id).mp4") }
         let sidecarPath = files.keys.first { $0.hasSuffix("_\(id).json") }
         let sidecar = sidecarPath.flatMap { FileManager.default.contents(atPath: server.remoteRoot + "/" + $0) }
             .flatMap { try? JSONSerialization.jsonObject(with: $0) as? [String: Any] }
-        return (media?.value, files.keys.contains { $0.hasSuffix("_\(id).jpg") }, sidecar, files.keys.filter { $0.hasSuffix(".part") })
+        return (
+            media?.value, files.keys.contains { $0.hasSuffix("_\(id).jpg") }, sidecar,
+            files.keys.filter { $0.hasSuffix(".part") }
+        )
     }
 
     func testClipsArriveWholeWithThumbnailAndSidecar() throws {
@@ -34,7 +40,8 @@ final class BackupTests: XCTestCase {
         XCTAssertTrue(try daemon.waitFor(20) { try daemon.backupCounts().done == 2 }, daemon.log)
         for clip in [first, second] {
             let id = clip.id
-            let local = try XCTUnwrap((try FileManager.default.attributesOfItem(atPath: clip.path)[.size] as? NSNumber)?.int64Value)
+            let local = try XCTUnwrap(
+                (try FileManager.default.attributesOfItem(atPath: clip.path)[.size] as? NSNumber)?.int64Value)
             let copy = remote(server, id: id)
             XCTAssertEqual(copy.media, local, "same size on the server")
             XCTAssertTrue(copy.thumbnail)
@@ -45,8 +52,12 @@ final class BackupTests: XCTestCase {
             XCTAssertEqual(info.backupState, .done)
             XCTAssertNotNil(info.backedUpAt)
         }
-        XCTAssertTrue(server.files().keys.contains { $0.hasPrefix(String(format: "%04d/", Calendar.current.component(.year, from: Date()))) && $0.contains("Garden-dusk-one_") },
-                      "\(server.files().keys)")
+        XCTAssertTrue(
+            server.files().keys.contains {
+                $0.hasPrefix(String(format: "%04d/", Calendar.current.component(.year, from: Date())))
+                    && $0.contains("Garden-dusk-one_")
+            },
+            "\(server.files().keys)")
         let status = try daemon.backupStatus()
         XCTAssertEqual(status.url, server.url)
         XCTAssertFalse(daemon.log.contains(server.password), "the password is never logged")
@@ -66,11 +77,14 @@ final class BackupTests: XCTestCase {
         server.stop()  // mid-upload
         XCTAssertTrue(try daemon.waitFor(10) { try daemon.backupStatus().lastError != nil })
         XCTAssertEqual(try daemon.info(id).recording.backupState, .pending)
-        XCTAssertTrue(try daemon.waitFor(10) { try daemon.backupStatus().nextRetryAt != nil }, "a retry is scheduled while the server is down")
+        XCTAssertTrue(
+            try daemon.waitFor(10) { try daemon.backupStatus().nextRetryAt != nil },
+            "a retry is scheduled while the server is down")
         try server.start()
         XCTAssertTrue(try daemon.waitFor(30) { try daemon.backupCounts().done == 1 }, daemon.log)
         let copy = remote(server, id: id)
-        XCTAssertEqual(copy.media, (try FileManager.default.attributesOfItem(atPath: clip.path)[.size] as? NSNumber)?.int64Value)
+        XCTAssertEqual(
+            copy.media, (try FileManager.default.attributesOfItem(atPath: clip.path)[.size] as? NSNumber)?.int64Value)
         XCTAssertEqual(copy.parts, [], "no temporary file left")
         XCTAssertEqual(server.files().keys.filter { $0.hasSuffix(".mp4") }.count, 1, "arrived once")
         XCTAssertGreaterThan(try daemon.info(id).recording.backupAttempts, 1)
@@ -90,7 +104,9 @@ final class BackupTests: XCTestCase {
         try daemon.start()
         defer { daemon.stop() }
         XCTAssertTrue(try daemon.waitFor(30) { try daemon.backupCounts().done == 1 }, daemon.log)
-        XCTAssertEqual(remote(server, id: id).media, (try FileManager.default.attributesOfItem(atPath: clip.path)[.size] as? NSNumber)?.int64Value)
+        XCTAssertEqual(
+            remote(server, id: id).media,
+            (try FileManager.default.attributesOfItem(atPath: clip.path)[.size] as? NSNumber)?.int64Value)
         XCTAssertEqual(remote(server, id: id).parts, [])
         XCTAssertEqual(try daemon.info(id).recording.backupState, .done)
     }
@@ -193,12 +209,17 @@ final class BackupTests: XCTestCase {
         XCTAssertNil(remote(server, id: id).media, "only_locked: not uploaded before it is locked")
         XCTAssertEqual(try daemon.info(id).recording.backupState.rawValue, "none")
         _ = try daemon.lock(id)
-        XCTAssertTrue(daemon.waitFor(20) { remote(server, id: id).media != nil && remote(server, id: id).sidecar != nil })
+        XCTAssertTrue(
+            daemon.waitFor(20) { remote(server, id: id).media != nil && remote(server, id: id).sidecar != nil })
         XCTAssertTrue(try daemon.waitFor(5) { try daemon.info(id).recording.backupState == .done })
 
         _ = try daemon.delete(id, force: true)
-        XCTAssertTrue(daemon.waitFor(20) { remote(server, id: id).media == nil && !remote(server, id: id).thumbnail && remote(server, id: id).sidecar == nil },
-                      "\(server.files())")
+        XCTAssertTrue(
+            daemon.waitFor(20) {
+                remote(server, id: id).media == nil && !remote(server, id: id).thumbnail
+                    && remote(server, id: id).sidecar == nil
+            },
+            "\(server.files())")
         XCTAssertEqual(server.files().count, 0)
     }
 
@@ -221,7 +242,8 @@ final class BackupTests: XCTestCase {
         let server = try WebDAVServer()
         let daemon = try makeDaemon(server)
         chmod(daemon.directory.appendingPathComponent("webdav-password").path, 0o644)
-        let result = try ProcessOutcome.run(DaemonProcess.binary, ["run", "--config", daemon.configPath, "--socket", daemon.socketPath])
+        let result = try ProcessOutcome.run(
+            DaemonProcess.binary, ["run", "--config", daemon.configPath, "--socket", daemon.socketPath])
         XCTAssertNotEqual(result.status, 0)
         let line = result.stderr.split(separator: "\n").last.map(String.init) ?? ""
         XCTAssertTrue(line.contains("readable by others"), line)
@@ -240,7 +262,8 @@ final class LargeUploadTests: XCTestCase {
         // A valid MP4 followed by a 1 GiB 'free' box (sparse on disk), adopted by start-up recovery.
         let id = "10000000-2000-4000-8000-000000000001"
         let big = try daemon.placeClipForRecovery(id: id, padding: 1 << 30)
-        let size = try XCTUnwrap((try FileManager.default.attributesOfItem(atPath: big)[.size] as? NSNumber)?.int64Value)
+        let size = try XCTUnwrap(
+            (try FileManager.default.attributesOfItem(atPath: big)[.size] as? NSNumber)?.int64Value)
         XCTAssertGreaterThan(size, 1 << 30)
 
         try daemon.start()
@@ -254,7 +277,8 @@ final class LargeUploadTests: XCTestCase {
             let line = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") } ?? ""
             return (Int64(line.filter(\.isNumber)) ?? 0) * 1024
         }
-        Thread.sleep(forTimeInterval: 1.0)  // the memory settles after the refused upload (no status tells it) before the baseline
+        // the memory settles after the refused upload (no status tells it) before the baseline
+        Thread.sleep(forTimeInterval: 1.0)
         let baseline = rss()
         try server.control(["full": false])
         _ = try daemon.backupRetry()
@@ -267,7 +291,9 @@ final class LargeUploadTests: XCTestCase {
         XCTAssertTrue(done, daemon.log)
         XCTAssertEqual(try daemon.info(id).recording.backupState, .done)
         let growth = Double(peak - baseline) / 1_000_000
-        print("1 GiB upload: daemon RSS baseline \(baseline / 1_000_000) MB, peak \(peak / 1_000_000) MB, growth \(String(format: "%.1f", growth)) MB")
+        print(
+            "1 GiB upload: daemon RSS baseline \(baseline / 1_000_000) MB, peak \(peak / 1_000_000) MB, growth \(String(format: "%.1f", growth)) MB"
+        )
         // Memory must not follow the file. Chunks are read into a ring of reused buffers, so the upload itself
         // allocates almost nothing, and waits for the event loop between chunks: measured +0.0 to +0.8 MB in `make bench`.
         XCTAssertLessThan(growth, 32, "RSS growth during a 1 GiB upload (MB)")

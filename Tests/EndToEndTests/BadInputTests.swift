@@ -1,10 +1,10 @@
-import ControlSocket
-import ApplianceProtocol
 import ApplianceApp
+import ApplianceProtocol
+import ControlSocket
+import Engine
 import Foundation
 import TestSupport
 import XCTest
-import Engine
 
 /// Bad requests get an error response with a stable code; the daemon keeps serving and the recording survives.
 final class BadInputTests: XCTestCase {
@@ -12,7 +12,8 @@ final class BadInputTests: XCTestCase {
         let client = try ControlClient(path: daemon.socketPath, timeout: 10)
         try client.send(raw: raw)
         let line = try client.readLine()
-        return try XCTUnwrap(try JSONSerialization.jsonObject(with: line) as? [String: Any], String(decoding: line, as: UTF8.self))
+        return try XCTUnwrap(
+            try JSONSerialization.jsonObject(with: line) as? [String: Any], String(decoding: line, as: UTF8.self))
     }
 
     private func errorCode(_ response: [String: Any]) -> String? {
@@ -34,18 +35,28 @@ final class BadInputTests: XCTestCase {
             ("command of the wrong type", Data(#"{"command": 5}"#.utf8 + [10]), "bad_request"),
             ("missing command", Data(#"{"id": 1}"#.utf8 + [10]), "bad_request"),
             ("unknown command", Data(#"{"id": 2, "command": "explode"}"#.utf8 + [10]), "unknown_command"),
-            ("title of the wrong type", Data(#"{"command": "record.stop", "args": {"title": 7}}"#.utf8 + [10]), "bad_request"),
+            (
+                "title of the wrong type", Data(#"{"command": "record.stop", "args": {"title": 7}}"#.utf8 + [10]),
+                "bad_request"
+            ),
             ("args of the wrong type", Data(#"{"command": "record.start", "args": "now"}"#.utf8 + [10]), "bad_request"),
-            ("unknown argument", Data(#"{"command": "record.start", "args": {"titel": "x"}}"#.utf8 + [10]), "bad_request"),
+            (
+                "unknown argument", Data(#"{"command": "record.start", "args": {"titel": "x"}}"#.utf8 + [10]),
+                "bad_request"
+            ),
             ("invalid UTF-8", Data([0x7b, 0xff, 0xfe, 0x22, 0x7d, 0x0a]), "bad_request"),
-            ("line over the limit", Data(repeating: UInt8(ascii: "a"), count: ControlServer.maxLineBytes + 10) + [10], "bad_request"),
+            (
+                "line over the limit",
+                Data(repeating: UInt8(ascii: "a"), count: ControlServer.maxLineBytes + 10) + [10], "bad_request"
+            ),
             ("record start while recording", Data(#"{"command": "record.start"}"#.utf8 + [10]), "conflict"),
         ]
         for (name, raw, code) in cases {
             XCTAssertEqual(errorCode(try send(raw, to: daemon)), code, name)
         }
         // The id is echoed on errors too.
-        XCTAssertEqual(try send(Data(#"{"id": "abc", "command": "nope"}"#.utf8 + [10]), to: daemon)["id"] as? String, "abc")
+        XCTAssertEqual(
+            try send(Data(#"{"id": "abc", "command": "nope"}"#.utf8 + [10]), to: daemon)["id"] as? String, "abc")
 
         // Clients that vanish mid-request, and a flood of junk from several connections at once.
         for _ in 0..<20 {
@@ -91,7 +102,8 @@ final class BadInputTests: XCTestCase {
         XCTAssertEqual((second.json?["error"] as? [String: Any])?["code"] as? String, "conflict", second.stdout)
         XCTAssertEqual(try daemon.ctl(["record", "stop"]).status, 0)
 
-        let noDaemon = try ProcessOutcome.run(DaemonProcess.binary, ["ctl", "--socket", daemon.directory.path + "/none.sock", "status"])
+        let noDaemon = try ProcessOutcome.run(
+            DaemonProcess.binary, ["ctl", "--socket", daemon.directory.path + "/none.sock", "status"])
         XCTAssertEqual(noDaemon.status, 2)
         XCTAssertEqual(noDaemon.stderr.split(separator: "\n").count, 1, noDaemon.stderr)
         XCTAssertTrue(noDaemon.stderr.contains("cannot connect"), noDaemon.stderr)

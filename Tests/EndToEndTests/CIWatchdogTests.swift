@@ -1,7 +1,7 @@
+import ApplianceBase
 import Foundation
 import TestSupport
 import XCTest
-import ApplianceBase
 
 /// `.ci/swift-test.sh`'s watchdog, run on a stand-in `swift` whose test process passes one test and then hangs: the
 /// run must name the hung test, print its stacks, stop it, count it failed and still end with its summary, instead
@@ -18,16 +18,16 @@ final class CIWatchdogTests: XCTestCase {
         // The stand-in: a process named like XCTest's runner that passes a test, starts another and never ends.
         let fake = folder.appendingPathComponent("swift")
         try """
-            #!/bin/bash
-            exec python3 -c '
-            import os, sys, time
-            open(sys.argv[1], "w").write(str(os.getpid()))
-            print("Test Case \\x27Fake.testPasses\\x27 started at now")
-            print("Test Case \\x27Fake.testPasses\\x27 passed (0.001 seconds)")
-            print("Test Case \\x27Fake.testHangs\\x27 started at now", flush=True)
-            time.sleep(600)  # the subject: a test that hangs
-            ' \(pidFile) fake.xctest
-            """.write(to: fake, atomically: true, encoding: .utf8)
+        #!/bin/bash
+        exec python3 -c '
+        import os, sys, time
+        open(sys.argv[1], "w").write(str(os.getpid()))
+        print("Test Case \\x27Fake.testPasses\\x27 started at now")
+        print("Test Case \\x27Fake.testPasses\\x27 passed (0.001 seconds)")
+        print("Test Case \\x27Fake.testHangs\\x27 started at now", flush=True)
+        time.sleep(600)  # the subject: a test that hangs
+        ' \(pidFile) fake.xctest
+        """.write(to: fake, atomically: true, encoding: .utf8)
         chmod(fake.path, 0o755)
 
         var environment = ProcessInfo.processInfo.environment
@@ -38,8 +38,9 @@ final class CIWatchdogTests: XCTestCase {
         environment["APPLIANCE_SKIP_DEB"] = "1"
         environment["APPLIANCE_SKIP_MEMCHECK"] = "1"
         environment["APPLIANCE_CI_PHASES"] = folder.appendingPathComponent("phases").path
-        let run = try ProcessOutcome.run("/bin/bash", ["-c", "cd \"$0\" && exec bash .ci/swift-test.sh", Self.root.path],
-                                         environment: environment, timeout: 120)
+        let run = try ProcessOutcome.run(
+            "/bin/bash", ["-c", "cd \"$0\" && exec bash .ci/swift-test.sh", Self.root.path],
+            environment: environment, timeout: 120)
 
         XCTAssertNotEqual(run.status, 0, run.output)
         XCTAssertTrue(run.stdout.contains("---- stalled: no output for 3 s; the last test started: ----"), run.output)

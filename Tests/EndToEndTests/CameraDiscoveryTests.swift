@@ -14,8 +14,11 @@ final class CameraDiscoveryTests: XCTestCase {
         let (device, webPort, rtspPort) = try ONVIFTests.startDevice(host: net.deviceAddress, discovery: "")
         defer { device.stop() }
         XCTAssertTrue(try device.waitFor(20) { try device.status().onvif?.discovery == .serving }, device.log)
-        XCTAssertEqual(try device.switchCamera(.named("ball")).active, "ball", "a moving picture to tell from the filler")
-        let password = FileManager.default.temporaryDirectory.appendingPathComponent("camera-\(UUID().uuidString.prefix(8))").path
+        XCTAssertEqual(
+            try device.switchCamera(.named("ball")).active, "ball", "a moving picture to tell from the filler")
+        let password = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "camera-\(UUID().uuidString.prefix(8))"
+        ).path
         try (ONVIFTests.password + "\n").write(toFile: password, atomically: true, encoding: .utf8)
         chmod(password, 0o600)
         defer { try? FileManager.default.removeItem(atPath: password) }
@@ -40,9 +43,12 @@ final class CameraDiscoveryTests: XCTestCase {
             for bad in [["--seconds", "100"], ["--password-file", password]] {
                 let refused = try recorder.ctl(["cameras", "discover"] + bad)
                 XCTAssertNotEqual(refused.status, 0, "\(bad)")
-                XCTAssertEqual(refused.stderr.split(separator: "\n").filter { !$0.isEmpty }.count <= 3, true, refused.stderr)
+                XCTAssertEqual(
+                    refused.stderr.split(separator: "\n").filter { !$0.isEmpty }.count <= 3, true, refused.stderr)
             }
-            XCTAssertTrue(try recorder.ctl(["cameras", "discover", "--seconds", "100"]).stderr.contains("seconds must be 0.5 to 30"))
+            XCTAssertTrue(
+                try recorder.ctl(["cameras", "discover", "--seconds", "100"]).stderr.contains(
+                    "seconds must be 0.5 to 30"))
             let anonymous = try recorder.ctl(["cameras", "discover", "--seconds", "2"])
             XCTAssertEqual(anonymous.status, 0, anonymous.stderr)
             let deviceService = "http://\(net.deviceAddress):\(webPort)/onvif/device_service"
@@ -56,7 +62,8 @@ final class CameraDiscoveryTests: XCTestCase {
             XCTAssertTrue(found.stdout.contains(expected), "the stream address, as url takes it: \(found.stdout)")
             XCTAssertTrue(found.stdout.contains("H264 320x240"), found.stdout)
 
-            let refused = try recorder.perform(.discoverCameras(CameraDiscoveryRequest(username: "appliance", password: Secret("wrong"), seconds: 2)))
+            let refused = try recorder.perform(
+                .discoverCameras(CameraDiscoveryRequest(username: "appliance", password: Secret("wrong"), seconds: 2)))
             guard case .discovered(let discovery) = refused else { return XCTFail("\(refused)") }
             let camera = try XCTUnwrap(discovery.cameras.first { $0.address == deviceService })
             XCTAssertTrue(camera.streams.isEmpty)
@@ -65,7 +72,8 @@ final class CameraDiscoveryTests: XCTestCase {
 
             XCTAssertEqual(try recorder.switchCamera(.named("door")).active, "door")
             let clip = try recorder.recordDecodable(seconds: 2)
-            XCTAssertGreaterThan(try ClipPicture.grayLevels(clip, at: 1), 5, "the second appliance's picture, not the filler")
+            XCTAssertGreaterThan(
+                try ClipPicture.grayLevels(clip, at: 1), 5, "the second appliance's picture, not the filler")
         }
     }
 }

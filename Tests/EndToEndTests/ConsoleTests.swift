@@ -1,9 +1,10 @@
+import ApplianceBase
 import ApplianceProtocol
 import Foundation
 import TestSupport
 import XCTest
+
 @testable import appliance
-import ApplianceBase
 
 /// `appliance ctl console` in a real terminal: a private tmux server (its own `-L` socket) runs it, `send-keys`
 /// presses the keys and `capture-pane` reads the screen. Timing is never asserted: captures are polled until what
@@ -57,9 +58,12 @@ final class ConsoleTests: XCTestCase {
 
         // space again: idle, and the clip just made is the last clip, with its title and path.
         tmux.send("Space")
-        screen = try tmux.waitFor("IDLE with the last clip") { $0.contains("IDLE") && !$0.contains("last clip  none yet") }
+        screen = try tmux.waitFor("IDLE with the last clip") {
+            $0.contains("IDLE") && !$0.contains("last clip  none yet")
+        }
         let newest = try XCTUnwrap(try daemon.list(perPage: 1).items.first)
-        let title = newest.title, path = newest.path
+        let title = newest.title
+        let path = newest.path
         XCTAssertTrue(screen.contains("last clip  \"\(title)\""), screen)
         XCTAssertTrue(screen.contains(path), screen)
         XCTAssertTrue(screen.contains("> saved \(path)"), screen)
@@ -111,10 +115,14 @@ final class ConsoleTests: XCTestCase {
     }
 
     func testNoSocketIsTheUsualCtlError() throws {
-        let missing = FileManager.default.temporaryDirectory.appendingPathComponent("no-daemon-\(UUID().uuidString.prefix(8)).sock").path
+        let missing = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "no-daemon-\(UUID().uuidString.prefix(8)).sock"
+        ).path
         let result = try ProcessOutcome.run(DaemonProcess.binary, ["ctl", "--socket", missing, "console"])
         XCTAssertEqual(result.status, 2)
-        XCTAssertEqual(result.stderr, "appliance: cannot connect to \(missing): No such file or directory (is `appliance run` running?)\n")
+        XCTAssertEqual(
+            result.stderr,
+            "appliance: cannot connect to \(missing): No such file or directory (is `appliance run` running?)\n")
         XCTAssertEqual(result.stdout, "", "nothing was drawn")
     }
 
@@ -142,8 +150,9 @@ final class ConsoleTests: XCTestCase {
         model.socketPath = "/run/appliance/ctl.sock"
         model.cameras = ["front", "back"]
         model.activeCamera = "front"
-        model.capacity = Capacity(usedBytes: 1_000_000_000, freeBytes: 40_100_000_000, budgetBytes: 0, lockedBytes: 0,
-                                  lockedPercent: 0, bitrateKbps: 4000, wrapsInS: 22_320, wrapsIn: "6 h 12 min")
+        model.capacity = Capacity(
+            usedBytes: 1_000_000_000, freeBytes: 40_100_000_000, budgetBytes: 0, lockedBytes: 0,
+            lockedPercent: 0, bitrateKbps: 4000, wrapsInS: 22_320, wrapsIn: "6 h 12 min")
 
         var lines = ConsoleRenderer.lines(model, now: now, width: 80, height: 20).map(\.text)
         XCTAssertEqual(lines.count, 20)
@@ -161,8 +170,9 @@ final class ConsoleTests: XCTestCase {
         let rendered = ConsoleRenderer.lines(model, now: now, width: 80, height: 20)
         XCTAssertEqual(rendered[2], ScreenLine(text: "● RECORDING  1:15", highlighted: true))
         XCTAssertEqual(rendered[3].text, "  \"Kitchen\"")
-        XCTAssertEqual(ConsoleRenderer.lines(model, now: now.addingTimeInterval(3600), width: 80, height: 20)[2].text,
-                       "● RECORDING  1:01:15")
+        XCTAssertEqual(
+            ConsoleRenderer.lines(model, now: now.addingTimeInterval(3600), width: 80, height: 20)[2].text,
+            "● RECORDING  1:01:15")
         XCTAssertEqual(try XCTUnwrap(ConsoleRenderer.nextTick(model, now: now)), 0.6, accuracy: 0.001)
 
         model.state = .stopping
@@ -177,8 +187,9 @@ final class ConsoleTests: XCTestCase {
         XCTAssertTrue(lines.contains("! not recording"), "\(lines)")
 
         model.disconnected = "the daemon closed the connection"
-        XCTAssertTrue(ConsoleRenderer.lines(model, now: now, width: 80, height: 20).contains(
-            ScreenLine(text: "DAEMON GONE: the daemon closed the connection", highlighted: true)))
+        XCTAssertTrue(
+            ConsoleRenderer.lines(model, now: now, width: 80, height: 20).contains(
+                ScreenLine(text: "DAEMON GONE: the daemon closed the connection", highlighted: true)))
 
         // A small terminal: lines cut by characters, the help line kept last.
         let small = ConsoleRenderer.lines(model, now: now, width: 20, height: 5).map(\.text)
@@ -197,7 +208,8 @@ final class ConsoleTests: XCTestCase {
         XCTAssertEqual(model.state, .recording)
         XCTAssertEqual(model.recordingStart, start)
 
-        var second = RecordingStarted(id: "h", title: "Drive", partialPath: "/p/h.mp4", createdAt: start.addingTimeInterval(60))
+        var second = RecordingStarted(
+            id: "h", title: "Drive", partialPath: "/p/h.mp4", createdAt: start.addingTimeInterval(60))
         (second.group, second.segment) = ("g", 2)
         let closed = Self.result(id: "g", title: "Drive", reason: .segment)
         _ = model.apply(event: .segmentClosed(closed))
@@ -223,7 +235,8 @@ final class ConsoleTests: XCTestCase {
     }
 
     func testKeysFromRawBytes() {
-        XCTAssertEqual(ConsoleKey.parse(Array(" spnq".utf8)), [.toggleRecording, .snapshot, .protect, .nextCamera, .quit])
+        XCTAssertEqual(
+            ConsoleKey.parse(Array(" spnq".utf8)), [.toggleRecording, .snapshot, .protect, .nextCamera, .quit])
         XCTAssertEqual(ConsoleKey.parse([0x03]), [.quit], "Ctrl-C is a key in raw mode")
         // Arrow keys and F5 (CSI sequences), F1 (SS3) and other keys do nothing; their letters are not commands.
         XCTAssertEqual(ConsoleKey.parse(Array("\u{1B}[A\u{1B}[15~\u{1B}OPx n".utf8)), [.toggleRecording, .nextCamera])
@@ -239,15 +252,18 @@ final class ConsoleTests: XCTestCase {
 
     private static func match(_ pattern: String, in text: String) -> String? {
         guard let regex = try? NSRegularExpression(pattern: pattern),
-              let found = regex.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)),
-              let range = Range(found.range(at: 1), in: text) else { return nil }
+            let found = regex.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)),
+            let range = Range(found.range(at: 1), in: text)
+        else { return nil }
         return String(text[range])
     }
 
     private static func result(id: String, title: String, reason: StopReason) -> RecordingResult {
-        RecordingResult(id: id, title: title, path: "/d/\(id).mp4", thumbnail: nil, durationMs: 60_000, videoFrames: 1800,
-                        droppedFrames: 0, audioDurationMs: nil, avOffsetMs: nil, sizeBytes: 1, width: 1280, height: 720,
-                        framerate: 30, createdAt: Date(), endedAt: Date(), stopReason: reason, startLatencyMs: nil, stopLatencyMs: nil)
+        RecordingResult(
+            id: id, title: title, path: "/d/\(id).mp4", thumbnail: nil, durationMs: 60_000, videoFrames: 1800,
+            droppedFrames: 0, audioDurationMs: nil, avOffsetMs: nil, sizeBytes: 1, width: 1280, height: 720,
+            framerate: 30, createdAt: Date(), endedAt: Date(), stopReason: reason, startLatencyMs: nil,
+            stopLatencyMs: nil)
     }
 }
 
@@ -261,25 +277,33 @@ private final class TmuxConsole {
 
     init(daemon: DaemonProcess, width: Int = 120, height: Int = 30) throws {
         directory = daemon.directory
-        let before = directory.appendingPathComponent("stty.before").path, after = directory.appendingPathComponent("stty.after").path
+        let before = directory.appendingPathComponent("stty.before").path
+        let after = directory.appendingPathComponent("stty.after").path
         let script = """
             stty -g > '\(before)'; '\(DaemonProcess.binary)' ctl --socket '\(daemon.socketPath)' console; status=$?; \
             stty -g > '\(after)'; cmp -s '\(before)' '\(after)' && echo 'terminal restored'; echo "console exited $status"; \
             sleep 600
             """
-        let started = try tmux(["new-session", "-d", "-x", "\(width)", "-y", "\(height)", "/bin/sh -c \(Self.quoted(script))"])
+        let started = try tmux([
+            "new-session", "-d", "-x", "\(width)", "-y", "\(height)", "/bin/sh -c \(Self.quoted(script))",
+        ])
         guard started.status == 0 else { throw DaemonError(message: "tmux new-session failed (\(started.status))") }
-        socketPath = (try? tmux(["display-message", "-p", "#{socket_path}"]))?.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        socketPath = (try? tmux(["display-message", "-p", "#{socket_path}"]))?.stdout.trimmingCharacters(
+            in: .whitespacesAndNewlines)
     }
 
     func send(_ key: String) { _ = try? tmux(["send-keys", "-t", "0", key]) }
 
-    func resize(width: Int, height: Int) { _ = try? tmux(["resize-window", "-t", "0", "-x", "\(width)", "-y", "\(height)"]) }
+    func resize(width: Int, height: Int) {
+        _ = try? tmux(["resize-window", "-t", "0", "-x", "\(width)", "-y", "\(height)"])
+    }
 
     func capture() -> String { (try? tmux(["capture-pane", "-p", "-t", "0"]))?.stdout ?? "" }
 
     var alternateScreen: Bool? {
-        switch (try? tmux(["display-message", "-p", "-t", "0", "#{alternate_on}"]))?.stdout.trimmingCharacters(in: .whitespacesAndNewlines) {
+        switch (try? tmux(["display-message", "-p", "-t", "0", "#{alternate_on}"]))?.stdout.trimmingCharacters(
+            in: .whitespacesAndNewlines)
+        {
         case "1": true
         case "0": false
         default: nil
@@ -287,8 +311,10 @@ private final class TmuxConsole {
     }
 
     /// Captures the pane every 100 ms until `condition` holds; fails with the last screen after `timeout`.
-    func waitFor(_ what: String, timeout: TimeInterval = 10, file: StaticString = #filePath, line: UInt = #line,
-                 _ condition: (String) -> Bool) throws -> String {
+    func waitFor(
+        _ what: String, timeout: TimeInterval = 10, file: StaticString = #filePath, line: UInt = #line,
+        _ condition: (String) -> Bool
+    ) throws -> String {
         var screen = capture()
         let shown = Poll.until(timeout: timeout, every: 0.1) {
             screen = capture()
@@ -325,14 +351,16 @@ private final class TmuxConsole {
         posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
         posix_spawn_file_actions_addclose(&actions, output[0])
         posix_spawn_file_actions_addclose(&actions, output[1])
-        let cArgv = argv.map { strdup($0) } + [nil], cEnv = environment.map { strdup("\($0)=\($1)") } + [nil]
-        defer { (cArgv + cEnv).forEach { free($0) } }
+        let cArgv = argv.map { strdup($0) } + [nil]
+        let cEnv = environment.map { strdup("\($0)=\($1)") } + [nil]
+        defer { for pointer in cArgv + cEnv { free(pointer) } }
         var pid: pid_t = 0
         let spawned = posix_spawnp(&pid, "tmux", &actions, nil, cArgv, cEnv)
         close(output[1])
         defer { close(output[0]) }
         guard spawned == 0 else { throw DaemonError(message: "cannot run tmux: \(String(cString: strerror(spawned)))") }
-        var data = Data(), buffer = [UInt8](repeating: 0, count: 65536)
+        var data = Data()
+        var buffer = [UInt8](repeating: 0, count: 65536)
         while true {
             let count = read(output[0], &buffer, buffer.count)
             if count < 0, errno == EINTR { continue }
@@ -341,8 +369,12 @@ private final class TmuxConsole {
         }
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0, errno == EINTR {}
-        return ((status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f), String(decoding: data, as: UTF8.self))
+        return (
+            (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f), String(decoding: data, as: UTF8.self)
+        )
     }
 
-    private static func quoted(_ text: String) -> String { "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'" }
+    private static func quoted(_ text: String) -> String {
+        "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
+    }
 }

@@ -14,11 +14,14 @@ final class DataFolderTests: XCTestCase {
         try first.waitUntilRecorded(1.0)
 
         let otherSocket = first.directory.appendingPathComponent("second.sock").path
-        let second = try ProcessOutcome.run(DaemonProcess.binary, ["run", "--config", first.configPath, "--socket", otherSocket], timeout: 30)
+        let second = try ProcessOutcome.run(
+            DaemonProcess.binary, ["run", "--config", first.configPath, "--socket", otherSocket], timeout: 30)
         XCTAssertNotEqual(second.status, 0)
         let lines = second.stderr.split(separator: "\n")
         XCTAssertEqual(lines.count, 1, second.stderr)
-        XCTAssertTrue(second.stderr.contains("in use by another appliance daemon (pid \(try XCTUnwrap(first.pid)))"), second.stderr)
+        XCTAssertTrue(
+            second.stderr.contains("in use by another appliance daemon (pid \(try XCTUnwrap(first.pid)))"),
+            second.stderr)
         XCTAssertFalse(FileManager.default.fileExists(atPath: otherSocket), "the refused daemon served nothing")
         XCTAssertTrue(FileManager.default.fileExists(atPath: partial), "the first daemon's file was not touched")
 
@@ -32,7 +35,8 @@ final class DataFolderTests: XCTestCase {
     func testMissingStorageIsOneConditionAndTheClipsComeBackWithTheirFiles() throws {
         let daemon = try DaemonProcess()
         let rows = 3000
-        let seed = try ProcessOutcome.run(DaemonProcess.binary, ["dev", "seed", "--data-dir", daemon.dataDir, "--rows", "\(rows)"])
+        let seed = try ProcessOutcome.run(
+            DaemonProcess.binary, ["dev", "seed", "--data-dir", daemon.dataDir, "--rows", "\(rows)"])
         XCTAssertEqual(seed.status, 0, seed.stderr)
         // The disk that holds the recordings is not mounted: its folder is empty.
         let card = daemon.directory.appendingPathComponent("card").path
@@ -41,7 +45,9 @@ final class DataFolderTests: XCTestCase {
         try daemon.start()
         defer { daemon.stop() }
         // The rows are checked against the files in the background once the daemon is ready.
-        XCTAssertTrue(try daemon.waitFor(30) { try daemon.status().storage.state == .missing }, "the reconcile finds the storage missing")
+        XCTAssertTrue(
+            try daemon.waitFor(30) { try daemon.status().storage.state == .missing },
+            "the reconcile finds the storage missing")
         let status = try daemon.status()
         let storage = status.storage
         XCTAssertEqual(storage.state, .missing)

@@ -1,8 +1,8 @@
+import ApplianceBase
 import ApplianceProtocol
 import Foundation
 import TestSupport
 import XCTest
-import ApplianceBase
 
 /// The encoder a newcomer gets (`auto`: openh264 on a machine without a hardware encoder) on a picture like a real
 /// camera's: a textured background with sensor noise, fed raw from a FIFO at real time, and an object crossing it.
@@ -11,16 +11,17 @@ import ApplianceBase
 final class DefaultEncoderTests: XCTestCase {
     func testANoisySceneRecordsItsOneMotionClipOnTheDefaultEncoder() throws {
         let camera = try FifoCamera(name: "door")
-        let daemon = try DaemonProcess(extra: FifoCamera.video + """
+        let daemon = try DaemonProcess(
+            extra: FifoCamera.video + """
 
-            [motion]
-            enabled = true
-            [recording]
-            trigger = "motion"
-            pre_record_s = 2.0
-            post_record_s = 3.0
-            event_gap_s = 3.0
-            """, cameras: camera.config)
+                [motion]
+                enabled = true
+                [recording]
+                trigger = "motion"
+                pre_record_s = 2.0
+                post_record_s = 3.0
+                event_gap_s = 3.0
+                """, cameras: camera.config)
         camera.startFeeding(FifoScene(crossAt: 8, crossFor: 3))
         try daemon.start()
         defer { daemon.stop() }
@@ -28,8 +29,14 @@ final class DefaultEncoderTests: XCTestCase {
             let events = try TypedEvents(daemon, timeout: 45)
             let choice = try XCTUnwrap(try daemon.status().encoderChoice)
             XCTAssertNotEqual(choice.how, .pinned, "the default encoder: chosen, not named")
-            let motion = try events.waitFor("motion_ended") { if case .motionEnded(let m) = $0 { return m }; return nil }
-            let clip = try events.waitFor("recording_stopped") { if case .recordingStopped(let r) = $0 { return r }; return nil }
+            let motion = try events.waitFor("motion_ended") {
+                if case .motionEnded(let m) = $0 { return m }
+                return nil
+            }
+            let clip = try events.waitFor("recording_stopped") {
+                if case .recordingStopped(let r) = $0 { return r }
+                return nil
+            }
 
             XCTAssertEqual(clip.stopReason, .request, "stopped by the event trigger: \(clip)")
             XCTAssertEqual(try daemon.list().total, 1, "one crossing, one clip")
@@ -40,16 +47,22 @@ final class DefaultEncoderTests: XCTestCase {
             let firstFrame = clip.endedAt.addingTimeInterval(-Double(clip.durationMs) / 1000)
             let preRoll = motion.startedAt.timeIntervalSince(firstFrame)
             let postRoll = clip.endedAt.timeIntervalSince(try XCTUnwrap(motion.endedAt))
-            XCTAssertTrue((0.4...2.2).contains(preRoll), "the pre-roll: first frame \(firstFrame), motion \(motion.startedAt)")
-            XCTAssertTrue((2.5...4.5).contains(postRoll), "the post-roll: last frame \(clip.endedAt), motion ended \(motion.endedAt!)")
+            XCTAssertTrue(
+                (0.4...2.2).contains(preRoll), "the pre-roll: first frame \(firstFrame), motion \(motion.startedAt)")
+            XCTAssertTrue(
+                (2.5...4.5).contains(postRoll),
+                "the post-roll: last frame \(clip.endedAt), motion ended \(motion.endedAt!)")
             let frames = try XCTUnwrap(try MediaProbe(clip.path).video?.frames)
-            XCTAssertEqual(Double(frames), Double(clip.durationMs) / 100, accuracy: 2, "every frame of the clip is there")
+            XCTAssertEqual(
+                Double(frames), Double(clip.durationMs) / 100, accuracy: 2, "every frame of the clip is there")
             XCTAssertEqual(clip.droppedFrames, 0)
 
             let after = try XCTUnwrap(try daemon.status().encoderChoice)
             XCTAssertEqual(after.encoder, choice.encoder, "no failover")
             XCTAssertNil(after.failures, "no failover: \(after)")
-            print("DefaultEncoderTests: encoder \(after.encoder) (\(after.element), \(after.how.rawValue)); clip \(clip.durationMs) ms, \(frames) frames, pre-roll \(String(format: "%.2f", preRoll)) s, post-roll \(String(format: "%.2f", postRoll)) s")
+            print(
+                "DefaultEncoderTests: encoder \(after.encoder) (\(after.element), \(after.how.rawValue)); clip \(clip.durationMs) ms, \(frames) frames, pre-roll \(String(format: "%.2f", preRoll)) s, post-roll \(String(format: "%.2f", postRoll)) s"
+            )
         }
     }
 }

@@ -6,7 +6,9 @@ import XCTest
 /// Devices appearing and disappearing while the daemon runs, as GStreamer's device monitor reports them.
 final class DeviceHotplugTests: XCTestCase {
     func testPluggingAndUnpluggingADeviceEmitsEventsAndUpdatesTheList() throws {
-        guard PulseAudioServer.isInstalled else { throw XCTSkip("pulseaudio is not installed (packaging/install-deps.sh --test)") }
+        guard PulseAudioServer.isInstalled else {
+            throw XCTSkip("pulseaudio is not installed (packaging/install-deps.sh --test)")
+        }
         let pulse = try PulseAudioServer()
         try pulse.start()
         let daemon = try DaemonProcess()

@@ -12,20 +12,26 @@ final class DiskFullTests: XCTestCase {
         guard (try? ProcessOutcome.run("/usr/bin/unshare", ["-m", "true"]))?.status == 0 else {
             throw XCTSkip("no private mount namespace here (unshare -m needs root or user namespaces)")
         }
-        let daemon = try DaemonProcess(extra: """
-            [video]
-            width = 320
-            height = 240
-            framerate = 30
-            bitrate_kbps = 4000
-            [recording]
-            segment_s = \(segmentS)
-            [storage]
-            min_free_mb = 0
-            """, cameras: "[[camera]]\nname = \"main\"\nsource = \"pipeline\"\npipeline = \"videotestsrc is-live=true pattern=snow\"")
+        let daemon = try DaemonProcess(
+            extra: """
+                [video]
+                width = 320
+                height = 240
+                framerate = 30
+                bitrate_kbps = 4000
+                [recording]
+                segment_s = \(segmentS)
+                [storage]
+                min_free_mb = 0
+                """,
+            cameras:
+                "[[camera]]\nname = \"main\"\nsource = \"pipeline\"\npipeline = \"videotestsrc is-live=true pattern=snow\""
+        )
         try FileManager.default.createDirectory(atPath: daemon.dataDir, withIntermediateDirectories: true)
-        daemon.launcher = ["/usr/bin/unshare", "-m", "--propagation", "private", "/bin/sh", "-c",
-                           "mount -t tmpfs -o size=16m tmpfs '\(daemon.dataDir)' && exec \"$0\" \"$@\""]
+        daemon.launcher = [
+            "/usr/bin/unshare", "-m", "--propagation", "private", "/bin/sh", "-c",
+            "mount -t tmpfs -o size=16m tmpfs '\(daemon.dataDir)' && exec \"$0\" \"$@\"",
+        ]
         try daemon.start()
         return daemon
     }
@@ -54,7 +60,9 @@ final class DiskFullTests: XCTestCase {
         let first = try daemon.recordStart()
         XCTAssertTrue(try daemon.waitFor(30) { try daemon.info(first.id).recording.state == .failed }, "the row fails")
         let row = try daemon.info(first.id).recording
-        XCTAssertTrue((row.failureReason ?? "").hasPrefix("nothing recorded: no video fragment of the file was written whole"), "\(row)")
+        XCTAssertTrue(
+            (row.failureReason ?? "").hasPrefix("nothing recorded: no video fragment of the file was written whole"),
+            "\(row)")
         XCTAssertFalse(FileManager.default.fileExists(atPath: root + row.path), "no file")
         XCTAssertFalse(FileManager.default.fileExists(atPath: root + daemon.dataDir + "/partial/\(first.id).mp4"))
 
@@ -115,7 +123,9 @@ final class DiskFullTests: XCTestCase {
 
         // Never a 0-byte file.
         let recordings = root + daemon.dataDir + "/recordings"
-        let files = (FileManager.default.enumerator(atPath: recordings)?.allObjects as? [String] ?? []).filter { $0.hasSuffix(".mp4") }
+        let files = (FileManager.default.enumerator(atPath: recordings)?.allObjects as? [String] ?? []).filter {
+            $0.hasSuffix(".mp4")
+        }
         XCTAssertFalse(files.isEmpty)
         for file in files {
             XCTAssertGreaterThan(DataSize.of(recordings + "/" + file), 0, file)
@@ -134,13 +144,16 @@ enum DataSize {
 final class StorageGoneTests: XCTestCase {
     private func run(_ tool: String, _ arguments: [String]) throws -> ProcessOutcome {
         let result = try ProcessOutcome.run(tool, arguments)
-        guard result.status == 0 else { throw DaemonError(message: "\(tool) \(arguments.joined(separator: " ")): \(result.stderr)") }
+        guard result.status == 0 else {
+            throw DaemonError(message: "\(tool) \(arguments.joined(separator: " ")): \(result.stderr)")
+        }
         return result
     }
 
     func testStorageThatGoesAwayIsReportedAndRecordingResumesWhenItIsBack() throws {
         guard (try? ProcessOutcome.run("/usr/bin/unshare", ["-m", "true"]))?.status == 0,
-              FileManager.default.isExecutableFile(atPath: "/usr/sbin/losetup") else {
+            FileManager.default.isExecutableFile(atPath: "/usr/sbin/losetup")
+        else {
             throw XCTSkip("needs a private mount namespace and loop devices (root)")
         }
         let daemon = try DaemonProcess(extra: "[recording]\nsegment_s = 2.0\n[storage]\nmin_free_mb = 0")
@@ -154,8 +167,10 @@ final class StorageGoneTests: XCTestCase {
         let loop = attach.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         defer { _ = try? ProcessOutcome.run("/usr/sbin/losetup", ["-d", loop]) }
         try FileManager.default.createDirectory(atPath: daemon.dataDir, withIntermediateDirectories: true)
-        daemon.launcher = ["/usr/bin/unshare", "-m", "--propagation", "private", "/bin/sh", "-c",
-                           "mount \(loop) '\(daemon.dataDir)' && exec \"$0\" \"$@\""]
+        daemon.launcher = [
+            "/usr/bin/unshare", "-m", "--propagation", "private", "/bin/sh", "-c",
+            "mount \(loop) '\(daemon.dataDir)' && exec \"$0\" \"$@\"",
+        ]
         try daemon.start()
         defer { daemon.stop() }
         let pid = String(try XCTUnwrap(daemon.pid))
@@ -173,7 +188,8 @@ final class StorageGoneTests: XCTestCase {
             XCTAssertEqual((refused as? ApplianceError)?.code.rawValue, "unavailable", "\(refused)")
         }
         Thread.sleep(forTimeInterval: 1)  // the subject: nothing gets written to the bare mount point meanwhile
-        let mountPoint = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/root\(daemon.dataDir)")) ?? []
+        let mountPoint =
+            (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/root\(daemon.dataDir)")) ?? []
         XCTAssertEqual(mountPoint, [], "nothing is written to the bare mount point")
 
         // It comes back: the interrupted file is recovered and recording resumes.

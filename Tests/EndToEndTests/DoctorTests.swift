@@ -1,8 +1,8 @@
+import ApplianceBase
 import Diagnostics
 import Foundation
 import TestSupport
 import XCTest
-import ApplianceBase
 
 /// `appliance doctor`, run as a user runs it: the real binary on this machine's devices, filesystems and clock,
 /// real GStreamer encodes, and a real WebDAV server for the backup check.
@@ -21,8 +21,10 @@ final class DoctorTests: XCTestCase {
 
     private func doctor(_ arguments: [String], launcher: [String] = []) throws -> Outcome {
         let executable = launcher.first ?? DaemonProcess.binary
-        let result = try ProcessOutcome.run(executable, Array(launcher.dropFirst()) + (launcher.isEmpty ? [] : [DaemonProcess.binary])
-                                                       + ["doctor"] + arguments, timeout: 180)
+        let result = try ProcessOutcome.run(
+            executable,
+            Array(launcher.dropFirst()) + (launcher.isEmpty ? [] : [DaemonProcess.binary])
+                + ["doctor"] + arguments, timeout: 180)
         var lines: [String: String] = [:]
         var counts: (Int, Int, Int)?
         for line in result.stdout.split(separator: "\n").map(String.init) {
@@ -41,14 +43,21 @@ final class DoctorTests: XCTestCase {
     private func assertConsistent(_ outcome: Outcome, file: StaticString = #filePath, line: UInt = #line) {
         let values = Array(outcome.lines.values)
         let failed = values.filter { $0.hasPrefix("FAIL") }.count
-        XCTAssertEqual(outcome.counts?.passed, values.filter { $0.hasPrefix("PASS") }.count, outcome.stdout, file: file, line: line)
-        XCTAssertEqual(outcome.counts?.warnings, values.filter { $0.hasPrefix("WARN") }.count, outcome.stdout, file: file, line: line)
+        XCTAssertEqual(
+            outcome.counts?.passed, values.filter { $0.hasPrefix("PASS") }.count, outcome.stdout, file: file, line: line
+        )
+        XCTAssertEqual(
+            outcome.counts?.warnings, values.filter { $0.hasPrefix("WARN") }.count, outcome.stdout, file: file,
+            line: line)
         XCTAssertEqual(outcome.counts?.failed, failed, outcome.stdout, file: file, line: line)
         XCTAssertEqual(outcome.status, failed > 0 ? 1 : 0, outcome.stdout, file: file, line: line)
         for text in values where !text.hasPrefix("PASS") {
-            XCTAssertTrue(text.contains(" -- fix: "), "a warning or failure says what to do: \(text)", file: file, line: line)
+            XCTAssertTrue(
+                text.contains(" -- fix: "), "a warning or failure says what to do: \(text)", file: file, line: line)
         }
-        XCTAssertTrue(outcome.stdout.unicodeScalars.allSatisfy(\.isASCII), "ASCII output: \(outcome.stdout)", file: file, line: line)
+        XCTAssertTrue(
+            outcome.stdout.unicodeScalars.allSatisfy(\.isASCII), "ASCII output: \(outcome.stdout)", file: file,
+            line: line)
     }
 
     /// A temporary folder with a config (test sources unless `cameras`/`extra` say otherwise) and a data folder.
@@ -69,26 +78,38 @@ final class DoctorTests: XCTestCase {
         let setup = try makeSetup()
         let outcome = try doctor(["--data-dir", setup.dataDir])
         assertConsistent(outcome)
-        XCTAssertEqual(try outcome.line("config"),
-                       "PASS  config: embedded Config/appliance.toml (no --config given) (1 camera, auto 1280x720@30 4000 kbit/s, audio auto, backup off)")
+        XCTAssertEqual(
+            try outcome.line("config"),
+            "PASS  config: embedded Config/appliance.toml (no --config given) (1 camera, auto 1280x720@30 4000 kbit/s, audio auto, backup off)"
+        )
         if FileManager.default.fileExists(atPath: "/dev/video0") {
-            XCTAssertNotNil(try outcome.line("camera main").firstMatch(of: #/^(PASS|WARN|FAIL)  camera main: \/dev\/video0/#))
+            XCTAssertNotNil(
+                try outcome.line("camera main").firstMatch(of: #/^(PASS|WARN|FAIL)  camera main: \/dev\/video0/#))
         } else {
-            XCTAssertEqual(try outcome.line("camera main"),
-                           "WARN  camera main: no camera at /dev/video0; the live test pattern will be used -- fix: connect a camera or set [[camera]] source (and device)")
+            XCTAssertEqual(
+                try outcome.line("camera main"),
+                "WARN  camera main: no camera at /dev/video0; the live test pattern will be used -- fix: connect a camera or set [[camera]] source (and device)"
+            )
         }
-        let hasCaptureCard = ((try? FileManager.default.contentsOfDirectory(atPath: "/dev/snd")) ?? []).contains { $0.hasPrefix("pcmC") && $0.hasSuffix("c") }
+        let hasCaptureCard = ((try? FileManager.default.contentsOfDirectory(atPath: "/dev/snd")) ?? []).contains {
+            $0.hasPrefix("pcmC") && $0.hasSuffix("c")
+        }
         if !hasCaptureCard {
-            XCTAssertTrue(try outcome.line("microphone").hasPrefix("WARN  microphone: no ALSA capture device"), outcome.stdout)
+            XCTAssertTrue(
+                try outcome.line("microphone").hasPrefix("WARN  microphone: no ALSA capture device"), outcome.stdout)
         }
         // `auto` tries the candidates as the daemon would (no hardware encoder here: openh264 is the first that works),
         // then a real encode of the configured size; a busy machine may make it slower than real time (a warning).
         let video = try outcome.line("video-encoder")
-        let chosen = "video-encoder: auto chose openh264 (trial: v4l2h264 absent, vah264 absent, vah264lp absent, vaapih264 absent, "
+        let chosen =
+            "video-encoder: auto chose openh264 (trial: v4l2h264 absent, vah264 absent, vah264lp absent, vaapih264 absent, "
             + "nvh264 absent, qsvh264 absent, openh264 passed); openh264 encoded 30 of 30 frames"
-        XCTAssertTrue(video.hasPrefix("PASS  " + chosen + " (1280x720@30, 4000 kbit/s) in ")
-                      || (video.hasPrefix("WARN  " + chosen) && video.contains("slower than real time")), video)
-        XCTAssertTrue(try outcome.line("audio-encoder").hasPrefix("PASS  audio-encoder: aac encoded 1.0 s of 48000 Hz stereo into "), outcome.stdout)
+        XCTAssertTrue(
+            video.hasPrefix("PASS  " + chosen + " (1280x720@30, 4000 kbit/s) in ")
+                || (video.hasPrefix("WARN  " + chosen) && video.contains("slower than real time")), video)
+        XCTAssertTrue(
+            try outcome.line("audio-encoder").hasPrefix(
+                "PASS  audio-encoder: aac encoded 1.0 s of 48000 Hz stereo into "), outcome.stdout)
         // Storage names the filesystem the kernel says the data folder is on.
         let type = try fileSystemType(setup.dataDir)
         XCTAssertFalse(type.isEmpty)
@@ -99,15 +120,23 @@ final class DoctorTests: XCTestCase {
         let clock = try outcome.line("clock")
         XCTAssertNotNil(clock.firstMatch(of: #/^(PASS|WARN)  clock: \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC/#), clock)
         if clock.hasPrefix("WARN") { XCTAssertTrue(clock.contains("not synchronised"), clock) }
-        XCTAssertTrue(clock.contains(FileManager.default.fileExists(atPath: "/sys/class/rtc/rtc0") ? "an RTC is fitted" : "no RTC"), clock)
-        XCTAssertEqual(try outcome.line("data-folder"), "PASS  data-folder: \(setup.dataDir) is writable (owner \(try ownership(setup.dataDir)))")
+        XCTAssertTrue(
+            clock.contains(
+                FileManager.default.fileExists(atPath: "/sys/class/rtc/rtc0") ? "an RTC is fitted" : "no RTC"), clock)
+        XCTAssertEqual(
+            try outcome.line("data-folder"),
+            "PASS  data-folder: \(setup.dataDir) is writable (owner \(try ownership(setup.dataDir)))")
         XCTAssertEqual(try outcome.line("backup"), "PASS  backup: backup off ([backup] url is empty)")
-        XCTAssertNotNil(try outcome.line("permissions").firstMatch(of: #/^(PASS|WARN|FAIL)  permissions: .*(device nodes? |no camera, capture)/#))
+        XCTAssertNotNil(
+            try outcome.line("permissions").firstMatch(
+                of: #/^(PASS|WARN|FAIL)  permissions: .*(device nodes? |no camera, capture)/#))
         // Only the probe file was written, and it is gone.
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: setup.dataDir), [])
         // On this machine nothing fails; on another one a failure must be one of the machine's own.
         for (name, text) in outcome.lines where text.hasPrefix("FAIL") {
-            XCTAssertTrue(["clock", "storage", "permissions", "camera main", "microphone"].contains(name), "unexpected failure: \(text)")
+            XCTAssertTrue(
+                ["clock", "storage", "permissions", "camera main", "microphone"].contains(name),
+                "unexpected failure: \(text)")
         }
     }
 
@@ -120,8 +149,10 @@ final class DoctorTests: XCTestCase {
     func testJSONCarriesTheSameChecks() throws {
         let setup = try makeSetup()
         let text = try doctor(["--config", setup.configPath])
-        let result = try ProcessOutcome.run(DaemonProcess.binary, ["doctor", "--config", setup.configPath, "--json"], timeout: 180)
-        let object = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any], result.stdout)
+        let result = try ProcessOutcome.run(
+            DaemonProcess.binary, ["doctor", "--config", setup.configPath, "--json"], timeout: 180)
+        let object = try XCTUnwrap(
+            try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any], result.stdout)
         let checks = try XCTUnwrap(object["checks"] as? [[String: Any]])
         XCTAssertEqual(Set(checks.compactMap { $0["name"] as? String }), Set(text.lines.keys))
         for check in checks {
@@ -135,7 +166,8 @@ final class DoctorTests: XCTestCase {
         XCTAssertEqual(object["failed"] as? Int, text.counts?.failed)
         XCTAssertEqual(result.status, text.status)
         // The test config uses test sources: they pass as what they are.
-        XCTAssertEqual(text.lines["camera main"], "PASS  camera main: live test pattern 'smpte' (videotestsrc), as configured")
+        XCTAssertEqual(
+            text.lines["camera main"], "PASS  camera main: live test pattern 'smpte' (videotestsrc), as configured")
         XCTAssertEqual(text.lines["microphone"], "PASS  microphone: live test tone (audiotestsrc), as configured")
     }
 
@@ -144,7 +176,8 @@ final class DoctorTests: XCTestCase {
         let setup = try makeSetup()
         try setup.appendConfig("[speaker]\npipeline = \"fakesink sync=true\"\nfeedback = true\n")
         let playing = try doctor(["--config", setup.configPath])
-        XCTAssertEqual(try playing.line("speaker"), "PASS  speaker: fakesink sync=true: opens and plays; feedback chimes on")
+        XCTAssertEqual(
+            try playing.line("speaker"), "PASS  speaker: fakesink sync=true: opens and plays; feedback chimes on")
         let missing = try makeSetup()
         try missing.appendConfig("[speaker]\ndevice = \"hw:CARD=NoSuchCard,DEV=0\"\n")
         let failed = try doctor(["--config", missing.configPath])
@@ -163,7 +196,9 @@ final class DoctorTests: XCTestCase {
         try setup.appendConfig(try server.backupConfig(in: setup.directory))
         let outcome = try doctor(["--config", setup.configPath])
         assertConsistent(outcome)
-        XCTAssertEqual(try outcome.line("backup"), "PASS  backup: \(server.url) answers as \(server.user) (PROPFIND: HTTP 207, a folder)")
+        XCTAssertEqual(
+            try outcome.line("backup"),
+            "PASS  backup: \(server.url) answers as \(server.user) (PROPFIND: HTTP 207, a folder)")
         XCTAssertFalse(outcome.stdout.contains(server.password), "the password is never printed")
         // Doctor only read: every request it made was a PROPFIND.
         let methods = try server.log().compactMap { $0["method"] as? String }
@@ -172,11 +207,15 @@ final class DoctorTests: XCTestCase {
         XCTAssertEqual(server.files(), [:])
 
         let missing = try makeSetup()
-        try missing.appendConfig(try server.backupConfig(in: missing.directory).replacingOccurrences(of: server.url, with: server.url + "/not-yet"))
+        try missing.appendConfig(
+            try server.backupConfig(in: missing.directory).replacingOccurrences(
+                of: server.url, with: server.url + "/not-yet"))
         let absent = try doctor(["--config", missing.configPath])
         assertConsistent(absent)
-        XCTAssertEqual(try absent.line("backup"),
-                       "WARN  backup: \(server.url)/not-yet does not exist yet on the server; the first upload creates it (MKCOL) -- fix: nothing to do if the URL is right; otherwise correct [backup] url")
+        XCTAssertEqual(
+            try absent.line("backup"),
+            "WARN  backup: \(server.url)/not-yet does not exist yet on the server; the first upload creates it (MKCOL) -- fix: nothing to do if the URL is right; otherwise correct [backup] url"
+        )
     }
 
     // (c) The wrong password is a failure that names the credentials, and exit code 1.
@@ -188,8 +227,10 @@ final class DoctorTests: XCTestCase {
         let outcome = try doctor(["--config", setup.configPath])
         assertConsistent(outcome)
         XCTAssertEqual(outcome.status, 1)
-        XCTAssertEqual(try outcome.line("backup"),
-                       "FAIL  backup: the server refused the credentials as \(server.user) (HTTP 401) -- fix: check [backup] username and password_file (or APPLIANCE_BACKUP_PASSWORD)")
+        XCTAssertEqual(
+            try outcome.line("backup"),
+            "FAIL  backup: the server refused the credentials as \(server.user) (HTTP 401) -- fix: check [backup] username and password_file (or APPLIANCE_BACKUP_PASSWORD)"
+        )
         XCTAssertFalse(outcome.stdout.contains("not-the-password"))
     }
 
@@ -200,16 +241,21 @@ final class DoctorTests: XCTestCase {
         let outcome = try doctor(["--config", setup.configPath])
         assertConsistent(outcome)
         XCTAssertEqual(outcome.status, 1)
-        XCTAssertTrue(try outcome.line("backup").hasPrefix("FAIL  backup: cannot reach http://127.0.0.1:\(port)/dav: connection refused"), outcome.stdout)
+        XCTAssertTrue(
+            try outcome.line("backup").hasPrefix(
+                "FAIL  backup: cannot reach http://127.0.0.1:\(port)/dav: connection refused"), outcome.stdout)
 
         let exposed = try makeSetup()
         let file = exposed.directory.appendingPathComponent("password").path
         try "secret".write(toFile: file, atomically: true, encoding: .utf8)
         chmod(file, 0o644)
-        try exposed.appendConfig("[backup]\nurl = \"http://127.0.0.1:\(port)/dav\"\nusername = \"me\"\npassword_file = \"\(file)\"")
+        try exposed.appendConfig(
+            "[backup]\nurl = \"http://127.0.0.1:\(port)/dav\"\nusername = \"me\"\npassword_file = \"\(file)\"")
         let refused = try doctor(["--config", exposed.configPath])
         assertConsistent(refused)
-        XCTAssertTrue(try refused.line("backup").hasPrefix("FAIL  backup: backup.password_file \(file) is readable by others (mode 644)"), refused.stdout)
+        XCTAssertTrue(
+            try refused.line("backup").hasPrefix(
+                "FAIL  backup: backup.password_file \(file) is readable by others (mode 644)"), refused.stdout)
     }
 
     // (d) An encoder that cannot be built: a fragment that is not there, and one naming an element that is not installed.
@@ -219,21 +265,31 @@ final class DoctorTests: XCTestCase {
         assertConsistent(outcome)
         XCTAssertEqual(outcome.status, 1)
         let line = try outcome.line("video-encoder")
-        XCTAssertTrue(line.hasPrefix("FAIL  video-encoder: nonexistent: pipeline fragment encoders/nonexistent.gst: not found in "), line)
-        XCTAssertTrue(line.hasSuffix("-- fix: set [video] encoder to one of: nvh264, openh264, qsvh264, v4l2h264, vaapih264, vah264, vah264lp, x264 (files in \(repositoryRoot)/pipelines/encoders)"), line)
+        XCTAssertTrue(
+            line.hasPrefix(
+                "FAIL  video-encoder: nonexistent: pipeline fragment encoders/nonexistent.gst: not found in "), line)
+        XCTAssertTrue(
+            line.hasSuffix(
+                "-- fix: set [video] encoder to one of: nvh264, openh264, qsvh264, v4l2h264, vaapih264, vah264, vah264lp, x264 (files in \(repositoryRoot)/pipelines/encoders)"
+            ), line)
 
         let pipelines = setup.directory.appendingPathComponent("pipelines").path
         try FileManager.default.copyItem(atPath: repositoryRoot + "/pipelines", toPath: pipelines)
-        try "nosuchenc bitrate=${bitrate_kbps} ! capsfilter caps=video/x-h264".write(toFile: pipelines + "/encoders/bogus.gst", atomically: true, encoding: .utf8)
+        try "nosuchenc bitrate=${bitrate_kbps} ! capsfilter caps=video/x-h264".write(
+            toFile: pipelines + "/encoders/bogus.gst", atomically: true, encoding: .utf8)
         let bogus = try makeSetup()
         // pipelines_dir is a top-level key: it must come before the first table.
-        try ("pipelines_dir = \"\(pipelines)\"\n" + DaemonProcess.config(dataDir: bogus.dataDir, extra: "[video]\nencoder = \"bogus\""))
+        try
+            ("pipelines_dir = \"\(pipelines)\"\n"
+            + DaemonProcess.config(dataDir: bogus.dataDir, extra: "[video]\nencoder = \"bogus\""))
             .write(toFile: bogus.configPath, atomically: true, encoding: .utf8)
         let broken = try doctor(["--config", bogus.configPath])
         assertConsistent(broken)
         XCTAssertEqual(broken.status, 1)
-        XCTAssertEqual(try broken.line("video-encoder"),
-                       "FAIL  video-encoder: bogus: pipeline fragment encoders/bogus.gst: no element \"nosuchenc\" -- in: nosuchenc bitrate=4000 ! capsfilter caps=video/x-h264 -- fix: install the GStreamer plugin that provides nosuchenc (gst-inspect-1.0 nosuchenc tells when it is there)")
+        XCTAssertEqual(
+            try broken.line("video-encoder"),
+            "FAIL  video-encoder: bogus: pipeline fragment encoders/bogus.gst: no element \"nosuchenc\" -- in: nosuchenc bitrate=4000 ! capsfilter caps=video/x-h264 -- fix: install the GStreamer plugin that provides nosuchenc (gst-inspect-1.0 nosuchenc tells when it is there)"
+        )
         XCTAssertTrue(try broken.line("audio-encoder").hasPrefix("PASS"), "the audio encoder is judged on its own")
     }
 
@@ -245,8 +301,12 @@ final class DoctorTests: XCTestCase {
         let line = try outcome.line("config")
         XCTAssertTrue(line.hasPrefix("FAIL  config: \(setup.configPath):"), line)
         XCTAssertTrue(line.contains("video.framerate: expected an integer"), line)
-        let number = try XCTUnwrap(try String(contentsOfFile: setup.configPath, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false)
-            .firstIndex { $0.hasPrefix("framerate") }) + 1
+        let number =
+            try XCTUnwrap(
+                try String(contentsOfFile: setup.configPath, encoding: .utf8).split(
+                    separator: "\n", omittingEmptySubsequences: false
+                )
+                .firstIndex { $0.hasPrefix("framerate") }) + 1
         XCTAssertTrue(line.hasSuffix("-- fix: correct video.framerate in \(setup.configPath) line \(number)"), line)
         XCTAssertEqual(outcome.counts?.failed, 1)
 
@@ -263,15 +323,20 @@ final class DoctorTests: XCTestCase {
         }
         let setup = try makeSetup()
         func mounted(_ size: String) -> [String] {
-            ["/usr/bin/unshare", "-m", "--propagation", "private", "/bin/sh", "-c",
-             "mount -t tmpfs -o size=\(size) tmpfs '\(setup.dataDir)' && exec \"$0\" \"$@\""]
+            [
+                "/usr/bin/unshare", "-m", "--propagation", "private", "/bin/sh", "-c",
+                "mount -t tmpfs -o size=\(size) tmpfs '\(setup.dataDir)' && exec \"$0\" \"$@\"",
+            ]
         }
         let roomy = try doctor(["--config", setup.configPath], launcher: mounted("8g"))
         assertConsistent(roomy)
         let storage = try roomy.line("storage")
         XCTAssertTrue(storage.hasPrefix("WARN  storage: tmpfs on \(setup.dataDir): "), storage)
-        XCTAssertTrue(storage.contains("in memory: recordings are lost at reboot -- fix: mount real storage on the data folder"), storage)
-        XCTAssertTrue(try roomy.line("data-folder").hasPrefix("PASS  data-folder: \(setup.dataDir) is writable"), roomy.stdout)
+        XCTAssertTrue(
+            storage.contains("in memory: recordings are lost at reboot -- fix: mount real storage on the data folder"),
+            storage)
+        XCTAssertTrue(
+            try roomy.line("data-folder").hasPrefix("PASS  data-folder: \(setup.dataDir) is writable"), roomy.stdout)
 
         let small = try doctor(["--config", setup.configPath], launcher: mounted("16m"))
         assertConsistent(small)
@@ -279,7 +344,9 @@ final class DoctorTests: XCTestCase {
         let full = try small.line("storage")
         XCTAssertTrue(full.hasPrefix("FAIL  storage: tmpfs on \(setup.dataDir): 16 MB free of 16 MB"), full)
         XCTAssertTrue(full.contains("under [storage] min_free_mb = 512: recording stops"), full)
-        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: setup.dataDir), [], "nothing reached the folder under the mount")
+        XCTAssertEqual(
+            try FileManager.default.contentsOfDirectory(atPath: setup.dataDir), [],
+            "nothing reached the folder under the mount")
     }
 
     /// Doctor beside a running daemon on the same data folder: it answers, takes no lock, and the daemon carries on.
@@ -290,7 +357,9 @@ final class DoctorTests: XCTestCase {
         let before = try FileManager.default.contentsOfDirectory(atPath: daemon.dataDir).sorted()
         let outcome = try doctor(["--config", daemon.configPath])
         assertConsistent(outcome)
-        XCTAssertTrue(try outcome.line("data-folder").hasPrefix("PASS  data-folder: \(daemon.dataDir) is writable"), outcome.stdout)
+        XCTAssertTrue(
+            try outcome.line("data-folder").hasPrefix("PASS  data-folder: \(daemon.dataDir) is writable"),
+            outcome.stdout)
         XCTAssertTrue(try outcome.line("video-encoder").contains("encoded 30 of 30 frames"), outcome.stdout)
         XCTAssertTrue(daemon.isRunning)
         XCTAssertEqual(try daemon.status().ready, true)
@@ -302,6 +371,7 @@ final class DoctorTests: XCTestCase {
     }
 
     private var repositoryRoot: String {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().path
     }
 }

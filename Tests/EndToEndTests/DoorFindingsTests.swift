@@ -1,8 +1,8 @@
+import ApplianceBase
 import ApplianceProtocol
 import Foundation
 import TestSupport
 import XCTest
-import ApplianceBase
 
 /// Issue 58's findings, each tried on a real daemon as the attacker did: a viewer's (or a stranger's, with
 /// `public_read`) one request that trapped the daemon, and a foreign page's POST with the Basic credentials a
@@ -15,15 +15,20 @@ final class DoorFindingsTests: XCTestCase {
         defer { web.stop() }
         let pid = web.daemon.pid
         let huge = "9223372036854775807"
-        for path in ["/api/recordings?page=\(huge)", "/api/recordings?page=\(huge)&per_page=1000", "/api/recordings?per_page=\(huge)",
-                     "/api/recordings?page=-\(huge)", "/api/recordings?page=0", "/api/recordings?page=\(huge)&grouped=true",
-                     "/api/recordings?page=\(huge)&search=x", "/api/recordings?page=4611686018427387904&per_page=2",
-                     "/api/activity?limit=\(huge)"] {
+        for path in [
+            "/api/recordings?page=\(huge)", "/api/recordings?page=\(huge)&per_page=1000",
+            "/api/recordings?per_page=\(huge)",
+            "/api/recordings?page=-\(huge)", "/api/recordings?page=0", "/api/recordings?page=\(huge)&grouped=true",
+            "/api/recordings?page=\(huge)&search=x", "/api/recordings?page=4611686018427387904&per_page=2",
+            "/api/activity?limit=\(huge)",
+        ] {
             for auth in [true, false] {
                 let answer = try web.request(path, auth: auth)
                 XCTAssertEqual(answer.status, 400, "\(path): \(answer.text)")
                 let message = (answer.json?["error"] as? [String: Any])?["message"] as? String ?? ""
-                XCTAssertTrue(message.contains("page") || message.contains("limit"), "the message names the parameter: \(message)")
+                XCTAssertTrue(
+                    message.contains("page") || message.contains("limit"), "the message names the parameter: \(message)"
+                )
             }
         }
         let page = try web.request("/recordings?page=\(huge)", auth: false)
@@ -46,23 +51,29 @@ final class DoorFindingsTests: XCTestCase {
         defer { web.stop() }
         let basic = "Authorization: Basic " + Data("appliance:\(WebDaemon.password)".utf8).base64EncodedString()
         let body = Data(#"{"name":"mallory","role":"admin","password":"mallory-password"}"#.utf8)
-        for headers in [["Origin: https://evil.example", "Content-Type: text/plain"],
-                        ["Origin: https://evil.example", "Content-Type: application/json"],
-                        ["Origin: null", "Content-Type: application/json"],
-                        ["Sec-Fetch-Site: cross-site", "Content-Type: application/json"],
-                        ["Sec-Fetch-Site: same-site", "Origin: http://127.0.0.1:1", "Content-Type: application/json"]] {
-            let answer = try web.request("/api/commands/user.add", method: "POST", headers: headers + [basic], auth: false, body: body)
+        for headers in [
+            ["Origin: https://evil.example", "Content-Type: text/plain"],
+            ["Origin: https://evil.example", "Content-Type: application/json"],
+            ["Origin: null", "Content-Type: application/json"],
+            ["Sec-Fetch-Site: cross-site", "Content-Type: application/json"],
+            ["Sec-Fetch-Site: same-site", "Origin: http://127.0.0.1:1", "Content-Type: application/json"],
+        ] {
+            let answer = try web.request(
+                "/api/commands/user.add", method: "POST", headers: headers + [basic], auth: false, body: body)
             XCTAssertEqual(answer.status, 403, "\(headers): \(answer.text)")
             XCTAssertEqual(answer.errorCode, "forbidden", answer.text)
         }
-        let plain = try web.request("/api/commands/user.add", method: "POST", headers: ["Content-Type: text/plain", basic], auth: false, body: body)
+        let plain = try web.request(
+            "/api/commands/user.add", method: "POST", headers: ["Content-Type: text/plain", basic], auth: false,
+            body: body)
         XCTAssertEqual(plain.status, 415, plain.text)
         let users = try web.post("/api/commands/users")
         XCTAssertFalse(users.text.contains("mallory"), users.text)
         // The dashboard's own origin passes (as its pages send it), and so does a client that is not a browser.
         let host = URL(string: web.url)!.host! + ":" + String(URL(string: web.url)!.port!)
-        let own = try web.request("/api/commands/version", method: "POST", headers: ["Origin: \(web.url)", "Sec-Fetch-Site: same-origin"],
-                                  body: Data("{}".utf8))
+        let own = try web.request(
+            "/api/commands/version", method: "POST", headers: ["Origin: \(web.url)", "Sec-Fetch-Site: same-origin"],
+            body: Data("{}".utf8))
         XCTAssertEqual(own.status, 200, "\(host): \(own.text)")
         XCTAssertEqual(try web.post("/api/commands/version").status, 200)
     }
@@ -72,11 +83,14 @@ final class DoorFindingsTests: XCTestCase {
     func testAViewersSnapshotsAreBounded() throws {
         let web = try WebDaemon()
         defer { web.stop() }
-        XCTAssertEqual(try web.daemon.ctl(["user", "add", "vic", "--role", "viewer"], input: "vics-password-1\n").status, 0)
+        XCTAssertEqual(
+            try web.daemon.ctl(["user", "add", "vic", "--role", "viewer"], input: "vics-password-1\n").status, 0)
         let viewer = "Authorization: Basic " + Data("vic:vics-password-1".utf8).base64EncodedString()
-        var taken = 0, refused: [String] = []
+        var taken = 0
+        var refused: [String] = []
         for _ in 0..<25 {
-            let answer = try web.request("/api/commands/snapshot", method: "POST", headers: [viewer], auth: false, body: Data("{}".utf8))
+            let answer = try web.request(
+                "/api/commands/snapshot", method: "POST", headers: [viewer], auth: false, body: Data("{}".utf8))
             if answer.status == 200 { taken += 1 } else { refused.append("\(answer.status) \(answer.text)") }
         }
         XCTAssertEqual(taken, 20)

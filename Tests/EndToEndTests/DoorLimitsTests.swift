@@ -1,7 +1,7 @@
+import ApplianceBase
 import Foundation
 import TestSupport
 import XCTest
-import ApplianceBase
 
 /// Greedy clients against a real daemon started with the file limit systemd gives a service by default (1024):
 /// 1,100 connections that send nothing, then slowhttptest's slowloris and slow body. A normal client (from another
@@ -19,17 +19,28 @@ final class DoorLimitsTests: XCTestCase {
     }
 
     /// `/api/status` from 127.0.0.2 (another client than the attack's 127.0.0.1), in at most 2 s.
-    private func assertAnswersANormalClient(_ web: WebDaemon, _ what: String, file: StaticString = #filePath, line: UInt = #line) throws {
-        let result = try ProcessOutcome.run("/usr/bin/curl", ["-s", "-o", "/dev/null", "-w", "%{http_code} %{time_total}", "--max-time", "2",
-                                                              "--interface", "127.0.0.2", "-H", "Authorization: Bearer \(WebDaemon.password)",
-                                                              web.url + "/api/status"], timeout: 10)
-        XCTAssertTrue(result.stdout.hasPrefix("200 "), "\(what): a normal client got \(result.stdout) \(result.stderr)", file: file, line: line)
+    private func assertAnswersANormalClient(
+        _ web: WebDaemon, _ what: String, file: StaticString = #filePath, line: UInt = #line
+    ) throws {
+        let result = try ProcessOutcome.run(
+            "/usr/bin/curl",
+            [
+                "-s", "-o", "/dev/null", "-w", "%{http_code} %{time_total}", "--max-time", "2",
+                "--interface", "127.0.0.2", "-H", "Authorization: Bearer \(WebDaemon.password)",
+                web.url + "/api/status",
+            ], timeout: 10)
+        XCTAssertTrue(
+            result.stdout.hasPrefix("200 "), "\(what): a normal client got \(result.stdout) \(result.stderr)",
+            file: file, line: line)
     }
 
-    private func assertRecordsWhole(_ web: WebDaemon, pid: Int32?, file: StaticString = #filePath, line: UInt = #line) throws {
+    private func assertRecordsWhole(_ web: WebDaemon, pid: Int32?, file: StaticString = #filePath, line: UInt = #line)
+        throws
+    {
         XCTAssertEqual(web.daemon.pid, pid, "the daemon kept its PID", file: file, line: line)
         let clip = try web.recordClip(seconds: 1.5)
-        let probe = try ProcessOutcome.run("/usr/bin/ffmpeg", ["-v", "error", "-i", clip.path, "-f", "null", "-"], timeout: 60)
+        let probe = try ProcessOutcome.run(
+            "/usr/bin/ffmpeg", ["-v", "error", "-i", clip.path, "-f", "null", "-"], timeout: 60)
         XCTAssertEqual(probe.status, 0, file: file, line: line)
         XCTAssertTrue(probe.stderr.isEmpty, "the clip decodes whole: \(probe.stderr)", file: file, line: line)
     }
@@ -46,7 +57,9 @@ final class DoorLimitsTests: XCTestCase {
             address.sin_port = port.bigEndian
             address.sin_addr.s_addr = inet_addr("127.0.0.1")
             let connected = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
             }
             if connected == 0 { sockets.append(fd) } else { close(fd) }
         }
@@ -71,18 +84,24 @@ final class DoorLimitsTests: XCTestCase {
         getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
         guard limit.rlim_cur >= 1300 else { throw XCTSkip("this test process may open only \(limit.rlim_cur) files") }
         let sockets = try idleConnections(1100, to: web.url)
-        defer { sockets.forEach { close($0) } }
+        defer { for socket in sockets { close(socket) } }
         XCTAssertEqual(sockets.count, 1100, "the kernel accepted every connection")
         try assertAnswersANormalClient(web, "with 1,100 idle connections open")
         // Past the per-client cap the server closed them at once; the rest go at the idle timeout.
-        XCTAssertTrue(Poll.until(timeout: 10, every: 0.5) { closedByServer(sockets) >= 1100 - 32 }, "connections over the cap closed at once")
-        XCTAssertTrue(Poll.until(timeout: 40, every: 1) { closedByServer(sockets) == 1100 }, "idle connections closed: \(closedByServer(sockets))")
+        XCTAssertTrue(
+            Poll.until(timeout: 10, every: 0.5) { closedByServer(sockets) >= 1100 - 32 },
+            "connections over the cap closed at once")
+        XCTAssertTrue(
+            Poll.until(timeout: 40, every: 1) { closedByServer(sockets) == 1100 },
+            "idle connections closed: \(closedByServer(sockets))")
         try assertAnswersANormalClient(web, "after the idle connections")
         try assertRecordsWhole(web, pid: pid)
     }
 
     func testSlowlorisAndSlowBodyLeaveTheDashboardAnswering() throws {
-        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/slowhttptest") else { throw XCTSkip("slowhttptest is not installed") }
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/slowhttptest") else {
+            throw XCTSkip("slowhttptest is not installed")
+        }
         let web = try startAt1024()
         defer { web.stop() }
         let pid = web.daemon.pid
@@ -91,12 +110,17 @@ final class DoorLimitsTests: XCTestCase {
             // 600 connections, each sending a header line (or 10 bytes of body) every 5 s, for 20 s.
             let attack = Process()
             attack.executableURL = URL(fileURLWithPath: "/usr/bin/slowhttptest")
-            attack.arguments = [mode, "-c", "600", "-i", "5", "-r", "200", "-l", "20", "-s", "8192", "-x", "10", "-p", "3",
-                                "-t", mode == "-B" ? "POST" : "GET", "-u", web.url + target]
+            attack.arguments = [
+                mode, "-c", "600", "-i", "5", "-r", "200", "-l", "20", "-s", "8192", "-x", "10", "-p", "3",
+                "-t", mode == "-B" ? "POST" : "GET", "-u", web.url + target,
+            ]
             attack.standardOutput = FileHandle.nullDevice
             attack.standardError = FileHandle.nullDevice
             try attack.run()
-            defer { if attack.isRunning { attack.terminate() }; attack.waitUntilExit() }
+            defer {
+                if attack.isRunning { attack.terminate() }
+                attack.waitUntilExit()
+            }
             // While the attack runs (it ramps up at 200 connections a second), a normal client every 4 s.
             var checks = 0
             while !Poll.until(timeout: 4, every: 0.2, { !attack.isRunning }) {
@@ -123,11 +147,16 @@ final class EventStreamBoundTests: XCTestCase {
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("Security/slow_events.py").path
         let renames = 8000
-        let run = try ProcessOutcome.run("/usr/bin/env", ["python3", script, "--url", web.url, "--token", WebDaemon.password, "--clip", clip.id,
-                                                          "--renames", String(renames)], timeout: 300)
+        let run = try ProcessOutcome.run(
+            "/usr/bin/env",
+            [
+                "python3", script, "--url", web.url, "--token", WebDaemon.password, "--clip", clip.id,
+                "--renames", String(renames),
+            ], timeout: 300)
         XCTAssertEqual(run.status, 0, run.stderr)
         print("EventStreamBoundTests: \(run.stdout)")
-        let report = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any], run.stdout)
+        let report = try XCTUnwrap(
+            try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any], run.stdout)
         let received = try XCTUnwrap(report["renamed"] as? Int)
         XCTAssertLessThan(received, renames, "fell behind: not every event was kept for it")
         XCTAssertGreaterThan(received, 0)
@@ -139,7 +168,9 @@ final class EventStreamBoundTests: XCTestCase {
         // A new client is served and gets events.
         let curl = Process()
         curl.executableURL = URL(fileURLWithPath: Curl.path)
-        curl.arguments = ["-s", "-N", "--max-time", "6", "-H", "Authorization: Bearer \(WebDaemon.password)", web.url + "/api/events"]
+        curl.arguments = [
+            "-s", "-N", "--max-time", "6", "-H", "Authorization: Bearer \(WebDaemon.password)", web.url + "/api/events",
+        ]
         let output = Pipe()
         curl.standardOutput = output
         try curl.run()

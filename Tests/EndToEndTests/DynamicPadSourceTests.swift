@@ -9,22 +9,31 @@ import XCTest
 /// sink), records too.
 final class DynamicPadSourceTests: XCTestCase {
     func testURIDecodeBinOverAFileWithSoundRecordsItsPicture() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("appliance-uri-\(UUID().uuidString.prefix(8))")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "appliance-uri-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = directory.appendingPathComponent("camera.mp4").path
-        let made = try ProcessOutcome.run("/usr/bin/ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc=size=320x240:rate=10", "-f", "lavfi",
-                                                              "-i", "sine=frequency=440", "-t", "30", "-c:v", "libx264", "-pix_fmt", "yuv420p",
-                                                              "-c:a", "aac", "-y", file], timeout: 120)
+        let made = try ProcessOutcome.run(
+            "/usr/bin/ffmpeg",
+            [
+                "-v", "error", "-f", "lavfi", "-i", "testsrc=size=320x240:rate=10", "-f", "lavfi",
+                "-i", "sine=frequency=440", "-t", "30", "-c:v", "libx264", "-pix_fmt", "yuv420p",
+                "-c:a", "aac", "-y", file,
+            ], timeout: 120)
         XCTAssertEqual(made.status, 0, made.stderr)
-        let daemon = try DaemonProcess(extra: "[video]\nwidth = 320\nheight = 240\nframerate = 10\n",
-                                       cameras: "[[camera]]\nname = \"file\"\nsource = \"pipeline\"\npipeline = \"uridecodebin uri=file://\(file)\"\n")
+        let daemon = try DaemonProcess(
+            extra: "[video]\nwidth = 320\nheight = 240\nframerate = 10\n",
+            cameras:
+                "[[camera]]\nname = \"file\"\nsource = \"pipeline\"\npipeline = \"uridecodebin uri=file://\(file)\"\n")
         try daemon.start()
         defer { daemon.stop() }
         XCTAssertTrue(try daemon.waitForCamera("file", "active"), "the camera runs: \(daemon.log.suffix(600))")
         let clip = try daemon.recordDecodable(seconds: 3)
         XCTAssertGreaterThan(try ClipPicture.grayLevels(clip, at: 1.5), 20, "the file's picture, not the filler")
-        XCTAssertTrue(try daemon.cameras().cameras.first { $0.name == "file" }?.state == "active", "still active: paced, not run through")
+        XCTAssertTrue(
+            try daemon.cameras().cameras.first { $0.name == "file" }?.state == "active",
+            "still active: paced, not run through")
         XCTAssertFalse(daemon.log.contains("not-linked"), daemon.log)
     }
 
@@ -50,7 +59,8 @@ final class DynamicPadSourceTests: XCTestCase {
             XCTAssertGreaterThan(try ClipPicture.grayLevels(first, at: 1.5), 20, "the camera's picture, not the filler")
             XCTAssertEqual(try daemon.switchCamera(.named("rtp")).active, "rtp")
             let second = try daemon.recordDecodable(seconds: 3)
-            XCTAssertGreaterThan(try ClipPicture.grayLevels(second, at: 1.5), 20, "rtspsrc ! rtph264depay … records its picture")
+            XCTAssertGreaterThan(
+                try ClipPicture.grayLevels(second, at: 1.5), 20, "rtspsrc ! rtph264depay … records its picture")
             XCTAssertEqual(try daemon.camera("rtp")?.modeReason, "decoded by avdec_h264")
             XCTAssertFalse(daemon.log.contains("not-linked"), "the sound pads went to fakesinks")
             XCTAssertFalse(daemon.log.contains("Delayed linking failed"))

@@ -20,18 +20,26 @@ final class EchoCancelTests: XCTestCase {
         let port = FreePort.pick()
         let format = "audio/x-raw,format=S16LE,layout=interleaved,rate=48000,channels=1"
         let daemon = try DaemonProcess()
-        let pipelines = try EncoderChoiceTests.ownPipelines(for: daemon, ["sources/audio-test.gst": """
-            udpsrc port=\(port) address=127.0.0.1 caps="\(format)" ! queue ! room-mix.
-            audiotestsrc is-live=true wave=sine freq=440 volume=0.05 ! \(format) ! audiomixer name=room-mix latency=50000000 ! identity
-            """])
-        let config = "pipelines_dir = \"\(pipelines)\"\n" + DaemonProcess.config(dataDir: daemon.dataDir, extra: """
-            [video]
-            width = 320
-            height = 240
-            [speaker]
-            pipeline = "audioconvert ! audioresample ! \(format) ! udpsink host=127.0.0.1 port=\(port) sync=true"
-            echo_cancel = "\(echoCancel)"
-            """)
+        let pipelines = try EncoderChoiceTests.ownPipelines(
+            for: daemon,
+            [
+                "sources/audio-test.gst": """
+                udpsrc port=\(port) address=127.0.0.1 caps="\(format)" ! queue ! room-mix.
+                audiotestsrc is-live=true wave=sine freq=440 volume=0.05 ! \(format) ! audiomixer name=room-mix latency=50000000 ! identity
+                """
+            ])
+        let config =
+            "pipelines_dir = \"\(pipelines)\"\n"
+            + DaemonProcess.config(
+                dataDir: daemon.dataDir,
+                extra: """
+                    [video]
+                    width = 320
+                    height = 240
+                    [speaker]
+                    pipeline = "audioconvert ! audioresample ! \(format) ! udpsink host=127.0.0.1 port=\(port) sync=true"
+                    echo_cancel = "\(echoCancel)"
+                    """)
         try config.write(toFile: daemon.configPath, atomically: true, encoding: .utf8)
         try daemon.start(timeout: 90)
         defer { daemon.stop() }
@@ -40,7 +48,9 @@ final class EchoCancelTests: XCTestCase {
 
     /// Records on the started `daemon` while `tone` plays on its speaker; what the whole recording holds at 1 kHz (the
     /// tone's echo) and at 440 Hz (the room, where there is one).
-    static func recordWhilePlaying(_ tone: String, on daemon: DaemonProcess, in test: XCTestCase, label: String) throws -> Heard {
+    static func recordWhilePlaying(_ tone: String, on daemon: DaemonProcess, in test: XCTestCase, label: String) throws
+        -> Heard
+    {
         try daemon.showingLogOnFailure(in: test) {
             let events = try TypedEvents(daemon, timeout: 60)
             _ = try daemon.recordStart(title: label)
@@ -61,7 +71,8 @@ final class EchoCancelTests: XCTestCase {
             let seconds = Double(sound.count) / Double(ClipSound.rate)
             XCTAssertGreaterThan(seconds, 2.5, "the recording has its sound, the whole tone long")
             XCTAssertGreaterThan(seconds, Double(clip.durationMs) / 1000 - 1.0, "the sound spans the picture")
-            let heard = Heard(echo: ClipSound.power(of: 1000, in: sound), room: ClipSound.power(of: 440, in: sound), status: status)
+            let heard = Heard(
+                echo: ClipSound.power(of: 1000, in: sound), room: ClipSound.power(of: 440, in: sound), status: status)
             print("\(label): 1 kHz \(decibels(heard.echo)) dB, 440 Hz \(decibels(heard.room)) dB")
             return heard
         }
@@ -70,8 +81,12 @@ final class EchoCancelTests: XCTestCase {
     /// A 2.5 s 1 kHz tone, for the speaker.
     static func makeTone(in folder: String) throws -> String {
         let tone = folder + "/echo-tone-\(UUID().uuidString.prefix(8)).wav"
-        let made = try ProcessOutcome.run("/usr/bin/ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "sine=frequency=1000:duration=2.5:sample_rate=48000",
-                                                              "-ac", "1", tone], timeout: 120)
+        let made = try ProcessOutcome.run(
+            "/usr/bin/ffmpeg",
+            [
+                "-v", "error", "-f", "lavfi", "-i", "sine=frequency=1000:duration=2.5:sample_rate=48000",
+                "-ac", "1", tone,
+            ], timeout: 120)
         XCTAssertEqual(made.status, 0, made.stderr)
         return tone
     }
@@ -87,18 +102,22 @@ final class EchoCancelTests: XCTestCase {
         XCTAssertEqual(on.status?.echoCancel, true)
         let reduction = 10 * log10(off.echo / max(on.echo, 1e-12))
         let roomChange = 10 * log10(on.room / max(off.room, 1e-12))
-        print("echo cancelling: the speaker's tone \(String(format: "%.1f", reduction)) dB lower, the room \(String(format: "%+.1f", roomChange)) dB")
-        XCTAssertGreaterThan(off.echo, off.room, "without the canceller the recording hears the speaker louder than the room")
+        print(
+            "echo cancelling: the speaker's tone \(String(format: "%.1f", reduction)) dB lower, the room \(String(format: "%+.1f", roomChange)) dB"
+        )
+        XCTAssertGreaterThan(
+            off.echo, off.room, "without the canceller the recording hears the speaker louder than the room")
         XCTAssertGreaterThan(reduction, 20, "the canceller takes the speaker's tone out (by more than 20 dB)")
         XCTAssertGreaterThan(roomChange, -6, "and keeps the room's sound")
     }
 
     /// The default (`auto`): the canceller is for a sound card, not a test source.
     func testAutoLeavesATestMicrophoneAlone() throws {
-        let daemon = try DaemonProcess(extra: """
-            [speaker]
-            pipeline = "fakesink"
-            """)
+        let daemon = try DaemonProcess(
+            extra: """
+                [speaker]
+                pipeline = "fakesink"
+                """)
         try daemon.start()
         defer { daemon.stop() }
         try daemon.showingLogOnFailure(in: self) {

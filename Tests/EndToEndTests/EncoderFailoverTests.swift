@@ -1,8 +1,8 @@
+import ApplianceBase
 import ApplianceProtocol
 import Foundation
 import TestSupport
 import XCTest
-import ApplianceBase
 
 /// An encoder that fails while the daemon records (issue 37, item 3): the clip ends cleanly, the next candidate that
 /// passes its trial is built into the running graph in its place, and the recording goes on in a new clip; the event,
@@ -15,12 +15,14 @@ final class EncoderFailoverTests: XCTestCase {
         try EncoderChoiceTests.autoDaemon(fragments: fragments, candidates: candidates, trialS: 5, extra: extra)
     }
 
-    static let x264 = "x264enc tune=zerolatency speed-preset=ultrafast bitrate=${bitrate_kbps} key-int-max=${keyframe_frames} option-string=scenecut=0"
+    static let x264 =
+        "x264enc tune=zerolatency speed-preset=ultrafast bitrate=${bitrate_kbps} key-int-max=${keyframe_frames} option-string=scenecut=0"
 
     /// Plays to the end without an error; returns which encoder wrote it: x264 signs its stream (an SEI with
     /// "x264 - core N"), openh264 does not.
     func decodes(_ path: String, file: StaticString = #filePath, line: UInt = #line) throws -> String {
-        let decode = try ProcessOutcome.run("/usr/bin/ffmpeg", ["-v", "error", "-i", path, "-f", "null", "-"], timeout: 60)
+        let decode = try ProcessOutcome.run(
+            "/usr/bin/ffmpeg", ["-v", "error", "-i", path, "-f", "null", "-"], timeout: 60)
         XCTAssertEqual(decode.status, 0, file: file, line: line)
         XCTAssertEqual(decode.stderr, "", path, file: file, line: line)
         let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
@@ -29,7 +31,8 @@ final class EncoderFailoverTests: XCTestCase {
 
     func testAnEncoderThatFailsWhileRecordingIsReplacedAndTheRecordingGoesOnInANewClip() throws {
         // Its 90th frame fails: 3 s into the first recording; its 30-frame trial passes.
-        let daemon = try daemon(fragments: ["dies": "identity error-after=90 ! " + Self.x264], candidates: ["dies", "openh264", "x264"])
+        let daemon = try daemon(
+            fragments: ["dies": "identity error-after=90 ! " + Self.x264], candidates: ["dies", "openh264", "x264"])
         try daemon.start(timeout: 90)
         defer { daemon.stop() }
         try daemon.showingLogOnFailure(in: self) {
@@ -65,12 +68,22 @@ final class EncoderFailoverTests: XCTestCase {
 
             // Status, ctl, metrics and the log name the replacement; the graph itself never stopped.
             let choice = try XCTUnwrap(try daemon.status().encoderChoice)
-            XCTAssertEqual([choice.encoder, choice.element, choice.how.rawValue], ["openh264", "openh264enc", "failover"])
+            XCTAssertEqual(
+                [choice.encoder, choice.element, choice.how.rawValue], ["openh264", "openh264enc", "failover"])
             XCTAssertEqual(choice.failures?.map(\.encoder), ["dies"])
             XCTAssertEqual(try daemon.status().encoder, "openh264")
-            XCTAssertTrue(try daemon.ctl(["status"]).stdout.contains("encoder: openh264 (openh264enc), replacing dies, which failed: Failed after iterations as requested."))
-            XCTAssertEqual(try daemon.metrics()["appliance_encoder_info"]?.value(["element": "openh264enc", "encoder": "openh264", "how": "failover"]), 1)
-            XCTAssertTrue(daemon.log.contains("encoder openh264 (openh264enc) replaces dies, which failed: Failed after iterations as requested."), daemon.log)
+            XCTAssertTrue(
+                try daemon.ctl(["status"]).stdout.contains(
+                    "encoder: openh264 (openh264enc), replacing dies, which failed: Failed after iterations as requested."
+                ))
+            XCTAssertEqual(
+                try daemon.metrics()["appliance_encoder_info"]?.value([
+                    "element": "openh264enc", "encoder": "openh264", "how": "failover",
+                ]), 1)
+            XCTAssertTrue(
+                daemon.log.contains(
+                    "encoder openh264 (openh264enc) replaces dies, which failed: Failed after iterations as requested."),
+                daemon.log)
             XCTAssertFalse(daemon.log.contains("camera_failed") || daemon.log.contains("camera failed"), daemon.log)
             XCTAssertFalse(daemon.log.contains("Internal data stream error"), "no branch stopped: \(daemon.log)")
 
@@ -93,27 +106,41 @@ final class EncoderFailoverTests: XCTestCase {
             let events = try TypedEvents(daemon, timeout: 60)
             // The failover comes 5 s after the first frames; on a loaded machine that may be before this
             // subscription, and then the status, asked after subscribing, holds it.
-            let failure = try daemon.status().encoderChoice?.failures?.first
-                ?? events.waitFor("encoder_failed") { if case .encoderFailed(let f) = $0 { return f }; return nil }
+            let failure =
+                try daemon.status().encoderChoice?.failures?.first
+                ?? events.waitFor("encoder_failed") {
+                    if case .encoderFailed(let f) = $0 { return f }
+                    return nil
+                }
             XCTAssertEqual(failure.encoder, "laggy")
             XCTAssertEqual(failure.next, "x264")
-            XCTAssertTrue(failure.reason.hasPrefix("no output for ") && failure.reason.hasSuffix(" s while frames went in"), failure.reason)
+            XCTAssertTrue(
+                failure.reason.hasPrefix("no output for ") && failure.reason.hasSuffix(" s while frames went in"),
+                failure.reason)
             // The loop recording goes on with x264: two segments close, each plays and is x264's.
             var closed: [RecordingResult] = []
             while closed.count < 2 {
-                closed.append(try events.waitFor("segment_closed") { if case .segmentClosed(let r) = $0 { return r }; return nil })
+                closed.append(
+                    try events.waitFor("segment_closed") {
+                        if case .segmentClosed(let r) = $0 { return r }
+                        return nil
+                    })
             }
             // The first begins with the frames held at the failure, which the new encoder took first; what the
             // stalled one swallowed in its 5 s, and what the held queue (a second) could not keep during the
             // replacement's trial, is a gap in it. The next is whole.
             for segment in closed {
                 _ = try decodes(segment.path)  // x264 signs only the first keyframe of its stream: not each segment
-                print("EncoderFailoverTests: segment \(segment.segment ?? 0): \(segment.videoFrames) frames in \(segment.durationMs) ms")
+                print(
+                    "EncoderFailoverTests: segment \(segment.segment ?? 0): \(segment.videoFrames) frames in \(segment.durationMs) ms"
+                )
             }
             XCTAssertGreaterThanOrEqual(closed[0].videoFrames, 30, "\(closed[0])")
             XCTAssertGreaterThanOrEqual(closed[1].videoFrames, 110, "\(closed[1])")
             XCTAssertEqual(try daemon.status().encoderChoice?.encoder, "x264")
-            XCTAssertFalse(daemon.log.contains("Internal data stream error"), "no branch stopped (the pre-record window was replaced): \(daemon.log)")
+            XCTAssertFalse(
+                daemon.log.contains("Internal data stream error"),
+                "no branch stopped (the pre-record window was replaced): \(daemon.log)")
         }
     }
 
@@ -134,20 +161,25 @@ final class EncoderFailoverTests: XCTestCase {
     private func failoverAsMotionRecords(failingAtFrame n: Int) throws {
         let camera = try FifoCamera(name: "door")
         let daemon = try DaemonProcess()
-        let pipelines = try EncoderChoiceTests.ownPipelines(for: daemon, ["encoders/dies.gst": "identity error-after=\(n) ! " + Self.x264])
-        try ("pipelines_dir = \"\(pipelines)\"\n" + DaemonProcess.config(dataDir: daemon.dataDir, extra: FifoCamera.video + """
+        let pipelines = try EncoderChoiceTests.ownPipelines(
+            for: daemon, ["encoders/dies.gst": "identity error-after=\(n) ! " + Self.x264])
+        try
+            ("pipelines_dir = \"\(pipelines)\"\n"
+            + DaemonProcess.config(
+                dataDir: daemon.dataDir,
+                extra: FifoCamera.video + """
 
-            encoder_candidates = ["dies", "openh264", "x264"]
-            encoder_trial_s = 5
-            [motion]
-            enabled = true
-            masks = [\(FifoScene.stampMask)]
-            [recording]
-            trigger = "motion"
-            pre_record_s = 2.0
-            post_record_s = 2.0
-            event_gap_s = 2.0
-            """, cameras: camera.config)).write(toFile: daemon.configPath, atomically: true, encoding: .utf8)
+                    encoder_candidates = ["dies", "openh264", "x264"]
+                    encoder_trial_s = 5
+                    [motion]
+                    enabled = true
+                    masks = [\(FifoScene.stampMask)]
+                    [recording]
+                    trigger = "motion"
+                    pre_record_s = 2.0
+                    post_record_s = 2.0
+                    event_gap_s = 2.0
+                    """, cameras: camera.config)).write(toFile: daemon.configPath, atomically: true, encoding: .utf8)
         camera.startFeeding(FifoScene(crossAt: 6, crossFor: 3, stampsFrameNumbers: true))
         try daemon.start(timeout: 60)
         defer { daemon.stop() }
@@ -181,8 +213,10 @@ final class EncoderFailoverTests: XCTestCase {
             XCTAssertEqual(breaks, [], "frames lost or repeated across the failover")
             XCTAssertLessThan(numbers.first ?? .max, 60, "the pre-roll: from before the object came in")
             XCTAssertGreaterThan(numbers.last ?? 0, 90, "the post-roll: past the object's crossing")
-            print("EncoderFailoverTests: failing at \(n): \(order.joined(separator: ", ")); \(clips.count) clips, frames "
-                  + "\(numbers.first ?? -1)…\(numbers.last ?? -1), the failed encoder's last \(try FifoScene.frameNumbers(in: clips[0].path).last ?? -1)")
+            print(
+                "EncoderFailoverTests: failing at \(n): \(order.joined(separator: ", ")); \(clips.count) clips, frames "
+                    + "\(numbers.first ?? -1)…\(numbers.last ?? -1), the failed encoder's last \(try FifoScene.frameNumbers(in: clips[0].path).last ?? -1)"
+            )
         }
     }
 }

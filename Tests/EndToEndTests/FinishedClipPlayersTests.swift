@@ -12,14 +12,19 @@ final class FinishedClipPlayersTests: XCTestCase {
         try daemon.start()
         defer { daemon.stop() }
         _ = try daemon.recordStart()
-        XCTAssertTrue(try daemon.waitFor(30) { (try daemon.status().recording?.durationMs ?? 0) >= 8_000 }, "8 s recorded")
+        XCTAssertTrue(
+            try daemon.waitFor(30) { (try daemon.status().recording?.durationMs ?? 0) >= 8_000 }, "8 s recorded")
         let clip = try daemon.recordStop()
         XCTAssertEqual(try Mp4Layout(clip.path).atoms.map(\.type), ["ftyp", "free", "mdat", "moov"])
         let fps = Double(clip.framerate)
 
         // ffmpeg: seek to 4 s, decode 2 s.
-        let ffmpeg = try ProcessOutcome.run("/usr/bin/ffmpeg", ["-v", "error", "-ss", "4", "-i", clip.path, "-t", "2",
-                                                                "-map", "0:v:0", "-f", "framemd5", "-"])
+        let ffmpeg = try ProcessOutcome.run(
+            "/usr/bin/ffmpeg",
+            [
+                "-v", "error", "-ss", "4", "-i", clip.path, "-t", "2",
+                "-map", "0:v:0", "-f", "framemd5", "-",
+            ])
         XCTAssertEqual(ffmpeg.status, 0, ffmpeg.stderr)
         XCTAssertEqual(ffmpeg.stderr, "")
         let ffmpegFrames = ffmpeg.stdout.split(separator: "\n").filter { !$0.hasPrefix("#") }.count
@@ -27,15 +32,19 @@ final class FinishedClipPlayersTests: XCTestCase {
 
         // VLC (as an unprivileged user: it refuses root): start at 4 s, stop at 6 s.
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("vlc-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o777])
+        try FileManager.default.createDirectory(
+            atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o777])
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let copy = folder + "/clip.mp4"
         try FileManager.default.copyItem(atPath: clip.path, toPath: copy)
         try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: copy)
-        let vlcArguments = ["-I", "dummy", "--no-audio", "--vout=dummy", "--video-filter=scene", "--scene-format=png",
-                            "--scene-ratio=10", "--scene-prefix=f", "--scene-path=\(folder)", "--start-time=4", "--stop-time=6",
-                            "--play-and-exit", copy]
-        let vlc = getuid() == 0
+        let vlcArguments = [
+            "-I", "dummy", "--no-audio", "--vout=dummy", "--video-filter=scene", "--scene-format=png",
+            "--scene-ratio=10", "--scene-prefix=f", "--scene-path=\(folder)", "--start-time=4", "--stop-time=6",
+            "--play-and-exit", copy,
+        ]
+        let vlc =
+            getuid() == 0
             ? try ProcessOutcome.run("/usr/sbin/runuser", ["-u", "nobody", "--", "/usr/bin/cvlc"] + vlcArguments)
             : try ProcessOutcome.run("/usr/bin/cvlc", vlcArguments)
         XCTAssertEqual(vlc.status, 0, vlc.stderr)

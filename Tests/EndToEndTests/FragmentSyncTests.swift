@@ -1,8 +1,8 @@
+import ApplianceBase
 import ApplianceProtocol
 import Foundation
 import TestSupport
 import XCTest
-import ApplianceBase
 
 /// Fragments and syncs whatever the encoder does. The appliance's x264 makes a keyframe every keyframe_interval_s
 /// and no others; an encoder with ideas of its own (here x264 with its scene-cut decision left on, on the still SMPTE
@@ -22,7 +22,8 @@ final class FragmentSyncTests: XCTestCase {
             // The repository's fragments plus one encoder that keeps x264's scene cuts.
             let pipelines = daemon.directory.appendingPathComponent("pipelines").path
             try FileManager.default.copyItem(atPath: Self.repositoryPipelines, toPath: pipelines)
-            try "x264enc tune=zerolatency speed-preset=${speed_preset} bitrate=${bitrate_kbps} key-int-max=${keyframe_frames}"
+            try
+                "x264enc tune=zerolatency speed-preset=${speed_preset} bitrate=${bitrate_kbps} key-int-max=${keyframe_frames}"
                 .write(toFile: pipelines + "/encoders/x264-scenecut.gst", atomically: true, encoding: .utf8)
             daemon.environment["APPLIANCE_PIPELINES"] = pipelines
         }
@@ -34,25 +35,32 @@ final class FragmentSyncTests: XCTestCase {
         let metrics = try daemon.metrics()
         let keyframes = try Self.indexedKeyframes(stopped.path)
         func value(_ name: String) -> Double { metrics[name]?.value() ?? 0 }
-        return Outcome(fragments: value("appliance_file_fragments_total"), syncs: value("appliance_file_syncs_total"),
-                       unindexed: value("appliance_file_keyframes_unindexed_total"), keyframesInFile: keyframes,
-                       decodeErrors: try MediaProbe(stopped.path).decodeErrors())
+        return Outcome(
+            fragments: value("appliance_file_fragments_total"), syncs: value("appliance_file_syncs_total"),
+            unindexed: value("appliance_file_keyframes_unindexed_total"), keyframesInFile: keyframes,
+            decodeErrors: try MediaProbe(stopped.path).decodeErrors())
     }
 
     func testAKeyframeStormMakesNoMoreFragmentsNorSyncs() throws {
         let seconds = 5.0
         let storm = try record(encoder: "x264-scenecut", seconds: seconds)
-        print("FragmentSyncTests: scene cuts on: \(Int(storm.unindexed)) keyframes written as ordinary frames, \(storm.keyframesInFile) "
-              + "indexed, \(Int(storm.fragments)) fragments, \(Int(storm.syncs)) syncs in \(seconds) s")
-        XCTAssertGreaterThan(storm.unindexed, 2 * seconds, "x264's scene cuts on the noisy bars: several keyframes a second")
-        XCTAssertLessThanOrEqual(storm.keyframesInFile, Int(seconds) + 2, "one indexed keyframe per sync_interval_s (1 s)")
-        XCTAssertLessThanOrEqual(storm.fragments, 2 * (seconds + 2), "a video and an audio fragment per sync_interval_s")
+        print(
+            "FragmentSyncTests: scene cuts on: \(Int(storm.unindexed)) keyframes written as ordinary frames, \(storm.keyframesInFile) "
+                + "indexed, \(Int(storm.fragments)) fragments, \(Int(storm.syncs)) syncs in \(seconds) s")
+        XCTAssertGreaterThan(
+            storm.unindexed, 2 * seconds, "x264's scene cuts on the noisy bars: several keyframes a second")
+        XCTAssertLessThanOrEqual(
+            storm.keyframesInFile, Int(seconds) + 2, "one indexed keyframe per sync_interval_s (1 s)")
+        XCTAssertLessThanOrEqual(
+            storm.fragments, 2 * (seconds + 2), "a video and an audio fragment per sync_interval_s")
         XCTAssertLessThanOrEqual(storm.syncs, seconds + 2, "one sync per sync_interval_s, and the end")
         XCTAssertEqual(storm.decodeErrors, "")
 
         // The appliance's own encoder setting: a keyframe a second on the same picture, none left out.
         let fixed = try record(encoder: nil, seconds: seconds)
-        print("FragmentSyncTests: the default encoder: \(fixed.keyframesInFile) keyframes, \(Int(fixed.fragments)) fragments, \(Int(fixed.syncs)) syncs in \(seconds) s")
+        print(
+            "FragmentSyncTests: the default encoder: \(fixed.keyframesInFile) keyframes, \(Int(fixed.fragments)) fragments, \(Int(fixed.syncs)) syncs in \(seconds) s"
+        )
         XCTAssertEqual(fixed.unindexed, 0)
         XCTAssertLessThanOrEqual(fixed.keyframesInFile, Int(seconds) + 2, "keyframe_interval_s = 1 and no scene cuts")
         XCTAssertLessThanOrEqual(fixed.fragments, 2 * (seconds + 2), "a video and an audio fragment a second")
@@ -76,7 +84,8 @@ final class FragmentSyncTests: XCTestCase {
     }
 
     static var repositoryPipelines: String {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
             .appendingPathComponent("pipelines").path
     }
 }

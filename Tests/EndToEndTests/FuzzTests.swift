@@ -1,9 +1,9 @@
-import ApplianceProtocol
 import ApplianceApp
+import ApplianceBase
+import ApplianceProtocol
 import Foundation
 import TestSupport
 import XCTest
-import ApplianceBase
 
 /// Thousands of random and malformed lines from several connections while a recording runs: every line gets an
 /// answer, the daemon keeps serving, and the recording completes.
@@ -15,19 +15,24 @@ final class FuzzTests: XCTestCase {
     /// (No template can form a valid state-changing command.)
     static func junkLine(_ rng: inout SplitMix) -> Data {
         let templates = [
-            #"{"command": %@}"#, #"{"command": "list", "args": {"page": %@}}"#, #"{"command": "info", "args": {"id": %@}}"#,
+            #"{"command": %@}"#, #"{"command": "list", "args": {"page": %@}}"#,
+            #"{"command": "info", "args": {"id": %@}}"#,
             #"{"command": "rename", "args": {"id": %@, "title": %@}}"#, #"{"id": %@, "command": "snapshotx"}"#,
             #"{"command": "record.start", "args": {"titel": %@}}"#, #"[%@, %@]"#, #"{"command": "status", "args": %@}"#,
         ]
-        let values = ["null", "true", "-1", "1e308", "\"\"", "\"\\u0000\"", "{}", "[]", "\"ffff\"", "99999999999999999999",
-                      "\"record.stopp\"", "{\"a\": [1, {\"b\": null}]}", "\"\\ud800\""]
+        let values = [
+            "null", "true", "-1", "1e308", "\"\"", "\"\\u0000\"", "{}", "[]", "\"ffff\"", "99999999999999999999",
+            "\"record.stopp\"", "{\"a\": [1, {\"b\": null}]}", "\"\\ud800\"",
+        ]
         switch rng.next() % 4 {
         case 0:  // random bytes, no newline
             let count = Int(rng.next() % 300)
             return Data((0..<count).map { _ in UInt8(truncatingIfNeeded: rng.next()) }.map { $0 == 10 ? 32 : $0 })
         case 1:  // a template with odd values
             var text = templates[Int(rng.next() % UInt64(templates.count))]
-            while let range = text.range(of: "%@") { text.replaceSubrange(range, with: values[Int(rng.next() % UInt64(values.count))]) }
+            while let range = text.range(of: "%@") {
+                text.replaceSubrange(range, with: values[Int(rng.next() % UInt64(values.count))])
+            }
             return Data(text.utf8)
         case 2:  // valid JSON cut short
             let text = #"{"id": 12, "command": "list", "args": {"page": 2, "per_page": 5}}"#
@@ -45,7 +50,8 @@ final class FuzzTests: XCTestCase {
         _ = try daemon.recordStart(title: "under fire")
 
         let socketPath = daemon.socketPath
-        let answered = Locked(0), failures = Locked([String]())
+        let answered = Locked(0)
+        let failures = Locked([String]())
         DispatchQueue.concurrentPerform(iterations: 4) { worker in
             var rng = SplitMix(seed: UInt64(worker + 1) * 7919)
             do {
@@ -56,7 +62,9 @@ final class FuzzTests: XCTestCase {
                     line.append(10)
                     try client.send(raw: line)
                     let response = try client.readLine()
-                    guard let object = try? JSONSerialization.jsonObject(with: response) as? [String: Any], object["ok"] != nil else {
+                    guard let object = try? JSONSerialization.jsonObject(with: response) as? [String: Any],
+                        object["ok"] != nil
+                    else {
                         failures.withLock { $0.append(String(decoding: response, as: UTF8.self)) }
                         continue
                     }
@@ -104,5 +112,9 @@ final class Locked<Value>: @unchecked Sendable {
     private var value: Value
     private let lock = NSLock()
     init(_ value: Value) { self.value = value }
-    func withLock<R>(_ body: (inout Value) -> R) -> R { lock.lock(); defer { lock.unlock() }; return body(&value) }
+    func withLock<R>(_ body: (inout Value) -> R) -> R {
+        lock.lock()
+        defer { lock.unlock() }
+        return body(&value)
+    }
 }

@@ -1,8 +1,8 @@
+import ApplianceBase
 import ApplianceProtocol
 import Foundation
 import TestSupport
 import XCTest
-import ApplianceBase
 
 /// hydra (Debian's thc-hydra) guessing an admin's password at RTSP's Digest and at the web login of a real daemon,
 /// the right password 40th in its list (Tests/Security/guessing.py). Before the guessing ledger RTSP answered 100
@@ -11,28 +11,42 @@ import ApplianceBase
 /// in at once after each attack.
 final class GuessingTests: XCTestCase {
     func testHydraGetsFewAnswersAndTheOwnerGetsInAtOnce() throws {
-        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/hydra") else { throw XCTSkip("hydra is not installed") }
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("guessing-\(UUID().uuidString.prefix(8))").path
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/hydra") else {
+            throw XCTSkip("hydra is not installed")
+        }
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "guessing-\(UUID().uuidString.prefix(8))"
+        ).path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let token = folder + "/token", password = "anna-password-1"
+        let token = folder + "/token"
+        let password = "anna-password-1"
         try "guessing-token-password\n".write(toFile: token, atomically: true, encoding: .utf8)
         try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: token)
-        let daemon = try DaemonProcess(extra: "[web]\nlisten = \"127.0.0.1:0\"\ntoken_file = \"\(token)\"\n[rtsp]\nlisten = \"127.0.0.1:0\"\n")
+        let daemon = try DaemonProcess(
+            extra: "[web]\nlisten = \"127.0.0.1:0\"\ntoken_file = \"\(token)\"\n[rtsp]\nlisten = \"127.0.0.1:0\"\n")
         try daemon.start()
         defer { daemon.stop() }
         XCTAssertEqual(try daemon.ctl(["user", "add", "anna", "--role", "admin"], input: password + "\n").status, 0)
         let web = try daemon.webURL()
         var rtsp: String?
-        daemon.waitFor(10) { rtsp = (try? daemon.status())?.rtsp?.url; return rtsp != nil }
+        daemon.waitFor(10) {
+            rtsp = (try? daemon.status())?.rtsp?.url
+            return rtsp != nil
+        }
         let pid = daemon.pid
         let seconds = 30
-        let run = try ProcessOutcome.run("/usr/bin/python3", [Self.script, "--web", web, "--rtsp", try XCTUnwrap(rtsp), "--token",
-                                                              "guessing-token-password", "--user", "anna", "--password", password,
-                                                              "--seconds", String(seconds)], timeout: TimeInterval(4 * seconds + 60))
+        let run = try ProcessOutcome.run(
+            "/usr/bin/python3",
+            [
+                Self.script, "--web", web, "--rtsp", try XCTUnwrap(rtsp), "--token",
+                "guessing-token-password", "--user", "anna", "--password", password,
+                "--seconds", String(seconds),
+            ], timeout: TimeInterval(4 * seconds + 60))
         XCTAssertEqual(run.status, 0, run.stderr)
         print("GuessingTests: \(run.stdout)")
-        let report = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any], run.stdout)
+        let report = try XCTUnwrap(
+            try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any], run.stdout)
         for door in ["rtsp", "web"] {
             let attack = try XCTUnwrap(report[door] as? [String: Any])
             let counts = try XCTUnwrap(attack["daemon"] as? [String: Int])

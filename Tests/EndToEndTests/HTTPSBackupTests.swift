@@ -22,8 +22,9 @@ final class HTTPSBackupTests: XCTestCase {
         XCTAssertTrue(refused, "\(status)")
         XCTAssertEqual(status.paused, false, "a TLS failure is retried with backoff, not a pause")
         XCTAssertEqual(try daemon.backupCounts().done, 0)
-        XCTAssertEqual(try server.log().filter { ["PUT", "MOVE", "MKCOL"].contains($0["method"] as? String ?? "") }.count, 0,
-                       "no request got past the handshake")
+        XCTAssertEqual(
+            try server.log().filter { ["PUT", "MOVE", "MKCOL"].contains($0["method"] as? String ?? "") }.count, 0,
+            "no request got past the handshake")
         XCTAssertEqual(server.files().count, 0)
         XCTAssertEqual(daemon.stop(), 0)
 
@@ -46,8 +47,10 @@ final class HTTPSBackupTests: XCTestCase {
         try server.start()
         let daemon = try DaemonProcess()
         try daemon.appendConfig(try server.backupConfig(in: daemon.directory))
-        daemon.launcher = ["/usr/bin/unshare", "-m", "--propagation", "private", "/bin/sh", "-c",
-                           "mount --bind '\(bundle)' \(TestCertificates.systemBundle) && exec \"$0\" \"$@\""]
+        daemon.launcher = [
+            "/usr/bin/unshare", "-m", "--propagation", "private", "/bin/sh", "-c",
+            "mount --bind '\(bundle)' \(TestCertificates.systemBundle) && exec \"$0\" \"$@\"",
+        ]
         try daemon.start()
         defer { daemon.stop() }
         let id = try daemon.recordClip(title: "tls").id
@@ -60,8 +63,10 @@ final class HTTPSBackupTests: XCTestCase {
 
     func testUnreadableCAFileIsAClearStartError() throws {
         let daemon = try DaemonProcess()
-        try daemon.appendConfig("[backup]\nurl = \"https://127.0.0.1:9/dav\"\nca_file = \"\(daemon.directory.path)/missing.pem\"")
-        let result = try ProcessOutcome.run(DaemonProcess.binary, ["run", "--config", daemon.configPath, "--socket", daemon.socketPath])
+        try daemon.appendConfig(
+            "[backup]\nurl = \"https://127.0.0.1:9/dav\"\nca_file = \"\(daemon.directory.path)/missing.pem\"")
+        let result = try ProcessOutcome.run(
+            DaemonProcess.binary, ["run", "--config", daemon.configPath, "--socket", daemon.socketPath])
         XCTAssertNotEqual(result.status, 0)
         let line = result.stderr.split(separator: "\n").last.map(String.init) ?? ""
         XCTAssertTrue(line.contains("backup.ca_file") && line.contains("missing.pem"), line)

@@ -31,7 +31,8 @@ final class HTTPSTests: XCTestCase {
         XCTAssertEqual(read.status, 301)
         XCTAssertEqual(read.header("Location"), "https://127.0.0.1:\(port)/api/clips?limit=5")
         XCTAssertTrue(read.body.isEmpty)
-        let command = try Curl.request(plain + "/api/record/start", method: "POST", bearer: WebDaemon.password, body: Data("{}".utf8))
+        let command = try Curl.request(
+            plain + "/api/record/start", method: "POST", bearer: WebDaemon.password, body: Data("{}".utf8))
         XCTAssertEqual(command.status, 308)
         XCTAssertTrue(command.body.isEmpty)
         XCTAssertEqual(try web.daemon.status().state, .idle, "a command over plain HTTP does nothing")
@@ -51,11 +52,14 @@ final class HTTPSTests: XCTestCase {
     }
 
     func testAUsersOwnCertificateIsReadAgainWhenItsFilesChange() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("user-tls-\(UUID().uuidString.prefix(8))").path
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "user-tls-\(UUID().uuidString.prefix(8))"
+        ).path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let first = try TLSProbe.makeCertificate(in: folder, name: "first")
-        let cert = folder + "/fullchain.pem", key = folder + "/privkey.pem"
+        let cert = folder + "/fullchain.pem"
+        let key = folder + "/privkey.pem"
         try FileManager.default.copyItem(atPath: first.cert, toPath: cert)
         try FileManager.default.copyItem(atPath: first.key, toPath: key)
         let web = try WebDaemon(web: "tls = \"on\"\ncert_file = \"\(cert)\"\nkey_file = \"\(key)\"")
@@ -64,14 +68,17 @@ final class HTTPSTests: XCTestCase {
         let firstPrint = try TLSProbe.fingerprint(ofFile: first.cert)
         XCTAssertEqual(try web.daemon.status().web?.fingerprint, firstPrint)
         XCTAssertEqual(try TLSProbe.servedFingerprint(port: port), firstPrint)
-        XCTAssertFalse(FileManager.default.fileExists(atPath: web.daemon.dataDir + "/tls"), "no certificate of its own is made")
+        XCTAssertFalse(
+            FileManager.default.fileExists(atPath: web.daemon.dataDir + "/tls"), "no certificate of its own is made")
 
         // Renewed as certbot does it: new files renamed over the old ones.
         let second = try TLSProbe.makeCertificate(in: folder, name: "second")
         let secondPrint = try TLSProbe.fingerprint(ofFile: second.cert)
         XCTAssertEqual(rename(second.key, key), 0)
         XCTAssertEqual(rename(second.cert, cert), 0)
-        XCTAssertTrue(web.daemon.waitFor(30) { (try? web.daemon.status().web?.fingerprint) == secondPrint }, "the new certificate is served")
+        XCTAssertTrue(
+            web.daemon.waitFor(30) { (try? web.daemon.status().web?.fingerprint) == secondPrint },
+            "the new certificate is served")
         XCTAssertEqual(try TLSProbe.servedFingerprint(port: port), secondPrint)
 
         // A broken file is reported and the last good certificate kept.
@@ -95,16 +102,23 @@ final class TestsslScanTests: XCTestCase {
         defer { web.stop() }
         let port = try XCTUnwrap(URLComponents(string: web.url)?.port)
         let report = web.daemon.directory.appendingPathComponent("testssl.json").path
-        let scan = try ProcessOutcome.run("/usr/bin/testssl", ["--quiet", "--color", "0", "--warnings", "off",
-                                                               "--add-ca", web.daemon.dataDir + "/tls/device.crt",
-                                                               "--jsonfile", report, "127.0.0.1:\(port)"], timeout: 900)
-        let findings = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: report))) as? [[String: Any]],
-                                     "testssl.sh wrote its report (exit \(scan.status)): \(scan.stderr)")
+        let scan = try ProcessOutcome.run(
+            "/usr/bin/testssl",
+            [
+                "--quiet", "--color", "0", "--warnings", "off",
+                "--add-ca", web.daemon.dataDir + "/tls/device.crt",
+                "--jsonfile", report, "127.0.0.1:\(port)",
+            ], timeout: 900)
+        let findings = try XCTUnwrap(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: report))) as? [[String: Any]],
+            "testssl.sh wrote its report (exit \(scan.status)): \(scan.stderr)")
         func finding(_ id: String) -> String? { findings.first { $0["id"] as? String == id }?["finding"] as? String }
         for old in ["SSLv2", "SSLv3", "TLS1", "TLS1_1"] { XCTAssertEqual(finding(old), "not offered", old) }
         XCTAssertEqual(finding("TLS1_2"), "offered")
         XCTAssertTrue(finding("TLS1_3")?.hasPrefix("offered") ?? false, finding("TLS1_3") ?? "no TLS1_3 line")
-        XCTAssertEqual(finding("cert_chain_of_trust"), "passed.", "the device's certificate, once trusted, is a valid chain for 127.0.0.1")
+        XCTAssertEqual(
+            finding("cert_chain_of_trust"), "passed.",
+            "the device's certificate, once trusted, is a valid chain for 127.0.0.1")
         let rated = findings.filter { ["MEDIUM", "HIGH", "CRITICAL"].contains($0["severity"] as? String ?? "") }
             .filter { !Self.allowed.contains($0["id"] as? String ?? "") }
         XCTAssertEqual(rated.map { "\($0["id"] ?? "?") \($0["severity"] ?? "?"): \($0["finding"] ?? "")" }, [])
@@ -127,7 +141,12 @@ enum TLSProbe {
 
     /// The fingerprint of the certificate the server on 127.0.0.1:`port` presents.
     static func servedFingerprint(port: Int) throws -> String {
-        let result = try ProcessOutcome.run("/bin/sh", ["-c", "\(openssl) s_client -connect 127.0.0.1:\(port) </dev/null 2>/dev/null | \(openssl) x509 -noout -fingerprint -sha256"], timeout: 30)
+        let result = try ProcessOutcome.run(
+            "/bin/sh",
+            [
+                "-c",
+                "\(openssl) s_client -connect 127.0.0.1:\(port) </dev/null 2>/dev/null | \(openssl) x509 -noout -fingerprint -sha256",
+            ], timeout: 30)
         guard result.status == 0, let value = result.stdout.split(separator: "=").last else {
             throw DaemonError(message: "no certificate served on \(port): \(result.stderr)")
         }
@@ -137,7 +156,8 @@ enum TLSProbe {
     /// The protocol a handshake restricted by `option` (`-tls1_2`…) agrees on; nil when the server refuses it. The
     /// client allows every cipher and security level, so a refusal is the server's.
     static func protocolNegotiated(port: Int, option: String) throws -> String? {
-        let result = try ProcessOutcome.run(openssl, ["s_client", "-connect", "127.0.0.1:\(port)", option, "-cipher", "ALL:@SECLEVEL=0"], timeout: 30)
+        let result = try ProcessOutcome.run(
+            openssl, ["s_client", "-connect", "127.0.0.1:\(port)", option, "-cipher", "ALL:@SECLEVEL=0"], timeout: 30)
         guard result.status == 0 else { return nil }
         // "New, TLSv1.3, Cipher is TLS_AES_256_GCM_SHA384" ("New, (NONE), …" when nothing was agreed).
         let line = result.stdout.split(separator: "\n").first { $0.hasPrefix("New, ") }
@@ -147,10 +167,15 @@ enum TLSProbe {
 
     /// A self-signed EC certificate for 127.0.0.1 made with openssl, as a user would bring one.
     static func makeCertificate(in folder: String, name: String) throws -> (cert: String, key: String) {
-        let cert = "\(folder)/\(name).crt", key = "\(folder)/\(name).key"
-        let result = try ProcessOutcome.run(openssl, ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
-                                                      "-keyout", key, "-out", cert, "-days", "30", "-subj", "/CN=\(name)",
-                                                      "-addext", "subjectAltName=IP:127.0.0.1"])
+        let cert = "\(folder)/\(name).crt"
+        let key = "\(folder)/\(name).key"
+        let result = try ProcessOutcome.run(
+            openssl,
+            [
+                "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
+                "-keyout", key, "-out", cert, "-days", "30", "-subj", "/CN=\(name)",
+                "-addext", "subjectAltName=IP:127.0.0.1",
+            ])
         guard result.status == 0 else { throw DaemonError(message: "openssl req: \(result.stderr)") }
         return (cert, key)
     }

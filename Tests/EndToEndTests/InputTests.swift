@@ -1,9 +1,9 @@
 import ApplianceApp
 import ApplianceProtocol
+import ButtonsAndLights
 import Foundation
 import TestSupport
 import XCTest
-import ButtonsAndLights
 
 /// The real daemon with an `[[input]] kind = "evdev"` whose device is a FIFO carrying real `struct input_event`
 /// records: a key press starts a recording, another stops it, and `ctl status --json` shows the input. A bad
@@ -15,7 +15,8 @@ final class InputTests: XCTestCase {
 
     /// KEY_RECORD (167) down and up 80 ms later, each followed by a SYN_REPORT, in one write.
     private func tap(_ fd: Int32, at ms: Int64) {
-        let data = record(ms: ms, type: 1, code: 167, value: 1) + record(ms: ms, type: 0, code: 0, value: 0)
+        let data =
+            record(ms: ms, type: 1, code: 167, value: 1) + record(ms: ms, type: 0, code: 0, value: 0)
             + record(ms: ms + 80, type: 1, code: 167, value: 0) + record(ms: ms + 80, type: 0, code: 0, value: 0)
         XCTAssertEqual(data.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }, 96)
     }
@@ -24,7 +25,8 @@ final class InputTests: XCTestCase {
         let daemon = try DaemonProcess()
         let fifo = daemon.directory.appendingPathComponent("remote-event-kbd").path
         XCTAssertEqual(mkfifo(fifo, 0o600), 0)
-        try daemon.appendConfig("""
+        try daemon.appendConfig(
+            """
             [[input]]
             label = "remote"
             kind = "evdev"
@@ -37,10 +39,11 @@ final class InputTests: XCTestCase {
 
         // The daemon opened the FIFO for reading, so a writer can open it.
         var fd: Int32 = -1
-        XCTAssertTrue(daemon.waitFor(10) {
-            fd = open(fifo, O_WRONLY | O_NONBLOCK | O_CLOEXEC)
-            return fd >= 0
-        }, daemon.log)
+        XCTAssertTrue(
+            daemon.waitFor(10) {
+                fd = open(fifo, O_WRONLY | O_NONBLOCK | O_CLOEXEC)
+                return fd >= 0
+            }, daemon.log)
         defer { close(fd) }
 
         let shown = try daemon.ctl(["--json", "status"])
@@ -64,14 +67,16 @@ final class InputTests: XCTestCase {
     }
 
     func testABadInputTableStopsTheStartNamingTheKey() throws {
-        let daemon = try DaemonProcess(extra: """
-            [[input]]
-            kind = "evdev"
-            device = "/dev/input/event0"
-            key = "KEY_SPACEBAR"
-            """)
-        let result = try ProcessOutcome.run(DaemonProcess.binary, ["run", "--config", daemon.configPath, "--socket", daemon.socketPath],
-                                            timeout: 30)
+        let daemon = try DaemonProcess(
+            extra: """
+                [[input]]
+                kind = "evdev"
+                device = "/dev/input/event0"
+                key = "KEY_SPACEBAR"
+                """)
+        let result = try ProcessOutcome.run(
+            DaemonProcess.binary, ["run", "--config", daemon.configPath, "--socket", daemon.socketPath],
+            timeout: 30)
         XCTAssertNotEqual(result.status, 0)
         let lines = result.stderr.split(separator: "\n")
         XCTAssertTrue(lines.last?.hasPrefix("appliance: ") ?? false, result.stderr)

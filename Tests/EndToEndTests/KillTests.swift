@@ -1,8 +1,8 @@
+import ApplianceBase
 import ApplianceProtocol
 import Foundation
 import TestSupport
 import XCTest
-import ApplianceBase
 
 /// SIGKILL at random moments of real recordings — while one starts, in the middle of a fragment, while it stops,
 /// across loop-segment cuts with pre-roll and short fragments — and a restart after each: no 0-byte file and no
@@ -21,17 +21,21 @@ final class KillTests: XCTestCase {
         // Single clips on the defaults: a fragment a second.
         try killRounds(kills / 2, daemon: try DaemonProcess(), random: &random, label: "clips")
         // Loop recording: 1.5 s segments, pre-roll, a fragment every 250 ms: kills land on cuts and mid-fragment.
-        try killRounds(kills - kills / 2, daemon: try DaemonProcess(extra: """
-            [recording]
-            segment_s = 1.5
-            pre_record_s = 1.0
-            sync_interval_s = 0.25
-            """), random: &random, label: "loop")
+        try killRounds(
+            kills - kills / 2,
+            daemon: try DaemonProcess(
+                extra: """
+                    [recording]
+                    segment_s = 1.5
+                    pre_record_s = 1.0
+                    sync_interval_s = 0.25
+                    """), random: &random, label: "loop")
     }
 
     private func killRounds(_ rounds: Int, daemon: DaemonProcess, random: inout SeededRandom, label: String) throws {
         func pause(_ range: ClosedRange<Double>) {
-            Thread.sleep(forTimeInterval: Double.random(in: range, using: &random))  // the subject: a random moment to kill at
+            // the subject: a random moment to kill at
+            Thread.sleep(forTimeInterval: Double.random(in: range, using: &random))
         }
         let send = { (command: String) in
             let client = try ControlClient(path: daemon.socketPath, timeout: 5)
@@ -67,33 +71,42 @@ final class KillTests: XCTestCase {
         try daemon.start()  // recovers the last kill
         defer { daemon.stop() }
         try checkClips(daemon, checked: &checked, states: &states, label: "\(label) after the last kill")
-        XCTAssertEqual(MediaFiles.mp4Files(under: daemon.dataDir).filter { $0.size == 0 }.map(\.path), [], "no 0-byte file")
+        XCTAssertEqual(
+            MediaFiles.mp4Files(under: daemon.dataDir).filter { $0.size == 0 }.map(\.path), [], "no 0-byte file")
         XCTAssertEqual(daemon.partialFiles(), [])
         // A kill before the daemon read `record start` leaves nothing at all: only those rounds may lack a row.
-        XCTAssertGreaterThanOrEqual(checked.count, moments.filter { $0 != .starting }.count, "every recording that started has a row")
-        print("kills (\(label)): \(moments.filter { $0 == .starting }.count) starting, \(moments.filter { $0 == .recording }.count) recording, "
-              + "\(moments.filter { $0 == .stopping }.count) stopping → clips \(states.sorted { $0.key < $1.key })")
+        XCTAssertGreaterThanOrEqual(
+            checked.count, moments.filter { $0 != .starting }.count, "every recording that started has a row")
+        print(
+            "kills (\(label)): \(moments.filter { $0 == .starting }.count) starting, \(moments.filter { $0 == .recording }.count) recording, "
+                + "\(moments.filter { $0 == .stopping }.count) stopping → clips \(states.sorted { $0.key < $1.key })")
     }
 
     /// Every clip not looked at yet: a failed one has no file and says "nothing recorded"; any other decodes without
     /// an error, has frames, and its sound starts with its picture (within an AAC frame).
-    private func checkClips(_ daemon: DaemonProcess, checked: inout Set<String>, states: inout [String: Int], label: String) throws {
+    private func checkClips(
+        _ daemon: DaemonProcess, checked: inout Set<String>, states: inout [String: Int], label: String
+    ) throws {
         for item in try daemon.list(perPage: 500).items where !checked.contains(item.id) {
             checked.insert(item.id)
             let state = item.state.rawValue
             states[state, default: 0] += 1
             if state == "failed" {
                 XCTAssertTrue((item.failureReason ?? "").hasPrefix("nothing recorded"), "\(label): \(item)")
-                XCTAssertFalse(FileManager.default.fileExists(atPath: item.path), "\(label): a recording with nothing in it leaves no file")
+                XCTAssertFalse(
+                    FileManager.default.fileExists(atPath: item.path),
+                    "\(label): a recording with nothing in it leaves no file")
                 continue
             }
             XCTAssertTrue(["complete", "recovered"].contains(state), "\(label): \(item)")
             let probe = try MediaProbe(item.path)
-            XCTAssertGreaterThan(try XCTUnwrap(probe.video, "\(label): \(item.path)").frames, 0, "\(label): \(item.path)")
+            XCTAssertGreaterThan(
+                try XCTUnwrap(probe.video, "\(label): \(item.path)").frames, 0, "\(label): \(item.path)")
             XCTAssertEqual(try probe.decodeErrors(), "", "\(label): \(item.path)")
             if let audio = probe.audio, let video = probe.video {
-                XCTAssertEqual(audio.startTime - video.startTime, 0.011, accuracy: 0.012,
-                               "\(label): \(item.path): sound starts with the picture, within an AAC frame after it")
+                XCTAssertEqual(
+                    audio.startTime - video.startTime, 0.011, accuracy: 0.012,
+                    "\(label): \(item.path): sound starts with the picture, within an AAC frame after it")
             }
         }
     }

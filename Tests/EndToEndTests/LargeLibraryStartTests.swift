@@ -1,6 +1,6 @@
-import Supervision
 import ApplianceProtocol
 import Foundation
+import Supervision
 import TestSupport
 import XCTest
 
@@ -21,7 +21,9 @@ final class LargeLibraryStartTests: XCTestCase {
     }
 
     private func measureTheStart(rows: Int, filesPresent: Bool) throws {
-        try XCTSkipUnless(FileManager.default.isExecutableFile(atPath: "/usr/bin/sqlite3"), "sqlite3 writes the rows (packaging/install-deps.sh --test)")
+        try XCTSkipUnless(
+            FileManager.default.isExecutableFile(atPath: "/usr/bin/sqlite3"),
+            "sqlite3 writes the rows (packaging/install-deps.sh --test)")
         let daemon = try DaemonProcess()
         try daemon.start()
         let clip = try daemon.recordStart()
@@ -29,8 +31,9 @@ final class LargeLibraryStartTests: XCTestCase {
         let recorded = try daemon.recordStop()
         _ = daemon.stop()
         let copies = daemon.dataDir + "/recordings/copies"
-        try LargeLibrary.copy(clip.id, rows: rows, database: daemon.dataDir + "/appliance.sqlite",
-                              pathPrefix: filesPresent ? copies + "/" : "/nowhere/")
+        try LargeLibrary.copy(
+            clip.id, rows: rows, database: daemon.dataDir + "/appliance.sqlite",
+            pathPrefix: filesPresent ? copies + "/" : "/nowhere/")
         if filesPresent {
             try FileManager.default.createDirectory(atPath: copies, withIntermediateDirectories: true)
             // ext4 allows 65,000 links to a file: a new copy to link to every 50,000.
@@ -54,16 +57,21 @@ final class LargeLibraryStartTests: XCTestCase {
         let recordingAfter = Date().timeIntervalSince(started)
         _ = try daemon.recordStop()
         let what = filesPresent ? "files present" : "files gone"
-        print(String(format: "LargeLibraryStartTests: %d rows, %@: ready %.2f s, recording %.2f s after the start", rows, what, ready, recordingAfter))
+        print(
+            String(
+                format: "LargeLibraryStartTests: %d rows, %@: ready %.2f s, recording %.2f s after the start", rows,
+                what, ready, recordingAfter))
         XCTAssertLessThan(recordingAfter, 5, "ready and recording within 5 s of the start: \(daemon.log)")
         // The reconcile goes on in the background and is reported when done.
         XCTAssertTrue(daemon.waitFor(600) { daemon.log.contains("library reconciled") }, "the reconcile ends")
         let line = daemon.log.components(separatedBy: "\n").first { $0.contains("library reconciled") } ?? ""
         print("LargeLibraryStartTests: \(line)")
         XCTAssertTrue(line.contains("failed=\(filesPresent ? 0 : rows) "), "\(what): \(line)")
-        let failed = try LargeLibrary.sqlite(daemon.dataDir + "/appliance.sqlite", "SELECT count(*) FROM recordings WHERE state = 'failed';")
+        let failed = try LargeLibrary.sqlite(
+            daemon.dataDir + "/appliance.sqlite", "SELECT count(*) FROM recordings WHERE state = 'failed';")
         XCTAssertEqual(Int(failed.trimmingCharacters(in: .whitespacesAndNewlines)), filesPresent ? 0 : rows)
-        XCTAssertNotEqual(try daemon.info(recording.id).recording.state, .failed, "the clip recorded meanwhile is whole")
+        XCTAssertNotEqual(
+            try daemon.info(recording.id).recording.state, .failed, "the clip recorded meanwhile is whole")
     }
 }
 

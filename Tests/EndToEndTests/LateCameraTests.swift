@@ -2,8 +2,9 @@ import ApplianceProtocol
 import Foundation
 import TestSupport
 import XCTest
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A camera that comes after the daemon (issue 59, item 2): a capture process that opens the camera's FIFO for
@@ -53,10 +54,15 @@ final class LateCameraTests: XCTestCase {
             XCTAssertEqual(numbers.first, 1, "from the writer's first frame")
             XCTAssertEqual(Array(Set(numbers)).sorted(), Array(1...frames), "every frame the writer wrote")
             XCTAssertEqual(numbers, numbers.sorted(), "in order")
-            XCTAssertEqual(daemon.log.components(separatedBy: "it starts when one writes").count - 1, 2, "at start and after its end")
+            XCTAssertEqual(
+                daemon.log.components(separatedBy: "it starts when one writes").count - 1, 2,
+                "at start and after its end")
             XCTAssertEqual(daemon.log.components(separatedBy: "a writer opened").count - 1, 1)
-            print(String(format: "LateCameraTests: writer %.0f s after the start, picked up %.1f s after it came; %d of %d frames recorded (%d repeated); largest gap %.3f s",
-                         delay, pickedUp, Set(numbers).count, frames, numbers.count - Set(numbers).count, gap.seconds))
+            print(
+                String(
+                    format:
+                        "LateCameraTests: writer %.0f s after the start, picked up %.1f s after it came; %d of %d frames recorded (%d repeated); largest gap %.3f s",
+                    delay, pickedUp, Set(numbers).count, frames, numbers.count - Set(numbers).count, gap.seconds))
         }
     }
 }

@@ -1,9 +1,9 @@
 import ApplianceApp
+import ApplianceBase
 import ApplianceProtocol
 import Foundation
 import TestSupport
 import XCTest
-import ApplianceBase
 
 /// The recordings library through the real daemon: list, info, rename, delete, lock, ids, events.
 final class LibraryEndToEndTests: XCTestCase {
@@ -27,8 +27,10 @@ final class LibraryEndToEndTests: XCTestCase {
         let items = first.items
         XCTAssertEqual(items.map(\.id), ids.reversed().prefix(10).map { $0 })
         for item in items {
-            let fields: [(String, Any?)] = [("id", item.id), ("title", item.title), ("created_at", item.createdAt),
-                                            ("duration_ms", item.durationMs), ("path", item.path), ("thumbnail", item.thumbnail)]
+            let fields: [(String, Any?)] = [
+                ("id", item.id), ("title", item.title), ("created_at", item.createdAt),
+                ("duration_ms", item.durationMs), ("path", item.path), ("thumbnail", item.thumbnail),
+            ]
             for (key, value) in fields {
                 XCTAssertNotNil(value, "list item has \(key)")
             }
@@ -51,7 +53,9 @@ final class LibraryEndToEndTests: XCTestCase {
         XCTAssertTrue(human.stdout.contains("clip 10"), human.stdout)
         XCTAssertTrue(human.stdout.contains("page 1 of 2 (11 recordings)"), human.stdout)
 
-        for bad in [["page": 0], ["per_page": 0], ["page": "2"], ["per_page": 100_000], ["page": true]] as [[String: Any]] {
+        for bad in [["page": 0], ["per_page": 0], ["page": "2"], ["per_page": 100_000], ["page": true]]
+            as [[String: Any]]
+        {
             let response = try daemon.call("list", args: bad)
             XCTAssertEqual((response["error"] as? [String: Any])?["code"] as? String, "bad_request", "\(bad)")
         }
@@ -68,7 +72,8 @@ final class LibraryEndToEndTests: XCTestCase {
         let info = try daemon.info(String(id.prefix(8)))
         let clip = info.recording
         let probe = try MediaProbe(clip.path)
-        let video = try XCTUnwrap(probe.video), audio = try XCTUnwrap(probe.audio)
+        let video = try XCTUnwrap(probe.video)
+        let audio = try XCTUnwrap(probe.audio)
         XCTAssertEqual(clip.id, id)
         XCTAssertEqual(clip.state, .complete)
         XCTAssertEqual(clip.width, video.width)
@@ -83,8 +88,10 @@ final class LibraryEndToEndTests: XCTestCase {
         XCTAssertEqual(Double(clip.durationMs ?? 0) / 1000, video.duration, accuracy: 0.05)
         let size = try FileManager.default.attributesOfItem(atPath: clip.path)[.size] as? NSNumber
         XCTAssertEqual(clip.sizeBytes, size?.int64Value)
-        let fields: [(String, Any?)] = [("created_at", clip.createdAt), ("started_at", clip.startedAt), ("ended_at", clip.endedAt),
-                                        ("title", clip.title), ("thumbnail", clip.thumbnail)]
+        let fields: [(String, Any?)] = [
+            ("created_at", clip.createdAt), ("started_at", clip.startedAt), ("ended_at", clip.endedAt),
+            ("title", clip.title), ("thumbnail", clip.thumbnail),
+        ]
         for (key, value) in fields { XCTAssertNotNil(value, key) }
 
         let measured = info.measured
@@ -121,7 +128,8 @@ final class LibraryEndToEndTests: XCTestCase {
         defer { daemon.stop() }
         let ids = try record(2, on: daemon)
         let info = try daemon.info(ids[0]).recording
-        let path = info.path, thumbnail = try XCTUnwrap(info.thumbnail)
+        let path = info.path
+        let thumbnail = try XCTUnwrap(info.thumbnail)
 
         XCTAssertEqual(try daemon.ctl(["lock", ids[0]]).status, 0)
         XCTAssertEqual(try daemon.info(ids[0]).recording.locked, true)
@@ -158,7 +166,8 @@ final class LibraryEndToEndTests: XCTestCase {
         let folder = daemon.dataDir + "/recordings/2026/01/02"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         for suffix in ["1", "2"] {
-            try FileManager.default.copyItem(atPath: sample, toPath: "\(folder)/aaaabbbb-0000-4000-8000-00000000000\(suffix).mp4")
+            try FileManager.default.copyItem(
+                atPath: sample, toPath: "\(folder)/aaaabbbb-0000-4000-8000-00000000000\(suffix).mp4")
         }
         try daemon.start()
         defer { daemon.stop() }
@@ -172,9 +181,14 @@ final class LibraryEndToEndTests: XCTestCase {
         XCTAssertNotEqual(unknown.status, 0)
         XCTAssertTrue(unknown.stderr.contains("no recording"), unknown.stderr)
         XCTAssertEqual(daemon.errorCode(.delete(id: "ffff", force: false)), "not_found")
-        XCTAssertEqual((try daemon.call("rename", args: ["id": "../../x", "title": "t"])["error"] as? [String: Any])?["code"] as? String, "bad_request")
-        XCTAssertEqual((try daemon.call("info", args: [:])["error"] as? [String: Any])?["code"] as? String, "bad_request")
-        XCTAssertEqual((try daemon.call("delete", args: ["id": "aaaa", "force": "yes"])["error"] as? [String: Any])?["code"] as? String, "bad_request")
+        XCTAssertEqual(
+            (try daemon.call("rename", args: ["id": "../../x", "title": "t"])["error"] as? [String: Any])?["code"]
+                as? String, "bad_request")
+        XCTAssertEqual(
+            (try daemon.call("info", args: [:])["error"] as? [String: Any])?["code"] as? String, "bad_request")
+        XCTAssertEqual(
+            (try daemon.call("delete", args: ["id": "aaaa", "force": "yes"])["error"] as? [String: Any])?["code"]
+                as? String, "bad_request")
     }
 
     func testEventsArriveInOrder() throws {
@@ -193,7 +207,9 @@ final class LibraryEndToEndTests: XCTestCase {
             XCTAssertNotNil(event.time)
             seen.append((event.name, event.data))
         }
-        XCTAssertEqual(seen.map(\.0), ["recording_started", "recording_stopped", "thumbnail_ready", "renamed", "locked", "deleted"])
+        XCTAssertEqual(
+            seen.map(\.0),
+            ["recording_started", "recording_stopped", "thumbnail_ready", "renamed", "locked", "deleted"])
         for (_, data) in seen { XCTAssertEqual(data["id"] as? String, id) }
         XCTAssertEqual(seen[3].1["title"] as? String, "renamed")
         XCTAssertNotNil(seen[1].1["path"] as? String)
@@ -215,13 +231,16 @@ final class LibraryEndToEndTests: XCTestCase {
         let printedSoFar = { String(decoding: output.withLock { $0 }, as: UTF8.self) }
         try cli.run()
         var attempt = 0
-        XCTAssertTrue(try Poll.until(timeout: 10, every: 0.3) {
-            attempt += 1
-            _ = try daemon.rename(probe, title: "probe \(attempt)")
-            return printedSoFar().contains("\"event\":\"renamed\"")
-        }, "the CLI printed an event")
+        XCTAssertTrue(
+            try Poll.until(timeout: 10, every: 0.3) {
+                attempt += 1
+                _ = try daemon.rename(probe, title: "probe \(attempt)")
+                return printedSoFar().contains("\"event\":\"renamed\"")
+            }, "the CLI printed an event")
         _ = try record(1, on: daemon)
-        XCTAssertTrue(daemon.waitFor(10) { String(decoding: output.withLock { $0 }, as: UTF8.self).contains("recording_stopped") })
+        XCTAssertTrue(
+            daemon.waitFor(10) { String(decoding: output.withLock { $0 }, as: UTF8.self).contains("recording_stopped") }
+        )
         cli.terminate()
         cli.waitUntilExit()
         out.fileHandleForReading.readabilityHandler = nil
@@ -233,12 +252,19 @@ final class LibraryEndToEndTests: XCTestCase {
 
 /// A short valid MP4 made with gst-launch (independent of the daemon).
 func makeSampleClip(seconds: Int = 1) throws -> String {
-    let path = FileManager.default.temporaryDirectory.appendingPathComponent("sample-\(UUID().uuidString.prefix(8)).mp4").path
+    let path = FileManager.default.temporaryDirectory.appendingPathComponent(
+        "sample-\(UUID().uuidString.prefix(8)).mp4"
+    ).path
     let frames = seconds * 30
-    let result = try ProcessOutcome.run("/usr/bin/gst-launch-1.0", ["-q", "-e",
-        "videotestsrc", "num-buffers=\(frames)", "!", "video/x-raw,width=320,height=240,framerate=30/1", "!",
-        "x264enc", "!", "h264parse", "!", "mp4mux", "name=mux", "!", "filesink", "location=\(path)",
-        "audiotestsrc", "num-buffers=\(seconds * 47)", "!", "audioconvert", "!", "avenc_aac", "!", "aacparse", "!", "mux."])
+    let result = try ProcessOutcome.run(
+        "/usr/bin/gst-launch-1.0",
+        [
+            "-q", "-e",
+            "videotestsrc", "num-buffers=\(frames)", "!", "video/x-raw,width=320,height=240,framerate=30/1", "!",
+            "x264enc", "!", "h264parse", "!", "mp4mux", "name=mux", "!", "filesink", "location=\(path)",
+            "audiotestsrc", "num-buffers=\(seconds * 47)", "!", "audioconvert", "!", "avenc_aac", "!", "aacparse", "!",
+            "mux.",
+        ])
     guard result.status == 0 else { throw DaemonError(message: "gst-launch failed: \(result.stderr)") }
     return path
 }

@@ -17,7 +17,8 @@ final class LoopRecordingTests: XCTestCase {
     /// every frame once (the picture moves exactly one step from each frame to the next, across every cut), and
     /// the audio adds up to the video within one AAC frame.
     func testSegmentsAreGapFree() throws {
-        let daemon = try DaemonProcess(extra: FrameContinuity.config + "\n[recording]\nsegment_s = 2.0", cameras: FrameContinuity.camera)
+        let daemon = try DaemonProcess(
+            extra: FrameContinuity.config + "\n[recording]\nsegment_s = 2.0", cameras: FrameContinuity.camera)
         try daemon.start()
         defer { daemon.stop() }
         let events = try EventListener(daemon, timeout: 30)
@@ -39,31 +40,46 @@ final class LoopRecordingTests: XCTestCase {
         XCTAssertEqual(segments.map { $0.segment ?? 0 }, Array(1...segments.count))
         XCTAssertEqual(segments.count, 11, "10 whole segments and the 0.2 s the stop cut")
         let paths = segments.map(\.path)
-        var videoFrames = 0, audioFrames = 0
+        var videoFrames = 0
+        var audioFrames = 0
         for (index, path) in paths.enumerated() {
             let probe = try MediaProbe(path)
             XCTAssertEqual(try probe.decodeErrors(), "", path)
-            let flags = try ProcessOutcome.run("/usr/bin/ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries",
-                                                                    "packet=flags", "-of", "csv=p=0", path]).stdout
+            let flags = try ProcessOutcome.run(
+                "/usr/bin/ffprobe",
+                [
+                    "-v", "error", "-select_streams", "v:0", "-show_entries",
+                    "packet=flags", "-of", "csv=p=0", path,
+                ]
+            ).stdout
             XCTAssertTrue(flags.hasPrefix("K"), "segment \(index + 1) does not start on a keyframe")
-            let video = try XCTUnwrap(probe.video), audio = try XCTUnwrap(probe.audio)
+            let video = try XCTUnwrap(probe.video)
+            let audio = try XCTUnwrap(probe.audio)
             if index < 10 { XCTAssertEqual(video.frames, 60, "segment \(index + 1): 2 s at 30 fps") }
             videoFrames += video.frames
             audioFrames += audio.frames
             let layout = try Mp4Layout(path)
-            XCTAssertEqual(layout.atoms.map(\.type), ["ftyp", "free", "mdat", "moov"], "segment \(index + 1) is not a finished fragmented file")
+            XCTAssertEqual(
+                layout.atoms.map(\.type), ["ftyp", "free", "mdat", "moov"],
+                "segment \(index + 1) is not a finished fragmented file")
             // No reserved room: what is not media is the index (about 12 bytes a sample) and, inside the mdat, the
             // fragment headers written while recording (about 25 bytes a sample), about 1 % at this test's bitrate.
-            if index < 10 { XCTAssertLessThanOrEqual(layout.overhead, 1.02, "segment \(index + 1): bytes on disk over media") }
+            if index < 10 {
+                XCTAssertLessThanOrEqual(layout.overhead, 1.02, "segment \(index + 1): bytes on disk over media")
+            }
         }
         let rows = try FrameContinuity.rows(of: paths)
         XCTAssertEqual(rows.count, videoFrames)
         // The judge itself sees a lost and a repeated frame.
-        XCTAssertEqual(FrameContinuity.breaks(in: Array(rows[0..<30] + rows[31...])).map(\.movement), [2 * FrameContinuity.speed])
+        XCTAssertEqual(
+            FrameContinuity.breaks(in: Array(rows[0..<30] + rows[31...])).map(\.movement), [2 * FrameContinuity.speed])
         XCTAssertEqual(FrameContinuity.breaks(in: Array(rows[0...30] + rows[30...])).map(\.movement), [0])
         let breaks = FrameContinuity.breaks(in: rows)
-        XCTAssertTrue(breaks.isEmpty, "frames lost or repeated at \(breaks.prefix(5)) (movement \(FrameContinuity.speed) expected)")
-        let videoS = Double(videoFrames) / 30, audioS = Double(audioFrames) * 1024 / 48_000
+        XCTAssertTrue(
+            breaks.isEmpty,
+            "frames lost or repeated at \(breaks.prefix(5)) (movement \(FrameContinuity.speed) expected)")
+        let videoS = Double(videoFrames) / 30
+        let audioS = Double(audioFrames) * 1024 / 48_000
         XCTAssertEqual(audioS, videoS, accuracy: 1024 / 48_000 + 0.0001, "audio \(audioS) s, video \(videoS) s")
 
         // A drive is one entry in a grouped list, its segments on request.
@@ -78,8 +94,10 @@ final class LoopRecordingTests: XCTestCase {
         // Export by time: the five segments 2…6 become one file, frame-exact, without re-encoding.
         let fromDate = segments[1].createdAt.addingTimeInterval(0.1)
         let toDate = segments[6].createdAt.addingTimeInterval(-0.1)
-        let exported = try daemon.ctl(["--json", "export", "--from", ISO8601DateFormatter.withMilliseconds.string(from: fromDate),
-                                       "--to", ISO8601DateFormatter.withMilliseconds.string(from: toDate), "--title", "incident"])
+        let exported = try daemon.ctl([
+            "--json", "export", "--from", ISO8601DateFormatter.withMilliseconds.string(from: fromDate),
+            "--to", ISO8601DateFormatter.withMilliseconds.string(from: toDate), "--title", "incident",
+        ])
         XCTAssertEqual(exported.status, 0, exported.stderr)
         XCTAssertEqual((exported.json?["sources"] as? [String]), segments[1...5].map(\.id))
         let clip = try XCTUnwrap(exported.json?["recording"] as? [String: Any])
@@ -89,7 +107,9 @@ final class LoopRecordingTests: XCTestCase {
         XCTAssertEqual(joined.video?.frames, 300)
         XCTAssertEqual(try XCTUnwrap(joined.video).duration, 10, accuracy: 1.0 / 30)
         XCTAssertEqual(try XCTUnwrap(joined.audio).duration, 10, accuracy: 1024 / 48_000 + 0.001)
-        XCTAssertTrue(FrameContinuity.breaks(in: try FrameContinuity.rows(of: [joined.path])).isEmpty, "the export skips or repeats a frame")
+        XCTAssertTrue(
+            FrameContinuity.breaks(in: try FrameContinuity.rows(of: [joined.path])).isEmpty,
+            "the export skips or repeats a frame")
         // Bad requests are one-line errors.
         let nothing = try daemon.ctl(["export", "--from", "2001-01-01T00:00:00Z", "--to", "2001-01-02T00:00:00Z"])
         XCTAssertEqual(nothing.status, 1)
@@ -100,7 +120,8 @@ final class LoopRecordingTests: XCTestCase {
     /// A stop that comes after the next segment is attached but before its cut (the last half second of a 1 s
     /// segment): the recording ends at the stop with every frame, and the segment that never began leaves nothing.
     func testStopJustBeforeACutLosesNothing() throws {
-        let daemon = try DaemonProcess(extra: FrameContinuity.config + "\n[recording]\nsegment_s = 1.0", cameras: FrameContinuity.camera)
+        let daemon = try DaemonProcess(
+            extra: FrameContinuity.config + "\n[recording]\nsegment_s = 1.0", cameras: FrameContinuity.camera)
         try daemon.start()
         defer { daemon.stop() }
         for _ in 0..<3 {
@@ -109,7 +130,8 @@ final class LoopRecordingTests: XCTestCase {
             let stopped = try daemon.recordStop()
             XCTAssertEqual(stopped.group, started.id)
             let segments = try daemon.list(group: started.id, perPage: 20).items
-            XCTAssertEqual(segments.map(\.state.rawValue), Array(repeating: "complete", count: segments.count), "\(segments)")
+            XCTAssertEqual(
+                segments.map(\.state.rawValue), Array(repeating: "complete", count: segments.count), "\(segments)")
             XCTAssertEqual(segments.map { $0.segment ?? 0 }, Array(1...segments.count))
             let rows = try FrameContinuity.rows(of: segments.map(\.path))
             let breaks = FrameContinuity.breaks(in: rows)
@@ -139,7 +161,9 @@ final class LoopRecordingTests: XCTestCase {
         for item in list where item.state != .failed {
             let path = item.path
             XCTAssertEqual(try MediaProbe(path).decodeErrors(), "", path)
-            XCTAssertEqual(try Mp4Layout(path).atoms.map(\.type), ["ftyp", "free", "mdat", "moov"], "\(item.state.rawValue) clip is not a finished file")
+            XCTAssertEqual(
+                try Mp4Layout(path).atoms.map(\.type), ["ftyp", "free", "mdat", "moov"],
+                "\(item.state.rawValue) clip is not a finished file")
         }
     }
 
@@ -170,7 +194,8 @@ final class ReservedLayoutTests: XCTestCase {
         try daemon.start()
         defer { daemon.stop() }
         _ = try daemon.recordStart()
-        XCTAssertTrue(try daemon.waitFor(30) { (try daemon.status().recording?.durationMs ?? 0) >= 3_000 }, "3 s recorded")
+        XCTAssertTrue(
+            try daemon.waitFor(30) { (try daemon.status().recording?.durationMs ?? 0) >= 3_000 }, "3 s recorded")
         let clip = try daemon.recordStop()
         let layout = try Mp4Layout(clip.path)
         XCTAssertEqual(layout.atoms.map(\.type), ["ftyp", "moov", "mdat"])

@@ -1,10 +1,10 @@
 import ApplianceApp
+import ApplianceBase
 import ApplianceProtocol
+import ButtonsAndLights
 import Foundation
 import TestSupport
 import XCTest
-import ApplianceBase
-import ButtonsAndLights
 
 /// `[mqtt]` against a real broker (Debian's mosquitto, password file, TLS with a test CA) and mosquitto's own
 /// clients: Home Assistant discovery with the keys each component needs, the Recording switch driving a real
@@ -34,10 +34,13 @@ final class MQTTTests: XCTestCase {
         key = "KEY_SPACE"
         """
 
-    private func mqttConfig(_ broker: MosquittoBroker, password: String? = nil, url: String? = nil, caFile: String? = nil,
-                            directory: String) throws -> String {
+    private func mqttConfig(
+        _ broker: MosquittoBroker, password: String? = nil, url: String? = nil, caFile: String? = nil,
+        directory: String
+    ) throws -> String {
         let file = directory + "/mqtt-password"
-        _ = FileManager.default.createFile(atPath: file, contents: Data((password ?? broker.password).utf8), attributes: [.posixPermissions: 0o600])
+        _ = FileManager.default.createFile(
+            atPath: file, contents: Data((password ?? broker.password).utf8), attributes: [.posixPermissions: 0o600])
         return """
 
             [mqtt]
@@ -52,12 +55,15 @@ final class MQTTTests: XCTestCase {
             """
     }
 
-    private func startDaemon(_ broker: MosquittoBroker, cameras: String = MQTTTests.cameras, password: String? = nil,
-                             url: String? = nil, caFile: String? = nil, root: String? = nil,
-                             shutter: (String) -> String = { _ in MQTTTests.shutter }) throws -> DaemonProcess {
+    private func startDaemon(
+        _ broker: MosquittoBroker, cameras: String = MQTTTests.cameras, password: String? = nil,
+        url: String? = nil, caFile: String? = nil, root: String? = nil,
+        shutter: (String) -> String = { _ in MQTTTests.shutter }
+    ) throws -> DaemonProcess {
         let daemon = try DaemonProcess(cameras: cameras, root: root)
         try daemon.appendConfig(shutter(daemon.directory.path))
-        try daemon.appendConfig(try mqttConfig(broker, password: password, url: url, caFile: caFile, directory: daemon.directory.path))
+        try daemon.appendConfig(
+            try mqttConfig(broker, password: password, url: url, caFile: caFile, directory: daemon.directory.path))
         try daemon.start()
         return daemon
     }
@@ -97,19 +103,23 @@ final class MQTTTests: XCTestCase {
             ("binary_sensor", "camera_main"), ("binary_sensor", "camera_second"),
         ]
         let topics = expected.map { "\(Self.discovery)/\($0.0)/\(node)/\($0.1)/config" }
-        XCTAssertTrue(watcher.waitFor(20) { seen in topics.allSatisfy { t in seen.contains { $0.topic == t } } },
-                      "discovery topics seen: \(Set(watcher.messages.map(\.topic)).sorted())")
+        XCTAssertTrue(
+            watcher.waitFor(20) { seen in topics.allSatisfy { t in seen.contains { $0.topic == t } } },
+            "discovery topics seen: \(Set(watcher.messages.map(\.topic)).sorted())")
         // Home Assistant's required keys per component (homeassistant/components/mqtt/<platform>.py schemas).
         let required: [String: [[String]]] = [
             "switch": [["command_topic"]], "binary_sensor": [["state_topic"]], "sensor": [["state_topic"]],
-            "button": [["command_topic"]], "select": [["command_topic"], ["options"]], "image": [["image_topic", "url_topic"]],
+            "button": [["command_topic"]], "select": [["command_topic"], ["options"]],
+            "image": [["image_topic", "url_topic"]],
             "event": [["state_topic"], ["event_types"]],
         ]
         var uniqueIDs = Set<String>()
         for ((component, object), topic) in zip(expected, topics) {
             let config = try XCTUnwrap(watcher.last(topic)?.json, "\(topic) is JSON")
             for alternatives in required[component] ?? [] {
-                XCTAssertTrue(alternatives.contains { config[$0] != nil }, "\(component)/\(object) lacks \(alternatives): \(config)")
+                XCTAssertTrue(
+                    alternatives.contains { config[$0] != nil },
+                    "\(component)/\(object) lacks \(alternatives): \(config)")
             }
             let unique = try XCTUnwrap(config["unique_id"] as? String)
             XCTAssertTrue(uniqueIDs.insert(unique).inserted, "unique_id \(unique) used twice")
@@ -120,7 +130,9 @@ final class MQTTTests: XCTestCase {
             XCTAssertEqual(device["sw_version"] as? String, ApplianceVersion.current)
             XCTAssertTrue((device["configuration_url"] as? String)?.hasPrefix("http://127.0.0.1:") == true, "\(device)")
             for key in ["state_topic", "command_topic", "image_topic", "json_attributes_topic"] {
-                if let t = config[key] as? String { XCTAssertTrue(t.hasPrefix(Self.prefix + "/"), "\(object).\(key) = \(t)") }
+                if let t = config[key] as? String {
+                    XCTAssertTrue(t.hasPrefix(Self.prefix + "/"), "\(object).\(key) = \(t)")
+                }
             }
         }
         XCTAssertEqual(watcher.last(topics[12])?.json?["options"] as? [String], ["main", "second"])
@@ -133,8 +145,10 @@ final class MQTTTests: XCTestCase {
         XCTAssertTrue(watcher.waitFor(topic("clips"), "0"))
         XCTAssertTrue(watcher.waitFor(topic("cameras/second"), "OFF"))
         // "None" until the first storage check has measured the disk; a number of MB after it.
-        XCTAssertTrue(watcher.waitFor(20) { seen in seen.contains { $0.topic == topic("free_space") && (Int($0.text) ?? 0) > 0 } },
-                      "free_space: \(String(describing: watcher.last(topic("free_space"))?.text))")
+        XCTAssertTrue(
+            watcher.waitFor(20) { seen in seen.contains { $0.topic == topic("free_space") && (Int($0.text) ?? 0) > 0 }
+            },
+            "free_space: \(String(describing: watcher.last(topic("free_space"))?.text))")
 
         // The switch starts and stops a real recording; the states follow the events.
         try broker.publish(topic("recording/set"), "ON")
@@ -149,13 +163,17 @@ final class MQTTTests: XCTestCase {
         XCTAssertTrue(watcher.waitFor(topic("clips"), "1"))
         let clip = try XCTUnwrap(try daemon.list().items.first)
         XCTAssertEqual(clip.state, .complete)
-        XCTAssertTrue(watcher.waitFor(20) { _ in watcher.last(self.topic("last_clip"))?.json?["id"] as? String == clip.id })
+        XCTAssertTrue(
+            watcher.waitFor(20) { _ in watcher.last(self.topic("last_clip"))?.json?["id"] as? String == clip.id })
         let last = try XCTUnwrap(watcher.last(topic("last_clip"))?.json)
         XCTAssertEqual(last["title"] as? String, clip.title)
         XCTAssertGreaterThan(last["duration_s"] as? Double ?? 0, 1.5)
         XCTAssertTrue((last["thumbnail_url"] as? String)?.hasSuffix("/media/\(clip.id)/thumbnail") == true, "\(last)")
-        XCTAssertTrue(watcher.waitFor(20) { _ in watcher.last(self.topic("thumbnail"))?.payload.starts(with: [0xFF, 0xD8]) == true },
-                      "the thumbnail's JPEG bytes")
+        XCTAssertTrue(
+            watcher.waitFor(20) { _ in
+                watcher.last(self.topic("thumbnail"))?.payload.starts(with: [0xFF, 0xD8]) == true
+            },
+            "the thumbnail's JPEG bytes")
         XCTAssertTrue(try broker.retained(topic("recording")).contains { $0.text == "OFF" }, "states are retained")
 
         // Buttons: a snapshot, and protect (locks the clip just recorded).
@@ -164,9 +182,11 @@ final class MQTTTests: XCTestCase {
         XCTAssertTrue(try daemon.info(clip.id).recording.locked, "protect locked the last clip: \(daemon.log)")
         let snapshots = (try? FileManager.default.contentsOfDirectory(atPath: daemon.dataDir + "/snapshots")) ?? []
         try broker.publish(topic("snapshot/set"), "PRESS")
-        XCTAssertTrue(daemon.waitFor(10) {
-            ((try? FileManager.default.contentsOfDirectory(atPath: daemon.dataDir + "/snapshots")) ?? []).count > snapshots.count
-        }, "a snapshot file: \(daemon.log)")
+        XCTAssertTrue(
+            daemon.waitFor(10) {
+                ((try? FileManager.default.contentsOfDirectory(atPath: daemon.dataDir + "/snapshots")) ?? []).count
+                    > snapshots.count
+            }, "a snapshot file: \(daemon.log)")
     }
 
     func testLastWillBrokerRestartAndHomeAssistantComingBack() throws {
@@ -178,11 +198,15 @@ final class MQTTTests: XCTestCase {
         XCTAssertTrue(watcher.waitFor(topic("availability"), "online"))
 
         // Home Assistant restarts: discovery and states are sent again.
-        let configsBefore = watcher.messages.filter { $0.topic.hasPrefix(Self.discovery + "/") && $0.topic.hasSuffix("/config") }.count
+        let configsBefore = watcher.messages.filter {
+            $0.topic.hasPrefix(Self.discovery + "/") && $0.topic.hasSuffix("/config")
+        }.count
         try broker.publish(Self.discovery + "/status", "online")
-        XCTAssertTrue(watcher.waitFor(15) { seen in
-            seen.filter { $0.topic.hasPrefix(Self.discovery + "/") && $0.topic.hasSuffix("/config") }.count >= configsBefore + 17
-        }, "discovery sent again after \(Self.discovery)/status online: \(daemon.log)")
+        XCTAssertTrue(
+            watcher.waitFor(15) { seen in
+                seen.filter { $0.topic.hasPrefix(Self.discovery + "/") && $0.topic.hasSuffix("/config") }.count
+                    >= configsBefore + 17
+            }, "discovery sent again after \(Self.discovery)/status online: \(daemon.log)")
 
         // The broker dies and comes back without its retained messages: the daemon reconnects and publishes them again.
         let events = try EventListener(daemon, timeout: 60)
@@ -201,21 +225,26 @@ final class MQTTTests: XCTestCase {
             retained = try broker.retained(Self.prefix + "/#")
             return retained.contains { $0.topic == topic("recording") }
         }
-        XCTAssertTrue(retained.contains { $0.topic == topic("availability") && $0.text == "online" }, "\(retained.map(\.topic))")
-        XCTAssertTrue(retained.contains { $0.topic == topic("recording") && $0.text == "OFF" }, "\(retained.map(\.topic))")
+        XCTAssertTrue(
+            retained.contains { $0.topic == topic("availability") && $0.text == "online" }, "\(retained.map(\.topic))")
+        XCTAssertTrue(
+            retained.contains { $0.topic == topic("recording") && $0.text == "OFF" }, "\(retained.map(\.topic))")
 
         // A power cut: the broker publishes the will, retained for whoever subscribes later.
         let late = try MQTTWatcher(broker: broker, filter: topic("availability"))
         XCTAssertTrue(late.waitFor(topic("availability"), "online"))
         if let process = daemon.process { kill(process.processIdentifier, SIGKILL) }
-        XCTAssertTrue(late.waitFor(topic("availability"), "offline", timeout: 90), "the last will: \(broker.log.suffix(2000))")
+        XCTAssertTrue(
+            late.waitFor(topic("availability"), "offline", timeout: 90), "the last will: \(broker.log.suffix(2000))")
         XCTAssertTrue(try broker.retained(topic("availability")).contains { $0.text == "offline" })
     }
 
     func testCleanStopSaysOfflineAndARemovedCameraLosesItsEntity() throws {
         let broker = try MosquittoBroker()
         try broker.start()
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("mqtt-root-\(UUID().uuidString.prefix(6))").path
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "mqtt-root-\(UUID().uuidString.prefix(6))"
+        ).path
         try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: root) }
         let first = try startDaemon(broker, root: root)
@@ -231,9 +260,13 @@ final class MQTTTests: XCTestCase {
         let second = try startDaemon(broker, cameras: one, root: root)
         defer { second.stop() }
         XCTAssertNotNil(waitConnected(second), second.log)
-        XCTAssertTrue(watcher.waitFor(20) { _ in watcher.last(secondCamera)?.payload.isEmpty == true }, "camera_second cleared: \(second.log)")
+        XCTAssertTrue(
+            watcher.waitFor(20) { _ in watcher.last(secondCamera)?.payload.isEmpty == true },
+            "camera_second cleared: \(second.log)")
         XCTAssertFalse(try broker.retained(secondCamera).contains { !$0.payload.isEmpty })
-        XCTAssertEqual(watcher.last("\(Self.discovery)/select/appliance_\(status.deviceID)/camera/config")?.json?["options"] as? [String], ["main"])
+        XCTAssertEqual(
+            watcher.last("\(Self.discovery)/select/appliance_\(status.deviceID)/camera/config")?.json?["options"]
+                as? [String], ["main"])
     }
 
     func testRefusedAndUnreachableBrokersAreStatusLinesAndRecordingGoesOn() throws {
@@ -312,8 +345,9 @@ final class MQTTTests: XCTestCase {
         for name in ["recording/set", "camera/set", "snapshot/set", "protect/set"] {
             try broker.publishLines(topic(name), junk)
         }
-        XCTAssertTrue(daemon.waitFor(30) { daemon.log.components(separatedBy: "ignored:").count > 900 },
-                      "each malformed message is one log line")
+        XCTAssertTrue(
+            daemon.waitFor(30) { daemon.log.components(separatedBy: "ignored:").count > 900 },
+            "each malformed message is one log line")
         let stopped = try daemon.recordStop()
         XCTAssertGreaterThan(stopped.durationMs, 0)
         XCTAssertEqual(stopped.title, "under fire")
@@ -345,16 +379,22 @@ final class MQTTTests: XCTestCase {
         let fifo = daemon.directory.path + "/remote-event-kbd"
         XCTAssertEqual(mkfifo(fifo, 0o600), 0)
         var fd: Int32 = -1
-        XCTAssertTrue(daemon.waitFor(15) {
-            fd = open(fifo, O_WRONLY | O_NONBLOCK | O_CLOEXEC)
-            return fd >= 0
-        }, daemon.log)
+        XCTAssertTrue(
+            daemon.waitFor(15) {
+                fd = open(fifo, O_WRONLY | O_NONBLOCK | O_CLOEXEC)
+                return fd >= 0
+            }, daemon.log)
         defer { close(fd) }
         // KEY_RECORD down and up 80 ms later, each with its SYN_REPORT: a press.
-        let press = InputEventRecord.encoded(ms: 5_000_000, type: 1, code: 167, value: 1) + InputEventRecord.encoded(ms: 5_000_000, type: 0, code: 0, value: 0)
-            + InputEventRecord.encoded(ms: 5_000_080, type: 1, code: 167, value: 0) + InputEventRecord.encoded(ms: 5_000_080, type: 0, code: 0, value: 0)
+        let press =
+            InputEventRecord.encoded(ms: 5_000_000, type: 1, code: 167, value: 1)
+            + InputEventRecord.encoded(ms: 5_000_000, type: 0, code: 0, value: 0)
+            + InputEventRecord.encoded(ms: 5_000_080, type: 1, code: 167, value: 0)
+            + InputEventRecord.encoded(ms: 5_000_080, type: 0, code: 0, value: 0)
         XCTAssertEqual(press.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }, press.count)
-        XCTAssertTrue(watcher.waitFor(15) { _ in watcher.last(self.topic("gesture"))?.json?["event_type"] as? String == "press" }, daemon.log)
+        XCTAssertTrue(
+            watcher.waitFor(15) { _ in watcher.last(self.topic("gesture"))?.json?["event_type"] as? String == "press" },
+            daemon.log)
         let gesture = try XCTUnwrap(watcher.last(topic("gesture")))
         XCTAssertFalse(gesture.retained, "a gesture is an event, not a state")
         XCTAssertEqual(gesture.json?["label"] as? String, "remote")
@@ -366,7 +406,8 @@ final class MQTTTests: XCTestCase {
     func testMotionAndSoundAreBinarySensors() throws {
         let broker = try MosquittoBroker()
         try broker.start()
-        let cameras = "[[camera]]\nname = \"still\"\nsource = \"test\"\npattern = \"black\"\n[[camera]]\nname = \"ball\"\nsource = \"test\"\npattern = \"ball\"\n"
+        let cameras =
+            "[[camera]]\nname = \"still\"\nsource = \"test\"\npattern = \"black\"\n[[camera]]\nname = \"ball\"\nsource = \"test\"\npattern = \"ball\"\n"
         let daemon = try startDaemon(broker, cameras: cameras) { _ in
             "\n[video]\nwidth = 320\nheight = 240\n[motion]\nenabled = true\n[sound]\nenabled = true\nthreshold_db = -20\n"
         }
@@ -375,7 +416,9 @@ final class MQTTTests: XCTestCase {
         let watcher = try MQTTWatcher(broker: broker, filter: "#")
         for (object, deviceClass) in [("motion", "motion"), ("sound", "sound")] {
             let config = "\(Self.discovery)/binary_sensor/appliance_\(status.deviceID)/\(object)/config"
-            XCTAssertTrue(watcher.waitFor(15) { _ in watcher.last(config)?.json?["device_class"] as? String == deviceClass }, "\(object): \(daemon.log)")
+            XCTAssertTrue(
+                watcher.waitFor(15) { _ in watcher.last(config)?.json?["device_class"] as? String == deviceClass },
+                "\(object): \(daemon.log)")
             XCTAssertEqual(watcher.last(config)?.json?["state_topic"] as? String, topic(object))
         }
         XCTAssertTrue(watcher.waitFor(topic("sound"), "ON"), "the tone is above -20 dBFS")
@@ -390,7 +433,9 @@ final class MQTTTests: XCTestCase {
     func testTheChimeButtonRingsTheSpeaker() throws {
         let broker = try MosquittoBroker()
         try broker.start()
-        let output = FileManager.default.temporaryDirectory.appendingPathComponent("mqtt-speaker-\(UUID().uuidString.prefix(8)).raw").path
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "mqtt-speaker-\(UUID().uuidString.prefix(8)).raw"
+        ).path
         defer { try? FileManager.default.removeItem(atPath: output) }
         let daemon = try startDaemon(broker) { _ in
             "\n[speaker]\npipeline = \"audio/x-raw,format=S16LE,rate=48000,channels=1 ! filesink location=\(output) append=true\"\n"
@@ -399,7 +444,9 @@ final class MQTTTests: XCTestCase {
         let status = try XCTUnwrap(waitConnected(daemon), daemon.log)
         let watcher = try MQTTWatcher(broker: broker, filter: "#")
         let config = "\(Self.discovery)/button/appliance_\(status.deviceID)/chime/config"
-        XCTAssertTrue(watcher.waitFor(15) { _ in watcher.last(config)?.json?["command_topic"] as? String == topic("chime/set") }, daemon.log)
+        XCTAssertTrue(
+            watcher.waitFor(15) { _ in watcher.last(config)?.json?["command_topic"] as? String == topic("chime/set") },
+            daemon.log)
         let events = try TypedEvents(daemon, timeout: 30)
         try broker.publish(topic("chime/set"), "chime")
         try events.waitFor("the chime") { event -> Bool? in
@@ -414,7 +461,8 @@ final class MQTTTests: XCTestCase {
         }
         XCTAssertTrue(daemon.log.contains("no chime named '/etc/passwd'"), daemon.log)
         XCTAssertEqual(try daemon.status().speaker?.played, 2)
-        XCTAssertGreaterThan(try SpeakerOutput(path: output).soundingSeconds, 1.0, "both chimes came out of the speaker")
+        XCTAssertGreaterThan(
+            try SpeakerOutput(path: output).soundingSeconds, 1.0, "both chimes came out of the speaker")
     }
 
     /// Every stored activity is a Home Assistant event (kind as `event_type`), and today's count a sensor whose
@@ -427,17 +475,25 @@ final class MQTTTests: XCTestCase {
         let status = try XCTUnwrap(waitConnected(daemon), daemon.log)
         let watcher = try MQTTWatcher(broker: broker, filter: "#")
         let config = "\(Self.discovery)/event/appliance_\(status.deviceID)/activity/config"
-        XCTAssertTrue(watcher.waitFor(15) { _ in watcher.last(config)?.json?["state_topic"] as? String == self.topic("activity") }, daemon.log)
+        XCTAssertTrue(
+            watcher.waitFor(15) { _ in watcher.last(config)?.json?["state_topic"] as? String == self.topic("activity")
+            }, daemon.log)
         XCTAssertTrue(watcher.waitFor(topic("events_today"), "0"), "nothing yet today")
         let marked = try daemon.ctl(["activity", "mark", "door contact"])
         XCTAssertEqual(marked.status, 0, marked.stderr)
-        XCTAssertTrue(watcher.waitFor(15) { _ in watcher.last(self.topic("activity"))?.json?["event_type"] as? String == "external" }, daemon.log)
+        XCTAssertTrue(
+            watcher.waitFor(15) { _ in
+                watcher.last(self.topic("activity"))?.json?["event_type"] as? String == "external"
+            }, daemon.log)
         let event = try XCTUnwrap(watcher.last(topic("activity")))
         XCTAssertFalse(event.retained, "an activity is an event, not a state")
         XCTAssertEqual(event.json?["label"] as? String, "door contact")
         XCTAssertNotNil(event.json?["id"] as? Int)
         XCTAssertTrue(watcher.waitFor(topic("events_today"), "1"), daemon.log)
-        XCTAssertTrue(watcher.waitFor(15) { _ in watcher.last(self.topic("events_today/attributes"))?.json?["external"] as? Int == 1 })
+        XCTAssertTrue(
+            watcher.waitFor(15) { _ in
+                watcher.last(self.topic("events_today/attributes"))?.json?["external"] as? Int == 1
+            })
     }
 
     /// A broker that takes the TCP connection and never answers (hung, or a firewall that swallows packets): the
@@ -450,9 +506,15 @@ final class MQTTTests: XCTestCase {
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        XCTAssertEqual(withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, length) } }, 0)
+        XCTAssertEqual(
+            withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, length) }
+            }, 0)
         XCTAssertEqual(listen(listener, 8), 0)  // the kernel completes handshakes; nobody ever reads
-        XCTAssertEqual(withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &length) } }, 0)
+        XCTAssertEqual(
+            withUnsafeMutablePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &length) }
+            }, 0)
         let port = Int(UInt16(bigEndian: address.sin_port))
 
         let broker = try MosquittoBroker()  // only for its user name; never started
@@ -465,7 +527,9 @@ final class MQTTTests: XCTestCase {
             return status?.error != nil
         }
         XCTAssertEqual(status?.state, .disconnected)
-        XCTAssertTrue(status?.error?.contains("no answer from 127.0.0.1:\(port) within 10 s") == true, "\(String(describing: status))")
+        XCTAssertTrue(
+            status?.error?.contains("no answer from 127.0.0.1:\(port) within 10 s") == true,
+            "\(String(describing: status))")
         try assertRecords(daemon)
         XCTAssertEqual(daemon.stop(), 0)
     }
@@ -476,26 +540,43 @@ final class MQTTTests: XCTestCase {
         let certificates = try TestCertificates()
         let broker = try MosquittoBroker(tls: certificates)
         try broker.start()
-        func doctor(password: String? = nil, url: String? = nil) throws -> (status: Int32, line: String, output: String) {
+        func doctor(password: String? = nil, url: String? = nil) throws -> (status: Int32, line: String, output: String)
+        {
             let setup = try DaemonProcess()
-            try setup.appendConfig(try mqttConfig(broker, password: password, url: url, caFile: certificates.caCertificate,
-                                                  directory: setup.directory.path))
-            let result = try ProcessOutcome.run(DaemonProcess.binary, ["doctor", "--config", setup.configPath], timeout: 120)
-            let line = (result.stdout + result.stderr).split(separator: "\n").first { $0.contains("  mqtt: ") }.map(String.init) ?? ""
+            try setup.appendConfig(
+                try mqttConfig(
+                    broker, password: password, url: url, caFile: certificates.caCertificate,
+                    directory: setup.directory.path))
+            let result = try ProcessOutcome.run(
+                DaemonProcess.binary, ["doctor", "--config", setup.configPath], timeout: 120)
+            let line =
+                (result.stdout + result.stderr).split(separator: "\n").first { $0.contains("  mqtt: ") }.map(
+                    String.init) ?? ""
             return (result.status, line, result.stdout + result.stderr)
         }
         let good = try doctor()
-        XCTAssertEqual(good.line, "PASS  mqtt: \(broker.url) takes the login as \(broker.user) over verified TLS (topics under \(Self.prefix))", good.output)
+        XCTAssertEqual(
+            good.line,
+            "PASS  mqtt: \(broker.url) takes the login as \(broker.user) over verified TLS (topics under \(Self.prefix))",
+            good.output)
         XCTAssertFalse(good.output.contains(broker.password), "the password is never printed")
         XCTAssertFalse(broker.log.contains("appliance/"), "doctor publishes nothing")
 
         let wrong = try doctor(password: "nope")
         XCTAssertEqual(wrong.status, 1)
-        XCTAssertTrue(wrong.line.hasPrefix("FAIL  mqtt: \(broker.url) as \(broker.user): Connection Refused: not authorised."), wrong.line)
-        XCTAssertTrue(wrong.line.hasSuffix("-- fix: check [mqtt] username and password_file (or APPLIANCE_MQTT_PASSWORD) and the broker's ACL"), wrong.line)
+        XCTAssertTrue(
+            wrong.line.hasPrefix("FAIL  mqtt: \(broker.url) as \(broker.user): Connection Refused: not authorised."),
+            wrong.line)
+        XCTAssertTrue(
+            wrong.line.hasSuffix(
+                "-- fix: check [mqtt] username and password_file (or APPLIANCE_MQTT_PASSWORD) and the broker's ACL"),
+            wrong.line)
 
         let nowhere = try doctor(url: "mqtt://127.0.0.1:\(broker.port + 1)")
         XCTAssertEqual(nowhere.status, 1)
-        XCTAssertTrue(nowhere.line.contains("Connection refused -- fix: check [mqtt] url, the network and that the broker is running"), nowhere.line)
+        XCTAssertTrue(
+            nowhere.line.contains(
+                "Connection refused -- fix: check [mqtt] url, the network and that the broker is running"), nowhere.line
+        )
     }
 }

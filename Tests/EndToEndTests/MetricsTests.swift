@@ -10,12 +10,13 @@ final class MetricsTests: XCTestCase {
     /// A camera that delivers 10 frames a second where 30 are configured: its rate keeper repeats two frames in
     /// three, and says so (the cameras report, `ctl cameras`, metrics) instead of leaving the user to guess.
     func testASlowCameraCountsTheFramesRepeatedForIt() throws {
-        let daemon = try DaemonProcess(cameras: """
-            [[camera]]
-            name = "slow"
-            source = "pipeline"
-            pipeline = "videotestsrc is-live=true pattern=ball ! video/x-raw,framerate=10/1"
-            """)
+        let daemon = try DaemonProcess(
+            cameras: """
+                [[camera]]
+                name = "slow"
+                source = "pipeline"
+                pipeline = "videotestsrc is-live=true pattern=ball ! video/x-raw,framerate=10/1"
+                """)
         try daemon.start()
         defer { daemon.stop() }
         try daemon.waitForFrames(seconds: 2, since: try daemon.status().output.frames)
@@ -51,7 +52,8 @@ final class MetricsTests: XCTestCase {
         // Frames: the camera delivered, the selector passed them on, nothing was dropped.
         XCTAssertGreaterThan(m["appliance_frames_in_total{camera=\"main\"}"] ?? 0, 60)
         XCTAssertGreaterThan(m["appliance_frames_out_total"] ?? 0, 60)
-        let late = try XCTUnwrap(m["appliance_camera_frames_repeated_total{camera=\"main\"}"], "the camera's repeats are counted")
+        let late = try XCTUnwrap(
+            m["appliance_camera_frames_repeated_total{camera=\"main\"}"], "the camera's repeats are counted")
         XCTAssertLessThanOrEqual(late, m["appliance_frames_in_total{camera=\"main\"}"] ?? 0)
         let report = try XCTUnwrap(try daemon.cameras().cameras.first)
         XCTAssertGreaterThan(report.framesIn ?? 0, 60, "frames in, in the cameras report")
@@ -75,11 +77,17 @@ final class MetricsTests: XCTestCase {
         XCTAssertGreaterThan(m["appliance_uptime_seconds"] ?? 0, 3)
         XCTAssertEqual(m["appliance_starts_total"], 1)
         XCTAssertEqual(m["appliance_unclean_exits_total"], 0)
-        XCTAssertEqual(m["appliance_info{encoder=\"\(try daemon.status().encoder)\",gstreamer=\"\(try Self.gstreamerVersion(daemon))\",version=\"\(ApplianceVersion.current)\"}"], 1)
+        XCTAssertEqual(
+            m[
+                "appliance_info{encoder=\"\(try daemon.status().encoder)\",gstreamer=\"\(try Self.gstreamerVersion(daemon))\",version=\"\(ApplianceVersion.current)\"}"
+            ], 1)
 
         // --json: the same report, typed.
         let json = try daemon.ctl(["--json", "metrics"])
-        guard case .metrics(let report) = try ApplianceProtocol.CommandResult.decode(for: .metrics, from: Data(json.stdout.utf8)) else {
+        guard
+            case .metrics(let report) = try ApplianceProtocol.CommandResult.decode(
+                for: .metrics, from: Data(json.stdout.utf8))
+        else {
             return XCTFail("metrics --json")
         }
         XCTAssertEqual(report["appliance_starts_total"]?.value(), 1)
@@ -104,7 +112,9 @@ final class MetricsTests: XCTestCase {
 
     /// Parses Prometheus text with prometheus_client's parser (it refuses malformed text) into
     /// `name{label="v",…}` → value, labels sorted as the daemon writes them.
-    static func parse(_ output: ProcessOutcome, file: StaticString = #filePath, line: UInt = #line) throws -> [String: Double] {
+    static func parse(_ output: ProcessOutcome, file: StaticString = #filePath, line: UInt = #line) throws -> [String:
+        Double]
+    {
         XCTAssertEqual(output.status, 0, output.stderr, file: file, line: line)
         let input = FileManager.default.temporaryDirectory.appendingPathComponent("metrics-\(UUID().uuidString).txt")
         try output.stdout.write(to: input, atomically: true, encoding: .utf8)
@@ -120,7 +130,9 @@ final class MetricsTests: XCTestCase {
             print(json.dumps(out))
             """
         let parsed = try ProcessOutcome.run("/usr/bin/env", ["python3", "-c", script, input.path])
-        XCTAssertEqual(parsed.status, 0, "prometheus_client refused the text: \(parsed.stderr)\n\(output.stdout)", file: file, line: line)
+        XCTAssertEqual(
+            parsed.status, 0, "prometheus_client refused the text: \(parsed.stderr)\n\(output.stdout)", file: file,
+            line: line)
         let object = try JSONSerialization.jsonObject(with: Data(parsed.stdout.utf8)) as? [String: Double]
         return try XCTUnwrap(object, parsed.stdout)
     }

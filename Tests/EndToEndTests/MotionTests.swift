@@ -1,8 +1,8 @@
+import ApplianceBase
 import ApplianceProtocol
 import Foundation
 import TestSupport
 import XCTest
-import ApplianceBase
 
 /// Motion detection in the daemon, on the live graph's motion branch: a still picture is looked at and is no motion,
 /// a moving ball is (`motion_started` with its camera and a score, status and metrics say so), and switching away
@@ -21,13 +21,15 @@ final class MotionTests: XCTestCase {
 
     func testAMovingBallIsMotionAStillPictureIsNotAndASwitchEndsTheEvent() throws {
         // 320x240: videotestsrc's ball (40 px across) is 20 px on the 160-wide motion frames.
-        let daemon = try DaemonProcess(extra: "[video]\nwidth = 320\nheight = 240\n[motion]\nenabled = true\n", cameras: Self.cameras)
+        let daemon = try DaemonProcess(
+            extra: "[video]\nwidth = 320\nheight = 240\n[motion]\nenabled = true\n", cameras: Self.cameras)
         try daemon.start()
         defer { daemon.stop() }
         let listener = try EventListener(daemon, timeout: 30)
         let typed = try TypedEvents(daemon, timeout: 30)
 
-        XCTAssertTrue(try daemon.waitFor(20) { (try daemon.status().motion?.framesAnalysed ?? 0) >= 15 }, "frames are looked at")
+        XCTAssertTrue(
+            try daemon.waitFor(20) { (try daemon.status().motion?.framesAnalysed ?? 0) >= 15 }, "frames are looked at")
         let still = try XCTUnwrap(try daemon.status().motion)
         XCTAssertEqual([still.fps, still.width, still.height], [5, 160, 120])
         XCTAssertEqual(still.events, 0, "a still picture is no motion")
@@ -65,22 +67,29 @@ final class MotionTests: XCTestCase {
         XCTAssertGreaterThan(activity.peak ?? 0, 0)
         // The picture is the ball's camera (a white ball on black), not the still black one: some pixels are bright.
         let picture = try XCTUnwrap(activity.thumbnail, "a picture of the motion")
-        let gray = try ProcessOutcome.run("/usr/bin/ffmpeg", ["-v", "error", "-i", picture, "-f", "rawvideo", "-pix_fmt", "gray", "-"])
+        let gray = try ProcessOutcome.run(
+            "/usr/bin/ffmpeg", ["-v", "error", "-i", picture, "-f", "rawvideo", "-pix_fmt", "gray", "-"])
         XCTAssertEqual(gray.status, 0, gray.stderr)
         XCTAssertGreaterThan(gray.stdoutData.filter { $0 > 128 }.count, 20, "the ball is in the picture")
 
         let text = try daemon.ctl(["activity", "--kind", "motion"])
         XCTAssertEqual(text.status, 0, text.stderr)
-        XCTAssertTrue(text.stdout.contains("\(activity.id)") && text.stdout.contains("ball") && text.stdout.contains("% of the frame"), text.stdout)
+        XCTAssertTrue(
+            text.stdout.contains("\(activity.id)") && text.stdout.contains("ball")
+                && text.stdout.contains("% of the frame"), text.stdout)
         let shown = try daemon.ctl(["activity", "show", "\(activity.id)", "--json"])
         XCTAssertEqual(shown.status, 0, shown.stderr)
         let detail = try WireFormat.decoder.decode(ActivityDetail.self, from: Data(shown.stdout.utf8))
         XCTAssertEqual([detail.activity.id], [activity.id])
         XCTAssertEqual(detail.activity.thumbnail, activity.thumbnail)
-        XCTAssertEqual(detail.activity.endedAt?.timeIntervalSince1970 ?? 0, activity.endedAt?.timeIntervalSince1970 ?? 1, accuracy: 0.0015)
+        XCTAssertEqual(
+            detail.activity.endedAt?.timeIntervalSince1970 ?? 0, activity.endedAt?.timeIntervalSince1970 ?? 1,
+            accuracy: 0.0015)
         let missing = try daemon.ctl(["activity", "show", "99999"])
         XCTAssertEqual(missing.status, 1)
-        XCTAssertEqual(missing.stderr.trimmingCharacters(in: .whitespacesAndNewlines), "appliance: no activity with number 99999 (not_found)")
+        XCTAssertEqual(
+            missing.stderr.trimmingCharacters(in: .whitespacesAndNewlines),
+            "appliance: no activity with number 99999 (not_found)")
         let badDay = try daemon.ctl(["activity", "--day", "yesterday"])
         XCTAssertEqual(badDay.status, 1)
         XCTAssertTrue(badDay.stderr.contains("args.day must be a day such as 2026-11-26"), badDay.stderr)
@@ -91,7 +100,8 @@ final class MotionTests: XCTestCase {
 /// the post-roll, and the clip decodes; a still picture records nothing.
 final class MotionTriggerTests: XCTestCase {
     func testMotionRecordsAClipFromPreRollToPostRoll() throws {
-        let extra = "[video]\nwidth = 320\nheight = 240\n[motion]\nenabled = true\n"
+        let extra =
+            "[video]\nwidth = 320\nheight = 240\n[motion]\nenabled = true\n"
             + "[recording]\ntrigger = \"motion\"\npre_record_s = 1\npost_record_s = 1\nevent_gap_s = 0\n"
         let daemon = try DaemonProcess(extra: extra, cameras: MotionTests.cameras)
         try daemon.start()
@@ -118,14 +128,18 @@ final class MotionTriggerTests: XCTestCase {
         // The pre-roll starts at the first keyframe at or after (request - pre_record_s), and the request comes
         // min_duration_s (0.5 s) and the event's way after the motion began: with 1 s of pre-roll and a keyframe a
         // second the clip starts within a second of it (measured: 0.64 s after, three runs).
-        XCTAssertLessThan(clipStart.timeIntervalSince(motionStart), 1.0, "the pre-roll reaches back towards the motion's start")
+        XCTAssertLessThan(
+            clipStart.timeIntervalSince(motionStart), 1.0, "the pre-roll reaches back towards the motion's start")
         XCTAssertEqual(clipEnd.timeIntervalSince(motionEnd), 1, accuracy: 0.6, "1 s of post-roll after the last motion")
         XCTAssertEqual(try MediaProbe(path).decodeErrors(), "")
         XCTAssertEqual(try daemon.status().state, .idle)
         // The clip covers the motion's activity.
         guard case .activity(let list) = try daemon.perform(.activity(ActivityFilter(kinds: [.motion]))),
-              let motion = list.items.first else { return XCTFail("no motion activity") }
-        guard case .activityDetail(let detail) = try daemon.perform(.activityShow(id: motion.id)) else { return XCTFail() }
+            let motion = list.items.first
+        else { return XCTFail("no motion activity") }
+        guard case .activityDetail(let detail) = try daemon.perform(.activityShow(id: motion.id)) else {
+            return XCTFail()
+        }
         XCTAssertEqual(detail.recordings.map(\.id), [try XCTUnwrap(stopped["id"] as? String)])
     }
 }

@@ -31,7 +31,9 @@ final class NetworkCameraTests: XCTestCase {
     func testAnIPCameraWithSoundAndAPasswordRecordsItsPicture() throws {
         let server = try RTSPCameraServer(user: "viewer", password: password)
         try server.start()
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("door-\(UUID().uuidString.prefix(8)).password").path
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "door-\(UUID().uuidString.prefix(8)).password"
+        ).path
         defer { try? FileManager.default.removeItem(atPath: file) }
         try writePassword(password, to: file)
         let daemon = try DaemonProcess(extra: small, cameras: networkCamera(server.url, passwordFile: file))
@@ -44,7 +46,9 @@ final class NetworkCameraTests: XCTestCase {
             XCTAssertEqual(camera.device, server.url)
             XCTAssertEqual(camera.mode, "H264 320x240@10", "the stream as it comes")
             XCTAssertEqual(camera.modeReason?.hasPrefix("decoded by "), true)
-            XCTAssertEqual(camera.modeReason?.hasSuffix(", sound AAC dropped"), true, "its sound is not the recording's unless [audio] source = \"camera\"")
+            XCTAssertEqual(
+                camera.modeReason?.hasSuffix(", sound AAC dropped"), true,
+                "its sound is not the recording's unless [audio] source = \"camera\"")
             let clip = try daemon.recordDecodable(seconds: 3)
             XCTAssertGreaterThan(try ClipPicture.grayLevels(clip, at: 1.5), 20, "the camera's picture, not the filler")
             let listed = try daemon.ctl(["cameras"])
@@ -59,7 +63,9 @@ final class NetworkCameraTests: XCTestCase {
     func testAWrongPasswordIsOneClearLineAndTheRightOneIsTakenAtTheNextTry() throws {
         let server = try RTSPCameraServer(user: "viewer", password: password)
         try server.start()
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("door-\(UUID().uuidString.prefix(8)).password").path
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "door-\(UUID().uuidString.prefix(8)).password"
+        ).path
         defer { try? FileManager.default.removeItem(atPath: file) }
         try writePassword("not it", to: file)
         let daemon = try DaemonProcess(extra: small, cameras: networkCamera(server.url, passwordFile: file))
@@ -69,17 +75,22 @@ final class NetworkCameraTests: XCTestCase {
             XCTAssertTrue(try daemon.waitForCamera("door", "error"))
             let detail = try XCTUnwrap(daemon.camera("door")?.detail)
             XCTAssertTrue(detail.contains("refused the user name or password"), detail)
-            XCTAssertTrue(daemon.log.contains("camera 'door' failed to start: the camera refused the user name or password"), daemon.log)
+            XCTAssertTrue(
+                daemon.log.contains("camera 'door' failed to start: the camera refused the user name or password"),
+                daemon.log)
             XCTAssertTrue(try daemon.status().ready, "the daemon runs on the filler")
             try writePassword(password, to: file)
-            XCTAssertTrue(try daemon.waitForCamera("door", "active", timeout: 40), "retried with backoff, with the password file read again")
+            XCTAssertTrue(
+                try daemon.waitForCamera("door", "active", timeout: 40),
+                "retried with backoff, with the password file read again")
         }
     }
 
     func testTheCameraComesBackAfterAnOutageAndARecordingAcrossItDecodes() throws {
         let server = try RTSPCameraServer()
         try server.start()
-        let daemon = try DaemonProcess(extra: small, cameras: "[[camera]]\nname = \"door\"\nsource = \"rtsp\"\nurl = \"\(server.url)\"\n")
+        let daemon = try DaemonProcess(
+            extra: small, cameras: "[[camera]]\nname = \"door\"\nsource = \"rtsp\"\nurl = \"\(server.url)\"\n")
         try daemon.start()
         defer { daemon.stop() }
         try daemon.showingLogOnFailure(in: self) {
@@ -91,8 +102,11 @@ final class NetworkCameraTests: XCTestCase {
             Thread.sleep(forTimeInterval: 6)  // the outage itself: the camera is off the network for 6 s
             try server.start()
             let back = Date()
-            XCTAssertTrue(try daemon.waitForCamera("door", "active", timeout: 15), "active again within 15 s of its return")
-            print("NetworkCameraTests: active again \(String(format: "%.1f", Date().timeIntervalSince(back))) s after the camera's return")
+            XCTAssertTrue(
+                try daemon.waitForCamera("door", "active", timeout: 15), "active again within 15 s of its return")
+            print(
+                "NetworkCameraTests: active again \(String(format: "%.1f", Date().timeIntervalSince(back))) s after the camera's return"
+            )
             try daemon.waitForMoreVideo(2)
             let clip = try daemon.recordStop()
             try ClipPicture.assertDecodes(clip.path)
@@ -103,14 +117,16 @@ final class NetworkCameraTests: XCTestCase {
             XCTAssertTrue(try daemon.waitForCamera("door", "error"))
             let asked = Date()
             XCTAssertEqual(daemon.stop(), 0)
-            XCTAssertLessThan(Date().timeIntervalSince(asked), 10, "SIGTERM stops the daemon within 10 s while the camera is gone")
+            XCTAssertLessThan(
+                Date().timeIntervalSince(asked), 10, "SIGTERM stops the daemon within 10 s while the camera is gone")
         }
     }
 
     func testTheNextCameraCoversAnOutageAndTheIPCameraIsTakenBack() throws {
         let server = try RTSPCameraServer()
         try server.start()
-        let cameras = "[[camera]]\nname = \"door\"\nsource = \"rtsp\"\nurl = \"\(server.url)\"\n"
+        let cameras =
+            "[[camera]]\nname = \"door\"\nsource = \"rtsp\"\nurl = \"\(server.url)\"\n"
             + "[[camera]]\nname = \"yard\"\nsource = \"test\"\npattern = \"ball\"\n"
         let daemon = try DaemonProcess(extra: small, cameras: cameras)
         try daemon.start()
@@ -124,8 +140,11 @@ final class NetworkCameraTests: XCTestCase {
             try daemon.waitForMoreVideo(2)
             try server.start()
             let back = Date()
-            XCTAssertTrue(try daemon.waitForCamera("door", "active", timeout: 15), "the IP camera is taken back when it returns")
-            print("NetworkCameraTests: taken back \(String(format: "%.1f", Date().timeIntervalSince(back))) s after the camera's return")
+            XCTAssertTrue(
+                try daemon.waitForCamera("door", "active", timeout: 15), "the IP camera is taken back when it returns")
+            print(
+                "NetworkCameraTests: taken back \(String(format: "%.1f", Date().timeIntervalSince(back))) s after the camera's return"
+            )
             XCTAssertEqual(try daemon.camera("yard")?.state, "standby")
             try daemon.waitForMoreVideo(1)
             try ClipPicture.assertDecodes(try daemon.recordStop().path)
@@ -135,7 +154,11 @@ final class NetworkCameraTests: XCTestCase {
 
     func testACameraThatNeverAnswersFailsAtItsTimeoutAndNeverHoldsUpAStop() throws {
         let silent = try SilentListener()
-        let daemon = try DaemonProcess(extra: small, cameras: "[[camera]]\nname = \"door\"\nsource = \"rtsp\"\nurl = \"rtsp://127.0.0.1:\(silent.port)/live\"\nstart_timeout_s = 2\n")
+        let daemon = try DaemonProcess(
+            extra: small,
+            cameras:
+                "[[camera]]\nname = \"door\"\nsource = \"rtsp\"\nurl = \"rtsp://127.0.0.1:\(silent.port)/live\"\nstart_timeout_s = 2\n"
+        )
         try daemon.start()
         try daemon.showingLogOnFailure(in: self) {
             XCTAssertTrue(try daemon.waitForCamera("door", "error"))
@@ -144,7 +167,8 @@ final class NetworkCameraTests: XCTestCase {
             XCTAssertTrue(try daemon.waitForCamera("door", "starting", timeout: 10), "tried again")
             let asked = Date()
             XCTAssertEqual(daemon.stop(), 0)
-            XCTAssertLessThan(Date().timeIntervalSince(asked), 10, "a start waiting on the camera does not hold up SIGTERM")
+            XCTAssertLessThan(
+                Date().timeIntervalSince(asked), 10, "a start waiting on the camera does not hold up SIGTERM")
         }
     }
 }
@@ -154,10 +178,13 @@ extension NetworkCameraTests {
     func testDoctorReadsAFrameOrNamesWhatFailed() throws {
         let server = try RTSPCameraServer(user: "viewer", password: password)
         try server.start()
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("doctor-rtsp-\(UUID().uuidString.prefix(8))").path
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "doctor-rtsp-\(UUID().uuidString.prefix(8))"
+        ).path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let right = folder + "/right", wrong = folder + "/wrong"
+        let right = folder + "/right"
+        let wrong = folder + "/wrong"
         try writePassword(password, to: right)
         try writePassword("not it", to: wrong)
         let closed = FreePort.pick()
@@ -170,12 +197,16 @@ extension NetworkCameraTests {
         ]
         for (index, test) in cases.enumerated() {
             let config = folder + "/\(index).toml"
-            try DaemonProcess.config(dataDir: folder + "/data\(index)", cameras: networkCamera(test.url, passwordFile: test.file))
-                .write(toFile: config, atomically: true, encoding: .utf8)
+            try DaemonProcess.config(
+                dataDir: folder + "/data\(index)", cameras: networkCamera(test.url, passwordFile: test.file)
+            )
+            .write(toFile: config, atomically: true, encoding: .utf8)
             let outcome = try ProcessOutcome.run(DaemonProcess.binary, ["doctor", "--config", config], timeout: 120)
             let line = outcome.stdout.split(separator: "\n").first { $0.contains("camera door") }.map(String.init) ?? ""
             XCTAssertTrue(line.contains(test.says), "\(test.url): \(line)")
-            XCTAssertEqual(outcome.status == 0, test.says.hasPrefix("PASS"), "exit status \(outcome.status) for \(test.url): \(outcome.stdout)")
+            XCTAssertEqual(
+                outcome.status == 0, test.says.hasPrefix("PASS"),
+                "exit status \(outcome.status) for \(test.url): \(outcome.stdout)")
             XCTAssertFalse(outcome.stdout.contains(password))
         }
     }
@@ -187,7 +218,9 @@ private final class SilentListener {
     private let fd: Int32
 
     init() throws {
-        guard let (fd, port) = FreePort.bindLoopback(), listen(fd, 16) == 0 else { throw DaemonError(message: "cannot listen: errno \(errno)") }
+        guard let (fd, port) = FreePort.bindLoopback(), listen(fd, 16) == 0 else {
+            throw DaemonError(message: "cannot listen: errno \(errno)")
+        }
         (self.fd, self.port) = (fd, port)
     }
 

@@ -14,15 +14,16 @@ final class ONVIFBadInputTests: XCTestCase {
 
     func testBadSOAPGetsAFaultAndTheDaemonRecordsOn() throws {
         let (webPort, rtspPort) = (FreePort.pick(), FreePort.pick())
-        let daemon = try DaemonProcess(extra: """
-            [web]
-            listen = "127.0.0.1:\(webPort)"
-            [rtsp]
-            listen = "127.0.0.1:\(rtspPort)"
-            [onvif]
-            enabled = true
-            listen = "off"
-            """)
+        let daemon = try DaemonProcess(
+            extra: """
+                [web]
+                listen = "127.0.0.1:\(webPort)"
+                [rtsp]
+                listen = "127.0.0.1:\(rtspPort)"
+                [onvif]
+                enabled = true
+                listen = "off"
+                """)
         try daemon.start()
         defer { daemon.stop() }
         let url = "http://127.0.0.1:\(webPort)/onvif/device_service"
@@ -32,14 +33,24 @@ final class ONVIFBadInputTests: XCTestCase {
         let fine = try soap(Data(Self.request.utf8), [])
         XCTAssertEqual(fine.status, 200, "no password on loopback: no token needed")
         XCTAssertTrue(fine.text.contains("<tds:Manufacturer>appliance</tds:Manufacturer>"), fine.text)
-        XCTAssertEqual(try soap(Data(Self.request.utf8), ["Host: evil.example"]).status, 403, "a rebound name is refused")
+        XCTAssertEqual(
+            try soap(Data(Self.request.utf8), ["Host: evil.example"]).status, 403, "a rebound name is refused")
 
         let hostile: [(String, String)] = [
-            ("<?xml version=\"1.0\"?><!DOCTYPE l [<!ENTITY a \"aaaaaaaaaa\"><!ENTITY b \"&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;\">"
-             + "<!ENTITY c \"&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;\"><!ENTITY d \"&c;&c;&c;&c;&c;&c;&c;&c;&c;&c;\">]><l>&d;&d;&d;&d;</l>", "ter:WellFormed"),
-            ("<?xml version=\"1.0\"?><!DOCTYPE a [<!ENTITY x SYSTEM \"file:///etc/passwd\">]><a>&x;</a>", "ter:WellFormed"),
+            (
+                "<?xml version=\"1.0\"?><!DOCTYPE l [<!ENTITY a \"aaaaaaaaaa\"><!ENTITY b \"&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;\">"
+                    + "<!ENTITY c \"&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;\"><!ENTITY d \"&c;&c;&c;&c;&c;&c;&c;&c;&c;&c;\">]><l>&d;&d;&d;&d;</l>",
+                "ter:WellFormed"
+            ),
+            (
+                "<?xml version=\"1.0\"?><!DOCTYPE a [<!ENTITY x SYSTEM \"file:///etc/passwd\">]><a>&x;</a>",
+                "ter:WellFormed"
+            ),
             ("\u{0}\u{1}garbage\u{FFFD}", "ter:WellFormed"),
-            (Self.request.replacingOccurrences(of: "GetDeviceInformation", with: "SystemReboot"), "ter:ActionNotSupported"),
+            (
+                Self.request.replacingOccurrences(of: "GetDeviceInformation", with: "SystemReboot"),
+                "ter:ActionNotSupported"
+            ),
         ]
         for (body, subcode) in hostile {
             let answer = try soap(Data(body.utf8), [])
@@ -58,8 +69,12 @@ final class ONVIFBadInputTests: XCTestCase {
         for round in 0..<150 {
             let bytes = random.mutated(original, insertions: insertions)
             let answer = try soap(Data(bytes), [])
-            let envelope = answer.text.contains("<env:Envelope") && answer.header("Content-Type")?.hasPrefix("application/soap+xml") == true
-            XCTAssertTrue(envelope && [200, 400, 500].contains(answer.status), "seed \(seed) round \(round): \(answer.status) \(answer.text.prefix(200))")
+            let envelope =
+                answer.text.contains("<env:Envelope")
+                && answer.header("Content-Type")?.hasPrefix("application/soap+xml") == true
+            XCTAssertTrue(
+                envelope && [200, 400, 500].contains(answer.status),
+                "seed \(seed) round \(round): \(answer.status) \(answer.text.prefix(200))")
         }
         XCTAssertTrue(daemon.isRunning, "seed \(seed)")
         _ = try daemon.recordStart()
@@ -76,26 +91,34 @@ final class ONVIFPeerTests: XCTestCase {
     func testWithoutAPasswordAnotherHostIsRefusedWhateverHostItNames() throws {
         let net = try VethNetwork()
         defer { net.remove() }
-        let daemon = try DaemonProcess(extra: """
-            [web]
-            listen = "0.0.0.0:0"
-            [rtsp]
-            listen = "127.0.0.1:0"
-            [onvif]
-            enabled = true
-            listen = "off"
-            """)
+        let daemon = try DaemonProcess(
+            extra: """
+                [web]
+                listen = "0.0.0.0:0"
+                [rtsp]
+                listen = "127.0.0.1:0"
+                [onvif]
+                enabled = true
+                listen = "off"
+                """)
         try daemon.start()
         defer { daemon.stop() }
         let port = try XCTUnwrap(URL(string: try daemon.webURL())?.port)
         let body = ONVIFBadInputTests.request
-        let here = try Curl.request("https://127.0.0.1:\(port)/onvif/device_service", method: "POST", headers: ["Content-Type: application/soap+xml"],
-                                    body: Data(body.utf8), caFile: daemon.dataDir + "/tls/device.crt")
+        let here = try Curl.request(
+            "https://127.0.0.1:\(port)/onvif/device_service", method: "POST",
+            headers: ["Content-Type: application/soap+xml"],
+            body: Data(body.utf8), caFile: daemon.dataDir + "/tls/device.crt")
         XCTAssertEqual(here.status, 200, "this machine, no token: \(here.text.prefix(300))")
         for host in ["localhost", "127.0.0.1", "localhost:\(port)"] {
-            let status = try ProcessOutcome.run("/usr/sbin/ip", ["netns", "exec", net.namespace, Curl.path, "-sk", "-o", "/dev/null", "-w", "%{http_code}",
-                                                                 "-H", "Host: \(host)", "-H", "Content-Type: application/soap+xml", "--data-binary", body,
-                                                                 "https://\(net.deviceAddress):\(port)/onvif/device_service"], timeout: 30).stdout
+            let status = try ProcessOutcome.run(
+                "/usr/sbin/ip",
+                [
+                    "netns", "exec", net.namespace, Curl.path, "-sk", "-o", "/dev/null", "-w", "%{http_code}",
+                    "-H", "Host: \(host)", "-H", "Content-Type: application/soap+xml", "--data-binary", body,
+                    "https://\(net.deviceAddress):\(port)/onvif/device_service",
+                ], timeout: 30
+            ).stdout
             XCTAssertEqual(status, "403", "another host naming \(host)")
         }
         XCTAssertTrue(daemon.isRunning)

@@ -1,8 +1,8 @@
+import ApplianceBase
 import ApplianceProtocol
 import Foundation
 import TestSupport
 import XCTest
-import ApplianceBase
 
 /// The daemon as an ONVIF camera, met by the clients the field uses: Home Assistant's ONVIF library
 /// (onvif-zeep-async, with onvif-parsers for its events) walks Home Assistant's own set-up and follows the events;
@@ -16,64 +16,77 @@ final class ONVIFTests: XCTestCase {
 
     /// A daemon with ONVIF on, its web server and RTSP on `host` (a token file: the password), motion on.
     func startDaemon(host: String = "127.0.0.1", discovery: String, web: String = "", extra: String = "") throws
-        -> (DaemonProcess, webPort: Int, rtspPort: Int) {
+        -> (DaemonProcess, webPort: Int, rtspPort: Int)
+    {
         try Self.startDevice(host: host, discovery: discovery, web: web, extra: extra)
     }
 
     /// `startDaemon` for other tests (the network cameras' discovery finds this device).
     static func startDevice(host: String = "127.0.0.1", discovery: String, web: String = "", extra: String = "") throws
-        -> (DaemonProcess, webPort: Int, rtspPort: Int) {
+        -> (DaemonProcess, webPort: Int, rtspPort: Int)
+    {
         let (webPort, rtspPort) = (FreePort.pick(), FreePort.pick())
-        let daemon = try DaemonProcess(extra: """
-            [video]
-            width = 320
-            height = 240
-            [motion]
-            enabled = true
-            [web]
-            listen = "\(host):\(webPort)"
-            token_file = "TOKEN"
-            \(web)
-            [rtsp]
-            listen = "\(host):\(rtspPort)"
-            [onvif]
-            enabled = true
-            listen = "\(discovery)"
-            name = "front door"
-            \(extra)
-            """, cameras: Self.cameras)
+        let daemon = try DaemonProcess(
+            extra: """
+                [video]
+                width = 320
+                height = 240
+                [motion]
+                enabled = true
+                [web]
+                listen = "\(host):\(webPort)"
+                token_file = "TOKEN"
+                \(web)
+                [rtsp]
+                listen = "\(host):\(rtspPort)"
+                [onvif]
+                enabled = true
+                listen = "\(discovery)"
+                name = "front door"
+                \(extra)
+                """, cameras: Self.cameras)
         let token = daemon.directory.appendingPathComponent("token").path
         try (Self.password + "\n").write(toFile: token, atomically: true, encoding: .utf8)
         try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: token)
-        let config = try String(contentsOfFile: daemon.configPath, encoding: .utf8).replacingOccurrences(of: "\"TOKEN\"", with: "\"\(token)\"")
+        let config = try String(contentsOfFile: daemon.configPath, encoding: .utf8).replacingOccurrences(
+            of: "\"TOKEN\"", with: "\"\(token)\"")
         try config.write(toFile: daemon.configPath, atomically: true, encoding: .utf8)
         try daemon.start()
         return (daemon, webPort, rtspPort)
     }
 
     static var repository: String {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().path
     }
 
     func testHomeAssistantsSetUpGetsTheStreamTheSnapshotAndTheEvents() throws {
         let discoveryPort = FreePort.pick()
         // A speaker: the media service then has an audio output (the RTSP backchannel's; RTSPBackchannelTests talks).
-        let (daemon, webPort, rtspPort) = try startDaemon(discovery: "127.0.0.1:\(discoveryPort)", extra: "[speaker]\npipeline = \"fakesink\"")
+        let (daemon, webPort, rtspPort) = try startDaemon(
+            discovery: "127.0.0.1:\(discoveryPort)", extra: "[speaker]\npipeline = \"fakesink\"")
         defer { daemon.stop() }
         XCTAssertEqual(try daemon.status().onvif?.authentication, "ws-usernametoken")
         XCTAssertTrue(try daemon.waitFor(20) { try daemon.status().onvif?.discovery == .serving }, daemon.log)
         let ctl = try daemon.ctl(["status"])
-        XCTAssertTrue(ctl.stdout.contains("onvif: http://127.0.0.1:\(webPort)/onvif/device_service (discovery on 127.0.0.1:\(discoveryPort) [lo], "
-                                          + "0 event subscriptions, login ws-usernametoken)"), ctl.stdout)
-        let ha = try JSONLinesProcess("/usr/bin/env", ["python3", Self.repository + "/" + Self.client, "--port", "\(webPort)",
-                                                       "--password", Self.password, "--audio-output"])
+        XCTAssertTrue(
+            ctl.stdout.contains(
+                "onvif: http://127.0.0.1:\(webPort)/onvif/device_service (discovery on 127.0.0.1:\(discoveryPort) [lo], "
+                    + "0 event subscriptions, login ws-usernametoken)"), ctl.stdout)
+        let ha = try JSONLinesProcess(
+            "/usr/bin/env",
+            [
+                "python3", Self.repository + "/" + Self.client, "--port", "\(webPort)",
+                "--password", Self.password, "--audio-output",
+            ])
         let flow = try XCTUnwrap(ha.step("config_flow", within: 60), "Home Assistant's config flow: \(ha.stderr)")
         XCTAssertEqual(flow["h264_profiles"] as? [String], ["main"])
         let mac = try XCTUnwrap(flow["mac"] as? String, "a MAC from GetNetworkInterfaces: Home Assistant's unique id")
         XCTAssertTrue(Self.macAddresses().contains(mac), "\(mac) is one of this machine's")
         XCTAssertEqual(flow["firmware"] as? String, ApplianceVersion.current)
-        XCTAssertEqual((flow["xaddrs"] as? [String: String])?["http://www.onvif.org/ver10/events/wsdl"],
-                       "http://127.0.0.1:\(webPort)/onvif/events_service")
+        XCTAssertEqual(
+            (flow["xaddrs"] as? [String: String])?["http://www.onvif.org/ver10/events/wsdl"],
+            "http://127.0.0.1:\(webPort)/onvif/events_service")
 
         let setup = try XCTUnwrap(ha.step("device_setup", within: 30), ha.stderr)
         XCTAssertEqual(setup["date_time_type"] as? String, "NTP")
@@ -81,26 +94,40 @@ final class ONVIFTests: XCTestCase {
         XCTAssertEqual(setup["snapshot_uri"] as? Bool, true)
         let stream = try XCTUnwrap((setup["streams"] as? [String: [String: Any]])?["main"])
         XCTAssertEqual(stream["uri"] as? String, "rtsp://127.0.0.1:\(rtspPort)/live")
-        XCTAssertEqual([stream["width"], stream["height"], stream["framerate"], stream["bitrate"], stream["gov"]] as? [Int], [320, 240, 30, 4000, 30])
+        XCTAssertEqual(
+            [stream["width"], stream["height"], stream["framerate"], stream["bitrate"], stream["gov"]] as? [Int],
+            [320, 240, 30, 4000, 30])
         XCTAssertEqual(stream["audio"] as? String, "AAC")
         let output = try XCTUnwrap(ha.step("audio_output", within: 30), ha.stderr)
         XCTAssertEqual(output["outputs"] as? [String], ["speaker"])
         XCTAssertEqual(output["output_tokens"] as? [String], ["speaker"])
         XCTAssertEqual(output["decoders"] as? [String], ["g711"])
         XCTAssertEqual(output["g711"] as? Bool, true)
-        XCTAssertEqual(output["profile_output"] as? String, "speaker", "the profile carries the audio output (zeep read it by the schema) \(output)")
+        XCTAssertEqual(
+            output["profile_output"] as? String, "speaker",
+            "the profile carries the audio output (zeep read it by the schema) \(output)")
         XCTAssertEqual(output["profile_decoder"] as? String, "g711")
 
         let snapshot = try XCTUnwrap(ha.step("snapshot", within: 30), ha.stderr)
-        XCTAssertEqual(snapshot["auth"] as? String, "basic", "Digest is refused, Basic works: Home Assistant keeps Basic")
+        XCTAssertEqual(
+            snapshot["auth"] as? String, "basic", "Digest is refused, Basic works: Home Assistant keeps Basic")
         XCTAssertEqual(snapshot["jpeg"] as? Bool, true)
         try checkTheStreamPlays(uri: stream["uri"] as? String ?? "")
 
         try followTheEvents(ha, daemon)
-        let wrong = try ProcessOutcome.run("/usr/bin/env", ["python3", Self.repository + "/" + Self.client, "--port", "\(webPort)",
-                                                            "--password", Self.password, "--wrong-password"], timeout: 60)
-        XCTAssertTrue(wrong.stdout.contains(#""refused": true, "auth_error": true"#), "Home Assistant would ask for the password again: \(wrong.stdout) \(wrong.stderr)")
-        XCTAssertTrue(daemon.log.contains("ONVIF GetServices from 127.0.0.1 refused: Sender not authorized: wrong user name or password"), daemon.log)
+        let wrong = try ProcessOutcome.run(
+            "/usr/bin/env",
+            [
+                "python3", Self.repository + "/" + Self.client, "--port", "\(webPort)",
+                "--password", Self.password, "--wrong-password",
+            ], timeout: 60)
+        XCTAssertTrue(
+            wrong.stdout.contains(#""refused": true, "auth_error": true"#),
+            "Home Assistant would ask for the password again: \(wrong.stdout) \(wrong.stderr)")
+        XCTAssertTrue(
+            daemon.log.contains(
+                "ONVIF GetServices from 127.0.0.1 refused: Sender not authorized: wrong user name or password"),
+            daemon.log)
     }
 
     /// Objects reach Home Assistant's ONVIF integration: with a model (made by the test: it calls the moving ball
@@ -109,24 +136,34 @@ final class ONVIFTests: XCTestCase {
     func testAPersonIsHomeAssistantsPersonDetection() throws {
         let model = try ObjectTests.makeModel("yolo", directory: FileManager.default.temporaryDirectory.path)
         defer { try? FileManager.default.removeItem(atPath: model) }
-        let (daemon, webPort, _) = try startDaemon(discovery: "127.0.0.1:\(FreePort.pick())", extra: """
-            [objects]
-            enabled = true
-            model = "\(model)"
-            input_width = 64
-            input_height = 64
-            min_score = 0.15
-            threshold = 0.15
-            """)
+        let (daemon, webPort, _) = try startDaemon(
+            discovery: "127.0.0.1:\(FreePort.pick())",
+            extra: """
+                [objects]
+                enabled = true
+                model = "\(model)"
+                input_width = 64
+                input_height = 64
+                min_score = 0.15
+                threshold = 0.15
+                """)
         defer { daemon.stop() }
-        let ha = try JSONLinesProcess("/usr/bin/env", ["python3", Self.repository + "/" + Self.client, "--port", "\(webPort)",
-                                                       "--password", Self.password])
+        let ha = try JSONLinesProcess(
+            "/usr/bin/env",
+            [
+                "python3", Self.repository + "/" + Self.client, "--port", "\(webPort)",
+                "--password", Self.password,
+            ])
         XCTAssertNotNil(ha.step("subscribed", within: 90), ha.stderr)
         let person = { (value: Bool, operation: String) -> [String: Any]? in
-            ha.waitFor(40) { $0["step"] as? String == "event" && $0["name"] as? String == "Person Detection" && $0["value"] as? Bool == value
-                && $0["operation"] as? String == operation }
+            ha.waitFor(40) {
+                $0["step"] as? String == "event" && $0["name"] as? String == "Person Detection"
+                    && $0["value"] as? Bool == value
+                    && $0["operation"] as? String == operation
+            }
         }
-        let initial = try XCTUnwrap(person(false, "Initialized"), "the sensor exists before anyone comes: \(ha.lines.suffix(5))")
+        let initial = try XCTUnwrap(
+            person(false, "Initialized"), "the sensor exists before anyone comes: \(ha.lines.suffix(5))")
         XCTAssertEqual(initial["topic"] as? String, "tns1:RuleEngine/MyRuleDetector/PeopleDetect")
         _ = try daemon.switchCamera(.named("ball"))
         XCTAssertNotNil(person(true, "Changed"), "a person: \(ha.lines.suffix(5)) \(daemon.log.suffix(800))")
@@ -139,16 +176,23 @@ final class ONVIFTests: XCTestCase {
     func testAViewerAccountReadsOverHTTPSAndChangesNothing() throws {
         let (daemon, webPort, rtspPort) = try startDaemon(discovery: "off", web: "tls = \"on\"")
         defer { daemon.stop() }
-        XCTAssertEqual(try daemon.ctl(["user", "add", "vic", "--role", "viewer"], input: "vics-password-1\n").status, 0)
-        let client = try ProcessOutcome.run("/usr/bin/env", ["python3", Self.repository + "/Tests/ONVIF/onvif_account.py", "--host",
-                                                             "https://127.0.0.1", "--port", "\(webPort)", "--user", "vic",
-                                                             "--password", "vics-password-1"], timeout: 90)
+        XCTAssertEqual(
+            try daemon.ctl(["user", "add", "vic", "--role", "viewer"], input: "vics-password-1\n").status, 0)
+        let client = try ProcessOutcome.run(
+            "/usr/bin/env",
+            [
+                "python3", Self.repository + "/Tests/ONVIF/onvif_account.py", "--host",
+                "https://127.0.0.1", "--port", "\(webPort)", "--user", "vic",
+                "--password", "vics-password-1",
+            ], timeout: 90)
         XCTAssertEqual(client.status, 0, client.stderr)
-        let steps = Dictionary(client.stdout.split(separator: "\n").compactMap { line -> (String, [String: Any])? in
-            guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
-                  let step = object["step"] as? String else { return nil }
-            return (step, object)
-        }, uniquingKeysWith: { first, _ in first })
+        let steps = Dictionary(
+            client.stdout.split(separator: "\n").compactMap { line -> (String, [String: Any])? in
+                guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                    let step = object["step"] as? String
+                else { return nil }
+                return (step, object)
+            }, uniquingKeysWith: { first, _ in first })
         let read = try XCTUnwrap(steps["read"], client.stdout + client.stderr)
         XCTAssertEqual(read["profiles"] as? [String], ["main"])
         XCTAssertEqual(read["stream_uri"] as? String, "rtsp://127.0.0.1:\(rtspPort)/live")
@@ -160,10 +204,14 @@ final class ONVIFTests: XCTestCase {
         for step in ["digest", "wrong", "plain_http"] {
             let refusal = try XCTUnwrap(steps[step], client.stdout)
             XCTAssertEqual(refusal["refused"] as? Bool, true, step)
-            XCTAssertEqual(refusal["auth_error"] as? Bool, true, "\(step): Home Assistant would ask for the password again: \(refusal)")
+            XCTAssertEqual(
+                refusal["auth_error"] as? Bool, true,
+                "\(step): Home Assistant would ask for the password again: \(refusal)")
         }
         XCTAssertTrue(daemon.log.contains("onvif: refused user \"vic\" from 127.0.0.1"), daemon.log)
-        XCTAssertTrue(daemon.log.contains("refused: Sender not authorized: a PasswordText token is accepted over HTTPS only"), daemon.log)
+        XCTAssertTrue(
+            daemon.log.contains("refused: Sender not authorized: a PasswordText token is accepted over HTTPS only"),
+            daemon.log)
         XCTAssertFalse(daemon.log.contains("vics-password-1"), "no password in the log")
     }
 
@@ -172,14 +220,22 @@ final class ONVIFTests: XCTestCase {
         let withCredentials = uri.replacingOccurrences(of: "rtsp://", with: "rtsp://appliance:\(Self.password)@")
         // The set-up's wrong passwords (at ONVIF, from this address) hold RTSP's next check for a moment.
         let probed = try whenLetIn {
-            try ProcessOutcome.run("/usr/bin/ffprobe", ["-v", "error", "-rtsp_transport", "tcp", "-show_entries",
-                                                        "stream=codec_name,width,height", "-of", "compact", withCredentials], timeout: 60)
+            try ProcessOutcome.run(
+                "/usr/bin/ffprobe",
+                [
+                    "-v", "error", "-rtsp_transport", "tcp", "-show_entries",
+                    "stream=codec_name,width,height", "-of", "compact", withCredentials,
+                ], timeout: 60)
         }
         XCTAssertEqual(probed.status, 0, probed.stderr)
         XCTAssertTrue(probed.stdout.contains("codec_name=h264|width=320|height=240"), probed.stdout)
         XCTAssertTrue(probed.stdout.contains("codec_name=aac"), probed.stdout)
-        let refused = try ProcessOutcome.run("/usr/bin/ffprobe", ["-v", "error", "-rtsp_transport", "tcp",
-                                                                  uri.replacingOccurrences(of: "rtsp://", with: "rtsp://appliance:wrong@")], timeout: 60)
+        let refused = try ProcessOutcome.run(
+            "/usr/bin/ffprobe",
+            [
+                "-v", "error", "-rtsp_transport", "tcp",
+                uri.replacingOccurrences(of: "rtsp://", with: "rtsp://appliance:wrong@"),
+            ], timeout: 60)
         XCTAssertNotEqual(refused.status, 0)
         XCTAssertTrue(refused.stderr.contains("401"), refused.stderr)
     }
@@ -189,10 +245,13 @@ final class ONVIFTests: XCTestCase {
     private func followTheEvents(_ ha: JSONLinesProcess, _ daemon: DaemonProcess) throws {
         XCTAssertNotNil(ha.step("subscribed", within: 30), ha.stderr)
         let event = { (name: String, value: Bool, operation: String) -> [String: Any]? in
-            ha.waitFor(30) { $0["step"] as? String == "event" && $0["name"] as? String == name && $0["value"] as? Bool == value
-                && $0["operation"] as? String == operation }
+            ha.waitFor(30) {
+                $0["step"] as? String == "event" && $0["name"] as? String == name && $0["value"] as? Bool == value
+                    && $0["operation"] as? String == operation
+            }
         }
-        let motion = try XCTUnwrap(event("Cell Motion Detection", false, "Initialized"), "the binary sensor exists before any motion")
+        let motion = try XCTUnwrap(
+            event("Cell Motion Detection", false, "Initialized"), "the binary sensor exists before any motion")
         XCTAssertEqual(motion["device_class"] as? String, "motion")
         XCTAssertNotNil(event("Recording Job State", false, "Initialized"))
         XCTAssertNotNil(event("Detected Sound", false, "Initialized"))
@@ -206,7 +265,8 @@ final class ONVIFTests: XCTestCase {
         XCTAssertNotNil(event("Recording Job State", false, "Changed"))
         _ = try daemon.switchCamera(.named("still"))
         XCTAssertNotNil(event("Cell Motion Detection", false, "Changed"))
-        let uids = Set(ha.lines.filter { $0["name"] as? String == "Cell Motion Detection" }.compactMap { $0["uid"] as? String })
+        let uids = Set(
+            ha.lines.filter { $0["name"] as? String == "Cell Motion Detection" }.compactMap { $0["uid"] as? String })
         XCTAssertEqual(uids.count, 1, "one entity, the same for every message: \(uids)")
 
         ha.closeInput()
@@ -224,8 +284,12 @@ final class ONVIFTests: XCTestCase {
     func testTheWSDiscoveryClientFindsTheDeviceFromAnotherHost() throws {
         let net = try VethNetwork()
         defer { net.remove() }
-        let listener = try JSONLinesProcess("/usr/sbin/ip", ["netns", "exec", net.namespace, "python3",
-                                                             Self.repository + "/Tests/ONVIF/wsd_listen.py", net.clientAddress])
+        let listener = try JSONLinesProcess(
+            "/usr/sbin/ip",
+            [
+                "netns", "exec", net.namespace, "python3",
+                Self.repository + "/Tests/ONVIF/wsd_listen.py", net.clientAddress,
+            ])
         XCTAssertNotNil(listener.waitFor(20) { $0["listening"] as? Bool == true }, listener.stderr)
         let (daemon, webPort, _) = try startDaemon(host: net.deviceAddress, discovery: "")
         defer { daemon.stop() }
@@ -239,25 +303,43 @@ final class ONVIFTests: XCTestCase {
         XCTAssertEqual(hello?["xaddrs"] as? String, deviceService, "Hello at start: \(listener.lines)")
         XCTAssertEqual(hello?["endpoint"] as? String, status.endpoint)
 
-        let search = try ProcessOutcome.run("/usr/sbin/ip", ["netns", "exec", net.namespace, "python3",
-                                                             Self.repository + "/Tests/ONVIF/wsd_search.py"], timeout: 60)
-        let found = try XCTUnwrap((try? JSONSerialization.jsonObject(with: Data(search.stdout.utf8))) as? [[String: Any]], search.stderr)
+        let search = try ProcessOutcome.run(
+            "/usr/sbin/ip",
+            [
+                "netns", "exec", net.namespace, "python3",
+                Self.repository + "/Tests/ONVIF/wsd_search.py",
+            ], timeout: 60)
+        let found = try XCTUnwrap(
+            (try? JSONSerialization.jsonObject(with: Data(search.stdout.utf8))) as? [[String: Any]], search.stderr)
         let device = try XCTUnwrap(found.first { $0["epr"] as? String == status.endpoint }, "found: \(found)")
         XCTAssertEqual(device["xaddrs"] as? [String], [deviceService])
         let scopes = device["scopes"] as? [String] ?? []
         XCTAssertTrue(scopes.contains("onvif://www.onvif.org/Profile/Streaming"), "\(scopes)")
-        XCTAssertTrue(scopes.contains("onvif://www.onvif.org/name/front door"), "the name, escaped on the wire: \(scopes)")
+        XCTAssertTrue(
+            scopes.contains("onvif://www.onvif.org/name/front door"), "the name, escaped on the wire: \(scopes)")
         XCTAssertTrue(scopes.contains { $0.hasPrefix("onvif://www.onvif.org/mac/") }, "\(scopes)")
-        XCTAssertEqual(Set(device["types"] as? [String] ?? []), ["http://www.onvif.org/ver10/network/wsdl:NetworkVideoTransmitter",
-                                                                 "http://www.onvif.org/ver10/device/wsdl:Device"])
+        XCTAssertEqual(
+            Set(device["types"] as? [String] ?? []),
+            [
+                "http://www.onvif.org/ver10/network/wsdl:NetworkVideoTransmitter",
+                "http://www.onvif.org/ver10/device/wsdl:Device",
+            ])
 
         // Home Assistant then sets the device up at the address discovery gave; the MAC it finds is the scope's.
-        let setup = try ProcessOutcome.run("/usr/sbin/ip", ["netns", "exec", net.namespace, "python3", Self.repository + "/" + Self.client,
-                                                            "--host", net.deviceAddress, "--port", "\(webPort)", "--password", Self.password],
-                                           timeout: 120)
+        let setup = try ProcessOutcome.run(
+            "/usr/sbin/ip",
+            [
+                "netns", "exec", net.namespace, "python3", Self.repository + "/" + Self.client,
+                "--host", net.deviceAddress, "--port", "\(webPort)", "--password", Self.password,
+            ],
+            timeout: 120)
         XCTAssertTrue(setup.stdout.contains(#""step": "done""#), setup.stdout + setup.stderr)
-        let mac = scopes.first { $0.hasPrefix("onvif://www.onvif.org/mac/") }.map { String($0.split(separator: "/").last!) } ?? "?"
-        XCTAssertTrue(setup.stdout.contains(#""mac": "\#(mac)""#), "GetNetworkInterfaces names the scope's MAC \(mac): \(setup.stdout)")
+        let mac =
+            scopes.first { $0.hasPrefix("onvif://www.onvif.org/mac/") }.map { String($0.split(separator: "/").last!) }
+            ?? "?"
+        XCTAssertTrue(
+            setup.stdout.contains(#""mac": "\#(mac)""#),
+            "GetNetworkInterfaces names the scope's MAC \(mac): \(setup.stdout)")
 
         XCTAssertEqual(daemon.stop(), 0)
         let bye = listener.waitFor(20) { $0["action"] as? String == "Bye" }
@@ -266,8 +348,9 @@ final class ONVIFTests: XCTestCase {
 
     static func macAddresses() -> Set<String> {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: "/sys/class/net")) ?? []
-        return Set(names.compactMap { try? String(contentsOfFile: "/sys/class/net/\($0)/address", encoding: .utf8) }
-            .map { $0.trimmingCharacters(in: .whitespacesAndNewlines) })
+        return Set(
+            names.compactMap { try? String(contentsOfFile: "/sys/class/net/\($0)/address", encoding: .utf8) }
+                .map { $0.trimmingCharacters(in: .whitespacesAndNewlines) })
     }
 }
 
@@ -287,16 +370,20 @@ struct VethNetwork {
         clientAddress = "10.213.\(subnet).2"
         remove()
         let peer = "aoc\(tag)"
-        for command in [["netns", "add", namespace], ["link", "add", deviceInterface, "type", "veth", "peer", "name", peer],
-                        ["link", "set", peer, "netns", namespace], ["addr", "add", "\(deviceAddress)/24", "dev", deviceInterface],
-                        ["link", "set", deviceInterface, "up"],
-                        ["netns", "exec", namespace, "ip", "addr", "add", "\(clientAddress)/24", "dev", peer],
-                        ["netns", "exec", namespace, "ip", "link", "set", peer, "up"],
-                        ["netns", "exec", namespace, "ip", "link", "set", "lo", "up"]] {
+        for command in [
+            ["netns", "add", namespace], ["link", "add", deviceInterface, "type", "veth", "peer", "name", peer],
+            ["link", "set", peer, "netns", namespace], ["addr", "add", "\(deviceAddress)/24", "dev", deviceInterface],
+            ["link", "set", deviceInterface, "up"],
+            ["netns", "exec", namespace, "ip", "addr", "add", "\(clientAddress)/24", "dev", peer],
+            ["netns", "exec", namespace, "ip", "link", "set", peer, "up"],
+            ["netns", "exec", namespace, "ip", "link", "set", "lo", "up"],
+        ] {
             let outcome = try ProcessOutcome.run("/usr/sbin/ip", command, timeout: 20)
             guard outcome.status == 0 else {
                 remove()
-                throw XCTSkip("cannot make a network namespace here (ip \(command.joined(separator: " ")): \(outcome.stderr)); needs root")
+                throw XCTSkip(
+                    "cannot make a network namespace here (ip \(command.joined(separator: " ")): \(outcome.stderr)); needs root"
+                )
             }
         }
     }

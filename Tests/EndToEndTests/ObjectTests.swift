@@ -17,10 +17,13 @@ final class ObjectTests: XCTestCase {
         let broker = try MosquittoBroker()
         try broker.start()
         let watcher = try MQTTWatcher(broker: broker, filter: "#")
-        let daemon = try DaemonProcess(extra: clip.video + "\n" + Self.detection + "[recording]\ntrigger = \"person\"\n", cameras: clip.config)
+        let daemon = try DaemonProcess(
+            extra: clip.video + "\n" + Self.detection + "[recording]\ntrigger = \"person\"\n", cameras: clip.config)
         let password = daemon.directory.path + "/mqtt-password"
-        _ = FileManager.default.createFile(atPath: password, contents: Data(broker.password.utf8), attributes: [.posixPermissions: 0o600])
-        try daemon.appendConfig("""
+        _ = FileManager.default.createFile(
+            atPath: password, contents: Data(broker.password.utf8), attributes: [.posixPermissions: 0o600])
+        try daemon.appendConfig(
+            """
 
             [mqtt]
             url = "\(broker.url)"
@@ -40,7 +43,8 @@ final class ObjectTests: XCTestCase {
         XCTAssertEqual(person.camera, "clip")
         XCTAssertGreaterThanOrEqual(person.score, 0.7, "its score held over runs")
         XCTAssertGreaterThan(person.box.height, person.box.width, "a person's box stands upright")
-        XCTAssertTrue([person.box.x, person.box.y].allSatisfy { (0..<1).contains($0) } && person.box.x + person.box.width <= 1)
+        XCTAssertTrue(
+            [person.box.x, person.box.y].allSatisfy { (0..<1).contains($0) } && person.box.x + person.box.width <= 1)
         _ = try typed.waitFor("the recording the person started") { event -> Bool? in
             if case .recordingStarted = event { return true }
             return nil
@@ -55,34 +59,47 @@ final class ObjectTests: XCTestCase {
         XCTAssertGreaterThan(metrics["appliance_object_run_ms"]?.value() ?? 0, 0, "runs are timed")
 
         XCTAssertTrue(watcher.waitFor("test/objects/objects/person", "ON"), "occupancy on MQTT")
-        XCTAssertTrue(watcher.waitFor(20) { seen in seen.contains { $0.topic == "test/objects/objects/person/count" && (Int($0.text) ?? 0) >= 1 } })
-        XCTAssertTrue(watcher.waitFor(20) { seen in
-            seen.contains { $0.topic.hasPrefix("homeassistant/binary_sensor/") && $0.topic.hasSuffix("/person_occupancy/config")
-                && $0.text.contains("\"device_class\":\"occupancy\"") }
-        }, "Home Assistant discovers the occupancy sensor")
+        XCTAssertTrue(
+            watcher.waitFor(20) { seen in
+                seen.contains { $0.topic == "test/objects/objects/person/count" && (Int($0.text) ?? 0) >= 1 }
+            })
+        XCTAssertTrue(
+            watcher.waitFor(20) { seen in
+                seen.contains {
+                    $0.topic.hasPrefix("homeassistant/binary_sensor/") && $0.topic.hasSuffix("/person_occupancy/config")
+                        && $0.text.contains("\"device_class\":\"occupancy\"")
+                }
+            }, "Home Assistant discovers the occupancy sensor")
 
         try daemon.waitForMoreVideo(3)
         let stopped = try daemon.recordStop()
-        let decoded = try ProcessOutcome.run("/usr/bin/ffmpeg", ["-v", "error", "-i", stopped.path, "-f", "null", "-"], timeout: 60)
+        let decoded = try ProcessOutcome.run(
+            "/usr/bin/ffmpeg", ["-v", "error", "-i", stopped.path, "-f", "null", "-"], timeout: 60)
         XCTAssertEqual(decoded.status, 0, decoded.stderr)
         XCTAssertEqual(decoded.stderr, "", "the clip decodes without an error")
 
-        guard case .activity(let list) = try daemon.perform(.activity(ActivityFilter(kinds: [.object]))) else { return XCTFail("activity") }
+        guard case .activity(let list) = try daemon.perform(.activity(ActivityFilter(kinds: [.object]))) else {
+            return XCTFail("activity")
+        }
         let activity = try XCTUnwrap(list.items.first, "the person is an activity")
         XCTAssertEqual(activity.label, "person")
-        XCTAssertEqual(activity.startedAt.timeIntervalSince1970, person.startedAt.timeIntervalSince1970, accuracy: 0.002)
+        XCTAssertEqual(
+            activity.startedAt.timeIntervalSince1970, person.startedAt.timeIntervalSince1970, accuracy: 0.002)
         XCTAssertNotNil(activity.box)
         let picture = try XCTUnwrap(activity.thumbnail, "a picture with the person's box")
         XCTAssertTrue(picture.hasSuffix(".jpg") && FileManager.default.fileExists(atPath: picture), picture)
         let listed = try daemon.ctl(["activity", "--label", "person"])
         XCTAssertEqual(listed.status, 0, listed.stderr)
-        XCTAssertTrue(listed.stdout.contains("object") && listed.stdout.contains("\"person\"") && listed.stdout.contains("score"), listed.stdout)
+        XCTAssertTrue(
+            listed.stdout.contains("object") && listed.stdout.contains("\"person\"") && listed.stdout.contains("score"),
+            listed.stdout)
         XCTAssertTrue(try daemon.ctl(["activity", "--label", "car"]).stdout.contains("no activity"))
     }
 
     func testATreeInTheWindIsMotionButNoPersonAndRecordsNothing() throws {
         let clip = try ClipCamera(clip: ClipCamera.opencvClip("tree.avi"), width: 320, height: 240)
-        let daemon = try DaemonProcess(extra: clip.video + "\n" + Self.detection + "[recording]\ntrigger = \"person\"\n", cameras: clip.config)
+        let daemon = try DaemonProcess(
+            extra: clip.video + "\n" + Self.detection + "[recording]\ntrigger = \"person\"\n", cameras: clip.config)
         try daemon.start()
         defer { daemon.stop() }
         // The whole clip (29.6 s) is played; the daemon's camera then ends.
@@ -100,10 +117,12 @@ final class ObjectTests: XCTestCase {
     /// centre of its 64x64 input) through the daemon: the labels file names class 0, crops around the moving ball
     /// are scaled to the model's input and its detections back, and the second, overlapping row is suppressed.
     func testAModelTheTestMadeFindsTheMovingBallThroughTheWholePath() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("appliance-model-\(UUID().uuidString.prefix(8))")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "appliance-model-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
-        let model = try Self.makeModel("yolo", directory: directory.path), labels = directory.appendingPathComponent("labels.txt").path
+        let model = try Self.makeModel("yolo", directory: directory.path)
+        let labels = directory.appendingPathComponent("labels.txt").path
         try "ghost\nother\n".write(toFile: labels, atomically: true, encoding: .utf8)
         // The ball covers about a third of a crop: scores near 0.3, so this test's thresholds are lower than the default.
         let objects = """
@@ -119,8 +138,9 @@ final class ObjectTests: XCTestCase {
             threshold = 0.15
             track = ["ghost"]
             """
-        let daemon = try DaemonProcess(extra: "[video]\nwidth = 320\nheight = 240\n" + objects,
-                                       cameras: "[[camera]]\nname = \"ball\"\nsource = \"test\"\npattern = \"ball\"\n")
+        let daemon = try DaemonProcess(
+            extra: "[video]\nwidth = 320\nheight = 240\n" + objects,
+            cameras: "[[camera]]\nname = \"ball\"\nsource = \"test\"\npattern = \"ball\"\n")
         try daemon.start()
         defer { daemon.stop() }
         let typed = try TypedEvents(daemon, timeout: 40)
@@ -135,7 +155,9 @@ final class ObjectTests: XCTestCase {
         // 20x40 of a 64x64 input, scaled to a crop at least 64x64 of the 320x240 picture: at least 20x40 pixels.
         XCTAssertGreaterThanOrEqual(ghost.box.width, 20.0 / 320 - 0.002)
         XCTAssertGreaterThanOrEqual(ghost.box.height, 40.0 / 240 - 0.002)
-        XCTAssertEqual(ghost.box.height / ghost.box.width * 240 / 320, 2, accuracy: 0.5, "the model's 1:2 box, scaled with the crop")
+        XCTAssertEqual(
+            ghost.box.height / ghost.box.width * 240 / 320, 2, accuracy: 0.5,
+            "the model's 1:2 box, scaled with the crop")
         let status = try XCTUnwrap(try daemon.status().objects)
         XCTAssertEqual(status.detector, "model " + (model as NSString).lastPathComponent)
         XCTAssertNil(status.detections["other"], "class 1 never scores")
@@ -153,24 +175,31 @@ final class ObjectTests: XCTestCase {
     }
 
     func testAMissingOrForeignModelIsOneLineAndMotionGoesOn() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("appliance-model-\(UUID().uuidString.prefix(8))")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "appliance-model-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let foreign = directory.appendingPathComponent("garbage.onnx").path
         try Data((0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 31) }).write(to: URL(fileURLWithPath: foreign))
-        for (model, says) in [("/nonexistent/model.onnx", "cannot read the model /nonexistent/model.onnx"),
-                              (foreign, "OpenCV cannot load the model \(foreign)")] {
-            let daemon = try DaemonProcess(extra: "[video]\nwidth = 320\nheight = 240\n" + Self.detection + "model = \"\(model)\"\n",
-                                           cameras: "[[camera]]\nname = \"ball\"\nsource = \"test\"\npattern = \"ball\"\n")
+        for (model, says) in [
+            ("/nonexistent/model.onnx", "cannot read the model /nonexistent/model.onnx"),
+            (foreign, "OpenCV cannot load the model \(foreign)"),
+        ] {
+            let daemon = try DaemonProcess(
+                extra: "[video]\nwidth = 320\nheight = 240\n" + Self.detection + "model = \"\(model)\"\n",
+                cameras: "[[camera]]\nname = \"ball\"\nsource = \"test\"\npattern = \"ball\"\n")
             try daemon.start()
             defer { daemon.stop() }
             XCTAssertTrue(try daemon.waitFor(20) { (try daemon.status().motion?.events ?? 0) > 0 }, "motion goes on")
             XCTAssertNil(try daemon.status().objects, "no detector")
             let lines = daemon.log.split(separator: "\n").filter { $0.contains("objects:") }
             XCTAssertEqual(lines.count, 1, daemon.log)
-            XCTAssertTrue(lines.first?.contains(says) == true && lines.first?.contains("running on motion alone") == true, "\(lines)")
+            XCTAssertTrue(
+                lines.first?.contains(says) == true && lines.first?.contains("running on motion alone") == true,
+                "\(lines)")
 
-            let doctor = try ProcessOutcome.run(DaemonProcess.binary, ["doctor", "--config", daemon.configPath], timeout: 180)
+            let doctor = try ProcessOutcome.run(
+                DaemonProcess.binary, ["doctor", "--config", daemon.configPath], timeout: 180)
             XCTAssertNotEqual(doctor.status, 0)
             XCTAssertTrue(doctor.stdout.contains("FAIL  objects: ") && doctor.stdout.contains(says), doctor.stdout)
         }

@@ -11,14 +11,16 @@ final class OutputFlowTests: XCTestCase {
     func testARecordingAcrossAStuckStartARestartAndACameraThatEndsHasNoGap() throws {
         let door = try FifoCamera(name: "door")
         let port = try UnansweredPort()
-        let daemon = try DaemonProcess(extra: FifoCamera.video, cameras: door.config + """
+        let daemon = try DaemonProcess(
+            extra: FifoCamera.video,
+            cameras: door.config + """
 
-            [[camera]]
-            name = "gate"
-            source = "pipeline"
-            pipeline = "tcpclientsrc host=127.0.0.1 port=\(port.port) ! rawvideoparse width=320 height=240 format=i420 framerate=10/1"
-            start_timeout_s = 2.0
-            """)
+                [[camera]]
+                name = "gate"
+                source = "pipeline"
+                pipeline = "tcpclientsrc host=127.0.0.1 port=\(port.port) ! rawvideoparse width=320 height=240 format=i420 framerate=10/1"
+                start_timeout_s = 2.0
+                """)
         door.startFeeding(FifoScene(crossAt: 100, crossFor: 1))
         try daemon.start()
         try daemon.showingLogOnFailure(in: self) {
@@ -46,9 +48,15 @@ final class OutputFlowTests: XCTestCase {
             let probe = try MediaProbe(clip.path)
             XCTAssertEqual(try probe.decodeErrors(), "", clip.path)
             let gap = try probe.largestVideoGap()
-            XCTAssertLessThanOrEqual(gap.seconds, 0.2 + 0.0005, "a hole of \(gap.seconds) s at \(gap.at) s in \(clip.path)")
-            XCTAssertEqual(try ServiceManagerTests.value(try daemon.metrics(), "appliance_stalls_total"), 0, "the output never stalled")
-            print(String(format: "OutputFlowTests: %d frames, largest gap %.3f s (at %.1f s)", clip.videoFrames, gap.seconds, gap.at))
+            XCTAssertLessThanOrEqual(
+                gap.seconds, 0.2 + 0.0005, "a hole of \(gap.seconds) s at \(gap.at) s in \(clip.path)")
+            XCTAssertEqual(
+                try ServiceManagerTests.value(try daemon.metrics(), "appliance_stalls_total"), 0,
+                "the output never stalled")
+            print(
+                String(
+                    format: "OutputFlowTests: %d frames, largest gap %.3f s (at %.1f s)", clip.videoFrames, gap.seconds,
+                    gap.at))
         }
     }
 
@@ -66,7 +74,8 @@ final class OutputFlowTests: XCTestCase {
             let events = try TypedEvents(daemon, timeout: 30)
             let started = try daemon.recordStart()
             let wallStart = Date()
-            door.startFeeding(FifoScene(crossAt: 1000, crossFor: 1), ahead: 80)  // 8 s of frames as fast as they are read
+            // 8 s of frames as fast as they are read
+            door.startFeeding(FifoScene(crossAt: 1000, crossFor: 1), ahead: 80)
             XCTAssertTrue(Poll.until(timeout: 30) { door.framesWritten >= 90 }, "the burst and a second more were read")
             door.hangUp()
             _ = try events.waitFor("camera_failed") { event -> CameraFailure? in
@@ -80,11 +89,17 @@ final class OutputFlowTests: XCTestCase {
             let probe = try MediaProbe(clip.path)
             XCTAssertEqual(try probe.decodeErrors(), "", clip.path)
             let gap = try probe.largestVideoGap()
-            XCTAssertLessThanOrEqual(gap.seconds, 0.2 + 0.0005, "a hole of \(gap.seconds) s at \(gap.at) s in \(clip.path)")
-            XCTAssertEqual(Double(clip.durationMs) / 1000, wall, accuracy: 1.0, "the clip is as long as the time it recorded")
-            XCTAssertEqual(try ServiceManagerTests.value(try daemon.metrics(), "appliance_stalls_total"), 0, "the output never stalled")
-            print(String(format: "OutputFlowTests (burst): %d frames, %.1f s for %.1f s recorded, largest gap %.3f s",
-                         clip.videoFrames, Double(clip.durationMs) / 1000, wall, gap.seconds))
+            XCTAssertLessThanOrEqual(
+                gap.seconds, 0.2 + 0.0005, "a hole of \(gap.seconds) s at \(gap.at) s in \(clip.path)")
+            XCTAssertEqual(
+                Double(clip.durationMs) / 1000, wall, accuracy: 1.0, "the clip is as long as the time it recorded")
+            XCTAssertEqual(
+                try ServiceManagerTests.value(try daemon.metrics(), "appliance_stalls_total"), 0,
+                "the output never stalled")
+            print(
+                String(
+                    format: "OutputFlowTests (burst): %d frames, %.1f s for %.1f s recorded, largest gap %.3f s",
+                    clip.videoFrames, Double(clip.durationMs) / 1000, wall, gap.seconds))
         }
     }
 }

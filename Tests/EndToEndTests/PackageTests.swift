@@ -31,14 +31,17 @@ final class PackageTests: XCTestCase {
             throw XCTSkip(output.split(separator: "\n").last.map(String.init) ?? "skipped")
         }
         let failed = output.split(separator: "\n").filter { $0.contains("FAIL - ") }.joined(separator: "\n")
-        XCTAssertEqual(result.status, 0, "Tests/Package/test_deb.sh \(deb) failed:\n\(failed.isEmpty ? output : failed)")
+        XCTAssertEqual(
+            result.status, 0, "Tests/Package/test_deb.sh \(deb) failed:\n\(failed.isEmpty ? output : failed)")
         XCTAssertTrue(output.contains("package-test: all checks passed"), output)
     }
 
     /// The binary the package was made from, for the upgrade package: `make deb-check`'s (what `make test` packages)
     /// or `make deb`'s release build, whichever was built last.
     private static var packagedBinary: String {
-        let builds = [".build-static/debug/appliance", ".build-release/release/appliance"].map { root.appendingPathComponent($0).path }
+        let builds = [".build-static/debug/appliance", ".build-release/release/appliance"].map {
+            root.appendingPathComponent($0).path
+        }
         let dated = builds.compactMap { path -> (String, Date)? in
             (try? FileManager.default.attributesOfItem(atPath: path)[.modificationDate] as? Date).map { (path, $0) }
         }
@@ -48,7 +51,9 @@ final class PackageTests: XCTestCase {
     /// The most recently built package in .build-deb/.
     private static func newestPackage() -> String? {
         let folder = root.appendingPathComponent(".build-deb")
-        let files = (try? FileManager.default.contentsOfDirectory(at: folder, includingPropertiesForKeys: [.contentModificationDateKey])) ?? []
+        let files =
+            (try? FileManager.default.contentsOfDirectory(
+                at: folder, includingPropertiesForKeys: [.contentModificationDateKey])) ?? []
         return files.filter { $0.lastPathComponent.hasPrefix("appliance_") && $0.pathExtension == "deb" }
             .max { modified($0) < modified($1) }?.path
     }

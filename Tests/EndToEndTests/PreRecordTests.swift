@@ -15,7 +15,8 @@ final class PreRecordTests: XCTestCase {
         let first = try daemon.recordStop()
         let framesAtStop = try daemon.status().output.frames
         let probe = try MediaProbe(first.path)
-        let video = try XCTUnwrap(probe.video), audio = try XCTUnwrap(probe.audio)
+        let video = try XCTUnwrap(probe.video)
+        let audio = try XCTUnwrap(probe.audio)
         // 2 s window + 1 s, less up to one keyframe interval to reach a keyframe.
         XCTAssertGreaterThanOrEqual(video.duration, 1.9)
         XCTAssertLessThanOrEqual(video.duration, 3.2)
@@ -33,10 +34,11 @@ final class PreRecordTests: XCTestCase {
         let started = try daemon.recordStart()
         try daemon.waitUntilElapsed(1.0)
         // Written while it records (what a crash leaves behind for recovery and for the activity's clip).
-        XCTAssertTrue(try Poll.until(timeout: 10) {
-            let row = try daemon.info(started.id).recording
-            return row.startedAt.map { row.createdAt.timeIntervalSince($0) >= 0.9 } ?? false
-        }, "the recording's row holds its first frame's time before it stops")
+        XCTAssertTrue(
+            try Poll.until(timeout: 10) {
+                let row = try daemon.info(started.id).recording
+                return row.startedAt.map { row.createdAt.timeIntervalSince($0) >= 0.9 } ?? false
+            }, "the recording's row holds its first frame's time before it stops")
         let second = try daemon.recordStop()
         let next = try MediaProbe(second.path)
         XCTAssertGreaterThanOrEqual(try XCTUnwrap(next.video).duration, 1.9)

@@ -1,8 +1,8 @@
+import ApplianceBase
 import ApplianceProtocol
 import Foundation
 import TestSupport
 import XCTest
-import ApplianceBase
 
 /// The preview screen for real: glimagesink in an Xvfb window, judged by the pixels of screenshots. The camera's
 /// SMPTE bars are there; while recording the top left carries the red ● REC mark and white text (elapsed time,
@@ -35,7 +35,9 @@ final class PreviewOverlayTests: XCTestCase {
     static func redMark(_ image: RGBImage) -> Int { image.count(in: overlayRegion, RGBImage.isRed) }
     static func whiteText(_ image: RGBImage) -> Int { image.count(in: textRegion, RGBImage.isWhite) }
 
-    private func poll(_ screen: XvfbDisplay, timeout: TimeInterval, until condition: (RGBImage) -> Bool) throws -> RGBImage {
+    private func poll(_ screen: XvfbDisplay, timeout: TimeInterval, until condition: (RGBImage) -> Bool) throws
+        -> RGBImage
+    {
         var image = try screen.screenshot()
         try Poll.until(timeout: timeout, every: 0.2) {
             image = try screen.screenshot()
@@ -56,12 +58,15 @@ final class PreviewOverlayTests: XCTestCase {
         defer { daemon.stop() }
         XCTAssertEqual(try daemon.status().preview, "gl")
         let tag = UUID().uuidString.prefix(8)
-        func save(_ image: RGBImage, _ name: String) { _ = try? image.savePNG(Self.pictures.appendingPathComponent("\(tag)-\(name).png").path) }
+        func save(_ image: RGBImage, _ name: String) {
+            _ = try? image.savePNG(Self.pictures.appendingPathComponent("\(tag)-\(name).png").path)
+        }
 
         // Idle: the camera's picture, nothing over it.
         let idle = try poll(screen, timeout: 15) { Self.showsBars($0) }
         save(idle, "idle")
-        XCTAssertTrue(Self.showsBars(idle), "no SMPTE bars on the screen (PNGs in \(Self.pictures.path)): \(daemon.log)")
+        XCTAssertTrue(
+            Self.showsBars(idle), "no SMPTE bars on the screen (PNGs in \(Self.pictures.path)): \(daemon.log)")
         XCTAssertEqual(Self.redMark(idle), 0, "red in the overlay's place while idle")
         XCTAssertEqual(Self.whiteText(idle), 0, "white text over the bars while idle")
 
@@ -72,7 +77,8 @@ final class PreviewOverlayTests: XCTestCase {
         XCTAssertGreaterThan(Self.redMark(recording), 150, "no red ● REC mark while recording")
         XCTAssertGreaterThan(Self.whiteText(recording), 300, "no white text while recording")
         XCTAssertTrue(Self.showsBars(recording))
-        XCTAssertLessThan(recording.difference(to: idle, in: Self.barsRegion), 1, "the picture below the overlay changed")
+        XCTAssertLessThan(
+            recording.difference(to: idle, in: Self.barsRegion), 1, "the picture below the overlay changed")
         let later = try poll(screen, timeout: 5) { $0.difference(to: recording, in: Self.textRegion) > 0.2 }
         save(later, "recording-later")
         XCTAssertGreaterThan(later.difference(to: recording, in: Self.textRegion), 0.2, "the elapsed time did not tick")
@@ -84,7 +90,8 @@ final class PreviewOverlayTests: XCTestCase {
         save(after, "stopped")
         XCTAssertEqual(Self.redMark(after), 0, "the REC mark stayed after the stop")
         XCTAssertEqual(Self.whiteText(after), 0, "the text stayed after the stop")
-        XCTAssertLessThan(after.difference(to: idle, in: Self.overlayRegion), 1, "the overlay's place is not the plain picture again")
+        XCTAssertLessThan(
+            after.difference(to: idle, in: Self.overlayRegion), 1, "the overlay's place is not the plain picture again")
 
         // The file has the picture but none of the preview's overlay.
         let path = stop.path
@@ -117,10 +124,17 @@ final class PreviewOverlayTests: XCTestCase {
         for (index, path) in segments.enumerated() {
             let probe = try MediaProbe(path)
             XCTAssertEqual(try probe.decodeErrors(), "", path)
-            let flags = try ProcessOutcome.run("/usr/bin/ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries",
-                                                                    "packet=flags", "-of", "csv=p=0", path]).stdout
+            let flags = try ProcessOutcome.run(
+                "/usr/bin/ffprobe",
+                [
+                    "-v", "error", "-select_streams", "v:0", "-show_entries",
+                    "packet=flags", "-of", "csv=p=0", path,
+                ]
+            ).stdout
             XCTAssertTrue(flags.hasPrefix("K"), "segment \(index + 1) does not start on a keyframe")
-            if index < segments.count - 1 { XCTAssertEqual(probe.video?.frames, 30, "segment \(index + 1): 1 s at 30 fps") }
+            if index < segments.count - 1 {
+                XCTAssertEqual(probe.video?.frames, 30, "segment \(index + 1): 1 s at 30 fps")
+            }
         }
 
         let plain = try DaemonProcess(extra: video)
@@ -137,7 +151,8 @@ final class PreviewOverlayTests: XCTestCase {
         try without.savePNG(Self.pictures.appendingPathComponent("\(tag)-no-timestamp.png").path)
         // Bottom left: the dark blue bar of the SMPTE pattern; the text is white on a shaded band.
         let corner = RGBImage.Rect(x: 0, y: 620, width: 212, height: 100)
-        XCTAssertGreaterThan(withTime.count(in: corner, RGBImage.isWhite), 200, "no burned-in text (PNGs in \(Self.pictures.path))")
+        XCTAssertGreaterThan(
+            withTime.count(in: corner, RGBImage.isWhite), 200, "no burned-in text (PNGs in \(Self.pictures.path))")
         XCTAssertEqual(without.count(in: corner, RGBImage.isWhite), 0)
         XCTAssertGreaterThan(withTime.difference(to: without, in: corner), 10)
         XCTAssertLessThan(withTime.difference(to: without, in: Self.barsRegion), 3, "the rest of the picture differs")

@@ -6,9 +6,11 @@ import XCTest
 /// not cost the recording a single frame.
 final class PreviewTests: XCTestCase {
     func testASlowPreviewNeverStallsTheRecording() throws {
-        let pipelines = FileManager.default.temporaryDirectory.appendingPathComponent("pipelines-\(UUID().uuidString.prefix(8))")
+        let pipelines = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "pipelines-\(UUID().uuidString.prefix(8))")
         defer { try? FileManager.default.removeItem(at: pipelines) }
-        let repo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let repo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
         try FileManager.default.copyItem(at: repo.appendingPathComponent("pipelines"), to: pipelines)
         try "identity sleep-time=200000 ! fakesink sync=false\n"
             .write(to: pipelines.appendingPathComponent("previews/slow.gst"), atomically: true, encoding: .utf8)
@@ -16,7 +18,9 @@ final class PreviewTests: XCTestCase {
         let daemon = try DaemonProcess(extra: "pipelines_dir = \"\(pipelines.path)\"")
         // `extra` lands after [preview]; move the key to the top level and pick the slow preview.
         var config = try String(contentsOfFile: daemon.configPath, encoding: .utf8)
-        config = "pipelines_dir = \"\(pipelines.path)\"\n" + config
+        config =
+            "pipelines_dir = \"\(pipelines.path)\"\n"
+            + config
             .replacingOccurrences(of: "pipelines_dir = \"\(pipelines.path)\"", with: "")
             .replacingOccurrences(of: "sink = \"none\"", with: "sink = \"slow\"")
         try config.write(toFile: daemon.configPath, atomically: true, encoding: .utf8)

@@ -14,20 +14,24 @@ final class RTSPBackchannelTests: XCTestCase {
 
     /// A daemon serving RTSP on loopback whose speaker writes raw 48 kHz mono to `output`.
     private static func daemon(speakingInto output: String, extra: String = "") throws -> DaemonProcess {
-        try DaemonProcess(extra: extra + """
-            [rtsp]
-            listen = "127.0.0.1:0"
-            [speaker]
-            pipeline = "audio/x-raw,format=S16LE,rate=48000,channels=1 ! filesink location=\(output) append=true"
-            """)
+        try DaemonProcess(
+            extra: extra + """
+                [rtsp]
+                listen = "127.0.0.1:0"
+                [speaker]
+                pipeline = "audio/x-raw,format=S16LE,rate=48000,channels=1 ! filesink location=\(output) append=true"
+                """)
     }
 
     private func talk(_ url: String, seconds: Double, tone: Int = 1000) throws -> ProcessOutcome {
-        try ProcessOutcome.run("/usr/bin/python3", [Self.client, url, "--tone", "\(tone)", "--seconds", "\(seconds)"], timeout: 60)
+        try ProcessOutcome.run(
+            "/usr/bin/python3", [Self.client, url, "--tone", "\(tone)", "--seconds", "\(seconds)"], timeout: 60)
     }
 
     func testAnRTSPClientTalksToTheSpeakerOverTheONVIFBackchannel() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("backchannel-\(UUID().uuidString.prefix(8))").path
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "backchannel-\(UUID().uuidString.prefix(8))"
+        ).path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let output = folder + "/speaker.raw"
@@ -36,7 +40,11 @@ final class RTSPBackchannelTests: XCTestCase {
         defer { daemon.stop() }
         try daemon.showingLogOnFailure(in: self) {
             var url: String?
-            XCTAssertTrue(daemon.waitFor(10) { url = (try? daemon.status())?.rtsp?.url; return url != nil })
+            XCTAssertTrue(
+                daemon.waitFor(10) {
+                    url = (try? daemon.status())?.rtsp?.url
+                    return url != nil
+                })
             let live = try XCTUnwrap(url)
             let events = try TypedEvents(daemon, timeout: 60)
             _ = try daemon.recordStart(title: "while a client talks")
@@ -44,8 +52,11 @@ final class RTSPBackchannelTests: XCTestCase {
             // stream from it.
             let viewer = Process()
             viewer.executableURL = URL(fileURLWithPath: "/usr/bin/ffprobe")
-            viewer.arguments = ["-v", "error", "-rtsp_transport", "tcp", "-count_frames", "-select_streams", "v:0", "-read_intervals", "%+8",
-                                "-show_entries", "stream=nb_read_frames", "-of", "csv=p=0", live]
+            viewer.arguments = [
+                "-v", "error", "-rtsp_transport", "tcp", "-count_frames", "-select_streams", "v:0", "-read_intervals",
+                "%+8",
+                "-show_entries", "stream=nb_read_frames", "-of", "csv=p=0", live,
+            ]
             let viewerOut = Pipe()
             viewer.standardOutput = viewerOut
             viewer.standardError = FileHandle.nullDevice
@@ -53,7 +64,8 @@ final class RTSPBackchannelTests: XCTestCase {
 
             let talked = try talk(live, seconds: 3)
             XCTAssertEqual(talked.status, 0, talked.stdout + talked.stderr)
-            XCTAssertTrue(talked.stdout.contains("backchannel: stream"), "the server offered the backchannel: \(talked.stdout)")
+            XCTAssertTrue(
+                talked.stdout.contains("backchannel: stream"), "the server offered the backchannel: \(talked.stdout)")
             XCTAssertTrue(talked.stdout.contains("encoding-name=(string)PCMU"), talked.stdout)
             let end = try events.waitFor("the talk to end when the client left") { event -> SpeakerPlayback? in
                 if case .speakerPlayed(let p) = event, p.sound == "talk" { return p }
@@ -72,21 +84,27 @@ final class RTSPBackchannelTests: XCTestCase {
             first.standardOutput = FileHandle.nullDevice
             first.standardError = FileHandle.nullDevice
             try first.run()
-            XCTAssertTrue(daemon.waitFor(20) { (try? daemon.status().speaker?.state) == .talking }, "the first client talks")
+            XCTAssertTrue(
+                daemon.waitFor(20) { (try? daemon.status().speaker?.state) == .talking }, "the first client talks")
             let second = try talk(live, seconds: 1.5, tone: 600)
             XCTAssertEqual(second.status, 0, second.stdout + second.stderr)
-            XCTAssertTrue(daemon.log.contains("a client's backchannel is not played: someone else is talking"), daemon.log)
+            XCTAssertTrue(
+                daemon.log.contains("a client's backchannel is not played: someone else is talking"), daemon.log)
             first.waitUntilExit()
             let both = try SpeakerOutput(path: output, from: before)
             XCTAssertEqual(both.pitch ?? 0, 1000, accuracy: 15, "only the first client is heard")
 
             viewer.waitUntilExit()
-            let frames = Int(String(decoding: viewerOut.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-                .trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
-            XCTAssertGreaterThan(frames, 150, "the plain client kept getting the picture (8 s at 30 fps) while the other talked")
+            let frames =
+                Int(
+                    String(decoding: viewerOut.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+                        .trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+            XCTAssertGreaterThan(
+                frames, 150, "the plain client kept getting the picture (8 s at 30 fps) while the other talked")
             let clip = try daemon.recordStop()
             let sound = try ClipSound.samples(clip.path, from: 1, duration: 2)
-            XCTAssertEqual(ClipSound.pitch(sound) ?? 0, 440, accuracy: 20, "the recording's sound is the device's microphone")
+            XCTAssertEqual(
+                ClipSound.pitch(sound) ?? 0, 440, accuracy: 20, "the recording's sound is the device's microphone")
             XCTAssertEqual(try daemon.status().speaker?.state, .idle)
         }
     }
@@ -94,7 +112,9 @@ final class RTSPBackchannelTests: XCTestCase {
     /// The speaker is an admin's, over RTSP as in the dashboard: a viewer account's request for the backchannel is
     /// refused (403; its plain stream stays open to it), an admin's is played.
     func testOnlyAnAdminTalksOverTheBackchannel() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("backchannel-\(UUID().uuidString.prefix(8))").path
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "backchannel-\(UUID().uuidString.prefix(8))"
+        ).path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let output = folder + "/speaker.raw"
@@ -102,26 +122,45 @@ final class RTSPBackchannelTests: XCTestCase {
         try daemon.start()
         defer { daemon.stop() }
         try daemon.showingLogOnFailure(in: self) {
-            XCTAssertEqual(try daemon.ctl(["user", "add", "anna", "--role", "admin"], input: "annas-password-1\n").status, 0)
-            XCTAssertEqual(try daemon.ctl(["user", "add", "vic", "--role", "viewer"], input: "vics-password-1\n").status, 0)
+            XCTAssertEqual(
+                try daemon.ctl(["user", "add", "anna", "--role", "admin"], input: "annas-password-1\n").status, 0)
+            XCTAssertEqual(
+                try daemon.ctl(["user", "add", "vic", "--role", "viewer"], input: "vics-password-1\n").status, 0)
             var url: String?
-            XCTAssertTrue(daemon.waitFor(10) { url = (try? daemon.status())?.rtsp?.url; return url != nil && (try? daemon.status().rtsp?.authentication) == "digest" })
+            XCTAssertTrue(
+                daemon.waitFor(10) {
+                    url = (try? daemon.status())?.rtsp?.url
+                    return url != nil && (try? daemon.status().rtsp?.authentication) == "digest"
+                })
             let live = try XCTUnwrap(url)
             for (name, password) in [("vic", "vics-password-1"), ("anna", "annas-password-1")] {
                 try (password + "\n").write(toFile: folder + "/\(name).password", atomically: true, encoding: .utf8)
             }
-            let viewer = try ProcessOutcome.run("/usr/bin/python3", [Self.client, live, "--user", "vic", "--password-file", folder + "/vic.password",
-                                                                     "--seconds", "1"], timeout: 60)
+            let viewer = try ProcessOutcome.run(
+                "/usr/bin/python3",
+                [
+                    Self.client, live, "--user", "vic", "--password-file", folder + "/vic.password",
+                    "--seconds", "1",
+                ], timeout: 60)
             XCTAssertNotEqual(viewer.status, 0, "a viewer's backchannel: \(viewer.stdout)")
-            XCTAssertFalse(viewer.stdout.contains("backchannel:"), "no backchannel offered to a viewer: \(viewer.stdout)")
+            XCTAssertFalse(
+                viewer.stdout.contains("backchannel:"), "no backchannel offered to a viewer: \(viewer.stdout)")
             XCTAssertTrue(viewer.stdout.contains("sent: 0 buffers"), viewer.stdout + viewer.stderr)
             XCTAssertNotEqual(try daemon.status().speaker?.state, .talking)
-            let probe = try ProcessOutcome.run("/usr/bin/ffprobe", ["-v", "error", "-rtsp_transport", "tcp", "-show_entries", "stream=codec_name",
-                                                                    "-of", "compact", live.replacingOccurrences(of: "rtsp://", with: "rtsp://vic:vics-password-1@")],
-                                               timeout: 60)
+            let probe = try ProcessOutcome.run(
+                "/usr/bin/ffprobe",
+                [
+                    "-v", "error", "-rtsp_transport", "tcp", "-show_entries", "stream=codec_name",
+                    "-of", "compact", live.replacingOccurrences(of: "rtsp://", with: "rtsp://vic:vics-password-1@"),
+                ],
+                timeout: 60)
             XCTAssertEqual(probe.status, 0, "the viewer still watches: \(probe.stderr)")
-            let admin = try ProcessOutcome.run("/usr/bin/python3", [Self.client, live, "--user", "anna", "--password-file", folder + "/anna.password",
-                                                                    "--seconds", "2"], timeout: 60)
+            let admin = try ProcessOutcome.run(
+                "/usr/bin/python3",
+                [
+                    Self.client, live, "--user", "anna", "--password-file", folder + "/anna.password",
+                    "--seconds", "2",
+                ], timeout: 60)
             XCTAssertEqual(admin.status, 0, admin.stdout + admin.stderr)
             XCTAssertTrue(admin.stdout.contains("backchannel:"), admin.stdout)
             let heard = try SpeakerOutput(path: output)

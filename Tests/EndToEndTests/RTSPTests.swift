@@ -1,26 +1,28 @@
+import ApplianceBase
 import ApplianceProtocol
 import Foundation
 import TestSupport
 import XCTest
-import ApplianceBase
 
 /// `[rtsp]` with real clients (ffprobe, ffmpeg, gst-launch's rtspsrc) against the daemon: the recording's own H.264
 /// at the configured size with its AAC, continuous frames across a camera switch, several clients on one media,
 /// Digest authentication, status and metrics, and recordings that stay whole while clients come, go or are killed.
 final class RTSPTests: XCTestCase {
     /// Two cameras scrolling SMPTE bars (`FrameContinuity`), one keyframe a second.
-    static let cameras = FrameContinuity.camera + """
+    static let cameras =
+        FrameContinuity.camera + """
 
-        [[camera]]
-        name = "second"
-        source = "pipeline"
-        pipeline = "videotestsrc is-live=true pattern=smpte horizontal-speed=\(FrameContinuity.speed)"
-        """
+            [[camera]]
+            name = "second"
+            source = "pipeline"
+            pipeline = "videotestsrc is-live=true pattern=smpte horizontal-speed=\(FrameContinuity.speed)"
+            """
 
     /// `video`: more `[video]` keys.
     private func startDaemon(video: String = "", extra: String = "") throws -> (DaemonProcess, String) {
-        let daemon = try DaemonProcess(extra: FrameContinuity.config + "\n" + video + "\n[rtsp]\nlisten = \"127.0.0.1:0\"\n" + extra,
-                                       cameras: Self.cameras)
+        let daemon = try DaemonProcess(
+            extra: FrameContinuity.config + "\n" + video + "\n[rtsp]\nlisten = \"127.0.0.1:0\"\n" + extra,
+            cameras: Self.cameras)
         try daemon.start()
         var url: String?
         daemon.waitFor(10) {
@@ -31,8 +33,12 @@ final class RTSPTests: XCTestCase {
     }
 
     private func probe(_ url: String, transport: String = "tcp") throws -> ProcessOutcome {
-        try ProcessOutcome.run("/usr/bin/ffprobe", ["-v", "error", "-rtsp_transport", transport, "-show_entries",
-                                                    "stream=codec_name,width,height,sample_rate", "-of", "compact", url], timeout: 60)
+        try ProcessOutcome.run(
+            "/usr/bin/ffprobe",
+            [
+                "-v", "error", "-rtsp_transport", transport, "-show_entries",
+                "stream=codec_name,width,height,sample_rate", "-of", "compact", url,
+            ], timeout: 60)
     }
 
     /// `probe` until the guessing ledger lets a right password in (`whenLetIn`).
@@ -44,8 +50,10 @@ final class RTSPTests: XCTestCase {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
         // -timeout (µs): a client whose stream stalls gives up instead of waiting for ever.
-        process.arguments = ["-v", "error", "-rtsp_transport", transport, "-timeout", "20000000", "-i", url, "-t", "\(seconds)",
-                             "-c", "copy", "-f", "mpegts", "-y", file]
+        process.arguments = [
+            "-v", "error", "-rtsp_transport", transport, "-timeout", "20000000", "-i", url, "-t", "\(seconds)",
+            "-c", "copy", "-f", "mpegts", "-y", file,
+        ]
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         process.standardInput = FileHandle.nullDevice
@@ -64,12 +72,16 @@ final class RTSPTests: XCTestCase {
 
         let probed = try probe(url)
         XCTAssertEqual(probed.status, 0, probed.stderr)
-        XCTAssertTrue(probed.stdout.contains("codec_name=h264|width=\(FrameContinuity.width)|height=\(FrameContinuity.height)"), probed.stdout)
+        XCTAssertTrue(
+            probed.stdout.contains("codec_name=h264|width=\(FrameContinuity.width)|height=\(FrameContinuity.height)"),
+            probed.stdout)
         XCTAssertTrue(probed.stdout.contains("codec_name=aac|sample_rate=48000"), probed.stdout)
 
         // Three clients at once (one over UDP), each for 4 s; status and metrics count them while they play.
         let folder = daemon.directory.path
-        let clients = try (0..<3).map { try copyClient(url, to: "\(folder)/client\($0).ts", seconds: 4, transport: $0 == 0 ? "udp" : "tcp") }
+        let clients = try (0..<3).map {
+            try copyClient(url, to: "\(folder)/client\($0).ts", seconds: 4, transport: $0 == 0 ? "udp" : "tcp")
+        }
         XCTAssertTrue(daemon.waitFor(20) { (try? daemon.status().rtsp?.clients) == 3 }, "three clients counted")
         let gauge = try daemon.metrics().families.first { $0.name == "appliance_rtsp_clients" }
         XCTAssertEqual(gauge?.samples.first?.value, 3)
@@ -89,14 +101,19 @@ final class RTSPTests: XCTestCase {
         // sends its PAUSE after its TEARDOWN, the server answers the TEARDOWN and closes the
         // connection as RTSP allows, and the PAUSE then fails with "Received end-of-file" (0 in 52 runs with
         // rtspsrc's debug log on, 4 in 15 and 3 in 20 without; the server's log showed TEARDOWN received, no PAUSE).
-        let gst = try ProcessOutcome.run("/usr/bin/gst-launch-1.0", ["rtspsrc", "location=\(url)", "protocols=tcp", "!", "rtph264depay", "!",
-                                                                    "h264parse", "!", "avdec_h264", "!", "identity", "eos-after=45", "!", "fakesink"],
-                                         environment: ProcessInfo.processInfo.environment.merging(["LC_ALL": "C"]) { $1 }, timeout: 60)
+        let gst = try ProcessOutcome.run(
+            "/usr/bin/gst-launch-1.0",
+            [
+                "rtspsrc", "location=\(url)", "protocols=tcp", "!", "rtph264depay", "!",
+                "h264parse", "!", "avdec_h264", "!", "identity", "eos-after=45", "!", "fakesink",
+            ],
+            environment: ProcessInfo.processInfo.environment.merging(["LC_ALL": "C"]) { $1 }, timeout: 60)
         XCTAssertTrue(gst.stdout.contains("Got EOS from element \"pipeline0\""), gst.stderr + gst.stdout)
         if gst.status != 0 {
             let errors = gst.stderr.components(separatedBy: "\n").filter { $0.hasPrefix("Could not") }
-            XCTAssertTrue(!errors.isEmpty && errors.allSatisfy { $0.contains("Received end-of-file") },
-                          "only the teardown race may follow the EOS: \(gst.stderr)")
+            XCTAssertTrue(
+                !errors.isEmpty && errors.allSatisfy { $0.contains("Received end-of-file") },
+                "only the teardown race may follow the EOS: \(gst.stderr)")
         }
     }
 
@@ -107,7 +124,8 @@ final class RTSPTests: XCTestCase {
         _ = try daemon.recordStart(title: "switched")
         let client = try copyClient(url, to: file, seconds: 10)
         XCTAssertTrue(daemon.waitFor(20) { (try? daemon.status().rtsp?.clients) == 1 })
-        Thread.sleep(forTimeInterval: 4)  // the subject: the switch falls 4 s into the 10 s the client copies, after it connected
+        // the subject: the switch falls 4 s into the 10 s the client copies, after it connected
+        Thread.sleep(forTimeInterval: 4)
         _ = try daemon.switchCamera(.named("second"))
         client.finish(within: 10 + 40)
         XCTAssertEqual(client.terminationStatus, 0)
@@ -149,18 +167,22 @@ final class RTSPTests: XCTestCase {
 
         XCTAssertEqual(result.droppedFrames, 0)
         print("RTSPTests: start latency with a viewer \(result.startLatencyMs ?? -1) ms")
-        XCTAssertLessThan(try XCTUnwrap(result.startLatencyMs), 1000, "the clip starts when asked, not at the stream's next keyframe")
+        XCTAssertLessThan(
+            try XCTUnwrap(result.startLatencyMs), 1000, "the clip starts when asked, not at the stream's next keyframe")
         XCTAssertGreaterThan(result.durationMs, 2700, "3 s recorded: \(result.durationMs) ms")
         let rows = try FrameContinuity.rows(of: [result.path])
         XCTAssertEqual(FrameContinuity.breaks(in: rows).count, 0, "the clip's frames are continuous")
         let decode = try ProcessOutcome.run("/usr/bin/ffmpeg", ["-v", "error", "-i", result.path, "-f", "null", "-"])
         XCTAssertEqual(decode.stderr, "", "the clip decodes without an error")
-        XCTAssertTrue(daemon.waitFor(10) { (try? daemon.status().rtsp?.clients) == 0 }, "the killed client is counted out")
+        XCTAssertTrue(
+            daemon.waitFor(10) { (try? daemon.status().rtsp?.clients) == 0 }, "the killed client is counted out")
     }
 
     /// A `[web] token_file` holding "correct-horse-battery"; the caller removes it.
     private func passwordFile() throws -> String {
-        let token = FileManager.default.temporaryDirectory.appendingPathComponent("rtsp-token-\(UUID().uuidString.prefix(8))").path
+        let token = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "rtsp-token-\(UUID().uuidString.prefix(8))"
+        ).path
         try "correct-horse-battery\n".write(toFile: token, atomically: true, encoding: .utf8)
         try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: token)
         return token
@@ -176,7 +198,9 @@ final class RTSPTests: XCTestCase {
         let none = try probe(url)
         XCTAssertNotEqual(none.status, 0, "no password")
         XCTAssertTrue(none.stderr.contains("401"), none.stderr)
-        let withUser = { (user: String, password: String) in url.replacingOccurrences(of: "rtsp://", with: "rtsp://\(user):\(password)@") }
+        let withUser = { (user: String, password: String) in
+            url.replacingOccurrences(of: "rtsp://", with: "rtsp://\(user):\(password)@")
+        }
         let wrong = try probe(withUser("appliance", "wrong-password"))
         XCTAssertNotEqual(wrong.status, 0, "a wrong password")
         let otherUser = try probe(withUser("admin", "correct-horse-battery"))
@@ -191,13 +215,18 @@ final class RTSPTests: XCTestCase {
         XCTAssertFalse(daemon.log.contains("correct-horse"), daemon.log)
 
         // An account watches with its own name and password, added and removed while the server runs.
-        XCTAssertEqual(try daemon.ctl(["user", "add", "vic", "--role", "viewer"], input: "vics-password-1\n").status, 0)
+        XCTAssertEqual(
+            try daemon.ctl(["user", "add", "vic", "--role", "viewer"], input: "vics-password-1\n").status, 0)
         let viewer = try probeWhenLetIn(withUser("vic", "vics-password-1"))
         XCTAssertEqual(viewer.status, 0, viewer.stderr)
         XCTAssertNotEqual(try probe(withUser("vic", "wrong-password")).status, 0, "an account's wrong password")
-        XCTAssertTrue(daemon.waitFor(5) { daemon.log.contains("rtsp: refused user \"vic\" from 127.0.0.1") }, daemon.log)
-        XCTAssertFalse(daemon.log.contains("rtsp: refused a credential"), "a client's first, unauthenticated request is a challenge, not a refusal")
-        XCTAssertEqual(try probeWhenLetIn(withUser("appliance", "correct-horse-battery")).status, 0, "the token_file's user stays")
+        XCTAssertTrue(
+            daemon.waitFor(5) { daemon.log.contains("rtsp: refused user \"vic\" from 127.0.0.1") }, daemon.log)
+        XCTAssertFalse(
+            daemon.log.contains("rtsp: refused a credential"),
+            "a client's first, unauthenticated request is a challenge, not a refusal")
+        XCTAssertEqual(
+            try probeWhenLetIn(withUser("appliance", "correct-horse-battery")).status, 0, "the token_file's user stays")
         XCTAssertEqual(try daemon.ctl(["user", "remove", "vic"]).status, 0)
         XCTAssertNotEqual(try probe(withUser("vic", "vics-password-1")).status, 0, "a removed account")
     }
@@ -208,7 +237,8 @@ final class RTSPTests: XCTestCase {
         defer { daemon.stop() }
         XCTAssertEqual(try daemon.status().rtsp?.authentication, "none")
         XCTAssertEqual(try probe(url).status, 0)
-        XCTAssertEqual(try daemon.ctl(["user", "add", "anna", "--role", "admin"], input: "anna-password-1\n").status, 0)
+        XCTAssertEqual(
+            try daemon.ctl(["user", "add", "anna", "--role", "admin"], input: "anna-password-1\n").status, 0)
         XCTAssertTrue(daemon.waitFor(10) { (try? daemon.status().rtsp?.authentication) == "digest" })
         let open = try probe(url)
         XCTAssertNotEqual(open.status, 0, "no login once an account exists")
@@ -222,7 +252,8 @@ final class RTSPTests: XCTestCase {
     func testRTSPOverTLSWithTheDevicesCertificate() throws {
         let token = try passwordFile()
         defer { try? FileManager.default.removeItem(atPath: token) }
-        let (daemon, url) = try startDaemon(extra: "tls = true\n[web]\nlisten = \"127.0.0.1:0\"\ntoken_file = \"\(token)\"")
+        let (daemon, url) = try startDaemon(
+            extra: "tls = true\n[web]\nlisten = \"127.0.0.1:0\"\ntoken_file = \"\(token)\"")
         defer { daemon.stop() }
         XCTAssertTrue(url.hasPrefix("rtsps://127.0.0.1:"), url)
         let port = try XCTUnwrap(URLComponents(string: url)?.port)
@@ -232,17 +263,24 @@ final class RTSPTests: XCTestCase {
         let right = try probe(login)
         XCTAssertEqual(right.status, 0, right.stderr)
         XCTAssertTrue(right.stdout.contains("codec_name=h264"), right.stdout)
-        XCTAssertNotEqual(try probe(url.replacingOccurrences(of: "rtsps://", with: "rtsps://appliance:wrong@")).status, 0, "a wrong password")
+        XCTAssertNotEqual(
+            try probe(url.replacingOccurrences(of: "rtsps://", with: "rtsps://appliance:wrong@")).status, 0,
+            "a wrong password")
         // A plain client's request meets a server waiting for a TLS handshake: no answer, so it gives up (-timeout, µs).
-        let plain = try ProcessOutcome.run("/usr/bin/ffprobe", ["-v", "error", "-rtsp_transport", "tcp", "-timeout", "3000000",
-                                                                login.replacingOccurrences(of: "rtsps://", with: "rtsp://")], timeout: 60)
+        let plain = try ProcessOutcome.run(
+            "/usr/bin/ffprobe",
+            [
+                "-v", "error", "-rtsp_transport", "tcp", "-timeout", "3000000",
+                login.replacingOccurrences(of: "rtsps://", with: "rtsp://"),
+            ], timeout: 60)
         XCTAssertNotEqual(plain.status, 0, "plain RTSP to a TLS port")
         XCTAssertTrue(plain.stdout.isEmpty, plain.stdout)
     }
 
     func testAnAddressOthersCanReachNeedsAPasswordFile() throws {
         let daemon = try DaemonProcess(extra: "[rtsp]\nlisten = \"0.0.0.0:0\"")
-        let run = try ProcessOutcome.run(DaemonProcess.binary, ["run", "--config", daemon.configPath, "--socket", daemon.socketPath], timeout: 30)
+        let run = try ProcessOutcome.run(
+            DaemonProcess.binary, ["run", "--config", daemon.configPath, "--socket", daemon.socketPath], timeout: 30)
         XCTAssertNotEqual(run.status, 0)
         let line = run.stderr.split(separator: "\n").last.map(String.init) ?? ""
         XCTAssertTrue(line.contains("rtsp.listen") && line.contains("token_file"), line)

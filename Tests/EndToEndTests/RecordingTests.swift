@@ -1,7 +1,7 @@
+import ApplianceBase
 import ApplianceProtocol
 import Foundation
 import XCTest
-import ApplianceBase
 
 /// Records with the real daemon and checks the files with ffprobe/ffmpeg.
 final class RecordingTests: XCTestCase {
@@ -17,12 +17,14 @@ final class RecordingTests: XCTestCase {
 
         let path = stop.path
         XCTAssertTrue(path.hasPrefix(daemon.dataDir + "/recordings/"), path)
-        XCTAssertNotNil(path.range(of: #"/recordings/\d{4}/\d{2}/\d{2}/[0-9a-f-]{36}\.mp4$"#, options: .regularExpression), path)
+        XCTAssertNotNil(
+            path.range(of: #"/recordings/\d{4}/\d{2}/\d{2}/[0-9a-f-]{36}\.mp4$"#, options: .regularExpression), path)
         XCTAssertTrue(FileManager.default.fileExists(atPath: path))
         XCTAssertEqual(daemon.partialFiles(), [], "the partial file must have been moved")
 
         let probe = try MediaProbe(path)
-        let video = try XCTUnwrap(probe.video), audio = try XCTUnwrap(probe.audio)
+        let video = try XCTUnwrap(probe.video)
+        let audio = try XCTUnwrap(probe.audio)
         XCTAssertEqual(video.codec, "h264")
         XCTAssertEqual(audio.codec, "aac")
         XCTAssertEqual(video.width, 1280)

@@ -59,7 +59,9 @@ final class RecoveryTests: XCTestCase {
 
         let status = try daemon.status()
         let recovery = try XCTUnwrap(status.recovery)
-        XCTAssertEqual(recovery.failed, [ids[0]], "\(byID.mapValues { "\($0.state.rawValue) \($0.path) \($0.failureReason ?? "")" })")
+        XCTAssertEqual(
+            recovery.failed, [ids[0]],
+            "\(byID.mapValues { "\($0.state.rawValue) \($0.path) \($0.failureReason ?? "")" })")
         XCTAssertEqual(recovery.recovered, [partialID])
         XCTAssertEqual(Set(recovery.adopted).count, 2)
 

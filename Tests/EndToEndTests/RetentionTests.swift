@@ -1,22 +1,23 @@
+import ApplianceBase
 import ApplianceProtocol
 import Foundation
 import XCTest
-import ApplianceBase
 
 /// `[storage]` retention in a running daemon: the oldest unlocked clips go, locked ones never (on_full = "stop"),
 /// `protect` locks around now, and when only locked clips are left the recording ends cleanly and says why.
 final class RetentionTests: XCTestCase {
     func testLockedClipsSurviveAndFullStorageStopsCleanly() throws {
         // 1 s segments of about 130 kB; clips may take 1 MB in all.
-        let daemon = try DaemonProcess(extra: FrameContinuity.config + """
+        let daemon = try DaemonProcess(
+            extra: FrameContinuity.config + """
 
-            [recording]
-            segment_s = 1.0
-            [storage]
-            max_used_gb = 0.001
-            min_free_mb = 0
-            max_locked_percent = 100
-            """, cameras: FrameContinuity.camera)
+                [recording]
+                segment_s = 1.0
+                [storage]
+                max_used_gb = 0.001
+                min_free_mb = 0
+                max_locked_percent = 100
+                """, cameras: FrameContinuity.camera)
         try daemon.start()
         defer { daemon.stop() }
         let events = try EventListener(daemon, timeout: 60)
@@ -55,7 +56,8 @@ final class RetentionTests: XCTestCase {
 
         // Everything from now on is locked too: once only locked clips are left, the recording stops cleanly.
         XCTAssertEqual(try daemon.ctl(["protect", "--before", "0", "--after", "600"]).status, 0)
-        var full: [String: Any]?, stopped: [String: Any]?
+        var full: [String: Any]?
+        var stopped: [String: Any]?
         while full == nil || stopped == nil {
             let event = try events.next()
             if event.name == "storage_full" { full = event.data }
@@ -79,10 +81,12 @@ final class RetentionTests: XCTestCase {
 
     /// Bad `[recording]` and `[storage]` values stop the daemon at start, naming the key.
     func testBadStorageConfigNamesTheKey() throws {
-        for (table, line, key) in [("recording", "segment_s = -1", "segment_s"), ("recording", "segment_s = 0.5", "segment_s"),
-                                   ("storage", "max_locked_percent = 150", "max_locked_percent"),
-                                   ("storage", "on_full = \"delete_everything\"", "on_full"),
-                                   ("storage", "min_free_mb = -5", "min_free_mb"), ("recording", "autostart = \"yes\"", "autostart")] {
+        for (table, line, key) in [
+            ("recording", "segment_s = -1", "segment_s"), ("recording", "segment_s = 0.5", "segment_s"),
+            ("storage", "max_locked_percent = 150", "max_locked_percent"),
+            ("storage", "on_full = \"delete_everything\"", "on_full"),
+            ("storage", "min_free_mb = -5", "min_free_mb"), ("recording", "autostart = \"yes\"", "autostart"),
+        ] {
             let daemon = try DaemonProcess(extra: "[\(table)]\n\(line)")
             XCTAssertThrowsError(try daemon.start(timeout: 10), line) { error in
                 XCTAssertTrue("\(error)".contains(key), "\(line): \(error)")

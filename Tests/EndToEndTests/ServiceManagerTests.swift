@@ -1,10 +1,11 @@
+import ApplianceBase
 import ApplianceProtocol
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 import XCTest
-import ApplianceBase
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// systemd's notify protocol, against a real datagram socket playing the service manager (`NotifyListener`):
 /// READY=1 only once the socket answers, watchdog pings at least every half interval while frames flow, pings
@@ -29,23 +30,34 @@ final class ServiceManagerTests: XCTestCase {
         }
         daemon.environment = ["NOTIFY_SOCKET": listener.path, "WATCHDOG_USEC": "\(Self.watchdogUsec)"]
         try daemon.start()
-        let readyAt = try XCTUnwrap(listener.wait(for: "READY", value: "1", timeout: 10), "no READY=1: \(listener.messages.map(\.text))")
+        let readyAt = try XCTUnwrap(
+            listener.wait(for: "READY", value: "1", timeout: 10), "no READY=1: \(listener.messages.map(\.text))")
         XCTAssertEqual(answeredAtReady.value, true, "READY=1 came before the socket answered status with ready = true")
         XCTAssertEqual(listener.values("READY").count, 1, "READY=1 is sent once")
         let status = try XCTUnwrap(listener.values("STATUS").last?.value)
         XCTAssertTrue(status.hasPrefix("idle · main"), status)
         // Free space joins the line once the first retention pass has measured the disk, which on a loaded
         // machine can be just after READY (a CI run sent "idle · main" first).
-        XCTAssertTrue(daemon.waitFor(10) { listener.values("STATUS").contains { $0.value.hasPrefix("idle · main · ") && $0.value.contains("GB free") } },
-                      "no free space in the status line: \(listener.values("STATUS").map(\.value))")
+        XCTAssertTrue(
+            daemon.waitFor(10) {
+                listener.values("STATUS").contains {
+                    $0.value.hasPrefix("idle · main · ") && $0.value.contains("GB free")
+                }
+            },
+            "no free space in the status line: \(listener.values("STATUS").map(\.value))")
 
         // Recording: the status line says so, with the time ticking.
         _ = try daemon.recordStart()
-        let recordingLine = daemon.waitFor(8) { listener.values("STATUS").contains { $0.value.hasPrefix("recording 00:00:0") && !$0.value.hasPrefix("recording 00:00:00") } }
+        let recordingLine = daemon.waitFor(8) {
+            listener.values("STATUS").contains {
+                $0.value.hasPrefix("recording 00:00:0") && !$0.value.hasPrefix("recording 00:00:00")
+            }
+        }
         XCTAssertTrue(recordingLine, "no ticking recording line: \(listener.values("STATUS").map(\.value))")
         _ = try daemon.recordStop()
-        XCTAssertTrue(daemon.waitFor(5) { listener.values("STATUS").last?.value.hasPrefix("idle") == true },
-                      "status line after stop: \(listener.values("STATUS").map(\.value))")
+        XCTAssertTrue(
+            daemon.waitFor(5) { listener.values("STATUS").last?.value.hasPrefix("idle") == true },
+            "status line after stop: \(listener.values("STATUS").map(\.value))")
 
         // Pings: from READY on, never as much as a watchdog interval apart (systemd's deadline).
         daemon.waitFor(8) { listener.values("WATCHDOG").filter { $0.value == "1" }.count >= 4 }
@@ -59,7 +71,9 @@ final class ServiceManagerTests: XCTestCase {
 
         // SIGTERM: STOPPING=1 first, then a clean exit.
         XCTAssertEqual(daemon.stop(), 0)
-        let stopping = try XCTUnwrap(listener.wait(for: "STOPPING", value: "1", timeout: 2), "no STOPPING=1: \(listener.messages.suffix(3).map(\.text))")
+        let stopping = try XCTUnwrap(
+            listener.wait(for: "STOPPING", value: "1", timeout: 2),
+            "no STOPPING=1: \(listener.messages.suffix(3).map(\.text))")
         XCTAssertGreaterThan(stopping, readyAt)
         XCTAssertTrue(daemon.log.contains("stopped"), daemon.log)
     }
@@ -74,21 +88,28 @@ final class ServiceManagerTests: XCTestCase {
         camera.startFeeding()
         try daemon.start()
         XCTAssertNotNil(listener.wait(for: "READY", value: "1", timeout: 10))
-        XCTAssertTrue(daemon.waitFor(10) { listener.values("WATCHDOG").filter { $0.value == "1" }.count >= 3 },
-                      "no pings while frames flow: \(listener.messages.map(\.text))")
+        XCTAssertTrue(
+            daemon.waitFor(10) { listener.values("WATCHDOG").filter { $0.value == "1" }.count >= 3 },
+            "no pings while frames flow: \(listener.messages.map(\.text))")
 
         camera.stopFeeding()
         let stoppedAt = try XCTUnwrap(camera.lastFrame)
-        let trigger = try XCTUnwrap(listener.wait(for: "WATCHDOG", value: "trigger", timeout: 10),
-                                    "no WATCHDOG=trigger after the camera stalled: \(listener.messages.map(\.text)) \(daemon.log)")
-        let pingsAfterStall = listener.values("WATCHDOG").filter { $0.value == "1" && $0.time > stoppedAt }.map { $0.time.timeIntervalSince(stoppedAt) }
+        let trigger = try XCTUnwrap(
+            listener.wait(for: "WATCHDOG", value: "trigger", timeout: 10),
+            "no WATCHDOG=trigger after the camera stalled: \(listener.messages.map(\.text)) \(daemon.log)")
+        let pingsAfterStall = listener.values("WATCHDOG").filter { $0.value == "1" && $0.time > stoppedAt }.map {
+            $0.time.timeIntervalSince(stoppedAt)
+        }
         // The frames still on their way may reach two ticks (a FIFO camera's frames leave at their time on the clock,
         // up to a frame or two behind its writer); after that, nothing until the trigger.
         XCTAssertLessThanOrEqual(pingsAfterStall.count, 2, "pings went on after the frames stopped: \(pingsAfterStall)")
         XCTAssertTrue(pingsAfterStall.allSatisfy { $0 < Double(Self.watchdogUsec) / 1e6 }, "\(pingsAfterStall)")
-        XCTAssertGreaterThan(trigger, listener.values("WATCHDOG").filter { $0.value == "1" }.last!.time, "the trigger follows the last ping")
-        XCTAssertTrue(listener.values("STATUS").contains { $0.value.hasPrefix("STALLED: no output frame") },
-                      "\(listener.values("STATUS").map(\.value))")
+        XCTAssertGreaterThan(
+            trigger, listener.values("WATCHDOG").filter { $0.value == "1" }.last!.time,
+            "the trigger follows the last ping")
+        XCTAssertTrue(
+            listener.values("STATUS").contains { $0.value.hasPrefix("STALLED: no output frame") },
+            "\(listener.values("STATUS").map(\.value))")
         let metrics = try daemon.metrics()
         XCTAssertEqual(try Self.value(metrics, "appliance_stalled"), 1)
         XCTAssertEqual(try Self.value(metrics, "appliance_stalls_total"), 1)
@@ -99,8 +120,9 @@ final class ServiceManagerTests: XCTestCase {
         XCTAssertTrue(daemon.isRunning)
         let resumedAt = Date()
         camera.startFeeding(value: 64)
-        XCTAssertTrue(daemon.waitFor(10) { listener.values("WATCHDOG").contains { $0.value == "1" && $0.time > resumedAt } },
-                      "no ping after frames came back: \(listener.messages.suffix(5).map(\.text))")
+        XCTAssertTrue(
+            daemon.waitFor(10) { listener.values("WATCHDOG").contains { $0.value == "1" && $0.time > resumedAt } },
+            "no ping after frames came back: \(listener.messages.suffix(5).map(\.text))")
         XCTAssertEqual(try Self.value(try daemon.metrics(), "appliance_stalled"), 0)
         XCTAssertTrue(daemon.log.contains("flowing again"), daemon.log)
         XCTAssertEqual(daemon.stop(), 0, String(daemon.log.suffix(4000)))  // while frames still come: reads return
@@ -135,7 +157,8 @@ final class ServiceManagerTests: XCTestCase {
         try daemon.waitUntilRecorded(2.5)  // past a watchdog interval
         _ = try daemon.recordStop()
         XCTAssertEqual(daemon.stop(), 0)
-        Thread.sleep(forTimeInterval: 0.3)  // the subject: no message comes (one sent would be read within the 200 ms receive timeout)
+        // the subject: no message comes (one sent would be read within the 200 ms receive timeout)
+        Thread.sleep(forTimeInterval: 0.3)
         XCTAssertEqual(listener.messages.map(\.text), [])
         XCTAssertFalse(daemon.log.contains("systemd notify"), daemon.log)
     }
@@ -153,7 +176,9 @@ final class ServiceManagerTests: XCTestCase {
         }
         XCTAssertFalse(daemon.log.contains("crash loop"), "one unclean exit in a row: no wait")
         try daemon.start()
-        XCTAssertTrue(daemon.log.contains("crash loop: 2 unclean exits in a row: waiting 2 s before opening the devices"), daemon.log)
+        XCTAssertTrue(
+            daemon.log.contains("crash loop: 2 unclean exits in a row: waiting 2 s before opening the devices"),
+            daemon.log)
         let statuses = listener.values("STATUS").map(\.value)
         let waiting = try XCTUnwrap(statuses.lastIndex { $0.hasPrefix("crash loop: 2 unclean exits") }, "\(statuses)")
         let readyAfter = listener.values("READY").last.map { $0.time } ?? .distantPast
@@ -195,6 +220,14 @@ final class LockedBox<Value>: @unchecked Sendable {
     private let lock = NSLock()
     private var stored: Value
     init(_ value: Value) { stored = value }
-    var value: Value { lock.lock(); defer { lock.unlock() }; return stored }
-    func set(_ value: Value) { lock.lock(); stored = value; lock.unlock() }
+    var value: Value {
+        lock.lock()
+        defer { lock.unlock() }
+        return stored
+    }
+    func set(_ value: Value) {
+        lock.lock()
+        stored = value
+        lock.unlock()
+    }
 }

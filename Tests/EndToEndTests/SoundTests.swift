@@ -29,10 +29,11 @@ final class SoundTests: XCTestCase {
         // Twenty readings (2 s, four times min_duration_s) without an event.
         XCTAssertTrue(try daemon.waitFor(10) { try daemon.status().sound?.levelDb != nil })
         let first = Date()
-        XCTAssertTrue(try daemon.waitFor(10) {
-            guard Date().timeIntervalSince(first) > 2 else { return false }
-            return (try daemon.status().sound?.levelDb ?? 0) < -10
-        })
+        XCTAssertTrue(
+            try daemon.waitFor(10) {
+                guard Date().timeIntervalSince(first) > 2 else { return false }
+                return (try daemon.status().sound?.levelDb ?? 0) < -10
+            })
         let sound = try XCTUnwrap(try daemon.status().sound)
         XCTAssertFalse(sound.active)
         XCTAssertEqual(sound.events, 0)

@@ -10,7 +10,8 @@ final class SpeakerTests: XCTestCase {
     private var folder = ""
 
     override func setUpWithError() throws {
-        folder = FileManager.default.temporaryDirectory.appendingPathComponent("speaker-\(UUID().uuidString.prefix(8))").path
+        folder =
+            FileManager.default.temporaryDirectory.appendingPathComponent("speaker-\(UUID().uuidString.prefix(8))").path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
     }
 
@@ -27,8 +28,12 @@ final class SpeakerTests: XCTestCase {
 
     private func tone(hz: Int, seconds: Double) throws -> String {
         let path = folder + "/tone-\(hz).wav"
-        let made = try ProcessOutcome.run("/usr/bin/ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "sine=frequency=\(hz):duration=\(seconds):sample_rate=44100",
-                                                              "-ac", "1", path], timeout: 60)
+        let made = try ProcessOutcome.run(
+            "/usr/bin/ffmpeg",
+            [
+                "-v", "error", "-f", "lavfi", "-i", "sine=frequency=\(hz):duration=\(seconds):sample_rate=44100",
+                "-ac", "1", path,
+            ], timeout: 60)
         XCTAssertEqual(made.status, 0, made.stderr)
         return path
     }
@@ -59,17 +64,22 @@ final class SpeakerTests: XCTestCase {
                 if case .speakerPlayed(let p) = event, p.sound == "chime", !p.interrupted { return true }
                 return nil
             }
-            XCTAssertGreaterThan(try SpeakerOutput(path: output).soundingSeconds, 2.2, "the chime (0.9 s) came after the tone")
+            XCTAssertGreaterThan(
+                try SpeakerOutput(path: output).soundingSeconds, 2.2, "the chime (0.9 s) came after the tone")
 
             // Bad input: one line each, a non-zero exit, the daemon and the recording untouched.
             let noise = folder + "/not-sound.wav"
             try Data((0..<20_000).map { UInt8(truncatingIfNeeded: $0 &* 7919) }).write(to: URL(fileURLWithPath: noise))
-            for (arguments, says) in [(["play", noise], "cannot play \(noise)"), (["play", folder + "/missing.ogg"], "no such file"),
-                                      (["play", folder], "is a folder"), (["play", "--chime", "trumpet"], "no chime named 'trumpet'")] {
+            for (arguments, says) in [
+                (["play", noise], "cannot play \(noise)"), (["play", folder + "/missing.ogg"], "no such file"),
+                (["play", folder], "is a folder"), (["play", "--chime", "trumpet"], "no chime named 'trumpet'"),
+            ] {
                 let refused = try daemon.ctl(arguments)
                 XCTAssertNotEqual(refused.status, 0, "\(arguments)")
                 XCTAssertTrue(refused.stderr.contains(says), "\(arguments): \(refused.stderr)")
-                XCTAssertEqual(refused.stderr.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: "\n").count, 1, refused.stderr)
+                XCTAssertEqual(
+                    refused.stderr.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: "\n").count, 1,
+                    refused.stderr)
             }
             let status = try daemon.status()
             XCTAssertEqual(status.speaker?.state, .idle)
@@ -79,7 +89,9 @@ final class SpeakerTests: XCTestCase {
             let clip = try daemon.recordStop()
             try ClipPicture.assertDecodes(clip.path)
             let sound = try ClipSound.samples(clip.path, from: 0.5, duration: 2)
-            XCTAssertEqual(ClipSound.pitch(sound) ?? 0, 440, accuracy: 15, "the recording's sound stays the microphone's (the test tone)")
+            XCTAssertEqual(
+                ClipSound.pitch(sound) ?? 0, 440, accuracy: 15,
+                "the recording's sound stays the microphone's (the test tone)")
         }
     }
 
@@ -92,7 +104,8 @@ final class SpeakerTests: XCTestCase {
             _ = try daemon.recordStart()
             let refused = try daemon.ctl(["play", "--chime", "chime"])
             XCTAssertNotEqual(refused.status, 0)
-            XCTAssertTrue(refused.stderr.contains("the speaker (alsa hw:CARD=NoSuchCard,DEV=0) cannot play"), refused.stderr)
+            XCTAssertTrue(
+                refused.stderr.contains("the speaker (alsa hw:CARD=NoSuchCard,DEV=0) cannot play"), refused.stderr)
             let failure = try events.waitFor("speaker_failed") { event -> SpeakerFailure? in
                 if case .speakerFailed(let f) = event { return f }
                 return nil
@@ -148,19 +161,26 @@ struct SpeakerOutput {
     /// `from`: the byte where the part wanted starts (what was played before it is left out).
     init(path: String, from: Int = 0) throws {
         let data = try Data(contentsOf: URL(fileURLWithPath: path)).dropFirst(from)
-        samples = data.withUnsafeBytes { raw in raw.bindMemory(to: Int16.self).map { Double(Int16(littleEndian: $0)) / 32768 } }
+        samples = data.withUnsafeBytes { raw in
+            raw.bindMemory(to: Int16.self).map { Double(Int16(littleEndian: $0)) / 32768 }
+        }
     }
 
     /// 10 ms windows with sound in them (RMS above -30 dBFS), in seconds.
     var soundingSeconds: Double {
         let window = Self.rate / 100
-        return Double(stride(from: 0, to: samples.count - window, by: window).filter { ClipSound.rms(Array(samples[$0..<$0 + window])) > 0.03 }.count) / 100
+        return Double(
+            stride(from: 0, to: samples.count - window, by: window).filter {
+                ClipSound.rms(Array(samples[$0..<$0 + window])) > 0.03
+            }.count) / 100
     }
 
     /// The pitch of everything that sounds.
     var pitch: Double? {
         let window = Self.rate / 100
-        let sounding = stride(from: 0, to: samples.count - window, by: window).filter { ClipSound.rms(Array(samples[$0..<$0 + window])) > 0.03 }
+        let sounding = stride(from: 0, to: samples.count - window, by: window).filter {
+            ClipSound.rms(Array(samples[$0..<$0 + window])) > 0.03
+        }
         return Self.pitch(sounding.flatMap { samples[$0..<$0 + window] })
     }
 

@@ -1,15 +1,16 @@
 import ApplianceProtocol
 import Foundation
+import Mp4
 import TestSupport
 import XCTest
-import Mp4
 
 /// A bad config, device, fragment or data dir stops `appliance run` at once with a one-line reason.
 final class StartupErrorTests: XCTestCase {
     private var directory: URL!
 
     override func setUpWithError() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("appliance-start-\(UUID().uuidString.prefix(8))")
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "appliance-start-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     }
 
@@ -21,7 +22,8 @@ final class StartupErrorTests: XCTestCase {
     private func failure(_ config: String, file: StaticString = #filePath, line: UInt = #line) throws -> String {
         let path = directory.appendingPathComponent("bad.toml").path
         try config.write(toFile: path, atomically: true, encoding: .utf8)
-        return try failure(arguments: ["run", "--config", path, "--socket", directory.path + "/ctl.sock"], file: file, line: line)
+        return try failure(
+            arguments: ["run", "--config", path, "--socket", directory.path + "/ctl.sock"], file: file, line: line)
     }
 
     private func failure(arguments: [String], file: StaticString = #filePath, line: UInt = #line) throws -> String {
@@ -37,15 +39,16 @@ final class StartupErrorTests: XCTestCase {
     }
 
     func testMissingV4L2DeviceIsListedAsMissingNotFatal() throws {
-        let daemon = try DaemonProcess(cameras: """
-            [[camera]]
-            name = "cam"
-            source = "v4l2"
-            device = "/dev/video-missing"
-            [[camera]]
-            name = "spare"
-            source = "test"
-            """)
+        let daemon = try DaemonProcess(
+            cameras: """
+                [[camera]]
+                name = "cam"
+                source = "v4l2"
+                device = "/dev/video-missing"
+                [[camera]]
+                name = "spare"
+                source = "test"
+                """)
         try daemon.start()
         defer { daemon.stop() }
         XCTAssertTrue(daemon.log.contains("camera 'cam': device /dev/video-missing not present"), daemon.log)
@@ -63,7 +66,8 @@ final class StartupErrorTests: XCTestCase {
     }
 
     func testAutoCameraFallsBackWithAWarning() throws {
-        let daemon = try DaemonProcess(cameras: "[[camera]]\nname = \"cam\"\nsource = \"auto\"\ndevice = \"/dev/video-missing\"")
+        let daemon = try DaemonProcess(
+            cameras: "[[camera]]\nname = \"cam\"\nsource = \"auto\"\ndevice = \"/dev/video-missing\"")
         try daemon.start()
         defer { daemon.stop() }
         XCTAssertTrue(daemon.log.contains("warning"), daemon.log)
@@ -72,7 +76,8 @@ final class StartupErrorTests: XCTestCase {
     }
 
     func testBrokenPipelineFragmentNamesItAndGStreamersMessage() throws {
-        let line = try failure(base("[[camera]]\nname = \"cam\"\nsource = \"pipeline\"\npipeline = \"videotestsrc ! nosuchelement\"\n"))
+        let line = try failure(
+            base("[[camera]]\nname = \"cam\"\nsource = \"pipeline\"\npipeline = \"videotestsrc ! nosuchelement\"\n"))
         XCTAssertTrue(line.contains("camera 'cam' pipeline"), line)
         XCTAssertTrue(line.contains("nosuchelement"), line)
     }
@@ -106,7 +111,8 @@ final class StartupErrorTests: XCTestCase {
     }
 
     func testUnreadableConfig() throws {
-        XCTAssertTrue(try failure(arguments: ["run", "--config", directory.path + "/missing.toml"]).contains("no such file"))
+        XCTAssertTrue(
+            try failure(arguments: ["run", "--config", directory.path + "/missing.toml"]).contains("no such file"))
         let binary = directory.appendingPathComponent("binary.toml").path
         _ = FileManager.default.createFile(atPath: binary, contents: Data([0xff, 0xfe, 0x00, 0x80]))
         XCTAssertTrue(try failure(arguments: ["run", "--config", binary]).contains("cannot read"))

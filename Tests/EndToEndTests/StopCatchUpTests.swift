@@ -10,15 +10,23 @@ import XCTest
 final class StopCatchUpTests: XCTestCase {
     func testAStopWaitsForSoundThatIsStillComing() throws {
         let daemon = try DaemonProcess()
-        let pipelines = try EncoderChoiceTests.ownPipelines(for: daemon, ["sources/audio-test.gst": """
-            audiotestsrc is-live=true wave=sine freq=440 volume=0.2 ! queue min-threshold-time=3000000000 \
-            max-size-time=10000000000 max-size-buffers=0 max-size-bytes=0
-            """])
-        let config = "pipelines_dir = \"\(pipelines)\"\n" + DaemonProcess.config(dataDir: daemon.dataDir, extra: """
-            [video]
-            width = 320
-            height = 240
-            """)
+        let pipelines = try EncoderChoiceTests.ownPipelines(
+            for: daemon,
+            [
+                "sources/audio-test.gst": """
+                audiotestsrc is-live=true wave=sine freq=440 volume=0.2 ! queue min-threshold-time=3000000000 \
+                max-size-time=10000000000 max-size-buffers=0 max-size-bytes=0
+                """
+            ])
+        let config =
+            "pipelines_dir = \"\(pipelines)\"\n"
+            + DaemonProcess.config(
+                dataDir: daemon.dataDir,
+                extra: """
+                    [video]
+                    width = 320
+                    height = 240
+                    """)
         try config.write(toFile: daemon.configPath, atomically: true, encoding: .utf8)
         try daemon.start(timeout: 90)
         defer { daemon.stop() }
@@ -30,7 +38,8 @@ final class StopCatchUpTests: XCTestCase {
 
             // The sound of the clip's whole length came, 3 s after its picture.
             let audioMs = try XCTUnwrap(clip.audioDurationMs, "the clip has sound")
-            XCTAssertEqual(Double(audioMs), Double(clip.durationMs), accuracy: 100, "the sound lasts as long as the picture")
+            XCTAssertEqual(
+                Double(audioMs), Double(clip.durationMs), accuracy: 100, "the sound lasts as long as the picture")
             XCTAssertFalse(daemon.log.contains("streams stopped flowing"), "a stream still flowing was not cut")
             XCTAssertGreaterThan(try XCTUnwrap(clip.stopLatencyMs), 2_000, "the stop waited for the late sound")
 

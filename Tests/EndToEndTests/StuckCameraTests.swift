@@ -1,8 +1,8 @@
+import ApplianceBase
 import ApplianceProtocol
 import Foundation
 import TestSupport
 import XCTest
-import ApplianceBase
 
 /// Cameras whose start never returns (issue 44): a source can block inside its state change — tcpclientsrc
 /// connecting to a camera that does not answer, a wedged USB driver; filesrc opening a FIFO that has no writer did,
@@ -33,10 +33,14 @@ final class StuckCameraTests: XCTestCase {
             // The writer goes: the stream ends, the output goes on with the filler, and the camera waits for the
             // next writer (missing) instead of being started again: its filesrc would block in open().
             camera.hangUp()
-            let failed = try events.waitFor("camera_failed") { if case .cameraFailed(let f) = $0 { return f }; return nil }
+            let failed = try events.waitFor("camera_failed") {
+                if case .cameraFailed(let f) = $0 { return f }
+                return nil
+            }
             XCTAssertEqual(failed.camera, "door")
-            XCTAssertTrue(try daemon.waitFor(15) { try daemon.cameras().cameras.first?.state == "missing" },
-                          "waits for a writer: \(String(describing: try? daemon.cameras()))")
+            XCTAssertTrue(
+                try daemon.waitFor(15) { try daemon.cameras().cameras.first?.state == "missing" },
+                "waits for a writer: \(String(describing: try? daemon.cameras()))")
             XCTAssertEqual(try daemon.cameras().cameras.first?.detail, "no writer on the FIFO \(camera.path)")
 
             let stop = timedStop(daemon)
@@ -45,11 +49,14 @@ final class StuckCameraTests: XCTestCase {
             XCTAssertTrue(daemon.log.contains("finalised"), "the clip was finalised before exit")
 
             // The clip, finalised and moved into recordings/, holds the camera's frames and then the filler's, whole.
-            let path = try XCTUnwrap(daemon.recordings().first { $0.hasSuffix(started.id + ".mp4") }, "\(daemon.recordings())")
+            let path = try XCTUnwrap(
+                daemon.recordings().first { $0.hasSuffix(started.id + ".mp4") }, "\(daemon.recordings())")
             XCTAssertEqual(try MediaProbe(path).decodeErrors(), "", path)
             let frames = try MediaProbe(path).video?.frames ?? 0
             XCTAssertGreaterThanOrEqual(frames, 30)
-            print("StuckCameraTests: stopped in \(String(format: "%.1f", stop.seconds)) s while the camera waited for a writer; clip of \(frames) frames")
+            print(
+                "StuckCameraTests: stopped in \(String(format: "%.1f", stop.seconds)) s while the camera waited for a writer; clip of \(frames) frames"
+            )
         }
     }
 
@@ -85,28 +92,33 @@ final class StuckCameraTests: XCTestCase {
 
     func testANetworkSourceThatBlocksInItsStateChangeHandsOverToTheNextCamera() throws {
         let port = try UnansweredPort()
-        let daemon = try DaemonProcess(extra: FifoCamera.video, cameras: """
-            [[camera]]
-            name = "gate"
-            source = "pipeline"
-            pipeline = "tcpclientsrc host=127.0.0.1 port=\(port.port) ! rawvideoparse width=320 height=240 format=i420 framerate=10/1"
-            start_timeout_s = 2.0
-            [[camera]]
-            name = "yard"
-            source = "test"
-            pattern = "ball"
-            """)
+        let daemon = try DaemonProcess(
+            extra: FifoCamera.video,
+            cameras: """
+                [[camera]]
+                name = "gate"
+                source = "pipeline"
+                pipeline = "tcpclientsrc host=127.0.0.1 port=\(port.port) ! rawvideoparse width=320 height=240 format=i420 framerate=10/1"
+                start_timeout_s = 2.0
+                [[camera]]
+                name = "yard"
+                source = "test"
+                pattern = "ball"
+                """)
         try daemon.start(timeout: 30)
         try daemon.showingLogOnFailure(in: self) {
             let cameras = try daemon.cameras()
             XCTAssertEqual(cameras.active, "yard", "the next camera took over")
             XCTAssertEqual(cameras.cameras.first?.state, "error")
-            XCTAssertEqual(cameras.cameras.first?.detail, "camera 'gate' start did not return within 2 s (abandoned on its thread)")
+            XCTAssertEqual(
+                cameras.cameras.first?.detail, "camera 'gate' start did not return within 2 s (abandoned on its thread)"
+            )
             // A switch back to it is refused at once with the reason, and the output stays on the camera that works.
             XCTAssertEqual(daemon.errorCode(.switchCamera(.named("gate"))), "unavailable")
             XCTAssertEqual(try daemon.cameras().active, "yard")
             let text = try daemon.ctl(["cameras"])
-            XCTAssertTrue(text.stdout.contains("gate") && text.stdout.contains("did not return within 2 s"), text.stdout)
+            XCTAssertTrue(
+                text.stdout.contains("gate") && text.stdout.contains("did not return within 2 s"), text.stdout)
 
             let stop = timedStop(daemon)
             XCTAssertLessThan(stop.seconds, Self.stopBound)

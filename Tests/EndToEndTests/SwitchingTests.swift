@@ -1,17 +1,19 @@
-import ApplianceProtocol
 import ApplianceApp
+import ApplianceBase
+import ApplianceProtocol
 import Foundation
 import TestSupport
 import XCTest
-import ApplianceBase
 
 /// Switching cameras at runtime, also while recording, and surviving cameras that fail.
 final class SwitchingTests: XCTestCase {
     private var demoCameras: String {
-        let demo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let demo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
             .appendingPathComponent("Config/demo.toml")
         let text = (try? String(contentsOf: demo, encoding: .utf8)) ?? ""
-        return String(text[text.range(of: "[[camera]]")!.lowerBound...]).replacingOccurrences(of: "[preview]\nsink = \"none\"\n", with: "")
+        return String(text[text.range(of: "[[camera]]")!.lowerBound...]).replacingOccurrences(
+            of: "[preview]\nsink = \"none\"\n", with: "")
     }
 
     /// Number of sample descriptions in each track's stsd box (the last moov in the file is the final one).
@@ -48,8 +50,10 @@ final class SwitchingTests: XCTestCase {
         XCTAssertEqual(stop.droppedFrames, 0)
         // Each switch is a handover on a frame boundary: no slot filled twice (a repeated frame), none skipped.
         let after = try daemon.status().output
-        let counters: [(String, KeyPath<OutputStats, UInt64>)] = [("filled_slots", \.filledSlots), ("slot_collisions", \.slotCollisions),
-                                                                  ("missing_slots", \.missingSlots)]
+        let counters: [(String, KeyPath<OutputStats, UInt64>)] = [
+            ("filled_slots", \.filledSlots), ("slot_collisions", \.slotCollisions),
+            ("missing_slots", \.missingSlots),
+        ]
         for (counter, keyPath) in counters {
             XCTAssertEqual(Int(after[keyPath: keyPath]) - Int(before[keyPath: keyPath]), 0, counter)
         }
@@ -57,7 +61,8 @@ final class SwitchingTests: XCTestCase {
         let path = stop.path
         let probe = try MediaProbe(path)
         XCTAssertEqual(probe.streams.filter { $0.type == "video" }.count, 1, "one video stream")
-        let video = try XCTUnwrap(probe.video), audio = try XCTUnwrap(probe.audio)
+        let video = try XCTUnwrap(probe.video)
+        let audio = try XCTUnwrap(probe.audio)
         XCTAssertEqual(video.width, 1280)
         XCTAssertEqual(video.height, 720)
         XCTAssertEqual(Set(try sampleDescriptionCounts(path)), [1], "one sample description per track")
@@ -68,27 +73,36 @@ final class SwitchingTests: XCTestCase {
 
         let info = try daemon.info(stop.id).recording
         XCTAssertEqual(info.camera, "front,back")
-        let resolutions = try ProcessOutcome.run("/usr/bin/ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries",
-                                                                      "frame=width,height", "-of", "csv=p=0", path])
-        XCTAssertEqual(Set(resolutions.stdout.split(separator: "\n").map { $0.trimmingCharacters(in: CharacterSet(charactersIn: ",")) }), ["1280,720"], "one resolution throughout")
+        let resolutions = try ProcessOutcome.run(
+            "/usr/bin/ffprobe",
+            [
+                "-v", "error", "-select_streams", "v:0", "-show_entries",
+                "frame=width,height", "-of", "csv=p=0", path,
+            ])
+        XCTAssertEqual(
+            Set(
+                resolutions.stdout.split(separator: "\n").map {
+                    $0.trimmingCharacters(in: CharacterSet(charactersIn: ","))
+                }), ["1280,720"], "one resolution throughout")
     }
 
     func testFailingCamerasLeaveAValidRecordingThatGoesOn() throws {
         // "ends" stops after 1.5 s (EOS), "breaks" errors after 1.5 s; "good" keeps going.
-        let daemon = try DaemonProcess(cameras: """
-            [[camera]]
-            name = "ends"
-            source = "pipeline"
-            pipeline = "videotestsrc is-live=true num-buffers=45 pattern=snow"
-            [[camera]]
-            name = "breaks"
-            source = "pipeline"
-            pipeline = "videotestsrc is-live=true pattern=ball ! identity error-after=45"
-            [[camera]]
-            name = "good"
-            source = "test"
-            pattern = "smpte"
-            """)
+        let daemon = try DaemonProcess(
+            cameras: """
+                [[camera]]
+                name = "ends"
+                source = "pipeline"
+                pipeline = "videotestsrc is-live=true num-buffers=45 pattern=snow"
+                [[camera]]
+                name = "breaks"
+                source = "pipeline"
+                pipeline = "videotestsrc is-live=true pattern=ball ! identity error-after=45"
+                [[camera]]
+                name = "good"
+                source = "test"
+                pattern = "smpte"
+                """)
         try daemon.start()
         defer { daemon.stop() }
         let listener = try EventListener(daemon, timeout: 15)
@@ -113,26 +127,32 @@ final class SwitchingTests: XCTestCase {
     }
 
     func testSwitchErrorsAndAlwaysOnCameras() throws {
-        let daemon = try DaemonProcess(cameras: """
-            [[camera]]
-            name = "one"
-            source = "test"
-            always_on = true
-            [[camera]]
-            name = "two"
-            source = "test"
-            pattern = "ball"
-            always_on = true
-            """)
+        let daemon = try DaemonProcess(
+            cameras: """
+                [[camera]]
+                name = "one"
+                source = "test"
+                always_on = true
+                [[camera]]
+                name = "two"
+                source = "test"
+                pattern = "ball"
+                always_on = true
+                """)
         try daemon.start()
         defer { daemon.stop() }
         let unknown = try daemon.ctl(["switch", "nope"])
         XCTAssertNotEqual(unknown.status, 0)
         XCTAssertTrue(unknown.stderr.contains("no camera named 'nope'"), unknown.stderr)
         XCTAssertEqual(unknown.stderr.split(separator: "\n").count, 1)
-        XCTAssertEqual((try daemon.call("switch", args: [:])["error"] as? [String: Any])?["code"] as? String, "bad_request")
-        XCTAssertEqual((try daemon.call("switch", args: ["camera": "one", "next": true])["error"] as? [String: Any])?["code"] as? String, "bad_request")
-        XCTAssertEqual((try daemon.call("switch", args: ["camera": 3])["error"] as? [String: Any])?["code"] as? String, "bad_request")
+        XCTAssertEqual(
+            (try daemon.call("switch", args: [:])["error"] as? [String: Any])?["code"] as? String, "bad_request")
+        XCTAssertEqual(
+            (try daemon.call("switch", args: ["camera": "one", "next": true])["error"] as? [String: Any])?["code"]
+                as? String, "bad_request")
+        XCTAssertEqual(
+            (try daemon.call("switch", args: ["camera": 3])["error"] as? [String: Any])?["code"] as? String,
+            "bad_request")
         XCTAssertEqual(try daemon.switchCamera(.named("one")).switched, false, "already active")
 
         _ = try daemon.recordStart()
@@ -152,8 +172,10 @@ final class SwitchingTests: XCTestCase {
         let answers = Locked([String]())
         DispatchQueue.concurrentPerform(iterations: 6) { index in
             let name = index % 2 == 0 ? "one" : "two"
-            if case .switched(let result)? = try? ControlClient(path: socketPath, timeout: 20).perform(.switchCamera(.named(name))),
-               let active = result.active {
+            if case .switched(let result)? = try? ControlClient(path: socketPath, timeout: 20).perform(
+                .switchCamera(.named(name))),
+                let active = result.active
+            {
                 answers.withLock { $0.append(active) }
             }
         }
@@ -169,17 +191,19 @@ final class HotplugTests: XCTestCase {
     /// A missing V4L2 camera becomes available when its device node appears; switching to a device that cannot
     /// stream fails atomically: the previous camera stays active.
     func testMissingCameraAppearsAndAFailedSwitchKeepsThePreviousCamera() throws {
-        let node = FileManager.default.temporaryDirectory.appendingPathComponent("video-\(UUID().uuidString.prefix(6))").path
+        let node = FileManager.default.temporaryDirectory.appendingPathComponent("video-\(UUID().uuidString.prefix(6))")
+            .path
         defer { try? FileManager.default.removeItem(atPath: node) }
-        let daemon = try DaemonProcess(cameras: """
-            [[camera]]
-            name = "spare"
-            source = "test"
-            [[camera]]
-            name = "usb"
-            source = "v4l2"
-            device = "\(node)"
-            """)
+        let daemon = try DaemonProcess(
+            cameras: """
+                [[camera]]
+                name = "spare"
+                source = "test"
+                [[camera]]
+                name = "usb"
+                source = "v4l2"
+                device = "\(node)"
+                """)
         try daemon.start()
         defer { daemon.stop() }
         let listener = try EventListener(daemon, timeout: 15)

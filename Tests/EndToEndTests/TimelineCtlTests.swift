@@ -34,7 +34,9 @@ final class TimelineCtlTests: XCTestCase {
         let text = try daemon.ctl(["timeline"])
         XCTAssertEqual(text.status, 0, text.stderr)
         XCTAssertEqual(text.stdout.components(separatedBy: "\nSPAN ").count - 1, 2, text.stdout)
-        XCTAssertTrue(text.stdout.contains("\nGAP ") && text.stdout.contains("external") && text.stdout.contains("\"doorbell\""), text.stdout)
+        XCTAssertTrue(
+            text.stdout.contains("\nGAP ") && text.stdout.contains("external") && text.stdout.contains("\"doorbell\""),
+            text.stdout)
 
         let month = String(Command.dayText(Date()).prefix(7))
         let days = try daemon.ctl(["timeline", "--json", "--month", month])
@@ -44,18 +46,24 @@ final class TimelineCtlTests: XCTestCase {
         XCTAssertEqual(today?.recordings, 2, "the two clips")
         XCTAssertEqual(today?.events, 1, "the mark")
         let calendar = try daemon.ctl(["timeline", "--month", month])
-        XCTAssertTrue(calendar.stdout.contains("\(Command.dayText(Date()))  ") && calendar.stdout.contains("in 2 recording(s)"), calendar.stdout)
+        XCTAssertTrue(
+            calendar.stdout.contains("\(Command.dayText(Date()))  ") && calendar.stdout.contains("in 2 recording(s)"),
+            calendar.stdout)
 
-        for (arguments, reason) in [(["timeline", "--day", "2026-13-01"], "args.day must be a day"),
-                                    (["timeline", "--month", "2026-13"], "args.month must be a month"),
-                                    (["timeline", "--month", "2026-11", "--day", "2026-11-02"], "cannot go with --day"),
-                                    (["timeline", "--from", "2026-11-26 00:00"], "needs args.day, or args.from and args.to"),
-                                    (["timeline", "--from", "2026-11-01 00:00", "--to", "2026-11-26 00:00"], "at most 7 days"),
-                                    (["timeline", "--from", "noon", "--to", "2026-11-26 00:00"], "is not a date and time")] {
+        for (arguments, reason) in [
+            (["timeline", "--day", "2026-13-01"], "args.day must be a day"),
+            (["timeline", "--month", "2026-13"], "args.month must be a month"),
+            (["timeline", "--month", "2026-11", "--day", "2026-11-02"], "cannot go with --day"),
+            (["timeline", "--from", "2026-11-26 00:00"], "needs args.day, or args.from and args.to"),
+            (["timeline", "--from", "2026-11-01 00:00", "--to", "2026-11-26 00:00"], "at most 7 days"),
+            (["timeline", "--from", "noon", "--to", "2026-11-26 00:00"], "is not a date and time"),
+        ] {
             let refused = try daemon.ctl(arguments)
             XCTAssertEqual(refused.status, 1, "\(arguments)")
             XCTAssertTrue(refused.stderr.contains(reason), "\(arguments): \(refused.stderr)")
-            XCTAssertEqual(refused.stderr.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: "\n").count, 1, "one line")
+            XCTAssertEqual(
+                refused.stderr.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: "\n").count, 1,
+                "one line")
         }
     }
 }

@@ -10,7 +10,9 @@ final class VersionTests: XCTestCase {
         try daemon.start()
         defer { daemon.stop() }
 
-        guard case .version(let info) = try daemon.perform(.version) else { return XCTFail("version: another kind of answer") }
+        guard case .version(let info) = try daemon.perform(.version) else {
+            return XCTFail("version: another kind of answer")
+        }
         XCTAssertEqual(info.version, ApplianceVersion.current)
         XCTAssertFalse(info.gstreamer.isEmpty)
         XCTAssertTrue(info.gstreamer.first?.isNumber == true, "a bare version number: \(info.gstreamer)")
@@ -27,7 +29,8 @@ final class VersionTests: XCTestCase {
 
         // Loopback without a token: the page's session carries the CSRF token every write needs.
         let url = try daemon.webURL()
-        let session = try WireFormat.decoder.decode([String: String].self, from: try Curl.request(url + "/api/session").body)
+        let session = try WireFormat.decoder.decode(
+            [String: String].self, from: try Curl.request(url + "/api/session").body)
         let csrf = try XCTUnwrap(session["csrf"])
         let web = try Curl.request(url + "/api/commands/version", method: "POST", headers: ["X-CSRF-Token: \(csrf)"])
         XCTAssertEqual(web.status, 200, web.text)

@@ -1,7 +1,7 @@
+import ApplianceBase
 import ApplianceProtocol
 import Foundation
 import XCTest
-import ApplianceBase
 
 /// WHEP against the real daemon with offers no browser sends: each is refused with a clear error and the daemon goes
 /// on serving (the browser's own offer is played in WebBrowserTests).
@@ -19,16 +19,21 @@ final class WHEPTests: XCTestCase {
         try daemon.start()
         defer { daemon.stop() }
         let url = try daemon.webURL()
-        let session = try WireFormat.decoder.decode([String: String].self, from: try Curl.request(url + "/api/session").body)
+        let session = try WireFormat.decoder.decode(
+            [String: String].self, from: try Curl.request(url + "/api/session").body)
         let csrf = "X-CSRF-Token: \(try XCTUnwrap(session["csrf"]))"
         let sdp = "Content-Type: application/sdp"
 
-        for (offer, says) in [("hello", "not an SDP description"), (Self.vp8Only, "no H.264"), ("", "not an SDP description")] {
-            let refused = try Curl.request(url + "/api/whep", method: "POST", headers: [sdp, csrf], body: Data(offer.utf8))
+        for (offer, says) in [
+            ("hello", "not an SDP description"), (Self.vp8Only, "no H.264"), ("", "not an SDP description"),
+        ] {
+            let refused = try Curl.request(
+                url + "/api/whep", method: "POST", headers: [sdp, csrf], body: Data(offer.utf8))
             XCTAssertEqual(refused.status, 400, refused.text)
             XCTAssertTrue(refused.text.contains("bad_request") && refused.text.contains(says), refused.text)
         }
-        let json = try Curl.request(url + "/api/whep", method: "POST", headers: ["Content-Type: application/json", csrf], body: Data("{}".utf8))
+        let json = try Curl.request(
+            url + "/api/whep", method: "POST", headers: ["Content-Type: application/json", csrf], body: Data("{}".utf8))
         XCTAssertEqual(json.status, 415, json.text)
         let gone = try Curl.request(url + "/api/whep/nothing-here", method: "DELETE", headers: [csrf])
         XCTAssertEqual(gone.status, 404, gone.text)

@@ -27,7 +27,8 @@ final class WebBrowserTests: XCTestCase {
         // python3 as on PATH: the one install-deps.sh installs selenium into (as MetricsTests and WebDAVServer run it).
         // The script then runs on that interpreter itself, not through a launcher (a pyenv shim is a bash script that
         // stays the parent), so that a timeout's SIGTERM reaches the script, which then stops its daemon and browsers.
-        let selenium = try ProcessOutcome.run("/usr/bin/env", ["python3", "-c", "import sys, selenium; print(sys.executable)"], timeout: 60)
+        let selenium = try ProcessOutcome.run(
+            "/usr/bin/env", ["python3", "-c", "import sys, selenium; print(sys.executable)"], timeout: 60)
         let python = selenium.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         guard selenium.status == 0, FileManager.default.isExecutableFile(atPath: python) else {
             XCTFail("python3 cannot import selenium (packaging/install-deps.sh --test installs it): \(selenium.stderr)")
@@ -37,17 +38,23 @@ final class WebBrowserTests: XCTestCase {
         XCTAssertTrue(FileManager.default.isExecutableFile(atPath: binary), "no appliance binary at \(binary)")
         XCTAssertTrue(FileManager.default.fileExists(atPath: Self.script), "no browser test script at \(Self.script)")
 
-        let shots = FileManager.default.temporaryDirectory.appendingPathComponent("appliance-web-shots-\(UUID().uuidString.prefix(8))")
+        let shots = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "appliance-web-shots-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: shots, withIntermediateDirectories: true)
         print("WebBrowserTests: screenshots in \(shots.path)")
 
         let started = Date()
         // The script stops its own daemon and browsers on SIGTERM, which ProcessOutcome.run sends on a timeout.
-        let result = try ProcessOutcome.run(python, ["-u", Self.script, "--binary", binary, "--out", shots.path] + arguments, timeout: 900)
+        let result = try ProcessOutcome.run(
+            python, ["-u", Self.script, "--binary", binary, "--out", shots.path] + arguments, timeout: 900)
         let output = result.stdout + (result.stderr.isEmpty ? "" : "\n---- stderr ----\n" + result.stderr)
         print(output)
-        print("WebBrowserTests: browser test took \(String(format: "%.1f", Date().timeIntervalSince(started))) s; screenshots in \(shots.path)")
-        XCTAssertEqual(result.status, 0, "the browser test failed (exit status \(result.status)); screenshots in \(shots.path):\n\(output)")
+        print(
+            "WebBrowserTests: browser test took \(String(format: "%.1f", Date().timeIntervalSince(started))) s; screenshots in \(shots.path)"
+        )
+        XCTAssertEqual(
+            result.status, 0,
+            "the browser test failed (exit status \(result.status)); screenshots in \(shots.path):\n\(output)")
         return (result, output, shots)
     }
 
@@ -56,7 +63,9 @@ final class WebBrowserTests: XCTestCase {
     func testLiveWebRTCWithOpenH264() throws {
         guard let (result, output, _) = try runScript(["--encoder", "openh264", "--live-only"]) else { return }
         let passes = result.stdout.split(separator: "\n").filter { $0.hasPrefix("PASS ") }
-        XCTAssertTrue(passes.contains { $0.contains("live: the picture plays over WebRTC") && $0.hasSuffix("encoder openh264") }, output)
+        XCTAssertTrue(
+            passes.contains { $0.contains("live: the picture plays over WebRTC") && $0.hasSuffix("encoder openh264") },
+            output)
         XCTAssertFalse(output.contains("FAIL "), output)
     }
 
@@ -66,10 +75,12 @@ final class WebBrowserTests: XCTestCase {
     func testDashboardOverHTTPSWithTheDevicesOwnCertificate() throws {
         guard let (result, output, _) = try runScript(["--tls", "--live-only"]) else { return }
         let passes = result.stdout.split(separator: "\n").filter { $0.hasPrefix("PASS ") }
-        for check in ["login: right password opens the live page", "live: the picture plays over WebRTC",
-                      "talk: holding Talk plays the browser's microphone on the device's speaker",
-                      "https: the login page shows the certificate's SHA-256 fingerprint", "https: the session cookie is Secure",
-                      "https: http:// on the same port lands on the https:// page"] {
+        for check in [
+            "login: right password opens the live page", "live: the picture plays over WebRTC",
+            "talk: holding Talk plays the browser's microphone on the device's speaker",
+            "https: the login page shows the certificate's SHA-256 fingerprint", "https: the session cookie is Secure",
+            "https: http:// on the same port lands on the https:// page",
+        ] {
             XCTAssertTrue(passes.contains { $0.contains(check) }, "\(check):\n\(output)")
         }
         XCTAssertFalse(output.contains("FAIL "), output)
@@ -86,9 +97,16 @@ final class WebBrowserTests: XCTestCase {
         XCTAssertTrue(failures.isEmpty, "failed checks:\n\(failures.joined(separator: "\n"))")
         let passes = lines.filter { $0.hasPrefix("PASS ") }.count
         XCTAssertGreaterThanOrEqual(passes, 29, "expected at least 29 passing checks, saw \(passes):\n\(output)")
-        XCTAssertTrue(lines.contains { $0.hasPrefix("PASS talk: over plain HTTP") }, "the insecure origin's Talk message was checked:\n\(output)")
-        for page in ["login", "live", "recordings", "clip", "share", "settings", "activity", "timeline", "timeline-scrub", "timeline-player", "timeline-phone"] {
-            XCTAssertTrue(FileManager.default.fileExists(atPath: shots.appendingPathComponent(page + ".png").path), "no screenshot of \(page)")
+        XCTAssertTrue(
+            lines.contains { $0.hasPrefix("PASS talk: over plain HTTP") },
+            "the insecure origin's Talk message was checked:\n\(output)")
+        for page in [
+            "login", "live", "recordings", "clip", "share", "settings", "activity", "timeline", "timeline-scrub",
+            "timeline-player", "timeline-phone",
+        ] {
+            XCTAssertTrue(
+                FileManager.default.fileExists(atPath: shots.appendingPathComponent(page + ".png").path),
+                "no screenshot of \(page)")
         }
     }
 }

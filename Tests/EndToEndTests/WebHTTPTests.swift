@@ -1,9 +1,9 @@
+import ApplianceBase
 import ApplianceProtocol
 import Foundation
+import MediaLibrary
 import TestSupport
 import XCTest
-import ApplianceBase
-import MediaLibrary
 
 /// A running daemon whose dashboard has a password (`[web] token_file`), reached with curl.
 final class WebDaemon {
@@ -14,16 +14,20 @@ final class WebDaemon {
 
     /// `web`: more `[web]` lines (`tls = "on"`, a certificate).
     init(publicRead: Bool = false, web: String = "") throws {
-        tokenFile = FileManager.default.temporaryDirectory.appendingPathComponent("appliance-web-token-\(UUID().uuidString.prefix(8))").path
+        tokenFile =
+            FileManager.default.temporaryDirectory.appendingPathComponent(
+                "appliance-web-token-\(UUID().uuidString.prefix(8))"
+            ).path
         try (Self.password + "\n").write(toFile: tokenFile, atomically: true, encoding: .utf8)
         try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: tokenFile)
-        daemon = try DaemonProcess(extra: """
-            [web]
-            listen = "127.0.0.1:0"
-            token_file = "\(tokenFile)"
-            \(publicRead ? "public_read = true" : "")
-            \(web)
-            """)
+        daemon = try DaemonProcess(
+            extra: """
+                [web]
+                listen = "127.0.0.1:0"
+                token_file = "\(tokenFile)"
+                \(publicRead ? "public_read = true" : "")
+                \(web)
+                """)
         try daemon.start()
         url = try daemon.webURL()
     }
@@ -34,14 +38,19 @@ final class WebDaemon {
     }
 
     /// A request with the bearer token unless `auth` is false.
-    func request(_ path: String, method: String = "GET", headers: [String] = [], auth: Bool = true, body: Data? = nil,
-                 pathAsIs: Bool = false, file: StaticString = #filePath, line: UInt = #line) throws -> CurlResponse {
-        try Curl.request(url + path, method: method, headers: headers, bearer: auth ? Self.password : nil, body: body,
-                         pathAsIs: pathAsIs, file: file, line: line)
+    func request(
+        _ path: String, method: String = "GET", headers: [String] = [], auth: Bool = true, body: Data? = nil,
+        pathAsIs: Bool = false, file: StaticString = #filePath, line: UInt = #line
+    ) throws -> CurlResponse {
+        try Curl.request(
+            url + path, method: method, headers: headers, bearer: auth ? Self.password : nil, body: body,
+            pathAsIs: pathAsIs, file: file, line: line)
     }
 
-    func post(_ path: String, _ json: String = "{}", headers: [String] = [], auth: Bool = true,
-              file: StaticString = #filePath, line: UInt = #line) throws -> CurlResponse {
+    func post(
+        _ path: String, _ json: String = "{}", headers: [String] = [], auth: Bool = true,
+        file: StaticString = #filePath, line: UInt = #line
+    ) throws -> CurlResponse {
         try request(path, method: "POST", headers: headers, auth: auth, body: Data(json.utf8), file: file, line: line)
     }
 
@@ -50,9 +59,11 @@ final class WebDaemon {
         _ = try daemon.recordStart()
         try daemon.waitUntilRecorded(seconds)
         let stop = try daemon.recordStop()
-        let id = stop.id, path = stop.path
+        let id = stop.id
+        let path = stop.path
         let thumbnail = try XCTUnwrap(stop.thumbnail)
-        XCTAssertTrue(daemon.waitFor(10) { FileManager.default.fileExists(atPath: thumbnail) }, "thumbnail \(thumbnail) written")
+        XCTAssertTrue(
+            daemon.waitFor(10) { FileManager.default.fileExists(atPath: thumbnail) }, "thumbnail \(thumbnail) written")
         return (id, path, thumbnail)
     }
 
@@ -90,7 +101,9 @@ final class WebHTTPTests: XCTestCase {
         return fixture
     }
 
-    private func video(_ f: MediaFixture, _ headers: [String] = [], query: String = "", method: String = "GET") throws -> CurlResponse {
+    private func video(_ f: MediaFixture, _ headers: [String] = [], query: String = "", method: String = "GET") throws
+        -> CurlResponse
+    {
         try f.web.request("/media/\(f.id)/video\(query)", method: method, headers: headers)
     }
 
@@ -124,11 +137,15 @@ final class WebHTTPTests: XCTestCase {
         XCTAssertEqual(ranged.header("Content-Length"), "10")
 
         // curl stops reading at a HEAD's headers; a raw connection shows that nothing follows them.
-        let raw = try Curl.raw(f.web.url, "HEAD /media/\(f.id)/video HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-                               + "Authorization: Bearer \(WebDaemon.password)\r\nConnection: close\r\n\r\n")
+        let raw = try Curl.raw(
+            f.web.url,
+            "HEAD /media/\(f.id)/video HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                + "Authorization: Bearer \(WebDaemon.password)\r\nConnection: close\r\n\r\n")
         let end = try XCTUnwrap(raw.range(of: Data("\r\n\r\n".utf8)), String(decoding: raw.prefix(500), as: UTF8.self))
         XCTAssertTrue(String(decoding: raw[..<end.lowerBound], as: UTF8.self).hasPrefix("HTTP/1.1 200"))
-        XCTAssertEqual(raw.count, end.upperBound, "no body after a HEAD response's headers (\(raw.count - end.upperBound) extra bytes)")
+        XCTAssertEqual(
+            raw.count, end.upperBound,
+            "no body after a HEAD response's headers (\(raw.count - end.upperBound) extra bytes)")
     }
 
     // MARK: Who may do what
@@ -150,8 +167,10 @@ final class WebHTTPTests: XCTestCase {
         let items = listed.json?["items"] as? [[String: Any]] ?? []
         XCTAssertEqual(items.compactMap { $0["id"] as? String }, [id], "listed by id")
         XCTAssertFalse(listed.text.contains(token), "the token is shown once, when made: the device keeps its hash")
-        XCTAssertFalse(try Data(contentsOf: URL(fileURLWithPath: web.daemon.dataDir + "/appliance.sqlite")).range(of: Data(token.utf8)) != nil,
-                       "nor is it in the database")
+        XCTAssertFalse(
+            try Data(contentsOf: URL(fileURLWithPath: web.daemon.dataDir + "/appliance.sqlite")).range(
+                of: Data(token.utf8)) != nil,
+            "nor is it in the database")
 
         // No auth at all: the page, the video (also by Range), the thumbnail.
         let page = try web.request("/s/\(token)", auth: false)
@@ -173,7 +192,8 @@ final class WebHTTPTests: XCTestCase {
 
         // The link opens nothing else for the same client.
         for path in ["/api/status", "/media/\(clip.id)/video", "/api/recordings", "/api/shares"] {
-            XCTAssertEqual(try web.request(path, headers: ["Referer: \(web.url)/s/\(token)"], auth: false).status, 401, path)
+            XCTAssertEqual(
+                try web.request(path, headers: ["Referer: \(web.url)/s/\(token)"], auth: false).status, 401, path)
         }
         XCTAssertEqual(try web.request("/", auth: false).status, 303)
 
@@ -189,18 +209,24 @@ final class WebHTTPTests: XCTestCase {
         XCTAssertEqual(try web.request("/api/shares/\(token)", method: "DELETE").status, 404)
 
         // Expired: the link's expiry moved into the past in the database (the shortest link lasts 36 s).
-        let second = try XCTUnwrap(try web.post("/api/commands/share", #"{"id": "\#(clip.id)", "hours": 0.01}"#).json?["token"] as? String)
+        let second = try XCTUnwrap(
+            try web.post("/api/commands/share", #"{"id": "\#(clip.id)", "hours": 0.01}"#).json?["token"] as? String)
         XCTAssertEqual(try web.request("/s/\(second)/video", headers: ["Range: bytes=0-1"], auth: false).status, 206)
         // Without the sqlite3 tool, expiry is covered in-process only (MediaLibraryTests.ShareExpiryTests).
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/sqlite3") else { return }
         let past = Int64((Date().timeIntervalSince1970 - 60) * 1000)
-        let update = try ProcessOutcome.run("/usr/bin/sqlite3", ["-cmd", ".timeout 5000", web.daemon.dataDir + "/appliance.sqlite",
-                                                                 "UPDATE shares SET expires_at = \(past) WHERE token_hash = '\(Library.shareHash(token: second))'"])
+        let update = try ProcessOutcome.run(
+            "/usr/bin/sqlite3",
+            [
+                "-cmd", ".timeout 5000", web.daemon.dataDir + "/appliance.sqlite",
+                "UPDATE shares SET expires_at = \(past) WHERE token_hash = '\(Library.shareHash(token: second))'",
+            ])
         XCTAssertEqual(update.status, 0, update.stderr)
         for path in ["/s/\(second)", "/s/\(second)/video"] {
             XCTAssertEqual(try web.request(path, auth: false).status, 404, "expired: \(path)")
         }
-        XCTAssertEqual((try web.request("/api/shares").json?["items"] as? [Any])?.count, 0, "an expired link is not listed")
+        XCTAssertEqual(
+            (try web.request("/api/shares").json?["items"] as? [Any])?.count, 0, "an expired link is not listed")
     }
 
     /// With no account and no token_file any listen address may be used, but only this machine is served (no
@@ -214,21 +240,31 @@ final class WebHTTPTests: XCTestCase {
         defer { daemon.stop() }
         let port = try XCTUnwrap(URL(string: try daemon.webURL())?.port)
         let certificate = daemon.dataDir + "/tls/device.crt"
-        XCTAssertEqual(try Curl.request("https://127.0.0.1:\(port)/api/status", caFile: certificate).status, 200, "this machine, no login")
+        XCTAssertEqual(
+            try Curl.request("https://127.0.0.1:\(port)/api/status", caFile: certificate).status, 200,
+            "this machine, no login")
         let fromAnotherHost = { (headers: [String]) throws -> String in
-            try ProcessOutcome.run("/usr/sbin/ip", ["netns", "exec", net.namespace, Curl.path, "-sk", "-o", "/dev/null", "-w", "%{http_code}"]
-                                   + headers.flatMap { ["-H", $0] } + ["https://\(net.deviceAddress):\(port)/api/status"], timeout: 30).stdout
+            try ProcessOutcome.run(
+                "/usr/sbin/ip",
+                ["netns", "exec", net.namespace, Curl.path, "-sk", "-o", "/dev/null", "-w", "%{http_code}"]
+                    + headers.flatMap { ["-H", $0] } + ["https://\(net.deviceAddress):\(port)/api/status"], timeout: 30
+            ).stdout
         }
         XCTAssertEqual(try fromAnotherHost([]), "403")
-        XCTAssertEqual(try fromAnotherHost(["Host: localhost"]), "403", "naming localhost does not make another host this machine")
-        XCTAssertEqual(try daemon.ctl(["user", "add", "anna", "--role", "admin"], input: "anna-password-1\n").status, 0)
-        XCTAssertEqual(try Curl.request("https://127.0.0.1:\(port)/api/status", caFile: certificate).status, 401, "a login from now on")
+        XCTAssertEqual(
+            try fromAnotherHost(["Host: localhost"]), "403", "naming localhost does not make another host this machine")
+        XCTAssertEqual(
+            try daemon.ctl(["user", "add", "anna", "--role", "admin"], input: "anna-password-1\n").status, 0)
+        XCTAssertEqual(
+            try Curl.request("https://127.0.0.1:\(port)/api/status", caFile: certificate).status, 401,
+            "a login from now on")
         let basic = "Authorization: Basic " + Data("anna:anna-password-1".utf8).base64EncodedString()
         XCTAssertEqual(try fromAnotherHost([basic]), "200")
     }
 
     func testABadTokenFileStopsTheStartWithOneLine() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("appliance-web-start-\(UUID().uuidString.prefix(8))")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "appliance-web-start-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let config = directory.appendingPathComponent("appliance.toml").path
@@ -241,21 +277,30 @@ final class WebHTTPTests: XCTestCase {
         try "long enough but readable\n".write(toFile: readable, atomically: true, encoding: .utf8)
         try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: readable)
         for tokenFile in [short, directory.path + "/missing-token", readable] {
-            try DaemonProcess.config(dataDir: directory.path + "/data", extra: "[web]\nlisten = \"127.0.0.1:0\"\ntoken_file = \"\(tokenFile)\"")
-                .write(toFile: config, atomically: true, encoding: .utf8)
-            let refused = try ProcessOutcome.run(DaemonProcess.binary, ["run", "--config", config, "--socket", directory.path + "/ctl.sock"], timeout: 30)
+            try DaemonProcess.config(
+                dataDir: directory.path + "/data",
+                extra: "[web]\nlisten = \"127.0.0.1:0\"\ntoken_file = \"\(tokenFile)\""
+            )
+            .write(toFile: config, atomically: true, encoding: .utf8)
+            let refused = try ProcessOutcome.run(
+                DaemonProcess.binary, ["run", "--config", config, "--socket", directory.path + "/ctl.sock"], timeout: 30
+            )
             XCTAssertNotEqual(refused.status, 0, refused.stderr)
             let last = String(refused.stderr.split(separator: "\n").last ?? "")
             XCTAssertTrue(last.hasPrefix("appliance: "), refused.stderr)
             XCTAssertTrue(last.contains("token_file") && last.contains(tokenFile), last)
-            XCTAssertFalse(refused.stderr.contains("short\n") || refused.stderr.contains(": short"), "the password is never printed")
+            XCTAssertFalse(
+                refused.stderr.contains("short\n") || refused.stderr.contains(": short"),
+                "the password is never printed")
         }
     }
 
     /// With a password, any address may be listened on; the token is still needed. There the default (`tls = "auto"`)
     /// is HTTPS, with the device's own certificate for every address it has.
     func testNonLoopbackListenWithTokenFileServes() throws {
-        let tokenFile = FileManager.default.temporaryDirectory.appendingPathComponent("appliance-web-token-\(UUID().uuidString.prefix(8))").path
+        let tokenFile = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "appliance-web-token-\(UUID().uuidString.prefix(8))"
+        ).path
         try (WebDaemon.password + "\n").write(toFile: tokenFile, atomically: true, encoding: .utf8)
         try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: tokenFile)
         defer { try? FileManager.default.removeItem(atPath: tokenFile) }
@@ -265,12 +310,19 @@ final class WebHTTPTests: XCTestCase {
         let url = try daemon.webURL()
         XCTAssertTrue(url.hasPrefix("https://0.0.0.0:"), url)
         let port = try XCTUnwrap(URL(string: url)?.port)
-        let local = "https://127.0.0.1:\(port)", certificate = daemon.dataDir + "/tls/device.crt"
-        XCTAssertEqual(try Curl.request(local + "/api/status", bearer: WebDaemon.password, caFile: certificate).status, 200)
-        XCTAssertEqual(try Curl.request("https://localhost:\(port)/api/status", bearer: WebDaemon.password, caFile: certificate).status, 200)
+        let local = "https://127.0.0.1:\(port)"
+        let certificate = daemon.dataDir + "/tls/device.crt"
+        XCTAssertEqual(
+            try Curl.request(local + "/api/status", bearer: WebDaemon.password, caFile: certificate).status, 200)
+        XCTAssertEqual(
+            try Curl.request("https://localhost:\(port)/api/status", bearer: WebDaemon.password, caFile: certificate)
+                .status, 200)
         XCTAssertEqual(try Curl.request(local + "/api/status", caFile: certificate).status, 401)
-        XCTAssertEqual(try Curl.request(local + "/api/status", headers: ["Host: evil.example"], bearer: WebDaemon.password,
-                                        caFile: certificate).status, 200, "with a password the Host name does not matter")
+        XCTAssertEqual(
+            try Curl.request(
+                local + "/api/status", headers: ["Host: evil.example"], bearer: WebDaemon.password,
+                caFile: certificate
+            ).status, 200, "with a password the Host name does not matter")
         XCTAssertEqual(try Curl.request("http://127.0.0.1:\(port)/api/status", bearer: WebDaemon.password).status, 301)
     }
 
@@ -304,7 +356,9 @@ final class WebHTTPTests: XCTestCase {
 
         let metrics = try web.request("/metrics")
         XCTAssertEqual(metrics.status, 200)
-        XCTAssertTrue(metrics.header("Content-Type")?.hasPrefix("text/plain; version=0.0.4") == true, metrics.header("Content-Type") ?? "")
+        XCTAssertTrue(
+            metrics.header("Content-Type")?.hasPrefix("text/plain; version=0.0.4") == true,
+            metrics.header("Content-Type") ?? "")
         XCTAssertTrue(metrics.text.contains("# TYPE "), metrics.text)
         let samples = metrics.text.split(separator: "\n").filter { !$0.hasPrefix("#") && !$0.isEmpty }
         XCTAssertFalse(samples.isEmpty)
@@ -326,26 +380,34 @@ final class WebHTTPTests: XCTestCase {
             XCTAssertEqual(try Curl.request(url + "/api/status", headers: ["Host: \(host)"]).status, 200, host)
         }
         // Still a session: a command needs the CSRF token the pages carry.
-        XCTAssertEqual(try Curl.request(url + "/api/commands/record.start", method: "POST", body: Data("{}".utf8)).status, 403)
+        XCTAssertEqual(
+            try Curl.request(url + "/api/commands/record.start", method: "POST", body: Data("{}".utf8)).status, 403)
         let csrf = try XCTUnwrap(try Curl.request(url + "/api/session").json?["csrf"] as? String)
         // A rebinding page can read what its own origin serves: the session's CSRF token first, then a command.
-        for host in ["evil.example:\(port)", "evil.example", "127.0.0.1.evil.example:\(port)", "127.0.0.1.nip.io",
-                     "localhost.evil.example:\(port)"] {
+        for host in [
+            "evil.example:\(port)", "evil.example", "127.0.0.1.evil.example:\(port)", "127.0.0.1.nip.io",
+            "localhost.evil.example:\(port)",
+        ] {
             for path in ["/api/status", "/api/session", "/"] {
                 let r = try Curl.request(url + path, headers: ["Host: \(host)"])
                 XCTAssertEqual(r.status, 403, "\(host) \(path)")
                 XCTAssertNil(r.json?["csrf"], "\(host) read the CSRF token")
             }
-            let start = try Curl.request(url + "/api/commands/record.start", method: "POST", headers: ["Host: \(host)", "X-CSRF-Token: \(csrf)"],
-                                         body: Data("{}".utf8))
+            let start = try Curl.request(
+                url + "/api/commands/record.start", method: "POST",
+                headers: ["Host: \(host)", "X-CSRF-Token: \(csrf)"],
+                body: Data("{}".utf8))
             XCTAssertEqual(start.status, 403, "\(host) POST record.start")
             if try daemon.status().state == .recording {
                 XCTFail("\(host) started a recording")
                 _ = try daemon.recordStop()
             }
         }
-        XCTAssertEqual(try Curl.request(url + "/api/commands/record.start", method: "POST", headers: ["X-CSRF-Token: \(csrf)"],
-                                        body: Data("{}".utf8)).status, 200)
+        XCTAssertEqual(
+            try Curl.request(
+                url + "/api/commands/record.start", method: "POST", headers: ["X-CSRF-Token: \(csrf)"],
+                body: Data("{}".utf8)
+            ).status, 200)
         XCTAssertEqual(try daemon.status().state, .recording)
         _ = try daemon.recordStop()
     }
@@ -356,10 +418,16 @@ final class WebHTTPTests: XCTestCase {
         let output = web.daemon.directory.appendingPathComponent("events.txt").path
         let curl = Process()
         curl.executableURL = URL(fileURLWithPath: Curl.path)
-        curl.arguments = ["-s", "-N", "--max-time", "60", "-H", "Authorization: Bearer \(WebDaemon.password)", "-D", output + ".headers",
-                          "-o", output, web.url + "/api/events"]
+        curl.arguments = [
+            "-s", "-N", "--max-time", "60", "-H", "Authorization: Bearer \(WebDaemon.password)", "-D",
+            output + ".headers",
+            "-o", output, web.url + "/api/events",
+        ]
         try curl.run()
-        defer { if curl.isRunning { kill(curl.processIdentifier, SIGTERM) }; curl.waitUntilExit() }
+        defer {
+            if curl.isRunning { kill(curl.processIdentifier, SIGTERM) }
+            curl.waitUntilExit()
+        }
         func received() -> String { (try? String(contentsOfFile: output, encoding: .utf8)) ?? "" }
         XCTAssertTrue(web.daemon.waitFor(10) { received().contains(": connected") }, received())
         let headers = (try? String(contentsOfFile: output + ".headers", encoding: .utf8)) ?? ""
@@ -369,9 +437,12 @@ final class WebHTTPTests: XCTestCase {
         XCTAssertTrue(web.daemon.waitFor(10) { received().contains("event: recording_started\ndata: {") }, received())
         _ = try web.daemon.recordStop()
         XCTAssertTrue(web.daemon.waitFor(10) { received().contains("event: recording_stopped\ndata: {") }, received())
-        let started = received().components(separatedBy: "\n").first { $0.hasPrefix("data: ") && $0.contains("recording_started") }
+        let started = received().components(separatedBy: "\n").first {
+            $0.hasPrefix("data: ") && $0.contains("recording_started")
+        }
         let data = try XCTUnwrap(started.map { Data($0.dropFirst("data: ".count).utf8) })
-        let event = try XCTUnwrap(try JSONSerialization.jsonObject(with: data) as? [String: Any], String(decoding: data, as: UTF8.self))
+        let event = try XCTUnwrap(
+            try JSONSerialization.jsonObject(with: data) as? [String: Any], String(decoding: data, as: UTF8.self))
         XCTAssertEqual(event["event"] as? String, "recording_started")
         XCTAssertTrue(curl.isRunning, "the stream stays open")
     }

@@ -1,8 +1,9 @@
-@testable import Engine
-import Foundation
-import XCTest
 import ApplianceBase
+import Foundation
 import Mp4
+import XCTest
+
+@testable import Engine
 
 /// One recording to cut: the recording bin's fragmented file, the fragments in it (where each ends and how many
 /// samples of which track it holds, read from its `moof`), and mp4mux's own index of the same recording.
@@ -37,7 +38,8 @@ struct CutFixture {
         handlers = try Self.tracks(in: Data(partial[moov.offset..<moov.end])).mapValues(\.handler)
         var fragments: [Fragment] = []
         for (moof, mdat) in zip(boxes, boxes.dropFirst()) where moof.type == "moof" && mdat.type == "mdat" {
-            let stated = try Mp4Fragments.trackFragments(moof: Data(partial[moof.offset..<moof.end]), moofOffset: Int64(moof.offset), defaults: [:])
+            let stated = try Mp4Fragments.trackFragments(
+                moof: Data(partial[moof.offset..<moof.end]), moofOffset: Int64(moof.offset), defaults: [:])
             var samples: [UInt32: Int] = [:]
             for traf in stated { samples[traf.trackID, default: 0] += traf.runs.reduce(0) { $0 + $1.entries.count } }
             fragments.append(Fragment(end: mdat.end, samples: samples))
@@ -51,7 +53,8 @@ struct CutFixture {
     func cutPoints() -> [Int] {
         var points = Set<Int>()
         for box in boxes {
-            for point in [box.offset, box.offset + 1, box.offset + 8, box.offset + box.size / 2, box.end - 1] where point > 0 && point < size {
+            for point in [box.offset, box.offset + 1, box.offset + 8, box.offset + box.size / 2, box.end - 1]
+            where point > 0 && point < size {
                 points.insert(point)
             }
         }
@@ -73,10 +76,12 @@ struct CutFixture {
         let hasVideo = handlers.contains { $0.value == "vide" && expected[$0.key, default: 0] > 0 }
         guard let last = whole.last, hasVideo else {
             XCTAssertEqual(outcome, .empty, label)
-            XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: path)), partial.prefix(cut), "\(label): left as it was")
+            XCTAssertEqual(
+                try Data(contentsOf: URL(fileURLWithPath: path)), partial.prefix(cut), "\(label): left as it was")
             return false
         }
-        XCTAssertEqual(outcome, .indexed(samples: expected.values.reduce(0, +), droppedBytes: Int64(cut - last.end)), label)
+        XCTAssertEqual(
+            outcome, .indexed(samples: expected.values.reduce(0, +), droppedBytes: Int64(cut - last.end)), label)
         let finished = try Data(contentsOf: URL(fileURLWithPath: path))
         let (index, timescale) = try Self.index(of: finished)
         XCTAssertEqual(timescale, referenceTimescale, label)
@@ -88,19 +93,24 @@ struct CutFixture {
                 // A keyframe sooner than sync_interval_s after the last one is written as an ordinary frame
                 // (KeyframePacer): the file's keyframes are some of mp4mux's, the first always.
                 let sync = mine.isSync == reference.isSync || (i > 0 && !mine.isSync && reference.isSync)
-                let same = mine.size == reference.size && mine.duration == reference.duration && sync
+                let same =
+                    mine.size == reference.size && mine.duration == reference.duration && sync
                     && mine.compositionOffset == reference.compositionOffset
                     && finished[Int(mine.offset)..<Int(mine.offset) + Int(mine.size)]
-                    == referenceData[Int(reference.offset)..<Int(reference.offset) + Int(reference.size)]
+                        == referenceData[Int(reference.offset)..<Int(reference.offset) + Int(reference.size)]
                 if !same {
                     XCTFail("\(label): \(handler) sample \(i): \(mine) against mp4mux's \(reference)")
                     return false
                 }
             }
         }
-        if expected.count > 1, let audio = index["soun"], let video = index["vide"], let refAudio = reference["soun"], let refVideo = reference["vide"] {
-            let ours = Int64(audio.emptyEdit) - Int64(video.emptyEdit), theirs = Int64(refAudio.emptyEdit) - Int64(refVideo.emptyEdit)
-            XCTAssertLessThanOrEqual(abs(ours - theirs), 1, "\(label): audio starts \(ours) after the video, mp4mux says \(theirs)")
+        if expected.count > 1, let audio = index["soun"], let video = index["vide"], let refAudio = reference["soun"],
+            let refVideo = reference["vide"]
+        {
+            let ours = Int64(audio.emptyEdit) - Int64(video.emptyEdit)
+            let theirs = Int64(refAudio.emptyEdit) - Int64(refVideo.emptyEdit)
+            XCTAssertLessThanOrEqual(
+                abs(ours - theirs), 1, "\(label): audio starts \(ours) after the video, mp4mux says \(theirs)")
         }
         XCTAssertEqual(try Mp4Finishing.finish(path: path), .finished, label)
         guard decode else { return false }
@@ -117,7 +127,9 @@ struct CutFixture {
             let tkhd = try XCTUnwrap(try Mp4Box.child("tkhd", of: trak, in: moov))
             let mdia = try XCTUnwrap(try Mp4Box.child("mdia", of: trak, in: moov))
             let hdlr = try XCTUnwrap(try Mp4Box.child("hdlr", of: mdia, in: moov))
-            result[moov.uint32(at: tkhd.payload.lowerBound + (tkhd.version(in: moov) == 1 ? 20 : 12))] = (moov.fourCC(at: hdlr.payload.lowerBound + 8), trak)
+            result[moov.uint32(at: tkhd.payload.lowerBound + (tkhd.version(in: moov) == 1 ? 20 : 12))] = (
+                moov.fourCC(at: hdlr.payload.lowerBound + 8), trak
+            )
         }
         return result
     }
@@ -135,7 +147,9 @@ struct CutFixture {
             let minf = try XCTUnwrap(try Mp4Box.child("minf", of: mdia, in: moov))
             let stbl = try XCTUnwrap(try Mp4Box.child("stbl", of: minf, in: moov))
             var empty: UInt64 = 0
-            if let edts = try Mp4Box.child("edts", of: trak, in: moov), let elst = try Mp4Box.child("elst", of: edts, in: moov) {
+            if let edts = try Mp4Box.child("edts", of: trak, in: moov),
+                let elst = try Mp4Box.child("elst", of: edts, in: moov)
+            {
                 let wide = elst.version(in: moov) == 1
                 let count = Int(moov.uint32(at: elst.payload.lowerBound + 4))
                 for e in 0..<count {
@@ -144,7 +158,8 @@ struct CutFixture {
                     if mediaTime == -1 { empty += wide ? moov.uint64(at: at) : UInt64(moov.uint32(at: at)) }
                 }
             }
-            result[handler] = TrackIndex(trackID: id, samples: try Mp4SampleTable.samples(stbl: stbl, in: moov), emptyEdit: empty)
+            result[handler] = TrackIndex(
+                trackID: id, samples: try Mp4SampleTable.samples(stbl: stbl, in: moov), emptyEdit: empty)
         }
         return (result, timescale)
     }

@@ -1,9 +1,10 @@
-import Supervision
+import ApplianceBase
 import ApplianceProtocol
 import Foundation
 import Logging
+import Supervision
 import XCTest
-import ApplianceBase
+
 @testable import Engine
 
 /// Calls that may never return (`DeviceCall`) and the backoff of cameras that keep failing.
@@ -14,7 +15,9 @@ final class DeviceCallTests: XCTestCase {
         let value = try await DeviceCall.run("quick", deadline: .seconds(5)) { 42 }
         XCTAssertEqual(value, 42)
         do {
-            _ = try await DeviceCall.run("failing", deadline: .seconds(5)) { () throws -> Int in throw ApplianceError(.unavailable, "no") }
+            _ = try await DeviceCall.run("failing", deadline: .seconds(5)) { () throws -> Int in
+                throw ApplianceError(.unavailable, "no")
+            }
             XCTFail("threw")
         } catch let error as ApplianceError {
             XCTAssertEqual(error.message, "no")
@@ -26,16 +29,22 @@ final class DeviceCallTests: XCTestCase {
         let cleaned = OneShot<Int>()
         let started = ContinuousClock.now
         do {
-            _ = try await DeviceCall.run("camera 'x' start", deadline: .milliseconds(300), afterAbandoned: { cleaned.fire((try? $0.get()) ?? -1) }) {
-                release.wait()
-                return 7
-            }
+            _ = try await DeviceCall.run(
+                "camera 'x' start", deadline: .milliseconds(300),
+                afterAbandoned: { cleaned.fire((try? $0.get()) ?? -1) },
+                {
+                    release.wait()
+                    return 7
+                }
+            )
             XCTFail("abandoned")
         } catch let abandoned as DeviceCall.Abandoned {
-            XCTAssertEqual(abandoned.description, "camera 'x' start did not return within 0.3 s (abandoned on its thread)")
+            XCTAssertEqual(
+                abandoned.description, "camera 'x' start did not return within 0.3 s (abandoned on its thread)")
         }
         XCTAssertLessThan(ContinuousClock.now - started, .seconds(3))
-        XCTAssertTrue(DeviceCall.stuckNow.contains { $0.hasPrefix("camera 'x' start (stuck for ") }, "\(DeviceCall.stuckNow)")
+        XCTAssertTrue(
+            DeviceCall.stuckNow.contains { $0.hasPrefix("camera 'x' start (stuck for ") }, "\(DeviceCall.stuckNow)")
         release.signal()
         let result = await cleaned.wait(timeout: .seconds(5))
         XCTAssertEqual(result, 7, "what it did is undone when it returns")
@@ -81,7 +90,8 @@ final class DeviceCallTests: XCTestCase {
 final class ShutdownDeadlineTests: XCTestCase {
     func testAStopThatRunsOverTheLimitNamesWhatIsStillRunningAndExits() async throws {
         let exited = OneShot<Int32>()
-        let deadline = ShutdownDeadline(limit: .milliseconds(300), logger: DeviceCallTests.logger, exit: { exited.fire($0) })
+        let deadline = ShutdownDeadline(
+            limit: .milliseconds(300), logger: DeviceCallTests.logger, exit: { exited.fire($0) })
         let (release, entered) = (OneShot<Bool>(), OneShot<Bool>())
         let hanging = Task {
             await deadline.during("CameraSwitcher") {
@@ -94,15 +104,18 @@ final class ShutdownDeadlineTests: XCTestCase {
         deadline.arm()
         let status = await exited.wait(timeout: .seconds(5))
         XCTAssertEqual(status, 1)
-        XCTAssertTrue(deadline.abandonment.hasPrefix("the stop took longer than 0.3 s; exiting without waiting further (still running: CameraSwitcher"),
-                      deadline.abandonment)
+        XCTAssertTrue(
+            deadline.abandonment.hasPrefix(
+                "the stop took longer than 0.3 s; exiting without waiting further (still running: CameraSwitcher"),
+            deadline.abandonment)
         release.fire(true)
         await hanging.value
     }
 
     func testAStopThatFinishesInTimeExitsNothing() async throws {
         let exited = OneShot<Int32>()
-        let deadline = ShutdownDeadline(limit: .milliseconds(200), logger: DeviceCallTests.logger, exit: { exited.fire($0) })
+        let deadline = ShutdownDeadline(
+            limit: .milliseconds(200), logger: DeviceCallTests.logger, exit: { exited.fire($0) })
         deadline.arm()
         deadline.finished()
         let status = await exited.wait(timeout: .milliseconds(600))

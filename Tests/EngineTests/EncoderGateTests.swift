@@ -1,5 +1,6 @@
-import XCTest
 import ApplianceBase
+import XCTest
+
 @testable import Engine
 
 /// The encoder gate's rules: closed while nothing records or streams; a recording admits frames from its planned

@@ -1,4 +1,5 @@
 import XCTest
+
 @testable import Engine
 
 /// `[recording] trigger`: events start a recording and its end follows the last event by the post-roll (or the

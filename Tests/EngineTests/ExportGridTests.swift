@@ -1,4 +1,5 @@
 import XCTest
+
 @testable import Engine
 
 /// The export's re-timing: after a part placed 16 ms early (what splitmuxsrc did after a segment whose audio ended

@@ -1,12 +1,14 @@
+import ApplianceBase
 import Foundation
 import XCTest
-import ApplianceBase
+
 @testable import Engine
 
 final class FragmentAndStorageTests: XCTestCase {
     func testPlaceholdersAreFilledAndUnknownOnesNamed() throws {
         XCTAssertEqual(try FragmentLibrary.substitute("a ${x} b ${y}", ["x": "1", "y": "2"], label: "f"), "a 1 b 2")
-        XCTAssertThrowsError(try FragmentLibrary.substitute("a ${nope}", ["x": "1"], label: "encoders/e.gst")) { error in
+        XCTAssertThrowsError(try FragmentLibrary.substitute("a ${nope}", ["x": "1"], label: "encoders/e.gst")) {
+            error in
             XCTAssertTrue("\(error)".contains("encoders/e.gst"), "\(error)")
             XCTAssertTrue("\(error)".contains("${nope}"), "\(error)")
         }
@@ -15,11 +17,15 @@ final class FragmentAndStorageTests: XCTestCase {
 
     func testDescriptionsEndingInCapsParse() throws {
         // gst_parse makes a capsfilter only between two elements; the usual way to pin a camera's mode ends in caps.
-        for text in ["videotestsrc ! video/x-raw,width=320,height=240", "videotestsrc ! video/x-raw, format=(string)I420 ",
-                     "videotestsrc ! videoconvert ! video/x-raw,format=I420 ! videoscale ! video/x-raw,width=160"] {
+        for text in [
+            "videotestsrc ! video/x-raw,width=320,height=240", "videotestsrc ! video/x-raw, format=(string)I420 ",
+            "videotestsrc ! videoconvert ! video/x-raw,format=I420 ! videoscale ! video/x-raw,width=160",
+        ] {
             XCTAssertNoThrow(try FragmentLibrary.parse(text, label: "camera 'x' pipeline", binName: "source"), text)
         }
-        XCTAssertThrowsError(try FragmentLibrary.parse("videotestsrc ! nosuchelement", label: "camera 'x' pipeline", binName: "s")) { error in
+        XCTAssertThrowsError(
+            try FragmentLibrary.parse("videotestsrc ! nosuchelement", label: "camera 'x' pipeline", binName: "s")
+        ) { error in
             XCTAssertTrue("\(error)".contains("nosuchelement"), "the real error is kept: \(error)")
         }
         XCTAssertThrowsError(try FragmentLibrary.parse("videotestsrc !", label: "camera 'x' pipeline", binName: "s"))
@@ -27,7 +33,8 @@ final class FragmentAndStorageTests: XCTestCase {
 
     func testTheRepositoryFragmentsAreFoundAndFilled() throws {
         let library = try FragmentLibrary.locate(configured: "")
-        let (text, label) = try library.load("encoders", "x264", ["speed_preset": "veryfast", "bitrate_kbps": "4000", "keyframe_frames": "30"])
+        let (text, label) = try library.load(
+            "encoders", "x264", ["speed_preset": "veryfast", "bitrate_kbps": "4000", "keyframe_frames": "30"])
         XCTAssertEqual(label, "encoders/x264.gst")
         XCTAssertTrue(text.contains("key-int-max=30"), text)
         XCTAssertThrowsError(try library.load("encoders", "nope", [:])) { error in

@@ -1,10 +1,11 @@
+import ApplianceBase
 import Foundation
 import GStreamerKit
-import TestSupport
-import XCTest
-import ApplianceBase
 import Mp4
 import Settings
+import TestSupport
+import XCTest
+
 @testable import Engine
 
 /// What a crash or a power cut can leave, systematically instead of by luck: real recordings made by the
@@ -44,7 +45,8 @@ final class FragmentCutTests: XCTestCase {
     private var folder: URL!
 
     override func setUpWithError() throws {
-        folder = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("cuts-\(UUID().uuidString.prefix(8))")
+        folder = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent(
+            "cuts-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     }
 
@@ -53,9 +55,12 @@ final class FragmentCutTests: XCTestCase {
     func testEveryCutOfEveryRecordingFinishesToMp4muxsOwnIndex() throws {
         let sweepAll = ProcessInfo.processInfo.environment["APPLIANCE_CUT_SWEEP"] == "all"
         let seed = SeededRandom.seed(from: "APPLIANCE_CUT_SEED")
-        print("FragmentCutTests: seed \(seed) (APPLIANCE_CUT_SEED=\(seed) replays it), \(sweepAll ? "every cut" : "sampled cuts")")
+        print(
+            "FragmentCutTests: seed \(seed) (APPLIANCE_CUT_SEED=\(seed) replays it), \(sweepAll ? "every cut" : "sampled cuts")"
+        )
         var random = SeededRandom(seed: seed)
-        var total = 0, decoded = 0
+        var total = 0
+        var decoded = 0
         for recording in Self.recordings {
             let (partial, reference) = try record(recording)
             let fixture = try CutFixture(partial: partial, reference: reference)
@@ -64,7 +69,11 @@ final class FragmentCutTests: XCTestCase {
             if !sweepAll { cuts = Array(cuts.shuffled(using: &random).prefix(40)) + [fixture.size] }
             let decodeChecks = Set(cuts.shuffled(using: &random).prefix(sweepAll ? cuts.count : 3) + [fixture.size])
             for cut in cuts {
-                if try fixture.check(cut: cut, in: folder, decode: decodeChecks.contains(cut), label: "\(recording) cut at \(cut)") { decoded += 1 }
+                if try fixture.check(
+                    cut: cut, in: folder, decode: decodeChecks.contains(cut), label: "\(recording) cut at \(cut)")
+                {
+                    decoded += 1
+                }
                 total += 1
             }
         }
@@ -77,7 +86,9 @@ final class FragmentCutTests: XCTestCase {
         let (partial, _) = try record(Self.recordings[0])
         let once = folder.appendingPathComponent("once.mp4").path
         try FileManager.default.copyItem(atPath: partial, toPath: once)
-        guard case .indexed(_, 0, nil) = try Mp4Finishing.finish(path: once) else { return XCTFail("not indexed whole") }
+        guard case .indexed(_, 0, nil) = try Mp4Finishing.finish(path: once) else {
+            return XCTFail("not indexed whole")
+        }
         let finished = try Data(contentsOf: URL(fileURLWithPath: once))
         let index = try XCTUnwrap(try Mp4File(path: once).topLevel().boxes.last)
         XCTAssertEqual(index.type, "moov")
@@ -98,15 +109,20 @@ final class FragmentCutTests: XCTestCase {
         var bytes = fixture.partial
         let moofs = fixture.boxes.filter { $0.type == "moof" }
         let broken = moofs[moofs.count / 2]
-        let stated = try Mp4Fragments.trackFragments(moof: Data(bytes[broken.offset..<broken.end]), moofOffset: Int64(broken.offset), defaults: [:])
+        let stated = try Mp4Fragments.trackFragments(
+            moof: Data(bytes[broken.offset..<broken.end]), moofOffset: Int64(broken.offset), defaults: [:])
         // The trun's first sample size (flags 0x701: data offset, then per sample duration, size, flags).
-        let trun = try XCTUnwrap(Data(bytes[broken.offset..<broken.end]).range(of: Data("trun".utf8))).lowerBound + broken.offset - bytes.startIndex
+        let trun =
+            try XCTUnwrap(Data(bytes[broken.offset..<broken.end]).range(of: Data("trun".utf8))).lowerBound
+            + broken.offset - bytes.startIndex
         let firstSize = trun + 4 + 4 + 4 + 4 + 4
         XCTAssertEqual(Data(bytes[firstSize..<firstSize + 4]).uint32(at: 0), stated[0].runs[0].entries[0].size)
         bytes.replaceSubrange(firstSize..<firstSize + 4, with: [0x7F, 0, 0, 0])
         let path = folder.appendingPathComponent("broken.mp4").path
         try bytes.write(to: URL(fileURLWithPath: path))
-        guard case .indexed(let samples, let dropped, let refused?) = try Mp4Finishing.finish(path: path) else { return XCTFail("not refused") }
+        guard case .indexed(let samples, let dropped, let refused?) = try Mp4Finishing.finish(path: path) else {
+            return XCTFail("not refused")
+        }
         XCTAssertTrue(refused.contains("the fragment at byte \(broken.offset)"), refused)
         let before = fixture.fragments.filter { $0.end <= broken.offset }
         XCTAssertEqual(samples, before.reduce(0) { $0 + $1.samples.values.reduce(0, +) })
@@ -122,7 +138,8 @@ final class FragmentCutTests: XCTestCase {
         let partial = folder.appendingPathComponent("\(recording.name).mp4").path
         let reference = folder.appendingPathComponent("\(recording.name)-reference.mp4").path
         let frames = 90
-        let encoder = "x264enc tune=zerolatency speed-preset=ultrafast bitrate=1500 key-int-max=30"
+        let encoder =
+            "x264enc tune=zerolatency speed-preset=ultrafast bitrate=1500 key-int-max=30"
             + (recording.sceneCuts ? "" : " option-string=scenecut=0")
         var description = """
             videotestsrc num-buffers=\(frames) pattern=\(recording.pattern) ! video/x-raw,width=320,height=180,framerate=30/1 ! \
@@ -141,10 +158,13 @@ final class FragmentCutTests: XCTestCase {
         var config = ApplianceConfig()
         config.recording.syncIntervalS = recording.fragmentS
         let starts = Locked(FragmentStreamWatch.Starts())
-        let bin = try RecordingBin(name: "rec", path: partial, hasAudio: recording.audio, config: config) { starts.withLock { $0 } }
+        let bin = try RecordingBin(name: "rec", path: partial, hasAudio: recording.audio, config: config) {
+            starts.withLock { $0 }
+        }
         try pipeline.add(bin.bin)
         func connect(_ queue: String, to pad: Pad, audio: Bool) throws {
-            let source = try sources.addGhostPad(named: queue, target: try XCTUnwrap(sources.element(named: queue)?.staticPad("src")))
+            let source = try sources.addGhostPad(
+                named: queue, target: try XCTUnwrap(sources.element(named: queue)?.staticPad("src")))
             try source.link(pad)
             pad.addProbe(.buffer) { info in
                 guard let buffer = info.buffer else { return .ok }
@@ -161,4 +181,3 @@ final class FragmentCutTests: XCTestCase {
         return (partial, reference)
     }
 }
-

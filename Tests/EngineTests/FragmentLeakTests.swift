@@ -1,10 +1,11 @@
+import ApplianceBase
 import Foundation
 import GStreamerKit
-import SystemCalls
-import XCTest
-import ApplianceBase
 import Mp4
 import Settings
+import SystemCalls
+import XCTest
+
 @testable import Engine
 
 /// A leak per fragment shows only over thousands of them: a loop of recording files made by the appliance's own
@@ -17,7 +18,8 @@ final class FragmentLeakTests: XCTestCase {
     private var folder: URL!
 
     override func setUpWithError() throws {
-        folder = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("leak-\(UUID().uuidString.prefix(8))")
+        folder = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent(
+            "leak-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     }
 
@@ -28,7 +30,9 @@ final class FragmentLeakTests: XCTestCase {
         let file = folder.appendingPathComponent("segment.mp4").path
         func segment() throws {
             try recordThroughTheBin(path: file, frames: 300, counters: counters)
-            guard case .indexed = try Mp4Finishing.finish(path: file) else { return XCTFail("a segment was not indexed") }
+            guard case .indexed = try Mp4Finishing.finish(path: file) else {
+                return XCTFail("a segment was not indexed")
+            }
             try FileManager.default.removeItem(atPath: file)
         }
         // Warm-up: GStreamer's and the encoders' one-time set-up, and the threads' malloc caches (glibc counts a
@@ -40,8 +44,12 @@ final class FragmentLeakTests: XCTestCase {
         let after = LinuxQueries.heapInUse
         let fragments = counters.fragments - fragmentsThen
         let growth = Int64(after) - Int64(before)
-        print("FragmentLeakTests: heap \(before) → \(after) bytes over \(fragments) fragments: \(growth / Int64(fragments)) bytes each")
-        XCTAssertLessThan(growth, 1 << 20, "\(growth) bytes stayed behind over \(fragments) fragments (4 KiB a fragment would be 8 MB)")
+        print(
+            "FragmentLeakTests: heap \(before) → \(after) bytes over \(fragments) fragments: \(growth / Int64(fragments)) bytes each"
+        )
+        XCTAssertLessThan(
+            growth, 1 << 20,
+            "\(growth) bytes stayed behind over \(fragments) fragments (4 KiB a fragment would be 8 MB)")
     }
 
     /// The gauge sees the leak it is there for: plain mp4mux in `first-moov-then-finalise` mode keeps 4 KiB per
@@ -51,10 +59,12 @@ final class FragmentLeakTests: XCTestCase {
         let file = folder.appendingPathComponent("first-moov.mp4").path
         func run() throws {
             let pipeline = Pipeline(name: "first-moov")
-            try pipeline.add(try Bin.parse(Self.sources(frames: 300) + """
-                 vq. ! mux. aq. ! mux. mp4mux name=mux fragment-duration=100 fragment-mode=first-moov-then-finalise ! \
-                filesink location=\(Bin.quoted(file))
-                """, name: "all", label: "first-moov", ghostUnlinkedPads: false))
+            try pipeline.add(
+                try Bin.parse(
+                    Self.sources(frames: 300) + """
+                         vq. ! mux. aq. ! mux. mp4mux name=mux fragment-duration=100 fragment-mode=first-moov-then-finalise ! \
+                        filesink location=\(Bin.quoted(file))
+                        """, name: "all", label: "first-moov", ghostUnlinkedPads: false))
             try pipeline.runToEnd(timeout: ClockTime(seconds: 60))
         }
         try run()
@@ -62,7 +72,8 @@ final class FragmentLeakTests: XCTestCase {
         for _ in 0..<3 { try run() }
         let growth = Int64(LinuxQueries.heapInUse) - Int64(before)
         print("FragmentLeakTests: first-moov-then-finalise kept \(growth) bytes over 3 files of 100 fragments")
-        XCTAssertGreaterThan(growth, 3 * 100 * 3 * 1024, "mp4mux 1.22's first-moov leak no longer shows: the gauge or GStreamer changed")
+        XCTAssertGreaterThan(
+            growth, 3 * 100 * 3 * 1024, "mp4mux 1.22's first-moov leak no longer shows: the gauge or GStreamer changed")
     }
 
     /// 320x180 test video with a keyframe a second (the appliance's x264 settings) and a tone, queues named vq and
@@ -79,14 +90,19 @@ final class FragmentLeakTests: XCTestCase {
     /// One file through a RecordingBin with 0.1 s fragments.
     private func recordThroughTheBin(path: String, frames: Int, counters: FragmentCounters) throws {
         let pipeline = Pipeline(name: "leak")
-        let sources = try Bin.parse(Self.sources(frames: frames), name: "sources", label: "leak", ghostUnlinkedPads: false)
+        let sources = try Bin.parse(
+            Self.sources(frames: frames), name: "sources", label: "leak", ghostUnlinkedPads: false)
         try pipeline.add(sources)
         var config = ApplianceConfig()
         config.recording.syncIntervalS = 0.1
-        let bin = try RecordingBin(name: "rec", path: path, hasAudio: true, config: config, counters: counters) { .init(video: 0, audio: 0) }
+        let bin = try RecordingBin(name: "rec", path: path, hasAudio: true, config: config, counters: counters) {
+            .init(video: 0, audio: 0)
+        }
         try pipeline.add(bin.bin)
-        try sources.addGhostPad(named: "video", target: try XCTUnwrap(sources.element(named: "vq")?.staticPad("src"))).link(bin.videoPad)
-        try sources.addGhostPad(named: "audio", target: try XCTUnwrap(sources.element(named: "aq")?.staticPad("src"))).link(try XCTUnwrap(bin.audioPad))
+        try sources.addGhostPad(named: "video", target: try XCTUnwrap(sources.element(named: "vq")?.staticPad("src")))
+            .link(bin.videoPad)
+        try sources.addGhostPad(named: "audio", target: try XCTUnwrap(sources.element(named: "aq")?.staticPad("src")))
+            .link(try XCTUnwrap(bin.audioPad))
         try pipeline.runToEnd(timeout: ClockTime(seconds: 60))
     }
 }

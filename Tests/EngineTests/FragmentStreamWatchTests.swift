@@ -1,6 +1,7 @@
 import Foundation
-import XCTest
 import Mp4
+import XCTest
+
 @testable import Engine
 
 /// The watch on the recording's filesink: where fragments end, which of those ends get a sync (at most one per
@@ -19,13 +20,16 @@ final class FragmentStreamWatchTests: XCTestCase {
         mdhd.put(bigEndian: timescale, at: 8)
         var hdlr = Data(count: 20)
         hdlr.replaceSubrange(4..<8, with: Array(handler.utf8))
-        return mp4Box("trak", mp4FullBox("tkhd", tkhd) + mp4Box("mdia", mp4FullBox("mdhd", mdhd) + mp4FullBox("hdlr", hdlr)))
+        return mp4Box(
+            "trak", mp4FullBox("tkhd", tkhd) + mp4Box("mdia", mp4FullBox("mdhd", mdhd) + mp4FullBox("hdlr", hdlr)))
     }
 
     private var header: Data {
         mp4Box("ftyp", Data("isom".utf8) + Data(count: 4))
-            + mp4Box("moov", mp4FullBox("mvhd", Data(count: 96)) + trak(id: 1, handler: "vide", timescale: 30000)
-                + trak(id: 2, handler: "soun", timescale: 48000))
+            + mp4Box(
+                "moov",
+                mp4FullBox("mvhd", Data(count: 96)) + trak(id: 1, handler: "vide", timescale: 30000)
+                    + trak(id: 2, handler: "soun", timescale: 48000))
     }
 
     /// A moof with one traf: one sample of `duration` (track timescale) from `decodeTime`.
@@ -37,17 +41,27 @@ final class FragmentStreamWatchTests: XCTestCase {
         var trun = Data()
         trun.append(bigEndian: UInt32(1))
         trun.append(bigEndian: duration)
-        return mp4Box("moof", mp4FullBox("mfhd", Data(count: 4))
-            + mp4Box("traf", mp4FullBox("tfhd", tfhd) + mp4FullBox("tfdt", version: wide ? 1 : 0, tfdt) + mp4FullBox("trun", flags: 0x100, trun)))
+        return mp4Box(
+            "moof",
+            mp4FullBox("mfhd", Data(count: 4))
+                + mp4Box(
+                    "traf",
+                    mp4FullBox("tfhd", tfhd) + mp4FullBox("tfdt", version: wide ? 1 : 0, tfdt)
+                        + mp4FullBox("trun", flags: 0x100, trun)))
     }
 
     private func fragment(track: UInt32, decodeTime: UInt64, duration: UInt32 = 0, media: Int) -> [Data] {
-        [moof(track: track, decodeTime: decodeTime, duration: duration), mp4Box("mdat", Data(repeating: 7, count: media))]
+        [
+            moof(track: track, decodeTime: decodeTime, duration: duration),
+            mp4Box("mdat", Data(repeating: 7, count: media)),
+        ]
     }
 
     /// Feeds `buffers` one by one; returns each buffer's action and the bytes as written.
-    private func feed(_ watch: inout FragmentStreamWatch, _ buffers: [Data],
-                      starts: FragmentStreamWatch.Starts = .init(video: 0, audio: 0)) -> ([FragmentStreamWatch.Action], Data) {
+    private func feed(
+        _ watch: inout FragmentStreamWatch, _ buffers: [Data],
+        starts: FragmentStreamWatch.Starts = .init(video: 0, audio: 0)
+    ) -> ([FragmentStreamWatch.Action], Data) {
         var actions: [FragmentStreamWatch.Action] = []
         var written = Data()
         for buffer in buffers {
@@ -55,7 +69,11 @@ final class FragmentStreamWatchTests: XCTestCase {
                 Array(buffer[(buffer.startIndex + offset)..<(buffer.startIndex + min(buffer.count, offset + count))])
             }
             var patched = buffer
-            for patch in action.patches { patched.replaceSubrange((patched.startIndex + patch.offset)..<(patched.startIndex + patch.offset + patch.bytes.count), with: patch.bytes) }
+            for patch in action.patches {
+                patched.replaceSubrange(
+                    (patched.startIndex + patch.offset)..<(patched.startIndex + patch.offset + patch.bytes.count),
+                    with: patch.bytes)
+            }
             written.append(patched)
             actions.append(action)
         }
@@ -68,12 +86,14 @@ final class FragmentStreamWatchTests: XCTestCase {
     /// before the next second is not due yet.
     func testTheBufferThatCompletesAFragmentIsSynced() {
         var watch = FragmentStreamWatch(syncInterval: second)
-        let buffers = [header] + fragment(track: 1, decodeTime: 0, duration: 30000, media: 100)
+        let buffers =
+            [header] + fragment(track: 1, decodeTime: 0, duration: 30000, media: 100)
             + fragment(track: 2, decodeTime: 0, duration: 47040, media: 50)
         let (actions, _) = feed(&watch, buffers)
         XCTAssertEqual(actions.map(\.syncAfter), [false, false, true, false, false])
         XCTAssertEqual(watch.fragments, 2)
-        XCTAssertEqual(watch.tracks, [1: .init(kind: .video, timescale: 30000), 2: .init(kind: .audio, timescale: 48000)])
+        XCTAssertEqual(
+            watch.tracks, [1: .init(kind: .video, timescale: 30000), 2: .init(kind: .audio, timescale: 48000)])
     }
 
     /// A keyframe storm: a fragment every 100 ms of media, a sync once a second of it (the first fragment, then
@@ -95,7 +115,8 @@ final class FragmentStreamWatchTests: XCTestCase {
         var watch = FragmentStreamWatch(syncInterval: second)
         var buffers = [header]
         for i in 0..<10 {
-            buffers += fragment(track: 2, decodeTime: UInt64(i) * 47_040, duration: 47_040, media: 10)  // ends 0.98 s, 1.96 s…
+            // ends 0.98 s, 1.96 s…
+            buffers += fragment(track: 2, decodeTime: UInt64(i) * 47_040, duration: 47_040, media: 10)
             buffers += fragment(track: 1, decodeTime: UInt64(i) * 30000, duration: 30000, media: 10)  // ends 1 s, 2 s…
         }
         _ = feed(&watch, buffers)
@@ -107,7 +128,9 @@ final class FragmentStreamWatchTests: XCTestCase {
     /// fragments are found, and the sync comes with the buffer holding the fragment's last byte.
     func testBoxesSplitAcrossBuffersAreFollowed() {
         let firstEnd = (header + fragment(track: 1, decodeTime: 0, media: 100).reduce(Data(), +)).count
-        let whole = header + fragment(track: 1, decodeTime: 0, media: 100).reduce(Data(), +) + fragment(track: 2, decodeTime: 0, media: 30).reduce(Data(), +)
+        let whole =
+            header + fragment(track: 1, decodeTime: 0, media: 100).reduce(Data(), +)
+            + fragment(track: 2, decodeTime: 0, media: 30).reduce(Data(), +)
         for size in [1, 3, 7, 8, 15, 16, 17, 64, 200, 1000] {
             var watch = FragmentStreamWatch(syncInterval: 0)  // every fragment due
             let buffers = stride(from: 0, to: whole.count, by: size).map { whole[$0..<min(whole.count, $0 + size)] }
@@ -116,7 +139,9 @@ final class FragmentStreamWatchTests: XCTestCase {
             XCTAssertEqual(written, whole, "nothing patched: both tracks start at 0")
             let syncedEnds = actions.indices.filter { actions[$0].syncAfter }.map { min(whole.count, ($0 + 1) * size) }
             // One sync per buffer that completes a fragment: both may end in the same buffer.
-            XCTAssertEqual(syncedEnds.count, Set([(firstEnd - 1) / size, (whole.count - 1) / size]).count, "buffers of \(size) bytes")
+            XCTAssertEqual(
+                syncedEnds.count, Set([(firstEnd - 1) / size, (whole.count - 1) / size]).count,
+                "buffers of \(size) bytes")
             XCTAssertEqual(syncedEnds.last, whole.count, "buffers of \(size) bytes")
         }
     }
@@ -126,7 +151,8 @@ final class FragmentStreamWatchTests: XCTestCase {
     func testTheLaterTrackStartsWhereItStarted() throws {
         var watch = FragmentStreamWatch(syncInterval: second)
         let starts = FragmentStreamWatch.Starts(video: 10 * second, audio: 10 * second + 4_000_000)
-        let buffers = [header] + fragment(track: 2, decodeTime: 1, media: 20) + fragment(track: 1, decodeTime: 1, media: 20)
+        let buffers =
+            [header] + fragment(track: 2, decodeTime: 1, media: 20) + fragment(track: 1, decodeTime: 1, media: 20)
             + fragment(track: 2, decodeTime: 48001, media: 20)
         let (_, written) = feed(&watch, buffers, starts: starts)
         let decodeTimes = try tfdts(in: written)
@@ -145,10 +171,12 @@ final class FragmentStreamWatchTests: XCTestCase {
     func testTheOriginIsTheEarliestStartKnownAtTheFirstMoof() throws {
         var watch = FragmentStreamWatch(syncInterval: second)
         var written = Data()
-        for (buffer, starts) in [(header, FragmentStreamWatch.Starts(video: 5 * second)),
-                                 (moof(track: 1, decodeTime: 0), .init(video: 5 * second)),
-                                 (mp4Box("mdat", Data(count: 4)), .init(video: 5 * second)),
-                                 (moof(track: 2, decodeTime: 1 << 33, wide: true), .init(video: 5 * second, audio: 5 * second + 10_000_000))] {
+        for (buffer, starts) in [
+            (header, FragmentStreamWatch.Starts(video: 5 * second)),
+            (moof(track: 1, decodeTime: 0), .init(video: 5 * second)),
+            (mp4Box("mdat", Data(count: 4)), .init(video: 5 * second)),
+            (moof(track: 2, decodeTime: 1 << 33, wide: true), .init(video: 5 * second, audio: 5 * second + 10_000_000)),
+        ] {
             written += feed(&watch, [buffer], starts: starts).1
         }
         XCTAssertEqual(watch.origin, 5 * second)
@@ -158,15 +186,17 @@ final class FragmentStreamWatchTests: XCTestCase {
     /// A 32-bit decode time that the offset would overflow is left alone and counted.
     func testAnOverflowingDecodeTimeIsLeftAlone() throws {
         var watch = FragmentStreamWatch(syncInterval: second)
-        let (_, written) = feed(&watch, [header, moof(track: 2, decodeTime: UInt64(UInt32.max) - 10)],
-                                starts: .init(video: 0, audio: second))
+        let (_, written) = feed(
+            &watch, [header, moof(track: 2, decodeTime: UInt64(UInt32.max) - 10)],
+            starts: .init(video: 0, audio: second))
         XCTAssertEqual(try tfdts(in: written).map(\.time), [UInt64(UInt32.max) - 10])
         XCTAssertEqual(watch.unpatched, 1)
     }
 
     private func tfdts(in data: Data) throws -> [(track: UInt32, time: UInt64)] {
         try Mp4Box.children(of: data, in: 0..<data.count).filter { $0.type == "moof" }.map { moof in
-            let fragments = try Mp4Fragments.trackFragments(moof: Data(data[moof.offset..<moof.end]), moofOffset: Int64(moof.offset), defaults: [:])
+            let fragments = try Mp4Fragments.trackFragments(
+                moof: Data(data[moof.offset..<moof.end]), moofOffset: Int64(moof.offset), defaults: [:])
             return (fragments[0].trackID, try XCTUnwrap(fragments[0].decodeTime))
         }
     }

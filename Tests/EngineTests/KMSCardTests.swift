@@ -1,4 +1,5 @@
 import XCTest
+
 @testable import Engine
 
 /// Which DRM card a KMS preview drives, on a made-up /sys/class/drm.
@@ -6,7 +7,8 @@ final class KMSCardTests: XCTestCase {
     func testOnlyACardWithConnectorsIsConsideredAndANonDRMNodeNamesNothing() throws {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("kms-\(UUID().uuidString.prefix(8))")
         defer { try? FileManager.default.removeItem(at: root) }
-        let sysfs = root.appendingPathComponent("sys").path, dev = root.appendingPathComponent("dri").path
+        let sysfs = root.appendingPathComponent("sys").path
+        let dev = root.appendingPathComponent("dri").path
         for entry in ["card0", "card1", "card1-HDMI-A-1", "renderD128", "version"] {
             try FileManager.default.createDirectory(atPath: "\(sysfs)/\(entry)", withIntermediateDirectories: true)
         }

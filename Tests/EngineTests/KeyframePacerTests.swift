@@ -1,4 +1,5 @@
 import XCTest
+
 @testable import Engine
 
 /// Which keyframes a recording file indexes as such: the first, then one at least an interval after the last.
@@ -24,7 +25,8 @@ final class KeyframePacerTests: XCTestCase {
     /// every other one is indexed.
     func testKeyframesTwiceAsOftenAsTheIntervalIndexEveryOther() {
         var pacer = KeyframePacer(interval: 1000 * ms, tolerance: 16 * ms)
-        XCTAssertEqual((0..<6).map { pacer.indexes(keyframeAt: UInt64($0) * 500 * ms) }, [true, false, true, false, true, false])
+        XCTAssertEqual(
+            (0..<6).map { pacer.indexes(keyframeAt: UInt64($0) * 500 * ms) }, [true, false, true, false, true, false])
     }
 
     /// Time going back (a new segment of timestamps) indexes the keyframe and counts from it.

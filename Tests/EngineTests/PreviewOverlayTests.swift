@@ -1,9 +1,10 @@
+import ApplianceBase
 import ApplianceProtocol
 import Foundation
-import TestSupport
 import GStreamerKit
+import TestSupport
 import XCTest
-import ApplianceBase
+
 @testable import Engine
 
 /// The preview overlay's text (a pure function) and the service that keeps a real textoverlay's `text` in step with
@@ -21,14 +22,17 @@ final class PreviewOverlayTests: XCTestCase {
 
     func testIdleIsEmptyAndRecordingShowsTheMarkTimeAndCamera() {
         XCTAssertEqual(PreviewOverlayText.markup(elapsedSeconds: nil, camera: "main"), "")
-        XCTAssertEqual(PreviewOverlayText.markup(elapsedSeconds: 62, camera: "main"),
-                       "<span foreground=\"#FF0000\">●</span> REC  01:02  main")
-        XCTAssertEqual(PreviewOverlayText.markup(elapsedSeconds: 0, camera: nil),
-                       "<span foreground=\"#FF0000\">●</span> REC  00:00")
+        XCTAssertEqual(
+            PreviewOverlayText.markup(elapsedSeconds: 62, camera: "main"),
+            "<span foreground=\"#FF0000\">●</span> REC  01:02  main")
+        XCTAssertEqual(
+            PreviewOverlayText.markup(elapsedSeconds: 0, camera: nil),
+            "<span foreground=\"#FF0000\">●</span> REC  00:00")
     }
 
     func testCameraNamesAreEscapedForPangoMarkup() {
-        XCTAssertEqual(PreviewOverlayText.escaped("A&B <rear> \"x\" 'y'"), "A&amp;B &lt;rear&gt; &quot;x&quot; &apos;y&apos;")
+        XCTAssertEqual(
+            PreviewOverlayText.escaped("A&B <rear> \"x\" 'y'"), "A&amp;B &lt;rear&gt; &quot;x&quot; &apos;y&apos;")
         XCTAssertEqual(PreviewOverlayText.escaped("Küche\nlinks\t📷"), "Küche links 📷")
         let markup = PreviewOverlayText.markup(elapsedSeconds: 1, camera: "<span foreground=\"red\">x</span>")
         XCTAssertFalse(markup.contains("<span foreground=\"red\">"))
@@ -36,11 +40,14 @@ final class PreviewOverlayTests: XCTestCase {
 
     func testEventsMoveTheState() {
         let state = Locked(PreviewOverlay.State(camera: "front"))
-        XCTAssertTrue(PreviewOverlay.apply(.cameraSwitched(CameraSwitched(from: "front", to: "rear", latencyMs: 1)), to: state))
+        XCTAssertTrue(
+            PreviewOverlay.apply(.cameraSwitched(CameraSwitched(from: "front", to: "rear", latencyMs: 1)), to: state))
         XCTAssertEqual(state.withLock { $0.camera }, "rear")
         XCTAssertTrue(PreviewOverlay.apply(.recordingStarted(Self.started(secondsAgo: 3)), to: state))
         let since = try? XCTUnwrap(state.withLock { $0.recordingSince })
-        XCTAssertEqual((ContinuousClock.now - (since ?? .now)) / .seconds(1), 3, accuracy: 0.5, "counted from the recording's start")
+        XCTAssertEqual(
+            (ContinuousClock.now - (since ?? .now)) / .seconds(1), 3, accuracy: 0.5,
+            "counted from the recording's start")
         XCTAssertFalse(PreviewOverlay.apply(.segmentClosed(Self.result()), to: state), "a loop recording goes on")
         XCTAssertTrue(PreviewOverlay.apply(.cameraFailed(CameraFailure(camera: "rear", reason: "gone")), to: state))
         XCTAssertNil(state.withLock { $0.camera })
@@ -70,13 +77,15 @@ final class PreviewOverlayTests: XCTestCase {
     }
 
     static func started(secondsAgo: Double) -> RecordingStarted {
-        RecordingStarted(id: "x", title: "t", partialPath: "/tmp/x.mp4", createdAt: Date().addingTimeInterval(-secondsAgo))
+        RecordingStarted(
+            id: "x", title: "t", partialPath: "/tmp/x.mp4", createdAt: Date().addingTimeInterval(-secondsAgo))
     }
 
     static func result() -> RecordingResult {
-        RecordingResult(id: "x", title: "t", path: "/tmp/x.mp4", thumbnail: nil, durationMs: 1000, videoFrames: 30,
-                        droppedFrames: 0, audioDurationMs: nil, avOffsetMs: nil, sizeBytes: 1, width: 1280, height: 720,
-                        framerate: 30, createdAt: Date(), endedAt: Date(), stopReason: .request,
-                        startLatencyMs: nil, stopLatencyMs: nil)
+        RecordingResult(
+            id: "x", title: "t", path: "/tmp/x.mp4", thumbnail: nil, durationMs: 1000, videoFrames: 30,
+            droppedFrames: 0, audioDurationMs: nil, avOffsetMs: nil, sizeBytes: 1, width: 1280, height: 720,
+            framerate: 30, createdAt: Date(), endedAt: Date(), stopReason: .request,
+            startLatencyMs: nil, stopLatencyMs: nil)
     }
 }

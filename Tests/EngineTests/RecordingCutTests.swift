@@ -1,4 +1,5 @@
 import XCTest
+
 @testable import Engine
 
 /// The frame-exact cut rules, buffer by buffer: the boundary cases the end-to-end recording, segment and pre-record
@@ -13,7 +14,8 @@ final class RecordingCutTests: XCTestCase {
     func testVideoWaitsForAKeyframeAtOrAfterItsStart() {
         var cut = RecordingCut(frameInterval: interval)
         cut.videoFrom = frame(3)
-        XCTAssertEqual(cut.video(at: frame(2), keyframe: true, clock: nil, gateStart: nil), .drop, "a keyframe before the start")
+        XCTAssertEqual(
+            cut.video(at: frame(2), keyframe: true, clock: nil, gateStart: nil), .drop, "a keyframe before the start")
         XCTAssertEqual(cut.video(at: frame(3), keyframe: false, clock: nil, gateStart: nil), .drop, "not a keyframe")
         XCTAssertEqual(cut.video(at: .max, keyframe: true, clock: nil, gateStart: nil), .drop, "no timestamp")
         XCTAssertEqual(cut.video(at: frame(4), keyframe: true, clock: 7, gateStart: nil), .start)
@@ -28,13 +30,18 @@ final class RecordingCutTests: XCTestCase {
     func testAFreshStartTakesTheGatesFirstFrameOnlyWhileWaiting() {
         var cut = RecordingCut(frameInterval: interval)
         var asked = 0
-        func gate() -> UInt64? { asked += 1; return frame(1) }
+        func gate() -> UInt64? {
+            asked += 1
+            return frame(1)
+        }
         XCTAssertEqual(cut.video(at: frame(0), keyframe: true, clock: nil, gateStart: gate()), .drop)
         XCTAssertEqual(cut.video(at: frame(1), keyframe: true, clock: nil, gateStart: gate()), .start)
         XCTAssertEqual(cut.video(at: frame(2), keyframe: true, clock: nil, gateStart: gate()), .keep)
         XCTAssertEqual(asked, 2, "the gate is read only while the video waits")
         var closed = RecordingCut(frameInterval: interval)
-        XCTAssertEqual(closed.video(at: frame(1), keyframe: true, clock: nil, gateStart: nil), .drop, "the gate has admitted nothing yet")
+        XCTAssertEqual(
+            closed.video(at: frame(1), keyframe: true, clock: nil, gateStart: nil), .drop,
+            "the gate has admitted nothing yet")
     }
 
     func testTheStopIsAFrameBoundaryWithHalfAFrameOfJitter() {
@@ -44,8 +51,11 @@ final class RecordingCutTests: XCTestCase {
         cut.stopAt = cut.frameBoundary(atOrAfter: frame(2) + 5 * ms)
         XCTAssertEqual(cut.stopAt, frame(3), "the frame showing at the stop is the last one in")
         XCTAssertEqual(cut.video(at: frame(1), keyframe: false, clock: nil, gateStart: nil), .keep)
-        XCTAssertEqual(cut.video(at: frame(2) + 1, keyframe: false, clock: nil, gateStart: nil), .keep, "a late timestamp")
-        XCTAssertEqual(cut.video(at: frame(3) - 1, keyframe: false, clock: nil, gateStart: nil), .end, "a frame a nanosecond short of the stop is at it")
+        XCTAssertEqual(
+            cut.video(at: frame(2) + 1, keyframe: false, clock: nil, gateStart: nil), .keep, "a late timestamp")
+        XCTAssertEqual(
+            cut.video(at: frame(3) - 1, keyframe: false, clock: nil, gateStart: nil), .end,
+            "a frame a nanosecond short of the stop is at it")
         XCTAssertEqual(cut.video(at: frame(4), keyframe: true, clock: nil, gateStart: nil), .drop, "ended")
         XCTAssertEqual(cut.timing.videoFrames, 3)
         XCTAssertEqual(cut.timing.durationMs, 100)
@@ -70,11 +80,13 @@ final class RecordingCutTests: XCTestCase {
         var next = RecordingCut(frameInterval: interval)
         (next.videoFrom, next.audioFrom) = (cutTime - interval / 2, cutTime)
 
-        XCTAssertEqual(current.video(at: frame(10), keyframe: false, clock: nil, gateStart: nil), .keep,
-                       "past the cut, frames stay until a keyframe comes: every frame goes to one file")
+        XCTAssertEqual(
+            current.video(at: frame(10), keyframe: false, clock: nil, gateStart: nil), .keep,
+            "past the cut, frames stay until a keyframe comes: every frame goes to one file")
         XCTAssertEqual(next.video(at: frame(10), keyframe: false, clock: nil, gateStart: nil), .drop)
-        XCTAssertEqual(current.video(at: frame(11) - 1, keyframe: true, clock: nil, gateStart: nil), .end,
-                       "the keyframe (a nanosecond short of the grid) opens the next file")
+        XCTAssertEqual(
+            current.video(at: frame(11) - 1, keyframe: true, clock: nil, gateStart: nil), .end,
+            "the keyframe (a nanosecond short of the grid) opens the next file")
         XCTAssertEqual(next.video(at: frame(11) - 1, keyframe: true, clock: nil, gateStart: nil), .start)
         XCTAssertEqual(current.timing.videoFrames, 2, "frames 0 and 10")
     }
@@ -85,8 +97,9 @@ final class RecordingCutTests: XCTestCase {
         _ = cut.video(at: frame(0), keyframe: true, clock: nil, gateStart: nil)
         cut.cutAt = frame(5)
         XCTAssertEqual(cut.video(at: frame(4), keyframe: true, clock: nil, gateStart: nil), .keep)
-        XCTAssertEqual(cut.video(at: frame(5) - interval / 2 - 1, keyframe: true, clock: nil, gateStart: nil), .keep,
-                       "more than half a frame before the cut")
+        XCTAssertEqual(
+            cut.video(at: frame(5) - interval / 2 - 1, keyframe: true, clock: nil, gateStart: nil), .keep,
+            "more than half a frame before the cut")
         XCTAssertEqual(cut.video(at: frame(5) - interval / 2, keyframe: true, clock: nil, gateStart: nil), .end)
     }
 
@@ -94,7 +107,8 @@ final class RecordingCutTests: XCTestCase {
         let start = frame(0)
         var cut = RecordingCut(frameInterval: interval)
         cut.audioFrom = start
-        XCTAssertEqual(cut.audio(at: start - 10 * ms, duration: aacFrame), .drop, "straddles the start: in the file before")
+        XCTAssertEqual(
+            cut.audio(at: start - 10 * ms, duration: aacFrame), .drop, "straddles the start: in the file before")
         XCTAssertEqual(cut.audio(at: start + 11 * ms, duration: aacFrame), .start)
         XCTAssertEqual(cut.timing.audioFirst, start + 11 * ms)
         cut.stopAt = frame(3)
@@ -115,12 +129,17 @@ final class RecordingCutTests: XCTestCase {
         XCTAssertEqual(cut.audio(at: frame(0), duration: aacFrame), .start)
         XCTAssertEqual(cut.video(at: frame(1), keyframe: false, clock: nil, gateStart: nil), .keep, "no stop asked yet")
         cut.stopAt = frame(3)
-        XCTAssertEqual(cut.video(at: frame(2) + 1, keyframe: false, clock: nil, gateStart: nil), .last, "the next frame is due at the stop")
-        XCTAssertEqual(cut.video(at: frame(3), keyframe: true, clock: nil, gateStart: nil), .drop, "after the last: left for the next clip")
+        XCTAssertEqual(
+            cut.video(at: frame(2) + 1, keyframe: false, clock: nil, gateStart: nil), .last,
+            "the next frame is due at the stop")
+        XCTAssertEqual(
+            cut.video(at: frame(3), keyframe: true, clock: nil, gateStart: nil), .drop,
+            "after the last: left for the next clip")
         XCTAssertEqual(cut.timing.videoFrames, 3)
         XCTAssertEqual(cut.timing.videoLast, frame(2) + 1)
         XCTAssertEqual(cut.audio(at: frame(3) - aacFrame - 1, duration: aacFrame), .keep, "ends before the stop")
-        XCTAssertEqual(cut.audio(at: frame(3) - aacFrame, duration: aacFrame), .last, "ends at the stop: the next starts there")
+        XCTAssertEqual(
+            cut.audio(at: frame(3) - aacFrame, duration: aacFrame), .last, "ends at the stop: the next starts there")
         XCTAssertEqual(cut.audio(at: frame(3), duration: aacFrame), .drop)
 
         var early = RecordingCut(frameInterval: interval)
@@ -128,8 +147,9 @@ final class RecordingCutTests: XCTestCase {
         early.videoFrom = frame(0)
         XCTAssertEqual(early.video(at: frame(0), keyframe: true, clock: nil, gateStart: nil), .start)
         early.stopAt = frame(1)
-        XCTAssertEqual(early.video(at: frame(1), keyframe: false, clock: nil, gateStart: nil), .end,
-                       "a stop asked after its last frame passed: ended on the next one, as without the window")
+        XCTAssertEqual(
+            early.video(at: frame(1), keyframe: false, clock: nil, gateStart: nil), .end,
+            "a stop asked after its last frame passed: ended on the next one, as without the window")
     }
 
     func testAudioEndsAtTheCutToo() {

@@ -1,6 +1,7 @@
+import ApplianceBase
 import Foundation
 import XCTest
-import ApplianceBase
+
 @testable import Engine
 
 /// The scrubbing previews' pack and frame pacing as values: records read back in order, a torn last record (a
@@ -14,13 +15,17 @@ final class ScrubPackTests: XCTestCase {
     func testRecordsReadBackAndATornLastRecordIsNotRead() throws {
         let path = temporaryPath()
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let jpegs: [[UInt8]] = [[0xFF, 0xD8, 1, 2, 0xFF, 0xD9], [0xFF, 0xD8, 3, 0xFF, 0xD9], Array(repeating: 7, count: 300)]
+        let jpegs: [[UInt8]] = [
+            [0xFF, 0xD8, 1, 2, 0xFF, 0xD9], [0xFF, 0xD8, 3, 0xFF, 0xD9], Array(repeating: 7, count: 300),
+        ]
         var records = Data()
         for (i, jpeg) in jpegs.enumerated() { records.append(ScrubPack.record(jpeg: jpeg, offsetMs: UInt32(i * 2000))) }
         try ScrubPack.append(records, to: path)
         let entries = ScrubPack.entries(path: path)
         XCTAssertEqual(entries.map(\.offsetMs), [0, 2000, 4000])
-        for (entry, jpeg) in zip(entries, jpegs) { XCTAssertEqual(ScrubPack.jpeg(path: path, entry: entry), Data(jpeg)) }
+        for (entry, jpeg) in zip(entries, jpegs) {
+            XCTAssertEqual(ScrubPack.jpeg(path: path, entry: entry), Data(jpeg))
+        }
         // A crash while the third record was written: its header is there, not all its bytes.
         let handle = try XCTUnwrap(FileHandle(forWritingAtPath: path))
         try handle.truncate(atOffset: UInt64(records.count - 100))
@@ -62,6 +67,7 @@ final class ScrubPackTests: XCTestCase {
         XCTAssertEqual(ranges.map(\.id), ["a", "b"])
         XCTAssertTrue(ranges[0].holds(4999) && !ranges[0].holds(5000) && !ranges[0].holds(999))
         XCTAssertTrue(ranges[1].holds(5000) && ranges[1].holds(.max), "open until ended")
-        XCTAssertEqual(scrub.ranges(forgettingBefore: 16_000, keep: 10_000).map(\.id), ["b"], "a ended more than the backlog ago")
+        XCTAssertEqual(
+            scrub.ranges(forgettingBefore: 16_000, keep: 10_000).map(\.id), ["b"], "a ended more than the backlog ago")
     }
 }

@@ -1,12 +1,14 @@
 import ApplianceProtocol
 import Foundation
 import XCTest
+
 @testable import Engine
 
 /// What a viewer's snapshots may write: a few a minute, and only the newest files kept.
 final class SnapshotBoundsTests: XCTestCase {
     func testAtMostSoManyAMinute() throws {
-        let budget = SnapshotBudget(perMinute: 3), t0 = ContinuousClock.now
+        let budget = SnapshotBudget(perMinute: 3)
+        let t0 = ContinuousClock.now
         for i in 0..<3 { XCTAssertNoThrow(try budget.admit(now: t0 + .seconds(i))) }
         XCTAssertThrowsError(try budget.admit(now: t0 + .seconds(10))) { error in
             XCTAssertEqual((error as? ApplianceError)?.code, .rateLimited, "429 on the web")
@@ -17,14 +19,17 @@ final class SnapshotBoundsTests: XCTestCase {
     }
 
     func testOnlyTheNewestFilesAreKept() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("snapshots-\(UUID().uuidString.prefix(8))").path
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "snapshots-\(UUID().uuidString.prefix(8))"
+        ).path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let t0 = Date(timeIntervalSince1970: 1_800_000_000)
         for i in 0..<12 {
             let path = folder + "/\(i).jpg"
             try Data([0xFF, 0xD8]).write(to: URL(fileURLWithPath: path))
-            try FileManager.default.setAttributes([.modificationDate: t0.addingTimeInterval(Double(i))], ofItemAtPath: path)
+            try FileManager.default.setAttributes(
+                [.modificationDate: t0.addingTimeInterval(Double(i))], ofItemAtPath: path)
         }
         try Data().write(to: URL(fileURLWithPath: folder + "/notes.txt"))
         XCTAssertEqual(Snapshotter.prune(folder: folder, keeping: 5), 7)

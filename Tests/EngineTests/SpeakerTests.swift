@@ -1,4 +1,3 @@
-@testable import Engine
 import ApplianceBase
 import ApplianceProtocol
 import Foundation
@@ -7,11 +6,15 @@ import Logging
 import Settings
 import XCTest
 
+@testable import Engine
+
 /// The speaker's parts that need no daemon: the chimes as files GStreamer reads, which sink `[speaker]` means,
 /// which events call for which chime, and how a failure is told apart (the file or the speaker).
 final class SpeakerPartsTests: XCTestCase {
     func testEveryChimeIsAShortWAVThatGStreamerReadsAtItsLength() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("chimes-\(UUID().uuidString.prefix(8))").path
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "chimes-\(UUID().uuidString.prefix(8))"
+        ).path
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let paths = try Chimes.write(to: folder)
         XCTAssertEqual(Set(paths.keys), Set(SpeakerChime.allCases))
@@ -20,7 +23,8 @@ final class SpeakerPartsTests: XCTestCase {
             XCTAssertEqual(info.audio.first?.sampleRate, 48_000, chime.rawValue)
             XCTAssertEqual(info.audio.first?.channels, 1, chime.rawValue)
             let expected = Double(Chimes.notes(chime).reduce(0) { $0 + $1.ms }) / 1000
-            XCTAssertEqual(Double(try XCTUnwrap(info.duration).nanoseconds) / 1e9, expected, accuracy: 0.002, chime.rawValue)
+            XCTAssertEqual(
+                Double(try XCTUnwrap(info.duration).nanoseconds) / 1e9, expected, accuracy: 0.002, chime.rawValue)
             XCTAssertLessThanOrEqual(expected, 1.0, "\(chime.rawValue) is short")
         }
         let start = Chimes.samples(Chimes.notes(.recordingStarted))
@@ -41,7 +45,8 @@ final class SpeakerPartsTests: XCTestCase {
             XCTAssertTrue("\(error)".contains("[audio] rate 44100"), "\(error)")
         }
         config.speaker.echoCancel = "auto"
-        XCTAssertFalse(try EchoReference.wanted(config, audioKind: "alsa"), "auto: off at a rate webrtcdsp does not take")
+        XCTAssertFalse(
+            try EchoReference.wanted(config, audioKind: "alsa"), "auto: off at a rate webrtcdsp does not take")
         config.audio.rate = 48_000
         config.speaker = ApplianceConfig.Speaker(device: "none")
         config.speaker.echoCancel = "on"
@@ -57,12 +62,14 @@ final class SpeakerPartsTests: XCTestCase {
         speaker.device = "none"
         XCTAssertNil(SpeakerSink.resolve(speaker))
         speaker.device = "hw:1,0"
-        XCTAssertEqual(SpeakerSink.resolve(speaker), SpeakerSink(description: "alsasink device=\"hw:1,0\"", label: "alsa hw:1,0"))
+        XCTAssertEqual(
+            SpeakerSink.resolve(speaker), SpeakerSink(description: "alsasink device=\"hw:1,0\"", label: "alsa hw:1,0"))
         speaker.pipeline = "pulsesink"
         XCTAssertEqual(SpeakerSink.resolve(speaker)?.label, "pulsesink", "a pipeline wins over the device")
         speaker = ApplianceConfig.Speaker()
-        XCTAssertEqual(SpeakerSink.resolve(speaker) != nil, SpeakerSink.hasPlaybackCard() && GStreamer.hasElement("alsasink"),
-                       "auto: ALSA's default only when there is a playback device")
+        XCTAssertEqual(
+            SpeakerSink.resolve(speaker) != nil, SpeakerSink.hasPlaybackCard() && GStreamer.hasElement("alsasink"),
+            "auto: ALSA's default only when there is a playback device")
     }
 
     func testFeedbackChimesFollowWhatHappened() {
@@ -70,18 +77,29 @@ final class SpeakerPartsTests: XCTestCase {
         XCTAssertEqual(SpeakerFeedback.chime(for: .error(PipelineError(source: "/x", message: "m"))), .error)
         XCTAssertEqual(SpeakerFeedback.chime(for: .cameraFailed(CameraFailure(camera: "c", reason: "r"))), .error)
         XCTAssertNil(SpeakerFeedback.chime(for: .renamed(Renamed(id: "a", title: "b"))))
-        XCTAssertNil(SpeakerFeedback.chime(for: .speakerFailed(SpeakerFailure(sound: "s", reason: "r"))), "never a chime about the speaker")
+        XCTAssertNil(
+            SpeakerFeedback.chime(for: .speakerFailed(SpeakerFailure(sound: "s", reason: "r"))),
+            "never a chime about the speaker")
     }
 
     func testAFailureIsTheFilesOrTheSpeakers() {
-        let typefind = GStreamerError(element: "/speaker/sound/decode/typefind",
-                                      message: "Could not determine type of stream.")
-        guard case .file(let reason)? = SoundPlayback.classify(typefind, file: "/a.ogg") else { return XCTFail("the file's") }
+        let typefind = GStreamerError(
+            element: "/speaker/sound/decode/typefind",
+            message: "Could not determine type of stream.")
+        guard case .file(let reason)? = SoundPlayback.classify(typefind, file: "/a.ogg") else {
+            return XCTFail("the file's")
+        }
         XCTAssertEqual(reason, "cannot play /a.ogg: Could not determine type of stream.")
-        let sink = GStreamerError(element: "/speaker/sound/alsasink0", message: "Could not open audio device for playback.",
-                                  debug: "gstalsasink.c(898): gst_alsasink_open (): /GstPipeline:speaker:\nPlayback open error on device 'hw:2': No such device")
-        guard case .speaker(let words)? = SoundPlayback.classify(sink, file: "/a.ogg") else { return XCTFail("the speaker's") }
-        XCTAssertEqual(words, "Could not open audio device for playback. (Playback open error on device 'hw:2': No such device)")
+        let sink = GStreamerError(
+            element: "/speaker/sound/alsasink0", message: "Could not open audio device for playback.",
+            debug:
+                "gstalsasink.c(898): gst_alsasink_open (): /GstPipeline:speaker:\nPlayback open error on device 'hw:2': No such device"
+        )
+        guard case .speaker(let words)? = SoundPlayback.classify(sink, file: "/a.ogg") else {
+            return XCTFail("the speaker's")
+        }
+        XCTAssertEqual(
+            words, "Could not open audio device for playback. (Playback open error on device 'hw:2': No such device)")
     }
 }
 
@@ -91,12 +109,16 @@ final class SpeakerTalkTests: XCTestCase {
     /// Sounds asked for at once (the actor is free while each one's pipeline starts): one is left playing and
     /// every other was cut short and said so, none left playing unseen.
     func testSoundsAskedForTogetherLeaveOnePlaying() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sounds-\(UUID().uuidString.prefix(8))").path
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "sounds-\(UUID().uuidString.prefix(8))"
+        ).path
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let events = EventHub()
         let subscription = events.subscribe()
-        let speaker = Speaker(sink: SpeakerSink(description: "fakesink sync=true", label: "fake"), volume: 1, chimes: try Chimes.write(to: folder),
-                              events: events, logger: Logger(label: "test"))
+        let speaker = Speaker(
+            sink: SpeakerSink(description: "fakesink sync=true", label: "fake"), volume: 1,
+            chimes: try Chimes.write(to: folder),
+            events: events, logger: Logger(label: "test"))
         let started = await withTaskGroup(of: Bool.self) { group in
             for chime in [SpeakerChime.chime, .error, .protected, .storageLow, .recordingStarted] {
                 group.addTask { (try? await speaker.play(PlayRequest(chime: chime))) != nil }
@@ -115,12 +137,16 @@ final class SpeakerTalkTests: XCTestCase {
     }
 
     func testOneTalkerAtATimeAndNoSoundOverATalker() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("talk-\(UUID().uuidString.prefix(8))").path
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "talk-\(UUID().uuidString.prefix(8))"
+        ).path
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let events = EventHub()
         let subscription = events.subscribe()
-        let speaker = Speaker(sink: SpeakerSink(description: "fakesink sync=true", label: "fake"), volume: 1, chimes: try Chimes.write(to: folder),
-                              events: events, logger: Logger(label: "test"))
+        let speaker = Speaker(
+            sink: SpeakerSink(description: "fakesink sync=true", label: "fake"), volume: 1,
+            chimes: try Chimes.write(to: folder),
+            events: events, logger: Logger(label: "test"))
         let input = try await speaker.startTalk("anna")
         XCTAssertEqual(input.name, "talk")
         let talking = await speaker.status().state

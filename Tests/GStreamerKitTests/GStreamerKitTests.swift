@@ -1,6 +1,6 @@
 import Foundation
-import TestSupport
 import GStreamerKit
+import TestSupport
 import XCTest
 
 final class GStreamerKitTests: XCTestCase {
@@ -27,7 +27,8 @@ final class GStreamerKitTests: XCTestCase {
     }
 
     func testParseErrorCarriesTheLabelAndParserMessage() {
-        XCTAssertThrowsError(try Bin.parse("videotestsrc ! nosuchelement", name: "b", label: "sources/broken.gst")) { error in
+        XCTAssertThrowsError(try Bin.parse("videotestsrc ! nosuchelement", name: "b", label: "sources/broken.gst")) {
+            error in
             let e = error as? GStreamerError
             XCTAssertEqual(e?.element, "sources/broken.gst")
             XCTAssertTrue(e?.message.contains("nosuchelement") ?? false, "\(error)")
@@ -56,7 +57,10 @@ final class GStreamerKitTests: XCTestCase {
         while AppSink.pull(sink, timeout: ClockTime(seconds: 5)) != nil { received += 1 }
         var sawEOS = false
         for await message in bus.messages {
-            if case .endOfStream = message { sawEOS = true; break }
+            if case .endOfStream = message {
+                sawEOS = true
+                break
+            }
         }
         try pipeline.setState(.null)
         bus.stop()
@@ -77,7 +81,10 @@ final class GStreamerKitTests: XCTestCase {
         let old = pad.addProbe(.buffer) { _ in .ok }
         old.remove()
         let counter = Counter()
-        let kept = pad.addProbe(.buffer) { _ in _ = counter.increment(); return .ok }
+        let kept = pad.addProbe(.buffer) { _ in
+            _ = counter.increment()
+            return .ok
+        }
         old.remove()
         let pipeline = Pipeline(name: "probe-twice")
         source.set("num-buffers", int: 3)
@@ -93,14 +100,19 @@ final class GStreamerKitTests: XCTestCase {
 
     func testBusDeliversErrorsWithTheElementPath() async throws {
         let pipeline = Pipeline(name: "error-test")
-        let bin = try Bin.parse("filesrc name=reader location=/nonexistent/file ! fakesink", name: "inner", label: "test", ghostUnlinkedPads: false)
+        let bin = try Bin.parse(
+            "filesrc name=reader location=/nonexistent/file ! fakesink", name: "inner", label: "test",
+            ghostUnlinkedPads: false)
         try pipeline.add(bin)
         let bus = pipeline.makeBusReader()
         bus.start()
         _ = try? pipeline.setState(.playing)
         var error: GStreamerError?
         for await message in bus.messages {
-            if case .error(let e) = message { error = e; break }
+            if case .error(let e) = message {
+                error = e
+                break
+            }
         }
         _ = try? pipeline.setState(.null)
         bus.stop()
@@ -112,8 +124,9 @@ final class GStreamerKitTests: XCTestCase {
 
     func testJPEGFromASampleIsScaledToFit() throws {
         let pipeline = Pipeline(name: "jpeg-test")
-        let bin = try Bin.parse("videotestsrc num-buffers=1 ! video/x-raw,format=I420,width=640,height=480 ! appsink name=sink",
-                                name: "b", label: "test", ghostUnlinkedPads: false)
+        let bin = try Bin.parse(
+            "videotestsrc num-buffers=1 ! video/x-raw,format=I420,width=640,height=480 ! appsink name=sink",
+            name: "b", label: "test", ghostUnlinkedPads: false)
         try pipeline.add(bin)
         try pipeline.setState(.playing)
         defer { _ = try? pipeline.setState(.null) }
@@ -135,8 +148,17 @@ final class GStreamerKitTests: XCTestCase {
 final class Counter: @unchecked Sendable {
     private let lock = NSLock()
     private var count = 0
-    func increment() -> Int { lock.lock(); defer { lock.unlock() }; count += 1; return count }
-    var value: Int { lock.lock(); defer { lock.unlock() }; return count }
+    func increment() -> Int {
+        lock.lock()
+        defer { lock.unlock() }
+        count += 1
+        return count
+    }
+    var value: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return count
+    }
 }
 
 /// Pre-record relies on this GStreamer behaviour: when a blocking probe is removed, probes added while a buffer

@@ -17,25 +17,29 @@ final class RTPBatchTests: XCTestCase {
     }
 
     /// Several slices a frame (plus the delimiter, and SPS/PPS at keyframes), the larger ones over the MTU, so split.
-    static let video = "videotestsrc num-buffers=20 pattern=ball ! video/x-raw,width=320,height=240,framerate=30/1 ! "
+    static let video =
+        "videotestsrc num-buffers=20 pattern=ball ! video/x-raw,width=320,height=240,framerate=30/1 ! "
         + "x264enc tune=zerolatency option-string=slices=4 key-int-max=10 bitrate=2000 ! h264parse ! "
         + "rtph264pay name=pay mtu=300 config-interval=0 seqnum-offset=0"
-    static let audio = "audiotestsrc num-buffers=20 samplesperbuffer=1024 ! audio/x-raw,rate=48000,channels=1 ! "
+    static let audio =
+        "audiotestsrc num-buffers=20 samplesperbuffer=1024 ! audio/x-raw,rate=48000,channels=1 ! "
         + "avenc_aac ! aacparse ! rtpmp4gpay name=pay seqnum-offset=0"
 
     /// Runs `description ! fakesink` to its end and returns what reached the sink, one entry per push.
     private func pushes(_ description: String, batch: ((Pad) -> Void)? = nil) throws -> [[Packet]] {
         let pipeline = Pipeline(name: "rtp-batch")
-        let bin = try Bin.parse(description + " ! fakesink name=sink sync=false", name: "rtp", label: "test", ghostUnlinkedPads: false)
+        let bin = try Bin.parse(
+            description + " ! fakesink name=sink sync=false", name: "rtp", label: "test", ghostUnlinkedPads: false)
         try pipeline.add(bin)
         batch?(try XCTUnwrap(bin.element(named: "pay")?.staticPad("src")))
         let seen = Mutex<[[Packet]]>([])
         try XCTUnwrap(bin.element(named: "sink")?.staticPad("sink")).addProbe([.buffer, .bufferList]) { info in
             let packets = info.buffers.map { buffer in
                 let header = buffer.bytes(upTo: 8)
-                return Packet(sequence: UInt16(header[2]) << 8 | UInt16(header[3]),
-                              timestamp: header[4...7].reduce(0) { $0 << 8 | UInt32($1) },
-                              marker: header[1] & 0x80 != 0)
+                return Packet(
+                    sequence: UInt16(header[2]) << 8 | UInt16(header[3]),
+                    timestamp: header[4...7].reduce(0) { $0 << 8 | UInt32($1) },
+                    marker: header[1] & 0x80 != 0)
             }
             seen.withLock { $0.append(packets) }
             return .ok
@@ -45,7 +49,9 @@ final class RTPBatchTests: XCTestCase {
     }
 
     private func assertInOrderAndWhole(_ packets: [Packet], file: StaticString = #filePath, line: UInt = #line) {
-        XCTAssertEqual(packets.map(\.sequence), (0..<packets.count).map { UInt16($0) }, "every packet, in order", file: file, line: line)
+        XCTAssertEqual(
+            packets.map(\.sequence), (0..<packets.count).map { UInt16($0) }, "every packet, in order", file: file,
+            line: line)
     }
 
     func testAFrameLeavesThePayloaderInOnePush() throws {
@@ -58,7 +64,8 @@ final class RTPBatchTests: XCTestCase {
         XCTAssertEqual(batched.count, frames, "one push a frame")
         for push in batched {
             XCTAssertEqual(Set(push.map(\.timestamp)).count, 1, "a push holds one frame")
-            XCTAssertEqual(push.map(\.marker), Array(repeating: false, count: push.count - 1) + [true], "and ends at its marker")
+            XCTAssertEqual(
+                push.map(\.marker), Array(repeating: false, count: push.count - 1) + [true], "and ends at its marker")
         }
         assertInOrderAndWhole(Array(batched.joined()))
         XCTAssertEqual(batched.joined().count, unbatched.joined().count, "no packet more or less")

@@ -7,7 +7,8 @@ import XCTest
 /// The RTSP server with real clients (ffprobe, ffmpeg): a stream pushed from another pipeline plays with its
 /// picture and sound, clients share one media and are counted, Digest authentication refuses a wrong password.
 final class RTSPServerTests: XCTestCase {
-    static let launch = "( appsrc name=video is-live=true format=time leaky-type=downstream max-time=2000000000 max-bytes=0 ! h264parse ! rtph264pay name=pay0 pt=96 config-interval=-1 "
+    static let launch =
+        "( appsrc name=video is-live=true format=time leaky-type=downstream max-time=2000000000 max-bytes=0 ! h264parse ! rtph264pay name=pay0 pt=96 config-interval=-1 "
         + "appsrc name=audio is-live=true format=time leaky-type=downstream max-time=2000000000 max-bytes=0 ! aacparse ! rtpmp4gpay name=pay1 pt=97 )"
 
     /// A live H.264 + AAC source whose encoded buffers are pushed into `server` from pad probes, as the appliance's
@@ -18,9 +19,11 @@ final class RTSPServerTests: XCTestCase {
         let pipeline = Pipeline(name: "rtsp-feed")
         let bin = try Bin.parse(
             "videotestsrc is-live=true ! video/x-raw,width=320,height=240,framerate=15/1 ! x264enc tune=zerolatency speed-preset=ultrafast key-int-max=5 "
-            + "! h264parse config-interval=-1 ! video/x-h264,stream-format=byte-stream,alignment=au ! fakesink name=video-out sync=false "
-            + "audiotestsrc is-live=true ! audio/x-raw,rate=48000,channels=2 ! avenc_aac ! aacparse ! fakesink name=audio-out sync=false"
-            + (ticks ? " audiotestsrc is-live=true samplesperbuffer=24 ! audio/x-raw,rate=48000,channels=1 ! fakesink name=tick-out sync=false" : ""),
+                + "! h264parse config-interval=-1 ! video/x-h264,stream-format=byte-stream,alignment=au ! fakesink name=video-out sync=false "
+                + "audiotestsrc is-live=true ! audio/x-raw,rate=48000,channels=2 ! avenc_aac ! aacparse ! fakesink name=audio-out sync=false"
+                + (ticks
+                    ? " audiotestsrc is-live=true samplesperbuffer=24 ! audio/x-raw,rate=48000,channels=1 ! fakesink name=tick-out sync=false"
+                    : ""),
             name: "feed", label: "test", ghostUnlinkedPads: false)
         try pipeline.add(bin)
         for name in ["video", "audio"] + (ticks ? ["tick"] : []) {
@@ -28,7 +31,12 @@ final class RTSPServerTests: XCTestCase {
             // The caps are the pad's once its first buffer comes (with the AAC codec data the media's parser needs).
             let capsSet = Mutex(false)
             pad.addProbe(.buffer) { info in
-                if !capsSet.withLock({ set in defer { set = true }; return set }), let caps = pad.currentCaps { server.setCaps(caps, for: name) }
+                if !capsSet.withLock({ set in
+                    defer { set = true }
+                    return set
+                }), let caps = pad.currentCaps {
+                    server.setCaps(caps, for: name)
+                }
                 if let buffer = info.buffer { server.push(buffer, runningTime: info.runningTime(buffer.pts), to: name) }
                 return .ok
             }
@@ -38,8 +46,13 @@ final class RTSPServerTests: XCTestCase {
     }
 
     private func probe(_ url: String) throws -> ProcessOutcome {
-        try ProcessOutcome.run("/usr/bin/ffprobe", ["-v", "error", "-rtsp_transport", "tcp", "-timeout", "20000000", "-show_entries", "stream=codec_name,width,height,sample_rate",
-                                     "-of", "compact", url], timeout: 30)
+        try ProcessOutcome.run(
+            "/usr/bin/ffprobe",
+            [
+                "-v", "error", "-rtsp_transport", "tcp", "-timeout", "20000000", "-show_entries",
+                "stream=codec_name,width,height,sample_rate",
+                "-of", "compact", url,
+            ], timeout: 30)
     }
 
     func testAPushedStreamPlaysWithPictureAndSound() throws {
@@ -60,8 +73,10 @@ final class RTSPServerTests: XCTestCase {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
             // -timeout (µs): a client whose stream stalls gives up instead of waiting for ever.
-            process.arguments = ["-v", "error", "-rtsp_transport", index == 0 ? "udp" : "tcp", "-timeout", "20000000", "-i", url,
-                                 "-t", "3", "-f", "null", "-"]
+            process.arguments = [
+                "-v", "error", "-rtsp_transport", index == 0 ? "udp" : "tcp", "-timeout", "20000000", "-i", url,
+                "-t", "3", "-f", "null", "-",
+            ]
             let pipe = Pipe()
             process.standardError = pipe
             process.standardOutput = FileHandle.nullDevice
@@ -109,7 +124,9 @@ final class RTSPServerTests: XCTestCase {
 
     /// Still PLAYING (gst-rtsp-server adds a client's sinks when it handles its PLAY): a lost state reads PAUSED. A
     /// change to PLAYING may be pending for a moment (the PLAY sets the state it is already in).
-    private func assertPlaying(_ server: RTSPServer, _ message: String, file: StaticString = #filePath, line: UInt = #line) {
+    private func assertPlaying(
+        _ server: RTSPServer, _ message: String, file: StaticString = #filePath, line: UInt = #line
+    ) {
         XCTAssertEqual(server.mediaState?.current, .playing, message, file: file, line: line)
     }
 
@@ -122,16 +139,21 @@ final class RTSPServerTests: XCTestCase {
         let ports = try (0..<4).map { _ in try UDPCounter() }
         for stream in 0..<2 {
             let transport = "RTP/AVP;unicast;client_port=\(ports[2 * stream].port)-\(ports[2 * stream + 1].port)"
-            XCTAssertEqual(try udp.request("SETUP", "\(url)/stream=\(stream)", headers: ["Transport": transport]).status, 200, "round \(round)")
+            XCTAssertEqual(
+                try udp.request("SETUP", "\(url)/stream=\(stream)", headers: ["Transport": transport]).status, 200,
+                "round \(round)")
         }
         let tcp = try RTSPTestClient(port: server.port)
-        XCTAssertEqual(try tcp.request("DESCRIBE", url, headers: ["Accept": "application/sdp"]).status, 200, "round \(round)")
+        XCTAssertEqual(
+            try tcp.request("DESCRIBE", url, headers: ["Accept": "application/sdp"]).status, 200, "round \(round)")
         try udp.send("PLAY", url)
         try tcp.send("SETUP", "\(url)/stream=0", headers: ["Transport": "RTP/AVP/TCP;unicast;interleaved=0-1"])
         XCTAssertEqual(try udp.reply(to: "PLAY").status, 200, "round \(round)")
         assertPlaying(server, "round \(round): after the UDP client's PLAY")
         XCTAssertEqual(try tcp.reply(to: "SETUP").status, 200, "round \(round)")
-        XCTAssertEqual(try tcp.request("SETUP", "\(url)/stream=1", headers: ["Transport": "RTP/AVP/TCP;unicast;interleaved=2-3"]).status, 200, "round \(round)")
+        XCTAssertEqual(
+            try tcp.request("SETUP", "\(url)/stream=1", headers: ["Transport": "RTP/AVP/TCP;unicast;interleaved=2-3"])
+                .status, 200, "round \(round)")
         XCTAssertEqual(try tcp.request("PLAY", url).status, 200, "round \(round)")
         assertPlaying(server, "round \(round): after the TCP client's PLAY")
         // The second of the two seconds counts what every client gets once the start is over.
@@ -160,20 +182,29 @@ final class RTSPServerTests: XCTestCase {
         defer { _ = try? feed.setState(.null) }
         let url = "rtsp://127.0.0.1:\(server.port)/live"
         for round in 1...6 {
-            let client = try ProcessOutcome.run("/usr/bin/ffmpeg", ["-v", "error", "-rtsp_transport", "tcp", "-timeout", "10000000", "-i", url,
-                                                     "-t", "1", "-c", "copy", "-f", "framecrc", "-"], timeout: 20)
+            let client = try ProcessOutcome.run(
+                "/usr/bin/ffmpeg",
+                [
+                    "-v", "error", "-rtsp_transport", "tcp", "-timeout", "10000000", "-i", url,
+                    "-t", "1", "-c", "copy", "-f", "framecrc", "-",
+                ], timeout: 20)
             XCTAssertEqual(client.status, 0, "round \(round): \(client.output)")
             // framecrc: "stream index, dts, pts, duration, size, crc" per packet.
-            let streams = client.stdout.split(separator: "\n").filter { !$0.hasPrefix("#") }.compactMap { $0.split(separator: ",").first }
-            XCTAssertGreaterThanOrEqual(streams.filter { $0 == "0" }.count, 8, "round \(round): video packets in 1 s (15 fps)")
-            XCTAssertGreaterThanOrEqual(streams.filter { $0 == "1" }.count, 20, "round \(round): audio packets in 1 s (47 per s)")
+            let streams = client.stdout.split(separator: "\n").filter { !$0.hasPrefix("#") }.compactMap {
+                $0.split(separator: ",").first
+            }
+            XCTAssertGreaterThanOrEqual(
+                streams.filter { $0 == "0" }.count, 8, "round \(round): video packets in 1 s (15 fps)")
+            XCTAssertGreaterThanOrEqual(
+                streams.filter { $0 == "1" }.count, 20, "round \(round): audio packets in 1 s (47 per s)")
             Poll.until(timeout: 10, every: 0.02) { server.clients == 0 }
         }
     }
 
     func testDigestAuthenticationRefusesAWrongPassword() throws {
-        let server = try RTSPServer(address: "127.0.0.1", port: 0, path: "/live", launch: Self.launch,
-                                    credentials: .init(user: "appliance", password: "correct-horse"))
+        let server = try RTSPServer(
+            address: "127.0.0.1", port: 0, path: "/live", launch: Self.launch,
+            credentials: .init(user: "appliance", password: "correct-horse"))
         defer { server.stop() }
         let feed = try feed(server)
         defer { _ = try? feed.setState(.null) }
@@ -198,23 +229,33 @@ final class RTSPServerTests: XCTestCase {
         for round in 1...5 {
             final class Told: Sendable { let started = Mutex(0), stopped = Mutex(0) }
             let told = Told()
-            let server = try RTSPServer(address: "127.0.0.1", port: 0, path: "/live", launch: Self.launch,
-                                        handlers: .init(mediaStarted: { told.started.withLock { $0 += 1 } },
-                                                        mediaStopped: { told.stopped.withLock { $0 += 1 } }))
+            let server = try RTSPServer(
+                address: "127.0.0.1", port: 0, path: "/live", launch: Self.launch,
+                handlers: .init(
+                    mediaStarted: { told.started.withLock { $0 += 1 } },
+                    mediaStopped: { told.stopped.withLock { $0 += 1 } }))
             let feed = try feed(server)
             defer { _ = try? feed.setState(.null) }
             let url = "rtsp://127.0.0.1:\(server.port)/live"
             let client = try RTSPTestClient(port: server.port)
-            XCTAssertEqual(try client.request("DESCRIBE", url, headers: ["Accept": "application/sdp"]).status, 200, "round \(round)")
-            XCTAssertEqual(try client.request("SETUP", "\(url)/stream=0", headers: ["Transport": "RTP/AVP/TCP;unicast;interleaved=0-1"]).status,
-                           200, "round \(round)")
+            XCTAssertEqual(
+                try client.request("DESCRIBE", url, headers: ["Accept": "application/sdp"]).status, 200,
+                "round \(round)")
+            XCTAssertEqual(
+                try client.request(
+                    "SETUP", "\(url)/stream=0", headers: ["Transport": "RTP/AVP/TCP;unicast;interleaved=0-1"]
+                ).status,
+                200, "round \(round)")
             XCTAssertEqual(try client.request("PLAY", url).status, 200, "round \(round)")
             // The media holds the stream from its configuration on (once, under load, it took over 10 s to play).
-            XCTAssertTrue(Poll.until(timeout: 30) { told.started.withLock { $0 } == 1 }, "round \(round): the media is made")
+            XCTAssertTrue(
+                Poll.until(timeout: 30) { told.started.withLock { $0 } == 1 }, "round \(round): the media is made")
             server.stop()
             XCTAssertEqual(told.started.withLock { $0 }, 1, "round \(round)")
-            XCTAssertEqual(told.stopped.withLock { $0 }, 1, "round \(round): the media's end, told by the time stop returns")
-            XCTAssertFalse(Poll.until(timeout: 1, every: 0.05) { told.stopped.withLock { $0 } > 1 }, "round \(round): told twice")
+            XCTAssertEqual(
+                told.stopped.withLock { $0 }, 1, "round \(round): the media's end, told by the time stop returns")
+            XCTAssertFalse(
+                Poll.until(timeout: 1, every: 0.05) { told.stopped.withLock { $0 } > 1 }, "round \(round): told twice")
         }
     }
 
@@ -225,7 +266,10 @@ final class RTSPServerTests: XCTestCase {
         for round in 1...20 {
             let server = try RTSPServer(address: "127.0.0.1", port: 0, path: "/live", launch: Self.launch)
             let stopped = Stopped()
-            Thread { server.stop(); stopped.done.withLock { $0 = true } }.start()
+            Thread {
+                server.stop()
+                stopped.done.withLock { $0 = true }
+            }.start()
             guard Poll.until(timeout: 10, { stopped.done.withLock { $0 } }) else {
                 return XCTFail("round \(round): the stop did not return within 10 s")
             }
@@ -235,7 +279,8 @@ final class RTSPServerTests: XCTestCase {
     func testAnAddressInUseIsAnError() throws {
         let first = try RTSPServer(address: "127.0.0.1", port: 0, path: "/live", launch: Self.launch)
         defer { first.stop() }
-        XCTAssertThrowsError(try RTSPServer(address: "127.0.0.1", port: first.port, path: "/live", launch: Self.launch)) { error in
+        XCTAssertThrowsError(try RTSPServer(address: "127.0.0.1", port: first.port, path: "/live", launch: Self.launch))
+        { error in
             XCTAssertTrue("\(error)".contains("cannot listen on 127.0.0.1:\(first.port)"), "\(error)")
         }
     }

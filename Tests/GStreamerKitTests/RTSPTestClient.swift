@@ -27,9 +27,14 @@ final class RTSPTestClient {
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         var address = Self.loopback(port: port)
         let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
-        guard connected == 0 else { close(fd); throw RTSPTestError("connect to port \(port): errno \(errno)") }
+        guard connected == 0 else {
+            close(fd)
+            throw RTSPTestError("connect to port \(port): errno \(errno)")
+        }
     }
 
     deinit { close(fd) }
@@ -44,7 +49,9 @@ final class RTSPTestClient {
 
     /// Sends a request and waits (up to `timeout`) for its reply; interleaved packets read meanwhile are counted.
     @discardableResult
-    func request(_ method: String, _ url: String, headers: [String: String] = [:], timeout: TimeInterval = 10) throws -> Reply {
+    func request(_ method: String, _ url: String, headers: [String: String] = [:], timeout: TimeInterval = 10) throws
+        -> Reply
+    {
         try send(method, url, headers: headers)
         return try reply(to: method, timeout: timeout)
     }
@@ -58,7 +65,8 @@ final class RTSPTestClient {
         for (name, value) in headers { text += "\(name): \(value)\r\n" }
         text += "\r\n"
         let bytes = Array(text.utf8)
-        guard bytes.withUnsafeBytes({ Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }) == bytes.count else {
+        guard bytes.withUnsafeBytes({ Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }) == bytes.count
+        else {
             throw RTSPTestError("\(method): send failed, errno \(errno)")
         }
     }
@@ -115,12 +123,17 @@ final class RTSPTestClient {
         while takeFrame() {}
         guard !pending.isEmpty, pending[0] != UInt8(ascii: "$") else { return nil }
         let separator = Array("\r\n\r\n".utf8)
-        guard let end = (0...max(0, pending.count - separator.count)).first(where: { Array(pending[$0..<min(pending.count, $0 + 4)]) == separator }) else { return nil }
+        guard
+            let end = (0...max(0, pending.count - separator.count)).first(where: {
+                Array(pending[$0..<min(pending.count, $0 + 4)]) == separator
+            })
+        else { return nil }
         let head = String(decoding: pending[0..<end], as: UTF8.self).components(separatedBy: "\r\n")
         var headers: [String: String] = [:]
         for line in head.dropFirst() {
             guard let colon = line.firstIndex(of: ":") else { continue }
-            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(
+                in: .whitespaces)
         }
         let length = Int(headers["content-length"] ?? "0") ?? 0
         guard pending.count >= end + 4 + length else { return nil }
@@ -142,9 +155,14 @@ final class UDPCounter {
         var address = RTSPTestClient.loopback(port: 0)
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socketFD, $0, length) == 0 && getsockname(socketFD, $0, &length) == 0 }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(socketFD, $0, length) == 0 && getsockname(socketFD, $0, &length) == 0
+            }
         }
-        guard bound else { close(socketFD); throw RTSPTestError("bind: errno \(errno)") }
+        guard bound else {
+            close(socketFD)
+            throw RTSPTestError("bind: errno \(errno)")
+        }
         fd = socketFD
         port = Int(UInt16(bigEndian: address.sin_port))
     }
@@ -155,7 +173,9 @@ final class UDPCounter {
     func drain() -> Int {
         var datagrams = 0
         var buffer = [UInt8](repeating: 0, count: 65_536)
-        while buffer.withUnsafeMutableBytes({ recv(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }) >= 0 { datagrams += 1 }
+        while buffer.withUnsafeMutableBytes({ recv(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }) >= 0 {
+            datagrams += 1
+        }
         return datagrams
     }
 }

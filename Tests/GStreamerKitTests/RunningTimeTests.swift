@@ -12,7 +12,8 @@ final class RunningTimeTests: XCTestCase {
 
     func testTheRunningTimeIsReadOnlyWhilePlaying() throws {
         let pipeline = Pipeline(name: "running-time")
-        let bin = try Bin.parse("audiotestsrc is-live=true ! fakesink sync=true", name: "live", label: "test", ghostUnlinkedPads: false)
+        let bin = try Bin.parse(
+            "audiotestsrc is-live=true ! fakesink sync=true", name: "live", label: "test", ghostUnlinkedPads: false)
         try pipeline.add(bin)
         defer { _ = try? pipeline.setState(.null) }
 
@@ -22,7 +23,8 @@ final class RunningTimeTests: XCTestCase {
         XCTAssertNotEqual(gst_element_set_clock(pipeline.pointer, clock), 0)
         let clockTime = gst_clock_get_time(clock)
         let stale = try XCTUnwrap(pipeline.runningTimeNow, "the unguarded reading has a clock and answers")
-        XCTAssertGreaterThanOrEqual(stale.nanoseconds, UInt64(clockTime), "it is the clock's own time: the base time is still 0")
+        XCTAssertGreaterThanOrEqual(
+            stale.nanoseconds, UInt64(clockTime), "it is the clock's own time: the base time is still 0")
         XCTAssertNil(pipeline.runningTimeWhilePlaying, "the guarded reading waits for PLAYING")
         XCTAssertNil(bin.runningTimeWhilePlaying)
 

@@ -18,24 +18,29 @@ final class ShimMemoryTests: XCTestCase {
 
     func testAReceiverHandsFramesAndSoundToAnotherPipelineAndLetsGoOfThem() throws {
         GStreamer.initialize()
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("shim-\(UUID().uuidString.prefix(8)).mkv").path
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "shim-\(UUID().uuidString.prefix(8)).mkv"
+        ).path
         defer { try? FileManager.default.removeItem(atPath: file) }
         // A clip with a raw picture and raw sound (Matroska keeps both uncompressed: nothing to encode).
         let writer = Pipeline(name: "clip-writer")
-        try writer.add(try Bin.parse(
-            "videotestsrc num-buffers=15 ! video/x-raw,format=I420,width=64,height=48,framerate=15/1 ! mux. "
-            + "audiotestsrc num-buffers=15 samplesperbuffer=3200 ! \(Self.soundFormat) ! mux. "
-            + "matroskamux name=mux ! filesink location=\(file)", name: "writer", label: "test"))
+        try writer.add(
+            try Bin.parse(
+                "videotestsrc num-buffers=15 ! video/x-raw,format=I420,width=64,height=48,framerate=15/1 ! mux. "
+                    + "audiotestsrc num-buffers=15 samplesperbuffer=3200 ! \(Self.soundFormat) ! mux. "
+                    + "matroskamux name=mux ! filesink location=\(file)", name: "writer", label: "test"))
         try writer.runToEnd(timeout: ClockTime(seconds: 30))
 
         // The live side: an appsrc for the frames and one for the sound, each counted by an appsink.
         let live = Pipeline(name: "live")
         let targets = try Bin.parse(
             "appsrc name=frames format=time is-live=true do-timestamp=true ! appsink name=frames-out sync=false "
-            + "appsrc name=sound format=time is-live=true do-timestamp=true ! appsink name=sound-out sync=false",
+                + "appsrc name=sound format=time is-live=true do-timestamp=true ! appsink name=sound-out sync=false",
             name: "targets", label: "test")
         try live.add(targets)
-        let (frames, sound) = (try XCTUnwrap(targets.element(named: "frames")), try XCTUnwrap(targets.element(named: "sound")))
+        let (frames, sound) = (
+            try XCTUnwrap(targets.element(named: "frames")), try XCTUnwrap(targets.element(named: "sound"))
+        )
         let (framesOut, soundOut) = (Count(), Count())
         AppSink.onNewSample(try XCTUnwrap(targets.element(named: "frames-out"))) { _ in framesOut.add() }
         AppSink.onNewSample(try XCTUnwrap(targets.element(named: "sound-out"))) { _ in soundOut.add() }
@@ -43,12 +48,16 @@ final class ShimMemoryTests: XCTestCase {
         defer { _ = try? live.setState(.null) }
 
         let failures = Count()
-        var receiver: NetworkReceiver? = try NetworkReceiver(url: "file://\(file)", user: nil, password: nil, transport: .auto,
-                                                            latencyMs: 0, timeoutS: 5, target: frames) { _ in failures.add() }
+        var receiver: NetworkReceiver? = try NetworkReceiver(
+            url: "file://\(file)", user: nil, password: nil, transport: .auto,
+            latencyMs: 0, timeoutS: 5, target: frames
+        ) { _ in failures.add() }
         receiver?.carrySound(caps: Self.soundFormat)
         try receiver?.start()
         receiver?.sendSound(to: sound)
-        XCTAssertTrue(Self.waitFor(30) { soundOut.value >= 2 }, "sound reached its target: \(String(describing: receiver?.stats))")
+        XCTAssertTrue(
+            Self.waitFor(30) { soundOut.value >= 2 }, "sound reached its target: \(String(describing: receiver?.stats))"
+        )
         receiver?.sendSound(to: nil)  // switched while it flows: dropped, then sent again
         receiver?.sendSound(to: sound)
         XCTAssertTrue(Self.waitFor(30) { receiver?.stats.frames == 15 }, "\(String(describing: receiver?.stats))")

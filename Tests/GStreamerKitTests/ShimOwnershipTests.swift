@@ -20,7 +20,9 @@ final class ShimOwnershipTests: XCTestCase {
             Unmanaged<Releases>.fromOpaque(context).takeUnretainedValue().count += 1
         }
         XCTAssertNil(made, "JPEG cannot be linked to raw video")
-        XCTAssertEqual(releases.count, 0, "NULL: the context is still the caller's (it was released here, then again by the caller)")
+        XCTAssertEqual(
+            releases.count, 0,
+            "NULL: the context is still the caller's (it was released here, then again by the caller)")
         Unmanaged<Releases>.fromOpaque(context).release()
     }
 
@@ -29,10 +31,11 @@ final class ShimOwnershipTests: XCTestCase {
         let source = try Bin.parse("videotestsrc num-buffers=1", name: "cam", label: "test")
         let releases = Releases()
         let context = Unmanaged.passRetained(releases).toOpaque()
-        let made = try XCTUnwrap(appl_source_receiver_new(source.pointer, nil, nil, context) { context in
-            guard let context else { return }
-            Unmanaged<Releases>.fromOpaque(context).takeUnretainedValue().count += 1
-        })
+        let made = try XCTUnwrap(
+            appl_source_receiver_new(source.pointer, nil, nil, context) { context in
+                guard let context else { return }
+                Unmanaged<Releases>.fromOpaque(context).takeUnretainedValue().count += 1
+            })
         XCTAssertEqual(releases.count, 0)
         gst_object_unref(made)
         XCTAssertEqual(releases.count, 1, "once, when the pipeline is freed")

@@ -1,7 +1,7 @@
 import Foundation
-import TestSupport
 import GStreamerKit
 import Synchronization
+import TestSupport
 import XCTest
 
 /// A WebRTC viewer's session fed as the live feed feeds it: its pipeline's bus, which nobody reads, keeps nothing and
@@ -17,7 +17,8 @@ final class WebRTCSessionTests: XCTestCase {
         "m=video 9 UDP/TLS/RTP/SAVPF 102", "c=IN IP4 0.0.0.0", "a=mid:0", "a=recvonly", "a=rtcp-mux",
         "a=ice-ufrag:abcd", "a=ice-pwd:abcdefghijklmnopqrstuvwx",
         "a=fingerprint:sha-256 00:11:22:33:44:55:66:77:88:99:AA:BB:CC:DD:EE:FF:00:11:22:33:44:55:66:77:88:99:AA:BB:CC:DD:EE:FF",
-        "a=setup:actpass", "a=rtpmap:102 H264/90000", "a=fmtp:102 level-asymmetry-allowed=1;packetization-mode=1;profile-level-id=42e01f",
+        "a=setup:actpass", "a=rtpmap:102 H264/90000",
+        "a=fmtp:102 level-asymmetry-allowed=1;packetization-mode=1;profile-level-id=42e01f",
         "m=audio 9 UDP/TLS/RTP/SAVPF 111", "c=IN IP4 0.0.0.0", "a=mid:1", "a=recvonly", "a=rtcp-mux",
         "a=ice-ufrag:abcd", "a=ice-pwd:abcdefghijklmnopqrstuvwx",
         "a=fingerprint:sha-256 00:11:22:33:44:55:66:77:88:99:AA:BB:CC:DD:EE:FF:00:11:22:33:44:55:66:77:88:99:AA:BB:CC:DD:EE:FF",
@@ -33,7 +34,8 @@ final class WebRTCSessionTests: XCTestCase {
         for _ in 0..<3 {
             XCTAssertGreaterThanOrEqual(try feed(session, frames: 15), 15, "frames went into the session")
         }
-        XCTAssertTrue(session.releasesBusMessages(), "a message posted on the bus nobody reads is neither kept there nor leaked")
+        XCTAssertTrue(
+            session.releasesBusMessages(), "a message posted on the bus nobody reads is neither kept there nor leaked")
     }
 
     /// Encodes a test picture and tone and pushes them into `session` from pad probes until `frames` video buffers
@@ -42,8 +44,8 @@ final class WebRTCSessionTests: XCTestCase {
         let pipeline = Pipeline(name: "webrtc-feed")
         let bin = try Bin.parse(
             "videotestsrc is-live=true ! video/x-raw,width=320,height=240,framerate=15/1 ! x264enc tune=zerolatency speed-preset=ultrafast key-int-max=5 "
-            + "! h264parse config-interval=-1 ! video/x-h264,stream-format=byte-stream,alignment=au ! fakesink name=video-out sync=false "
-            + "audiotestsrc is-live=true ! audio/x-raw,rate=48000,channels=2 ! avenc_aac ! aacparse ! fakesink name=audio-out sync=false",
+                + "! h264parse config-interval=-1 ! video/x-h264,stream-format=byte-stream,alignment=au ! fakesink name=video-out sync=false "
+                + "audiotestsrc is-live=true ! audio/x-raw,rate=48000,channels=2 ! avenc_aac ! aacparse ! fakesink name=audio-out sync=false",
             name: "feed", label: "test", ghostUnlinkedPads: false)
         try pipeline.add(bin)
         let pushed = Mutex(0)
@@ -51,7 +53,12 @@ final class WebRTCSessionTests: XCTestCase {
             let pad = try XCTUnwrap(pipeline.element(named: "\(name)-out")?.staticPad("sink"))
             let capsSet = Mutex(false)
             pad.addProbe(.buffer) { info in
-                if !capsSet.withLock({ set in defer { set = true }; return set }), let caps = pad.currentCaps { session.setCaps(caps, for: name) }
+                if !capsSet.withLock({ set in
+                    defer { set = true }
+                    return set
+                }), let caps = pad.currentCaps {
+                    session.setCaps(caps, for: name)
+                }
                 if let buffer = info.buffer {
                     session.push(buffer, runningTime: info.runningTime(buffer.pts), to: name)
                     if name == "video" { pushed.withLock { $0 += 1 } }

@@ -1,16 +1,18 @@
-@testable import MQTTIntegration
+import ApplianceBase
 import ApplianceProtocol
 import Foundation
 import XCTest
-import ApplianceBase
+
+@testable import MQTTIntegration
 
 /// The MQTT bridge's pure parts: Home Assistant discovery, command payloads, the states from facts, the device id.
 final class MQTTBridgeLogicTests: XCTestCase {
     let topics = MQTTTopics(prefix: "appliance/1a2b3c4d")
 
     private func discovery(cameras: [String] = ["front", "rear cam"], shutters: Bool = true) -> HomeAssistantDiscovery {
-        HomeAssistantDiscovery(prefix: "homeassistant", deviceID: "1a2b3c4d", deviceName: "Dashcam", version: "1.2.3",
-                               configurationURL: "http://192.168.1.5:8080", topics: topics, cameras: cameras, shutters: shutters)
+        HomeAssistantDiscovery(
+            prefix: "homeassistant", deviceID: "1a2b3c4d", deviceName: "Dashcam", version: "1.2.3",
+            configurationURL: "http://192.168.1.5:8080", topics: topics, cameras: cameras, shutters: shutters)
     }
 
     func testEveryEntityHasWhatHomeAssistantRequiresUnderOneDevice() {
@@ -18,13 +20,16 @@ final class MQTTBridgeLogicTests: XCTestCase {
         // Required keys per platform (Home Assistant's MQTT platform schemas).
         let required: [String: [[String]]] = [
             "switch": [["command_topic"]], "binary_sensor": [["state_topic"]], "sensor": [["state_topic"]],
-            "button": [["command_topic"]], "select": [["command_topic"], ["options"]], "image": [["image_topic", "url_topic"]],
+            "button": [["command_topic"]], "select": [["command_topic"], ["options"]],
+            "image": [["image_topic", "url_topic"]],
             "event": [["state_topic"], ["event_types"]],
         ]
         var unique = Set<String>()
         for entity in d.entities {
             for alternatives in required[entity.component] ?? [["?"]] {
-                XCTAssertTrue(alternatives.contains { entity.config[$0] != nil }, "\(entity.component)/\(entity.objectID): \(alternatives)")
+                XCTAssertTrue(
+                    alternatives.contains { entity.config[$0] != nil },
+                    "\(entity.component)/\(entity.objectID): \(alternatives)")
             }
             guard case .string(let id)? = entity.config["unique_id"] else { return XCTFail("unique_id") }
             XCTAssertTrue(unique.insert(id).inserted, id)
@@ -32,15 +37,20 @@ final class MQTTBridgeLogicTests: XCTestCase {
             guard case .object(let device)? = entity.config["device"] else { return XCTFail("device") }
             XCTAssertEqual(device["identifiers"], .array(["appliance_1a2b3c4d"]))
             XCTAssertEqual(device["configuration_url"], "http://192.168.1.5:8080")
-            XCTAssertEqual(d.topic(entity), "homeassistant/\(entity.component)/appliance_1a2b3c4d/\(entity.objectID)/config")
+            XCTAssertEqual(
+                d.topic(entity), "homeassistant/\(entity.component)/appliance_1a2b3c4d/\(entity.objectID)/config")
             if entity.config["command_topic"] != nil { XCTAssertEqual(entity.config["qos"], 1) }
         }
         let objects = Set(d.entities.map(\.objectID))
-        XCTAssertTrue(objects.isSuperset(of: ["recording", "problem", "free_space", "time_until_wrap", "clips", "backup_queue",
-                                              "snapshot", "protect", "camera", "thumbnail", "shutter", "camera_front", "camera_rear_cam"]))
+        XCTAssertTrue(
+            objects.isSuperset(of: [
+                "recording", "problem", "free_space", "time_until_wrap", "clips", "backup_queue",
+                "snapshot", "protect", "camera", "thumbnail", "shutter", "camera_front", "camera_rear_cam",
+            ]))
         let select = d.entities.first { $0.component == "select" }
         XCTAssertEqual(select?.config["options"], .array(["front", "rear cam"]))
-        XCTAssertFalse(discovery(shutters: false).entities.contains { $0.objectID == "shutter" }, "no shutter, no gesture entity")
+        XCTAssertFalse(
+            discovery(shutters: false).entities.contains { $0.objectID == "shutter" }, "no shutter, no gesture entity")
         XCTAssertEqual(d.subscription, "homeassistant/+/appliance_1a2b3c4d/+/config")
         XCTAssertFalse(d.entities.contains { $0.objectID == "chime" }, "no speaker, no chime button")
         var speaking = d
@@ -53,7 +63,9 @@ final class MQTTBridgeLogicTests: XCTestCase {
 
     func testCommandPayloads() {
         func parse(_ topic: String, _ text: String) -> Command? {
-            try? MQTTCommandParser.command(topic: topic, payload: Array(text.utf8), topics: topics, cameras: ["front", "next"]).get()
+            try? MQTTCommandParser.command(
+                topic: topic, payload: Array(text.utf8), topics: topics, cameras: ["front", "next"]
+            ).get()
         }
         XCTAssertEqual(parse(topics.recordingSet, "ON"), .recordStart(title: nil))
         XCTAssertEqual(parse(topics.recordingSet, " off\n"), .recordStop(title: nil))
@@ -61,20 +73,30 @@ final class MQTTBridgeLogicTests: XCTestCase {
         XCTAssertEqual(parse(topics.recordingSet, "start"), .recordStart(title: nil))
         XCTAssertEqual(parse(topics.snapshotSet, "PRESS"), .snapshot)
         XCTAssertEqual(parse(topics.snapshotSet, ""), .snapshot)
-        XCTAssertEqual(parse(topics.protectSet, "PRESS"), .protect(before: Command.defaultProtectWindow, after: Command.defaultProtectWindow))
+        XCTAssertEqual(
+            parse(topics.protectSet, "PRESS"),
+            .protect(before: Command.defaultProtectWindow, after: Command.defaultProtectWindow))
         XCTAssertEqual(parse(topics.cameraSet, "front"), .switchCamera(.named("front")))
-        XCTAssertEqual(parse(topics.cameraSet, "next"), .switchCamera(.named("next")), "a camera named next is that camera")
+        XCTAssertEqual(
+            parse(topics.cameraSet, "next"), .switchCamera(.named("next")), "a camera named next is that camera")
         XCTAssertEqual(parse(topics.chimeSet, "PRESS"), .play(PlayRequest(chime: .chime)))
         XCTAssertEqual(parse(topics.chimeSet, "Recording-Started"), .play(PlayRequest(chime: .recordingStarted)))
         XCTAssertNil(parse(topics.chimeSet, "/etc/passwd"), "only chimes over MQTT, never a file")
-        for (topic, text) in [(topics.recordingSet, "yes"), (topics.recordingSet, "{\"state\":\"ON\"}"), (topics.snapshotSet, "now"),
-                              (topics.cameraSet, "back"), (topics.prefix + "/other/set", "ON"), (topics.recordingSet, String(repeating: "O", count: 300))] {
+        for (topic, text) in [
+            (topics.recordingSet, "yes"), (topics.recordingSet, "{\"state\":\"ON\"}"), (topics.snapshotSet, "now"),
+            (topics.cameraSet, "back"), (topics.prefix + "/other/set", "ON"),
+            (topics.recordingSet, String(repeating: "O", count: 300)),
+        ] {
             XCTAssertNil(parse(topic, text), "\(topic) \(text)")
         }
-        let binary = MQTTCommandParser.command(topic: topics.recordingSet, payload: [0xFF, 0xFE, 0xC3, 0x28], topics: topics, cameras: [])
+        let binary = MQTTCommandParser.command(
+            topic: topics.recordingSet, payload: [0xFF, 0xFE, 0xC3, 0x28], topics: topics, cameras: [])
         XCTAssertEqual(binary, .failure(MQTTCommandRefusal("payload is not UTF-8 text")))
-        guard case .failure(let refusal) = MQTTCommandParser.command(topic: topics.recordingSet, payload: Array("bad\u{1}\nx".utf8),
-                                                                     topics: topics, cameras: []) else { return XCTFail() }
+        guard
+            case .failure(let refusal) = MQTTCommandParser.command(
+                topic: topics.recordingSet, payload: Array("bad\u{1}\nx".utf8),
+                topics: topics, cameras: [])
+        else { return XCTFail() }
         XCTAssertFalse(refusal.description.contains("\u{1}"), "the log line shows no control characters: \(refusal)")
     }
 
@@ -85,7 +107,9 @@ final class MQTTBridgeLogicTests: XCTestCase {
         facts.freeBytes = 12_345_678_901
         facts.clips = 7
         let now = Date()
-        func text(_ topic: String) -> String? { facts.states(topics, now: now)[topic].map { String(decoding: $0, as: UTF8.self) } }
+        func text(_ topic: String) -> String? {
+            facts.states(topics, now: now)[topic].map { String(decoding: $0, as: UTF8.self) }
+        }
         XCTAssertEqual(text(topics.recording), "OFF")
         XCTAssertEqual(text(topics.elapsed), "0")
         XCTAssertEqual(text(topics.freeSpace), "12346")
@@ -113,7 +137,8 @@ final class MQTTBridgeLogicTests: XCTestCase {
 
     func testMotionAndSoundAreBinarySensorsFollowingTheirEvents() {
         var d = discovery()
-        XCTAssertFalse(d.entities.contains { ["motion", "sound"].contains($0.objectID) }, "none while detection is off")
+        XCTAssertFalse(
+            d.entities.contains { ["motion", "sound"].contains($0.objectID) }, "none while detection is off")
         (d.motion, d.sound) = (true, true)
         let motion = d.entities.first { $0.objectID == "motion" }
         XCTAssertEqual(motion?.component, "binary_sensor")
@@ -149,24 +174,31 @@ final class MQTTBridgeLogicTests: XCTestCase {
         var facts = MQTTFacts()
         let now = Date()
         XCTAssertNil(facts.states(topics, now: now)[topics.object("person")], "no state while objects are off")
-        var status = StatusReport(state: .idle, ready: true, recording: nil, cameras: ["front"], activeCamera: "front", cameraSources: [:],
-                                  audioSource: "test", preview: "none", encoder: "x264", width: 640, height: 360, framerate: 30,
-                                  dataDir: "/tmp", uptimeS: 1, recordingsThisRun: 0, lastError: nil, gstreamerVersion: "1.22",
-                                  recordingsTotal: 0, databaseBytes: 0, recovery: nil,
-                                  output: OutputStats(frames: 0, slotCollisions: 0, filledSlots: 0, missingSlots: 0, missingAtEncoder: 0),
-                                  storage: StorageStatus(state: .ok, recordingsDir: "/tmp/r"))
-        status.objects = ObjectStatus(detector: "HOG", track: ["person", "car"], fps: 5, width: 640, height: 360, runs: 9, skipped: 1,
-                                      failures: 0, detections: ["person": 12], present: ["person": 2], events: 1, meanRunMs: 40)
+        var status = StatusReport(
+            state: .idle, ready: true, recording: nil, cameras: ["front"], activeCamera: "front", cameraSources: [:],
+            audioSource: "test", preview: "none", encoder: "x264", width: 640, height: 360, framerate: 30,
+            dataDir: "/tmp", uptimeS: 1, recordingsThisRun: 0, lastError: nil, gstreamerVersion: "1.22",
+            recordingsTotal: 0, databaseBytes: 0, recovery: nil,
+            output: OutputStats(frames: 0, slotCollisions: 0, filledSlots: 0, missingSlots: 0, missingAtEncoder: 0),
+            storage: StorageStatus(state: .ok, recordingsDir: "/tmp/r"))
+        status.objects = ObjectStatus(
+            detector: "HOG", track: ["person", "car"], fps: 5, width: 640, height: 360, runs: 9, skipped: 1,
+            failures: 0, detections: ["person": 12], present: ["person": 2], events: 1, meanRunMs: 40)
         facts.apply(status, minFreeMb: 0, now: now)
-        func text(_ topic: String) -> String? { facts.states(topics, now: now)[topic].map { String(decoding: $0, as: UTF8.self) } }
+        func text(_ topic: String) -> String? {
+            facts.states(topics, now: now)[topic].map { String(decoding: $0, as: UTF8.self) }
+        }
         XCTAssertEqual([text(topics.object("person")), text(topics.objectCount("person"))], ["ON", "2"])
         XCTAssertEqual([text(topics.object("car")), text(topics.objectCount("car"))], ["OFF", "0"])
-        let car = ObjectEvent(label: "car", camera: "front", startedAt: now, score: 0.8, box: ObjectBox(x: 0, y: 0, width: 0.5, height: 0.2))
+        let car = ObjectEvent(
+            label: "car", camera: "front", startedAt: now, score: 0.8,
+            box: ObjectBox(x: 0, y: 0, width: 0.5, height: 0.2))
         XCTAssertTrue(facts.fold(.objectStarted(car), now: now).contains(.status), "the count is asked for")
         XCTAssertEqual([text(topics.object("car")), text(topics.objectCount("car"))], ["ON", "1"])
         _ = facts.fold(.objectEnded(car), now: now)
         XCTAssertEqual([text(topics.object("car")), text(topics.objectCount("car"))], ["OFF", "0"])
-        XCTAssertEqual(topics.object("traffic light"), topics.prefix + "/objects/traffic_light", "a label as one topic level")
+        XCTAssertEqual(
+            topics.object("traffic light"), topics.prefix + "/objects/traffic_light", "a label as one topic level")
     }
 
     func testActivityIsAnEventEntityAndTodaysCountsASensor() throws {
@@ -182,22 +214,31 @@ final class MQTTBridgeLogicTests: XCTestCase {
         let now = Date()
         XCTAssertNil(facts.states(topics, now: now)[topics.eventsToday], "unknown until counted")
         let start = now.addingTimeInterval(-3)
-        let activity = Activity(id: 7, kind: .motion, camera: "front", startedAt: start, endedAt: now, zones: ["door"], peak: 0.05,
-                                thumbnail: "/data/activity/motion-1.jpg")
-        XCTAssertTrue(facts.fold(.activity(activity), now: now).contains(.activityCounts), "an activity asks for the counts again")
-        facts.eventsToday = ActivityCounts(day: ActivityCounts.day(of: now), byKind: [.motion: 2, .sound: 0, .manual: 1, .external: 0])
+        let activity = Activity(
+            id: 7, kind: .motion, camera: "front", startedAt: start, endedAt: now, zones: ["door"], peak: 0.05,
+            thumbnail: "/data/activity/motion-1.jpg")
+        XCTAssertTrue(
+            facts.fold(.activity(activity), now: now).contains(.activityCounts), "an activity asks for the counts again"
+        )
+        facts.eventsToday = ActivityCounts(
+            day: ActivityCounts.day(of: now), byKind: [.motion: 2, .sound: 0, .manual: 1, .external: 0])
         let states = facts.states(topics, now: now)
         XCTAssertEqual(states[topics.eventsToday], Array("3".utf8))
-        XCTAssertEqual(states[topics.eventsTodayAttributes].map { String(decoding: $0, as: UTF8.self) },
-                       #"{"external":0,"manual":1,"motion":2,"sound":0}"#)
+        XCTAssertEqual(
+            states[topics.eventsTodayAttributes].map { String(decoding: $0, as: UTF8.self) },
+            #"{"external":0,"manual":1,"motion":2,"sound":0}"#)
 
-        guard case .object(let payload) = MQTTFacts.eventPayload(activity, webURL: "http://cam:8080") else { return XCTFail("not an object") }
+        guard case .object(let payload) = MQTTFacts.eventPayload(activity, webURL: "http://cam:8080") else {
+            return XCTFail("not an object")
+        }
         XCTAssertEqual(payload["event_type"], "motion")
         XCTAssertEqual(payload["id"], .int(7))
         XCTAssertEqual(payload["zones"], .array(["door"]))
         XCTAssertEqual(payload["duration_s"], .double(3))
         XCTAssertEqual(payload["picture_url"], "http://cam:8080/media/activity/7/picture")
-        guard case .object(let mark) = MQTTFacts.eventPayload(Activity(id: 8, kind: .external, label: "door", startedAt: now, endedAt: now), webURL: nil)
+        guard
+            case .object(let mark) = MQTTFacts.eventPayload(
+                Activity(id: 8, kind: .external, label: "door", startedAt: now, endedAt: now), webURL: nil)
         else { return XCTFail("not an object") }
         XCTAssertEqual(mark["label"], "door")
         XCTAssertNil(mark["picture_url"], "no picture, no URL")
@@ -207,7 +248,8 @@ final class MQTTBridgeLogicTests: XCTestCase {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("machine-id-\(UUID().uuidString)").path
         try "0123456789abcdef0123456789abcdef\n".write(toFile: file, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(atPath: file) }
-        let a = DeviceIdentity.current(machineIDFile: file), b = DeviceIdentity.current(machineIDFile: file)
+        let a = DeviceIdentity.current(machineIDFile: file)
+        let b = DeviceIdentity.current(machineIDFile: file)
         XCTAssertEqual(a, b)
         XCTAssertEqual(a.id.count, 8)
         XCTAssertTrue(a.id.allSatisfy(\.isHexDigit))

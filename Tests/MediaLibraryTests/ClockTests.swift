@@ -1,8 +1,9 @@
+import ApplianceBase
 import ApplianceProtocol
 import Foundation
-import XCTest
-import ApplianceBase
 import Mp4
+import XCTest
+
 @testable import MediaLibrary
 
 /// The wall clock jumping (issue 44): noticed against the boot clock, and this boot's rows dated again by it, so
@@ -29,9 +30,12 @@ final class ClockTests: XCTestCase {
         XCTAssertEqual(ClockJump(jumpS: -3_720, from: Date(), to: Date()).jumpWords, "-1 h 2 min")
     }
 
-    private func clip(_ n: Int, at date: Date, state: ApplianceProtocol.Recording.State = .recording) -> ApplianceProtocol.Recording {
-        var row = ApplianceProtocol.Recording(id: String(format: "%08x-0000-4000-8000-%012x", n, n), title: "c\(n)", createdAt: date,
-                                              path: "/x/\(n).mp4", state: state)
+    private func clip(_ n: Int, at date: Date, state: ApplianceProtocol.Recording.State = .recording)
+        -> ApplianceProtocol.Recording
+    {
+        var row = ApplianceProtocol.Recording(
+            id: String(format: "%08x-0000-4000-8000-%012x", n, n), title: "c\(n)", createdAt: date,
+            path: "/x/\(n).mp4", state: state)
         row.startedAt = date
         return row
     }
@@ -47,8 +51,10 @@ final class ClockTests: XCTestCase {
         }
         // A clip adopted by recovery (not live: not this boot's to move), from a day before.
         try await library.insert(clip(10, at: then.addingTimeInterval(-86_400), state: .recovered))
-        let activity = try await library.insertActivity(Activity(id: 0, kind: .motion, startedAt: then.addingTimeInterval(-8),
-                                                                 endedAt: then.addingTimeInterval(-6)))
+        let activity = try await library.insertActivity(
+            Activity(
+                id: 0, kind: .motion, startedAt: then.addingTimeInterval(-8),
+                endedAt: then.addingTimeInterval(-6)))
         // Then the clock is set: it reads two days more than it did. This boot's rows move with it.
         let now = then.addingTimeInterval(172_800)
         let moved = try await library.redate(offsetMs: BootClock.offsetMs + 172_800_000)
@@ -68,7 +74,8 @@ final class ClockTests: XCTestCase {
         XCTAssertEqual(shown?.endedAt?.timeIntervalSince(now) ?? 0, -6, accuracy: 0.5)
 
         // By the clock as it is now, only the adopted clip is more than a day old; a second look moves nothing.
-        let old = try await library.oldest(locked: false, backedUp: nil, olderThan: now.addingTimeInterval(-86_400), after: nil, limit: 10)
+        let old = try await library.oldest(
+            locked: false, backedUp: nil, olderThan: now.addingTimeInterval(-86_400), after: nil, limit: 10)
         XCTAssertEqual(old.0.map(\.id), [clip(10, at: now).id])
         let again = try await library.redate(offsetMs: BootClock.offsetMs + 172_800_000)
         XCTAssertTrue(again.isEmpty)

@@ -1,6 +1,7 @@
 import ApplianceProtocol
-@testable import MediaLibrary
 import XCTest
+
+@testable import MediaLibrary
 
 /// The daemon's starts and unclean exits, as the library counts them (what restart backoff and status read).
 final class DaemonRunsTests: XCTestCase {

@@ -1,17 +1,24 @@
 import XCTest
+
 @testable import MediaLibrary
 
 /// The grouped list's in-memory entries against a plain model (what the old GROUP BY computed), over random inserts
 /// and deletes of clips and loop segments.
 final class EntryIndexTests: XCTestCase {
-    struct Row: Hashable { var key: PageIndex.Key; var group: String? }
+    struct Row: Hashable {
+        var key: PageIndex.Key
+        var group: String?
+    }
 
     /// One entry per clip and per group; a group's entry is its oldest row; newest first.
     func model(_ rows: Set<Row>) -> [PageIndex.Key] {
         var heads: [String: PageIndex.Key] = [:]
         var singles: [PageIndex.Key] = []
         for row in rows {
-            guard let group = row.group else { singles.append(row.key); continue }
+            guard let group = row.group else {
+                singles.append(row.key)
+                continue
+            }
             // Oldest: the smallest creation time, then rowid (the largest under newest-first order).
             if let current = heads[group], !(current < row.key) { continue }
             heads[group] = row.key
@@ -25,16 +32,19 @@ final class EntryIndexTests: XCTestCase {
         var rowid: Int64 = 0
         for _ in 0..<200 {  // start from an existing library
             rowid += 1
-            rows.insert(Row(key: .init(createdAt: Int64.random(in: 0..<1000, using: &generator), rowid: rowid),
-                            group: Bool.random(using: &generator) ? "g\(Int.random(in: 0..<8, using: &generator))" : nil))
+            rows.insert(
+                Row(
+                    key: .init(createdAt: Int64.random(in: 0..<1000, using: &generator), rowid: rowid),
+                    group: Bool.random(using: &generator) ? "g\(Int.random(in: 0..<8, using: &generator))" : nil))
         }
         var index = EntryIndex(rows: rows.map { ($0.key, $0.group) })
         XCTAssertEqual(index.keys(offset: 0, limit: 10_000), model(rows))
         for step in 0..<2000 {
             if rows.isEmpty || Int.random(in: 0..<3, using: &generator) > 0 {
                 rowid += 1
-                let row = Row(key: .init(createdAt: Int64.random(in: 0..<1000, using: &generator), rowid: rowid),
-                              group: Bool.random(using: &generator) ? "g\(Int.random(in: 0..<8, using: &generator))" : nil)
+                let row = Row(
+                    key: .init(createdAt: Int64.random(in: 0..<1000, using: &generator), rowid: rowid),
+                    group: Bool.random(using: &generator) ? "g\(Int.random(in: 0..<8, using: &generator))" : nil)
                 rows.insert(row)
                 index.insert(row.key, group: row.group)
             } else {

@@ -1,8 +1,9 @@
+import ApplianceBase
 import ApplianceProtocol
 import Foundation
-import XCTest
-import ApplianceBase
 import Mp4
+import XCTest
+
 @testable import MediaLibrary
 
 final class LibraryTests: XCTestCase {
@@ -10,7 +11,8 @@ final class LibraryTests: XCTestCase {
     private var library: Library!
 
     override func setUp() async throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("library-\(UUID().uuidString.prefix(8))")
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "library-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         library = try Library.inMemory()
     }
@@ -21,7 +23,9 @@ final class LibraryTests: XCTestCase {
     }
 
     private func row(_ id: String, secondsAgo: Double, title: String = "t") -> Recording {
-        Recording(id: id, title: title, createdAt: Date(timeIntervalSinceNow: -secondsAgo), path: "/x/\(id).mp4", state: .complete)
+        Recording(
+            id: id, title: title, createdAt: Date(timeIntervalSinceNow: -secondsAgo), path: "/x/\(id).mp4",
+            state: .complete)
     }
 
     private func id(_ n: Int) -> String { String(format: "%08x-0000-4000-8000-%012x", n, n) }
@@ -81,7 +85,9 @@ final class LibraryTests: XCTestCase {
         XCTAssertEqual(value7.id, "abcd0000-0000-4000-8000-000000000002")
         await assertThrows(try await library.resolve("abcd")) { "\($0)".contains("ambiguous") }
         await assertThrows(try await library.resolve("99")) { "\($0)".contains("no recording") }
-        await assertThrows(try await library.resolve("x'; DROP TABLE recordings;--")) { "\($0)".contains("not a recording id") }
+        await assertThrows(try await library.resolve("x'; DROP TABLE recordings;--")) {
+            "\($0)".contains("not a recording id")
+        }
         await assertThrows(try await library.resolve("")) { "\($0)".contains("not a recording id") }
     }
 
@@ -93,7 +99,8 @@ final class LibraryTests: XCTestCase {
             row.createdAt = Date()  // ignored
             row.locked = true
         }
-        XCTAssertEqual(renamed.createdAt.timeIntervalSince1970, original.createdAt.timeIntervalSince1970, accuracy: 0.001)
+        XCTAssertEqual(
+            renamed.createdAt.timeIntervalSince1970, original.createdAt.timeIntervalSince1970, accuracy: 0.001)
         let fetched = try await library.fetch(id: id(1))
         XCTAssertEqual(fetched?.title, "Ünïcödé 🎥 \"x\" / y")
         XCTAssertEqual(fetched?.locked, true)
@@ -104,13 +111,20 @@ final class LibraryTests: XCTestCase {
         library = try Library(path: directory.appendingPathComponent("library.sqlite").path)  // WAL needs a file
         let mode = try await library.database.read { db in try String.fetchOne(db, sql: "PRAGMA journal_mode") }
         XCTAssertEqual(mode, "wal")
-        await assertThrows(try await library.database.write { db in
-            try db.execute(sql: "INSERT INTO recordings (id, title, created_at, path, state) VALUES ('x', 't', 0, '/p', 'bogus')")
-        }) { "\($0)".contains("CHECK") }
+        await assertThrows(
+            try await library.database.write { db in
+                try db.execute(
+                    sql:
+                        "INSERT INTO recordings (id, title, created_at, path, state) VALUES ('x', 't', 0, '/p', 'bogus')"
+                )
+            }
+        ) { "\($0)".contains("CHECK") }
     }
 
-    private func assertThrows<T>(_ expression: @autoclosure () async throws -> T, file: StaticString = #filePath, line: UInt = #line,
-                                 _ check: (Error) -> Bool) async {
+    private func assertThrows<T>(
+        _ expression: @autoclosure () async throws -> T, file: StaticString = #filePath, line: UInt = #line,
+        _ check: (Error) -> Bool
+    ) async {
         do {
             _ = try await expression()
             XCTFail("expected an error", file: file, line: line)
@@ -121,8 +135,10 @@ final class LibraryTests: XCTestCase {
 
     func testActivityLeftOpenIsClosedAtItsStart() async throws {
         let start = Date(timeIntervalSince1970: 1_800_000_000)
-        let open = try await library.insertActivity(Activity(id: 0, kind: .motion, camera: "front", startedAt: start, zones: ["door", "path"], peak: 0.2))
-        _ = try await library.insertActivity(Activity(id: 0, kind: .sound, startedAt: start, endedAt: start.addingTimeInterval(3), peak: -12))
+        let open = try await library.insertActivity(
+            Activity(id: 0, kind: .motion, camera: "front", startedAt: start, zones: ["door", "path"], peak: 0.2))
+        _ = try await library.insertActivity(
+            Activity(id: 0, kind: .sound, startedAt: start, endedAt: start.addingTimeInterval(3), peak: -12))
         let closed = try await library.closeOpenActivity()
         XCTAssertEqual(closed.map(\.id), [open.id])
         let stored = try await library.activity(id: open.id)
@@ -137,8 +153,10 @@ final class LibraryTests: XCTestCase {
         let now = Date()
         for days in [40.0, 20, 3, 2, 1] {
             let at = now.addingTimeInterval(-days * 86_400)
-            _ = try await library.insertActivity(Activity(id: 0, kind: .external, label: "\(Int(days))", startedAt: at, endedAt: at,
-                                                          thumbnail: "/pictures/\(Int(days)).jpg"))
+            _ = try await library.insertActivity(
+                Activity(
+                    id: 0, kind: .external, label: "\(Int(days))", startedAt: at, endedAt: at,
+                    thumbnail: "/pictures/\(Int(days)).jpg"))
         }
         let aged = try await library.deleteActivity(startedBefore: now.addingTimeInterval(-30 * 86_400), keep: 100)
         XCTAssertEqual(aged, ["/pictures/40.jpg"], "the picture goes with it")
@@ -158,9 +176,12 @@ final class LibraryTests: XCTestCase {
         recovered.endedAt = base.addingTimeInterval(60.4)
         recovered.durationMs = 60_000  // ended_at less its media: 0.4 s after created_at
         try await library.insert(recovered)
-        let inPreRoll = try await library.insertActivity(Activity(id: 0, kind: .motion, startedAt: base.addingTimeInterval(-0.6)))
-        let before = try await library.insertActivity(Activity(id: 0, kind: .motion, startedAt: base.addingTimeInterval(-1.7)))
-        let clips = Dictionary(uniqueKeysWithValues: try await library.activity(ActivityFilter()).items.map { ($0.id, $0.clip) })
+        let inPreRoll = try await library.insertActivity(
+            Activity(id: 0, kind: .motion, startedAt: base.addingTimeInterval(-0.6)))
+        let before = try await library.insertActivity(
+            Activity(id: 0, kind: .motion, startedAt: base.addingTimeInterval(-1.7)))
+        let clips = Dictionary(
+            uniqueKeysWithValues: try await library.activity(ActivityFilter()).items.map { ($0.id, $0.clip) })
         XCTAssertEqual(clips[inPreRoll.id], recovered.id)
         XCTAssertEqual(clips[before.id], .some(nil))
     }
@@ -168,34 +189,46 @@ final class LibraryTests: XCTestCase {
     func testOnlyRecordingsThatMeetAnActivityAreMarked() async throws {
         let base = Date(timeIntervalSince1970: 1_800_000_000)
         for n in 0..<4 {
-            var r = Recording(id: id(n), title: "s\(n)", createdAt: base.addingTimeInterval(Double(n) * 10), path: "/p\(n)", state: .complete)
+            var r = Recording(
+                id: id(n), title: "s\(n)", createdAt: base.addingTimeInterval(Double(n) * 10), path: "/p\(n)",
+                state: .complete)
             r.endedAt = r.createdAt.addingTimeInterval(10)
             try await library.insert(r)
         }
-        let marked = try await library.markCovering(from: base.addingTimeInterval(12), to: base.addingTimeInterval(25), longest: 60)
+        let marked = try await library.markCovering(
+            from: base.addingTimeInterval(12), to: base.addingTimeInterval(25), longest: 60)
         XCTAssertEqual(marked, 2, "segments 1 and 2")
-        let flagged = try await library.oldest(locked: false, backedUp: nil, hasEvent: true, after: nil, limit: 10).rows.map(\.id)
+        let flagged = try await library.oldest(locked: false, backedUp: nil, hasEvent: true, after: nil, limit: 10).rows
+            .map(\.id)
         XCTAssertEqual(flagged, [id(1), id(2)])
-        let again = try await library.markCovering(from: base.addingTimeInterval(12), to: base.addingTimeInterval(25), longest: 60)
+        let again = try await library.markCovering(
+            from: base.addingTimeInterval(12), to: base.addingTimeInterval(25), longest: 60)
         XCTAssertEqual(again, 0, "already marked")
         // A tracked object weighs more: segment 2 is raised, and an activity never lowers it again.
-        let raised = try await library.markCovering(from: base.addingTimeInterval(22), to: base.addingTimeInterval(28), longest: 60, weight: .object)
+        let raised = try await library.markCovering(
+            from: base.addingTimeInterval(22), to: base.addingTimeInterval(28), longest: 60, weight: .object)
         XCTAssertEqual(raised, 1)
-        let lowered = try await library.markCovering(from: base.addingTimeInterval(22), to: base.addingTimeInterval(28), longest: 60)
+        let lowered = try await library.markCovering(
+            from: base.addingTimeInterval(22), to: base.addingTimeInterval(28), longest: 60)
         XCTAssertEqual(lowered, 0)
         var byWeight: [Library.EventWeight: [String]] = [:]
         for weight in Library.EventWeight.allCases {
-            byWeight[weight] = try await library.oldest(locked: false, backedUp: nil, weight: weight, after: nil, limit: 10).rows.map(\.id)
+            byWeight[weight] = try await library.oldest(
+                locked: false, backedUp: nil, weight: weight, after: nil, limit: 10
+            ).rows.map(\.id)
         }
         XCTAssertEqual(byWeight, [.none: [id(0), id(3)], .activity: [id(1)], .object: [id(2)]])
-        let anyEvent = try await library.oldest(locked: false, backedUp: nil, hasEvent: true, after: nil, limit: 10).rows.map(\.id)
+        let anyEvent = try await library.oldest(locked: false, backedUp: nil, hasEvent: true, after: nil, limit: 10)
+            .rows.map(\.id)
         XCTAssertEqual(anyEvent, [id(1), id(2)])
     }
 }
 
 final class PageIndexTests: XCTestCase {
     func testKeysStayOrderedNewestFirst() {
-        var index = PageIndex(keys: [.init(createdAt: 5, rowid: 1), .init(createdAt: 9, rowid: 2), .init(createdAt: 5, rowid: 3)])
+        var index = PageIndex(keys: [
+            .init(createdAt: 5, rowid: 1), .init(createdAt: 9, rowid: 2), .init(createdAt: 5, rowid: 3),
+        ])
         XCTAssertEqual(index.keys.map(\.rowid), [2, 3, 1])
         index.insert(.init(createdAt: 7, rowid: 4))
         index.insert(.init(createdAt: 1, rowid: 5))

@@ -1,6 +1,7 @@
 import ApplianceProtocol
 import Foundation
 import XCTest
+
 @testable import MediaLibrary
 
 /// The Library's paging arithmetic never traps, whatever reaches it (the edge bounds page and per_page; this is the
@@ -18,7 +19,10 @@ final class PagingOverflowTests: XCTestCase {
 
     func testEveryViewAnswersAnEmptyPageFarPastTheEnd() async throws {
         let library = try Library.inMemory()
-        try await library.insert(Recording(id: UUID().uuidString.lowercased(), title: "one", createdAt: Date(), path: "/x/1.mp4", state: .complete))
+        try await library.insert(
+            Recording(
+                id: UUID().uuidString.lowercased(), title: "one", createdAt: Date(), path: "/x/1.mp4", state: .complete)
+        )
         for page in [Int.max, Int.max / 2, 2] {
             let plain = try await library.page(page, perPage: 1000)
             XCTAssertEqual(plain.items.count, 0)

@@ -2,6 +2,7 @@ import ApplianceBase
 import Foundation
 import GRDB
 import XCTest
+
 @testable import MediaLibrary
 
 /// At rest: the data folder is its owner's alone (0700) and the database 0600, whatever the umask the daemon was
@@ -11,7 +12,8 @@ final class PrivateFilesTests: XCTestCase {
     private var umaskBefore: mode_t = 0
 
     override func setUpWithError() throws {
-        folder = FileManager.default.temporaryDirectory.appendingPathComponent("private-\(UUID().uuidString.prefix(8))").path
+        folder =
+            FileManager.default.temporaryDirectory.appendingPathComponent("private-\(UUID().uuidString.prefix(8))").path
         umaskBefore = umask(0o022)  // the usual login umask: new files 0644, folders 0755
     }
 
@@ -40,13 +42,16 @@ final class PrivateFilesTests: XCTestCase {
         let path = folder + "/appliance.sqlite"
         do {
             let library = try Library(path: path)
-            _ = try await library.insertUser(name: "anna", role: .admin, passwordHash: "$2b$10$x", digestHA1: "0", at: Date())
+            _ = try await library.insertUser(
+                name: "anna", role: .admin, passwordHash: "$2b$10$x", digestHA1: "0", at: Date())
             for file in [path, path + "-wal", path + "-shm"] where FileManager.default.fileExists(atPath: file) {
                 XCTAssertEqual(mode(file), 0o600, file)
             }
         }
         // A database an earlier version left readable (and its WAL) is made private when it is opened.
-        for file in [path, path + "-wal", path + "-shm"] where FileManager.default.fileExists(atPath: file) { chmod(file, 0o644) }
+        for file in [path, path + "-wal", path + "-shm"] where FileManager.default.fileExists(atPath: file) {
+            chmod(file, 0o644)
+        }
         _ = try Library(path: path)
         for file in [path, path + "-wal", path + "-shm"] where FileManager.default.fileExists(atPath: file) {
             XCTAssertEqual(mode(file), 0o600, file)

@@ -1,7 +1,8 @@
+import ApplianceBase
 import ApplianceProtocol
 import Foundation
 import XCTest
-import ApplianceBase
+
 @testable import MediaLibrary
 
 /// Share links expire at their time to the millisecond: answered before, never at or after it, not listed, and
@@ -13,10 +14,12 @@ final class ShareExpiryTests: XCTestCase {
     private let start = Date(timeIntervalSince1970: 1_800_000_000)
 
     override func setUp() async throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("shares-\(UUID().uuidString.prefix(8))")
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "shares-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         library = try Library.inMemory()
-        try await library.insert(Recording(id: id, title: "shared", createdAt: start, path: "/x/\(id).mp4", state: .complete))
+        try await library.insert(
+            Recording(id: id, title: "shared", createdAt: start, path: "/x/\(id).mp4", state: .complete))
     }
 
     override func tearDown() async throws {
@@ -46,9 +49,13 @@ final class ShareExpiryTests: XCTestCase {
     }
 
     func testExpiredLinksAreSweptWhenANewOneIsMade() async throws {
-        try await library.insertShare(token: "old", recordingId: id, createdAt: start, expiresAt: start.addingTimeInterval(10))
-        try await library.insertShare(token: "long", recordingId: id, createdAt: start, expiresAt: start.addingTimeInterval(1000))
-        try await library.insertShare(token: "new", recordingId: id, createdAt: start.addingTimeInterval(20), expiresAt: start.addingTimeInterval(100))
+        try await library.insertShare(
+            token: "old", recordingId: id, createdAt: start, expiresAt: start.addingTimeInterval(10))
+        try await library.insertShare(
+            token: "long", recordingId: id, createdAt: start, expiresAt: start.addingTimeInterval(1000))
+        try await library.insertShare(
+            token: "new", recordingId: id, createdAt: start.addingTimeInterval(20),
+            expiresAt: start.addingTimeInterval(100))
         // Even asked about a moment before it expired, the swept row is gone.
         let swept = try await library.share(token: "old", at: start)
         XCTAssertNil(swept)
@@ -59,7 +66,8 @@ final class ShareExpiryTests: XCTestCase {
     }
 
     func testRevokedAndUnknownTokens() async throws {
-        try await library.insertShare(token: "tok-b", recordingId: id, createdAt: start, expiresAt: start.addingTimeInterval(3600))
+        try await library.insertShare(
+            token: "tok-b", recordingId: id, createdAt: start, expiresAt: start.addingTimeInterval(3600))
         let deleted = try await library.deleteShare("tok-b")
         XCTAssertEqual(deleted, Library.shareID(token: "tok-b"))
         let again = try await library.deleteShare("tok-b")
@@ -75,8 +83,11 @@ final class ShareExpiryTests: XCTestCase {
     /// A link is revoked by its id as lists show it; the database holds the token's hash, never the token.
     func testRevokedByIdAndStoredAsAHash() async throws {
         let token = "Zb3x_Q9-secret-token-of-43-characters-xxxxx"
-        try await library.insertShare(token: token, recordingId: id, createdAt: start, expiresAt: start.addingTimeInterval(3600))
-        let stored = try await library.database.read { db in try String.fetchAll(db, sql: "SELECT token_hash FROM shares") }
+        try await library.insertShare(
+            token: token, recordingId: id, createdAt: start, expiresAt: start.addingTimeInterval(3600))
+        let stored = try await library.database.read { db in
+            try String.fetchAll(db, sql: "SELECT token_hash FROM shares")
+        }
         XCTAssertEqual(stored, [Library.shareHash(token: token)])
         XCTAssertEqual(stored.first?.count, 64)
         let listed = try await library.shares(at: start)

@@ -1,5 +1,6 @@
-import XCTest
 import ApplianceBase
+import XCTest
+
 @testable import MotionAndSound
 
 /// The motion detector on generated scenes with known ground truth (MotionScene: 160x90 at 5 fps, as the motion
@@ -11,7 +12,9 @@ final class MotionDetectorTests: XCTestCase {
         let seen = scene.make(7).run()
         let truth = scene.truth(7)[0]
         XCTAssertEqual(seen.starts.count, 1, "\(seen.starts)")
-        XCTAssertEqual(seen.starts.first ?? -1, truth.lowerBound, accuracy: 0.5, "the event starts within 0.5 s of the object's entry")
+        XCTAssertEqual(
+            seen.starts.first ?? -1, truth.lowerBound, accuracy: 0.5,
+            "the event starts within 0.5 s of the object's entry")
         // The event ends at its last motion (reported releaseS later): when the object has left.
         XCTAssertEqual(seen.ends.count, 1, "\(seen.ends)")
         XCTAssertEqual(seen.ends.first ?? -1, truth.upperBound, accuracy: 0.5)
@@ -50,7 +53,8 @@ final class MotionDetectorTests: XCTestCase {
         let seen = scene.make(7).run(scene.settings)
         XCTAssertEqual(seen.starts.count, 1, "\(seen.starts)")
         XCTAssertEqual(seen.starts.first ?? -1, 3.25, accuracy: 0.5)
-        XCTAssertTrue(seen.filter { $0.time < 3 }.allSatisfy { $0.seen.score == 0 }, "motion outside the zone does not count")
+        XCTAssertTrue(
+            seen.filter { $0.time < 3 }.allSatisfy { $0.seen.score == 0 }, "motion outside the zone does not count")
         XCTAssertTrue(seen.filter { $0.seen.score > 0 }.allSatisfy { $0.seen.zones == ["door"] })
     }
 
@@ -63,7 +67,8 @@ final class MotionDetectorTests: XCTestCase {
         }
         let seen = scene.run()
         XCTAssertEqual(seen.starts, [])
-        XCTAssertTrue(seen.contains { $0.time == 3 && $0.seen.recalibrated }, "the switch's frame became the background")
+        XCTAssertTrue(
+            seen.contains { $0.time == 3 && $0.seen.recalibrated }, "the switch's frame became the background")
         XCTAssertTrue(seen.filter { $0.time > 3 }.allSatisfy { $0.seen.score == 0 })
     }
 
@@ -85,7 +90,9 @@ final class MotionDetectorTests: XCTestCase {
     func testMotionMustLastTheMinimumDuration() {
         // The same block appears for 0.4 s, then for 1 s: only the second is an event, with min_duration_s 0.5.
         let scene = MotionScene { canvas, t, _ in
-            if (2..<2.4).contains(t) || (5..<6).contains(t) { canvas.fill(x: 100 + t * 20, y: 60, w: 30, h: 30, level: 10) }
+            if (2..<2.4).contains(t) || (5..<6).contains(t) {
+                canvas.fill(x: 100 + t * 20, y: 60, w: 30, h: 30, level: 10)
+            }
         }
         let seen = scene.run()
         XCTAssertEqual(seen.starts.count, 1, "\(seen.starts)")
@@ -115,7 +122,9 @@ final class MotionDetectorTests: XCTestCase {
         XCTAssertFalse(detector.observe(GrayFrame(width: 16, height: 9, level: 100), at: 0.2).recalibrated)
         XCTAssertTrue(detector.observe(GrayFrame(width: 32, height: 18, level: 100), at: 0.4).recalibrated)
         detector.reset()
-        XCTAssertTrue(detector.observe(GrayFrame(width: 32, height: 18, level: 100), at: 0.6).recalibrated, "reset forgets the background")
+        XCTAssertTrue(
+            detector.observe(GrayFrame(width: 32, height: 18, level: 100), at: 0.6).recalibrated,
+            "reset forgets the background")
     }
 
     func testAResetDuringAnEventEndsItAtOnce() {
@@ -138,7 +147,9 @@ final class MotionDetectorTests: XCTestCase {
         let triangle = try XCTUnwrap(RelativePolygon([.init(0, 0), .init(1, 0), .init(0, 1)]))
         XCTAssertTrue(triangle.contains(x: 0.2, y: 0.2))
         XCTAssertFalse(triangle.contains(x: 0.8, y: 0.8))
-        XCTAssertEqual(triangle.raster(width: 10, height: 5).filter { $0 }.count, 25, "the pixel centres below the diagonal (none on it)")
+        XCTAssertEqual(
+            triangle.raster(width: 10, height: 5).filter { $0 }.count, 25,
+            "the pixel centres below the diagonal (none on it)")
         XCTAssertEqual(RelativePolygon.whole.raster(width: 7, height: 3).filter { $0 }.count, 21)
     }
 }

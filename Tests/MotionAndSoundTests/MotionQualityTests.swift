@@ -1,7 +1,8 @@
-@testable import MotionAndSound
+import ApplianceBase
 import Foundation
 import XCTest
-import ApplianceBase
+
+@testable import MotionAndSound
 
 /// The detector judged on every scene of `MotionSceneCatalog` with several seeds: every real motion found within
 /// 0.5 s of its start, no event where nothing really moved. `make test` runs one seed;
@@ -13,13 +14,15 @@ final class MotionQualityTests: XCTestCase {
         var tally = DetectionTally()
         /// The issue's target: found, nothing false, every start within 0.5 s.
         var passed: Bool {
-            tally.missed == 0 && tally.falseEvents == 0 && (tally.worstStartError ?? 0) <= DetectionTally.tolerance + 1e-9
+            tally.missed == 0 && tally.falseEvents == 0
+                && (tally.worstStartError ?? 0) <= DetectionTally.tolerance + 1e-9
         }
         /// What the test holds the detector to: found and nothing false always; a start may be one frame (0.2 s at
         /// 5 fps) past the target, which a slow object entering from an edge needs (the opening that keeps a shaking
         /// camera quiet removes its first 2 px; a 2x2 opening found it 0.2 s sooner and fired on the shake).
         var acceptable: Bool {
-            tally.missed == 0 && tally.falseEvents == 0 && (tally.worstStartError ?? 0) <= DetectionTally.tolerance + 0.2 + 1e-9
+            tally.missed == 0 && tally.falseEvents == 0
+                && (tally.worstStartError ?? 0) <= DetectionTally.tolerance + 0.2 + 1e-9
         }
     }
 
@@ -58,17 +61,22 @@ final class MotionQualityTests: XCTestCase {
         ]
         for row in rows {
             let t = row.tally
-            lines.append("| \(row.scene.name) | \(t.runs) | \(t.real) | \(t.found) | \(t.missed) | \(t.falseEvents) | "
-                + "\(seconds(t.meanStartError)) | \(t.worstStartError.map { String(format: "%.2f s", $0) } ?? "–") | \(row.passed ? "pass" : row.acceptable ? "late" : "FAIL") |")
+            lines.append(
+                "| \(row.scene.name) | \(t.runs) | \(t.real) | \(t.found) | \(t.missed) | \(t.falseEvents) | "
+                    + "\(seconds(t.meanStartError)) | \(t.worstStartError.map { String(format: "%.2f s", $0) } ?? "–") | \(row.passed ? "pass" : row.acceptable ? "late" : "FAIL") |"
+            )
         }
         let total = rows.reduce(into: DetectionTally()) { sum, row in
-            (sum.runs, sum.real, sum.found) = (sum.runs + row.tally.runs, sum.real + row.tally.real, sum.found + row.tally.found)
+            (sum.runs, sum.real, sum.found) = (
+                sum.runs + row.tally.runs, sum.real + row.tally.real, sum.found + row.tally.found
+            )
             (sum.missed, sum.falseEvents) = (sum.missed + row.tally.missed, sum.falseEvents + row.tally.falseEvents)
             sum.startErrors += row.tally.startErrors
         }
-        lines.append("| **all** | \(total.runs) | \(total.real) | \(total.found) | \(total.missed) | \(total.falseEvents) | "
-            + "\(seconds(total.meanStartError)) | \(total.worstStartError.map { String(format: "%.2f s", $0) } ?? "–") | "
-            + "\(rows.allSatisfy(\.passed) ? "pass" : rows.allSatisfy(\.acceptable) ? "late" : "FAIL") |")
+        lines.append(
+            "| **all** | \(total.runs) | \(total.real) | \(total.found) | \(total.missed) | \(total.falseEvents) | "
+                + "\(seconds(total.meanStartError)) | \(total.worstStartError.map { String(format: "%.2f s", $0) } ?? "–") | "
+                + "\(rows.allSatisfy(\.passed) ? "pass" : rows.allSatisfy(\.acceptable) ? "late" : "FAIL") |")
         return lines.joined(separator: "\n")
     }
 

@@ -1,6 +1,7 @@
+import ApplianceBase
 import Foundation
 import TestSupport
-import ApplianceBase
+
 @testable import MotionAndSound
 
 /// A picture being painted, in floating-point gray levels (0–255).
@@ -10,8 +11,10 @@ struct Canvas {
     var values: [Float]
 
     mutating func fill(x: Double, y: Double, w: Double, h: Double, level: Float) {
-        let x0 = max(0, Int(x.rounded())), x1 = min(width, Int((x + w).rounded()))
-        let y0 = max(0, Int(y.rounded())), y1 = min(height, Int((y + h).rounded()))
+        let x0 = max(0, Int(x.rounded()))
+        let x1 = min(width, Int((x + w).rounded()))
+        let y0 = max(0, Int(y.rounded()))
+        let y1 = min(height, Int((y + h).rounded()))
         guard x0 < x1, y0 < y1 else { return }
         for yy in y0..<y1 { for xx in x0..<x1 { values[yy * width + xx] = level } }
     }
@@ -26,7 +29,8 @@ struct Canvas {
         let old = values
         for y in 0..<height {
             for x in 0..<width {
-                let sx = min(width - 1, max(0, x - dx)), sy = min(height - 1, max(0, y - dy))
+                let sx = min(width - 1, max(0, x - dx))
+                let sy = min(height - 1, max(0, y - dy))
                 values[y * width + x] = old[sy * width + sx]
             }
         }
@@ -65,7 +69,10 @@ struct MotionScene {
             let grain: Int = Int(random.next() % 17) - 8
             return Float(gradient + grain)
         }
-        for (x, y, w, h, level) in [(20.0, 20.0, 60.0, 40.0, Float(200)), (200, 30, 80, 50, 30), (120, 110, 50, 50, 220), (250, 120, 40, 40, 90)] {
+        for (x, y, w, h, level) in [
+            (20.0, 20.0, 60.0, 40.0, Float(200)), (200, 30, 80, 50, 30), (120, 110, 50, 50, 220),
+            (250, 120, 40, 40, 90),
+        ] {
             canvas.fill(x: x, y: y, w: w, h: h, level: level)
         }
         return canvas
@@ -92,13 +99,16 @@ struct MotionScene {
     /// Adds Gaussian noise of `sigma` gray levels to every pixel (Box–Muller).
     static func noise(_ canvas: inout Canvas, sigma: Float, _ random: inout SeededRandom) {
         for i in canvas.values.indices {
-            let u1 = max(1e-9, Double(random.next() >> 11) / Double(1 << 53)), u2 = Double(random.next() >> 11) / Double(1 << 53)
+            let u1 = max(1e-9, Double(random.next() >> 11) / Double(1 << 53))
+            let u2 = Double(random.next() >> 11) / Double(1 << 53)
             canvas.values[i] += sigma * Float((-2 * log(u1)).squareRoot() * cos(2 * .pi * u2))
         }
     }
 }
 
 extension Array where Element == (time: Double, seen: MotionDetector.Observation) {
-    var starts: [Double] { compactMap { if case .started(let at) = $0.seen.transition { return at } else { return nil } } }
+    var starts: [Double] {
+        compactMap { if case .started(let at) = $0.seen.transition { return at } else { return nil } }
+    }
     var ends: [Double] { compactMap { if case .ended(let at) = $0.seen.transition { return at } else { return nil } } }
 }

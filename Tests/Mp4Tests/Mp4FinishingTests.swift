@@ -1,8 +1,9 @@
-import Foundation
-import TestSupport
-import GStreamerKit
-import XCTest
 import ApplianceBase
+import Foundation
+import GStreamerKit
+import TestSupport
+import XCTest
+
 @testable import Mp4
 
 /// Finishing the files earlier versions wrote (mp4mux's `first-moov-then-finalise` layout) in place, on files real
@@ -22,9 +23,13 @@ final class Mp4FinishingTests: XCTestCase {
     /// H.264 with B-frames (composition offsets) when `bFrames`, AAC audio, 1 s fragments.
     private func pipeline(_ path: String, live: Bool, buffers: Int? = nil, bFrames: Bool = false) -> [String] {
         let count = buffers.map { " num-buffers=\($0)" } ?? ""
-        let encoder = bFrames ? "x264enc speed-preset=ultrafast bframes=2 key-int-max=30" : "x264enc tune=zerolatency speed-preset=ultrafast key-int-max=30"
+        let encoder =
+            bFrames
+            ? "x264enc speed-preset=ultrafast bframes=2 key-int-max=30"
+            : "x264enc tune=zerolatency speed-preset=ultrafast key-int-max=30"
         let audioCount = buffers.map { " num-buffers=\($0 * 44100 / 30 / 1024)" } ?? ""
-        return ["-e"] + """
+        return ["-e"]
+            + """
             videotestsrc is-live=\(live)\(count) pattern=ball ! video/x-raw,width=320,height=240,framerate=30/1 ! \(encoder) ! \
             h264parse ! queue ! mux. audiotestsrc is-live=\(live)\(audioCount) ! audioconvert ! avenc_aac ! aacparse ! queue ! mux. \
             mp4mux name=mux fragment-duration=1000 fragment-mode=first-moov-then-finalise ! filesink location=\(path)
@@ -51,7 +56,8 @@ final class Mp4FinishingTests: XCTestCase {
         Poll.until(timeout: 30, every: 0.02) { (DataDirectory.fileSize(path) ?? 0) >= bytes }
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
-        XCTAssertGreaterThanOrEqual(DataDirectory.fileSize(path) ?? 0, Int64(bytes), "the muxer never wrote \(bytes) bytes")
+        XCTAssertGreaterThanOrEqual(
+            DataDirectory.fileSize(path) ?? 0, Int64(bytes), "the muxer never wrote \(bytes) bytes")
         return path
     }
 
@@ -82,9 +88,11 @@ final class Mp4FinishingTests: XCTestCase {
             XCTAssertEqual(try topLevel(interrupted), ["ftyp", "free", "mdat", "moov"])
             // The samples after the last moof (mp4mux indexes the last fragment only in its final index) are lost,
             // as in a crash; every other packet is the same.
-            let referencePackets = try packets(reference), built = try packets(interrupted)
+            let referencePackets = try packets(reference)
+            let built = try packets(interrupted)
             for stream in ["0", "1"] {
-                let expected = referencePackets.filter { $0.hasPrefix(stream + ",") }, got = built.filter { $0.hasPrefix(stream + ",") }
+                let expected = referencePackets.filter { $0.hasPrefix(stream + ",") }
+                let got = built.filter { $0.hasPrefix(stream + ",") }
                 XCTAssertEqual(got, Array(expected.prefix(got.count)), "stream \(stream), B-frames: \(bFrames)")
                 XCTAssertGreaterThan(got.count, expected.count - (stream == "0" ? 31 : 45), "more than a fragment lost")
             }
@@ -99,14 +107,17 @@ final class Mp4FinishingTests: XCTestCase {
         let path = try killed("killed.mp4", after: 400_000)
         let killedSize = DataDirectory.fileSize(path)!
         let decodableBefore = try videoFrames(path)  // ffmpeg reads the fragments as they are
-        guard case .indexed(_, let dropped, nil) = try Mp4Finishing.finish(path: path) else { return XCTFail("not indexed") }
+        guard case .indexed(_, let dropped, nil) = try Mp4Finishing.finish(path: path) else {
+            return XCTFail("not indexed")
+        }
         XCTAssertEqual(try topLevel(path), ["ftyp", "free", "mdat", "moov"])
         XCTAssertEqual(DataDirectory.fileSize(path)!, killedSize - dropped + Int64(try topLevelSizes(path).last!))
         XCTAssertEqual(try decodeErrors(path), "")
         XCTAssertEqual(try videoFrames(path), decodableBefore, "every frame a fragment indexed is kept, no more")
         let info = try Discoverer.inspect(path: path)
-        XCTAssertEqual(try XCTUnwrap(info.duration).seconds, Double(decodableBefore) / 30, accuracy: 0.1,
-                       "GStreamer sees the whole file, not only the first fragment")
+        XCTAssertEqual(
+            try XCTUnwrap(info.duration).seconds, Double(decodableBefore) / 30, accuracy: 0.1,
+            "GStreamer sees the whole file, not only the first fragment")
         XCTAssertEqual(try Mp4Finishing.finish(path: path), .finished)
     }
 
@@ -155,8 +166,12 @@ final class Mp4FinishingTests: XCTestCase {
     private func topLevelSizes(_ path: String) throws -> [Int] { try Mp4File(path: path).topLevel().boxes.map(\.size) }
 
     private func packets(_ path: String) throws -> [String] {
-        let result = try run("/usr/bin/ffprobe", ["-v", "error", "-show_entries", "packet=stream_index,pts,dts,duration,size,flags",
-                                                  "-of", "csv=p=0", path])
+        let result = try run(
+            "/usr/bin/ffprobe",
+            [
+                "-v", "error", "-show_entries", "packet=stream_index,pts,dts,duration,size,flags",
+                "-of", "csv=p=0", path,
+            ])
         XCTAssertEqual(result.status, 0, result.output)
         return result.output.split(separator: "\n").map(String.init)
     }
@@ -167,8 +182,12 @@ final class Mp4FinishingTests: XCTestCase {
     }
 
     private func videoFrames(_ path: String) throws -> Int {
-        let result = try run("/usr/bin/ffprobe", ["-v", "error", "-count_frames", "-select_streams", "v:0",
-                                                  "-show_entries", "stream=nb_read_frames", "-of", "csv=p=0", path])
+        let result = try run(
+            "/usr/bin/ffprobe",
+            [
+                "-v", "error", "-count_frames", "-select_streams", "v:0",
+                "-show_entries", "stream=nb_read_frames", "-of", "csv=p=0", path,
+            ])
         return Int(result.output.trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
     }
 }

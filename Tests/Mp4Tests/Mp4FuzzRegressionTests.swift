@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+
 @testable import Mp4
 
 /// Files `make fuzz` (Tests/Fuzz, FuzzMp4) made that took down start-up recovery (`Mp4Finishing.finish`, which
@@ -24,7 +25,10 @@ final class Mp4FuzzRegressionTests: XCTestCase {
         let bytes = try bytes(base64)
         let path = folder.appendingPathComponent("fuzzed.mp4").path
         XCTAssertTrue(FileManager.default.createFile(atPath: path, contents: bytes), file: file, line: line)
-        defer { XCTAssertEqual(FileManager.default.contents(atPath: path), bytes, "the file is left as it was", file: file, line: line) }
+        defer {
+            XCTAssertEqual(
+                FileManager.default.contents(atPath: path), bytes, "the file is left as it was", file: file, line: line)
+        }
         do {
             return "\(try Mp4Finishing.finish(path: path))"
         } catch let failure as Mp4Finishing.Failure {
@@ -40,12 +44,15 @@ final class Mp4FuzzRegressionTests: XCTestCase {
 
     /// A 64-bit `tfdt` decode time times the movie timescale overflowed (`Mp4IndexBuilder.finalMoov`).
     func testADecodeTimeThatOverflowsTheMovieTimescaleIsRefused() throws {
-        XCTAssertEqual(try recovery(Self.decodeTimeOverflow), "not an MP4 layout this handles: tkhd cannot hold a duration of 677033091443414")
+        XCTAssertEqual(
+            try recovery(Self.decodeTimeOverflow),
+            "not an MP4 layout this handles: tkhd cannot hold a duration of 677033091443414")
     }
 
     /// A fixed-size `stsz` listing 1.8 billion samples was expanded into 7 GB (out of memory).
     func testAFixedSizeTableOfBillionsOfSamplesIsRefused() throws {
-        XCTAssertEqual(try recovery(Self.billionSamples), "not an MP4 layout this handles: stsz lists 1818558464 samples")
+        XCTAssertEqual(
+            try recovery(Self.billionSamples), "not an MP4 layout this handles: stsz lists 1818558464 samples")
     }
 
     /// A `trun` without per-sample fields stating 33 million samples (26 s and 1 GB before: a timeout). The fragment
@@ -53,7 +60,9 @@ final class Mp4FuzzRegressionTests: XCTestCase {
     func testARunOfMoreSamplesThanItsMediaHasBytesIsRefused() throws {
         XCTAssertEqual(try recovery(Self.millionsInARun), "empty")
         let moof = try bytes(Self.millionsInARun)[848..<1024]
-        XCTAssertThrowsError(try Mp4Fragments.trackFragments(moof: Data(moof), moofOffset: 848, defaults: [:], mediaBytes: 80)) { error in
+        XCTAssertThrowsError(
+            try Mp4Fragments.trackFragments(moof: Data(moof), moofOffset: 848, defaults: [:], mediaBytes: 80)
+        ) { error in
             XCTAssertTrue("\(error)".contains("trun lists 33685504 samples, more than its media holds"), "\(error)")
         }
     }

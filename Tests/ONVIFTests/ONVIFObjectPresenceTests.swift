@@ -1,13 +1,16 @@
 import ApplianceProtocol
 import Foundation
 import XCTest
+
 @testable import ONVIF
 
 /// Objects on ONVIF: each class Home Assistant's parsers know (PeopleDetect, VehicleDetect, DogCatDetect) is one
 /// topic, true while any of its labels is present, told only when that changes; other labels make no notification.
 final class ONVIFObjectPresenceTests: XCTestCase {
     private func event(_ label: String, starts: Bool) -> ApplianceEvent {
-        let o = ObjectEvent(label: label, camera: "front", startedAt: Date(), score: 0.9, box: ObjectBox(x: 0, y: 0, width: 0.1, height: 0.3))
+        let o = ObjectEvent(
+            label: label, camera: "front", startedAt: Date(), score: 0.9,
+            box: ObjectBox(x: 0, y: 0, width: 0.1, height: 0.3))
         return starts ? .objectStarted(o) : .objectEnded(o)
     }
 
@@ -25,12 +28,14 @@ final class ONVIFObjectPresenceTests: XCTestCase {
         XCTAssertFalse(gone.value)
         XCTAssertEqual(presence.fold(event("dog", starts: true), at: now)?.property, .pet)
         XCTAssertNil(presence.fold(event("umbrella", starts: true), at: now), "no topic for it")
-        XCTAssertNil(presence.fold(.motionStarted(MotionEvent(camera: nil, startedAt: now, zones: [], peakScore: 0.1)), at: now))
+        XCTAssertNil(
+            presence.fold(.motionStarted(MotionEvent(camera: nil, startedAt: now, zones: [], peakScore: 0.1)), at: now))
     }
 
     /// The message is the one onvif-parsers reads: topic, a `Source` item, the first `Data` item's value.
     func testTheMessageIsTheOneHomeAssistantReads() throws {
-        let message = ONVIFNotification(property: .person, value: true, time: Date(timeIntervalSince1970: 1_700_000_000), operation: .changed)
+        let message = ONVIFNotification(
+            property: .person, value: true, time: Date(timeIntervalSince1970: 1_700_000_000), operation: .changed)
         let xml = message.element.xmlString
         XCTAssertTrue(xml.contains("tns1:RuleEngine/MyRuleDetector/PeopleDetect"), xml)
         XCTAssertTrue(xml.contains("Name=\"Source\""), xml)

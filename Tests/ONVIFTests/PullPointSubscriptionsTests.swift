@@ -1,7 +1,8 @@
+import ApplianceBase
 import ApplianceProtocol
 import Foundation
 import XCTest
-import ApplianceBase
+
 @testable import ONVIF
 
 /// PullPoint subscriptions: the current states first (`Initialized`), then each change; a pull waits for the next
@@ -11,8 +12,10 @@ final class PullPointSubscriptionsTests: XCTestCase {
 
     func subscriptions() -> PullPointSubscriptions {
         let s = PullPointSubscriptions()
-        s.setInitial([ONVIFNotification(property: .motion, value: false, time: start, operation: .initialized),
-                      ONVIFNotification(property: .recording, value: true, time: start, operation: .initialized)])
+        s.setInitial([
+            ONVIFNotification(property: .motion, value: false, time: start, operation: .initialized),
+            ONVIFNotification(property: .recording, value: true, time: start, operation: .initialized),
+        ])
         return s
     }
 
@@ -21,8 +24,12 @@ final class PullPointSubscriptionsTests: XCTestCase {
         let (id, termination) = try s.create(requested: start.addingTimeInterval(600), now: start)
         XCTAssertEqual(termination, start.addingTimeInterval(600))
         let first = try await s.pull(id, timeout: 0, limit: 100, now: start)
-        XCTAssertEqual(first.messages.map { [$0.property.rawValue, "\($0.value)", $0.operation.rawValue] },
-                       [["tns1:RuleEngine/CellMotionDetector/Motion", "false", "Initialized"], ["tns1:RecordingConfig/JobState", "true", "Initialized"]])
+        XCTAssertEqual(
+            first.messages.map { [$0.property.rawValue, "\($0.value)", $0.operation.rawValue] },
+            [
+                ["tns1:RuleEngine/CellMotionDetector/Motion", "false", "Initialized"],
+                ["tns1:RecordingConfig/JobState", "true", "Initialized"],
+            ])
         s.publish(try XCTUnwrap(ONVIFNotification(.motionStarted(MotionEvent.sample), at: start)))
         s.publish(try XCTUnwrap(ONVIFNotification(.soundEnded(SoundEvent(startedAt: start, peakDb: -20)), at: start)))
         let second = try await s.pull(id, timeout: 0, limit: 1, now: start)
@@ -32,8 +39,10 @@ final class PullPointSubscriptionsTests: XCTestCase {
 
         try s.synchronize(id, now: start)
         let synchronized = try await s.pull(id, timeout: 0, limit: 10, now: start)
-        XCTAssertEqual(synchronized.messages.map { "\($0.property):\($0.value):\($0.operation)" },
-                       ["motion:true:initialized", "sound:false:initialized", "recording:true:initialized"], "the states as they are now")
+        XCTAssertEqual(
+            synchronized.messages.map { "\($0.property):\($0.value):\($0.operation)" },
+            ["motion:true:initialized", "sound:false:initialized", "recording:true:initialized"],
+            "the states as they are now")
     }
 
     func testAPullWaitsForTheNextEventAndNoLongerThanItsTimeout() async throws {
@@ -41,11 +50,15 @@ final class PullPointSubscriptionsTests: XCTestCase {
         let (id, _) = try s.create(requested: nil, now: Date())
         _ = try await s.pull(id, timeout: 0, limit: 100)
         let clock = ContinuousClock()
-        let waited = try await clock.measure { let r = try await s.pull(id, timeout: 0.3, limit: 100); XCTAssertTrue(r.messages.isEmpty) }
+        let waited = try await clock.measure {
+            let r = try await s.pull(id, timeout: 0.3, limit: 100)
+            XCTAssertTrue(r.messages.isEmpty)
+        }
         XCTAssertGreaterThanOrEqual(waited, .milliseconds(290), "an empty pull lasts its timeout")
 
         async let pulled = s.pull(id, timeout: 30, limit: 100)
-        try await Task.sleep(for: .milliseconds(100))  // the subject: the event comes while the pull waits (nothing shows it waits)
+        // the subject: the event comes while the pull waits (nothing shows it waits)
+        try await Task.sleep(for: .milliseconds(100))
         s.publish(try XCTUnwrap(ONVIFNotification(.motionStarted(MotionEvent.sample))))
         let messages = try await pulled.messages
         XCTAssertEqual(messages.map(\.value), [true], "the waiting pull returned with the event")
@@ -54,16 +67,28 @@ final class PullPointSubscriptionsTests: XCTestCase {
     func testTermsRenewalExpiryUnsubscribeAndTheCap() throws {
         let s = subscriptions()
         let (id, _) = try s.create(requested: start.addingTimeInterval(60), now: start)
-        XCTAssertEqual(try s.renew(id, requested: start.addingTimeInterval(600), now: start.addingTimeInterval(50)), start.addingTimeInterval(600))
+        XCTAssertEqual(
+            try s.renew(id, requested: start.addingTimeInterval(600), now: start.addingTimeInterval(50)),
+            start.addingTimeInterval(600))
         XCTAssertEqual(s.expire(now: start.addingTimeInterval(599)), 0)
         XCTAssertEqual(s.expire(now: start.addingTimeInterval(600)), 1)
-        XCTAssertThrowsError(try s.synchronize(id, now: start)) { XCTAssertEqual(($0 as? SOAPFault)?.subcode, "wsrf-rw:ResourceUnknownFault") }
+        XCTAssertThrowsError(try s.synchronize(id, now: start)) {
+            XCTAssertEqual(($0 as? SOAPFault)?.subcode, "wsrf-rw:ResourceUnknownFault")
+        }
 
-        XCTAssertEqual(try s.create(requested: start.addingTimeInterval(1), now: start).termination, start.addingTimeInterval(10), "at least 10 s")
-        XCTAssertEqual(try s.create(requested: start.addingTimeInterval(1e7), now: start).termination, start.addingTimeInterval(86_400), "at most a day")
+        XCTAssertEqual(
+            try s.create(requested: start.addingTimeInterval(1), now: start).termination, start.addingTimeInterval(10),
+            "at least 10 s")
+        XCTAssertEqual(
+            try s.create(requested: start.addingTimeInterval(1e7), now: start).termination,
+            start.addingTimeInterval(86_400), "at most a day")
         var ids: [String] = []
-        for _ in 0..<(PullPointSubscriptions.maxSubscriptions - 2) { ids.append(try s.create(requested: nil, now: start).id) }
-        XCTAssertThrowsError(try s.create(requested: nil, now: start)) { XCTAssertTrue("\($0)".contains("too many subscriptions")) }
+        for _ in 0..<(PullPointSubscriptions.maxSubscriptions - 2) {
+            ids.append(try s.create(requested: nil, now: start).id)
+        }
+        XCTAssertThrowsError(try s.create(requested: nil, now: start)) {
+            XCTAssertTrue("\($0)".contains("too many subscriptions"))
+        }
         try s.unsubscribe(ids[0], now: start)
         XCTAssertNoThrow(try s.create(requested: nil, now: start))
         XCTAssertThrowsError(try s.unsubscribe(ids[0], now: start))
@@ -73,11 +98,15 @@ final class PullPointSubscriptionsTests: XCTestCase {
         let s = subscriptions()
         let (id, _) = try s.create(requested: nil)
         for i in 0..<(PullPointSubscriptions.maxQueued + 30) {
-            s.publish(ONVIFNotification(property: .motion, value: i % 2 == 0, time: start.addingTimeInterval(Double(i)), operation: .changed))
+            s.publish(
+                ONVIFNotification(
+                    property: .motion, value: i % 2 == 0, time: start.addingTimeInterval(Double(i)), operation: .changed
+                ))
         }
         let pulled = try await s.pull(id, timeout: 0, limit: 1000)
         XCTAssertEqual(pulled.messages.count, PullPointSubscriptions.maxQueued)
-        XCTAssertEqual(pulled.messages.last?.time, start.addingTimeInterval(Double(PullPointSubscriptions.maxQueued + 29)))
+        XCTAssertEqual(
+            pulled.messages.last?.time, start.addingTimeInterval(Double(PullPointSubscriptions.maxQueued + 29)))
     }
 
     func testShutdownEndsWaitingPulls() async throws {
@@ -85,7 +114,8 @@ final class PullPointSubscriptionsTests: XCTestCase {
         let (id, _) = try s.create(requested: nil)
         _ = try await s.pull(id, timeout: 0, limit: 100)
         let pulled = Task { try? await s.pull(id, timeout: 60, limit: 100) }
-        try await Task.sleep(for: .milliseconds(100))  // the subject: the shutdown comes while the pull waits (nothing shows it waits)
+        // the subject: the shutdown comes while the pull waits (nothing shows it waits)
+        try await Task.sleep(for: .milliseconds(100))
         let began = ContinuousClock.now
         s.finishAll()
         _ = await pulled.value
@@ -95,5 +125,7 @@ final class PullPointSubscriptionsTests: XCTestCase {
 }
 
 extension MotionEvent {
-    static var sample: MotionEvent { MotionEvent(camera: "main", startedAt: Date(), endedAt: nil, zones: [], peakScore: 0.2) }
+    static var sample: MotionEvent {
+        MotionEvent(camera: "main", startedAt: Date(), endedAt: nil, zones: [], peakScore: 0.2)
+    }
 }

@@ -1,7 +1,8 @@
+import ApplianceBase
 import Foundation
 import TestSupport
 import XCTest
-import ApplianceBase
+
 @testable import ONVIF
 
 /// SOAP as ONVIF clients send it is read by namespace, whatever the prefixes; hostile and broken XML is refused
@@ -20,17 +21,21 @@ final class SOAPParsingTests: XCTestCase {
         XCTAssertEqual([operation.namespace, operation.name], [ONVIFNamespace.media, "GetStreamUri"])
         XCTAssertEqual(operation.value("ProfileToken"), "main")
         XCTAssertEqual(operation.value("StreamSetup", "Stream"), "RTP-Unicast")
-        XCTAssertNil(operation.child("ProfileToken", in: ONVIFNamespace.schema), "a name in another namespace is not the same element")
+        XCTAssertNil(
+            operation.child("ProfileToken", in: ONVIFNamespace.schema),
+            "a name in another namespace is not the same element")
     }
 
     func testHostileAndBrokenDocumentsAreRefused() {
-        let laughs = "<?xml version=\"1.0\"?><!DOCTYPE l [<!ENTITY a \"aaaaaaaaaa\"><!ENTITY b \"&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;\">]><l>&b;</l>"
+        let laughs =
+            "<?xml version=\"1.0\"?><!DOCTYPE l [<!ENTITY a \"aaaaaaaaaa\"><!ENTITY b \"&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;\">]><l>&b;</l>"
         let external = "<?xml version=\"1.0\"?><!DOCTYPE a [<!ENTITY x SYSTEM \"file:///etc/passwd\">]><a>&x;</a>"
         let deep = String(repeating: "<a>", count: 40) + String(repeating: "</a>", count: 40)
         let wide = "<a>" + String(repeating: "<b/>", count: 2_500) + "</a>"
         let big = "<a>" + String(repeating: "x", count: 70_000) + "</a>"
         let cases: [(String, String)] = [
-            (laughs, "document type declarations are not allowed"), (external, "document type declarations are not allowed"),
+            (laughs, "document type declarations are not allowed"),
+            (external, "document type declarations are not allowed"),
             (deep, "nested deeper than 32"), (wide, "more than 2000 elements"), (big, "larger than 65536 bytes"),
             ("<a><b></a>", "malformed XML"), ("", "malformed XML"), ("not xml at all", "malformed XML"),
         ]
@@ -47,12 +52,17 @@ final class SOAPParsingTests: XCTestCase {
     func testMutatedRequestsNeverTrap() {
         let seed = SeededRandom.seed(from: "APPLIANCE_XML_SEED")
         var random = SeededRandom(seed: seed)
-        let original = Array("""
+        let original = Array(
+            """
             <?xml version="1.0" encoding="utf-8"?><s:Envelope xmlns:s="http://www.w3.org/2003/05/soap-envelope"><s:Body>\
             <tds:GetDeviceInformation xmlns:tds="http://www.onvif.org/ver10/device/wsdl" a="1">x</tds:GetDeviceInformation></s:Body></s:Envelope>
             """.utf8)
-        let words = [" encoding=\"ISO-8859-1\"", " encoding=\"UTF-16\"", "é", "\u{10FFFF}", " xmlns:x=\"\"", "&#0;", "&#xD800;", "]]>",
-                     "<?pi x?>", "<!--", ":", " xmlns=\"\"", " xmlns:tds=\"\"", "x:y:z", "&unknown;", " a=\"1\" a=\"2\"", "\u{FEFF}", "<![CDATA[&<>\"]]>"]
+        let words = [
+            " encoding=\"ISO-8859-1\"", " encoding=\"UTF-16\"", "é", "\u{10FFFF}", " xmlns:x=\"\"", "&#0;", "&#xD800;",
+            "]]>",
+            "<?pi x?>", "<!--", ":", " xmlns=\"\"", " xmlns:tds=\"\"", "x:y:z", "&unknown;", " a=\"1\" a=\"2\"",
+            "\u{FEFF}", "<![CDATA[&<>\"]]>",
+        ]
         let rounds = ProcessInfo.processInfo.environment["APPLIANCE_XML_FUZZ"].flatMap(Int.init) ?? 20_000
         var read = 0
         for _ in 0..<rounds {
@@ -66,7 +76,9 @@ final class SOAPParsingTests: XCTestCase {
     func testUnboundPrefixesAndForeignBytesAreNotElementsOfANamespace() throws {
         let unbound = try XMLTree.parse(Data("<s:Envelope xmCns:s=\"x\"><s:Body/></s:Envelope>".utf8))
         XCTAssertEqual(unbound.namespace, "", "an unbound prefix is no namespace")
-        XCTAssertThrowsError(try XMLTree.parse(Data([0x3C, 0x61, 0xCD, 0x66, 0x3E, 0x3C, 0x2F, 0x61, 0xCD, 0x66, 0x3E]))) {
+        XCTAssertThrowsError(
+            try XMLTree.parse(Data([0x3C, 0x61, 0xCD, 0x66, 0x3E, 0x3C, 0x2F, 0x61, 0xCD, 0x66, 0x3E]))
+        ) {
             XCTAssertTrue("\($0)".contains("not UTF-8"))
         }
     }
@@ -83,10 +95,13 @@ final class SOAPParsingTests: XCTestCase {
     }
 
     func testTextIsEscapedByTheWriter() throws {
-        let data = XMLWriter.envelope(body: [XMLWriter.element("tt:Name", "a<b & \"c\" ]]>", attributes: [("token", "x\"<y")])])
+        let data = XMLWriter.envelope(body: [
+            XMLWriter.element("tt:Name", "a<b & \"c\" ]]>", attributes: [("token", "x\"<y")])
+        ])
         let parsed = try XMLTree.parse(data)
         let name = try XCTUnwrap(parsed.child("Body")?.children.first)
-        XCTAssertEqual([name.namespace, name.text, name.attribute("token")], [ONVIFNamespace.schema, "a<b & \"c\" ]]>", "x\"<y"])
+        XCTAssertEqual(
+            [name.namespace, name.text, name.attribute("token")], [ONVIFNamespace.schema, "a<b & \"c\" ]]>", "x\"<y"])
     }
 
     func testDurationsAndTimes() {
@@ -97,8 +112,11 @@ final class SOAPParsingTests: XCTestCase {
         for bad in ["600", "PT", "P1Y", "PTS", "PT1D", "-PT1S", "PT1M2"] { XCTAssertNil(ONVIFTime.seconds(bad), bad) }
         let now = Date(timeIntervalSince1970: 1_800_000_000)
         XCTAssertEqual(ONVIFTime.termination("PT10M", now: now), now.addingTimeInterval(600))
-        XCTAssertEqual(ONVIFTime.termination("2027-01-15T08:00:00Z", now: now), ONVIFTime.date("2027-01-15T08:00:00+00:00"))
-        XCTAssertEqual(ONVIFTime.date("2027-01-15T08:00:00.123456Z")?.timeIntervalSince1970 ?? 0, 1_800_000_000.123, accuracy: 0.001)
+        XCTAssertEqual(
+            ONVIFTime.termination("2027-01-15T08:00:00Z", now: now), ONVIFTime.date("2027-01-15T08:00:00+00:00"))
+        XCTAssertEqual(
+            ONVIFTime.date("2027-01-15T08:00:00.123456Z")?.timeIntervalSince1970 ?? 0, 1_800_000_000.123,
+            accuracy: 0.001)
         XCTAssertEqual(ONVIFTime.string(now), "2027-01-15T08:00:00Z")
     }
 }

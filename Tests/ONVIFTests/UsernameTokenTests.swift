@@ -1,6 +1,7 @@
+import ApplianceBase
 import Foundation
 import XCTest
-import ApplianceBase
+
 @testable import ONVIF
 
 /// WS-UsernameToken as ONVIF clients sign: the digest (known answer from Python's hashlib, as zeep computes it),
@@ -9,8 +10,9 @@ final class UsernameTokenTests: XCTestCase {
     static let password = "correct-horse-battery-staple"
 
     func testTheDigestIsBase64OfSHA1OfNonceCreatedAndPassword() {
-        XCTAssertEqual(UsernameToken.digest(nonce: Data(0..<16), created: "2026-07-01T12:00:00+00:00", password: Self.password),
-                       "djG9QDUMVBXAX2ec2TFtvNGHc8s=")
+        XCTAssertEqual(
+            UsernameToken.digest(nonce: Data(0..<16), created: "2026-07-01T12:00:00+00:00", password: Self.password),
+            "djG9QDUMVBXAX2ec2TFtvNGHc8s=")
     }
 
     func testTheRightTokenPassesOnceAndEveryWrongOneIsRefused() throws {
@@ -18,7 +20,9 @@ final class UsernameTokenTests: XCTestCase {
         let now = Date()
         let token = Self.token(created: ONVIFTime.string(now))
         XCTAssertNoThrow(try verifier.verify(token, now: now))
-        XCTAssertThrowsError(try verifier.verify(token, now: now.addingTimeInterval(1))) { XCTAssertTrue("\($0)".contains("replayed")) }
+        XCTAssertThrowsError(try verifier.verify(token, now: now.addingTimeInterval(1))) {
+            XCTAssertTrue("\($0)".contains("replayed"))
+        }
 
         let refusals: [(UsernameToken, String)] = [
             (Self.token(created: ONVIFTime.string(now), password: "wrong"), "wrong user name or password"),
@@ -39,20 +43,31 @@ final class UsernameTokenTests: XCTestCase {
     /// account's, checked by the device only over HTTPS), and is never taken for a digest.
     func testTheTokenIsReadFromTheHeaderAndPlainTextApart() throws {
         let header = { (type: String) in
-            try XMLTree.parse(Data("""
-                <h:Header xmlns:h="http://www.w3.org/2003/05/soap-envelope"><wsse:Security xmlns:wsse="\(ONVIFNamespace.security)" \
-                xmlns:wsu="\(ONVIFNamespace.securityUtility)"><wsse:UsernameToken><wsse:Username>appliance</wsse:Username>\
-                <wsse:Password Type="\(type)">ZGlnZXN0</wsse:Password><wsse:Nonce>AAECAwQFBgcICQoLDA0ODw==</wsse:Nonce>\
-                <wsu:Created>2026-07-01T12:00:00Z</wsu:Created></wsse:UsernameToken></wsse:Security></h:Header>
-                """.utf8))
+            try XMLTree.parse(
+                Data(
+                    """
+                    <h:Header xmlns:h="http://www.w3.org/2003/05/soap-envelope"><wsse:Security xmlns:wsse="\(ONVIFNamespace.security)" \
+                    xmlns:wsu="\(ONVIFNamespace.securityUtility)"><wsse:UsernameToken><wsse:Username>appliance</wsse:Username>\
+                    <wsse:Password Type="\(type)">ZGlnZXN0</wsse:Password><wsse:Nonce>AAECAwQFBgcICQoLDA0ODw==</wsse:Nonce>\
+                    <wsu:Created>2026-07-01T12:00:00Z</wsu:Created></wsse:UsernameToken></wsse:Security></h:Header>
+                    """.utf8))
         }
         let token = try UsernameToken.from(header: header(UsernameToken.digestType))
-        XCTAssertEqual(token, UsernameToken(username: "appliance", digest: "ZGlnZXN0", nonce: Data(0..<16), created: "2026-07-01T12:00:00Z"))
+        XCTAssertEqual(
+            token,
+            UsernameToken(
+                username: "appliance", digest: "ZGlnZXN0", nonce: Data(0..<16), created: "2026-07-01T12:00:00Z"))
         let plain = "http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-username-token-profile-1.0#PasswordText"
-        XCTAssertThrowsError(try UsernameToken.from(header: header(plain))) { XCTAssertTrue("\($0)".contains("PasswordText is not accepted")) }
-        XCTAssertEqual(try UsernameToken.plain(header: header(plain)), UsernameToken.PlainPassword(username: "appliance", password: "ZGlnZXN0"))
+        XCTAssertThrowsError(try UsernameToken.from(header: header(plain))) {
+            XCTAssertTrue("\($0)".contains("PasswordText is not accepted"))
+        }
+        XCTAssertEqual(
+            try UsernameToken.plain(header: header(plain)),
+            UsernameToken.PlainPassword(username: "appliance", password: "ZGlnZXN0"))
         XCTAssertNil(try UsernameToken.plain(header: header(UsernameToken.digestType)))
-        XCTAssertThrowsError(try UsernameToken.from(header: nil)) { XCTAssertTrue("\($0)".contains("no WS-Security UsernameToken")) }
+        XCTAssertThrowsError(try UsernameToken.from(header: nil)) {
+            XCTAssertTrue("\($0)".contains("no WS-Security UsernameToken"))
+        }
     }
 
     func testRememberedNoncesAreBounded() {
@@ -64,9 +79,12 @@ final class UsernameTokenTests: XCTestCase {
         XCTAssertEqual(verifier.remembered, 0, "forgotten once they could no longer be accepted")
     }
 
-    static func token(created: String, user: String = "appliance", password: String = UsernameTokenTests.password) -> UsernameToken {
+    static func token(created: String, user: String = "appliance", password: String = UsernameTokenTests.password)
+        -> UsernameToken
+    {
         let nonce = Data((0..<16).map { _ in UInt8.random(in: 0...255) })
-        return UsernameToken(username: user, digest: UsernameToken.digest(nonce: nonce, created: created, password: password),
-                             nonce: nonce, created: created)
+        return UsernameToken(
+            username: user, digest: UsernameToken.digest(nonce: nonce, created: created, password: password),
+            nonce: nonce, created: created)
     }
 }

@@ -1,6 +1,7 @@
-import XCTest
-@testable import ObjectDetection
 import MotionAndSound
+import XCTest
+
+@testable import ObjectDetection
 
 /// The pictures a detector is given around motion: padded, at least its window, inside the frame, merged.
 final class CropsTests: XCTestCase {
@@ -9,25 +10,33 @@ final class CropsTests: XCTestCase {
         let crops = Crops.plan([.init(x: 0.45, y: 0.4, width: 0.1, height: 0.2)], frameWidth: 1280, frameHeight: 720)
         XCTAssertEqual(crops, [Crop(x: 544, y: 252, width: 192, height: 216)])
         // A speck of motion still gets a window HOG can use (64x128).
-        XCTAssertEqual(Crops.plan([.init(x: 0.5, y: 0.5, width: 0.001, height: 0.001)], frameWidth: 1280, frameHeight: 720),
-                       [Crop(x: 608, y: 296, width: 64, height: 128)])
+        XCTAssertEqual(
+            Crops.plan([.init(x: 0.5, y: 0.5, width: 0.001, height: 0.001)], frameWidth: 1280, frameHeight: 720),
+            [Crop(x: 608, y: 296, width: 64, height: 128)])
     }
 
     func testCropsStayInsideTheFrameAndMergeWhenTheyOverlap() {
         // At the corner: moved in, not cut.
-        XCTAssertEqual(Crops.plan([.init(x: 0.95, y: 0.9, width: 0.05, height: 0.1)], frameWidth: 640, frameHeight: 360),
-                       [Crop(x: 576, y: 232, width: 64, height: 128)])
+        XCTAssertEqual(
+            Crops.plan([.init(x: 0.95, y: 0.9, width: 0.05, height: 0.1)], frameWidth: 640, frameHeight: 360),
+            [Crop(x: 576, y: 232, width: 64, height: 128)])
         // Two regions of one walking person (head and legs) overlap once padded: one crop around both; a third far away stays apart.
-        let crops = Crops.plan([.init(x: 0.2, y: 0.2, width: 0.1, height: 0.2), .init(x: 0.2, y: 0.45, width: 0.1, height: 0.2),
-                                .init(x: 0.8, y: 0.1, width: 0.05, height: 0.1)], frameWidth: 1280, frameHeight: 720)
+        let crops = Crops.plan(
+            [
+                .init(x: 0.2, y: 0.2, width: 0.1, height: 0.2), .init(x: 0.2, y: 0.45, width: 0.1, height: 0.2),
+                .init(x: 0.8, y: 0.1, width: 0.05, height: 0.1),
+            ], frameWidth: 1280, frameHeight: 720)
         XCTAssertEqual(crops.count, 2, "\(crops)")
         XCTAssertTrue(crops.contains { $0.x <= 256 && $0.y <= 144 && $0.y + $0.height >= 468 }, "\(crops)")
         // A region larger than the frame once padded is the whole frame.
-        XCTAssertEqual(Crops.plan([.init(x: 0, y: 0, width: 1, height: 1)], frameWidth: 320, frameHeight: 240),
-                       [Crop(x: 0, y: 0, width: 320, height: 240)])
+        XCTAssertEqual(
+            Crops.plan([.init(x: 0, y: 0, width: 1, height: 1)], frameWidth: 320, frameHeight: 240),
+            [Crop(x: 0, y: 0, width: 320, height: 240)])
         // Nonsense in, nothing out.
-        XCTAssertEqual(Crops.plan([.init(x: .nan, y: 0, width: 0.1, height: 0.1), .init(x: 0, y: 0, width: 0, height: 0.1)],
-                                  frameWidth: 320, frameHeight: 240), [])
+        XCTAssertEqual(
+            Crops.plan(
+                [.init(x: .nan, y: 0, width: 0.1, height: 0.1), .init(x: 0, y: 0, width: 0, height: 0.1)],
+                frameWidth: 320, frameHeight: 240), [])
     }
 }
 
@@ -50,8 +59,10 @@ final class GrayFrameCropTests: XCTestCase {
 final class PictureTests: XCTestCase {
     func testPaddedRowsColourCropsAndGray() throws {
         // 3x2 BGR: a row is 9 bytes, GStreamer pads it to 12.
-        let padded: [UInt8] = [0, 0, 255, 0, 255, 0, 255, 0, 0, 9, 9, 9,
-                               10, 20, 30, 40, 50, 60, 70, 80, 90, 9, 9, 9]
+        let padded: [UInt8] = [
+            0, 0, 255, 0, 255, 0, 255, 0, 0, 9, 9, 9,
+            10, 20, 30, 40, 50, 60, 70, 80, 90, 9, 9, 9,
+        ]
         let picture = try XCTUnwrap(Picture(width: 3, height: 2, channels: 3, buffer: padded))
         XCTAssertEqual(picture.pixels, [0, 0, 255, 0, 255, 0, 255, 0, 0, 10, 20, 30, 40, 50, 60, 70, 80, 90])
         XCTAssertNil(Picture(width: 3, height: 2, channels: 3, buffer: [1, 2, 3]), "neither packed nor padded")

@@ -1,7 +1,8 @@
-import MotionAndSound
 import Foundation
+import MotionAndSound
 import TestSupport
 import XCTest
+
 @testable import ObjectDetection
 
 /// A model the test makes (make_model.py, with Debian's python3-onnx) through OpenCV's real DNN runtime: loading,
@@ -18,7 +19,8 @@ final class DNNDetectorTests: XCTestCase {
 
     private func makeModel(_ kind: String) throws -> String {
         let path = folder + "/\(kind).onnx"
-        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("make_model.py").path
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("make_model.py")
+            .path
         let made = try ProcessOutcome.run("/usr/bin/python3", [script, kind, path], timeout: 60)
         XCTAssertEqual(made.status, 0, made.stderr)
         return path
@@ -42,7 +44,9 @@ final class DNNDetectorTests: XCTestCase {
         XCTAssertEqual(try detector.detect(GrayFrame(width: 128, height: 96, level: 0)), [])
         XCTAssertEqual(try detector.detect(GrayFrame(width: 128, height: 96, level: 128)), [])
         // Read as another format, the same output is rows that do not fit: nothing, not a crash.
-        let misread = try DNNDetector(model: try makeModel("yolo"), settings: .init(output: .ssd, labels: ["person"], inputWidth: 64, inputHeight: 64))
+        let misread = try DNNDetector(
+            model: try makeModel("yolo"),
+            settings: .init(output: .ssd, labels: ["person"], inputWidth: 64, inputHeight: 64))
         XCTAssertEqual(try misread.detect(GrayFrame(width: 128, height: 96, level: 255)), [])
     }
 
@@ -65,7 +69,8 @@ final class DNNDetectorTests: XCTestCase {
             XCTAssertEqual("\($0)", "cannot read the model \(folder)/none.onnx")
         }
         let garbage = folder + "/garbage.onnx"
-        try Data((0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 2654435761 >> 13) }).write(to: URL(fileURLWithPath: garbage))
+        try Data((0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 2_654_435_761 >> 13) }).write(
+            to: URL(fileURLWithPath: garbage))
         XCTAssertThrowsError(try DNNDetector(model: garbage, settings: settings)) { error in
             XCTAssertTrue("\(error)".hasPrefix("OpenCV cannot load the model \(garbage): "), "\(error)")
             XCTAssertFalse("\(error)".contains("\n"), "one line: \(error)")
@@ -74,24 +79,33 @@ final class DNNDetectorTests: XCTestCase {
 
     func testSSDRowsAndGarbageRows() {
         // [1, 1, 3, 7]: a person (COCO id 1) at 0.8, a row with NaN, a class past the labels.
-        let values: [Float] = [0, 1, 0.8, 0.25, 0.5, 0.75, 1.0,
-                               0, 1, .nan, 0, 0, 1, 1,
-                               0, 9, 0.9, 0, 0, 1, 1]
-        let found = ModelOutput.ssd.decode(values, shape: [1, 1, 3, 7], labels: ["person", "bicycle"], inputWidth: 300, inputHeight: 300,
-                                           frameWidth: 200, frameHeight: 100, minScore: 0.5)
-        XCTAssertEqual(found, [ObjectDetection(label: "person", score: Double(Float(0.8)), x: 50, y: 50, width: 100, height: 50)])
-        XCTAssertEqual(ModelOutput.yolo.decode([1, 2, 3], shape: [1, 2, 7], labels: ["a"], inputWidth: 1, inputHeight: 1,
-                                               frameWidth: 1, frameHeight: 1, minScore: 0), [], "a shape that does not match the values")
+        let values: [Float] = [
+            0, 1, 0.8, 0.25, 0.5, 0.75, 1.0,
+            0, 1, .nan, 0, 0, 1, 1,
+            0, 9, 0.9, 0, 0, 1, 1,
+        ]
+        let found = ModelOutput.ssd.decode(
+            values, shape: [1, 1, 3, 7], labels: ["person", "bicycle"], inputWidth: 300, inputHeight: 300,
+            frameWidth: 200, frameHeight: 100, minScore: 0.5)
+        XCTAssertEqual(
+            found, [ObjectDetection(label: "person", score: Double(Float(0.8)), x: 50, y: 50, width: 100, height: 50)])
+        XCTAssertEqual(
+            ModelOutput.yolo.decode(
+                [1, 2, 3], shape: [1, 2, 7], labels: ["a"], inputWidth: 1, inputHeight: 1,
+                frameWidth: 1, frameHeight: 1, minScore: 0), [], "a shape that does not match the values")
     }
 
     /// Darknet YOLO through OpenCV: boxes as fractions of the picture (whatever the input size), class scores already
     /// weighed by objectness.
     func testDarknetRows() {
         // [2, 7]: a car (class 1) at 0.75 centred at (0.5, 0.25), 0.2 x 0.1 of the picture; a row under the score.
-        let values: [Float] = [0.5, 0.25, 0.2, 0.1, 0.9, 0.05, 0.75,
-                               0.1, 0.1, 0.1, 0.1, 0.3, 0.2, 0.1]
-        let found = ModelOutput.darknet.decode(values, shape: [2, 7], labels: ["person", "car"], inputWidth: 416, inputHeight: 416,
-                                               frameWidth: 200, frameHeight: 100, minScore: 0.5)
+        let values: [Float] = [
+            0.5, 0.25, 0.2, 0.1, 0.9, 0.05, 0.75,
+            0.1, 0.1, 0.1, 0.1, 0.3, 0.2, 0.1,
+        ]
+        let found = ModelOutput.darknet.decode(
+            values, shape: [2, 7], labels: ["person", "car"], inputWidth: 416, inputHeight: 416,
+            frameWidth: 200, frameHeight: 100, minScore: 0.5)
         XCTAssertEqual(found.count, 1)
         let car = found[0]
         XCTAssertEqual(car.label, "car")

@@ -1,7 +1,8 @@
-import MotionAndSound
 import Foundation
+import MotionAndSound
 import TestSupport
 import XCTest
+
 @testable import ObjectDetection
 
 /// OpenCV's HOG people detector on real footage (opencv-doc's clips, decoded by ffmpeg at their own size): people
@@ -11,8 +12,12 @@ final class HOGPeopleDetectorTests: XCTestCase {
 
     /// The clip's frames at `fps`, gray, at its own size.
     static func frames(_ name: String, width: Int, height: Int, fps: Double) throws -> [GrayFrame] {
-        let decoded = try ProcessOutcome.run("/usr/bin/ffmpeg", ["-v", "error", "-i", "\(clips)/\(name)", "-vf", "fps=\(fps),format=gray",
-                                                                 "-f", "rawvideo", "-"], timeout: 120)
+        let decoded = try ProcessOutcome.run(
+            "/usr/bin/ffmpeg",
+            [
+                "-v", "error", "-i", "\(clips)/\(name)", "-vf", "fps=\(fps),format=gray",
+                "-f", "rawvideo", "-",
+            ], timeout: 120)
         XCTAssertEqual(decoded.status, 0, decoded.stderr)
         let size = width * height
         let bytes = [UInt8](decoded.stdoutData)
@@ -26,11 +31,14 @@ final class HOGPeopleDetectorTests: XCTestCase {
         let frames = try Self.frames("vtest.avi", width: 768, height: 576, fps: 1)
         XCTAssertGreaterThanOrEqual(frames.count, 79, "79.5 s at one frame a second")
         var withPerson = 0
-        var tracker = ObjectTracker(), started: [ObjectTracker.Change] = []
+        var tracker = ObjectTracker()
+        var started: [ObjectTracker.Change] = []
         let t0 = Date(timeIntervalSince1970: 1_800_000_000)
         for (second, frame) in frames.enumerated() {
             let all = try detector.detect(frame)
-            started += tracker.run(all, at: t0.addingTimeInterval(Double(second))).filter { if case .started = $0 { true } else { false } }
+            started += tracker.run(all, at: t0.addingTimeInterval(Double(second))).filter {
+                if case .started = $0 { true } else { false }
+            }
             let people = all.filter { $0.score > 0.5 }
             for person in people {
                 XCTAssertEqual(person.label, "person")
@@ -65,11 +73,14 @@ final class HOGPeopleDetectorTests: XCTestCase {
 
     func testPicturesItCannotUseAreAnsweredNotCrashedOn() throws {
         let detector = try HOGPeopleDetector()
-        XCTAssertEqual(try detector.detect(GrayFrame(width: 32, height: 200, level: 128)), [], "narrower than the window")
-        XCTAssertEqual(try detector.detect(GrayFrame(width: 200, height: 64, level: 128)), [], "shorter than the window")
+        XCTAssertEqual(
+            try detector.detect(GrayFrame(width: 32, height: 200, level: 128)), [], "narrower than the window")
+        XCTAssertEqual(
+            try detector.detect(GrayFrame(width: 200, height: 64, level: 128)), [], "shorter than the window")
         XCTAssertEqual(try detector.detect(GrayFrame(width: 320, height: 240, level: 0)), [], "black")
         var generator = SystemRandomNumberGenerator()
-        let noise = GrayFrame(width: 640, height: 480, pixels: (0..<640 * 480).map { _ in UInt8.random(in: 0...255, using: &generator) })!
+        let noise = GrayFrame(
+            width: 640, height: 480, pixels: (0..<640 * 480).map { _ in UInt8.random(in: 0...255, using: &generator) })!
         XCTAssertNoThrow(try detector.detect(noise))
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+
 @testable import ObjectDetection
 
 final class LabelsTests: XCTestCase {
@@ -19,6 +20,8 @@ final class LabelsTests: XCTestCase {
         XCTAssertEqual(try Labels.read(path: path), ["person", "delivery van", "cat"])
         try "\n# nothing\n".write(toFile: path, atomically: true, encoding: .utf8)
         XCTAssertThrowsError(try Labels.read(path: path)) { XCTAssertTrue("\($0)".contains("names no class"), "\($0)") }
-        XCTAssertThrowsError(try Labels.read(path: path + ".missing")) { XCTAssertTrue("\($0)".hasPrefix("cannot read the labels file"), "\($0)") }
+        XCTAssertThrowsError(try Labels.read(path: path + ".missing")) {
+            XCTAssertTrue("\($0)".hasPrefix("cannot read the labels file"), "\($0)")
+        }
     }
 }

@@ -1,13 +1,15 @@
+import ApplianceBase
 import Foundation
 import XCTest
-import ApplianceBase
+
 @testable import Settings
 
 final class ConfigTests: XCTestCase {
     private func error(_ text: String) -> ConfigError? { configError(text) }
 
     private var repoRoot: URL {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
     }
 
     func testEmbeddedDefaultIsConfigApplianceToml() throws {
@@ -42,28 +44,42 @@ final class ConfigTests: XCTestCase {
     func testErrorsNameKeyAndLine() throws {
         XCTAssertEqual(error("\n[video]\nwidth = \"big\"\n")?.line, 3)
         XCTAssertEqual(error("\n[video]\nwidth = \"big\"\n")?.key, "video.width")
-        XCTAssertEqual(error("[audio]\nsource = \"usb\"\n")?.description, "t.toml:2: audio.source: unknown value 'usb' (one of: auto, alsa, test, camera, none)")
+        XCTAssertEqual(
+            error("[audio]\nsource = \"usb\"\n")?.description,
+            "t.toml:2: audio.source: unknown value 'usb' (one of: auto, alsa, test, camera, none)")
         XCTAssertEqual(try ConfigLoader.parse("[audio]\nsource = \"camera\"\n", file: "t").audio.source, "camera")
         XCTAssertEqual(error("[recording]\nsync_interval_s = 0\n")?.key, "recording.sync_interval_s")
-        XCTAssertEqual(error("[recording]\nfile_layout = \"moov-at-end\"\n")?.description,
-                       "t.toml:2: recording.file_layout: must be one of fragmented, reserved, found 'moov-at-end'")
+        XCTAssertEqual(
+            error("[recording]\nfile_layout = \"moov-at-end\"\n")?.description,
+            "t.toml:2: recording.file_layout: must be one of fragmented, reserved, found 'moov-at-end'")
         XCTAssertEqual(error("[video]\nwidth = 1281\n")?.key, "video.width", "odd sizes cannot be I420")
         XCTAssertEqual(error("colour = 1\n")?.description, "t.toml:1: colour: unknown key")
         XCTAssertEqual(error("[backup]\nurl = \"ftp://x\"\n")?.key, "backup.url")
-        XCTAssertEqual(error("[backup]\nurl = \"s3://b/p\"\n")?.description, "t.toml: backup.access_key: is needed for an s3:// url")
+        XCTAssertEqual(
+            error("[backup]\nurl = \"s3://b/p\"\n")?.description,
+            "t.toml: backup.access_key: is needed for an s3:// url")
         XCTAssertEqual(error("[backup]\nurl = \"s3:///p\"\naccess_key = \"k\"\n")?.key, "backup.url", "no bucket")
-        XCTAssertEqual(error("[backup]\nurl = \"s3://b\"\naccess_key = \"k\"\npart_size_mb = 4\n")?.key, "backup.part_size_mb", "S3's smallest part is 5 MiB")
-        XCTAssertEqual(error("[backup]\nurl = \"s3://b\"\naccess_key = \"k\"\nendpoint = \"minio:9000\"\n")?.key, "backup.endpoint")
-        XCTAssertEqual(error("[backup]\nurl = \"s3://b\"\naccess_key = \"k\"\nserver_side_encryption = \"yes\"\n")?.key,
-                       "backup.server_side_encryption")
-        let s3 = try ConfigLoader.parse("[backup]\nurl = \"s3://clips/{device}\"\naccess_key = \"k\"\n", file: "t").backup
-        XCTAssertEqual([s3.region, s3.pathStyle, "\(s3.partSizeMb)", "\(s3.isS3)"], ["us-east-1", "auto", "8", "true"])
+        XCTAssertEqual(
+            error("[backup]\nurl = \"s3://b\"\naccess_key = \"k\"\npart_size_mb = 4\n")?.key, "backup.part_size_mb",
+            "S3's smallest part is 5 MiB")
+        XCTAssertEqual(
+            error("[backup]\nurl = \"s3://b\"\naccess_key = \"k\"\nendpoint = \"minio:9000\"\n")?.key, "backup.endpoint"
+        )
+        XCTAssertEqual(
+            error("[backup]\nurl = \"s3://b\"\naccess_key = \"k\"\nserver_side_encryption = \"yes\"\n")?.key,
+            "backup.server_side_encryption")
+        let s3 = try ConfigLoader.parse("[backup]\nurl = \"s3://clips/{device}\"\naccess_key = \"k\"\n", file: "t")
+            .backup
+        XCTAssertEqual(
+            [s3.region, s3.pathStyle, "\(s3.partSizeMb)", "\(s3.isS3)"], ["us-east-1", "auto", "8", "true"])
         XCTAssertNotNil(error("[video\n")?.line)
     }
 
     func testFileLayoutDefaultsToWritingOnce() throws {
         XCTAssertEqual(try ConfigLoader.parse("", file: "t").recording.fileLayout, .fragmented)
-        XCTAssertEqual(try ConfigLoader.parse("[recording]\nfile_layout = \"reserved\"\n", file: "t").recording.fileLayout, .reserved)
+        XCTAssertEqual(
+            try ConfigLoader.parse("[recording]\nfile_layout = \"reserved\"\n", file: "t").recording.fileLayout,
+            .reserved)
     }
 
     func testCameraTablesAreValidated() {
@@ -77,19 +93,22 @@ final class ConfigTests: XCTestCase {
         XCTAssertEqual(badMode?.key, "camera[0].mode")
         XCTAssertEqual(badMode?.line, 3)
         XCTAssertTrue(badMode?.message.contains("WIDTHxHEIGHT@FPS") ?? false)
-        let mode = try? ConfigLoader.parse("[[camera]]\nname = \"a\"\nmode = \"1920x1080@30 mjpeg\"\n", file: "t").cameras[0].mode
+        let mode = try? ConfigLoader.parse("[[camera]]\nname = \"a\"\nmode = \"1920x1080@30 mjpeg\"\n", file: "t")
+            .cameras[0].mode
         XCTAssertEqual(mode, ModeRequest(width: 1920, height: 1080, fps: 30, format: "MJPG"))
     }
 
     func testTheSpeakerIsFoundByItselfAndItsKeysAreChecked() throws {
         let defaults = try ConfigLoader.parse("", file: "t").speaker
         XCTAssertEqual(defaults, ApplianceConfig.Speaker(device: "auto", pipeline: "", volume: 1.0, feedback: false))
-        let set = try ConfigLoader.parse("[speaker]\ndevice = \"hw:1,0\"\nvolume = 0.5\nfeedback = true\n", file: "t").speaker
+        let set = try ConfigLoader.parse("[speaker]\ndevice = \"hw:1,0\"\nvolume = 0.5\nfeedback = true\n", file: "t")
+            .speaker
         XCTAssertEqual(set.device, "hw:1,0")
         XCTAssertEqual(set.volume, 0.5)
         XCTAssertTrue(set.feedback)
         XCTAssertEqual(defaults.echoCancel, "auto")
-        XCTAssertEqual(try ConfigLoader.parse("[speaker]\necho_cancel = \"off\"\n", file: "t").speaker.echoCancel, "off")
+        XCTAssertEqual(
+            try ConfigLoader.parse("[speaker]\necho_cancel = \"off\"\n", file: "t").speaker.echoCancel, "off")
         XCTAssertEqual(error("[speaker]\necho_cancel = true\n")?.key, "speaker.echo_cancel")
         XCTAssertEqual(error("[speaker]\necho_cancel = \"maybe\"\n")?.key, "speaker.echo_cancel")
         XCTAssertEqual(error("[speaker]\nvolume = 9\n")?.key, "speaker.volume")
@@ -106,25 +125,35 @@ final class ConfigTests: XCTestCase {
         XCTAssertTrue(inURL?.message.contains("password_file") ?? false, inURL?.message ?? "")
         XCTAssertEqual(error(camera + "url = \"rtsp://cam/live\"\ntransport = \"quic\"\n")?.key, "camera[0].transport")
         XCTAssertEqual(error(camera + "url = \"rtsp://cam/live\"\nlatency_ms = -1\n")?.key, "camera[0].latency_ms")
-        let parsed = try ConfigLoader.parse(camera + "url = \"rtsps://cam:322/s1\"\nusername = \"admin\"\npassword_file = \"/p\"\ntransport = \"tcp\"\nlatency_ms = 0\n", file: "t").cameras[0]
-        XCTAssertEqual([parsed.url, parsed.username, parsed.passwordFile, parsed.transport], ["rtsps://cam:322/s1", "admin", "/p", "tcp"])
+        let parsed = try ConfigLoader.parse(
+            camera
+                + "url = \"rtsps://cam:322/s1\"\nusername = \"admin\"\npassword_file = \"/p\"\ntransport = \"tcp\"\nlatency_ms = 0\n",
+            file: "t"
+        ).cameras[0]
+        XCTAssertEqual(
+            [parsed.url, parsed.username, parsed.passwordFile, parsed.transport],
+            ["rtsps://cam:322/s1", "admin", "/p", "tcp"])
         XCTAssertEqual(parsed.latencyMs, 0)
     }
 
     func testIntegersAreAcceptedWhereNumbersAreExpected() throws {
-        let config = try ConfigLoader.parse("[recording]\nmax_duration_s = 10\n[video]\nkeyframe_interval_s = 2\n", file: "t")
+        let config = try ConfigLoader.parse(
+            "[recording]\nmax_duration_s = 10\n[video]\nkeyframe_interval_s = 2\n", file: "t")
         XCTAssertEqual(config.recording.maxDurationS, 10)
         XCTAssertEqual(config.video.keyframeIntervalS, 2)
     }
 
     func testEverySettingIsActive() throws {
         XCTAssertEqual(try ConfigLoader.load(path: nil).inactiveSettings, [])
-        let config = try ConfigLoader.parse("[web]\nlisten = \"127.0.0.1:9090\"\n[backup]\nurl = \"https://cloud.example/dav\"\n", file: "t")
+        let config = try ConfigLoader.parse(
+            "[web]\nlisten = \"127.0.0.1:9090\"\n[backup]\nurl = \"https://cloud.example/dav\"\n", file: "t")
         XCTAssertEqual(config.inactiveSettings, [])
     }
 
     func testWebSettings() throws {
-        let config = try ConfigLoader.parse("[web]\nlisten = \"[::]:8443\"\ntoken_file = \"/etc/appliance/web.token\"\npublic_read = true\nlive_fps = 10\n", file: "t")
+        let config = try ConfigLoader.parse(
+            "[web]\nlisten = \"[::]:8443\"\ntoken_file = \"/etc/appliance/web.token\"\npublic_read = true\nlive_fps = 10\n",
+            file: "t")
         XCTAssertEqual(config.web.hostAndPort?.host, "::")
         XCTAssertEqual(config.web.hostAndPort?.port, 8443)
         XCTAssertFalse(config.web.isLoopback)
@@ -132,7 +161,10 @@ final class ConfigTests: XCTestCase {
         XCTAssertEqual(config.web.liveFps, 10)
         XCTAssertFalse(try ConfigLoader.parse("[web]\nlisten = \"off\"\n", file: "t").web.enabled)
         func error(_ toml: String) -> ConfigError? {
-            do { _ = try ConfigLoader.parse(toml, file: "t"); return nil } catch { return error as? ConfigError }
+            do {
+                _ = try ConfigLoader.parse(toml, file: "t")
+                return nil
+            } catch { return error as? ConfigError }
         }
         // Reachable from other machines without a password: allowed (accounts log in; until the first one, the
         // dashboard serves this machine only), and HTTPS by default there.
@@ -146,7 +178,8 @@ final class ConfigTests: XCTestCase {
         XCTAssertEqual(error("[web]\ntls = \"yes\"\n")?.key, "web.tls")
         let half = error("[web]\ncert_file = \"/etc/ssl/cam.pem\"\n")
         XCTAssertEqual(half?.key, "web.key_file")
-        XCTAssertTrue(half?.description.contains("cert_file and key_file go together") ?? false, "\(String(describing: half))")
+        XCTAssertTrue(
+            half?.description.contains("cert_file and key_file go together") ?? false, "\(String(describing: half))")
     }
 
     /// `auto` (the default) is HTTPS wherever other machines can connect, plain HTTP on loopback.
@@ -167,7 +200,9 @@ final class ConfigTests: XCTestCase {
         XCTAssertEqual(own.keyFile, "/etc/ssl/cam.key")
         // WebRTC: 4 viewers by default, 0 turns it off; a STUN server as stun://host:port.
         XCTAssertEqual(try ConfigLoader.load(path: nil).web.webrtcViewers, 4)
-        let webrtc = try ConfigLoader.parse("[web]\nwebrtc_viewers = 0\nstun = \"stun://stun.example.net:3478\"\n", file: "t").web
+        let webrtc = try ConfigLoader.parse(
+            "[web]\nwebrtc_viewers = 0\nstun = \"stun://stun.example.net:3478\"\n", file: "t"
+        ).web
         XCTAssertEqual(webrtc.webrtcViewers, 0)
         XCTAssertEqual(webrtc.stun, "stun://stun.example.net:3478")
         XCTAssertEqual(error("[web]\nwebrtc_viewers = 17\n")?.key, "web.webrtc_viewers")
@@ -179,14 +214,19 @@ final class ConfigTests: XCTestCase {
         let defaults = try ConfigLoader.load(path: nil).rtsp
         XCTAssertFalse(defaults.enabled, "off unless asked for")
         XCTAssertEqual(defaults.path, "live")
-        let config = try ConfigLoader.parse("[web]\ntoken_file = \"/etc/appliance/web.token\"\n[rtsp]\nlisten = \"0.0.0.0:8554\"\npath = \"cam/front\"\n", file: "t")
+        let config = try ConfigLoader.parse(
+            "[web]\ntoken_file = \"/etc/appliance/web.token\"\n[rtsp]\nlisten = \"0.0.0.0:8554\"\npath = \"cam/front\"\n",
+            file: "t")
         XCTAssertTrue(config.rtsp.enabled)
         XCTAssertEqual(config.rtsp.hostAndPort?.host, "0.0.0.0")
         XCTAssertEqual(config.rtsp.hostAndPort?.port, 8554)
         XCTAssertEqual(config.rtsp.path, "cam/front")
         XCTAssertTrue(try ConfigLoader.parse("[rtsp]\nlisten = \"127.0.0.1:8554\"\n", file: "t").rtsp.isLoopback)
         func error(_ toml: String) -> ConfigError? {
-            do { _ = try ConfigLoader.parse(toml, file: "t"); return nil } catch { return error as? ConfigError }
+            do {
+                _ = try ConfigLoader.parse(toml, file: "t")
+                return nil
+            } catch { return error as? ConfigError }
         }
         // Reachable from other machines without the web's password file: refused, naming the key and the fix.
         let open = error("[rtsp]\nlisten = \"0.0.0.0:8554\"\n")
@@ -202,9 +242,13 @@ final class ConfigTests: XCTestCase {
     func testEncoderChoiceSettings() throws {
         let defaults = try ConfigLoader.load(path: nil).video
         XCTAssertEqual(defaults.encoder, "auto", "a trial picks the encoder unless one is named")
-        XCTAssertEqual(defaults.encoderCandidates, ["v4l2h264", "vah264", "vah264lp", "vaapih264", "nvh264", "qsvh264", "openh264", "x264"])
+        XCTAssertEqual(
+            defaults.encoderCandidates,
+            ["v4l2h264", "vah264", "vah264lp", "vaapih264", "nvh264", "qsvh264", "openh264", "x264"])
         XCTAssertEqual(defaults.encoderTrialLimit, .seconds(10))
-        let set = try ConfigLoader.parse("[video]\nencoder_candidates = [\"openh264\", \"x264\"]\nencoder_trial_s = 2.5\n", file: "t").video
+        let set = try ConfigLoader.parse(
+            "[video]\nencoder_candidates = [\"openh264\", \"x264\"]\nencoder_trial_s = 2.5\n", file: "t"
+        ).video
         XCTAssertEqual(set.encoderCandidates, ["openh264", "x264"])
         XCTAssertEqual(set.encoderTrialLimit, .milliseconds(2500))
         for bad in ["[]", "[\"auto\"]", "[\"../x\"]", "[1]", "\"x264\""] {
@@ -218,7 +262,8 @@ final class ConfigTests: XCTestCase {
         XCTAssertFalse(defaults.onvif.enabled, "off unless asked for")
         XCTAssertEqual(defaults.onvif.discovery(web: defaults.web)?.host, "127.0.0.1", "discovery follows [web] listen")
         XCTAssertEqual(defaults.onvif.discovery(web: defaults.web)?.port, 3702)
-        let lan = try ConfigLoader.parse("""
+        let lan = try ConfigLoader.parse(
+            """
             [web]
             listen = "[::]:8080"
             token_file = "/etc/appliance/web.token"
@@ -234,7 +279,9 @@ final class ConfigTests: XCTestCase {
         off.listen = "off"
         XCTAssertNil(off.discovery(web: lan.web))
         let loopback = "[web]\nlisten = \"127.0.0.1:8080\"\n[rtsp]\nlisten = \"127.0.0.1:8554\"\n"
-        XCTAssertTrue(try ConfigLoader.parse(loopback + "[onvif]\nenabled = true\n", file: "t").onvif.enabled, "loopback needs no password")
+        XCTAssertTrue(
+            try ConfigLoader.parse(loopback + "[onvif]\nenabled = true\n", file: "t").onvif.enabled,
+            "loopback needs no password")
         let cases: [(String, String, String)] = [
             ("[onvif]\nenabled = true\n", "onvif.enabled", "[rtsp] listen"),
             ("[web]\nlisten = \"off\"\n[onvif]\nenabled = true\n", "onvif.enabled", "[web] listen"),
@@ -258,19 +305,27 @@ final class ConfigTests: XCTestCase {
         XCTAssertEqual(plain.broker?.host, "broker.lan")
         XCTAssertEqual(plain.broker?.port, 1883)
         XCTAssertEqual(plain.broker?.tls, false)
-        let tls = try ConfigLoader.parse("[mqtt]\nurl = \"mqtts://[::1]:18883\"\ndiscovery_prefix = \"\"\n", file: "t").mqtt
+        let tls = try ConfigLoader.parse("[mqtt]\nurl = \"mqtts://[::1]:18883\"\ndiscovery_prefix = \"\"\n", file: "t")
+            .mqtt
         XCTAssertEqual(tls.broker?.host, "::1")
         XCTAssertEqual(tls.broker?.port, 18883)
         XCTAssertEqual(tls.broker?.tls, true)
         XCTAssertEqual(try ConfigLoader.parse("[mqtt]\nurl = \"mqtts://b\"\n", file: "t").mqtt.broker?.port, 8883)
         func error(_ toml: String) -> ConfigError? {
-            do { _ = try ConfigLoader.parse(toml, file: "t"); return nil } catch { return error as? ConfigError }
+            do {
+                _ = try ConfigLoader.parse(toml, file: "t")
+                return nil
+            } catch { return error as? ConfigError }
         }
-        for url in ["http://broker", "broker:1883", "mqtt://", "mqtt://user:pw@broker", "mqtt://broker/topic", "mqtt://broker:0"] {
+        for url in [
+            "http://broker", "broker:1883", "mqtt://", "mqtt://user:pw@broker", "mqtt://broker/topic",
+            "mqtt://broker:0",
+        ] {
             XCTAssertEqual(error("[mqtt]\nurl = \"\(url)\"\n")?.key, "mqtt.url", url)
         }
         for prefix in ["a/#", "a/+/b", "/a", "a/", "a//b"] {
-            XCTAssertEqual(error("[mqtt]\nurl = \"mqtt://b\"\ntopic_prefix = \"\(prefix)\"\n")?.key, "mqtt.topic_prefix", prefix)
+            XCTAssertEqual(
+                error("[mqtt]\nurl = \"mqtt://b\"\ntopic_prefix = \"\(prefix)\"\n")?.key, "mqtt.topic_prefix", prefix)
         }
         XCTAssertEqual(error("[mqtt]\nurl = \"mqtt://b\"\nclient_id = \"two words\"\n")?.key, "mqtt.client_id")
         XCTAssertEqual(error("[mqtt]\nport = 1883\n")?.key, "mqtt.port")

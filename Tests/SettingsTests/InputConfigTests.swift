@@ -1,7 +1,8 @@
+import ButtonsAndLights
 import Foundation
 import XCTest
+
 @testable import Settings
-import ButtonsAndLights
 
 /// `[[input]]` tables: what parses, and that every mistake fails naming its key path.
 final class InputConfigTests: XCTestCase {
@@ -10,7 +11,8 @@ final class InputConfigTests: XCTestCase {
     private let evdev = "[[input]]\nkind = \"evdev\"\ndevice = \"/dev/input/event0\"\n"
 
     func testAnEvdevInputParses() throws {
-        let config = try ConfigLoader.parse("""
+        let config = try ConfigLoader.parse(
+            """
             [[input]]
             kind = "evdev"
             name = "Logitech USB Receiver"
@@ -55,7 +57,9 @@ final class InputConfigTests: XCTestCase {
     func testAGpioKeyOnAnEvdevInput() {
         XCTAssertEqual(error(evdev + "line = 17\n")?.key, "input[0].line")
         XCTAssertEqual(error(evdev + "debounce_ms = 10\n")?.key, "input[0].debounce_ms")
-        XCTAssertEqual(error("[[input]]\nkind = \"gpio\"\nchip = \"gpiochip0\"\nline = 17\nkey = \"KEY_A\"\n")?.key, "input[0].key")
+        XCTAssertEqual(
+            error("[[input]]\nkind = \"gpio\"\nchip = \"gpiochip0\"\nline = 17\nkey = \"KEY_A\"\n")?.key, "input[0].key"
+        )
     }
 
     func testMalformedInputTables() {
@@ -67,12 +71,15 @@ final class InputConfigTests: XCTestCase {
         XCTAssertEqual(error(evdev + "name = \"x\"\n")?.key, "input[0].name", "not both")
         XCTAssertEqual(error(evdev + "grab = \"yes\"\n")?.key, "input[0].grab")
         XCTAssertEqual(error(evdev + "colour = 1\n")?.key, "input[0].colour")
-        XCTAssertEqual(error(evdev + evdev + "key = \"KEY_NOPE\"\n")?.key, "input[1].key", "the index counts the tables")
+        XCTAssertEqual(
+            error(evdev + evdev + "key = \"KEY_NOPE\"\n")?.key, "input[1].key", "the index counts the tables")
     }
 
     func testHoldCannotHaveLongOrDoublePress() {
-        XCTAssertEqual(error(evdev + "action = \"hold\"\nlong_press_action = \"snapshot\"\n")?.key, "input[0].long_press_action")
-        XCTAssertEqual(error(evdev + "action = \"hold\"\ndouble_press_action = \"stop\"\n")?.key, "input[0].double_press_action")
+        XCTAssertEqual(
+            error(evdev + "action = \"hold\"\nlong_press_action = \"snapshot\"\n")?.key, "input[0].long_press_action")
+        XCTAssertEqual(
+            error(evdev + "action = \"hold\"\ndouble_press_action = \"stop\"\n")?.key, "input[0].double_press_action")
         XCTAssertEqual(error(evdev + "long_press_action = \"hold\"\n")?.key, "input[0].long_press_action")
     }
 
@@ -84,6 +91,7 @@ final class InputConfigTests: XCTestCase {
     func testErrorsCarryTheLine() {
         let e = error("data_dir = \"/tmp/x\"\n" + evdev + "key = \"KEY_NOPE\"\n")
         XCTAssertEqual(e?.line, 5)
-        XCTAssertEqual(e?.description.hasPrefix("t.toml:5: input[0].key: unknown key name 'KEY_NOPE'"), true, e?.description ?? "")
+        XCTAssertEqual(
+            e?.description.hasPrefix("t.toml:5: input[0].key: unknown key name 'KEY_NOPE'"), true, e?.description ?? "")
     }
 }

@@ -6,7 +6,10 @@ final class SystemCallTests: XCTestCase {
     func testAResultPassesThroughAndAFailureCarriesItsErrno() throws {
         var fds: [Int32] = [0, 0]
         XCTAssertEqual(try SystemCall.run("pipe") { pipe(&fds) }, 0)
-        defer { close(fds[0]); close(fds[1]) }
+        defer {
+            close(fds[0])
+            close(fds[1])
+        }
         XCTAssertEqual(try SystemCall.run("write") { write(fds[1], "abc", 3) }, 3)
 
         XCTAssertThrowsError(try SystemCall.run("open /nonexistent/x") { open("/nonexistent/x", O_RDONLY) }) { error in
@@ -19,7 +22,10 @@ final class SystemCallTests: XCTestCase {
         var calls = 0
         let interruptedOnce = { () -> Int32 in
             calls += 1
-            if calls == 1 { errno = EINTR; return -1 }
+            if calls == 1 {
+                errno = EINTR
+                return -1
+            }
             return 7
         }
         XCTAssertEqual(try SystemCall.run("read", interruptedOnce), 7)

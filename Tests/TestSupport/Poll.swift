@@ -7,8 +7,10 @@ public enum Poll {
     /// Checks `condition` at once, then every `interval` seconds until it holds or `timeout` has passed (a last
     /// check at the deadline); returns whether it held.
     @discardableResult
-    public static func until(timeout: TimeInterval, every interval: TimeInterval = 0.05,
-                             _ condition: () throws -> Bool) rethrows -> Bool {
+    public static func until(
+        timeout: TimeInterval, every interval: TimeInterval = 0.05,
+        _ condition: () throws -> Bool
+    ) rethrows -> Bool {
         let deadline = Date().addingTimeInterval(timeout)
         while true {
             if try condition() { return true }
@@ -21,8 +23,10 @@ public enum Poll {
     /// `until` for async code: the task sleeps between checks instead of blocking its thread (a cancelled task
     /// stops waiting: false). Named apart from `until` so that async code cannot pick the blocking one by overload.
     @discardableResult
-    public static func asyncUntil(timeout: TimeInterval, every interval: TimeInterval = 0.05,
-                             _ condition: () async throws -> Bool) async rethrows -> Bool {
+    public static func asyncUntil(
+        timeout: TimeInterval, every interval: TimeInterval = 0.05,
+        _ condition: () async throws -> Bool
+    ) async rethrows -> Bool {
         let deadline = Date().addingTimeInterval(timeout)
         while true {
             if try await condition() { return true }

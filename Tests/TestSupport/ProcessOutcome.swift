@@ -23,13 +23,16 @@ public struct ProcessOutcome: Sendable {
     /// threads while it runs, so a chatty child cannot block on a full pipe, and one that never ends (a client of a
     /// stalled stream) cannot keep the caller waiting past the deadline.
     /// `input`: written to its standard input, which is then closed (none: /dev/null).
-    public static func run(_ executable: String, _ arguments: [String], environment: [String: String]? = nil,
-                           input: Data? = nil, timeout: TimeInterval = 120) throws -> ProcessOutcome {
+    public static func run(
+        _ executable: String, _ arguments: [String], environment: [String: String]? = nil,
+        input: Data? = nil, timeout: TimeInterval = 120
+    ) throws -> ProcessOutcome {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         if let environment { process.environment = environment }
-        let out = Pipe(), err = Pipe()
+        let out = Pipe()
+        let err = Pipe()
         process.standardOutput = out
         process.standardError = err
         let stdin = input.map { _ in Pipe() }
@@ -40,15 +43,18 @@ public struct ProcessOutcome: Sendable {
             try stdin.fileHandleForWriting.close()
         }
         let group = DispatchGroup()
-        let outData = PipeContents(out, group), errData = PipeContents(err, group)
+        let outData = PipeContents(out, group)
+        let errData = PipeContents(err, group)
         if group.wait(timeout: .now() + timeout) == .timedOut {
             process.terminate()
             throw TimedOut(command: ([executable] + arguments).joined(separator: " "))
         }
         process.waitUntilExit()
-        let stdout = outData.data, stderr = errData.data
-        return ProcessOutcome(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
-                              stderr: String(decoding: stderr, as: UTF8.self), stdoutData: stdout)
+        let stdout = outData.data
+        let stderr = errData.data
+        return ProcessOutcome(
+            status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
+            stderr: String(decoding: stderr, as: UTF8.self), stdoutData: stdout)
     }
 }
 

@@ -1,19 +1,19 @@
-import Encoders
-import Supervision
-import ControlSocket
-import FrontEndInterface
+import Accounts
+import ApplianceBase
 import ApplianceProtocol
+import Backup
+import ButtonsAndLights
+import ControlSocket
+import Encoders
+import Engine
 import Foundation
+import FrontEndInterface
 import GStreamerKit
 import Logging
-import ServiceLifecycle
-import ApplianceBase
-import Settings
 import MediaLibrary
-import ButtonsAndLights
-import Backup
-import Engine
-import Accounts
+import ServiceLifecycle
+import Settings
+import Supervision
 
 /// What `Appliance.start` has built before the appliance's domains: the data folder and its library, the events,
 /// the clock, the running graph with its cameras, start-up recovery's outcome, health, the backup and readiness.
@@ -64,63 +64,81 @@ extension Appliance {
     /// the dispatcher with the control socket that serves it.
     static func assemble(_ g: Groundwork, serviceManager: ServiceManager?) async throws -> ApplianceParts {
         let (config, data, library, events, graph, logger) = (g.config, g.data, g.library, g.events, g.graph, g.logger)
-        let recorder = Recorder(config: config, data: data, library: library, graph: graph, events: events, health: g.health,
-                                logger: logger, cameras: g.cameras, archive: g.backup)
+        let recorder = Recorder(
+            config: config, data: data, library: library, graph: graph, events: events, health: g.health,
+            logger: logger, cameras: g.cameras, archive: g.backup)
         let clock = g.clock
-        let retention = Retention(config: config, data: data, library: library, events: events, health: g.health, logger: logger,
-                                  recorder: recorder, settleClock: { await clock.settle() })
+        let retention = Retention(
+            config: config, data: data, library: library, events: events, health: g.health, logger: logger,
+            recorder: recorder, settleClock: { await clock.settle() })
         let retentionWake = WakeSignal()
         await recorder.onFileFinished { retentionWake.signal() }
         await recorder.onWriteFailure {
             retention.wantHeadroom()
             await retention.pass()
         }
-        let liveness = LivenessMonitor(counters: { (graph.flow.snapshot.outputFrames, graph.busReader.heartbeat) },
-                                       readiness: g.readiness, events: events, logger: logger,
-                                       watchdog: serviceManager?.watchdogInterval)
-        let inputs = config.inputs.isEmpty ? nil : InputBoard(inputs: config.inputs, device: { InputService.device(for: $0).description })
+        let liveness = LivenessMonitor(
+            counters: { (graph.flow.snapshot.outputFrames, graph.busReader.heartbeat) },
+            readiness: g.readiness, events: events, logger: logger,
+            watchdog: serviceManager?.watchdogInterval)
+        let inputs =
+            config.inputs.isEmpty
+            ? nil : InputBoard(inputs: config.inputs, device: { InputService.device(for: $0).description })
         let lights = config.outputs.isEmpty ? nil : OutputBoard(config.outputs)
         let liveFeed = LiveFeed(graph: graph)
         let network = try await stoppingGraphOnFailure(graph) { try NetworkOutputs(config: config, feed: liveFeed) }
         let speaker = makeSpeaker(config: config, data: data, echo: graph.echoReference, events: events, logger: logger)
         let webrtc = WebRTCViewers(feed: liveFeed, web: config.web, speaker: speaker, logger: logger)
-        let webReporter = FrontEndReporter(web: config.web.enabled ? WebStatus(state: .starting, listen: config.web.listen) : nil,
-                                           live: graph.live, webrtc: webrtc)
-        let status = StatusReporter(config: config, data: data, library: library, graph: graph, health: g.health, recorder: recorder,
-                                    cameras: g.cameras, readiness: g.readiness, started: g.started, outputs: lights, inputs: inputs,
-                                    web: webReporter, rtsp: network.rtsp?.feed, mqtt: network.mqtt?.link, onvif: network.onvif?.link,
-                                    encoders: g.encoders, clock: clock, speaker: speaker)
-        let clips = Clips(config: config, data: data, library: library, events: events, logger: logger, recorder: recorder, archive: g.backup)
+        let webReporter = FrontEndReporter(
+            web: config.web.enabled ? WebStatus(state: .starting, listen: config.web.listen) : nil,
+            live: graph.live, webrtc: webrtc)
+        let status = StatusReporter(
+            config: config, data: data, library: library, graph: graph, health: g.health, recorder: recorder,
+            cameras: g.cameras, readiness: g.readiness, started: g.started, outputs: lights, inputs: inputs,
+            web: webReporter, rtsp: network.rtsp?.feed, mqtt: network.mqtt?.link, onvif: network.onvif?.link,
+            encoders: g.encoders, clock: clock, speaker: speaker)
+        let clips = Clips(
+            config: config, data: data, library: library, events: events, logger: logger, recorder: recorder,
+            archive: g.backup)
         let cameras = g.cameras
-        let activity = ActivityLog(clips: clips, pictures: ActivityPictures(data: data, latestFrame: { graph.latestFrame }),
-                                   activeCamera: { await cameras.activeName })
+        let activity = ActivityLog(
+            clips: clips, pictures: ActivityPictures(data: data, latestFrame: { graph.latestFrame }),
+            activeCamera: { await cameras.activeName })
         let (devices, gate) = (DeviceMonitor(), CommandGate())
         let accounts = try await stoppingGraphOnFailure(graph) {
-            try AccountBook(library: library, tokenFile: config.web.tokenFile.isEmpty ? nil : try Password(file: config.web.tokenFile),
-                            keepsDigest: config.rtsp.enabled)
+            try AccountBook(
+                library: library,
+                tokenFile: config.web.tokenFile.isEmpty ? nil : try Password(file: config.web.tokenFile),
+                keepsDigest: config.rtsp.enabled)
         }
         let dispatcher = CommandDispatcher(
             recorder: recorder, clips: clips, activity: activity, cameras: cameras,
             devices: devices, snapshots: Snapshotter(data: data, graph: graph, logger: logger), status: status,
-            metrics: MetricsCollector(status: status, data: data, library: library, graph: graph, recorder: recorder, cameras: cameras,
-                                      backup: g.backup, liveness: liveness, runs: g.runs, guesses: accounts.guesses, started: g.started),
+            metrics: MetricsCollector(
+                status: status, data: data, library: library, graph: graph, recorder: recorder, cameras: cameras,
+                backup: g.backup, liveness: liveness, runs: g.runs, guesses: accounts.guesses, started: g.started),
             backup: g.backup, retention: retention, accounts: accounts, gate: gate,
-            discovery: CameraDiscoverer(host: config.onvif.enabled ? config.onvif.discovery(web: config.web)?.host ?? "0.0.0.0" : "0.0.0.0",
-                                        logger: logger),
+            discovery: CameraDiscoverer(
+                host: config.onvif.enabled ? config.onvif.discovery(web: config.web)?.host ?? "0.0.0.0" : "0.0.0.0",
+                logger: logger),
             speaker: speaker)
         let socketPath = config.socket.isEmpty ? data.root + "/ctl.sock" : config.socket
         let readiness = g.readiness
-        let server = ControlServer(path: socketPath, router: SocketRouter(perform: dispatcher.perform), events: events,
-                                   logger: logger, onBound: { readiness.markSocketBound() })
-        return ApplianceParts(base: g, recorder: recorder, retention: retention, retentionWake: retentionWake, devices: devices,
-                              gate: gate, liveness: liveness, inputs: inputs, lights: lights, network: network, webrtc: webrtc,
-                              webReporter: webReporter, status: status, activity: activity, dispatcher: dispatcher,
-                              accounts: accounts, speaker: speaker, server: server, socketPath: socketPath)
+        let server = ControlServer(
+            path: socketPath, router: SocketRouter(perform: dispatcher.perform), events: events,
+            logger: logger, onBound: { readiness.markSocketBound() })
+        return ApplianceParts(
+            base: g, recorder: recorder, retention: retention, retentionWake: retentionWake, devices: devices,
+            gate: gate, liveness: liveness, inputs: inputs, lights: lights, network: network, webrtc: webrtc,
+            webReporter: webReporter, status: status, activity: activity, dispatcher: dispatcher,
+            accounts: accounts, speaker: speaker, server: server, socketPath: socketPath)
     }
 
     /// The speaker, when `[speaker]` resolves to one, with its chimes made in the data folder.
-    private static func makeSpeaker(config: ApplianceConfig, data: DataDirectory, echo: EchoReference?, events: EventHub,
-                                    logger: Logger) -> Speaker? {
+    private static func makeSpeaker(
+        config: ApplianceConfig, data: DataDirectory, echo: EchoReference?, events: EventHub,
+        logger: Logger
+    ) -> Speaker? {
         guard let sink = SpeakerSink.resolve(config.speaker) else {
             logger.info("speaker: none", metadata: ["device": "\(config.speaker.device)"])
             return nil
@@ -132,56 +150,97 @@ extension Appliance {
             logger.warning("speaker: cannot make the chimes in \(data.chimesDir): \(error)")
             chimes = [:]
         }
-        logger.info("speaker: \(sink.label)", metadata: ["volume": "\(config.speaker.volume)", "feedback": "\(config.speaker.feedback)",
-                                                        "echo_cancel": "\(echo != nil)"])
-        return Speaker(sink: sink, volume: config.speaker.volume, echo: echo, chimes: chimes, events: events, logger: logger)
+        logger.info(
+            "speaker: \(sink.label)",
+            metadata: [
+                "volume": "\(config.speaker.volume)", "feedback": "\(config.speaker.feedback)",
+                "echo_cancel": "\(echo != nil)",
+            ])
+        return Speaker(
+            sink: sink, volume: config.speaker.volume, echo: echo, chimes: chimes, events: events, logger: logger)
     }
 
     /// Every service of the appliance in its stage (`ServiceStage`: the start order, which shutdown reverses).
-    static func servicePlan(_ p: ApplianceParts, frontEnds: [FrontEnd], serviceManager: ServiceManager?) async throws -> ServicePlan {
+    static func servicePlan(_ p: ApplianceParts, frontEnds: [FrontEnd], serviceManager: ServiceManager?) async throws
+        -> ServicePlan
+    {
         let g = p.base
         let (config, events, logger, graph, perform) = (g.config, g.events, g.logger, g.graph, p.dispatcher.perform)
         var plan = ServicePlan()
-        plan.add(.graphWatch, GraphWatcher(graph: graph, events: events, health: g.health, logger: logger, cameras: g.cameras,
-                                           recorder: p.recorder))
+        plan.add(
+            .graphWatch,
+            GraphWatcher(
+                graph: graph, events: events, health: g.health, logger: logger, cameras: g.cameras,
+                recorder: p.recorder))
         plan.add(.liveness, p.liveness)
-        plan.add(.encoderFailover, EncoderFailover(selection: g.encoders, graph: graph, recorder: p.recorder, events: events,
-                                                   logger: logger, stallAfter: p.liveness.stallAfter))
+        plan.add(
+            .encoderFailover,
+            EncoderFailover(
+                selection: g.encoders, graph: graph, recorder: p.recorder, events: events,
+                logger: logger, stallAfter: p.liveness.stallAfter))
         plan.add(.cameraWatch, CameraWatch(monitor: p.devices, cameras: g.cameras, events: events))
         let (data, library, thumbnail, started, backup) = (g.data, g.library, config.thumbnail, g.recovery, g.backup)
-        plan.add(.storageWatch, StorageWatch(health: g.health, events: events, logger: logger, clipsFound: { ids in
-            for id in ids { await backup?.recordingFinished(id) }
-        }) {
-            try await Recovery.reconcile(after: started, data: data, library: library, thumbnail: thumbnail, logger: logger)
-        })
+        plan.add(
+            .storageWatch,
+            StorageWatch(
+                health: g.health, events: events, logger: logger,
+                clipsFound: { ids in
+                    for id in ids { await backup?.recordingFinished(id) }
+                }
+            ) {
+                try await Recovery.reconcile(
+                    after: started, data: data, library: library, thumbnail: thumbnail, logger: logger)
+            })
         plan.add(.cameras, g.cameras)
         plan.add(.clock, g.clock)
         plan.add(.backup, g.backup)
-        plan.add(.picture, contentsOf: await pictureServices(graph: graph, cameras: g.cameras, config: config, events: events,
-                                                             logger: logger, activity: p.activity, perform: perform))
+        plan.add(
+            .picture,
+            contentsOf: await pictureServices(
+                graph: graph, cameras: g.cameras, config: config, events: events,
+                logger: logger, activity: p.activity, perform: perform))
         plan.add(.retention, RetentionService(retention: p.retention, wake: p.retentionWake))
         plan.add(.speaker, p.speaker)
-        plan.add(.recorder, RecorderService(recorder: p.recorder, autostart: config.recording.autostart, logger: logger))
+        plan.add(
+            .recorder, RecorderService(recorder: p.recorder, autostart: config.recording.autostart, logger: logger))
         plan.add(.controlSocket, p.server)
         let onvif = p.network.onvifDevice(config: config, logger: logger, status: p.status, accounts: p.accounts)
-        let context = FrontEndContext(config: config, perform: perform, events: events, live: graph.live, webrtc: p.webrtc,
-                                      media: MediaCatalog(library: g.library, data: g.data, longestFileS: RecordingBin.longestFileS(config) + 60),
-                                      reporter: p.webReporter, accounts: p.accounts, onvif: onvif, logger: logger)
-        plan.add(.frontEnds, contentsOf: try await stoppingGraphOnFailure(graph) { try frontEnds.flatMap { try $0(context) } })
-        plan.add(.network, contentsOf: p.network.services(config: config, device: onvif, events: events, logger: logger, accounts: p.accounts,
-                                                               speaker: p.speaker, perform: perform))
+        let context = FrontEndContext(
+            config: config, perform: perform, events: events, live: graph.live, webrtc: p.webrtc,
+            media: MediaCatalog(library: g.library, data: g.data, longestFileS: RecordingBin.longestFileS(config) + 60),
+            reporter: p.webReporter, accounts: p.accounts, onvif: onvif, logger: logger)
+        plan.add(
+            .frontEnds,
+            contentsOf: try await stoppingGraphOnFailure(graph) { try frontEnds.flatMap { try $0(context) } })
+        plan.add(
+            .network,
+            contentsOf: p.network.services(
+                config: config, device: onvif, events: events, logger: logger, accounts: p.accounts,
+                speaker: p.speaker, perform: perform))
         plan.add(.commandGate, p.gate)
-        plan.add(.inputs, p.inputs.map { InputService(inputs: config.inputs, board: $0, events: events, logger: logger, perform: perform) })
-        plan.add(.lights, p.lights.map {
-            RecordingLight(outputs: config.outputs, board: $0, events: events, minFreeMb: config.storage.minFreeMb, logger: logger,
-                           perform: perform)
-        })
+        plan.add(
+            .inputs,
+            p.inputs.map {
+                InputService(inputs: config.inputs, board: $0, events: events, logger: logger, perform: perform)
+            })
+        plan.add(
+            .lights,
+            p.lights.map {
+                RecordingLight(
+                    outputs: config.outputs, board: $0, events: events, minFreeMb: config.storage.minFreeMb,
+                    logger: logger,
+                    perform: perform)
+            })
         if config.speaker.feedback, p.speaker != nil {
             plan.add(.lights, SpeakerFeedback(events: events, logger: logger, perform: perform))
         }
-        plan.add(.serviceManager, serviceManager.map {
-            SystemdNotifier(manager: $0, readiness: g.readiness, liveness: p.liveness, events: events, logger: logger, perform: perform)
-        })
+        plan.add(
+            .serviceManager,
+            serviceManager.map {
+                SystemdNotifier(
+                    manager: $0, readiness: g.readiness, liveness: p.liveness, events: events, logger: logger,
+                    perform: perform)
+            })
         return plan
     }
 }

@@ -1,24 +1,27 @@
-import Encoders
+import ApplianceBase
 import ApplianceProtocol
+import Encoders
+import Engine
 import Foundation
 import Logging
-import ApplianceBase
 import Settings
-import Engine
 
 extension Appliance {
     /// `[video] encoder = "auto"` resolved (a trial per candidate, or this boot's earlier choice): the config the graph
     /// is built from names the chosen fragment, and the choice goes to `status`, metrics and the log.
-    static func chooseEncoder(config: ApplianceConfig, data: DataDirectory, trials: any EncoderTrialRunner,
-                              logger: Logger) async throws -> (ApplianceConfig, EncoderSelection) {
+    static func chooseEncoder(
+        config: ApplianceConfig, data: DataDirectory, trials: any EncoderTrialRunner,
+        logger: Logger
+    ) async throws -> (ApplianceConfig, EncoderSelection) {
         let library: FragmentLibrary
         do {
             library = try FragmentLibrary.locate(configured: config.pipelinesDir)
         } catch {
             throw StartupError(description: "\(error)")
         }
-        let selector = EncoderSelector(video: config.video, library: library, runner: trials,
-                                       cache: EncoderChoiceCache(dataDir: data.root), logger: logger)
+        let selector = EncoderSelector(
+            video: config.video, library: library, runner: trials,
+            cache: EncoderChoiceCache(dataDir: data.root), logger: logger)
         let choice: EncoderChoice
         do {
             choice = try await selector.choose()

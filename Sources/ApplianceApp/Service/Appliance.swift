@@ -1,13 +1,13 @@
-import Supervision
+import ApplianceBase
 import ApplianceProtocol
+import Engine
 import Foundation
 import GStreamerKit
 import Logging
-import ServiceLifecycle
-import ApplianceBase
-import Settings
 import MediaLibrary
-import Engine
+import ServiceLifecycle
+import Settings
+import Supervision
 
 /// The whole appliance, composed: `start` builds it in a defined order and `run` runs its services in one
 /// ServiceGroup until graceful shutdown. Every front end — the control socket here, the web page, shutters and
@@ -87,13 +87,18 @@ public final class Appliance: Sendable {
             }
         } catch {
             let stuck = DeviceCall.stuckNow.filter { !$0.hasPrefix("the capture graph's stop") }
-            logger.error("the capture graph did not stop within \(Self.graphStopLimit) (a device call is stuck\(stuck.isEmpty ? "" : ": " + stuck.joined(separator: ", "))); exiting without it")
+            logger.error(
+                "the capture graph did not stop within \(Self.graphStopLimit) (a device call is stuck\(stuck.isEmpty ? "" : ": " + stuck.joined(separator: ", "))); exiting without it"
+            )
         }
     }
 
-    init(config: ApplianceConfig, data: DataDirectory, events: EventHub, readiness: Readiness, socketPath: String,
-         graph: CaptureGraph, dispatcher: CommandDispatcher, group: ServiceGroup, serviceOrder: [String], folderLock: DataFolderLock,
-         library: Library, webrtc: WebRTCViewers, deadline: ShutdownDeadline, logger: Logger) {
+    init(
+        config: ApplianceConfig, data: DataDirectory, events: EventHub, readiness: Readiness, socketPath: String,
+        graph: CaptureGraph, dispatcher: CommandDispatcher, group: ServiceGroup, serviceOrder: [String],
+        folderLock: DataFolderLock,
+        library: Library, webrtc: WebRTCViewers, deadline: ShutdownDeadline, logger: Logger
+    ) {
         (self.config, self.data, self.events, self.readiness) = (config, data, events, readiness)
         (self.socketPath, self.graph, self.dispatcher, self.group) = (socketPath, graph, dispatcher, group)
         self.serviceOrder = serviceOrder

@@ -12,7 +12,9 @@ struct CameraDiscoverer: Sendable {
     func find(_ request: CameraDiscoveryRequest) async -> CameraDiscovery {
         let interfaces = DiscoveryInterfaces.allowed(host: host)
         let found = await CameraFinder.find(request, interfaces: interfaces, logger: logger)
-        logger.info("camera discovery", metadata: ["interfaces": "\(found.interfaces.joined(separator: ","))", "found": "\(found.cameras.count)"])
+        logger.info(
+            "camera discovery",
+            metadata: ["interfaces": "\(found.interfaces.joined(separator: ","))", "found": "\(found.cameras.count)"])
         return found
     }
 }

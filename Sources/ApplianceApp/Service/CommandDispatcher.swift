@@ -1,9 +1,9 @@
-import ApplianceProtocol
-import GStreamerKit
+import Accounts
 import ApplianceBase
+import ApplianceProtocol
 import Backup
 import Engine
-import Accounts
+import GStreamerKit
 
 /// The one entry point behind `Appliance.perform`: each command goes to the domain that owns what it touches.
 /// Every error leaves here as an `ApplianceError` with a stable code. Once shutdown begins, commands are refused.
@@ -39,7 +39,8 @@ struct CommandDispatcher: Sendable {
         case .recordToggle(let title): return .toggled(try await recorder.toggle(title: title))
         case .snapshot: return .snapshot(try await snapshots.take())
         case .list(let page, let perPage): return .list(try await clips.list(page: page, perPage: perPage))
-        case .listGrouped(let page, let perPage): return .list(try await clips.list(page: page, perPage: perPage, view: .grouped))
+        case .listGrouped(let page, let perPage):
+            return .list(try await clips.list(page: page, perPage: perPage, view: .grouped))
         case .listFiltered(let filter, let page, let perPage):
             return .list(try await clips.list(page: page, perPage: perPage, view: .filtered(filter)))
         case .listSegments(let group, let page, let perPage):
@@ -57,7 +58,8 @@ struct CommandDispatcher: Sendable {
         case .discoverCameras(let request): return .discovered(await discovery.find(request))
         case .play(let request):
             guard let speaker else {
-                throw ApplianceError(.unavailable, "there is no speaker ([speaker] device = \"none\", or no playback device was found)")
+                throw ApplianceError(
+                    .unavailable, "there is no speaker ([speaker] device = \"none\", or no playback device was found)")
             }
             return .played(try await speaker.play(request))
         case .backupStatus: return .backupStatus(await backup?.status() ?? .off)
@@ -80,15 +82,18 @@ struct CommandDispatcher: Sendable {
         case .activityProtect(let id): return .protected(try await activity.protect(id: id))
         case .timeline(let from, let to): return .timeline(try await clips.timeline(from: from, to: to))
         case .timelineDays(let month): return .timelineDays(try await clips.timelineDays(month: month))
-        case .users, .userAdd, .userPassword, .userRole, .userRemove, .userToken, .userRevokeTokens: return try await account(command)
+        case .users, .userAdd, .userPassword, .userRole, .userRemove, .userToken, .userRevokeTokens:
+            return try await account(command)
         }
     }
 
     private func account(_ command: Command) async throws -> CommandResult {
         switch command {
         case .users: return .users(try await accounts.list())
-        case .userAdd(let name, let role, let password): return .user(try await accounts.add(name: name, role: role, password: password))
-        case .userPassword(let name, let password): return .user(try await accounts.setPassword(name: name, password: password))
+        case .userAdd(let name, let role, let password):
+            return .user(try await accounts.add(name: name, role: role, password: password))
+        case .userPassword(let name, let password):
+            return .user(try await accounts.setPassword(name: name, password: password))
         case .userRole(let name, let role): return .user(try await accounts.setRole(name: name, role: role))
         case .userRemove(let name): return .userRemoved(try await accounts.remove(name: name))
         case .userToken(let name): return .userToken(try await accounts.makeToken(name: name))

@@ -1,5 +1,5 @@
-import ServiceLifecycle
 import ApplianceBase
+import ServiceLifecycle
 
 /// Open while the appliance takes commands. As a service it is the last in the group, so graceful shutdown
 /// reaches it first: from then on every front end's commands are refused (`unavailable`), while a command

@@ -1,9 +1,9 @@
+import ApplianceBase
 import ApplianceProtocol
+import Engine
 import GStreamerKit
 import Logging
 import ServiceLifecycle
-import ApplianceBase
-import Engine
 
 /// Watches the live graph: its bus (messages arrive from the bus thread, see `BusReader`) and the cameras whose
 /// stream ended by itself. Errors are logged, kept for status and published; an error from inside a camera's bin
@@ -46,12 +46,15 @@ struct GraphWatcher: Service, CustomStringConvertible {
             if Self.isMicrophone(error.element) {
                 let graph = graph
                 if (try? await blocking { graph.releaseMicrophone() }) == true {
-                    logger.error("microphone failed: \(error.message); its device is released and recording goes on without sound")
+                    logger.error(
+                        "microphone failed: \(error.message); its device is released and recording goes on without sound"
+                    )
                 }
             }
             // A recording bin's file cannot be written (ENOSPC, storage gone): the recorder ends that file.
             if let bin = Self.topBin(of: error.element), bin.hasPrefix(RecordingBin.namePrefix) {
-                await recorder.writeFailed(bin: String(bin), reason: [error.message, error.debug].compactMap { $0 }.joined(separator: ": "))
+                await recorder.writeFailed(
+                    bin: String(bin), reason: [error.message, error.debug].compactMap { $0 }.joined(separator: ": "))
             }
         case .warning(let warning):
             logger.warning("gstreamer: \(warning.description)")

@@ -1,10 +1,10 @@
-import ApplianceProtocol
-import Foundation
 import ApplianceBase
-import Mp4
-import MediaLibrary
+import ApplianceProtocol
 import Engine
+import Foundation
 import FrontEndInterface
+import MediaLibrary
+import Mp4
 
 /// The front ends' `MediaFiles`: the library's rows and the data folder's files, found by id.
 public struct MediaCatalog: MediaFiles {
@@ -22,7 +22,9 @@ public struct MediaCatalog: MediaFiles {
 
     /// The share link for `token` if it still works.
     public func share(token: String) async throws -> ShareLink? {
-        guard !token.isEmpty, token.count <= 128, token.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }) else {
+        guard !token.isEmpty, token.count <= 128,
+            token.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") })
+        else {
             return nil
         }
         return try await library.share(token: token)
@@ -74,8 +76,11 @@ public struct MediaCatalog: MediaFiles {
     public func scrubJPEG(at moment: Date) async throws -> (jpeg: Data, recordingId: String, takenAt: Date)? {
         guard let file = try await library.recordingAt(moment, longest: longestFileS) else { return nil }
         let path = data.scrubPath(id: file.id)
-        guard let entry = ScrubPack.entry(at: moment.timeIntervalSince(file.start) * 1000, in: ScrubPack.entries(path: path)),
-              let jpeg = ScrubPack.jpeg(path: path, entry: entry) else { return nil }
+        guard
+            let entry = ScrubPack.entry(
+                at: moment.timeIntervalSince(file.start) * 1000, in: ScrubPack.entries(path: path)),
+            let jpeg = ScrubPack.jpeg(path: path, entry: entry)
+        else { return nil }
         return (jpeg, file.id, file.start.addingTimeInterval(Double(entry.offsetMs) / 1000))
     }
 

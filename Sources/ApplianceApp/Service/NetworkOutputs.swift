@@ -1,14 +1,14 @@
-import MQTTIntegration
-import TLSIdentity
+import Accounts
+import ApplianceBase
 import ApplianceProtocol
+import Engine
 import Foundation
 import Logging
-import ServiceLifecycle
-import ApplianceBase
-import Settings
+import MQTTIntegration
 import ONVIF
-import Engine
-import Accounts
+import ServiceLifecycle
+import Settings
+import TLSIdentity
 
 /// What the appliance offers other machines besides the web page: the RTSP stream, the MQTT link and the ONVIF
 /// device, each built from its section (nil when off) with the status holder `status` reads, then their services.
@@ -20,7 +20,8 @@ struct NetworkOutputs {
     init(config: ApplianceConfig, feed: LiveFeed) throws {
         let password = config.web.tokenFile.isEmpty ? nil : try Password(file: config.web.tokenFile)
         if config.rtsp.enabled {
-            let status = RTSPStatus(state: .starting, listen: config.rtsp.listen, authentication: password == nil ? "none" : "digest")
+            let status = RTSPStatus(
+                state: .starting, listen: config.rtsp.listen, authentication: password == nil ? "none" : "digest")
             rtsp = (RTSPFeed(feed: feed, status: status), password)
         }
         if config.mqtt.enabled {
@@ -29,43 +30,56 @@ struct NetworkOutputs {
         }
         if config.onvif.enabled {
             let discovery = config.onvif.discovery(web: config.web)
-            let status = ONVIFStatus(discovery: discovery == nil ? .off : .starting, listen: config.onvif.listen.isEmpty
-                                         ? discovery.map { "\($0.host):\($0.port)" } ?? "off" : config.onvif.listen,
-                                     endpoint: ONVIFLink.endpoint(), authentication: password == nil ? "none" : "ws-usernametoken")
+            let status = ONVIFStatus(
+                discovery: discovery == nil ? .off : .starting,
+                listen: config.onvif.listen.isEmpty
+                    ? discovery.map { "\($0.host):\($0.port)" } ?? "off" : config.onvif.listen,
+                endpoint: ONVIFLink.endpoint(), authentication: password == nil ? "none" : "ws-usernametoken")
             onvif = (ONVIFLink(status), password)
         }
     }
 
     /// The ONVIF device the web server answers for, asking `status` for what it reports.
-    func onvifDevice(config: ApplianceConfig, logger: Logger, status: StatusReporter, accounts: AccountBook) -> ONVIFDevice? {
+    func onvifDevice(config: ApplianceConfig, logger: Logger, status: StatusReporter, accounts: AccountBook)
+        -> ONVIFDevice?
+    {
         onvif.map { onvif in
-            ONVIFDevice(config: config, password: onvif.password, accounts: Self.onvifAccounts(accounts), link: onvif.link,
-                        serial: DeviceIdentity.current().id.uppercased(), logger: logger, status: { await status.status() })
+            ONVIFDevice(
+                config: config, password: onvif.password, accounts: Self.onvifAccounts(accounts), link: onvif.link,
+                serial: DeviceIdentity.current().id.uppercased(), logger: logger, status: { await status.status() })
         }
     }
 
     /// The accounts as ONVIF checks them (PasswordText over HTTPS).
     static func onvifAccounts(_ accounts: AccountBook) -> ONVIFAccounts {
-        ONVIFAccounts(verify: { name, password in await accounts.verify(name: name, password: password)?.role },
-                      exist: { accounts.hasAccounts })
+        ONVIFAccounts(
+            verify: { name, password in await accounts.verify(name: name, password: password)?.role },
+            exist: { accounts.hasAccounts })
     }
 
-    func services(config: ApplianceConfig, device: ONVIFDevice?, events: EventHub, logger: Logger, accounts: AccountBook,
-                  speaker: Speaker?, perform: @escaping @Sendable (Command) async throws(ApplianceError) -> CommandResult) -> [any Service] {
+    func services(
+        config: ApplianceConfig, device: ONVIFDevice?, events: EventHub, logger: Logger, accounts: AccountBook,
+        speaker: Speaker?, perform: @escaping @Sendable (Command) async throws(ApplianceError) -> CommandResult
+    ) -> [any Service] {
         var services: [any Service] = []
         if let rtsp {
             let source = CertificateSource(config: config)
-            let certificate: (@Sendable () throws -> String)? = config.rtsp.tls ? { @Sendable in
-                let served = try source.load().identity
-                return served.certificateChainPEM + "\n" + served.privateKeyPEM
-            } : nil
+            let certificate: (@Sendable () throws -> String)? =
+                config.rtsp.tls
+                ? { @Sendable in
+                    let served = try source.load().identity
+                    return served.certificateChainPEM + "\n" + served.privateKeyPEM
+                } : nil
             let refusals = AuthRefusals(events: events, logger: logger)
-            services.append(RTSPService(config: config.rtsp, password: rtsp.password, feed: rtsp.feed, logger: logger,
-                                        certificate: certificate, users: Self.rtspUsers(accounts), speaker: speaker,
-                                        admit: Self.rtspAdmit(accounts.guesses), checked: Self.rtspChecked(accounts.guesses, refusals)))
+            services.append(
+                RTSPService(
+                    config: config.rtsp, password: rtsp.password, feed: rtsp.feed, logger: logger,
+                    certificate: certificate, users: Self.rtspUsers(accounts), speaker: speaker,
+                    admit: Self.rtspAdmit(accounts.guesses), checked: Self.rtspChecked(accounts.guesses, refusals)))
         }
         if let mqtt {
-            services.append(MQTTBridge(settings: mqtt.settings, link: mqtt.link, events: events, logger: logger, perform: perform))
+            services.append(
+                MQTTBridge(settings: mqtt.settings, link: mqtt.link, events: events, logger: logger, perform: perform))
         }
         if let device {
             services.append(ONVIFEventFeed(device: device, events: events))
@@ -83,10 +97,14 @@ struct NetworkOutputs {
     }
 
     /// A Digest check's outcome into the ledger; a refusal logged and evented once per burst, and when it locks.
-    static func rtspChecked(_ guesses: GuessLedger, _ refusals: AuthRefusals) -> @Sendable (String?, String, Bool) -> Void {
+    static func rtspChecked(_ guesses: GuessLedger, _ refusals: AuthRefusals)
+        -> @Sendable (String?, String, Bool) -> Void
+    {
         { user, client, passed in
             guard !passed else { return guesses.succeeded(client: client, account: user) }
-            refusals.refused(guesses.failed(client: client, account: user), door: "rtsp", client: client, user: user, reason: "wrong name or password")
+            refusals.refused(
+                guesses.failed(client: client, account: user), door: "rtsp", client: client, user: user,
+                reason: "wrong name or password")
         }
     }
 
@@ -94,8 +112,9 @@ struct NetworkOutputs {
     static func rtspUsers(_ accounts: AccountBook) -> RTSPUsers {
         let changed = WakeSignal()
         accounts.onChange { changed.signal() }
-        return RTSPUsers(current: {
-            ((try? await accounts.digestEntries()) ?? ([], []), !accounts.hasAccounts && !accounts.hasTokenFile)
-        }, changed: changed)
+        return RTSPUsers(
+            current: {
+                ((try? await accounts.digestEntries()) ?? ([], []), !accounts.hasAccounts && !accounts.hasTokenFile)
+            }, changed: changed)
     }
 }

@@ -9,19 +9,31 @@ extension MetricsCollector {
         if let motion {
             let s = motion.current
             families += [
-                MetricFamily("appliance_motion_active", .gauge, "1 while motion goes on (an event started and has not ended).", value: s.active ? 1 : 0),
-                MetricFamily("appliance_motion_score", .gauge, "The latest frame's part of the watched picture in motion (0 to 1).", value: s.score),
-                MetricFamily("appliance_motion_frames_total", .counter, "Frames motion detection looked at.", value: Double(s.framesAnalysed)),
+                MetricFamily(
+                    "appliance_motion_active", .gauge, "1 while motion goes on (an event started and has not ended).",
+                    value: s.active ? 1 : 0),
+                MetricFamily(
+                    "appliance_motion_score", .gauge,
+                    "The latest frame's part of the watched picture in motion (0 to 1).", value: s.score),
+                MetricFamily(
+                    "appliance_motion_frames_total", .counter, "Frames motion detection looked at.",
+                    value: Double(s.framesAnalysed)),
             ]
             events.append(MetricSample(Double(s.events), ["kind": "motion"]))
         }
         if let sound {
             let s = sound.current
             if let latest = s.latest {
-                families.append(MetricFamily("appliance_audio_level_dbfs", .gauge,
-                                             "The microphone's RMS level, loudest channel, dBFS (digital silence: -120).", value: latest.rmsDb))
+                families.append(
+                    MetricFamily(
+                        "appliance_audio_level_dbfs", .gauge,
+                        "The microphone's RMS level, loudest channel, dBFS (digital silence: -120).",
+                        value: latest.rmsDb))
             }
-            families.append(MetricFamily("appliance_sound_active", .gauge, "1 while sound above [sound] threshold_db goes on.", value: s.active ? 1 : 0))
+            families.append(
+                MetricFamily(
+                    "appliance_sound_active", .gauge, "1 while sound above [sound] threshold_db goes on.",
+                    value: s.active ? 1 : 0))
             events.append(MetricSample(Double(s.events), ["kind": "sound"]))
         }
         if let objects, objects.status != nil {
@@ -29,7 +41,9 @@ extension MetricsCollector {
             families += objectFamilies(s)
             events.append(MetricSample(Double(s.events), ["kind": "object"]))
         }
-        if !events.isEmpty { families.append(MetricFamily("appliance_events_total", .counter, "Events noticed, by kind.", events)) }
+        if !events.isEmpty {
+            families.append(MetricFamily("appliance_events_total", .counter, "Events noticed, by kind.", events))
+        }
         return families
     }
 
@@ -37,16 +51,25 @@ extension MetricsCollector {
     /// label.
     private static func objectFamilies(_ s: ObjectTap.State) -> [MetricFamily] {
         [
-            .histogram("appliance_object_run_ms", "Time of one object detector run (every crop around the motion of the moment), ms.",
-                       bounds: s.runMs.bounds, counts: s.runMs.counts, count: s.runMs.count, sum: s.runMs.sum.rounded3),
-            MetricFamily("appliance_object_frames_skipped_total", .counter, "Frames not looked at because a detector run was going on.",
-                         value: Double(s.skipped)),
-            MetricFamily("appliance_object_run_failures_total", .counter, "Detector runs that failed (the model's error is logged).",
-                         value: Double(s.failures)),
-            MetricFamily("appliance_object_detections_total", .counter, "Detections at [objects] min_score or above, by label.",
-                         s.detections.keys.sorted().map { MetricSample(Double(s.detections[$0]!), ["label": $0]) }),
-            MetricFamily("appliance_objects_present", .gauge, "Tracked objects present now, by label (how many the last run found).",
-                         s.present.keys.sorted().map { MetricSample(Double(s.present[$0]!), ["label": $0]) }),
+            .histogram(
+                "appliance_object_run_ms",
+                "Time of one object detector run (every crop around the motion of the moment), ms.",
+                bounds: s.runMs.bounds, counts: s.runMs.counts, count: s.runMs.count, sum: s.runMs.sum.rounded3),
+            MetricFamily(
+                "appliance_object_frames_skipped_total", .counter,
+                "Frames not looked at because a detector run was going on.",
+                value: Double(s.skipped)),
+            MetricFamily(
+                "appliance_object_run_failures_total", .counter,
+                "Detector runs that failed (the model's error is logged).",
+                value: Double(s.failures)),
+            MetricFamily(
+                "appliance_object_detections_total", .counter, "Detections at [objects] min_score or above, by label.",
+                s.detections.keys.sorted().map { MetricSample(Double(s.detections[$0]!), ["label": $0]) }),
+            MetricFamily(
+                "appliance_objects_present", .gauge,
+                "Tracked objects present now, by label (how many the last run found).",
+                s.present.keys.sorted().map { MetricSample(Double(s.present[$0]!), ["label": $0]) }),
         ]
     }
 }

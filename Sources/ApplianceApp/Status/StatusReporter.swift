@@ -1,16 +1,16 @@
-import Encoders
-import MQTTIntegration
-import Supervision
-import FrontEndInterface
-import ApplianceProtocol
-import Foundation
-import GStreamerKit
 import ApplianceBase
-import Settings
+import ApplianceProtocol
+import ButtonsAndLights
+import Encoders
+import Engine
+import Foundation
+import FrontEndInterface
+import GStreamerKit
+import MQTTIntegration
 import MediaLibrary
 import ONVIF
-import ButtonsAndLights
-import Engine
+import Settings
+import Supervision
 
 /// Builds `status` from what each domain owns: the recorder's phase, the cameras, the output clock, the library,
 /// health and readiness. Owns nothing itself.
@@ -44,12 +44,14 @@ struct StatusReporter: Sendable {
         var report = StatusReport(
             state: state, ready: readiness.isReady, recording: live, cameras: graph.cameraNames,
             activeCamera: activeCamera ?? "", cameraSources: graph.cameraKinds, audioSource: graph.audioKind,
-            preview: graph.previewKind, encoder: encoders?.current.encoder ?? v.encoder, width: v.width, height: v.height, framerate: v.framerate,
+            preview: graph.previewKind, encoder: encoders?.current.encoder ?? v.encoder, width: v.width,
+            height: v.height, framerate: v.framerate,
             dataDir: data.root, uptimeS: (ContinuousClock.now - started).seconds, recordingsThisRun: recordingsThisRun,
             lastError: health.lastError, gstreamerVersion: GStreamer.version, recordingsTotal: library.count,
             databaseBytes: library.sizeBytes, recovery: health.recovery,
-            output: OutputStats(frames: flow.outputFrames, slotCollisions: flow.slotCollisions, filledSlots: flow.filledSlots,
-                                missingSlots: flow.missingSlots, missingAtEncoder: flow.encoderMissing),
+            output: OutputStats(
+                frames: flow.outputFrames, slotCollisions: flow.slotCollisions, filledSlots: flow.filledSlots,
+                missingSlots: flow.missingSlots, missingAtEncoder: flow.encoderMissing),
             storage: health.storage)
         (report.capacity, report.storageFull) = (health.capacity, health.storageFull)
         let modes = graph.cameraModes

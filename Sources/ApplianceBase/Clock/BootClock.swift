@@ -1,7 +1,8 @@
 import Foundation
 import SystemCalls
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The clock that never jumps: milliseconds since this boot (CLOCK_BOOTTIME: it counts a suspend too), and which
@@ -9,7 +10,8 @@ import Glibc
 /// that clock was set when the row was written. The wall clock only labels; ages and durations come from here.
 package enum BootClock {
     /// /proc/sys/kernel/random/boot_id: a new one at every boot.
-    package static let bootID: String = (try? String(contentsOfFile: "/proc/sys/kernel/random/boot_id", encoding: .utf8))?
+    package static let bootID: String =
+        (try? String(contentsOfFile: "/proc/sys/kernel/random/boot_id", encoding: .utf8))?
         .trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
 
     /// Milliseconds since the boot.

@@ -13,7 +13,8 @@ package enum DeviceCall {
         package let after: Duration
         package let cancelled: Bool
         package var description: String {
-            cancelled ? "\(what) was abandoned (shutting down)"
+            cancelled
+                ? "\(what) was abandoned (shutting down)"
                 : "\(what) did not return within \(Self.format(after)) s (abandoned on its thread)"
         }
 
@@ -37,11 +38,16 @@ package enum DeviceCall {
     }
 
     /// Runs `work` on a new thread and waits for it at most `deadline`.
-    package static func run<T: Sendable>(_ what: String, deadline: Duration,
-                                 afterAbandoned: (@Sendable (Result<T, any Error>) -> Void)? = nil,
-                                 _ work: @escaping @Sendable () throws -> T) async throws -> T {
+    package static func run<T: Sendable>(
+        _ what: String, deadline: Duration,
+        afterAbandoned: (@Sendable (Result<T, any Error>) -> Void)? = nil,
+        _ work: @escaping @Sendable () throws -> T
+    ) async throws -> T {
         if Task.isCancelled { throw Abandoned(what: what, after: .zero, cancelled: true) }
-        let id = nextID.withLock { id in defer { id += 1 }; return id }
+        let id = nextID.withLock { id in
+            defer { id += 1 }
+            return id
+        }
         let began = ContinuousClock.now
         // The call's fate is decided once, under its lock, by whichever side gets there first.
         let state = Locked(CallState<T>.running)

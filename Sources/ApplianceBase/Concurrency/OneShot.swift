@@ -17,7 +17,8 @@ package final class OneShot<Value: Sendable>: Sendable {
     package init() {}
 
     package func fire(_ value: Value) {
-        let (waiters, callbacks) = state.withLock { s -> ([CheckedContinuation<Value?, Never>], [@Sendable (Value) -> Void]) in
+        let (waiters, callbacks) = state.withLock {
+            s -> ([CheckedContinuation<Value?, Never>], [@Sendable (Value) -> Void]) in
             guard s.value == nil else { return ([], []) }
             s.value = value
             defer {

@@ -32,7 +32,10 @@ public final class DataFolderLock: Sendable {
             guard error.code == EWOULDBLOCK else {
                 throw Refusal(description: "cannot lock \(path): \(error.reason)")
             }
-            throw Refusal(description: "data folder \(dataDir) is in use by another appliance daemon (pid \(holder.map(String.init) ?? "unknown")); stop it first or give this one another data_dir")
+            throw Refusal(
+                description:
+                    "data folder \(dataDir) is in use by another appliance daemon (pid \(holder.map(String.init) ?? "unknown")); stop it first or give this one another data_dir"
+            )
         }
         let pid = Array("\(getpid())\n".utf8)
         _ = ftruncate(descriptor, 0)

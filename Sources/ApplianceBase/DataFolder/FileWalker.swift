@@ -21,7 +21,11 @@ package enum FileWalker {
                 case Int32(DT_UNKNOWN):
                     var info = stat()
                     if stat(path, &info) == 0 {
-                        if (info.st_mode & S_IFMT) == S_IFDIR { stack.append(path) } else if name.hasSuffix(suffix) { result.append(path) }
+                        if (info.st_mode & S_IFMT) == S_IFDIR {
+                            stack.append(path)
+                        } else if name.hasSuffix(suffix) {
+                            result.append(path)
+                        }
                     }
                 default: break
                 }

@@ -17,7 +17,8 @@ public final class EventHub: Sendable {
 
     public func subscribe() -> Subscription {
         let id = UUID()
-        let (stream, continuation) = AsyncStream.makeStream(of: EventRecord.self, bufferingPolicy: .bufferingNewest(Self.bufferPerSubscriber))
+        let (stream, continuation) = AsyncStream.makeStream(
+            of: EventRecord.self, bufferingPolicy: .bufferingNewest(Self.bufferPerSubscriber))
         subscribers.withLock { $0[id] = continuation }
         continuation.onTermination = { [weak self] _ in self?.unsubscribe(id) }
         return Subscription(id: id, events: stream)

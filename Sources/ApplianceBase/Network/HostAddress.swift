@@ -1,6 +1,5 @@
 import Foundation
 
-
 /// The host part of a URL this machine serves on, as a client elsewhere would type it.
 package enum HostAddress {
     /// `listen`'s host, except that a wildcard (`0.0.0.0`, `::`) becomes this machine's first non-loopback IPv4

@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// This machine's IPv4 interfaces as ONVIF reports them (GetNetworkInterfaces) and WS-Discovery announces them: name,
@@ -16,7 +17,10 @@ public struct NetworkInterface: Sendable, Equatable {
     public var isLoopback: Bool
     public var canMulticast: Bool
 
-    package init(name: String, index: Int, mac: String? = nil, address: String, prefixLength: Int, isUp: Bool, isLoopback: Bool, canMulticast: Bool) {
+    package init(
+        name: String, index: Int, mac: String? = nil, address: String, prefixLength: Int, isUp: Bool, isLoopback: Bool,
+        canMulticast: Bool
+    ) {
         self.name = name
         self.index = index
         self.mac = mac
@@ -35,17 +39,21 @@ public struct NetworkInterface: Sendable, Equatable {
         var found: [NetworkInterface] = []
         for entry in sequence(first: first, next: { $0.pointee.ifa_next }) {
             let e = entry.pointee
-            guard let socketAddress = e.ifa_addr, socketAddress.pointee.sa_family == sa_family_t(AF_INET) else { continue }
+            guard let socketAddress = e.ifa_addr, socketAddress.pointee.sa_family == sa_family_t(AF_INET) else {
+                continue
+            }
             let name = String(cString: e.ifa_name)
             let flags = Int32(bitPattern: e.ifa_flags)
             let address = ipv4(socketAddress)
             let mask = e.ifa_netmask.map(ipv4Bits) ?? 0
             let mac = (try? String(contentsOfFile: "\(sysfs)/\(name)/address", encoding: .utf8))?
                 .trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
-            found.append(NetworkInterface(
-                name: name, index: Int(if_nametoindex(name)), mac: mac.flatMap { $0.isEmpty || $0 == "00:00:00:00:00:00" ? nil : $0 },
-                address: address, prefixLength: mask.nonzeroBitCount, isUp: flags & Int32(IFF_UP) != 0,
-                isLoopback: flags & Int32(IFF_LOOPBACK) != 0, canMulticast: flags & Int32(IFF_MULTICAST) != 0))
+            found.append(
+                NetworkInterface(
+                    name: name, index: Int(if_nametoindex(name)),
+                    mac: mac.flatMap { $0.isEmpty || $0 == "00:00:00:00:00:00" ? nil : $0 },
+                    address: address, prefixLength: mask.nonzeroBitCount, isUp: flags & Int32(IFF_UP) != 0,
+                    isLoopback: flags & Int32(IFF_LOOPBACK) != 0, canMulticast: flags & Int32(IFF_MULTICAST) != 0))
         }
         return found
     }

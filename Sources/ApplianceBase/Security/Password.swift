@@ -22,7 +22,10 @@ public struct Password: Sendable {
             throw PasswordFileError("[web] token_file: cannot read \(file): \((error as NSError).localizedDescription)")
         }
         let secret = text.split(whereSeparator: \.isNewline).first.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
-        guard secret.count >= 8 else { throw PasswordFileError("[web] token_file: \(file) must hold a password of at least 8 characters on its first line") }
+        guard secret.count >= 8 else {
+            throw PasswordFileError(
+                "[web] token_file: \(file) must hold a password of at least 8 characters on its first line")
+        }
         self.secret = secret
     }
 

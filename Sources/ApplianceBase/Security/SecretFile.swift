@@ -28,7 +28,10 @@ package enum SecretFile {
             throw SecretError(description: "\(key) \(file): \(error.reason)")
         }
         guard info.st_mode & 0o077 == 0 else {
-            throw SecretError(description: "\(key) \(file) is readable by others (mode \(String(info.st_mode & 0o777, radix: 8))); run chmod 600 on it")
+            throw SecretError(
+                description:
+                    "\(key) \(file) is readable by others (mode \(String(info.st_mode & 0o777, radix: 8))); run chmod 600 on it"
+            )
         }
     }
 }

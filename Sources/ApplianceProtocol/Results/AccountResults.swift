@@ -52,7 +52,9 @@ public struct UserToken: Codable, Sendable, Equatable {
     public var name: String
     public var token: String
     public var createdAt: Date
-    public init(name: String, token: String, createdAt: Date) { (self.name, self.token, self.createdAt) = (name, token, createdAt) }
+    public init(name: String, token: String, createdAt: Date) {
+        (self.name, self.token, self.createdAt) = (name, token, createdAt)
+    }
 }
 
 /// `auth_failed`: a door refused a credential (a wrong password or token, an unknown name).

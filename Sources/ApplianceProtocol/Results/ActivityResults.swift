@@ -31,9 +31,13 @@ public struct Activity: Codable, Sendable, Equatable {
     /// In `activity` lists: the recording (clip or loop segment) whose span holds the moment it began, if one does.
     public var clip: String?
 
-    public init(id: Int64, kind: Kind, label: String? = nil, camera: String? = nil, startedAt: Date, endedAt: Date? = nil,
-                zones: [String] = [], peak: Double? = nil, thumbnail: String? = nil, box: ObjectBox? = nil) {
-        (self.id, self.kind, self.label, self.camera, self.startedAt, self.endedAt) = (id, kind, label, camera, startedAt, endedAt)
+    public init(
+        id: Int64, kind: Kind, label: String? = nil, camera: String? = nil, startedAt: Date, endedAt: Date? = nil,
+        zones: [String] = [], peak: Double? = nil, thumbnail: String? = nil, box: ObjectBox? = nil
+    ) {
+        (self.id, self.kind, self.label, self.camera, self.startedAt, self.endedAt) = (
+            id, kind, label, camera, startedAt, endedAt
+        )
         (self.zones, self.peak, self.thumbnail, self.box) = (zones, peak, thumbnail, box)
     }
 
@@ -50,7 +54,10 @@ public struct ActivityFilter: Sendable, Equatable {
     public var to: Date?
     public var limit: Int
 
-    public init(kinds: [Activity.Kind] = [], label: String? = nil, from: Date? = nil, to: Date? = nil, limit: Int = ActivityFilter.defaultLimit) {
+    public init(
+        kinds: [Activity.Kind] = [], label: String? = nil, from: Date? = nil, to: Date? = nil,
+        limit: Int = ActivityFilter.defaultLimit
+    ) {
         (self.kinds, self.label, self.from, self.to, self.limit) = (kinds, label, from, to, limit)
     }
 
@@ -70,7 +77,9 @@ public struct ActivityList: Codable, Sendable, Equatable {
 public struct ActivityDetail: Codable, Sendable, Equatable {
     public var activity: Activity
     public var recordings: [Recording]
-    public init(activity: Activity, recordings: [Recording]) { (self.activity, self.recordings) = (activity, recordings) }
+    public init(activity: Activity, recordings: [Recording]) {
+        (self.activity, self.recordings) = (activity, recordings)
+    }
 }
 
 /// What `activity.mark` asks for: a label, when (now if absent) and for how long (an instant if absent).
@@ -79,7 +88,9 @@ public struct ActivityMark: Sendable, Equatable {
     public var at: Date?
     public var durationS: Double?
 
-    public init(label: String, at: Date? = nil, durationS: Double? = nil) { (self.label, self.at, self.durationS) = (label, at, durationS) }
+    public init(label: String, at: Date? = nil, durationS: Double? = nil) {
+        (self.label, self.at, self.durationS) = (label, at, durationS)
+    }
 
     public static let maxLabelLength = 200
     public static let maxDurationS = 86_400.0

@@ -38,16 +38,19 @@ public struct BackupStatus: Codable, Sendable, Equatable {
     public var lastError: String?
     public var nextRetryAt: Date?
 
-    public init(enabled: Bool, url: String, onlyLocked: Bool, bandwidthKbps: Int, paused: Bool, pauseReason: String?,
-                counts: BackupCounts, current: BackupProgress?, lastError: String?, nextRetryAt: Date?) {
+    public init(
+        enabled: Bool, url: String, onlyLocked: Bool, bandwidthKbps: Int, paused: Bool, pauseReason: String?,
+        counts: BackupCounts, current: BackupProgress?, lastError: String?, nextRetryAt: Date?
+    ) {
         (self.enabled, self.url, self.onlyLocked, self.bandwidthKbps) = (enabled, url, onlyLocked, bandwidthKbps)
         (self.paused, self.pauseReason, self.counts, self.current) = (paused, pauseReason, counts, current)
         (self.lastError, self.nextRetryAt) = (lastError, nextRetryAt)
     }
 
     /// Backup switched off (`[backup] url` empty).
-    public static let off = BackupStatus(enabled: false, url: "", onlyLocked: false, bandwidthKbps: 0, paused: false,
-                                         pauseReason: nil, counts: BackupCounts(), current: nil, lastError: nil, nextRetryAt: nil)
+    public static let off = BackupStatus(
+        enabled: false, url: "", onlyLocked: false, bandwidthKbps: 0, paused: false,
+        pauseReason: nil, counts: BackupCounts(), current: nil, lastError: nil, nextRetryAt: nil)
 }
 
 /// What `backup.retry` answers.

@@ -34,8 +34,10 @@ public struct CameraReport: Codable, Sendable, Equatable {
     /// machine) that cannot keep the configured rate shows here, not as a gap in the file.
     public var framesRepeated: UInt64?
 
-    public init(name: String, source: String, device: String?, state: String, detail: String?, alwaysOn: Bool,
-                mode: String? = nil, modeReason: String? = nil, framesIn: UInt64? = nil, framesRepeated: UInt64? = nil) {
+    public init(
+        name: String, source: String, device: String?, state: String, detail: String?, alwaysOn: Bool,
+        mode: String? = nil, modeReason: String? = nil, framesIn: UInt64? = nil, framesRepeated: UInt64? = nil
+    ) {
         (self.name, self.source, self.device, self.state) = (name, source, device, state)
         (self.detail, self.alwaysOn, self.mode, self.modeReason) = (detail, alwaysOn, mode, modeReason)
         (self.framesIn, self.framesRepeated) = (framesIn, framesRepeated)
@@ -86,7 +88,9 @@ public struct CameraDiscovery: Codable, Sendable, Equatable {
     /// The interfaces probed from.
     public var interfaces: [String]
 
-    public init(cameras: [DiscoveredCamera], interfaces: [String]) { (self.cameras, self.interfaces) = (cameras, interfaces) }
+    public init(cameras: [DiscoveredCamera], interfaces: [String]) {
+        (self.cameras, self.interfaces) = (cameras, interfaces)
+    }
 }
 
 public struct DiscoveredCamera: Codable, Sendable, Equatable {
@@ -102,8 +106,11 @@ public struct DiscoveredCamera: Codable, Sendable, Equatable {
     /// Why its streams could not be had (a refused account, no answer), when they could not.
     public var error: String?
 
-    public init(address: String, endpoint: String, name: String? = nil, hardware: String? = nil, streams: [DiscoveredStream] = [],
-                error: String? = nil) {
+    public init(
+        address: String, endpoint: String, name: String? = nil, hardware: String? = nil,
+        streams: [DiscoveredStream] = [],
+        error: String? = nil
+    ) {
         (self.address, self.endpoint, self.name, self.hardware) = (address, endpoint, name, hardware)
         (self.streams, self.error) = (streams, error)
     }

@@ -22,8 +22,11 @@ public struct InputStatus: Codable, Sendable, Equatable {
     /// evdev with `grab`: whether this daemon holds the device alone.
     public var grabbed: Bool?
 
-    public init(label: String, kind: String, device: String, state: State, detail: String? = nil, grabbed: Bool? = nil) {
-        (self.label, self.kind, self.device, self.state, self.detail, self.grabbed) = (label, kind, device, state, detail, grabbed)
+    public init(label: String, kind: String, device: String, state: State, detail: String? = nil, grabbed: Bool? = nil)
+    {
+        (self.label, self.kind, self.device, self.state, self.detail, self.grabbed) = (
+            label, kind, device, state, detail, grabbed
+        )
     }
 }
 
@@ -65,7 +68,9 @@ public struct OutputStatus: Codable, Sendable, Equatable {
     public var detail: String?
 
     public init(label: String, kind: String, role: String, device: String, state: State, detail: String? = nil) {
-        (self.label, self.kind, self.role, self.device, self.state, self.detail) = (label, kind, role, device, state, detail)
+        (self.label, self.kind, self.role, self.device, self.state, self.detail) = (
+            label, kind, role, device, state, detail
+        )
     }
 }
 
@@ -98,7 +103,10 @@ public struct WebStatus: Codable, Sendable, Equatable {
     /// When that certificate ends (the device renews its own a month before).
     public var certificateExpires: Date?
 
-    public init(state: State, listen: String, url: String? = nil, error: String? = nil, liveViewers: Int = 0, webrtcViewers: Int = 0) {
+    public init(
+        state: State, listen: String, url: String? = nil, error: String? = nil, liveViewers: Int = 0,
+        webrtcViewers: Int = 0
+    ) {
         (self.state, self.listen, self.url, self.error, self.liveViewers) = (state, listen, url, error, liveViewers)
         self.webrtcViewers = webrtcViewers
     }
@@ -120,8 +128,12 @@ public struct RTSPStatus: Codable, Sendable, Equatable {
     /// "digest" (user `appliance`, the `[web] token_file` password), or "none".
     public var authentication: String
 
-    public init(state: State, listen: String, url: String? = nil, error: String? = nil, clients: Int = 0, authentication: String) {
-        (self.state, self.listen, self.url, self.error, self.clients, self.authentication) = (state, listen, url, error, clients, authentication)
+    public init(
+        state: State, listen: String, url: String? = nil, error: String? = nil, clients: Int = 0, authentication: String
+    ) {
+        (self.state, self.listen, self.url, self.error, self.clients, self.authentication) = (
+            state, listen, url, error, clients, authentication
+        )
     }
 }
 
@@ -146,10 +158,16 @@ public struct ONVIFStatus: Codable, Sendable, Equatable {
     /// "ws-usernametoken" (user `appliance`, the `[web] token_file` password), or "none".
     public var authentication: String
 
-    public init(discovery: State, listen: String, deviceService: String? = nil, interfaces: [String] = [], endpoint: String,
-                error: String? = nil, subscriptions: Int = 0, authentication: String) {
-        (self.discovery, self.listen, self.deviceService, self.interfaces) = (discovery, listen, deviceService, interfaces)
-        (self.endpoint, self.error, self.subscriptions, self.authentication) = (endpoint, error, subscriptions, authentication)
+    public init(
+        discovery: State, listen: String, deviceService: String? = nil, interfaces: [String] = [], endpoint: String,
+        error: String? = nil, subscriptions: Int = 0, authentication: String
+    ) {
+        (self.discovery, self.listen, self.deviceService, self.interfaces) = (
+            discovery, listen, deviceService, interfaces
+        )
+        (self.endpoint, self.error, self.subscriptions, self.authentication) = (
+            endpoint, error, subscriptions, authentication
+        )
     }
 }
 
@@ -170,8 +188,11 @@ public struct MQTTStatus: Codable, Sendable, Equatable {
     /// Connections made since start.
     public var connects: Int
 
-    public init(state: State, url: String, error: String? = nil, topicPrefix: String, discoveryPrefix: String?, deviceID: String,
-                connects: Int = 0) {
+    public init(
+        state: State, url: String, error: String? = nil, topicPrefix: String, discoveryPrefix: String?,
+        deviceID: String,
+        connects: Int = 0
+    ) {
         (self.state, self.url, self.error, self.topicPrefix) = (state, url, error, topicPrefix)
         (self.discoveryPrefix, self.deviceID, self.connects) = (discoveryPrefix, deviceID, connects)
     }

@@ -20,7 +20,9 @@ public struct MetricsReport: Codable, Sendable, Equatable {
             for sample in family.samples {
                 out += family.name + (sample.suffix ?? "")
                 if !sample.labels.isEmpty {
-                    let labels = sample.labels.sorted { $0.key < $1.key }.map { "\($0.key)=\"\(Self.escapeLabel($0.value))\"" }
+                    let labels = sample.labels.sorted { $0.key < $1.key }.map {
+                        "\($0.key)=\"\(Self.escapeLabel($0.value))\""
+                    }
                     out += "{" + labels.joined(separator: ",") + "}"
                 }
                 out += " " + Self.format(sample.value) + "\n"
@@ -75,8 +77,12 @@ public struct MetricFamily: Codable, Sendable, Equatable {
     }
 
     /// A histogram: `_bucket` samples by upper bound (`le`, cumulative, `+Inf` last), `_sum` and `_count`.
-    public static func histogram(_ name: String, _ help: String, bounds: [Double], counts: [UInt64], count: UInt64, sum: Double) -> MetricFamily {
-        var samples = zip(bounds, counts).map { MetricSample(Double($1), ["le": MetricsReport.format($0)], suffix: "_bucket") }
+    public static func histogram(
+        _ name: String, _ help: String, bounds: [Double], counts: [UInt64], count: UInt64, sum: Double
+    ) -> MetricFamily {
+        var samples = zip(bounds, counts).map {
+            MetricSample(Double($1), ["le": MetricsReport.format($0)], suffix: "_bucket")
+        }
         samples.append(MetricSample(Double(count), ["le": "+Inf"], suffix: "_bucket"))
         samples.append(MetricSample(sum, suffix: "_sum"))
         samples.append(MetricSample(Double(count), suffix: "_count"))

@@ -8,7 +8,8 @@ public struct MotionStatus: Codable, Sendable, Equatable {
     public var height: Int
     public var framesAnalysed: UInt64
     public var events: UInt64
-    public init(active: Bool, score: Double, fps: Int, width: Int, height: Int, framesAnalysed: UInt64, events: UInt64) {
+    public init(active: Bool, score: Double, fps: Int, width: Int, height: Int, framesAnalysed: UInt64, events: UInt64)
+    {
         (self.active, self.score, self.fps, self.width, self.height) = (active, score, fps, width, height)
         (self.framesAnalysed, self.events) = (framesAnalysed, events)
     }

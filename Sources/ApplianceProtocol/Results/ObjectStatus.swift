@@ -17,8 +17,11 @@ public struct ObjectStatus: Codable, Sendable, Equatable {
     /// The mean run's time in milliseconds (0 before the first).
     public var meanRunMs: Double
 
-    public init(detector: String, track: [String], fps: Int, width: Int, height: Int, runs: UInt64, skipped: UInt64, failures: UInt64,
-                detections: [String: UInt64], present: [String: Int], events: UInt64, meanRunMs: Double) {
+    public init(
+        detector: String, track: [String], fps: Int, width: Int, height: Int, runs: UInt64, skipped: UInt64,
+        failures: UInt64,
+        detections: [String: UInt64], present: [String: Int], events: UInt64, meanRunMs: Double
+    ) {
         (self.detector, self.track, self.fps, self.width, self.height) = (detector, track, fps, width, height)
         (self.runs, self.skipped, self.failures, self.detections, self.present, self.events, self.meanRunMs) =
             (runs, skipped, failures, detections, present, events, meanRunMs)

@@ -66,12 +66,16 @@ public struct RecordingResult: Codable, Sendable, Equatable {
     /// From the last frame entering the recording bin to the finalised, moved file (this answer).
     public var stopLatencyMs: Double?
 
-    public init(id: String, title: String, path: String, thumbnail: String?, durationMs: Int, videoFrames: UInt64,
-                droppedFrames: UInt64, audioDurationMs: Int?, avOffsetMs: Double?, sizeBytes: Int64, width: Int,
-                height: Int, framerate: Int, createdAt: Date, endedAt: Date, stopReason: StopReason,
-                startLatencyMs: Double?, stopLatencyMs: Double?) {
+    public init(
+        id: String, title: String, path: String, thumbnail: String?, durationMs: Int, videoFrames: UInt64,
+        droppedFrames: UInt64, audioDurationMs: Int?, avOffsetMs: Double?, sizeBytes: Int64, width: Int,
+        height: Int, framerate: Int, createdAt: Date, endedAt: Date, stopReason: StopReason,
+        startLatencyMs: Double?, stopLatencyMs: Double?
+    ) {
         (self.id, self.title, self.path, self.thumbnail) = (id, title, path, thumbnail)
-        (self.durationMs, self.videoFrames, self.droppedFrames, self.audioDurationMs) = (durationMs, videoFrames, droppedFrames, audioDurationMs)
+        (self.durationMs, self.videoFrames, self.droppedFrames, self.audioDurationMs) = (
+            durationMs, videoFrames, droppedFrames, audioDurationMs
+        )
         (self.avOffsetMs, self.sizeBytes, self.width, self.height) = (avOffsetMs, sizeBytes, width, height)
         (self.framerate, self.createdAt, self.endedAt, self.stopReason) = (framerate, createdAt, endedAt, stopReason)
         (self.startLatencyMs, self.stopLatencyMs) = (startLatencyMs, stopLatencyMs)

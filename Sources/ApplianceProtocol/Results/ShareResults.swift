@@ -14,13 +14,18 @@ public struct ShareLink: Codable, Sendable, Equatable {
     /// The link's path on the web dashboard (`/s/<token>`), when the token is known.
     public var url: String?
 
-    public init(id: String, token: String? = nil, recordingId: String, title: String?, createdAt: Date, expiresAt: Date) {
-        (self.id, self.token, self.recordingId, self.title, self.createdAt, self.expiresAt) = (id, token, recordingId, title, createdAt, expiresAt)
+    public init(id: String, token: String? = nil, recordingId: String, title: String?, createdAt: Date, expiresAt: Date)
+    {
+        (self.id, self.token, self.recordingId, self.title, self.createdAt, self.expiresAt) = (
+            id, token, recordingId, title, createdAt, expiresAt
+        )
         url = token.map { "/s/" + $0 }
     }
 
     /// Whether `text` is a link's id (16 hex digits) rather than its token (43 characters of base64url).
-    public static func isID(_ text: String) -> Bool { text.count == idLength && text.allSatisfy { $0.isASCII && $0.isHexDigit } }
+    public static func isID(_ text: String) -> Bool {
+        text.count == idLength && text.allSatisfy { $0.isASCII && $0.isHexDigit }
+    }
 
     /// The hex digits of the token's hash an id keeps.
     public static let idLength = 16

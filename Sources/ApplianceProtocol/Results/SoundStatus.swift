@@ -9,6 +9,8 @@ public struct SoundStatus: Codable, Sendable, Equatable {
     public var active: Bool
     public var events: UInt64
     public init(levelDb: Double?, peakDb: Double?, detecting: Bool, active: Bool, events: UInt64) {
-        (self.levelDb, self.peakDb, self.detecting, self.active, self.events) = (levelDb, peakDb, detecting, active, events)
+        (self.levelDb, self.peakDb, self.detecting, self.active, self.events) = (
+            levelDb, peakDb, detecting, active, events
+        )
     }
 }

@@ -53,8 +53,13 @@ public struct SpeakerStatus: Codable, Sendable, Equatable {
     /// Whether the microphone has the echo canceller that keeps the speaker's sound out of it (`[speaker] echo_cancel`).
     public var echoCancel: Bool
 
-    public init(state: State, speaker: String, playing: String? = nil, error: String? = nil, played: UInt64 = 0, echoCancel: Bool = false) {
-        (self.state, self.speaker, self.playing, self.error, self.played, self.echoCancel) = (state, speaker, playing, error, played, echoCancel)
+    public init(
+        state: State, speaker: String, playing: String? = nil, error: String? = nil, played: UInt64 = 0,
+        echoCancel: Bool = false
+    ) {
+        (self.state, self.speaker, self.playing, self.error, self.played, self.echoCancel) = (
+            state, speaker, playing, error, played, echoCancel
+        )
     }
 }
 
@@ -65,7 +70,9 @@ public struct SpeakerPlayback: Codable, Sendable, Equatable {
     public var playedMs: Int
     public var interrupted: Bool
 
-    public init(sound: String, playedMs: Int, interrupted: Bool) { (self.sound, self.playedMs, self.interrupted) = (sound, playedMs, interrupted) }
+    public init(sound: String, playedMs: Int, interrupted: Bool) {
+        (self.sound, self.playedMs, self.interrupted) = (sound, playedMs, interrupted)
+    }
 }
 
 /// `speaker_failed`: the speaker could not play (its device is gone, busy, or its sink failed).

@@ -23,10 +23,14 @@ public struct StatusReport: Codable, Sendable, Equatable {
         public var group: String?
         public var segment: Int?
 
-        public init(id: String, title: String, elapsedMs: Int, durationMs: Int, videoFrames: UInt64, droppedFrames: UInt64,
-                    avOffsetMs: Double?, partialPath: String) {
+        public init(
+            id: String, title: String, elapsedMs: Int, durationMs: Int, videoFrames: UInt64, droppedFrames: UInt64,
+            avOffsetMs: Double?, partialPath: String
+        ) {
             (self.id, self.title, self.elapsedMs, self.durationMs) = (id, title, elapsedMs, durationMs)
-            (self.videoFrames, self.droppedFrames, self.avOffsetMs, self.partialPath) = (videoFrames, droppedFrames, avOffsetMs, partialPath)
+            (self.videoFrames, self.droppedFrames, self.avOffsetMs, self.partialPath) = (
+                videoFrames, droppedFrames, avOffsetMs, partialPath
+            )
         }
     }
 
@@ -89,16 +93,24 @@ public struct StatusReport: Codable, Sendable, Equatable {
     /// The wall clock: whether the kernel says it is synchronised, and the jumps this daemon saw.
     public var clock: ClockStatus?
 
-    public init(state: RecorderState, ready: Bool, recording: Live?, cameras: [String], activeCamera: String,
-                cameraSources: [String: String], audioSource: String, preview: String, encoder: String, width: Int,
-                height: Int, framerate: Int, dataDir: String, uptimeS: Double, recordingsThisRun: Int, lastError: String?,
-                gstreamerVersion: String, recordingsTotal: Int, databaseBytes: Int64, recovery: RecoveryReport?,
-                output: OutputStats, storage: StorageStatus) {
+    public init(
+        state: RecorderState, ready: Bool, recording: Live?, cameras: [String], activeCamera: String,
+        cameraSources: [String: String], audioSource: String, preview: String, encoder: String, width: Int,
+        height: Int, framerate: Int, dataDir: String, uptimeS: Double, recordingsThisRun: Int, lastError: String?,
+        gstreamerVersion: String, recordingsTotal: Int, databaseBytes: Int64, recovery: RecoveryReport?,
+        output: OutputStats, storage: StorageStatus
+    ) {
         (self.state, self.ready, self.recording, self.cameras) = (state, ready, recording, cameras)
-        (self.activeCamera, self.cameraSources, self.audioSource, self.preview) = (activeCamera, cameraSources, audioSource, preview)
+        (self.activeCamera, self.cameraSources, self.audioSource, self.preview) = (
+            activeCamera, cameraSources, audioSource, preview
+        )
         (self.encoder, self.width, self.height, self.framerate) = (encoder, width, height, framerate)
-        (self.dataDir, self.uptimeS, self.recordingsThisRun, self.lastError) = (dataDir, uptimeS, recordingsThisRun, lastError)
-        (self.gstreamerVersion, self.recordingsTotal, self.databaseBytes, self.recovery) = (gstreamerVersion, recordingsTotal, databaseBytes, recovery)
+        (self.dataDir, self.uptimeS, self.recordingsThisRun, self.lastError) = (
+            dataDir, uptimeS, recordingsThisRun, lastError
+        )
+        (self.gstreamerVersion, self.recordingsTotal, self.databaseBytes, self.recovery) = (
+            gstreamerVersion, recordingsTotal, databaseBytes, recovery
+        )
         (self.output, self.storage) = (output, storage)
     }
 }
@@ -133,8 +145,12 @@ public struct OutputStats: Codable, Sendable, Equatable {
     /// Frames missing at the encoder input while recording.
     public var missingAtEncoder: UInt64
 
-    public init(frames: UInt64, slotCollisions: UInt64, filledSlots: UInt64, missingSlots: UInt64, missingAtEncoder: UInt64) {
-        (self.frames, self.slotCollisions, self.filledSlots, self.missingSlots) = (frames, slotCollisions, filledSlots, missingSlots)
+    public init(
+        frames: UInt64, slotCollisions: UInt64, filledSlots: UInt64, missingSlots: UInt64, missingAtEncoder: UInt64
+    ) {
+        (self.frames, self.slotCollisions, self.filledSlots, self.missingSlots) = (
+            frames, slotCollisions, filledSlots, missingSlots
+        )
         (self.missingAtEncoder) = (missingAtEncoder)
     }
 }

@@ -13,7 +13,9 @@ public struct ProtectResult: Codable, Sendable, Equatable {
     public var pendingUntil: Date?
 
     public init(from: Date, to: Date, locked: [String], alreadyDeleted: [String], pendingUntil: Date?) {
-        (self.from, self.to, self.locked, self.alreadyDeleted, self.pendingUntil) = (from, to, locked, alreadyDeleted, pendingUntil)
+        (self.from, self.to, self.locked, self.alreadyDeleted, self.pendingUntil) = (
+            from, to, locked, alreadyDeleted, pendingUntil
+        )
     }
 }
 
@@ -39,10 +41,16 @@ public struct Capacity: Codable, Sendable, Equatable {
     public var lastPassMs: Double?
     public var lastPassDeleted: Int?
 
-    public init(usedBytes: Int64, freeBytes: Int64, budgetBytes: Int64, lockedBytes: Int64, lockedPercent: Double,
-                bitrateKbps: Double?, wrapsInS: Double?, wrapsIn: String?) {
-        (self.usedBytes, self.freeBytes, self.budgetBytes, self.lockedBytes) = (usedBytes, freeBytes, budgetBytes, lockedBytes)
-        (self.lockedPercent, self.bitrateKbps, self.wrapsInS, self.wrapsIn) = (lockedPercent, bitrateKbps, wrapsInS, wrapsIn)
+    public init(
+        usedBytes: Int64, freeBytes: Int64, budgetBytes: Int64, lockedBytes: Int64, lockedPercent: Double,
+        bitrateKbps: Double?, wrapsInS: Double?, wrapsIn: String?
+    ) {
+        (self.usedBytes, self.freeBytes, self.budgetBytes, self.lockedBytes) = (
+            usedBytes, freeBytes, budgetBytes, lockedBytes
+        )
+        (self.lockedPercent, self.bitrateKbps, self.wrapsInS, self.wrapsIn) = (
+            lockedPercent, bitrateKbps, wrapsInS, wrapsIn
+        )
     }
 }
 
@@ -69,7 +77,9 @@ public struct RetentionDeletion: Codable, Sendable, Equatable {
     /// Whether a backup copy exists (the remote copy is kept).
     public var backedUp: Bool
 
-    public init(id: String, path: String, createdAt: Date, sizeBytes: Int64, reason: Reason, locked: Bool, backedUp: Bool) {
+    public init(
+        id: String, path: String, createdAt: Date, sizeBytes: Int64, reason: Reason, locked: Bool, backedUp: Bool
+    ) {
         (self.id, self.path, self.createdAt, self.sizeBytes) = (id, path, createdAt, sizeBytes)
         (self.reason, self.locked, self.backedUp) = (reason, locked, backedUp)
     }

@@ -20,8 +20,10 @@ public struct Timeline: Codable, Sendable, Equatable {
     /// How long the daemon took to answer, in milliseconds.
     public var elapsedMs: Double
 
-    public init(from: Date, to: Date, spans: [TimelineSpan], gaps: [TimelineRange], locks: [TimelineRange], events: [Activity],
-                eventsTotal: Int, recordedS: Double, elapsedMs: Double = 0) {
+    public init(
+        from: Date, to: Date, spans: [TimelineSpan], gaps: [TimelineRange], locks: [TimelineRange], events: [Activity],
+        eventsTotal: Int, recordedS: Double, elapsedMs: Double = 0
+    ) {
         (self.from, self.to, self.spans, self.gaps, self.locks) = (from, to, spans, gaps, locks)
         (self.events, self.eventsTotal, self.recordedS, self.elapsedMs) = (events, eventsTotal, recordedS, elapsedMs)
     }
@@ -47,8 +49,11 @@ public struct TimelineSpan: Codable, Sendable, Equatable {
     /// It ends in the file being written now.
     public var live: Bool
 
-    public init(start: Date, end: Date, recordings: Int, firstId: String, group: String? = nil, cameras: [String] = [], locked: Int = 0,
-                live: Bool = false) {
+    public init(
+        start: Date, end: Date, recordings: Int, firstId: String, group: String? = nil, cameras: [String] = [],
+        locked: Int = 0,
+        live: Bool = false
+    ) {
         (self.start, self.end, self.recordings, self.firstId, self.group) = (start, end, recordings, firstId, group)
         (self.cameras, self.locked, self.live) = (cameras, locked, live)
     }
@@ -85,6 +90,8 @@ public struct TimelineDay: Codable, Sendable, Equatable {
     public var events: Int
 
     public init(day: String, recordings: Int = 0, recordedS: Double = 0, locked: Int = 0, events: Int = 0) {
-        (self.day, self.recordings, self.recordedS, self.locked, self.events) = (day, recordings, recordedS, locked, events)
+        (self.day, self.recordings, self.recordedS, self.locked, self.events) = (
+            day, recordings, recordedS, locked, events
+        )
     }
 }

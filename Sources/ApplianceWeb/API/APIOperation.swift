@@ -54,7 +54,9 @@ struct APIOperation: Sendable {
     /// The request body's media type and schema, when it takes one.
     var body: (type: String, schema: JSONValue)?
     /// Whether a request must carry the body (a command with no required argument takes none: `{}` is assumed).
-    var bodyRequired: Bool { body.map { $0.type != "application/json" || $0.schema.objectValue?["required"] != nil } ?? false }
+    var bodyRequired: Bool {
+        body.map { $0.type != "application/json" || $0.schema.objectValue?["required"] != nil } ?? false
+    }
     var replies: [Reply]
     /// The error statuses besides those its role and body imply.
     var errors: Set<Int> = []

@@ -1,13 +1,14 @@
 import Accounts
-import FrontEndInterface
+import ApplianceBase
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
+import FrontEndInterface
 import HTTPTypes
 import Hummingbird
-import ApplianceBase
 import Settings
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Decides who is asking: the login page, assets and share links are open; reading needs a session, an
 /// `Authorization` header (HTTP Basic with an account's name and password, or a bearer API token; the `[web]
@@ -29,7 +30,9 @@ struct AccessMiddleware: RouterMiddleware {
     /// No account and no token_file yet: the dashboard answers this machine only, without a login.
     var isLocalOnly: Bool { !accounts.hasAccounts && !accounts.hasTokenFile }
 
-    func handle(_ request: Request, context: WebContext, next: (Request, WebContext) async throws -> Response) async throws -> Response {
+    func handle(_ request: Request, context: WebContext, next: (Request, WebContext) async throws -> Response)
+        async throws -> Response
+    {
         let path = request.uri.path
         if Self.isOpen(path) { return try await next(request, context) }
         do {
@@ -39,7 +42,9 @@ struct AccessMiddleware: RouterMiddleware {
         }
     }
 
-    private func checked(_ request: Request, context: WebContext, next: (Request, WebContext) async throws -> Response) async throws -> Response {
+    private func checked(_ request: Request, context: WebContext, next: (Request, WebContext) async throws -> Response)
+        async throws -> Response
+    {
         let path = request.uri.path
         var context = context
         context.access = try await access(for: request, context: context)
@@ -47,11 +52,19 @@ struct AccessMiddleware: RouterMiddleware {
         guard context.access.canRead else {
             if reading && Self.isPage(path) {
                 let target = request.uri.string
-                return Response(status: .seeOther, headers: [.location: "/login?next=" + (target.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "/")])
+                return Response(
+                    status: .seeOther,
+                    headers: [
+                        .location: "/login?next="
+                            + (target.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "/")
+                    ])
             }
-            var error = WebError(.unauthorized, "log in first, or send Authorization: Basic (name and password) or Bearer (an API token)")
+            var error = WebError(
+                .unauthorized, "log in first, or send Authorization: Basic (name and password) or Bearer (an API token)"
+            )
             // The snapshot's clients (NVRs) speak Basic; a browser's fetch must not pop up a password dialog.
-            error.extraHeaders[.wwwAuthenticate] = path == "/live.jpg" ? "Basic realm=\"appliance\"" : "Bearer realm=\"appliance\""
+            error.extraHeaders[.wwwAuthenticate] =
+                path == "/live.jpg" ? "Basic realm=\"appliance\"" : "Bearer realm=\"appliance\""
             throw error
         }
         if !reading {
@@ -76,7 +89,10 @@ struct AccessMiddleware: RouterMiddleware {
             // No password: only this machine may connect (the listen address may be any: the first account is made
             // with `ctl user add` on the device); a name that is not loopback means DNS rebinding.
             guard context.peerIsLoopback != false, Self.isLoopbackHost(request.head.authority) else {
-                throw WebError(.forbidden, "this dashboard answers only to 127.0.0.1 and localhost until an account exists (appliance ctl user add)")
+                throw WebError(
+                    .forbidden,
+                    "this dashboard answers only to 127.0.0.1 and localhost until an account exists (appliance ctl user add)"
+                )
             }
             return .session(localSession)
         }
@@ -93,11 +109,14 @@ struct AccessMiddleware: RouterMiddleware {
     private func check(_ authorization: String, client: String) async throws -> Identity {
         let credentials = Self.credentials(authorization)
         switch credentials {
-        case .basic(let name, let password)?: if let known = accounts.recentlyVerified(name: name, password: password) { return known }
+        case .basic(let name, let password)?:
+            if let known = accounts.recentlyVerified(name: name, password: password) { return known }
         case .bearer(let token)?: if let known = accounts.recentlyVerified(token: token) { return known }
         case nil: break
         }
-        let identity = try await attempt(door: "web", client: client, account: credentials?.name, reason: "wrong name, password or token") {
+        let identity = try await attempt(
+            door: "web", client: client, account: credentials?.name, reason: "wrong name, password or token"
+        ) {
             switch credentials {
             case .basic(let name, let password)?: await accounts.verify(name: name, password: password)
             case .bearer(let token)?: await accounts.verify(token: token)
@@ -118,21 +137,27 @@ struct AccessMiddleware: RouterMiddleware {
 
     static func credentials(_ authorization: String) -> Credentials? {
         let lowered = authorization.lowercased()
-        if lowered.hasPrefix("bearer ") { return .bearer(String(authorization.dropFirst("bearer ".count)).trimmingCharacters(in: .whitespaces)) }
+        if lowered.hasPrefix("bearer ") {
+            return .bearer(String(authorization.dropFirst("bearer ".count)).trimmingCharacters(in: .whitespaces))
+        }
         guard lowered.hasPrefix("basic "),
-              let decoded = Data(base64Encoded: String(authorization.dropFirst("basic ".count)).trimmingCharacters(in: .whitespaces)),
-              let text = String(data: decoded, encoding: .utf8), let colon = text.firstIndex(of: ":") else { return nil }
+            let decoded = Data(
+                base64Encoded: String(authorization.dropFirst("basic ".count)).trimmingCharacters(in: .whitespaces)),
+            let text = String(data: decoded, encoding: .utf8), let colon = text.firstIndex(of: ":")
+        else { return nil }
         return .basic(name: String(text[..<colon]), password: String(text[text.index(after: colon)...]))
     }
 
     /// Routes anyone may use (ONVIF's SOAP checks its own credentials).
     static func isOpen(_ path: String) -> Bool {
-        path == "/login" || path.hasPrefix("/assets/") || path.hasPrefix("/s/") || path == "/favicon.ico" || path.hasPrefix("/onvif/")
+        path == "/login" || path.hasPrefix("/assets/") || path.hasPrefix("/s/") || path == "/favicon.ico"
+            || path.hasPrefix("/onvif/")
     }
 
     /// Routes a browser navigates to (a missing login redirects instead of 401).
     static func isPage(_ path: String) -> Bool {
-        !(path.hasPrefix("/api/") || path.hasPrefix("/media/") || path == "/live.mjpeg" || path == "/live.jpg" || path == "/metrics")
+        !(path.hasPrefix("/api/") || path.hasPrefix("/media/") || path == "/live.mjpeg" || path == "/live.jpg"
+            || path == "/metrics")
     }
 
     /// A peer address on this machine: 127.0.0.0/8, ::1, or an IPv4-mapped 127 address.
@@ -146,8 +171,11 @@ struct AccessMiddleware: RouterMiddleware {
     static func isLoopbackHost(_ authority: String?) -> Bool {
         guard let authority else { return true }  // HTTP/1.0 without Host
         var host = authority
-        if host.hasPrefix("["), let end = host.firstIndex(of: "]") { host = String(host[host.index(after: host.startIndex)..<end]) }
-        else if let colon = host.lastIndex(of: ":") { host = String(host[..<colon]) }
+        if host.hasPrefix("["), let end = host.firstIndex(of: "]") {
+            host = String(host[host.index(after: host.startIndex)..<end])
+        } else if let colon = host.lastIndex(of: ":") {
+            host = String(host[..<colon])
+        }
         if host == "localhost" || host == "::1" { return true }
         // An IPv4 address in 127.0.0.0/8, parsed as an address: `127.0.0.1.evil.example` is a name, not loopback.
         var address = in_addr()

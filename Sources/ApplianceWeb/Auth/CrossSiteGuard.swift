@@ -10,9 +10,13 @@ struct CrossSiteGuard: RouterMiddleware {
     typealias Context = WebContext
     static let secFetchSite = HTTPField.Name("Sec-Fetch-Site")!
 
-    func handle(_ request: Request, context: WebContext, next: (Request, WebContext) async throws -> Response) async throws -> Response {
-        if let reason = Self.refusal(method: request.method, secFetchSite: request.headers[Self.secFetchSite],
-                                     origin: request.headers[.origin], host: request.head.authority) {
+    func handle(_ request: Request, context: WebContext, next: (Request, WebContext) async throws -> Response)
+        async throws -> Response
+    {
+        if let reason = Self.refusal(
+            method: request.method, secFetchSite: request.headers[Self.secFetchSite],
+            origin: request.headers[.origin], host: request.head.authority)
+        {
             throw WebError(.forbidden, "cross-site request refused: \(reason)")
         }
         return try await next(request, context)
@@ -33,7 +37,9 @@ struct CrossSiteGuard: RouterMiddleware {
             return nil
         }
         guard let origin else { return nil }
-        guard let host, let from = Authority(origin: origin), let to = Authority(host: host, scheme: from.scheme), from == to else {
+        guard let host, let from = Authority(origin: origin), let to = Authority(host: host, scheme: from.scheme),
+            from == to
+        else {
             return "Origin \(origin.prefix(100)) is not this dashboard (\(host?.prefix(100) ?? "no Host"))"
         }
         return nil
@@ -52,14 +58,17 @@ struct CrossSiteGuard: RouterMiddleware {
             let scheme = String(lowered[..<separator.lowerBound])
             guard scheme == "http" || scheme == "https" else { return nil }
             let rest = String(lowered[separator.upperBound...])
-            guard !rest.contains("/") || rest.hasSuffix("/") && rest.dropLast().firstIndex(of: "/") == nil else { return nil }
+            guard !rest.contains("/") || rest.hasSuffix("/") && rest.dropLast().firstIndex(of: "/") == nil else {
+                return nil
+            }
             self.init(host: rest.hasSuffix("/") ? String(rest.dropLast()) : rest, scheme: scheme)
         }
 
         /// `name`, `name:port`, `[v6]` or `[v6]:port`; the port defaults to `scheme`'s.
         init?(host authority: String, scheme: String) {
             let text = authority.lowercased()
-            var name = text, portText: Substring?
+            var name = text
+            var portText: Substring?
             if text.hasPrefix("["), let end = text.firstIndex(of: "]") {
                 name = String(text[...end])
                 let after = text[text.index(after: end)...]

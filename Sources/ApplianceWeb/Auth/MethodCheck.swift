@@ -7,13 +7,17 @@ struct MethodCheck: RouterMiddleware {
     typealias Context = WebContext
     let table: RouteTable
 
-    func handle(_ request: Request, context: WebContext, next: (Request, WebContext) async throws -> Response) async throws -> Response {
+    func handle(_ request: Request, context: WebContext, next: (Request, WebContext) async throws -> Response)
+        async throws -> Response
+    {
         do {
             return try await next(request, context)
         } catch let error as HTTPError where error.status == .notFound {
             let allowed = table.methods(serving: request.uri.path)
             guard !allowed.isEmpty, !allowed.contains(request.method.rawValue) else { throw error }
-            var refusal = WebError(.methodNotAllowed, "\(request.method) is not served at \(request.uri.path) (allowed: \(allowed.joined(separator: ", ")))")
+            var refusal = WebError(
+                .methodNotAllowed,
+                "\(request.method) is not served at \(request.uri.path) (allowed: \(allowed.joined(separator: ", ")))")
             refusal.extraHeaders[.allow] = allowed.joined(separator: ", ")
             throw refusal
         }
@@ -27,7 +31,9 @@ extension RouteTable {
         let matching = all.filter { entry in
             let template = entry.path.split(separator: "/", omittingEmptySubsequences: false)
             return template.count == segments.count
-                && zip(template, segments).allSatisfy { $0 == $1 || ($0.hasPrefix("{") && $0.hasSuffix("}") && !$1.isEmpty) }
+                && zip(template, segments).allSatisfy {
+                    $0 == $1 || ($0.hasPrefix("{") && $0.hasSuffix("}") && !$1.isEmpty)
+                }
         }
         return Array(Set(matching.map(\.method))).sorted()
     }

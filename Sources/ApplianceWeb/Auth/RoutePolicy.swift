@@ -19,11 +19,15 @@ enum RouteRequirement: String, Sendable, Encodable {
 /// route is covered without a line of its own (a new POST is admin-only until it is listed as a viewer's).
 enum RoutePolicy {
     /// What a viewer may send besides reading: logging out, and its own live view over WebRTC.
-    static let viewerChanges: Set<String> = ["POST /logout", "POST /api/whep", "POST /api/whep/{id}/sound", "DELETE /api/whep/{id}"]
+    static let viewerChanges: Set<String> = [
+        "POST /logout", "POST /api/whep", "POST /api/whep/{id}/sound", "DELETE /api/whep/{id}",
+    ]
     /// Reads that are for admins: the settings, the configuration, share links (each opens a clip), the accounts and
     /// their sessions, and this table.
-    static let adminReads: Set<String> = ["GET /settings", "GET /api/config", "GET /api/shares", "GET /api/users", "GET /api/sessions",
-                                          "GET /api/routes"]
+    static let adminReads: Set<String> = [
+        "GET /settings", "GET /api/config", "GET /api/shares", "GET /api/users", "GET /api/sessions",
+        "GET /api/routes",
+    ]
 
     static func requirement(method: HTTPRequest.Method, path: String) -> RouteRequirement {
         let key = "\(method.rawValue) \(path)"
@@ -88,8 +92,10 @@ struct RoleCheck<Next: HTTPResponder>: HTTPResponder where Next.Context == WebCo
             needed = name?.needsAdmin == false ? .viewer : .admin
         }
         if let needed, context.access.role.map({ $0 < needed }) ?? true {
-            let who = context.access.identity.map { "\"\($0.name)\" is a \($0.role.rawValue)" } ?? "reading without a login"
-            throw WebError(.forbidden, "\(request.method) \(request.uri.path) needs the \(needed.rawValue) role (\(who))")
+            let who =
+                context.access.identity.map { "\"\($0.name)\" is a \($0.role.rawValue)" } ?? "reading without a login"
+            throw WebError(
+                .forbidden, "\(request.method) \(request.uri.path) needs the \(needed.rawValue) role (\(who))")
         }
         return try await next.respond(to: request, context: context)
     }

@@ -9,7 +9,9 @@ struct SecureTransportMiddleware: RouterMiddleware {
     typealias Context = WebContext
     let plainONVIF: Bool
 
-    func handle(_ request: Request, context: WebContext, next: (Request, WebContext) async throws -> Response) async throws -> Response {
+    func handle(_ request: Request, context: WebContext, next: (Request, WebContext) async throws -> Response)
+        async throws -> Response
+    {
         guard request.headers[.applianceTransport] == ConnectionTransport.plain.rawValue else {
             return try await next(request, context)
         }
@@ -17,7 +19,9 @@ struct SecureTransportMiddleware: RouterMiddleware {
         guard let host = request.head.authority, !host.isEmpty else {
             return Response(status: .badRequest, headers: [.connection: "close"])
         }
-        let status: HTTPResponse.Status = request.method == .get || request.method == .head ? .movedPermanently : .permanentRedirect
-        return Response(status: status, headers: [.location: "https://\(host)\(request.uri.description)", .connection: "close"])
+        let status: HTTPResponse.Status =
+            request.method == .get || request.method == .head ? .movedPermanently : .permanentRedirect
+        return Response(
+            status: status, headers: [.location: "https://\(host)\(request.uri.description)", .connection: "close"])
     }
 }

@@ -13,7 +13,9 @@ struct SecurityHeadersMiddleware: RouterMiddleware {
         .referrerPolicy: "same-origin",
     ]
 
-    func handle(_ request: Request, context: WebContext, next: (Request, WebContext) async throws -> Response) async throws -> Response {
+    func handle(_ request: Request, context: WebContext, next: (Request, WebContext) async throws -> Response)
+        async throws -> Response
+    {
         var response: Response
         do {
             response = try await next(request, context)

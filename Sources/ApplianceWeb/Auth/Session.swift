@@ -1,8 +1,8 @@
 import Accounts
-import FrontEndInterface
-import Foundation
 import ApplianceBase
 import ApplianceProtocol
+import Foundation
+import FrontEndInterface
 
 /// A logged-in browser: the cookie's random id, the CSRF token its pages send with every command, and who logged in
 /// (checked against the accounts on every request: a removed account or a changed password ends it).
@@ -19,11 +19,14 @@ struct Session: Sendable, Equatable {
 
     /// The same session with the account as it stands now (its role may have changed).
     func with(_ identity: Identity) -> Session {
-        Session(id: id, csrf: csrf, expires: expires, identity: identity, handle: handle, created: created, client: client)
+        Session(
+            id: id, csrf: csrf, expires: expires, identity: identity, handle: handle, created: created, client: client)
     }
 
     var summary: SessionSummary {
-        SessionSummary(handle: handle, user: identity.name, role: identity.role, client: client, createdAt: created, expiresAt: expires)
+        SessionSummary(
+            handle: handle, user: identity.name, role: identity.role, client: client, createdAt: created,
+            expiresAt: expires)
     }
 }
 
@@ -46,11 +49,15 @@ final class SessionStore: Sendable {
     private let sessions = Locked<[String: Session]>([:])
 
     func create(for identity: Identity, client: String = "", now: Date = Date()) -> Session {
-        let session = Session(id: RandomToken.make(), csrf: RandomToken.make(), expires: now.addingTimeInterval(Self.lifetime), identity: identity,
-                              created: now, client: client)
+        let session = Session(
+            id: RandomToken.make(), csrf: RandomToken.make(), expires: now.addingTimeInterval(Self.lifetime),
+            identity: identity,
+            created: now, client: client)
         sessions.withLock { all in
             all = all.filter { $0.value.expires > now }
-            if all.count >= Self.limit, let oldest = all.min(by: { $0.value.expires < $1.value.expires }) { all[oldest.key] = nil }
+            if all.count >= Self.limit, let oldest = all.min(by: { $0.value.expires < $1.value.expires }) {
+                all[oldest.key] = nil
+            }
             all[session.id] = session
         }
         return session
@@ -59,7 +66,10 @@ final class SessionStore: Sendable {
     func find(_ id: String, now: Date = Date()) -> Session? {
         sessions.withLock { all in
             guard let session = all[id] else { return nil }
-            if session.expires <= now { all[id] = nil; return nil }
+            if session.expires <= now {
+                all[id] = nil
+                return nil
+            }
             return session
         }
     }
@@ -68,7 +78,9 @@ final class SessionStore: Sendable {
 
     /// The sessions still valid, newest first.
     func list(now: Date = Date()) -> [SessionSummary] {
-        sessions.withLock { all in all.values.filter { $0.expires > now }.sorted { $0.created > $1.created }.map(\.summary) }
+        sessions.withLock { all in
+            all.values.filter { $0.expires > now }.sorted { $0.created > $1.created }.map(\.summary)
+        }
     }
 
     /// Ends the session with this handle; false when there is none.
@@ -83,10 +95,9 @@ final class SessionStore: Sendable {
     /// `Set-Cookie` for a new session: HttpOnly (no script reads it), SameSite=Strict (no other site sends it), and
     /// Secure when it came over HTTPS (the browser never sends it over plain HTTP, not even to the redirect).
     static func cookie(for session: Session, secure: Bool = false) -> String {
-        "\(cookieName)=\(session.id); Path=/; Max-Age=\(Int(lifetime)); HttpOnly; SameSite=Strict" + (secure ? "; Secure" : "")
+        "\(cookieName)=\(session.id); Path=/; Max-Age=\(Int(lifetime)); HttpOnly; SameSite=Strict"
+            + (secure ? "; Secure" : "")
     }
 
     static let clearingCookie = "\(cookieName)=; Path=/; Max-Age=0; HttpOnly; SameSite=Strict"
 }
-
-

@@ -50,7 +50,9 @@ struct FileValidators: Equatable, Sendable {
 /// IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`), the only date form HTTP sends; the two obsolete forms are
 /// accepted too.
 enum HTTPDate {
-    private static let formats = ["EEE, dd MMM yyyy HH:mm:ss zzz", "EEEE, dd-MMM-yy HH:mm:ss zzz", "EEE MMM d HH:mm:ss yyyy"]
+    private static let formats = [
+        "EEE, dd MMM yyyy HH:mm:ss zzz", "EEEE, dd-MMM-yy HH:mm:ss zzz", "EEE MMM d HH:mm:ss yyyy",
+    ]
 
     static func format(_ date: Date) -> String { formatter(formats[0]).string(from: date) }
 

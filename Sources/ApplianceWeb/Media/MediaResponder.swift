@@ -1,9 +1,9 @@
-import FrontEndInterface
 import Foundation
+import FrontEndInterface
 import Hummingbird
+import Mp4
 import NIOCore
 import _NIOFileSystem
-import Mp4
 
 /// Serves one media file (a clip, a thumbnail, a snapshot) with exact HTTP semantics, streamed from disk in
 /// 256 KiB chunks, never read whole:
@@ -18,15 +18,20 @@ enum MediaResponder {
     static let chunkBytes = 1 << 18
 
     /// `downloadName`: when set, `Content-Disposition: attachment` with that file name.
-    static func respond(to request: Request, path: String, contentType: String, downloadName: String? = nil) throws -> Response {
+    static func respond(to request: Request, path: String, contentType: String, downloadName: String? = nil) throws
+        -> Response
+    {
         guard let validators = fileValidators(path) else { throw WebError(.notFound, "the file is gone") }
-        return respond(to: request, parts: [.file(path: path, offset: 0, length: validators.size)], validators: validators,
-                       contentType: contentType, downloadName: downloadName)
+        return respond(
+            to: request, parts: [.file(path: path, offset: 0, length: validators.size)], validators: validators,
+            contentType: contentType, downloadName: downloadName)
     }
 
     /// The same for bytes that are a sequence of parts (in memory, or stretches of files): the range video.
-    static func respond(to request: Request, parts: [RangeVideo.Part], validators: FileValidators, contentType: String,
-                        downloadName: String? = nil) -> Response {
+    static func respond(
+        to request: Request, parts: [RangeVideo.Part], validators: FileValidators, contentType: String,
+        downloadName: String? = nil
+    ) -> Response {
         var headers = HTTPFields()
         headers[.contentType] = contentType
         headers[.acceptRanges] = "bytes"
@@ -34,16 +39,20 @@ enum MediaResponder {
         headers[.lastModified] = validators.lastModified
         headers[.cacheControl] = "private, no-cache"  // revalidate: clips are renamed and deleted
         if let downloadName {
-            headers[.contentDisposition] = "attachment; filename=\"\(downloadName.filter { $0.isASCII && $0 != "\"" && $0 != "\\" })\""
+            headers[.contentDisposition] =
+                "attachment; filename=\"\(downloadName.filter { $0.isASCII && $0 != "\"" && $0 != "\\" })\""
         }
-        if validators.notModified(ifNoneMatch: request.headers[.ifNoneMatch], ifModifiedSince: request.headers[.ifModifiedSince]) {
+        if validators.notModified(
+            ifNoneMatch: request.headers[.ifNoneMatch], ifModifiedSince: request.headers[.ifModifiedSince])
+        {
             return Response(status: .notModified, headers: headers)
         }
         let size = validators.size
         var range = ByteRange(header: request.headers[.range], size: size)
         if range != .whole, !validators.rangeStillValid(ifRange: request.headers[.ifRange]) { range = .whole }
         let status: HTTPResponse.Status
-        let first: Int64, last: Int64
+        let first: Int64
+        let last: Int64
         switch range {
         case .whole:
             (status, first, last) = (.ok, 0, size - 1)
@@ -63,14 +72,18 @@ enum MediaResponder {
             for part in parts {
                 defer { position += part.length }
                 // The part's bytes that fall in first...last, in the part's own offsets.
-                let low = max(first, position) - position, high = min(last, position + part.length - 1) - position
+                let low = max(first, position) - position
+                let high = min(last, position + part.length - 1) - position
                 guard low <= high else { continue }
                 switch part {
                 case .bytes(let data):
-                    try await writer.write(ByteBuffer(bytes: data[(data.startIndex + Int(low))...(data.startIndex + Int(high))]))
+                    try await writer.write(
+                        ByteBuffer(bytes: data[(data.startIndex + Int(low))...(data.startIndex + Int(high))]))
                 case .file(let path, let offset, _):
                     try await FileSystem.shared.withFileHandle(forReadingAt: FilePath(path)) { handle in
-                        for try await chunk in handle.readChunks(in: (offset + low)...(offset + high), chunkLength: .bytes(Int64(chunkBytes))) {
+                        for try await chunk in handle.readChunks(
+                            in: (offset + low)...(offset + high), chunkLength: .bytes(Int64(chunkBytes)))
+                        {
                             try await writer.write(chunk)
                         }
                     }

@@ -1,7 +1,7 @@
+import ApplianceBase
 import Foundation
 import HTTPTypes
 import Hummingbird
-import ApplianceBase
 
 /// Server-rendered pages: plain HTML with every piece of text escaped, no build step, usable without script
 /// (the script adds live updates and the buttons' actions).
@@ -22,12 +22,14 @@ enum HTML {
         return out
     }
 
-    static func response(_ page: String, status: HTTPResponse.Status = .ok, headers extra: HTTPFields = [:]) -> Response {
+    static func response(_ page: String, status: HTTPResponse.Status = .ok, headers extra: HTTPFields = [:]) -> Response
+    {
         var headers = extra
         headers[.contentType] = "text/html; charset=utf-8"
         headers[.cacheControl] = "no-store"
         // Only our own script, style and media; no framing by other sites.
-        headers[.contentSecurityPolicy] = "default-src 'self'; img-src 'self' data:; media-src 'self'; style-src 'self'; script-src 'self'; frame-ancestors 'none'"
+        headers[.contentSecurityPolicy] =
+            "default-src 'self'; img-src 'self' data:; media-src 'self'; style-src 'self'; script-src 'self'; frame-ancestors 'none'"
         headers[.xContentTypeOptions] = "nosniff"
         headers[.referrerPolicy] = "same-origin"
         return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: page)))
@@ -44,8 +46,12 @@ enum HTML {
     static func size(_ bytes: Int64?) -> String {
         guard let bytes else { return "–" }
         let units = ["B", "KB", "MB", "GB", "TB"]
-        var value = Double(bytes), unit = 0
-        while value >= 1000 && unit < units.count - 1 { value /= 1000; unit += 1 }
+        var value = Double(bytes)
+        var unit = 0
+        while value >= 1000 && unit < units.count - 1 {
+            value /= 1000
+            unit += 1
+        }
         return unit == 0 ? "\(bytes) B" : String(format: value < 10 ? "%.1f %@" : "%.0f %@", value, units[unit])
     }
 

@@ -22,8 +22,9 @@ extension Pages {
             if (totals?.events ?? 0) > 0 { classes.append("events") }
             if text == day { classes.append("selected") }
             let title = totals.map { "\(duration($0.recordedS)) recorded · \($0.events) events" } ?? "nothing recorded"
-            cells.append("<a class=\"\(classes.joined(separator: " "))\" data-day=\"\(text)\" href=\"/timeline?day=\(text)\" title=\"\(title)\">"
-                         + "\(calendar.component(.day, from: at))</a>")
+            cells.append(
+                "<a class=\"\(classes.joined(separator: " "))\" data-day=\"\(text)\" href=\"/timeline?day=\(text)\" title=\"\(title)\">"
+                    + "\(calendar.component(.day, from: at))</a>")
             guard let next = calendar.date(byAdding: .day, value: 1, to: at) else { break }
             at = next
         }
@@ -32,12 +33,12 @@ extension Pages {
         let previous = calendar.date(byAdding: .month, value: -1, to: range.start).map(Command.dayText) ?? day
         let following = calendar.date(byAdding: .month, value: 1, to: range.start).map(Command.dayText) ?? day
         return """
-        <details id="calendar" class="calendar">
-          <summary>Calendar · \(name): \(recordedDays) day\(recordedDays == 1 ? "" : "s") with recordings</summary>
-          <div class="month-nav"><a id="previous-month" href="/timeline?day=\(previous)">‹ Earlier</a> <b>\(name)</b> <a id="next-month" href="/timeline?day=\(following)">Later ›</a></div>
-          <div class="month-grid">\(cells.joined())</div>
-        </details>
-        """
+            <details id="calendar" class="calendar">
+              <summary>Calendar · \(name): \(recordedDays) day\(recordedDays == 1 ? "" : "s") with recordings</summary>
+              <div class="month-nav"><a id="previous-month" href="/timeline?day=\(previous)">‹ Earlier</a> <b>\(name)</b> <a id="next-month" href="/timeline?day=\(following)">Later ›</a></div>
+              <div class="month-grid">\(cells.joined())</div>
+            </details>
+            """
     }
 
     /// "November 2026".

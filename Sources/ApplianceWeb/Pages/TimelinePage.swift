@@ -1,6 +1,6 @@
+import ApplianceBase
 import ApplianceProtocol
 import Foundation
-import ApplianceBase
 
 /// The timeline page: a day (or an hour of it) as one bar — recorded spans, the gaps between them, locked time and
 /// activity — where a click plays the moment under it in the page's player, one continuous video across the
@@ -12,53 +12,60 @@ extension Pages {
     /// `month`: the days of the shown day's month that hold something, for the calendar.
     /// `scrubEveryS`: how far apart scrubbing previews are (the pointer asks for one per step).
     /// `label`: the events shown are those with this label ("" for all), kept by the day's links.
-    static func timeline(_ t: Timeline, day: String, zoom: TimelineZoom, month: TimelineDays?, label: String = "", scrubEveryS: Double,
-                         csrf: String?) -> String {
-        let kept = label.isEmpty ? "" : "&amp;label=" + (label.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")
+    static func timeline(
+        _ t: Timeline, day: String, zoom: TimelineZoom, month: TimelineDays?, label: String = "", scrubEveryS: Double,
+        csrf: String?
+    ) -> String {
+        let kept =
+            label.isEmpty
+            ? "" : "&amp;label=" + (label.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")
         let spans = t.spans.map { s in
             "<div class=\"span\(s.locked > 0 ? " locked" : "")\" data-start=\"\(ms(s.start))\" data-end=\"\(ms(s.end))\" data-first=\"\(HTML.escape(s.firstId))\" "
                 + "title=\"\(clock(s.start))–\(clock(s.end))\"></div>"
         }.joined()
-        let gaps = t.gaps.map { "<div class=\"gap\" data-start=\"\(ms($0.start))\" data-end=\"\(ms($0.end))\"></div>" }.joined()
-        let locks = t.locks.map { "<div class=\"lock\" data-start=\"\(ms($0.start))\" data-end=\"\(ms($0.end))\"></div>" }.joined()
+        let gaps = t.gaps.map { "<div class=\"gap\" data-start=\"\(ms($0.start))\" data-end=\"\(ms($0.end))\"></div>" }
+            .joined()
+        let locks = t.locks.map {
+            "<div class=\"lock\" data-start=\"\(ms($0.start))\" data-end=\"\(ms($0.end))\"></div>"
+        }.joined()
         let events = t.events.map { a in
             "<a class=\"event \(a.kind.rawValue)\" data-start=\"\(ms(a.startedAt))\" data-id=\"\(a.id)\" href=\"/activity/\(a.id)/play\" "
                 + "title=\"\(activityName(a.kind))\(a.label.map { " " + HTML.escape($0) } ?? "") \(clock(a.startedAt))\"></a>"
         }.joined()
         let gapS = t.gaps.reduce(0) { $0 + $1.end.timeIntervalSince($1.start) }
         let body = """
-        <section class="timeline" data-day="\(HTML.escape(day))">
-          <h1>Timeline</h1>
-          <form id="timeline-day" class="filter" method="get" action="/timeline">
-            <a id="previous-day" class="button" href="/timeline?day=\(shiftDay(day, -1))\(kept)">←</a>
-            <input id="day" type="date" name="day" value="\(HTML.escape(day))">
-            <a id="next-day" class="button" href="/timeline?day=\(shiftDay(day, 1))\(kept)">→</a>
-            <input id="event-label" type="search" name="label" placeholder="events: person, car…" value="\(HTML.escape(label))">
-            <button>Show</button>
-            \(zoomLinks(day: day, zoom: zoom))
-          </form>
-          \(month.map { calendar($0, selected: day) } ?? "")
-          <p class="count" id="timeline-summary">\(duration(t.recordedS)) recorded · <span id="gap-count">\(t.gaps.count)</span> gaps (\(duration(gapS))) · <span id="event-count">\(t.eventsTotal)</span> events</p>
-          <div id="timeline-player" class="timeline-player" hidden>
-            <video id="player" controls playsinline preload="auto"></video>
-            <p id="playing-at" class="health" role="status"></p>
-          </div>
-          <div class="bar-wrap"><img id="scrub-preview" class="scrub-preview" alt="" hidden>
-          <div id="bar" class="bar" data-from="\(ms(t.from))" data-to="\(ms(t.to))" data-scrub-every="\(scrubEveryS)">\(gaps)\(spans)\(locks)\(events)<div id="cursor" class="cursor" hidden></div><div id="playhead" class="playhead" hidden></div></div></div>
-          <div class="ticks" id="ticks">\(ticks(t, day: day, zoom: zoom))</div>
-          <p id="bar-time" class="health" role="status"></p>
-          <div class="controls timeline-controls" id="timeline-controls">
-            <button id="previous-event" title="Previous event (p)">◀ Event</button>
-            <button id="back-10" title="Back 10 s (←)">−10 s</button>
-            <button id="play-pause" title="Play or pause (space)">Play</button>
-            <button id="forward-10" title="Forward 10 s (→)">+10 s</button>
-            <button id="next-event" title="Next event (n)">Event ▶</button>
-          </div>
-          <p id="message" class="health" role="status"></p>
-          <h2>Spans and events</h2>
-          <ol id="timeline-list" class="timeline-list">\(listItems(t))</ol>
-        </section>
-        """
+            <section class="timeline" data-day="\(HTML.escape(day))">
+              <h1>Timeline</h1>
+              <form id="timeline-day" class="filter" method="get" action="/timeline">
+                <a id="previous-day" class="button" href="/timeline?day=\(shiftDay(day, -1))\(kept)">←</a>
+                <input id="day" type="date" name="day" value="\(HTML.escape(day))">
+                <a id="next-day" class="button" href="/timeline?day=\(shiftDay(day, 1))\(kept)">→</a>
+                <input id="event-label" type="search" name="label" placeholder="events: person, car…" value="\(HTML.escape(label))">
+                <button>Show</button>
+                \(zoomLinks(day: day, zoom: zoom))
+              </form>
+              \(month.map { calendar($0, selected: day) } ?? "")
+              <p class="count" id="timeline-summary">\(duration(t.recordedS)) recorded · <span id="gap-count">\(t.gaps.count)</span> gaps (\(duration(gapS))) · <span id="event-count">\(t.eventsTotal)</span> events</p>
+              <div id="timeline-player" class="timeline-player" hidden>
+                <video id="player" controls playsinline preload="auto"></video>
+                <p id="playing-at" class="health" role="status"></p>
+              </div>
+              <div class="bar-wrap"><img id="scrub-preview" class="scrub-preview" alt="" hidden>
+              <div id="bar" class="bar" data-from="\(ms(t.from))" data-to="\(ms(t.to))" data-scrub-every="\(scrubEveryS)">\(gaps)\(spans)\(locks)\(events)<div id="cursor" class="cursor" hidden></div><div id="playhead" class="playhead" hidden></div></div></div>
+              <div class="ticks" id="ticks">\(ticks(t, day: day, zoom: zoom))</div>
+              <p id="bar-time" class="health" role="status"></p>
+              <div class="controls timeline-controls" id="timeline-controls">
+                <button id="previous-event" title="Previous event (p)">◀ Event</button>
+                <button id="back-10" title="Back 10 s (←)">−10 s</button>
+                <button id="play-pause" title="Play or pause (space)">Play</button>
+                <button id="forward-10" title="Forward 10 s (→)">+10 s</button>
+                <button id="next-event" title="Next event (n)">Event ▶</button>
+              </div>
+              <p id="message" class="health" role="status"></p>
+              <h2>Spans and events</h2>
+              <ol id="timeline-list" class="timeline-list">\(listItems(t))</ol>
+            </section>
+            """
         return layout(title: "Timeline", csrf: csrf, active: "timeline", body: body)
     }
 
@@ -67,7 +74,9 @@ extension Pages {
         guard let label = zoom.label else { return "" }
         let day = HTML.escape(day)
         var links = "<a id=\"whole-day\" class=\"button\" href=\"/timeline?day=\(day)\">Whole day</a> "
-        if zoom.minute != nil, let hour = zoom.hour { links += "<a id=\"whole-hour\" class=\"button\" href=\"/timeline?day=\(day)&hour=\(hour)\">Whole hour</a> " }
+        if zoom.minute != nil, let hour = zoom.hour {
+            links += "<a id=\"whole-hour\" class=\"button\" href=\"/timeline?day=\(day)&hour=\(hour)\">Whole hour</a> "
+        }
         return links + "<span class=\"zoom\">\(label)</span>"
     }
 
@@ -91,18 +100,33 @@ extension Pages {
     static func listItems(_ t: Timeline) -> String {
         var items: [(Date, String)] = []
         for s in t.spans {
-            let what = s.group != nil ? "loop, \(s.recordings) segments" : "\(s.recordings) \(s.recordings == 1 ? "clip" : "clips")"
-            items.append((s.start, "<li class=\"span-item\"><a href=\"/timeline/play?at=\(Timestamps.iso(s.start))\">\(clock(s.start))–\(clock(s.end))</a> "
-                + "recorded, \(duration(s.end.timeIntervalSince(s.start))) (\(what)\(s.locked > 0 ? ", \(s.locked) locked" : ""))</li>"))
+            let what =
+                s.group != nil
+                ? "loop, \(s.recordings) segments" : "\(s.recordings) \(s.recordings == 1 ? "clip" : "clips")"
+            items.append(
+                (
+                    s.start,
+                    "<li class=\"span-item\"><a href=\"/timeline/play?at=\(Timestamps.iso(s.start))\">\(clock(s.start))–\(clock(s.end))</a> "
+                        + "recorded, \(duration(s.end.timeIntervalSince(s.start))) (\(what)\(s.locked > 0 ? ", \(s.locked) locked" : ""))</li>"
+                ))
         }
         for g in t.gaps {
-            items.append((g.start, "<li class=\"gap-item\">\(clock(g.start))–\(clock(g.end)) nothing recorded (\(duration(g.end.timeIntervalSince(g.start))))</li>"))
+            items.append(
+                (
+                    g.start,
+                    "<li class=\"gap-item\">\(clock(g.start))–\(clock(g.end)) nothing recorded (\(duration(g.end.timeIntervalSince(g.start))))</li>"
+                ))
         }
         for a in t.events {
-            items.append((a.startedAt, "<li class=\"event-item \(a.kind.rawValue)\"><a href=\"/activity/\(a.id)/play\">\(clock(a.startedAt))</a> "
-                + "\(activityName(a.kind))\(a.label.map { " “\(HTML.escape($0))”" } ?? "")\(a.durationS.map { ", \(duration($0))" } ?? "")</li>"))
+            items.append(
+                (
+                    a.startedAt,
+                    "<li class=\"event-item \(a.kind.rawValue)\"><a href=\"/activity/\(a.id)/play\">\(clock(a.startedAt))</a> "
+                        + "\(activityName(a.kind))\(a.label.map { " “\(HTML.escape($0))”" } ?? "")\(a.durationS.map { ", \(duration($0))" } ?? "")</li>"
+                ))
         }
-        let sorted = items.enumerated().sorted { ($0.element.0, $0.offset) < ($1.element.0, $1.offset) }.map(\.element.1)
+        let sorted = items.enumerated().sorted { ($0.element.0, $0.offset) < ($1.element.0, $1.offset) }.map(
+            \.element.1)
         return sorted.isEmpty ? "<li class=\"empty\">Nothing recorded.</li>" : sorted.joined()
     }
 
@@ -125,7 +149,8 @@ extension Pages {
     /// The local day `days` after `day` (`2026-11-26`), in the same form.
     static func shiftDay(_ day: String, _ days: Int) -> String {
         guard let start = Command.localDay(day)?.start,
-              let shifted = Calendar.current.date(byAdding: .day, value: days, to: start) else { return day }
+            let shifted = Calendar.current.date(byAdding: .day, value: days, to: start)
+        else { return day }
         return localDay(shifted)
     }
 

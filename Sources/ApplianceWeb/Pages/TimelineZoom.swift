@@ -25,7 +25,9 @@ struct TimelineZoom: Equatable, Sendable {
 
     /// The times shown on the day that starts at `dayStart` (local midnight).
     func range(dayStart: Date, dayEnd: Date) -> (Date, Date) {
-        guard let hour, let start = Calendar.current.date(byAdding: .hour, value: hour, to: dayStart) else { return (dayStart, dayEnd) }
+        guard let hour, let start = Calendar.current.date(byAdding: .hour, value: hour, to: dayStart) else {
+            return (dayStart, dayEnd)
+        }
         guard let minute else { return (start, start.addingTimeInterval(3600)) }
         let from = start.addingTimeInterval(Double(minute) * 60)
         return (from, from.addingTimeInterval(600))

@@ -1,8 +1,8 @@
-import FrontEndInterface
+import ApplianceBase
 import ApplianceProtocol
 import Foundation
+import FrontEndInterface
 import Hummingbird
-import ApplianceBase
 
 /// `/api`: the same field names as `ctl --json`. Reads are GETs; every command is a POST to
 /// `/api/commands/<name>` with its `args` object as the body (the socket's arguments, checked the same way), and
@@ -11,15 +11,23 @@ extension Routes {
     func addAPI(to router: GuardedRouter) {
         let api = router.group("api")
         api.get("session") { _, ctx -> Response in
-            struct SessionInfo: Encodable { var access: String; var csrf: String?; var user: String?; var role: UserRole? }
-            let access = switch ctx.access {
-            case .session: "session"
-            case .credential: "credential"
-            case .readOnly: "read_only"
-            case .anonymous: "anonymous"
+            struct SessionInfo: Encodable {
+                var access: String
+                var csrf: String?
+                var user: String?
+                var role: UserRole?
             }
-            return try JSONBody.response(SessionInfo(access: access, csrf: ctx.access.session?.csrf, user: ctx.access.identity?.name,
-                                                     role: ctx.access.role))
+            let access =
+                switch ctx.access {
+                case .session: "session"
+                case .credential: "credential"
+                case .readOnly: "read_only"
+                case .anonymous: "anonymous"
+                }
+            return try JSONBody.response(
+                SessionInfo(
+                    access: access, csrf: ctx.access.session?.csrf, user: ctx.access.identity?.name,
+                    role: ctx.access.role))
         }
         api.get("routes") { _, _ -> Response in
             struct RouteList: Encodable { var items: [RouteTable.Entry] }
@@ -29,8 +37,9 @@ extension Routes {
         let openAPI = Result { try OpenAPIDocument.data(features: context.onvif == nil ? [] : [.onvif]) }
         api.get("openapi.json") { _, _ -> Response in
             let data = try openAPI.get()
-            return Response(status: .ok, headers: [.contentType: "application/json; charset=utf-8", .cacheControl: "no-cache"],
-                            body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+            return Response(
+                status: .ok, headers: [.contentType: "application/json; charset=utf-8", .cacheControl: "no-cache"],
+                body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
         }
         api.get("users") { _, _ in try JSONBody.response(try await perform(.users)) }
         api.get("sessions") { _, _ -> Response in
@@ -38,9 +47,14 @@ extension Routes {
             return try JSONBody.response(SessionList(items: access.sessions.list()))
         }
         api.delete("sessions/:handle") { _, ctx -> Response in
-            struct Revoked: Encodable { var handle: String; var revoked: Bool }
+            struct Revoked: Encodable {
+                var handle: String
+                var revoked: Bool
+            }
             let handle = try ctx.parameters.require("handle")
-            guard access.sessions.revoke(handle: handle) else { throw WebError(.notFound, "no session with that handle") }
+            guard access.sessions.revoke(handle: handle) else {
+                throw WebError(.notFound, "no session with that handle")
+            }
             return try JSONBody.response(Revoked(handle: handle, revoked: true))
         }
         api.get("status") { _, _ in try JSONBody.response(try await perform(.status)) }
@@ -61,9 +75,12 @@ extension Routes {
         }
         api.get("events") { _, _ in eventStream() }
         router.get("metrics") { _, _ -> Response in
-            guard case .metrics(let metrics) = try await perform(.metrics) else { throw WebError(.internalServerError, "unexpected result") }
-            return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
-                            body: ResponseBody(byteBuffer: ByteBuffer(string: metrics.prometheusText)))
+            guard case .metrics(let metrics) = try await perform(.metrics) else {
+                throw WebError(.internalServerError, "unexpected result")
+            }
+            return Response(
+                status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+                body: ResponseBody(byteBuffer: ByteBuffer(string: metrics.prometheusText)))
         }
     }
 
@@ -74,14 +91,23 @@ extension Routes {
                 throw WebError(.internalServerError, "unexpected result")
             }
             struct Page: Encodable {
-                var items: [WebRecording]; var total: Int; var page: Int; var perPage: Int; var pages: Int; var elapsedMs: Double
+                var items: [WebRecording]
+                var total: Int
+                var page: Int
+                var perPage: Int
+                var pages: Int
+                var elapsedMs: Double
             }
-            return try JSONBody.response(Page(items: list.items.map { WebRecording(recording: $0) }, total: list.total, page: list.page,
-                                              perPage: list.perPage, pages: list.pages, elapsedMs: list.elapsedMs))
+            return try JSONBody.response(
+                Page(
+                    items: list.items.map { WebRecording(recording: $0) }, total: list.total, page: list.page,
+                    perPage: list.perPage, pages: list.pages, elapsedMs: list.elapsedMs))
         }
         api.get("recordings/:id") { _, ctx -> Response in
             let id = try ctx.parameters.require("id")
-            guard case .info(let info) = try await perform(.info(id: id)) else { throw WebError(.internalServerError, "unexpected result") }
+            guard case .info(let info) = try await perform(.info(id: id)) else {
+                throw WebError(.internalServerError, "unexpected result")
+            }
             return try JSONBody.response(WebRecording(recording: info.recording, measured: info.measured))
         }
         api.post("recordings/:id/rename") { request, ctx -> Response in
@@ -117,16 +143,22 @@ extension Routes {
         var arguments: [String: JSONValue] = [:]
         for key in ["page", "per_page"] {
             guard let text = query.get(key) else { continue }
-            guard let number = Int(text) else { throw WebError(.badRequest, "\(key) must be a whole number, found \"\(text)\"") }
+            guard let number = Int(text) else {
+                throw WebError(.badRequest, "\(key) must be a whole number, found \"\(text)\"")
+            }
             arguments[key] = .int(number)
         }
         if let group = query.get("group") { arguments["group"] = .string(group) }
         // Search and date: `search` (or the page's `q`), `from`/`to` (ISO 8601), or `date` (a day, YYYY-MM-DD, in
         // the device's time zone).
-        if let search = (query.get("search") ?? query.get("q")), !search.isEmpty { arguments["search"] = .string(search) }
+        if let search = (query.get("search") ?? query.get("q")), !search.isEmpty {
+            arguments["search"] = .string(search)
+        }
         for key in ["from", "to"] { if let value = query.get(key), !value.isEmpty { arguments[key] = .string(value) } }
         if let day = query.get("date"), !day.isEmpty {
-            guard let (from, to) = Self.dayBounds(day) else { throw WebError(.badRequest, "date must be a day such as 2026-11-23, found \"\(day)\"") }
+            guard let (from, to) = Self.dayBounds(day) else {
+                throw WebError(.badRequest, "date must be a day such as 2026-11-23, found \"\(day)\"")
+            }
             (arguments["from"], arguments["to"]) = (.string(Timestamps.iso(from)), .string(Timestamps.iso(to)))
         }
         let filtered = arguments["search"] != nil || arguments["from"] != nil || arguments["to"] != nil
@@ -145,7 +177,11 @@ extension Routes {
         switch (text, values.count) {
         case ("true", 1), ("1", 1): return true
         case ("false", 1), ("0", 1): return false
-        default: throw WebError(.badRequest, "\(key) must be given once, as true or false (or 1 or 0), found \"\(values.joined(separator: ",").prefix(40))\"")
+        default:
+            throw WebError(
+                .badRequest,
+                "\(key) must be given once, as true or false (or 1 or 0), found \"\(values.joined(separator: ",").prefix(40))\""
+            )
         }
     }
 
@@ -156,7 +192,8 @@ extension Routes {
         formatter.timeZone = TimeZone.current
         formatter.dateFormat = "yyyy-MM-dd"
         guard day.count == 10, let start = formatter.date(from: day),
-              let end = Calendar.current.date(byAdding: .day, value: 1, to: start) else { return nil }
+            let end = Calendar.current.date(byAdding: .day, value: 1, to: start)
+        else { return nil }
         return (start, end)
     }
 
@@ -167,7 +204,8 @@ extension Routes {
     /// comment every 15 s so proxies keep the connection.
     func eventStream() -> Response {
         let subscription = context.events.subscribe()
-        let events = context.events, streams = self.streams
+        let events = context.events
+        let streams = self.streams
         let registration = streams.register { events.unsubscribe(subscription.id) }
         let body = ResponseBody { writer in
             defer {
@@ -181,7 +219,10 @@ extension Routes {
                 group.addTask {
                     for await record in subscription.events {
                         guard let line = try? WireFormat.line(record) else { continue }
-                        if case .dropped = out.yield("event: \(record.event.name)\ndata: " + String(decoding: line.dropLast(), as: UTF8.self) + "\n\n") {
+                        if case .dropped = out.yield(
+                            "event: \(record.event.name)\ndata: " + String(decoding: line.dropLast(), as: UTF8.self)
+                                + "\n\n")
+                        {
                             fellBehind.withLock { $0 = true }
                             break
                         }
@@ -199,10 +240,15 @@ extension Routes {
                 group.cancelAll()
             }
             if fellBehind.withLock({ $0 }) {
-                try await writer.write(ByteBuffer(string: "event: dropped\ndata: {\"reason\":\"this client fell \(Self.eventBacklog) events behind\"}\n\n"))
+                try await writer.write(
+                    ByteBuffer(
+                        string:
+                            "event: dropped\ndata: {\"reason\":\"this client fell \(Self.eventBacklog) events behind\"}\n\n"
+                    ))
             }
             try await writer.finish(nil)
         }
-        return Response(status: .ok, headers: [.contentType: "text/event-stream", .cacheControl: "no-store"], body: body)
+        return Response(
+            status: .ok, headers: [.contentType: "text/event-stream", .cacheControl: "no-store"], body: body)
     }
 }

@@ -1,31 +1,43 @@
-import FrontEndInterface
+import ApplianceBase
 import ApplianceProtocol
 import Foundation
+import FrontEndInterface
 import Hummingbird
-import ApplianceBase
 
 /// Activity (motion, sound, presses, marks): the events page, its API, each activity's picture, and "play", which
 /// opens the recording that covers an activity at the moment it began.
 extension Routes {
     func addActivity(to router: GuardedRouter) {
         router.get("api/activity") { request, _ -> Response in
-            guard case .activity(let list) = try await perform(try Self.activityCommand(request.uri.queryParameters)) else {
+            guard case .activity(let list) = try await perform(try Self.activityCommand(request.uri.queryParameters))
+            else {
                 throw WebError(.internalServerError, "unexpected result")
             }
-            struct Page: Encodable { var items: [WebActivity]; var total: Int }
+            struct Page: Encodable {
+                var items: [WebActivity]
+                var total: Int
+            }
             return try JSONBody.response(Page(items: list.items.map(WebActivity.init), total: list.total))
         }
         router.get("api/activity/:id") { _, ctx -> Response in
             let detail = try await activityDetail(try ctx.parameters.require("id"))
-            struct Detail: Encodable { var activity: WebActivity; var recordings: [WebRecording]; var playUrl: String? }
-            return try JSONBody.response(Detail(activity: WebActivity(activity: detail.activity),
-                                                recordings: detail.recordings.map { WebRecording(recording: $0) },
-                                                playUrl: ActivityPlayback(detail).map(\.url)))
+            struct Detail: Encodable {
+                var activity: WebActivity
+                var recordings: [WebRecording]
+                var playUrl: String?
+            }
+            return try JSONBody.response(
+                Detail(
+                    activity: WebActivity(activity: detail.activity),
+                    recordings: detail.recordings.map { WebRecording(recording: $0) },
+                    playUrl: ActivityPlayback(detail).map(\.url)))
         }
         for method in [HTTPRequest.Method.get, .head] {
             router.on("media/activity/:id/picture", method: method) { request, ctx -> Response in
                 let activity = try await activityDetail(try ctx.parameters.require("id")).activity
-                guard let picture = activity.thumbnail else { throw WebError(.notFound, "activity \(activity.id) has no picture") }
+                guard let picture = activity.thumbnail else {
+                    throw WebError(.notFound, "activity \(activity.id) has no picture")
+                }
                 return try MediaResponder.respond(to: request, path: picture, contentType: "image/jpeg")
             }
         }
@@ -38,8 +50,12 @@ extension Routes {
             } catch let error as WebError {
                 return HTML.response(Pages.error(400, error.message, csrf: csrf), status: .badRequest)
             }
-            guard case .activity(let list) = try await perform(command) else { throw WebError(.internalServerError, "unexpected result") }
-            let kept = ["kind": query.get("kind") ?? "", "label": query.get("label") ?? "", "day": query.get("day") ?? ""]
+            guard case .activity(let list) = try await perform(command) else {
+                throw WebError(.internalServerError, "unexpected result")
+            }
+            let kept = [
+                "kind": query.get("kind") ?? "", "label": query.get("label") ?? "", "day": query.get("day") ?? "",
+            ]
             return HTML.response(Pages.activity(list: list, query: kept, csrf: csrf))
         }
         router.get("activity/:id/play") { _, ctx -> Response in
@@ -48,10 +64,12 @@ extension Routes {
             do {
                 detail = try await activityDetail(try ctx.parameters.require("id"))
             } catch let error as WebError {
-                return HTML.response(Pages.error(Int(error.status.code), error.message, csrf: csrf), status: error.status)
+                return HTML.response(
+                    Pages.error(Int(error.status.code), error.message, csrf: csrf), status: error.status)
             }
             guard let playback = ActivityPlayback(detail) else {
-                let message = "nothing recorded covers activity \(detail.activity.id) (no recording was running, or it was deleted)"
+                let message =
+                    "nothing recorded covers activity \(detail.activity.id) (no recording was running, or it was deleted)"
                 return HTML.response(Pages.error(404, message, csrf: csrf), status: .notFound)
             }
             return Response(status: .seeOther, headers: [.location: playback.url, .cacheControl: "no-store"])
@@ -60,7 +78,9 @@ extension Routes {
 
     /// `activity.show` for a number given in a path: 404 for what is not a number or not stored.
     func activityDetail(_ text: String) async throws -> ActivityDetail {
-        guard let id = Int64(text), id > 0 else { throw WebError(.notFound, "no activity with number \(text.prefix(40))") }
+        guard let id = Int64(text), id > 0 else {
+            throw WebError(.notFound, "no activity with number \(text.prefix(40))")
+        }
         guard case .activityDetail(let detail) = try await perform(.activityShow(id: id)) else {
             throw WebError(.internalServerError, "unexpected result")
         }
@@ -70,9 +90,13 @@ extension Routes {
     /// `?kind=motion,sound&label=person&day=2026-11-26&from=…&to=…&limit=N`, checked as `ctl activity` is.
     static func activityCommand(_ query: Parameters) throws -> Command {
         var arguments: [String: JSONValue] = [:]
-        for key in ["kind", "label", "day", "from", "to"] { if let value = query.get(key), !value.isEmpty { arguments[key] = .string(value) } }
+        for key in ["kind", "label", "day", "from", "to"] {
+            if let value = query.get(key), !value.isEmpty { arguments[key] = .string(value) }
+        }
         if let text = query.get("limit"), !text.isEmpty {
-            guard let limit = Int(text) else { throw WebError(.badRequest, "limit must be a whole number, found \"\(text.prefix(40))\"") }
+            guard let limit = Int(text) else {
+                throw WebError(.badRequest, "limit must be a whole number, found \"\(text.prefix(40))\"")
+            }
             arguments["limit"] = .int(limit)
         }
         return try command("activity", arguments)
@@ -84,7 +108,9 @@ extension Routes {
 struct WebActivity: Encodable {
     let activity: Activity
 
-    enum Keys: String, CodingKey { case id, kind, label, camera, startedAt, endedAt, durationS, zones, peak, pictureUrl, playUrl }
+    enum Keys: String, CodingKey {
+        case id, kind, label, camera, startedAt, endedAt, durationS, zones, peak, pictureUrl, playUrl
+    }
 
     func encode(to encoder: Encoder) throws {
         var c = encoder.container(keyedBy: Keys.self)
@@ -115,7 +141,9 @@ struct ActivityPlayback: Equatable {
             guard let start = r.mediaStart, let ms = r.durationMs else { return nil }
             return (start, start.addingTimeInterval(Double(ms) / 1000))
         }
-        if let under = playable.first(where: { span($0).map { $0.0 <= start && start < $0.1 } ?? false }), let (from, _) = span(under) {
+        if let under = playable.first(where: { span($0).map { $0.0 <= start && start < $0.1 } ?? false }),
+            let (from, _) = span(under)
+        {
             (recordingID, seconds) = (under.id, max(0, start.timeIntervalSince(from)))
         } else if let first = playable.first {
             (recordingID, seconds) = (first.id, 0)

@@ -1,5 +1,5 @@
-import FrontEndInterface
 import Foundation
+import FrontEndInterface
 import HTTPTypes
 import Hummingbird
 
@@ -11,7 +11,8 @@ extension Routes {
 
     func addLive(to router: GuardedRouter) {
         router.get("live.mjpeg") { _, _ -> Response in
-            let live = self.context.live, streams = self.streams
+            let live = self.context.live
+            let streams = self.streams
             let (id, frames) = live.watch()
             let registration = streams.register { live.stop(id) }
             let body = ResponseBody { writer in
@@ -21,8 +22,10 @@ extension Routes {
                 }
                 for await frame in frames {
                     var part = ByteBuffer()
-                    part.writeString("--\(Self.boundary)\r\nContent-Type: image/jpeg\r\nContent-Length: \(frame.jpeg.count)\r\n")
-                    part.writeString("X-Capture-Time: \(Int64((frame.capturedAt.timeIntervalSince1970 * 1000).rounded()))\r\n")
+                    part.writeString(
+                        "--\(Self.boundary)\r\nContent-Type: image/jpeg\r\nContent-Length: \(frame.jpeg.count)\r\n")
+                    part.writeString(
+                        "X-Capture-Time: \(Int64((frame.capturedAt.timeIntervalSince1970 * 1000).rounded()))\r\n")
                     part.writeString("X-Sequence: \(frame.sequence)\r\n\r\n")
                     part.writeBytes(frame.jpeg)
                     part.writeString("\r\n")
@@ -30,10 +33,12 @@ extension Routes {
                 }
                 try await writer.finish(nil)
             }
-            return Response(status: .ok, headers: [
-                .contentType: "multipart/x-mixed-replace; boundary=\(Self.boundary)",
-                .cacheControl: "no-store", HTTPField.Name("X-Accel-Buffering")!: "no",
-            ], body: body)
+            return Response(
+                status: .ok,
+                headers: [
+                    .contentType: "multipart/x-mixed-replace; boundary=\(Self.boundary)",
+                    .cacheControl: "no-store", HTTPField.Name("X-Accel-Buffering")!: "no",
+                ], body: body)
         }
     }
 }

@@ -1,6 +1,6 @@
-import FrontEndInterface
 import ApplianceProtocol
 import Foundation
+import FrontEndInterface
 import Hummingbird
 
 /// Clips, thumbnails and snapshots by id (never by path), through `MediaResponder`. `?download=1` asks for an
@@ -14,7 +14,9 @@ extension Routes {
             }
             router.on("media/:id/thumbnail", method: method) { request, ctx -> Response in
                 let recording = try await recording(try ctx.parameters.require("id"))
-                guard let thumbnail = recording.thumbnail else { throw WebError(.notFound, "recording \(recording.id) has no thumbnail") }
+                guard let thumbnail = recording.thumbnail else {
+                    throw WebError(.notFound, "recording \(recording.id) has no thumbnail")
+                }
                 return try MediaResponder.respond(to: request, path: thumbnail, contentType: "image/jpeg")
             }
             router.on("media/snapshots/:id", method: method) { request, ctx -> Response in
@@ -28,15 +30,20 @@ extension Routes {
 
     /// The recording with exactly this id, or 404.
     func recording(_ id: String) async throws -> Recording {
-        guard let recording = try await context.media.recording(id: id) else { throw WebError(.notFound, "no recording with id \(id)") }
+        guard let recording = try await context.media.recording(id: id) else {
+            throw WebError(.notFound, "no recording with id \(id)")
+        }
         return recording
     }
 
     func video(_ recording: Recording, request: Request) throws -> Response {
-        guard recording.state != .failed else { throw WebError(.notFound, "recording \(recording.id) has no file (\(recording.failureReason ?? "failed"))") }
+        guard recording.state != .failed else {
+            throw WebError(.notFound, "recording \(recording.id) has no file (\(recording.failureReason ?? "failed"))")
+        }
         let download = try Self.flag("download", in: request.uri.queryParameters) ?? false
-        return try MediaResponder.respond(to: request, path: recording.path, contentType: "video/mp4",
-                                          downloadName: download ? Self.fileName(recording) : nil)
+        return try MediaResponder.respond(
+            to: request, path: recording.path, contentType: "video/mp4",
+            downloadName: download ? Self.fileName(recording) : nil)
     }
 
     /// A download's file name: the title's safe characters, then the id's first 8.

@@ -1,9 +1,9 @@
-import FrontEndInterface
+import ApplianceBase
 import Foundation
+import FrontEndInterface
 import HTTPTypes
 import Hummingbird
 import NIOCore
-import ApplianceBase
 import ONVIF
 
 /// `/onvif/…`: the ONVIF device's SOAP services (device, media, events, and each PullPoint subscription's address),
@@ -24,14 +24,18 @@ extension Routes {
             defer { live.stop(id) }
             let frame = await withTaskGroup(of: LiveFrame?.self) { group in
                 group.addTask { await frames.first { _ in true } }
-                group.addTask { try? await Task.sleep(for: .seconds(5)); return nil }
+                group.addTask {
+                    try? await Task.sleep(for: .seconds(5))
+                    return nil
+                }
                 let first = await group.next() ?? nil
                 group.cancelAll()
                 return first
             }
             guard let frame else { throw WebError(.serviceUnavailable, "no live picture within 5 s") }
-            return Response(status: .ok, headers: [.contentType: "image/jpeg", .cacheControl: "no-store"],
-                            body: ResponseBody(byteBuffer: ByteBuffer(bytes: frame.jpeg)))
+            return Response(
+                status: .ok, headers: [.contentType: "image/jpeg", .cacheControl: "no-store"],
+                body: ResponseBody(byteBuffer: ByteBuffer(bytes: frame.jpeg)))
         }
     }
 
@@ -44,23 +48,31 @@ extension Routes {
             throw WebError(.forbidden, "this device answers only to 127.0.0.1 and localhost")
         }
         let body = try await JSONBody.collect(&request, upTo: ctx.maxUploadSize)
-        let (host, port) = Self.hostAndPort(authority, fallbackPort: context.reporter.current?.url.flatMap { URLComponents(string: $0)?.port } ?? 80)
+        let (host, port) = Self.hostAndPort(
+            authority, fallbackPort: context.reporter.current?.url.flatMap { URLComponents(string: $0)?.port } ?? 80)
         // A request with a UsernameToken is a credential check, counted in the guessing ledger; one without (the
         // calls ONVIF leaves open, a first GetSystemDateAndTime) guesses nothing.
         let credentialed = body.readableBytesView.firstRange(of: Array("UsernameToken".utf8)) != nil
         if credentialed { try await access.begin(client: ctx.client, account: nil) }
         let overTLS = request.headers[.applianceTransport] == ConnectionTransport.tls.rawValue
-        let reply = await device.respond(path: request.uri.path, body: Data(body.readableBytesView), host: host, port: port,
-                                         client: ctx.client, overTLS: overTLS)
+        let reply = await device.respond(
+            path: request.uri.path, body: Data(body.readableBytesView), host: host, port: port,
+            client: ctx.client, overTLS: overTLS)
         if credentialed {
             switch reply.credentials {
-            case .refused: await access.end(door: "onvif", client: ctx.client, account: reply.user, reason: "UsernameToken refused", passed: false)
-            case .accepted: await access.end(door: "onvif", client: ctx.client, account: reply.user, reason: "", passed: true)
+            case .refused:
+                await access.end(
+                    door: "onvif", client: ctx.client, account: reply.user, reason: "UsernameToken refused",
+                    passed: false)
+            case .accepted:
+                await access.end(door: "onvif", client: ctx.client, account: reply.user, reason: "", passed: true)
             case .notChecked: context.accounts.guesses.abandoned(client: ctx.client, account: nil)
             }
         }
-        return Response(status: HTTPResponse.Status(code: reply.status), headers: [.contentType: ONVIFDevice.Reply.contentType, .cacheControl: "no-store"],
-                        body: ResponseBody(byteBuffer: ByteBuffer(bytes: reply.body)))
+        return Response(
+            status: HTTPResponse.Status(code: reply.status),
+            headers: [.contentType: ONVIFDevice.Reply.contentType, .cacheControl: "no-store"],
+            body: ResponseBody(byteBuffer: ByteBuffer(bytes: reply.body)))
     }
 
     /// The host and port the client reached, from its Host header.

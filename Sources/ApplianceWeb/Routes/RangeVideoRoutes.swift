@@ -1,6 +1,6 @@
-import FrontEndInterface
 import ApplianceProtocol
 import Foundation
+import FrontEndInterface
 import HTTPTypes
 import Hummingbird
 import Mp4
@@ -17,11 +17,14 @@ extension Routes {
                 let video = try await rangeVideo(request)
                 let download = try Self.flag("download", in: request.uri.queryParameters) ?? false
                 var response = MediaResponder.respond(
-                    to: request, parts: video.parts, validators: FileValidators(size: video.size, modified: video.end, etag: video.etag),
+                    to: request, parts: video.parts,
+                    validators: FileValidators(size: video.size, modified: video.end, etag: video.etag),
                     contentType: "video/mp4", downloadName: download ? Self.rangeFileName(video) : nil)
                 response.headers[Self.videoStartHeader] = Timestamps.iso(video.start)
-                response.headers[Self.videoPiecesHeader] = video.pieces.map { String(format: "%.3f", $0.offset) + "@" + Timestamps.iso($0.start) }
-                    .joined(separator: ",")
+                response.headers[Self.videoPiecesHeader] = video.pieces.map {
+                    String(format: "%.3f", $0.offset) + "@" + Timestamps.iso($0.start)
+                }
+                .joined(separator: ",")
                 return response
             }
         }
@@ -48,14 +51,17 @@ extension Routes {
         func moment(_ key: String) throws -> Date {
             let text = query.get(key) ?? ""
             guard let date = Timestamps.date(iso: text) else {
-                throw WebError(.badRequest, "\(key) must be a moment such as 2026-11-26T14:03:00Z, found \"\(text.prefix(40))\"")
+                throw WebError(
+                    .badRequest, "\(key) must be a moment such as 2026-11-26T14:03:00Z, found \"\(text.prefix(40))\"")
             }
             return date
         }
         let (from, to) = (try moment("start"), try moment("end"))
         guard from < to else { throw WebError(.badRequest, "start must be before end") }
         guard to.timeIntervalSince(from) <= RangeVideo.longest else {
-            throw WebError(.badRequest, "a video covers at most \(Int(RangeVideo.longest / 3600)) hours; export longer ranges in parts")
+            throw WebError(
+                .badRequest,
+                "a video covers at most \(Int(RangeVideo.longest / 3600)) hours; export longer ranges in parts")
         }
         return (from, to)
     }

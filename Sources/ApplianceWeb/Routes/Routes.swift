@@ -1,6 +1,6 @@
-import FrontEndInterface
 import ApplianceProtocol
 import Foundation
+import FrontEndInterface
 import Hummingbird
 import NIOCore
 
@@ -44,8 +44,9 @@ struct Routes: Sendable {
 enum JSONBody {
     static func response(_ value: some Encodable, status: HTTPResponse.Status = .ok) throws -> Response {
         let data = try WireFormat.encoder.encode(value)
-        return Response(status: status, headers: [.contentType: "application/json; charset=utf-8", .cacheControl: "no-store"],
-                        body: ResponseBody(byteBuffer: ByteBuffer(bytes: data + [0x0A])))
+        return Response(
+            status: status, headers: [.contentType: "application/json; charset=utf-8", .cacheControl: "no-store"],
+            body: ResponseBody(byteBuffer: ByteBuffer(bytes: data + [0x0A])))
     }
 
     /// A command result's payload.
@@ -58,7 +59,10 @@ enum JSONBody {
         var request = request
         let buffer = try await collect(&request, upTo: context.maxUploadSize)
         if buffer.readableBytes > 0, !isJSON(request.headers[.contentType]) {
-            throw WebError(.unsupportedMediaType, "send the body as Content-Type: application/json (found \(request.headers[.contentType]?.prefix(60) ?? "none"))")
+            throw WebError(
+                .unsupportedMediaType,
+                "send the body as Content-Type: application/json (found \(request.headers[.contentType]?.prefix(60) ?? "none"))"
+            )
         }
         do {
             return try RequestLine.parseArguments(Data(buffer.readableBytesView))
@@ -71,7 +75,8 @@ enum JSONBody {
 extension JSONBody {
     /// `application/json`, or a `+json` type, with or without parameters (`; charset=utf-8`).
     static func isJSON(_ contentType: String?) -> Bool {
-        guard let type = contentType?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased() else { return false }
+        guard let type = contentType?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased()
+        else { return false }
         return type == "application/json" || type.hasPrefix("application/") && type.hasSuffix("+json")
     }
 
@@ -81,11 +86,20 @@ extension JSONBody {
         let whole = request
         do {
             return try await withThrowingTaskGroup(of: ByteBuffer?.self) { group in
-                group.addTask { var request = whole; return try await request.collectBody(upTo: limit) }
-                group.addTask { try await Task.sleep(for: ConnectionLimits.standard.bodyTimeout); return nil }
+                group.addTask {
+                    var request = whole
+                    return try await request.collectBody(upTo: limit)
+                }
+                group.addTask {
+                    try await Task.sleep(for: ConnectionLimits.standard.bodyTimeout)
+                    return nil
+                }
                 defer { group.cancelAll() }
                 guard let body = try await group.next() ?? nil else {
-                    var error = WebError(.requestTimeout, "the request body did not arrive within \(ConnectionLimits.standard.bodyTimeout.components.seconds) s")
+                    var error = WebError(
+                        .requestTimeout,
+                        "the request body did not arrive within \(ConnectionLimits.standard.bodyTimeout.components.seconds) s"
+                    )
                     error.extraHeaders[.connection] = "close"
                     throw error
                 }
@@ -118,7 +132,9 @@ struct WebRecording: Encodable {
         try recording.encode(to: encoder)
         var container = encoder.container(keyedBy: Keys.self)
         if recording.state != .failed { try container.encode(MediaPaths.video(recording.id), forKey: .videoUrl) }
-        if recording.thumbnail != nil { try container.encode(MediaPaths.thumbnail(recording.id), forKey: .thumbnailUrl) }
+        if recording.thumbnail != nil {
+            try container.encode(MediaPaths.thumbnail(recording.id), forKey: .thumbnailUrl)
+        }
         try container.encodeIfPresent(measured, forKey: .measured)
     }
 }

@@ -1,6 +1,6 @@
-import FrontEndInterface
 import ApplianceProtocol
 import Foundation
+import FrontEndInterface
 import Hummingbird
 
 /// `/s/<token>`: a share link's page, its video and its thumbnail, without a login, for that one clip only. An
@@ -27,7 +27,8 @@ extension Routes {
 
     private func shared(_ token: String) async throws -> (ShareLink, Recording) {
         guard let link = try await context.media.share(token: token),
-              let recording = try await context.media.recording(id: link.recordingId) else {
+            let recording = try await context.media.recording(id: link.recordingId)
+        else {
             throw WebError(.notFound, "this link has expired, was revoked, or never existed")
         }
         return (link, recording)

@@ -1,8 +1,8 @@
-import FrontEndInterface
+import ApplianceBase
 import ApplianceProtocol
 import Foundation
+import FrontEndInterface
 import Hummingbird
-import ApplianceBase
 
 /// `/api/timeline?day=2026-11-26` (or `from=…&to=…`): a day's recorded spans, gaps, locks and activity in one
 /// answer, checked as `ctl timeline` is.
@@ -11,7 +11,9 @@ extension Routes {
         router.get("api/timeline") { request, _ -> Response in
             let query = request.uri.queryParameters
             var arguments: [String: JSONValue] = [:]
-            for key in ["day", "from", "to"] { if let value = query.get(key), !value.isEmpty { arguments[key] = .string(value) } }
+            for key in ["day", "from", "to"] {
+                if let value = query.get(key), !value.isEmpty { arguments[key] = .string(value) }
+            }
             guard case .timeline(let timeline) = try await perform(try Self.command("timeline", arguments)) else {
                 throw WebError(.internalServerError, "unexpected result")
             }
@@ -19,7 +21,9 @@ extension Routes {
         }
         router.get("api/timeline/days") { request, _ -> Response in
             var arguments: [String: JSONValue] = [:]
-            if let month = request.uri.queryParameters.get("month"), !month.isEmpty { arguments["month"] = .string(month) }
+            if let month = request.uri.queryParameters.get("month"), !month.isEmpty {
+                arguments["month"] = .string(month)
+            }
             return try JSONBody.response(try await perform(try Self.command("timeline.days", arguments)))
         }
         router.get("timeline") { request, ctx -> Response in
@@ -27,12 +31,15 @@ extension Routes {
             let query = request.uri.queryParameters
             let day = query.get("day").flatMap { $0.isEmpty ? nil : $0 } ?? Pages.localDay(Date())
             guard let range = Command.localDay(day) else {
-                return HTML.response(Pages.error(400, "day must be a day such as 2026-11-26, found \"\(day.prefix(40))\"", csrf: csrf), status: .badRequest)
+                return HTML.response(
+                    Pages.error(400, "day must be a day such as 2026-11-26, found \"\(day.prefix(40))\"", csrf: csrf),
+                    status: .badRequest)
             }
             let zoom: TimelineZoom
             switch TimelineZoom.parse(hour: query.get("hour"), minute: query.get("minute")) {
             case .success(let parsed): zoom = parsed
-            case .failure(let error): return HTML.response(Pages.error(400, error.message, csrf: csrf), status: .badRequest)
+            case .failure(let error):
+                return HTML.response(Pages.error(400, error.message, csrf: csrf), status: .badRequest)
             }
             let (from, to) = zoom.range(dayStart: range.start, dayEnd: range.end)
             guard case .timeline(var timeline) = try await perform(.timeline(from: from, to: to)) else {
@@ -46,19 +53,29 @@ extension Routes {
             }
             // The calendar is a help, not the page: without it the day still shows.
             let month: TimelineDays?
-            if case .timelineDays(let days)? = try? await perform(.timelineDays(month: String(day.prefix(7)))) { month = days } else { month = nil }
-            return HTML.response(Pages.timeline(timeline, day: day, zoom: zoom, month: month, label: label,
-                                                scrubEveryS: context.config.thumbnail.scrubEveryS, csrf: csrf))
+            if case .timelineDays(let days)? = try? await perform(.timelineDays(month: String(day.prefix(7)))) {
+                month = days
+            } else {
+                month = nil
+            }
+            return HTML.response(
+                Pages.timeline(
+                    timeline, day: day, zoom: zoom, month: month, label: label,
+                    scrubEveryS: context.config.thumbnail.scrubEveryS, csrf: csrf))
         }
         router.get("timeline/play") { request, ctx -> Response in
             let csrf = ctx.access.session?.csrf
             let text = request.uri.queryParameters.get("at") ?? ""
             guard let at = Timestamps.date(iso: text) else {
-                return HTML.response(Pages.error(400, "at must be a time such as 2026-11-26T14:03:00Z, found \"\(text.prefix(40))\"", csrf: csrf),
-                                     status: .badRequest)
+                return HTML.response(
+                    Pages.error(
+                        400, "at must be a time such as 2026-11-26T14:03:00Z, found \"\(text.prefix(40))\"", csrf: csrf),
+                    status: .badRequest)
             }
             guard let target = try await playTarget(at: at) else {
-                return HTML.response(Pages.error(404, "nothing was recorded at or after \(text.prefix(40)) that day", csrf: csrf), status: .notFound)
+                return HTML.response(
+                    Pages.error(404, "nothing was recorded at or after \(text.prefix(40)) that day", csrf: csrf),
+                    status: .notFound)
             }
             return Response(status: .seeOther, headers: [.location: target, .cacheControl: "no-store"])
         }
@@ -69,7 +86,8 @@ extension Routes {
     func playTarget(at: Date) async throws -> String? {
         let end = Command.localDay(Pages.localDay(at))?.end ?? at.addingTimeInterval(86_400)
         guard at < end, case .timeline(let timeline) = try await perform(.timeline(from: at, to: end)),
-              let span = timeline.spans.first, let recording = try await context.media.recording(id: span.firstId) else { return nil }
+            let span = timeline.spans.first, let recording = try await context.media.recording(id: span.firstId)
+        else { return nil }
         var offset = 0.0
         if span.start <= at, let start = recording.mediaStart { offset = max(0, at.timeIntervalSince(start)) }
         return "/recordings/\(recording.id)?t=" + String(format: "%.1f", offset)

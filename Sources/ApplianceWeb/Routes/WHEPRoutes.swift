@@ -1,7 +1,7 @@
 import ApplianceBase
-import FrontEndInterface
 import ApplianceProtocol
 import Foundation
+import FrontEndInterface
 import HTTPTypes
 import Hummingbird
 import NIOCore
@@ -33,9 +33,12 @@ extension Routes {
             } catch let error as ApplianceError {
                 throw WebError(error)
             }
-            return Response(status: .created,
-                            headers: [.contentType: WebPaths.sdpType, .location: "/api/whep/\(answer.id)", .cacheControl: "no-store"],
-                            body: ResponseBody(byteBuffer: ByteBuffer(string: answer.sdp)))
+            return Response(
+                status: .created,
+                headers: [
+                    .contentType: WebPaths.sdpType, .location: "/api/whep/\(answer.id)", .cacheControl: "no-store",
+                ],
+                body: ResponseBody(byteBuffer: ByteBuffer(string: answer.sdp)))
         }
         addSwitch("sound", to: router) { try await webrtc.setSound($0, on: $1) }
         // Talk (admins): {"on": true} while the Talk button is held. 409 while another viewer talks.
@@ -51,8 +54,10 @@ extension Routes {
     }
 
     /// `POST /api/whep/<id>/<name>` with `{"on": true|false}`: a session's switch (its sound, its Talk).
-    private func addSwitch(_ name: String, to router: GuardedRouter,
-                           _ set: @escaping @Sendable (String, Bool) async throws -> Void) {
+    private func addSwitch(
+        _ name: String, to router: GuardedRouter,
+        _ set: @escaping @Sendable (String, Bool) async throws -> Void
+    ) {
         router.post(RouterPath("api/whep/:id/\(name)")) { request, ctx -> Response in
             let id = try ctx.parameters.require("id")
             guard case .bool(let on)? = try await JSONBody.arguments(request, context: ctx)["on"] else {

@@ -1,7 +1,7 @@
 import ApplianceBase
-import FrontEndInterface
 import AsyncAlgorithms
 import Foundation
+import FrontEndInterface
 import Logging
 import ServiceLifecycle
 import TLSIdentity

@@ -11,9 +11,12 @@ enum DashboardTLS {
     static let cipherSuites = "ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-RSA-AES128-GCM-SHA256"
 
     static func configuration(for identity: ServedIdentity) throws -> TLSConfiguration {
-        let chain = try NIOSSLCertificate.fromPEMBytes(Array(identity.certificateChainPEM.utf8)).map { NIOSSLCertificateSource.certificate($0) }
+        let chain = try NIOSSLCertificate.fromPEMBytes(Array(identity.certificateChainPEM.utf8)).map {
+            NIOSSLCertificateSource.certificate($0)
+        }
         let key = try NIOSSLPrivateKey(bytes: Array(identity.privateKeyPEM.utf8), format: .pem)
-        var configuration = TLSConfiguration.makeServerConfiguration(certificateChain: chain, privateKey: .privateKey(key))
+        var configuration = TLSConfiguration.makeServerConfiguration(
+            certificateChain: chain, privateKey: .privateKey(key))
         configuration.minimumTLSVersion = .tlsv12
         configuration.cipherSuites = cipherSuites
         return configuration
@@ -43,7 +46,10 @@ final class ServedCertificate: Sendable {
         let context = try NIOSSLContext(configuration: DashboardTLS.configuration(for: loaded.identity))
         state.withLock { $0 = (context, loaded.identity) }
         let identity = loaded.identity
-        reporter.update { $0.fingerprint = identity.fingerprint; $0.certificateExpires = identity.notValidAfter }
+        reporter.update {
+            $0.fingerprint = identity.fingerprint
+            $0.certificateExpires = identity.notValidAfter
+        }
         return loaded
     }
 }

@@ -19,8 +19,11 @@ struct HTTPSChannel: ServerChildChannel, HTTPChannelHandler {
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         let transport = Locked(ConnectionTransport.unknown)
-        let http = HTTP1Channel(responder: responder, configuration: .init(additionalChannelHandlers: [TransportMarker(transport: transport)],
-                                                                           idleTimeout: idleTimeout))
+        let http = HTTP1Channel(
+            responder: responder,
+            configuration: .init(
+                additionalChannelHandlers: [TransportMarker(transport: transport)],
+                idleTimeout: idleTimeout))
         return channel.eventLoop.makeCompletedFuture {
             try channel.pipeline.syncOperations.addHandler(TLSSniffer(certificate: certificate, transport: transport))
         }.flatMap {
@@ -66,7 +69,8 @@ final class TLSSniffer: ChannelInboundHandler, RemovableChannelHandler {
                 return
             }
             do {
-                try context.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: served), position: .after(self))
+                try context.pipeline.syncOperations.addHandler(
+                    NIOSSLServerHandler(context: served), position: .after(self))
             } catch {
                 context.close(promise: nil)
                 return

@@ -14,8 +14,9 @@ struct ButtonStream {
     private let size: Int
 
     init(button: any OpenButton, recognizer: GestureRecognizer, label: String, logger: Logger) {
-        gestures = GestureFeed(recognizer: recognizer, debounce: button.softwareDebounce.map { UInt64($0 / .nanoseconds(1)) },
-                               label: label, logger: logger)
+        gestures = GestureFeed(
+            recognizer: recognizer, debounce: button.softwareDebounce.map { UInt64($0 / .nanoseconds(1)) },
+            label: label, logger: logger)
         size = button.recordSize
         chunk = [UInt8](repeating: 0, count: max(size * 64, 4096))
     }
@@ -38,7 +39,9 @@ struct ButtonStream {
         while true {
             let n: Int
             do {
-                n = try SystemCall.run("read") { chunk.withUnsafeMutableBytes { Glibc.read(button.fd, $0.baseAddress, $0.count) } }
+                n = try SystemCall.run("read") {
+                    chunk.withUnsafeMutableBytes { Glibc.read(button.fd, $0.baseAddress, $0.count) }
+                }
             } catch {
                 switch error.code {
                 case EAGAIN: return (fired, nil)

@@ -1,7 +1,7 @@
 import CLinuxInput
 import Foundation
-import SystemCalls
 import Settings
+import SystemCalls
 
 /// A key on a Linux input device (`[[input]] kind = "evdev"`): a USB keyboard, a presenter remote, a foot pedal.
 ///
@@ -52,10 +52,17 @@ struct EvdevButton: ButtonDevice {
                 continue
             }
             var buffer = [CChar](repeating: 0, count: 256)
-            if appl_evdev_name(fd, &buffer, UInt32(buffer.count - 1)) >= 0, buffer.withUnsafeBufferPointer({ String(cString: $0.baseAddress!) }) == name { return (fd, path) }
+            if appl_evdev_name(fd, &buffer, UInt32(buffer.count - 1)) >= 0,
+                buffer.withUnsafeBufferPointer({ String(cString: $0.baseAddress!) }) == name
+            {
+                return (fd, path)
+            }
             Glibc.close(fd)
         }
-        let note = unreadable > 0 ? " (\(unreadable) of \(nodes.count) devices could not be opened: the daemon's user needs the input group)" : ""
+        let note =
+            unreadable > 0
+            ? " (\(unreadable) of \(nodes.count) devices could not be opened: the daemon's user needs the input group)"
+            : ""
         throw .missing("no input device named \"\(name)\"\(note)")
     }
 }

@@ -1,7 +1,7 @@
+import ApplianceBase
 import ApplianceProtocol
 import Foundation
 import Logging
-import ApplianceBase
 
 /// One open device's edges on their way to gestures: the debouncer (when the device needs one in software) in front
 /// of the recognizer. Deadlines are fired in time order, each at its own time, whichever of the two it belongs to.
@@ -39,7 +39,9 @@ package struct GestureFeed {
                 fired += debouncer!.advance(to: deadline).flatMap { recognise($0, "settled") }
             }
             let gestures = recognizer.advance(to: deadline)
-            if !gestures.isEmpty { logger.debug("input '\(label)': at \(Self.seconds(deadline)) → \(gestures.map(\.rawValue))") }
+            if !gestures.isEmpty {
+                logger.debug("input '\(label)': at \(Self.seconds(deadline)) → \(gestures.map(\.rawValue))")
+            }
             fired += gestures
         }
         return fired
@@ -47,7 +49,9 @@ package struct GestureFeed {
 
     private mutating func recognise(_ edge: ButtonEdge, _ how: String) -> [InputGesture.Gesture] {
         let gestures = recognizer.feed(edge)
-        logger.debug("input '\(label)': \(how) \(edge.pressed ? "down" : "up") at \(Self.seconds(edge.time)) → \(gestures.map(\.rawValue))")
+        logger.debug(
+            "input '\(label)': \(how) \(edge.pressed ? "down" : "up") at \(Self.seconds(edge.time)) → \(gestures.map(\.rawValue))"
+        )
         return gestures
     }
 

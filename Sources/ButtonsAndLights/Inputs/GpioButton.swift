@@ -1,8 +1,8 @@
 import CLinuxInput
 import Foundation
 import Glibc
-import SystemCalls
 import Settings
+import SystemCalls
 
 /// A `[[input]] kind = "gpio"` button: one line of a GPIO chip requested as an input with both edges, the bias, the
 /// kernel applying active_low (so a rising edge is always a press) and `debounce_ms` as the kernel's debounce
@@ -34,22 +34,25 @@ package struct GpioButton: ButtonDevice {
         if config.activeLow { flags |= GpioFlags.activeLow }
         let debounceUs = UInt32(config.debounceMs * 1000)
         let request = { (debounceUs: UInt32) throws(SystemCallError) in
-            try SystemCall.run("GPIO_V2_GET_LINE") { appl_gpio_request_line(chip.fd, offset, Self.consumer, flags, debounceUs) }
+            try SystemCall.run("GPIO_V2_GET_LINE") {
+                appl_gpio_request_line(chip.fd, offset, Self.consumer, flags, debounceUs)
+            }
         }
         let fd: Int32
         var inSoftware = false
         do throws(SystemCallError) {
             do throws(SystemCallError) {
                 fd = try request(debounceUs)
-            } catch where debounceUs > 0 && Self.debounceRefused.contains(error.code) {
+            } catch  where debounceUs > 0 && Self.debounceRefused.contains(error.code) {
                 (fd, inSoftware) = (try request(0), true)
             }
         } catch {
             throw chip.requestError(offset: offset, error)
         }
         _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-        return GpioLineEvents(fd: fd, offset: offset, softwareDebounce: inSoftware ? softwareDebounce : nil,
-                              note: inSoftware ? "the kernel offers no debounce on this line: debounced in software" : nil)
+        return GpioLineEvents(
+            fd: fd, offset: offset, softwareDebounce: inSoftware ? softwareDebounce : nil,
+            note: inSoftware ? "the kernel offers no debounce on this line: debounced in software" : nil)
     }
 
     /// The FIFO stand-in: the line must be an offset (a pipe has no line names).
@@ -59,13 +62,16 @@ package struct GpioButton: ButtonDevice {
         }
         let fd: Int32
         do throws(SystemCallError) {
-            fd = try SystemCall.run("open \(config.chip)") { Glibc.open(config.chip, O_RDONLY | O_NONBLOCK | O_CLOEXEC) }
+            fd = try SystemCall.run("open \(config.chip)") {
+                Glibc.open(config.chip, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+            }
         } catch {
             if error.code == ENOENT { throw .missing("no GPIO chip \(config.chip)") }
             throw .failed("cannot open \(config.chip): \(error.reason)")
         }
-        return GpioLineEvents(fd: fd, offset: offset, softwareDebounce: softwareDebounce,
-                              note: "stand-in: line events read from a FIFO, not a GPIO chip (debounced in software)")
+        return GpioLineEvents(
+            fd: fd, offset: offset, softwareDebounce: softwareDebounce,
+            note: "stand-in: line events read from a FIFO, not a GPIO chip (debounced in software)")
     }
 
     static func isFifo(_ path: String) -> Bool {

@@ -1,8 +1,8 @@
 import CLinuxInput
 import Foundation
 import Glibc
-import SystemCalls
 import Settings
+import SystemCalls
 
 /// An open GPIO chip (`/dev/gpiochipN`), spoken to through the kernel's character-device uAPI v2 (see
 /// docs/DESIGN-NOTES.md, "GPIO"): found by path or by label, its lines by offset or by name. Errors say what was
@@ -44,14 +44,18 @@ package final class GpioChip {
     /// the last two looked up among /dev/gpiochip*.
     package static func find(_ spec: String) throws(ButtonOpenError) -> GpioChip {
         if spec.contains("/") { return try open(path: spec) }
-        if spec.hasPrefix("gpiochip"), FileManager.default.fileExists(atPath: "/dev/" + spec) { return try open(path: "/dev/" + spec) }
+        if spec.hasPrefix("gpiochip"), FileManager.default.fileExists(atPath: "/dev/" + spec) {
+            return try open(path: "/dev/" + spec)
+        }
         var seen: [String] = []
         for path in chipPaths() {
             guard let chip = try? open(path: path) else { continue }
             if chip.label == spec || chip.name == spec { return chip }
             seen.append("\(chip.name) '\(chip.label)'")
         }
-        throw .missing("no GPIO chip labelled '\(spec)' (" + (seen.isEmpty ? "no GPIO chips on this machine" : "there are: " + seen.joined(separator: ", ")) + ")")
+        throw .missing(
+            "no GPIO chip labelled '\(spec)' ("
+                + (seen.isEmpty ? "no GPIO chips on this machine" : "there are: " + seen.joined(separator: ", ")) + ")")
     }
 
     /// /dev/gpiochip* in numeric order.
@@ -73,14 +77,17 @@ package final class GpioChip {
     func lineInfo(_ offset: UInt32) -> LineInfo? {
         var info = gpio_v2_line_info()
         guard appl_gpio_line_info(fd, offset, &info) == 0 else { return nil }
-        return LineInfo(name: Self.string(info.name), consumer: Self.string(info.consumer),
-                        used: info.flags & GpioFlags.used != 0)
+        return LineInfo(
+            name: Self.string(info.name), consumer: Self.string(info.consumer),
+            used: info.flags & GpioFlags.used != 0)
     }
 
     /// The offset of the line `spec` names: a number below the chip's line count, or a line's name.
     package func offset(ofLine spec: String) throws(ButtonOpenError) -> UInt32 {
         if let offset = UInt32(spec) {
-            guard offset < lineCount else { throw .missing("\(name) '\(label)' has no line \(offset) (it has \(lineCount))") }
+            guard offset < lineCount else {
+                throw .missing("\(name) '\(label)' has no line \(offset) (it has \(lineCount))")
+            }
             return offset
         }
         for offset in 0..<lineCount where lineInfo(offset)?.name == spec { return offset }

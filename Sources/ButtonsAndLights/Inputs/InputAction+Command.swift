@@ -1,5 +1,5 @@
-import ApplianceProtocol
 import ApplianceBase
+import ApplianceProtocol
 import Settings
 
 extension ApplianceConfig.InputAction {
@@ -21,9 +21,10 @@ extension ApplianceConfig.Input {
     /// The gestures this input's button is to recognise.
     package var gestureRules: GestureRecognizer.Rules {
         let ms: UInt64 = 1_000_000
-        return GestureRecognizer.Rules(hold: action == .hold,
-                                       longPress: longPressAction == nil ? nil : UInt64(longPressMs) * ms,
-                                       doublePress: doublePressAction == nil ? nil : UInt64(doublePressMs) * ms)
+        return GestureRecognizer.Rules(
+            hold: action == .hold,
+            longPress: longPressAction == nil ? nil : UInt64(longPressMs) * ms,
+            doublePress: doublePressAction == nil ? nil : UInt64(doublePressMs) * ms)
     }
 
     /// The action and command a recognised gesture stands for.

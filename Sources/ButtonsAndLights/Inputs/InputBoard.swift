@@ -1,5 +1,5 @@
-import ApplianceProtocol
 import ApplianceBase
+import ApplianceProtocol
 import Settings
 
 /// Every `[[input]]`'s latest status, for `status.inputs`. Written by `InputService`, read by `StatusReporter`.
@@ -8,9 +8,12 @@ package final class InputBoard: Sendable {
 
     /// Each input starts as missing ("not looked for yet") until its reader has tried it.
     package init(inputs: [ApplianceConfig.Input], device: (ApplianceConfig.Input) -> String) {
-        board = Locked(inputs.map {
-            InputStatus(label: $0.label, kind: $0.kind.rawValue, device: device($0), state: .missing, detail: "not looked for yet")
-        })
+        board = Locked(
+            inputs.map {
+                InputStatus(
+                    label: $0.label, kind: $0.kind.rawValue, device: device($0), state: .missing,
+                    detail: "not looked for yet")
+            })
     }
 
     package var statuses: [InputStatus] { board.withLock { $0 } }

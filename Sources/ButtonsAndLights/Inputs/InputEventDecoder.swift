@@ -1,4 +1,5 @@
 import ApplianceBase
+
 /// Decodes `struct input_event` records as 64-bit Linux lays them out (24 bytes, little endian on the targets):
 /// `struct timeval` (tv_sec Int64, tv_usec Int64), type UInt16, code UInt16, value Int32.
 ///
@@ -47,10 +48,11 @@ package struct InputEventDecoder: Sendable {
         let clamped = min(max(seconds, 0), Int64(UInt64.max / 1_000_000_000 - 1))
         let fraction = min(max(micros, 0), 999_999)
         let time = UInt64(clamped) * 1_000_000_000 + UInt64(fraction) * 1000
-        return Event(time: time,
-                     type: UInt16(littleEndian: record.loadUnaligned(fromByteOffset: 16, as: UInt16.self)),
-                     code: UInt16(littleEndian: record.loadUnaligned(fromByteOffset: 18, as: UInt16.self)),
-                     value: Int32(littleEndian: record.loadUnaligned(fromByteOffset: 20, as: Int32.self)))
+        return Event(
+            time: time,
+            type: UInt16(littleEndian: record.loadUnaligned(fromByteOffset: 16, as: UInt16.self)),
+            code: UInt16(littleEndian: record.loadUnaligned(fromByteOffset: 18, as: UInt16.self)),
+            value: Int32(littleEndian: record.loadUnaligned(fromByteOffset: 20, as: Int32.self)))
     }
 
     /// The configured key's press or release in this record; nil for anything else (other keys, SYN, repeats).

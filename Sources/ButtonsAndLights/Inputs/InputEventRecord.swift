@@ -1,5 +1,5 @@
-import Foundation
 import ApplianceBase
+import Foundation
 
 /// Writes `struct input_event` records as 64-bit Linux lays them out (the inverse of `InputEventDecoder`): what
 /// a stand-in device — a FIFO in the tests and benchmarks — carries instead of a kernel input device.

@@ -1,8 +1,8 @@
+import ApplianceBase
 import ApplianceProtocol
 import Foundation
 import Logging
 import SystemCalls
-import ApplianceBase
 
 /// Reads one `[[input]]` on a thread of its own: opens its device (looking again every second while it is missing
 /// or failing), polls it and a wake pipe, decodes whole records, debounces when the device needs it, and feeds the
@@ -33,9 +33,13 @@ final class InputReader: Sendable {
     /// How long a missing or failed device is left before looking again.
     package static let retry: Int32 = 1000
 
-    package init(index: Int, label: String, kind: String, device: any ButtonDevice, rules: GestureRecognizer.Rules,
-         logger: Logger = Logger(label: "appliance.input"), report: @escaping @Sendable (Int, Report) -> Void) throws {
-        (self.index, self.label, self.kind, self.device, self.rules, self.report) = (index, label, kind, device, rules, report)
+    package init(
+        index: Int, label: String, kind: String, device: any ButtonDevice, rules: GestureRecognizer.Rules,
+        logger: Logger = Logger(label: "appliance.input"), report: @escaping @Sendable (Int, Report) -> Void
+    ) throws {
+        (self.index, self.label, self.kind, self.device, self.rules, self.report) = (
+            index, label, kind, device, rules, report
+        )
         self.logger = logger
         var fds: [Int32] = [0, 0]
         do {
@@ -79,7 +83,8 @@ final class InputReader: Sendable {
     private func run() {
         var last: InputStatus?
         func publish(_ state: InputStatus.State, _ detail: String?, grabbed: Bool? = nil) {
-            let status = InputStatus(label: label, kind: kind, device: device.description, state: state, detail: detail, grabbed: grabbed)
+            let status = InputStatus(
+                label: label, kind: kind, device: device.description, state: state, detail: detail, grabbed: grabbed)
             guard status != last else { return }
             last = status
             report(index, .status(status))
@@ -117,12 +122,14 @@ final class InputReader: Sendable {
         while true {
             let timeout = stream.pollTimeout(retry: Self.retry)  // also how often a vanished path is noticed
             let events = Int16(POLLIN)
-            var fds: [pollfd] = [pollfd(fd: button.fd, events: events, revents: 0), pollfd(fd: wakeRead, events: events, revents: 0)]
+            var fds: [pollfd] = [
+                pollfd(fd: button.fd, events: events, revents: 0), pollfd(fd: wakeRead, events: events, revents: 0),
+            ]
             var ready: Int32 = -1  // interrupted: nothing ready, and no look at the path
             do {
                 // Not retried: an interrupted poll goes on below with nothing ready, so due gestures still expire.
                 ready = try SystemCall.run("poll", retryingInterrupted: false) { poll(&fds, 2, timeout) }
-            } catch where error.code == EINTR {
+            } catch  where error.code == EINTR {
             } catch {
                 return "poll failed: \(error.reason)"
             }
@@ -164,7 +171,8 @@ final class InputReader: Sendable {
     static func monotonicNow() -> UInt64 {
         var ts = timespec()
         clock_gettime(CLOCK_MONOTONIC, &ts)
-        let seconds = UInt64(ts.tv_sec), nanoseconds = UInt64(ts.tv_nsec)
+        let seconds = UInt64(ts.tv_sec)
+        let nanoseconds = UInt64(ts.tv_nsec)
         return seconds * 1_000_000_000 + nanoseconds
     }
 }

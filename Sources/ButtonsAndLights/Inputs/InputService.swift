@@ -1,7 +1,7 @@
+import ApplianceBase
 import ApplianceProtocol
 import Logging
 import ServiceLifecycle
-import ApplianceBase
 import Settings
 
 /// The `[[input]]` shutters: one `InputReader` thread per input, whose gestures become commands sent through the
@@ -18,8 +18,10 @@ package final class InputService: Service, Sendable, CustomStringConvertible {
     private let logger: Logger
     private let perform: @Sendable (Command) async throws(ApplianceError) -> CommandResult
 
-    package init(inputs: [ApplianceConfig.Input], board: InputBoard, events: EventHub, logger: Logger,
-         perform: @escaping @Sendable (Command) async throws(ApplianceError) -> CommandResult) {
+    package init(
+        inputs: [ApplianceConfig.Input], board: InputBoard, events: EventHub, logger: Logger,
+        perform: @escaping @Sendable (Command) async throws(ApplianceError) -> CommandResult
+    ) {
         (self.inputs, self.board, self.events, self.logger, self.perform) = (inputs, board, events, logger, perform)
     }
 
@@ -36,9 +38,11 @@ package final class InputService: Service, Sendable, CustomStringConvertible {
         var readers: [InputReader] = []
         for (index, input) in inputs.enumerated() {
             do {
-                readers.append(try InputReader(index: index, label: input.label, kind: input.kind.rawValue,
-                                               device: Self.device(for: input), rules: input.gestureRules, logger: logger,
-                                               report: { continuation.yield(($0, $1)) }))
+                readers.append(
+                    try InputReader(
+                        index: index, label: input.label, kind: input.kind.rawValue,
+                        device: Self.device(for: input), rules: input.gestureRules, logger: logger,
+                        report: { continuation.yield(($0, $1)) }))
             } catch {
                 logger.error("\(error)")
             }
@@ -64,7 +68,9 @@ package final class InputService: Service, Sendable, CustomStringConvertible {
         let detail = status.detail.map { ": \($0)" } ?? ""
         switch status.state {
         case .connected:
-            logger.info("input '\(status.label)': \(status.device) connected\(status.grabbed == true ? " (grabbed)" : "")\(detail)")
+            logger.info(
+                "input '\(status.label)': \(status.device) connected\(status.grabbed == true ? " (grabbed)" : "")\(detail)"
+            )
             events.publish(.inputConnected(status))
         case .missing, .failed:
             logger.warning("input '\(status.label)': \(status.device) \(status.state.rawValue)\(detail)")
@@ -80,8 +86,12 @@ package final class InputService: Service, Sendable, CustomStringConvertible {
         } catch {
             failure = error.message
         }
-        logger.info("input '\(input.label)': \(gesture.rawValue) → \(command.name)\(failure.map { " refused: \($0)" } ?? "")")
-        events.publish(.inputGesture(InputGesture(label: input.label, gesture: gesture, action: action.rawValue,
-                                                  command: command.name, error: failure)))
+        logger.info(
+            "input '\(input.label)': \(gesture.rawValue) → \(command.name)\(failure.map { " refused: \($0)" } ?? "")")
+        events.publish(
+            .inputGesture(
+                InputGesture(
+                    label: input.label, gesture: gesture, action: action.rawValue,
+                    command: command.name, error: failure)))
     }
 }

@@ -1,8 +1,8 @@
 import CLinuxInput
 import Glibc
+import Settings
 import Synchronization
 import SystemCalls
-import Settings
 
 /// A GPIO line driving a light: requested as an output (the kernel applying active_low, so 1 is always "lit"),
 /// held for as long as the daemon runs, set with GPIO_V2_LINE_SET_VALUES.
@@ -12,18 +12,25 @@ final class GpioLight: Light {
     private let closed = Atomic(false)
 
     package init(output: ApplianceConfig.Output) throws(LightError) {
-        let chip: GpioChip, offset: UInt32
+        let chip: GpioChip
+        let offset: UInt32
         do {
             chip = try GpioChip.find(output.chip)
             offset = try chip.offset(ofLine: output.line)
         } catch {
-            switch error { case .missing(let why), .failed(let why): throw LightError(why) }
+            switch error {
+            case .missing(let why), .failed(let why): throw LightError(why)
+            }
         }
         let flags: UInt64 = output.activeLow ? GpioFlags.output | GpioFlags.activeLow : GpioFlags.output
         do throws(SystemCallError) {
-            fd = try SystemCall.run("GPIO_V2_GET_LINE") { appl_gpio_request_output(chip.fd, offset, GpioButton.consumer, flags, 0) }
+            fd = try SystemCall.run("GPIO_V2_GET_LINE") {
+                appl_gpio_request_output(chip.fd, offset, GpioButton.consumer, flags, 0)
+            }
         } catch {
-            switch chip.requestError(offset: offset, error) { case .missing(let why), .failed(let why): throw LightError(why) }
+            switch chip.requestError(offset: offset, error) {
+            case .missing(let why), .failed(let why): throw LightError(why)
+            }
         }
         device = "\(chip.path) line \(offset)"
     }

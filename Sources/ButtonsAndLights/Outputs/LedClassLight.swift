@@ -15,8 +15,9 @@ struct LedClassLight: Light {
     package init(led: String) throws(LightError) {
         folder = Self.folder(led)
         guard FileManager.default.fileExists(atPath: folder + "/brightness") else {
-            throw LightError(FileManager.default.fileExists(atPath: folder)
-                ? "\(folder) has no brightness file (not an LED-class device)" : "no LED \(folder)")
+            throw LightError(
+                FileManager.default.fileExists(atPath: folder)
+                    ? "\(folder) has no brightness file (not an LED-class device)" : "no LED \(folder)")
         }
         let text = (try? String(contentsOfFile: folder + "/max_brightness", encoding: .utf8)) ?? ""
         maxBrightness = Int(text.trimmingCharacters(in: .whitespacesAndNewlines)).flatMap { $0 > 0 ? $0 : nil } ?? 1

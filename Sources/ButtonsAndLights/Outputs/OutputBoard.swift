@@ -1,5 +1,5 @@
-import ApplianceProtocol
 import ApplianceBase
+import ApplianceProtocol
 import Settings
 
 /// What each `[[output]]` shows, for `status.outputs`: written by the recording light, read by `StatusReporter`.
@@ -8,9 +8,12 @@ package final class OutputBoard: Sendable {
     private let entries: Locked<[OutputStatus]>
 
     package init(_ outputs: [ApplianceConfig.Output]) {
-        entries = Locked(outputs.map {
-            OutputStatus(label: $0.label, kind: $0.kind.rawValue, role: $0.role.rawValue, device: Lights.device($0), state: .off)
-        })
+        entries = Locked(
+            outputs.map {
+                OutputStatus(
+                    label: $0.label, kind: $0.kind.rawValue, role: $0.role.rawValue, device: Lights.device($0),
+                    state: .off)
+            })
     }
 
     /// nil when no output is configured (status then leaves `outputs` out).

@@ -1,8 +1,8 @@
+import ApplianceBase
 import ApplianceProtocol
 import AsyncAlgorithms
 import Logging
 import ServiceLifecycle
-import ApplianceBase
 import Settings
 
 /// The `[[output]] role = "recording"` lights: on while recording, off when idle, blinking (250 ms on, 250 ms off,
@@ -26,9 +26,11 @@ package final class RecordingLight: Service, Sendable, CustomStringConvertible {
     private let perform: @Sendable (Command) async throws(ApplianceError) -> CommandResult
     private let minFreeMb: Int
 
-    package init(outputs: [ApplianceConfig.Output], board: OutputBoard, events: EventHub, minFreeMb: Int, logger: Logger,
-         perform: @escaping @Sendable (Command) async throws(ApplianceError) -> CommandResult,
-         open: @escaping @Sendable (ApplianceConfig.Output) throws(LightError) -> any Light = Lights.open) {
+    package init(
+        outputs: [ApplianceConfig.Output], board: OutputBoard, events: EventHub, minFreeMb: Int, logger: Logger,
+        perform: @escaping @Sendable (Command) async throws(ApplianceError) -> CommandResult,
+        open: @escaping @Sendable (ApplianceConfig.Output) throws(LightError) -> any Light = Lights.open
+    ) {
         panel = LightPanel(outputs: outputs.filter { $0.role == .recording }, board: board, logger: logger, open: open)
         (self.events, self.perform, self.minFreeMb) = (events, perform, minFreeMb)
     }
@@ -63,7 +65,9 @@ package final class RecordingLight: Service, Sendable, CustomStringConvertible {
         var answers = LightAnswers(minFreeMb: minFreeMb)
         if refresh.contains(.status), case .status(let s)? = try? await perform(.status) { answers.status = s }
         if refresh.contains(.cameras), case .cameras(let c)? = try? await perform(.cameras) { answers.cameras = c }
-        if refresh.contains(.backup), case .backupStatus(let b)? = try? await perform(.backupStatus) { answers.backup = b }
+        if refresh.contains(.backup), case .backupStatus(let b)? = try? await perform(.backupStatus) {
+            answers.backup = b
+        }
         return answers
     }
 }
@@ -103,8 +107,10 @@ actor LightPanel {
     private let logger: Logger
     private let open: @Sendable (ApplianceConfig.Output) throws(LightError) -> any Light
 
-    package init(outputs: [ApplianceConfig.Output], board: OutputBoard, logger: Logger,
-         open: @escaping @Sendable (ApplianceConfig.Output) throws(LightError) -> any Light) {
+    package init(
+        outputs: [ApplianceConfig.Output], board: OutputBoard, logger: Logger,
+        open: @escaping @Sendable (ApplianceConfig.Output) throws(LightError) -> any Light
+    ) {
         slots = outputs.map(Slot.init)
         (self.board, self.logger, self.open) = (board, logger, open)
     }
@@ -187,7 +193,9 @@ actor LightPanel {
 
     private func fail(_ slot: Slot, _ reason: String, now: ContinuousClock.Instant) {
         if slot.failure != reason {
-            logger.warning("light '\(slot.config.label)' does not work: \(reason); trying again every \(RecordingLight.retry.components.seconds) s")
+            logger.warning(
+                "light '\(slot.config.label)' does not work: \(reason); trying again every \(RecordingLight.retry.components.seconds) s"
+            )
         }
         (slot.failure, slot.retryAt) = (reason, now + RecordingLight.retry)
         var s = status(slot, device: Lights.device(slot.config))

@@ -30,9 +30,13 @@ package struct LightFacts: Equatable, Sendable {
     /// The backup's pause reason.
     package var backupPaused: String?
 
-    package init(recording: Bool = false, storageMissing: Bool = false, storageFull: String? = nil, storageLow: Bool = false,
-                 failedCameras: [String] = [], missingCameras: [String] = [], backupPaused: String? = nil) {
-        (self.recording, self.storageMissing, self.storageFull, self.storageLow) = (recording, storageMissing, storageFull, storageLow)
+    package init(
+        recording: Bool = false, storageMissing: Bool = false, storageFull: String? = nil, storageLow: Bool = false,
+        failedCameras: [String] = [], missingCameras: [String] = [], backupPaused: String? = nil
+    ) {
+        (self.recording, self.storageMissing, self.storageFull, self.storageLow) = (
+            recording, storageMissing, storageFull, storageLow
+        )
         (self.failedCameras, self.missingCameras, self.backupPaused) = (failedCameras, missingCameras, backupPaused)
     }
 

@@ -1,8 +1,8 @@
 import ApplianceProtocol
 import Foundation
 import Logging
-import Settings
 import MediaLibrary
+import Settings
 
 /// What happened, as records: activity begins and ends (from the detectors' events, a press, a mark), is stored by
 /// the library, marks the recordings that cover it (retention keeps those longer), and is listed, shown and
@@ -26,11 +26,14 @@ package struct ActivityLog: Sendable {
 
     // MARK: commands
 
-    package func list(_ filter: ActivityFilter) async throws -> ActivityList { try await library.activity(filter, longest: longest) }
+    package func list(_ filter: ActivityFilter) async throws -> ActivityList {
+        try await library.activity(filter, longest: longest)
+    }
 
     package func show(id: Int64) async throws -> ActivityDetail {
         let activity = try await find(id)
-        let recordings = try await library.overlapping(from: activity.startedAt, to: activity.endedAt ?? Date(), longest: longest)
+        let recordings = try await library.overlapping(
+            from: activity.startedAt, to: activity.endedAt ?? Date(), longest: longest)
         return ActivityDetail(activity: activity, recordings: recordings)
     }
 
@@ -39,8 +42,9 @@ package struct ActivityLog: Sendable {
         let now = Date()
         let start = mark.at ?? now
         guard start <= now.addingTimeInterval(60) else { throw ApplianceError(.badRequest, "args.at is in the future") }
-        let activity = Activity(id: 0, kind: .external, label: mark.label, camera: await activeCamera(), startedAt: start,
-                                endedAt: start.addingTimeInterval(mark.durationS ?? 0))
+        let activity = Activity(
+            id: 0, kind: .external, label: mark.label, camera: await activeCamera(), startedAt: start,
+            endedAt: start.addingTimeInterval(mark.durationS ?? 0))
         return try await record(activity, picture: abs(start.timeIntervalSince(now)) < 2)
     }
 
@@ -55,7 +59,8 @@ package struct ActivityLog: Sendable {
     /// A press of the event button (`protect` from any front end): a `manual` activity at that moment.
     package func pressed(_ result: ProtectResult) async {
         let now = Date()
-        let activity = Activity(id: 0, kind: .manual, label: "protect", camera: await activeCamera(), startedAt: now, endedAt: now)
+        let activity = Activity(
+            id: 0, kind: .manual, label: "protect", camera: await activeCamera(), startedAt: now, endedAt: now)
         do {
             _ = try await record(activity, picture: true, covering: (result.from, result.to))
         } catch {
@@ -68,7 +73,8 @@ package struct ActivityLog: Sendable {
     /// Stores an activity that has begun (or a whole one) and marks the recordings under it so far.
     package func begin(_ activity: Activity) async throws -> Activity {
         let stored = try await library.insertActivity(activity)
-        try await library.markCovering(from: activity.startedAt, to: activity.endedAt ?? Date(), longest: longest, weight: Self.weight(activity))
+        try await library.markCovering(
+            from: activity.startedAt, to: activity.endedAt ?? Date(), longest: longest, weight: Self.weight(activity))
         return stored
     }
 
@@ -77,7 +83,8 @@ package struct ActivityLog: Sendable {
         var closed = activity
         closed.thumbnail = closed.thumbnail ?? pictures.existing(kind: activity.kind, startedAt: activity.startedAt)
         closed = try await library.updateActivity(closed)
-        try await library.markCovering(from: closed.startedAt, to: closed.endedAt ?? Date(), longest: longest, weight: Self.weight(closed))
+        try await library.markCovering(
+            from: closed.startedAt, to: closed.endedAt ?? Date(), longest: longest, weight: Self.weight(closed))
         clips.events.publish(.activity(closed))
     }
 
@@ -85,7 +92,9 @@ package struct ActivityLog: Sendable {
     func tidy(now: Date = Date()) async {
         do {
             for closed in try await library.closeOpenActivity() {
-                clips.logger.notice("activity \(closed.id) (\(closed.kind.rawValue)) was left open by the last run: closed at its start")
+                clips.logger.notice(
+                    "activity \(closed.id) (\(closed.kind.rawValue)) was left open by the last run: closed at its start"
+                )
             }
             let days = config.storage.eventKeepDays
             let cutoff = days > 0 ? now.addingTimeInterval(-Double(days) * 86_400) : nil
@@ -113,7 +122,9 @@ package struct ActivityLog: Sendable {
     }
 
     private func find(_ id: Int64) async throws -> Activity {
-        guard let activity = try await library.activity(id: id) else { throw ApplianceError(.notFound, "no activity with number \(id)") }
+        guard let activity = try await library.activity(id: id) else {
+            throw ApplianceError(.notFound, "no activity with number \(id)")
+        }
         return activity
     }
 }

@@ -1,7 +1,7 @@
+import ApplianceBase
 import ApplianceProtocol
 import Foundation
 import GStreamerKit
-import ApplianceBase
 
 /// The picture of an activity: the live frame at hand, as a small JPEG under `activity/`, named by kind and start so
 /// the detector can write it (and write it again at a better moment) before the activity has a number.
@@ -18,7 +18,9 @@ package struct ActivityPictures: Sendable {
     /// Writes the latest frame for the activity of `kind` that started at `startedAt`; nil when there is no frame
     /// yet or it could not be written. The file is replaced whole (a reader never sees half a picture).
     /// An object's picture (`label`) is named by its label too (two objects may start together) and shows `box`.
-    package func capture(kind: Activity.Kind, label: String? = nil, startedAt: Date, box: ObjectBox? = nil) async -> String? {
+    package func capture(kind: Activity.Kind, label: String? = nil, startedAt: Date, box: ObjectBox? = nil) async
+        -> String?
+    {
         guard let frame = latestFrame() else { return nil }
         let name = label.map { "\(kind.rawValue)-\(Self.fileSafe($0))" } ?? kind.rawValue
         let path = data.activityPicturePath(kind: name, startedAt: startedAt)
@@ -26,8 +28,11 @@ package struct ActivityPictures: Sendable {
         do {
             try await blocking {
                 let partial = path + ".partial"
-                _ = try frame.writeJPEG(to: partial, maxWidth: Self.width, maxHeight: Self.width, quality: 80, box: corners)
-                guard rename(partial, path) == 0 else { throw DataDirectory.StorageError(description: "cannot rename \(partial)") }
+                _ = try frame.writeJPEG(
+                    to: partial, maxWidth: Self.width, maxHeight: Self.width, quality: 80, box: corners)
+                guard rename(partial, path) == 0 else {
+                    throw DataDirectory.StorageError(description: "cannot rename \(partial)")
+                }
             }
             return path
         } catch {

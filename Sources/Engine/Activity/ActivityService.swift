@@ -1,8 +1,8 @@
+import ApplianceBase
 import ApplianceProtocol
 import Foundation
 import Logging
 import ServiceLifecycle
-import ApplianceBase
 
 /// Turns the detectors' events into activity records: `motion_started` and `sound_started` store one, their `_ended`
 /// closes it (with its peak, zones and picture). At start it closes what the last run left open, and every hour it
@@ -52,9 +52,13 @@ package final class ActivityService: Service, CustomStringConvertible {
             switch record.event {
             case .cameraSwitched(let switched): camera = switched.to
             case .motionStarted(let e):
-                await begin(Activity(id: 0, kind: .motion, camera: e.camera, startedAt: e.startedAt, zones: e.zones, peak: e.peakScore))
+                await begin(
+                    Activity(
+                        id: 0, kind: .motion, camera: e.camera, startedAt: e.startedAt, zones: e.zones,
+                        peak: e.peakScore))
             case .motionEnded(let e):
-                await end(Key(kind: .motion), at: e.endedAt ?? Date()) { a in (a.zones, a.peak) = (e.zones, e.peakScore) }
+                await end(Key(kind: .motion), at: e.endedAt ?? Date()) { a in (a.zones, a.peak) = (e.zones, e.peakScore)
+                }
             case .soundStarted(let e):
                 var activity = Activity(id: 0, kind: .sound, camera: camera, startedAt: e.startedAt, peak: e.peakDb)
                 activity.thumbnail = await log.pictures.capture(kind: .sound, startedAt: e.startedAt)
@@ -62,11 +66,16 @@ package final class ActivityService: Service, CustomStringConvertible {
             case .soundEnded(let e):
                 await end(Key(kind: .sound), at: e.endedAt ?? Date()) { $0.peak = e.peakDb }
             case .objectStarted(let e):
-                var activity = Activity(id: 0, kind: .object, label: e.label, camera: e.camera, startedAt: e.startedAt, peak: e.score, box: e.box)
-                activity.thumbnail = await log.pictures.capture(kind: .object, label: e.label, startedAt: e.startedAt, box: e.box)
+                var activity = Activity(
+                    id: 0, kind: .object, label: e.label, camera: e.camera, startedAt: e.startedAt, peak: e.score,
+                    box: e.box)
+                activity.thumbnail = await log.pictures.capture(
+                    kind: .object, label: e.label, startedAt: e.startedAt, box: e.box)
                 await begin(activity)
             case .objectEnded(let e):
-                await end(Key(kind: .object, label: e.label), at: e.endedAt ?? Date()) { a in (a.peak, a.box) = (e.score, e.box) }
+                await end(Key(kind: .object, label: e.label), at: e.endedAt ?? Date()) { a in
+                    (a.peak, a.box) = (e.score, e.box)
+                }
             default:
                 break
             }
@@ -76,9 +85,12 @@ package final class ActivityService: Service, CustomStringConvertible {
     private func begin(_ activity: Activity) async {
         do {
             let stored = try await log.begin(activity)
-            open.withLock { $0[Key(kind: activity.kind, label: activity.kind == .object ? activity.label : nil)] = stored }
+            open.withLock {
+                $0[Key(kind: activity.kind, label: activity.kind == .object ? activity.label : nil)] = stored
+            }
         } catch {
-            logger.error("activity: the \(activity.kind.rawValue) at \(activity.startedAt) could not be stored: \(error)")
+            logger.error(
+                "activity: the \(activity.kind.rawValue) at \(activity.startedAt) could not be stored: \(error)")
         }
     }
 

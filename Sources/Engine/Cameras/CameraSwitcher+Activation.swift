@@ -1,8 +1,8 @@
+import ApplianceBase
 import ApplianceProtocol
 import Foundation
 import GStreamerKit
 import Logging
-import ApplianceBase
 
 /// Switching itself: handing the output from one source to another on a frame boundary (see `Handover`).
 extension CameraSwitcher {
@@ -11,7 +11,8 @@ extension CameraSwitcher {
         switch choice {
         case .named(let name):
             guard let found = slots.first(where: { $0.name == name }) else {
-                throw ApplianceError(.notFound, "no camera named '\(name)' (cameras: \(slots.map(\.name).joined(separator: ", ")))")
+                throw ApplianceError(
+                    .notFound, "no camera named '\(name)' (cameras: \(slots.map(\.name).joined(separator: ", ")))")
             }
             target = found
         case .next:
@@ -27,7 +28,8 @@ extension CameraSwitcher {
         }
         // Refused before the shown camera is touched: nothing can be done with it until that start returns.
         if target.isStuck, case .error(let reason) = target.state.withLock({ $0 }) {
-            throw ApplianceError(.unavailable, "camera '\(target.name)' cannot start: \(reason); its start has not returned yet")
+            throw ApplianceError(
+                .unavailable, "camera '\(target.name)' cannot start: \(reason); its start has not returned yet")
         }
         let previous = active
         let started = ContinuousClock.now
@@ -37,12 +39,15 @@ extension CameraSwitcher {
         } catch {
             let reason = "\(error)"
             if let previous, active === previous {  // it started beside: the shown camera was never left
-                throw ApplianceError(.unavailable, "camera '\(target.name)' failed to start (\(reason)); still on '\(previous.name)'")
+                throw ApplianceError(
+                    .unavailable, "camera '\(target.name)' failed to start (\(reason)); still on '\(previous.name)'")
             }
             if let previous, (try? await activate(previous, leaving: nil)) != nil {
-                throw ApplianceError(.unavailable, "camera '\(target.name)' failed to start (\(reason)); still on '\(previous.name)'")
+                throw ApplianceError(
+                    .unavailable, "camera '\(target.name)' failed to start (\(reason)); still on '\(previous.name)'")
             }
-            throw ApplianceError(.unavailable, "camera '\(target.name)' failed to start (\(reason)); no camera is active")
+            throw ApplianceError(
+                .unavailable, "camera '\(target.name)' failed to start (\(reason)); no camera is active")
         }
         let latency = arrived.map { ($0 - started) / .milliseconds(1) }
         preferred = target
@@ -85,8 +90,12 @@ extension CameraSwitcher {
         retries[target.name] = nil
         setActive(target)
         let latency = ((arrived ?? .now) - started) / .milliseconds(1)
-        events.publish(.cameraSwitched(CameraSwitched(from: previous?.name, to: target.name, latencyMs: (latency * 10).rounded() / 10)))
-        logger.info("camera '\(target.name)' active", metadata: ["previous": "\(previous?.name ?? "-")", "latency_ms": "\(String(format: "%.1f", latency))"])
+        events.publish(
+            .cameraSwitched(
+                CameraSwitched(from: previous?.name, to: target.name, latencyMs: (latency * 10).rounded() / 10)))
+        logger.info(
+            "camera '\(target.name)' active",
+            metadata: ["previous": "\(previous?.name ?? "-")", "latency_ms": "\(String(format: "%.1f", latency))"])
         return arrived
     }
 
@@ -102,7 +111,9 @@ extension CameraSwitcher {
                 let why = target.network?.stats?.noVideoTrack == true ? ": the camera's stream has no video track" : ""
                 throw ApplianceError(.unavailable, "no frame within \(timeout)\(why)")
             }
-            guard delivered else { throw ApplianceError(.unavailable, target.startFailureReason ?? "its source failed") }
+            guard delivered else {
+                throw ApplianceError(.unavailable, target.startFailureReason ?? "its source failed")
+            }
         } catch let absent as CameraSlot.NoWriter {
             handover?.cancel()
             waitForWriter(target, on: absent.path, reason: absent.description)
@@ -146,7 +157,8 @@ extension CameraSwitcher {
     private func complete(_ handover: Handover?, to pad: Pad) async -> ContinuousClock.Instant? {
         guard let handover else { return nil }
         if await handover.completed.wait(timeout: Self.handoverTimeout) == nil {
-            logger.warning("the shown source did not reach the switch point within \(Self.handoverTimeout): switching now")
+            logger.warning(
+                "the shown source did not reach the switch point within \(Self.handoverTimeout): switching now")
             handover.force()
         }
         shownPad = pad
@@ -176,7 +188,8 @@ extension CameraSwitcher {
     /// and once failed to negotiate at all (the chaos soak: "camera-filler/convert: not negotiated" as an RTSP camera
     /// dropped, a hole of 1.6 s in the clip). Started again here only if something stopped it.
     private func startFiller() async {
-        let filler = graph.filler, pipeline = graph.pipeline
+        let filler = graph.filler
+        let pipeline = graph.pipeline
         if !filler.isRunning { _ = try? await filler.start(following: pipeline, deadline: .seconds(10)) }
     }
 }

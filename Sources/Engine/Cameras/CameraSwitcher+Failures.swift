@@ -1,7 +1,7 @@
+import ApplianceBase
 import ApplianceProtocol
 import Foundation
 import SystemCalls
-import ApplianceBase
 
 /// Keeping the output going when cameras fail, vanish or appear.
 extension CameraSwitcher {

@@ -1,9 +1,9 @@
+import ApplianceBase
 import ApplianceProtocol
 import Foundation
 import GStreamerKit
 import Logging
 import ServiceLifecycle
-import ApplianceBase
 
 /// Owns which camera feeds the encoder. Every camera operation — a switch, a failed camera, a device that came or
 /// went — is a request in one queue, drained by one loop (`run`, a Service): operations happen one at a time in
@@ -85,7 +85,12 @@ public actor CameraSwitcher: Service, CustomStringConvertible {
 
     /// Hot-plug: missing cameras whose device appeared become usable (and active if nothing is).
     nonisolated func refreshDevices() {
-        guard refreshQueued.withLock({ queued in defer { queued = true }; return !queued }) else { return }
+        guard
+            refreshQueued.withLock({ queued in
+                defer { queued = true }
+                return !queued
+            })
+        else { return }
         enqueue(.refresh)
     }
 
@@ -140,15 +145,19 @@ public actor CameraSwitcher: Service, CustomStringConvertible {
     }
 
     package func report(devices: [DeviceInfo]) -> CamerasReport {
-        CamerasReport(active: active?.name, cameras: slots.map { slot in
-            let state = slot.state.withLock { $0 }, mode = slot.mode.withLock { $0 }
-            let stream = slot.network?.stats
-            return CameraReport(name: slot.name, source: slot.kind, device: slot.deviceName,
-                                state: state.name, detail: state.detail, alwaysOn: slot.config.alwaysOn,
-                                mode: stream.flatMap(ReceivedSource.summary) ?? mode?.summary,
-                                modeReason: stream.flatMap(ReceivedSource.detail) ?? mode?.reason, framesIn: slot.framesIn,
-                                framesRepeated: slot.framesRepeated)
-        }, devices: devices)
+        CamerasReport(
+            active: active?.name,
+            cameras: slots.map { slot in
+                let state = slot.state.withLock { $0 }
+                let mode = slot.mode.withLock { $0 }
+                let stream = slot.network?.stats
+                return CameraReport(
+                    name: slot.name, source: slot.kind, device: slot.deviceName,
+                    state: state.name, detail: state.detail, alwaysOn: slot.config.alwaysOn,
+                    mode: stream.flatMap(ReceivedSource.summary) ?? mode?.summary,
+                    modeReason: stream.flatMap(ReceivedSource.detail) ?? mode?.reason, framesIn: slot.framesIn,
+                    framesRepeated: slot.framesRepeated)
+            }, devices: devices)
     }
 
     /// Cameras activated since activation number `index`, plus the one active then (for a recording's row).

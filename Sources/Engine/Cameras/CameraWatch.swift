@@ -1,8 +1,8 @@
+import ApplianceBase
 import ApplianceProtocol
 import AsyncAlgorithms
 import GStreamerKit
 import ServiceLifecycle
-import ApplianceBase
 
 /// Watches capture devices come and go: GStreamer's device monitor (events `device_added`, `device_removed`), and
 /// every 2 s the configured V4L2 device nodes, which appear without the monitor noticing where there is no udev
@@ -37,7 +37,9 @@ package struct CameraWatch: Service, CustomStringConvertible {
                 }
             }
             group.addTask {
-                for await _ in AsyncTimerSequence(interval: Self.pollInterval, clock: .continuous).cancelOnGracefulShutdown() {
+                for await _ in AsyncTimerSequence(interval: Self.pollInterval, clock: .continuous)
+                    .cancelOnGracefulShutdown()
+                {
                     cameras.refreshDevices()
                 }
             }

@@ -1,5 +1,5 @@
-import Foundation
 import ApplianceBase
+import Foundation
 import Settings
 
 /// A capture mode a camera offers, read from its caps.
@@ -15,7 +15,8 @@ public struct CameraMode: Equatable, Sendable {
     public var rates: [Double] = []
     public var rateIsRange = false
 
-    public init(format: String, width: Int, height: Int, fps: Double, rates: [Double]? = nil, rateIsRange: Bool = false) {
+    public init(format: String, width: Int, height: Int, fps: Double, rates: [Double]? = nil, rateIsRange: Bool = false)
+    {
         (self.format, self.width, self.height, self.fps) = (format, width, height, fps)
         self.rates = rates ?? [fps]
         self.rateIsRange = rateIsRange
@@ -23,7 +24,9 @@ public struct CameraMode: Equatable, Sendable {
 
     /// Whether `rate` can be asked of the camera exactly (listed, or inside the range).
     public func offers(rate: Double) -> Bool {
-        if rateIsRange, let low = rates.min(), let high = rates.max() { return rate >= low - 0.01 && rate <= high + 0.01 }
+        if rateIsRange, let low = rates.min(), let high = rates.max() {
+            return rate >= low - 0.01 && rate <= high + 0.01
+        }
         return rates.contains { abs($0 - rate) < 0.01 }
     }
 
@@ -50,8 +53,10 @@ public struct CameraMode: Equatable, Sendable {
             let rates = values["framerate"].map(fractions) ?? []
             let isRange = values["framerate"]?.contains("[") ?? false
             for format in formats(mediaType: mediaType, value: values["format"]) {
-                modes.append(CameraMode(format: format, width: width, height: height, fps: rates.max() ?? 0,
-                                        rates: rates.isEmpty ? [0] : rates.sorted(by: >), rateIsRange: isRange))
+                modes.append(
+                    CameraMode(
+                        format: format, width: width, height: height, fps: rates.max() ?? 0,
+                        rates: rates.isEmpty ? [0] : rates.sorted(by: >), rateIsRange: isRange))
             }
         }
         return modes
@@ -63,13 +68,19 @@ public struct CameraMode: Equatable, Sendable {
         var order: [String] = []
         var best: [String: [String: CameraMode]] = [:]
         for mode in modes {
-            if best[mode.format] == nil { order.append(mode.format); best[mode.format] = [:] }
+            if best[mode.format] == nil {
+                order.append(mode.format)
+                best[mode.format] = [:]
+            }
             let size = "\(mode.width)x\(mode.height)"
             if (best[mode.format]?[size]?.fps ?? -1) < mode.fps { best[mode.format]?[size] = mode }
         }
         return order.map { format in
             let sizes = best[format]!.values.sorted { ($0.width * $0.height, $0.fps) > ($1.width * $1.height, $1.fps) }
-            var text = "\(format) " + sizes.prefix(limit).map { "\($0.width)x\($0.height)@\(ModeRequest.fpsText($0.fps))" }.joined(separator: ", ")
+            var text =
+                "\(format) "
+                + sizes.prefix(limit).map { "\($0.width)x\($0.height)@\(ModeRequest.fpsText($0.fps))" }.joined(
+                    separator: ", ")
             if sizes.count > limit { text += " (+\(sizes.count - limit) more)" }
             return text
         }.joined(separator: "; ")
@@ -107,7 +118,9 @@ public struct CameraMode: Equatable, Sendable {
         let text = value.replacingOccurrences(of: "(fraction)", with: "")
         for part in text.split(whereSeparator: { !$0.isNumber && $0 != "/" }) {
             let pieces = part.split(separator: "/")
-            guard pieces.count == 2, let n = Double(pieces[0]), let d = Double(pieces[1]), d > 0, n > 0 else { continue }
+            guard pieces.count == 2, let n = Double(pieces[0]), let d = Double(pieces[1]), d > 0, n > 0 else {
+                continue
+            }
             found.append(n / d)
         }
         return found

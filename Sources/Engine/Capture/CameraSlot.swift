@@ -1,8 +1,8 @@
+import ApplianceBase
 import ApplianceProtocol
 import Foundation
 import GStreamerKit
 import Logging
-import ApplianceBase
 import Settings
 import SystemCalls
 
@@ -70,9 +70,11 @@ package final class CameraSlot: Sendable {
 
     /// Builds the camera's bin inside `pipeline` and links it to `selector`. `onStreamEnd` is called (from a
     /// streaming thread) when the camera's stream ends by itself: its EOS never reaches the selector.
-    package init(config camera: ApplianceConfig.Camera, kind: String, initialState: State, fragments: FragmentLibrary,
-         rawCaps: Caps, video: ApplianceConfig.Video, pipeline: Pipeline, selector: Element,
-         onStreamEnd: @escaping @Sendable (String) -> Void) throws {
+    package init(
+        config camera: ApplianceConfig.Camera, kind: String, initialState: State, fragments: FragmentLibrary,
+        rawCaps: Caps, video: ApplianceConfig.Video, pipeline: Pipeline, selector: Element,
+        onStreamEnd: @escaping @Sendable (String) -> Void
+    ) throws {
         name = camera.name
         config = camera
         self.kind = kind
@@ -141,7 +143,8 @@ package final class CameraSlot: Sendable {
     /// The elements between a camera's source and the selector: convert, mirror and rotate as configured, scale,
     /// the rate keeper, the graph's raw caps, and the label that gives every slot the graph's exact caps.
     private static func conversion(_ camera: ApplianceConfig.Camera, rawCaps: Caps) throws
-        -> (elements: [Element], convert: Element, rate: Element, label: Element) {
+        -> (elements: [Element], convert: Element, rate: Element, label: Element)
+    {
         let convert = try Element.make("videoconvert", name: "convert")
         var chain: [Element] = [convert]
         if camera.mirror {
@@ -178,23 +181,29 @@ package final class CameraSlot: Sendable {
     }
 
     /// The source bin of a `pipeline` camera or a built-in kind; nil for V4L2 (made at each start).
-    private static func makeSource(_ camera: ApplianceConfig.Camera, kind: String, fragments: FragmentLibrary,
-                                   video: ApplianceConfig.Video) throws -> Bin? {
+    private static func makeSource(
+        _ camera: ApplianceConfig.Camera, kind: String, fragments: FragmentLibrary,
+        video: ApplianceConfig.Video
+    ) throws -> Bin? {
         switch kind {
         case "v4l2":
             return nil
         case "pipeline":
-            return try FragmentLibrary.parse(camera.pipeline, label: "camera '\(camera.name)' pipeline", binName: "source")
+            return try FragmentLibrary.parse(
+                camera.pipeline, label: "camera '\(camera.name)' pipeline", binName: "source")
         default:
-            return try fragments.makeBin("sources", "video-\(kind)", FragmentLibrary.videoSourceValues(camera, video: video, caps: ""),
-                                         binName: "source")
+            return try fragments.makeBin(
+                "sources", "video-\(kind)", FragmentLibrary.videoSourceValues(camera, video: video, caps: ""),
+                binName: "source")
         }
     }
 
     /// Counts the frames the camera delivers (the first fires `firstFrame`) and keeps its end of stream from the
     /// selector: a camera that ends (unplugged, num-buffers, an error upstream) must not end the recording.
-    private static func watch(_ output: Pad, name: String, delivered: Counter, firstFrame: Locked<OneShot<Bool>?>,
-                              onStreamEnd: @escaping @Sendable (String) -> Void) {
+    private static func watch(
+        _ output: Pad, name: String, delivered: Counter, firstFrame: Locked<OneShot<Bool>?>,
+        onStreamEnd: @escaping @Sendable (String) -> Void
+    ) {
         output.addProbe([.buffer, .eventDownstream]) { info in
             if info.buffer != nil {
                 delivered.increment()
@@ -259,7 +268,10 @@ package final class CameraSlot: Sendable {
     /// once its writer has written (`NoWriter` after `deadline`), since a filesrc opening a FIFO with no writer would.
     package func start(following pipeline: Pipeline, deadline: Duration) async throws -> OneShot<Bool> {
         if let since = stuckSince.withLock({ $0 }) {
-            throw ApplianceError(.unavailable, "its start of \((ContinuousClock.now - since).components.seconds) s ago has not returned yet (stuck in its source)")
+            throw ApplianceError(
+                .unavailable,
+                "its start of \((ContinuousClock.now - since).components.seconds) s ago has not returned yet (stuck in its source)"
+            )
         }
         if let fifo { try await awaitWriter(fifo, deadline: deadline) }
         let shot = OneShot<Bool>()
@@ -267,10 +279,14 @@ package final class CameraSlot: Sendable {
         startFailure.withLock { $0 = nil }
         let began = ContinuousClock.now
         do {
-            try await DeviceCall.run("camera '\(name)' start", deadline: deadline, afterAbandoned: { [self] _ in
-                stopBin()
-                stuckSince.withLock { $0 = nil }
-            }) { [self] in try startNow(following: pipeline) }
+            try await DeviceCall.run(
+                "camera '\(name)' start", deadline: deadline,
+                afterAbandoned: { [self] _ in
+                    stopBin()
+                    stuckSince.withLock { $0 = nil }
+                },
+                { [self] in try startNow(following: pipeline) }
+            )
         } catch let abandoned as DeviceCall.Abandoned {
             stuckSince.withLock { $0 = began }
             throw abandoned

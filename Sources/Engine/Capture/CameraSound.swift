@@ -17,7 +17,8 @@ package final class CameraSound: Sendable {
     /// `microphone`: the bin made from audio-camera.gst (its appsrc is `camera-sound`).
     init(microphone: Bin, cameras slots: [CameraSlot], audio: ApplianceConfig.Audio) throws {
         guard let input = microphone.element(named: "camera-sound") else {
-            throw GStreamerError(element: "microphone", message: "sources/audio-camera.gst has no appsrc named camera-sound")
+            throw GStreamerError(
+                element: "microphone", message: "sources/audio-camera.gst has no appsrc named camera-sound")
         }
         self.input = input
         cameras = slots.compactMap { slot in slot.network.map { (slot.selectorPad, $0) } }

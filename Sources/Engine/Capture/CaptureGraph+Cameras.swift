@@ -1,30 +1,36 @@
+import ApplianceBase
 import Foundation
 import GStreamerKit
 import Logging
-import ApplianceBase
 import Settings
 
 extension CaptureGraph {
     /// The black live filler, a camera slot of its own: it runs with the pipeline while it starts (video must flow
     /// for the pipeline to reach PLAYING), then only while it is shown (see CameraSwitcher.showFiller).
-    static func makeFiller(fragments: FragmentLibrary, rawCaps: Caps, video: ApplianceConfig.Video, pipeline: Pipeline,
-                           selector: Element) throws -> CameraSlot {
+    static func makeFiller(
+        fragments: FragmentLibrary, rawCaps: Caps, video: ApplianceConfig.Video, pipeline: Pipeline,
+        selector: Element
+    ) throws -> CameraSlot {
         var fillerConfig = ApplianceConfig.Camera()
         fillerConfig.name = "filler"
         fillerConfig.pipeline = "videotestsrc is-live=true pattern=black"
-        return try CameraSlot(config: fillerConfig, kind: "pipeline", initialState: .standby, fragments: fragments,
-                              rawCaps: rawCaps, video: video, pipeline: pipeline, selector: selector, onStreamEnd: { _ in })
+        return try CameraSlot(
+            config: fillerConfig, kind: "pipeline", initialState: .standby, fragments: fragments,
+            rawCaps: rawCaps, video: video, pipeline: pipeline, selector: selector, onStreamEnd: { _ in })
     }
 
     /// The configured cameras, each in its own bin normalised to the output caps, linked to the selector. A camera
     /// whose device is missing starts in `.missing` (the switcher polls for it).
-    static func makeCameras(config: ApplianceConfig, fragments: FragmentLibrary, rawCaps: Caps, pipeline: Pipeline,
-                            selector: Element, logger: Logger,
-                            onStreamEnd: @escaping @Sendable (String) -> Void) throws -> [CameraSlot] {
+    static func makeCameras(
+        config: ApplianceConfig, fragments: FragmentLibrary, rawCaps: Caps, pipeline: Pipeline,
+        selector: Element, logger: Logger,
+        onStreamEnd: @escaping @Sendable (String) -> Void
+    ) throws -> [CameraSlot] {
         try config.cameras.map { camera in
             let (kind, missing) = try SourceResolver.cameraKind(camera, logger: logger)
             return try CameraSlot(
-                config: camera, kind: kind, initialState: missing.map { .missing($0) } ?? .standby, fragments: fragments,
+                config: camera, kind: kind, initialState: missing.map { .missing($0) } ?? .standby,
+                fragments: fragments,
                 rawCaps: rawCaps, video: config.video, pipeline: pipeline, selector: selector, onStreamEnd: onStreamEnd)
         }
     }
@@ -42,7 +48,12 @@ extension CaptureGraph {
         let fillingThread = Locked<pthread_t?>(nil)
         pad?.addProbe([.buffer, .eventDownstream]) { info in
             if info.event == .eos { return .drop }  // a source's end never ends the graph
-            if info.event == .segment { return sentSegment.withLock { sent in defer { sent = true }; return sent } ? .drop : .ok }
+            if info.event == .segment {
+                return sentSegment.withLock { sent in
+                    defer { sent = true }
+                    return sent
+                } ? .drop : .ok
+            }
             guard let buffer = info.buffer else { return .ok }
             let isCopy = fillingThread.withLock { $0.map { pthread_equal($0, pthread_self()) != 0 } ?? false }
             let time = buffer.pts == .max ? .max : isCopy ? buffer.pts : info.runningTime(buffer.pts)

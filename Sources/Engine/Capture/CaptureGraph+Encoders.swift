@@ -1,6 +1,6 @@
+import ApplianceBase
 import GStreamerKit
 import Logging
-import ApplianceBase
 import Mp4
 import Settings
 
@@ -8,9 +8,11 @@ extension CaptureGraph {
     /// raw tee ! the encoder chain (queue, [clockoverlay], encoder fragment: `EncoderChain`, rebuilt if the encoder
     /// fails) ! h264parse ! AVC capsfilter ! video tee, behind the encoder gate (closed while idle). Returns the parser
     /// (keyframe requests go upstream from its sink pad into the encoder), the tee and the chain.
-    static func addVideoEncoder(config: ApplianceConfig, fragments: FragmentLibrary, to pipeline: Pipeline,
-                                after rawTee: Element, flow: VideoFlowMonitor, gate: EncoderGate,
-                                keyframeAt: Locked<UInt64?>) throws -> (parser: Element, tee: Element, chain: EncoderChain) {
+    static func addVideoEncoder(
+        config: ApplianceConfig, fragments: FragmentLibrary, to pipeline: Pipeline,
+        after rawTee: Element, flow: VideoFlowMonitor, gate: EncoderGate,
+        keyframeAt: Locked<UInt64?>
+    ) throws -> (parser: Element, tee: Element, chain: EncoderChain) {
         let parser = try Element.make("h264parse", name: "video-parse")
         parser.set("config-interval", int: -1)
         let format = try encodedFormat()
@@ -18,8 +20,9 @@ extension CaptureGraph {
         tee.set("allow-not-linked", true)
         try pipeline.add([parser, format, tee])
         try Element.link([parser, format, tee])
-        let chain = try EncoderChain(config: config, fragments: fragments, pipeline: pipeline, rawTee: rawTee, parser: parser,
-                                     flow: flow, gate: gate, keyframeAt: keyframeAt)
+        let chain = try EncoderChain(
+            config: config, fragments: fragments, pipeline: pipeline, rawTee: rawTee, parser: parser,
+            flow: flow, gate: gate, keyframeAt: keyframeAt)
         return (parser, tee, chain)
     }
 
@@ -33,7 +36,8 @@ extension CaptureGraph {
     }
 
     /// `[video] timestamp_overlay`: the local date and time, bottom left on a shaded band, into every encoded frame.
-    static func makeTimestampOverlay(video: ApplianceConfig.Video, name: String = "timestamp-overlay") throws -> Element {
+    static func makeTimestampOverlay(video: ApplianceConfig.Video, name: String = "timestamp-overlay") throws -> Element
+    {
         let clock = try Element.make("clockoverlay", name: name)
         clock.set("time-format", "%Y-%m-%d %H:%M:%S")
         try clock.set("valignment", string: "bottom")
@@ -47,23 +51,32 @@ extension CaptureGraph {
     /// Like video, audio is not encoded while nothing records (the gate opens at record start, before the planned
     /// start time, so the first AAC frame of the clip is complete). Returns the source bin and the tee.
     /// The microphone chain for `kind` (nothing for "none"), and for "camera" the router of the cameras' sound.
-    static func addSound(kind: String, config: ApplianceConfig, fragments: FragmentLibrary, to pipeline: Pipeline, gate: EncoderGate,
-                         echo: EchoReference?, cameras: [CameraSlot], logger: Logger) throws -> (source: Bin?, tee: Element?, cameraSound: CameraSound?) {
+    static func addSound(
+        kind: String, config: ApplianceConfig, fragments: FragmentLibrary, to pipeline: Pipeline, gate: EncoderGate,
+        echo: EchoReference?, cameras: [CameraSlot], logger: Logger
+    ) throws -> (source: Bin?, tee: Element?, cameraSound: CameraSound?) {
         guard kind != "none" else { return (nil, nil, nil) }
-        let (microphone, tee) = try addMicrophone(kind: kind, config: config, fragments: fragments, to: pipeline, gate: gate, echo: echo)
+        let (microphone, tee) = try addMicrophone(
+            kind: kind, config: config, fragments: fragments, to: pipeline, gate: gate, echo: echo)
         guard kind == "camera" else { return (microphone, tee, nil) }
         if !cameras.contains(where: { $0.config.source == "rtsp" }) {
-            logger.warning("audio: [audio] source = \"camera\" but no camera is an IP camera (source = \"rtsp\"): the sound is silence")
+            logger.warning(
+                "audio: [audio] source = \"camera\" but no camera is an IP camera (source = \"rtsp\"): the sound is silence"
+            )
         }
         return (microphone, tee, try CameraSound(microphone: microphone, cameras: cameras, audio: config.audio))
     }
 
-    static func addMicrophone(kind: String, config: ApplianceConfig, fragments: FragmentLibrary, to pipeline: Pipeline,
-                              gate: EncoderGate, echo: EchoReference? = nil) throws -> (source: Bin, tee: Element) {
+    static func addMicrophone(
+        kind: String, config: ApplianceConfig, fragments: FragmentLibrary, to pipeline: Pipeline,
+        gate: EncoderGate, echo: EchoReference? = nil
+    ) throws -> (source: Bin, tee: Element) {
         let a = config.audio
-        let source = try fragments.makeBin("sources", "audio-\(kind)", [
-            "device": a.device, "rate": "\(a.rate)", "channels": "\(a.channels)",
-        ], binName: "microphone")
+        let source = try fragments.makeBin(
+            "sources", "audio-\(kind)",
+            [
+                "device": a.device, "rate": "\(a.rate)", "channels": "\(a.channels)",
+            ], binName: "microphone")
         let convert = try Element.make("audioconvert", name: "audio-convert")
         let resample = try Element.make("audioresample", name: "audio-resample")
         let filter = try Element.make("capsfilter", name: "audio-caps")
@@ -81,13 +94,15 @@ extension CaptureGraph {
         queue.set("max-size-buffers", uint: 0)
         queue.set("max-size-bytes", uint: 0)
         queue.staticPad("sink")?.addProbe(.buffer) { _ in gate.isOpen ? .ok : .drop }
-        let aac = try fragments.makeBin("encoders", "aac", FragmentLibrary.audioEncoderValues(a), binName: "audio-encoder")
+        let aac = try fragments.makeBin(
+            "encoders", "aac", FragmentLibrary.audioEncoderValues(a), binName: "audio-encoder")
         let aacParse = try Element.make("aacparse", name: "audio-parse")
         let tee = try Element.make("tee", name: "audio-tee")
         tee.set("allow-not-linked", true)
         // The echo canceller, when the speaker has a reference for it, takes the speaker's sound out before anything
         // measures or records the microphone.
-        let canceller = try echo.map { [try $0.makeCanceller(), try Element.make("audioconvert", name: "echo-convert")] } ?? []
+        let canceller =
+            try echo.map { [try $0.makeCanceller(), try Element.make("audioconvert", name: "echo-convert")] } ?? []
         let chain = [source, convert, resample, filter] + canceller + [level, queue, aac, aacParse, tee]
         try pipeline.add(chain)
         try Element.link(chain)

@@ -1,24 +1,27 @@
-import GStreamerKit
 import ApplianceBase
+import GStreamerKit
 
 extension CaptureGraph {
     /// raw tee ! queue (leaky, 1) [probe: only with a viewer, at most live fps] ! videoscale ! capsfilter ! jpegenc
     /// ! appsink. The probe drops before the scaler, so with no viewer nothing is scaled or encoded.
     static func addLiveBranch(to pipeline: Pipeline, after rawTee: Element, live: LiveView) throws {
-        try addJPEGBranch("live", to: pipeline, after: rawTee, width: live.width, height: live.height, quality: 75,
-                          admit: { live.admit(runningTime: $0) },
-                          receive: { sample in
-                              guard let bytes = sample.copyBytes() else { return }
-                              live.receive(jpeg: bytes, ageNanoseconds: age(of: sample, in: pipeline))
-                          })
+        try addJPEGBranch(
+            "live", to: pipeline, after: rawTee, width: live.width, height: live.height, quality: 75,
+            admit: { live.admit(runningTime: $0) },
+            receive: { sample in
+                guard let bytes = sample.copyBytes() else { return }
+                live.receive(jpeg: bytes, ageNanoseconds: age(of: sample, in: pipeline))
+            })
     }
 
     /// raw tee ! queue (leaky, 1) [probe: `admit` with the frame's running time] ! videoscale ! capsfilter (size) !
     /// jpegenc ! appsink → `receive`, on the streaming thread. The probe drops before the scaler: a frame not
     /// admitted is never scaled or encoded. Elements are named `<name>-queue`, `<name>-scale`… (the live view,
     /// the scrubbing previews).
-    static func addJPEGBranch(_ name: String, to pipeline: Pipeline, after rawTee: Element, width: Int, height: Int, quality: Int,
-                              admit: @escaping @Sendable (UInt64?) -> Bool, receive: @escaping @Sendable (Sample) -> Void) throws {
+    static func addJPEGBranch(
+        _ name: String, to pipeline: Pipeline, after rawTee: Element, width: Int, height: Int, quality: Int,
+        admit: @escaping @Sendable (UInt64?) -> Bool, receive: @escaping @Sendable (Sample) -> Void
+    ) throws {
         let queue = try leakyQueue("\(name)-queue", buffers: 1)
         let scale = try Element.make("videoscale", name: "\(name)-scale")
         let caps = try Element.make("capsfilter", name: "\(name)-caps")

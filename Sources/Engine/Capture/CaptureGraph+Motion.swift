@@ -1,24 +1,27 @@
+import ApplianceBase
 import Foundation
 import GStreamerKit
-import ApplianceBase
 
 extension CaptureGraph {
     /// raw tee ! queue (leaky, 1) [probe: at most `[motion] fps`] ! videoscale ! videoconvert ! GRAY8 at the motion
     /// size ! appsink (1 buffer, drops). The probe drops before the scaler, so the frames not looked at cost nothing;
     /// after the camera selector, it follows the active camera and a switch.
     static func addMotionBranch(to pipeline: Pipeline, after rawTee: Element, tap: MotionTap) throws {
-        try addSampledBranch("motion", to: pipeline, after: rawTee,
-                             caps: "video/x-raw,format=GRAY8,width=\(tap.width),height=\(tap.height),pixel-aspect-ratio=1/1",
-                             admit: tap.admit, receive: tap.receive)
+        try addSampledBranch(
+            "motion", to: pipeline, after: rawTee,
+            caps: "video/x-raw,format=GRAY8,width=\(tap.width),height=\(tap.height),pixel-aspect-ratio=1/1",
+            admit: tap.admit, receive: tap.receive)
     }
 
     /// A branch that hands some frames to a service: raw tee ! queue (leaky, 1) [probe: `admit` by running time] !
     /// videoscale ! videoconvert ! `caps` ! appsink (1 buffer, drops) → `receive` with the frame's bytes and when it
     /// was captured. Frames `admit` refuses are dropped before the scaler: they cost a probe call. Elements are named
     /// `<name>-queue`, `<name>-scale`, … (the motion and objects branches).
-    static func addSampledBranch(_ name: String, to pipeline: Pipeline, after rawTee: Element, caps capsText: String,
-                                 admit: @escaping @Sendable (UInt64?) -> Bool,
-                                 receive: @escaping @Sendable ([UInt8], Date) -> Void) throws {
+    static func addSampledBranch(
+        _ name: String, to pipeline: Pipeline, after rawTee: Element, caps capsText: String,
+        admit: @escaping @Sendable (UInt64?) -> Bool,
+        receive: @escaping @Sendable ([UInt8], Date) -> Void
+    ) throws {
         let queue = try leakyQueue("\(name)-queue", buffers: 1)
         let scale = try Element.make("videoscale", name: "\(name)-scale")
         let convert = try Element.make("videoconvert", name: "\(name)-convert")

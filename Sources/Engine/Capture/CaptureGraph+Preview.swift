@@ -1,14 +1,16 @@
+import ApplianceBase
 import GStreamerKit
 import Logging
-import ApplianceBase
 import Settings
 
 extension CaptureGraph {
     /// raw tee ! queue (leaky, 2) [! textoverlay] ! the preview fragment. Leaky, so it never stalls the graph. The
     /// overlay (REC, elapsed time, camera) sits behind the leaky queue, so it is drawn only on frames the display
     /// takes, and never reaches the file. Returns the overlay, if there is one.
-    static func addPreview(kind: String, config: ApplianceConfig, fragments: FragmentLibrary, to pipeline: Pipeline,
-                           after rawTee: Element, logger: Logger) throws -> Element? {
+    static func addPreview(
+        kind: String, config: ApplianceConfig, fragments: FragmentLibrary, to pipeline: Pipeline,
+        after rawTee: Element, logger: Logger
+    ) throws -> Element? {
         guard kind != "none" else { return nil }
         let queue = try leakyQueue("preview-queue", buffers: 2)
         let sink = try fragments.makeBin("previews", kind, ["kms_card": KMSCard.sinkOptions()], binName: "preview")
@@ -54,7 +56,10 @@ extension CaptureGraph {
         let count = Locked(0)
         queue.staticPad("sink")?.addProbe(.buffer) { _ in
             if tap.wantsEveryFrame { return .ok }
-            return count.withLock { n in defer { n += 1 }; return n % 10 == 0 } ? .ok : .drop
+            return count.withLock { n in
+                defer { n += 1 }
+                return n % 10 == 0
+            } ? .ok : .drop
         }
         AppSink.onNewSample(appsink) { sample in tap.receive(sample) }
     }

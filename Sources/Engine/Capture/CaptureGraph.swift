@@ -1,8 +1,8 @@
+import ApplianceBase
 import ApplianceProtocol
 import Foundation
 import GStreamerKit
 import Logging
-import ApplianceBase
 import Mp4
 import Settings
 
@@ -58,7 +58,9 @@ public final class CaptureGraph: Sendable {
     public var cameraKinds: [String: String] { Dictionary(uniqueKeysWithValues: cameras.map { ($0.name, $0.kind) }) }
     /// The capture mode of each V4L2 camera that has started.
     package var cameraModes: [String: String] {
-        Dictionary(uniqueKeysWithValues: cameras.compactMap { slot in slot.mode.withLock { $0 }.map { (slot.name, $0.summary) } })
+        Dictionary(
+            uniqueKeysWithValues: cameras.compactMap { slot in slot.mode.withLock { $0 }.map { (slot.name, $0.summary) }
+            })
     }
     public let audioKind: String
     /// The speaker's sound for the microphone's echo canceller (`[speaker] echo_cancel`); nil when it has none.
@@ -72,23 +74,29 @@ public final class CaptureGraph: Sendable {
         self.config = config
         self.logger = logger
         flow = VideoFlowMonitor(framerate: config.video.framerate)
-        live = LiveView(fps: min(config.web.liveFps, config.video.framerate), width: config.web.liveWidth, height: config.web.liveHeight)
+        live = LiveView(
+            fps: min(config.web.liveFps, config.video.framerate), width: config.web.liveWidth,
+            height: config.web.liveHeight)
         gate = EncoderGate(frameInterval: flow.frameInterval)
         let v = config.video
-        let rawCaps = try Caps("video/x-raw,format=I420,width=\(v.width),height=\(v.height),framerate=\(v.framerate)/1,pixel-aspect-ratio=1/1")
+        let rawCaps = try Caps(
+            "video/x-raw,format=I420,width=\(v.width),height=\(v.height),framerate=\(v.framerate)/1,pixel-aspect-ratio=1/1"
+        )
 
         // Cameras and a black live filler → selector → raw tee, every frame on one time grid.
         selector = try Element.make("input-selector", name: "selector")
         selector.set("sync-streams", false)
         try pipeline.add(selector)
-        filler = try Self.makeFiller(fragments: fragments, rawCaps: rawCaps, video: v, pipeline: pipeline, selector: selector)
+        filler = try Self.makeFiller(
+            fragments: fragments, rawCaps: rawCaps, video: v, pipeline: pipeline, selector: selector)
         fillerPad = filler.selectorPad
         filler.runWithPipeline()
         selector.set("active-pad", pad: fillerPad)
         let (ended, endedContinuation) = AsyncStream.makeStream(of: String.self, bufferingPolicy: .bufferingNewest(32))
         cameraEnded = ended
-        cameras = try Self.makeCameras(config: config, fragments: fragments, rawCaps: rawCaps, pipeline: pipeline,
-                                       selector: selector, logger: logger, onStreamEnd: { endedContinuation.yield($0) })
+        cameras = try Self.makeCameras(
+            config: config, fragments: fragments, rawCaps: rawCaps, pipeline: pipeline,
+            selector: selector, logger: logger, onStreamEnd: { endedContinuation.yield($0) })
         let rawTee = try Element.make("tee", name: "raw-tee")
         rawTee.set("allow-not-linked", true)
         try pipeline.add(rawTee)
@@ -97,22 +105,27 @@ public final class CaptureGraph: Sendable {
 
         // The raw tee's branches: preview, frame tap, live view, and the encoder behind its gate.
         previewKind = SourceResolver.previewKind(config.preview)
-        previewOverlay = try Self.addPreview(kind: previewKind, config: config, fragments: fragments, to: pipeline,
-                                             after: rawTee, logger: logger)
+        previewOverlay = try Self.addPreview(
+            kind: previewKind, config: config, fragments: fragments, to: pipeline,
+            after: rawTee, logger: logger)
         try Self.addFrameTap(tap, to: pipeline, after: rawTee)
         try Self.addLiveBranch(to: pipeline, after: rawTee, live: live)
-        scrub = config.thumbnail.scrubEveryS > 0 ? ScrubFrames(intervalS: config.thumbnail.scrubEveryS, width: config.thumbnail.scrubWidth) : nil
+        scrub =
+            config.thumbnail.scrubEveryS > 0
+            ? ScrubFrames(intervalS: config.thumbnail.scrubEveryS, width: config.thumbnail.scrubWidth) : nil
         if let scrub { try Self.addScrubBranch(to: pipeline, after: rawTee, scrub: scrub, video: v) }
         (motion, objects) = try Self.addDetectionBranches(config: config, to: pipeline, after: rawTee)
-        (parser, videoTee, encoderChain) = try Self.addVideoEncoder(config: config, fragments: fragments, to: pipeline, after: rawTee,
-                                                      flow: flow, gate: gate, keyframeAt: keyframeAt)
+        (parser, videoTee, encoderChain) = try Self.addVideoEncoder(
+            config: config, fragments: fragments, to: pipeline, after: rawTee,
+            flow: flow, gate: gate, keyframeAt: keyframeAt)
 
         // Microphone → AAC.
         audioKind = try SourceResolver.audioKind(config.audio, logger: logger)
         sound = audioKind == "none" ? nil : SoundTap(detecting: config.sound.enabled)
         echoReference = try EchoReference.wanted(config, audioKind: audioKind) ? try EchoReference() : nil
-        (microphone, audioTee, cameraSound) = try Self.addSound(kind: audioKind, config: config, fragments: fragments, to: pipeline,
-                                                                gate: gate, echo: echoReference, cameras: cameras, logger: logger)
+        (microphone, audioTee, cameraSound) = try Self.addSound(
+            kind: audioKind, config: config, fragments: fragments, to: pipeline,
+            gate: gate, echo: echoReference, cameras: cameras, logger: logger)
         // The encoded streams' caps never change either: a recording bin linked to a tee must not make the
         // encoders renegotiate. Their ALLOCATION query would wait in every recording bin's queue, where mp4mux
         // holds video until the matching audio arrives: the encoder stalled for ~230 ms at each segment cut and
@@ -131,7 +144,12 @@ public final class CaptureGraph: Sendable {
     /// on: a recording keeps its picture, and its sound ends where the microphone did. Returns false if it was
     /// already released. Blocking (a state change): call it off the cooperative pool.
     package func releaseMicrophone() -> Bool {
-        guard let microphone, microphoneReleased.withLock({ released in defer { released = true }; return !released }) else {
+        guard let microphone,
+            microphoneReleased.withLock({ released in
+                defer { released = true }
+                return !released
+            })
+        else {
             return false
         }
         microphone.setLockedState(true)
@@ -175,7 +193,8 @@ public final class CaptureGraph: Sendable {
             let detail = pipeline.popError(timeout: ClockTime(milliseconds: 500))
             _ = try? pipeline.setState(.null)
             echoReference?.stop()
-            throw detail ?? GStreamerError(element: "appliance", message: "pipeline did not reach playing (state \(state))")
+            throw detail
+                ?? GStreamerError(element: "appliance", message: "pipeline did not reach playing (state \(state))")
         }
         if let early = pipeline.popError(timeout: .zero) {
             _ = try? pipeline.setState(.null)

@@ -1,6 +1,6 @@
+import ApplianceBase
 import Foundation
 import GStreamerKit
-import ApplianceBase
 import Settings
 
 /// The part of the live graph in front of h264parse that can be rebuilt while the graph runs: the raw tee's pad !
@@ -52,9 +52,13 @@ package final class EncoderChain: Sendable {
     private let keyframeAt: Locked<UInt64?>
     private let input: EncoderInput
 
-    package init(config: ApplianceConfig, fragments: FragmentLibrary, pipeline: Pipeline, rawTee: Element, parser: Element,
-         flow: VideoFlowMonitor, gate: EncoderGate, keyframeAt: Locked<UInt64?>) throws {
-        (self.config, self.fragments, self.pipeline, self.rawTee, self.parser) = (config, fragments, pipeline, rawTee, parser)
+    package init(
+        config: ApplianceConfig, fragments: FragmentLibrary, pipeline: Pipeline, rawTee: Element, parser: Element,
+        flow: VideoFlowMonitor, gate: EncoderGate, keyframeAt: Locked<UInt64?>
+    ) throws {
+        (self.config, self.fragments, self.pipeline, self.rawTee, self.parser) = (
+            config, fragments, pipeline, rawTee, parser
+        )
         (self.flow, self.gate, self.keyframeAt) = (flow, gate, keyframeAt)
         let input = EncoderInput(frameInterval: flow.frameInterval)
         self.input = input
@@ -62,13 +66,18 @@ package final class EncoderChain: Sendable {
         parser.staticPad("src")?.addProbe(.buffer) { _ in
             // The action first: a failover that sees the count move goes on at once (a recording then attaches to
             // the window that action links; counted first, it once found no window and began a GOP late).
-            firstOutput.withLock { action in defer { action = nil }; return action }?()
+            firstOutput.withLock { action in
+                defer { action = nil }
+                return action
+            }?()
             counters.withLock { $0.encoded += 1 }
             return .ok
         }
-        parts = Locked(try Self.build(encoder: config.video.encoder, generation: 0, config: config, fragments: fragments,
-                                     pipeline: pipeline, rawTee: rawTee, parser: parser, flow: flow, gate: gate,
-                                     keyframeAt: keyframeAt, counters: counters, input: input))
+        parts = Locked(
+            try Self.build(
+                encoder: config.video.encoder, generation: 0, config: config, fragments: fragments,
+                pipeline: pipeline, rawTee: rawTee, parser: parser, flow: flow, gate: gate,
+                keyframeAt: keyframeAt, counters: counters, input: input))
         input.hold.withLock { $0 = { [weak self] in self?.holdInput() } }
     }
 
@@ -143,9 +152,10 @@ package final class EncoderChain: Sendable {
             pipeline.remove(element)
         }
         Thread.detachNewThread { for element in doomed { _ = try? element.setState(.null) } }
-        let new = try Self.build(encoder: encoder, generation: old.generation + 1, config: config, fragments: fragments,
-                                 pipeline: pipeline, rawTee: rawTee, parser: parser, flow: flow, gate: gate,
-                                 keyframeAt: keyframeAt, counters: counters, input: input, running: true, keeping: keepQueue ? old : nil)
+        let new = try Self.build(
+            encoder: encoder, generation: old.generation + 1, config: config, fragments: fragments,
+            pipeline: pipeline, rawTee: rawTee, parser: parser, flow: flow, gate: gate,
+            keyframeAt: keyframeAt, counters: counters, input: input, running: true, keeping: keepQueue ? old : nil)
         parts.withLock { $0 = new }
         failure.withLock { $0 = nil }
         releaseInputHold()
@@ -185,10 +195,12 @@ package final class EncoderChain: Sendable {
     /// `running`: the graph plays, so the new elements are brought to its state before the tee's pad is linked last
     /// (a buffer pushed into a pad not yet active returns FLUSHING, and the raw tee hands that to the camera, whose
     /// source then stops). `keeping`: the build before, whose tee pad and queue (held) the new encoder takes over.
-    private static func build(encoder: String, generation: Int, config: ApplianceConfig, fragments: FragmentLibrary,
-                              pipeline: Pipeline, rawTee: Element, parser: Element, flow: VideoFlowMonitor,
-                              gate: EncoderGate, keyframeAt: Locked<UInt64?>, counters: Locked<Counters>, input: EncoderInput,
-                              running: Bool = false, keeping kept: Parts? = nil) throws -> Parts {
+    private static func build(
+        encoder: String, generation: Int, config: ApplianceConfig, fragments: FragmentLibrary,
+        pipeline: Pipeline, rawTee: Element, parser: Element, flow: VideoFlowMonitor,
+        gate: EncoderGate, keyframeAt: Locked<UInt64?>, counters: Locked<Counters>, input: EncoderInput,
+        running: Bool = false, keeping kept: Parts? = nil
+    ) throws -> Parts {
         var video = config.video
         video.encoder = encoder
         let suffix = generation == 0 ? "" : "-\(generation)"
@@ -202,7 +214,9 @@ package final class EncoderChain: Sendable {
             }
             try kept.queue.link(chain[0])
             input.replaced(guard: bin.staticPad("sink"))
-            return Parts(generation: generation, encoder: encoder, teePad: kept.teePad, queue: kept.queue, overlay: overlay, bin: bin)
+            return Parts(
+                generation: generation, encoder: encoder, teePad: kept.teePad, queue: kept.queue, overlay: overlay,
+                bin: bin)
         }
         let queue = try CaptureGraph.leakyQueue("encoder-queue" + suffix, buffers: queueFrames(for: video))
         let (overlay, bin) = try encoderPart(video: video, suffix: suffix, fragments: fragments)
@@ -222,8 +236,11 @@ package final class EncoderChain: Sendable {
     }
 
     /// The encoder fragment's bin (its sink guarded), and the timestamp overlay in front of it when asked for.
-    private static func encoderPart(video: ApplianceConfig.Video, suffix: String, fragments: FragmentLibrary) throws -> (overlay: Element?, bin: Bin) {
-        let bin = try fragments.makeBin("encoders", video.encoder, FragmentLibrary.videoEncoderValues(video), binName: "video-encoder" + suffix)
+    private static func encoderPart(video: ApplianceConfig.Video, suffix: String, fragments: FragmentLibrary) throws
+        -> (overlay: Element?, bin: Bin)
+    {
+        let bin = try fragments.makeBin(
+            "encoders", video.encoder, FragmentLibrary.videoEncoderValues(video), binName: "video-encoder" + suffix)
         bin.staticPad("sink")?.guardFlow()
         // The burned-in date and time sits behind the gate (drawn only on frames that are encoded) and after the
         // encoder queue's probes: the in-band keyframe request below passes through it to the encoder.
@@ -231,12 +248,17 @@ package final class EncoderChain: Sendable {
         do {
             return (try CaptureGraph.makeTimestampOverlay(video: video, name: "timestamp-overlay" + suffix), bin)
         } catch {
-            throw GStreamerError(element: "timestamp-overlay", message: "[video] timestamp_overlay needs clockoverlay: \(PluginPackages.fix(forMissing: "clockoverlay"))")
+            throw GStreamerError(
+                element: "timestamp-overlay",
+                message:
+                    "[video] timestamp_overlay needs clockoverlay: \(PluginPackages.fix(forMissing: "clockoverlay"))")
         }
     }
 
-    private static func addProbes(queue: Element, flow: VideoFlowMonitor, gate: EncoderGate, keyframeAt: Locked<UInt64?>,
-                                  counters: Locked<Counters>, input: EncoderInput) {
+    private static func addProbes(
+        queue: Element, flow: VideoFlowMonitor, gate: EncoderGate, keyframeAt: Locked<UInt64?>,
+        counters: Locked<Counters>, input: EncoderInput
+    ) {
         queue.staticPad("sink")?.addProbe(.buffer) { info in
             guard let buffer = info.buffer else { return .ok }
             let time = info.runningTime(buffer.pts)

@@ -1,5 +1,5 @@
-import GStreamerKit
 import ApplianceBase
+import GStreamerKit
 
 /// The frames the encoder's queue hands the encoder, watched on the queue's streaming thread, so that an encoder that
 /// fails loses none of them: the frame it failed on and the next one (the guard on its sink kept the error; the
@@ -32,7 +32,10 @@ final class EncoderInput: Sendable {
     /// For each frame at the queue's src, before the encoder has it; false: keep it out of the encoder (it went
     /// aside for the replacement). Pushes the frames kept aside first, once a replacement is in (`replaced`).
     package func pass(_ info: ProbeInfo, _ buffer: BufferView) -> Bool {
-        let refeed = state.withLock { s in defer { s.refeed = [] }; return s.refeed }
+        let refeed = state.withLock { s in
+            defer { s.refeed = [] }
+            return s.refeed
+        }
         for frame in refeed {
             info.pushCopies(of: frame.buffer, start: frame.pts, step: frameInterval, count: 1)
         }

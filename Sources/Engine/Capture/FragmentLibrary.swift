@@ -1,6 +1,6 @@
+import ApplianceBase
 import Foundation
 import GStreamerKit
-import ApplianceBase
 import Settings
 
 /// Finds the gst-launch fragments in pipelines/ and fills their `${placeholders}`.
@@ -27,7 +27,8 @@ public struct FragmentLibrary: Sendable {
         }
         var candidates: [String] = []
         if let env = ProcessInfo.processInfo.environment["APPLIANCE_PIPELINES"], !env.isEmpty { candidates.append(env) }
-        let executable = URL(fileURLWithPath: CommandLine.arguments.first ?? "").resolvingSymlinksInPath().deletingLastPathComponent()
+        let executable = URL(fileURLWithPath: CommandLine.arguments.first ?? "").resolvingSymlinksInPath()
+            .deletingLastPathComponent()
         candidates.append(executable.appendingPathComponent("../share/appliance/pipelines").standardized.path)
         for start in [executable, URL(fileURLWithPath: FileManager.default.currentDirectoryPath)] {
             var dir = start.standardized
@@ -39,15 +40,18 @@ public struct FragmentLibrary: Sendable {
         for candidate in candidates where FileManager.default.fileExists(atPath: candidate + "/encoders") {
             return FragmentLibrary(directory: candidate)
         }
-        throw FragmentError(fragment: "pipelines/", message: "folder not found (set pipelines_dir or APPLIANCE_PIPELINES)")
+        throw FragmentError(
+            fragment: "pipelines/", message: "folder not found (set pipelines_dir or APPLIANCE_PIPELINES)")
     }
 
     /// Reads `role/name.gst` and substitutes placeholders.
-    public func load(_ role: String, _ name: String, _ values: [String: String]) throws -> (text: String, label: String) {
+    public func load(_ role: String, _ name: String, _ values: [String: String]) throws -> (text: String, label: String)
+    {
         let label = "\(role)/\(name).gst"
         let path = "\(directory)/\(label)"
         guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
-            let available = (try? FileManager.default.contentsOfDirectory(atPath: "\(directory)/\(role)"))?
+            let available =
+                (try? FileManager.default.contentsOfDirectory(atPath: "\(directory)/\(role)"))?
                 .filter { $0.hasSuffix(".gst") }.map { String($0.dropLast(4)) }.sorted().joined(separator: ", ") ?? ""
             throw FragmentError(fragment: label, message: "not found in \(directory) (available: \(available))")
         }
@@ -65,7 +69,9 @@ public struct FragmentLibrary: Sendable {
             }
             let key = String(rest[start.upperBound..<end])
             guard let value = values[key] else {
-                throw FragmentError(fragment: label, message: "unknown placeholder ${\(key)} (known: \(values.keys.sorted().joined(separator: ", ")))")
+                throw FragmentError(
+                    fragment: label,
+                    message: "unknown placeholder ${\(key)} (known: \(values.keys.sorted().joined(separator: ", ")))")
             }
             result += value
             rest = rest[rest.index(after: end)...]
@@ -74,7 +80,8 @@ public struct FragmentLibrary: Sendable {
     }
 
     private func stripComments(_ text: String) -> String {
-        text.split(separator: "\n").filter { !$0.trimmingCharacters(in: .whitespaces).hasPrefix("#") }.joined(separator: "\n")
+        text.split(separator: "\n").filter { !$0.trimmingCharacters(in: .whitespaces).hasPrefix("#") }.joined(
+            separator: "\n")
     }
 
     /// Parses a fragment into a bin, naming the fragment in any error.
@@ -89,12 +96,16 @@ public struct FragmentLibrary: Sendable {
     /// `libcamerasrc ! video/x-raw,width=1280,height=720`, the usual way to pin a camera's mode — fails with
     /// `no element "video"`. Such a description is a complete source for gst-launch once something follows it,
     /// so it is parsed again ending in an `identity` (a pass-through): the caps then become the capsfilter they mean.
-    public static func parse(_ text: String, label: String, binName: String, ghostUnlinkedPads: Bool = true) throws -> Bin {
+    public static func parse(_ text: String, label: String, binName: String, ghostUnlinkedPads: Bool = true) throws
+        -> Bin
+    {
         do {
             return try Bin.parse(text, name: binName, label: label, ghostUnlinkedPads: ghostUnlinkedPads)
         } catch let error as GStreamerError {
             if error.message.contains("no element"),
-               let completed = try? Bin.parse(text + " ! identity", name: binName, label: label, ghostUnlinkedPads: ghostUnlinkedPads) {
+                let completed = try? Bin.parse(
+                    text + " ! identity", name: binName, label: label, ghostUnlinkedPads: ghostUnlinkedPads)
+            {
                 return completed
             }
             throw FragmentError(fragment: label, message: "\(error.message) — in: \(text)")
@@ -114,9 +125,14 @@ extension FragmentLibrary {
     }
 
     /// The placeholders of the video source fragments (sources/video-*.gst); `caps` pins a V4L2 camera's mode.
-    package static func videoSourceValues(_ camera: ApplianceConfig.Camera, video: ApplianceConfig.Video, caps: String) -> [String: String] {
-        ["device": camera.device, "pattern": camera.pattern, "caps": caps, "jpeg_decoder": V4L2Source.jpegDecoder ?? "jpegdec",
-         "width": "\(video.width)", "height": "\(video.height)", "framerate": "\(video.framerate)"]
+    package static func videoSourceValues(_ camera: ApplianceConfig.Camera, video: ApplianceConfig.Video, caps: String)
+        -> [String: String]
+    {
+        [
+            "device": camera.device, "pattern": camera.pattern, "caps": caps,
+            "jpeg_decoder": V4L2Source.jpegDecoder ?? "jpegdec",
+            "width": "\(video.width)", "height": "\(video.height)", "framerate": "\(video.framerate)",
+        ]
     }
 
     /// The placeholders of encoders/aac.gst.

@@ -92,8 +92,10 @@ package struct FragmentStreamWatch: Sendable {
 
     /// Reads the header of the box starting at `position` (or completing one split across buffers) and handles an
     /// index box; false when the buffer ends inside the header (kept for the next buffer).
-    private mutating func openBox(at position: Int, size: Int, starts: Starts, read: (Int, Int) -> [UInt8],
-                                  into action: inout Action) -> Bool {
+    private mutating func openBox(
+        at position: Int, size: Int, starts: Starts, read: (Int, Int) -> [UInt8],
+        into action: inout Action
+    ) -> Bool {
         let carried = pendingHeader.count
         let header = pendingHeader + read(position, min(16 - carried, size - position))
         guard header.count >= 8 else {
@@ -155,18 +157,22 @@ extension FragmentStreamWatch {
     /// Track ID → kind and timescale, and the `trex` defaults, from the `moov` the muxer starts with.
     private mutating func readTracks(moov: Data) {
         guard let root = try? Mp4Box.children(of: moov, in: 0..<moov.count).first,
-              let children = try? Mp4Box.children(of: moov, in: root.payload) else { return }
+            let children = try? Mp4Box.children(of: moov, in: root.payload)
+        else { return }
         tracks = Mp4Tracks.read(moov: moov, children: children)
-        if let mvex = children.first(where: { $0.type == "mvex" }) { trackDefaults = (try? Mp4Fragments.defaults(mvex: mvex, in: moov)) ?? [:] }
+        if let mvex = children.first(where: { $0.type == "mvex" }) {
+            trackDefaults = (try? Mp4Fragments.defaults(mvex: mvex, in: moov)) ?? [:]
+        }
     }
 
     /// How far a track starts after the origin (ns), when its start is known.
     package static func delay(of kind: TrackKind, starts: Starts, origin: UInt64) -> UInt64? {
-        let start: UInt64? = switch kind {
-        case .video: starts.video
-        case .audio: starts.audio
-        case .other: nil
-        }
+        let start: UInt64? =
+            switch kind {
+            case .video: starts.video
+            case .audio: starts.audio
+            case .other: nil
+            }
         return start.map { $0 > origin ? $0 - origin : 0 }
     }
 
@@ -176,16 +182,21 @@ extension FragmentStreamWatch {
         // The origin is the earliest start known at the first `moof`: a track not started by then starts later.
         if origin == nil { origin = [starts.video, starts.audio].compactMap { $0 }.min() }
         guard let root = try? Mp4Box.children(of: moof, in: 0..<moof.count).first,
-              let trafs = try? Mp4Box.children(of: moof, in: root.payload).filter({ $0.type == "traf" }),
-              let stated = try? Mp4Fragments.trackFragments(moof: moof, moofOffset: 0, defaults: trackDefaults) else {
+            let trafs = try? Mp4Box.children(of: moof, in: root.payload).filter({ $0.type == "traf" }),
+            let stated = try? Mp4Fragments.trackFragments(moof: moof, moofOffset: 0, defaults: trackDefaults)
+        else {
             unpatched += 1
             action.unpatchedMoofs += 1
             return nil
         }
         var end: Double?
         for (traf, fragment) in zip(trafs, stated) {
-            guard let track = tracks[fragment.trackID], track.timescale > 0, let decodeTime = fragment.decodeTime else { continue }
-            let duration = fragment.runs.reduce(UInt64(0)) { $0 + $1.entries.reduce(UInt64(0)) { $0 + UInt64($1.duration ?? 0) } }
+            guard let track = tracks[fragment.trackID], track.timescale > 0, let decodeTime = fragment.decodeTime else {
+                continue
+            }
+            let duration = fragment.runs.reduce(UInt64(0)) {
+                $0 + $1.entries.reduce(UInt64(0)) { $0 + UInt64($1.duration ?? 0) }
+            }
             var delayUnits: UInt64 = 0
             if let origin, let delay = Self.delay(of: track.kind, starts: starts, origin: origin), delay > 0 {
                 delayUnits = (delay * track.timescale + 500_000_000) / 1_000_000_000

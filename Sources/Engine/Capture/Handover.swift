@@ -1,6 +1,6 @@
+import ApplianceBase
 import GStreamerKit
 import Synchronization
-import ApplianceBase
 
 /// Moves the input-selector from one source pad to another on a frame boundary, instead of "now".
 ///

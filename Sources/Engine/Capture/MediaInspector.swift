@@ -1,6 +1,6 @@
+import ApplianceBase
 import Foundation
 import GStreamerKit
-import ApplianceBase
 
 /// Looks inside a recorded file with a short-lived GStreamer pipeline: duration and one decoded frame
 /// (for thumbnails of recovered files).
@@ -23,11 +23,14 @@ public enum MediaInspector {
         let pipeline = Pipeline(name: "inspector")
         try pipeline.add(bin)
         defer { _ = try? pipeline.setState(.null) }
-        guard let sink = pipeline.element(named: "frames") else { throw GStreamerError(element: path, message: "no appsink") }
+        guard let sink = pipeline.element(named: "frames") else {
+            throw GStreamerError(element: path, message: "no appsink")
+        }
         try pipeline.setState(.paused)
         let (state, ok) = pipeline.state(timeout: ClockTime(seconds: 10))
         guard ok, state == .paused else {
-            throw pipeline.popError(timeout: ClockTime(milliseconds: 100)) ?? GStreamerError(element: path, message: "cannot read the file")
+            throw pipeline.popError(timeout: ClockTime(milliseconds: 100))
+                ?? GStreamerError(element: path, message: "cannot read the file")
         }
         var report = Report(durationMs: pipeline.queryDuration().map { Int($0.milliseconds) })
         try pipeline.setState(.playing)

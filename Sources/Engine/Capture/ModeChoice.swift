@@ -1,4 +1,5 @@
 import Settings
+
 /// The capture mode a V4L2 camera is asked for, and why (a pure value: the modes are passed in).
 ///
 /// Left to itself, v4l2src fixates the first mode the driver lists, which for many cameras (and for vivid) is the
@@ -34,49 +35,71 @@ public struct ModeChoice: Sendable, Equatable {
     }
 
     /// Chooses among `modes` for `width`x`height` at `fps`; `canDecodeJPEG` says whether MJPEG modes are usable.
-    public static func choose(from modes: [CameraMode], width: Int, height: Int, fps: Double,
-                              request: ModeRequest? = nil, canDecodeJPEG: Bool = true) throws(Failure) -> ModeChoice {
+    public static func choose(
+        from modes: [CameraMode], width: Int, height: Int, fps: Double,
+        request: ModeRequest? = nil, canDecodeJPEG: Bool = true
+    ) throws(Failure) -> ModeChoice {
         let usable = modes.filter { $0.isRaw || ($0.format == "MJPG" && canDecodeJPEG) }
         guard !usable.isEmpty else {
             let formats = Array(Set(modes.map(\.format))).sorted().joined(separator: ", ")
-            throw Failure(description: "offers no mode the appliance can read (formats: \(formats.isEmpty ? "none" : formats))")
+            throw Failure(
+                description: "offers no mode the appliance can read (formats: \(formats.isEmpty ? "none" : formats))")
         }
         if let request { return try requested(request, from: usable, configuredFps: fps) }
         let wanted = "\(width)x\(height)@\(ModeRequest.fpsText(fps))"
         let covering = usable.filter { $0.width >= width && $0.height >= height }
-        if let exact = rawFirst(covering.filter { $0.width == width && $0.height == height && $0.offers(rate: fps) }).first {
-            return ModeChoice(mode: exact.at(fps), reachesRate: true, coversSize: true, reason: "the configured \(wanted)")
+        if let exact = rawFirst(covering.filter { $0.width == width && $0.height == height && $0.offers(rate: fps) })
+            .first
+        {
+            return ModeChoice(
+                mode: exact.at(fps), reachesRate: true, coversSize: true, reason: "the configured \(wanted)")
         }
         let reaching = covering.filter { $0.fps >= fps - 0.01 }
         if let larger = reaching.min(by: { isRawBefore($0, $1) ?? ($0.area < $1.area) }) {
-            return ModeChoice(mode: larger.at(larger.rate(reaching: fps)), reachesRate: true, coversSize: true,
-                              reason: "smallest mode reaching \(wanted), scaled to \(width)x\(height)")
+            return ModeChoice(
+                mode: larger.at(larger.rate(reaching: fps)), reachesRate: true, coversSize: true,
+                reason: "smallest mode reaching \(wanted), scaled to \(width)x\(height)")
         }
-        if let fastest = covering.min(by: { ($0.fps, -$0.area, $0.isRaw ? 1 : 0) > ($1.fps, -$1.area, $1.isRaw ? 1 : 0) }) {
-            return ModeChoice(mode: fastest.at(fastest.fps), reachesRate: false, coversSize: true,
-                              reason: "no mode reaches \(wanted): \(ModeRequest.fpsText(fastest.fps)) fps, frames repeated to \(ModeRequest.fpsText(fps))")
+        if let fastest = covering.min(by: {
+            ($0.fps, -$0.area, $0.isRaw ? 1 : 0) > ($1.fps, -$1.area, $1.isRaw ? 1 : 0)
+        }) {
+            return ModeChoice(
+                mode: fastest.at(fastest.fps), reachesRate: false, coversSize: true,
+                reason:
+                    "no mode reaches \(wanted): \(ModeRequest.fpsText(fastest.fps)) fps, frames repeated to \(ModeRequest.fpsText(fps))"
+            )
         }
         let reachingSmaller = usable.filter { $0.fps >= fps - 0.01 }
-        if let largest = reachingSmaller.min(by: { $0.area != $1.area ? $0.area > $1.area : (isRawBefore($0, $1) ?? false) }) {
-            return ModeChoice(mode: largest.at(largest.rate(reaching: fps)), reachesRate: true, coversSize: false,
-                              reason: "no mode is \(width)x\(height) or larger: \(largest.width)x\(largest.height) scaled up")
+        if let largest = reachingSmaller.min(by: {
+            $0.area != $1.area ? $0.area > $1.area : (isRawBefore($0, $1) ?? false)
+        }) {
+            return ModeChoice(
+                mode: largest.at(largest.rate(reaching: fps)), reachesRate: true, coversSize: false,
+                reason: "no mode is \(width)x\(height) or larger: \(largest.width)x\(largest.height) scaled up")
         }
         let best = usable.min(by: { ($0.fps, $0.area) > ($1.fps, $1.area) })!
-        return ModeChoice(mode: best.at(best.fps), reachesRate: false, coversSize: false,
-                          reason: "no mode is \(width)x\(height) or larger nor reaches \(ModeRequest.fpsText(fps)) fps: scaled up, frames repeated")
+        return ModeChoice(
+            mode: best.at(best.fps), reachesRate: false, coversSize: false,
+            reason:
+                "no mode is \(width)x\(height) or larger nor reaches \(ModeRequest.fpsText(fps)) fps: scaled up, frames repeated"
+        )
     }
 
-    private static func requested(_ request: ModeRequest, from usable: [CameraMode], configuredFps: Double) throws(Failure) -> ModeChoice {
+    private static func requested(_ request: ModeRequest, from usable: [CameraMode], configuredFps: Double)
+        throws(Failure) -> ModeChoice
+    {
         let fps = request.fps ?? configuredFps
         let matches = usable.filter { mode in
-            mode.width == request.width && mode.height == request.height && (request.format.map { mode.format == $0 } ?? true)
+            mode.width == request.width && mode.height == request.height
+                && (request.format.map { mode.format == $0 } ?? true)
         }
         guard let mode = rawFirst(matches).first(where: { $0.offers(rate: fps) }) else {
             let offered = CameraMode.summary(usable, limit: 4)
             throw Failure(description: "does not offer mode \(request) (mode = \"\(request)\"); it offers \(offered)")
         }
-        return ModeChoice(mode: mode.at(fps), reachesRate: fps >= configuredFps - 0.01, coversSize: true,
-                          reason: "as configured (mode = \"\(request)\")")
+        return ModeChoice(
+            mode: mode.at(fps), reachesRate: fps >= configuredFps - 0.01, coversSize: true,
+            reason: "as configured (mode = \"\(request)\")")
     }
 
     /// Raw modes first, keeping the camera's own order otherwise.

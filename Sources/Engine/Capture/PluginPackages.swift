@@ -26,7 +26,8 @@ package enum PluginPackages {
     /// "install gstreamer1.0-plugins-ugly (apt install gstreamer1.0-plugins-ugly)"-style advice for one element.
     package static func fix(forMissing element: String) -> String {
         if let package = debian[element] { return "install \(package) (apt install \(package))" }
-        return "install the GStreamer plugin that provides \(element) (gst-inspect-1.0 \(element) tells when it is there)"
+        return
+            "install the GStreamer plugin that provides \(element) (gst-inspect-1.0 \(element) tells when it is there)"
     }
 
     /// The element a GStreamer parse error names: `no element "x264enc"` → x264enc.

@@ -3,8 +3,9 @@ import ApplianceProtocol
 import Foundation
 import GStreamerKit
 import Settings
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A camera source that runs in a pipeline of its own (a `NetworkReceiver`, made at each start) and hands its decoded
@@ -59,7 +60,8 @@ package final class ReceivedSource: Sendable {
     /// Parsed without ghosting its unlinked pads: a ghost would take the sink pad a delayed link needs
     /// (`rtspsrc ! rtph264depay …` never linked); `Bin.exposeDynamicPads` gives the bin its output.
     private static func parse(_ camera: ApplianceConfig.Camera) throws -> Bin {
-        try FragmentLibrary.parse(camera.pipeline, label: "camera '\(camera.name)' pipeline", binName: "source", ghostUnlinkedPads: false)
+        try FragmentLibrary.parse(
+            camera.pipeline, label: "camera '\(camera.name)' pipeline", binName: "source", ghostUnlinkedPads: false)
     }
 
     /// Starts a receiver for the camera (blocking: an `rtsp` camera reads its password file and resolves its host).
@@ -84,20 +86,28 @@ package final class ReceivedSource: Sendable {
     }
 
     /// A receiver for an `rtsp` camera (blocking: reads its password file, resolves its host).
-    private static func receiver(for camera: ApplianceConfig.Camera, target: Element?,
-                                 onFailure: @escaping @Sendable (String) -> Void) throws -> NetworkReceiver {
-        let password = try camera.passwordFile.isEmpty ? nil
-            : SecretFile.read(file: camera.passwordFile, key: "camera '\(camera.name)' password_file", environmentVariable: "")
+    private static func receiver(
+        for camera: ApplianceConfig.Camera, target: Element?,
+        onFailure: @escaping @Sendable (String) -> Void
+    ) throws -> NetworkReceiver {
+        let password =
+            try camera.passwordFile.isEmpty
+            ? nil
+            : SecretFile.read(
+                file: camera.passwordFile, key: "camera '\(camera.name)' password_file", environmentVariable: "")
         if let problem = resolveProblem(camera.url) { throw ApplianceError(.unavailable, problem) }
-        return try NetworkReceiver(url: camera.url, user: camera.username.isEmpty ? nil : camera.username, password: password,
-                                   transport: NetworkReceiver.Transport(name: camera.transport) ?? .auto,
-                                   latencyMs: camera.latencyMs, timeoutS: max(1, Int(camera.startTimeoutS.rounded(.up))),
-                                   target: target, onFailure: onFailure)
+        return try NetworkReceiver(
+            url: camera.url, user: camera.username.isEmpty ? nil : camera.username, password: password,
+            transport: NetworkReceiver.Transport(name: camera.transport) ?? .auto,
+            latencyMs: camera.latencyMs, timeoutS: max(1, Int(camera.startTimeoutS.rounded(.up))),
+            target: target, onFailure: onFailure)
     }
 
     /// Connects to an `rtsp` camera apart from any graph (the doctor) until its first decoded frame, a failure, or
     /// `timeout`: the stream as it comes, or why not in words. Blocking.
-    package static func probe(_ camera: ApplianceConfig.Camera, timeout: Duration) -> Result<NetworkReceiver.Stats, ApplianceError> {
+    package static func probe(_ camera: ApplianceConfig.Camera, timeout: Duration) -> Result<
+        NetworkReceiver.Stats, ApplianceError
+    > {
         let receiver: NetworkReceiver
         do {
             receiver = try Self.receiver(for: camera, target: nil) { _ in }
@@ -115,7 +125,11 @@ package final class ReceivedSource: Sendable {
             if stats.frames > 0 { return .success(stats) }
             Thread.sleep(forTimeInterval: 0.05)
         }
-        return .failure(ApplianceError(.unavailable, "no frame within \(timeout)" + (receiver.stats.noVideoTrack ? ": the camera's stream has no video track" : "")))
+        return .failure(
+            ApplianceError(
+                .unavailable,
+                "no frame within \(timeout)"
+                    + (receiver.stats.noVideoTrack ? ": the camera's stream has no video track" : "")))
     }
 
     /// From now on the camera's sound is decoded to `format` (takes effect at its next start).
@@ -129,7 +143,12 @@ package final class ReceivedSource: Sendable {
 
     /// Stops the receiver (blocking: rtspsrc's TEARDOWN, bounded by its timeout).
     func stop() {
-        guard let running = receiver.withLock({ r in defer { r = nil }; return r }) else { return }
+        guard
+            let running = receiver.withLock({ r in
+                defer { r = nil }
+                return r
+            })
+        else { return }
         lastStats.withLock { $0 = running.stats }
         running.stop()
     }
@@ -140,7 +159,9 @@ package final class ReceivedSource: Sendable {
     /// The stream as it comes, for `ctl cameras`: "H264 1920x1080@25" (nil before its first frame).
     package static func summary(_ stats: NetworkReceiver.Stats) -> String? {
         guard stats.width > 0 else { return nil }
-        let rate = stats.fps > 0 ? "@" + (stats.fps == stats.fps.rounded() ? "\(Int(stats.fps))" : String(format: "%.2f", stats.fps)) : ""
+        let rate =
+            stats.fps > 0
+            ? "@" + (stats.fps == stats.fps.rounded() ? "\(Int(stats.fps))" : String(format: "%.2f", stats.fps)) : ""
         return "\(stats.codec.map { $0 + " " } ?? "")\(stats.width)x\(stats.height)\(rate)"
     }
 
@@ -148,8 +169,11 @@ package final class ReceivedSource: Sendable {
     /// `[audio] source = "camera"`; nil before it is known).
     package static func detail(_ stats: NetworkReceiver.Stats) -> String? {
         guard let decoder = stats.decoder else { return nil }
-        let names = ["MPEG4-GENERIC": "AAC", "MP4A-LATM": "AAC", "PCMU": "G.711 µ-law", "PCMA": "G.711 A-law", "OPUS": "Opus"]
-        let sound = stats.soundCodec.map { ", sound \(names[$0] ?? $0)" + (stats.soundBuffers > 0 ? "" : " dropped") } ?? ""
+        let names = [
+            "MPEG4-GENERIC": "AAC", "MP4A-LATM": "AAC", "PCMU": "G.711 µ-law", "PCMA": "G.711 A-law", "OPUS": "Opus",
+        ]
+        let sound =
+            stats.soundCodec.map { ", sound \(names[$0] ?? $0)" + (stats.soundBuffers > 0 ? "" : " dropped") } ?? ""
         return "decoded by \(decoder)" + sound
     }
 

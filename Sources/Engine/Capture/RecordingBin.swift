@@ -1,7 +1,7 @@
+import ApplianceBase
 import ApplianceProtocol
 import Foundation
 import GStreamerKit
-import ApplianceBase
 import Mp4
 import Settings
 
@@ -20,8 +20,11 @@ package final class RecordingBin: Sendable {
 
     /// `starts`: when the video and the audio of the recording start (running time), once its cut knows.
     /// `counters`: where the daemon adds up what the files wrote.
-    package init(name: String, path: String, hasAudio: Bool, config: ApplianceConfig, counters: FragmentCounters = FragmentCounters(),
-         starts: @escaping @Sendable () -> FragmentStreamWatch.Starts = { .init() }) throws {
+    package init(
+        name: String, path: String, hasAudio: Bool, config: ApplianceConfig,
+        counters: FragmentCounters = FragmentCounters(),
+        starts: @escaping @Sendable () -> FragmentStreamWatch.Starts = { .init() }
+    ) throws {
         let bin = Bin(name: name)
         self.bin = bin
         let mux = try Element.make("mp4mux", name: "\(name)-mux")
@@ -46,15 +49,18 @@ package final class RecordingBin: Sendable {
             try bin.add(queue)
             let muxPad = try mux.requestPad(muxTemplate)
             try queue.staticPad("src")!.link(muxPad)
-            if kind == "video", config.recording.fileLayout == .fragmented { Self.paceKeyframes(on: muxPad, config: config, counters: counters) }
+            if kind == "video", config.recording.fileLayout == .fragmented {
+                Self.paceKeyframes(on: muxPad, config: config, counters: counters)
+            }
             return try bin.addGhostPad(named: kind, target: queue.staticPad("sink")!)
         }
         videoPad = try branch("video", "video_%u", in: bin)
         audioPad = hasAudio ? try branch("audio", "audio_%u", in: bin) : nil
         sinkPad = sink.staticPad("sink")!
         if config.recording.fileLayout == .fragmented {
-            fragmentWatch = Self.watchFragments(on: sinkPad, syncInterval: UInt64(config.recording.syncIntervalS * 1_000_000_000),
-                                                counters: counters, starts: starts)
+            fragmentWatch = Self.watchFragments(
+                on: sinkPad, syncInterval: UInt64(config.recording.syncIntervalS * 1_000_000_000),
+                counters: counters, starts: starts)
         } else {
             fragmentWatch = nil
         }
@@ -70,7 +76,8 @@ package final class RecordingBin: Sendable {
     /// (KeyframePacer), so that no encoder can make mp4mux start fragments more often than that.
     private static func paceKeyframes(on pad: Pad, config: ApplianceConfig, counters: FragmentCounters) {
         let frame = UInt64(1_000_000_000 / max(1, config.video.framerate))
-        let pacer = Locked(KeyframePacer(interval: UInt64(config.recording.syncIntervalS * 1_000_000_000), tolerance: frame / 2))
+        let pacer = Locked(
+            KeyframePacer(interval: UInt64(config.recording.syncIntervalS * 1_000_000_000), tolerance: frame / 2))
         pad.addProbe(.buffer) { info in
             guard let buffer = info.buffer, buffer.isKeyframe, buffer.pts != UInt64.max else { return .ok }
             if !pacer.withLock({ $0.indexes(keyframeAt: buffer.pts) }) {
@@ -85,13 +92,17 @@ package final class RecordingBin: Sendable {
     /// (no `mfra`, no header rewritten at the end); every buffer then passes a FragmentStreamWatch, which marks the
     /// end of a fragment for an fsync (once per `sync_interval_s` of media) and writes each track's start into its
     /// fragments' decode times.
-    private static func watchFragments(on pad: Pad, syncInterval: UInt64, counters: FragmentCounters,
-                                       starts: @escaping @Sendable () -> FragmentStreamWatch.Starts) -> Locked<FragmentStreamWatch> {
+    private static func watchFragments(
+        on pad: Pad, syncInterval: UInt64, counters: FragmentCounters,
+        starts: @escaping @Sendable () -> FragmentStreamWatch.Starts
+    ) -> Locked<FragmentStreamWatch> {
         let watch = Locked(FragmentStreamWatch(syncInterval: syncInterval))
         pad.addProbe(.queryDownstream) { info in info.answerNotSeekable() ? .handled : .ok }
         pad.addProbe(.buffer) { info in
             guard let buffer = info.buffer else { return .ok }
-            let action = watch.withLock { $0.next(size: buffer.size, starts: starts()) { buffer.bytes(at: $0, upTo: $1) } }
+            let action = watch.withLock {
+                $0.next(size: buffer.size, starts: starts()) { buffer.bytes(at: $0, upTo: $1) }
+            }
             for patch in action.patches { info.fillBuffer(at: patch.offset, with: patch.bytes) }
             if action.syncAfter { info.markSyncAfter() }
             counters.add(action)

@@ -51,10 +51,14 @@ package struct RecordingCut: Sendable {
     /// An encoded video frame at running time `time` (`.max`: none). `gateStart` is read only while the video waits
     /// for a start without a `videoFrom`: the first running time the encoder gate admitted. `clock`: the pipeline's
     /// running time now, for the key-to-file latency.
-    package mutating func video(at time: UInt64, keyframe: Bool, clock: UInt64?, gateStart: @autoclosure () -> UInt64?) -> Verdict {
+    package mutating func video(at time: UInt64, keyframe: Bool, clock: UInt64?, gateStart: @autoclosure () -> UInt64?)
+        -> Verdict
+    {
         switch video {
         case .waiting:
-            guard let threshold = videoFrom ?? gateStart(), keyframe, time != .max, time >= threshold else { return .drop }
+            guard let threshold = videoFrom ?? gateStart(), keyframe, time != .max, time >= threshold else {
+                return .drop
+            }
             video = .recording
             if audioFrom == nil { audioFrom = time }
             timing.firstFrameClock = clock

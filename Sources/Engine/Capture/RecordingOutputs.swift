@@ -1,5 +1,5 @@
-import GStreamerKit
 import ApplianceBase
+import GStreamerKit
 import Mp4
 import Settings
 
@@ -39,7 +39,9 @@ package final class RecordingOutputs: Sendable {
         window = UInt64(pre * 1_000_000_000)
         let video = try Self.makeWindow("video-window", after: videoTee, capacity: capacity, in: pipeline)
         let (capacity, pipeline) = (capacity, pipeline)
-        audioWindow = try audioTee.map { try Self.makeWindow("audio-window", after: $0, capacity: capacity, in: pipeline) }
+        audioWindow = try audioTee.map {
+            try Self.makeWindow("audio-window", after: $0, capacity: capacity, in: pipeline)
+        }
         videoWindowElement.withLock { $0 = video }
         hold(.video)
         if audioWindow != nil { hold(.audio) }
@@ -47,7 +49,9 @@ package final class RecordingOutputs: Sendable {
 
     /// `start`: the graph plays, so the queue is started (its src held first) before the tee's pad is linked: a
     /// buffer pushed into a pad not yet active returns FLUSHING, which would stop the encoder's branch.
-    private static func makeWindow(_ name: String, after tee: Element, capacity: UInt64, in pipeline: Pipeline) throws -> Element {
+    private static func makeWindow(_ name: String, after tee: Element, capacity: UInt64, in pipeline: Pipeline) throws
+        -> Element
+    {
         let queue = try makeQueue(name, capacity: capacity)
         try pipeline.add(queue)
         try tee.link(queue)
@@ -71,8 +75,13 @@ package final class RecordingOutputs: Sendable {
     /// one that starts soon after (within `pre_record_s`) can still take them (`attachRetired`). Until the next
     /// window is linked (`nextVideoWindow`), a recording attaches to nothing new. Blocking (state changes).
     package func retireVideoWindow() {
-        guard let old = videoWindowElement.withLock({ w in defer { w = nil }; return w }),
-              let sink = old.staticPad("sink"), let teePad = sink.peer else { return }
+        guard
+            let old = videoWindowElement.withLock({ w in
+                defer { w = nil }
+                return w
+            }),
+            let sink = old.staticPad("sink"), let teePad = sink.peer
+        else { return }
         discardRetired()
         teePad.unlink(sink)
         videoTee.releaseRequestPad(teePad)
@@ -97,7 +106,9 @@ package final class RecordingOutputs: Sendable {
         _ = queue.syncStateWithParent()
         let (tee, windows, holds, capacity) = (videoTee, videoWindowElement, holds, capacity)
         return {
-            guard let pad = try? tee.requestPad("src_%u"), let sink = queue.staticPad("sink"), (try? pad.link(sink)) != nil else { return }
+            guard let pad = try? tee.requestPad("src_%u"), let sink = queue.staticPad("sink"),
+                (try? pad.link(sink)) != nil
+            else { return }
             holds.withLock { $0[.video] = hold }
             windows.withLock { $0 = queue }
             after(.seconds(1)) { queue.set("max-size-time", uint64: capacity) }
@@ -119,7 +130,9 @@ package final class RecordingOutputs: Sendable {
     func attachRetired() -> (video: Pad, audio: Pad?)? {
         guard let window else { return nil }
         let taken = retired.withLock { r -> Element? in
-            guard let current = r, !current.taken, ContinuousClock.now - current.at < .nanoseconds(Int64(window)) else { return nil }
+            guard let current = r, !current.taken, ContinuousClock.now - current.at < .nanoseconds(Int64(window)) else {
+                return nil
+            }
             r?.taken = true
             return current.queue
         }
@@ -135,7 +148,12 @@ package final class RecordingOutputs: Sendable {
 
     /// Stops and removes the retired window. Blocking (a state change).
     func discardRetired() {
-        guard let old = retired.withLock({ r in defer { r = nil }; return r }) else { return }
+        guard
+            let old = retired.withLock({ r in
+                defer { r = nil }
+                return r
+            })
+        else { return }
         old.hold?.remove()
         old.queue.setLockedState(true)
         _ = try? old.queue.setState(.null)
@@ -148,7 +166,9 @@ package final class RecordingOutputs: Sendable {
             return (videoWindow.staticPad("src")!, audioWindow?.staticPad("src"))
         }
         // Between a failed encoder's window and the next one's link: the tee's stream now would start a GOP late.
-        guard window == nil else { throw GStreamerError(element: "video-window", message: "the video encoder is being replaced; try again") }
+        guard window == nil else {
+            throw GStreamerError(element: "video-window", message: "the video encoder is being replaced; try again")
+        }
         return (try videoTee.requestPad("src_%u"), try audioTee?.requestPad("src_%u"))
     }
 

@@ -1,7 +1,7 @@
+import ApplianceBase
 import Foundation
 import GStreamerKit
 import Synchronization
-import ApplianceBase
 
 /// One recording in flight: its bin behind the encoded tees, the cut probes that start it on a keyframe and end
 /// it at the stop time, and its timing. Probe callbacks only update `state` and return.
@@ -42,16 +42,20 @@ package final class RecordingSession: Sendable {
     /// `retired`: pre-record, with the frames the failed encoder gave (`RecordingOutputs.attachRetired`, passed in).
     /// `fromWindowStart`: pre-record, from the window's first keyframe whatever its age (after a failover the new
     /// window begins with the frame after the failed encoder's last).
-    package init(id: String, partialPath: String, graph: CaptureGraph, continuing cut: UInt64? = nil,
-         retired: (video: Pad, audio: Pad?)? = nil, fromWindowStart: Bool = false) throws {
+    package init(
+        id: String, partialPath: String, graph: CaptureGraph, continuing cut: UInt64? = nil,
+        retired: (video: Pad, audio: Pad?)? = nil, fromWindowStart: Bool = false
+    ) throws {
         self.id = id
         self.partialPath = partialPath
         self.graph = graph
         createdAt = Date()
         state = Locked(RecordingCut(frameInterval: graph.flow.frameInterval))
         let state = self.state
-        recordingBin = try RecordingBin(name: RecordingBin.name(id: id), path: partialPath,
-                                        hasAudio: graph.audioTee != nil, config: graph.config, counters: graph.fragmentCounters) {
+        recordingBin = try RecordingBin(
+            name: RecordingBin.name(id: id), path: partialPath,
+            hasAudio: graph.audioTee != nil, config: graph.config, counters: graph.fragmentCounters
+        ) {
             state.withLock { .init(video: $0.timing.videoFirst, audio: $0.timing.audioFirst) }
         }
         let finalised = self.finalised
@@ -86,11 +90,15 @@ package final class RecordingSession: Sendable {
             try videoPad.link(recordingBin.videoPad)
             if let audioPad, let binAudio = recordingBin.audioPad { try audioPad.link(binAudio) }
             guard recordingBin.bin.syncStateWithParent() else {
-                throw GStreamerError(element: recordingBin.bin.name, message: "cannot start the recording bin (is \(partialPath) writable?)")
+                throw GStreamerError(
+                    element: recordingBin.bin.name,
+                    message: "cannot start the recording bin (is \(partialPath) writable?)")
             }
         } catch {
             // Leave the graph as it was: no probes, no links, no bin, no request pads.
-            Self.detach(bin: recordingBin, video: videoPad, audio: audioPad, probes: probes, graph: graph, onTees: onTees, last: cut == nil)
+            Self.detach(
+                bin: recordingBin, video: videoPad, audio: audioPad, probes: probes, graph: graph, onTees: onTees,
+                last: cut == nil)
             throw error
         }
         startAt = Self.begin(cut: cut, fromWindow: window != nil, retired: retired != nil, state: state, graph: graph)
@@ -98,7 +106,9 @@ package final class RecordingSession: Sendable {
 
     /// Where the recording's first frame is, and what lets it come: at a loop cut (a keyframe asked for there), from
     /// the pre-record window (released now, or the retired one after a failover), or at a fresh start of the encoder.
-    private static func begin(cut: UInt64?, fromWindow: Bool, retired: Bool, state: Locked<RecordingCut>, graph: CaptureGraph) -> UInt64 {
+    private static func begin(
+        cut: UInt64?, fromWindow: Bool, retired: Bool, state: Locked<RecordingCut>, graph: CaptureGraph
+    ) -> UInt64 {
         if let cut {
             graph.requestKeyframe(at: cut - graph.flow.frameInterval / 2)
             return cut
@@ -154,8 +164,10 @@ package final class RecordingSession: Sendable {
     /// (`.last`), and the window is held again at once, so the buffer after it and those behind it stay in the window
     /// for the next recording (the detach's own hold takes over from this one). Holds are blocking probes, which
     /// GStreamer runs in a pass before this one: the buffer after the stop cannot be held from here, only the next.
-    private static func addVideoCutProbe(on pad: Pad, state: Locked<RecordingCut>, graph: CaptureGraph,
-                                         releasesAudio: Bool) -> Probe {
+    private static func addVideoCutProbe(
+        on pad: Pad, state: Locked<RecordingCut>, graph: CaptureGraph,
+        releasesAudio: Bool
+    ) -> Probe {
         let (pipeline, gate, outputs) = (graph.pipeline, graph.gate, graph.outputs)
         return pad.addProbe([.buffer, .eventDownstream]) { info in
             guard let buffer = info.buffer else { return state.withLock { $0.video == .ended } ? .drop : .ok }
@@ -219,7 +231,9 @@ package final class RecordingSession: Sendable {
     package func requestStop(onFrameBoundaryAfter runningTime: UInt64) {
         let boundary = state.withLock { $0.frameBoundary(atOrAfter: runningTime) }
         requestStop(at: boundary)
-        if state.withLock({ $0.endsBeforeTheStop }) { graph.requestKeyframe(at: boundary - min(boundary, graph.flow.frameInterval / 2)) }
+        if state.withLock({ $0.endsBeforeTheStop }) {
+            graph.requestKeyframe(at: boundary - min(boundary, graph.flow.frameInterval / 2))
+        }
     }
 
     /// Loop recording: ends this segment where the next one (already attached) begins: before the first keyframe
@@ -258,11 +272,15 @@ package final class RecordingSession: Sendable {
     /// Detaches and disposes of the bin. Blocking GStreamer calls: run off the cooperative pool.
     /// `last`: no segment follows, so the encoders may stop (and the pre-record window holds again).
     package func teardown(last: Bool = true) {
-        Self.detach(bin: recordingBin, video: videoPad, audio: audioPad, probes: cutProbes, graph: graph, onTees: onTees, last: last)
+        Self.detach(
+            bin: recordingBin, video: videoPad, audio: audioPad, probes: cutProbes, graph: graph, onTees: onTees,
+            last: last)
     }
 
-    private static func detach(bin recordingBin: RecordingBin, video videoPad: Pad, audio audioPad: Pad?, probes: [Probe],
-                               graph: CaptureGraph, onTees: Bool, last: Bool) {
+    private static func detach(
+        bin recordingBin: RecordingBin, video videoPad: Pad, audio audioPad: Pad?, probes: [Probe],
+        graph: CaptureGraph, onTees: Bool, last: Bool
+    ) {
         let outputs = graph.outputs
         if !onTees { outputs.quiesce() }
         if last { graph.gate.close() }
@@ -271,7 +289,11 @@ package final class RecordingSession: Sendable {
         if let peer = videoPad.peer { videoPad.unlink(peer) }
         if let audioPad, let peer = audioPad.peer { audioPad.unlink(peer) }
         for probe in probes { probe.remove() }
-        if onTees { outputs.releaseTeePads(video: videoPad, audio: audioPad) } else { outputs.detach(video: videoPad, audio: audioPad) }
+        if onTees {
+            outputs.releaseTeePads(video: videoPad, audio: audioPad)
+        } else {
+            outputs.detach(video: videoPad, audio: audioPad)
+        }
         recordingBin.bin.setLockedState(true)
         _ = try? recordingBin.bin.setState(.null)
         graph.pipeline.remove(recordingBin.bin)

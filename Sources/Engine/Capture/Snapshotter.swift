@@ -39,9 +39,12 @@ package struct Snapshotter: Sendable {
         guard let names = try? manager.contentsOfDirectory(atPath: folder) else { return 0 }
         let files = names.filter { $0.hasSuffix(".jpg") }.map { folder + "/" + $0 }
         guard files.count > keeping else { return 0 }
-        let dated = files.map { ($0, (try? manager.attributesOfItem(atPath: $0)[.modificationDate] as? Date) ?? .distantPast) }
+        let dated = files.map {
+            ($0, (try? manager.attributesOfItem(atPath: $0)[.modificationDate] as? Date) ?? .distantPast)
+        }
         var removed = 0
-        for (path, _) in dated.sorted(by: { $0.1 > $1.1 }).dropFirst(keeping) where (try? manager.removeItem(atPath: path)) != nil {
+        for (path, _) in dated.sorted(by: { $0.1 > $1.1 }).dropFirst(keeping)
+        where (try? manager.removeItem(atPath: path)) != nil {
             removed += 1
         }
         return removed
@@ -63,6 +66,8 @@ package final class SnapshotBudget: Sendable {
             times.append(now)
             return true
         }
-        guard allowed else { throw ApplianceError(.rateLimited, "at most \(perMinute) snapshots a minute; try again shortly") }
+        guard allowed else {
+            throw ApplianceError(.rateLimited, "at most \(perMinute) snapshots a minute; try again shortly")
+        }
     }
 }

@@ -11,11 +11,14 @@ public enum SourceResolver {
 
     /// The concrete kind for a camera ("v4l2", "test" or "pipeline") and, for a V4L2 camera whose device is not
     /// there, why it is missing (the camera starts as `missing`; hot-plug brings it in later).
-    public static func cameraKind(_ camera: ApplianceConfig.Camera, logger: Logger) throws -> (kind: String, missing: String?) {
+    public static func cameraKind(_ camera: ApplianceConfig.Camera, logger: Logger) throws -> (
+        kind: String, missing: String?
+    ) {
         switch camera.source {
         case "v4l2":
             guard GStreamer.hasElement("v4l2src") else {
-                throw SourceError(description: "camera '\(camera.name)': v4l2src is not installed (gstreamer1.0-plugins-good)")
+                throw SourceError(
+                    description: "camera '\(camera.name)': v4l2src is not installed (gstreamer1.0-plugins-good)")
             }
             guard FileManager.default.fileExists(atPath: camera.device) else {
                 let reason = "device \(camera.device) not present"
@@ -24,7 +27,9 @@ public enum SourceResolver {
             }
             return ("v4l2", nil)
         case "auto":
-            if FileManager.default.fileExists(atPath: camera.device), GStreamer.hasElement("v4l2src") { return ("v4l2", nil) }
+            if FileManager.default.fileExists(atPath: camera.device), GStreamer.hasElement("v4l2src") {
+                return ("v4l2", nil)
+            }
             logger.warning("camera '\(camera.name)': \(camera.device) not present, using a live test pattern")
             return ("test", nil)
         default:
@@ -36,7 +41,9 @@ public enum SourceResolver {
     public static func audioKind(_ audio: ApplianceConfig.Audio, logger: Logger) throws -> String {
         switch audio.source {
         case "alsa":
-            guard hasCaptureCard() else { throw SourceError(description: "audio: no ALSA capture device (/dev/snd/pcmC*c)") }
+            guard hasCaptureCard() else {
+                throw SourceError(description: "audio: no ALSA capture device (/dev/snd/pcmC*c)")
+            }
             return "alsa"
         case "auto":
             if hasCaptureCard(), GStreamer.hasElement("alsasrc") { return "alsa" }

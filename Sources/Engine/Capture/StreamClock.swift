@@ -1,5 +1,5 @@
-import Synchronization
 import ApplianceBase
+import Synchronization
 
 /// The output clock after the input-selector, and flow facts shared between streaming threads (writers) and the
 /// controller (reader). Every access is a short critical section; nothing here ever waits.
@@ -68,7 +68,9 @@ package final class VideoFlowMonitor: Sendable {
     }
 
     private func slotIndex(_ time: UInt64, _ s: State) -> Int64 {
-        guard time > s.gridStart else { return -Int64(((s.gridStart - time) * framerate + 500_000_000) / 1_000_000_000) }
+        guard time > s.gridStart else {
+            return -Int64(((s.gridStart - time) * framerate + 500_000_000) / 1_000_000_000)
+        }
         return Int64(((time - s.gridStart) * framerate + 500_000_000) / 1_000_000_000)
     }
 

@@ -23,7 +23,9 @@ package enum V4L2Source {
         defer { _ = try? source.setState(.null) }
         let caps = source.staticPad("src")?.queryCaps()?.description ?? ""
         let modes = CameraMode.parse(caps)
-        guard !modes.isEmpty else { throw ProbeError(description: "\(device) lists no capture mode (caps: \(caps.isEmpty ? "none" : caps))") }
+        guard !modes.isEmpty else {
+            throw ProbeError(description: "\(device) lists no capture mode (caps: \(caps.isEmpty ? "none" : caps))")
+        }
         return modes
     }
 
@@ -37,17 +39,21 @@ package enum V4L2Source {
     package static func choose(for camera: ApplianceConfig.Camera, video: ApplianceConfig.Video) throws -> ModeChoice {
         let modes = try probe(camera.device)
         do {
-            return try ModeChoice.choose(from: modes, width: video.width, height: video.height, fps: Double(video.framerate),
-                                         request: camera.mode, canDecodeJPEG: jpegDecoder != nil)
+            return try ModeChoice.choose(
+                from: modes, width: video.width, height: video.height, fps: Double(video.framerate),
+                request: camera.mode, canDecodeJPEG: jpegDecoder != nil)
         } catch {
             throw ProbeError(description: "\(camera.device) \(error)")
         }
     }
 
     /// The source bin for `choice`.
-    package static func makeBin(_ camera: ApplianceConfig.Camera, choice: ModeChoice, video: ApplianceConfig.Video,
-                        fragments: FragmentLibrary) throws -> Bin {
-        try fragments.makeBin("sources", choice.mode.isRaw ? "video-v4l2" : "video-v4l2-mjpeg",
-                              FragmentLibrary.videoSourceValues(camera, video: video, caps: choice.caps), binName: "source")
+    package static func makeBin(
+        _ camera: ApplianceConfig.Camera, choice: ModeChoice, video: ApplianceConfig.Video,
+        fragments: FragmentLibrary
+    ) throws -> Bin {
+        try fragments.makeBin(
+            "sources", choice.mode.isRaw ? "video-v4l2" : "video-v4l2-mjpeg",
+            FragmentLibrary.videoSourceValues(camera, video: video, caps: choice.caps), binName: "source")
     }
 }

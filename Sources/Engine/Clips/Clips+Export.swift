@@ -1,7 +1,7 @@
+import ApplianceBase
 import ApplianceProtocol
 import Foundation
 import GStreamerKit
-import ApplianceBase
 
 /// `export`: joins clips into one new MP4 without re-encoding. The sources are hard-linked, numbered in order,
 /// into a work folder under partial/, and `splitmuxsrc` plays them as one stream (each file's timestamps offset
@@ -17,7 +17,8 @@ extension Clips {
         let longest = RecordingBin.longestFileS(config) + 60
         let sources = try await library.exportSources(request, longest: longest)
         guard let first = sources.first, let last = sources.last else {
-            let what = request.group.map { "in group \($0)" }
+            let what =
+                request.group.map { "in group \($0)" }
                 ?? "between \(Timestamps.iso(request.from ?? .distantPast)) and \(Timestamps.iso(request.to ?? .distantFuture))\(request.camera.map { " from camera \($0)" } ?? "")"
             throw ApplianceError(.notFound, "no finished clip \(what)")
         }
@@ -33,7 +34,8 @@ extension Clips {
             try await blocking {
                 try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
                 for (n, source) in sources.enumerated() {
-                    try FileManager.default.linkItem(atPath: source.path, toPath: String(format: "%@/%06d.mp4", work, n + 1))
+                    try FileManager.default.linkItem(
+                        atPath: source.path, toPath: String(format: "%@/%06d.mp4", work, n + 1))
                 }
                 try Self.join(folder: work, into: output, hasAudio: sources.allSatisfy(\.audioPresent))
                 try DataDirectory.fsync(path: output)
@@ -42,12 +44,14 @@ extension Clips {
             throw ApplianceError(.internalError, "export failed: \(error)")
         }
         let createdAt = Date()
-        var row = Recording(id: id, title: title ?? "Export \(Timestamps.title(first.createdAt))", createdAt: createdAt,
-                            path: data.finalPath(id: id, date: createdAt), state: .complete)
+        var row = Recording(
+            id: id, title: title ?? "Export \(Timestamps.title(first.createdAt))", createdAt: createdAt,
+            path: data.finalPath(id: id, date: createdAt), state: .complete)
         row.startedAt = first.createdAt
         row.endedAt = last.endedAt
         var cameras: [String] = []
-        for camera in sources.flatMap({ ($0.camera ?? "").split(separator: ",").map(String.init) }) where !cameras.contains(camera) {
+        for camera in sources.flatMap({ ($0.camera ?? "").split(separator: ",").map(String.init) })
+        where !cameras.contains(camera) {
             cameras.append(camera)
         }
         row.camera = cameras.isEmpty ? nil : cameras.joined(separator: ",")
@@ -60,7 +64,9 @@ extension Clips {
         await Recovery.measure(&row, thumbnail: config.thumbnail, data: data)
         if row.state != .failed { row.state = .complete }
         try await library.insert(row)
-        logger.info("exported \(sources.count) clip(s)", metadata: ["id": "\(id)", "path": "\(row.path)", "duration_ms": "\(row.durationMs ?? 0)"])
+        logger.info(
+            "exported \(sources.count) clip(s)",
+            metadata: ["id": "\(id)", "path": "\(row.path)", "duration_ms": "\(row.durationMs ?? 0)"])
         events.publish(.exported(ExportResult(recording: row, sources: sources.map(\.id))))
         await archive?.recordingFinished(id)
         return ExportResult(recording: row, sources: sources.map(\.id))

@@ -1,6 +1,6 @@
+import ApplianceBase
 import ApplianceProtocol
 import Foundation
-import ApplianceBase
 
 /// `protect`: the dashcam's event lock (and a shutter's long press). Locks every clip that overlaps
 /// [now − before, now + after] with the reason "event"; while recording, segments that start inside the window
@@ -26,9 +26,11 @@ extension Clips {
         }
         let pending = to > Date() ? await recorder.protect(until: to) : false
         let deleted = try await deletedSegments(in: rows, from: from)
-        logger.notice("protect: locked \(ids.count) clip(s)", metadata: [
-            "from": "\(from)", "to": "\(to)", "already_deleted": "\(deleted.count)",
-        ])
+        logger.notice(
+            "protect: locked \(ids.count) clip(s)",
+            metadata: [
+                "from": "\(from)", "to": "\(to)", "already_deleted": "\(deleted.count)",
+            ])
         return ProtectResult(from: from, to: to, locked: ids, alreadyDeleted: deleted, pendingUntil: pending ? to : nil)
     }
 
@@ -53,7 +55,9 @@ extension Clips {
             }
             var segment = (row.segment ?? 1) - 1
             var start = row.createdAt.addingTimeInterval(-segmentS)
-            while segment >= 1, start.addingTimeInterval(segmentS) > from, try await !library.hasSegment(group: group, segment: segment) {
+            while segment >= 1, start.addingTimeInterval(segmentS) > from,
+                try await !library.hasSegment(group: group, segment: segment)
+            {
                 missing.append("\(group)#\(segment)")
                 segment -= 1
                 start = start.addingTimeInterval(-segmentS)

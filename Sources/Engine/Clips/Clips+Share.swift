@@ -1,6 +1,6 @@
+import ApplianceBase
 import ApplianceProtocol
 import Foundation
-import ApplianceBase
 import MediaLibrary
 
 /// Share links as commands: `share`, `shares`, `unshare`.
@@ -14,15 +14,19 @@ extension Clips {
             throw ApplianceError(.conflict, "recording \(recording.id) is in progress; share it once it has stopped")
         }
         guard recording.state != .failed else {
-            throw ApplianceError(.conflict, "recording \(recording.id) failed (\(recording.failureReason ?? "no file")); nothing to share")
+            throw ApplianceError(
+                .conflict,
+                "recording \(recording.id) failed (\(recording.failureReason ?? "no file")); nothing to share")
         }
         let now = Date()
         let expires = now.addingTimeInterval((hours ?? config.web.shareHours) * 3600)
         let token = RandomToken.make(bytes: Self.shareTokenBytes)
         try await library.insertShare(token: token, recordingId: recording.id, createdAt: now, expiresAt: expires)
-        logger.info("shared recording \(recording.id)", metadata: ["expires_at": "\(Timestamps.iso(expires))"])  // never the token
-        return ShareLink(id: Library.shareID(token: token), token: token, recordingId: recording.id, title: recording.title,
-                         createdAt: now, expiresAt: expires)
+        // never the token
+        logger.info("shared recording \(recording.id)", metadata: ["expires_at": "\(Timestamps.iso(expires))"])
+        return ShareLink(
+            id: Library.shareID(token: token), token: token, recordingId: recording.id, title: recording.title,
+            createdAt: now, expiresAt: expires)
     }
 
     package func shares() async throws -> ShareList {

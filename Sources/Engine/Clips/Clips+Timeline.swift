@@ -1,6 +1,6 @@
+import ApplianceBase
 import ApplianceProtocol
 import Foundation
-import ApplianceBase
 
 /// `timeline`: a range's recorded spans, gaps, locks and activity in one answer (the dashboard's day bar and
 /// `ctl timeline`).
@@ -8,7 +8,8 @@ extension Clips {
     package func timeline(from: Date, to: Date) async throws -> Timeline {
         let started = ContinuousClock.now
         let now = Date()
-        let files = try await library.timelineFiles(from: from, to: to, longest: RecordingBin.longestFileS(config) + 60, now: now)
+        let files = try await library.timelineFiles(
+            from: from, to: to, longest: RecordingBin.longestFileS(config) + 60, now: now)
         let events = try await library.activity(ActivityFilter(from: from, to: to, limit: Timeline.maxEvents))
         var timeline = TimelineBuilder.build(files: files, events: events, from: from, to: to, now: now)
         let elapsed = ContinuousClock.now - started

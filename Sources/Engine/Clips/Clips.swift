@@ -1,10 +1,10 @@
+import ApplianceBase
 import ApplianceProtocol
 import Foundation
 import GStreamerKit
 import Logging
-import ApplianceBase
-import Settings
 import MediaLibrary
+import Settings
 
 /// The recordings library as commands: list, info, rename, lock, unlock, delete. The rows are the Library's; the
 /// clip being recorded is the recorder's, so renaming it tells the recorder, and deleting it is refused.
@@ -17,7 +17,10 @@ package struct Clips: Sendable {
     package let recorder: Recorder
     package let archive: (any RecordingArchive)?
 
-    package init(config: ApplianceConfig, data: DataDirectory, library: Library, events: EventHub, logger: Logger, recorder: Recorder, archive: (any RecordingArchive)?) {
+    package init(
+        config: ApplianceConfig, data: DataDirectory, library: Library, events: EventHub, logger: Logger,
+        recorder: Recorder, archive: (any RecordingArchive)?
+    ) {
         self.config = config
         self.data = data
         self.library = library
@@ -30,20 +33,25 @@ package struct Clips: Sendable {
     package enum ListView: Sendable { case clips, grouped, segments(of: String), filtered(ListFilter) }
 
     package func list(page: Int, perPage: Int, view: ListView = .clips) async throws -> ListResult {
-        guard Command.pages.contains(page) else { throw ApplianceError(.badRequest, "page must be between 1 and \(Command.pages.upperBound)") }
+        guard Command.pages.contains(page) else {
+            throw ApplianceError(.badRequest, "page must be between 1 and \(Command.pages.upperBound)")
+        }
         guard Command.perPageRange.contains(perPage) else {
             throw ApplianceError(.badRequest, "per_page must be between 1 and \(Command.perPageRange.upperBound)")
         }
         let started = ContinuousClock.now
-        let result = switch view {
-        case .clips: try await library.page(page, perPage: perPage)
-        case .grouped: try await library.groupedPage(page, perPage: perPage)
-        case .segments(let id): try await library.segmentPage(group: try await groupID(id), page: page, perPage: perPage)
-        case .filtered(let filter): try await library.filteredPage(filter, page: page, perPage: perPage)
-        }
+        let result =
+            switch view {
+            case .clips: try await library.page(page, perPage: perPage)
+            case .grouped: try await library.groupedPage(page, perPage: perPage)
+            case .segments(let id):
+                try await library.segmentPage(group: try await groupID(id), page: page, perPage: perPage)
+            case .filtered(let filter): try await library.filteredPage(filter, page: page, perPage: perPage)
+            }
         let elapsed = (ContinuousClock.now - started) / .milliseconds(1)
-        return ListResult(items: result.items, total: result.total, page: page, perPage: perPage,
-                          pages: (result.total + perPage - 1) / perPage, elapsedMs: elapsed)
+        return ListResult(
+            items: result.items, total: result.total, page: page, perPage: perPage,
+            pages: (result.total + perPage - 1) / perPage, elapsedMs: elapsed)
     }
 
     package func info(id: String) async throws -> RecordingInfo {
@@ -97,7 +105,9 @@ package struct Clips: Sendable {
     /// clip only when forced).
     package func delete(id: String, force: Bool) async throws -> DeleteResult {
         let recording = try await resolve(id)
-        let removal = ClipRemoval(library: library, scrubPath: data.scrubPath, activeID: { [recorder] in await recorder.activeID }, archive: archive, events: events, logger: logger)
+        let removal = ClipRemoval(
+            library: library, scrubPath: data.scrubPath, activeID: { [recorder] in await recorder.activeID },
+            archive: archive, events: events, logger: logger)
         let deleted = try await removal.remove(recording, cause: .command(force: force))
         return DeleteResult(id: recording.id, deletedFiles: deleted)
     }
@@ -105,7 +115,9 @@ package struct Clips: Sendable {
     /// A loop recording's group id from the id (or a unique prefix) of the group or any of its segments.
     package func groupID(_ id: String) async throws -> String {
         let row = try await resolve(id)
-        guard let group = row.group else { throw ApplianceError(.badRequest, "recording \(row.id) is not part of a loop recording") }
+        guard let group = row.group else {
+            throw ApplianceError(.badRequest, "recording \(row.id) is not part of a loop recording")
+        }
         return group
     }
 

@@ -1,5 +1,5 @@
-import GStreamerKit
 import ApplianceBase
+import GStreamerKit
 
 /// Lays a joined stream back on its own grid. splitmuxsrc places each part after the previous one by the part's
 /// shorter stream and ignores the audio's initial empty edit, so after a segment whose audio ends one AAC frame
@@ -10,7 +10,10 @@ package final class ExportGrid: Sendable {
 
     package init() {
     }
-    private struct State { var next: UInt64?; var lastDecode: UInt64? }
+    private struct State {
+        var next: UInt64?
+        var lastDecode: UInt64?
+    }
     private let state = Locked(State())
 
     /// Adds the probe to `pad` (a parser's source pad, whose buffers carry durations).
@@ -18,8 +21,10 @@ package final class ExportGrid: Sendable {
         let grid = ExportGrid()
         pad.addProbe(.buffer) { info in
             guard let buffer = info.buffer else { return .ok }
-            if let delta = grid.correction(decodeTime: buffer.dts == ClockTime.none ? buffer.pts : buffer.dts,
-                                           duration: buffer.duration), delta != 0 {
+            if let delta = grid.correction(
+                decodeTime: buffer.dts == ClockTime.none ? buffer.pts : buffer.dts,
+                duration: buffer.duration), delta != 0
+            {
                 info.shiftBufferTiming(by: delta)
             }
             return .ok

@@ -1,8 +1,8 @@
+import ApplianceBase
 import ApplianceProtocol
 import Foundation
 import Logging
 import ServiceLifecycle
-import ApplianceBase
 
 /// Records on events (`[recording] trigger`): follows motion, sound and object events and the recorder's own, and sends
 /// `record.start` and `record.stop` through the one entry point, as a button would. `EventTrigger` decides; this
@@ -24,15 +24,19 @@ package final class EventRecordingService: Service, CustomStringConvertible {
     private let stoppedByTrigger = Locked<String?>(nil)
 
     /// Subscribes at once, so an event published before the service group runs is not missed.
-    package init(trigger: EventTrigger, events: EventHub, logger: Logger,
-         perform: @escaping @Sendable (Command) async throws(ApplianceError) -> CommandResult) {
+    package init(
+        trigger: EventTrigger, events: EventHub, logger: Logger,
+        perform: @escaping @Sendable (Command) async throws(ApplianceError) -> CommandResult
+    ) {
         (self.events, self.perform, self.logger) = (events, perform, logger)
         self.trigger = Locked(trigger)
         subscription = events.subscribe()
     }
 
     package func run() async throws {
-        logger.info("recording on events", metadata: ["trigger": "\(trigger.withLock { $0.kinds.sorted().joined(separator: "+") })"])
+        logger.info(
+            "recording on events",
+            metadata: ["trigger": "\(trigger.withLock { $0.kinds.sorted().joined(separator: "+") })"])
         await runSideBySide({ await self.follow() }, { await self.endTails() })
         events.unsubscribe(subscription.id)
     }
@@ -61,7 +65,8 @@ package final class EventRecordingService: Service, CustomStringConvertible {
                 case .objectEnded(let o): t.ended(EventTrigger.object(o.label), at: Self.ended(o.endedAt, now: now))
                 // A clip ended by an encoder's failure goes on in the next one (`EncoderFailover`): still this
                 // trigger's recording, which its tail must end (it ran to max_duration_s).
-                case .recordingStopped(let r) where r.stopReason != .encoderFailed && r.id != stoppedByTrigger.withLock({ $0 }):
+                case .recordingStopped(let r)
+                where r.stopReason != .encoderFailed && r.id != stoppedByTrigger.withLock({ $0 }):
                     t.recordingEnded()
                 default: break
                 }

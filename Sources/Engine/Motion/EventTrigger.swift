@@ -23,8 +23,9 @@ package struct EventTrigger: Sendable, Equatable {
 
     /// `[recording] trigger`: "manual", or kinds joined by "+" ("motion+sound", "person").
     package init(trigger: String, postRecordS: Double, eventGapS: Double) {
-        self.init(kinds: trigger == "manual" ? [] : Set(trigger.split(separator: "+").map(String.init)),
-                  postRecordS: postRecordS, eventGapS: eventGapS)
+        self.init(
+            kinds: trigger == "manual" ? [] : Set(trigger.split(separator: "+").map(String.init)),
+            postRecordS: postRecordS, eventGapS: eventGapS)
     }
 
     /// How long after the last event the recording ends.

@@ -1,9 +1,9 @@
+import ApplianceBase
 import ApplianceProtocol
 import Foundation
 import Logging
-import ServiceLifecycle
-import ApplianceBase
 import MotionAndSound
+import ServiceLifecycle
 
 /// Runs the motion detector on the motion branch's frames (off the streaming threads) and announces what it finds:
 /// `motion_started` once motion has lasted `[motion] min_duration_s`, `motion_ended` after the release time. A camera
@@ -27,7 +27,10 @@ package final class MotionService: Service, CustomStringConvertible {
     private let pictures: ActivityPictures?
 
     /// Subscribes at once, so a camera switch published before the service group runs is not missed.
-    package init(tap: MotionTap, settings: MotionSettings, events: EventHub, camera: String?, pictures: ActivityPictures?, logger: Logger) {
+    package init(
+        tap: MotionTap, settings: MotionSettings, events: EventHub, camera: String?, pictures: ActivityPictures?,
+        logger: Logger
+    ) {
         (self.tap, self.settings, self.events, self.logger, self.pictures) = (tap, settings, events, logger, pictures)
         subscription = events.subscribe()
         shared = Locked(Shared(camera: camera))
@@ -73,7 +76,9 @@ package final class MotionService: Service, CustomStringConvertible {
             }
             switch seen.transition {
             case .started(let at)?:
-                event = MotionEvent(camera: camera, startedAt: Date(timeIntervalSince1970: at), zones: seen.zones, peakScore: seen.score)
+                event = MotionEvent(
+                    camera: camera, startedAt: Date(timeIntervalSince1970: at), zones: seen.zones, peakScore: seen.score
+                )
                 events.publish(.motionStarted(event!))
                 picture = BestFrame(score: seen.score, at: sample.capturedAt)
                 await capture(event!)

@@ -1,9 +1,9 @@
+import ApplianceBase
 import ApplianceProtocol
 import Foundation
 import Logging
-import ServiceLifecycle
-import ApplianceBase
 import MotionAndSound
+import ServiceLifecycle
 
 /// Runs the sound detector on the microphone's level readings (`[sound] enabled`) and announces `sound_started` once
 /// the level has stayed above the threshold for `min_duration_s`, `sound_ended` after the release time.
@@ -20,7 +20,9 @@ package final class SoundService: Service, CustomStringConvertible {
     }
 
     package func run() async throws {
-        logger.info("sound detection on", metadata: ["threshold_db": "\(settings.thresholdDb)", "min_duration_s": "\(settings.minDurationS)"])
+        logger.info(
+            "sound detection on",
+            metadata: ["threshold_db": "\(settings.thresholdDb)", "min_duration_s": "\(settings.minDurationS)"])
         var detector = SoundDetector(settings: settings)
         var event: SoundEvent?
         for await reading in tap.readings.cancelOnGracefulShutdown() {

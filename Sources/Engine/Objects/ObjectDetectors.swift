@@ -7,8 +7,9 @@ package enum ObjectDetectors {
     package static func make(_ o: ApplianceConfig.Objects) throws -> any ObjectDetector {
         guard !o.model.isEmpty else { return try HOGPeopleDetector() }
         let labels = o.labels.isEmpty ? Labels.coco : try Labels.read(path: o.labels)
-        let settings = DNNDetector.Settings(output: ModelOutput(rawValue: o.output) ?? .yolo, labels: labels, inputWidth: o.inputWidth,
-                                            inputHeight: o.inputHeight, minScore: o.minScore, maxOverlap: o.nms)
+        let settings = DNNDetector.Settings(
+            output: ModelOutput(rawValue: o.output) ?? .yolo, labels: labels, inputWidth: o.inputWidth,
+            inputHeight: o.inputHeight, minScore: o.minScore, maxOverlap: o.nms)
         return try DNNDetector(model: o.model, config: o.modelConfig.isEmpty ? nil : o.modelConfig, settings: settings)
     }
 

@@ -1,8 +1,8 @@
 import ApplianceBase
 import ApplianceProtocol
-import MotionAndSound
 import Foundation
 import Logging
+import MotionAndSound
 import NIOPosix
 import ObjectDetection
 import ServiceLifecycle
@@ -33,8 +33,12 @@ package final class ObjectService: Service, CustomStringConvertible {
     private let detectorThread = NIOThreadPool(numberOfThreads: 1)
 
     /// Subscribes at once, so a camera switch published before the service group runs is not missed.
-    package init(tap: ObjectTap, motion: MotionTap, detector: any ObjectDetector, tracker: ObjectTracker.Settings, track: [String],
-                 zones: ObjectZones = ObjectZones([]), events: EventHub, camera: String?, pictures: ActivityPictures? = nil, logger: Logger) {
+    package init(
+        tap: ObjectTap, motion: MotionTap, detector: any ObjectDetector, tracker: ObjectTracker.Settings,
+        track: [String],
+        zones: ObjectZones = ObjectZones([]), events: EventHub, camera: String?, pictures: ActivityPictures? = nil,
+        logger: Logger
+    ) {
         (self.zones, self.pictures) = (zones, pictures)
         (self.tap, self.motion, self.detector, self.events, self.logger) = (tap, motion, detector, events, logger)
         self.track = Set(track)
@@ -48,9 +52,14 @@ package final class ObjectService: Service, CustomStringConvertible {
     package func run() async throws {
         detectorThread.start()
         defer { detectorThread.shutdownGracefully { _ in } }
-        logger.info("object detection on", metadata: ["detector": "\(detector.name)", "fps": "\(tap.fps)", "size": "\(tap.width)x\(tap.height)",
-                                                      "track": "\(track.sorted().joined(separator: ","))"])
-        await runSideBySide({ await self.followSwitches() }, { await runSideBySide({ await self.detect() }, { await self.tick() }) })
+        logger.info(
+            "object detection on",
+            metadata: [
+                "detector": "\(detector.name)", "fps": "\(tap.fps)", "size": "\(tap.width)x\(tap.height)",
+                "track": "\(track.sorted().joined(separator: ","))",
+            ])
+        await runSideBySide(
+            { await self.followSwitches() }, { await runSideBySide({ await self.detect() }, { await self.tick() }) })
         events.unsubscribe(subscription.id)
         await publish(tracker.withLock { $0.tracker.endAll() })
         tap.update { $0.present = [:] }
@@ -80,7 +89,12 @@ package final class ObjectService: Service, CustomStringConvertible {
             let (changes, present, starts) = tracker.withLock { t in
                 t.lastRun = Date()
                 let changes = t.tracker.run(tracked, at: sample.capturedAt)
-                return (changes, t.tracker.present, Dictionary(uniqueKeysWithValues: t.tracker.present.compactMap { l in t.tracker.startedAt(l).map { (l, $0) } }))
+                return (
+                    changes, t.tracker.present,
+                    Dictionary(
+                        uniqueKeysWithValues: t.tracker.present.compactMap { l in t.tracker.startedAt(l).map { (l, $0) }
+                        })
+                )
             }
             let counts = Dictionary(tracked.map { ($0.label, 1) }, uniquingKeysWith: +)
             tap.update { s in
@@ -92,8 +106,10 @@ package final class ObjectService: Service, CustomStringConvertible {
     }
 
     /// Takes an object's picture again when this run saw it clearly better than the picture does.
-    private func betterPictures(_ tracked: [ObjectDetection], starts: [String: Date], shown: inout [String: MotionService.BestFrame],
-                                changes: [ObjectTracker.Change], at now: Date) async {
+    private func betterPictures(
+        _ tracked: [ObjectDetection], starts: [String: Date], shown: inout [String: MotionService.BestFrame],
+        changes: [ObjectTracker.Change], at now: Date
+    ) async {
         for change in changes {
             switch change {
             case .started(let label, _, let best): shown[label] = MotionService.BestFrame(score: best.score, at: now)
@@ -103,7 +119,8 @@ package final class ObjectService: Service, CustomStringConvertible {
         guard let pictures else { return }
         for (label, startedAt) in starts {
             guard let best = tracked.filter({ $0.label == label }).max(by: { $0.score < $1.score }),
-                  shown[label, default: MotionService.BestFrame()].better(best.score, at: now, by: 1.1) else { continue }
+                shown[label, default: MotionService.BestFrame()].better(best.score, at: now, by: 1.1)
+            else { continue }
             _ = await pictures.capture(kind: .object, label: label, startedAt: startedAt, box: box(best))
         }
     }
@@ -111,8 +128,9 @@ package final class ObjectService: Service, CustomStringConvertible {
     /// One run: every crop around motion, detections in the whole picture's pixels. A detector's failure is logged
     /// at most once a minute and the run counts as failed; it never ends the service.
     private func look(at frame: Picture) -> ([ObjectDetection], failed: Bool) {
-        let crops = Crops.plan(motion.current.boxes, frameWidth: frame.width, frameHeight: frame.height,
-                               minWidth: detector.window.width, minHeight: detector.window.height)
+        let crops = Crops.plan(
+            motion.current.boxes, frameWidth: frame.width, frameHeight: frame.height,
+            minWidth: detector.window.width, minHeight: detector.window.height)
         var found: [ObjectDetection] = []
         var failed = false
         for crop in crops {
@@ -156,13 +174,17 @@ package final class ObjectService: Service, CustomStringConvertible {
         for change in changes {
             switch change {
             case .started(let label, let at, let best):
-                let event = ObjectEvent(label: label, camera: camera, startedAt: at, score: Self.rounded(best.score), box: box(best))
+                let event = ObjectEvent(
+                    label: label, camera: camera, startedAt: at, score: Self.rounded(best.score), box: box(best))
                 tap.update { $0.events += 1 }
                 events.publish(.objectStarted(event))
                 logger.info("object: \(label) (score \(String(format: "%.2f", best.score)))")
             case .ended(let label, let startedAt, let lastSeen, let best):
-                events.publish(.objectEnded(ObjectEvent(label: label, camera: camera, startedAt: startedAt, endedAt: lastSeen,
-                                                        score: Self.rounded(best.score), box: box(best))))
+                events.publish(
+                    .objectEnded(
+                        ObjectEvent(
+                            label: label, camera: camera, startedAt: startedAt, endedAt: lastSeen,
+                            score: Self.rounded(best.score), box: box(best))))
             }
         }
     }

@@ -1,8 +1,8 @@
+import ApplianceBase
 import ApplianceProtocol
 import Foundation
 import GStreamerKit
 import ServiceLifecycle
-import ApplianceBase
 
 /// Keeps the preview's textoverlay (`CaptureGraph.previewOverlay`) saying what `PreviewOverlayText` says: it follows
 /// the event stream (recording started and stopped, camera switched or failed) and, only while recording, redraws

@@ -1,4 +1,5 @@
 import ApplianceBase
+
 /// What the preview's overlay says: nothing while idle; while recording a red ● REC mark, the elapsed time and the
 /// active camera's name, as Pango markup for textoverlay. Pure, so the formatting is tested without a pipeline.
 public enum PreviewOverlayText {
@@ -29,7 +30,11 @@ public enum PreviewOverlayText {
             case "\"": out += "&quot;"
             case "'": out += "&apos;"
             default:
-                if scalar.properties.generalCategory == .control { out += " " } else { out.unicodeScalars.append(scalar) }
+                if scalar.properties.generalCategory == .control {
+                    out += " "
+                } else {
+                    out.unicodeScalars.append(scalar)
+                }
             }
         }
         return out

@@ -1,6 +1,6 @@
+import ApplianceBase
 import ApplianceProtocol
 import Foundation
-import ApplianceBase
 
 extension Recorder {
     /// The video encoder failed: the file being recorded ends with the last frame the encoder gave (reason

@@ -7,7 +7,9 @@ extension Recorder {
     /// crash cuts short is judged from its row: an event whose start lay in the pre-roll was counted as not covered
     /// (the chaos soak: 4 of 51, each one a camera's arrival seen as motion, its clip SIGKILLed later).
     func noteFirstFrame() async {
-        guard case .recording(var active) = phase, !active.firstFrameNoted, active.session.firstFrameDate != nil else { return }
+        guard case .recording(var active) = phase, !active.firstFrameNoted, active.session.firstFrameDate != nil else {
+            return
+        }
         active.firstFrameNoted = true
         phase = .recording(active)
         let session = active.session

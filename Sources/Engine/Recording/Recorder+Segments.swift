@@ -1,6 +1,6 @@
+import ApplianceBase
 import ApplianceProtocol
 import Foundation
-import ApplianceBase
 
 /// Loop recording: attaching the next segment beside the current one, cutting, finalising closed segments, and a
 /// stop that comes between an attach and its cut (see the type's comment in Recorder.swift).
@@ -15,7 +15,6 @@ extension Recorder {
         try? FileManager.default.removeItem(atPath: data.scrubPath(id: session.id))
         try? await library.delete(id: session.id)
     }
-
 
     /// Attaches the next segment beside the current one and cuts the current one where the next begins.
     func rollOver(_ current: ActiveRecording, nominalCut: UInt64) async {
@@ -56,11 +55,16 @@ extension Recorder {
         graph.scrub?.end(id: current.session.id, at: cut)
         graph.scrub?.begin(id: row.id, path: data.scrubPath(id: row.id), at: cut)
         closing.append(ClosingSegment(active: still, cutAt: .now))
-        phase = .recording(ActiveRecording(session: next, title: row.title, activationIndex: activationIndex,
-                                           cameraAtStart: cameraNow, lastSync: .now, recordingStarted: current.recordingStarted, segmentStartedAt: row.createdAt,
-                                           group: current.group, segment: segment, requestedTitle: current.requestedTitle,
-                                           nominalStart: nominal))
-        logger.info("loop recording: segment \(segment) starts", metadata: ["id": "\(row.id)", "group": "\(current.group ?? "")"])
+        phase = .recording(
+            ActiveRecording(
+                session: next, title: row.title, activationIndex: activationIndex,
+                cameraAtStart: cameraNow, lastSync: .now, recordingStarted: current.recordingStarted,
+                segmentStartedAt: row.createdAt,
+                group: current.group, segment: segment, requestedTitle: current.requestedTitle,
+                nominalStart: nominal))
+        logger.info(
+            "loop recording: segment \(segment) starts",
+            metadata: ["id": "\(row.id)", "group": "\(current.group ?? "")"])
         if row.locked { events.publish(.locked(ClipEvent(id: row.id))) }
     }
 
@@ -78,13 +82,17 @@ extension Recorder {
 
     /// Finalises segments whose muxer has finished (or, with `waitForAll`, every one: at stop and shutdown).
     func finishClosingSegments(waitForAll: Bool) async {
-        let due = closing.filter { waitForAll || $0.active.session.finalised.isFired || ContinuousClock.now - $0.cutAt > .seconds(5) }
+        let due = closing.filter {
+            waitForAll || $0.active.session.finalised.isFired || ContinuousClock.now - $0.cutAt > .seconds(5)
+        }
         guard !due.isEmpty else { return }
         for entry in due { measureBoundary(after: entry.active) }  // while the segments after them are still listed
         closing.removeAll { entry in due.contains { $0.active.session === entry.active.session } }
         for entry in due {
             do {
-                _ = try await finish(entry.active, title: nil, reason: .segment, last: false, note: entry.note, event: ApplianceEvent.segmentClosed)
+                _ = try await finish(
+                    entry.active, title: nil, reason: .segment, last: false, note: entry.note,
+                    event: ApplianceEvent.segmentClosed)
             } catch {
                 logger.error("loop recording: segment \(entry.active.session.id) could not be finalised: \(error)")
             }

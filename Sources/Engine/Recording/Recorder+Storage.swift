@@ -1,6 +1,6 @@
+import ApplianceBase
 import ApplianceProtocol
 import Foundation
-import ApplianceBase
 
 /// The storage under the data folder going away while recording (a card unplugged, a disk unmounted), and coming
 /// back. The data folder's path then resolves to another filesystem (the bare mount point, usually on the root
@@ -15,8 +15,9 @@ extension Recorder {
         let present = FileSystemSpace.device(of: root) == storageDevice
         if !storageGone, !present {
             storageGone = true
-            let status = StorageStatus(state: .missing, recordingsDir: data.recordingsDir,
-                                       detail: "the storage under \(root) went away while the appliance was running")
+            let status = StorageStatus(
+                state: .missing, recordingsDir: data.recordingsDir,
+                detail: "the storage under \(root) went away while the appliance was running")
             health.storage = status
             logger.error("recordings storage is gone: \(root) is no longer the filesystem it was at start")
             events.publish(.storageMissing(status))
@@ -30,10 +31,16 @@ extension Recorder {
             }
         } else if storageGone, present {
             storageGone = false
-            let data = data, library = library, thumbnail = config.thumbnail, logger = logger
-            if let outcome = try? await Recovery.run(data: data, library: library, thumbnail: thumbnail, logger: logger),
-               !outcome.report.recovered.isEmpty {
-                logger.notice("recovered \(outcome.report.recovered.count) file(s) interrupted when the storage went away")
+            let data = data
+            let library = library
+            let thumbnail = config.thumbnail
+            let logger = logger
+            if let outcome = try? await Recovery.run(
+                data: data, library: library, thumbnail: thumbnail, logger: logger),
+                !outcome.report.recovered.isEmpty
+            {
+                logger.notice(
+                    "recovered \(outcome.report.recovered.count) file(s) interrupted when the storage went away")
             }
             let status = StorageStatus(state: .ok, recordingsDir: data.recordingsDir)
             health.storage = status

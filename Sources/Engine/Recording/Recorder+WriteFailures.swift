@@ -1,6 +1,6 @@
+import ApplianceBase
 import ApplianceProtocol
 import Foundation
-import ApplianceBase
 
 /// A recording bin whose file could not be written (ENOSPC, the storage gone): the file ends, retention makes
 /// room, and recording resumes in a new file.
@@ -41,7 +41,8 @@ extension Recorder {
         guard let resume = resumeAfterFailure, case .idle = phase else { return }
         let root = data.root
         guard FileSystemSpace.device(of: root) == storageDevice else { return }  // the storage is gone: wait for it
-        let headroom = Retention.headroom(filesystemBytes: FileSystemSpace.total(at: root) ?? 0, minFreeMb: config.storage.minFreeMb)
+        let headroom = Retention.headroom(
+            filesystemBytes: FileSystemSpace.total(at: root) ?? 0, minFreeMb: config.storage.minFreeMb)
         guard (FileSystemSpace.available(at: root) ?? 0) >= headroom / 2 else { return }
         resumeAfterFailure = nil
         do {

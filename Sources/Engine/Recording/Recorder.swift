@@ -1,10 +1,10 @@
+import ApplianceBase
 import ApplianceProtocol
 import Foundation
 import GStreamerKit
 import Logging
-import ApplianceBase
-import Settings
 import MediaLibrary
+import Settings
 
 /// The record state machine: idle → recording → stopping → idle, one recording at a time. Every front end and
 /// timer starts and stops recordings here (through `Appliance.perform`); the recorder owns the session in flight.
@@ -86,11 +86,15 @@ package actor Recorder {
     /// The storage went away while recording (see `checkStorage`).
     var storageGone = false
 
-    package init(config: ApplianceConfig, data: DataDirectory, library: Library, graph: CaptureGraph, events: EventHub, health: Health,
-         logger: Logger, cameras: CameraSwitcher, archive: (any RecordingArchive)?) {
+    package init(
+        config: ApplianceConfig, data: DataDirectory, library: Library, graph: CaptureGraph, events: EventHub,
+        health: Health,
+        logger: Logger, cameras: CameraSwitcher, archive: (any RecordingArchive)?
+    ) {
         (self.config, self.data, self.library, self.graph) = (config, data, library, graph)
         (self.events, self.health, self.logger, self.cameras, self.archive) = (events, health, logger, cameras, archive)
-        finaliser = RecordingFinaliser(config: config, data: data, library: library, graph: graph, health: health, logger: logger)
+        finaliser = RecordingFinaliser(
+            config: config, data: data, library: library, graph: graph, health: health, logger: logger)
         storageDevice = FileSystemSpace.device(of: data.root)
     }
 
@@ -140,10 +144,14 @@ package actor Recorder {
 
     /// Starts one file of a recording; `retired`: with the frames a failed encoder gave, `fromWindowStart`: with the
     /// new encoder's from its first (`startAcrossEncoderChange`).
-    func startFile(title: String?, retired: (video: Pad, audio: Pad?)?, fromWindowStart: Bool = false) async throws -> RecordingStarted {
+    func startFile(title: String?, retired: (video: Pad, audio: Pad?)?, fromWindowStart: Bool = false) async throws
+        -> RecordingStarted
+    {
         let title = try title.map(TitleRules.valid)
         if storageGone || FileSystemSpace.device(of: data.root) != storageDevice {
-            throw ApplianceError(.unavailable, "the recordings' storage is not there (\(data.root) is no longer the filesystem it was at start)")
+            throw ApplianceError(
+                .unavailable,
+                "the recordings' storage is not there (\(data.root) is no longer the filesystem it was at start)")
         }
         resumeAfterFailure = nil
         switch phase {
@@ -167,7 +175,8 @@ package actor Recorder {
         }
         let session: RecordingSession
         do {
-            session = try RecordingSession(id: row.id, partialPath: row.path, graph: graph, retired: retired, fromWindowStart: fromWindowStart)
+            session = try RecordingSession(
+                id: row.id, partialPath: row.path, graph: graph, retired: retired, fromWindowStart: fromWindowStart)
         } catch {
             try? await library.delete(id: row.id)  // nothing was written: no row to keep
             throw ApplianceError(.internalError, "cannot start recording: \(error)")
@@ -179,11 +188,14 @@ package actor Recorder {
         if segmentS == 0 {
             session.requestStop(at: session.startAt + Self.nanoseconds(config.recording.maxDurationS))
         }
-        phase = .recording(ActiveRecording(session: session, title: row.title, activationIndex: activationIndex,
-                                           cameraAtStart: cameraAtStart, lastSync: .now, recordingStarted: .now, segmentStartedAt: row.createdAt,
-                                           group: row.group, segment: row.segment, requestedTitle: title, nominalStart: session.startAt))
+        phase = .recording(
+            ActiveRecording(
+                session: session, title: row.title, activationIndex: activationIndex,
+                cameraAtStart: cameraAtStart, lastSync: .now, recordingStarted: .now, segmentStartedAt: row.createdAt,
+                group: row.group, segment: row.segment, requestedTitle: title, nominalStart: session.startAt))
         logger.info("recording started", metadata: ["id": "\(row.id)", "title": "\(row.title)"])
-        var started = RecordingStarted(id: row.id, title: row.title, partialPath: session.partialPath, createdAt: session.createdAt)
+        var started = RecordingStarted(
+            id: row.id, title: row.title, partialPath: session.partialPath, createdAt: session.createdAt)
         (started.group, started.segment) = (row.group, row.segment)
         events.publish(.recordingStarted(started))
         return started
@@ -224,7 +236,8 @@ package actor Recorder {
             done.fire(true)
         }
         await finishClosingSegments(waitForAll: true)
-        let result = try await finish(active, title: title, reason: reason, last: true, note: note, event: ApplianceEvent.recordingStopped)
+        let result = try await finish(
+            active, title: title, reason: reason, last: true, note: note, event: ApplianceEvent.recordingStopped)
         fileFinished?()
         return result
     }
@@ -292,19 +305,27 @@ package actor Recorder {
     }
 
     /// Finalises one file and announces it (`recording_stopped`, or `segment_closed` while the recording goes on).
-    package func finish(_ active: ActiveRecording, title: String?, reason: StopReason, last: Bool, note: String?,
-                        event: (RecordingResult) -> ApplianceEvent) async throws -> RecordingResult {
+    package func finish(
+        _ active: ActiveRecording, title: String?, reason: StopReason, last: Bool, note: String?,
+        event: (RecordingResult) -> ApplianceEvent
+    ) async throws -> RecordingResult {
         let used = await cameras.camerasUsed(since: active.activationIndex, activeAtStart: active.cameraAtStart)
-        var result = try await finaliser.finish(active, title: title, reason: reason, camerasUsed: used, last: last, note: note).result
+        var result = try await finaliser.finish(
+            active, title: title, reason: reason, camerasUsed: used, last: last, note: note
+        ).result
         (result.group, result.segment) = (active.group, active.segment)
         recordingsThisRun += 1
         events.publish(event(result))
         await archive?.recordingFinished(result.id)
-        if let thumbnail = result.thumbnail { events.publish(.thumbnailReady(ThumbnailReady(id: result.id, thumbnail: thumbnail))) }
-        logger.info("recording finished", metadata: [
-            "id": "\(result.id)", "path": "\(result.path)", "duration_ms": "\(result.durationMs)",
-            "frames": "\(result.videoFrames)", "dropped": "\(result.droppedFrames)", "reason": "\(reason.rawValue)",
-        ])
+        if let thumbnail = result.thumbnail {
+            events.publish(.thumbnailReady(ThumbnailReady(id: result.id, thumbnail: thumbnail)))
+        }
+        logger.info(
+            "recording finished",
+            metadata: [
+                "id": "\(result.id)", "path": "\(result.path)", "duration_ms": "\(result.durationMs)",
+                "frames": "\(result.videoFrames)", "dropped": "\(result.droppedFrames)", "reason": "\(reason.rawValue)",
+            ])
         return result
     }
 
@@ -340,7 +361,8 @@ package actor Recorder {
             let t = active.session.timing
             var live = StatusReport.Live(
                 id: active.session.id, title: active.title,
-                elapsedMs: Int((ContinuousClock.now - active.recordingStarted).seconds * 1000), durationMs: t.durationMs,
+                elapsedMs: Int((ContinuousClock.now - active.recordingStarted).seconds * 1000),
+                durationMs: t.durationMs,
                 videoFrames: t.videoFrames, droppedFrames: t.droppedFrames, avOffsetMs: t.avOffsetMs,
                 partialPath: active.session.partialPath)
             (live.group, live.segment) = (active.group, active.segment)

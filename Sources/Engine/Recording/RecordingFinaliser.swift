@@ -1,10 +1,10 @@
+import ApplianceBase
 import ApplianceProtocol
 import Foundation
 import Logging
-import ApplianceBase
+import MediaLibrary
 import Mp4
 import Settings
-import MediaLibrary
 
 /// Turns a recording session into a clip: ends its streams, waits for the muxer, detaches the bin, writes the
 /// thumbnail, moves the file durably into recordings/ and completes the row. Also builds the row a recording
@@ -26,8 +26,9 @@ struct RecordingFinaliser: Sendable {
     func newRow(title: String?, camera: String?, hasAudio: Bool, startsAt: Date = Date()) -> Recording {
         let id = UUID().uuidString.lowercased()
         let createdAt = startsAt
-        var row = Recording(id: id, title: title ?? Timestamps.title(createdAt), createdAt: createdAt,
-                            path: data.partialPath(id: id), state: .recording)
+        var row = Recording(
+            id: id, title: title ?? Timestamps.title(createdAt), createdAt: createdAt,
+            path: data.partialPath(id: id), state: .recording)
         row.startedAt = createdAt
         row.width = config.video.width
         row.height = config.video.height
@@ -41,8 +42,10 @@ struct RecordingFinaliser: Sendable {
 
     /// `last`: no segment of the same recording follows (the encoders may stop).
     /// `note`: why the file ended early (a write failure), kept in the row's `note`.
-    package func finish(_ active: Recorder.ActiveRecording, title: String?, reason: StopReason, camerasUsed: [String], last: Bool,
-                note: String? = nil) async throws -> Finished {
+    package func finish(
+        _ active: Recorder.ActiveRecording, title: String?, reason: StopReason, camerasUsed: [String], last: Bool,
+        note: String? = nil
+    ) async throws -> Finished {
         let session = active.session
         await endStreams(of: session, encoderGone: reason == .encoderFailed)
         try await blocking { session.teardown(last: last) }
@@ -50,13 +53,18 @@ struct RecordingFinaliser: Sendable {
         // A segment's end is its cut, not the moment the tick got round to finalising it: its start (the row's, which
         // a jump of the wall clock may have moved since) and its length.
         let stoppedAt = Date()
-        let segmentEnd: @Sendable (Date) -> Date? = { reason == .segment ? $0.addingTimeInterval(Double(timing.durationMs) / 1000) : nil }
+        let segmentEnd: @Sendable (Date) -> Date? = {
+            reason == .segment ? $0.addingTimeInterval(Double(timing.durationMs) / 1000) : nil
+        }
         guard timing.videoFrames > 0 else {
-            return try await discardEmpty(session, reason: "the camera delivered no frame before the recording was stopped")
+            return try await discardEmpty(
+                session, reason: "the camera delivered no frame before the recording was stopped")
         }
         guard await finishFile(session.partialPath, id: session.id) != .empty else {
-            return try await discardEmpty(session, reason: "no video fragment of the file was written whole"
-                                              + (note.map { " (\($0))" } ?? " before it ended (\(reason.rawValue))"))
+            return try await discardEmpty(
+                session,
+                reason: "no video fragment of the file was written whole"
+                    + (note.map { " (\($0))" } ?? " before it ended (\(reason.rawValue))"))
         }
         let thumbnail = await writeThumbnail(for: session)
         let finalPath = data.finalPath(id: session.id, date: session.createdAt)
@@ -64,7 +72,9 @@ struct RecordingFinaliser: Sendable {
             try await blocking { [data = data] in try data.commit(session.partialPath, to: finalPath) }
         } catch {
             health.noteError("\(error)")
-            throw ApplianceError(.internalError, "recording \(session.id) finished but could not be moved: \(error) (kept at \(session.partialPath))")
+            throw ApplianceError(
+                .internalError,
+                "recording \(session.id) finished but could not be moved: \(error) (kept at \(session.partialPath))")
         }
         let size = DataDirectory.fileSize(finalPath) ?? 0
         var finalTitle = title ?? active.title
@@ -96,13 +106,14 @@ struct RecordingFinaliser: Sendable {
         }
         let now = graph.runningTimeNow
         let v = config.video
-        return Finished(result: RecordingResult(
-            id: session.id, title: finalTitle, path: finalPath, thumbnail: thumbnail,
-            durationMs: timing.durationMs, videoFrames: timing.videoFrames, droppedFrames: timing.droppedFrames,
-            audioDurationMs: timing.audioDurationMs, avOffsetMs: timing.avOffsetMs, sizeBytes: size,
-            width: v.width, height: v.height, framerate: v.framerate, createdAt: createdAt, endedAt: endedAt,
-            stopReason: reason, startLatencyMs: timing.startLatencyMs,
-            stopLatencyMs: timing.lastFrameClock.flatMap { now >= $0 ? Double(now - $0) / 1_000_000 : nil }))
+        return Finished(
+            result: RecordingResult(
+                id: session.id, title: finalTitle, path: finalPath, thumbnail: thumbnail,
+                durationMs: timing.durationMs, videoFrames: timing.videoFrames, droppedFrames: timing.droppedFrames,
+                audioDurationMs: timing.audioDurationMs, avOffsetMs: timing.avOffsetMs, sizeBytes: size,
+                width: v.width, height: v.height, framerate: v.framerate, createdAt: createdAt, endedAt: endedAt,
+                stopReason: reason, startLatencyMs: timing.startLatencyMs,
+                stopLatencyMs: timing.lastFrameClock.flatMap { now >= $0 ? Double(now - $0) / 1_000_000 : nil }))
     }
 
     /// How long a stop waits for a stream that takes nothing before it ends it from here.
@@ -129,7 +140,9 @@ struct RecordingFinaliser: Sendable {
         while await session.finalised.wait(timeout: Self.stallLimit) == nil {
             let now = session.buffersTaken
             if now > taken, clock.now < giveUp {
-                logger.debug("recording \(session.id): still catching up at its stop (\(now - taken) buffers in \(Self.stallLimit))")
+                logger.debug(
+                    "recording \(session.id): still catching up at its stop (\(now - taken) buffers in \(Self.stallLimit))"
+                )
                 taken = now
                 continue
             }
@@ -151,7 +164,8 @@ struct RecordingFinaliser: Sendable {
             let outcome = try await blocking { try Mp4Finishing.finish(path: path) }
             switch outcome {
             case .indexed(_, let dropped, let refused) where dropped > 0 || refused != nil:
-                logger.notice("recording \(id): finished without its last \(dropped) bytes\(refused.map { " (\($0))" } ?? "")")
+                logger.notice(
+                    "recording \(id): finished without its last \(dropped) bytes\(refused.map { " (\($0))" } ?? "")")
             default:
                 logger.debug("recording \(id): \(outcome)")
             }
@@ -167,7 +181,10 @@ struct RecordingFinaliser: Sendable {
         let path = data.thumbnailPath(id: session.id)
         let thumb = config.thumbnail
         do {
-            try await blocking { _ = try frame.writeJPEG(to: path, maxWidth: thumb.maxWidth, maxHeight: thumb.maxHeight, quality: thumb.quality) }
+            try await blocking {
+                _ = try frame.writeJPEG(
+                    to: path, maxWidth: thumb.maxWidth, maxHeight: thumb.maxHeight, quality: thumb.quality)
+            }
             return path
         } catch {
             logger.error("thumbnail for \(session.id): \(error)")

@@ -67,7 +67,9 @@ package final class ScrubFrames: Sendable {
     /// The recorder: a file was cut or stopped at `runningTime`; later frames are not its.
     package func end(id: String, at runningTime: UInt64) {
         state.withLock { s in
-            for i in s.ranges.indices where s.ranges[i].id == id && s.ranges[i].end == nil { s.ranges[i].end = runningTime }
+            for i in s.ranges.indices where s.ranges[i].id == id && s.ranges[i].end == nil {
+                s.ranges[i].end = runningTime
+            }
         }
     }
 

@@ -34,7 +34,9 @@ package enum ScrubPack {
 
     /// Appends records to `path` (created if missing).
     package static func append(_ records: Data, to path: String) throws {
-        if !FileManager.default.fileExists(atPath: path) { _ = FileManager.default.createFile(atPath: path, contents: nil) }
+        if !FileManager.default.fileExists(atPath: path) {
+            _ = FileManager.default.createFile(atPath: path, contents: nil)
+        }
         guard let handle = FileHandle(forWritingAtPath: path) else { throw CocoaError(.fileWriteUnknown) }
         defer { try? handle.close() }
         try handle.seekToEnd()
@@ -50,7 +52,8 @@ package enum ScrubPack {
         var position: UInt64 = 0
         while position + UInt64(headerSize) <= size {
             guard (try? handle.seek(toOffset: position)) != nil, let header = try? handle.read(upToCount: headerSize),
-                  header.count == headerSize else { break }
+                header.count == headerSize
+            else { break }
             let length = Int(header.uint32(at: 0))
             let start = position + UInt64(headerSize)
             guard length > 0, length <= largestFrame, start + UInt64(length) <= size else { break }

@@ -1,7 +1,7 @@
+import ApplianceBase
 import Foundation
 import Logging
 import ServiceLifecycle
-import ApplianceBase
 
 /// Writes each scrubbing frame into the pack of the file being recorded when it was captured. Frames of the last
 /// `backlog` are kept in memory, so a recording with pre-roll (whose first frame is older than its start) gets
@@ -38,15 +38,22 @@ package struct ScrubWriter: Service {
             for range in ranges where !failed.contains(range.id) {
                 // What this file has not had yet: the backlog's frames for a file that just began, else this one.
                 let after = written[range.id]
-                let due = recent.filter { f in range.holds(f.runningTime) && (after.map { f.runningTime > $0 } ?? true) }
+                let due = recent.filter { f in range.holds(f.runningTime) && (after.map { f.runningTime > $0 } ?? true)
+                }
                 guard let last = due.last else { continue }
                 var records = Data()
                 // A file's first preview is its first moment: the frame just before it began, when it is that recent.
-                if after == nil, let opening = recent.last(where: { $0.runningTime < range.start && range.start - $0.runningTime < scrub.interval }) {
+                if after == nil,
+                    let opening = recent.last(where: {
+                        $0.runningTime < range.start && range.start - $0.runningTime < scrub.interval
+                    })
+                {
                     records.append(ScrubPack.record(jpeg: opening.jpeg, offsetMs: 0))
                 }
                 for f in due {
-                    records.append(ScrubPack.record(jpeg: f.jpeg, offsetMs: UInt32(clamping: (f.runningTime - range.start) / 1_000_000)))
+                    records.append(
+                        ScrubPack.record(
+                            jpeg: f.jpeg, offsetMs: UInt32(clamping: (f.runningTime - range.start) / 1_000_000)))
                 }
                 do {
                     try ScrubPack.append(records, to: range.path)

@@ -42,12 +42,22 @@ package enum Chimes {
     /// A WAV file (RIFF, PCM 16-bit mono) of `samples`.
     package static func wav(_ samples: [Double]) -> Data {
         var data = Data()
-        func append<T: FixedWidthInteger>(_ value: T) { withUnsafeBytes(of: value.littleEndian) { data.append(contentsOf: $0) } }
+        func append<T: FixedWidthInteger>(_ value: T) {
+            withUnsafeBytes(of: value.littleEndian) { data.append(contentsOf: $0) }
+        }
         let bytes = UInt32(samples.count * 2)
-        data.append(contentsOf: Array("RIFF".utf8)); append(36 + bytes); data.append(contentsOf: Array("WAVEfmt ".utf8))
-        append(UInt32(16)); append(UInt16(1)); append(UInt16(1)); append(UInt32(rate)); append(UInt32(rate * 2))
-        append(UInt16(2)); append(UInt16(16))
-        data.append(contentsOf: Array("data".utf8)); append(bytes)
+        data.append(contentsOf: Array("RIFF".utf8))
+        append(36 + bytes)
+        data.append(contentsOf: Array("WAVEfmt ".utf8))
+        append(UInt32(16))
+        append(UInt16(1))
+        append(UInt16(1))
+        append(UInt32(rate))
+        append(UInt32(rate * 2))
+        append(UInt16(2))
+        append(UInt16(16))
+        data.append(contentsOf: Array("data".utf8))
+        append(bytes)
         for sample in samples { append(Int16((max(-1, min(1, sample)) * 32767).rounded())) }
         return data
     }

@@ -27,10 +27,13 @@ package final class EchoReference: Sendable {
     package init() throws {
         pipeline = Pipeline(name: "echo-reference")
         // Leaky: a reference nobody reads (the microphone released) never holds up a speaker's pipeline.
-        let bin = try Bin.parse("appsrc name=reference is-live=true format=time do-timestamp=true block=false leaky-type=downstream "
-                                + "max-bytes=96000 caps=\"\(Self.format)\" ! webrtcechoprobe name=\(probeName) ! fakesink sync=false async=false",
-                                name: "echo-reference", label: "[speaker] echo_cancel", ghostUnlinkedPads: false)
-        guard let input = bin.element(named: "reference") else { throw GStreamerError(element: "echo-reference", message: "no appsrc") }
+        let bin = try Bin.parse(
+            "appsrc name=reference is-live=true format=time do-timestamp=true block=false leaky-type=downstream "
+                + "max-bytes=96000 caps=\"\(Self.format)\" ! webrtcechoprobe name=\(probeName) ! fakesink sync=false async=false",
+            name: "echo-reference", label: "[speaker] echo_cancel", ghostUnlinkedPads: false)
+        guard let input = bin.element(named: "reference") else {
+            throw GStreamerError(element: "echo-reference", message: "no appsrc")
+        }
         self.input = input
         try pipeline.add(bin)
     }
@@ -57,7 +60,8 @@ package final class EchoReference: Sendable {
     /// plays at the sink's pace (sync) in the reference's format.
     package static func speakerTail(sink: SpeakerSink, echo: Bool) -> String {
         guard echo else { return sink.description }
-        return "tee name=speaker-tee ! queue ! \(sink.description)  speaker-tee. ! queue ! audioconvert ! audioresample ! "
+        return
+            "tee name=speaker-tee ! queue ! \(sink.description)  speaker-tee. ! queue ! audioconvert ! audioresample ! "
             + "\(format) ! appsink name=echo sync=true max-buffers=50 drop=true enable-last-sample=false"
     }
 
@@ -74,11 +78,18 @@ extension EchoReference {
         let setting = config.speaker.echoCancel
         guard setting != "off", audioKind != "none" else { return false }
         let speaker = SpeakerSink.resolve(config.speaker) != nil
-        let problem = !speaker ? "there is no speaker ([speaker] device)"
-            : !rates.contains(config.audio.rate) ? "[audio] rate \(config.audio.rate) is not one webrtcdsp takes (8000, 16000, 32000, 48000)"
-            : !GStreamer.hasElement("webrtcdsp") ? "GStreamer's webrtcdsp (gstreamer1.0-plugins-bad) is not installed" : nil
+        let problem =
+            !speaker
+            ? "there is no speaker ([speaker] device)"
+            : !rates.contains(config.audio.rate)
+                ? "[audio] rate \(config.audio.rate) is not one webrtcdsp takes (8000, 16000, 32000, 48000)"
+                : !GStreamer.hasElement("webrtcdsp")
+                    ? "GStreamer's webrtcdsp (gstreamer1.0-plugins-bad) is not installed" : nil
         if setting == "on" {
-            if let problem { throw GStreamerError(element: "echo-cancel", message: "[speaker] echo_cancel = \"on\" cannot be: \(problem)") }
+            if let problem {
+                throw GStreamerError(
+                    element: "echo-cancel", message: "[speaker] echo_cancel = \"on\" cannot be: \(problem)")
+            }
             return true
         }
         return problem == nil && audioKind == "alsa"

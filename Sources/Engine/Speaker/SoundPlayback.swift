@@ -27,17 +27,22 @@ package final class SoundPlayback: Sendable {
 
     /// Prepares `file` on `sink` and starts it: the file is decoded up to its first sound and the sink opened
     /// first, so a file that is not sound and a speaker that cannot play are told apart and said at once. Blocking.
-    package static func start(file: String, sound: String, sink: SpeakerSink, volume: Double,
-                              echo: EchoReference? = nil) throws(Failure) -> SoundPlayback {
+    package static func start(
+        file: String, sound: String, sink: SpeakerSink, volume: Double,
+        echo: EchoReference? = nil
+    ) throws(Failure) -> SoundPlayback {
         var folder: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: file, isDirectory: &folder) else { throw .file("no such file: \(file)") }
+        guard FileManager.default.fileExists(atPath: file, isDirectory: &folder) else {
+            throw .file("no such file: \(file)")
+        }
         guard !folder.boolValue else { throw .file("\(file) is a folder, not a sound file") }
         guard FileManager.default.isReadableFile(atPath: file) else { throw .file("cannot read \(file) (permissions)") }
         let pipeline = Pipeline(name: "speaker")
         do {
             let tail = EchoReference.speakerTail(sink: sink, echo: echo != nil)
-            let bin = try Bin.parse("filesrc name=file ! decodebin name=decode ! audioconvert ! audioresample ! volume name=volume ! \(tail)",
-                                    name: "sound", label: "[speaker]", ghostUnlinkedPads: false)
+            let bin = try Bin.parse(
+                "filesrc name=file ! decodebin name=decode ! audioconvert ! audioresample ! volume name=volume ! \(tail)",
+                name: "sound", label: "[speaker]", ghostUnlinkedPads: false)
             echo?.feed(from: bin)
             bin.element(named: "file")?.set("location", file)
             try bin.element(named: "volume")?.set("volume", string: "\(volume)")
@@ -78,7 +83,8 @@ package final class SoundPlayback: Sendable {
     /// The file's part (filesrc, decodebin and what it made) or the speaker's (everything after `volume`).
     package static func classify(_ error: GStreamerError?, file: String) -> Failure? {
         guard let error else { return nil }
-        let fromFile = ["/file", "/decode"].contains { error.element.contains($0) } || error.message.contains("not-negotiated")
+        let fromFile =
+            ["/file", "/decode"].contains { error.element.contains($0) } || error.message.contains("not-negotiated")
         return fromFile ? .file("cannot play \(file): \(words(error))") : .speaker(words(error))
     }
 
@@ -86,7 +92,8 @@ package final class SoundPlayback: Sendable {
     /// file or directory"), when that says more.
     package static func words(_ error: GStreamerError) -> String {
         guard let detail = error.debug?.split(separator: "\n").last.map(String.init), !detail.contains("(): "),
-              !detail.isEmpty, !error.message.contains(detail) else { return error.message }
+            !detail.isEmpty, !error.message.contains(detail)
+        else { return error.message }
         return "\(error.message) (\(detail))"
     }
 

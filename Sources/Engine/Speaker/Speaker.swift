@@ -28,14 +28,20 @@ package actor Speaker: Service {
     private nonisolated let startedContinuation: AsyncStream<SoundPlayback>.Continuation
 
     /// `chimes`: the chimes' files (`Chimes.write`).
-    package init(sink: SpeakerSink, volume: Double, echo: EchoReference? = nil, chimes: [SpeakerChime: String], events: EventHub,
-                 logger: Logger) {
-        (self.sink, self.volume, self.echo, self.chimes, self.events, self.logger) = (sink, volume, echo, chimes, events, logger)
+    package init(
+        sink: SpeakerSink, volume: Double, echo: EchoReference? = nil, chimes: [SpeakerChime: String], events: EventHub,
+        logger: Logger
+    ) {
+        (self.sink, self.volume, self.echo, self.chimes, self.events, self.logger) = (
+            sink, volume, echo, chimes, events, logger
+        )
         (started, startedContinuation) = AsyncStream.makeStream(of: SoundPlayback.self)
     }
 
     package func play(_ request: PlayRequest) async throws(ApplianceError) -> PlayResult {
-        if talk != nil { throw ApplianceError(.conflict, "someone is talking on the speaker; \(request.sound) is not played") }
+        if talk != nil {
+            throw ApplianceError(.conflict, "someone is talking on the speaker; \(request.sound) is not played")
+        }
         guard let file = request.chime.map({ chimes[$0] }) ?? request.file else {
             throw ApplianceError(.internalError, "the chime '\(request.sound)' was not made at start")
         }
@@ -44,7 +50,8 @@ package actor Speaker: Service {
         let (sink, volume, echo, sound) = (sink, volume, echo, request.sound)
         let outcome = try? await blocking { () -> Result<SoundPlayback, SoundPlayback.Failure> in
             do throws(SoundPlayback.Failure) {
-                return .success(try SoundPlayback.start(file: file, sound: sound, sink: sink, volume: volume, echo: echo))
+                return .success(
+                    try SoundPlayback.start(file: file, sound: sound, sink: sink, volume: volume, echo: echo))
             } catch {
                 return .failure(error)
             }
@@ -62,7 +69,8 @@ package actor Speaker: Service {
             lastError = nil
             startedContinuation.yield(playback)
             logger.info("speaker: playing \(sound)", metadata: ["speaker": "\(sink.label)"])
-            return PlayResult(sound: sound, durationMs: playback.durationMs, speaker: sink.label, interrupted: interrupted?.sound)
+            return PlayResult(
+                sound: sound, durationMs: playback.durationMs, speaker: sink.label, interrupted: interrupted?.sound)
         case .failure(.file(let reason))?:
             logger.warning("speaker: \(reason)")
             throw ApplianceError(.badRequest, reason)
@@ -75,8 +83,10 @@ package actor Speaker: Service {
     }
 
     package func status() -> SpeakerStatus {
-        SpeakerStatus(state: talk != nil ? .talking : current != nil ? .playing : lastError != nil ? .error : .idle, speaker: sink.label,
-                      playing: talk != nil ? "talk" : current?.sound, error: lastError, played: played, echoCancel: echo != nil)
+        SpeakerStatus(
+            state: talk != nil ? .talking : current != nil ? .playing : lastError != nil ? .error : .idle,
+            speaker: sink.label,
+            playing: talk != nil ? "talk" : current?.sound, error: lastError, played: played, echoCancel: echo != nil)
     }
 
     /// `talker` (a WebRTC session) takes the speaker: the sound playing is cut short and the talk pipeline opened;
@@ -92,7 +102,9 @@ package actor Speaker: Service {
         if let current { await end(current, interrupted: true) }
         let (sink, volume, echo) = (sink, volume, echo)
         let opened = try? await blocking { () -> Result<TalkOutput, GStreamerError> in
-            do { return .success(try TalkOutput(sink: sink, volume: volume, echo: echo)) } catch { return .failure(error as? GStreamerError ?? GStreamerError(element: "talk", message: "\(error)")) }
+            do { return .success(try TalkOutput(sink: sink, volume: volume, echo: echo)) } catch {
+                return .failure(error as? GStreamerError ?? GStreamerError(element: "talk", message: "\(error)"))
+            }
         }
         switch opened {
         case .success(let output)?:
@@ -101,7 +113,9 @@ package actor Speaker: Service {
             while let sound = current { await end(sound, interrupted: true) }
             if let other = talk {
                 _ = try? await blocking { output.stop() }
-                guard other.talker == talker else { throw ApplianceError(.conflict, "someone else is talking (for 0 s): one at a time") }
+                guard other.talker == talker else {
+                    throw ApplianceError(.conflict, "someone else is talking (for 0 s): one at a time")
+                }
                 return other.output.input
             }
             talk = (talker, output)
@@ -164,7 +178,9 @@ package actor Speaker: Service {
         current = nil
         _ = try? await blocking { playback.stop() }
         if !interrupted { played += 1 }
-        events.publish(.speakerPlayed(SpeakerPlayback(sound: playback.sound, playedMs: playback.playedMs, interrupted: interrupted)))
+        events.publish(
+            .speakerPlayed(
+                SpeakerPlayback(sound: playback.sound, playedMs: playback.playedMs, interrupted: interrupted)))
     }
 
     private func failed(_ sound: String, _ reason: String) {

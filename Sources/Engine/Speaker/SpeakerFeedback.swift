@@ -11,7 +11,10 @@ package final class SpeakerFeedback: Service, Sendable {
     private let logger: Logger
     private let perform: @Sendable (Command) async throws(ApplianceError) -> CommandResult
 
-    package init(events: EventHub, logger: Logger, perform: @escaping @Sendable (Command) async throws(ApplianceError) -> CommandResult) {
+    package init(
+        events: EventHub, logger: Logger,
+        perform: @escaping @Sendable (Command) async throws(ApplianceError) -> CommandResult
+    ) {
         (self.events, self.logger, self.perform) = (events, logger, perform)
     }
 

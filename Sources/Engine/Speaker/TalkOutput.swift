@@ -18,11 +18,15 @@ package final class TalkOutput: Sendable {
         pipeline = Pipeline(name: "talk")
         // 60 ms of latency: a buffer stamped on arrival is still in time at the sink; WebRTC's own jitter buffer
         // has smoothed the network already.
-        let bin = try Bin.parse("appsrc name=talk is-live=true format=time do-timestamp=true block=false leaky-type=downstream "
-                                + "max-bytes=96000 min-latency=60000000 caps=\"\(Self.format)\" ! audioconvert ! audioresample ! "
-                                + "volume name=volume ! \(EchoReference.speakerTail(sink: sink, echo: echo != nil))", name: "talk-output", label: "[speaker] talk", ghostUnlinkedPads: false)
+        let bin = try Bin.parse(
+            "appsrc name=talk is-live=true format=time do-timestamp=true block=false leaky-type=downstream "
+                + "max-bytes=96000 min-latency=60000000 caps=\"\(Self.format)\" ! audioconvert ! audioresample ! "
+                + "volume name=volume ! \(EchoReference.speakerTail(sink: sink, echo: echo != nil))",
+            name: "talk-output", label: "[speaker] talk", ghostUnlinkedPads: false)
         try bin.element(named: "volume")?.set("volume", string: "\(volume)")
-        guard let input = bin.element(named: "talk") else { throw GStreamerError(element: "talk", message: "no appsrc") }
+        guard let input = bin.element(named: "talk") else {
+            throw GStreamerError(element: "talk", message: "no appsrc")
+        }
         self.input = input
         echo?.feed(from: bin)
         try pipeline.add(bin)

@@ -1,7 +1,7 @@
+import ApplianceBase
 import ApplianceProtocol
 import Foundation
 import Logging
-import ApplianceBase
 import MediaLibrary
 
 /// The one way a clip leaves the device, for a user's `delete` and for retention alike: its file, its thumbnail, its
@@ -30,7 +30,11 @@ package struct ClipRemoval: Sendable {
     package let events: EventHub
     package let logger: Logger
 
-    package init(library: Library, scrubPath: @escaping @Sendable (String) -> String, activeID: @escaping @Sendable () async -> String?, archive: (any RecordingArchive)?, events: EventHub, logger: Logger) {
+    package init(
+        library: Library, scrubPath: @escaping @Sendable (String) -> String,
+        activeID: @escaping @Sendable () async -> String?, archive: (any RecordingArchive)?, events: EventHub,
+        logger: Logger
+    ) {
         self.library = library
         self.scrubPath = scrubPath
         self.activeID = activeID
@@ -49,10 +53,11 @@ package struct ClipRemoval: Sendable {
             do {
                 try FileManager.default.removeItem(atPath: path)
                 removed.append(path)
-            } catch where Self.isMissing(error) {
+            } catch  where Self.isMissing(error) {
                 continue
             } catch {
-                throw ApplianceError(.internalError, "cannot delete \(path): \(DataDirectory.reason(error)); nothing else was removed")
+                throw ApplianceError(
+                    .internalError, "cannot delete \(path): \(DataDirectory.reason(error)); nothing else was removed")
             }
         }
         if case .command = cause, let archive, recording.backupState != .none || recording.backupRemotePath != nil {
@@ -71,8 +76,10 @@ package struct ClipRemoval: Sendable {
         guard recording.locked else { return }
         switch cause {
         case .command(force: true), .retention(.lockedShare): return
-        case .command(force: false): throw ApplianceError(.conflict, "recording \(recording.id) is locked; unlock it or use --force")
-        case .retention: throw ApplianceError(.conflict, "recording \(recording.id) was locked after retention chose it; it stays")
+        case .command(force: false):
+            throw ApplianceError(.conflict, "recording \(recording.id) is locked; unlock it or use --force")
+        case .retention:
+            throw ApplianceError(.conflict, "recording \(recording.id) was locked after retention chose it; it stays")
         }
     }
 
@@ -84,10 +91,13 @@ package struct ClipRemoval: Sendable {
         case .retention(let reason):
             let deletion = RetentionDeletion(recording, reason: reason)
             events.publish(.retentionDeleted(deletion))
-            logger.notice("retention: deleted \(recording.id)", metadata: [
-                "reason": "\(reason.rawValue)", "bytes": "\(deletion.sizeBytes)", "created_at": "\(recording.createdAt)",
-                "locked": "\(recording.locked)", "backed_up": "\(deletion.backedUp)",
-            ])
+            logger.notice(
+                "retention: deleted \(recording.id)",
+                metadata: [
+                    "reason": "\(reason.rawValue)", "bytes": "\(deletion.sizeBytes)",
+                    "created_at": "\(recording.createdAt)",
+                    "locked": "\(recording.locked)", "backed_up": "\(deletion.backedUp)",
+                ])
         }
     }
 
@@ -100,7 +110,8 @@ package struct ClipRemoval: Sendable {
 extension RetentionDeletion {
     /// What retention reports and announces for a clip it removes.
     package init(_ recording: Recording, reason: Reason) {
-        self.init(id: recording.id, path: recording.path, createdAt: recording.createdAt, sizeBytes: recording.sizeBytes ?? 0,
-                  reason: reason, locked: recording.locked, backedUp: recording.backupState == .done)
+        self.init(
+            id: recording.id, path: recording.path, createdAt: recording.createdAt, sizeBytes: recording.sizeBytes ?? 0,
+            reason: reason, locked: recording.locked, backedUp: recording.backupState == .done)
     }
 }

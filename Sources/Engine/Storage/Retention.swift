@@ -1,9 +1,9 @@
+import ApplianceBase
 import ApplianceProtocol
 import Foundation
 import Logging
-import ApplianceBase
-import Settings
 import MediaLibrary
+import Settings
 
 /// Keeps the clips within `[storage]`: deletes the oldest unlocked clips first (by age with `retention_days`,
 /// for room with `max_used_gb` and `min_free_mb`), never a locked clip unless `on_full = "overwrite_oldest_locked"`,
@@ -27,9 +27,14 @@ package actor Retention {
     private var settings: ApplianceConfig.Storage { config.storage }
     private var keepUnbackedUp: Bool { settings.keepUntilBackedUp && config.backup.enabled }
 
-    package init(config: ApplianceConfig, data: DataDirectory, library: Library, events: EventHub, health: Health, logger: Logger,
-         recorder: any RecordingInProgress, settleClock: @escaping @Sendable () async -> Void = {}) {
-        (self.config, self.data, self.library, self.events, self.health, self.logger) = (config, data, library, events, health, logger)
+    package init(
+        config: ApplianceConfig, data: DataDirectory, library: Library, events: EventHub, health: Health,
+        logger: Logger,
+        recorder: any RecordingInProgress, settleClock: @escaping @Sendable () async -> Void = {}
+    ) {
+        (self.config, self.data, self.library, self.events, self.health, self.logger) = (
+            config, data, library, events, health, logger
+        )
         (self.recorder, self.settleClock) = (recorder, settleClock)
     }
 
@@ -114,9 +119,10 @@ package actor Retention {
                 wraps = min(wraps!, max(0, byAge))
             }
         }
-        return Capacity(usedBytes: used, freeBytes: free, budgetBytes: budget, lockedBytes: usage.lockedBytes,
-                        lockedPercent: (lockedPercent * 10).rounded() / 10, bitrateKbps: rate.map { ($0 * 8 / 1000).rounded() },
-                        wrapsInS: wraps.map { $0.rounded() }, wrapsIn: wraps.map(Self.words))
+        return Capacity(
+            usedBytes: used, freeBytes: free, budgetBytes: budget, lockedBytes: usage.lockedBytes,
+            lockedPercent: (lockedPercent * 10).rounded() / 10, bitrateKbps: rate.map { ($0 * 8 / 1000).rounded() },
+            wrapsInS: wraps.map { $0.rounded() }, wrapsIn: wraps.map(Self.words))
     }
 
     /// The capacity measured at the start of a pass, less what the pass deleted (summing the table again would
@@ -158,7 +164,8 @@ package actor Retention {
 
     private func deleteByAge(hasEvent: Bool, cutoff: Date, report: inout PassReport) async throws {
         while true {
-            let (rows, _) = try await library.oldest(locked: false, backedUp: nil, hasEvent: hasEvent, olderThan: cutoff, after: nil, limit: 100)
+            let (rows, _) = try await library.oldest(
+                locked: false, backedUp: nil, hasEvent: hasEvent, olderThan: cutoff, after: nil, limit: 100)
             guard !rows.isEmpty else { return }
             var removed = 0
             for row in rows where try await delete(row, reason: .age, report: &report) { removed += 1 }
@@ -170,7 +177,8 @@ package actor Retention {
         let cap = Int64(Double(capacity.budgetBytes) * settings.maxLockedPercent / 100)
         guard settings.maxLockedPercent < 100, capacity.lockedBytes > cap else { return }
         guard settings.onFull == .overwriteOldestLocked else {
-            report.full = "locked clips take \(String(format: "%.1f", capacity.lockedPercent)) % of the space, over max_locked_percent = \(settings.maxLockedPercent)"
+            report.full =
+                "locked clips take \(String(format: "%.1f", capacity.lockedPercent)) % of the space, over max_locked_percent = \(settings.maxLockedPercent)"
             return
         }
         var cursor: (Int64, Int64)?
@@ -190,9 +198,13 @@ package actor Retention {
     private func makeRoom(_ capacity: inout Capacity, report: inout PassReport) async throws {
         let floor = Int64(settings.minFreeMb) * 1_000_000
         var minFree = floor
-        let afterWriteFailure = headroomWanted.withLock { wanted in defer { wanted = false }; return wanted }
+        let afterWriteFailure = headroomWanted.withLock { wanted in
+            defer { wanted = false }
+            return wanted
+        }
         if afterWriteFailure {
-            minFree = Self.headroom(filesystemBytes: FileSystemSpace.total(at: data.root) ?? 0, minFreeMb: settings.minFreeMb)
+            minFree = Self.headroom(
+                filesystemBytes: FileSystemSpace.total(at: data.root) ?? 0, minFreeMb: settings.minFreeMb)
             logger.notice("retention: making \(minFree / 1_000_000) MB free after a write failure")
         }
         let maxUsed = settings.maxUsedGb > 0 ? Int64(settings.maxUsedGb * 1e9) : Int64.max
@@ -205,8 +217,11 @@ package actor Retention {
             // only other clip was smaller than a tenth of it: a write failure, then "storage full", for ever).
             let freed = needBefore - need
             if afterWriteFailure, report.full != nil, capacity.usedBytes - freed <= maxUsed,
-               capacity.freeBytes + freed >= max(floor, Self.headroom(filesystemBytes: 0, minFreeMb: 0)) {
-                logger.notice("retention: made \(freed / 1_000_000) MB free after a write failure (\(minFree / 1_000_000) MB wanted; nothing else may be deleted): recording goes on")
+                capacity.freeBytes + freed >= max(floor, Self.headroom(filesystemBytes: 0, minFreeMb: 0))
+            {
+                logger.notice(
+                    "retention: made \(freed / 1_000_000) MB free after a write failure (\(minFree / 1_000_000) MB wanted; nothing else may be deleted): recording goes on"
+                )
                 report.full = nil
             }
         }
@@ -214,24 +229,30 @@ package actor Retention {
         for tier in roomTiers {
             var cursor: (Int64, Int64)?
             while need > 0 {
-                let (rows, next) = try await library.oldest(locked: tier.locked, backedUp: tier.backedUp, weight: tier.weight,
-                                                            after: cursor, limit: 16)
+                let (rows, next) = try await library.oldest(
+                    locked: tier.locked, backedUp: tier.backedUp, weight: tier.weight,
+                    after: cursor, limit: 16)
                 guard !rows.isEmpty else { break }
                 cursor = next
                 for row in rows where need > 0 {
                     if tier.backedUp == false {
                         let warning = deletion(row, reason: reason)
                         events.publish(.retentionWarning(warning))
-                        logger.warning("retention: deleting \(row.id), which is not backed up yet (keep_until_backed_up; nothing else is left to delete)")
+                        logger.warning(
+                            "retention: deleting \(row.id), which is not backed up yet (keep_until_backed_up; nothing else is left to delete)"
+                        )
                     }
-                    guard try await delete(row, reason: tier.locked ? .lockedShare : reason, report: &report) else { continue }
+                    guard try await delete(row, reason: tier.locked ? .lockedShare : reason, report: &report) else {
+                        continue
+                    }
                     need -= row.sizeBytes
                 }
             }
             if need <= 0 { return }
         }
         let mb = (need + 999_999) / 1_000_000
-        report.full = capacity.usedBytes > maxUsed
+        report.full =
+            capacity.usedBytes > maxUsed
             ? "clips take more than max_used_gb = \(settings.maxUsedGb) and only locked clips are left (\(mb) MB short)"
             : "free space is under min_free_mb = \(settings.minFreeMb) and no clip may be deleted (\(mb) MB short)"
     }
@@ -249,15 +270,20 @@ package actor Retention {
     }
 
     private func deletion(_ row: Library.RetentionCandidate, reason: RetentionDeletion.Reason) -> RetentionDeletion {
-        RetentionDeletion(id: row.id, path: row.path, createdAt: row.createdAt, sizeBytes: row.sizeBytes, reason: reason,
-                          locked: row.locked, backedUp: row.backedUp)
+        RetentionDeletion(
+            id: row.id, path: row.path, createdAt: row.createdAt, sizeBytes: row.sizeBytes, reason: reason,
+            locked: row.locked, backedUp: row.backedUp)
     }
 
     /// Removes the clip through ClipRemoval (file, thumbnail and row; the remote copy stays: it is the backup), read
     /// again first so that a clip locked or deleted since it was chosen is judged as it is now. False: it stayed.
-    private func delete(_ row: Library.RetentionCandidate, reason: RetentionDeletion.Reason, report: inout PassReport) async throws -> Bool {
+    private func delete(_ row: Library.RetentionCandidate, reason: RetentionDeletion.Reason, report: inout PassReport)
+        async throws -> Bool
+    {
         guard let recording = try await library.fetch(id: row.id) else { return false }
-        let removal = ClipRemoval(library: library, scrubPath: data.scrubPath, activeID: { [recorder] in await recorder.activeID }, archive: nil, events: events, logger: logger)
+        let removal = ClipRemoval(
+            library: library, scrubPath: data.scrubPath, activeID: { [recorder] in await recorder.activeID },
+            archive: nil, events: events, logger: logger)
         do {
             try await removal.remove(recording, cause: .retention(reason))
         } catch let error as ApplianceError where error.code == .conflict {
@@ -281,7 +307,8 @@ package actor Retention {
         if first || recording {
             let capacity = (try? await measure()) ?? health.capacity
             if let capacity {
-                events.publish(.storageFull(StorageFull(reason: reason, capacity: capacity, stoppedRecording: recording)))
+                events.publish(
+                    .storageFull(StorageFull(reason: reason, capacity: capacity, stoppedRecording: recording)))
             }
         }
     }

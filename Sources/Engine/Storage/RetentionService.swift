@@ -1,6 +1,6 @@
+import ApplianceBase
 import Foundation
 import ServiceLifecycle
-import ApplianceBase
 
 /// Runs retention when a file is finished (`wake`) and on a timer, until shutdown.
 package struct RetentionService: Service, CustomStringConvertible {

@@ -1,9 +1,9 @@
+import ApplianceBase
 import ApplianceProtocol
 import Foundation
 import Logging
-import ApplianceBase
-import Settings
 import MediaLibrary
+import Settings
 
 /// Matches the rows with the files in recordings/ at start-up, in batches (100,000 rows answer in well under a
 /// second, files there or not):
@@ -24,12 +24,15 @@ struct RowReconciler {
 
     /// `rescued`: files recovery just moved out of partial/.
     package func run(rescued: Set<String>, report: inout RecoveryReport) async throws -> (StorageStatus, [String]) {
-        let recordingsDir = data.recordingsDir, prefix = data.recordingsDir + "/"
+        let recordingsDir = data.recordingsDir
+        let prefix = data.recordingsDir + "/"
         async let walked = blocking { Set(FileWalker.files(under: recordingsDir, suffix: ".mp4")) }
         let rows = try await library.pathRows(missingFileReason: Recovery.missingFile, createdBefore: ownRowsSince)
         let files = try await walked
-        var comeBack: [Int64] = [], absent: [Library.PathRow] = []
-        var expected = 0, matched = 0
+        var comeBack: [Int64] = []
+        var absent: [Library.PathRow] = []
+        var expected = 0
+        var matched = 0
         for row in rows {
             let isThere = files.contains(row.path)
             if isThere { matched += 1 }
@@ -42,9 +45,13 @@ struct RowReconciler {
         }
         // Rows expect files, and the folder holds none but what recovery just put there: the storage is missing.
         if expected > 0, files.isSubset(of: rescued) {
-            let status = StorageStatus(state: .missing, recordingsDir: recordingsDir, missingFiles: expected,
-                                       detail: "none of the \(expected) recorded files is in \(recordingsDir): is the disk that holds them mounted?")
-            logger.error("recordings storage missing: \(status.detail!); the clips are kept and come back when the files do")
+            let status = StorageStatus(
+                state: .missing, recordingsDir: recordingsDir, missingFiles: expected,
+                detail:
+                    "none of the \(expected) recorded files is in \(recordingsDir): is the disk that holds them mounted?"
+            )
+            logger.error(
+                "recordings storage missing: \(status.detail!); the clips are kept and come back when the files do")
             return (status, absent.prefix(16).map(\.path))
         }
         // Every file is some row's (the usual case) unless fewer rows matched than there are files.
@@ -64,7 +71,8 @@ struct RowReconciler {
 
     /// Rows whose file is gone (and that did not follow a file elsewhere): batches of one statement each, one log
     /// line.
-    private func markAbsent(_ rows: [Library.PathRow], followed: Set<String>, report: inout RecoveryReport) async throws {
+    private func markAbsent(_ rows: [Library.PathRow], followed: Set<String>, report: inout RecoveryReport) async throws
+    {
         guard !rows.isEmpty else { return }
         var rowids = rows.map(\.rowid)
         if !followed.isEmpty {
@@ -77,8 +85,12 @@ struct RowReconciler {
         guard !marked.isEmpty else { return }
         report.failed += marked
         var named: [String] = []
-        for id in marked.prefix(Self.namedInLog) { named.append("\(id) (\((try? await library.fetch(id: id))?.path ?? "?"))") }
-        logger.warning("\(marked.count) recording(s) have no file and are marked failed: \(named.joined(separator: ", "))\(marked.count > Self.namedInLog ? ", …" : "")")
+        for id in marked.prefix(Self.namedInLog) {
+            named.append("\(id) (\((try? await library.fetch(id: id))?.path ?? "?"))")
+        }
+        logger.warning(
+            "\(marked.count) recording(s) have no file and are marked failed: \(named.joined(separator: ", "))\(marked.count > Self.namedInLog ? ", …" : "")"
+        )
     }
 
     /// Files in recordings/ that no row points to. Returns the ids of rows that followed their file.
@@ -94,7 +106,10 @@ struct RowReconciler {
                 // The row exists under another path: its file was moved by hand, or a stop moved it and the daemon
                 // died before completing the row. Follow the file.
                 row.path = path
-                let lostItsFile = row.failureReason.map { $0.hasPrefix(Recovery.missingFile) || $0.hasPrefix(Recovery.nothingRecorded) } ?? false
+                let lostItsFile =
+                    row.failureReason.map {
+                        $0.hasPrefix(Recovery.missingFile) || $0.hasPrefix(Recovery.nothingRecorded)
+                    } ?? false
                 if row.state == .recording || (row.state == .failed && lostItsFile) {
                     row.failureReason = nil
                     row.state = .recovered
@@ -105,13 +120,16 @@ struct RowReconciler {
                 followed.insert(id)
             } else {
                 let date = Recovery.fileDate(path)
-                var row = Recording(id: id, title: Timestamps.title(date), createdAt: date, path: path, state: .recovered)
+                var row = Recording(
+                    id: id, title: Timestamps.title(date), createdAt: date, path: path, state: .recovered)
                 row.note = "adopted at start-up: the file had no database row"
                 row.endedAt = Recovery.modificationDate(path)
                 await Recovery.measure(&row, thumbnail: thumbnail, data: data)
                 // Its last write ended it, so it began its duration before: a file copied in keeps its modification
                 // time but gets a new birth time, which would put the start after the end (and off the timeline).
-                if let end = row.endedAt, let ms = row.durationMs { row.createdAt = end.addingTimeInterval(-Double(ms) / 1000) }
+                if let end = row.endedAt, let ms = row.durationMs {
+                    row.createdAt = end.addingTimeInterval(-Double(ms) / 1000)
+                }
                 try await library.insert(row)
             }
             report.adopted.append(id)

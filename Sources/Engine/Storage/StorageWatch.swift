@@ -1,9 +1,9 @@
+import ApplianceBase
 import ApplianceProtocol
 import AsyncAlgorithms
 import Foundation
 import Logging
 import ServiceLifecycle
-import ApplianceBase
 
 /// The library's rows against the files, in the background once the daemon records (`Recovery.reconcile`: seconds
 /// for a million rows, which start-up must not wait for), reported when done (`library reconciled`). Then, while the
@@ -21,10 +21,14 @@ package struct StorageWatch: Service, CustomStringConvertible {
     /// Some of the files that were absent (with the storage missing).
     private let knownAbsent: [String]
 
-    package init(health: Health, events: EventHub, logger: Logger, absentSample: [String] = [],
-                 clipsFound: (@Sendable ([String]) async -> Void)? = nil,
-                 reconcile: (@Sendable () async throws -> Recovery.Outcome)? = nil) {
-        (self.health, self.events, self.logger, self.reconcile, knownAbsent) = (health, events, logger, reconcile, absentSample)
+    package init(
+        health: Health, events: EventHub, logger: Logger, absentSample: [String] = [],
+        clipsFound: (@Sendable ([String]) async -> Void)? = nil,
+        reconcile: (@Sendable () async throws -> Recovery.Outcome)? = nil
+    ) {
+        (self.health, self.events, self.logger, self.reconcile, knownAbsent) = (
+            health, events, logger, reconcile, absentSample
+        )
         self.clipsFound = clipsFound
     }
     package static let interval: Duration = .seconds(5)
@@ -68,10 +72,13 @@ package struct StorageWatch: Service, CustomStringConvertible {
             events.publish(.storageMissing(outcome.storage))
         }
         let r = outcome.report
-        logger.info("library reconciled", metadata: [
-            "recovered": "\(r.recovered.count)", "failed": "\(r.failed.count)", "adopted": "\(r.adopted.count)",
-            "empty": "\(r.empty.count)", "storage": "\(outcome.storage.state.rawValue)", "recovery_ms": "\(String(format: "%.1f", r.durationMs))",
-        ])
+        logger.info(
+            "library reconciled",
+            metadata: [
+                "recovered": "\(r.recovered.count)", "failed": "\(r.failed.count)", "adopted": "\(r.adopted.count)",
+                "empty": "\(r.empty.count)", "storage": "\(outcome.storage.state.rawValue)",
+                "recovery_ms": "\(String(format: "%.1f", r.durationMs))",
+            ])
         return outcome.absentSample
     }
 }

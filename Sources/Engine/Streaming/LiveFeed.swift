@@ -1,5 +1,5 @@
-import GStreamerKit
 import ApplianceBase
+import GStreamerKit
 
 /// The recording's own encoded streams, handed to every live viewer's transport (the RTSP server's media, each
 /// WebRTC session) while it watches: probes on the video and audio tees' sink pads copy each H.264 access unit and

@@ -1,6 +1,6 @@
+import ApplianceBase
 import ApplianceProtocol
 import GStreamerKit
-import ApplianceBase
 
 /// `[rtsp]`'s side of the live feed: the server's media gets the encoded streams while it exists, holds the encoder
 /// gate open meanwhile, and every client's PLAY asks for a keyframe, so a viewer waits at most a frame, not a GOP.
@@ -40,8 +40,10 @@ package final class RTSPFeed: Sendable {
     package func serve(_ newServer: RTSPServer?) {
         var entry: (server: RTSPServer, key: Int)?
         if let newServer {
-            let key = feed.subscribe(.init(setCaps: { newServer.setCaps($0, for: $1) },
-                                           push: { newServer.push($0, runningTime: $1, to: $2) }))
+            let key = feed.subscribe(
+                .init(
+                    setCaps: { newServer.setCaps($0, for: $1) },
+                    push: { newServer.push($0, runningTime: $1, to: $2) }))
             entry = (newServer, key)
         }
         let old = server.withLock { current in

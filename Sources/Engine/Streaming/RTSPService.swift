@@ -1,8 +1,8 @@
+import ApplianceBase
 import ApplianceProtocol
 import GStreamerKit
 import Logging
 import ServiceLifecycle
-import ApplianceBase
 import Settings
 
 /// `[rtsp]`: serves the live stream until graceful shutdown. An address that cannot be bound (taken, not on this
@@ -26,10 +26,12 @@ package struct RTSPService: Service {
     /// The speaker a client may talk to over ONVIF's backchannel (nil: none offered).
     package let speaker: Speaker?
 
-    package init(config: ApplianceConfig.RTSP, password: Password?, feed: RTSPFeed, logger: Logger,
-                 certificate: (@Sendable () throws -> String)? = nil, users: RTSPUsers? = nil, speaker: Speaker? = nil,
-                 admit: @escaping @Sendable (String?, String) -> Bool = { _, _ in true },
-                 checked: @escaping @Sendable (String?, String, Bool) -> Void = { _, _, _ in }) {
+    package init(
+        config: ApplianceConfig.RTSP, password: Password?, feed: RTSPFeed, logger: Logger,
+        certificate: (@Sendable () throws -> String)? = nil, users: RTSPUsers? = nil, speaker: Speaker? = nil,
+        admit: @escaping @Sendable (String?, String) -> Bool = { _, _ in true },
+        checked: @escaping @Sendable (String?, String, Bool) -> Void = { _, _, _ in }
+    ) {
         (self.admit, self.checked) = (admit, checked)
         self.speaker = speaker
         self.config = config
@@ -51,20 +53,32 @@ package struct RTSPService: Service {
         while !Task.isShuttingDownGracefully {
             let server: RTSPServer
             do {
-                server = try RTSPServer(address: host, port: port, path: "/" + config.path, launch: launch,
-                                        credentials: credentials, tlsPEM: try certificate?(), backchannel: speaker != nil,
-                                        handlers: handlers)
+                server = try RTSPServer(
+                    address: host, port: port, path: "/" + config.path, launch: launch,
+                    credentials: credentials, tlsPEM: try certificate?(), backchannel: speaker != nil,
+                    handlers: handlers)
             } catch {
                 let reason = "\(error)"
-                feed.update { $0.state = .failed; $0.url = nil; $0.error = reason }
+                feed.update {
+                    $0.state = .failed
+                    $0.url = nil
+                    $0.error = reason
+                }
                 logger.error("RTSP \(reason); retrying every \(Self.retryInterval.components.seconds) s")
                 try? await Task.sleep(for: Self.retryInterval)
                 continue
             }
-            let url = "\(certificate == nil ? "rtsp" : "rtsps")://\(HostAddress.shown(host)):\(server.port)/\(config.path)"
+            let url =
+                "\(certificate == nil ? "rtsp" : "rtsps")://\(HostAddress.shown(host)):\(server.port)/\(config.path)"
             feed.serve(server)
-            feed.update { $0.state = .serving; $0.url = url; $0.error = nil }
-            logger.info("RTSP serving", metadata: ["url": "\(url)", "authentication": "\(credentials == nil ? "none" : "digest")"])
+            feed.update {
+                $0.state = .serving
+                $0.url = url
+                $0.error = nil
+            }
+            logger.info(
+                "RTSP serving",
+                metadata: ["url": "\(url)", "authentication": "\(credentials == nil ? "none" : "digest")"])
             await withDiscardingTaskGroup { group in
                 group.addTask { await followTalks(talks, server: server) }
                 await followUsers(server)

@@ -1,8 +1,8 @@
+import ApplianceBase
 import ApplianceProtocol
 import Foundation
 import GStreamerKit
 import Logging
-import ApplianceBase
 import Settings
 
 /// The dashboard's WebRTC viewers (WHEP, RFC 9725): each POSTed offer gets a session of its own, fed from the live
@@ -57,7 +57,9 @@ public final class WebRTCViewers: WHEPSessions {
             s.answering += 1
             return true
         }
-        guard admitted else { throw ApplianceError(.unavailable, "\(limit) WebRTC viewers already watch ([web] webrtc_viewers)") }
+        guard admitted else {
+            throw ApplianceError(.unavailable, "\(limit) WebRTC viewers already watch ([web] webrtc_viewers)")
+        }
         let id = RandomToken.make(bytes: 12)
         let graph = feed.graph
         graph.gate.holdForStreaming()
@@ -81,15 +83,19 @@ public final class WebRTCViewers: WHEPSessions {
             throw ApplianceError(.badRequest, "cannot answer the offer: \(error)")
         }
         session.setAudio(sound)
-        let key = feed.subscribe(.init(setCaps: { session.setCaps($0, for: $1) },
-                                       push: { session.push($0, runningTime: $1, to: $2) }))
+        let key = feed.subscribe(
+            .init(
+                setCaps: { session.setCaps($0, for: $1) },
+                push: { session.push($0, runningTime: $1, to: $2) }))
         let viewers = state.withLock { s in
             s.answering -= 1
             s.viewers[id] = Viewer(session: session, key: key)
             return s.viewers.count
         }
         graph.requestKeyframe()
-        logger.info("WebRTC viewer joined", metadata: ["viewer": "\(id)", "viewers": "\(viewers)", "sound": "\(sound ? "on" : "off")"])
+        logger.info(
+            "WebRTC viewer joined",
+            metadata: ["viewer": "\(id)", "viewers": "\(viewers)", "sound": "\(sound ? "on" : "off")"])
         Task { [weak self] in
             try? await Task.sleep(for: Self.connectTimeout)
             self?.endIfNeverConnected(id)
@@ -99,7 +105,9 @@ public final class WebRTCViewers: WHEPSessions {
 
     /// Turns a viewer's sound on or off. `not_found` when there is no session by that id.
     public func setSound(_ id: String, on: Bool) async throws(ApplianceError) {
-        guard let session = state.withLock({ $0.viewers[id]?.session }) else { throw ApplianceError(.notFound, "no WebRTC session \(id)") }
+        guard let session = state.withLock({ $0.viewers[id]?.session }) else {
+            throw ApplianceError(.notFound, "no WebRTC session \(id)")
+        }
         session.setAudio(on)
     }
 
@@ -107,7 +115,9 @@ public final class WebRTCViewers: WHEPSessions {
     /// `unavailable` without a speaker, `conflict` while another viewer talks, `not_found` for no such session.
     public func setTalk(_ id: String, on: Bool) async throws(ApplianceError) {
         guard let speaker else { throw ApplianceError(.unavailable, "there is no speaker to talk through ([speaker])") }
-        guard let session = state.withLock({ $0.viewers[id]?.session }) else { throw ApplianceError(.notFound, "no WebRTC session \(id)") }
+        guard let session = state.withLock({ $0.viewers[id]?.session }) else {
+            throw ApplianceError(.notFound, "no WebRTC session \(id)")
+        }
         if on {
             session.setTalk(to: try await speaker.startTalk(id))
             logger.info("WebRTC viewer talks", metadata: ["viewer": "\(id)"])
@@ -126,7 +136,10 @@ public final class WebRTCViewers: WHEPSessions {
 
     /// Ends every session (shutdown). Blocking: state changes.
     package func endAll() {
-        let all = state.withLock { s in defer { s.viewers = [:] }; return Array(s.viewers.values) }
+        let all = state.withLock { s in
+            defer { s.viewers = [:] }
+            return Array(s.viewers.values)
+        }
         for viewer in all {
             feed.unsubscribe(viewer.key)
             feed.graph.gate.releaseForStreaming()

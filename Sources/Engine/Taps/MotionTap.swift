@@ -1,7 +1,7 @@
 import ApplianceProtocol
 import Foundation
-import Synchronization
 import MotionAndSound
+import Synchronization
 
 /// The motion branch's hand-over: small gray frames from the appsink's streaming thread to `MotionService`, at most
 /// `[motion] fps`, the newest kept when the service is behind (it never blocks the streaming thread), and what the
@@ -67,8 +67,9 @@ public final class MotionTap: Sendable {
     /// What `status` says of motion detection.
     package var status: MotionStatus {
         let s = current
-        return MotionStatus(active: s.active, score: (s.score * 10_000).rounded() / 10_000, fps: fps, width: width, height: height,
-                            framesAnalysed: s.framesAnalysed, events: s.events)
+        return MotionStatus(
+            active: s.active, score: (s.score * 10_000).rounded() / 10_000, fps: fps, width: width, height: height,
+            framesAnalysed: s.framesAnalysed, events: s.events)
     }
 
     package func update(_ body: (inout State) -> Void) { state.withLock { body(&$0) } }

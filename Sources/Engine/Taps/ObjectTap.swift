@@ -1,9 +1,9 @@
+import ApplianceBase
 import ApplianceProtocol
+import Foundation
 import MotionAndSound
 import ObjectDetection
-import Foundation
 import Synchronization
-import ApplianceBase
 
 /// The objects branch's hand-over: gray frames from the appsink's streaming thread to `ObjectService`, only while the
 /// motion detector sees motion, at most `[objects] fps`, and never while a run goes on (such a frame is skipped and
@@ -97,9 +97,11 @@ public final class ObjectTap: Sendable {
     package var status: ObjectStatus? {
         guard !off.load(ordering: .relaxed) else { return nil }
         let s = current
-        return ObjectStatus(detector: detectorName.withLock { $0 }, track: track.withLock { $0 }, fps: fps, width: width, height: height, runs: s.runs, skipped: s.skipped,
-                            failures: s.failures, detections: s.detections, present: s.present, events: s.events,
-                            meanRunMs: s.runMs.count == 0 ? 0 : (s.runMs.sum / Double(s.runMs.count) * 10).rounded() / 10)
+        return ObjectStatus(
+            detector: detectorName.withLock { $0 }, track: track.withLock { $0 }, fps: fps, width: width,
+            height: height, runs: s.runs, skipped: s.skipped,
+            failures: s.failures, detections: s.detections, present: s.present, events: s.events,
+            meanRunMs: s.runMs.count == 0 ? 0 : (s.runMs.sum / Double(s.runMs.count) * 10).rounded() / 10)
     }
 
     /// The detector's name, for status (set when the service is made).

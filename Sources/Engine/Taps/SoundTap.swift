@@ -43,8 +43,11 @@ public final class SoundTap: Sendable {
     /// The largest of the per-channel values of `name` (`rms=(GValueArray)< -20.1, -19.8 >`); nil when absent.
     package static func loudest(_ name: String, in fields: String) -> Double? {
         guard let start = fields.range(of: "\(name)=(GValueArray)<")?.upperBound,
-              let end = fields[start...].firstIndex(of: ">") else { return nil }
-        let values = fields[start..<end].split(separator: ",").compactMap { Double($0.trimmingCharacters(in: .whitespaces)) }
+            let end = fields[start...].firstIndex(of: ">")
+        else { return nil }
+        let values = fields[start..<end].split(separator: ",").compactMap {
+            Double($0.trimmingCharacters(in: .whitespaces))
+        }
         return values.filter { !$0.isNaN }.max()
     }
 
@@ -55,7 +58,9 @@ public final class SoundTap: Sendable {
     /// What `status` says of the sound.
     package var status: SoundStatus {
         let s = current
-        return SoundStatus(levelDb: s.latest.map { ($0.rmsDb * 10).rounded() / 10 }, peakDb: s.latest.map { ($0.peakDb * 10).rounded() / 10 },
-                           detecting: detecting, active: s.active, events: s.events)
+        return SoundStatus(
+            levelDb: s.latest.map { ($0.rmsDb * 10).rounded() / 10 },
+            peakDb: s.latest.map { ($0.peakDb * 10).rounded() / 10 },
+            detecting: detecting, active: s.active, events: s.events)
     }
 }

@@ -6,12 +6,14 @@ import MediaLibrary
 /// between spans gaps, locked files lock ranges. A pure function, tested in-process.
 package enum TimelineBuilder {
     /// `files` oldest first (as the library gives them); `events` newest first (as `activity` lists them).
-    package static func build(files: [TimelineFile], events: ActivityList, from: Date, to: Date, now: Date) -> Timeline {
+    package static func build(files: [TimelineFile], events: ActivityList, from: Date, to: Date, now: Date) -> Timeline
+    {
         let spans = spans(files, from: from, to: to)
         let recorded = spans.reduce(0) { $0 + $1.end.timeIntervalSince($1.start) }
-        return Timeline(from: from, to: to, spans: spans, gaps: gaps(spans, from: from, to: min(to, now)),
-                        locks: merged(files.filter(\.locked).compactMap { clipped($0.start, $0.end, from, to) }),
-                        events: events.items.reversed(), eventsTotal: events.total, recordedS: recorded)
+        return Timeline(
+            from: from, to: to, spans: spans, gaps: gaps(spans, from: from, to: min(to, now)),
+            locks: merged(files.filter(\.locked).compactMap { clipped($0.start, $0.end, from, to) }),
+            events: events.items.reversed(), eventsTotal: events.total, recordedS: recorded)
     }
 
     package static func spans(_ files: [TimelineFile], from: Date, to: Date) -> [TimelineSpan] {
@@ -27,8 +29,10 @@ package enum TimelineBuilder {
                 last.live = last.live || file.live
                 spans[spans.count - 1] = last
             } else {
-                spans.append(TimelineSpan(start: range.start, end: range.end, recordings: 1, firstId: file.id, group: file.group,
-                                          cameras: file.camera.map { [$0] } ?? [], locked: file.locked ? 1 : 0, live: file.live))
+                spans.append(
+                    TimelineSpan(
+                        start: range.start, end: range.end, recordings: 1, firstId: file.id, group: file.group,
+                        cameras: file.camera.map { [$0] } ?? [], locked: file.locked ? 1 : 0, live: file.live))
             }
         }
         return spans

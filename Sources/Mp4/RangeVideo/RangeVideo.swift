@@ -61,7 +61,9 @@ public struct RangeVideo: Sendable {
 
     /// The time in the video for a wall-clock moment, or nil when nothing was recorded then.
     public func offset(at moment: Date) -> Double? {
-        guard let piece = pieces.last(where: { $0.start <= moment }), moment.timeIntervalSince(piece.start) <= piece.duration else { return nil }
+        guard let piece = pieces.last(where: { $0.start <= moment }),
+            moment.timeIntervalSince(piece.start) <= piece.duration
+        else { return nil }
         return piece.offset + moment.timeIntervalSince(piece.start)
     }
 }

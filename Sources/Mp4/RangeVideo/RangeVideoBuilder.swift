@@ -48,16 +48,22 @@ package struct RangeVideoBuilder {
         if let reference, !reference.accepts(movie) { return false }
         let starts = video.sampleStarts
         let localTo = to.timeIntervalSince(source.start)
-        let wanted = pieces.last.map { $0.start.addingTimeInterval($0.duration).timeIntervalSince(source.start) - Self.overlapTolerance }
+        let wanted =
+            pieces.last.map {
+                $0.start.addingTimeInterval($0.duration).timeIntervalSince(source.start) - Self.overlapTolerance
+            }
             ?? from.timeIntervalSince(source.start)
         let first: Int?
         if pieces.isEmpty {
-            first = starts.indices.last { video.samples[$0].isSync && starts[$0] <= max(wanted, 0) + 0.0005 }
+            first =
+                starts.indices.last { video.samples[$0].isSync && starts[$0] <= max(wanted, 0) + 0.0005 }
                 ?? video.samples.firstIndex { $0.isSync }
         } else {
             first = starts.indices.first { video.samples[$0].isSync && starts[$0] >= wanted }
         }
-        guard let first, let last = starts.lastIndex(where: { $0 < localTo }), last >= first else { return pieces.isEmpty || starts[0] < localTo }
+        guard let first, let last = starts.lastIndex(where: { $0 < localTo }), last >= first else {
+            return pieces.isEmpty || starts[0] < localTo
+        }
         let cutStart = starts[first]
         let cutEnd = starts[last] + Double(video.samples[last].duration) / Double(video.timescale)
         if pieces.isEmpty { origin = -cutStart }
@@ -65,8 +71,12 @@ package struct RangeVideoBuilder {
         var chosen: [(Mp4Movie.Track, ArraySlice<Mp4Sample>, Double)] = []
         for track in movie.tracks {
             let trackStarts = track.id == video.id ? starts : track.sampleStarts
-            let range = track.id == video.id ? first..<(last + 1)
-                : (trackStarts.firstIndex { $0 >= cutStart - 0.001 } ?? trackStarts.count)..<(trackStarts.firstIndex { $0 >= cutEnd } ?? trackStarts.count)
+            let range =
+                track.id == video.id
+                ? first..<(last + 1)
+                : (trackStarts.firstIndex { $0 >= cutStart - 0.001 } ?? trackStarts.count)..<(trackStarts.firstIndex {
+                    $0 >= cutEnd
+                } ?? trackStarts.count)
             guard !range.isEmpty else { continue }
             for sample in track.samples[range] {
                 extent = (min(extent.low, sample.offset), max(extent.high, sample.offset + Int64(sample.size)))
@@ -76,8 +86,10 @@ package struct RangeVideoBuilder {
         for (track, list, start) in chosen { append(track, list, at: origin + start, fileLow: extent.low) }
         stretches.append((source.path, extent.low, extent.high - extent.low))
         payload += extent.high - extent.low
-        pieces.append(RangeVideo.Piece(recordingId: source.id, offset: origin + cutStart, start: source.start.addingTimeInterval(cutStart),
-                                       duration: cutEnd - cutStart, recordingStart: source.start))
+        pieces.append(
+            RangeVideo.Piece(
+                recordingId: source.id, offset: origin + cutStart, start: source.start.addingTimeInterval(cutStart),
+                duration: cutEnd - cutStart, recordingStart: source.start))
         origin += cutEnd
         reference = reference ?? movie
         return cutEnd < localTo
@@ -85,7 +97,9 @@ package struct RangeVideoBuilder {
 
     /// Lists `list` in its track at video time `time` (seconds), first moving the end of what the track already
     /// has to that time.
-    private mutating func append(_ track: Mp4Movie.Track, _ list: ArraySlice<Mp4Sample>, at time: Double, fileLow: Int64) {
+    private mutating func append(
+        _ track: Mp4Movie.Track, _ list: ArraySlice<Mp4Sample>, at time: Double, fileLow: Int64
+    ) {
         let target = UInt64(max(0, (time * Double(track.timescale)).rounded()))
         if let end = ends[track.id], var listed = samples[track.id], let last = listed.last {
             let duration = UInt32(clamping: max(1, Int64(last.duration) + Int64(target) - Int64(end)))
@@ -97,11 +111,12 @@ package struct RangeVideoBuilder {
             ends[track.id] = target
         }
         let shift = payload - fileLow
-        samples[track.id, default: []].append(contentsOf: list.map { sample in
-            var moved = sample
-            moved.offset += shift
-            return moved
-        })
+        samples[track.id, default: []].append(
+            contentsOf: list.map { sample in
+                var moved = sample
+                moved.offset += shift
+                return moved
+            })
         ends[track.id, default: 0] += list.reduce(UInt64(0)) { $0 + UInt64($1.duration) }
     }
 
@@ -115,12 +130,15 @@ package struct RangeVideoBuilder {
         // The index's size depends on its offsets (32- or 64-bit) and they on its size: built until they agree
         // (twice; three times when the offsets' width changed).
         repeat {
-            let moved = samples.mapValues { list in list.map { sample in
-                var s = sample
-                s.offset += base
-                return s
-            } }
-            moov = try Mp4IndexBuilder.finalMoov(initial: reference.moov, samples: moved, startTimes: firstTimes, replacingEditLists: true)
+            let moved = samples.mapValues { list in
+                list.map { sample in
+                    var s = sample
+                    s.offset += base
+                    return s
+                }
+            }
+            moov = try Mp4IndexBuilder.finalMoov(
+                initial: reference.moov, samples: moved, startTimes: firstTimes, replacingEditLists: true)
             let next = Int64(reference.ftyp.count + moov.count + mdatHeader.count)
             if next == base { break }
             base = next

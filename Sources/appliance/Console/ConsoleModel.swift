@@ -99,12 +99,15 @@ struct ConsoleModel: Sendable, Equatable {
             capacity = f.capacity
             say("storage full: \(f.reason)", error: true)
             return true
-        case .cameraFailed, .storageMissing, .error, .stalled, .encoderFailed, .clockJumped, .authFailed, .objectStarted, .speakerFailed:
+        case .cameraFailed, .storageMissing, .error, .stalled, .encoderFailed, .clockJumped, .authFailed,
+            .objectStarted, .speakerFailed:
             return false  // told by `notice`
-        case .inputGesture, .inputConnected, .inputMissing, .thumbnailReady, .locked, .unlocked, .exported, .backupStarted,
-             .backupProgress, .backupDone, .backupRetry, .backupFailed, .backupPaused, .backupResumed, .backupDeleted,
-             .flowing, .retentionWarning, .deviceAdded, .deviceRemoved, .mqttConnected, .mqttDisconnected, .motionStarted,
-             .motionEnded, .soundStarted, .soundEnded, .objectEnded, .activity, .speakerPlayed:
+        case .inputGesture, .inputConnected, .inputMissing, .thumbnailReady, .locked, .unlocked, .exported,
+            .backupStarted,
+            .backupProgress, .backupDone, .backupRetry, .backupFailed, .backupPaused, .backupResumed, .backupDeleted,
+            .flowing, .retentionWarning, .deviceAdded, .deviceRemoved, .mqttConnected, .mqttDisconnected,
+            .motionStarted,
+            .motionEnded, .soundStarted, .soundEnded, .objectEnded, .activity, .speakerPlayed:
             return false
         }
     }
@@ -118,9 +121,11 @@ struct ConsoleModel: Sendable, Equatable {
         case .error(let e): ("error: \(e.message)", true, false)
         case .stalled(let s): ("stalled: \(s.reason)", true, false)
         case .encoderFailed(let f): ("encoder \(f.encoder) failed (\(f.reason)); now \(f.next)", true, false)
-        case .clockJumped(let j): ("the clock jumped by \(j.jumpWords); \(j.redatedRecordings) clips dated again", false, false)
+        case .clockJumped(let j):
+            ("the clock jumped by \(j.jumpWords); \(j.redatedRecordings) clips dated again", false, false)
         case .objectStarted(let o): ("\(o.label) seen (score \(String(format: "%.2f", o.score)))", false, false)
-        case .authFailed(let f): ("refused \(f.user.map { "\"\($0)\" " } ?? "")from \(f.client) on \(f.door): \(f.reason)", true, false)
+        case .authFailed(let f):
+            ("refused \(f.user.map { "\"\($0)\" " } ?? "")from \(f.client) on \(f.door): \(f.reason)", true, false)
         case .speakerFailed(let f): ("the speaker cannot play \(f.sound): \(f.reason)", true, false)
         default: nil
         }
@@ -145,7 +150,10 @@ struct ConsoleModel: Sendable, Equatable {
             say(text)
         case .switched(let s):
             if let active = s.active { activeCamera = active }
-            say(s.switched ? "camera: \(s.previous ?? "none") → \(s.active ?? "")" : "camera: \(s.active ?? "") (the only usable one)")
+            say(
+                s.switched
+                    ? "camera: \(s.previous ?? "none") → \(s.active ?? "")"
+                    : "camera: \(s.active ?? "") (the only usable one)")
         case .status(let s):
             apply(status: s)
         case .list(let l):

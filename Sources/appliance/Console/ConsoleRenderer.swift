@@ -22,10 +22,18 @@ enum ConsoleRenderer {
         if model.state != .idle, let title = model.recordingTitle { body.append(ScreenLine(text: "  \"\(title)\"")) }
         body.append(ScreenLine(text: ""))
         let others = model.cameras.filter { $0 != model.activeCamera }
-        body.append(ScreenLine(text: field("camera", model.activeCamera.isEmpty ? "-" : model.activeCamera
-                                           + (others.isEmpty ? "" : "   (cameras: \(model.cameras.joined(separator: ", ")))"))))
+        body.append(
+            ScreenLine(
+                text: field(
+                    "camera",
+                    model.activeCamera.isEmpty
+                        ? "-"
+                        : model.activeCamera
+                            + (others.isEmpty ? "" : "   (cameras: \(model.cameras.joined(separator: ", ")))"))))
         body.append(ScreenLine(text: field("storage", storage(model))))
-        if let full = model.storageFull { body.append(ScreenLine(text: field("", "STORAGE FULL: \(full)"), highlighted: true)) }
+        if let full = model.storageFull {
+            body.append(ScreenLine(text: field("", "STORAGE FULL: \(full)"), highlighted: true))
+        }
         if let clip = model.lastClip {
             body.append(ScreenLine(text: field("last clip", "\"\(clip.title)\"  \(clip.durationMs.map(clock) ?? "-")")))
             body.append(ScreenLine(text: field("", clip.path)))
@@ -42,7 +50,9 @@ enum ConsoleRenderer {
         if let gone = model.disconnected {
             body.append(ScreenLine(text: "DAEMON GONE: \(gone)", highlighted: true))
         } else if let message = model.message {
-            body.append(ScreenLine(text: model.messageIsError ? "! \(message)" : "> \(message)", highlighted: model.messageIsError))
+            body.append(
+                ScreenLine(
+                    text: model.messageIsError ? "! \(message)" : "> \(message)", highlighted: model.messageIsError))
         }
 
         let room = height - 1
@@ -73,7 +83,8 @@ enum ConsoleRenderer {
     /// Whole seconds: "0:07", "12:34", "1:02:03".
     static func clock(_ ms: Int) -> String {
         let s = ms / 1000
-        return s >= 3600 ? String(format: "%d:%02d:%02d", s / 3600, s / 60 % 60, s % 60) : String(format: "%d:%02d", s / 60, s % 60)
+        return s >= 3600
+            ? String(format: "%d:%02d:%02d", s / 3600, s / 60 % 60, s % 60) : String(format: "%d:%02d", s / 60, s % 60)
     }
 
     /// Local "HH:mm:ss".

@@ -1,8 +1,8 @@
+import ApplianceBase
 import ApplianceProtocol
 import Dispatch
 import Foundation
 import SystemCalls
-import ApplianceBase
 
 /// The console's main loop on the main thread: waits in `poll` for a key, a wake-up from another thread or the
 /// next second of the elapsed time, then draws the model. Nothing here asks the daemon anything per tick: the
@@ -28,11 +28,13 @@ final class ConsoleSession {
     func run() -> Outcome {
         watchSignals()
         defer {
-            signalSources.forEach { $0.cancel() }
+            for source in signalSources { source.cancel() }
             terminal.restore()
         }
-        var fds = [pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0),
-                   pollfd(fd: state.wake.readFD, events: Int16(POLLIN), revents: 0)]
+        var fds = [
+            pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0),
+            pollfd(fd: state.wake.readFD, events: Int16(POLLIN), revents: 0),
+        ]
         var full = true
         while true {
             let (model, resized, quit) = state.read { shared in

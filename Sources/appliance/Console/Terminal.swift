@@ -77,8 +77,11 @@ final class Terminal {
         var bytes = Array(text.utf8)[...]
         while !bytes.isEmpty {
             // A terminal that went away: the frame is dropped (the session notices the closed input).
-            guard let written = try? SystemCall.run("write", { bytes.withUnsafeBytes { Glibc.write(output, $0.baseAddress, $0.count) } }),
-                  written > 0 else { return }
+            guard
+                let written = try? SystemCall.run(
+                    "write", { bytes.withUnsafeBytes { Glibc.write(output, $0.baseAddress, $0.count) } }),
+                written > 0
+            else { return }
             bytes = bytes.dropFirst(written)
         }
     }

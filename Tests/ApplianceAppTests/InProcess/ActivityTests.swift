@@ -1,9 +1,10 @@
-@testable import ApplianceApp
+import ApplianceBase
 import ApplianceProtocol
 import Foundation
-import XCTest
-import ApplianceBase
 import Mp4
+import XCTest
+
+@testable import ApplianceApp
 
 /// Activity records through the commands, on a seeded library of real files: marks and presses stored, listed with
 /// their filters, shown with the recordings that cover them, protected; retention keeping those recordings longer.
@@ -17,15 +18,24 @@ final class ActivityTests: XCTestCase {
         try XCTUnwrapAsync(try await appliance.appliance.dispatcher.clips.library.fetch(id: id)).createdAt
     }
 
-    private func mark(_ appliance: TestAppliance, _ label: String, at: Date? = nil, durationS: Double? = nil) async throws -> Activity {
-        guard case .activityMarked(let activity) = try await appliance.perform(.activityMark(ActivityMark(label: label, at: at, durationS: durationS))) else {
+    private func mark(_ appliance: TestAppliance, _ label: String, at: Date? = nil, durationS: Double? = nil)
+        async throws -> Activity
+    {
+        guard
+            case .activityMarked(let activity) = try await appliance.perform(
+                .activityMark(ActivityMark(label: label, at: at, durationS: durationS)))
+        else {
             throw XCTSkip("unexpected result")
         }
         return activity
     }
 
-    private func list(_ appliance: TestAppliance, _ filter: ActivityFilter = ActivityFilter()) async throws -> ActivityList {
-        guard case .activity(let list) = try await appliance.perform(.activity(filter)) else { throw XCTSkip("unexpected result") }
+    private func list(_ appliance: TestAppliance, _ filter: ActivityFilter = ActivityFilter()) async throws
+        -> ActivityList
+    {
+        guard case .activity(let list) = try await appliance.perform(.activity(filter)) else {
+            throw XCTSkip("unexpected result")
+        }
         return list
     }
 
@@ -44,7 +54,9 @@ final class ActivityTests: XCTestCase {
         }
         XCTAssertEqual(announced, marked)
 
-        guard case .activityDetail(let detail) = try await appliance.perform(.activityShow(id: marked.id)) else { return XCTFail() }
+        guard case .activityDetail(let detail) = try await appliance.perform(.activityShow(id: marked.id)) else {
+            return XCTFail()
+        }
         XCTAssertEqual(detail.activity, marked)
         XCTAssertEqual(detail.recordings.map(\.id), [ids[2]], "the clip that covers it")
 
@@ -59,7 +71,9 @@ final class ActivityTests: XCTestCase {
         let appliance = try await TestAppliance()
         defer { appliance.removeDirectory() }
         let base = Date(timeIntervalSinceNow: -3600).rounded
-        for n in 0..<5 { _ = try await mark(appliance, "m\(n)", at: base.addingTimeInterval(Double(n) * 60), durationS: 10) }
+        for n in 0..<5 {
+            _ = try await mark(appliance, "m\(n)", at: base.addingTimeInterval(Double(n) * 60), durationS: 10)
+        }
         guard case .protected = try await appliance.perform(.protect(before: 1, after: 0)) else { return XCTFail() }
 
         let all = try await list(appliance)
@@ -73,7 +87,8 @@ final class ActivityTests: XCTestCase {
         let detected = try await list(appliance, ActivityFilter(kinds: [.motion, .sound]))
         XCTAssertEqual(detected.total, 0)
         // [m1's end, m3's start): m1 (it meets the range by its last second), m2; m3 starts at the range's end.
-        let range = try await list(appliance, ActivityFilter(from: base.addingTimeInterval(65), to: base.addingTimeInterval(180)))
+        let range = try await list(
+            appliance, ActivityFilter(from: base.addingTimeInterval(65), to: base.addingTimeInterval(180)))
         XCTAssertEqual(range.items.map(\.label), ["m2", "m1"])
         let limited = try await list(appliance, ActivityFilter(limit: 2))
         XCTAssertEqual(limited.items.count, 2)
@@ -89,20 +104,42 @@ final class ActivityTests: XCTestCase {
         XCTAssertEqual(missing?.message, "no activity with number 999")
         let unknown = await appliance.refusal(.activityProtect(id: 7))
         XCTAssertEqual(unknown?.code, .notFound)
-        let future = await appliance.refusal(.activityMark(ActivityMark(label: "x", at: Date(timeIntervalSinceNow: 3600))))
+        let future = await appliance.refusal(
+            .activityMark(ActivityMark(label: "x", at: Date(timeIntervalSinceNow: 3600))))
         XCTAssertEqual(future?.message, "args.at is in the future")
         let cases: [(String, [String: JSONValue], String)] = [
-            ("activity", ["kind": .string("motion,cats")], "args.kind: unknown kind \"cats\" (known: motion, sound, manual, external, object)"),
+            (
+                "activity", ["kind": .string("motion,cats")],
+                "args.kind: unknown kind \"cats\" (known: motion, sound, manual, external, object)"
+            ),
             ("activity", ["limit": .int(0)], "args.limit must be between 1 and 1000, found 0"),
-            ("activity", ["day": .string("2026-02-30")], "args.day must be a day such as 2026-11-26, found \"2026-02-30\""),
-            ("activity", ["day": .string("2026-11-26"), "from": .string("2026-11-26T00:00:00Z")], "activity takes args.day or args.from/to, not both"),
-            ("activity", ["from": .string("2026-11-26T10:00:00Z"), "to": .string("2026-11-26T09:00:00Z")], "activity: args.from must be before args.to"),
-            ("activity.show", ["id": .string("12; DROP TABLE activity")], "args.id must be an activity number such as 12, found \"12; DROP TABLE activity\""),
+            (
+                "activity", ["day": .string("2026-02-30")],
+                "args.day must be a day such as 2026-11-26, found \"2026-02-30\""
+            ),
+            (
+                "activity", ["day": .string("2026-11-26"), "from": .string("2026-11-26T00:00:00Z")],
+                "activity takes args.day or args.from/to, not both"
+            ),
+            (
+                "activity", ["from": .string("2026-11-26T10:00:00Z"), "to": .string("2026-11-26T09:00:00Z")],
+                "activity: args.from must be before args.to"
+            ),
+            (
+                "activity.show", ["id": .string("12; DROP TABLE activity")],
+                "args.id must be an activity number such as 12, found \"12; DROP TABLE activity\""
+            ),
             ("activity.show", ["id": .int(-1)], "args.id must be an activity number such as 12"),
             ("activity.mark", ["label": .string("  ")], "args.label must not be empty"),
-            ("activity.mark", ["label": .string(String(repeating: "x", count: 201))], "args.label must be one line of at most 200 characters"),
+            (
+                "activity.mark", ["label": .string(String(repeating: "x", count: 201))],
+                "args.label must be one line of at most 200 characters"
+            ),
             ("activity.mark", ["label": .string("a\nb")], "args.label must be one line of at most 200 characters"),
-            ("activity.mark", ["label": .string("x"), "duration_s": .int(-3)], "args.duration_s must be between 0 and 86400 seconds, found -3.0"),
+            (
+                "activity.mark", ["label": .string("x"), "duration_s": .int(-3)],
+                "args.duration_s must be between 0 and 86400 seconds, found -3.0"
+            ),
             ("activity.protect", [:], "args.id is required"),
         ]
         for (name, args, message) in cases {
@@ -111,8 +148,10 @@ final class ActivityTests: XCTestCase {
                 XCTAssertEqual((error as? ApplianceError)?.message, message)
             }
         }
-        XCTAssertEqual(try Command(name: "activity", arguments: ["day": .string("2026-11-26")]),
-                       .activity(ActivityFilter(from: Command.localDay("2026-11-26")!.start, to: Command.localDay("2026-11-26")!.end)))
+        XCTAssertEqual(
+            try Command(name: "activity", arguments: ["day": .string("2026-11-26")]),
+            .activity(
+                ActivityFilter(from: Command.localDay("2026-11-26")!.start, to: Command.localDay("2026-11-26")!.end)))
         try await appliance.stop()
     }
 
@@ -122,7 +161,9 @@ final class ActivityTests: XCTestCase {
         let start = try await clipStart(appliance, ids[4])
         // From inside clip 4 to inside clip 5, a minute later.
         let marked = try await mark(appliance, "impact", at: start.addingTimeInterval(0.5), durationS: 60)
-        guard case .protected(let result) = try await appliance.perform(.activityProtect(id: marked.id)) else { return XCTFail() }
+        guard case .protected(let result) = try await appliance.perform(.activityProtect(id: marked.id)) else {
+            return XCTFail()
+        }
         XCTAssertEqual(Set(result.locked), [ids[4], ids[5]])
         XCTAssertNil(result.pendingUntil, "it is over: nothing still to come")
         for id in [ids[4], ids[5]] {
@@ -160,12 +201,13 @@ final class ActivityTests: XCTestCase {
     }
 }
 
-private extension Date {
+extension Date {
     /// Whole seconds: ISO 8601 on the wire keeps milliseconds, and the filters compare exactly.
-    var rounded: Date { Date(timeIntervalSince1970: timeIntervalSince1970.rounded()) }
+    fileprivate var rounded: Date { Date(timeIntervalSince1970: timeIntervalSince1970.rounded()) }
 }
 
 /// `XCTUnwrap` for an async expression's value.
+// swift-format-ignore: AlwaysUseLowerCamelCase
 func XCTUnwrapAsync<T>(_ value: T?, file: StaticString = #filePath, line: UInt = #line) throws -> T {
     try XCTUnwrap(value, file: file, line: line)
 }

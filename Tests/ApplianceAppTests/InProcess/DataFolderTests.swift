@@ -1,11 +1,12 @@
-@testable import ApplianceApp
-import ApplianceProtocol
-import Foundation
-import XCTest
 import ApplianceBase
-import Settings
-import MediaLibrary
+import ApplianceProtocol
 import Engine
+import Foundation
+import MediaLibrary
+import Settings
+import XCTest
+
+@testable import ApplianceApp
 
 /// One appliance per data folder, and start-up recovery, in-process.
 final class DataFolderTests: XCTestCase {
@@ -14,19 +15,25 @@ final class DataFolderTests: XCTestCase {
         defer { first.removeDirectory() }
         _ = try await first.perform(.recordStart(title: nil))
         do {
-            _ = try await Appliance.start(config: TestAppliance.config(directory: first.directory), logger: TestAppliance.logger, handleSignals: false)
+            _ = try await Appliance.start(
+                config: TestAppliance.config(directory: first.directory), logger: TestAppliance.logger,
+                handleSignals: false)
             XCTFail("a second appliance on the same folder must be refused")
         } catch {
             XCTAssertTrue("\(error)".contains("in use by another appliance daemon (pid \(getpid()))"), "\(error)")
         }
         try await first.waitUntilRecorded(1)
-        guard case .recordingStopped(let clip) = try await first.perform(.recordStop(title: nil)) else { return XCTFail("stop") }
+        guard case .recordingStopped(let clip) = try await first.perform(.recordStop(title: nil)) else {
+            return XCTFail("stop")
+        }
         XCTAssertEqual(Double(clip.durationMs), 1000, accuracy: 300, "the first appliance's clip is whole")
         try await first.stop()
 
         // Released at the end of run: the folder can be used again.
         let again = try await TestAppliance(directory: first.directory)
-        guard case .list(let list) = try await again.perform(.list(page: 1, perPage: 10)) else { return XCTFail("list") }
+        guard case .list(let list) = try await again.perform(.list(page: 1, perPage: 10)) else {
+            return XCTFail("list")
+        }
         XCTAssertEqual(list.items.map(\.id), [clip.id])
         try await again.stop()
     }
@@ -50,7 +57,8 @@ final class RecoveryTests: XCTestCase {
     }
 
     private func recover() async throws -> Recovery.Outcome {
-        try await Recovery.run(data: data, library: library, thumbnail: ApplianceConfig().thumbnail, logger: TestAppliance.logger)
+        try await Recovery.run(
+            data: data, library: library, thumbnail: ApplianceConfig().thumbnail, logger: TestAppliance.logger)
     }
 
     private func row(_ n: Int, state: Recording.State = .complete, inRecordings: Bool = true) -> Recording {
@@ -61,7 +69,8 @@ final class RecoveryTests: XCTestCase {
     }
 
     private func touch(_ path: String, bytes: Int = 0) throws {
-        try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
         XCTAssertTrue(FileManager.default.createFile(atPath: path, contents: Data(repeating: 7, count: bytes)))
     }
 
@@ -80,7 +89,9 @@ final class RecoveryTests: XCTestCase {
         for r in [zero, headerOnly, neverCreated] {
             let stored = try await library.fetch(id: r.id)
             XCTAssertEqual(stored?.state, .failed)
-            XCTAssertTrue(stored?.failureReason?.hasPrefix("nothing recorded: the daemon stopped before") == true, stored?.failureReason ?? "")
+            XCTAssertTrue(
+                stored?.failureReason?.hasPrefix("nothing recorded: the daemon stopped before") == true,
+                stored?.failureReason ?? "")
         }
     }
 
@@ -152,11 +163,14 @@ final class RecoveryTests: XCTestCase {
 
     /// A real one-second H.264 MP4, made by gst-launch-1.0.
     private func makeClip(_ path: String) throws {
-        try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/gst-launch-1.0")
-        process.arguments = ["-q", "videotestsrc", "num-buffers=30", "!", "video/x-raw,framerate=30/1,width=320,height=240", "!",
-                             "x264enc", "!", "h264parse", "!", "mp4mux", "!", "filesink", "location=\(path)"]
+        process.arguments = [
+            "-q", "videotestsrc", "num-buffers=30", "!", "video/x-raw,framerate=30/1,width=320,height=240", "!",
+            "x264enc", "!", "h264parse", "!", "mp4mux", "!", "filesink", "location=\(path)",
+        ]
         try process.run()
         process.waitUntilExit()
         XCTAssertEqual(process.terminationStatus, 0)

@@ -1,10 +1,11 @@
-@testable import ApplianceApp
+import ApplianceBase
 import ApplianceProtocol
 import Foundation
+import Settings
 import TestSupport
 import XCTest
-import ApplianceBase
-import Settings
+
+@testable import ApplianceApp
 
 /// `[[input]] kind = "evdev"` through the real reader, fed by a FIFO carrying real `struct input_event` records.
 /// Gestures are judged by the records' own timestamps: the test never sleeps to shape one. Where a gesture waits
@@ -24,7 +25,9 @@ final class EvdevInputTests: XCTestCase {
     }
 
     /// An appliance with one evdev input on a FIFO (made first unless `fifoLater`).
-    private func start(fifoLater: Bool = false, _ change: @escaping (inout ApplianceConfig.Input) -> Void = { _ in }) async throws {
+    private func start(fifoLater: Bool = false, _ change: @escaping (inout ApplianceConfig.Input) -> Void = { _ in })
+        async throws
+    {
         directory = try TestAppliance.makeDirectory()
         let path = directory.appendingPathComponent("event-kbd").path
         keyboard = try FifoKeyboard(path: path, create: !fifoLater)
@@ -55,7 +58,9 @@ final class EvdevInputTests: XCTestCase {
 
     private func count(_ match: (ApplianceEvent) -> Bool) -> Int { test.events.all.filter(match).count }
 
-    private func waitFor(_ condition: @escaping (ApplianceEvent) -> Bool, count n: Int = 1, within timeout: Duration = .seconds(15)) async -> Bool {
+    private func waitFor(
+        _ condition: @escaping (ApplianceEvent) -> Bool, count n: Int = 1, within timeout: Duration = .seconds(15)
+    ) async -> Bool {
         await until(timeout) { [self] in count(condition) >= n }
     }
 
@@ -78,13 +83,16 @@ final class EvdevInputTests: XCTestCase {
         XCTAssertEqual(connected?.grabbed, nil, "no grab asked for")
 
         // A press held long enough to auto-repeat, another key in between: one press.
-        try keyboard.gesture([(0, FifoKeyboard.keySpace, 1), (250, FifoKeyboard.keySpace, 2), (283, FifoKeyboard.keySpace, 2),
-                              (300, FifoKeyboard.keyA, 1), (310, FifoKeyboard.keyA, 0), (316, FifoKeyboard.keySpace, 2),
-                              (400, FifoKeyboard.keySpace, 0)])
+        try keyboard.gesture([
+            (0, FifoKeyboard.keySpace, 1), (250, FifoKeyboard.keySpace, 2), (283, FifoKeyboard.keySpace, 2),
+            (300, FifoKeyboard.keyA, 1), (310, FifoKeyboard.keyA, 0), (316, FifoKeyboard.keySpace, 2),
+            (400, FifoKeyboard.keySpace, 0),
+        ])
         let started = await waitFor(Self.isStarted)
         XCTAssertTrue(started, "the press started a recording")
         var seen = await gestures(count: 1)
-        XCTAssertEqual(seen.first, InputGesture(label: "shutter", gesture: .press, action: "toggle", command: "record.toggle"))
+        XCTAssertEqual(
+            seen.first, InputGesture(label: "shutter", gesture: .press, action: "toggle", command: "record.toggle"))
 
         try keyboard.tap()
         let stopped = await waitFor(Self.isStopped)
@@ -125,8 +133,10 @@ final class EvdevInputTests: XCTestCase {
         XCTAssertTrue(started)
 
         // Double press: the second down within 400 ms of the first release.
-        try keyboard.gesture([(0, FifoKeyboard.keySpace, 1), (100, FifoKeyboard.keySpace, 0),
-                              (300, FifoKeyboard.keySpace, 1), (350, FifoKeyboard.keySpace, 0)])
+        try keyboard.gesture([
+            (0, FifoKeyboard.keySpace, 1), (100, FifoKeyboard.keySpace, 0),
+            (300, FifoKeyboard.keySpace, 1), (350, FifoKeyboard.keySpace, 0),
+        ])
         seen = await gestures(count: 4)
         XCTAssertEqual(seen.last?.gesture, .doublePress)
         XCTAssertEqual(seen.last?.command, "record.stop")
@@ -141,10 +151,14 @@ final class EvdevInputTests: XCTestCase {
 
         // A double press that is refused (stop while idle... after the toggle above started one, stop it first).
         _ = await waitFor(Self.isStarted, count: 2)
-        try keyboard.gesture([(0, FifoKeyboard.keySpace, 1), (60, FifoKeyboard.keySpace, 0),
-                              (200, FifoKeyboard.keySpace, 1), (260, FifoKeyboard.keySpace, 0)])
-        try keyboard.gesture([(0, FifoKeyboard.keySpace, 1), (60, FifoKeyboard.keySpace, 0),
-                              (200, FifoKeyboard.keySpace, 1), (260, FifoKeyboard.keySpace, 0)])
+        try keyboard.gesture([
+            (0, FifoKeyboard.keySpace, 1), (60, FifoKeyboard.keySpace, 0),
+            (200, FifoKeyboard.keySpace, 1), (260, FifoKeyboard.keySpace, 0),
+        ])
+        try keyboard.gesture([
+            (0, FifoKeyboard.keySpace, 1), (60, FifoKeyboard.keySpace, 0),
+            (200, FifoKeyboard.keySpace, 1), (260, FifoKeyboard.keySpace, 0),
+        ])
         seen = await gestures(count: 7)
         XCTAssertEqual(seen.suffix(2).map(\.gesture), [.doublePress, .doublePress])
         XCTAssertNil(seen[5].error)

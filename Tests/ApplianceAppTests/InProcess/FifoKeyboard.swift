@@ -1,8 +1,8 @@
 import ApplianceApp
+import ButtonsAndLights
 import Foundation
 import TestSupport
 import XCTest
-import ButtonsAndLights
 
 /// A FIFO standing in for /dev/input/eventN: the test writes real 24-byte `struct input_event` records into it,
 /// each gesture in one `write` (atomic: under PIPE_BUF), with timestamps of its own clock that make the gesture

@@ -1,12 +1,13 @@
-@testable import ApplianceApp
+import ApplianceBase
 import ApplianceProtocol
 import Foundation
 import Glibc
-import TestSupport
-import XCTest
-import ApplianceBase
 import Mp4
 import Settings
+import TestSupport
+import XCTest
+
+@testable import ApplianceApp
 
 /// A `[[input]] kind = "gpio"` button end to end in the appliance, its chip a FIFO carrying the kernel's
 /// `gpio_v2_line_event` records: decoding, software debounce, gestures and the commands they send. Gestures are
@@ -25,12 +26,16 @@ final class GpioInputTests: XCTestCase {
         try? FileManager.default.removeItem(at: directory)
     }
 
-    private func start(_ change: (inout ApplianceConfig.Input) -> Void = { _ in }) async throws -> (TestAppliance, Int32) {
+    private func start(_ change: (inout ApplianceConfig.Input) -> Void = { _ in }) async throws -> (
+        TestAppliance, Int32
+    ) {
         var input = ApplianceConfig.Input()
         (input.label, input.kind, input.chip, input.line, input.debounceMs) = ("shutter", .gpio, fifo, "3", 30)
         change(&input)
         let app = try await TestAppliance(directory: directory) { $0.inputs = [input] }
-        let connected = await app.events.first(within: .seconds(10)) { if case .inputConnected(let s) = $0 { s } else { nil } }
+        let connected = await app.events.first(within: .seconds(10)) {
+            if case .inputConnected(let s) = $0 { s } else { nil }
+        }
         XCTAssertEqual(connected?.device, "\(fifo!) line 3")
         XCTAssertTrue(connected?.detail?.contains("stand-in") == true, "\(String(describing: connected))")
         let writer = open(fifo, O_WRONLY | O_CLOEXEC)  // the reader has it open: this does not block
@@ -43,7 +48,8 @@ final class GpioInputTests: XCTestCase {
         let base: UInt64 = 7_000_000_000
         var bytes: [UInt8] = []
         for (seq, (pressed, ms)) in edges.enumerated() {
-            bytes += GpioLineEventBytes.record(rising: pressed, offset: offset, timeNs: base + ms * 1_000_000, seqno: UInt32(seq + 1))
+            bytes += GpioLineEventBytes.record(
+                rising: pressed, offset: offset, timeNs: base + ms * 1_000_000, seqno: UInt32(seq + 1))
         }
         XCTAssertEqual(bytes.withUnsafeBytes { Glibc.write(writer, $0.baseAddress, $0.count) }, bytes.count)
     }
@@ -60,12 +66,16 @@ final class GpioInputTests: XCTestCase {
         write(writer, [(true, 0), (false, 2), (true, 4), (false, 7), (true, 9)])
         write(writer, [(true, 100)], offset: 4)
         write(writer, [(false, 300), (true, 302), (false, 305)])
-        let started = await app.events.first(within: .seconds(10)) { if case .recordingStarted(let s) = $0 { s } else { nil } }
+        let started = await app.events.first(within: .seconds(10)) {
+            if case .recordingStarted(let s) = $0 { s } else { nil }
+        }
         XCTAssertNotNil(started, "the press started a recording")
 
         // The second press, clean, two seconds later by the line's clock.
         write(writer, [(true, 2000), (false, 2150)])
-        let stopped = await app.events.first(within: .seconds(15)) { if case .recordingStopped(let r) = $0 { r } else { nil } }
+        let stopped = await app.events.first(within: .seconds(15)) {
+            if case .recordingStopped(let r) = $0 { r } else { nil }
+        }
         XCTAssertNotNil(stopped, "the second press stopped it")
         XCTAssertEqual(gestures(app).map(\.gesture), [.press, .press], "the bouncing press counted once")
         XCTAssertEqual(gestures(app).map(\.command), ["record.toggle", "record.toggle"])
@@ -82,12 +92,16 @@ final class GpioInputTests: XCTestCase {
         defer { close(writer) }
         // Held 1.5 s by the records' clock (written at once): a long press, a snapshot.
         write(writer, [(true, 0), (false, 1500)])
-        let snapshot = await app.events.first(within: .seconds(10)) { if case .inputGesture(let g) = $0, g.gesture == .longPress { g } else { nil } }
+        let snapshot = await app.events.first(within: .seconds(10)) {
+            if case .inputGesture(let g) = $0, g.gesture == .longPress { g } else { nil }
+        }
         XCTAssertEqual(snapshot?.command, "snapshot")
         XCTAssertNil(snapshot?.error)
         // Held 200 ms: a press, the toggle.
         write(writer, [(true, 3000), (false, 3200)])
-        let started = await app.events.first(within: .seconds(10)) { if case .recordingStarted(let s) = $0 { s } else { nil } }
+        let started = await app.events.first(within: .seconds(10)) {
+            if case .recordingStarted(let s) = $0 { s } else { nil }
+        }
         XCTAssertNotNil(started)
         XCTAssertEqual(gestures(app).map(\.gesture), [.longPress, .press])
         _ = try await app.perform(.recordStop(title: nil))
@@ -98,7 +112,9 @@ final class GpioInputTests: XCTestCase {
         var input = ApplianceConfig.Input()
         (input.label, input.kind, input.chip, input.line) = ("shutter", .gpio, "/dev/gpiochip97", "3")
         let app = try await TestAppliance(directory: directory) { $0.inputs = [input] }
-        let missing = await app.events.first(within: .seconds(10)) { if case .inputMissing(let s) = $0 { s } else { nil } }
+        let missing = await app.events.first(within: .seconds(10)) {
+            if case .inputMissing(let s) = $0 { s } else { nil }
+        }
         XCTAssertEqual(missing?.state, .missing)
         XCTAssertEqual(missing?.detail, "no GPIO chip /dev/gpiochip97")
         guard case .status(let status) = try await app.perform(.status) else { return XCTFail("status") }

@@ -1,11 +1,12 @@
-@testable import ApplianceApp
+import ApplianceBase
 import ApplianceProtocol
+import ButtonsAndLights
 import Foundation
+import Settings
 import TestSupport
 import XCTest
-import ApplianceBase
-import Settings
-import ButtonsAndLights
+
+@testable import ApplianceApp
 
 /// The recording light against an LED-class stand-in: a folder with `brightness` and `max_brightness` files whose
 /// brightness the test reads, as the kernel's LED class would be written. Polls with generous timeouts; no timing
@@ -27,17 +28,25 @@ final class RecordingLightTests: XCTestCase {
     }
 
     static func brightness(_ folder: String) -> String {
-        ((try? String(contentsOfFile: folder + "/brightness", encoding: .utf8)) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+        ((try? String(contentsOfFile: folder + "/brightness", encoding: .utf8)) ?? "").trimmingCharacters(
+            in: .whitespacesAndNewlines)
     }
 
     /// Waits until the brightness file reads `value`.
-    func waitFor(_ value: String, in folder: String, within seconds: Double = 10, file: StaticString = #filePath, line: UInt = #line) async {
+    func waitFor(
+        _ value: String, in folder: String, within seconds: Double = 10, file: StaticString = #filePath,
+        line: UInt = #line
+    ) async {
         if await Poll.asyncUntil(timeout: seconds, every: 0.02, { Self.brightness(folder) == value }) { return }
-        XCTFail("brightness is '\(Self.brightness(folder))', not '\(value)', after \(seconds) s", file: file, line: line)
+        XCTFail(
+            "brightness is '\(Self.brightness(folder))', not '\(value)', after \(seconds) s", file: file, line: line)
     }
 
     func outputs(_ app: TestAppliance) async throws -> [OutputStatus] {
-        guard case .status(let s) = try await app.perform(.status) else { XCTFail("status"); return [] }
+        guard case .status(let s) = try await app.perform(.status) else {
+            XCTFail("status")
+            return []
+        }
         return s.outputs ?? []
     }
 
@@ -54,7 +63,8 @@ final class RecordingLightTests: XCTestCase {
         await waitFor("255", in: led)
         outputs = try await self.outputs(app)
         XCTAssertEqual(outputs.first?.state, .on)
-        try await Task.sleep(for: .milliseconds(600))  // the subject: steady, no blinking while recording without a fault
+        // the subject: steady, no blinking while recording without a fault
+        try await Task.sleep(for: .milliseconds(600))
         XCTAssertEqual(Self.brightness(led), "255")
 
         _ = try await app.perform(.recordStop(title: nil))
@@ -69,15 +79,20 @@ final class RecordingLightTests: XCTestCase {
     func testBlinksWhileACameraHasFailed() async throws {
         let directory = try TestAppliance.makeDirectory()
         let led = try Self.ledFolder(in: directory, max: 1)
-        var breaks = ApplianceConfig.Camera(), good = ApplianceConfig.Camera()
-        (breaks.name, breaks.source, breaks.pipeline) = ("breaks", "pipeline", "videotestsrc is-live=true pattern=ball ! identity error-after=30")
+        var breaks = ApplianceConfig.Camera()
+        var good = ApplianceConfig.Camera()
+        (breaks.name, breaks.source, breaks.pipeline) = (
+            "breaks", "pipeline", "videotestsrc is-live=true pattern=ball ! identity error-after=30"
+        )
         (good.name, good.source) = ("good", "test")
         let app = try await TestAppliance(directory: directory) { config in
             config.cameras = [breaks, good]
             config.outputs = [Self.output(led: led)]
         }
         defer { app.removeDirectory() }
-        let failure = await app.events.first(within: .seconds(20)) { if case .cameraFailed(let f) = $0 { f } else { nil } }
+        let failure = await app.events.first(within: .seconds(20)) {
+            if case .cameraFailed(let f) = $0 { f } else { nil }
+        }
         XCTAssertEqual(failure?.camera, "breaks")
 
         // Both levels come and go, over a few reads, idle and while recording.
@@ -111,11 +126,18 @@ final class RecordingLightTests: XCTestCase {
             outputs = try await self.outputs(app)
             return outputs.first?.state == .failed
         }
-        XCTAssertEqual(outputs, [OutputStatus(label: "rec", kind: "led", role: "recording", device: led, state: .failed,
-                                              detail: "no LED \(led)")])
+        XCTAssertEqual(
+            outputs,
+            [
+                OutputStatus(
+                    label: "rec", kind: "led", role: "recording", device: led, state: .failed,
+                    detail: "no LED \(led)")
+            ])
         _ = try await app.perform(.recordStart(title: nil))
         try await app.waitUntilRecorded(0.3)
-        guard case .recordingStopped(let clip) = try await app.perform(.recordStop(title: nil)) else { return XCTFail("stop") }
+        guard case .recordingStopped(let clip) = try await app.perform(.recordStop(title: nil)) else {
+            return XCTFail("stop")
+        }
         XCTAssertTrue(FileManager.default.fileExists(atPath: clip.path))
 
         // The LED appears: it is picked up on a retry and shows the state.
@@ -131,6 +153,6 @@ final class RecordingLightTests: XCTestCase {
     }
 }
 
-private extension Duration {
-    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
+extension Duration {
+    fileprivate var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
 }

@@ -1,10 +1,11 @@
-@testable import ApplianceApp
-import ApplianceProtocol
-import Foundation
-import XCTest
 import ApplianceBase
-import Settings
+import ApplianceProtocol
 import Engine
+import Foundation
+import Settings
+import XCTest
+
+@testable import ApplianceApp
 
 /// Retention's rules on a seeded library of real files: which clips go, in what order, and what never goes.
 final class RetentionPolicyTests: XCTestCase {
@@ -14,7 +15,9 @@ final class RetentionPolicyTests: XCTestCase {
     override func tearDown() async throws { try? FileManager.default.removeItem(at: directory) }
 
     @discardableResult
-    private func seed(count: Int = 10, daysOld: Double = 0, locked: Set<Int> = [], backedUp: Set<Int> = []) throws -> [String] {
+    private func seed(count: Int = 10, daysOld: Double = 0, locked: Set<Int> = [], backedUp: Set<Int> = []) throws
+        -> [String]
+    {
         try SeededLibrary.seed(in: directory, count: count, daysOld: daysOld, locked: locked, backedUp: backedUp)
     }
 

@@ -1,9 +1,10 @@
-@testable import ApplianceApp
+import ApplianceBase
 import ApplianceProtocol
 import Foundation
-import XCTest
-import ApplianceBase
 import MediaLibrary
+import XCTest
+
+@testable import ApplianceApp
 
 /// A library of real (zero-filled) clip files seeded before an appliance opens it: for retention and activity tests.
 enum SeededLibrary {
@@ -12,8 +13,10 @@ enum SeededLibrary {
     /// each of `people` a person (an object activity).
     /// Returns their ids, oldest first.
     @discardableResult
-    static func seed(in directory: URL, count: Int = 10, daysOld: Double = 0, locked: Set<Int> = [], backedUp: Set<Int> = [],
-                     marked: Set<Int> = [], people: Set<Int> = []) throws -> [String] {
+    static func seed(
+        in directory: URL, count: Int = 10, daysOld: Double = 0, locked: Set<Int> = [], backedUp: Set<Int> = [],
+        marked: Set<Int> = [], people: Set<Int> = []
+    ) throws -> [String] {
         let data = try DataDirectory(path: directory.appendingPathComponent("data").path)
         let library = try Library(path: data.root + "/appliance.sqlite")
         var rows: [Recording] = []
@@ -21,7 +24,8 @@ enum SeededLibrary {
             let created = Date(timeIntervalSinceNow: -daysOld * 86_400 - Double(count - n) * 60)
             let id = UUID().uuidString.lowercased()
             let path = data.finalPath(id: id, date: created)
-            try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
             XCTAssertTrue(FileManager.default.createFile(atPath: path, contents: Data(count: 100_000)))
             var row = Recording(id: id, title: "clip \(n)", createdAt: created, path: path, state: .complete)
             (row.startedAt, row.endedAt) = (created, created.addingTimeInterval(1))
@@ -36,12 +40,14 @@ enum SeededLibrary {
             try await library.insertBatch(seeded)
             for n in marked.sorted() {
                 let at = seeded[n].createdAt.addingTimeInterval(0.5)
-                _ = try await library.insertActivity(Activity(id: 0, kind: .external, label: "seeded \(n)", startedAt: at, endedAt: at))
+                _ = try await library.insertActivity(
+                    Activity(id: 0, kind: .external, label: "seeded \(n)", startedAt: at, endedAt: at))
                 try await library.markCovering(from: at, to: at, longest: 60)
             }
             for n in people.sorted() {
                 let at = seeded[n].createdAt.addingTimeInterval(0.5)
-                _ = try await library.insertActivity(Activity(id: 0, kind: .object, label: "person", startedAt: at, endedAt: at, peak: 0.9))
+                _ = try await library.insertActivity(
+                    Activity(id: 0, kind: .object, label: "person", startedAt: at, endedAt: at, peak: 0.9))
                 try await library.markCovering(from: at, to: at, longest: 60, weight: .object)
             }
         }
@@ -51,7 +57,8 @@ enum SeededLibrary {
     /// The seeded clips (by index) that still have a row.
     static func remaining(_ appliance: TestAppliance, of ids: [String]) async throws -> [Int] {
         var kept: [Int] = []
-        for (n, id) in ids.enumerated() where try await appliance.appliance.dispatcher.clips.library.fetch(id: id) != nil { kept.append(n) }
+        for (n, id) in ids.enumerated()
+        where try await appliance.appliance.dispatcher.clips.library.fetch(id: id) != nil { kept.append(n) }
         return kept
     }
 

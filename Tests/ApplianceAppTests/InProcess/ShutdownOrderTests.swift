@@ -1,7 +1,8 @@
-@testable import ApplianceApp
-import Supervision
 import ControlSocket
+import Supervision
 import XCTest
+
+@testable import ApplianceApp
 
 /// The order `Appliance.start` gives its services, as built (graceful shutdown stops them from the last): what
 /// shutdown relies on, checked on the services themselves rather than on the stages' declaration.

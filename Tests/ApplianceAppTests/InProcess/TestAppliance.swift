@@ -1,11 +1,12 @@
-@testable import ApplianceApp
+import ApplianceBase
 import ApplianceProtocol
 import Foundation
 import Logging
-import XCTest
-import ApplianceBase
 import Settings
 import TestSupport
+import XCTest
+
+@testable import ApplianceApp
 
 /// The whole appliance built in this process, on a temporary data folder, with live test sources: for tests of
 /// commands, events, the record state machine, shutdown and recovery without spawning the binary.
@@ -16,7 +17,9 @@ final class TestAppliance: @unchecked Sendable {
     let events: EventReader
     private var running: Task<Void, Error>?
 
-    static func config(directory: URL, cameras: [ApplianceConfig.Camera]? = nil, change: (inout ApplianceConfig) -> Void = { _ in }) -> ApplianceConfig {
+    static func config(
+        directory: URL, cameras: [ApplianceConfig.Camera]? = nil, change: (inout ApplianceConfig) -> Void = { _ in }
+    ) -> ApplianceConfig {
         var config = ApplianceConfig()
         config.dataDir = directory.appendingPathComponent("data").path
         config.socket = directory.appendingPathComponent("ctl.sock").path
@@ -32,7 +35,8 @@ final class TestAppliance: @unchecked Sendable {
     }
 
     static func makeDirectory() throws -> URL {
-        let directory = URL(fileURLWithPath: "/tmp").appendingPathComponent("appl-inproc-\(UUID().uuidString.prefix(8))")
+        let directory = URL(fileURLWithPath: "/tmp").appendingPathComponent(
+            "appl-inproc-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         return directory
     }
@@ -42,8 +46,9 @@ final class TestAppliance: @unchecked Sendable {
     /// Builds and runs an appliance; returns once it is ready.
     init(directory: URL? = nil, config change: (inout ApplianceConfig) -> Void = { _ in }) async throws {
         self.directory = try directory ?? Self.makeDirectory()
-        appliance = try await Appliance.start(config: Self.config(directory: self.directory, change: change), logger: Self.logger,
-                                              handleSignals: false)
+        appliance = try await Appliance.start(
+            config: Self.config(directory: self.directory, change: change), logger: Self.logger,
+            handleSignals: false)
         let appliance = self.appliance
         events = EventReader(appliance)  // before the services run: their first events are seen too
         running = Task { try await appliance.run() }
@@ -94,7 +99,8 @@ final class EventReader: Sendable {
     init(_ appliance: Appliance) {
         hub = appliance.events
         subscription = appliance.events.subscribe()
-        let events = self.events, stream = subscription.events
+        let events = self.events
+        let stream = subscription.events
         Task {
             for await record in stream { events.withLock { $0.append(record.event) } }
         }
@@ -118,21 +124,27 @@ final class EventReader: Sendable {
 /// Waits on the appliance's status (what `status` answers), as the end-to-end tests wait on the daemon's.
 extension TestAppliance {
     func status() async throws -> StatusReport {
-        guard case .status(let report) = try await perform(.status) else { throw ApplianceError(.internalError, "status: unexpected result") }
+        guard case .status(let report) = try await perform(.status) else {
+            throw ApplianceError(.internalError, "status: unexpected result")
+        }
         return report
     }
 
     /// Waits until the recording in progress satisfies `condition`; fails the test and throws when it does not
     /// within `timeout`.
-    func waitForRecording(_ what: String, timeout: TimeInterval = 30, file: StaticString = #filePath, line: UInt = #line,
-                          _ condition: (StatusReport.Live) -> Bool) async throws {
+    func waitForRecording(
+        _ what: String, timeout: TimeInterval = 30, file: StaticString = #filePath, line: UInt = #line,
+        _ condition: (StatusReport.Live) -> Bool
+    ) async throws {
         var last: StatusReport.Live?
         let held = try await Poll.asyncUntil(timeout: timeout) {
             last = try await status().recording
             return last.map(condition) ?? false
         }
         if !held {
-            XCTFail("the recording did not reach \(what) within \(timeout) s (last: \(last.map { "\($0)" } ?? "not recording"))", file: file, line: line)
+            XCTFail(
+                "the recording did not reach \(what) within \(timeout) s (last: \(last.map { "\($0)" } ?? "not recording"))",
+                file: file, line: line)
             throw ApplianceError(.internalError, "timed out waiting for \(what)")
         }
     }
@@ -148,7 +160,8 @@ extension TestAppliance {
     /// Waits until the recording in progress has gone on `seconds` since its request (`recording.elapsed_ms`): with
     /// pre-record, where the video written includes the pre-roll.
     func waitUntilElapsed(_ seconds: Double, file: StaticString = #filePath, line: UInt = #line) async throws {
-        try await waitForRecording("\(seconds) s since the request", timeout: 20 + 3 * seconds, file: file, line: line) {
+        try await waitForRecording("\(seconds) s since the request", timeout: 20 + 3 * seconds, file: file, line: line)
+        {
             $0.elapsedMs >= Int(seconds * 1000)
         }
     }
@@ -156,14 +169,18 @@ extension TestAppliance {
     /// Waits until `seconds` of video have passed the camera selector (`output.frames` at the configured framerate)
     /// since the count was `since` (default: since start): the pre-record window, which holds what came since it
     /// started filling up to its length, has them (the status has no field for the window itself).
-    func waitForFrames(seconds: Double, since: UInt64 = 0, file: StaticString = #filePath, line: UInt = #line) async throws {
+    func waitForFrames(seconds: Double, since: UInt64 = 0, file: StaticString = #filePath, line: UInt = #line)
+        async throws
+    {
         var last: StatusReport?
         let held = try await Poll.asyncUntil(timeout: 20 + 3 * seconds) {
             last = try await status()
             return last.map { Double($0.output.frames) >= Double(since) + seconds * Double($0.framerate) } ?? false
         }
         if !held {
-            XCTFail("\(seconds) s of frames did not pass the camera selector (\(last.map { "\($0.output.frames)" } ?? "?"))", file: file, line: line)
+            XCTFail(
+                "\(seconds) s of frames did not pass the camera selector (\(last.map { "\($0.output.frames)" } ?? "?"))",
+                file: file, line: line)
             throw ApplianceError(.internalError, "timed out waiting for frames")
         }
     }

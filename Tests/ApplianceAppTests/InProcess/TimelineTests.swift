@@ -1,8 +1,9 @@
-@testable import ApplianceApp
+import ApplianceBase
 import ApplianceProtocol
 import Foundation
 import XCTest
-import ApplianceBase
+
+@testable import ApplianceApp
 
 /// `timeline` through the entry point on a seeded library of real files: each clip a span, the minutes between them
 /// gaps, a locked clip a lock range, a mark an event; bad ranges refused with a reason.
@@ -17,8 +18,11 @@ final class TimelineTests: XCTestCase {
         let appliance = try await TestAppliance(directory: directory)
         let library = appliance.appliance.dispatcher.clips.library
         let first = try XCTUnwrapAsync(try await library.fetch(id: ids[0])).createdAt
-        let from = first.addingTimeInterval(-30), to = first.addingTimeInterval(5 * 60)
-        guard case .timeline(let t) = try await appliance.perform(.timeline(from: from, to: to)) else { return XCTFail("not a timeline") }
+        let from = first.addingTimeInterval(-30)
+        let to = first.addingTimeInterval(5 * 60)
+        guard case .timeline(let t) = try await appliance.perform(.timeline(from: from, to: to)) else {
+            return XCTFail("not a timeline")
+        }
         XCTAssertEqual(t.spans.map(\.firstId), ids, "one span per clip (a minute apart)")
         XCTAssertTrue(t.spans.allSatisfy { $0.recordings == 1 && abs($0.end.timeIntervalSince($0.start) - 1) < 0.01 })
         XCTAssertEqual(t.recordedS, 5, accuracy: 0.01)
@@ -42,18 +46,27 @@ final class TimelineTests: XCTestCase {
             if n == 3 { expected[day]?.events += 1 }
         }
         let month = String(try XCTUnwrap(expected.keys.min()).prefix(7))
-        guard case .timelineDays(let days) = try await appliance.perform(.timelineDays(month: month)) else { return XCTFail("not days") }
+        guard case .timelineDays(let days) = try await appliance.perform(.timelineDays(month: month)) else {
+            return XCTFail("not days")
+        }
         XCTAssertEqual(days.month, month)
-        XCTAssertEqual(days.days, expected.values.filter { $0.day.hasPrefix(month) }.sorted { $0.day < $1.day }, "only the days with something")
+        XCTAssertEqual(
+            days.days, expected.values.filter { $0.day.hasPrefix(month) }.sorted { $0.day < $1.day },
+            "only the days with something")
         let empty = Command.dayText(Date(timeIntervalSinceNow: -400 * 86_400)).prefix(7)
-        guard case .timelineDays(let none) = try await appliance.perform(.timelineDays(month: String(empty))) else { return XCTFail("not days") }
+        guard case .timelineDays(let none) = try await appliance.perform(.timelineDays(month: String(empty))) else {
+            return XCTFail("not days")
+        }
         XCTAssertEqual(none.days, [], "a month without recordings")
     }
 
     func testBadRangesAreRefusedWithAReason() throws {
-        for (args, reason) in [([:], "needs args.month"), (["month": "2026-13"], "args.month must be a month"),
-                               (["month": "November"], "args.month must be a month"), (["month": "2026-11", "day": "2026-11-02"], "day")]
-            as [([String: JSONValue], String)] {
+        for (args, reason) in [
+            ([:], "needs args.month"), (["month": "2026-13"], "args.month must be a month"),
+            (["month": "November"], "args.month must be a month"), (["month": "2026-11", "day": "2026-11-02"], "day"),
+        ]
+            as [([String: JSONValue], String)]
+        {
             XCTAssertThrowsError(try Command(name: "timeline.days", arguments: args), "\(args)") { error in
                 XCTAssertTrue((error as? ApplianceError)?.message.contains(reason) == true, "\(args): \(error)")
             }
@@ -77,6 +90,7 @@ final class TimelineTests: XCTestCase {
         }
         let day = try Command(name: "timeline", arguments: ["day": "2026-11-26"])
         guard case .timeline(let from, let to) = day else { return XCTFail("\(day)") }
-        XCTAssertEqual(to.timeIntervalSince(from), 86_400, accuracy: 3600, "a local day (23 or 25 h across a DST change)")
+        XCTAssertEqual(
+            to.timeIntervalSince(from), 86_400, accuracy: 3600, "a local day (23 or 25 h across a DST change)")
     }
 }

@@ -1,20 +1,21 @@
-@testable import ApplianceApp
-@testable import ApplianceWeb
-import FrontEndInterface
+import Accounts
+import ApplianceBase
 import ApplianceProtocol
+import Engine
 import Foundation
+import FrontEndInterface
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import Logging
-import NIOCore
-import XCTest
-import ApplianceBase
-import Settings
 import MediaLibrary
+import NIOCore
 import ONVIF
-import Engine
-import Accounts
+import Settings
+import XCTest
+
+@testable import ApplianceApp
+@testable import ApplianceWeb
 
 /// The dashboard's router in-process (HummingbirdTesting's `.router` framework: no socket, no daemon) on a real
 /// library (in memory) and a real data folder (a temporary directory). What the web layer hands the core is seen
@@ -40,10 +41,15 @@ final class WebHarness: Sendable {
 
     /// `password`: a `[web] token_file` holding `WebHarness.password`; without one the dashboard is loopback-only.
     /// `whep`: what answers WebRTC offers (default: refused, as with `[web] webrtc_viewers = 0`).
-    init(password: Bool = true, publicRead: Bool = false, whep: any WHEPSessions = RefusedWHEP(),
-         answer: @escaping @Sendable (Command) throws(ApplianceError) -> CommandResult = WebHarness.unavailable,
-         change: (inout ApplianceConfig) -> Void = { _ in }) throws {
-        root = FileManager.default.temporaryDirectory.appendingPathComponent("appliance-web-\(UUID().uuidString.prefix(8))").path
+    init(
+        password: Bool = true, publicRead: Bool = false, whep: any WHEPSessions = RefusedWHEP(),
+        answer: @escaping @Sendable (Command) throws(ApplianceError) -> CommandResult = WebHarness.unavailable,
+        change: (inout ApplianceConfig) -> Void = { _ in }
+    ) throws {
+        root =
+            FileManager.default.temporaryDirectory.appendingPathComponent(
+                "appliance-web-\(UUID().uuidString.prefix(8))"
+            ).path
         data = try DataDirectory(path: root + "/data")
         library = try Library.inMemory()
         var config = ApplianceConfig()
@@ -53,10 +59,12 @@ final class WebHarness: Sendable {
         if password {
             config.web.tokenFile = root + "/token"
             try (Self.password + "\n").write(toFile: config.web.tokenFile, atomically: true, encoding: .utf8)
-            try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: config.web.tokenFile)  // as the daemon requires
+            // as the daemon requires
+            try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: config.web.tokenFile)
         }
         change(&config)
-        let live = self.live, sentCommands = self.sentCommands
+        let live = self.live
+        let sentCommands = self.sentCommands
         var context = FrontEndContext(
             config: config,
             perform: { command throws(ApplianceError) in
@@ -65,13 +73,17 @@ final class WebHarness: Sendable {
             },
             events: events, live: live, webrtc: whep, media: MediaCatalog(library: library, data: data),
             reporter: FrontEndReporter(web: WebStatus(state: .starting, listen: config.web.listen), live: live),
-            accounts: try AccountBook(library: library, tokenFile: password ? try Password(file: config.web.tokenFile) : nil, cost: 4),
+            accounts: try AccountBook(
+                library: library, tokenFile: password ? try Password(file: config.web.tokenFile) : nil, cost: 4),
             logger: Logger(label: "web-test", factory: { _ in SwiftLogNoOpLogHandler() }))
         if config.onvif.enabled {
-            let status = ONVIFStatus(discovery: .off, listen: "off", endpoint: "urn:uuid:test", authentication: password ? "ws-usernametoken" : "none")
+            let status = ONVIFStatus(
+                discovery: .off, listen: "off", endpoint: "urn:uuid:test",
+                authentication: password ? "ws-usernametoken" : "none")
             let perform = context.perform
             context.onvif = ONVIFDevice(
-                config: config, password: password ? try Password(file: config.web.tokenFile) : nil, link: ONVIFLink(status), serial: "TESTSERIAL",
+                config: config, password: password ? try Password(file: config.web.tokenFile) : nil,
+                link: ONVIFLink(status), serial: "TESTSERIAL",
                 logger: context.logger,
                 status: { if case .status(let report)? = try? await perform(.status) { report } else { nil } })
         }
@@ -88,11 +100,14 @@ final class WebHarness: Sendable {
 
     /// A finished recording of `bytes` random bytes (the web layer serves bytes; what they encode is not its concern),
     /// with a thumbnail of `thumbnailBytes`, in the library and on disk.
-    func addRecording(bytes: Int = 100_000, thumbnailBytes: Int = 5_000, title: String = "A walk in the park") async throws -> (Recording, Data, Data) {
+    func addRecording(bytes: Int = 100_000, thumbnailBytes: Int = 5_000, title: String = "A walk in the park")
+        async throws -> (Recording, Data, Data)
+    {
         let id = UUID().uuidString.lowercased()
         let video = Data((0..<bytes).map { _ in UInt8.random(in: 0...255) })
         let thumbnail = Data((0..<thumbnailBytes).map { _ in UInt8.random(in: 0...255) })
-        var recording = Recording(id: id, title: title, createdAt: Date(), path: data.root + "/recordings/\(id).mp4", state: .complete)
+        var recording = Recording(
+            id: id, title: title, createdAt: Date(), path: data.root + "/recordings/\(id).mp4", state: .complete)
         recording.thumbnail = data.root + "/recordings/\(id).jpg"
         try video.write(to: URL(fileURLWithPath: recording.path))
         try thumbnail.write(to: URL(fileURLWithPath: recording.thumbnail!))
@@ -105,7 +120,8 @@ final class WebHarness: Sendable {
         let id = UUID().uuidString.lowercased()
         let bytes = Data((0..<bytes).map { _ in UInt8.random(in: 0...255) })
         let path = data.snapshotPath(id: id)
-        try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
         try bytes.write(to: URL(fileURLWithPath: path))
         return (id, bytes)
     }
@@ -114,19 +130,27 @@ final class WebHarness: Sendable {
 extension TestClientProtocol {
     /// A request with the bearer token unless `auth` is false; `headers` as "Name: value" lines. A body is declared
     /// `application/json` (as the pages and curl send it) unless `headers` name another type.
-    func request(_ uri: String, method: HTTPRequest.Method = .get, headers: [String] = [], auth: Bool = true,
-                 body: String? = nil) async throws -> TestResponse {
+    func request(
+        _ uri: String, method: HTTPRequest.Method = .get, headers: [String] = [], auth: Bool = true,
+        body: String? = nil
+    ) async throws -> TestResponse {
         var fields = HTTPFields()
-        if body != nil, !headers.contains(where: { $0.lowercased().hasPrefix("content-type:") }) { fields[.contentType] = "application/json" }
+        if body != nil, !headers.contains(where: { $0.lowercased().hasPrefix("content-type:") }) {
+            fields[.contentType] = "application/json"
+        }
         for line in headers {
             let parts = line.split(separator: ":", maxSplits: 1)
-            fields.append(HTTPField(name: HTTPField.Name(String(parts[0]))!, value: parts[1].trimmingCharacters(in: .whitespaces)))
+            fields.append(
+                HTTPField(name: HTTPField.Name(String(parts[0]))!, value: parts[1].trimmingCharacters(in: .whitespaces))
+            )
         }
         if auth { fields[.authorization] = "Bearer \(WebHarness.password)" }
         return try await execute(uri: uri, method: method, headers: fields, body: body.map { ByteBuffer(string: $0) })
     }
 
-    func post(_ uri: String, _ json: String = "{}", headers: [String] = [], auth: Bool = true) async throws -> TestResponse {
+    func post(_ uri: String, _ json: String = "{}", headers: [String] = [], auth: Bool = true) async throws
+        -> TestResponse
+    {
         try await request(uri, method: .post, headers: headers, auth: auth, body: json)
     }
 }
@@ -137,7 +161,10 @@ extension TestResponse {
     func header(_ name: String) -> String? { headers[HTTPField.Name(name)!] }
     /// An error answer's `error.code`.
     var errorCode: String? {
-        struct Answer: Decodable { struct Failure: Decodable { var code: String }; var error: Failure }
+        struct Answer: Decodable {
+            struct Failure: Decodable { var code: String }
+            var error: Failure
+        }
         return (try? JSONDecoder().decode(Answer.self, from: data))?.error.code
     }
     func decode<T: Decodable>(_ type: T.Type) throws -> T { try WireFormat.decoder.decode(type, from: data) }
@@ -151,9 +178,13 @@ struct RefusedWHEP: WHEPSessions {
         throw ApplianceError(.unavailable, "WebRTC is off ([web] webrtc_viewers = 0)")
     }
 
-    func setSound(_ id: String, on: Bool) async throws(ApplianceError) { throw ApplianceError(.notFound, "no WebRTC session \(id)") }
+    func setSound(_ id: String, on: Bool) async throws(ApplianceError) {
+        throw ApplianceError(.notFound, "no WebRTC session \(id)")
+    }
 
-    func setTalk(_ id: String, on: Bool) async throws(ApplianceError) { throw ApplianceError(.notFound, "no WebRTC session \(id)") }
+    func setTalk(_ id: String, on: Bool) async throws(ApplianceError) {
+        throw ApplianceError(.notFound, "no WebRTC session \(id)")
+    }
 
     func end(_ id: String) async throws(ApplianceError) { throw ApplianceError(.notFound, "no WebRTC session \(id)") }
 }

@@ -9,10 +9,15 @@ struct DecodedFrames {
     let frames: [[UInt8]]
 
     init(_ path: String, width: Int, height: Int) throws {
-        let result = try ProcessOutcome.run("/usr/bin/ffmpeg", ["-v", "error", "-i", path, "-map", "0:v:0", "-fps_mode", "passthrough",
-                                                                "-f", "rawvideo", "-pix_fmt", "gray", "-"], timeout: 300)
+        let result = try ProcessOutcome.run(
+            "/usr/bin/ffmpeg",
+            [
+                "-v", "error", "-i", path, "-map", "0:v:0", "-fps_mode", "passthrough",
+                "-f", "rawvideo", "-pix_fmt", "gray", "-",
+            ], timeout: 300)
         guard result.status == 0 else { throw DaemonError(message: "ffmpeg failed on \(path): \(result.stderr)") }
-        let size = width * height, bytes = Array(result.stdoutData)
+        let size = width * height
+        let bytes = Array(result.stdoutData)
         (self.width, self.height) = (width, height)
         frames = stride(from: 0, to: bytes.count - size + 1, by: size).map { Array(bytes[$0..<($0 + size)]) }
     }
@@ -20,7 +25,8 @@ struct DecodedFrames {
     /// Spread of a frame's luma: 0 for a flat picture such as the black filler.
     static func contrast(_ frame: [UInt8]) -> Double {
         let mean = frame.reduce(0.0) { $0 + Double($1) } / Double(max(frame.count, 1))
-        let variance = frame.reduce(0.0) { $0 + (Double($1) - mean) * (Double($1) - mean) } / Double(max(frame.count, 1))
+        let variance =
+            frame.reduce(0.0) { $0 + (Double($1) - mean) * (Double($1) - mean) } / Double(max(frame.count, 1))
         return variance.squareRoot()
     }
 
@@ -35,5 +41,7 @@ struct DecodedFrames {
     var flatFrames: [Int] { frames.indices.filter { Self.contrast(frames[$0]) < 4 } }
 
     /// Frames (by index) that repeat the frame before them.
-    var repeatedFrames: [Int] { frames.indices.dropFirst().filter { Self.difference(frames[$0 - 1], frames[$0]) < 0.5 } }
+    var repeatedFrames: [Int] {
+        frames.indices.dropFirst().filter { Self.difference(frames[$0 - 1], frames[$0]) < 0.5 }
+    }
 }

@@ -19,11 +19,15 @@ enum Lab {
     /// Runs a command in the guest and returns its output; a failure throws with the command and its stderr.
     @discardableResult
     static func run(_ command: String, _ arguments: [String], timeout: TimeInterval = 60) throws -> String {
-        let path = command.hasPrefix("/") ? command : (["/usr/sbin/", "/usr/bin/", "/sbin/", "/bin/"].map { $0 + command }
-            .first { FileManager.default.isExecutableFile(atPath: $0) } ?? command)
+        let path =
+            command.hasPrefix("/")
+            ? command
+            : (["/usr/sbin/", "/usr/bin/", "/sbin/", "/bin/"].map { $0 + command }
+                .first { FileManager.default.isExecutableFile(atPath: $0) } ?? command)
         let result = try ProcessOutcome.run(path, arguments, timeout: timeout)
         guard result.status == 0 else {
-            throw DaemonError(message: "\(command) \(arguments.joined(separator: " ")) exited \(result.status): \(result.stderr)")
+            throw DaemonError(
+                message: "\(command) \(arguments.joined(separator: " ")) exited \(result.status): \(result.stderr)")
         }
         return result.stdout
     }
@@ -31,7 +35,9 @@ enum Lab {
     /// The V4L2 capture node whose driver names itself `name` (/sys/class/video4linux/videoN/name).
     static func videoNode(named name: String) -> String? {
         let root = "/sys/class/video4linux"
-        let nodes = ((try? FileManager.default.contentsOfDirectory(atPath: root)) ?? []).filter { $0.hasPrefix("video") }.sorted()
+        let nodes = ((try? FileManager.default.contentsOfDirectory(atPath: root)) ?? []).filter {
+            $0.hasPrefix("video")
+        }.sorted()
         return nodes.first { node in
             let text = (try? String(contentsOfFile: "\(root)/\(node)/name", encoding: .utf8)) ?? ""
             return text.trimmingCharacters(in: .whitespacesAndNewlines).hasPrefix(name)

@@ -1,8 +1,8 @@
+import ApplianceBase
 import ApplianceProtocol
 import Foundation
 import TestSupport
 import XCTest
-import ApplianceBase
 
 /// A real ALSA capture device (snd-aloop: what is played into hw:Loopback,0 is captured on hw:Loopback,1) in the
 /// VM lab: the file's sound is the tone played, it starts with the picture, and losing the card mid-recording
@@ -15,8 +15,10 @@ final class LabAudioTests: XCTestCase {
     func startTone() throws -> Process {
         let player = Process()
         player.executableURL = URL(fileURLWithPath: "/usr/bin/gst-launch-1.0")
-        player.arguments = ["-q", "audiotestsrc", "is-live=true", "wave=sine", "freq=\(Int(Self.tone))", "volume=0.5", "!",
-                            "audio/x-raw,format=S16LE,rate=48000,channels=2", "!", "alsasink", "device=hw:Loopback,0,0"]
+        player.arguments = [
+            "-q", "audiotestsrc", "is-live=true", "wave=sine", "freq=\(Int(Self.tone))", "volume=0.5", "!",
+            "audio/x-raw,format=S16LE,rate=48000,channels=2", "!", "alsasink", "device=hw:Loopback,0,0",
+        ]
         player.standardOutput = FileHandle.nullDevice
         player.standardError = FileHandle.nullDevice
         try player.run()
@@ -29,10 +31,12 @@ final class LabAudioTests: XCTestCase {
     static func daemon(extra: String = "") throws -> DaemonProcess {
         let node = try Lab.vivid()
         try Lab.moveVividPicture(node)
-        let daemon = try DaemonProcess(extra: LabCameraTests.config(width: 320, height: 180, framerate: 10) + extra,
-                                       cameras: LabCameraTests.camera(node), root: Lab.scratch)
+        let daemon = try DaemonProcess(
+            extra: LabCameraTests.config(width: 320, height: 180, framerate: 10) + extra,
+            cameras: LabCameraTests.camera(node), root: Lab.scratch)
         var config = try String(contentsOfFile: daemon.configPath, encoding: .utf8)
-        config = config.replacingOccurrences(of: "[audio]\nsource = \"test\"", with: "[audio]\nsource = \"alsa\"\ndevice = \"hw:Loopback,1,0\"")
+        config = config.replacingOccurrences(
+            of: "[audio]\nsource = \"test\"", with: "[audio]\nsource = \"alsa\"\ndevice = \"hw:Loopback,1,0\"")
         try config.write(toFile: daemon.configPath, atomically: true, encoding: .utf8)
         return daemon
     }
@@ -58,8 +62,12 @@ final class LabAudioTests: XCTestCase {
     }
 
     static func monoSamples(_ path: String) throws -> [Int16] {
-        let result = try ProcessOutcome.run("/usr/bin/ffmpeg", ["-v", "error", "-i", path, "-map", "0:a:0", "-ac", "1", "-ar", "48000",
-                                                                "-f", "s16le", "-"], timeout: 300)
+        let result = try ProcessOutcome.run(
+            "/usr/bin/ffmpeg",
+            [
+                "-v", "error", "-i", path, "-map", "0:a:0", "-ac", "1", "-ar", "48000",
+                "-f", "s16le", "-",
+            ], timeout: 300)
         guard result.status == 0 else { throw DaemonError(message: "ffmpeg failed on \(path): \(result.stderr)") }
         return result.stdoutData.withUnsafeBytes { Array($0.bindMemory(to: Int16.self)) }
     }
@@ -67,7 +75,10 @@ final class LabAudioTests: XCTestCase {
     func testTheFilesSoundIsTheTonePlayedAndStartsWithThePicture() throws {
         try Lab.require()
         let player = try startTone()
-        defer { player.terminate(); player.waitUntilExit() }
+        defer {
+            player.terminate()
+            player.waitUntilExit()
+        }
         let daemon = try daemon()
         try daemon.start(timeout: 180)
         defer { daemon.stop() }
@@ -85,15 +96,20 @@ final class LabAudioTests: XCTestCase {
         // The sound covers the picture: measured against the file's own video, not
         // the 4 s the test waited (under TCG a start can take a second of it; once the file held only 2.73 s of sound).
         let dropped = Self.droppedSeconds(in: logDuring)
-        print("lab: tone clip: video \(video.duration) s, sound \(Double(samples.count) / 48000) s, dropped by the card's reader \(dropped) s")
+        print(
+            "lab: tone clip: video \(video.duration) s, sound \(Double(samples.count) / 48000) s, dropped by the card's reader \(dropped) s"
+        )
         // Under TCG the sound reaches the file up to seconds behind the picture (the AAC encoder's queue): the stop
         // waits for it while it still comes (a fixed 2 s wait cut 1 to 2 s off in 2 runs of 5; StopCatchUpTests).
         // When the emulated CPU falls behind, alsasrc drops what it could not read in time and says so (1.45 s once
         // in CI); every other missing sample is sound lost.
-        XCTAssertGreaterThan(Double(samples.count) / 48000 + dropped, video.duration - 0.5, "the sound lasts as long as the picture")
+        XCTAssertGreaterThan(
+            Double(samples.count) / 48000 + dropped, video.duration - 0.5, "the sound lasts as long as the picture")
         XCTAssertGreaterThan(samples.count, 48000, "a second of sound to measure")
         let middle = samples[(samples.count / 4)..<(samples.count * 3 / 4)]
-        let (tone, off1, off2) = (Self.power(of: Self.tone, in: middle), Self.power(of: 700, in: middle), Self.power(of: 1500, in: middle))
+        let (tone, off1, off2) = (
+            Self.power(of: Self.tone, in: middle), Self.power(of: 700, in: middle), Self.power(of: 1500, in: middle)
+        )
         XCTAssertGreaterThan(tone, 1000 * max(off1, off2), "the \(Int(Self.tone)) Hz tone dominates")
         let rms = (middle.reduce(0.0) { $0 + Double($1) * Double($1) } / Double(middle.count)).squareRoot()
         XCTAssertGreaterThan(20 * log10(rms / 32768), -30, "the tone's level in dBFS")
@@ -104,16 +120,21 @@ final class LabAudioTests: XCTestCase {
     func testTheTonesLevelIsMeasuredAndIsASoundEvent() throws {
         try Lab.require()
         let player = try startTone()
-        defer { player.terminate(); player.waitUntilExit() }
+        defer {
+            player.terminate()
+            player.waitUntilExit()
+        }
         let daemon = try daemon()
         try daemon.appendConfig("\n[sound]\nenabled = true\nthreshold_db = -40\n")
         try daemon.start(timeout: 180)
         defer { daemon.stop() }
         XCTAssertTrue(try daemon.waitFor(60) { try daemon.status().sound?.levelDb != nil }, "level readings come")
         let level = try XCTUnwrap(try daemon.status().sound?.levelDb)
-        XCTAssertGreaterThan(level, -30, "the tone, as in the file (testTheFilesSoundIsTheTonePlayedAndStartsWithThePicture)")
+        XCTAssertGreaterThan(
+            level, -30, "the tone, as in the file (testTheFilesSoundIsTheTonePlayedAndStartsWithThePicture)")
         XCTAssertLessThan(level, 0)
-        XCTAssertTrue(try daemon.waitFor(60) { (try daemon.status().sound?.events ?? 0) >= 1 }, "a sound event at \(level) dBFS")
+        XCTAssertTrue(
+            try daemon.waitFor(60) { (try daemon.status().sound?.events ?? 0) >= 1 }, "a sound event at \(level) dBFS")
     }
 
     /// Unbinding snd-aloop frees the card, which waits in the kernel until every handle on it is closed (a USB
@@ -137,7 +158,8 @@ final class LabAudioTests: XCTestCase {
         let started = try daemon.recordStart(title: "mic removed")
         try daemon.waitUntilRecorded(2)
         try unbind.run()
-        Thread.sleep(forTimeInterval: 0.5)  // the subject: the unbind is under way (it waits for the card's users) before the player lets go
+        // the subject: the unbind is under way (it waits for the card's users) before the player lets go
+        Thread.sleep(forTimeInterval: 0.5)
         player.terminate()
         let released = daemon.waitFor(30) { !unbind.isRunning }
         XCTAssertTrue(released, "the daemon still holds the removed card: \(daemon.log.suffix(2000))")
@@ -149,6 +171,7 @@ final class LabAudioTests: XCTestCase {
         let clip = try daemon.recordStop()
         let probe = try MediaProbe(clip.path)
         XCTAssertEqual(try probe.decodeErrors(), "")
-        XCTAssertGreaterThanOrEqual(try XCTUnwrap(probe.video).duration, 4, "the picture goes on after the microphone left")
+        XCTAssertGreaterThanOrEqual(
+            try XCTUnwrap(probe.video).duration, 4, "the picture goes on after the microphone left")
     }
 }

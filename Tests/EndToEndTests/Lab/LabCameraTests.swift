@@ -1,8 +1,8 @@
+import ApplianceBase
 import ApplianceProtocol
 import Foundation
 import TestSupport
 import XCTest
-import ApplianceBase
 
 /// A real V4L2 driver (vivid, shaped like a webcam: discrete sizes 320x180…3840x2160, fewer frames per second the
 /// larger) in the VM lab: the camera starts in a mode that gives the configured size and rate, says which, and the
@@ -35,15 +35,18 @@ final class LabCameraTests: XCTestCase {
     func daemon(width: Int, height: Int, framerate: Int, mode: String? = nil) throws -> DaemonProcess {
         let node = try Lab.vivid()
         try Lab.moveVividPicture(node)
-        let daemon = try DaemonProcess(extra: Self.config(width: width, height: height, framerate: framerate),
-                                       cameras: Self.camera(node, mode: mode), root: Lab.scratch)
+        let daemon = try DaemonProcess(
+            extra: Self.config(width: width, height: height, framerate: framerate),
+            cameras: Self.camera(node, mode: mode), root: Lab.scratch)
         try daemon.start(timeout: 180)
         return daemon
     }
 
     /// Records `seconds` and checks the file: the configured size and rate, the camera's picture in every frame,
     /// and no frame repeated (vivid's picture moves every frame).
-    func recordAndCheck(_ daemon: DaemonProcess, width: Int, height: Int, framerate: Int, seconds: Double = 4) throws -> MediaProbe {
+    func recordAndCheck(_ daemon: DaemonProcess, width: Int, height: Int, framerate: Int, seconds: Double = 4) throws
+        -> MediaProbe
+    {
         let lateBefore = try Self.framesRepeated(daemon)
         _ = try daemon.recordStart(title: "lab \(width)x\(height)@\(framerate)")
         try daemon.waitUntilRecorded(seconds)
@@ -56,7 +59,8 @@ final class LabCameraTests: XCTestCase {
         XCTAssertEqual(try probe.decodeErrors(), "")
         try LabCameraTests.assertRate(probe, framerate: Double(framerate))
         let frames = try DecodedFrames(clip.path, width: width, height: height)
-        XCTAssertGreaterThanOrEqual(Double(frames.frames.count), Double(framerate) * (seconds - 1), "frames in \(seconds) s")
+        XCTAssertGreaterThanOrEqual(
+            Double(frames.frames.count), Double(framerate) * (seconds - 1), "frames in \(seconds) s")
         XCTAssertEqual(frames.flatFrames, [], "frames showing the filler instead of the camera")
         // Under TCG vivid's frame timing jitters, and on a slow or busy host the guest cannot draw every frame in
         // time (9 of 61 at an exact 15 fps on one CI machine): a frame late by more than the slack between the
@@ -64,9 +68,13 @@ final class LabCameraTests: XCTestCase {
         // the camera's; a repeat the daemon does not account for is the graph's, and at most 5 % may be (the
         // host's tests, on a source that is never late, allow none).
         let repeats = frames.repeatedFrames
-        print("lab: \(width)x\(height)@\(framerate): \(repeats.count) of \(frames.frames.count) frames repeat the one before; the camera was late \(cameraLate) times")
-        XCTAssertLessThanOrEqual(Double(max(0, repeats.count - Int(cameraLate))), 0.05 * Double(frames.frames.count),
-                                 "frames repeating the one before: \(repeats) of \(frames.frames.count), the camera late \(cameraLate) times")
+        print(
+            "lab: \(width)x\(height)@\(framerate): \(repeats.count) of \(frames.frames.count) frames repeat the one before; the camera was late \(cameraLate) times"
+        )
+        XCTAssertLessThanOrEqual(
+            Double(max(0, repeats.count - Int(cameraLate))), 0.05 * Double(frames.frames.count),
+            "frames repeating the one before: \(repeats) of \(frames.frames.count), the camera late \(cameraLate) times"
+        )
         return probe
     }
 
@@ -78,13 +86,17 @@ final class LabCameraTests: XCTestCase {
     /// The configured rate, judged from the stored timestamps: the median spacing is one frame interval. Under
     /// TCG the guest's encoder may fall behind and its queue drop a frame now and then (the host's tests require
     /// every frame); at most 5 % of intervals may be longer, and none by more than 3 frames.
-    static func assertRate(_ probe: MediaProbe, framerate: Double, file: StaticString = #filePath, line: UInt = #line) throws {
+    static func assertRate(_ probe: MediaProbe, framerate: Double, file: StaticString = #filePath, line: UInt = #line)
+        throws
+    {
         let pts = try probe.videoPTS()
         let gaps = zip(pts, pts.dropFirst()).map { $1 - $0 }.sorted()
         guard !gaps.isEmpty else { return XCTFail("no frames", file: file, line: line) }
-        XCTAssertEqual(gaps[gaps.count / 2], 1 / framerate, accuracy: 0.0005, "median frame interval", file: file, line: line)
+        XCTAssertEqual(
+            gaps[gaps.count / 2], 1 / framerate, accuracy: 0.0005, "median frame interval", file: file, line: line)
         let long = gaps.filter { $0 > 1.5 / framerate }
-        XCTAssertLessThanOrEqual(Double(long.count), 0.05 * Double(gaps.count), "intervals over 1.5 frames: \(long)", file: file, line: line)
+        XCTAssertLessThanOrEqual(
+            Double(long.count), 0.05 * Double(gaps.count), "intervals over 1.5 frames: \(long)", file: file, line: line)
         XCTAssertLessThanOrEqual(gaps.last ?? 0, 3.5 / framerate, "longest interval", file: file, line: line)
         XCTAssertTrue(gaps.allSatisfy { $0 > 0 }, "PTS strictly increasing", file: file, line: line)
     }
@@ -134,8 +146,9 @@ final class LabCameraTests: XCTestCase {
         try Lab.require()
         let node = try Lab.vivid()
         try Lab.moveVividPicture(node)
-        let daemon = try DaemonProcess(extra: Self.config(width: 320, height: 180, framerate: 10) + "\n[motion]\nenabled = true\n",
-                                       cameras: Self.camera(node), root: Lab.scratch)
+        let daemon = try DaemonProcess(
+            extra: Self.config(width: 320, height: 180, framerate: 10) + "\n[motion]\nenabled = true\n",
+            cameras: Self.camera(node), root: Lab.scratch)
         try daemon.start(timeout: 180)
         defer { daemon.stop() }
         let ready = Date()
@@ -148,8 +161,10 @@ final class LabCameraTests: XCTestCase {
             XCTAssertGreaterThan(started["peak_score"] as? Double ?? 0, 0)
         }
         let motion = try XCTUnwrap(try daemon.status().motion)
-        print("lab: motion \(motion.events) event(s), active \(motion.active), \(motion.framesAnalysed) frames analysed, "
-              + "\(String(format: "%.1f", Date().timeIntervalSince(ready))) s after ready (\(subscribed.events) when subscribed)")
+        print(
+            "lab: motion \(motion.events) event(s), active \(motion.active), \(motion.framesAnalysed) frames analysed, "
+                + "\(String(format: "%.1f", Date().timeIntervalSince(ready))) s after ready (\(subscribed.events) when subscribed)"
+        )
         XCTAssertGreaterThanOrEqual(motion.events, 1)
         XCTAssertTrue(motion.active, "the picture goes on moving")
         XCTAssertGreaterThan(motion.framesAnalysed, 0)
@@ -158,8 +173,10 @@ final class LabCameraTests: XCTestCase {
     func testDoctorNamesTheChosenMode() throws {
         try Lab.require()
         let node = try Lab.vivid()
-        let daemon = try DaemonProcess(extra: Self.config(width: 320, height: 180, framerate: 15), cameras: Self.camera(node), root: Lab.scratch)
-        let result = try ProcessOutcome.run(DaemonProcess.binary, ["doctor", "--config", daemon.configPath], timeout: 180)
+        let daemon = try DaemonProcess(
+            extra: Self.config(width: 320, height: 180, framerate: 15), cameras: Self.camera(node), root: Lab.scratch)
+        let result = try ProcessOutcome.run(
+            DaemonProcess.binary, ["doctor", "--config", daemon.configPath], timeout: 180)
         let line = result.stdout.split(separator: "\n").first { $0.contains("camera vivid") }.map(String.init) ?? ""
         XCTAssertTrue(line.contains("chosen YUY2 320x180@15"), result.stdout)
         XCTAssertTrue(line.contains("PASS"), result.stdout)

@@ -1,8 +1,8 @@
+import ApplianceBase
 import ApplianceProtocol
 import Foundation
 import TestSupport
 import XCTest
-import ApplianceBase
 
 /// A simulated gpiochip in the VM lab: gpio-sim (built for the lab's kernel by Tests/Lab/gpio-sim/build.sh and
 /// loaded by lab-vm), made through configfs. Its input lines follow the `pull` files in sysfs, with edge interrupts
@@ -19,7 +19,10 @@ final class GpioSimChip {
     /// `label`: the chip's label, which the daemon finds it by (its /dev/gpiochipN number may change when it comes back).
     init(name: String, label: String, lineCount: Int, names: [Int: String]) throws {
         guard FileManager.default.fileExists(atPath: Self.configfs) else {
-            throw DaemonError(message: "gpio-sim is not loaded: lab-vm builds it with Tests/Lab/gpio-sim/build.sh (linux-source and linux-headers of the lab kernel)")
+            throw DaemonError(
+                message:
+                    "gpio-sim is not loaded: lab-vm builds it with Tests/Lab/gpio-sim/build.sh (linux-source and linux-headers of the lab kernel)"
+            )
         }
         root = "\(Self.configfs)/\(name)"
         lines = names
@@ -27,7 +30,8 @@ final class GpioSimChip {
         try Self.write("\(lineCount)", to: "\(root)/bank0/num_lines")
         try Self.write(label, to: "\(root)/bank0/label")
         for (offset, line) in names {
-            try FileManager.default.createDirectory(atPath: "\(root)/bank0/line\(offset)", withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                atPath: "\(root)/bank0/line\(offset)", withIntermediateDirectories: true)
             try Self.write(line, to: "\(root)/bank0/line\(offset)/name")
         }
         try setLive(true)
@@ -43,7 +47,8 @@ final class GpioSimChip {
 
     /// Drives an input line as a pull resistor would: what a consumer of the line reads (and its edge events).
     func pull(_ offset: Int, up: Bool) throws {
-        try Self.write(up ? "pull-up" : "pull-down", to: "/sys/devices/platform/\(deviceName)/\(chipName)/sim_gpio\(offset)/pull")
+        try Self.write(
+            up ? "pull-up" : "pull-down", to: "/sys/devices/platform/\(deviceName)/\(chipName)/sim_gpio\(offset)/pull")
     }
 
     /// Presses a button wired from the line to ground (active low): low for `seconds`, then released.
@@ -80,8 +85,10 @@ final class LabGpioTests: XCTestCase {
         let chip = try GpioSimChip(name: "shutter", label: "shutter-chip", lineCount: 8, names: [5: "SHUTTER"])
         defer { chip.remove() }
         try chip.pull(5, up: true)  // released: the button's pull-up
-        let daemon = try DaemonProcess(extra: LabCameraTests.config(width: 320, height: 180, framerate: 10), root: Lab.scratch)
-        try daemon.appendConfig("""
+        let daemon = try DaemonProcess(
+            extra: LabCameraTests.config(width: 320, height: 180, framerate: 10), root: Lab.scratch)
+        try daemon.appendConfig(
+            """
             [[input]]
             label = "shutter"
             kind = "gpio"
@@ -97,32 +104,44 @@ final class LabGpioTests: XCTestCase {
             double_press_ms = 1500
             """)
         // Each edge as read and each gesture, in the log shown when the test fails.
-        try String(contentsOfFile: daemon.configPath, encoding: .utf8).replacingOccurrences(of: "log_level = \"info\"", with: "log_level = \"debug\"")
-            .write(toFile: daemon.configPath, atomically: true, encoding: .utf8)
+        try String(contentsOfFile: daemon.configPath, encoding: .utf8).replacingOccurrences(
+            of: "log_level = \"info\"", with: "log_level = \"debug\""
+        )
+        .write(toFile: daemon.configPath, atomically: true, encoding: .utf8)
         try daemon.start(timeout: 180)
         defer { daemon.stop() }
         try daemon.showingLogOnFailure(in: self) {
             let events = try TypedEvents(daemon, timeout: 60)
             func gesture() throws -> InputGesture {
-                try events.waitFor("input_gesture from the shutter") { if case .inputGesture(let g) = $0, g.label == "shutter" { return g }; return nil }
+                try events.waitFor("input_gesture from the shutter") {
+                    if case .inputGesture(let g) = $0, g.label == "shutter" { return g }
+                    return nil
+                }
             }
             /// A gesture and the recording event its command caused, in whichever order they come.
             func gesture(then recording: String) throws -> InputGesture {
                 enum Seen { case gesture(InputGesture), recording }
-                let seen = try events.waitForAll("the shutter's gesture and \(recording)", [
-                    { if case .inputGesture(let g) = $0, g.label == "shutter" { return Seen.gesture(g) }; return nil },
-                    { event -> Seen? in
-                        switch event {
-                        case .recordingStarted where recording == "recording_started": return .recording
-                        case .recordingStopped where recording == "recording_stopped": return .recording
-                        default: return nil
-                        }
-                    },
-                ])
+                let seen = try events.waitForAll(
+                    "the shutter's gesture and \(recording)",
+                    [
+                        {
+                            if case .inputGesture(let g) = $0, g.label == "shutter" { return Seen.gesture(g) }
+                            return nil
+                        },
+                        { event -> Seen? in
+                            switch event {
+                            case .recordingStarted where recording == "recording_started": return .recording
+                            case .recordingStopped where recording == "recording_stopped": return .recording
+                            default: return nil
+                            }
+                        },
+                    ])
                 guard case .gesture(let g) = seen[0] else { throw DaemonError(message: "unexpected events") }
                 return g
             }
-            XCTAssertTrue(try daemon.waitFor(30) { try daemon.status().inputs?.first?.state == .connected }, "\(String(describing: try? daemon.status().inputs))")
+            XCTAssertTrue(
+                try daemon.waitFor(30) { try daemon.status().inputs?.first?.state == .connected },
+                "\(String(describing: try? daemon.status().inputs))")
             let input = try XCTUnwrap(try daemon.status().inputs?.first)
             XCTAssertEqual(input.device, "shutter-chip line SHUTTER", "\(input)")
 
@@ -168,10 +187,16 @@ final class LabGpioTests: XCTestCase {
 
             // The chip goes away (its line with it): missing; back: connected again, and the button works.
             try chip.setLive(false)
-            try events.waitFor("input_missing") { if case .inputMissing(let s) = $0, s.label == "shutter" { return true }; return nil }
+            try events.waitFor("input_missing") {
+                if case .inputMissing(let s) = $0, s.label == "shutter" { return true }
+                return nil
+            }
             try chip.setLive(true)
             try chip.pull(5, up: true)
-            try events.waitFor("input_connected") { if case .inputConnected(let s) = $0, s.label == "shutter" { return true }; return nil }
+            try events.waitFor("input_connected") {
+                if case .inputConnected(let s) = $0, s.label == "shutter" { return true }
+                return nil
+            }
             try chip.press(5)
             XCTAssertEqual(try gesture(then: "recording_started").gesture, .press)
             _ = try daemon.recordStop()

@@ -1,7 +1,7 @@
+import ApplianceBase
 import ApplianceProtocol
 import Foundation
 import XCTest
-import ApplianceBase
 
 /// The preview on a real KMS device (virtio-gpu in the VM lab, `lab-vm --display`), judged from pictures of the
 /// screen that QEMU takes (`lab-vm --screendump`): the camera's picture fills it, and the red ● REC mark with the
@@ -15,14 +15,21 @@ final class LabScreenTests: XCTestCase {
     /// here rather than decoded by another process (each costs seconds under TCG).
     func screen(_ name: String) throws -> RGBImage {
         let labVM = FileManager.default.currentDirectoryPath + "/Tests/Lab/lab-vm"
-        let path = try Lab.run(labVM, ["--screendump", "\(name).ppm"], timeout: 90).trimmingCharacters(in: .whitespacesAndNewlines)
+        let path = try Lab.run(labVM, ["--screendump", "\(name).ppm"], timeout: 90).trimmingCharacters(
+            in: .whitespacesAndNewlines)
         let data = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
-        var fields: [Int] = [], index = 2
+        var fields: [Int] = []
+        var index = 2
         guard data.starts(with: Array("P6".utf8)) else { throw DaemonError(message: "\(path) is not a binary PPM") }
         while fields.count < 3, index < data.count {
-            while index < data.count, data[index] == 0x20 || data[index] == 0x0A || data[index] == 0x09 || data[index] == 0x0D { index += 1 }
+            while index < data.count,
+                data[index] == 0x20 || data[index] == 0x0A || data[index] == 0x09 || data[index] == 0x0D
+            { index += 1 }
             var number = 0
-            while index < data.count, (0x30...0x39).contains(data[index]) { number = number * 10 + Int(data[index] - 0x30); index += 1 }
+            while index < data.count, (0x30...0x39).contains(data[index]) {
+                number = number * 10 + Int(data[index] - 0x30)
+                index += 1
+            }
             fields.append(number)
         }
         index += 1  // the single whitespace after the maximum value
@@ -37,8 +44,10 @@ final class LabScreenTests: XCTestCase {
     /// blue, black), sampled below the overlay: the camera's picture fills the screen.
     static func showsCamera(_ image: RGBImage) -> Bool {
         let y = image.height * 6 / 10
-        let (yellow, cyan, green) = (image.pixel(image.width * 19 / 100, y), image.pixel(image.width * 31 / 100, y),
-                                     image.pixel(image.width * 44 / 100, y))
+        let (yellow, cyan, green) = (
+            image.pixel(image.width * 19 / 100, y), image.pixel(image.width * 31 / 100, y),
+            image.pixel(image.width * 44 / 100, y)
+        )
         return yellow.r > 140 && yellow.g > 140 && yellow.b < 80 && cyan.r < 80 && cyan.g > 140 && cyan.b > 140
             && green.r < 80 && green.g > 140 && green.b < 80
     }
@@ -68,8 +77,9 @@ final class LabScreenTests: XCTestCase {
         let node = try Lab.vivid()
         // vivid's own text off (only the overlay's), and its picture still (earlier tests leave it moving).
         try Lab.run("v4l2-ctl", ["-d", node, "-c", "osd_text_mode=2", "-c", "horizontal_movement=3"])
-        let daemon = try DaemonProcess(extra: LabCameraTests.config(width: 320, height: 180, framerate: 10),
-                                       cameras: LabCameraTests.camera(node), root: Lab.scratch)
+        let daemon = try DaemonProcess(
+            extra: LabCameraTests.config(width: 320, height: 180, framerate: 10),
+            cameras: LabCameraTests.camera(node), root: Lab.scratch)
         var config = try String(contentsOfFile: daemon.configPath, encoding: .utf8)
         config = config.replacingOccurrences(of: "sink = \"none\"", with: "sink = \"kms-fullscreen\"\noverlay = true")
         try config.write(toFile: daemon.configPath, atomically: true, encoding: .utf8)
@@ -87,8 +97,11 @@ final class LabScreenTests: XCTestCase {
         XCTAssertTrue(Self.showsCamera(recording), "while recording: \(Self.samples(recording))")
         // The elapsed time ticks: the overlay changes under a still camera picture. A turning digit moved the region's
         // mean by 0.047 in CI (two seconds on, below the 0.05 asked then); polled, so a slow tick under TCG counts.
-        let later = try poll("recording-later", timeout: 30) { $0.difference(to: recording, in: Self.overlayRegion) > 0.01 }
-        XCTAssertGreaterThan(later.difference(to: recording, in: Self.overlayRegion), 0.01, "the elapsed time did not tick")
+        let later = try poll("recording-later", timeout: 30) {
+            $0.difference(to: recording, in: Self.overlayRegion) > 0.01
+        }
+        XCTAssertGreaterThan(
+            later.difference(to: recording, in: Self.overlayRegion), 0.01, "the elapsed time did not tick")
 
         _ = try daemon.recordStop()
         let stopped = try poll("stopped", timeout: 60) { Self.redMark($0) == 0 && Self.showsCamera($0) }

@@ -13,8 +13,10 @@ final class LabShutterTests: XCTestCase {
         let remote = try UInputDevice(name: "Remote Control", keys: [Self.record])
         let footNode = try XCTUnwrap(foot.node(), "no event node for the foot switch")
         XCTAssertNotNil(remote.node())
-        let daemon = try DaemonProcess(extra: LabCameraTests.config(width: 320, height: 180, framerate: 10), root: Lab.scratch)
-        try daemon.appendConfig("""
+        let daemon = try DaemonProcess(
+            extra: LabCameraTests.config(width: 320, height: 180, framerate: 10), root: Lab.scratch)
+        try daemon.appendConfig(
+            """
             [[input]]
             label = "foot"
             kind = "evdev"
@@ -36,32 +38,44 @@ final class LabShutterTests: XCTestCase {
         defer { daemon.stop() }
         let events = try TypedEvents(daemon, timeout: 60)
         func gesture(_ label: String) throws -> InputGesture {
-            try events.waitFor("input_gesture from \(label)") { if case .inputGesture(let g) = $0, g.label == label { return g }; return nil }
+            try events.waitFor("input_gesture from \(label)") {
+                if case .inputGesture(let g) = $0, g.label == label { return g }
+                return nil
+            }
         }
         /// A gesture and the recording event its command caused, in whichever order they come.
         func gesture(_ label: String, then recording: String) throws -> (InputGesture, RecordingStarted?) {
             enum Seen { case gesture(InputGesture), started(RecordingStarted?) }
-            let seen = try events.waitForAll("\(label)'s gesture and \(recording)", [
-                { if case .inputGesture(let g) = $0, g.label == label { return Seen.gesture(g) }; return nil },
-                { event -> Seen? in
-                    switch event {
-                    case .recordingStarted(let r) where recording == "recording_started": return .started(r)
-                    case .recordingStopped where recording == "recording_stopped": return .started(nil)
-                    default: return nil
-                    }
-                },
-            ])
-            guard case .gesture(let g) = seen[0], case .started(let r) = seen[1] else { throw DaemonError(message: "unexpected events") }
+            let seen = try events.waitForAll(
+                "\(label)'s gesture and \(recording)",
+                [
+                    {
+                        if case .inputGesture(let g) = $0, g.label == label { return Seen.gesture(g) }
+                        return nil
+                    },
+                    { event -> Seen? in
+                        switch event {
+                        case .recordingStarted(let r) where recording == "recording_started": return .started(r)
+                        case .recordingStopped where recording == "recording_stopped": return .started(nil)
+                        default: return nil
+                        }
+                    },
+                ])
+            guard case .gesture(let g) = seen[0], case .started(let r) = seen[1] else {
+                throw DaemonError(message: "unexpected events")
+            }
             return (g, r)
         }
 
-        XCTAssertTrue(try daemon.waitFor(30) { try daemon.status().inputs?.allSatisfy { $0.state == .connected } == true })
+        XCTAssertTrue(
+            try daemon.waitFor(30) { try daemon.status().inputs?.allSatisfy { $0.state == .connected } == true })
         let inputs = try XCTUnwrap(try daemon.status().inputs)
         XCTAssertEqual(inputs.first { $0.label == "foot" }?.grabbed, true, "\(inputs)")
         // Grabbed: nobody else may take the device.
         let other = open(footNode, O_RDONLY | O_CLOEXEC)
         XCTAssertGreaterThanOrEqual(other, 0)
-        XCTAssertEqual(ioctl(other, UInputDevice.grab, CInt(1)), -1, "a second grab must fail while the daemon holds it")
+        XCTAssertEqual(
+            ioctl(other, UInputDevice.grab, CInt(1)), -1, "a second grab must fail while the daemon holds it")
         XCTAssertEqual(errno, EBUSY)
         close(other)
 
@@ -92,10 +106,16 @@ final class LabShutterTests: XCTestCase {
 
         // Unplug and plug back: missing, then connected (grabbed again), and it works.
         foot.unplug()
-        try events.waitFor("input_missing foot") { if case .inputMissing(let s) = $0, s.label == "foot" { return true }; return nil }
+        try events.waitFor("input_missing foot") {
+            if case .inputMissing(let s) = $0, s.label == "foot" { return true }
+            return nil
+        }
         let again = try UInputDevice(name: "Foot Switch", keys: [Self.space])
         XCTAssertNotNil(again.node())
-        let back = try events.waitFor("input_connected foot") { if case .inputConnected(let s) = $0, s.label == "foot" { return s }; return nil }
+        let back = try events.waitFor("input_connected foot") {
+            if case .inputConnected(let s) = $0, s.label == "foot" { return s }
+            return nil
+        }
         XCTAssertEqual(back.grabbed, true)
         again.press(Self.space)
         XCTAssertEqual(try gesture("foot", then: "recording_started").0.gesture, .press)

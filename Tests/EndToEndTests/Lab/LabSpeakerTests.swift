@@ -11,8 +11,10 @@ final class LabSpeakerTests: XCTestCase {
     private func startListening(to path: String) throws -> Process {
         let listener = Process()
         listener.executableURL = URL(fileURLWithPath: "/usr/bin/gst-launch-1.0")
-        listener.arguments = ["-q", "alsasrc", "device=hw:Loopback,1,0", "!", "audio/x-raw,format=S16LE,rate=48000,channels=2", "!",
-                              "filesink", "location=\(path)"]
+        listener.arguments = [
+            "-q", "alsasrc", "device=hw:Loopback,1,0", "!", "audio/x-raw,format=S16LE,rate=48000,channels=2", "!",
+            "filesink", "location=\(path)",
+        ]
         listener.standardOutput = FileHandle.nullDevice
         listener.standardError = FileHandle.nullDevice
         try listener.run()
@@ -25,14 +27,24 @@ final class LabSpeakerTests: XCTestCase {
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let tone = folder + "/tone.wav"
-        let made = try ProcessOutcome.run("/usr/bin/ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "sine=frequency=1000:duration=1.5:sample_rate=48000",
-                                                              "-ac", "1", tone], timeout: 120)
+        let made = try ProcessOutcome.run(
+            "/usr/bin/ffmpeg",
+            [
+                "-v", "error", "-f", "lavfi", "-i", "sine=frequency=1000:duration=1.5:sample_rate=48000",
+                "-ac", "1", tone,
+            ], timeout: 120)
         XCTAssertEqual(made.status, 0, made.stderr)
         let heard = folder + "/heard.raw"
         let listener = try startListening(to: heard)
-        defer { if listener.isRunning { listener.terminate(); listener.waitUntilExit() } }
-        let daemon = try DaemonProcess(extra: LabCameraTests.config(width: 320, height: 180, framerate: 10)
-                                       + "\n[speaker]\ndevice = \"hw:Loopback,0,0\"\n", root: Lab.scratch)
+        defer {
+            if listener.isRunning {
+                listener.terminate()
+                listener.waitUntilExit()
+            }
+        }
+        let daemon = try DaemonProcess(
+            extra: LabCameraTests.config(width: 320, height: 180, framerate: 10)
+                + "\n[speaker]\ndevice = \"hw:Loopback,0,0\"\n", root: Lab.scratch)
         try daemon.start(timeout: 180)
         defer { daemon.stop() }
         try daemon.showingLogOnFailure(in: self) {
@@ -52,7 +64,9 @@ final class LabSpeakerTests: XCTestCase {
             }
             listener.terminate()
             listener.waitUntilExit()
-            let stereo = try Data(contentsOf: URL(fileURLWithPath: heard)).withUnsafeBytes { Array($0.bindMemory(to: Int16.self)) }
+            let stereo = try Data(contentsOf: URL(fileURLWithPath: heard)).withUnsafeBytes {
+                Array($0.bindMemory(to: Int16.self))
+            }
             let left = stride(from: 0, to: stereo.count, by: 2).map { stereo[$0] }
             let window = 480
             let sounding = stride(from: 0, to: left.count - window, by: window).filter { start in
@@ -63,7 +77,8 @@ final class LabSpeakerTests: XCTestCase {
             XCTAssertGreaterThan(sounding.count, 140, "the 1.5 s tone (and the chime) came out of the playback device")
             let first = try XCTUnwrap(sounding.first)
             let tonePart = left[first..<min(left.count, first + 48_000)]
-            let at1k = LabAudioTests.power(of: 1000, in: tonePart), at440 = LabAudioTests.power(of: 440, in: tonePart)
+            let at1k = LabAudioTests.power(of: 1000, in: tonePart)
+            let at440 = LabAudioTests.power(of: 440, in: tonePart)
             XCTAssertGreaterThan(at1k, 100 * at440, "it is the 1 kHz tone")
             XCTAssertEqual(try daemon.status().speaker?.played, 2)
         }
@@ -87,7 +102,9 @@ final class LabSpeakerTests: XCTestCase {
         XCTAssertEqual(heard.status?.echoCancel, true, "auto: the microphone is a sound card and there is a speaker")
         let played = ClipSound.power(of: 1000, in: try ClipSound.samples(tone))
         let reduction = 10 * log10(played / max(heard.echo, 1e-12))
-        print("lab: echo cancelling on hw:Loopback: the speaker's tone \(String(format: "%.1f", reduction)) dB below what it played")
+        print(
+            "lab: echo cancelling on hw:Loopback: the speaker's tone \(String(format: "%.1f", reduction)) dB below what it played"
+        )
         XCTAssertGreaterThan(reduction, 20, "the canceller takes the speaker's tone out of the microphone")
     }
 }

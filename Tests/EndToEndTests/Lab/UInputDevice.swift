@@ -1,6 +1,6 @@
+import ApplianceBase
 import Foundation
 import TestSupport
-import ApplianceBase
 
 /// A real evdev input device made through the kernel's uinput driver (in the VM lab): it has a name, a node under
 /// /dev/input, can be grabbed, and disappears like an unplugged USB keyboard when destroyed. The kernel stamps
@@ -19,9 +19,12 @@ final class UInputDevice {
     init(name: String, keys: [UInt16]) throws {
         self.name = name
         fd = open("/dev/uinput", O_WRONLY | O_NONBLOCK | O_CLOEXEC)
-        guard fd >= 0 else { throw DaemonError(message: "cannot open /dev/uinput: \(String(cString: strerror(errno)))") }
+        guard fd >= 0 else {
+            throw DaemonError(message: "cannot open /dev/uinput: \(String(cString: strerror(errno)))")
+        }
         guard ioctl(fd, Self.setEventBit, CInt(Self.evKey)) == 0,
-              keys.allSatisfy({ ioctl(fd, Self.setKeyBit, CInt($0)) == 0 }) else {
+            keys.allSatisfy({ ioctl(fd, Self.setKeyBit, CInt($0)) == 0 })
+        else {
             close(fd)
             throw DaemonError(message: "uinput: cannot set the key bits: \(String(cString: strerror(errno)))")
         }
@@ -46,10 +49,13 @@ final class UInputDevice {
         var found: String?
         Poll.until(timeout: timeout, every: 0.1) {
             let root = "/sys/class/input"
-            for entry in ((try? FileManager.default.contentsOfDirectory(atPath: root)) ?? []).sorted() where entry.hasPrefix("event") {
+            for entry in ((try? FileManager.default.contentsOfDirectory(atPath: root)) ?? []).sorted()
+            where entry.hasPrefix("event") {
                 let named = (try? String(contentsOfFile: "\(root)/\(entry)/device/name", encoding: .utf8))?
                     .trimmingCharacters(in: .whitespacesAndNewlines)
-                if named == name, FileManager.default.fileExists(atPath: "/dev/input/\(entry)") { found = "/dev/input/\(entry)" }
+                if named == name, FileManager.default.fileExists(atPath: "/dev/input/\(entry)") {
+                    found = "/dev/input/\(entry)"
+                }
             }
             return found != nil
         }

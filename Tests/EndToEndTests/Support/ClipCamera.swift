@@ -1,7 +1,8 @@
 import Foundation
 import TestSupport
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Real footage as a camera: ffmpeg decodes a clip and writes its frames, raw I420 at 10 fps and in real time
@@ -17,16 +18,21 @@ final class ClipCamera: @unchecked Sendable {
     static func opencvClip(_ name: String) -> String { "/usr/share/doc/opencv-doc/examples/data/\(name)" }
 
     init(clip: String, width: Int, height: Int, name: String = "clip") throws {
-        guard FileManager.default.isReadableFile(atPath: clip) else { throw DaemonError(message: "no clip \(clip) (opencv-doc)") }
+        guard FileManager.default.isReadableFile(atPath: clip) else {
+            throw DaemonError(message: "no clip \(clip) (opencv-doc)")
+        }
         (self.name, self.width, self.height) = (name, width, height)
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("appliance-clip-\(UUID().uuidString.prefix(8))")
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "appliance-clip-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         path = directory.appendingPathComponent("camera.fifo").path
         guard mkfifo(path, 0o600) == 0 else { throw DaemonError(message: "mkfifo \(path): errno \(errno)") }
         ffmpeg.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
         // Opening the FIFO for writing waits for the daemon to open it for reading: ffmpeg starts with the camera.
-        ffmpeg.arguments = ["-nostdin", "-v", "error", "-re", "-i", clip, "-vf", "fps=10,scale=\(width):\(height)",
-                            "-f", "rawvideo", "-pix_fmt", "yuv420p", "-y", path]
+        ffmpeg.arguments = [
+            "-nostdin", "-v", "error", "-re", "-i", clip, "-vf", "fps=10,scale=\(width):\(height)",
+            "-f", "rawvideo", "-pix_fmt", "yuv420p", "-y", path,
+        ]
         ffmpeg.standardError = FileHandle.nullDevice
         try ffmpeg.run()
     }

@@ -8,15 +8,20 @@ enum ClipPicture {
     /// How many distinct gray levels the clip's frame at `at` seconds has: a test card (ffmpeg's, videotestsrc's
     /// smpte) has dozens; the appliance's black filler one or two.
     static func grayLevels(_ path: String, at: Double) throws -> Int {
-        let frame = try ProcessOutcome.run("/usr/bin/ffmpeg", ["-v", "error", "-ss", "\(at)", "-i", path, "-frames:v", "1", "-f", "rawvideo",
-                                                               "-pix_fmt", "gray", "-"], timeout: 60)
+        let frame = try ProcessOutcome.run(
+            "/usr/bin/ffmpeg",
+            [
+                "-v", "error", "-ss", "\(at)", "-i", path, "-frames:v", "1", "-f", "rawvideo",
+                "-pix_fmt", "gray", "-",
+            ], timeout: 60)
         XCTAssertEqual(frame.status, 0, frame.stderr)
         return Set(frame.stdoutData).count
     }
 
     /// Asserts the clip decodes to its end without a message from ffmpeg.
     static func assertDecodes(_ path: String, file: StaticString = #filePath, line: UInt = #line) throws {
-        let decoded = try ProcessOutcome.run("/usr/bin/ffmpeg", ["-v", "error", "-i", path, "-f", "null", "-"], timeout: 120)
+        let decoded = try ProcessOutcome.run(
+            "/usr/bin/ffmpeg", ["-v", "error", "-i", path, "-f", "null", "-"], timeout: 120)
         XCTAssertEqual(decoded.status, 0, decoded.stderr, file: file, line: line)
         XCTAssertEqual(decoded.stderr, "", "the clip decodes without a message", file: file, line: line)
     }

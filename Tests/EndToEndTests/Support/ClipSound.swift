@@ -9,8 +9,12 @@ enum ClipSound {
     /// The clip's sound from `start` for `duration` seconds, as samples in -1…1.
     static func samples(_ path: String, from start: Double = 0, duration: Double? = nil) throws -> [Double] {
         let span = duration.map { ["-t", "\($0)"] } ?? []
-        let decoded = try ProcessOutcome.run("/usr/bin/ffmpeg", ["-v", "error", "-ss", "\(start)"] + span + ["-i", path, "-map", "0:a:0", "-ac", "1",
-                                                                 "-ar", "\(rate)", "-f", "s16le", "-"], timeout: 60)
+        let decoded = try ProcessOutcome.run(
+            "/usr/bin/ffmpeg",
+            ["-v", "error", "-ss", "\(start)"] + span + [
+                "-i", path, "-map", "0:a:0", "-ac", "1",
+                "-ar", "\(rate)", "-f", "s16le", "-",
+            ], timeout: 60)
         XCTAssertEqual(decoded.status, 0, decoded.stderr)
         return decoded.stdoutData.withUnsafeBytes { raw in
             raw.bindMemory(to: Int16.self).map { Double(Int16(littleEndian: $0)) / 32768 }
@@ -44,7 +48,8 @@ enum ClipSound {
     /// least 300 ms under -40 dBFS.
     static func onsets(_ samples: [Double]) -> [Double] {
         let window = rate / 100
-        var found: [Double] = [], quiet = 0
+        var found: [Double] = []
+        var quiet = 0
         for start in stride(from: 0, to: samples.count - window, by: window) {
             let level = rms(Array(samples[start..<start + window]))
             if level > 0.1, quiet >= 30 { found.append(Double(start) / Double(rate)) }
@@ -55,11 +60,16 @@ enum ClipSound {
 
     /// Times (presentation seconds) of the frames where the picture turns white after at least 300 ms dark.
     static func flashes(_ path: String) throws -> [Double] {
-        let probed = try ProcessOutcome.run("/usr/bin/ffprobe", ["-v", "error", "-f", "lavfi", "-i", "movie=\(path),signalstats",
-                                                                 "-show_entries", "frame=pts_time:frame_tags=lavfi.signalstats.YAVG",
-                                                                 "-of", "csv=p=0"], timeout: 60)
+        let probed = try ProcessOutcome.run(
+            "/usr/bin/ffprobe",
+            [
+                "-v", "error", "-f", "lavfi", "-i", "movie=\(path),signalstats",
+                "-show_entries", "frame=pts_time:frame_tags=lavfi.signalstats.YAVG",
+                "-of", "csv=p=0",
+            ], timeout: 60)
         XCTAssertEqual(probed.status, 0, probed.stderr)
-        var found: [Double] = [], darkSince: Double?
+        var found: [Double] = []
+        var darkSince: Double?
         for line in probed.stdout.split(separator: "\n") {
             let fields = line.split(separator: ",").compactMap { Double($0) }
             guard fields.count == 2 else { continue }
@@ -72,8 +82,12 @@ enum ClipSound {
 
     /// Where the clip's sound starts, in presentation seconds.
     static func soundStart(_ path: String) throws -> Double {
-        let probed = try ProcessOutcome.run("/usr/bin/ffprobe", ["-v", "error", "-select_streams", "a:0", "-show_entries", "stream=start_time",
-                                                                 "-of", "csv=p=0", path], timeout: 30)
+        let probed = try ProcessOutcome.run(
+            "/usr/bin/ffprobe",
+            [
+                "-v", "error", "-select_streams", "a:0", "-show_entries", "stream=start_time",
+                "-of", "csv=p=0", path,
+            ], timeout: 30)
         return Double(probed.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
     }
 }

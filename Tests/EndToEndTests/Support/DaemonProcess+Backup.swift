@@ -1,6 +1,6 @@
+import ApplianceBase
 import ApplianceProtocol
 import Foundation
-import ApplianceBase
 
 /// Steps the backup tests share.
 extension DaemonProcess {
@@ -28,7 +28,9 @@ extension DaemonProcess {
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
         handle.seekToEndOfFile()
         let boxSize = UInt32(padding + 8)
-        handle.write(Data([UInt8(boxSize >> 24), UInt8(boxSize >> 16 & 0xff), UInt8(boxSize >> 8 & 0xff), UInt8(boxSize & 0xff)]) + Data("free".utf8))
+        handle.write(
+            Data([UInt8(boxSize >> 24), UInt8(boxSize >> 16 & 0xff), UInt8(boxSize >> 8 & 0xff), UInt8(boxSize & 0xff)])
+                + Data("free".utf8))
         try handle.truncate(atOffset: handle.offsetInFile + padding)
         try handle.close()
         return path

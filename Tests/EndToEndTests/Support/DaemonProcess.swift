@@ -1,5 +1,5 @@
-import ApplianceProtocol
 import ApplianceApp
+import ApplianceProtocol
 import Foundation
 import TestSupport
 import XCTest
@@ -39,7 +39,8 @@ final class DaemonProcess {
         socketPath = directory.appendingPathComponent("ctl.sock").path
         configPath = directory.appendingPathComponent("appliance.toml").path
         logPath = directory.appendingPathComponent("daemon.log").path
-        try Self.config(dataDir: dataDir, extra: extra, cameras: cameras).write(toFile: configPath, atomically: true, encoding: .utf8)
+        try Self.config(dataDir: dataDir, extra: extra, cameras: cameras).write(
+            toFile: configPath, atomically: true, encoding: .utf8)
     }
 
     deinit {
@@ -49,14 +50,16 @@ final class DaemonProcess {
 
     /// The built `appliance` binary, next to the test bundle.
     static var binary: String {
-        let testBinary = URL(fileURLWithPath: CommandLine.arguments.first { $0.contains(".xctest") } ?? CommandLine.arguments[0])
+        let testBinary = URL(
+            fileURLWithPath: CommandLine.arguments.first { $0.contains(".xctest") } ?? CommandLine.arguments[0])
         var dir = testBinary.deletingLastPathComponent()
         for _ in 0..<4 {
             let candidate = dir.appendingPathComponent("appliance").path
             if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
             dir.deleteLastPathComponent()
         }
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent()
         return root.appendingPathComponent(".build/debug/appliance").path
     }
 
@@ -106,11 +109,14 @@ final class DaemonProcess {
         self.process = process
         let socketPath = socketPath
         let ready = try Poll.until(timeout: timeout, every: 0.1) {
-            if !process.isRunning { throw DaemonError(message: "daemon exited (\(process.terminationStatus)): \(self.log)") }
+            if !process.isRunning {
+                throw DaemonError(message: "daemon exited (\(process.terminationStatus)): \(self.log)")
+            }
             // Ready: the socket answers and the first video frame has passed the camera selector.
             guard let client = try? ControlClient(path: socketPath, timeout: 5),
-                  case .status(let report)? = try? client.perform(.status), report.ready,
-                  !waitForReconcile || report.recovery?.reconciled != false else { return false }
+                case .status(let report)? = try? client.perform(.status), report.ready,
+                !waitForReconcile || report.recovery?.reconciled != false
+            else { return false }
             Self.sayEncoder(report)
             return true
         }
@@ -129,7 +135,10 @@ final class DaemonProcess {
         guard let process else { return -1 }
         kill(process.processIdentifier, signal)
         Poll.until(timeout: timeout) { !process.isRunning }
-        if process.isRunning { kill(process.processIdentifier, SIGKILL); process.waitUntilExit() }
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
         self.process = nil
         return process.terminationStatus
     }
@@ -163,7 +172,8 @@ final class DaemonProcess {
     /// Runs `appliance ctl --socket S …`.
     /// `input`: what `ctl` reads on its standard input (a password).
     func ctl(_ arguments: [String], input: String? = nil) throws -> ProcessOutcome {
-        try ProcessOutcome.run(Self.binary, ["ctl", "--socket", socketPath] + arguments, input: input.map { Data($0.utf8) })
+        try ProcessOutcome.run(
+            Self.binary, ["ctl", "--socket", socketPath] + arguments, input: input.map { Data($0.utf8) })
     }
 
     /// The web dashboard's base URL (`http://127.0.0.1:PORT`), once it serves; test configs listen on port 0.
@@ -173,7 +183,11 @@ final class DaemonProcess {
             url = (try? status())?.web?.url
             return url != nil
         }
-        guard let url else { throw NSError(domain: "DaemonProcess", code: 1, userInfo: [NSLocalizedDescriptionKey: "the web dashboard did not start serving"]) }
+        guard let url else {
+            throw NSError(
+                domain: "DaemonProcess", code: 1,
+                userInfo: [NSLocalizedDescriptionKey: "the web dashboard did not start serving"])
+        }
         return url
     }
 
@@ -188,7 +202,9 @@ final class DaemonProcess {
     }
 
     func partialFiles() -> [String] {
-        ((try? FileManager.default.contentsOfDirectory(atPath: dataDir + "/partial")) ?? []).filter { $0.hasSuffix(".mp4") }
+        ((try? FileManager.default.contentsOfDirectory(atPath: dataDir + "/partial")) ?? []).filter {
+            $0.hasSuffix(".mp4")
+        }
     }
 }
 
@@ -196,7 +212,6 @@ struct DaemonError: Error, CustomStringConvertible {
     var message: String
     var description: String { message }
 }
-
 
 extension DaemonProcess {
     /// A typed command over the socket; an error answer throws the daemon's `ApplianceError`.
@@ -217,12 +232,16 @@ extension DaemonProcess {
     }
 
     func status() throws -> StatusReport {
-        guard case .status(let report) = try perform(.status) else { throw DaemonError(message: "status: unexpected result") }
+        guard case .status(let report) = try perform(.status) else {
+            throw DaemonError(message: "status: unexpected result")
+        }
         return report
     }
 
     func cameras() throws -> CamerasReport {
-        guard case .cameras(let report) = try perform(.cameras) else { throw DaemonError(message: "cameras: unexpected result") }
+        guard case .cameras(let report) = try perform(.cameras) else {
+            throw DaemonError(message: "cameras: unexpected result")
+        }
         return report
     }
 
@@ -241,7 +260,9 @@ extension DaemonProcess {
     }
 
     func info(_ id: String) throws -> RecordingInfo {
-        guard case .info(let info) = try perform(.info(id: id)) else { throw DaemonError(message: "info: unexpected result") }
+        guard case .info(let info) = try perform(.info(id: id)) else {
+            throw DaemonError(message: "info: unexpected result")
+        }
         return info
     }
 
@@ -280,7 +301,9 @@ extension DaemonProcess {
     }
 
     func metrics() throws -> MetricsReport {
-        guard case .metrics(let report) = try perform(.metrics) else { throw DaemonError(message: "metrics: unexpected result") }
+        guard case .metrics(let report) = try perform(.metrics) else {
+            throw DaemonError(message: "metrics: unexpected result")
+        }
         return report
     }
 
@@ -292,12 +315,16 @@ extension DaemonProcess {
     }
 
     func snapshot() throws -> SnapshotResult {
-        guard case .snapshot(let result) = try perform(.snapshot) else { throw DaemonError(message: "snapshot: unexpected result") }
+        guard case .snapshot(let result) = try perform(.snapshot) else {
+            throw DaemonError(message: "snapshot: unexpected result")
+        }
         return result
     }
 
     func lock(_ id: String) throws -> Recording {
-        guard case .recording(let recording) = try perform(.lock(id: id)) else { throw DaemonError(message: "lock: unexpected result") }
+        guard case .recording(let recording) = try perform(.lock(id: id)) else {
+            throw DaemonError(message: "lock: unexpected result")
+        }
         return recording
     }
 
@@ -339,7 +366,10 @@ extension DaemonProcess {
             return last.map(condition) ?? false
         }
         if !held {
-            throw DaemonError(message: "the recording did not reach \(what) within \(timeout) s (last: \(last.map { "\($0)" } ?? "not recording"))")
+            throw DaemonError(
+                message:
+                    "the recording did not reach \(what) within \(timeout) s (last: \(last.map { "\($0)" } ?? "not recording"))"
+            )
         }
     }
 
@@ -347,20 +377,26 @@ extension DaemonProcess {
     /// (`recording.duration_ms`: with pre-record the pre-roll counts). Not for loop recording: there it is the
     /// current segment's, and the status moves to the next segment when its bin is attached, before the cut.
     func waitUntilRecorded(_ seconds: Double, timeout: TimeInterval? = nil) throws {
-        try waitForRecording("\(seconds) s of video", timeout: timeout ?? 20 + 3 * seconds) { $0.durationMs >= Int(seconds * 1000) }
+        try waitForRecording("\(seconds) s of video", timeout: timeout ?? 20 + 3 * seconds) {
+            $0.durationMs >= Int(seconds * 1000)
+        }
     }
 
     /// Waits until the recording in progress has `seconds` more video written than it has now.
     func waitForMoreVideo(_ seconds: Double, timeout: TimeInterval? = nil) throws {
         let now = try status().recording?.durationMs ?? 0
-        try waitForRecording("\(seconds) s more video", timeout: timeout ?? 20 + 3 * seconds) { $0.durationMs >= now + Int(seconds * 1000) }
+        try waitForRecording("\(seconds) s more video", timeout: timeout ?? 20 + 3 * seconds) {
+            $0.durationMs >= now + Int(seconds * 1000)
+        }
     }
 
     /// Waits until the recording in progress has gone on `seconds` since its request (`recording.elapsed_ms`, which
     /// in loop recording counts from the first segment): for loop recording and pre-record, where the video written
     /// is a segment's or includes the pre-roll.
     func waitUntilElapsed(_ seconds: Double, timeout: TimeInterval? = nil) throws {
-        try waitForRecording("\(seconds) s since the request", timeout: timeout ?? 20 + 3 * seconds) { $0.elapsedMs >= Int(seconds * 1000) }
+        try waitForRecording("\(seconds) s since the request", timeout: timeout ?? 20 + 3 * seconds) {
+            $0.elapsedMs >= Int(seconds * 1000)
+        }
     }
 
     /// Waits until `seconds` of video have passed the camera selector (`output.frames` at the configured framerate)
@@ -375,7 +411,10 @@ extension DaemonProcess {
             return Double(report.output.frames) >= Double(since) + seconds * Double(report.framerate)
         }
         if !held {
-            throw DaemonError(message: "\(seconds) s of frames did not pass the camera selector (\(last.map { "\($0.output.frames)" } ?? "?") since start)")
+            throw DaemonError(
+                message:
+                    "\(seconds) s of frames did not pass the camera selector (\(last.map { "\($0.output.frames)" } ?? "?") since start)"
+            )
         }
     }
 }

@@ -1,5 +1,5 @@
-import ApplianceProtocol
 import ApplianceApp
+import ApplianceProtocol
 import Foundation
 import XCTest
 
@@ -22,7 +22,9 @@ final class EventListener {
 
     func next() throws -> Event {
         let event = try XCTUnwrap(try JSONSerialization.jsonObject(with: client.readLine()) as? [String: Any])
-        return Event(name: event["event"] as? String ?? "", data: event["data"] as? [String: Any] ?? [:], time: event["time"] as? String)
+        return Event(
+            name: event["event"] as? String ?? "", data: event["data"] as? [String: Any] ?? [:],
+            time: event["time"] as? String)
     }
 
     /// Reads until an event named `name` whose data satisfies `matches`; returns its data.

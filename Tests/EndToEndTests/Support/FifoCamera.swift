@@ -1,7 +1,8 @@
 import Foundation
 import TestSupport
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A camera fed from a FIFO: the daemon's `filesrc` reads raw 320x240 I420 frames that the test writes at 10 fps,
@@ -26,7 +27,8 @@ final class FifoCamera: @unchecked Sendable {
     /// `withWriter: false`: nobody ever writes to it, and opening it for reading blocks for good.
     init(name: String = "fifo", withWriter: Bool = true) throws {
         self.name = name
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("appliance-fifo-\(UUID().uuidString.prefix(8))")
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "appliance-fifo-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         path = directory.appendingPathComponent("camera.fifo").path
         guard mkfifo(path, 0o600) == 0 else { throw DaemonError(message: "mkfifo \(path): errno \(errno)") }
@@ -78,7 +80,9 @@ final class FifoCamera: @unchecked Sendable {
     /// waiting: if nothing holds the FIFO open for reading this throws (a real writer would wait in open()).
     func openWriter() throws {
         let opened = open(path, O_WRONLY | O_NONBLOCK)
-        guard opened >= 0 else { throw DaemonError(message: "open \(path) for writing: errno \(errno) (no reader holds it)") }
+        guard opened >= 0 else {
+            throw DaemonError(message: "open \(path) for writing: errno \(errno) (no reader holds it)")
+        }
         _ = fcntl(opened, F_SETFL, fcntl(opened, F_GETFL) & ~O_NONBLOCK)  // its writes wait for the reader
         writer = opened
     }
@@ -125,7 +129,10 @@ final class FifoCamera: @unchecked Sendable {
 
     /// Stops writing; the daemon's read then waits for good.
     func stopFeeding() {
-        let was = lock.withLock { () -> Bool in defer { feeding = false }; return feeding }
+        let was = lock.withLock { () -> Bool in
+            defer { feeding = false }
+            return feeding
+        }
         if was { Poll.until(timeout: 2) { lock.withLock { !feederRunning } } }  // the feeder's current frame is written
     }
 }

@@ -22,7 +22,9 @@ struct FifoScene: Sendable {
     private let noise: [Int8]
 
     init(crossAt: Double, crossFor: Double, seed: UInt64 = 7, stampsFrameNumbers: Bool = false) {
-        (self.crossAt, self.crossFor, self.seed, self.stampsFrameNumbers) = (crossAt, crossFor, seed, stampsFrameNumbers)
+        (self.crossAt, self.crossFor, self.seed, self.stampsFrameNumbers) = (
+            crossAt, crossFor, seed, stampsFrameNumbers
+        )
         var random = SeededRandom(seed: seed)
         let (w, h) = (Self.width, Self.height)
         let blocks = (0..<(w / 8 * h / 8)).map { _ in Int(40 + random.next() % 181) }
@@ -45,7 +47,9 @@ struct FifoScene: Sendable {
         if t >= crossAt, t < crossAt + crossFor {
             let x = Int((t - crossAt) / crossFor * Double(w + 60)) - 60
             for y in 80..<160 {
-                for xx in max(0, x)..<min(w, max(0, x + 60)) { bytes[y * w + xx] = UInt8(clamping: 20 + Int(noise[offset + y * w + xx])) }
+                for xx in max(0, x)..<min(w, max(0, x + 60)) {
+                    bytes[y * w + xx] = UInt8(clamping: 20 + Int(noise[offset + y * w + xx]))
+                }
             }
         }
         if stampsFrameNumbers { Self.stamp(n, into: &bytes) }
@@ -63,10 +67,15 @@ struct FifoScene: Sendable {
 
     /// The frame numbers of every frame of `path`, in order (decoded by ffmpeg; each block read at its centre).
     static func frameNumbers(in path: String) throws -> [Int] {
-        let result = try ProcessOutcome.run("/usr/bin/ffmpeg", ["-v", "error", "-i", path, "-fps_mode", "passthrough",
-                                                                "-vf", "crop=64:16:0:0", "-f", "rawvideo", "-pix_fmt", "gray", "-"], timeout: 120)
+        let result = try ProcessOutcome.run(
+            "/usr/bin/ffmpeg",
+            [
+                "-v", "error", "-i", path, "-fps_mode", "passthrough",
+                "-vf", "crop=64:16:0:0", "-f", "rawvideo", "-pix_fmt", "gray", "-",
+            ], timeout: 120)
         guard result.status == 0 else { throw DaemonError(message: "ffmpeg failed on \(path): \(result.stderr)") }
-        let bytes = Array(result.stdoutData), frameBytes = 64 * 16
+        let bytes = Array(result.stdoutData)
+        let frameBytes = 64 * 16
         return stride(from: 0, to: bytes.count - frameBytes + 1, by: frameBytes).map { start in
             (0..<16).reduce(0) { n, bit in
                 let (x, y) = ((bit % 8) * 8 + 4, (bit / 8) * 8 + 4)

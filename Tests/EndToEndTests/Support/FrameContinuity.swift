@@ -28,12 +28,18 @@ struct FrameContinuity {
     static func rows(of files: [String]) throws -> [[UInt8]] {
         var rows: [[UInt8]] = []
         for file in files {
-            let result = try ProcessOutcome.run("/usr/bin/ffmpeg", ["-v", "error", "-i", file, "-fps_mode", "passthrough", "-vf", "crop=\(width):2:0:\(height / 4)",
-                                                                    "-f", "rawvideo", "-pix_fmt", "gray", "-"], timeout: 120)
+            let result = try ProcessOutcome.run(
+                "/usr/bin/ffmpeg",
+                [
+                    "-v", "error", "-i", file, "-fps_mode", "passthrough", "-vf", "crop=\(width):2:0:\(height / 4)",
+                    "-f", "rawvideo", "-pix_fmt", "gray", "-",
+                ], timeout: 120)
             guard result.status == 0 else { throw DaemonError(message: "ffmpeg failed on \(file): \(result.stderr)") }
             let bytes = Array(result.stdoutData)
             // Two rows per frame (4:2:0 crops in pairs of lines); the first is enough.
-            rows += stride(from: 0, to: bytes.count - 2 * width + 1, by: 2 * width).map { Array(bytes[$0..<($0 + width)]) }
+            rows += stride(from: 0, to: bytes.count - 2 * width + 1, by: 2 * width).map {
+                Array(bytes[$0..<($0 + width)])
+            }
         }
         return rows
     }

@@ -1,6 +1,6 @@
+import ApplianceBase
 import Foundation
 import TestSupport
-import ApplianceBase
 
 /// A helper program that reports as JSON lines on stdout (the ONVIF clients): its lines are collected as they come,
 /// and a test waits for the one it needs. Its stdin stays open until `closeInput()`; it is stopped on deinit.

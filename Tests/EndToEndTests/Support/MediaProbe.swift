@@ -19,15 +19,22 @@ struct MediaProbe {
 
     init(_ path: String) throws {
         self.path = path
-        let result = try ProcessOutcome.run("/usr/bin/ffprobe", ["-v", "error", "-show_entries",
-            "stream=codec_type,codec_name,duration,start_time,nb_frames,width,height", "-of", "json", path])
+        let result = try ProcessOutcome.run(
+            "/usr/bin/ffprobe",
+            [
+                "-v", "error", "-show_entries",
+                "stream=codec_type,codec_name,duration,start_time,nb_frames,width,height", "-of", "json", path,
+            ])
         guard result.status == 0, let json = result.json, let list = json["streams"] as? [[String: Any]] else {
             throw DaemonError(message: "ffprobe failed on \(path): \(result.stderr)")
         }
         streams = list.map { s in
-            Stream(type: s["codec_type"] as? String ?? "", codec: s["codec_name"] as? String ?? "",
-                   duration: Double(s["duration"] as? String ?? "") ?? 0, startTime: Double(s["start_time"] as? String ?? "") ?? 0,
-                   frames: Int(s["nb_frames"] as? String ?? "") ?? 0, width: s["width"] as? Int, height: s["height"] as? Int)
+            Stream(
+                type: s["codec_type"] as? String ?? "", codec: s["codec_name"] as? String ?? "",
+                duration: Double(s["duration"] as? String ?? "") ?? 0,
+                startTime: Double(s["start_time"] as? String ?? "") ?? 0,
+                frames: Int(s["nb_frames"] as? String ?? "") ?? 0, width: s["width"] as? Int,
+                height: s["height"] as? Int)
         }
     }
 
@@ -36,8 +43,12 @@ struct MediaProbe {
 
     /// Video packet timestamps in file order (no B-frames: decode order is presentation order).
     func videoPTS() throws -> [Double] {
-        let result = try ProcessOutcome.run("/usr/bin/ffprobe", ["-v", "error", "-select_streams", "v:0",
-            "-show_entries", "packet=pts_time", "-of", "csv=p=0", path])
+        let result = try ProcessOutcome.run(
+            "/usr/bin/ffprobe",
+            [
+                "-v", "error", "-select_streams", "v:0",
+                "-show_entries", "packet=pts_time", "-of", "csv=p=0", path,
+            ])
         return result.stdout.split(separator: "\n").compactMap { Double($0.trimmingCharacters(in: .whitespaces)) }
     }
 
@@ -63,7 +74,8 @@ struct MediaProbe {
             XCTAssertGreaterThan(b, a, "PTS not strictly increasing at \(a) → \(b)", file: file, line: line)
             largestGap = max(largestGap, b - a)
         }
-        XCTAssertLessThanOrEqual(largestGap, 1.5 / framerate + 0.0005, "largest frame gap \(largestGap) s", file: file, line: line)
+        XCTAssertLessThanOrEqual(
+            largestGap, 1.5 / framerate + 0.0005, "largest frame gap \(largestGap) s", file: file, line: line)
     }
 }
 

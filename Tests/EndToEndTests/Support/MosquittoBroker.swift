@@ -15,10 +15,12 @@ final class MosquittoBroker {
 
     init(tls: TestCertificates? = nil) throws {
         self.tls = tls
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("mqtt-\(UUID().uuidString.prefix(8))").path
+        directory =
+            FileManager.default.temporaryDirectory.appendingPathComponent("mqtt-\(UUID().uuidString.prefix(8))").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         port = FreePort.pick()
-        _ = FileManager.default.createFile(atPath: directory + "/passwd", contents: nil, attributes: [.posixPermissions: 0o600])
+        _ = FileManager.default.createFile(
+            atPath: directory + "/passwd", contents: nil, attributes: [.posixPermissions: 0o600])
         let made = try ProcessOutcome.run("/usr/bin/mosquitto_passwd", ["-b", directory + "/passwd", user, password])
         guard made.status == 0 else { throw DaemonError(message: "mosquitto_passwd: \(made.stderr)") }
         var conf = """
@@ -48,7 +50,8 @@ final class MosquittoBroker {
 
     /// The client options every mosquitto_sub / mosquitto_pub call needs.
     var clientArguments: [String] {
-        ["-h", "127.0.0.1", "-p", "\(port)", "-u", user, "-P", password] + (tls.map { ["--cafile", $0.caCertificate] } ?? [])
+        ["-h", "127.0.0.1", "-p", "\(port)", "-u", user, "-P", password]
+            + (tls.map { ["--cafile", $0.caCertificate] } ?? [])
     }
 
     func start() throws {
@@ -75,7 +78,9 @@ final class MosquittoBroker {
 
     /// Publishes one message (QoS 1).
     func publish(_ topic: String, _ payload: String, retain: Bool = false) throws {
-        let result = try ProcessOutcome.run("/usr/bin/mosquitto_pub", clientArguments + ["-q", "1", "-t", topic, "-m", payload] + (retain ? ["-r"] : []))
+        let result = try ProcessOutcome.run(
+            "/usr/bin/mosquitto_pub",
+            clientArguments + ["-q", "1", "-t", topic, "-m", payload] + (retain ? ["-r"] : []))
         guard result.status == 0 else { throw DaemonError(message: "mosquitto_pub \(topic): \(result.stderr)") }
     }
 
@@ -83,7 +88,9 @@ final class MosquittoBroker {
     func publishLines(_ topic: String, _ lines: Data) throws {
         let input = directory + "/lines-\(UUID().uuidString.prefix(6))"
         try lines.write(to: URL(fileURLWithPath: input))
-        let command = ([("/usr/bin/mosquitto_pub")] + clientArguments + ["-q", "1", "-t", topic, "-l"]).map { "'\($0)'" }.joined(separator: " ")
+        let command = ([("/usr/bin/mosquitto_pub")] + clientArguments + ["-q", "1", "-t", topic, "-l"]).map {
+            "'\($0)'"
+        }.joined(separator: " ")
         let result = try ProcessOutcome.run("/bin/sh", ["-c", "\(command) < '\(input)'"], timeout: 120)
         guard result.status == 0 else { throw DaemonError(message: "mosquitto_pub -l: \(result.stderr)") }
     }
@@ -122,7 +129,8 @@ final class MQTTWatcher: @unchecked Sendable {
     /// `also`: a second filter subscribed with the first.
     init(broker: MosquittoBroker, filter: String, also: String? = nil) throws {
         process.executableURL = URL(fileURLWithPath: "/usr/bin/mosquitto_sub")
-        process.arguments = broker.clientArguments + ["-d", "-q", "1", "-t", filter] + (also.map { ["-t", $0] } ?? [])
+        process.arguments =
+            broker.clientArguments + ["-d", "-q", "1", "-t", filter] + (also.map { ["-t", $0] } ?? [])
             + ["-F", "MSG %r %t %x"]
         let out = Pipe()
         process.standardOutput = out
@@ -159,7 +167,9 @@ final class MQTTWatcher: @unchecked Sendable {
         var bytes = Data(capacity: hex.count / 2)
         var index = 0
         while index + 1 < hex.count {
-            if let byte = UInt8(String(decoding: hex[index...index + 1], as: UTF8.self), radix: 16) { bytes.append(byte) }
+            if let byte = UInt8(String(decoding: hex[index...index + 1], as: UTF8.self), radix: 16) {
+                bytes.append(byte)
+            }
             index += 2
         }
         lock.withLock { seen.append(MQTTSeen(retained: parts[0] == "1", topic: String(parts[1]), payload: bytes)) }

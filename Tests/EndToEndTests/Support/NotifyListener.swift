@@ -1,8 +1,9 @@
 import Foundation
 import TestSupport
+
 #if canImport(Glibc)
-import Glibc
-import ApplianceBase
+    import Glibc
+    import ApplianceBase
 #endif
 
 /// Plays systemd's side of the notify protocol: an AF_UNIX datagram socket the daemon finds in `$NOTIFY_SOCKET`,
@@ -13,10 +14,11 @@ final class NotifyListener: @unchecked Sendable {
         var text: String
         /// `KEY=value` lines.
         var fields: [String: String] {
-            Dictionary(text.split(separator: "\n").compactMap { line -> (String, String)? in
-                guard let eq = line.firstIndex(of: "=") else { return nil }
-                return (String(line[..<eq]), String(line[line.index(after: eq)...]))
-            }, uniquingKeysWith: { _, last in last })
+            Dictionary(
+                text.split(separator: "\n").compactMap { line -> (String, String)? in
+                    guard let eq = line.firstIndex(of: "=") else { return nil }
+                    return (String(line[..<eq]), String(line[line.index(after: eq)...]))
+                }, uniquingKeysWith: { _, last in last })
         }
     }
 
@@ -37,7 +39,9 @@ final class NotifyListener: @unchecked Sendable {
         address.sun_family = sa_family_t(AF_UNIX)
         withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8) + [0]) }
         let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
         }
         guard fd >= 0, bound == 0 else { throw DaemonError(message: "cannot bind \(path): errno \(errno)") }
         var timeout = timeval(tv_sec: 0, tv_usec: 200_000)

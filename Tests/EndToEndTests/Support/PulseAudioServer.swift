@@ -11,7 +11,8 @@ final class PulseAudioServer {
     var serverAddress: String { "unix:" + socket }
 
     init() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("pulse-\(UUID().uuidString.prefix(8))").path
+        directory =
+            FileManager.default.temporaryDirectory.appendingPathComponent("pulse-\(UUID().uuidString.prefix(8))").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
     }
 
@@ -25,16 +26,20 @@ final class PulseAudioServer {
     /// Runs pulseaudio as a daemon of its own (it forks; the test keeps no child process waiting on it) and waits
     /// until its socket answers.
     func start() throws {
-        let launched = try ProcessOutcome.run("/usr/bin/pulseaudio", [
-            "-n", "--daemonize=yes", "--exit-idle-time=-1", "--log-target=file:\(directory)/log",
-            "--load=module-native-protocol-unix socket=\(socket) auth-anonymous=1",
-        ], environment: environment, timeout: 20)
+        let launched = try ProcessOutcome.run(
+            "/usr/bin/pulseaudio",
+            [
+                "-n", "--daemonize=yes", "--exit-idle-time=-1", "--log-target=file:\(directory)/log",
+                "--load=module-native-protocol-unix socket=\(socket) auth-anonymous=1",
+            ], environment: environment, timeout: 20)
         guard launched.status == 0 else { throw DaemonError(message: "pulseaudio did not start: \(launched.stderr)") }
         if Poll.until(timeout: 15, every: 0.1, { (try? pactl(["info"]))?.status == 0 }) { return }
         throw DaemonError(message: "pulseaudio did not answer on \(socket)")
     }
 
-    private var environment: [String: String] { ["HOME": directory, "XDG_RUNTIME_DIR": directory, "PATH": "/usr/bin:/bin"] }
+    private var environment: [String: String] {
+        ["HOME": directory, "XDG_RUNTIME_DIR": directory, "PATH": "/usr/bin:/bin"]
+    }
 
     func stop() {
         _ = try? ProcessOutcome.run("/usr/bin/pulseaudio", ["--kill"], environment: environment, timeout: 10)
@@ -42,8 +47,10 @@ final class PulseAudioServer {
 
     /// "Plugs in" an audio source named `Monitor of <description>`; returns the module index to unplug it.
     func plugSource(description: String) throws -> String {
-        let result = try pactl(["load-module", "module-null-sink", "sink_name=\(description.lowercased())",
-                                "sink_properties=device.description=\(description)"])
+        let result = try pactl([
+            "load-module", "module-null-sink", "sink_name=\(description.lowercased())",
+            "sink_properties=device.description=\(description)",
+        ])
         guard result.status == 0 else { throw DaemonError(message: "pactl load-module: \(result.stderr)") }
         return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
     }

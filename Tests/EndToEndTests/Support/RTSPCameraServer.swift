@@ -20,7 +20,9 @@ final class RTSPCameraServer {
     init(user: String? = nil, password: String? = nil, pattern: String = "smpte", options: [String] = []) throws {
         (self.user, self.password, self.pattern, self.options) = (user, password, pattern, options)
         port = FreePort.pick()
-        folder = FileManager.default.temporaryDirectory.appendingPathComponent("rtsp-camera-\(UUID().uuidString.prefix(8))").path
+        folder =
+            FileManager.default.temporaryDirectory.appendingPathComponent("rtsp-camera-\(UUID().uuidString.prefix(8))")
+            .path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
     }
 
@@ -30,24 +32,30 @@ final class RTSPCameraServer {
     }
 
     static var script: String {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
             .appendingPathComponent("RTSPCamera/rtsp_camera.py").path
     }
 
     /// Starts serving and returns once the server listens.
     func start() throws {
-        let ready = folder + "/ready", errors = folder + "/stderr"
+        let ready = folder + "/ready"
+        let errors = folder + "/stderr"
         try? FileManager.default.removeItem(atPath: ready)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")  // Debian's: it has python3-gi
-        process.arguments = [Self.script, "--port", "\(port)", "--pattern", pattern, "--ready-file", ready]
+        process.arguments =
+            [Self.script, "--port", "\(port)", "--pattern", pattern, "--ready-file", ready]
             + (user.map { ["--user", $0, "--password", password ?? ""] } ?? []) + options
         process.standardOutput = FileHandle.nullDevice
         _ = FileManager.default.createFile(atPath: errors, contents: nil)
         process.standardError = FileHandle(forWritingAtPath: errors)
         try process.run()
         self.process = process
-        if Poll.until(timeout: 15, every: 0.05, { !process.isRunning || FileManager.default.fileExists(atPath: ready) }), process.isRunning {
+        if Poll.until(
+            timeout: 15, every: 0.05, { !process.isRunning || FileManager.default.fileExists(atPath: ready) }),
+            process.isRunning
+        {
             return
         }
         let said = (try? String(contentsOfFile: errors, encoding: .utf8)).map { String($0.suffix(1500)) } ?? ""

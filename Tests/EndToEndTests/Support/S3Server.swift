@@ -33,26 +33,34 @@ final class S3Server {
     }
 
     static var script: String {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
             .appendingPathComponent("S3/s3_server.py").path
     }
 
     func start() throws {
-        let ready = root + ".ready", errors = root + ".stderr"
+        let ready = root + ".ready"
+        let errors = root + ".stderr"
         try? FileManager.default.removeItem(atPath: ready)
         _ = FileManager.default.createFile(atPath: ready, contents: nil)
         _ = FileManager.default.createFile(atPath: errors, contents: nil)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", Self.script, "serve", "--kind", kind.rawValue, "--port", "\(port)", "--root", root + "/data",
-                             "--bucket", bucket, "--key", accessKey, "--secret", secretKey] + (auth ? ["--auth"] : [])
+        process.arguments =
+            [
+                "python3", Self.script, "serve", "--kind", kind.rawValue, "--port", "\(port)", "--root", root + "/data",
+                "--bucket", bucket, "--key", accessKey, "--secret", secretKey,
+            ] + (auth ? ["--auth"] : [])
         process.standardOutput = FileHandle(forWritingAtPath: ready)
         process.standardError = FileHandle(forWritingAtPath: errors)
         try process.run()
         self.process = process
-        let line = { (try? String(contentsOfFile: ready, encoding: .utf8))?.split(separator: "\n").first.map(String.init) }
+        let line = {
+            (try? String(contentsOfFile: ready, encoding: .utf8))?.split(separator: "\n").first.map(String.init)
+        }
         guard Poll.until(timeout: 40, every: 0.1, { !process.isRunning || line() != nil }), process.isRunning,
-              let keys = line().flatMap({ try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: String] }) else {
+            let keys = line().flatMap({ try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: String] })
+        else {
             let said = (try? String(contentsOfFile: errors, encoding: .utf8)).map { String($0.suffix(1500)) } ?? ""
             throw DaemonError(message: "\(kind) S3 server on port \(port) did not start: \(said)")
         }
@@ -69,15 +77,22 @@ final class S3Server {
     }
 
     private func helper(_ command: String, _ extra: [String] = []) throws -> String {
-        let result = try ProcessOutcome.run("/usr/bin/env", ["python3", Self.script, command, "--port", "\(port)", "--bucket", bucket,
-                                                             "--key", accessKey, "--secret", secretKey] + extra, timeout: 120)
-        guard result.status == 0 else { throw DaemonError(message: "s3_server.py \(command): \(result.stderr.suffix(800))") }
+        let result = try ProcessOutcome.run(
+            "/usr/bin/env",
+            [
+                "python3", Self.script, command, "--port", "\(port)", "--bucket", bucket,
+                "--key", accessKey, "--secret", secretKey,
+            ] + extra, timeout: 120)
+        guard result.status == 0 else {
+            throw DaemonError(message: "s3_server.py \(command): \(result.stderr.suffix(800))")
+        }
         return result.stdout
     }
 
     /// Every object in the bucket, read back through S3: key → (size, SHA-256).
     func objects() throws -> [String: (size: Int64, sha256: String)] {
-        let json = try JSONSerialization.jsonObject(with: Data(try helper("list").utf8)) as? [String: [String: Any]] ?? [:]
+        let json =
+            try JSONSerialization.jsonObject(with: Data(try helper("list").utf8)) as? [String: [String: Any]] ?? [:]
         return json.mapValues { (($0["size"] as? NSNumber)?.int64Value ?? -1, $0["sha256"] as? String ?? "") }
     }
 
@@ -87,13 +102,19 @@ final class S3Server {
     }
 
     func createBucket(_ name: String) throws {
-        let result = try ProcessOutcome.run("/usr/bin/env", ["python3", Self.script, "create-bucket", "--port", "\(port)", "--bucket", name,
-                                                             "--key", accessKey, "--secret", secretKey], timeout: 60)
+        let result = try ProcessOutcome.run(
+            "/usr/bin/env",
+            [
+                "python3", Self.script, "create-bucket", "--port", "\(port)", "--bucket", name,
+                "--key", accessKey, "--secret", secretKey,
+            ], timeout: 60)
         guard result.status == 0 else { throw DaemonError(message: "create-bucket: \(result.stderr.suffix(800))") }
     }
 
     /// The daemon's [backup] section for this server; the secret goes to a 0600 file (`secret` overrides it).
-    func backupConfig(in directory: URL, bucket: String? = nil, extra: String = "", secret: String? = nil) throws -> String {
+    func backupConfig(in directory: URL, bucket: String? = nil, extra: String = "", secret: String? = nil) throws
+        -> String
+    {
         let file = directory.appendingPathComponent("s3-secret").path
         try (secret ?? secretKey).write(toFile: file, atomically: true, encoding: .utf8)
         chmod(file, 0o600)

@@ -10,16 +10,23 @@ final class TestCertificates: @unchecked Sendable {
     var serverKey: String { directory + "/server.key" }
 
     init() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("tls-\(UUID().uuidString.prefix(8))").path
+        directory =
+            FileManager.default.temporaryDirectory.appendingPathComponent("tls-\(UUID().uuidString.prefix(8))").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         try "subjectAltName=IP:127.0.0.1\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n"
             .write(toFile: directory + "/server.ext", atomically: true, encoding: .utf8)
         let curve = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
-        try Self.openssl(["req", "-x509"] + curve + ["-keyout", directory + "/ca.key", "-out", caCertificate,
-                                                     "-days", "2", "-subj", "/CN=appliance test CA"])
-        try Self.openssl(["req"] + curve + ["-keyout", serverKey, "-out", directory + "/server.csr", "-subj", "/CN=127.0.0.1"])
-        try Self.openssl(["x509", "-req", "-in", directory + "/server.csr", "-CA", caCertificate, "-CAkey", directory + "/ca.key",
-                          "-CAcreateserial", "-out", serverCertificate, "-days", "2", "-extfile", directory + "/server.ext"])
+        try Self.openssl(
+            ["req", "-x509"] + curve + [
+                "-keyout", directory + "/ca.key", "-out", caCertificate,
+                "-days", "2", "-subj", "/CN=appliance test CA",
+            ])
+        try Self.openssl(
+            ["req"] + curve + ["-keyout", serverKey, "-out", directory + "/server.csr", "-subj", "/CN=127.0.0.1"])
+        try Self.openssl([
+            "x509", "-req", "-in", directory + "/server.csr", "-CA", caCertificate, "-CAkey", directory + "/ca.key",
+            "-CAcreateserial", "-out", serverCertificate, "-days", "2", "-extfile", directory + "/server.ext",
+        ])
     }
 
     deinit { try? FileManager.default.removeItem(atPath: directory) }
@@ -28,7 +35,8 @@ final class TestCertificates: @unchecked Sendable {
     func systemBundleWithCA() throws -> String {
         let system = try String(contentsOfFile: Self.systemBundle, encoding: .utf8)
         let path = directory + "/ca-certificates.crt"
-        try (system + "\n" + (try String(contentsOfFile: caCertificate, encoding: .utf8))).write(toFile: path, atomically: true, encoding: .utf8)
+        try (system + "\n" + (try String(contentsOfFile: caCertificate, encoding: .utf8))).write(
+            toFile: path, atomically: true, encoding: .utf8)
         return path
     }
 
@@ -37,6 +45,8 @@ final class TestCertificates: @unchecked Sendable {
 
     private static func openssl(_ arguments: [String]) throws {
         let result = try ProcessOutcome.run("/usr/bin/openssl", arguments)
-        guard result.status == 0 else { throw DaemonError(message: "openssl \(arguments.first ?? ""): \(result.stderr)") }
+        guard result.status == 0 else {
+            throw DaemonError(message: "openssl \(arguments.first ?? ""): \(result.stderr)")
+        }
     }
 }

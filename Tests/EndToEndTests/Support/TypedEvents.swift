@@ -29,7 +29,10 @@ final class TypedEvents {
             let record: EventRecord
             do { record = try client.nextEvent() } catch { throw DaemonError(message: "waiting for \(what): \(error)") }
             for index in matches.indices where found[index] == nil {
-                if let value = matches[index](record.event) { found[index] = value; break }
+                if let value = matches[index](record.event) {
+                    found[index] = value
+                    break
+                }
             }
         }
         return found.map { $0! }

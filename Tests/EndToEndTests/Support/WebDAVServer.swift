@@ -31,14 +31,16 @@ final class WebDAVServer {
     }
 
     static var script: String {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
             .appendingPathComponent("WebDAV/webdav_server.py").path
     }
 
     func start() throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", Self.script, "--root", root, "--port", "\(port)", "--user", user, "--password", password]
+        process.arguments =
+            ["python3", Self.script, "--root", root, "--port", "\(port)", "--user", user, "--password", password]
             + (tls.map { ["--cert", $0.serverCertificate, "--key", $0.serverKey] } ?? [])
         process.standardOutput = FileHandle.nullDevice
         let errors = root + ".stderr"
@@ -47,10 +49,16 @@ final class WebDAVServer {
         try process.run()
         self.process = process
         let origin = origin
-        let answers = { (try? ProcessOutcome.run("/usr/bin/curl", ["-sk", "-o", "/dev/null", "-w", "%{http_code}", "\(origin)/__log"]))?.stdout == "200" }
+        let answers = {
+            (try? ProcessOutcome.run(
+                "/usr/bin/curl", ["-sk", "-o", "/dev/null", "-w", "%{http_code}", "\(origin)/__log"]))?.stdout == "200"
+        }
         if Poll.until(timeout: 15, every: 0.1, { !process.isRunning || answers() }), process.isRunning { return }
         let said = (try? String(contentsOfFile: errors, encoding: .utf8)).map { String($0.suffix(1500)) } ?? ""
-        throw DaemonError(message: "WebDAV server on port \(port) did not start (\(process.isRunning ? "no answer in 15 s" : "it exited")): \(said)")
+        throw DaemonError(
+            message:
+                "WebDAV server on port \(port) did not start (\(process.isRunning ? "no answer in 15 s" : "it exited")): \(said)"
+        )
     }
 
     /// Kills the server at once (like a crash or a power cut on the server side).
@@ -82,7 +90,8 @@ final class WebDAVServer {
             let path = remoteRoot + "/" + item
             var isDirectory: ObjCBool = false
             if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue {
-                result[item] = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.int64Value ?? -1
+                result[item] =
+                    (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.int64Value ?? -1
             }
         }
         return result

@@ -1,7 +1,7 @@
+import ApplianceBase
 import Foundation
 import TestSupport
 import XCTest
-import ApplianceBase
 
 /// A private X server (Xvfb) for preview windows, on a display number nobody uses; stopped by its PID.
 final class XvfbDisplay {
@@ -22,7 +22,9 @@ final class XvfbDisplay {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: Self.binary)
             process.arguments = [":\(candidate)", "-screen", "0", "\(width)x\(height)x24", "-nolisten", "tcp"]
-            let logPath = FileManager.default.temporaryDirectory.appendingPathComponent("xvfb-\(candidate)-\(getpid()).log").path
+            let logPath = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "xvfb-\(candidate)-\(getpid()).log"
+            ).path
             _ = FileManager.default.createFile(atPath: logPath, contents: nil)
             defer { try? FileManager.default.removeItem(atPath: logPath) }
             let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
@@ -30,7 +32,9 @@ final class XvfbDisplay {
             process.standardOutput = log
             process.standardError = log
             try process.run()
-            Poll.until(timeout: 10) { !process.isRunning || FileManager.default.fileExists(atPath: "/tmp/.X11-unix/X\(candidate)") }
+            Poll.until(timeout: 10) {
+                !process.isRunning || FileManager.default.fileExists(atPath: "/tmp/.X11-unix/X\(candidate)")
+            }
             if process.isRunning, FileManager.default.fileExists(atPath: "/tmp/.X11-unix/X\(candidate)") {
                 (number, self.process) = (candidate, process)
                 return
@@ -43,7 +47,8 @@ final class XvfbDisplay {
     }
 
     private static func inUse(_ n: Int) -> Bool {
-        FileManager.default.fileExists(atPath: "/tmp/.X\(n)-lock") || FileManager.default.fileExists(atPath: "/tmp/.X11-unix/X\(n)")
+        FileManager.default.fileExists(atPath: "/tmp/.X\(n)-lock")
+            || FileManager.default.fileExists(atPath: "/tmp/.X11-unix/X\(n)")
     }
 
     deinit { stop() }
@@ -56,11 +61,15 @@ final class XvfbDisplay {
 
     /// The whole screen now, grabbed by ffmpeg's x11grab.
     func screenshot() throws -> RGBImage {
-        let result = try ProcessOutcome.run("/usr/bin/ffmpeg", [
-            "-v", "error", "-f", "x11grab", "-video_size", "\(width)x\(height)", "-i", display,
-            "-frames:v", "1", "-f", "rawvideo", "-pix_fmt", "rgb24", "-"], timeout: 30)
+        let result = try ProcessOutcome.run(
+            "/usr/bin/ffmpeg",
+            [
+                "-v", "error", "-f", "x11grab", "-video_size", "\(width)x\(height)", "-i", display,
+                "-frames:v", "1", "-f", "rawvideo", "-pix_fmt", "rgb24", "-",
+            ], timeout: 30)
         guard result.status == 0, result.stdoutData.count == width * height * 3 else {
-            throw DaemonError(message: "x11grab failed (\(result.status), \(result.stdoutData.count) bytes): \(result.stderr)")
+            throw DaemonError(
+                message: "x11grab failed (\(result.status), \(result.stdoutData.count) bytes): \(result.stderr)")
         }
         return RGBImage(width: width, height: height, bytes: [UInt8](result.stdoutData))
     }
@@ -92,7 +101,8 @@ struct RGBImage {
 
     /// Mean absolute difference per channel over `rect` (0…255).
     func difference(to other: RGBImage, in rect: Rect) -> Double {
-        var sum = 0, n = 0
+        var sum = 0
+        var n = 0
         for y in rect.y..<min(height, rect.y + rect.height) {
             for x in rect.x..<min(width, rect.x + rect.width) {
                 let (a, b) = (pixel(x, y), other.pixel(x, y))
@@ -108,11 +118,16 @@ struct RGBImage {
 
     /// One decoded frame of a video file at `seconds`.
     static func frame(of path: String, at seconds: Double, width: Int, height: Int) throws -> RGBImage {
-        let result = try ProcessOutcome.run("/usr/bin/ffmpeg", [
-            "-v", "error", "-ss", String(format: "%.3f", seconds), "-i", path, "-frames:v", "1",
-            "-f", "rawvideo", "-pix_fmt", "rgb24", "-"], timeout: 60)
+        let result = try ProcessOutcome.run(
+            "/usr/bin/ffmpeg",
+            [
+                "-v", "error", "-ss", String(format: "%.3f", seconds), "-i", path, "-frames:v", "1",
+                "-f", "rawvideo", "-pix_fmt", "rgb24", "-",
+            ], timeout: 60)
         guard result.status == 0, result.stdoutData.count == width * height * 3 else {
-            throw DaemonError(message: "decoding \(path) failed (\(result.status), \(result.stdoutData.count) bytes): \(result.stderr)")
+            throw DaemonError(
+                message:
+                    "decoding \(path) failed (\(result.status), \(result.stdoutData.count) bytes): \(result.stderr)")
         }
         return RGBImage(width: width, height: height, bytes: [UInt8](result.stdoutData))
     }
@@ -123,9 +138,13 @@ struct RGBImage {
         let raw = path + ".rgb"
         try Data(bytes).write(to: URL(fileURLWithPath: raw))
         defer { try? FileManager.default.removeItem(atPath: raw) }
-        let result = try ProcessOutcome.run("/usr/bin/ffmpeg", [
-            "-v", "error", "-y", "-f", "rawvideo", "-pix_fmt", "rgb24", "-video_size", "\(width)x\(height)", "-i", raw,
-            "-frames:v", "1", path], timeout: 30)
+        let result = try ProcessOutcome.run(
+            "/usr/bin/ffmpeg",
+            [
+                "-v", "error", "-y", "-f", "rawvideo", "-pix_fmt", "rgb24", "-video_size", "\(width)x\(height)", "-i",
+                raw,
+                "-frames:v", "1", path,
+            ], timeout: 30)
         if result.status != 0 { throw DaemonError(message: "PNG: \(result.stderr)") }
         return path
     }

@@ -1,4 +1,5 @@
 import Foundation
+
 @testable import Mp4
 
 /// libFuzzer's entry: the bytes are what a crash left on disk as a recording, and they go through what start-up

@@ -1,4 +1,5 @@
 import Foundation
+
 @testable import ONVIF
 
 /// libFuzzer's entry: the bytes are a request body a peer POSTed to the ONVIF services (or a WS-Discovery datagram),
@@ -32,6 +33,8 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
 /// What the harness compares with: fixed, so that an input means the same on every run.
 enum Fixed {
     static let now = Date(timeIntervalSince1970: 1_795_000_000)
-    static let scopes = ["onvif://www.onvif.org/name/appliance", "onvif://www.onvif.org/hardware/x86_64",
-                         "onvif://www.onvif.org/type/video_encoder", "onvif://www.onvif.org/Profile/Streaming"]
+    static let scopes = [
+        "onvif://www.onvif.org/name/appliance", "onvif://www.onvif.org/hardware/x86_64",
+        "onvif://www.onvif.org/type/video_encoder", "onvif://www.onvif.org/Profile/Streaming",
+    ]
 }
