@@ -10,6 +10,8 @@ VERSION ?=
 # pkg-config files of our own, searched first: one system file without the -pthread SwiftPM refuses
 # (packaging/pkgconfig-shadow.sh says why).
 PKG_SHADOW := $(CURDIR)/.build/pkgconfig
+# The dashboard's script, read by node --check in make check and make test.
+WEB_SCRIPT := Sources/ApplianceWeb/Resources/app.js
 export PKG_CONFIG_PATH := $(PKG_SHADOW)$(if $(PKG_CONFIG_PATH),:$(PKG_CONFIG_PATH))
 
 .PHONY: run test check format bench fuzz deps build release deb deb-check embed-config clean
@@ -35,6 +37,8 @@ test:
 	@python3 scripts/check-architecture.py
 	@python3 scripts/check-docs.py
 	$(SWIFT) format lint --strict --recursive --parallel Sources Tests
+	@if command -v node >/dev/null; then node --check $(WEB_SCRIPT) && echo "web script: node --check passes"; \
+	else echo "web script: not checked (no node; make test installs it)"; fi
 	$(SWIFT) build --build-tests $(BUILD_FLAGS)
 	@bash .ci/swift-test.sh
 
@@ -44,6 +48,8 @@ check: deps
 	@python3 scripts/check-architecture.py
 	@python3 scripts/check-docs.py
 	$(SWIFT) format lint --strict --recursive --parallel Sources Tests
+	@if command -v node >/dev/null; then node --check $(WEB_SCRIPT) && echo "web script: node --check passes"; \
+	else echo "web script: not checked (no node; make test installs it)"; fi
 	$(SWIFT) build --build-tests $(BUILD_FLAGS)
 	$(SWIFT) test --skip-build --disable-swift-testing --skip EndToEndTests
 

@@ -251,7 +251,8 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "_NIOFileSystem", package: "swift-nio"),
-            ]
+            ],
+            resources: [.embedInCode("Resources/app.css"), .embedInCode("Resources/app.js")]
         ),
         .executableTarget(
             name: "appliance",

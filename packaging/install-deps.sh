@@ -29,9 +29,9 @@ if [ "${1:-}" = "--test" ]; then
 fi
 # The console's tests run `ctl console` in a private tmux server (send-keys, capture-pane). The web dashboard's
 # tests drive Debian's chromium headless through chromium-driver (selenium from PyPI, below); its benchmark
-# serves the same clip with nginx, side by side.
+# serves the same clip with nginx, side by side. node checks the dashboard's script's syntax (`node --check`).
 if [ "${1:-}" = "--test" ]; then
-  PACKAGES+=(tmux chromium chromium-driver nginx-light sqlite3)
+  PACKAGES+=(tmux chromium chromium-driver nginx-light sqlite3 nodejs)
 fi
 # A finished clip must play and seek in VLC too (cvlc with the scene filter counts the frames it decodes); the
 # storage-wear benchmark counts fsyncs with strace.
