@@ -1,6 +1,7 @@
 import CGStreamer
 import Foundation
 import GStreamerKit
+import TestSupport
 import XCTest
 
 /// The receiver and its relays run end to end in this process, so that .ci/shim-memcheck.sh runs them under
@@ -75,11 +76,6 @@ final class ShimMemoryTests: XCTestCase {
     }
 
     private static func waitFor(_ seconds: TimeInterval, _ condition: () -> Bool) -> Bool {
-        let until = Date().addingTimeInterval(seconds)
-        while Date() < until {
-            if condition() { return true }
-            Thread.sleep(forTimeInterval: 0.02)
-        }
-        return condition()
+        Poll.until(timeout: seconds, every: 0.02, condition)
     }
 }

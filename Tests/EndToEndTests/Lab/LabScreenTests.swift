@@ -1,6 +1,7 @@
 import ApplianceBase
 import ApplianceProtocol
 import Foundation
+import TestSupport
 import XCTest
 
 /// The preview on a real KMS device (virtio-gpu in the VM lab, `lab-vm --display`), judged from pictures of the
@@ -61,12 +62,14 @@ final class LabScreenTests: XCTestCase {
     static func redMark(_ image: RGBImage) -> Int { image.count(in: overlayRegion, RGBImage.isRed) }
 
     func poll(_ name: String, timeout: TimeInterval, until condition: (RGBImage) -> Bool) throws -> RGBImage {
-        let deadline = Date().addingTimeInterval(timeout)
         var attempt = 0
         var image = try screen("\(name)-\(attempt)")
-        while !condition(image), Date() < deadline {
+        // A screendump takes a while under TCG: no pause between two.
+        try Poll.until(timeout: timeout, every: 0) {
+            if condition(image) { return true }
             attempt += 1
             image = try screen("\(name)-\(attempt)")
+            return condition(image)
         }
         return image
     }
