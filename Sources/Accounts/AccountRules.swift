@@ -16,7 +16,10 @@ public enum AccountRules {
         else {
             throw ApplianceError(
                 .badRequest,
-                "a user name is 1 to 32 of a-z, 0-9, '.', '_', '-', starting with a letter or digit; found \"\(name.prefix(40))\""
+                """
+                a user name is 1 to 32 of a-z, 0-9, '.', '_', '-', starting with a letter or digit; found \
+                \"\(name.prefix(40))\"
+                """
             )
         }
         guard name != tokenFileName else {

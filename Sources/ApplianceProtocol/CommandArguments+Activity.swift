@@ -2,7 +2,8 @@ import Foundation
 
 /// The `activity.*` commands' arguments.
 extension Command {
-    /// `activity`: `kind` (one kind or several, comma-separated), `label` (an object's, e.g. `person`), `day` (`2026-11-26`, the daemon's local day) or
+    /// `activity`: `kind` (one kind or several, comma-separated), `label` (an object's, e.g. `person`), `day`
+    /// (`2026-11-26`, the daemon's local day) or
     /// `from`/`to` (ISO 8601), `limit` (1…1000).
     static func activityFilter(_ args: Arguments) throws(ApplianceError) -> ActivityFilter {
         try args.only(["kind", "label", "day", "from", "to", "limit"])

@@ -10,7 +10,10 @@ extension Command {
             guard let chime = SpeakerChime(rawValue: name) else {
                 throw ApplianceError(
                     .badRequest,
-                    "play: no chime named \"\(name)\" (chimes: \(SpeakerChime.allCases.map(\.rawValue).joined(separator: ", ")))"
+                    """
+                    play: no chime named \"\(name)\" (chimes: \
+                    \(SpeakerChime.allCases.map(\.rawValue).joined(separator: ", ")))
+                    """
                 )
             }
             return .play(PlayRequest(chime: chime))

@@ -140,7 +140,8 @@ public enum ResponseLine {
 
 extension RequestLine {
     /// A bare `args` object (the web API's POST body), with a request line's checks: UTF-8, nesting, an object.
-    /// An empty body (no bytes) is no arguments; whitespace alone is not JSON, so it is refused like any malformed body.
+    /// An empty body (no bytes) is no arguments; whitespace alone is not JSON, so it is refused like any malformed
+    /// body.
     public static func parseArguments(_ body: Data) throws(ApplianceError) -> [String: JSONValue] {
         if body.isEmpty { return [:] }
         guard String(data: body, encoding: .utf8) != nil else {

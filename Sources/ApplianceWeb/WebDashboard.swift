@@ -10,7 +10,10 @@ public enum WebDashboard {
         guard context.config.web.servesTLS else {
             if context.config.web.isPlainOnNetwork {
                 context.logger.warning(
-                    "[web] tls = \"off\" on \(context.config.web.listen): passwords, cookies and every clip cross the network unencrypted; anyone on it can read them"
+                    """
+                    [web] tls = \"off\" on \(context.config.web.listen): passwords, cookies and every clip cross \
+                    the network unencrypted; anyone on it can read them
+                    """
                 )
             }
             return [try WebService(context: context, certificate: nil)]

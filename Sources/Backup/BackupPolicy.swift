@@ -12,7 +12,10 @@ package enum BackupPolicy {
             switch code {
             case 401, 403:
                 return .pause(
-                    "the server refused the credentials (HTTP \(code)); fix backup.username or the password file (a change to it is picked up by itself), or run `appliance ctl backup retry`"
+                    """
+                    the server refused the credentials (HTTP \(code)); fix backup.username or the password file (a \
+                    change to it is picked up by itself), or run `appliance ctl backup retry`
+                    """
                 )
             case 507:
                 return .pause(
@@ -37,11 +40,17 @@ package enum BackupPolicy {
         case (403, "InvalidAccessKeyId"), (403, "SignatureDoesNotMatch"), (403, "InvalidToken"), (403, "ExpiredToken"),
             (403, "AccessDenied"), (403, "Forbidden"):
             return .pause(
-                "the S3 service refused the credentials (HTTP 403 \(code)); fix backup.access_key or the secret key file (a change to it is picked up by itself), or run `appliance ctl backup retry`"
+                """
+                the S3 service refused the credentials (HTTP 403 \(code)); fix backup.access_key or the secret key \
+                file (a change to it is picked up by itself), or run `appliance ctl backup retry`
+                """
             )
         case (_, "NoSuchBucket"):
             return .pause(
-                "the bucket does not exist (HTTP \(status) NoSuchBucket); create it (the queue goes on by itself once it is there, checked every 5 s) or correct [backup] url"
+                """
+                the bucket does not exist (HTTP \(status) NoSuchBucket); create it (the queue goes on by itself \
+                once it is there, checked every 5 s) or correct [backup] url
+                """
             )
         case (_, "RequestTimeTooSkewed"), (_, "SlowDown"), (_, "RequestTimeout"), (_, "InternalError"), (408, _),
             (429, _), (500...599, _):

@@ -29,7 +29,10 @@ package enum BackupTrust {
         let text = "\(error)"
         if text.contains("CERTIFICATE_VERIFY_FAILED") {
             return
-                "TLS: the server's certificate is not trusted (CERTIFICATE_VERIFY_FAILED); add its CA to the system store or set backup.ca_file"
+                """
+                TLS: the server's certificate is not trusted (CERTIFICATE_VERIFY_FAILED); add its CA to the system \
+                store or set backup.ca_file
+                """
         }
         if error is NIOSSLError || error is BoringSSLError || text.contains("SSL routines") {
             return "TLS: \(text)"

@@ -35,7 +35,10 @@ package enum S3Probe {
             _ = try await client.putObject(key, data: Data("appliance doctor\n".utf8))
             try await client.deleteObject(key)
             return .ok(
-                "bucket \(bucket) at \(origin) answers access key \(config.accessKey); a test object was written and deleted under '\(client.location.prefix)'"
+                """
+                bucket \(bucket) at \(origin) answers access key \(config.accessKey); a test object was written \
+                and deleted under '\(client.location.prefix)'
+                """
             )
         } catch let error where BackupPolicy.isRefusedCredentials(error) {
             return .refused("\(origin) refused a write to bucket \(bucket): \(error)")

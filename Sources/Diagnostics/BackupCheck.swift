@@ -24,7 +24,10 @@ enum BackupCheck {
             return .fail(
                 name, "\(error)",
                 fix:
-                    "chmod 600 the password file and make it readable by the service user, or correct [backup] password_file"
+                    """
+                    chmod 600 the password file and make it readable by the service user, or correct [backup] \
+                    password_file
+                    """
             )
         }
         let http: HTTPClient
@@ -66,7 +69,10 @@ enum BackupCheck {
             return .fail(
                 name, what,
                 fix:
-                    "check [backup] access_key and secret_key_file (or APPLIANCE_BACKUP_SECRET), and the key's rights on the bucket"
+                    """
+                    check [backup] access_key and secret_key_file (or APPLIANCE_BACKUP_SECRET), and the key's \
+                    rights on the bucket
+                    """
             )
         case .noBucket(let what):
             return .fail(name, what, fix: "create the bucket, or correct [backup] url, endpoint and region")

@@ -152,7 +152,10 @@ enum CameraCheck {
             let links = ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).sorted()
             if let link = links.first(where: { realPath("\(folder)/\($0)") == real }) {
                 return
-                    "; \(device) may be renumbered when the camera is replugged: device = \"\(folder)/\(link)\" names it for good"
+                    """
+                    ; \(device) may be renumbered when the camera is replugged: device = \"\(folder)/\(link)\" \
+                    names it for good
+                    """
             }
         }
         return ""

@@ -28,7 +28,10 @@ enum ClockCheck {
         if now < floor {
             return .fail(
                 name,
-                "the clock says \(shown), before this version existed (\(format(floor))): clip dates will be wrong; \(rtc)",
+                """
+                the clock says \(shown), before this version existed (\(format(floor))): clip dates will be wrong; \
+                \(rtc)
+                """,
                 fix: ntpFix)
         }
         switch kernelState {

@@ -11,7 +11,10 @@ enum ConfigCheck {
         let v = config.video
         let summary =
             "\(config.cameras.count) camera\(config.cameras.count == 1 ? "" : "s"), "
-            + "\(v.encoder) \(v.width)x\(v.height)@\(v.framerate) \(v.bitrateKbps) kbit/s, audio \(config.audio.source), "
+                + """
+                \(v.encoder) \(v.width)x\(v.height)@\(v.framerate) \(v.bitrateKbps) kbit/s, audio \
+                \(config.audio.source), 
+                """
             + "backup \(config.backup.enabled ? "on" : "off")"
         let inactive = config.inactiveSettings
         guard inactive.isEmpty else {

@@ -73,7 +73,10 @@ enum DataFolderCheck {
         if let service, !node.writableFolder(uid: service.uid, groups: service.groups) {
             return .fail(
                 name,
-                "\(path) is writable for \(UserAccount.current().name) but not for the service user \(service.name) (\(node.ownership))",
+                """
+                \(path) is writable for \(UserAccount.current().name) but not for the service user \(service.name) \
+                (\(node.ownership))
+                """,
                 fix: "chown -R \(service.name): \(path)")
         }
         return .pass(name, "\(path) is writable (owner \(node.ownership))")

@@ -66,7 +66,10 @@ enum EncoderCheck {
         let size = "\(v.width)x\(v.height)@\(v.framerate)"
         let detail =
             chosen
-            + "\(v.encoder) encoded \(outcome.encoded) of \(frames) frames (\(size), \(v.bitrateKbps) kbit/s) in \(outcome.elapsedMs) ms"
+                + """
+                \(v.encoder) encoded \(outcome.encoded) of \(frames) frames (\(size), \(v.bitrateKbps) kbit/s) in \
+                \(outcome.elapsedMs) ms
+                """
         guard outcome.encoded == frames else {
             return .fail(
                 videoName, detail, fix: "run the fragment by hand with gst-launch-1.0 -v to see where frames are lost")
@@ -76,7 +79,10 @@ enum EncoderCheck {
             return .warn(
                 videoName, detail + ", slower than real time (\(realTimeMs) ms of video)",
                 fix:
-                    "lower [video] width/height or framerate, a faster speed_preset, or a hardware encoder (encoder = \"v4l2h264\")"
+                    """
+                    lower [video] width/height or framerate, a faster speed_preset, or a hardware encoder (encoder \
+                    = \"v4l2h264\")
+                    """
             )
         }
         return .pass(videoName, detail)
@@ -101,7 +107,10 @@ enum EncoderCheck {
         }
         let seconds = String(format: "%.1f", Double(buffers * 1024) / Double(a.rate))
         let detail =
-            "aac encoded \(seconds) s of \(a.rate) Hz \(a.channels == 1 ? "mono" : "stereo") into \(outcome.encoded) frames "
+            """
+            aac encoded \(seconds) s of \(a.rate) Hz \(a.channels == 1 ? "mono" : "stereo") into \
+            \(outcome.encoded) frames 
+            """
             + "(\(a.bitrateKbps) kbit/s) in \(outcome.elapsedMs) ms"
         // An encoder may hold back or add a priming frame or two; far fewer frames than buffers means it lost sound.
         guard outcome.encoded >= buffers - 2 else {
@@ -121,7 +130,10 @@ enum EncoderCheck {
                 ((try? FileManager.default.contentsOfDirectory(atPath: library.directory + "/encoders")) ?? [])
                 .filter { $0.hasSuffix(".gst") && $0 != "aac.gst" }.map { String($0.dropLast(4)) }.sorted()
             return
-                "set [video] encoder to one of: \(available.joined(separator: ", ")) (files in \(library.directory)/encoders)"
+                """
+                set [video] encoder to one of: \(available.joined(separator: ", ")) (files in \
+                \(library.directory)/encoders)
+                """
         }
         return "check \(library.directory)/encoders/\(configured).gst with gst-launch-1.0"
     }

@@ -33,13 +33,19 @@ enum GStreamerCheck {
         case .success(let library):
             return .pass(
                 name,
-                "GStreamer \(GStreamer.version), the graph's elements are installed, fragments from \(library.directory)"
+                """
+                GStreamer \(GStreamer.version), the graph's elements are installed, fragments from \
+                \(library.directory)
+                """
             )
         case .failure(let error):
             return .fail(
                 name, "\(error)",
                 fix:
-                    "set pipelines_dir in the config or APPLIANCE_PIPELINES to the folder holding encoders/, sources/, previews/"
+                    """
+                    set pipelines_dir in the config or APPLIANCE_PIPELINES to the folder holding encoders/, \
+                    sources/, previews/
+                    """
             )
         }
     }

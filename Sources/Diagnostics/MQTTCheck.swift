@@ -4,7 +4,8 @@ import MQTTIntegration
 import MQTTKit
 import Settings
 
-/// Check 9: the MQTT broker takes the configured login: one connection with the daemon's own settings (password, TLS trust), as a
+/// Check 9: the MQTT broker takes the configured login: one connection with the daemon's own settings (password, TLS
+/// trust), as a
 /// client id of its own so that it never pushes the running daemon off the broker, and a clean disconnect (no will,
 /// no subscription, nothing published).
 enum MQTTCheck {
@@ -19,7 +20,10 @@ enum MQTTCheck {
             return .fail(
                 name, "\(error)",
                 fix:
-                    "chmod 600 the password file and make it readable by the service user, or correct [mqtt] password_file"
+                    """
+                    chmod 600 the password file and make it readable by the service user, or correct [mqtt] \
+                    password_file
+                    """
             )
         }
         var options = settings.connectionOptions
@@ -46,7 +50,10 @@ enum MQTTCheck {
         case .connected:
             return .pass(
                 name,
-                "\(settings.url) takes the login \(who)\(settings.tls ? " over verified TLS" : "") (topics under \(settings.topics.prefix))"
+                """
+                \(settings.url) takes the login \(who)\(settings.tls ? " over verified TLS" : "") (topics under \
+                \(settings.topics.prefix))
+                """
             )
         case .disconnected(let reason):
             let tls = reason.contains("TLS") || reason.contains("certificate")

@@ -40,7 +40,10 @@ enum MicrophoneCheck {
             let unusable = capture.filter { access($0, R_OK | W_OK) != 0 }
             let cards = cardNames()
             let found =
-                "ALSA device '\(audio.device)'; capture: \(capture.map { ($0 as NSString).lastPathComponent }.joined(separator: ", "))"
+                """
+                ALSA device '\(audio.device)'; capture: \
+                \(capture.map { ($0 as NSString).lastPathComponent }.joined(separator: ", "))
+                """
                 + (cards.isEmpty ? "" : " (\(cards.joined(separator: ", ")))")
             guard unusable.count < capture.count else {
                 let node = DeviceNode.at(unusable[0])
@@ -59,7 +62,10 @@ enum MicrophoneCheck {
         guard !network.isEmpty else {
             return .warn(
                 name,
-                "[audio] source = \"camera\" but no camera is an IP camera (source = \"rtsp\"): the recording's sound will be silence",
+                """
+                [audio] source = \"camera\" but no camera is an IP camera (source = \"rtsp\"): the recording's \
+                sound will be silence
+                """,
                 fix: "add an rtsp camera, or set [audio] source = \"auto\" for the board's microphone")
         }
         return .pass(

@@ -17,7 +17,10 @@ enum MotionCheck {
         let msPerFrame = timeDetector(settings: m.settings, width: width, height: height)
         let share = msPerFrame * Double(fps) / 10  // percent of a core
         let detail =
-            "on: \(fps) frames a second at \(width)x\(height) of the \(config.video.width)x\(config.video.height) picture, "
+            """
+            on: \(fps) frames a second at \(width)x\(height) of the \(config.video.width)x\(config.video.height) \
+            picture, 
+            """
             + String(format: "%.1f ms a frame (%.1f %% of a core)", msPerFrame, share)
             + (m.zones.isEmpty ? "" : ", zones \(m.zones.map(\.name).joined(separator: ", "))")
             + (m.masks.isEmpty ? "" : ", \(m.masks.count) mask\(m.masks.count == 1 ? "" : "s")")

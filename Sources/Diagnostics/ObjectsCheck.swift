@@ -19,7 +19,10 @@ enum ObjectsCheck {
             return .fail(
                 name, "\(error)",
                 fix: "set [objects] model to a readable ONNX, TensorFlow .pb or Darknet .weights file "
-                    + "(labels to its class names), or leave it empty for the built-in people detector; the daemon runs on motion alone meanwhile"
+                    + """
+                    (labels to its class names), or leave it empty for the built-in people detector; the daemon \
+                    runs on motion alone meanwhile
+                    """
             )
         }
         let size = o.size(videoWidth: config.video.width, videoHeight: config.video.height)
@@ -37,7 +40,10 @@ enum ObjectsCheck {
         let ms = (ContinuousClock.now - start) / .milliseconds(1)
         let fps = min(o.fps, config.video.framerate)
         let detail =
-            "on: \(detector.name), at most \(fps) runs a second while there is motion, tracking \(o.track.joined(separator: ", ")); "
+            """
+            on: \(detector.name), at most \(fps) runs a second while there is motion, tracking \
+            \(o.track.joined(separator: ", ")); 
+            """
             + String(
                 format: "%.0f ms for the whole %dx%d picture (the worst case: motion everywhere)", ms, size.width,
                 size.height)

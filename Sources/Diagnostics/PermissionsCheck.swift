@@ -67,11 +67,17 @@ enum PermissionsCheck {
                 let owned = nodes.filter { $0.node.gid == gid }
                 if owned.contains(where: \.configured) {
                     failures.append(
-                        "\(service.name) is not in group \(group), which owns \(owned.map(\.node.path).joined(separator: ", "))"
+                        """
+                        \(service.name) is not in group \(group), which owns \
+                        \(owned.map(\.node.path).joined(separator: ", "))
+                        """
                     )
                 } else {
                     warnings.append(
-                        "\(service.name) is not in group \(group): a device of that group plugged in later cannot be used"
+                        """
+                        \(service.name) is not in group \(group): a device of that group plugged in later cannot \
+                        be used
+                        """
                     )
                 }
                 fixes.append("usermod -aG \(group) \(service.name)")

@@ -19,7 +19,10 @@ enum SpeakerCheck {
         let pipeline = Pipeline(name: "speaker-check")
         do {
             let bin = try Bin.parse(
-                "audiotestsrc wave=silence num-buffers=5 samplesperbuffer=480 ! audioconvert ! audioresample ! \(sink.description)",
+                """
+                audiotestsrc wave=silence num-buffers=5 samplesperbuffer=480 ! audioconvert ! audioresample ! \
+                \(sink.description)
+                """,
                 name: "trial", label: "[speaker]", ghostUnlinkedPads: false)
             try pipeline.add(bin)
             try pipeline.runToEnd(timeout: ClockTime(seconds: 5))

@@ -16,7 +16,10 @@ enum WebCertificateCheck {
                 ? .warn(
                     name, "plain HTTP on \(web.listen): passwords, cookies and clips cross the network unencrypted",
                     fix:
-                        "set [web] tls = \"auto\" (HTTPS with the device's own certificate) or give cert_file and key_file"
+                        """
+                        set [web] tls = \"auto\" (HTTPS with the device's own certificate) or give cert_file and \
+                        key_file
+                        """
                 )
                 : .pass(name, "plain HTTP on \(web.listen), reachable from this machine only")
         }
@@ -40,7 +43,10 @@ enum WebCertificateCheck {
         }
         let whose = source.isUsersOwn ? "your certificate \(web.certFile)" : "the device's own certificate"
         let facts =
-            "HTTPS with \(whose), SHA-256 \(identity.fingerprint), valid until \(ClockCheck.format(identity.notValidAfter))"
+            """
+            HTTPS with \(whose), SHA-256 \(identity.fingerprint), valid until \
+            \(ClockCheck.format(identity.notValidAfter))
+            """
         if identity.notValidAfter < now {
             return .fail(
                 name, facts + ": it has ended",

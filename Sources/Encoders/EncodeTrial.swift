@@ -23,7 +23,9 @@ package enum EncodeTrial {
         filter.set(
             "caps",
             try Caps(
-                "video/x-raw,format=I420,width=\(video.width),height=\(video.height),framerate=\(video.framerate)/1,pixel-aspect-ratio=1/1"
+                """
+                video/x-raw,format=I420,width=\(video.width),height=\(video.height),framerate=\(video.framerate)/1,pixel-aspect-ratio=1/1
+                """
             ))
         let encoder = try library.makeBin(
             "encoders", video.encoder, FragmentLibrary.videoEncoderValues(video), binName: "video-encoder")
@@ -44,7 +46,9 @@ package enum EncodeTrial {
         filter.set(
             "caps",
             try Caps(
-                "video/x-raw,format=I420,width=\(video.width),height=\(video.height),framerate=\(video.framerate)/1,pixel-aspect-ratio=1/1"
+                """
+                video/x-raw,format=I420,width=\(video.width),height=\(video.height),framerate=\(video.framerate)/1,pixel-aspect-ratio=1/1
+                """
             ))
         let encoder = try library.makeBin(
             "encoders", video.encoder, FragmentLibrary.videoEncoderValues(video), binName: "video-encoder")

@@ -16,7 +16,8 @@ package struct EncoderCandidate: Sendable, Equatable {
     package var element: String
 
     package var isPresent: Bool { !factories.isEmpty && factories.values.allSatisfy { $0 != nil } }
-    /// An encoder the CPU runs (no "Hardware" in its element's class): what a start falls back to when no trial answers.
+    /// An encoder the CPU runs (no "Hardware" in its element's class): what a start falls back to when no trial
+    /// answers.
     package var isSoftware: Bool { (factories[element] ?? nil).map { !$0.klass.contains("Hardware") } ?? false }
     /// Above PRIMARY + 255: a user asked for this one first.
     package var isPreferred: Bool { (factories[element] ?? nil).map { $0.rank > 511 } ?? false }

@@ -45,7 +45,10 @@ package struct EncoderChoiceCache {
         return Key(
             boot: boot, gstreamer: GStreamer.version, candidates: described,
             video:
-                "\(v.width)x\(v.height)@\(v.framerate) \(v.bitrateKbps) kbit/s key \(v.keyframeIntervalS) s \(v.speedPreset)"
+                """
+                \(v.width)x\(v.height)@\(v.framerate) \(v.bitrateKbps) kbit/s key \(v.keyframeIntervalS) s \
+                \(v.speedPreset)
+                """
         )
     }
 

@@ -97,7 +97,10 @@ package struct EncoderFailover: Service, CustomStringConvertible {
         else { return }
         (state.prepared, state.trials) = (next, trials)
         logger.info(
-            "encoder \(next.name) (\(next.element)) is ready to take over if \(current.encoder) fails (trial: \(next.detail))"
+            """
+            encoder \(next.name) (\(next.element)) is ready to take over if \(current.encoder) fails (trial: \
+            \(next.detail))
+            """
         )
     }
 
@@ -202,7 +205,10 @@ package struct EncoderFailover: Service, CustomStringConvertible {
             cache.store(selection.current, key: EncoderChoiceCache.key(candidates: candidates, video: selector.video))
         }
         logger.notice(
-            "encoder \(failure.next) (\(failure.nextElement)) replaces \(failure.encoder), which failed: \(failure.reason)"
+            """
+            encoder \(failure.next) (\(failure.nextElement)) replaces \(failure.encoder), which failed: \
+            \(failure.reason)
+            """
         )
         events.publish(.encoderFailed(failure))
     }

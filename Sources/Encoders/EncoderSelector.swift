@@ -69,7 +69,10 @@ package struct EncoderSelector {
         guard let chosen else {
             if let provisional = Self.provisional(candidates, trials: trials) {
                 logger.warning(
-                    "no encoder trial answered in time (a busy start?): recording on \(provisional.encoder) (\(provisional.element)) untried, judged as it runs; the trials run again at the next start"
+                    """
+                    no encoder trial answered in time (a busy start?): recording on \(provisional.encoder) \
+                    (\(provisional.element)) untried, judged as it runs; the trials run again at the next start
+                    """
                 )
                 return provisional
             }

@@ -39,7 +39,10 @@ package enum MQTTCommandParser {
             guard let chime = SpeakerChime(rawValue: text.lowercased()) else {
                 return .failure(
                     .init(
-                        "no chime named '\(shown(text))' (chimes: \(SpeakerChime.allCases.map(\.rawValue).joined(separator: ", ")))"
+                        """
+                        no chime named '\(shown(text))' (chimes: \
+                        \(SpeakerChime.allCases.map(\.rawValue).joined(separator: ", ")))
+                        """
                     ))
             }
             return .success(.play(PlayRequest(chime: chime)))

@@ -103,7 +103,10 @@ public final class MQTTConnection: @unchecked Sendable {
                     }
                     if !isConnected, ContinuousClock.now - started > options.connectTimeout {
                         reason =
-                            "no answer from \(options.host):\(options.port) within \(options.connectTimeout.components.seconds) s"
+                            """
+                            no answer from \(options.host):\(options.port) within \
+                            \(options.connectTimeout.components.seconds) s
+                            """
                         break
                     }
                 }

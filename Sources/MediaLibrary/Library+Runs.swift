@@ -29,7 +29,10 @@ extension Library {
             let row = try Row.fetchOne(
                 db,
                 sql:
-                    "SELECT starts, unclean_exits, consecutive_unclean, running, started_at FROM daemon_runs WHERE id = 1"
+                    """
+                    SELECT starts, unclean_exits, consecutive_unclean, running, started_at FROM daemon_runs WHERE \
+                    id = 1
+                    """
             )
             let previousUnclean = row.map { ($0[3] as Bool) } ?? false
             var runs = DaemonRuns(
@@ -39,7 +42,8 @@ extension Library {
             if runs.consecutiveUnclean < 0 { runs.consecutiveUnclean = 0 }
             try db.execute(
                 sql: """
-                    INSERT INTO daemon_runs (id, starts, unclean_exits, consecutive_unclean, running, started_at) VALUES (1, ?, ?, ?, 1, ?)
+                    INSERT INTO daemon_runs (id, starts, unclean_exits, consecutive_unclean, running, started_at)
+                    VALUES (1, ?, ?, ?, 1, ?)
                     ON CONFLICT(id) DO UPDATE SET starts = excluded.starts, unclean_exits = excluded.unclean_exits,
                       consecutive_unclean = excluded.consecutive_unclean, running = 1, started_at = excluded.started_at
                     """,

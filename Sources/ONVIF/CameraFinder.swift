@@ -74,8 +74,10 @@ package enum CameraFinder {
         Data(
             """
             <?xml version="1.0" encoding="UTF-8"?>
-            <s:Envelope xmlns:s="http://www.w3.org/2003/05/soap-envelope" xmlns:a="http://schemas.xmlsoap.org/ws/2004/08/addressing" \
-            xmlns:d="http://schemas.xmlsoap.org/ws/2005/04/discovery" xmlns:dn="http://www.onvif.org/ver10/network/wsdl">\
+            <s:Envelope xmlns:s="http://www.w3.org/2003/05/soap-envelope" \
+            xmlns:a="http://schemas.xmlsoap.org/ws/2004/08/addressing" \
+            xmlns:d="http://schemas.xmlsoap.org/ws/2005/04/discovery" \
+            xmlns:dn="http://www.onvif.org/ver10/network/wsdl">\
             <s:Header><a:Action s:mustUnderstand="1">http://schemas.xmlsoap.org/ws/2005/04/discovery/Probe</a:Action>\
             <a:MessageID>urn:uuid:\(id.uuidString.lowercased())</a:MessageID>\
             <a:ReplyTo><a:Address>\(WSDiscoveryMessages.anonymous)</a:Address></a:ReplyTo>\

@@ -49,7 +49,8 @@ package enum ONVIFClient {
 
     static func streamURIRequest(_ token: String) -> String {
         """
-        <trt:GetStreamUri xmlns:trt="http://www.onvif.org/ver10/media/wsdl" xmlns:tt="http://www.onvif.org/ver10/schema">\
+        <trt:GetStreamUri xmlns:trt="http://www.onvif.org/ver10/media/wsdl" \
+        xmlns:tt="http://www.onvif.org/ver10/schema">\
         <trt:StreamSetup><tt:Stream>RTP-Unicast</tt:Stream><tt:Transport><tt:Protocol>RTSP</tt:Protocol></tt:Transport></trt:StreamSetup>\
         <trt:ProfileToken>\(escaped(token))</trt:ProfileToken></trt:GetStreamUri>
         """
@@ -101,7 +102,8 @@ package enum ONVIFClient {
         return """
             <?xml version="1.0" encoding="UTF-8"?>
             <s:Envelope xmlns:s="http://www.w3.org/2003/05/soap-envelope"><s:Header>\
-            <wsse:Security s:mustUnderstand="1" xmlns:wsse="http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-wssecurity-secext-1.0.xsd" \
+            <wsse:Security s:mustUnderstand="1" \
+            xmlns:wsse="http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-wssecurity-secext-1.0.xsd" \
             xmlns:wsu="http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-wssecurity-utility-1.0.xsd"><wsse:UsernameToken>\
             <wsse:Username>\(escaped(account.user))</wsse:Username>\
             <wsse:Password Type="\(UsernameToken.digestType)">\(digest)</wsse:Password>\

@@ -57,7 +57,9 @@ public final class ONVIFDevice: Sendable {
             if let url = await status()?.web?.url, let port = URLComponents(string: url)?.port {
                 link.update {
                     $0.deviceService =
-                        "http://\(HostAddress.shown(config.web.hostAndPort?.host ?? "0.0.0.0")):\(port)/onvif/device_service"
+                        """
+                        http://\(HostAddress.shown(config.web.hostAndPort?.host ?? "0.0.0.0")):\(port)/onvif/device_service
+                        """
                 }
                 return port
             }
@@ -136,7 +138,10 @@ public final class ONVIFDevice: Sendable {
             }
             guard let verifier else {
                 throw SOAPFault.notAuthorized(
-                    "accounts sign with PasswordText over HTTPS (PasswordDigest is for user appliance, [web] token_file)"
+                    """
+                    accounts sign with PasswordText over HTTPS (PasswordDigest is for user appliance, [web] \
+                    token_file)
+                    """
                 )
             }
             try verifier.verify(try UsernameToken.from(header: header))

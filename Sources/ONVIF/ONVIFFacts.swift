@@ -57,7 +57,8 @@ struct ONVIFFacts: Sendable {
     var mediaServiceURL: String { serviceBase + "/onvif/media_service" }
     var eventsServiceURL: String { serviceBase + "/onvif/events_service" }
     /// The SOAP services stay on plain HTTP for a client that came that way, which the web server lets through for
-    /// them (NVRs speak ONVIF over HTTP, with its own digest login); the snapshot is a picture, content that is only served over HTTPS when the
+    /// them (NVRs speak ONVIF over HTTP, with its own digest login); the snapshot is a picture, content that is only
+    /// served over HTTPS when the
     /// dashboard speaks it.
     var snapshotURL: String {
         (servesTLS ? base.replacingOccurrences(of: "http://", with: "https://") : base) + "/live.jpg"

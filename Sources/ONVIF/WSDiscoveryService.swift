@@ -43,7 +43,10 @@ package struct WSDiscoveryService: Service {
                     $0.error = "\(error)"
                 }
                 logger.error(
-                    "ONVIF discovery cannot serve on \(host):\(port): \(error); retrying every \(Self.retryInterval.components.seconds) s"
+                    """
+                    ONVIF discovery cannot serve on \(host):\(port): \(error); retrying every \
+                    \(Self.retryInterval.components.seconds) s
+                    """
                 )
                 try? await Task.sleep(for: Self.retryInterval)
             }

@@ -87,7 +87,10 @@ extension ConfigLoader {
             throw ConfigError(
                 file: file, line: lines.line(of: "zones", in: "objects", index: nil), key: "objects.zones",
                 message:
-                    "no [motion] zone is named '\(name)' (zones: \(config.motion.zones.map(\.name).joined(separator: ", ")))"
+                    """
+                    no [motion] zone is named '\(name)' (zones: \
+                    \(config.motion.zones.map(\.name).joined(separator: ", ")))
+                    """
             )
         }
         if config.objects.enabled, !config.motion.enabled {
@@ -117,7 +120,10 @@ extension ConfigLoader {
                 continue
             case _ where !config.objects.track.contains(kind):
                 throw refuse(
-                    "names '\(kind)', which is not among [objects] track (\(config.objects.track.joined(separator: ", ")))"
+                    """
+                    names '\(kind)', which is not among [objects] track \
+                    (\(config.objects.track.joined(separator: ", ")))
+                    """
                 )
             default:
                 continue

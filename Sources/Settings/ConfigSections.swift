@@ -80,7 +80,10 @@ enum ConfigSections {
                 guard let request = ModeRequest(parsing: mode) else {
                     throw t.error(
                         "mode",
-                        "must be WIDTHxHEIGHT@FPS with an optional format, e.g. \"1280x720@30\" or \"1920x1080@30 mjpeg\"; found \"\(mode)\""
+                        """
+                        must be WIDTHxHEIGHT@FPS with an optional format, e.g. \"1280x720@30\" or \"1920x1080@30 \
+                        mjpeg\"; found \"\(mode)\"
+                        """
                     )
                 }
                 c.mode = request
@@ -119,7 +122,10 @@ enum ConfigSections {
         guard url.user == nil, url.password == nil else {
             throw t.error(
                 "url",
-                "put the user name in username and the password in password_file, not in the url (the url is logged and shown)"
+                """
+                put the user name in username and the password in password_file, not in the url (the url is logged \
+                and shown)
+                """
             )
         }
     }
@@ -168,7 +174,10 @@ enum ConfigSections {
         {
             throw t.error(
                 "trigger",
-                "must be \"manual\" or detectors joined by '+' (motion, sound, object, a tracked label such as person), found '\(r.trigger)'"
+                """
+                must be \"manual\" or detectors joined by '+' (motion, sound, object, a tracked label such as \
+                person), found '\(r.trigger)'
+                """
             )
         }
         r.postRecordS = try t.double("post_record_s", r.postRecordS, 0...3600)
@@ -265,7 +274,10 @@ enum ConfigSections {
         if w.certFile.isEmpty != w.keyFile.isEmpty {
             throw t.error(
                 w.certFile.isEmpty ? "cert_file" : "key_file",
-                "cert_file and key_file go together: set both (your certificate and its key) or neither (the device makes its own)"
+                """
+                cert_file and key_file go together: set both (your certificate and its key) or neither (the device \
+                makes its own)
+                """
             )
         }
         w.liveFps = try t.int("live_fps", w.liveFps, 1...60)
@@ -302,7 +314,10 @@ enum ConfigSections {
             guard let (host, _) = ListenAddress.parse(o.listen), inet_pton(AF_INET, host, &address) == 1 else {
                 throw t.error(
                     "listen",
-                    "must be an IPv4 host:port (0.0.0.0:3702 for every interface), \"\" (follow [web] listen) or \"off\", found '\(o.listen)'"
+                    """
+                    must be an IPv4 host:port (0.0.0.0:3702 for every interface), \"\" (follow [web] listen) or \
+                    \"off\", found '\(o.listen)'
+                    """
                 )
             }
         }
@@ -316,7 +331,10 @@ enum ConfigSections {
             if let (host, _) = o.discovery(web: web), !ListenAddress.isLoopback(host), web.tokenFile.isEmpty {
                 throw t.error(
                     "listen",
-                    "discovery on '\(host)' announces the device to other machines: set [web] token_file (ONVIF asks for user \(ApplianceConfig.RTSP.user) and that password), or listen = \"off\""
+                    """
+                    discovery on '\(host)' announces the device to other machines: set [web] token_file (ONVIF \
+                    asks for user \(ApplianceConfig.RTSP.user) and that password), or listen = \"off\"
+                    """
                 )
             }
         }
@@ -340,7 +358,10 @@ enum ConfigSections {
             if !r.isLoopback && web.tokenFile.isEmpty {
                 throw t.error(
                     "listen",
-                    "'\(r.listen)' is reachable from other machines: set [web] token_file (RTSP asks for user \(ApplianceConfig.RTSP.user) and that password), or listen on 127.0.0.1"
+                    """
+                    '\(r.listen)' is reachable from other machines: set [web] token_file (RTSP asks for user \
+                    \(ApplianceConfig.RTSP.user) and that password), or listen on 127.0.0.1
+                    """
                 )
             }
         }
@@ -368,7 +389,10 @@ enum ConfigSections {
         if m.enabled, m.broker == nil {
             throw t.error(
                 "url",
-                "must be mqtt://host[:port] or mqtts://host[:port] (no user or path; the password goes in password_file), or empty, found '\(m.url)'"
+                """
+                must be mqtt://host[:port] or mqtts://host[:port] (no user or path; the password goes in \
+                password_file), or empty, found '\(m.url)'
+                """
             )
         }
         if m.clientID.contains(where: { $0.isWhitespace }) {

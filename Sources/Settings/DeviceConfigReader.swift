@@ -23,7 +23,10 @@ enum DeviceConfigReader {
             guard let code = KeyCodes.byName[i.key] else {
                 throw t.error(
                     "key",
-                    "unknown key name '\(i.key)' (names as in linux/input-event-codes.h: KEY_SPACE, KEY_RECORD, BTN_0, …)"
+                    """
+                    unknown key name '\(i.key)' (names as in linux/input-event-codes.h: KEY_SPACE, KEY_RECORD, \
+                    BTN_0, …)
+                    """
                 )
             }
             i.keyCode = code

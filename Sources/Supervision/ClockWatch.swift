@@ -51,7 +51,10 @@ package final class ClockWatch: Service, Sendable, CustomStringConvertible {
             let moved = try await library.redate(offsetMs: offset)
             if !moved.isEmpty {
                 logger.notice(
-                    "dated again by the clock as it is now: \(moved.recordings) clips and \(moved.activities) activities recorded earlier in this boot (the clock jumped while the daemon was not running)"
+                    """
+                    dated again by the clock as it is now: \(moved.recordings) clips and \(moved.activities) \
+                    activities recorded earlier in this boot (the clock jumped while the daemon was not running)
+                    """
                 )
             }
         } catch {
@@ -97,7 +100,11 @@ package final class ClockWatch: Service, Sendable, CustomStringConvertible {
             s.status.lastJump = record
         }
         logger.warning(
-            "the wall clock jumped by \(record.jumpWords) (\(Timestamps.iso(record.from)) → \(Timestamps.iso(record.to))); dated again: \(record.redatedRecordings) clips and \(record.redatedActivities) activities recorded earlier in this boot",
+            """
+            the wall clock jumped by \(record.jumpWords) (\(Timestamps.iso(record.from)) → \
+            \(Timestamps.iso(record.to))); dated again: \(record.redatedRecordings) clips and \
+            \(record.redatedActivities) activities recorded earlier in this boot
+            """,
             metadata: ["synchronized": "\(BootClock.synchronized)"])
         events.publish(.clockJumped(record))
     }

@@ -67,7 +67,10 @@ public struct ServiceManager: Sendable {
             return (
                 nil,
                 [
-                    "NOTIFY_SOCKET=\(path) is not an AF_UNIX socket address (an absolute path or @name); not notifying systemd"
+                    """
+                    NOTIFY_SOCKET=\(path) is not an AF_UNIX socket address (an absolute path or @name); not \
+                    notifying systemd
+                    """
                 ]
             )
         }

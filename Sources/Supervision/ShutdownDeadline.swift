@@ -72,7 +72,10 @@ package final class ShutdownDeadline: Sendable {
                 (abandoned.isEmpty ? "" : "; ") + "device calls that never returned: \(stuck.joined(separator: ", "))"
         }
         return
-            "the stop took longer than \(DeviceCall.Abandoned.format(limit)) s; exiting without waiting further (\(abandoned.isEmpty ? "nothing named" : abandoned))"
+            """
+            the stop took longer than \(DeviceCall.Abandoned.format(limit)) s; exiting without waiting further \
+            (\(abandoned.isEmpty ? "nothing named" : abandoned))
+            """
     }
 
     /// A service of the group, as the deadline sees it.

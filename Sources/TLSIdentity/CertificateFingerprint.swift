@@ -2,7 +2,8 @@ import Crypto
 import Foundation
 
 /// The SHA-256 of a certificate's DER bytes as browsers show it ("Certificate Viewer" → Fingerprints) and as
-/// `openssl x509 -fingerprint -sha256` prints it: upper-case hex pairs joined by colons. A user compares it on the first
+/// `openssl x509 -fingerprint -sha256` prints it: upper-case hex pairs joined by colons. A user compares it on the
+/// first
 /// visit, before trusting a certificate the device made itself.
 package enum CertificateFingerprint {
     package static func sha256(der: some DataProtocol) -> String {

@@ -47,7 +47,10 @@ package struct CertificateSource: Sendable {
         } catch {
             throw Unusable(
                 description:
-                    "[web] cert_file \(web.certFile) or key_file \(web.keyFile) cannot be read: \(error.localizedDescription)"
+                    """
+                    [web] cert_file \(web.certFile) or key_file \(web.keyFile) cannot be read: \
+                    \(error.localizedDescription)
+                    """
             )
         }
         do {

@@ -9,7 +9,10 @@ struct CtlOptions: ParsableArguments {
     @Option(
         name: .long,
         help:
-            "Control socket (default: $APPLIANCE_SOCKET, else --config's socket, else the installed service's (/etc/appliance/appliance.toml), else ./data/ctl.sock)."
+            """
+            Control socket (default: $APPLIANCE_SOCKET, else --config's socket, else the installed service's \
+            (/etc/appliance/appliance.toml), else ./data/ctl.sock).
+            """
     )
     var socket: String?
 
@@ -89,19 +92,28 @@ struct Status: ParsableCommand {
             if let rec = s.recording {
                 let segment = rec.segment.map { " segment \($0), \(formatMs(rec.elapsedMs)) in all" } ?? ""
                 lines.append(
-                    "recording: \(rec.id) \"\(rec.title)\" \(formatMs(rec.durationMs))\(segment) frames=\(rec.videoFrames) dropped=\(rec.droppedFrames)"
+                    """
+                    recording: \(rec.id) \"\(rec.title)\" \(formatMs(rec.durationMs))\(segment) \
+                    frames=\(rec.videoFrames) dropped=\(rec.droppedFrames)
+                    """
                 )
             }
             let cameras = s.cameras.map { name in s.cameraModes?[name].map { "\(name) [\($0)]" } ?? name }
             lines.append("cameras: \(cameras.joined(separator: ", ")) (active: \(s.activeCamera))")
             lines.append(
-                "video: \(s.width)x\(s.height)@\(s.framerate) \(s.encoder)  audio: \(s.audioSource)  preview: \(s.preview)"
+                """
+                video: \(s.width)x\(s.height)@\(s.framerate) \(s.encoder)  audio: \(s.audioSource)  preview: \
+                \(s.preview)
+                """
             )
             if let choice = s.encoderChoice, choice.how != .pinned {
                 let how =
                     switch choice.how {
                     case .failover:
-                        "replacing \(choice.failures?.last.map { "\($0.encoder), which failed: \($0.reason)" } ?? "one that failed")"
+                        """
+                        replacing \
+                        \(choice.failures?.last.map { "\($0.encoder), which failed: \($0.reason)" } ?? "one that failed")
+                        """
                     case .cached: "chosen by trial earlier in this boot"
                     case .provisional: "untried (no trial answered in time), judged as it runs"
                     default: "chosen by trial"
@@ -118,18 +130,27 @@ struct Status: ParsableCommand {
             }
             if let web = s.web {
                 lines.append(
-                    "web: \(web.url ?? web.listen) (\(web.state.rawValue), \(web.liveViewers) MJPEG and \(web.webrtcViewers) WebRTC live viewers)\(web.error.map { ": \($0)" } ?? "")"
+                    """
+                    web: \(web.url ?? web.listen) (\(web.state.rawValue), \(web.liveViewers) MJPEG and \
+                    \(web.webrtcViewers) WebRTC live viewers)\(web.error.map { ": \($0)" } ?? "")
+                    """
                 )
                 if let fingerprint = web.fingerprint { lines.append("web certificate SHA-256: \(fingerprint)") }
             }
             if let mqtt = s.mqtt {
                 lines.append(
-                    "mqtt: \(mqtt.url) (\(mqtt.state.rawValue), topics \(mqtt.topicPrefix)/…, \(mqtt.discoveryPrefix.map { "Home Assistant discovery under \($0)/" } ?? "no discovery"))\(mqtt.error.map { ": \($0)" } ?? "")"
+                    """
+                    mqtt: \(mqtt.url) (\(mqtt.state.rawValue), topics \(mqtt.topicPrefix)/…, \
+                    \(mqtt.discoveryPrefix.map { "Home Assistant discovery under \($0)/" } ?? "no discovery"))\(mqtt.error.map { ": \($0)" } ?? "")
+                    """
                 )
             }
             if let rtsp = s.rtsp {
                 lines.append(
-                    "rtsp: \(rtsp.url ?? rtsp.listen) (\(rtsp.state.rawValue), \(rtsp.clients) clients, login \(rtsp.authentication))\(rtsp.error.map { ": \($0)" } ?? "")"
+                    """
+                    rtsp: \(rtsp.url ?? rtsp.listen) (\(rtsp.state.rawValue), \(rtsp.clients) clients, login \
+                    \(rtsp.authentication))\(rtsp.error.map { ": \($0)" } ?? "")
+                    """
                 )
             }
             if let onvif = s.onvif {
@@ -138,22 +159,36 @@ struct Status: ParsableCommand {
                     ? "discovery on \(onvif.listen) [\(onvif.interfaces.joined(separator: ","))]"
                     : "discovery \(onvif.discovery.rawValue)\(onvif.error.map { ": \($0)" } ?? "")"
                 lines.append(
-                    "onvif: \(onvif.deviceService ?? "starting") (\(discovery), \(onvif.subscriptions) event subscriptions, login \(onvif.authentication))"
+                    """
+                    onvif: \(onvif.deviceService ?? "starting") (\(discovery), \(onvif.subscriptions) event \
+                    subscriptions, login \(onvif.authentication))
+                    """
                 )
             }
             if let sound = s.sound, let level = sound.levelDb {
                 lines.append(
-                    "sound: \(level) dBFS (peak \(sound.peakDb ?? level))\(sound.active ? ", SOUND" : "")\(sound.events > 0 ? ", \(sound.events) events" : "")"
+                    """
+                    sound: \(level) dBFS (peak \
+                    \(sound.peakDb ?? level))\(sound.active ? ", SOUND" : "")\(sound.events > 0 ? ", \(sound.events) events" : "")
+                    """
                 )
             }
             if let speaker = s.speaker {
                 lines.append(
-                    "speaker: \(speaker.speaker) (\(speaker.state.rawValue)\(speaker.playing.map { ": \($0)" } ?? "")\(speaker.error.map { ": \($0)" } ?? ""), \(speaker.played) played)"
+                    """
+                    speaker: \(speaker.speaker) \
+                    (\(speaker.state.rawValue)\(speaker.playing.map { ": \($0)" } ?? "")\(speaker.error.map { ": \($0)" } ?? ""), \
+                    \(speaker.played) played)
+                    """
                 )
             }
             if let motion = s.motion {
                 lines.append(
-                    "motion: \(motion.active ? "MOTION" : "quiet") (\(motion.fps) fps at \(motion.width)x\(motion.height), \(motion.framesAnalysed) frames looked at, \(motion.events) events)"
+                    """
+                    motion: \(motion.active ? "MOTION" : "quiet") (\(motion.fps) fps at \
+                    \(motion.width)x\(motion.height), \(motion.framesAnalysed) frames looked at, \(motion.events) \
+                    events)
+                    """
                 )
             }
             if let o = s.objects {
@@ -161,7 +196,10 @@ struct Status: ParsableCommand {
                     o.present.isEmpty
                     ? "none" : o.present.keys.sorted().map { "\($0) ×\(o.present[$0]!)" }.joined(separator: ", ")
                 lines.append(
-                    "objects: \(present) (\(o.detector), \(o.runs) runs of \(o.meanRunMs) ms, \(o.skipped) frames skipped, \(o.events) events)"
+                    """
+                    objects: \(present) (\(o.detector), \(o.runs) runs of \(o.meanRunMs) ms, \(o.skipped) frames \
+                    skipped, \(o.events) events)
+                    """
                 )
             }
             if let error = s.lastError { lines.append("last error: \(error)") }
@@ -193,7 +231,10 @@ struct Record: ParsableCommand {
 
         func run() {
             options.perform(.recordStop(title: title)) { (r: RecordingResult) in
-                "saved \(r.path) (\(formatMs(r.durationMs)), \(r.videoFrames) frames, thumbnail \(r.thumbnail ?? "none"))"
+                """
+                saved \(r.path) (\(formatMs(r.durationMs)), \(r.videoFrames) frames, thumbnail \
+                \(r.thumbnail ?? "none"))
+                """
             }
         }
     }

@@ -71,7 +71,10 @@ struct ActivityShowCommand: ParsableCommand {
             var lines = [
                 "activity \(a.id): \(a.kind.rawValue)\(a.label.map { " \"\($0)\"" } ?? "")",
                 "started: \(localDate(a.startedAt))",
-                "ended: \(a.endedAt.map(localDate) ?? "going on")\(a.durationS.map { String(format: " (%.1f s)", $0) } ?? "")",
+                """
+                ended: \
+                \(a.endedAt.map(localDate) ?? "going on")\(a.durationS.map { String(format: " (%.1f s)", $0) } ?? "")
+                """,
             ]
             if let camera = a.camera { lines.append("camera: \(camera)") }
             let detail = ActivityText.detail(a)
@@ -79,7 +82,10 @@ struct ActivityShowCommand: ParsableCommand {
             if let picture = a.thumbnail { lines.append("picture: \(picture)") }
             lines.append(d.recordings.isEmpty ? "recordings: none cover it" : "recordings:")
             lines += d.recordings.map { r in
-                "  \(r.id)  \(localDate(r.createdAt))  \(formatDuration(r.durationMs))  \(r.title)\(r.segment.map { " (segment \($0))" } ?? "")\(r.locked ? " [locked]" : "")"
+                """
+                  \(r.id)  \(localDate(r.createdAt))  \(formatDuration(r.durationMs))  \
+                \(r.title)\(r.segment.map { " (segment \($0))" } ?? "")\(r.locked ? " [locked]" : "")
+                """
             }
             return lines.joined(separator: "\n")
         }
@@ -125,7 +131,10 @@ struct ActivityProtectCommand: ParsableCommand {
     func run() {
         options.perform(.activityProtect(id: id)) { (r: ProtectResult) in
             var lines = [
-                "locked \(r.locked.count) clip(s)\(r.pendingUntil == nil ? "" : "; segments starting until \(localDate(r.to)) will be locked too")"
+                """
+                locked \(r.locked.count) \
+                clip(s)\(r.pendingUntil == nil ? "" : "; segments starting until \(localDate(r.to)) will be locked too")
+                """
             ]
             lines += r.locked.map { "  \($0)" }
             if !r.alreadyDeleted.isEmpty {

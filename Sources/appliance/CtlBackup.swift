@@ -26,7 +26,10 @@ struct BackupStatusCommand: ParsableCommand {
             if let current = r.current {
                 let percent = current.bytesDone * 100 / max(1, current.bytesTotal)
                 lines.append(
-                    "uploading \(current.id): \(percent)% of \(formatSize(current.bytesTotal)) at \(String(format: "%.0f", current.rateKbps)) kbit/s"
+                    """
+                    uploading \(current.id): \(percent)% of \(formatSize(current.bytesTotal)) at \
+                    \(String(format: "%.0f", current.rateKbps)) kbit/s
+                    """
                 )
             }
             if let error = r.lastError { lines.append("last error: \(error)") }

@@ -62,7 +62,10 @@ struct CamerasDiscover: ParsableCommand {
         { (r: CameraDiscovery) in
             guard !r.cameras.isEmpty else {
                 return
-                    "no ONVIF camera answered within \(seconds) s (probed from \(r.interfaces.isEmpty ? "no interface" : r.interfaces.joined(separator: ", ")))"
+                    """
+                    no ONVIF camera answered within \(seconds) s (probed from \
+                    \(r.interfaces.isEmpty ? "no interface" : r.interfaces.joined(separator: ", ")))
+                    """
             }
             return r.cameras.map(describe).joined(separator: "\n\n")
         }
@@ -103,7 +106,10 @@ struct Switch: ParsableCommand {
     func run() {
         options.perform(.switchCamera(camera.map { .named($0) } ?? .next)) { (r: SwitchResult) in
             r.switched
-                ? "active camera: \(r.active ?? "") (was \(r.previous ?? "none")\(r.latencyMs.map { String(format: ", %.0f ms", $0) } ?? ""))"
+                ? """
+                active camera: \(r.active ?? "") (was \
+                \(r.previous ?? "none")\(r.latencyMs.map { String(format: ", %.0f ms", $0) } ?? ""))
+                """
                 : "active camera: \(r.active ?? "") (unchanged)"
         }
     }

@@ -70,7 +70,10 @@ extension Record {
                 if let started = r.started { return "started: recording \(started.id) \"\(started.title)\"" }
                 if let stopped = r.stopped {
                     return
-                        "stopped: saved \(stopped.path) (\(formatMs(stopped.durationMs)), \(stopped.videoFrames) frames, thumbnail \(stopped.thumbnail ?? "none"))"
+                        """
+                        stopped: saved \(stopped.path) (\(formatMs(stopped.durationMs)), \(stopped.videoFrames) \
+                        frames, thumbnail \(stopped.thumbnail ?? "none"))
+                        """
                 }
                 return "nothing happened"
             }

@@ -5,7 +5,10 @@ import Foundation
 struct Play: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract:
-            "Play a sound file (any format GStreamer decodes: WAV, Ogg, MP3…) or one of the device's chimes on its speaker.",
+            """
+            Play a sound file (any format GStreamer decodes: WAV, Ogg, MP3…) or one of the device's chimes on its \
+            speaker.
+            """,
         discussion:
             "Chimes: \(SpeakerChime.allCases.map(\.rawValue).joined(separator: ", ")). A sound playing is cut short.")
     @OptionGroup var options: CtlOptions
@@ -24,7 +27,10 @@ struct Play: ParsableCommand {
             chime.flatMap(SpeakerChime.init(rawValue:)).map { PlayRequest(chime: $0) }
             ?? PlayRequest(file: URL(fileURLWithPath: file ?? "").standardizedFileURL.path)
         options.perform(.play(request)) { (r: PlayResult) in
-            "playing \(r.sound)\(r.durationMs.map { String(format: " (%.1f s)", Double($0) / 1000) } ?? "") on \(r.speaker)"
+            """
+            playing \(r.sound)\(r.durationMs.map { String(format: " (%.1f s)", Double($0) / 1000) } ?? "") on \
+            \(r.speaker)
+            """
                 + (r.interrupted.map { "; cut \($0) short" } ?? "")
         }
     }

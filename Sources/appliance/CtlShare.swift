@@ -13,7 +13,10 @@ struct Share: ParsableCommand {
 
     func run() {
         options.perform(.share(id: id, hours: hours)) { (link: ShareLink) in
-            "\(link.url ?? "")  (id \(link.id), recording \(link.recordingId.prefix(8)), until \(localDate(link.expiresAt)))"
+            """
+            \(link.url ?? "")  (id \(link.id), recording \(link.recordingId.prefix(8)), until \
+            \(localDate(link.expiresAt)))
+            """
         }
     }
 }

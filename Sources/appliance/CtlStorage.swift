@@ -14,7 +14,10 @@ struct Protect: ParsableCommand {
     func run() {
         options.perform(.protect(before: before, after: after)) { (r: ProtectResult) in
             var lines = [
-                "locked \(r.locked.count) clip(s)\(r.pendingUntil == nil ? "" : "; segments starting in the next \(Int(after)) s will be locked too")"
+                """
+                locked \(r.locked.count) \
+                clip(s)\(r.pendingUntil == nil ? "" : "; segments starting in the next \(Int(after)) s will be locked too")
+                """
             ]
             lines += r.locked.map { "  \($0)" }
             if !r.alreadyDeleted.isEmpty {
@@ -63,7 +66,10 @@ struct Export: ParsableCommand {
         let request = ExportRequest(
             from: from.flatMap(Self.date), to: to.flatMap(Self.date), camera: camera, group: group, title: title)
         options.perform(.export(request)) { (r: ExportResult) in
-            "exported \(r.sources.count) clip(s) to \(r.recording.path) (\(formatDuration(r.recording.durationMs)), id \(r.recording.id))"
+            """
+            exported \(r.sources.count) clip(s) to \(r.recording.path) (\(formatDuration(r.recording.durationMs)), \
+            id \(r.recording.id))
+            """
         }
     }
 

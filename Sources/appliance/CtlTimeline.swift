@@ -57,10 +57,16 @@ enum TimelineText {
         let total = d.days.reduce(0) { $0 + $1.recordedS }
         return
             ([
-                "\(d.month): \(length(total)) recorded on \(d.days.filter { $0.recordings > 0 }.count) day(s), \(d.days.reduce(0) { $0 + $1.events }) event(s)"
+                """
+                \(d.month): \(length(total)) recorded on \(d.days.filter { $0.recordings > 0 }.count) day(s), \
+                \(d.days.reduce(0) { $0 + $1.events }) event(s)
+                """
             ]
             + d.days.map { day in
-                "\(day.day)  \(length(day.recordedS)) in \(day.recordings) recording(s)\(day.locked > 0 ? ", \(day.locked) locked" : "")  \(day.events) event(s)"
+                """
+                \(day.day)  \(length(day.recordedS)) in \(day.recordings) \
+                recording(s)\(day.locked > 0 ? ", \(day.locked) locked" : "")  \(day.events) event(s)
+                """
             }).joined(separator: "\n")
     }
 
@@ -81,7 +87,10 @@ enum TimelineText {
             entries.append(
                 (
                     s.start,
-                    "SPAN   \(clock(s.start))–\(clock(s.end))  \(length(s.end.timeIntervalSince(s.start)))  \(what)\(extra)  first \(s.firstId.prefix(8))"
+                    """
+                    SPAN   \(clock(s.start))–\(clock(s.end))  \(length(s.end.timeIntervalSince(s.start)))  \
+                    \(what)\(extra)  first \(s.firstId.prefix(8))
+                    """
                 ))
         }
         for g in t.gaps {
@@ -93,7 +102,10 @@ enum TimelineText {
             entries.append(
                 (
                     a.startedAt,
-                    "EVENT  \(clock(a.startedAt))  \(a.kind.rawValue)  #\(a.id)  \(a.durationS.map { length($0) } ?? "going on")"
+                    """
+                    EVENT  \(clock(a.startedAt))  \(a.kind.rawValue)  #\(a.id)  \
+                    \(a.durationS.map { length($0) } ?? "going on")
+                    """
                         + (detail.isEmpty ? "" : "  \(detail)")
                 ))
         }

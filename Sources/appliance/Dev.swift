@@ -88,7 +88,10 @@ struct Dev: AsyncParsableCommand {
                         startedAt: at, endedAt: at.addingTimeInterval(4), peak: n % 3 == 1 ? -20 : 0.05))
             }
             print(
-                "seeded \(rows) recordings and \(events) activities in \(data.root); database \(library.sizeBytes) bytes"
+                """
+                seeded \(rows) recordings and \(events) activities in \(data.root); database \(library.sizeBytes) \
+                bytes
+                """
             )
         }
     }

@@ -170,7 +170,8 @@ final class WebAccessRouteTests: XCTestCase {
             XCTAssertEqual(missing.status, .notFound)
             XCTAssertEqual(missing.errorCode, "not_found")
 
-            // Refused before the core: an unknown command, bad arguments, a body that is not JSON, a large body, no route.
+            // Refused before the core: an unknown command, bad arguments, a body that is not JSON, a large body, no
+            // route.
             let unknown = try await client.post("/api/commands/self.destruct")
             XCTAssertEqual(unknown.status, .notFound, unknown.text)
             XCTAssertEqual(unknown.errorCode, "unknown_command")

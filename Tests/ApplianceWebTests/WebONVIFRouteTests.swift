@@ -143,7 +143,10 @@ final class WebONVIFRouteTests: XCTestCase {
         try await harness().test { client in
             let bodies: [(String, String, HTTPResponse.Status)] = [
                 (
-                    "<?xml version=\"1.0\"?><!DOCTYPE l [<!ENTITY a \"aaaaaaaaaa\"><!ENTITY b \"&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;\">]><l>&b;</l>",
+                    """
+                    <?xml version=\"1.0\"?><!DOCTYPE l [<!ENTITY a \"aaaaaaaaaa\"><!ENTITY b \
+                    \"&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;\">]><l>&b;</l>
+                    """,
                     "ter:WellFormed", .badRequest
                 ),
                 (
@@ -153,7 +156,10 @@ final class WebONVIFRouteTests: XCTestCase {
                 ("<a><b></a>", "ter:WellFormed", .badRequest),
                 ("", "ter:WellFormed", .badRequest),
                 (
-                    "<e:Envelope xmlns:e=\"http://schemas.xmlsoap.org/soap/envelope/\"><e:Body><x/></e:Body></e:Envelope>",
+                    """
+                    <e:Envelope \
+                    xmlns:e=\"http://schemas.xmlsoap.org/soap/envelope/\"><e:Body><x/></e:Body></e:Envelope>
+                    """,
                     "ter:WellFormed", .badRequest
                 ),
             ]
@@ -267,7 +273,8 @@ enum SOAPToken {
         let nonce = Data((0..<16).map { _ in UInt8.random(in: 0...255) })
         let createdText = ONVIFTime.string(created)
         return """
-            <s:Header><wsse:Security xmlns:wsse="\(ONVIFNamespace.security)" xmlns:wsu="\(ONVIFNamespace.securityUtility)"><wsse:UsernameToken>\
+            <s:Header><wsse:Security xmlns:wsse="\(ONVIFNamespace.security)" \
+            xmlns:wsu="\(ONVIFNamespace.securityUtility)"><wsse:UsernameToken>\
             <wsse:Username>appliance</wsse:Username><wsse:Password Type="\(UsernameToken.digestType)">\
             \(UsernameToken.digest(nonce: nonce, created: createdText, password: password))</wsse:Password>\
             <wsse:Nonce>\(nonce.base64EncodedString())</wsse:Nonce><wsu:Created>\(createdText)</wsu:Created></wsse:UsernameToken></wsse:Security></s:Header>
@@ -298,7 +305,8 @@ extension TestClientProtocol {
     ) async throws -> SOAPAnswer {
         let prefix = operation.split(separator: ":")[0]
         let envelope = """
-            <?xml version="1.0" encoding="utf-8"?><s:Envelope xmlns:s="http://www.w3.org/2003/05/soap-envelope" xmlns:\(prefix)="\(ns)">\(header ?? token.header())<s:Body><\(operation)>\(body)</\(operation)></s:Body></s:Envelope>
+            <?xml version="1.0" encoding="utf-8"?><s:Envelope xmlns:s="http://www.w3.org/2003/05/soap-envelope" \
+            xmlns:\(prefix)="\(ns)">\(header ?? token.header())<s:Body><\(operation)>\(body)</\(operation)></s:Body></s:Envelope>
             """
         var headers = HTTPFields()
         headers[.contentType] = "application/soap+xml; charset=utf-8"

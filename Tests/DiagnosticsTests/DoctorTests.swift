@@ -113,9 +113,15 @@ final class DoctorTests: XCTestCase {
         let caps =
             "video/x-raw, format=(string)YUY2, width=(int)1280, height=(int)720, pixel-aspect-ratio=(fraction)1/1, "
             + "framerate=(fraction){ 10/1, 5/1 }; video/x-raw, format=(string)YUY2, width=(int)640, height=(int)480, "
-            + "framerate=(fraction){ 30/1, 15/1 }; image/jpeg, width=(int)1920, height=(int)1080, framerate=(fraction)30/1; "
+                + """
+                framerate=(fraction){ 30/1, 15/1 }; image/jpeg, width=(int)1920, height=(int)1080, \
+                framerate=(fraction)30/1; 
+                """
             + "image/jpeg, width=(int)1280, height=(int)720, framerate=(fraction)[ 1/1, 60/1 ]; "
-            + "video/x-raw(memory:DMABuf), format=(string){ NV12, YUY2 }, width=(int)320, height=(int)240, framerate=(fraction)30000/1001"
+                + """
+                video/x-raw(memory:DMABuf), format=(string){ NV12, YUY2 }, width=(int)320, height=(int)240, \
+                framerate=(fraction)30000/1001
+                """
         let modes = CameraMode.parse(caps)
         XCTAssertEqual(modes.count, 6)
         XCTAssertEqual(modes[0], CameraMode(format: "YUY2", width: 1280, height: 720, fps: 10, rates: [10, 5]))
@@ -255,7 +261,10 @@ final class DoctorTests: XCTestCase {
             nodes: [], service: nil, current: me, groups: groups, currentCanUse: { _ in false })
         XCTAssertEqual(
             nothing.line,
-            "PASS  permissions: no service user appliance: judged for pi, who runs doctor; no camera, capture, input or GPIO device nodes here"
+            """
+            PASS  permissions: no service user appliance: judged for pi, who runs doctor; no camera, capture, \
+            input or GPIO device nodes here
+            """
         )
     }
 
@@ -326,7 +335,10 @@ final class DoctorTests: XCTestCase {
         let check = ConfigCheck.failed(error, path: "/etc/appliance.toml")
         XCTAssertEqual(
             check.line,
-            "FAIL  config: /etc/appliance.toml:12: video.framerate: expected an integer -- fix: correct video.framerate in /etc/appliance.toml line 12"
+            """
+            FAIL  config: /etc/appliance.toml:12: video.framerate: expected an integer -- fix: correct \
+            video.framerate in /etc/appliance.toml line 12
+            """
         )
     }
 }

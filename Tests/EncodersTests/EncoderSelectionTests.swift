@@ -29,7 +29,10 @@ final class EncoderSelectionTests: XCTestCase {
             "missing": "nosuchh264enc bitrate=${bitrate_kbps}",
             "broken": "x264enc bitrate=${bitrate_kbps} ! capsfilter caps=video/x-h264,profile=no-such-profile",
             "small":
-                "videoscale ! capsfilter caps=video/x-raw,width=160,height=120 ! x264enc bitrate=${bitrate_kbps} key-int-max=${keyframe_frames}",
+                """
+            videoscale ! capsfilter caps=video/x-raw,width=160,height=120 ! x264enc bitrate=${bitrate_kbps} \
+            key-int-max=${keyframe_frames}
+            """,
             "slow": "x264enc bitrate=${bitrate_kbps} ! identity sleep-time=400000",
         ]
         for (name, text) in fragments {
@@ -128,7 +131,10 @@ final class EncoderSelectionTests: XCTestCase {
         XCTAssertEqual(
             EncoderCandidate.factoryNames(
                 in:
-                    "# comment\nvideoconvert ! vah264enc bitrate=${bitrate_kbps} ! capsfilter caps=video/x-h264,level=(string)4 ! video/x-h264"
+                    """
+                    # comment\nvideoconvert ! vah264enc bitrate=${bitrate_kbps} ! capsfilter \
+                    caps=video/x-h264,level=(string)4 ! video/x-h264
+                    """
             ),
             ["videoconvert", "vah264enc", "capsfilter"])
         let candidate = EncoderCandidate.read("v4l2h264", library: library)

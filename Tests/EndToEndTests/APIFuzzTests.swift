@@ -88,7 +88,10 @@ final class APIFuzzTests: XCTestCase {
             run = try ProcessOutcome.run("/usr/bin/env", arguments, environment: environment, timeout: Self.runLimit)
         } catch {
             XCTFail(
-                "schemathesis as the \(role) did not finish within \(Self.runLimit) s: \(error); the daemon's log ends:\n\(logTail())"
+                """
+                schemathesis as the \(role) did not finish within \(Self.runLimit) s: \(error); the daemon's log \
+                ends:\n\(logTail())
+                """
             )
             throw error
         }

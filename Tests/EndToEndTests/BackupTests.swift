@@ -292,10 +292,14 @@ final class LargeUploadTests: XCTestCase {
         XCTAssertEqual(try daemon.info(id).recording.backupState, .done)
         let growth = Double(peak - baseline) / 1_000_000
         print(
-            "1 GiB upload: daemon RSS baseline \(baseline / 1_000_000) MB, peak \(peak / 1_000_000) MB, growth \(String(format: "%.1f", growth)) MB"
+            """
+            1 GiB upload: daemon RSS baseline \(baseline / 1_000_000) MB, peak \(peak / 1_000_000) MB, growth \
+            \(String(format: "%.1f", growth)) MB
+            """
         )
         // Memory must not follow the file. Chunks are read into a ring of reused buffers, so the upload itself
-        // allocates almost nothing, and waits for the event loop between chunks: measured +0.0 to +0.8 MB in `make bench`.
+        // allocates almost nothing, and waits for the event loop between chunks: measured +0.0 to +0.8 MB in `make
+        // bench`.
         XCTAssertLessThan(growth, 32, "RSS growth during a 1 GiB upload (MB)")
         XCTAssertEqual(server.files().first { $0.key.hasSuffix("_\(id).mp4") }?.value, size)
     }

@@ -281,7 +281,8 @@ private final class TmuxConsole {
         let after = directory.appendingPathComponent("stty.after").path
         let script = """
             stty -g > '\(before)'; '\(DaemonProcess.binary)' ctl --socket '\(daemon.socketPath)' console; status=$?; \
-            stty -g > '\(after)'; cmp -s '\(before)' '\(after)' && echo 'terminal restored'; echo "console exited $status"; \
+            stty -g > '\(after)'; cmp -s '\(before)' '\(after)' && echo 'terminal restored'; echo "console exited \
+            $status"; \
             sleep 600
             """
         let started = try tmux([

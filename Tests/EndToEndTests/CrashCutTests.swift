@@ -95,7 +95,10 @@ final class CrashCutTests: XCTestCase {
             }
         }
         print(
-            "CrashCutTests: \(cuts.count) cuts of a \(data.count)-byte partial file, \(recovered) recovered and compared"
+            """
+            CrashCutTests: \(cuts.count) cuts of a \(data.count)-byte partial file, \(recovered) recovered and \
+            compared
+            """
         )
         XCTAssertGreaterThan(recovered, cuts.count / 2)
     }
@@ -109,11 +112,13 @@ final class CrashCutTests: XCTestCase {
                 [[camera]]
                 name = "front"
                 source = "pipeline"
-                pipeline = "videotestsrc is-live=true pattern=smpte ! capsfilter caps=video/x-raw,width=640,height=480,framerate=25/1"
+                pipeline = "videotestsrc is-live=true pattern=smpte ! capsfilter \
+                caps=video/x-raw,width=640,height=480,framerate=25/1"
                 [[camera]]
                 name = "back"
                 source = "pipeline"
-                pipeline = "videotestsrc is-live=true pattern=ball ! capsfilter caps=video/x-raw,width=960,height=540,framerate=15/1"
+                pipeline = "videotestsrc is-live=true pattern=ball ! capsfilter \
+                caps=video/x-raw,width=960,height=540,framerate=15/1"
                 """)
         try daemon.start()
         try daemon.waitForFrames(seconds: 2.5)  // the pre-record window fills

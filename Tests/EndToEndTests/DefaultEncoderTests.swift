@@ -61,7 +61,11 @@ final class DefaultEncoderTests: XCTestCase {
             XCTAssertEqual(after.encoder, choice.encoder, "no failover")
             XCTAssertNil(after.failures, "no failover: \(after)")
             print(
-                "DefaultEncoderTests: encoder \(after.encoder) (\(after.element), \(after.how.rawValue)); clip \(clip.durationMs) ms, \(frames) frames, pre-roll \(String(format: "%.2f", preRoll)) s, post-roll \(String(format: "%.2f", postRoll)) s"
+                """
+                DefaultEncoderTests: encoder \(after.encoder) (\(after.element), \(after.how.rawValue)); clip \
+                \(clip.durationMs) ms, \(frames) frames, pre-roll \(String(format: "%.2f", preRoll)) s, post-roll \
+                \(String(format: "%.2f", postRoll)) s
+                """
             )
         }
     }

@@ -25,7 +25,10 @@ final class DiskFullTests: XCTestCase {
                 min_free_mb = 0
                 """,
             cameras:
-                "[[camera]]\nname = \"main\"\nsource = \"pipeline\"\npipeline = \"videotestsrc is-live=true pattern=snow\""
+                """
+                [[camera]]\nname = \"main\"\nsource = \"pipeline\"\npipeline = \"videotestsrc is-live=true \
+                pattern=snow\"
+                """
         )
         try FileManager.default.createDirectory(atPath: daemon.dataDir, withIntermediateDirectories: true)
         daemon.launcher = [

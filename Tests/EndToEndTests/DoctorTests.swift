@@ -80,7 +80,10 @@ final class DoctorTests: XCTestCase {
         assertConsistent(outcome)
         XCTAssertEqual(
             try outcome.line("config"),
-            "PASS  config: embedded Config/appliance.toml (no --config given) (1 camera, auto 1280x720@30 4000 kbit/s, audio auto, backup off)"
+            """
+            PASS  config: embedded Config/appliance.toml (no --config given) (1 camera, auto 1280x720@30 4000 \
+            kbit/s, audio auto, backup off)
+            """
         )
         if FileManager.default.fileExists(atPath: "/dev/video0") {
             XCTAssertNotNil(
@@ -88,7 +91,10 @@ final class DoctorTests: XCTestCase {
         } else {
             XCTAssertEqual(
                 try outcome.line("camera main"),
-                "WARN  camera main: no camera at /dev/video0; the live test pattern will be used -- fix: connect a camera or set [[camera]] source (and device)"
+                """
+                WARN  camera main: no camera at /dev/video0; the live test pattern will be used -- fix: connect a \
+                camera or set [[camera]] source (and device)
+                """
             )
         }
         let hasCaptureCard = ((try? FileManager.default.contentsOfDirectory(atPath: "/dev/snd")) ?? []).contains {
@@ -102,7 +108,10 @@ final class DoctorTests: XCTestCase {
         // then a real encode of the configured size; a busy machine may make it slower than real time (a warning).
         let video = try outcome.line("video-encoder")
         let chosen =
-            "video-encoder: auto chose openh264 (trial: v4l2h264 absent, vah264 absent, vah264lp absent, vaapih264 absent, "
+            """
+            video-encoder: auto chose openh264 (trial: v4l2h264 absent, vah264 absent, vah264lp absent, vaapih264 \
+            absent, 
+            """
             + "nvh264 absent, qsvh264 absent, openh264 passed); openh264 encoded 30 of 30 frames"
         XCTAssertTrue(
             video.hasPrefix("PASS  " + chosen + " (1280x720@30, 4000 kbit/s) in ")
@@ -214,7 +223,10 @@ final class DoctorTests: XCTestCase {
         assertConsistent(absent)
         XCTAssertEqual(
             try absent.line("backup"),
-            "WARN  backup: \(server.url)/not-yet does not exist yet on the server; the first upload creates it (MKCOL) -- fix: nothing to do if the URL is right; otherwise correct [backup] url"
+            """
+            WARN  backup: \(server.url)/not-yet does not exist yet on the server; the first upload creates it \
+            (MKCOL) -- fix: nothing to do if the URL is right; otherwise correct [backup] url
+            """
         )
     }
 
@@ -229,7 +241,10 @@ final class DoctorTests: XCTestCase {
         XCTAssertEqual(outcome.status, 1)
         XCTAssertEqual(
             try outcome.line("backup"),
-            "FAIL  backup: the server refused the credentials as \(server.user) (HTTP 401) -- fix: check [backup] username and password_file (or APPLIANCE_BACKUP_PASSWORD)"
+            """
+            FAIL  backup: the server refused the credentials as \(server.user) (HTTP 401) -- fix: check [backup] \
+            username and password_file (or APPLIANCE_BACKUP_PASSWORD)
+            """
         )
         XCTAssertFalse(outcome.stdout.contains("not-the-password"))
     }
@@ -270,7 +285,10 @@ final class DoctorTests: XCTestCase {
                 "FAIL  video-encoder: nonexistent: pipeline fragment encoders/nonexistent.gst: not found in "), line)
         XCTAssertTrue(
             line.hasSuffix(
-                "-- fix: set [video] encoder to one of: nvh264, openh264, qsvh264, v4l2h264, vaapih264, vah264, vah264lp, x264 (files in \(repositoryRoot)/pipelines/encoders)"
+                """
+                -- fix: set [video] encoder to one of: nvh264, openh264, qsvh264, v4l2h264, vaapih264, vah264, \
+                vah264lp, x264 (files in \(repositoryRoot)/pipelines/encoders)
+                """
             ), line)
 
         let pipelines = setup.directory.appendingPathComponent("pipelines").path
@@ -288,7 +306,11 @@ final class DoctorTests: XCTestCase {
         XCTAssertEqual(broken.status, 1)
         XCTAssertEqual(
             try broken.line("video-encoder"),
-            "FAIL  video-encoder: bogus: pipeline fragment encoders/bogus.gst: no element \"nosuchenc\" -- in: nosuchenc bitrate=4000 ! capsfilter caps=video/x-h264 -- fix: install the GStreamer plugin that provides nosuchenc (gst-inspect-1.0 nosuchenc tells when it is there)"
+            """
+            FAIL  video-encoder: bogus: pipeline fragment encoders/bogus.gst: no element \"nosuchenc\" -- in: \
+            nosuchenc bitrate=4000 ! capsfilter caps=video/x-h264 -- fix: install the GStreamer plugin that \
+            provides nosuchenc (gst-inspect-1.0 nosuchenc tells when it is there)
+            """
         )
         XCTAssertTrue(try broken.line("audio-encoder").hasPrefix("PASS"), "the audio encoder is judged on its own")
     }

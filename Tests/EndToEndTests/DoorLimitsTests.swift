@@ -135,7 +135,8 @@ final class DoorLimitsTests: XCTestCase {
     }
 }
 
-/// `/api/events` for a client that falls behind (it reads nothing while 8,000 events of about 640 bytes are made: more than the socket buffers, up to 4 MB on loopback, hold): the
+/// `/api/events` for a client that falls behind (it reads nothing while 8,000 events of about 640 bytes are made: more
+/// than the socket buffers, up to 4 MB on loopback, hold): the
 /// daemon keeps at most 256 of them for it, then stops sending, tells it why (`event: dropped`) and closes the
 /// stream; the daemon is the same process after, and a new client gets events again.
 final class EventStreamBoundTests: XCTestCase {

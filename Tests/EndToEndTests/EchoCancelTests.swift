@@ -25,7 +25,8 @@ final class EchoCancelTests: XCTestCase {
             [
                 "sources/audio-test.gst": """
                 udpsrc port=\(port) address=127.0.0.1 caps="\(format)" ! queue ! room-mix.
-                audiotestsrc is-live=true wave=sine freq=440 volume=0.05 ! \(format) ! audiomixer name=room-mix latency=50000000 ! identity
+                audiotestsrc is-live=true wave=sine freq=440 volume=0.05 ! \(format) ! audiomixer name=room-mix \
+                latency=50000000 ! identity
                 """
             ])
         let config =
@@ -37,7 +38,8 @@ final class EchoCancelTests: XCTestCase {
                     width = 320
                     height = 240
                     [speaker]
-                    pipeline = "audioconvert ! audioresample ! \(format) ! udpsink host=127.0.0.1 port=\(port) sync=true"
+                    pipeline = "audioconvert ! audioresample ! \(format) ! udpsink host=127.0.0.1 port=\(port) \
+                    sync=true"
                     echo_cancel = "\(echoCancel)"
                     """)
         try config.write(toFile: daemon.configPath, atomically: true, encoding: .utf8)
@@ -103,7 +105,10 @@ final class EchoCancelTests: XCTestCase {
         let reduction = 10 * log10(off.echo / max(on.echo, 1e-12))
         let roomChange = 10 * log10(on.room / max(off.room, 1e-12))
         print(
-            "echo cancelling: the speaker's tone \(String(format: "%.1f", reduction)) dB lower, the room \(String(format: "%+.1f", roomChange)) dB"
+            """
+            echo cancelling: the speaker's tone \(String(format: "%.1f", reduction)) dB lower, the room \
+            \(String(format: "%+.1f", roomChange)) dB
+            """
         )
         XCTAssertGreaterThan(
             off.echo, off.room, "without the canceller the recording hears the speaker louder than the room")

@@ -84,7 +84,10 @@ final class EncoderChoiceTests: XCTestCase {
         let ctl = try daemon.ctl(["status"])
         XCTAssertTrue(
             ctl.stdout.contains(
-                "encoder: openh264 (openh264enc), chosen by trial: v4l2h264 absent, broken failed, hang timed_out, openh264 passed"
+                """
+                encoder: openh264 (openh264enc), chosen by trial: v4l2h264 absent, broken failed, hang timed_out, \
+                openh264 passed
+                """
             ),
             ctl.stdout)
 
@@ -103,7 +106,10 @@ final class EncoderChoiceTests: XCTestCase {
             DaemonProcess.binary, ["doctor", "--config", daemon.configPath], timeout: 120)
         XCTAssertTrue(
             doctor.stdout.contains(
-                "video-encoder: auto chose openh264 (cached: v4l2h264 absent, broken failed, hang timed_out, openh264 passed); openh264 encoded 30 of 30 frames"
+                """
+                video-encoder: auto chose openh264 (cached: v4l2h264 absent, broken failed, hang timed_out, \
+                openh264 passed); openh264 encoded 30 of 30 frames
+                """
             ),
             doctor.stdout)
         XCTAssertEqual(daemon.stop(), 0)

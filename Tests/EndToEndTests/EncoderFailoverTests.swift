@@ -16,7 +16,10 @@ final class EncoderFailoverTests: XCTestCase {
     }
 
     static let x264 =
-        "x264enc tune=zerolatency speed-preset=ultrafast bitrate=${bitrate_kbps} key-int-max=${keyframe_frames} option-string=scenecut=0"
+        """
+        x264enc tune=zerolatency speed-preset=ultrafast bitrate=${bitrate_kbps} key-int-max=${keyframe_frames} \
+        option-string=scenecut=0
+        """
 
     /// Plays to the end without an error; returns which encoder wrote it: x264 signs its stream (an SEI with
     /// "x264 - core N"), openh264 does not.
@@ -74,7 +77,10 @@ final class EncoderFailoverTests: XCTestCase {
             XCTAssertEqual(try daemon.status().encoder, "openh264")
             XCTAssertTrue(
                 try daemon.ctl(["status"]).stdout.contains(
-                    "encoder: openh264 (openh264enc), replacing dies, which failed: Failed after iterations as requested."
+                    """
+                    encoder: openh264 (openh264enc), replacing dies, which failed: Failed after iterations as \
+                    requested.
+                    """
                 ))
             XCTAssertEqual(
                 try daemon.metrics()["appliance_encoder_info"]?.value([
@@ -82,7 +88,10 @@ final class EncoderFailoverTests: XCTestCase {
                 ]), 1)
             XCTAssertTrue(
                 daemon.log.contains(
-                    "encoder openh264 (openh264enc) replaces dies, which failed: Failed after iterations as requested."),
+                    """
+                    encoder openh264 (openh264enc) replaces dies, which failed: Failed after iterations as \
+                    requested.
+                    """),
                 daemon.log)
             XCTAssertFalse(daemon.log.contains("camera_failed") || daemon.log.contains("camera failed"), daemon.log)
             XCTAssertFalse(daemon.log.contains("Internal data stream error"), "no branch stopped: \(daemon.log)")
@@ -96,7 +105,8 @@ final class EncoderFailoverTests: XCTestCase {
     }
 
     func testAnEncoderThatGivesNothingBackIsReplacedAndALoopRecordingGoesOn() throws {
-        // x264 looking 250 frames ahead: its trial passes (the end of stream flushes it); live, nothing comes out for 8 s.
+        // x264 looking 250 frames ahead: its trial passes (the end of stream flushes it); live, nothing comes out for
+        // 8 s.
         let laggy = "x264enc bitrate=${bitrate_kbps} rc-lookahead=250 key-int-max=600 option-string=scenecut=0"
         let daemon = try daemon(fragments: ["laggy": laggy], candidates: ["laggy", "x264"], extra: "")
         try daemon.appendConfig("[recording]\nautostart = true\nsegment_s = 4\npre_record_s = 2\n")
@@ -132,7 +142,10 @@ final class EncoderFailoverTests: XCTestCase {
             for segment in closed {
                 _ = try decodes(segment.path)  // x264 signs only the first keyframe of its stream: not each segment
                 print(
-                    "EncoderFailoverTests: segment \(segment.segment ?? 0): \(segment.videoFrames) frames in \(segment.durationMs) ms"
+                    """
+                    EncoderFailoverTests: segment \(segment.segment ?? 0): \(segment.videoFrames) frames in \
+                    \(segment.durationMs) ms
+                    """
                 )
             }
             XCTAssertGreaterThanOrEqual(closed[0].videoFrames, 30, "\(closed[0])")
@@ -215,7 +228,10 @@ final class EncoderFailoverTests: XCTestCase {
             XCTAssertGreaterThan(numbers.last ?? 0, 90, "the post-roll: past the object's crossing")
             print(
                 "EncoderFailoverTests: failing at \(n): \(order.joined(separator: ", ")); \(clips.count) clips, frames "
-                    + "\(numbers.first ?? -1)…\(numbers.last ?? -1), the failed encoder's last \(try FifoScene.frameNumbers(in: clips[0].path).last ?? -1)"
+                    + """
+                    \(numbers.first ?? -1)…\(numbers.last ?? -1), the failed encoder's last \
+                    \(try FifoScene.frameNumbers(in: clips[0].path).last ?? -1)
+                    """
             )
         }
     }

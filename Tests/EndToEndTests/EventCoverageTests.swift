@@ -16,7 +16,10 @@ final class EventCoverageTests: XCTestCase {
     func testEveryReturnAroundTheEndOfThePostRollHasAClipCoveringItsStart() throws {
         let extra =
             "[video]\nwidth = 320\nheight = 240\n[motion]\nenabled = true\n"
-            + "[recording]\ntrigger = \"motion\"\npre_record_s = 2\npost_record_s = \(Self.postRollS)\nevent_gap_s = 0\n"
+                + """
+                [recording]\ntrigger = \"motion\"\npre_record_s = 2\npost_record_s = \(Self.postRollS)\nevent_gap_s = \
+                0\n
+                """
         let daemon = try DaemonProcess(extra: extra, cameras: MotionTests.cameras)
         try daemon.start()
         defer { daemon.stop() }
@@ -50,7 +53,10 @@ final class EventCoverageTests: XCTestCase {
         let end = clip.endedAt
         let first = end.map { $0.addingTimeInterval(-Double(clip.durationMs ?? 0) / 1000) }
         return
-            "[\(Timestamps.iso(clip.createdAt)) first \(first.map(Timestamps.iso) ?? "-") end \(end.map(Timestamps.iso) ?? "-")]"
+            """
+            [\(Timestamps.iso(clip.createdAt)) first \(first.map(Timestamps.iso) ?? "-") end \
+            \(end.map(Timestamps.iso) ?? "-")]
+            """
     }
 
     private func assertEveryMotionIsCovered(_ daemon: DaemonProcess, count: Int) throws {
@@ -64,7 +70,10 @@ final class EventCoverageTests: XCTestCase {
             let clip = clips.first { $0.id == motion.clip }
             XCTAssertNotNil(
                 clip,
-                "motion \(motion.id) at \(Timestamps.iso(motion.startedAt)) has a clip (activity says \(motion.clip ?? "none")); "
+                """
+                motion \(motion.id) at \(Timestamps.iso(motion.startedAt)) has a clip (activity says \
+                \(motion.clip ?? "none")); 
+                """
                     + "clips: \(clips.map(Self.span).joined(separator: ", "))")
             guard let clip, let end = clip.endedAt, let durationMs = clip.durationMs else { continue }
             let start = end.addingTimeInterval(-Double(durationMs) / 1000)
@@ -85,7 +94,10 @@ final class EventCoverageTests: XCTestCase {
         .sorted { $0.1 < $1.1 }
         let seams = zip(ordered, ordered.dropFirst()).map { String(format: "%.2f", $1.1.timeIntervalSince($0.2)) }
         print(
-            "EventCoverageTests: \(list.items.count) motion activities, \(clips.count) clips, \(waited) start(s) waited for a stop; "
+            """
+            EventCoverageTests: \(list.items.count) motion activities, \(clips.count) clips, \(waited) start(s) \
+            waited for a stop; 
+            """
                 + "seams (next first frame − last end, s): \(seams.joined(separator: " "))")
     }
 }

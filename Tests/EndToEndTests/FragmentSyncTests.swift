@@ -22,9 +22,11 @@ final class FragmentSyncTests: XCTestCase {
             // The repository's fragments plus one encoder that keeps x264's scene cuts.
             let pipelines = daemon.directory.appendingPathComponent("pipelines").path
             try FileManager.default.copyItem(atPath: Self.repositoryPipelines, toPath: pipelines)
-            try
-                "x264enc tune=zerolatency speed-preset=${speed_preset} bitrate=${bitrate_kbps} key-int-max=${keyframe_frames}"
-                .write(toFile: pipelines + "/encoders/x264-scenecut.gst", atomically: true, encoding: .utf8)
+            try """
+            x264enc tune=zerolatency speed-preset=${speed_preset} bitrate=${bitrate_kbps} \
+            key-int-max=${keyframe_frames}
+            """
+            .write(toFile: pipelines + "/encoders/x264-scenecut.gst", atomically: true, encoding: .utf8)
             daemon.environment["APPLIANCE_PIPELINES"] = pipelines
         }
         try daemon.start()
@@ -45,7 +47,10 @@ final class FragmentSyncTests: XCTestCase {
         let seconds = 5.0
         let storm = try record(encoder: "x264-scenecut", seconds: seconds)
         print(
-            "FragmentSyncTests: scene cuts on: \(Int(storm.unindexed)) keyframes written as ordinary frames, \(storm.keyframesInFile) "
+            """
+            FragmentSyncTests: scene cuts on: \(Int(storm.unindexed)) keyframes written as ordinary frames, \
+            \(storm.keyframesInFile) 
+            """
                 + "indexed, \(Int(storm.fragments)) fragments, \(Int(storm.syncs)) syncs in \(seconds) s")
         XCTAssertGreaterThan(
             storm.unindexed, 2 * seconds, "x264's scene cuts on the noisy bars: several keyframes a second")
@@ -59,7 +64,10 @@ final class FragmentSyncTests: XCTestCase {
         // The appliance's own encoder setting: a keyframe a second on the same picture, none left out.
         let fixed = try record(encoder: nil, seconds: seconds)
         print(
-            "FragmentSyncTests: the default encoder: \(fixed.keyframesInFile) keyframes, \(Int(fixed.fragments)) fragments, \(Int(fixed.syncs)) syncs in \(seconds) s"
+            """
+            FragmentSyncTests: the default encoder: \(fixed.keyframesInFile) keyframes, \(Int(fixed.fragments)) \
+            fragments, \(Int(fixed.syncs)) syncs in \(seconds) s
+            """
         )
         XCTAssertEqual(fixed.unindexed, 0)
         XCTAssertLessThanOrEqual(fixed.keyframesInFile, Int(seconds) + 2, "keyframe_interval_s = 1 and no scene cuts")

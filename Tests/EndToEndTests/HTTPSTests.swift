@@ -145,7 +145,10 @@ enum TLSProbe {
             "/bin/sh",
             [
                 "-c",
-                "\(openssl) s_client -connect 127.0.0.1:\(port) </dev/null 2>/dev/null | \(openssl) x509 -noout -fingerprint -sha256",
+                """
+                \(openssl) s_client -connect 127.0.0.1:\(port) </dev/null 2>/dev/null | \(openssl) x509 -noout \
+                -fingerprint -sha256
+                """,
             ], timeout: 30)
         guard result.status == 0, let value = result.stdout.split(separator: "=").last else {
             throw DaemonError(message: "no certificate served on \(port): \(result.stderr)")

@@ -78,7 +78,10 @@ final class KillTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(
             checked.count, moments.filter { $0 != .starting }.count, "every recording that started has a row")
         print(
-            "kills (\(label)): \(moments.filter { $0 == .starting }.count) starting, \(moments.filter { $0 == .recording }.count) recording, "
+            """
+            kills (\(label)): \(moments.filter { $0 == .starting }.count) starting, \
+            \(moments.filter { $0 == .recording }.count) recording, 
+            """
                 + "\(moments.filter { $0 == .stopping }.count) stopping → clips \(states.sorted { $0.key < $1.key })")
     }
 

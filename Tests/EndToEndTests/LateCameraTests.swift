@@ -61,7 +61,10 @@ final class LateCameraTests: XCTestCase {
             print(
                 String(
                     format:
-                        "LateCameraTests: writer %.0f s after the start, picked up %.1f s after it came; %d of %d frames recorded (%d repeated); largest gap %.3f s",
+                        """
+                        LateCameraTests: writer %.0f s after the start, picked up %.1f s after it came; %d of %d \
+                        frames recorded (%d repeated); largest gap %.3f s
+                        """,
                     delay, pickedUp, Set(numbers).count, frames, numbers.count - Set(numbers).count, gap.seconds))
         }
     }

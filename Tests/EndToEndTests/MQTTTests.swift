@@ -370,7 +370,10 @@ final class MQTTTests: XCTestCase {
         let broker = try MosquittoBroker()
         try broker.start()
         let daemon = try startDaemon(broker) { directory in
-            "\n[[input]]\nlabel = \"remote\"\nkind = \"evdev\"\ndevice = \"\(directory)/remote-event-kbd\"\nkey = \"KEY_RECORD\"\n"
+            """
+            \n[[input]]\nlabel = \"remote\"\nkind = \"evdev\"\ndevice = \"\(directory)/remote-event-kbd\"\nkey = \
+            \"KEY_RECORD\"\n
+            """
         }
         defer { daemon.stop() }
         XCTAssertNotNil(waitConnected(daemon), daemon.log)
@@ -407,9 +410,15 @@ final class MQTTTests: XCTestCase {
         let broker = try MosquittoBroker()
         try broker.start()
         let cameras =
-            "[[camera]]\nname = \"still\"\nsource = \"test\"\npattern = \"black\"\n[[camera]]\nname = \"ball\"\nsource = \"test\"\npattern = \"ball\"\n"
+            """
+            [[camera]]\nname = \"still\"\nsource = \"test\"\npattern = \"black\"\n[[camera]]\nname = \
+            \"ball\"\nsource = \"test\"\npattern = \"ball\"\n
+            """
         let daemon = try startDaemon(broker, cameras: cameras) { _ in
-            "\n[video]\nwidth = 320\nheight = 240\n[motion]\nenabled = true\n[sound]\nenabled = true\nthreshold_db = -20\n"
+            """
+            \n[video]\nwidth = 320\nheight = 240\n[motion]\nenabled = true\n[sound]\nenabled = true\nthreshold_db \
+            = -20\n
+            """
         }
         defer { daemon.stop() }
         let status = try XCTUnwrap(waitConnected(daemon), daemon.log)
@@ -438,7 +447,10 @@ final class MQTTTests: XCTestCase {
         ).path
         defer { try? FileManager.default.removeItem(atPath: output) }
         let daemon = try startDaemon(broker) { _ in
-            "\n[speaker]\npipeline = \"audio/x-raw,format=S16LE,rate=48000,channels=1 ! filesink location=\(output) append=true\"\n"
+            """
+            \n[speaker]\npipeline = \"audio/x-raw,format=S16LE,rate=48000,channels=1 ! filesink location=\(output) \
+            append=true\"\n
+            """
         }
         defer { daemon.stop() }
         let status = try XCTUnwrap(waitConnected(daemon), daemon.log)
@@ -557,7 +569,10 @@ final class MQTTTests: XCTestCase {
         let good = try doctor()
         XCTAssertEqual(
             good.line,
-            "PASS  mqtt: \(broker.url) takes the login as \(broker.user) over verified TLS (topics under \(Self.prefix))",
+            """
+            PASS  mqtt: \(broker.url) takes the login as \(broker.user) over verified TLS (topics under \
+            \(Self.prefix))
+            """,
             good.output)
         XCTAssertFalse(good.output.contains(broker.password), "the password is never printed")
         XCTAssertFalse(broker.log.contains("appliance/"), "doctor publishes nothing")

@@ -79,7 +79,9 @@ final class MetricsTests: XCTestCase {
         XCTAssertEqual(m["appliance_unclean_exits_total"], 0)
         XCTAssertEqual(
             m[
-                "appliance_info{encoder=\"\(try daemon.status().encoder)\",gstreamer=\"\(try Self.gstreamerVersion(daemon))\",version=\"\(ApplianceVersion.current)\"}"
+                """
+                appliance_info{encoder=\"\(try daemon.status().encoder)\",gstreamer=\"\(try Self.gstreamerVersion(daemon))\",version=\"\(ApplianceVersion.current)\"}
+                """
             ], 1)
 
         // --json: the same report, typed.

@@ -46,7 +46,8 @@ final class NetworkCameraSoundTests: XCTestCase {
                 try ClipSound.pitch(ClipSound.samples(clip, from: Double(second) + 0.25, duration: 0.5))
             }
             print("pitch each second: \(heard.map { $0.map { String(format: "%.0f", $0) } ?? "silence" })")
-            // Each camera's part, away from the switches (a switch lands on a frame boundary ~0.1–0.5 s after the call).
+            // Each camera's part, away from the switches (a switch lands on a frame boundary ~0.1–0.5 s after the
+            // call).
             for second in 0...1 { XCTAssertEqual(heard[second] ?? 0, 440, accuracy: 15, "front's tone at \(second) s") }
             for second in 4...5 { XCTAssertEqual(heard[second] ?? 0, 1000, accuracy: 25, "back's tone at \(second) s") }
             for second in 7...8 { XCTAssertNil(heard[second], "the test camera has no sound: silence at \(second) s") }

@@ -105,7 +105,10 @@ final class NetworkCameraTests: XCTestCase {
             XCTAssertTrue(
                 try daemon.waitForCamera("door", "active", timeout: 15), "active again within 15 s of its return")
             print(
-                "NetworkCameraTests: active again \(String(format: "%.1f", Date().timeIntervalSince(back))) s after the camera's return"
+                """
+                NetworkCameraTests: active again \(String(format: "%.1f", Date().timeIntervalSince(back))) s after \
+                the camera's return
+                """
             )
             try daemon.waitForMoreVideo(2)
             let clip = try daemon.recordStop()
@@ -143,7 +146,10 @@ final class NetworkCameraTests: XCTestCase {
             XCTAssertTrue(
                 try daemon.waitForCamera("door", "active", timeout: 15), "the IP camera is taken back when it returns")
             print(
-                "NetworkCameraTests: taken back \(String(format: "%.1f", Date().timeIntervalSince(back))) s after the camera's return"
+                """
+                NetworkCameraTests: taken back \(String(format: "%.1f", Date().timeIntervalSince(back))) s after \
+                the camera's return
+                """
             )
             XCTAssertEqual(try daemon.camera("yard")?.state, "standby")
             try daemon.waitForMoreVideo(1)
@@ -157,7 +163,10 @@ final class NetworkCameraTests: XCTestCase {
         let daemon = try DaemonProcess(
             extra: small,
             cameras:
-                "[[camera]]\nname = \"door\"\nsource = \"rtsp\"\nurl = \"rtsp://127.0.0.1:\(silent.port)/live\"\nstart_timeout_s = 2\n"
+                """
+                [[camera]]\nname = \"door\"\nsource = \"rtsp\"\nurl = \
+                \"rtsp://127.0.0.1:\(silent.port)/live\"\nstart_timeout_s = 2\n
+                """
         )
         try daemon.start()
         try daemon.showingLogOnFailure(in: self) {

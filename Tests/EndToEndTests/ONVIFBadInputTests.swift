@@ -38,8 +38,14 @@ final class ONVIFBadInputTests: XCTestCase {
 
         let hostile: [(String, String)] = [
             (
-                "<?xml version=\"1.0\"?><!DOCTYPE l [<!ENTITY a \"aaaaaaaaaa\"><!ENTITY b \"&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;\">"
-                    + "<!ENTITY c \"&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;\"><!ENTITY d \"&c;&c;&c;&c;&c;&c;&c;&c;&c;&c;\">]><l>&d;&d;&d;&d;</l>",
+                """
+                <?xml version=\"1.0\"?><!DOCTYPE l [<!ENTITY a \"aaaaaaaaaa\"><!ENTITY b \
+                \"&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;\">
+                """
+                    + """
+                    <!ENTITY c \"&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;\"><!ENTITY d \
+                    \"&c;&c;&c;&c;&c;&c;&c;&c;&c;&c;\">]><l>&d;&d;&d;&d;</l>
+                    """,
                 "ter:WellFormed"
             ),
             (

@@ -71,7 +71,10 @@ final class ONVIFTests: XCTestCase {
         let ctl = try daemon.ctl(["status"])
         XCTAssertTrue(
             ctl.stdout.contains(
-                "onvif: http://127.0.0.1:\(webPort)/onvif/device_service (discovery on 127.0.0.1:\(discoveryPort) [lo], "
+                """
+                onvif: http://127.0.0.1:\(webPort)/onvif/device_service (discovery on 127.0.0.1:\(discoveryPort) \
+                [lo], 
+                """
                     + "0 event subscriptions, login ws-usernametoken)"), ctl.stdout)
         let ha = try JSONLinesProcess(
             "/usr/bin/env",
@@ -382,7 +385,10 @@ struct VethNetwork {
             guard outcome.status == 0 else {
                 remove()
                 throw XCTSkip(
-                    "cannot make a network namespace here (ip \(command.joined(separator: " ")): \(outcome.stderr)); needs root"
+                    """
+                    cannot make a network namespace here (ip \(command.joined(separator: " ")): \
+                    \(outcome.stderr)); needs root
+                    """
                 )
             }
         }

@@ -113,7 +113,8 @@ final class ObjectTests: XCTestCase {
         XCTAssertEqual(daemon.recordings(), [])
     }
 
-    /// A model the test makes (make_model.py: class 0 with a score of 0.9 × the crop's mean brightness, box 20x40 at the
+    /// A model the test makes (make_model.py: class 0 with a score of 0.9 × the crop's mean brightness, box 20x40 at
+    /// the
     /// centre of its 64x64 input) through the daemon: the labels file names class 0, crops around the moving ball
     /// are scaled to the model's input and its detections back, and the second, overlapping row is suppressed.
     func testAModelTheTestMadeFindsTheMovingBallThroughTheWholePath() throws {
@@ -124,7 +125,8 @@ final class ObjectTests: XCTestCase {
         let model = try Self.makeModel("yolo", directory: directory.path)
         let labels = directory.appendingPathComponent("labels.txt").path
         try "ghost\nother\n".write(toFile: labels, atomically: true, encoding: .utf8)
-        // The ball covers about a third of a crop: scores near 0.3, so this test's thresholds are lower than the default.
+        // The ball covers about a third of a crop: scores near 0.3, so this test's thresholds are lower than the
+        // default.
         let objects = """
             [motion]
             enabled = true

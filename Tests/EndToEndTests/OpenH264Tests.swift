@@ -76,7 +76,10 @@ final class OpenH264Tests: XCTestCase {
         defer { daemon.stop() }
         let all = try group(second.id, in: daemon)
         print(
-            "OpenH264Tests: after the kill: \(all.map { "segment \($0.segment ?? 0) \($0.state.rawValue) \($0.durationMs ?? 0) ms" })"
+            """
+            OpenH264Tests: after the kill: \
+            \(all.map { "segment \($0.segment ?? 0) \($0.state.rawValue) \($0.durationMs ?? 0) ms" })
+            """
         )
         let recovered = all.filter { $0.state != .failed }
         XCTAssertGreaterThanOrEqual(all.count, 2, "the recording had reached its third segment")

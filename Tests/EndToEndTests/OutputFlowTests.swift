@@ -18,7 +18,8 @@ final class OutputFlowTests: XCTestCase {
                 [[camera]]
                 name = "gate"
                 source = "pipeline"
-                pipeline = "tcpclientsrc host=127.0.0.1 port=\(port.port) ! rawvideoparse width=320 height=240 format=i420 framerate=10/1"
+                pipeline = "tcpclientsrc host=127.0.0.1 port=\(port.port) ! rawvideoparse width=320 height=240 \
+                format=i420 framerate=10/1"
                 start_timeout_s = 2.0
                 """)
         door.startFeeding(FifoScene(crossAt: 100, crossFor: 1))

@@ -97,7 +97,8 @@ final class RTSPTests: XCTestCase {
         XCTAssertTrue(daemon.waitFor(10) { (try? daemon.status().rtsp?.clients) == 0 }, "every client counted out")
 
         // gst-launch's rtspsrc decodes 45 frames (1.5 s) and ends by itself: its EOS, printed (untranslated: LC_ALL=C)
-        // only when no error came before it, is the proof. What follows belongs to rtspsrc (1.22) alone: going to NULL, it sometimes
+        // only when no error came before it, is the proof. What follows belongs to rtspsrc (1.22) alone: going to
+        // NULL, it sometimes
         // sends its PAUSE after its TEARDOWN, the server answers the TEARDOWN and closes the
         // connection as RTSP allows, and the PAUSE then fails with "Received end-of-file" (0 in 52 runs with
         // rtspsrc's debug log on, 4 in 15 and 3 in 20 without; the server's log showed TEARDOWN received, no PAUSE).
@@ -266,7 +267,8 @@ final class RTSPTests: XCTestCase {
         XCTAssertNotEqual(
             try probe(url.replacingOccurrences(of: "rtsps://", with: "rtsps://appliance:wrong@")).status, 0,
             "a wrong password")
-        // A plain client's request meets a server waiting for a TLS handshake: no answer, so it gives up (-timeout, µs).
+        // A plain client's request meets a server waiting for a TLS handshake: no answer, so it gives up (-timeout,
+        // µs).
         let plain = try ProcessOutcome.run(
             "/usr/bin/ffprobe",
             [

@@ -6,7 +6,8 @@ import XCTest
 
 /// Cameras whose start never returns (issue 44): a source can block inside its state change — tcpclientsrc
 /// connecting to a camera that does not answer, a wedged USB driver; filesrc opening a FIFO that has no writer did,
-/// until such a camera was started only once its writer had written (issue 59). Such a start is abandoned after `[[camera]] start_timeout_s` on a thread of its own, the camera is failed (status, `ctl
+/// until such a camera was started only once its writer had written (issue 59). Such a start is abandoned after
+/// `[[camera]] start_timeout_s` on a thread of its own, the camera is failed (status, `ctl
 /// cameras`, `camera_failed`), the output goes on with the next camera or the black filler, and SIGTERM still stops
 /// the daemon within 10 s with the clip in progress saved.
 final class StuckCameraTests: XCTestCase {
@@ -55,7 +56,10 @@ final class StuckCameraTests: XCTestCase {
             let frames = try MediaProbe(path).video?.frames ?? 0
             XCTAssertGreaterThanOrEqual(frames, 30)
             print(
-                "StuckCameraTests: stopped in \(String(format: "%.1f", stop.seconds)) s while the camera waited for a writer; clip of \(frames) frames"
+                """
+                StuckCameraTests: stopped in \(String(format: "%.1f", stop.seconds)) s while the camera waited for \
+                a writer; clip of \(frames) frames
+                """
             )
         }
     }
@@ -98,7 +102,8 @@ final class StuckCameraTests: XCTestCase {
                 [[camera]]
                 name = "gate"
                 source = "pipeline"
-                pipeline = "tcpclientsrc host=127.0.0.1 port=\(port.port) ! rawvideoparse width=320 height=240 format=i420 framerate=10/1"
+                pipeline = "tcpclientsrc host=127.0.0.1 port=\(port.port) ! rawvideoparse width=320 height=240 \
+                format=i420 framerate=10/1"
                 start_timeout_s = 2.0
                 [[camera]]
                 name = "yard"

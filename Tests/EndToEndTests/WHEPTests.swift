@@ -10,7 +10,10 @@ final class WHEPTests: XCTestCase {
         "v=0", "o=- 1 2 IN IP4 127.0.0.1", "s=-", "t=0 0", "a=group:BUNDLE 0",
         "m=video 9 UDP/TLS/RTP/SAVPF 96", "c=IN IP4 0.0.0.0", "a=mid:0", "a=recvonly", "a=rtcp-mux",
         "a=ice-ufrag:abcd", "a=ice-pwd:abcdefghijklmnopqrstuvwx",
-        "a=fingerprint:sha-256 00:11:22:33:44:55:66:77:88:99:AA:BB:CC:DD:EE:FF:00:11:22:33:44:55:66:77:88:99:AA:BB:CC:DD:EE:FF",
+        """
+        a=fingerprint:sha-256 \
+        00:11:22:33:44:55:66:77:88:99:AA:BB:CC:DD:EE:FF:00:11:22:33:44:55:66:77:88:99:AA:BB:CC:DD:EE:FF
+        """,
         "a=setup:actpass", "a=rtpmap:96 VP8/90000", "",
     ].joined(separator: "\r\n")
 

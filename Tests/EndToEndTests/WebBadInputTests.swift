@@ -199,13 +199,19 @@ final class WebBadInputTests: XCTestCase {
         }
         // A chunked body with a bad chunk size is a malformed request, not one too large.
         let chunked = try statusLine(
-            "POST /api/commands/record.start HTTP/1.1\r\n\(auth)Transfer-Encoding: chunked\r\n\r\nZZZ\r\nabc\r\n0\r\n\r\n"
+            """
+            POST /api/commands/record.start HTTP/1.1\r\n\(auth)Transfer-Encoding: \
+            chunked\r\n\r\nZZZ\r\nabc\r\n0\r\n\r\n
+            """
         )
         XCTAssertTrue(chunked.hasPrefix("HTTP/1.1 400"), "bad chunk size: \(chunked)")
         XCTAssertEqual(web.state, "idle")
         // Well-formed chunked JSON is fine (declared JSON: an undeclared body is refused, 415).
         let good = try statusLine(
-            "POST /api/commands/record.start HTTP/1.1\r\n\(auth)Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n"
+            """
+            POST /api/commands/record.start HTTP/1.1\r\n\(auth)Content-Type: \
+            application/json\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n
+            """
         )
         XCTAssertTrue(good.hasPrefix("HTTP/1.1 200"), good)
         XCTAssertEqual(web.state, "recording")

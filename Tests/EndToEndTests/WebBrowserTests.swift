@@ -50,7 +50,10 @@ final class WebBrowserTests: XCTestCase {
         let output = result.stdout + (result.stderr.isEmpty ? "" : "\n---- stderr ----\n" + result.stderr)
         print(output)
         print(
-            "WebBrowserTests: browser test took \(String(format: "%.1f", Date().timeIntervalSince(started))) s; screenshots in \(shots.path)"
+            """
+            WebBrowserTests: browser test took \(String(format: "%.1f", Date().timeIntervalSince(started))) s; \
+            screenshots in \(shots.path)
+            """
         )
         XCTAssertEqual(
             result.status, 0,

@@ -56,7 +56,10 @@ final class FragmentCutTests: XCTestCase {
         let sweepAll = ProcessInfo.processInfo.environment["APPLIANCE_CUT_SWEEP"] == "all"
         let seed = SeededRandom.seed(from: "APPLIANCE_CUT_SEED")
         print(
-            "FragmentCutTests: seed \(seed) (APPLIANCE_CUT_SEED=\(seed) replays it), \(sweepAll ? "every cut" : "sampled cuts")"
+            """
+            FragmentCutTests: seed \(seed) (APPLIANCE_CUT_SEED=\(seed) replays it), \
+            \(sweepAll ? "every cut" : "sampled cuts")
+            """
         )
         var random = SeededRandom(seed: seed)
         var total = 0
@@ -142,14 +145,17 @@ final class FragmentCutTests: XCTestCase {
             "x264enc tune=zerolatency speed-preset=ultrafast bitrate=1500 key-int-max=30"
             + (recording.sceneCuts ? "" : " option-string=scenecut=0")
         var description = """
-            videotestsrc num-buffers=\(frames) pattern=\(recording.pattern) ! video/x-raw,width=320,height=180,framerate=30/1 ! \
+            videotestsrc num-buffers=\(frames) pattern=\(recording.pattern) ! \
+            video/x-raw,width=320,height=180,framerate=30/1 ! \
             \(encoder) ! h264parse ! tee name=vt vt. ! queue ! ref.video_0 vt. ! queue name=vq \
             mp4mux name=ref ! filesink location=\(Bin.quoted(reference))
             """
         if recording.audio {
             description += """
-                 audiotestsrc num-buffers=\(frames * 48000 / 30 / 1024 + 1) samplesperbuffer=1024 wave=ticks ! audioconvert ! \
-                audio/x-raw,rate=48000,channels=1 ! avenc_aac ! aacparse ! tee name=at at. ! queue ! ref.audio_0 at. ! queue name=aq
+                 audiotestsrc num-buffers=\(frames * 48000 / 30 / 1024 + 1) samplesperbuffer=1024 wave=ticks ! \
+                audioconvert ! \
+                audio/x-raw,rate=48000,channels=1 ! avenc_aac ! aacparse ! tee name=at at. ! queue ! ref.audio_0 at. ! \
+                queue name=aq
                 """
         }
         let pipeline = Pipeline(name: "cut-\(recording.name)")

@@ -36,7 +36,8 @@ final class FragmentLeakTests: XCTestCase {
             try FileManager.default.removeItem(atPath: file)
         }
         // Warm-up: GStreamer's and the encoders' one-time set-up, and the threads' malloc caches (glibc counts a
-        // thread's cached chunks as in use: up to about 1.5 MB over the first 8,000 fragments, then flat within 0.3 MB; measured over 26,000).
+        // thread's cached chunks as in use: up to about 1.5 MB over the first 8,000 fragments, then flat within 0.3
+        // MB; measured over 26,000).
         while counters.fragments < 4000 { try segment() }
         let before = LinuxQueries.heapInUse
         let fragmentsThen = counters.fragments
@@ -45,7 +46,10 @@ final class FragmentLeakTests: XCTestCase {
         let fragments = counters.fragments - fragmentsThen
         let growth = Int64(after) - Int64(before)
         print(
-            "FragmentLeakTests: heap \(before) → \(after) bytes over \(fragments) fragments: \(growth / Int64(fragments)) bytes each"
+            """
+            FragmentLeakTests: heap \(before) → \(after) bytes over \(fragments) fragments: \
+            \(growth / Int64(fragments)) bytes each
+            """
         )
         XCTAssertLessThan(
             growth, 1 << 20,
@@ -62,7 +66,8 @@ final class FragmentLeakTests: XCTestCase {
             try pipeline.add(
                 try Bin.parse(
                     Self.sources(frames: 300) + """
-                         vq. ! mux. aq. ! mux. mp4mux name=mux fragment-duration=100 fragment-mode=first-moov-then-finalise ! \
+                         vq. ! mux. aq. ! mux. mp4mux name=mux fragment-duration=100 \
+                        fragment-mode=first-moov-then-finalise ! \
                         filesink location=\(Bin.quoted(file))
                         """, name: "all", label: "first-moov", ghostUnlinkedPads: false))
             try pipeline.runToEnd(timeout: ClockTime(seconds: 60))
@@ -81,8 +86,10 @@ final class FragmentLeakTests: XCTestCase {
     static func sources(frames: Int) -> String {
         """
         videotestsrc num-buffers=\(frames) pattern=ball ! video/x-raw,width=320,height=180,framerate=30/1 ! \
-        x264enc tune=zerolatency speed-preset=ultrafast bitrate=800 key-int-max=30 option-string=scenecut=0 ! h264parse ! \
-        queue name=vq audiotestsrc num-buffers=\(frames * 48000 / 30 / 1024 + 1) samplesperbuffer=1024 ! audioconvert ! \
+        x264enc tune=zerolatency speed-preset=ultrafast bitrate=800 key-int-max=30 option-string=scenecut=0 ! \
+        h264parse ! \
+        queue name=vq audiotestsrc num-buffers=\(frames * 48000 / 30 / 1024 + 1) samplesperbuffer=1024 ! audioconvert \
+        ! \
         audio/x-raw,rate=48000,channels=1 ! avenc_aac ! aacparse ! queue name=aq
         """
     }

@@ -16,10 +16,22 @@ final class ModeChoiceTests: XCTestCase {
     /// vivid's webcam input: the largest size first at the lowest rate, fewer frames per second the larger.
     let vivid = CameraMode.parse(
         "video/x-raw, format=(string)YUY2, width=(int)3840, height=(int)2160, framerate=(fraction){ 2/1, 1/1 }; "
-            + "video/x-raw, format=(string)YUY2, width=(int)1920, height=(int)1080, framerate=(fraction){ 10/1, 5/1, 4/1, 2/1, 1/1 }; "
-            + "video/x-raw, format=(string)YUY2, width=(int)1280, height=(int)720, framerate=(fraction){ 15/1, 25/2, 10/1, 5/1 }; "
-            + "video/x-raw, format=(string)YUY2, width=(int)640, height=(int)360, framerate=(fraction){ 30/1, 25/1, 15/1 }; "
-            + "video/x-raw, format=(string)YUY2, width=(int)320, height=(int)180, framerate=(fraction){ 60/1, 50/1, 40/1, 30/1 }"
+            + """
+            video/x-raw, format=(string)YUY2, width=(int)1920, height=(int)1080, framerate=(fraction){ 10/1, 5/1, \
+            4/1, 2/1, 1/1 }; 
+            """
+                + """
+                video/x-raw, format=(string)YUY2, width=(int)1280, height=(int)720, framerate=(fraction){ 15/1, 25/2, \
+                10/1, 5/1 }; 
+                """
+                + """
+                video/x-raw, format=(string)YUY2, width=(int)640, height=(int)360, framerate=(fraction){ 30/1, 25/1, \
+                15/1 }; 
+                """
+                + """
+                video/x-raw, format=(string)YUY2, width=(int)320, height=(int)180, framerate=(fraction){ 60/1, 50/1, \
+                40/1, 30/1 }
+                """
     )
 
     func choose(
@@ -89,7 +101,10 @@ final class ModeChoiceTests: XCTestCase {
 
     func testNTSCRatesKeepTheirFraction() throws {
         let ntsc = CameraMode.parse(
-            "video/x-raw, format=(string)NV12, width=(int)1280, height=(int)720, framerate=(fraction){ 30000/1001, 15000/1001 }"
+            """
+            video/x-raw, format=(string)NV12, width=(int)1280, height=(int)720, framerate=(fraction){ 30000/1001, \
+            15000/1001 }
+            """
         )
         let c = try choose(ntsc, 1280, 720, 25)
         XCTAssertEqual(c.caps, "video/x-raw,format=NV12,width=1280,height=720,framerate=30000/1001")

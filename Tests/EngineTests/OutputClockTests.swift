@@ -23,7 +23,8 @@ final class OutputClockTests: XCTestCase {
         XCTAssertEqual(flow.snapshot.outputFrames, 3)
     }
 
-    /// The boundary lies half an interval before a slot, after everything shown, and after the new source's first frame.
+    /// The boundary lies half an interval before a slot, after everything shown, and after the new source's first
+    /// frame.
     func testHandoverBoundaryIsHalfAnIntervalBeforeAFreeSlot() {
         let flow = VideoFlowMonitor(framerate: 30)
         XCTAssertEqual(

@@ -61,7 +61,10 @@ final class SoundDetectorTests: XCTestCase {
 final class SoundTapTests: XCTestCase {
     static let stereo =
         "level, endtime=(guint64)200000000, timestamp=(guint64)100000000, stream-time=(guint64)100000000, "
-        + "running-time=(guint64)100000000, duration=(guint64)100000000, rms=(GValueArray)< -24.5, -4.9489804397817929 >, "
+            + """
+            running-time=(guint64)100000000, duration=(guint64)100000000, rms=(GValueArray)< -24.5, \
+            -4.9489804397817929 >, 
+            """
         + "peak=(GValueArray)< -20, -1.9386641491007353 >, decay=(GValueArray)< -20, -1.9386641491007353 >;"
 
     func testTheLoudestChannelIsTheReadingAndSilenceReadsTheFloor() {

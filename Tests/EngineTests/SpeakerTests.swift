@@ -93,7 +93,10 @@ final class SpeakerPartsTests: XCTestCase {
         let sink = GStreamerError(
             element: "/speaker/sound/alsasink0", message: "Could not open audio device for playback.",
             debug:
-                "gstalsasink.c(898): gst_alsasink_open (): /GstPipeline:speaker:\nPlayback open error on device 'hw:2': No such device"
+                """
+                gstalsasink.c(898): gst_alsasink_open (): /GstPipeline:speaker:\nPlayback open error on device \
+                'hw:2': No such device
+                """
         )
         guard case .speaker(let words)? = SoundPlayback.classify(sink, file: "/a.ogg") else {
             return XCTFail("the speaker's")

@@ -8,8 +8,14 @@ import XCTest
 /// picture and sound, clients share one media and are counted, Digest authentication refuses a wrong password.
 final class RTSPServerTests: XCTestCase {
     static let launch =
-        "( appsrc name=video is-live=true format=time leaky-type=downstream max-time=2000000000 max-bytes=0 ! h264parse ! rtph264pay name=pay0 pt=96 config-interval=-1 "
-        + "appsrc name=audio is-live=true format=time leaky-type=downstream max-time=2000000000 max-bytes=0 ! aacparse ! rtpmp4gpay name=pay1 pt=97 )"
+        """
+        ( appsrc name=video is-live=true format=time leaky-type=downstream max-time=2000000000 max-bytes=0 ! \
+        h264parse ! rtph264pay name=pay0 pt=96 config-interval=-1 
+        """
+            + """
+            appsrc name=audio is-live=true format=time leaky-type=downstream max-time=2000000000 max-bytes=0 ! \
+            aacparse ! rtpmp4gpay name=pay1 pt=97 )
+            """
 
     /// A live H.264 + AAC source whose encoded buffers are pushed into `server` from pad probes, as the appliance's
     /// encoded tees will.
@@ -18,11 +24,23 @@ final class RTSPServerTests: XCTestCase {
     private func feed(_ server: RTSPServer, ticks: Bool = false) throws -> Pipeline {
         let pipeline = Pipeline(name: "rtsp-feed")
         let bin = try Bin.parse(
-            "videotestsrc is-live=true ! video/x-raw,width=320,height=240,framerate=15/1 ! x264enc tune=zerolatency speed-preset=ultrafast key-int-max=5 "
-                + "! h264parse config-interval=-1 ! video/x-h264,stream-format=byte-stream,alignment=au ! fakesink name=video-out sync=false "
-                + "audiotestsrc is-live=true ! audio/x-raw,rate=48000,channels=2 ! avenc_aac ! aacparse ! fakesink name=audio-out sync=false"
+            """
+            videotestsrc is-live=true ! video/x-raw,width=320,height=240,framerate=15/1 ! x264enc tune=zerolatency \
+            speed-preset=ultrafast key-int-max=5 
+            """
+                + """
+                ! h264parse config-interval=-1 ! video/x-h264,stream-format=byte-stream,alignment=au ! fakesink \
+                name=video-out sync=false 
+                """
+                    + """
+                    audiotestsrc is-live=true ! audio/x-raw,rate=48000,channels=2 ! avenc_aac ! aacparse ! fakesink \
+                    name=audio-out sync=false
+                    """
                 + (ticks
-                    ? " audiotestsrc is-live=true samplesperbuffer=24 ! audio/x-raw,rate=48000,channels=1 ! fakesink name=tick-out sync=false"
+                    ? """
+                     audiotestsrc is-live=true samplesperbuffer=24 ! audio/x-raw,rate=48000,channels=1 ! fakesink \
+                    name=tick-out sync=false
+                    """
                     : ""),
             name: "feed", label: "test", ghostUnlinkedPads: false)
         try pipeline.add(bin)

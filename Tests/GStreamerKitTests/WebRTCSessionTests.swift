@@ -16,12 +16,18 @@ final class WebRTCSessionTests: XCTestCase {
         "v=0", "o=- 1 2 IN IP4 127.0.0.1", "s=-", "t=0 0", "a=group:BUNDLE 0 1",
         "m=video 9 UDP/TLS/RTP/SAVPF 102", "c=IN IP4 0.0.0.0", "a=mid:0", "a=recvonly", "a=rtcp-mux",
         "a=ice-ufrag:abcd", "a=ice-pwd:abcdefghijklmnopqrstuvwx",
-        "a=fingerprint:sha-256 00:11:22:33:44:55:66:77:88:99:AA:BB:CC:DD:EE:FF:00:11:22:33:44:55:66:77:88:99:AA:BB:CC:DD:EE:FF",
+        """
+        a=fingerprint:sha-256 \
+        00:11:22:33:44:55:66:77:88:99:AA:BB:CC:DD:EE:FF:00:11:22:33:44:55:66:77:88:99:AA:BB:CC:DD:EE:FF
+        """,
         "a=setup:actpass", "a=rtpmap:102 H264/90000",
         "a=fmtp:102 level-asymmetry-allowed=1;packetization-mode=1;profile-level-id=42e01f",
         "m=audio 9 UDP/TLS/RTP/SAVPF 111", "c=IN IP4 0.0.0.0", "a=mid:1", "a=recvonly", "a=rtcp-mux",
         "a=ice-ufrag:abcd", "a=ice-pwd:abcdefghijklmnopqrstuvwx",
-        "a=fingerprint:sha-256 00:11:22:33:44:55:66:77:88:99:AA:BB:CC:DD:EE:FF:00:11:22:33:44:55:66:77:88:99:AA:BB:CC:DD:EE:FF",
+        """
+        a=fingerprint:sha-256 \
+        00:11:22:33:44:55:66:77:88:99:AA:BB:CC:DD:EE:FF:00:11:22:33:44:55:66:77:88:99:AA:BB:CC:DD:EE:FF
+        """,
         "a=setup:actpass", "a=rtpmap:111 opus/48000/2", "",
     ].joined(separator: "\r\n")
 
@@ -43,9 +49,18 @@ final class WebRTCSessionTests: XCTestCase {
     private func feed(_ session: WebRTCSession, frames: Int) throws -> Int {
         let pipeline = Pipeline(name: "webrtc-feed")
         let bin = try Bin.parse(
-            "videotestsrc is-live=true ! video/x-raw,width=320,height=240,framerate=15/1 ! x264enc tune=zerolatency speed-preset=ultrafast key-int-max=5 "
-                + "! h264parse config-interval=-1 ! video/x-h264,stream-format=byte-stream,alignment=au ! fakesink name=video-out sync=false "
-                + "audiotestsrc is-live=true ! audio/x-raw,rate=48000,channels=2 ! avenc_aac ! aacparse ! fakesink name=audio-out sync=false",
+            """
+            videotestsrc is-live=true ! video/x-raw,width=320,height=240,framerate=15/1 ! x264enc tune=zerolatency \
+            speed-preset=ultrafast key-int-max=5 
+            """
+                + """
+                ! h264parse config-interval=-1 ! video/x-h264,stream-format=byte-stream,alignment=au ! fakesink \
+                name=video-out sync=false 
+                """
+                    + """
+                    audiotestsrc is-live=true ! audio/x-raw,rate=48000,channels=2 ! avenc_aac ! aacparse ! fakesink \
+                    name=audio-out sync=false
+                    """,
             name: "feed", label: "test", ghostUnlinkedPads: false)
         try pipeline.add(bin)
         let pushed = Mutex(0)

@@ -20,7 +20,10 @@ final class AccountsMigrationTests: XCTestCase {
             try await old.write { db in
                 try db.execute(
                     sql:
-                        "INSERT INTO recordings (id, title, created_at, path, state) VALUES ('a', 'kept', 1700000000000, '/x/a.mp4', 'complete')"
+                        """
+                        INSERT INTO recordings (id, title, created_at, path, state) VALUES ('a', 'kept', \
+                        1700000000000, '/x/a.mp4', 'complete')
+                        """
                 )
             }
             let tables = try await old.read { db in

@@ -115,7 +115,10 @@ final class LibraryTests: XCTestCase {
             try await library.database.write { db in
                 try db.execute(
                     sql:
-                        "INSERT INTO recordings (id, title, created_at, path, state) VALUES ('x', 't', 0, '/p', 'bogus')"
+                        """
+                        INSERT INTO recordings (id, title, created_at, path, state) VALUES ('x', 't', 0, '/p', \
+                        'bogus')
+                        """
                 )
             }
         ) { "\($0)".contains("CHECK") }

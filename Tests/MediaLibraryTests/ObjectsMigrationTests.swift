@@ -20,8 +20,10 @@ final class ObjectsMigrationTests: XCTestCase {
             try await old.write { db in
                 try db.execute(
                     sql: """
-                        INSERT INTO activity (id, kind, label, camera, started_at, ended_at, zones, peak, thumbnail, boot_id, boot_ms)
-                        VALUES (7, 'motion', NULL, 'main', 1700000000000, 1700000004000, 'door', 0.05, '/p.jpg', 'b1', 1234)
+                        INSERT INTO activity (id, kind, label, camera, started_at, ended_at, zones, peak, thumbnail,
+                        boot_id, boot_ms)
+                        VALUES (7, 'motion', NULL, 'main', 1700000000000, 1700000004000, 'door', 0.05, '/p.jpg', 'b1',
+                        1234)
                         """)
                 XCTAssertThrowsError(
                     try db.execute(sql: "INSERT INTO activity (kind, started_at) VALUES ('object', 1)"),
@@ -59,7 +61,10 @@ final class ObjectsMigrationTests: XCTestCase {
             try String.fetchAll(
                 db,
                 sql:
-                    "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'activity' AND name NOT LIKE 'sqlite_%' ORDER BY name"
+                    """
+                    SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'activity' AND name NOT \
+                    LIKE 'sqlite_%' ORDER BY name
+                    """
             )
         }
         XCTAssertEqual(indexes, ["activity_by_boot", "activity_by_kind", "activity_by_label", "activity_by_start"])

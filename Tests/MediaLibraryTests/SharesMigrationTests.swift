@@ -23,11 +23,17 @@ final class SharesMigrationTests: XCTestCase {
             try await old.write { db in
                 try db.execute(
                     sql:
-                        "INSERT INTO recordings (id, title, created_at, path, state) VALUES (?, 'kept', 1700000000000, '/x.mp4', 'complete')",
+                        """
+                        INSERT INTO recordings (id, title, created_at, path, state) VALUES (?, 'kept', \
+                        1700000000000, '/x.mp4', 'complete')
+                        """,
                     arguments: [id])
                 try db.execute(
                     sql:
-                        "INSERT INTO shares (token, recording_id, created_at, expires_at) VALUES (?, ?, 1700000000000, ?)",
+                        """
+                        INSERT INTO shares (token, recording_id, created_at, expires_at) VALUES (?, ?, \
+                        1700000000000, ?)
+                        """,
                     arguments: [token, id, expires])
             }
         }

@@ -30,8 +30,10 @@ final class Mp4FinishingTests: XCTestCase {
         let audioCount = buffers.map { " num-buffers=\($0 * 44100 / 30 / 1024)" } ?? ""
         return ["-e"]
             + """
-            videotestsrc is-live=\(live)\(count) pattern=ball ! video/x-raw,width=320,height=240,framerate=30/1 ! \(encoder) ! \
-            h264parse ! queue ! mux. audiotestsrc is-live=\(live)\(audioCount) ! audioconvert ! avenc_aac ! aacparse ! queue ! mux. \
+            videotestsrc is-live=\(live)\(count) pattern=ball ! video/x-raw,width=320,height=240,framerate=30/1 ! \
+            \(encoder) ! \
+            h264parse ! queue ! mux. audiotestsrc is-live=\(live)\(audioCount) ! audioconvert ! avenc_aac ! aacparse ! \
+            queue ! mux. \
             mp4mux name=mux fragment-duration=1000 fragment-mode=first-moov-then-finalise ! filesink location=\(path)
             """.split(separator: " ").map(String.init)
     }

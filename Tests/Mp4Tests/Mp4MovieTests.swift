@@ -20,7 +20,8 @@ final class Mp4MovieTests: XCTestCase {
         let btrtB = Self.bytes("00000014627472740000000000200000000277ae")
         XCTAssertNotEqual(btrtA, btrtB)
         XCTAssertEqual(Mp4Movie.withoutBitrates(btrtA), Mp4Movie.withoutBitrates(btrtB))
-        // An mp4a entry's esds: ES_Descriptor, DecoderConfigDescriptor (AAC, bitrates 0x146a9 / 0x1136b), AudioSpecificConfig 1188.
+        // An mp4a entry's esds: ES_Descriptor, DecoderConfigDescriptor (AAC, bitrates 0x146a9 / 0x1136b),
+        // AudioSpecificConfig 1188.
         let esds = "0000002a6573647300000000031c000200041440150000000001%@0001136b0505118856e500060102"
         let (low, high) = (
             Self.bytes(esds.replacingOccurrences(of: "%@", with: "46a9")),

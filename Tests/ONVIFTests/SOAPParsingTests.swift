@@ -11,8 +11,10 @@ final class SOAPParsingTests: XCTestCase {
     func testElementsAreFoundByNamespaceWhateverThePrefix() throws {
         let text = """
             <?xml version="1.0"?><s:Envelope xmlns:s="http://www.w3.org/2003/05/soap-envelope">
-            <s:Body><ns0:GetStreamUri xmlns:ns0="http://www.onvif.org/ver10/media/wsdl" xmlns:ns1="http://www.onvif.org/ver10/schema">
-            <ns0:StreamSetup><ns1:Stream>RTP-Unicast</ns1:Stream></ns0:StreamSetup><ns0:ProfileToken> main </ns0:ProfileToken>
+            <s:Body><ns0:GetStreamUri xmlns:ns0="http://www.onvif.org/ver10/media/wsdl" \
+            xmlns:ns1="http://www.onvif.org/ver10/schema">
+            <ns0:StreamSetup><ns1:Stream>RTP-Unicast</ns1:Stream></ns0:StreamSetup><ns0:ProfileToken> main \
+            </ns0:ProfileToken>
             </ns0:GetStreamUri></s:Body></s:Envelope>
             """
         let envelope = try XMLTree.parse(Data(text.utf8))
@@ -28,7 +30,10 @@ final class SOAPParsingTests: XCTestCase {
 
     func testHostileAndBrokenDocumentsAreRefused() {
         let laughs =
-            "<?xml version=\"1.0\"?><!DOCTYPE l [<!ENTITY a \"aaaaaaaaaa\"><!ENTITY b \"&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;\">]><l>&b;</l>"
+            """
+            <?xml version=\"1.0\"?><!DOCTYPE l [<!ENTITY a \"aaaaaaaaaa\"><!ENTITY b \
+            \"&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;\">]><l>&b;</l>
+            """
         let external = "<?xml version=\"1.0\"?><!DOCTYPE a [<!ENTITY x SYSTEM \"file:///etc/passwd\">]><a>&x;</a>"
         let deep = String(repeating: "<a>", count: 40) + String(repeating: "</a>", count: 40)
         let wide = "<a>" + String(repeating: "<b/>", count: 2_500) + "</a>"
@@ -54,8 +59,10 @@ final class SOAPParsingTests: XCTestCase {
         var random = SeededRandom(seed: seed)
         let original = Array(
             """
-            <?xml version="1.0" encoding="utf-8"?><s:Envelope xmlns:s="http://www.w3.org/2003/05/soap-envelope"><s:Body>\
-            <tds:GetDeviceInformation xmlns:tds="http://www.onvif.org/ver10/device/wsdl" a="1">x</tds:GetDeviceInformation></s:Body></s:Envelope>
+            <?xml version="1.0" encoding="utf-8"?><s:Envelope \
+            xmlns:s="http://www.w3.org/2003/05/soap-envelope"><s:Body>\
+            <tds:GetDeviceInformation xmlns:tds="http://www.onvif.org/ver10/device/wsdl" \
+            a="1">x</tds:GetDeviceInformation></s:Body></s:Envelope>
             """.utf8)
         let words = [
             " encoding=\"ISO-8859-1\"", " encoding=\"UTF-16\"", "é", "\u{10FFFF}", " xmlns:x=\"\"", "&#0;", "&#xD800;",

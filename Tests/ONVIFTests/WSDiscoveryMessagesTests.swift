@@ -120,7 +120,8 @@ final class WSDiscoveryMessagesTests: XCTestCase {
     static func envelope(id: String, action: String, body: String) -> String {
         """
         <?xml version="1.0" encoding="UTF-8"?>
-        <s:Envelope xmlns:a="http://schemas.xmlsoap.org/ws/2004/08/addressing" xmlns:d="http://schemas.xmlsoap.org/ws/2005/04/discovery" \
+        <s:Envelope xmlns:a="http://schemas.xmlsoap.org/ws/2004/08/addressing" \
+        xmlns:d="http://schemas.xmlsoap.org/ws/2005/04/discovery" \
         xmlns:s="http://www.w3.org/2003/05/soap-envelope">
           <s:Header><a:Action>http://schemas.xmlsoap.org/ws/2005/04/discovery/\(action)</a:Action><a:MessageID>\(id)</a:MessageID>
           <a:To>urn:schemas-xmlsoap-org:ws:2005:04:discovery</a:To></s:Header>

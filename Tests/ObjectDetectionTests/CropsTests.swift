@@ -20,7 +20,8 @@ final class CropsTests: XCTestCase {
         XCTAssertEqual(
             Crops.plan([.init(x: 0.95, y: 0.9, width: 0.05, height: 0.1)], frameWidth: 640, frameHeight: 360),
             [Crop(x: 576, y: 232, width: 64, height: 128)])
-        // Two regions of one walking person (head and legs) overlap once padded: one crop around both; a third far away stays apart.
+        // Two regions of one walking person (head and legs) overlap once padded: one crop around both; a third far
+        // away stays apart.
         let crops = Crops.plan(
             [
                 .init(x: 0.2, y: 0.2, width: 0.1, height: 0.2), .init(x: 0.2, y: 0.45, width: 0.1, height: 0.2),

@@ -6,7 +6,8 @@ import XCTest
 @testable import ObjectDetection
 
 /// OpenCV's HOG people detector on real footage (opencv-doc's clips, decoded by ffmpeg at their own size): people
-/// walking are found in most seconds, a tree in the wind never, and pictures it cannot use are answered, not crashed on.
+/// walking are found in most seconds, a tree in the wind never, and pictures it cannot use are answered, not crashed
+/// on.
 final class HOGPeopleDetectorTests: XCTestCase {
     static let clips = "/usr/share/doc/opencv-doc/examples/data"
 

@@ -127,7 +127,10 @@ final class ConfigTests: XCTestCase {
         XCTAssertEqual(error(camera + "url = \"rtsp://cam/live\"\nlatency_ms = -1\n")?.key, "camera[0].latency_ms")
         let parsed = try ConfigLoader.parse(
             camera
-                + "url = \"rtsps://cam:322/s1\"\nusername = \"admin\"\npassword_file = \"/p\"\ntransport = \"tcp\"\nlatency_ms = 0\n",
+                + """
+                url = \"rtsps://cam:322/s1\"\nusername = \"admin\"\npassword_file = \"/p\"\ntransport = \
+                \"tcp\"\nlatency_ms = 0\n
+                """,
             file: "t"
         ).cameras[0]
         XCTAssertEqual(
@@ -152,7 +155,10 @@ final class ConfigTests: XCTestCase {
 
     func testWebSettings() throws {
         let config = try ConfigLoader.parse(
-            "[web]\nlisten = \"[::]:8443\"\ntoken_file = \"/etc/appliance/web.token\"\npublic_read = true\nlive_fps = 10\n",
+            """
+            [web]\nlisten = \"[::]:8443\"\ntoken_file = \"/etc/appliance/web.token\"\npublic_read = true\nlive_fps \
+            = 10\n
+            """,
             file: "t")
         XCTAssertEqual(config.web.hostAndPort?.host, "::")
         XCTAssertEqual(config.web.hostAndPort?.port, 8443)
@@ -215,7 +221,10 @@ final class ConfigTests: XCTestCase {
         XCTAssertFalse(defaults.enabled, "off unless asked for")
         XCTAssertEqual(defaults.path, "live")
         let config = try ConfigLoader.parse(
-            "[web]\ntoken_file = \"/etc/appliance/web.token\"\n[rtsp]\nlisten = \"0.0.0.0:8554\"\npath = \"cam/front\"\n",
+            """
+            [web]\ntoken_file = \"/etc/appliance/web.token\"\n[rtsp]\nlisten = \"0.0.0.0:8554\"\npath = \
+            \"cam/front\"\n
+            """,
             file: "t")
         XCTAssertTrue(config.rtsp.enabled)
         XCTAssertEqual(config.rtsp.hostAndPort?.host, "0.0.0.0")

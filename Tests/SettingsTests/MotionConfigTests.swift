@@ -23,7 +23,8 @@ final class MotionConfigTests: XCTestCase {
             threshold = 20
             min_area = 0.01
             min_duration_s = 1
-            zones = [{ name = "door", points = [[0.5, 0], [1, 0], [1, 1], [0.5, 1]] }, { name = "path", points = [[0, 0.5], [1, 0.5], [0, 1]] }]
+            zones = [{ name = "door", points = [[0.5, 0], [1, 0], [1, 1], [0.5, 1]] }, { name = "path", points = [[0, \
+            0.5], [1, 0.5], [0, 1]] }]
             masks = [[[0, 0], [0.3, 0], [0.3, 0.2], [0, 0.2]]]
             """, file: "t"
         ).motion
@@ -53,7 +54,10 @@ final class MotionConfigTests: XCTestCase {
 
     func testRecordingTriggers() throws {
         let r = try ConfigLoader.parse(
-            "[motion]\nenabled = true\n[sound]\nenabled = true\n[recording]\ntrigger = \"motion+sound\"\npost_record_s = 3\nevent_gap_s = 20\n",
+            """
+            [motion]\nenabled = true\n[sound]\nenabled = true\n[recording]\ntrigger = \
+            \"motion+sound\"\npost_record_s = 3\nevent_gap_s = 20\n
+            """,
             file: "t"
         ).recording
         XCTAssertEqual(r.trigger, "motion+sound")
@@ -74,7 +78,10 @@ final class MotionConfigTests: XCTestCase {
         XCTAssertEqual(error("[motion]\nsensitivity = 3\n")?.key, "motion.sensitivity", "unknown key")
         XCTAssertEqual(
             error("[motion]\nmasks = [[[0, 0], [1, 1]]]\n")?.description,
-            "t.toml:2: motion.masks: masks[0] must be an array of at least three [x, y] points, each between 0 and 1 (0,0 the top left)"
+            """
+            t.toml:2: motion.masks: masks[0] must be an array of at least three [x, y] points, each between 0 and \
+            1 (0,0 the top left)
+            """
         )
         XCTAssertEqual(
             error("[motion]\nmasks = [[[0, 0], [2, 0], [1, 1]]]\n")?.key, "motion.masks", "outside the picture")
@@ -87,7 +94,10 @@ final class MotionConfigTests: XCTestCase {
             "motion.zones")
         XCTAssertEqual(
             error(
-                "[motion]\nzones = [{ name = \"a\", points = [[0, 0], [1, 0], [1, 1]] }, { name = \"a\", points = [[0, 0], [1, 0], [1, 1]] }]\n"
+                """
+                [motion]\nzones = [{ name = \"a\", points = [[0, 0], [1, 0], [1, 1]] }, { name = \"a\", points = \
+                [[0, 0], [1, 0], [1, 1]] }]\n
+                """
             )?.description,
             "t.toml:2: motion.zones: duplicate zone name 'a'")
     }

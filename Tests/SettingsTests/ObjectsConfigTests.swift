@@ -58,7 +58,10 @@ final class ObjectsConfigTests: XCTestCase {
             ["object", "motion"])
         XCTAssertEqual(
             error("[recording]\ntrigger = \"person\"\n")?.description,
-            "t.toml:2: recording.trigger: trigger = \"person\" needs [objects] enabled = true (and [motion]: objects are looked for where motion is)"
+            """
+            t.toml:2: recording.trigger: trigger = \"person\" needs [objects] enabled = true (and [motion]: \
+            objects are looked for where motion is)
+            """
         )
         XCTAssertEqual(
             error(on + "[recording]\ntrigger = \"car\"\n")?.description,
@@ -82,12 +85,18 @@ final class ObjectsConfigTests: XCTestCase {
         XCTAssertEqual(error("[objects]\nmodle = \"x\"\n")?.key, "objects.modle")
         XCTAssertEqual(
             error(
-                "[motion]\nzones = [{ name = \"door\", points = [[0, 0], [1, 0], [1, 1]] }]\n[objects]\nzones = [\"gate\"]\n"
+                """
+                [motion]\nzones = [{ name = \"door\", points = [[0, 0], [1, 0], [1, 1]] }]\n[objects]\nzones = \
+                [\"gate\"]\n
+                """
             )?.description,
             "t.toml:4: objects.zones: no [motion] zone is named 'gate' (zones: door)")
         XCTAssertEqual(
             try ConfigLoader.parse(
-                "[motion]\nzones = [{ name = \"door\", points = [[0, 0], [1, 0], [1, 1]] }]\n[objects]\nzones = [\"door\"]\n",
+                """
+                [motion]\nzones = [{ name = \"door\", points = [[0, 0], [1, 0], [1, 1]] }]\n[objects]\nzones = \
+                [\"door\"]\n
+                """,
                 file: "t"
             ).objects.zones, ["door"])
     }

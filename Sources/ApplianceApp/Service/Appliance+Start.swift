@@ -80,13 +80,19 @@ extension Appliance {
         }
         if runs.consecutiveUnclean > 0 {
             logger.warning(
-                "the last run on this data folder did not stop cleanly (\(runs.consecutiveUnclean) in a row, \(runs.uncleanExits) in all); recovery checks its files"
+                """
+                the last run on this data folder did not stop cleanly (\(runs.consecutiveUnclean) in a row, \
+                \(runs.uncleanExits) in all); recovery checks its files
+                """
             )
         }
         // Only a service manager restarts by itself; whoever restarts the daemon by hand needs no pacing.
         if let serviceManager, let delay = RestartBackoff.delay(for: runs) {
             let why =
-                "\(runs.consecutiveUnclean) unclean exits in a row: waiting \(delay.components.seconds) s before opening the devices"
+                """
+                \(runs.consecutiveUnclean) unclean exits in a row: waiting \(delay.components.seconds) s before \
+                opening the devices
+                """
             logger.warning("crash loop: \(why)")
             serviceManager.socket.send("STATUS=crash loop: \(why)")
             try? await Task.sleep(for: delay)
@@ -155,7 +161,10 @@ extension Appliance {
             throw error
         }
         logger.info(
-            "backup to \(BackupPolicy.redacted(config.backup.url))\(config.backup.onlyLocked ? " (locked clips only)" : "")"
+            """
+            backup to \
+            \(BackupPolicy.redacted(config.backup.url))\(config.backup.onlyLocked ? " (locked clips only)" : "")
+            """
         )
         return uploader
     }

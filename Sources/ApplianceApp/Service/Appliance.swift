@@ -88,7 +88,10 @@ public final class Appliance: Sendable {
         } catch {
             let stuck = DeviceCall.stuckNow.filter { !$0.hasPrefix("the capture graph's stop") }
             logger.error(
-                "the capture graph did not stop within \(Self.graphStopLimit) (a device call is stuck\(stuck.isEmpty ? "" : ": " + stuck.joined(separator: ", "))); exiting without it"
+                """
+                the capture graph did not stop within \(Self.graphStopLimit) (a device call is \
+                stuck\(stuck.isEmpty ? "" : ": " + stuck.joined(separator: ", "))); exiting without it
+                """
             )
         }
     }

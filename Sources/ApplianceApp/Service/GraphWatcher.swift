@@ -47,7 +47,10 @@ struct GraphWatcher: Service, CustomStringConvertible {
                 let graph = graph
                 if (try? await blocking { graph.releaseMicrophone() }) == true {
                     logger.error(
-                        "microphone failed: \(error.message); its device is released and recording goes on without sound"
+                        """
+                        microphone failed: \(error.message); its device is released and recording goes on without \
+                        sound
+                        """
                     )
                 }
             }

@@ -26,7 +26,10 @@ extension MetricsCollector {
                 value: Double(files.unpatched)),
             MetricFamily(
                 "appliance_file_keyframes_unindexed_total", .counter,
-                "Keyframes an encoder made sooner than sync_interval_s after the one before, written as ordinary frames.",
+                """
+                Keyframes an encoder made sooner than sync_interval_s after the one before, written as ordinary \
+                frames.
+                """,
                 value: Double(files.unindexedKeyframes)),
         ]
     }

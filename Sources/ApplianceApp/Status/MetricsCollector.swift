@@ -59,7 +59,10 @@ struct MetricsCollector: Sendable {
         if let choice = s.encoderChoice {
             f.add(
                 "appliance_encoder_info", .gauge,
-                "The H.264 encoder in use: its element, fragment and how it was chosen (pinned, trial, cached); always 1.",
+                """
+                The H.264 encoder in use: its element, fragment and how it was chosen (pinned, trial, cached); \
+                always 1.
+                """,
                 [MetricSample(1, ["element": choice.element, "encoder": choice.encoder, "how": choice.how.rawValue])])
         }
         f.add(
@@ -88,14 +91,20 @@ struct MetricsCollector: Sendable {
             (graph.cameras + [graph.filler]).map { MetricSample(Double($0.framesIn), ["camera": $0.name]) })
         f.add(
             "appliance_camera_frames_repeated_total", .counter,
-            "Frames each camera's rate keeper repeated because the camera's next frame was late (a camera slower than the configured rate).",
+            """
+            Frames each camera's rate keeper repeated because the camera's next frame was late (a camera slower \
+            than the configured rate).
+            """,
             graph.cameras.map { MetricSample(Double($0.framesRepeated), ["camera": $0.name]) })
         f.add(
             "appliance_frames_out_total", .counter, "Frames that left the camera selector on the output clock.",
             Double(flow.outputFrames))
         f.add(
             "appliance_frames_dropped_total", .counter,
-            "Frames lost: slot_taken (a frame for a slot already filled), empty_slot (a stall left a slot empty), encoder_gap (missing at the encoder while recording).",
+            """
+            Frames lost: slot_taken (a frame for a slot already filled), empty_slot (a stall left a slot empty), \
+            encoder_gap (missing at the encoder while recording).
+            """,
             [
                 MetricSample(Double(flow.slotCollisions), ["reason": "slot_taken"]),
                 MetricSample(Double(flow.missingSlots), ["reason": "empty_slot"]),
@@ -207,7 +216,10 @@ extension MetricsCollector {
         var f = MetricFamilyList()
         f.add(
             "appliance_credential_checks_total", .counter,
-            "Credentials at every door (web, RTSP, ONVIF): passed and failed checks, and attempts refused unchecked (locked, or too soon after a failure).",
+            """
+            Credentials at every door (web, RTSP, ONVIF): passed and failed checks, and attempts refused unchecked \
+            (locked, or too soon after a failure).
+            """,
             [
                 MetricSample(Double(counts.checked - counts.failed), ["outcome": "passed"]),
                 MetricSample(Double(counts.failed), ["outcome": "failed"]),

@@ -1,7 +1,8 @@
 import Foundation
 import SystemCalls
 
-/// The on-disk layout under data_dir (docs/RECORDING.md, "What happens to a clip") and the durable file operations on it.
+/// The on-disk layout under data_dir (docs/RECORDING.md, "What happens to a clip") and the durable file operations on
+/// it.
 public struct DataDirectory: Sendable {
     public let root: String
 

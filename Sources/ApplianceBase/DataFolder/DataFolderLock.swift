@@ -34,7 +34,10 @@ public final class DataFolderLock: Sendable {
             }
             throw Refusal(
                 description:
-                    "data folder \(dataDir) is in use by another appliance daemon (pid \(holder.map(String.init) ?? "unknown")); stop it first or give this one another data_dir"
+                    """
+                    data folder \(dataDir) is in use by another appliance daemon (pid \
+                    \(holder.map(String.init) ?? "unknown")); stop it first or give this one another data_dir
+                    """
             )
         }
         let pid = Array("\(getpid())\n".utf8)

@@ -1,7 +1,8 @@
 import Foundation
 import SystemCalls
 
-/// A password for a service the appliance logs in to (WebDAV, MQTT): a file (its trailing newline dropped) that only its owner
+/// A password for a service the appliance logs in to (WebDAV, MQTT): a file (its trailing newline dropped) that only
+/// its owner
 /// may read, or an environment variable. Never logged, never in events or status.
 package enum SecretFile {
     struct SecretError: Error, CustomStringConvertible {
@@ -30,7 +31,10 @@ package enum SecretFile {
         guard info.st_mode & 0o077 == 0 else {
             throw SecretError(
                 description:
-                    "\(key) \(file) is readable by others (mode \(String(info.st_mode & 0o777, radix: 8))); run chmod 600 on it"
+                    """
+                    \(key) \(file) is readable by others (mode \(String(info.st_mode & 0o777, radix: 8))); run \
+                    chmod 600 on it
+                    """
             )
         }
     }

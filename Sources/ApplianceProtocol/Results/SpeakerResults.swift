@@ -50,7 +50,8 @@ public struct SpeakerStatus: Codable, Sendable, Equatable {
     public var error: String?
     /// Sounds played to their end since start.
     public var played: UInt64
-    /// Whether the microphone has the echo canceller that keeps the speaker's sound out of it (`[speaker] echo_cancel`).
+    /// Whether the microphone has the echo canceller that keeps the speaker's sound out of it (`[speaker]
+    /// echo_cancel`).
     public var echoCancel: Bool
 
     public init(

@@ -45,7 +45,8 @@ extension APIOperations {
             status: 200, description: "a SOAP envelope", type: "application/soap+xml", schema: S.string())
         let fault = APIOperation.Reply(
             status: 400, description: "a SOAP fault (a Sender's)", type: "application/soap+xml", schema: S.string())
-        // SOAP 1.2's HTTP binding answers a Receiver's fault (an action not supported) with 500: ONVIF clients expect it.
+        // SOAP 1.2's HTTP binding answers a Receiver's fault (an action not supported) with 500: ONVIF clients expect
+        // it.
         let receiver = APIOperation.Reply(
             status: 500, description: "a SOAP fault (a Receiver's)", type: "application/soap+xml", schema: S.string())
         let paths = WebPaths.soapPaths.map { "/" + $0 } + ["/onvif/pullpoint/{id}"]

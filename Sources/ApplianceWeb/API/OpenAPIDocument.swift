@@ -15,7 +15,11 @@ enum OpenAPIDocument {
             "info": .object([
                 "title": "appliance", "version": .string(ApplianceVersion.current),
                 "description":
-                    "The recording appliance's HTTP API. JSON as `ctl --json` prints it (snake_case, ISO 8601 times); errors are `{\"error\": {\"code\", \"message\"}}` (docs/ROUTES.md). `x-appliance-role` is the role each operation needs.",
+                    """
+                The recording appliance's HTTP API. JSON as `ctl --json` prints it (snake_case, ISO 8601 \
+                times); errors are `{\"error\": {\"code\", \"message\"}}` (docs/ROUTES.md). `x-appliance-role` \
+                is the role each operation needs.
+                """,
             ]),
             "components": .object(["schemas": .object(APISchemas.all), "securitySchemes": securitySchemes]),
             "security": .array(["bearer", "basic", "session"].map { .object([$0: .array([])]) }),

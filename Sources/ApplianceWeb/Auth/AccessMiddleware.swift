@@ -91,7 +91,10 @@ struct AccessMiddleware: RouterMiddleware {
             guard context.peerIsLoopback != false, Self.isLoopbackHost(request.head.authority) else {
                 throw WebError(
                     .forbidden,
-                    "this dashboard answers only to 127.0.0.1 and localhost until an account exists (appliance ctl user add)"
+                    """
+                    this dashboard answers only to 127.0.0.1 and localhost until an account exists (appliance ctl \
+                    user add)
+                    """
                 )
             }
             return .session(localSession)

@@ -11,7 +11,8 @@ enum RouteRequirement: String, Sendable, Encodable {
     /// Any logged-in account, and `[web] public_read` for GETs.
     case viewer
     case admin
-    /// `POST /api/commands/{name}`: admin unless the named command is one a viewer may send (`Command.Name.needsAdmin`).
+    /// `POST /api/commands/{name}`: admin unless the named command is one a viewer may send
+    /// (`Command.Name.needsAdmin`).
     case command
 }
 

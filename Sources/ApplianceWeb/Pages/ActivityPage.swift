@@ -21,12 +21,14 @@ extension Pages {
             <h1>Events</h1>
             <form id="activity-filter" class="filter" method="get" action="/activity">
               <select id="kind" name="kind">\(options)</select>
-              <input id="label" type="search" name="label" placeholder="person, car…" value="\(HTML.escape(query["label"] ?? ""))">
+              <input id="label" type="search" name="label" placeholder="person, car…" \
+            value="\(HTML.escape(query["label"] ?? ""))">
               <input id="day" type="date" name="day" value="\(HTML.escape(query["day"] ?? ""))">
               <button>Filter</button>
             </form>
             <p class="count"><span id="activity-total">\(list.total)</span> events\(shown)</p>
-            <div id="activity" class="grid">\(cards.isEmpty ? "<p class=\"empty\">Nothing noticed yet.</p>" : cards)</div>
+            <div id="activity" \
+            class="grid">\(cards.isEmpty ? "<p class=\"empty\">Nothing noticed yet.</p>" : cards)</div>
             """
         return layout(title: "Events", csrf: csrf, active: "activity", body: body)
     }
@@ -42,8 +44,10 @@ extension Pages {
         if let camera = a.camera { details.append(camera) }
         return """
             <div class="card activity \(a.kind.rawValue)" data-id="\(a.id)" data-kind="\(a.kind.rawValue)">\(picture)
-            <span class="title"><span class="badge kind">\(activityName(a.kind))</span>\(HTML.escape(a.label ?? ""))</span>
-            <span class="meta"><time datetime="\(Timestamps.iso(a.startedAt))">\(HTML.date(a.startedAt))</time> · \(HTML.escape(details.joined(separator: " · ")))</span>
+            <span class="title"><span class="badge \
+            kind">\(activityName(a.kind))</span>\(HTML.escape(a.label ?? ""))</span>
+            <span class="meta"><time datetime="\(Timestamps.iso(a.startedAt))">\(HTML.date(a.startedAt))</time> · \
+            \(HTML.escape(details.joined(separator: " · ")))</span>
             <span class="badges"><a class="play button" href="/activity/\(a.id)/play">▶ Play</a></span></div>
             """
     }

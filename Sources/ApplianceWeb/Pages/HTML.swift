@@ -29,7 +29,10 @@ enum HTML {
         headers[.cacheControl] = "no-store"
         // Only our own script, style and media; no framing by other sites.
         headers[.contentSecurityPolicy] =
-            "default-src 'self'; img-src 'self' data:; media-src 'self'; style-src 'self'; script-src 'self'; frame-ancestors 'none'"
+            """
+            default-src 'self'; img-src 'self' data:; media-src 'self'; style-src 'self'; script-src 'self'; \
+            frame-ancestors 'none'
+            """
         headers[.xContentTypeOptions] = "nosniff"
         headers[.referrerPolicy] = "same-origin"
         return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: page)))

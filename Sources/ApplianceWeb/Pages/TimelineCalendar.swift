@@ -23,7 +23,10 @@ extension Pages {
             if text == day { classes.append("selected") }
             let title = totals.map { "\(duration($0.recordedS)) recorded · \($0.events) events" } ?? "nothing recorded"
             cells.append(
-                "<a class=\"\(classes.joined(separator: " "))\" data-day=\"\(text)\" href=\"/timeline?day=\(text)\" title=\"\(title)\">"
+                """
+                <a class=\"\(classes.joined(separator: " "))\" data-day=\"\(text)\" href=\"/timeline?day=\(text)\" \
+                title=\"\(title)\">
+                """
                     + "\(calendar.component(.day, from: at))</a>")
             guard let next = calendar.date(byAdding: .day, value: 1, to: at) else { break }
             at = next
@@ -35,7 +38,8 @@ extension Pages {
         return """
             <details id="calendar" class="calendar">
               <summary>Calendar · \(name): \(recordedDays) day\(recordedDays == 1 ? "" : "s") with recordings</summary>
-              <div class="month-nav"><a id="previous-month" href="/timeline?day=\(previous)">‹ Earlier</a> <b>\(name)</b> <a id="next-month" href="/timeline?day=\(following)">Later ›</a></div>
+              <div class="month-nav"><a id="previous-month" href="/timeline?day=\(previous)">‹ Earlier</a> \
+            <b>\(name)</b> <a id="next-month" href="/timeline?day=\(following)">Later ›</a></div>
               <div class="month-grid">\(cells.joined())</div>
             </details>
             """

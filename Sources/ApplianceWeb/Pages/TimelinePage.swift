@@ -20,7 +20,10 @@ extension Pages {
             label.isEmpty
             ? "" : "&amp;label=" + (label.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")
         let spans = t.spans.map { s in
-            "<div class=\"span\(s.locked > 0 ? " locked" : "")\" data-start=\"\(ms(s.start))\" data-end=\"\(ms(s.end))\" data-first=\"\(HTML.escape(s.firstId))\" "
+            """
+            <div class=\"span\(s.locked > 0 ? " locked" : "")\" data-start=\"\(ms(s.start))\" \
+            data-end=\"\(ms(s.end))\" data-first=\"\(HTML.escape(s.firstId))\" 
+            """
                 + "title=\"\(clock(s.start))–\(clock(s.end))\"></div>"
         }.joined()
         let gaps = t.gaps.map { "<div class=\"gap\" data-start=\"\(ms($0.start))\" data-end=\"\(ms($0.end))\"></div>" }
@@ -29,8 +32,14 @@ extension Pages {
             "<div class=\"lock\" data-start=\"\(ms($0.start))\" data-end=\"\(ms($0.end))\"></div>"
         }.joined()
         let events = t.events.map { a in
-            "<a class=\"event \(a.kind.rawValue)\" data-start=\"\(ms(a.startedAt))\" data-id=\"\(a.id)\" href=\"/activity/\(a.id)/play\" "
-                + "title=\"\(activityName(a.kind))\(a.label.map { " " + HTML.escape($0) } ?? "") \(clock(a.startedAt))\"></a>"
+            """
+            <a class=\"event \(a.kind.rawValue)\" data-start=\"\(ms(a.startedAt))\" data-id=\"\(a.id)\" \
+            href=\"/activity/\(a.id)/play\" 
+            """
+                + """
+                title=\"\(activityName(a.kind))\(a.label.map { " " + HTML.escape($0) } ?? "") \
+                \(clock(a.startedAt))\"></a>
+                """
         }.joined()
         let gapS = t.gaps.reduce(0) { $0 + $1.end.timeIntervalSince($1.start) }
         let body = """
@@ -40,18 +49,23 @@ extension Pages {
                 <a id="previous-day" class="button" href="/timeline?day=\(shiftDay(day, -1))\(kept)">←</a>
                 <input id="day" type="date" name="day" value="\(HTML.escape(day))">
                 <a id="next-day" class="button" href="/timeline?day=\(shiftDay(day, 1))\(kept)">→</a>
-                <input id="event-label" type="search" name="label" placeholder="events: person, car…" value="\(HTML.escape(label))">
+                <input id="event-label" type="search" name="label" placeholder="events: person, car…" \
+            value="\(HTML.escape(label))">
                 <button>Show</button>
                 \(zoomLinks(day: day, zoom: zoom))
               </form>
               \(month.map { calendar($0, selected: day) } ?? "")
-              <p class="count" id="timeline-summary">\(duration(t.recordedS)) recorded · <span id="gap-count">\(t.gaps.count)</span> gaps (\(duration(gapS))) · <span id="event-count">\(t.eventsTotal)</span> events</p>
+              <p class="count" id="timeline-summary">\(duration(t.recordedS)) recorded · <span \
+            id="gap-count">\(t.gaps.count)</span> gaps (\(duration(gapS))) · <span \
+            id="event-count">\(t.eventsTotal)</span> events</p>
               <div id="timeline-player" class="timeline-player" hidden>
                 <video id="player" controls playsinline preload="auto"></video>
                 <p id="playing-at" class="health" role="status"></p>
               </div>
               <div class="bar-wrap"><img id="scrub-preview" class="scrub-preview" alt="" hidden>
-              <div id="bar" class="bar" data-from="\(ms(t.from))" data-to="\(ms(t.to))" data-scrub-every="\(scrubEveryS)">\(gaps)\(spans)\(locks)\(events)<div id="cursor" class="cursor" hidden></div><div id="playhead" class="playhead" hidden></div></div></div>
+              <div id="bar" class="bar" data-from="\(ms(t.from))" data-to="\(ms(t.to))" \
+            data-scrub-every="\(scrubEveryS)">\(gaps)\(spans)\(locks)\(events)<div id="cursor" class="cursor" \
+            hidden></div><div id="playhead" class="playhead" hidden></div></div></div>
               <div class="ticks" id="ticks">\(ticks(t, day: day, zoom: zoom))</div>
               <p id="bar-time" class="health" role="status"></p>
               <div class="controls timeline-controls" id="timeline-controls">
@@ -106,23 +120,37 @@ extension Pages {
             items.append(
                 (
                     s.start,
-                    "<li class=\"span-item\"><a href=\"/timeline/play?at=\(Timestamps.iso(s.start))\">\(clock(s.start))–\(clock(s.end))</a> "
-                        + "recorded, \(duration(s.end.timeIntervalSince(s.start))) (\(what)\(s.locked > 0 ? ", \(s.locked) locked" : ""))</li>"
+                    """
+                    <li class=\"span-item\"><a \
+                    href=\"/timeline/play?at=\(Timestamps.iso(s.start))\">\(clock(s.start))–\(clock(s.end))</a> 
+                    """
+                        + """
+                        recorded, \(duration(s.end.timeIntervalSince(s.start))) \
+                        (\(what)\(s.locked > 0 ? ", \(s.locked) locked" : ""))</li>
+                        """
                 ))
         }
         for g in t.gaps {
             items.append(
                 (
                     g.start,
-                    "<li class=\"gap-item\">\(clock(g.start))–\(clock(g.end)) nothing recorded (\(duration(g.end.timeIntervalSince(g.start))))</li>"
+                    """
+                    <li class=\"gap-item\">\(clock(g.start))–\(clock(g.end)) nothing recorded \
+                    (\(duration(g.end.timeIntervalSince(g.start))))</li>
+                    """
                 ))
         }
         for a in t.events {
             items.append(
                 (
                     a.startedAt,
-                    "<li class=\"event-item \(a.kind.rawValue)\"><a href=\"/activity/\(a.id)/play\">\(clock(a.startedAt))</a> "
-                        + "\(activityName(a.kind))\(a.label.map { " “\(HTML.escape($0))”" } ?? "")\(a.durationS.map { ", \(duration($0))" } ?? "")</li>"
+                    """
+                    <li class=\"event-item \(a.kind.rawValue)\"><a \
+                    href=\"/activity/\(a.id)/play\">\(clock(a.startedAt))</a> 
+                    """
+                        + """
+                        \(activityName(a.kind))\(a.label.map { " “\(HTML.escape($0))”" } ?? "")\(a.durationS.map { ", \(duration($0))" } ?? "")</li>
+                        """
                 ))
         }
         let sorted = items.enumerated().sorted { ($0.element.0, $0.offset) < ($1.element.0, $1.offset) }.map(

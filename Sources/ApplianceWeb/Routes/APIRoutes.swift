@@ -180,7 +180,10 @@ extension Routes {
         default:
             throw WebError(
                 .badRequest,
-                "\(key) must be given once, as true or false (or 1 or 0), found \"\(values.joined(separator: ",").prefix(40))\""
+                """
+                \(key) must be given once, as true or false (or 1 or 0), found \
+                \"\(values.joined(separator: ",").prefix(40))\"
+                """
             )
         }
     }
@@ -243,7 +246,10 @@ extension Routes {
                 try await writer.write(
                     ByteBuffer(
                         string:
-                            "event: dropped\ndata: {\"reason\":\"this client fell \(Self.eventBacklog) events behind\"}\n\n"
+                            """
+                            event: dropped\ndata: {\"reason\":\"this client fell \(Self.eventBacklog) events \
+                            behind\"}\n\n
+                            """
                     ))
             }
             try await writer.finish(nil)

@@ -69,7 +69,10 @@ extension Routes {
             }
             guard let playback = ActivityPlayback(detail) else {
                 let message =
-                    "nothing recorded covers activity \(detail.activity.id) (no recording was running, or it was deleted)"
+                    """
+                    nothing recorded covers activity \(detail.activity.id) (no recording was running, or it was \
+                    deleted)
+                    """
                 return HTML.response(Pages.error(404, message, csrf: csrf), status: .notFound)
             }
             return Response(status: .seeOther, headers: [.location: playback.url, .cacheControl: "no-store"])

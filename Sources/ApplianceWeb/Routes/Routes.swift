@@ -61,7 +61,10 @@ enum JSONBody {
         if buffer.readableBytes > 0, !isJSON(request.headers[.contentType]) {
             throw WebError(
                 .unsupportedMediaType,
-                "send the body as Content-Type: application/json (found \(request.headers[.contentType]?.prefix(60) ?? "none"))"
+                """
+                send the body as Content-Type: application/json (found \
+                \(request.headers[.contentType]?.prefix(60) ?? "none"))
+                """
             )
         }
         do {
@@ -98,7 +101,10 @@ extension JSONBody {
                 guard let body = try await group.next() ?? nil else {
                     var error = WebError(
                         .requestTimeout,
-                        "the request body did not arrive within \(ConnectionLimits.standard.bodyTimeout.components.seconds) s"
+                        """
+                        the request body did not arrive within \
+                        \(ConnectionLimits.standard.bodyTimeout.components.seconds) s
+                        """
                     )
                     error.extraHeaders[.connection] = "close"
                     throw error

@@ -50,7 +50,10 @@ package struct GestureFeed {
     private mutating func recognise(_ edge: ButtonEdge, _ how: String) -> [InputGesture.Gesture] {
         let gestures = recognizer.feed(edge)
         logger.debug(
-            "input '\(label)': \(how) \(edge.pressed ? "down" : "up") at \(Self.seconds(edge.time)) → \(gestures.map(\.rawValue))"
+            """
+            input '\(label)': \(how) \(edge.pressed ? "down" : "up") at \(Self.seconds(edge.time)) → \
+            \(gestures.map(\.rawValue))
+            """
         )
         return gestures
     }

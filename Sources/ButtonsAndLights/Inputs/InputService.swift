@@ -69,7 +69,10 @@ package final class InputService: Service, Sendable, CustomStringConvertible {
         switch status.state {
         case .connected:
             logger.info(
-                "input '\(status.label)': \(status.device) connected\(status.grabbed == true ? " (grabbed)" : "")\(detail)"
+                """
+                input '\(status.label)': \(status.device) \
+                connected\(status.grabbed == true ? " (grabbed)" : "")\(detail)
+                """
             )
             events.publish(.inputConnected(status))
         case .missing, .failed:

@@ -194,7 +194,10 @@ actor LightPanel {
     private func fail(_ slot: Slot, _ reason: String, now: ContinuousClock.Instant) {
         if slot.failure != reason {
             logger.warning(
-                "light '\(slot.config.label)' does not work: \(reason); trying again every \(RecordingLight.retry.components.seconds) s"
+                """
+                light '\(slot.config.label)' does not work: \(reason); trying again every \
+                \(RecordingLight.retry.components.seconds) s
+                """
             )
         }
         (slot.failure, slot.retryAt) = (reason, now + RecordingLight.retry)

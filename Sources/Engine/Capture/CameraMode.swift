@@ -37,7 +37,8 @@ public struct CameraMode: Equatable, Sendable {
     public var sizeAndRate: String { "\(width)x\(height)@\(ModeRequest.fpsText(fps))" }
 
     /// Reads the modes out of a caps string as GStreamer's device monitor gives it, e.g.
-    /// `video/x-raw, format=(string)YUY2, width=(int)640, height=(int)480, framerate=(fraction){ 30/1, 15/1 }; image/jpeg, …`.
+    /// `video/x-raw, format=(string)YUY2, width=(int)640, height=(int)480, framerate=(fraction){ 30/1, 15/1 };
+    /// image/jpeg, …`.
     /// Ranges and lists count by their largest value; structures without a size are skipped.
     public static func parse(_ caps: String) -> [CameraMode] {
         var modes: [CameraMode] = []

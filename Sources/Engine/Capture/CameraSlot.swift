@@ -270,7 +270,10 @@ package final class CameraSlot: Sendable {
         if let since = stuckSince.withLock({ $0 }) {
             throw ApplianceError(
                 .unavailable,
-                "its start of \((ContinuousClock.now - since).components.seconds) s ago has not returned yet (stuck in its source)"
+                """
+                its start of \((ContinuousClock.now - since).components.seconds) s ago has not returned yet (stuck \
+                in its source)
+                """
             )
         }
         if let fifo { try await awaitWriter(fifo, deadline: deadline) }

@@ -61,7 +61,10 @@ extension CaptureGraph {
         guard kind == "camera" else { return (microphone, tee, nil) }
         if !cameras.contains(where: { $0.config.source == "rtsp" }) {
             logger.warning(
-                "audio: [audio] source = \"camera\" but no camera is an IP camera (source = \"rtsp\"): the sound is silence"
+                """
+                audio: [audio] source = \"camera\" but no camera is an IP camera (source = \"rtsp\"): the sound is \
+                silence
+                """
             )
         }
         return (microphone, tee, try CameraSound(microphone: microphone, cameras: cameras, audio: config.audio))

@@ -33,7 +33,8 @@ extension CaptureGraph {
     }
 
     /// raw tee ! queue (leaky, 1) [probe: only with motion, at most `[objects] fps`, not while a run goes on] !
-    /// videoscale ! videoconvert ! GRAY8 (BGR for a model) at the objects size ! appsink (1 buffer, drops). Frames without motion are
+    /// videoscale ! videoconvert ! GRAY8 (BGR for a model) at the objects size ! appsink (1 buffer, drops). Frames
+    /// without motion are
     /// dropped before the converter: with no motion the branch costs a probe call a frame.
     static func addObjectsBranch(to pipeline: Pipeline, after rawTee: Element, tap: ObjectTap) throws {
         let format = tap.channels == 3 ? "BGR" : "GRAY8"

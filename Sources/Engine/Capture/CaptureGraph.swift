@@ -6,7 +6,8 @@ import Logging
 import Mp4
 import Settings
 
-/// The always-running part of the live graph (docs/DESIGN-NOTES.md, "The live graph as built"): cameras normalised to one caps,
+/// The always-running part of the live graph (docs/DESIGN-NOTES.md, "The live graph as built"): cameras normalised to
+/// one caps,
 /// an input-selector, the raw tee with preview, frame tap and encoder branches, and the microphone chain.
 /// Recording bins are attached behind `videoTee`/`audioTee` by `RecordingSession`.
 public final class CaptureGraph: Sendable {
@@ -80,7 +81,9 @@ public final class CaptureGraph: Sendable {
         gate = EncoderGate(frameInterval: flow.frameInterval)
         let v = config.video
         let rawCaps = try Caps(
-            "video/x-raw,format=I420,width=\(v.width),height=\(v.height),framerate=\(v.framerate)/1,pixel-aspect-ratio=1/1"
+            """
+            video/x-raw,format=I420,width=\(v.width),height=\(v.height),framerate=\(v.framerate)/1,pixel-aspect-ratio=1/1
+            """
         )
 
         // Cameras and a black live filler → selector → raw tee, every frame on one time grid.

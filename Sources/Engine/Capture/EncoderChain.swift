@@ -4,7 +4,8 @@ import GStreamerKit
 import Settings
 
 /// The part of the live graph in front of h264parse that can be rebuilt while the graph runs: the raw tee's pad !
-/// queue (leaky, a second of frames) [! clockoverlay] ! the encoder fragment. h264parse, the AVC capsfilter and the video tee stay, so
+/// queue (leaky, a second of frames) [! clockoverlay] ! the encoder fragment. h264parse, the AVC capsfilter and the
+/// video tee stay, so
 /// every consumer of the encoded stream (recordings, pre-record, RTSP, WebRTC) stays linked across a replacement.
 ///
 /// The encoder's sink ghost pad carries a flow guard (`Pad.guardFlow`): an encoder that fails returns an error to
@@ -132,7 +133,8 @@ package final class EncoderChain: Sendable {
     /// lost to the swap. Otherwise the queue is rebuilt too, behind a new pad of the raw tee. The old elements are
     /// unlinked at once and stopped on a thread of their own: a driver that hangs keeps that thread, not the caller.
     /// `onFirstOutput` runs on the streaming thread with the new encoder's first access unit, before the encoded tee
-    /// has it (so it must not block: linking a pad is fine). Blocking (state changes): call it off the cooperative pool.
+    /// has it (so it must not block: linking a pad is fine). Blocking (state changes): call it off the cooperative
+    /// pool.
     package func replace(with encoder: String, onFirstOutput: (@Sendable () -> Void)? = nil) throws {
         let old = parts.withLock { $0 }
         let keepQueue = inputCaught.withLock { $0 } && inputHold.withLock { $0 != nil }

@@ -10,7 +10,8 @@ import Settings
 /// 3. else, at that size or larger, the mode with the most frames (frames are repeated to the rate, and it says so);
 /// 4. else (the camera is smaller than the configured size) the largest mode reaching the rate, scaled up.
 /// In steps 1 and 2 raw formats come first and MJPEG only when no raw mode qualifies, so a rate is never given up
-/// for a raw format while MJPEG would reach it; in step 4 size comes first (raw only breaks a tie). `[[camera]] mode` replaces the choice.
+/// for a raw format while MJPEG would reach it; in step 4 size comes first (raw only breaks a tie). `[[camera]] mode`
+/// replaces the choice.
 public struct ModeChoice: Sendable, Equatable {
     /// The mode with `fps` set to the rate asked of the camera.
     public var mode: CameraMode
@@ -66,7 +67,10 @@ public struct ModeChoice: Sendable, Equatable {
             return ModeChoice(
                 mode: fastest.at(fastest.fps), reachesRate: false, coversSize: true,
                 reason:
-                    "no mode reaches \(wanted): \(ModeRequest.fpsText(fastest.fps)) fps, frames repeated to \(ModeRequest.fpsText(fps))"
+                    """
+                    no mode reaches \(wanted): \(ModeRequest.fpsText(fastest.fps)) fps, frames repeated to \
+                    \(ModeRequest.fpsText(fps))
+                    """
             )
         }
         let reachingSmaller = usable.filter { $0.fps >= fps - 0.01 }
@@ -81,7 +85,10 @@ public struct ModeChoice: Sendable, Equatable {
         return ModeChoice(
             mode: best.at(best.fps), reachesRate: false, coversSize: false,
             reason:
-                "no mode is \(width)x\(height) or larger nor reaches \(ModeRequest.fpsText(fps)) fps: scaled up, frames repeated"
+                """
+                no mode is \(width)x\(height) or larger nor reaches \(ModeRequest.fpsText(fps)) fps: scaled up, \
+                frames repeated
+                """
         )
     }
 

@@ -160,7 +160,8 @@ package final class RecordingSession: Sendable {
     /// and that EOS travelled up through the tees and ended the camera ("its stream ended" after about one recording
     /// in five cut at max_duration_s, where the file waits up to a tick before it is detached).
     ///
-    /// Fed by the current pre-record window (`RecordingCut.endsBeforeTheStop`): each stream ends on its last buffer before the stop
+    /// Fed by the current pre-record window (`RecordingCut.endsBeforeTheStop`): each stream ends on its last buffer
+    /// before the stop
     /// (`.last`), and the window is held again at once, so the buffer after it and those behind it stay in the window
     /// for the next recording (the detach's own hold takes over from this one). Holds are blocking probes, which
     /// GStreamer runs in a pass before this one: the buffer after the stop cannot be held from here, only the next.

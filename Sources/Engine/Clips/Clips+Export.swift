@@ -19,7 +19,10 @@ extension Clips {
         guard let first = sources.first, let last = sources.last else {
             let what =
                 request.group.map { "in group \($0)" }
-                ?? "between \(Timestamps.iso(request.from ?? .distantPast)) and \(Timestamps.iso(request.to ?? .distantFuture))\(request.camera.map { " from camera \($0)" } ?? "")"
+                    ?? """
+                    between \(Timestamps.iso(request.from ?? .distantPast)) and \
+                    \(Timestamps.iso(request.to ?? .distantFuture))\(request.camera.map { " from camera \($0)" } ?? "")
+                    """
             throw ApplianceError(.notFound, "no finished clip \(what)")
         }
         if let missing = sources.first(where: { !FileManager.default.fileExists(atPath: $0.path) }) {
@@ -76,7 +79,8 @@ extension Clips {
     package static func join(folder: String, into output: String, hasAudio: Bool) throws {
         var description = """
             splitmuxsrc name=src location=\(Bin.quoted(folder + "/0*.mp4")) \
-            mp4mux name=mux faststart=true faststart-file=\(Bin.quoted(folder + "/faststart.tmp")) ! filesink location=\(Bin.quoted(output)) \
+            mp4mux name=mux faststart=true faststart-file=\(Bin.quoted(folder + "/faststart.tmp")) ! filesink \
+            location=\(Bin.quoted(output)) \
             src.video_0 ! queue ! h264parse name=vparse ! mux.video_0
             """
         if hasAudio { description += " src.audio_0 ! queue ! aacparse name=aparse ! mux.audio_0" }

@@ -102,7 +102,8 @@ package final class MotionService: Service, CustomStringConvertible {
         event = nil
     }
 
-    /// When an event's picture is worth taking again: the score grew by a quarter (`by`), a second or more after the last.
+    /// When an event's picture is worth taking again: the score grew by a quarter (`by`), a second or more after the
+    /// last.
     struct BestFrame {
         package var score = 0.0
         package var at = Date.distantPast

@@ -5,7 +5,8 @@ import Foundation
 /// which may differ from its device driver's (vc4 vs vc4-drm). Without it kmssink tries a built-in list of
 /// drivers that misses some (virtio_gpu: "Could not open DRM module (NULL)", found in the VM lab).
 package enum KMSCard {
-    /// `driver-name=NAME` for the previews' `${kms_card}` placeholder, or "" (kmssink's own search) if no card is found.
+    /// `driver-name=NAME` for the previews' `${kms_card}` placeholder, or "" (kmssink's own search) if no card is
+    /// found.
     package static func sinkOptions(sysfs: String = "/sys/class/drm", dev: String = "/dev/dri") -> String {
         driverName(sysfs: sysfs, dev: dev).map { "driver-name=\($0)" } ?? ""
     }

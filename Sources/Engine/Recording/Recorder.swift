@@ -246,7 +246,8 @@ package actor Recorder {
 
     /// Called by `RecorderService` a few times a second: finalises closed segments, cuts the next segment, fdatasyncs
     /// a reserved-layout file every `sync_interval_s` (mp4mux rewrites its index on the same cadence; a fragmented
-    /// file is synced by its sink once per `sync_interval_s` of media), and finalises a recording the probes ended at `max_duration_s`.
+    /// file is synced by its sink once per `sync_interval_s` of media), and finalises a recording the probes ended at
+    /// `max_duration_s`.
     package func tick() async {
         await checkStorage()
         await handleWriteFailure()
@@ -277,7 +278,8 @@ package actor Recorder {
                 return
             }
         }
-        // Fragmented files are synced by their filesink at the end of a fragment, once per sync_interval_s of media (RecordingBin).
+        // Fragmented files are synced by their filesink at the end of a fragment, once per sync_interval_s of media
+        // (RecordingBin).
         guard config.recording.fileLayout == .reserved else { return }
         let now = ContinuousClock.now
         guard now - active.lastSync >= .seconds(config.recording.syncIntervalS) else { return }

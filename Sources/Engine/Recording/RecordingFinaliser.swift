@@ -141,7 +141,10 @@ struct RecordingFinaliser: Sendable {
             let now = session.buffersTaken
             if now > taken, clock.now < giveUp {
                 logger.debug(
-                    "recording \(session.id): still catching up at its stop (\(now - taken) buffers in \(Self.stallLimit))"
+                    """
+                    recording \(session.id): still catching up at its stop (\(now - taken) buffers in \
+                    \(Self.stallLimit))
+                    """
                 )
                 taken = now
                 continue

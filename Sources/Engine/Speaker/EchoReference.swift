@@ -29,7 +29,10 @@ package final class EchoReference: Sendable {
         // Leaky: a reference nobody reads (the microphone released) never holds up a speaker's pipeline.
         let bin = try Bin.parse(
             "appsrc name=reference is-live=true format=time do-timestamp=true block=false leaky-type=downstream "
-                + "max-bytes=96000 caps=\"\(Self.format)\" ! webrtcechoprobe name=\(probeName) ! fakesink sync=false async=false",
+                + """
+                max-bytes=96000 caps=\"\(Self.format)\" ! webrtcechoprobe name=\(probeName) ! fakesink sync=false \
+                async=false
+                """,
             name: "echo-reference", label: "[speaker] echo_cancel", ghostUnlinkedPads: false)
         guard let input = bin.element(named: "reference") else {
             throw GStreamerError(element: "echo-reference", message: "no appsrc")

@@ -41,7 +41,10 @@ package final class SoundPlayback: Sendable {
         do {
             let tail = EchoReference.speakerTail(sink: sink, echo: echo != nil)
             let bin = try Bin.parse(
-                "filesrc name=file ! decodebin name=decode ! audioconvert ! audioresample ! volume name=volume ! \(tail)",
+                """
+                filesrc name=file ! decodebin name=decode ! audioconvert ! audioresample ! volume name=volume ! \
+                \(tail)
+                """,
                 name: "sound", label: "[speaker]", ghostUnlinkedPads: false)
             echo?.feed(from: bin)
             bin.element(named: "file")?.set("location", file)

@@ -170,7 +170,10 @@ public enum Recovery {
         let reason =
             size == 0
             ? "\(nothingRecorded): the daemon stopped before any media reached the file"
-            : "\(nothingRecorded): the daemon stopped before the first frame was indexed (within sync_interval_s of the start)"
+            : """
+            \(nothingRecorded): the daemon stopped before the first frame was indexed (within sync_interval_s of \
+            the start)
+            """
         if row != nil {
             try await library.update(id: id) { row in
                 row.state = .failed

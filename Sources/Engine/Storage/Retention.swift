@@ -178,7 +178,10 @@ package actor Retention {
         guard settings.maxLockedPercent < 100, capacity.lockedBytes > cap else { return }
         guard settings.onFull == .overwriteOldestLocked else {
             report.full =
-                "locked clips take \(String(format: "%.1f", capacity.lockedPercent)) % of the space, over max_locked_percent = \(settings.maxLockedPercent)"
+                """
+                locked clips take \(String(format: "%.1f", capacity.lockedPercent)) % of the space, over \
+                max_locked_percent = \(settings.maxLockedPercent)
+                """
             return
         }
         var cursor: (Int64, Int64)?
@@ -220,7 +223,10 @@ package actor Retention {
                 capacity.freeBytes + freed >= max(floor, Self.headroom(filesystemBytes: 0, minFreeMb: 0))
             {
                 logger.notice(
-                    "retention: made \(freed / 1_000_000) MB free after a write failure (\(minFree / 1_000_000) MB wanted; nothing else may be deleted): recording goes on"
+                    """
+                    retention: made \(freed / 1_000_000) MB free after a write failure (\(minFree / 1_000_000) MB \
+                    wanted; nothing else may be deleted): recording goes on
+                    """
                 )
                 report.full = nil
             }
@@ -239,7 +245,10 @@ package actor Retention {
                         let warning = deletion(row, reason: reason)
                         events.publish(.retentionWarning(warning))
                         logger.warning(
-                            "retention: deleting \(row.id), which is not backed up yet (keep_until_backed_up; nothing else is left to delete)"
+                            """
+                            retention: deleting \(row.id), which is not backed up yet (keep_until_backed_up; \
+                            nothing else is left to delete)
+                            """
                         )
                     }
                     guard try await delete(row, reason: tier.locked ? .lockedShare : reason, report: &report) else {

@@ -48,7 +48,10 @@ struct RowReconciler {
             let status = StorageStatus(
                 state: .missing, recordingsDir: recordingsDir, missingFiles: expected,
                 detail:
-                    "none of the \(expected) recorded files is in \(recordingsDir): is the disk that holds them mounted?"
+                    """
+                    none of the \(expected) recorded files is in \(recordingsDir): is the disk that holds them \
+                    mounted?
+                    """
             )
             logger.error(
                 "recordings storage missing: \(status.detail!); the clips are kept and come back when the files do")
@@ -89,7 +92,10 @@ struct RowReconciler {
             named.append("\(id) (\((try? await library.fetch(id: id))?.path ?? "?"))")
         }
         logger.warning(
-            "\(marked.count) recording(s) have no file and are marked failed: \(named.joined(separator: ", "))\(marked.count > Self.namedInLog ? ", …" : "")"
+            """
+            \(marked.count) recording(s) have no file and are marked failed: \
+            \(named.joined(separator: ", "))\(marked.count > Self.namedInLog ? ", …" : "")
+            """
         )
     }
 

@@ -16,7 +16,8 @@ final class ScrubPreviewTests: XCTestCase {
     override func setUp() async throws { directory = try TestAppliance.makeDirectory() }
     override func tearDown() async throws { try? FileManager.default.removeItem(at: directory) }
 
-    /// Records `seconds` of video, or with `preRoll` `seconds` after the request (the video written includes the pre-roll).
+    /// Records `seconds` of video, or with `preRoll` `seconds` after the request (the video written includes the
+    /// pre-roll).
     private func record(_ appliance: TestAppliance, seconds: Double, preRoll: Bool = false) async throws
         -> RecordingResult
     {

@@ -143,7 +143,10 @@ extension TestAppliance {
         }
         if !held {
             XCTFail(
-                "the recording did not reach \(what) within \(timeout) s (last: \(last.map { "\($0)" } ?? "not recording"))",
+                """
+                the recording did not reach \(what) within \(timeout) s (last: \
+                \(last.map { "\($0)" } ?? "not recording"))
+                """,
                 file: file, line: line)
             throw ApplianceError(.internalError, "timed out waiting for \(what)")
         }
@@ -179,7 +182,10 @@ extension TestAppliance {
         }
         if !held {
             XCTFail(
-                "\(seconds) s of frames did not pass the camera selector (\(last.map { "\($0.output.frames)" } ?? "?"))",
+                """
+                \(seconds) s of frames did not pass the camera selector \
+                (\(last.map { "\($0.output.frames)" } ?? "?"))
+                """,
                 file: file, line: line)
             throw ApplianceError(.internalError, "timed out waiting for frames")
         }

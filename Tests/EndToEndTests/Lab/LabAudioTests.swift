@@ -97,7 +97,10 @@ final class LabAudioTests: XCTestCase {
         // the 4 s the test waited (under TCG a start can take a second of it; once the file held only 2.73 s of sound).
         let dropped = Self.droppedSeconds(in: logDuring)
         print(
-            "lab: tone clip: video \(video.duration) s, sound \(Double(samples.count) / 48000) s, dropped by the card's reader \(dropped) s"
+            """
+            lab: tone clip: video \(video.duration) s, sound \(Double(samples.count) / 48000) s, dropped by the \
+            card's reader \(dropped) s
+            """
         )
         // Under TCG the sound reaches the file up to seconds behind the picture (the AAC encoder's queue): the stop
         // waits for it while it still comes (a fixed 2 s wait cut 1 to 2 s off in 2 runs of 5; StopCatchUpTests).

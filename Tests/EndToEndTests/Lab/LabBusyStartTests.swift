@@ -37,7 +37,11 @@ final class LabBusyStartTests: XCTestCase {
             let recordingAfter = Date().timeIntervalSince(started)
             let choice = try XCTUnwrap(try daemon.status().encoderChoice)
             print(
-                "lab: busy start: \(choice.how.rawValue) \(choice.encoder); trials \(choice.trials.map { "\($0.name) \($0.result.rawValue) \($0.ms) ms" }); recording \(String(format: "%.1f", recordingAfter)) s after the start"
+                """
+                lab: busy start: \(choice.how.rawValue) \(choice.encoder); trials \
+                \(choice.trials.map { "\($0.name) \($0.result.rawValue) \($0.ms) ms" }); recording \
+                \(String(format: "%.1f", recordingAfter)) s after the start
+                """
             )
             // Whether the trials time out depends on the load: run alone, both did (51.0 s to the recording); in make
             // test's lab, after the other tests, openh264's passed in 518 ms. Either way it records within the minute,

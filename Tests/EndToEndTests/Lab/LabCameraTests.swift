@@ -69,7 +69,10 @@ final class LabCameraTests: XCTestCase {
         // host's tests, on a source that is never late, allow none).
         let repeats = frames.repeatedFrames
         print(
-            "lab: \(width)x\(height)@\(framerate): \(repeats.count) of \(frames.frames.count) frames repeat the one before; the camera was late \(cameraLate) times"
+            """
+            lab: \(width)x\(height)@\(framerate): \(repeats.count) of \(frames.frames.count) frames repeat the one \
+            before; the camera was late \(cameraLate) times
+            """
         )
         XCTAssertLessThanOrEqual(
             Double(max(0, repeats.count - Int(cameraLate))), 0.05 * Double(frames.frames.count),
@@ -163,7 +166,10 @@ final class LabCameraTests: XCTestCase {
         let motion = try XCTUnwrap(try daemon.status().motion)
         print(
             "lab: motion \(motion.events) event(s), active \(motion.active), \(motion.framesAnalysed) frames analysed, "
-                + "\(String(format: "%.1f", Date().timeIntervalSince(ready))) s after ready (\(subscribed.events) when subscribed)"
+                + """
+                \(String(format: "%.1f", Date().timeIntervalSince(ready))) s after ready (\(subscribed.events) \
+                when subscribed)
+                """
         )
         XCTAssertGreaterThanOrEqual(motion.events, 1)
         XCTAssertTrue(motion.active, "the picture goes on moving")

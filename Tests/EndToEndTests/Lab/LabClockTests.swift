@@ -104,7 +104,10 @@ final class LabClockTests: XCTestCase {
                 let end = try XCTUnwrap(earlier.endedAt)
                 XCTAssertEqual(
                     later.createdAt.timeIntervalSince(end), 0, accuracy: 1.5,
-                    "segment \(later.segment ?? 0) starts where \(earlier.segment ?? 0) ended: \(end) → \(later.createdAt)"
+                    """
+                    segment \(later.segment ?? 0) starts where \(earlier.segment ?? 0) ended: \(end) → \
+                    \(later.createdAt)
+                    """
                 )
             }
             // The day's timeline (as the dashboard asks for it): the drive is one span, all its segments in it.
@@ -117,7 +120,10 @@ final class LabClockTests: XCTestCase {
             XCTAssertEqual(
                 timeline.spans.map(\.recordings), [clips.count], "one span across both jumps: \(timeline.spans)")
             print(
-                "LabClockTests: \(clips.count) segments; jumps \(forward.jumpWords) (\(forward.redatedRecordings) clips dated again), \(back.jumpWords) (\(back.redatedRecordings))"
+                """
+                LabClockTests: \(clips.count) segments; jumps \(forward.jumpWords) (\(forward.redatedRecordings) \
+                clips dated again), \(back.jumpWords) (\(back.redatedRecordings))
+                """
             )
         }
     }

@@ -16,12 +16,16 @@ final class GpioSimChip {
 
     var device: String { "/dev/\(chipName)" }
 
-    /// `label`: the chip's label, which the daemon finds it by (its /dev/gpiochipN number may change when it comes back).
+    /// `label`: the chip's label, which the daemon finds it by (its /dev/gpiochipN number may change when it comes
+    /// back).
     init(name: String, label: String, lineCount: Int, names: [Int: String]) throws {
         guard FileManager.default.fileExists(atPath: Self.configfs) else {
             throw DaemonError(
                 message:
-                    "gpio-sim is not loaded: lab-vm builds it with Tests/Lab/gpio-sim/build.sh (linux-source and linux-headers of the lab kernel)"
+                    """
+                    gpio-sim is not loaded: lab-vm builds it with Tests/Lab/gpio-sim/build.sh (linux-source and \
+                    linux-headers of the lab kernel)
+                    """
             )
         }
         root = "\(Self.configfs)/\(name)"
@@ -167,7 +171,8 @@ final class LabGpioTests: XCTestCase {
             try chip.press(5, holding: 0.2)
             XCTAssertEqual(try gesture(then: "recording_stopped").gesture, .press)
 
-            // Held past long_press_ms: a snapshot; and the next gesture is that long press (the bounce made no second press).
+            // Held past long_press_ms: a snapshot; and the next gesture is that long press (the bounce made no second
+            // press).
             try chip.press(5, holding: 1.2)
             let long = try gesture()
             XCTAssertEqual(long.gesture, .longPress)
@@ -177,7 +182,8 @@ final class LabGpioTests: XCTestCase {
             // Two taps again, after the bounce and the long press: still a double press. The pause first is a finger's:
             // a release followed by a press within debounce_ms is no release at all (the line is read as held on), and
             // the long press event comes while the button is still held, so without it the test released and pressed
-            // again within a few milliseconds under the emulated CPU and the taps were read as the long press's tail and
+            // again within a few milliseconds under the emulated CPU and the taps were read as the long press's tail
+            // and
             // one press.
             Thread.sleep(forTimeInterval: 0.3)  // the subject: a finger's pause after the long press (above)
             try chip.press(5, holding: 0.3)

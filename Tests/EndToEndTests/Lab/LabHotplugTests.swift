@@ -50,7 +50,10 @@ final class LabHotplugTests: XCTestCase {
             let nodes =
                 (try? FileManager.default.contentsOfDirectory(atPath: "/dev").filter { $0.hasPrefix("video") }) ?? []
             XCTFail(
-                "\(error); nodes now: \(nodes); cameras: \(String(describing: try? daemon.cameras().cameras)); log: \(daemon.log.suffix(3000))"
+                """
+                \(error); nodes now: \(nodes); cameras: \(String(describing: try? daemon.cameras().cameras)); log: \
+                \(daemon.log.suffix(3000))
+                """
             )
             throw error
         }
@@ -69,8 +72,14 @@ final class LabHotplugTests: XCTestCase {
         let flat = frames.flatFrames
         let output = try daemon.status().output
         print(
-            "lab: \(pts.count) frames, gaps \(gaps), flat frames \(flat.first ?? -1)…\(flat.last ?? -1) (\(flat.count)); "
-                + "output: \(output.filledSlots) slots filled, \(output.missingSlots) missing, \(output.missingAtEncoder) missing at the encoder"
+            """
+            lab: \(pts.count) frames, gaps \(gaps), flat frames \(flat.first ?? -1)…\(flat.last ?? -1) \
+            (\(flat.count)); 
+            """
+                + """
+                output: \(output.filledSlots) slots filled, \(output.missingSlots) missing, \
+                \(output.missingAtEncoder) missing at the encoder
+                """
         )
         // Holes here were frames the encoder's leaky queue dropped while x264 paused under TCG (at the record start and
         // at the camera's failure: 2.1→2.4 once, missing at the encoder input, none at the selector); it holds a

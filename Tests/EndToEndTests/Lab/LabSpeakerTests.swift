@@ -103,7 +103,10 @@ final class LabSpeakerTests: XCTestCase {
         let played = ClipSound.power(of: 1000, in: try ClipSound.samples(tone))
         let reduction = 10 * log10(played / max(heard.echo, 1e-12))
         print(
-            "lab: echo cancelling on hw:Loopback: the speaker's tone \(String(format: "%.1f", reduction)) dB below what it played"
+            """
+            lab: echo cancelling on hw:Loopback: the speaker's tone \(String(format: "%.1f", reduction)) dB below \
+            what it played
+            """
         )
         XCTAssertGreaterThan(reduction, 20, "the canceller takes the speaker's tone out of the microphone")
     }

@@ -14,7 +14,8 @@ final class ClipCamera: @unchecked Sendable {
     private let directory: URL
     private let ffmpeg = Process()
 
-    /// opencv-doc's clips: `vtest.avi` (79.5 s, 768x576, people walking), `tree.avi` (29.6 s, 320x240, a tree in the wind).
+    /// opencv-doc's clips: `vtest.avi` (79.5 s, 768x576, people walking), `tree.avi` (29.6 s, 320x240, a tree in the
+    /// wind).
     static func opencvClip(_ name: String) -> String { "/usr/share/doc/opencv-doc/examples/data/\(name)" }
 
     init(clip: String, width: Int, height: Int, name: String = "clip") throws {
@@ -55,7 +56,8 @@ final class ClipCamera: @unchecked Sendable {
         [[camera]]
         name = "\(name)"
         source = "pipeline"
-        pipeline = "filesrc location=\(path) blocksize=\(width * height * 3 / 2) ! rawvideoparse width=\(width) height=\(height) format=i420 framerate=10/1"
+        pipeline = "filesrc location=\(path) blocksize=\(width * height * 3 / 2) ! rawvideoparse width=\(width) \
+        height=\(height) format=i420 framerate=10/1"
         """
     }
 }

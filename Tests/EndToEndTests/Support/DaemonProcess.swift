@@ -368,7 +368,10 @@ extension DaemonProcess {
         if !held {
             throw DaemonError(
                 message:
-                    "the recording did not reach \(what) within \(timeout) s (last: \(last.map { "\($0)" } ?? "not recording"))"
+                    """
+                    the recording did not reach \(what) within \(timeout) s (last: \
+                    \(last.map { "\($0)" } ?? "not recording"))
+                    """
             )
         }
     }
@@ -413,7 +416,10 @@ extension DaemonProcess {
         if !held {
             throw DaemonError(
                 message:
-                    "\(seconds) s of frames did not pass the camera selector (\(last.map { "\($0.output.frames)" } ?? "?") since start)"
+                    """
+                    \(seconds) s of frames did not pass the camera selector \
+                    (\(last.map { "\($0.output.frames)" } ?? "?") since start)
+                    """
             )
         }
     }

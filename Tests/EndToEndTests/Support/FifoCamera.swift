@@ -50,7 +50,8 @@ final class FifoCamera: @unchecked Sendable {
         [[camera]]
         name = "\(name)"
         source = "pipeline"
-        pipeline = "filesrc location=\(path) blocksize=\(Self.frameBytes) ! rawvideoparse width=320 height=240 format=i420 framerate=10/1"
+        pipeline = "filesrc location=\(path) blocksize=\(Self.frameBytes) ! rawvideoparse width=320 height=240 \
+        format=i420 framerate=10/1"
         """
     }
 

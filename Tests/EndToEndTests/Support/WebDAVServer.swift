@@ -57,7 +57,10 @@ final class WebDAVServer {
         let said = (try? String(contentsOfFile: errors, encoding: .utf8)).map { String($0.suffix(1500)) } ?? ""
         throw DaemonError(
             message:
-                "WebDAV server on port \(port) did not start (\(process.isRunning ? "no answer in 15 s" : "it exited")): \(said)"
+                """
+                WebDAV server on port \(port) did not start \
+                (\(process.isRunning ? "no answer in 15 s" : "it exited")): \(said)
+                """
         )
     }
 
