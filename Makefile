@@ -36,7 +36,8 @@ test:
 	@bash .ci/phase.sh build
 	@python3 scripts/check-architecture.py
 	@python3 scripts/check-docs.py
-	$(SWIFT) format lint --strict --recursive --parallel Sources Tests
+	@python3 scripts/check-line-length.py
+	$(SWIFT) format lint --strict --recursive --parallel Package.swift Sources Tests
 	@if command -v node >/dev/null; then node --check $(WEB_SCRIPT) && echo "web script: node --check passes"; \
 	else echo "web script: not checked (no node; make test installs it)"; fi
 	$(SWIFT) build --build-tests $(BUILD_FLAGS)
@@ -47,7 +48,8 @@ test:
 check: deps
 	@python3 scripts/check-architecture.py
 	@python3 scripts/check-docs.py
-	$(SWIFT) format lint --strict --recursive --parallel Sources Tests
+	@python3 scripts/check-line-length.py
+	$(SWIFT) format lint --strict --recursive --parallel Package.swift Sources Tests
 	@if command -v node >/dev/null; then node --check $(WEB_SCRIPT) && echo "web script: node --check passes"; \
 	else echo "web script: not checked (no node; make test installs it)"; fi
 	$(SWIFT) build --build-tests $(BUILD_FLAGS)
@@ -55,7 +57,7 @@ check: deps
 
 ## Formats Sources and Tests as .swift-format says (make check and make test fail on a file that is not).
 format:
-	$(SWIFT) format format --in-place --recursive --parallel Sources Tests
+	$(SWIFT) format format --in-place --recursive --parallel Package.swift Sources Tests
 
 ## Release build used by the benchmark and the Debian package (Swift runtime linked in: no Swift needed to run it).
 release: deps

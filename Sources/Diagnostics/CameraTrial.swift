@@ -22,7 +22,8 @@ enum CameraTrial {
             "caps",
             try Caps(
                 """
-                video/x-raw,format=I420,width=\(video.width),height=\(video.height),framerate=\(video.framerate)/1,pixel-aspect-ratio=1/1
+                video/x-raw,format=I420,width=\(video.width),height=\(video.height),framerate=\(video.framerate)/1,\
+                pixel-aspect-ratio=1/1
                 """
             ))
         let count = try Element.make("identity", name: "count")

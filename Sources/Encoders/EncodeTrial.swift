@@ -24,7 +24,8 @@ package enum EncodeTrial {
             "caps",
             try Caps(
                 """
-                video/x-raw,format=I420,width=\(video.width),height=\(video.height),framerate=\(video.framerate)/1,pixel-aspect-ratio=1/1
+                video/x-raw,format=I420,width=\(video.width),height=\(video.height),framerate=\(video.framerate)/1,\
+                pixel-aspect-ratio=1/1
                 """
             ))
         let encoder = try library.makeBin(
@@ -47,7 +48,8 @@ package enum EncodeTrial {
             "caps",
             try Caps(
                 """
-                video/x-raw,format=I420,width=\(video.width),height=\(video.height),framerate=\(video.framerate)/1,pixel-aspect-ratio=1/1
+                video/x-raw,format=I420,width=\(video.width),height=\(video.height),framerate=\(video.framerate)/1,\
+                pixel-aspect-ratio=1/1
                 """
             ))
         let encoder = try library.makeBin(

@@ -19,7 +19,8 @@ package enum ONVIFClient {
             let capabilities = try await call(
                 camera.address,
                 body: """
-                    <tds:GetCapabilities xmlns:tds="http://www.onvif.org/ver10/device/wsdl"><tds:Category>Media</tds:Category></tds:GetCapabilities>
+                    <tds:GetCapabilities xmlns:tds="http://www.onvif.org/ver10/device/wsdl"><tds:Category>Media</\
+                    tds:Category></tds:GetCapabilities>
                     """, account: account, http: http)
             guard let media = capabilities.value("GetCapabilitiesResponse", "Capabilities", "Media", "XAddr") else {
                 throw ApplianceError(.unavailable, "it has no media service")
@@ -51,7 +52,8 @@ package enum ONVIFClient {
         """
         <trt:GetStreamUri xmlns:trt="http://www.onvif.org/ver10/media/wsdl" \
         xmlns:tt="http://www.onvif.org/ver10/schema">\
-        <trt:StreamSetup><tt:Stream>RTP-Unicast</tt:Stream><tt:Transport><tt:Protocol>RTSP</tt:Protocol></tt:Transport></trt:StreamSetup>\
+        <trt:StreamSetup><tt:Stream>RTP-Unicast</tt:Stream><tt:Transport><tt:Protocol>RTSP</tt:Protocol></tt:Transport>\
+        </trt:StreamSetup>\
         <trt:ProfileToken>\(escaped(token))</trt:ProfileToken></trt:GetStreamUri>
         """
     }
@@ -104,11 +106,14 @@ package enum ONVIFClient {
             <s:Envelope xmlns:s="http://www.w3.org/2003/05/soap-envelope"><s:Header>\
             <wsse:Security s:mustUnderstand="1" \
             xmlns:wsse="http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-wssecurity-secext-1.0.xsd" \
-            xmlns:wsu="http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-wssecurity-utility-1.0.xsd"><wsse:UsernameToken>\
+            xmlns:wsu="http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-wssecurity-utility-1.0.xsd">\
+            <wsse:UsernameToken>\
             <wsse:Username>\(escaped(account.user))</wsse:Username>\
             <wsse:Password Type="\(UsernameToken.digestType)">\(digest)</wsse:Password>\
-            <wsse:Nonce EncodingType="http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-soap-message-security-1.0#Base64Binary">\
-            \(nonce.base64EncodedString())</wsse:Nonce><wsu:Created>\(created)</wsu:Created></wsse:UsernameToken></wsse:Security>\
+            <wsse:Nonce EncodingType="http://docs.oasis-open.org/wss/2004/01/\
+            oasis-200401-wss-soap-message-security-1.0#Base64Binary">\
+            \(nonce.base64EncodedString())</wsse:Nonce><wsu:Created>\(created)</wsu:Created></wsse:UsernameToken></\
+            wsse:Security>\
             </s:Header><s:Body>\(body)</s:Body></s:Envelope>
             """
     }

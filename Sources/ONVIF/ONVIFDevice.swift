@@ -58,7 +58,8 @@ public final class ONVIFDevice: Sendable {
                 link.update {
                     $0.deviceService =
                         """
-                        http://\(HostAddress.shown(config.web.hostAndPort?.host ?? "0.0.0.0")):\(port)/onvif/device_service
+                        http://\(HostAddress.shown(config.web.hostAndPort?.host ?? "0.0.0.0")):\(port)/onvif/\
+                        device_service
                         """
                 }
                 return port

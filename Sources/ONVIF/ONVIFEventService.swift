@@ -178,7 +178,8 @@ enum ONVIFEventService {
                 X.element("wsnt:FixedTopicSet", "true"), topicSet,
                 X.element("wsnt:TopicExpressionDialect", "http://www.onvif.org/ver10/tev/topicExpression/ConcreteSet"),
                 X.element(
-                    "tev:MessageContentFilterDialect", "http://www.onvif.org/ver10/tev/messageContentFilter/ItemFilter"),
+                    "tev:MessageContentFilterDialect",
+                    "http://www.onvif.org/ver10/tev/messageContentFilter/ItemFilter"),
                 X.element("tev:MessageContentSchemaLocation", "http://www.onvif.org/onvif/ver10/schema/onvif.xsd"),
             ])
     }

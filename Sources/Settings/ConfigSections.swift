@@ -135,7 +135,8 @@ enum ConfigSections {
         -> ApplianceConfig.Preview
     {
         var preview = defaults
-        // Any fragment in pipelines/previews/ (kms, kms-fullscreen, wayland, gl ship with the appliance), or auto / none.
+        // Any fragment in pipelines/previews/ (kms, kms-fullscreen, wayland, gl ship with the appliance), or auto /
+        // none.
         preview.sink = try t.name("sink", preview.sink)
         preview.overlay = try t.bool("overlay", preview.overlay)
         try t.finish()

@@ -107,13 +107,12 @@ struct Status: ParsableCommand {
                 """
             )
             if let choice = s.encoderChoice, choice.how != .pinned {
+                let replaced =
+                    choice.failures?.last.map { "\($0.encoder), which failed: \($0.reason)" } ?? "one that failed"
                 let how =
                     switch choice.how {
                     case .failover:
-                        """
-                        replacing \
-                        \(choice.failures?.last.map { "\($0.encoder), which failed: \($0.reason)" } ?? "one that failed")
-                        """
+                        "replacing \(replaced)"
                     case .cached: "chosen by trial earlier in this boot"
                     case .provisional: "untried (no trial answered in time), judged as it runs"
                     default: "chosen by trial"
@@ -141,7 +140,8 @@ struct Status: ParsableCommand {
                 lines.append(
                     """
                     mqtt: \(mqtt.url) (\(mqtt.state.rawValue), topics \(mqtt.topicPrefix)/…, \
-                    \(mqtt.discoveryPrefix.map { "Home Assistant discovery under \($0)/" } ?? "no discovery"))\(mqtt.error.map { ": \($0)" } ?? "")
+                    \(mqtt.discoveryPrefix.map { "Home Assistant discovery under \($0)/" } ?? "no discovery"))\
+                    \(mqtt.error.map { ": \($0)" } ?? "")
                     """
                 )
             }
@@ -169,7 +169,8 @@ struct Status: ParsableCommand {
                 lines.append(
                     """
                     sound: \(level) dBFS (peak \
-                    \(sound.peakDb ?? level))\(sound.active ? ", SOUND" : "")\(sound.events > 0 ? ", \(sound.events) events" : "")
+                    \(sound.peakDb ?? level))\(sound.active ? ", SOUND" : "")\
+                    \(sound.events > 0 ? ", \(sound.events) events" : "")
                     """
                 )
             }
@@ -177,7 +178,8 @@ struct Status: ParsableCommand {
                 lines.append(
                     """
                     speaker: \(speaker.speaker) \
-                    (\(speaker.state.rawValue)\(speaker.playing.map { ": \($0)" } ?? "")\(speaker.error.map { ": \($0)" } ?? ""), \
+                    (\(speaker.state.rawValue)\(speaker.playing.map { ": \($0)" } ?? "")\
+                    \(speaker.error.map { ": \($0)" } ?? ""), \
                     \(speaker.played) played)
                     """
                 )

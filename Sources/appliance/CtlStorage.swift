@@ -13,12 +13,9 @@ struct Protect: ParsableCommand {
 
     func run() {
         options.perform(.protect(before: before, after: after)) { (r: ProtectResult) in
-            var lines = [
-                """
-                locked \(r.locked.count) \
-                clip(s)\(r.pendingUntil == nil ? "" : "; segments starting in the next \(Int(after)) s will be locked too")
-                """
-            ]
+            let pending =
+                r.pendingUntil == nil ? "" : "; segments starting in the next \(Int(after)) s will be locked too"
+            var lines = ["locked \(r.locked.count) clip(s)\(pending)"]
             lines += r.locked.map { "  \($0)" }
             if !r.alreadyDeleted.isEmpty {
                 lines.append("already deleted: \(r.alreadyDeleted.joined(separator: ", "))")

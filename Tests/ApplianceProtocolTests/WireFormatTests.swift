@@ -74,8 +74,10 @@ final class WireFormatTests: XCTestCase {
 
     func testUnknownEventsAreAnErrorToTypedReadersAndKeptAsTheyCameForGenericOnes() throws {
         let line = Data(
-            #"{"event": "shutter_pressed", "time": "2026-11-21T14:03:15.456Z", "data": {"key": "KEY_SPACE", "held_ms": 1200}}"#
-                .utf8)
+            #"""
+            {"event": "shutter_pressed", "time": "2026-11-21T14:03:15.456Z", \#
+            "data": {"key": "KEY_SPACE", "held_ms": 1200}}
+            """#.utf8)
         XCTAssertThrowsError(try WireFormat.decoder.decode(EventRecord.self, from: line)) { error in
             XCTAssertTrue("\(error)".contains("unknown event \"shutter_pressed\""), "\(error)")
         }

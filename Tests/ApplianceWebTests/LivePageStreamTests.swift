@@ -25,7 +25,9 @@ final class LivePageStreamTests: XCTestCase {
         let page = Pages.live(status: status(rtsp: serving), csrf: nil)
         XCTAssertTrue(
             page.contains(
-                #"<p id="rtsp" class="health">RTSP rtsp://192.168.1.20:8554/live (your name and password) · 2 clients</p>"#
+                #"""
+                <p id="rtsp" class="health">RTSP rtsp://192.168.1.20:8554/live (your name and password) · 2 clients</p>
+                """#
             ), page)
 
         let open = RTSPStatus(
@@ -50,7 +52,10 @@ final class LivePageStreamTests: XCTestCase {
             interfaces: ["eth0", "wlan0"], endpoint: "urn:uuid:x", authentication: "ws-usernametoken")
         XCTAssertTrue(
             Pages.live(status: s, csrf: nil).contains(
-                #"<p id="onvif" class="health">ONVIF http://192.168.1.20:8080/onvif/device_service (your name and password) · found by NVRs on eth0, wlan0</p>"#
+                #"""
+                <p id="onvif" class="health">ONVIF http://192.168.1.20:8080/onvif/device_service \#
+                (your name and password) · found by NVRs on eth0, wlan0</p>
+                """#
             ))
         s.onvif?.discovery = .off
         XCTAssertEqual(

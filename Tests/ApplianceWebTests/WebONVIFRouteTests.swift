@@ -277,7 +277,8 @@ enum SOAPToken {
             xmlns:wsu="\(ONVIFNamespace.securityUtility)"><wsse:UsernameToken>\
             <wsse:Username>appliance</wsse:Username><wsse:Password Type="\(UsernameToken.digestType)">\
             \(UsernameToken.digest(nonce: nonce, created: createdText, password: password))</wsse:Password>\
-            <wsse:Nonce>\(nonce.base64EncodedString())</wsse:Nonce><wsu:Created>\(createdText)</wsu:Created></wsse:UsernameToken></wsse:Security></s:Header>
+            <wsse:Nonce>\(nonce.base64EncodedString())</wsse:Nonce><wsu:Created>\(createdText)</wsu:Created></\
+            wsse:UsernameToken></wsse:Security></s:Header>
             """
     }
 }
@@ -306,7 +307,8 @@ extension TestClientProtocol {
         let prefix = operation.split(separator: ":")[0]
         let envelope = """
             <?xml version="1.0" encoding="utf-8"?><s:Envelope xmlns:s="http://www.w3.org/2003/05/soap-envelope" \
-            xmlns:\(prefix)="\(ns)">\(header ?? token.header())<s:Body><\(operation)>\(body)</\(operation)></s:Body></s:Envelope>
+            xmlns:\(prefix)="\(ns)">\(header ?? token.header())<s:Body><\(operation)>\(body)</\(operation)></s:Body></\
+            s:Envelope>
             """
         var headers = HTTPFields()
         headers[.contentType] = "application/soap+xml; charset=utf-8"

@@ -123,7 +123,8 @@ final class WebRangeVideoRouteTests: XCTestCase {
             // From the middle of the second file: its keyframe at 1 s, then the third file.
             let inside =
                 """
-                start=\(Timestamps.iso(start.addingTimeInterval(3.5)))&end=\(Timestamps.iso(start.addingTimeInterval(7)))
+                start=\(Timestamps.iso(start.addingTimeInterval(3.5)))&end=\
+                \(Timestamps.iso(start.addingTimeInterval(7)))
                 """
             let later = try await client.request("/api/timeline/video.mp4?" + inside, method: .head)
             XCTAssertEqual(later.header("X-Video-Start"), Timestamps.iso(start.addingTimeInterval(3)))

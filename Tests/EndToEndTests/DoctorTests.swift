@@ -273,7 +273,8 @@ final class DoctorTests: XCTestCase {
                 "FAIL  backup: backup.password_file \(file) is readable by others (mode 644)"), refused.stdout)
     }
 
-    // (d) An encoder that cannot be built: a fragment that is not there, and one naming an element that is not installed.
+    // (d) An encoder that cannot be built: a fragment that is not there, and one naming an element that is not
+    // installed.
     func testMissingEncoderFails() throws {
         let setup = try makeSetup(extra: "[video]\nencoder = \"nonexistent\"")
         let outcome = try doctor(["--config", setup.configPath])

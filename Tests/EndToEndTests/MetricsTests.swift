@@ -80,7 +80,8 @@ final class MetricsTests: XCTestCase {
         XCTAssertEqual(
             m[
                 """
-                appliance_info{encoder=\"\(try daemon.status().encoder)\",gstreamer=\"\(try Self.gstreamerVersion(daemon))\",version=\"\(ApplianceVersion.current)\"}
+                appliance_info{encoder=\"\(try daemon.status().encoder)\",\
+                gstreamer=\"\(try Self.gstreamerVersion(daemon))\",version=\"\(ApplianceVersion.current)\"}
                 """
             ], 1)
 

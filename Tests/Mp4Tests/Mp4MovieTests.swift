@@ -9,8 +9,8 @@ final class Mp4MovieTests: XCTestCase {
     private static func bytes(_ hex: String) -> Data {
         Data(
             stride(from: 0, to: hex.count, by: 2).map { i in
-                UInt8(
-                    hex[hex.index(hex.startIndex, offsetBy: i)..<hex.index(hex.startIndex, offsetBy: i + 2)], radix: 16)!
+                let start = hex.index(hex.startIndex, offsetBy: i)
+                return UInt8(hex[start..<hex.index(start, offsetBy: 2)], radix: 16)!
             })
     }
 

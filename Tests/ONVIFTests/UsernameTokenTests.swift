@@ -48,8 +48,10 @@ final class UsernameTokenTests: XCTestCase {
                     """
                     <h:Header xmlns:h="http://www.w3.org/2003/05/soap-envelope"><wsse:Security \
                     xmlns:wsse="\(ONVIFNamespace.security)" \
-                    xmlns:wsu="\(ONVIFNamespace.securityUtility)"><wsse:UsernameToken><wsse:Username>appliance</wsse:Username>\
-                    <wsse:Password Type="\(type)">ZGlnZXN0</wsse:Password><wsse:Nonce>AAECAwQFBgcICQoLDA0ODw==</wsse:Nonce>\
+                    xmlns:wsu="\(ONVIFNamespace.securityUtility)"><wsse:UsernameToken><wsse:Username>appliance</\
+                    wsse:Username>\
+                    <wsse:Password Type="\(type)">ZGlnZXN0</wsse:Password><wsse:Nonce>AAECAwQFBgcICQoLDA0ODw==</\
+                    wsse:Nonce>\
                     <wsu:Created>2026-07-01T12:00:00Z</wsu:Created></wsse:UsernameToken></wsse:Security></h:Header>
                     """.utf8))
         }

@@ -85,7 +85,8 @@ final class WSDiscoveryMessagesTests: XCTestCase {
         let resolve = Self.envelope(
             id: "urn:uuid:3", action: "Resolve",
             body: """
-                <d:Resolve><a:EndpointReference><a:Address>\(messages.endpoint)</a:Address></a:EndpointReference></d:Resolve>
+                <d:Resolve><a:EndpointReference><a:Address>\(messages.endpoint)</a:Address></a:EndpointReference></\
+                d:Resolve>
                 """)
         let resolved = try XMLTree.parse(
             try XCTUnwrap(
@@ -123,7 +124,8 @@ final class WSDiscoveryMessagesTests: XCTestCase {
         <s:Envelope xmlns:a="http://schemas.xmlsoap.org/ws/2004/08/addressing" \
         xmlns:d="http://schemas.xmlsoap.org/ws/2005/04/discovery" \
         xmlns:s="http://www.w3.org/2003/05/soap-envelope">
-          <s:Header><a:Action>http://schemas.xmlsoap.org/ws/2005/04/discovery/\(action)</a:Action><a:MessageID>\(id)</a:MessageID>
+          <s:Header><a:Action>http://schemas.xmlsoap.org/ws/2005/04/discovery/\(action)</a:Action><a:MessageID>\(id)</\
+        a:MessageID>
           <a:To>urn:schemas-xmlsoap-org:ws:2005:04:discovery</a:To></s:Header>
           <s:Body>\(body)</s:Body>
         </s:Envelope>

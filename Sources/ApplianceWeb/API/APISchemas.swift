@@ -36,7 +36,8 @@ enum APISchemas {
                     "requires": S.string(values: ["anyone", "viewer", "admin", "command"]),
                 ], required: ["method", "path", "requires"]),
             "Account": S.object(
-                ["name": S.string(), "role": role, "created_at": S.moment, "tokens": count], required: ["name", "role"]),
+                ["name": S.string(), "role": role, "created_at": S.moment, "tokens": count],
+                required: ["name", "role"]),
             "Share": S.object(
                 [
                     "id": S.string(pattern: "^[0-9a-f]{16}$"), "recording_id": S.string(), "title": S.string(),

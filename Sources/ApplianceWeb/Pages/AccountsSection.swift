@@ -4,6 +4,8 @@ import Foundation
 /// The settings page's accounts and sessions (admins only, as the whole page): the accounts with their roles, a
 /// form to add one and one to set a password, a new API token shown once; the web sessions, each revocable.
 extension Pages {
+    static let noSessions = "<p class=\"empty\">No one is logged in with a password.</p>"
+
     static func accounts(users: UserList, sessions: [SessionSummary]) -> String {
         let roles = { (selected: UserRole) in
             UserRole.allCases.reversed().map { "<option\($0 == selected ? " selected" : "")>\($0.rawValue)</option>" }
@@ -14,7 +16,8 @@ extension Pages {
             <tr data-user="\(HTML.escape(user.name))"><td class="user-name">\(HTML.escape(user.name))</td>
             <td><select class="user-role" aria-label="role of \
             \(HTML.escape(user.name))">\(roles(user.role))</select></td>
-            <td>\(user.lastLogin.map { "<time datetime=\"\(Timestamps.iso($0))\">\(HTML.date($0))</time>" } ?? "never")</td>
+            <td>\(user.lastLogin.map { "<time datetime=\"\(Timestamps.iso($0))\">\(HTML.date($0))</time>" } ?? "never")\
+            </td>
             <td class="user-tokens">\(user.tokens)</td>
             <td><button class="user-token">New API token</button> <button class="user-untoken">Revoke API \
             tokens</button>
@@ -57,7 +60,7 @@ extension Pages {
             minlength="8" maxlength="72" required autocomplete="new-password">
               <button>Set password</button></form>
             <h2>Sessions</h2>
-            \(sessions.isEmpty ? "<p class=\"empty\">No one is logged in with a password.</p>" : "<ul id=\"sessions\">\(sessionItems)</ul>")
+            \(sessions.isEmpty ? Self.noSessions : "<ul id=\"sessions\">\(sessionItems)</ul>")
             """
     }
 }

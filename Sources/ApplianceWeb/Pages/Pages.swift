@@ -35,6 +35,11 @@ enum Pages {
     }
 
     /// `webrtc`: the page offers WebRTC first (`[web] webrtc_viewers` above 0).
+    static let talkButton = """
+        <button id="talk" class="admin-only talk" hidden title="Hold to talk through the device's speaker (or hold T)">\
+        Hold to talk</button>
+        """
+
     static func live(status: StatusReport, csrf: String?, webrtc: Bool = false) -> String {
         let cameras = status.cameras.map {
             """
@@ -58,7 +63,7 @@ enum Pages {
                 <button id="protect" class="admin-only" title="Lock the clips around now (the dashcam event \
             lock)">Protect</button>
                 <button id="sound" hidden title="The live sound (WebRTC)">Sound on</button>
-                \(webrtc && status.speaker != nil ? "<button id=\"talk\" class=\"admin-only talk\" hidden title=\"Hold to talk through the device's speaker (or hold T)\">Hold to talk</button>" : "")
+                \(webrtc && status.speaker != nil ? Self.talkButton : "")
               </div>
               \(levelMeter(status))
               <p id="message" role="status"></p>
@@ -170,7 +175,8 @@ enum Pages {
             badges +=
                 """
                 <span class=\"badge backup \
-                \(r.backupState.rawValue)\">\(r.backupState == .done ? "☁ backed up" : "☁ \(r.backupState.rawValue)")</span>
+                \(r.backupState.rawValue)\">\(r.backupState == .done ? "☁ backed up" : "☁ \(r.backupState.rawValue)")</\
+                span>
                 """
         }
         if r.state == .recording { badges += "<span class=\"badge rec\">● REC</span>" }
@@ -213,7 +219,10 @@ enum Pages {
             <section class="clip" data-id="\(r.id)">
               <h1 id="clip-title">\(HTML.escape(r.title))</h1>
               <video id="player" controls preload="metadata" playsinline \
-            src="/media/\(r.id)/video\(start.map { String(format: "#t=%.1f", $0) } ?? "")"\(start.map { String(format: " data-start=\"%.1f\"", $0) } ?? "")\(r.thumbnail != nil ? " poster=\"/media/\(r.id)/thumbnail\"" : "")><track kind="metadata" label="thumbnails" src="/media/\(r.id)/scrub.vtt"></video>
+            src="/media/\(r.id)/video\(start.map { String(format: "#t=%.1f", $0) } ?? "")"\
+            \(start.map { String(format: " data-start=\"%.1f\"", $0) } ?? "")\
+            \(r.thumbnail != nil ? " poster=\"/media/\(r.id)/thumbnail\"" : "")><track kind="metadata" \
+            label="thumbnails" src="/media/\(r.id)/scrub.vtt"></video>
               <div class="controls">
                 <button id="restart">Restart</button>
                 <a id="download" class="button" href="/media/\(r.id)/video?download=1">Download</a>
@@ -255,14 +264,17 @@ enum Pages {
         backup: BackupStatus, lastUpload: Date?, config: String, shares: [ShareLink], accounts: String = "",
         csrf: String?
     ) -> String {
+        let backupState =
+            backup.enabled ? (backup.paused ? "paused: \(backup.pauseReason ?? "")" : "on, to \(backup.url)") : "off"
+        let uploading =
+            backup.current.map { "\($0.id.prefix(8)): \(HTML.size($0.bytesDone)) of \(HTML.size($0.bytesTotal))" }
+            ?? "–"
         let queue = """
             <table class="info">
-            <tr><th>Backup</th><td \
-            id="backup-state">\(HTML.escape(backup.enabled ? (backup.paused ? "paused: \(backup.pauseReason ?? "")" : "on, to \(backup.url)") : "off"))</td></tr>
+            <tr><th>Backup</th><td id="backup-state">\(HTML.escape(backupState))</td></tr>
             <tr><th>Queue</th><td id="backup-queue">\(backup.counts.pending) waiting, \(backup.counts.running) \
             uploading, \(backup.counts.done) done, \(backup.counts.failed) failed</td></tr>
-            <tr><th>Uploading</th><td \
-            id="backup-current">\(backup.current.map { "\($0.id.prefix(8)): \(HTML.size($0.bytesDone)) of \(HTML.size($0.bytesTotal))" } ?? "–")</td></tr>
+            <tr><th>Uploading</th><td id="backup-current">\(uploading)</td></tr>
             <tr><th>Last upload</th><td id="backup-last">\(HTML.escape(lastUpload.map(HTML.date) ?? "–"))</td></tr>
             \(backup.lastError.map { "<tr><th>Last error</th><td>\(HTML.escape($0))</td></tr>" } ?? "")
             </table>
@@ -293,20 +305,32 @@ enum Pages {
         return layout(title: "Settings", csrf: csrf, active: "settings", body: body)
     }
 
+    static let noAccountYet = """
+        <p>No account yet (appliance ctl user add NAME --role admin) and no [web] token_file: this dashboard is open \
+        to this machine only.</p>
+        """
+
+    static func fingerprintNote(_ fingerprint: String) -> String {
+        """
+        <p class="fingerprint">This device's certificate, SHA-256: <code id="fingerprint">\(fingerprint)</code>. \
+        Check that your browser shows the same before you trust it.</p>
+        """
+    }
+
     /// `fingerprint`: the served certificate's, to compare with what the browser shows before trusting it.
     static func login(error: String?, next: String, passwordSet: Bool, fingerprint: String?) -> String {
         let body = """
             <form id="login" class="login" method="post" action="/login">
               <h1>appliance</h1>
               \(error.map { "<p id=\"login-error\" class=\"error\">\(HTML.escape($0))</p>" } ?? "")
-              \(passwordSet ? "" : "<p>No account yet (appliance ctl user add NAME --role admin) and no [web] token_file: this dashboard is open to this machine only.</p>")
+              \(passwordSet ? "" : Self.noAccountYet)
               <input type="hidden" name="next" value="\(HTML.escape(next))">
               <label>Name <input id="user" name="user" autocomplete="username" placeholder="appliance" \
             autofocus></label>
               <label>Password <input id="password" type="password" name="password" \
             autocomplete="current-password"></label>
               <button id="login-button">Log in</button>
-              \(fingerprint.map { "<p class=\"fingerprint\">This device's certificate, SHA-256: <code id=\"fingerprint\">\($0)</code>. Check that your browser shows the same before you trust it.</p>" } ?? "")
+              \(fingerprint.map(Self.fingerprintNote) ?? "")
             </form>
             """
         return layout(title: "Log in", csrf: nil, active: "login", body: body, nav: false)

@@ -149,7 +149,8 @@ extension Pages {
                     href=\"/activity/\(a.id)/play\">\(clock(a.startedAt))</a> 
                     """
                         + """
-                        \(activityName(a.kind))\(a.label.map { " “\(HTML.escape($0))”" } ?? "")\(a.durationS.map { ", \(duration($0))" } ?? "")</li>
+                        \(activityName(a.kind))\(a.label.map { " “\(HTML.escape($0))”" } ?? "")\
+                        \(a.durationS.map { ", \(duration($0))" } ?? "")</li>
                         """
                 ))
         }

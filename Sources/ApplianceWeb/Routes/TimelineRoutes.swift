@@ -69,7 +69,8 @@ extension Routes {
             guard let at = Timestamps.date(iso: text) else {
                 return HTML.response(
                     Pages.error(
-                        400, "at must be a time such as 2026-11-26T14:03:00Z, found \"\(text.prefix(40))\"", csrf: csrf),
+                        400, "at must be a time such as 2026-11-26T14:03:00Z, found \"\(text.prefix(40))\"",
+                        csrf: csrf),
                     status: .badRequest)
             }
             guard let target = try await playTarget(at: at) else {

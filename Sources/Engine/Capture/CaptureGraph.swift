@@ -82,7 +82,8 @@ public final class CaptureGraph: Sendable {
         let v = config.video
         let rawCaps = try Caps(
             """
-            video/x-raw,format=I420,width=\(v.width),height=\(v.height),framerate=\(v.framerate)/1,pixel-aspect-ratio=1/1
+            video/x-raw,format=I420,width=\(v.width),height=\(v.height),framerate=\(v.framerate)/1,\
+            pixel-aspect-ratio=1/1
             """
         )
 
