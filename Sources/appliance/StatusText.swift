@@ -1,0 +1,146 @@
+import ApplianceProtocol
+
+/// `ctl status` as text: one line per part of the appliance that is there.
+enum StatusText {
+    static func lines(_ s: StatusReport) -> [String] {
+        var lines: [String] = ["state: \(s.state.rawValue)\(s.ready ? "" : " (starting)")"]
+        if let rec = s.recording {
+            let segment = rec.segment.map { " segment \($0), \(formatMs(rec.elapsedMs)) in all" } ?? ""
+            lines.append(
+                """
+                recording: \(rec.id) \"\(rec.title)\" \(formatMs(rec.durationMs))\(segment) \
+                frames=\(rec.videoFrames) dropped=\(rec.droppedFrames)
+                """
+            )
+        }
+        let cameras = s.cameras.map { name in s.cameraModes?[name].map { "\(name) [\($0)]" } ?? name }
+        lines.append("cameras: \(cameras.joined(separator: ", ")) (active: \(s.activeCamera))")
+        lines.append(
+            """
+            video: \(s.width)x\(s.height)@\(s.framerate) \(s.encoder)  audio: \(s.audioSource)  preview: \
+            \(s.preview)
+            """
+        )
+        lines += encoder(s) + storage(s) + network(s) + sensors(s)
+        if let error = s.lastError { lines.append("last error: \(error)") }
+        return lines
+    }
+
+    static func encoder(_ s: StatusReport) -> [String] {
+        var lines: [String] = []
+        if let choice = s.encoderChoice, choice.how != .pinned {
+            let replaced =
+                choice.failures?.last.map { "\($0.encoder), which failed: \($0.reason)" } ?? "one that failed"
+            let how =
+                switch choice.how {
+                case .failover:
+                    "replacing \(replaced)"
+                case .cached: "chosen by trial earlier in this boot"
+                case .provisional: "untried (no trial answered in time), judged as it runs"
+                default: "chosen by trial"
+                }
+            let trials = choice.trials.filter { $0.result != .notTried }.map { "\($0.name) \($0.result.rawValue)" }
+                .joined(separator: ", ")
+            lines.append("encoder: \(choice.encoder) (\(choice.element)), \(how): \(trials)")
+        }
+        return lines
+    }
+
+    static func storage(_ s: StatusReport) -> [String] {
+        var lines: [String] = []
+        lines.append("data: \(s.dataDir)  recordings: \(s.recordingsTotal) (this run: \(s.recordingsThisRun))")
+        if let capacity = s.capacity { lines.append(capacityLine(capacity)) }
+        if let full = s.storageFull { lines.append("STORAGE FULL: \(full)") }
+        if s.storage.state == .missing {
+            lines.append("STORAGE MISSING: \(s.storage.detail ?? s.storage.recordingsDir)")
+        }
+        return lines
+    }
+
+    static func network(_ s: StatusReport) -> [String] {
+        var lines: [String] = []
+        if let web = s.web {
+            lines.append(
+                """
+                web: \(web.url ?? web.listen) (\(web.state.rawValue), \(web.liveViewers) MJPEG and \
+                \(web.webrtcViewers) WebRTC live viewers)\(web.error.map { ": \($0)" } ?? "")
+                """
+            )
+            if let fingerprint = web.fingerprint { lines.append("web certificate SHA-256: \(fingerprint)") }
+        }
+        if let mqtt = s.mqtt {
+            lines.append(
+                """
+                mqtt: \(mqtt.url) (\(mqtt.state.rawValue), topics \(mqtt.topicPrefix)/…, \
+                \(mqtt.discoveryPrefix.map { "Home Assistant discovery under \($0)/" } ?? "no discovery"))\
+                \(mqtt.error.map { ": \($0)" } ?? "")
+                """
+            )
+        }
+        if let rtsp = s.rtsp {
+            lines.append(
+                """
+                rtsp: \(rtsp.url ?? rtsp.listen) (\(rtsp.state.rawValue), \(rtsp.clients) clients, login \
+                \(rtsp.authentication))\(rtsp.error.map { ": \($0)" } ?? "")
+                """
+            )
+        }
+        if let onvif = s.onvif {
+            let discovery =
+                onvif.discovery == .serving
+                ? "discovery on \(onvif.listen) [\(onvif.interfaces.joined(separator: ","))]"
+                : "discovery \(onvif.discovery.rawValue)\(onvif.error.map { ": \($0)" } ?? "")"
+            lines.append(
+                """
+                onvif: \(onvif.deviceService ?? "starting") (\(discovery), \(onvif.subscriptions) event \
+                subscriptions, login \(onvif.authentication))
+                """
+            )
+        }
+        return lines
+    }
+
+    static func sensors(_ s: StatusReport) -> [String] {
+        var lines: [String] = []
+        if let sound = s.sound, let level = sound.levelDb {
+            lines.append(
+                """
+                sound: \(level) dBFS (peak \
+                \(sound.peakDb ?? level))\(sound.active ? ", SOUND" : "")\
+                \(sound.events > 0 ? ", \(sound.events) events" : "")
+                """
+            )
+        }
+        if let speaker = s.speaker {
+            lines.append(
+                """
+                speaker: \(speaker.speaker) \
+                (\(speaker.state.rawValue)\(speaker.playing.map { ": \($0)" } ?? "")\
+                \(speaker.error.map { ": \($0)" } ?? ""), \
+                \(speaker.played) played)
+                """
+            )
+        }
+        if let motion = s.motion {
+            lines.append(
+                """
+                motion: \(motion.active ? "MOTION" : "quiet") (\(motion.fps) fps at \
+                \(motion.width)x\(motion.height), \(motion.framesAnalysed) frames looked at, \(motion.events) \
+                events)
+                """
+            )
+        }
+        if let o = s.objects {
+            let present =
+                o.present.isEmpty
+                ? "none" : o.present.keys.sorted().map { "\($0) ×\(o.present[$0]!)" }.joined(separator: ", ")
+            lines.append(
+                """
+                objects: \(present) (\(o.detector), \(o.runs) runs of \(o.meanRunMs) ms, \(o.skipped) frames \
+                skipped, \(o.events) events)
+                """
+            )
+        }
+        return lines
+    }
+}
