@@ -96,24 +96,26 @@ enum ONVIFEventService {
         return date
     }
 
+    /// A topic's message description: the items that name its source, and its data item.
+    private static func description(_ source: [String], _ data: (String, String)) -> XMLElement {
+        X.element(
+            "tt:MessageDescription", attributes: [("IsProperty", "true")],
+            [
+                X.element(
+                    "tt:Source",
+                    source.map {
+                        X.element(
+                            "tt:SimpleItemDescription", attributes: [("Name", $0), ("Type", "tt:ReferenceToken")])
+                    }),
+                X.element(
+                    "tt:Data",
+                    [X.element("tt:SimpleItemDescription", attributes: [("Name", data.0), ("Type", data.1)])]),
+            ])
+    }
+
     /// The topics this device raises, with their message descriptions.
-    private static func eventProperties() -> XMLElement {
-        let description = { (source: [String], data: (String, String)) in
-            X.element(
-                "tt:MessageDescription", attributes: [("IsProperty", "true")],
-                [
-                    X.element(
-                        "tt:Source",
-                        source.map {
-                            X.element(
-                                "tt:SimpleItemDescription", attributes: [("Name", $0), ("Type", "tt:ReferenceToken")])
-                        }),
-                    X.element(
-                        "tt:Data",
-                        [X.element("tt:SimpleItemDescription", attributes: [("Name", data.0), ("Type", data.1)])]),
-                ])
-        }
-        let topicSet = X.element(
+    private static func topicSet() -> XMLElement {
+        X.element(
             "wstop:TopicSet",
             [
                 X.element(
@@ -171,6 +173,10 @@ enum ONVIFEventService {
                             })
                     ]),
             ])
+    }
+
+    private static func eventProperties() -> XMLElement {
+        let topicSet = topicSet()
         return X.element(
             "tev:GetEventPropertiesResponse",
             [

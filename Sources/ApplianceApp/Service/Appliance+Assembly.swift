@@ -167,30 +167,7 @@ extension Appliance {
         let g = p.base
         let (config, events, logger, graph, perform) = (g.config, g.events, g.logger, g.graph, p.dispatcher.perform)
         var plan = ServicePlan()
-        plan.add(
-            .graphWatch,
-            GraphWatcher(
-                graph: graph, events: events, health: g.health, logger: logger, cameras: g.cameras,
-                recorder: p.recorder))
-        plan.add(.liveness, p.liveness)
-        plan.add(
-            .encoderFailover,
-            EncoderFailover(
-                selection: g.encoders, graph: graph, recorder: p.recorder, events: events,
-                logger: logger, stallAfter: p.liveness.stallAfter))
-        plan.add(.cameraWatch, CameraWatch(monitor: p.devices, cameras: g.cameras, events: events))
-        let (data, library, thumbnail, started, backup) = (g.data, g.library, config.thumbnail, g.recovery, g.backup)
-        plan.add(
-            .storageWatch,
-            StorageWatch(
-                health: g.health, events: events, logger: logger,
-                clipsFound: { ids in
-                    for id in ids { await backup?.recordingFinished(id) }
-                }
-            ) {
-                try await Recovery.reconcile(
-                    after: started, data: data, library: library, thumbnail: thumbnail, logger: logger)
-            })
+        addWatchers(to: &plan, p)
         plan.add(.cameras, g.cameras)
         plan.add(.clock, g.clock)
         plan.add(.backup, g.backup)
@@ -218,6 +195,44 @@ extension Appliance {
                 config: config, device: onvif, events: events, logger: logger, accounts: p.accounts,
                 speaker: p.speaker, perform: perform))
         plan.add(.commandGate, p.gate)
+        addDevices(to: &plan, p, serviceManager: serviceManager)
+        return plan
+    }
+
+    /// What watches the graph, the encoder, the cameras and the storage (their stages: `ServiceStage`).
+    private static func addWatchers(to plan: inout ServicePlan, _ p: ApplianceParts) {
+        let g = p.base
+        let (config, events, logger, graph) = (g.config, g.events, g.logger, g.graph)
+        plan.add(
+            .graphWatch,
+            GraphWatcher(
+                graph: graph, events: events, health: g.health, logger: logger, cameras: g.cameras,
+                recorder: p.recorder))
+        plan.add(.liveness, p.liveness)
+        plan.add(
+            .encoderFailover,
+            EncoderFailover(
+                selection: g.encoders, graph: graph, recorder: p.recorder, events: events,
+                logger: logger, stallAfter: p.liveness.stallAfter))
+        plan.add(.cameraWatch, CameraWatch(monitor: p.devices, cameras: g.cameras, events: events))
+        let (data, library, thumbnail, started, backup) = (g.data, g.library, config.thumbnail, g.recovery, g.backup)
+        plan.add(
+            .storageWatch,
+            StorageWatch(
+                health: g.health, events: events, logger: logger,
+                clipsFound: { ids in
+                    for id in ids { await backup?.recordingFinished(id) }
+                }
+            ) {
+                try await Recovery.reconcile(
+                    after: started, data: data, library: library, thumbnail: thumbnail, logger: logger)
+            })
+    }
+
+    /// The shutters, the recording light, the speaker's feedback and the service manager's notifier.
+    private static func addDevices(to plan: inout ServicePlan, _ p: ApplianceParts, serviceManager: ServiceManager?) {
+        let g = p.base
+        let (config, events, logger, perform) = (g.config, g.events, g.logger, p.dispatcher.perform)
         plan.add(
             .inputs,
             p.inputs.map {
@@ -241,6 +256,5 @@ extension Appliance {
                     manager: $0, readiness: g.readiness, liveness: p.liveness, events: events, logger: logger,
                     perform: perform)
             })
-        return plan
     }
 }
