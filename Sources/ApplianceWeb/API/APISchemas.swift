@@ -45,6 +45,12 @@ enum APISchemas {
                     "url": S.string("only when the link is made"), "token": S.string("only when the link is made"),
                 ],
                 required: ["id", "recording_id", "expires_at"]),
+        ].merging(events) { first, _ in first }
+    }
+
+    /// The schemas of what happened and when: activity, the timeline, status, a protection.
+    static var events: [String: JSONValue] {
+        [
             "Activity": S.object(
                 [
                     "id": S.integer(min: 1), "kind": S.string(values: Activity.Kind.allCases.map(\.rawValue)),
