@@ -12,11 +12,11 @@ folder and named in another folder's code is an edge; files at the module's root
 Exit 0 and one summary line when every rule holds; otherwise one line per broken rule and exit 1.
 """
 import collections
-import json
 import os
 import re
-import subprocess
 import sys
+
+from package_targets import targets as package_targets
 
 # (module, what it must never reach, why)
 FORBIDDEN = [
@@ -31,20 +31,6 @@ FORBIDDEN = [
 
 # Module names that must not come back (what each became).
 RETIRED = {"ApplianceCore": "ApplianceApp (the composition root), Encoders, Diagnostics and MQTTIntegration"}
-
-
-def package():
-    out = subprocess.run(["swift", "package", "dump-package"], check=True, capture_output=True, text=True).stdout
-    return json.loads(out)
-
-
-def direct_dependencies(target):
-    names = []
-    for dependency in target.get("dependencies", []):
-        for kind in ("byName", "target"):
-            if kind in dependency:
-                names.append(dependency[kind][0])
-    return names
 
 
 def reach(graph, start):
@@ -132,8 +118,9 @@ def folder_cycles(targets):
 
 
 def main():
-    targets = {t["name"]: t for t in package()["targets"]}
-    graph = {name: [d for d in direct_dependencies(t) if d in targets] for name, t in targets.items()}
+    declared = package_targets()
+    targets = {name: {"type": kind, "path": path} for name, kind, _, path in declared}
+    graph = {name: [d for d in deps if d in targets] for name, _, deps, _ in declared}
     broken = []
     for module, forbidden, why in FORBIDDEN:
         if module not in targets:

@@ -9,11 +9,12 @@
 `--write` rewrites that table's dependency column (and adds a row for a new target) from Package.swift; the
 description column is kept. Exit 0 and one summary line when all holds; otherwise one line per problem and exit 1.
 """
-import json
 import os
 import re
 import subprocess
 import sys
+
+from package_targets import targets as package_targets
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ARCHITECTURE = os.path.join(ROOT, "docs", "ARCHITECTURE.md")
@@ -76,16 +77,7 @@ def broken_links():
 
 
 def declared_targets():
-    dump = subprocess.run(["swift", "package", "dump-package"], cwd=ROOT, capture_output=True, text=True, check=True).stdout
-    targets = {}
-    for target in json.loads(dump)["targets"]:
-        names = []
-        for dependency in target.get("dependencies", []):
-            for kind in ("byName", "target", "product"):
-                if kind in dependency:
-                    names.append(dependency[kind][0])
-        targets[target["name"]] = (target["type"], sorted(set(names), key=str.lower))
-    return targets
+    return {name: (kind, sorted(set(deps), key=str.lower)) for name, kind, deps, _ in package_targets()}
 
 
 def table_rows(text):

@@ -18,14 +18,7 @@ enum CameraTrial {
         let pipeline = Pipeline(name: "doctor-camera")
         let source = try V4L2Source.makeBin(camera, choice: choice, video: video, fragments: library)
         let filter = try Element.make("capsfilter", name: "raw-caps")
-        filter.set(
-            "caps",
-            try Caps(
-                """
-                video/x-raw,format=I420,width=\(video.width),height=\(video.height),framerate=\(video.framerate)/1,\
-                pixel-aspect-ratio=1/1
-                """
-            ))
+        filter.set("caps", try Caps(video.rawCaps))
         let count = try Element.make("identity", name: "count")
         count.set("eos-after", int: frames)
         let sink = try Element.make("fakesink", name: "sink")

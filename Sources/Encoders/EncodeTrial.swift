@@ -15,22 +15,23 @@ package enum EncodeTrial {
 
     package static let timeout = ClockTime(seconds: 20)
 
-    package static func video(_ video: ApplianceConfig.Video, library: FragmentLibrary, frames: Int) throws -> Outcome {
-        let pipeline = Pipeline(name: "doctor-video")
+    /// Test frames in the graph's caps → the configured encoder's fragment → a parser, as the live graph builds it.
+    private static func encodedFrames(
+        _ video: ApplianceConfig.Video, library: FragmentLibrary, frames: Int
+    ) throws -> (source: Element, filter: Element, encoder: Bin, parser: Element) {
         let source = try Element.make("videotestsrc", name: "frames")
         source.set("num-buffers", int: frames)
         let filter = try Element.make("capsfilter", name: "raw-caps")
-        filter.set(
-            "caps",
-            try Caps(
-                """
-                video/x-raw,format=I420,width=\(video.width),height=\(video.height),framerate=\(video.framerate)/1,\
-                pixel-aspect-ratio=1/1
-                """
-            ))
+        filter.set("caps", try Caps(video.rawCaps))
         let encoder = try library.makeBin(
             "encoders", video.encoder, FragmentLibrary.videoEncoderValues(video), binName: "video-encoder")
         let parser = try Element.make("h264parse", name: "video-parse")
+        return (source, filter, encoder, parser)
+    }
+
+    package static func video(_ video: ApplianceConfig.Video, library: FragmentLibrary, frames: Int) throws -> Outcome {
+        let pipeline = Pipeline(name: "doctor-video")
+        let (source, filter, encoder, parser) = try encodedFrames(video, library: library, frames: frames)
         return try run(pipeline, [source, filter, encoder, parser])
     }
 
@@ -40,21 +41,8 @@ package enum EncodeTrial {
         _ video: ApplianceConfig.Video, library: FragmentLibrary, frames: Int, timeout: Duration
     ) throws -> EncoderTrial.Measured {
         let pipeline = Pipeline(name: "encoder-trial")
-        let source = try Element.make("videotestsrc", name: "frames")
-        source.set("num-buffers", int: frames)
+        let (source, filter, encoder, parser) = try encodedFrames(video, library: library, frames: frames)
         try source.set("pattern", string: "ball")
-        let filter = try Element.make("capsfilter", name: "raw-caps")
-        filter.set(
-            "caps",
-            try Caps(
-                """
-                video/x-raw,format=I420,width=\(video.width),height=\(video.height),framerate=\(video.framerate)/1,\
-                pixel-aspect-ratio=1/1
-                """
-            ))
-        let encoder = try library.makeBin(
-            "encoders", video.encoder, FragmentLibrary.videoEncoderValues(video), binName: "video-encoder")
-        let parser = try Element.make("h264parse", name: "video-parse")
         let decoder = try Element.make("avdec_h264", name: "video-decode")
         let sink = try Element.make("fakesink", name: "sink")
         sink.set("sync", false)

@@ -80,12 +80,7 @@ public final class CaptureGraph: Sendable {
             height: config.web.liveHeight)
         gate = EncoderGate(frameInterval: flow.frameInterval)
         let v = config.video
-        let rawCaps = try Caps(
-            """
-            video/x-raw,format=I420,width=\(v.width),height=\(v.height),framerate=\(v.framerate)/1,\
-            pixel-aspect-ratio=1/1
-            """
-        )
+        let rawCaps = try Caps(v.rawCaps)
 
         // Cameras and a black live filler → selector → raw tee, every frame on one time grid.
         selector = try Element.make("input-selector", name: "selector")
