@@ -31,16 +31,28 @@ public enum Doctor {
         config: ApplianceConfig, configPath: String? = nil,
         encoderTrials: any EncoderTrialRunner = InProcessEncoderTrials()
     ) async -> DoctorReport {
-        var checks = [ConfigCheck.loaded(config, path: configPath)]
         let fragments: Result<FragmentLibrary, any Error> = Result {
             try FragmentLibrary.locate(configured: config.pipelinesDir)
         }
+        var checks = [ConfigCheck.loaded(config, path: configPath)]
+        checks += await deviceChecks(config, fragments: fragments)
+        checks += await storageChecks(config)
+        checks += await encoderChecks(config, fragments: fragments, trials: encoderTrials)
+        checks += await detectionChecks(config)
+        checks += await networkChecks(config)
+        return DoctorReport(checks: checks)
+    }
 
+    /// GStreamer, the cameras, the sound devices and the device nodes' permissions.
+    static func deviceChecks(
+        _ config: ApplianceConfig, fragments: Result<FragmentLibrary, any Error>
+    ) async -> [DoctorCheck] {
         // GStreamer's first start scans every plugin; on a slow card that can take a while.
-        checks.append(
+        var checks = [
             await DoctorDeadline.check(GStreamerCheck.name, seconds: 60, what: "GStreamer's plugin scan") {
                 GStreamerCheck.run(config, fragments: fragments)
-            })
+            }
+        ]
         let devices: [CaptureDevice]? =
             config.cameras.contains(where: CameraCheck.wantsDeviceList)
             ? await DoctorDeadline.run("devices", seconds: 10) { DeviceMonitor().devices }
@@ -63,43 +75,61 @@ public enum Doctor {
             await DoctorDeadline.check(PermissionsCheck.name, seconds: 5, what: "the device nodes") {
                 PermissionsCheck.run(config)
             })
-        checks.append(
+        return checks
+    }
+
+    /// The data folder, its filesystem, the clock and the web's certificate.
+    static func storageChecks(_ config: ApplianceConfig) async -> [DoctorCheck] {
+        [
             await DoctorDeadline.check(DataFolderCheck.name, seconds: 5, what: "the data folder") {
                 DataFolderCheck.run(dataDir: config.dataDir)
-            })
-        checks.append(
+            },
             await DoctorDeadline.check(StorageCheck.name, seconds: 10, what: "the data folder's filesystem") {
                 StorageCheck.run(config)
-            })
-        checks.append(ClockCheck.run())
-        checks.append(WebCertificateCheck.run(config))
-        let choice = await EncoderCheck.choose(config, fragments: fragments, trials: encoderTrials)
-        checks.append(
+            },
+            ClockCheck.run(),
+            WebCertificateCheck.run(config),
+        ]
+    }
+
+    /// The video encoder `auto` chooses (or the one configured) and the audio encoder.
+    static func encoderChecks(
+        _ config: ApplianceConfig, fragments: Result<FragmentLibrary, any Error>, trials: any EncoderTrialRunner
+    ) async -> [DoctorCheck] {
+        let choice = await EncoderCheck.choose(config, fragments: fragments, trials: trials)
+        return [
             await DoctorDeadline.check(EncoderCheck.videoName, seconds: 30, what: "the video encoder") {
                 EncoderCheck.video(config, fragments: fragments, choice: choice)
-            })
-        checks.append(
+            },
             await DoctorDeadline.check(EncoderCheck.audioName, seconds: 30, what: "the audio encoder") {
                 EncoderCheck.audio(config, fragments: fragments)
-            })
-        checks.append(
+            },
+        ]
+    }
+
+    /// Motion detection and the object detector.
+    static func detectionChecks(_ config: ApplianceConfig) async -> [DoctorCheck] {
+        [
             await DoctorDeadline.check(MotionCheck.name, seconds: 20, what: "motion detection") {
                 MotionCheck.run(config)
-            })
-        checks.append(
+            },
             await DoctorDeadline.check(ObjectsCheck.name, seconds: 30, what: "object detection") {
                 ObjectsCheck.run(config)
-            })
-        checks.append(
+            },
+        ]
+    }
+
+    /// The backup target and the MQTT broker, each given 15 s to answer.
+    static func networkChecks(_ config: ApplianceConfig) async -> [DoctorCheck] {
+        [
             await DoctorDeadline.runAsync(BackupCheck.name, seconds: 15) { await BackupCheck.run(config.backup) }
                 ?? .fail(
                     BackupCheck.name, "the WebDAV server did not answer within 15 s",
-                    fix: "check [backup] url and the network"))
-        checks.append(
+                    fix: "check [backup] url and the network"),
             await DoctorDeadline.runAsync(MQTTCheck.name, seconds: 15) { await MQTTCheck.run(config) }
                 ?? .fail(
                     MQTTCheck.name, "the MQTT broker did not answer within 15 s",
-                    fix: "check [mqtt] url and the network"))
-        return DoctorReport(checks: checks)
+                    fix: "check [mqtt] url and the network"),
+        ]
     }
 }

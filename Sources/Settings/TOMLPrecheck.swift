@@ -12,17 +12,67 @@ enum TOMLPrecheck {
     /// kinds) and comments, and counts the brackets and braces of arrays and inline tables, whose lines may start
     /// with `[` too.
     static func problem(in text: String) -> (line: Int, message: String)? {
-        let s = Array(text.unicodeScalars)
-        var i = 0
-        var line = 1
+        var cursor = Cursor(text)
         var open: [Unicode.Scalar] = []  // the arrays and inline tables the scan is in, innermost last
         var lineStart = true
+        while let c = cursor.at(cursor.i) {
+            switch c {
+            case "\n":
+                cursor.line += 1
+                lineStart = true
+                cursor.i += 1
+            case " ", "\t", "\r", "\u{FEFF}":
+                cursor.i += 1
+            case "#":
+                while let d = cursor.at(cursor.i), d != "\n" { cursor.i += 1 }
+            case "\"", "'":
+                cursor.skipString(c, escapes: c == "\"")
+                lineStart = false
+            case "[" where open.isEmpty && lineStart:
+                var k = cursor.i + 1
+                if cursor.at(k) == "[" { k += 1 }
+                while cursor.at(k) == " " || cursor.at(k) == "\t" { k += 1 }
+                guard let first = cursor.at(k), isKeyStart(first) else {
+                    return (cursor.line, "a table header needs a name: [name] or [[name]]")
+                }
+                cursor.i = k
+                lineStart = false
+            case "[", "{":
+                open.append(c)
+                lineStart = false
+                cursor.i += 1
+            case "}" where open.last == "[":
+                return (cursor.line, "an array closed by }")
+            case "]", "}":
+                _ = open.popLast()  // a header's ] when none is open
+                lineStart = false
+                cursor.i += 1
+            case "0"..."9" where dateWithoutTime(cursor.s, at: cursor.i):
+                return (cursor.line, "a date and time needs the time after its T: 1979-05-27T07:32:00")
+            default:
+                lineStart = false
+                cursor.i += 1
+            }
+        }
+        return nil
+    }
+
+    /// The scan's place in the text: the scalar it is at and the line (from 1) it is on.
+    private struct Cursor {
+        let s: [Unicode.Scalar]
+        var i = 0
+        var line = 1
+
+        init(_ text: String) { s = Array(text.unicodeScalars) }
+
         func at(_ k: Int) -> Unicode.Scalar? { k < s.count ? s[k] : nil }
+
         func startsWith(_ quote: Unicode.Scalar, count: Int, at k: Int) -> Bool {
             (0..<count).allSatisfy { at(k + $0) == quote }
         }
+
         /// Moves past a string that starts at `i`; `escapes`: a backslash escapes the next character (basic strings).
-        func skipString(_ quote: Unicode.Scalar, escapes: Bool) {
+        mutating func skipString(_ quote: Unicode.Scalar, escapes: Bool) {
             let multiLine = startsWith(quote, count: 3, at: i)
             i += multiLine ? 3 : 1
             while let c = at(i) {
@@ -42,46 +92,6 @@ enum TOMLPrecheck {
                 i += 1
             }
         }
-        while let c = at(i) {
-            switch c {
-            case "\n":
-                line += 1
-                lineStart = true
-                i += 1
-            case " ", "\t", "\r", "\u{FEFF}":
-                i += 1
-            case "#":
-                while let d = at(i), d != "\n" { i += 1 }
-            case "\"", "'":
-                skipString(c, escapes: c == "\"")
-                lineStart = false
-            case "[" where open.isEmpty && lineStart:
-                var k = i + 1
-                if at(k) == "[" { k += 1 }
-                while at(k) == " " || at(k) == "\t" { k += 1 }
-                guard let first = at(k), isKeyStart(first) else {
-                    return (line, "a table header needs a name: [name] or [[name]]")
-                }
-                i = k
-                lineStart = false
-            case "[", "{":
-                open.append(c)
-                lineStart = false
-                i += 1
-            case "}" where open.last == "[":
-                return (line, "an array closed by }")
-            case "]", "}":
-                _ = open.popLast()  // a header's ] when none is open
-                lineStart = false
-                i += 1
-            case "0"..."9" where dateWithoutTime(s, at: i):
-                return (line, "a date and time needs the time after its T: 1979-05-27T07:32:00")
-            default:
-                lineStart = false
-                i += 1
-            }
-        }
-        return nil
     }
 
     /// `YYYY-MM-DD` then `T` or `t` and no digit: what toml++ takes for a date-time and then misreads.

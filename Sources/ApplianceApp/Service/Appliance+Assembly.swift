@@ -64,19 +64,8 @@ extension Appliance {
     /// the dispatcher with the control socket that serves it.
     static func assemble(_ g: Groundwork, serviceManager: ServiceManager?) async throws -> ApplianceParts {
         let (config, data, library, events, graph, logger) = (g.config, g.data, g.library, g.events, g.graph, g.logger)
-        let recorder = Recorder(
-            config: config, data: data, library: library, graph: graph, events: events, health: g.health,
-            logger: logger, cameras: g.cameras, archive: g.backup)
+        let (recorder, retention, retentionWake) = await assembleRecording(g)
         let clock = g.clock
-        let retention = Retention(
-            config: config, data: data, library: library, events: events, health: g.health, logger: logger,
-            recorder: recorder, settleClock: { await clock.settle() })
-        let retentionWake = WakeSignal()
-        await recorder.onFileFinished { retentionWake.signal() }
-        await recorder.onWriteFailure {
-            retention.wantHeadroom()
-            await retention.pass()
-        }
         let liveness = LivenessMonitor(
             counters: { (graph.flow.snapshot.outputFrames, graph.busReader.heartbeat) },
             readiness: g.readiness, events: events, logger: logger,
@@ -132,6 +121,25 @@ extension Appliance {
             gate: gate, liveness: liveness, inputs: inputs, lights: lights, network: network, webrtc: webrtc,
             webReporter: webReporter, status: status, activity: activity, dispatcher: dispatcher,
             accounts: accounts, speaker: speaker, server: server, socketPath: socketPath)
+    }
+
+    /// The recorder and retention, retention woken by each finished file and asked for room by a write failure.
+    private static func assembleRecording(_ g: Groundwork) async -> (Recorder, Retention, WakeSignal) {
+        let (config, data, library, events, graph, logger) = (g.config, g.data, g.library, g.events, g.graph, g.logger)
+        let clock = g.clock
+        let recorder = Recorder(
+            config: config, data: data, library: library, graph: graph, events: events, health: g.health,
+            logger: logger, cameras: g.cameras, archive: g.backup)
+        let retention = Retention(
+            config: config, data: data, library: library, events: events, health: g.health, logger: logger,
+            recorder: recorder, settleClock: { await clock.settle() })
+        let retentionWake = WakeSignal()
+        await recorder.onFileFinished { retentionWake.signal() }
+        await recorder.onWriteFailure {
+            retention.wantHeadroom()
+            await retention.pass()
+        }
+        return (recorder, retention, retentionWake)
     }
 
     /// The speaker, when `[speaker]` resolves to one, with its chimes made in the data folder.

@@ -10,53 +10,8 @@ import Hummingbird
 extension Routes {
     func addAPI(to router: GuardedRouter) {
         let api = router.group("api")
-        api.get("session") { _, ctx -> Response in
-            struct SessionInfo: Encodable {
-                var access: String
-                var csrf: String?
-                var user: String?
-                var role: UserRole?
-            }
-            let access =
-                switch ctx.access {
-                case .session: "session"
-                case .credential: "credential"
-                case .readOnly: "read_only"
-                case .anonymous: "anonymous"
-                }
-            return try JSONBody.response(
-                SessionInfo(
-                    access: access, csrf: ctx.access.session?.csrf, user: ctx.access.identity?.name,
-                    role: ctx.access.role))
-        }
-        api.get("routes") { _, _ -> Response in
-            struct RouteList: Encodable { var items: [RouteTable.Entry] }
-            return try JSONBody.response(RouteList(items: table.all))
-        }
-        // The same document for the daemon's life (its routes do not change): encoded once, when the route is added.
-        let openAPI = Result { try OpenAPIDocument.data(features: context.onvif == nil ? [] : [.onvif]) }
-        api.get("openapi.json") { _, _ -> Response in
-            let data = try openAPI.get()
-            return Response(
-                status: .ok, headers: [.contentType: "application/json; charset=utf-8", .cacheControl: "no-cache"],
-                body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
-        }
-        api.get("users") { _, _ in try JSONBody.response(try await perform(.users)) }
-        api.get("sessions") { _, _ -> Response in
-            struct SessionList: Encodable { var items: [SessionSummary] }
-            return try JSONBody.response(SessionList(items: access.sessions.list()))
-        }
-        api.delete("sessions/:handle") { _, ctx -> Response in
-            struct Revoked: Encodable {
-                var handle: String
-                var revoked: Bool
-            }
-            let handle = try ctx.parameters.require("handle")
-            guard access.sessions.revoke(handle: handle) else {
-                throw WebError(.notFound, "no session with that handle")
-            }
-            return try JSONBody.response(Revoked(handle: handle, revoked: true))
-        }
+        addSessionRoutes(to: api)
+        addDocumentRoutes(to: api)
         api.get("status") { _, _ in try JSONBody.response(try await perform(.status)) }
         api.get("cameras") { _, _ in try JSONBody.response(try await perform(.cameras)) }
         api.get("backup") { _, _ in try JSONBody.response(try await perform(.backupStatus)) }
@@ -81,6 +36,61 @@ extension Routes {
             return Response(
                 status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
                 body: ResponseBody(byteBuffer: ByteBuffer(string: metrics.prometheusText)))
+        }
+    }
+
+    /// `/api/session` (who is asking and how), the accounts and the signed-in sessions.
+    private func addSessionRoutes(to api: RouterGroup<WebContext>) {
+        api.get("session") { _, ctx -> Response in
+            struct SessionInfo: Encodable {
+                var access: String
+                var csrf: String?
+                var user: String?
+                var role: UserRole?
+            }
+            let access =
+                switch ctx.access {
+                case .session: "session"
+                case .credential: "credential"
+                case .readOnly: "read_only"
+                case .anonymous: "anonymous"
+                }
+            return try JSONBody.response(
+                SessionInfo(
+                    access: access, csrf: ctx.access.session?.csrf, user: ctx.access.identity?.name,
+                    role: ctx.access.role))
+        }
+        api.get("users") { _, _ in try JSONBody.response(try await perform(.users)) }
+        api.get("sessions") { _, _ -> Response in
+            struct SessionList: Encodable { var items: [SessionSummary] }
+            return try JSONBody.response(SessionList(items: access.sessions.list()))
+        }
+        api.delete("sessions/:handle") { _, ctx -> Response in
+            struct Revoked: Encodable {
+                var handle: String
+                var revoked: Bool
+            }
+            let handle = try ctx.parameters.require("handle")
+            guard access.sessions.revoke(handle: handle) else {
+                throw WebError(.notFound, "no session with that handle")
+            }
+            return try JSONBody.response(Revoked(handle: handle, revoked: true))
+        }
+    }
+
+    /// `/api/routes` and `/api/openapi.json`: what the API offers, as a list and as an OpenAPI document.
+    private func addDocumentRoutes(to api: RouterGroup<WebContext>) {
+        api.get("routes") { _, _ -> Response in
+            struct RouteList: Encodable { var items: [RouteTable.Entry] }
+            return try JSONBody.response(RouteList(items: table.all))
+        }
+        // The same document for the daemon's life (its routes do not change): encoded once, when the route is added.
+        let openAPI = Result { try OpenAPIDocument.data(features: context.onvif == nil ? [] : [.onvif]) }
+        api.get("openapi.json") { _, _ -> Response in
+            let data = try openAPI.get()
+            return Response(
+                status: .ok, headers: [.contentType: "application/json; charset=utf-8", .cacheControl: "no-cache"],
+                body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
         }
     }
 

@@ -8,6 +8,12 @@ import Hummingbird
 /// opens the recording that covers an activity at the moment it began.
 extension Routes {
     func addActivity(to router: GuardedRouter) {
+        addActivityAPI(to: router)
+        addActivityPages(to: router)
+    }
+
+    /// `/api/activity` (a page of it), `/api/activity/:id` and each activity's picture.
+    private func addActivityAPI(to router: GuardedRouter) {
         router.get("api/activity") { request, _ -> Response in
             guard case .activity(let list) = try await perform(try Self.activityCommand(request.uri.queryParameters))
             else {
@@ -41,6 +47,10 @@ extension Routes {
                 return try MediaResponder.respond(to: request, path: picture, contentType: "image/jpeg")
             }
         }
+    }
+
+    /// `/activity` (the events page) and `/activity/:id/play`.
+    private func addActivityPages(to router: GuardedRouter) {
         router.get("activity") { request, ctx -> Response in
             let query = request.uri.queryParameters
             let csrf = ctx.access.session?.csrf

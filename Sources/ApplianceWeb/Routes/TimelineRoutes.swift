@@ -27,41 +27,7 @@ extension Routes {
             return try JSONBody.response(try await perform(try Self.command("timeline.days", arguments)))
         }
         router.get("timeline") { request, ctx -> Response in
-            let csrf = ctx.access.session?.csrf
-            let query = request.uri.queryParameters
-            let day = query.get("day").flatMap { $0.isEmpty ? nil : $0 } ?? Pages.localDay(Date())
-            guard let range = Command.localDay(day) else {
-                return HTML.response(
-                    Pages.error(400, "day must be a day such as 2026-11-26, found \"\(day.prefix(40))\"", csrf: csrf),
-                    status: .badRequest)
-            }
-            let zoom: TimelineZoom
-            switch TimelineZoom.parse(hour: query.get("hour"), minute: query.get("minute")) {
-            case .success(let parsed): zoom = parsed
-            case .failure(let error):
-                return HTML.response(Pages.error(400, error.message, csrf: csrf), status: .badRequest)
-            }
-            let (from, to) = zoom.range(dayStart: range.start, dayEnd: range.end)
-            guard case .timeline(var timeline) = try await perform(.timeline(from: from, to: to)) else {
-                throw WebError(.internalServerError, "unexpected result")
-            }
-            // `label`: only the events with that label on the bar and in the list (an object's `person`).
-            let label = (query.get("label") ?? "").trimmingCharacters(in: .whitespaces)
-            if !label.isEmpty {
-                timeline.events = timeline.events.filter { $0.label == label }
-                timeline.eventsTotal = timeline.events.count
-            }
-            // The calendar is a help, not the page: without it the day still shows.
-            let month: TimelineDays?
-            if case .timelineDays(let days)? = try? await perform(.timelineDays(month: String(day.prefix(7)))) {
-                month = days
-            } else {
-                month = nil
-            }
-            return HTML.response(
-                Pages.timeline(
-                    timeline, day: day, zoom: zoom, month: month, label: label,
-                    scrubEveryS: context.config.thumbnail.scrubEveryS, csrf: csrf))
+            try await timelinePage(request.uri.queryParameters, csrf: ctx.access.session?.csrf)
         }
         router.get("timeline/play") { request, ctx -> Response in
             let csrf = ctx.access.session?.csrf
@@ -80,6 +46,43 @@ extension Routes {
             }
             return Response(status: .seeOther, headers: [.location: target, .cacheControl: "no-store"])
         }
+    }
+
+    /// `/timeline?day=…[&hour=…[&minute=…]][&label=…]`: a day (or an hour, or a minute of it) on the page.
+    func timelinePage(_ query: Parameters, csrf: String?) async throws -> Response {
+        let day = query.get("day").flatMap { $0.isEmpty ? nil : $0 } ?? Pages.localDay(Date())
+        guard let range = Command.localDay(day) else {
+            return HTML.response(
+                Pages.error(400, "day must be a day such as 2026-11-26, found \"\(day.prefix(40))\"", csrf: csrf),
+                status: .badRequest)
+        }
+        let zoom: TimelineZoom
+        switch TimelineZoom.parse(hour: query.get("hour"), minute: query.get("minute")) {
+        case .success(let parsed): zoom = parsed
+        case .failure(let error):
+            return HTML.response(Pages.error(400, error.message, csrf: csrf), status: .badRequest)
+        }
+        let (from, to) = zoom.range(dayStart: range.start, dayEnd: range.end)
+        guard case .timeline(var timeline) = try await perform(.timeline(from: from, to: to)) else {
+            throw WebError(.internalServerError, "unexpected result")
+        }
+        // `label`: only the events with that label on the bar and in the list (an object's `person`).
+        let label = (query.get("label") ?? "").trimmingCharacters(in: .whitespaces)
+        if !label.isEmpty {
+            timeline.events = timeline.events.filter { $0.label == label }
+            timeline.eventsTotal = timeline.events.count
+        }
+        // The calendar is a help, not the page: without it the day still shows.
+        let month: TimelineDays?
+        if case .timelineDays(let days)? = try? await perform(.timelineDays(month: String(day.prefix(7)))) {
+            month = days
+        } else {
+            month = nil
+        }
+        return HTML.response(
+            Pages.timeline(
+                timeline, day: day, zoom: zoom, month: month, label: label,
+                scrubEveryS: context.config.thumbnail.scrubEveryS, csrf: csrf))
     }
 
     /// The clip page at the moment `at`: the file that holds it, or the next recorded moment when `at` is in a gap

@@ -77,33 +77,24 @@ struct RecordingFinaliser: Sendable {
                 "recording \(session.id) finished but could not be moved: \(error) (kept at \(session.partialPath))")
         }
         let size = DataDirectory.fileSize(finalPath) ?? 0
-        var finalTitle = title ?? active.title
-        var (createdAt, endedAt) = (session.createdAt, segmentEnd(active.segmentStartedAt) ?? stoppedAt)
-        do {
-            // A rename may have landed while this stop was waiting: only an explicit title overrides the row's.
-            let updated = try await library.update(id: session.id) { row in
-                row.state = .complete
-                row.path = finalPath
-                if let note { row.note = note }
-                row.thumbnail = thumbnail
-                if let title { row.title = title }
-                row.camera = camerasUsed.isEmpty ? nil : camerasUsed.joined(separator: ",")
-                row.endedAt = segmentEnd(row.createdAt) ?? stoppedAt
-                // Its first frame's time (see `Recorder.noteFirstFrame`; a clip stopped before a tick noted it).
-                session.noteFirstFrame(in: &row)
-                row.durationMs = timing.durationMs
-                row.sizeBytes = size
-                row.audioPresent = timing.audioBuffers > 0
-                if timing.audioBuffers == 0 { row.audioCodec = nil }
-            }
-            // Moved with the row if the clock jumped since the recording began.
-            createdAt = createdAt.addingTimeInterval(Double(updated.redatedMs ?? 0) / 1000)
-            (finalTitle, endedAt) = (updated.title, updated.endedAt ?? endedAt)
-        } catch {
-            // The file is safe in recordings/; the next start-up adopts it if the row stays behind.
-            health.noteError("\(error)")
-            logger.error("recording \(session.id): cannot complete its row: \(error)")
+        let completed = await completeRow(
+            of: session, fallback: (title ?? active.title, segmentEnd(active.segmentStartedAt) ?? stoppedAt)
+        ) { row in
+            row.state = .complete
+            row.path = finalPath
+            if let note { row.note = note }
+            row.thumbnail = thumbnail
+            if let title { row.title = title }
+            row.camera = camerasUsed.isEmpty ? nil : camerasUsed.joined(separator: ",")
+            row.endedAt = segmentEnd(row.createdAt) ?? stoppedAt
+            // Its first frame's time (see `Recorder.noteFirstFrame`; a clip stopped before a tick noted it).
+            session.noteFirstFrame(in: &row)
+            row.durationMs = timing.durationMs
+            row.sizeBytes = size
+            row.audioPresent = timing.audioBuffers > 0
+            if timing.audioBuffers == 0 { row.audioCodec = nil }
         }
+        let (createdAt, finalTitle, endedAt) = completed
         let now = graph.runningTimeNow
         let v = config.video
         return Finished(
@@ -114,6 +105,27 @@ struct RecordingFinaliser: Sendable {
                 width: v.width, height: v.height, framerate: v.framerate, createdAt: createdAt, endedAt: endedAt,
                 stopReason: reason, startLatencyMs: timing.startLatencyMs,
                 stopLatencyMs: timing.lastFrameClock.flatMap { now >= $0 ? Double(now - $0) / 1_000_000 : nil }))
+    }
+
+    /// Writes the finished file's row; a rename may have landed while the stop was waiting, so only an explicit
+    /// title overrides the row's. Answers the clip's start (moved with the row if the wall clock jumped since the
+    /// recording began), its title and its end; when the row cannot be written, the file is safe in recordings/ (the
+    /// next start-up adopts it) and the answer is the session's start and the `fallback`.
+    private func completeRow(
+        of session: RecordingSession, fallback: (title: String, endedAt: Date),
+        _ change: @escaping @Sendable (inout Recording) -> Void
+    ) async -> (createdAt: Date, title: String, endedAt: Date) {
+        do {
+            let updated = try await library.update(id: session.id, change)
+            return (
+                session.createdAt.addingTimeInterval(Double(updated.redatedMs ?? 0) / 1000), updated.title,
+                updated.endedAt ?? fallback.endedAt
+            )
+        } catch {
+            health.noteError("\(error)")
+            logger.error("recording \(session.id): cannot complete its row: \(error)")
+            return (session.createdAt, fallback.title, fallback.endedAt)
+        }
     }
 
     /// How long a stop waits for a stream that takes nothing before it ends it from here.
