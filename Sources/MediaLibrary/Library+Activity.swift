@@ -96,8 +96,8 @@ extension Library {
           WHERE r.created_at BETWEEN activity.started_at - \(reach) AND activity.started_at + \(reach)
             AND r.state <> \(Recording.State.failed)
             AND ((r.ended_at IS NOT NULL
-                  AND MIN(COALESCE(r.started_at, r.created_at), r.ended_at - COALESCE(r.duration_ms, 0)) <=
-        activity.started_at
+                  AND MIN(COALESCE(r.started_at, r.created_at), r.ended_at - COALESCE(r.duration_ms, 0))
+                      <= activity.started_at
                   AND r.ended_at >= activity.started_at)
               OR (r.ended_at IS NULL AND r.state = \(Recording.State.recording)
                   AND COALESCE(r.started_at, r.created_at) <= activity.started_at))

@@ -17,10 +17,11 @@ extension Library {
             if kind == .delete {
                 try db.execute(
                     literal: """
-                        UPDATE backup_jobs SET state = \(BackupJob.State.done), last_error = 'cancelled: recording
-                        deleted', updated_at = \(Self.nowMs)
-                        WHERE recording_id = \(recordingId) AND kind = \(BackupJob.Kind.upload) AND state =
-                        \(BackupJob.State.pending)
+                        UPDATE backup_jobs
+                        SET state = \(BackupJob.State.done), last_error = 'cancelled: recording deleted',
+                          updated_at = \(Self.nowMs)
+                        WHERE recording_id = \(recordingId) AND kind = \(BackupJob.Kind.upload)
+                          AND state = \(BackupJob.State.pending)
                         """)
             }
             let now = Date()
@@ -90,8 +91,8 @@ extension Library {
             try db.execute(
                 literal:
                     """
-                    UPDATE backup_jobs SET state = \(BackupJob.State.pending), updated_at = \(Self.nowMs) WHERE \
-                    state = \(BackupJob.State.running)
+                    UPDATE backup_jobs SET state = \(BackupJob.State.pending), updated_at = \(Self.nowMs)
+                    WHERE state = \(BackupJob.State.running)
                     """
             )
         }
@@ -156,8 +157,8 @@ extension Library {
                     SELECT id FROM recordings
                     WHERE state IN \(Recording.State.finished) AND backup_state IN \(notUploaded)
                       AND (\(onlyLocked) = 0 OR locked = 1)
-                      AND id NOT IN (SELECT recording_id FROM backup_jobs WHERE kind = \(BackupJob.Kind.upload) AND
-                    state IN \(queued))
+                      AND id NOT IN (SELECT recording_id FROM backup_jobs
+                                     WHERE kind = \(BackupJob.Kind.upload) AND state IN \(queued))
                     ORDER BY created_at
                     """
             ).fetchAll(db)

@@ -35,8 +35,8 @@ extension Library {
             let off = "(boot_ms + \(offsetMs) - created_at)"
             try db.execute(
                 sql: """
-                    UPDATE recordings SET created_at = created_at + \(off), started_at = started_at + \(off), ended_at
-                    = ended_at + \(off),
+                    UPDATE recordings SET created_at = created_at + \(off), started_at = started_at + \(off),
+                      ended_at = ended_at + \(off),
                       redated_ms = redated_ms + \(off)
                     WHERE boot_id = ? AND boot_ms IS NOT NULL AND abs(\(off)) > 2000
                     """, arguments: [bootID])

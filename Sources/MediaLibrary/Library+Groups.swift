@@ -9,8 +9,8 @@ extension Library {
         try await database.read { db in
             if let group = request.group {
                 let segments: SQLRequest<Recording> = """
-                    SELECT * FROM recordings WHERE (group_id = \(group) OR id = \(group)) AND state IN
-                    \(Recording.State.finished)
+                    SELECT * FROM recordings
+                    WHERE (group_id = \(group) OR id = \(group)) AND state IN \(Recording.State.finished)
                     ORDER BY created_at, rowid
                     """
                 return try segments.fetchAll(db)

@@ -20,8 +20,8 @@ extension Library {
                     SQLRequest<String>(
                         literal: """
                             UPDATE recordings SET
-                              failure_reason = CASE WHEN state = \(Recording.State.recording) THEN \(interrupted) ELSE
-                            \(lostPrefix) || path END,
+                              failure_reason = CASE WHEN state = \(Recording.State.recording) THEN \(interrupted)
+                                                    ELSE \(lostPrefix) || path END,
                               state = \(Recording.State.failed)
                             WHERE rowid IN \(Array(batch)) AND state <> \(Recording.State.failed)
                             RETURNING id

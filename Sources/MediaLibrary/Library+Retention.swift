@@ -69,8 +69,8 @@ extension Library {
     {
         try await database.read { db in
             var sql: SQL = """
-                SELECT id, path, thumbnail, created_at, COALESCE(size_bytes, 0), locked, backup_state, rowid FROM
-                recordings
+                SELECT id, path, thumbnail, created_at, COALESCE(size_bytes, 0), locked, backup_state, rowid
+                FROM recordings
                 WHERE state IN \(Recording.State.finished) AND locked = \(locked)
                 """
             let done = Recording.BackupState.done
@@ -101,8 +101,8 @@ extension Library {
             let request: SQLRequest<Recording> = """
                 SELECT * FROM recordings
                 WHERE created_at BETWEEN \(earliest) AND \(latest)
-                  AND (ended_at >= \(Recording.milliseconds(from)) OR (ended_at IS NULL AND state =
-                \(Recording.State.recording)))
+                  AND (ended_at >= \(Recording.milliseconds(from))
+                       OR (ended_at IS NULL AND state = \(Recording.State.recording)))
                   AND state <> \(Recording.State.failed)
                 ORDER BY created_at, rowid
                 """

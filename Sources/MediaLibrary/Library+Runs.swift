@@ -30,8 +30,8 @@ extension Library {
                 db,
                 sql:
                     """
-                    SELECT starts, unclean_exits, consecutive_unclean, running, started_at FROM daemon_runs WHERE \
-                    id = 1
+                    SELECT starts, unclean_exits, consecutive_unclean, running, started_at FROM daemon_runs
+                    WHERE id = 1
                     """
             )
             let previousUnclean = row.map { ($0[3] as Bool) } ?? false

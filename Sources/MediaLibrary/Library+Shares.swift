@@ -31,8 +31,8 @@ extension Library {
             try Row.fetchAll(
                 db,
                 sql: """
-                    SELECT s.token_hash, s.recording_id, r.title, s.created_at, s.expires_at FROM shares s JOIN
-                    recordings r ON r.id = s.recording_id
+                    SELECT s.token_hash, s.recording_id, r.title, s.created_at, s.expires_at
+                    FROM shares s JOIN recordings r ON r.id = s.recording_id
                     WHERE s.expires_at > ? ORDER BY s.created_at DESC
                     """, arguments: [Self.ms(now)]
             ).map { Self.share($0, token: nil) }
@@ -45,8 +45,8 @@ extension Library {
             try Row.fetchOne(
                 db,
                 sql: """
-                    SELECT s.token_hash, s.recording_id, r.title, s.created_at, s.expires_at FROM shares s JOIN
-                    recordings r ON r.id = s.recording_id
+                    SELECT s.token_hash, s.recording_id, r.title, s.created_at, s.expires_at
+                    FROM shares s JOIN recordings r ON r.id = s.recording_id
                     WHERE s.token_hash = ? AND s.expires_at > ?
                     """, arguments: [Self.shareHash(token: token), Self.ms(now)]
             ).map { Self.share($0, token: token) }

@@ -16,8 +16,8 @@ extension Library {
             let request: SQLRequest<Row> = """
                 SELECT id, created_at, ended_at, duration_ms, state, locked, group_id, camera FROM recordings
                 WHERE created_at BETWEEN \(earliest) AND \(latest)
-                  AND (ended_at >= \(Recording.milliseconds(from)) OR (ended_at IS NULL AND state =
-                \(Recording.State.recording)))
+                  AND (ended_at >= \(Recording.milliseconds(from))
+                       OR (ended_at IS NULL AND state = \(Recording.State.recording)))
                   AND state <> \(Recording.State.failed)
                 ORDER BY created_at, rowid
                 """
@@ -98,10 +98,11 @@ extension Library {
                 db,
                 sql: """
                     WITH days(i, s, e) AS (VALUES \(ranges))
-                    SELECT days.i AS i, COUNT(*) AS n, COALESCE(SUM(r.duration_ms), 0) AS ms, COALESCE(SUM(r.locked),
-                    0) AS locked
-                    FROM days JOIN recordings r ON r.created_at >= days.s AND r.created_at < days.e AND r.state <>
-                    'failed' GROUP BY days.i
+                    SELECT days.i AS i, COUNT(*) AS n, COALESCE(SUM(r.duration_ms), 0) AS ms,
+                      COALESCE(SUM(r.locked), 0) AS locked
+                    FROM days JOIN recordings r
+                      ON r.created_at >= days.s AND r.created_at < days.e AND r.state <> 'failed'
+                    GROUP BY days.i
                     """)
             for row in recordings {
                 let i: Int = row["i"]
@@ -113,8 +114,9 @@ extension Library {
                 db,
                 sql: """
                     WITH days(i, s, e) AS (VALUES \(ranges))
-                    SELECT days.i AS i, COUNT(a.id) AS n FROM days JOIN activity a ON a.started_at >= days.s AND
-                    a.started_at < days.e GROUP BY days.i
+                    SELECT days.i AS i, COUNT(a.id) AS n
+                    FROM days JOIN activity a ON a.started_at >= days.s AND a.started_at < days.e
+                    GROUP BY days.i
                     """)
             for row in activity { totals[row["i"] as Int].events = row["n"] }
             return totals.filter { $0.recordings > 0 || $0.events > 0 }
@@ -130,11 +132,11 @@ extension Library {
         try await database.read { db in
             let request: SQLRequest<Row> = """
                 SELECT id, created_at, ended_at, duration_ms, state, locked, group_id, camera FROM recordings
-                WHERE created_at BETWEEN \(Recording.milliseconds(moment.addingTimeInterval(-longest))) AND
-                \(Recording.milliseconds(moment.addingTimeInterval(60)))
+                WHERE created_at BETWEEN \(Recording.milliseconds(moment.addingTimeInterval(-longest)))
+                                     AND \(Recording.milliseconds(moment.addingTimeInterval(60)))
                   AND MIN(created_at, COALESCE(ended_at - duration_ms, created_at)) <= \(Recording.milliseconds(moment))
-                  AND (ended_at >= \(Recording.milliseconds(moment)) OR (ended_at IS NULL AND state =
-                \(Recording.State.recording)))
+                  AND (ended_at >= \(Recording.milliseconds(moment))
+                       OR (ended_at IS NULL AND state = \(Recording.State.recording)))
                   AND state <> \(Recording.State.failed)
                 ORDER BY created_at DESC, rowid DESC LIMIT 4
                 """

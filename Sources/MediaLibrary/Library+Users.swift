@@ -34,8 +34,8 @@ extension Library {
             try db.execute(
                 sql:
                     """
-                    INSERT OR IGNORE INTO users (name, role, password_hash, digest_ha1, created_at) VALUES (?, ?, \
-                    ?, ?, ?)
+                    INSERT OR IGNORE INTO users (name, role, password_hash, digest_ha1, created_at)
+                    VALUES (?, ?, ?, ?, ?)
                     """,
                 arguments: [name, role.rawValue, passwordHash, digestHA1, Self.milliseconds(now)])
             return db.changesCount > 0

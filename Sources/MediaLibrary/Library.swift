@@ -257,8 +257,8 @@ public final class Library: Sendable {
             var rows: [PathRow] = []
             rows.reserveCapacity(self.count)
             let request: SQLRequest<Row> = """
-                SELECT rowid, path, state, state = \(Recording.State.failed) AND failure_reason LIKE
-                \(missingFileReason) || '%'
+                SELECT rowid, path, state,
+                  state = \(Recording.State.failed) AND failure_reason LIKE \(missingFileReason) || '%'
                 FROM recordings WHERE created_at < \(before)
                 """
             let cursor = try request.fetchCursor(db)

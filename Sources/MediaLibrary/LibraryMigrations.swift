@@ -201,9 +201,9 @@ enum LibraryMigrations {
                         label TEXT, camera TEXT, started_at INTEGER NOT NULL, ended_at INTEGER,
                         zones TEXT NOT NULL DEFAULT '', peak DOUBLE, thumbnail TEXT, boot_id TEXT, boot_ms INTEGER,
                         box TEXT);
-                    INSERT INTO activity_v11 (id, kind, label, camera, started_at, ended_at, zones, peak, thumbnail,
-                    boot_id, boot_ms)
-                        SELECT id, kind, label, camera, started_at, ended_at, zones, peak, thumbnail, boot_id, boot_ms
+                    INSERT INTO activity_v11
+                      (id, kind, label, camera, started_at, ended_at, zones, peak, thumbnail, boot_id, boot_ms)
+                    SELECT id, kind, label, camera, started_at, ended_at, zones, peak, thumbnail, boot_id, boot_ms
                     FROM activity;
                     DROP TABLE activity;
                     ALTER TABLE activity_v11 RENAME TO activity;

@@ -34,10 +34,10 @@ extension Pages {
             : ""
         let sessionItems = sessions.map { session in
             """
-            <li data-session="\(HTML.escape(session.handle))"><span \
-            class="session-user">\(HTML.escape(session.user))</span> (\(session.role.rawValue)) \
-            from \(HTML.escape(session.client)) since <time \
-            datetime="\(Timestamps.iso(session.createdAt))">\(HTML.date(session.createdAt))</time> \
+            <li data-session="\(HTML.escape(session.handle))"><span
+              class="session-user">\(HTML.escape(session.user))</span> (\(session.role.rawValue)) \
+            from \(HTML.escape(session.client)) since <time
+              datetime="\(Timestamps.iso(session.createdAt))">\(HTML.date(session.createdAt))</time> \
             <button class="session-revoke">Log out</button></li>
             """
         }.joined()
@@ -49,15 +49,15 @@ extension Pages {
             \(legacy)
             <p id="user-token-shown" hidden>New API token for <span id="user-token-name"></span>, shown only now: \
             <code id="user-token"></code></p>
-            <form id="user-add" class="inline"><input id="user-add-name" placeholder="name" aria-label="new account's \
-            name" required pattern="[a-z0-9][a-z0-9._\\-]{0,31}">
+            <form id="user-add" class="inline"><input id="user-add-name" placeholder="name" aria-label="new account's
+              name" required pattern="[a-z0-9][a-z0-9._\\-]{0,31}">
               <select id="user-add-role" aria-label="new account's role">\(roles(.viewer))</select>
               <input id="user-add-password" type="password" placeholder="password (8 or more)" aria-label="new \
             account's password" minlength="8" maxlength="72" required autocomplete="new-password">
               <button>Add account</button></form>
             <form id="user-passwd" class="inline"><select id="user-passwd-name" aria-label="account">\(names)</select>
-              <input id="user-passwd-password" type="password" placeholder="new password" aria-label="new password" \
-            minlength="8" maxlength="72" required autocomplete="new-password">
+              <input id="user-passwd-password" type="password" placeholder="new password" aria-label="new password"
+                minlength="8" maxlength="72" required autocomplete="new-password">
               <button>Set password</button></form>
             <h2>Sessions</h2>
             \(sessions.isEmpty ? Self.noSessions : "<ul id=\"sessions\">\(sessionItems)</ul>")

@@ -21,14 +21,14 @@ extension Pages {
             <h1>Events</h1>
             <form id="activity-filter" class="filter" method="get" action="/activity">
               <select id="kind" name="kind">\(options)</select>
-              <input id="label" type="search" name="label" placeholder="person, car…" \
-            value="\(HTML.escape(query["label"] ?? ""))">
+              <input id="label" type="search" name="label" placeholder="person, car…"
+                value="\(HTML.escape(query["label"] ?? ""))">
               <input id="day" type="date" name="day" value="\(HTML.escape(query["day"] ?? ""))">
               <button>Filter</button>
             </form>
             <p class="count"><span id="activity-total">\(list.total)</span> events\(shown)</p>
-            <div id="activity" \
-            class="grid">\(cards.isEmpty ? "<p class=\"empty\">Nothing noticed yet.</p>" : cards)</div>
+            <div id="activity"
+              class="grid">\(cards.isEmpty ? "<p class=\"empty\">Nothing noticed yet.</p>" : cards)</div>
             """
         return layout(title: "Events", csrf: csrf, active: "activity", body: body)
     }

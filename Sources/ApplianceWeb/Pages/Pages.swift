@@ -14,8 +14,8 @@ enum Pages {
         ]
         .map {
             """
-            <a href=\"\($0.0)\" \
-            class=\"\($0.2 == active ? "active" : "")\($0.2 == "settings" ? " admin-only" : "")\">\($0.1)</a>
+            <a href=\"\($0.0)\"
+              class=\"\($0.2 == active ? "active" : "")\($0.2 == "settings" ? " admin-only" : "")\">\($0.1)</a>
             """
         }.joined()
         return """
@@ -43,21 +43,21 @@ enum Pages {
     static func live(status: StatusReport, csrf: String?, webrtc: Bool = false) -> String {
         let cameras = status.cameras.map {
             """
-            <option \
-            value=\"\(HTML.escape($0))\"\($0 == status.activeCamera ? " selected" : "")>\(HTML.escape($0))</option>
+            <option
+              value=\"\(HTML.escape($0))\"\($0 == status.activeCamera ? " selected" : "")>\(HTML.escape($0))</option>
             """
         }.joined()
         let recording = status.recording
         let body = """
             <section class="live">
               <div class="picture"><img id="live" src="/live.mjpeg" alt="live picture" width="\(640)" height="\(360)">
-                <video id="live-video" muted autoplay playsinline hidden \
-            data-webrtc="\(webrtc ? "on" : "off")"></video></div>
+                <video id="live-video" muted autoplay playsinline hidden
+                  data-webrtc="\(webrtc ? "on" : "off")"></video></div>
               <div class="controls">
-                <button id="record" class="record admin-only\(recording != nil ? " on" : "")" \
-            data-state="\(status.state.rawValue)">\(recording != nil ? "Stop" : "Record")</button>
-                <span id="elapsed" \
-            data-elapsed-ms="\(recording?.elapsedMs ?? 0)">\(HTML.duration(recording?.elapsedMs ?? 0))</span>
+                <button id="record" class="record admin-only\(recording != nil ? " on" : "")"
+                  data-state="\(status.state.rawValue)">\(recording != nil ? "Stop" : "Record")</button>
+                <span id="elapsed"
+                  data-elapsed-ms="\(recording?.elapsedMs ?? 0)">\(HTML.duration(recording?.elapsedMs ?? 0))</span>
                 <label class="admin-only">Camera <select id="camera">\(cameras)</select></label>
                 <button id="snapshot">Snapshot</button>
                 <button id="protect" class="admin-only" title="Lock the clips around now (the dashcam event \
@@ -82,16 +82,16 @@ enum Pages {
         if let sound = status.sound {
             parts.append(
                 """
-                <label class="level">Sound <meter id="level" min="-60" max="0" low="-30" high="-6" optimum="-20" \
-                value="\(max(-60, sound.levelDb ?? -60))"></meter>
+                <label class="level">Sound <meter id="level" min="-60" max="0" low="-30" high="-6" optimum="-20"
+                  value="\(max(-60, sound.levelDb ?? -60))"></meter>
                 <span id="level-text">\(sound.levelDb.map { String(format: "%.0f dBFS", $0) } ?? "–")</span></label>
                 """)
         }
         if let motion = status.motion {
             parts.append(
                 """
-                <span id=\"motion-state\" \
-                class=\"badge\(motion.active ? " on" : "")\">\(motion.active ? "motion" : "no motion")</span>
+                <span id=\"motion-state\"
+                  class=\"badge\(motion.active ? " on" : "")\">\(motion.active ? "motion" : "no motion")</span>
                 """
             )
         }
@@ -148,15 +148,15 @@ enum Pages {
         let body = """
             <h1>\(heading)</h1>
             <form id="filter" class="filter" method="get" action="/recordings">
-              <input id="search" type="search" name="q" placeholder="Search titles" \
-            value="\(HTML.escape(query["q"] ?? ""))">
+              <input id="search" type="search" name="q" placeholder="Search titles"
+                value="\(HTML.escape(query["q"] ?? ""))">
               <input id="date" type="date" name="date" value="\(HTML.escape(query["date"] ?? ""))">
               <button>Filter</button>
             </form>
             <p class="count"><span id="total">\(list.total)</span> recordings · page \(list.page) of \
             \(max(list.pages, 1))</p>
-            <div id="recordings" \
-            class="grid">\(cards.isEmpty ? "<p class=\"empty\">No recordings yet.</p>" : cards)</div>
+            <div id="recordings"
+              class="grid">\(cards.isEmpty ? "<p class=\"empty\">No recordings yet.</p>" : cards)</div>
             <div class="pager">\(previous)\(next)</div>
             """
         return layout(title: heading, csrf: csrf, active: "recordings", body: body)
@@ -172,12 +172,9 @@ enum Pages {
             badges += "<span class=\"badge locked\" title=\"\(HTML.escape(r.lockReason ?? "locked"))\">🔒</span>"
         }
         if r.backupState != .none {
+            let state = r.backupState.rawValue
             badges +=
-                """
-                <span class=\"badge backup \
-                \(r.backupState.rawValue)\">\(r.backupState == .done ? "☁ backed up" : "☁ \(r.backupState.rawValue)")</\
-                span>
-                """
+                "<span class=\"badge backup \(state)\">\(r.backupState == .done ? "☁ backed up" : "☁ \(state)")</span>"
         }
         if r.state == .recording { badges += "<span class=\"badge rec\">● REC</span>" }
         let link = r.segments.map { "/recordings?group=\(r.group ?? r.id)&n=\($0)" } ?? "/recordings/\(r.id)"
@@ -218,11 +215,11 @@ enum Pages {
         let body = """
             <section class="clip" data-id="\(r.id)">
               <h1 id="clip-title">\(HTML.escape(r.title))</h1>
-              <video id="player" controls preload="metadata" playsinline \
-            src="/media/\(r.id)/video\(start.map { String(format: "#t=%.1f", $0) } ?? "")"\
+              <video id="player" controls preload="metadata" playsinline
+                src="/media/\(r.id)/video\(start.map { String(format: "#t=%.1f", $0) } ?? "")"\
             \(start.map { String(format: " data-start=\"%.1f\"", $0) } ?? "")\
-            \(r.thumbnail != nil ? " poster=\"/media/\(r.id)/thumbnail\"" : "")><track kind="metadata" \
-            label="thumbnails" src="/media/\(r.id)/scrub.vtt"></video>
+            \(r.thumbnail != nil ? " poster=\"/media/\(r.id)/thumbnail\"" : "")><track kind="metadata"
+              label="thumbnails" src="/media/\(r.id)/scrub.vtt"></video>
               <div class="controls">
                 <button id="restart">Restart</button>
                 <a id="download" class="button" href="/media/\(r.id)/video?download=1">Download</a>
@@ -230,14 +227,14 @@ enum Pages {
                 <button id="unlock" class="admin-only"\(r.locked ? "" : " hidden")>Unlock</button>
                 <button id="delete" class="danger admin-only">Delete</button>
               </div>
-              <form id="rename-form" class="rename admin-only"><input id="title-input" name="title" \
-            value="\(HTML.escape(r.title))" maxlength="200">
+              <form id="rename-form" class="rename admin-only"><input id="title-input" name="title"
+                value="\(HTML.escape(r.title))" maxlength="200">
               <button id="rename">Rename</button></form>
               <p id="message" role="status"></p>
               <table class="info">\(table)</table>
               <h2>Share</h2>
-              <form id="share-form" class="share admin-only"><label>Valid for <select id="share-hours"><option \
-            value="1">1 hour</option>
+              <form id="share-form" class="share admin-only"><label>Valid for <select id="share-hours"><option
+                value="1">1 hour</option>
               <option value="24" selected>24 hours</option><option value="168">7 days</option></select></label>
               <button id="share">Make a share link</button></form>
               <p class="hint">A link is shown once, when it is made: the device keeps only a hash of it.</p>
@@ -254,8 +251,8 @@ enum Pages {
             ?? "<span class=\"share-id\">link \(HTML.escape(link.id))</span>"
         return """
             <li data-id="\(HTML.escape(link.id))">\(shown)
-            <span class="expires">until <time \
-            datetime="\(Timestamps.iso(link.expiresAt))">\(HTML.date(link.expiresAt))</time></span>
+            <span class="expires">until <time
+              datetime="\(Timestamps.iso(link.expiresAt))">\(HTML.date(link.expiresAt))</time></span>
             <button class="revoke">Revoke</button></li>
             """
     }
@@ -288,8 +285,8 @@ enum Pages {
                         of: "<button class=\"revoke\">",
                         with:
                             """
-                            <span class=\"shared-title\">\(HTML.escape(link.title ?? ""))</span> <button \
-                            class=\"revoke\">
+                            <span class=\"shared-title\">\(HTML.escape(link.title ?? ""))</span> <button
+                              class=\"revoke\">
                             """
                     )
                 }.joined() + "</ul>"
@@ -325,10 +322,10 @@ enum Pages {
               \(error.map { "<p id=\"login-error\" class=\"error\">\(HTML.escape($0))</p>" } ?? "")
               \(passwordSet ? "" : Self.noAccountYet)
               <input type="hidden" name="next" value="\(HTML.escape(next))">
-              <label>Name <input id="user" name="user" autocomplete="username" placeholder="appliance" \
-            autofocus></label>
-              <label>Password <input id="password" type="password" name="password" \
-            autocomplete="current-password"></label>
+              <label>Name <input id="user" name="user" autocomplete="username" placeholder="appliance"
+                autofocus></label>
+              <label>Password <input id="password" type="password" name="password"
+                autocomplete="current-password"></label>
               <button id="login-button">Log in</button>
               \(fingerprint.map(Self.fingerprintNote) ?? "")
             </form>
@@ -342,8 +339,8 @@ enum Pages {
             <section class="clip shared">
               <h1>\(HTML.escape(recording.title))</h1>
               <video id="player" controls preload="metadata" playsinline src="/s/\(HTML.escape(token))/video"></video>
-              <div class="controls"><a id="download" class="button" \
-            href="/s/\(HTML.escape(token))/video?download=1">Download</a></div>
+              <div class="controls"><a id="download" class="button"
+                href="/s/\(HTML.escape(token))/video?download=1">Download</a></div>
               <p>Recorded \(HTML.date(recording.createdAt)) · \(HTML.duration(recording.durationMs)) · link valid until
               <time datetime="\(Timestamps.iso(link.expiresAt))">\(HTML.date(link.expiresAt))</time></p>
             </section>

@@ -24,8 +24,8 @@ extension Pages {
             let title = totals.map { "\(duration($0.recordedS)) recorded · \($0.events) events" } ?? "nothing recorded"
             cells.append(
                 """
-                <a class=\"\(classes.joined(separator: " "))\" data-day=\"\(text)\" href=\"/timeline?day=\(text)\" \
-                title=\"\(title)\">
+                <a class=\"\(classes.joined(separator: " "))\" data-day=\"\(text)\" href=\"/timeline?day=\(text)\"
+                  title=\"\(title)\">
                 """
                     + "\(calendar.component(.day, from: at))</a>")
             guard let next = calendar.date(byAdding: .day, value: 1, to: at) else { break }

@@ -19,28 +19,6 @@ extension Pages {
         let kept =
             label.isEmpty
             ? "" : "&amp;label=" + (label.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")
-        let spans = t.spans.map { s in
-            """
-            <div class=\"span\(s.locked > 0 ? " locked" : "")\" data-start=\"\(ms(s.start))\" \
-            data-end=\"\(ms(s.end))\" data-first=\"\(HTML.escape(s.firstId))\" 
-            """
-                + "title=\"\(clock(s.start))–\(clock(s.end))\"></div>"
-        }.joined()
-        let gaps = t.gaps.map { "<div class=\"gap\" data-start=\"\(ms($0.start))\" data-end=\"\(ms($0.end))\"></div>" }
-            .joined()
-        let locks = t.locks.map {
-            "<div class=\"lock\" data-start=\"\(ms($0.start))\" data-end=\"\(ms($0.end))\"></div>"
-        }.joined()
-        let events = t.events.map { a in
-            """
-            <a class=\"event \(a.kind.rawValue)\" data-start=\"\(ms(a.startedAt))\" data-id=\"\(a.id)\" \
-            href=\"/activity/\(a.id)/play\" 
-            """
-                + """
-                title=\"\(activityName(a.kind))\(a.label.map { " " + HTML.escape($0) } ?? "") \
-                \(clock(a.startedAt))\"></a>
-                """
-        }.joined()
         let gapS = t.gaps.reduce(0) { $0 + $1.end.timeIntervalSince($1.start) }
         let body = """
             <section class="timeline" data-day="\(HTML.escape(day))">
@@ -49,23 +27,23 @@ extension Pages {
                 <a id="previous-day" class="button" href="/timeline?day=\(shiftDay(day, -1))\(kept)">←</a>
                 <input id="day" type="date" name="day" value="\(HTML.escape(day))">
                 <a id="next-day" class="button" href="/timeline?day=\(shiftDay(day, 1))\(kept)">→</a>
-                <input id="event-label" type="search" name="label" placeholder="events: person, car…" \
-            value="\(HTML.escape(label))">
+                <input id="event-label" type="search" name="label" placeholder="events: person, car…"
+                  value="\(HTML.escape(label))">
                 <button>Show</button>
                 \(zoomLinks(day: day, zoom: zoom))
               </form>
               \(month.map { calendar($0, selected: day) } ?? "")
-              <p class="count" id="timeline-summary">\(duration(t.recordedS)) recorded · <span \
-            id="gap-count">\(t.gaps.count)</span> gaps (\(duration(gapS))) · <span \
-            id="event-count">\(t.eventsTotal)</span> events</p>
+              <p class="count" id="timeline-summary">\(duration(t.recordedS)) recorded ·
+                <span id="gap-count">\(t.gaps.count)</span> gaps (\(duration(gapS))) ·
+                <span id="event-count">\(t.eventsTotal)</span> events</p>
               <div id="timeline-player" class="timeline-player" hidden>
                 <video id="player" controls playsinline preload="auto"></video>
                 <p id="playing-at" class="health" role="status"></p>
               </div>
               <div class="bar-wrap"><img id="scrub-preview" class="scrub-preview" alt="" hidden>
-              <div id="bar" class="bar" data-from="\(ms(t.from))" data-to="\(ms(t.to))" \
-            data-scrub-every="\(scrubEveryS)">\(gaps)\(spans)\(locks)\(events)<div id="cursor" class="cursor" \
-            hidden></div><div id="playhead" class="playhead" hidden></div></div></div>
+              <div id="bar" class="bar" data-from="\(ms(t.from))" data-to="\(ms(t.to))"
+                data-scrub-every="\(scrubEveryS)">\(barMarks(t))<div id="cursor" class="cursor" hidden></div><div
+                id="playhead" class="playhead" hidden></div></div></div>
               <div class="ticks" id="ticks">\(ticks(t, day: day, zoom: zoom))</div>
               <p id="bar-time" class="health" role="status"></p>
               <div class="controls timeline-controls" id="timeline-controls">
@@ -81,6 +59,25 @@ extension Pages {
             </section>
             """
         return layout(title: "Timeline", csrf: csrf, active: "timeline", body: body)
+    }
+
+    /// The bar's marks, each placed by its start and end (ms): gaps, recorded spans, locked spans, then events.
+    static func barMarks(_ t: Timeline) -> String {
+        func stretch(_ kind: String, _ start: Date, _ end: Date) -> String {
+            "<div class=\"\(kind)\" data-start=\"\(ms(start))\" data-end=\"\(ms(end))\""
+        }
+        let gaps = t.gaps.map { stretch("gap", $0.start, $0.end) + "></div>" }
+        let spans = t.spans.map { s in
+            stretch(s.locked > 0 ? "span locked" : "span", s.start, s.end)
+                + " data-first=\"\(HTML.escape(s.firstId))\" title=\"\(clock(s.start))–\(clock(s.end))\"></div>"
+        }
+        let locks = t.locks.map { stretch("lock", $0.start, $0.end) + "></div>" }
+        let events = t.events.map { a in
+            let name = activityName(a.kind) + (a.label.map { " " + HTML.escape($0) } ?? "")
+            return "<a class=\"event \(a.kind.rawValue)\" data-start=\"\(ms(a.startedAt))\" data-id=\"\(a.id)\""
+                + " href=\"/activity/\(a.id)/play\" title=\"\(name) \(clock(a.startedAt))\"></a>"
+        }
+        return (gaps + spans + locks + events).joined()
     }
 
     /// "Whole day" (and "Whole hour" from ten minutes) and the times shown, when zoomed.
@@ -117,17 +114,13 @@ extension Pages {
             let what =
                 s.group != nil
                 ? "loop, \(s.recordings) segments" : "\(s.recordings) \(s.recordings == 1 ? "clip" : "clips")"
+            let locked = s.locked > 0 ? ", \(s.locked) locked" : ""
             items.append(
                 (
                     s.start,
-                    """
-                    <li class=\"span-item\"><a \
-                    href=\"/timeline/play?at=\(Timestamps.iso(s.start))\">\(clock(s.start))–\(clock(s.end))</a> 
-                    """
-                        + """
-                        recorded, \(duration(s.end.timeIntervalSince(s.start))) \
-                        (\(what)\(s.locked > 0 ? ", \(s.locked) locked" : ""))</li>
-                        """
+                    "<li class=\"span-item\"><a href=\"/timeline/play?at=\(Timestamps.iso(s.start))\">"
+                        + "\(clock(s.start))–\(clock(s.end))</a> recorded, "
+                        + "\(duration(s.end.timeIntervalSince(s.start))) (\(what)\(locked))</li>"
                 ))
         }
         for g in t.gaps {
@@ -141,17 +134,13 @@ extension Pages {
                 ))
         }
         for a in t.events {
+            let label = a.label.map { " “\(HTML.escape($0))”" } ?? ""
             items.append(
                 (
                     a.startedAt,
-                    """
-                    <li class=\"event-item \(a.kind.rawValue)\"><a \
-                    href=\"/activity/\(a.id)/play\">\(clock(a.startedAt))</a> 
-                    """
-                        + """
-                        \(activityName(a.kind))\(a.label.map { " “\(HTML.escape($0))”" } ?? "")\
-                        \(a.durationS.map { ", \(duration($0))" } ?? "")</li>
-                        """
+                    "<li class=\"event-item \(a.kind.rawValue)\"><a href=\"/activity/\(a.id)/play\">"
+                        + "\(clock(a.startedAt))</a> \(activityName(a.kind))\(label)"
+                        + "\(a.durationS.map { ", \(duration($0))" } ?? "")</li>"
                 ))
         }
         let sorted = items.enumerated().sorted { ($0.element.0, $0.offset) < ($1.element.0, $1.offset) }.map(
