@@ -11,6 +11,8 @@ public struct ApplianceConfig: Sendable, Equatable {
     public var video = Video()
     public var audio = Audio()
     public var cameras: [Camera] = [Camera()]
+    /// The `[[channel]]` tables as written (none: one channel with every camera; see `channels`).
+    public var channelTables: [Channel] = []
     public var preview = Preview()
     public var thumbnail = Thumbnail()
     public var recording = Recording()

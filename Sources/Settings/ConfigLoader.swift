@@ -48,6 +48,9 @@ public enum ConfigLoader {
         if var t = try top.table("preview") { config.preview = try ConfigSections.preview(&t, config.preview) }
         if var t = try top.table("thumbnail") { config.thumbnail = try ConfigSections.thumbnail(&t, config.thumbnail) }
         if var t = try top.table("recording") { config.recording = try ConfigSections.recording(&t, config.recording) }
+        if let tables = try top.tableArray("channel") {
+            config.channelTables = try ChannelSections.channels(tables, config: config, file: file, lines: lines)
+        }
         if var t = try top.table("storage") { config.storage = try ConfigSections.storage(&t, config.storage) }
         if var t = try top.table("backup") { config.backup = try ConfigSections.backup(&t, config.backup) }
         if var t = try top.table("web") { config.web = try ConfigSections.web(&t, config.web) }
@@ -103,12 +106,24 @@ extension ConfigLoader {
     /// `[recording] trigger` names detectors that are on: "motion" and "sound" need theirs, "object" and a label
     /// (`"person"`) need [objects] (the label among `track`).
     static func checkTrigger(_ config: ApplianceConfig, file: String, lines: SourceLines) throws {
-        func refuse(_ message: String) -> ConfigError {
-            ConfigError(
-                file: file, line: lines.line(of: "trigger", in: "recording", index: nil), key: "recording.trigger",
-                message: "trigger = \"\(config.recording.trigger)\" \(message)")
+        try checkTrigger(config.recording.trigger, in: config, file: file, lines: lines, table: "recording", index: nil)
+        for (index, channel) in config.channelTables.enumerated() {
+            try checkTrigger(channel.trigger, in: config, file: file, lines: lines, table: "channel", index: index)
         }
-        for kind in config.recording.triggerKinds {
+    }
+
+    /// One `trigger` (`[recording]`'s or a channel's), its line found in `table`.
+    private static func checkTrigger(
+        _ trigger: String, in config: ApplianceConfig, file: String, lines: SourceLines, table: String, index: Int?
+    ) throws {
+        func refuse(_ message: String) -> ConfigError {
+            let key = index.map { "\(table)[\($0)].trigger" } ?? "\(table).trigger"
+            return ConfigError(
+                file: file, line: lines.line(of: "trigger", in: table, index: index), key: key,
+                message: "trigger = \"\(trigger)\" \(message)")
+        }
+        let kinds = trigger == "manual" ? [] : trigger.split(separator: "+").map(String.init)
+        for kind in kinds {
             switch kind {
             case "motion" where !config.motion.enabled, "sound" where !config.sound.enabled:
                 throw refuse("needs [\(kind)] enabled = true")

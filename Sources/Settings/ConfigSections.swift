@@ -169,18 +169,7 @@ enum ConfigSections {
         r.syncIntervalS = try t.double("sync_interval_s", r.syncIntervalS, 0.1...60)
         r.autostart = try t.bool("autostart", r.autostart)
         r.trigger = try t.string("trigger", r.trigger)
-        let parts = r.trigger.split(separator: "+", omittingEmptySubsequences: false)
-        if r.trigger != "manual",
-            parts.isEmpty || parts.contains(where: { $0.isEmpty || $0 == "manual" || $0.count > 64 })
-        {
-            throw t.error(
-                "trigger",
-                """
-                must be \"manual\" or detectors joined by '+' (motion, sound, object, a tracked label such as \
-                person), found '\(r.trigger)'
-                """
-            )
-        }
+        try checkTriggerForm(&t, r.trigger)
         r.postRecordS = try t.double("post_record_s", r.postRecordS, 0...3600)
         r.eventGapS = try t.double("event_gap_s", r.eventGapS, 0...3600)
         let layout = try t.string("file_layout", r.fileLayout.rawValue)
@@ -194,6 +183,22 @@ enum ConfigSections {
         }
         try t.finish()
         return r
+    }
+
+    /// `trigger`'s form: "manual", or detectors joined by '+' (which are on is `ConfigLoader.checkTrigger`'s).
+    static func checkTriggerForm(_ t: inout TableReader, _ trigger: String) throws {
+        let parts = trigger.split(separator: "+", omittingEmptySubsequences: false)
+        if trigger != "manual",
+            parts.isEmpty || parts.contains(where: { $0.isEmpty || $0 == "manual" || $0.count > 64 })
+        {
+            throw t.error(
+                "trigger",
+                """
+                must be \"manual\" or detectors joined by '+' (motion, sound, object, a tracked label such as \
+                person), found '\(trigger)'
+                """
+            )
+        }
     }
 
     /// [storage]

@@ -1,0 +1,55 @@
+/// Channels: what is recorded side by side. A channel is one recorded picture with its cameras (one, or several it
+/// switches between), its size, rate and encoder, its trigger and pre/post roll, and whether it records the sound.
+extension ApplianceConfig {
+    public struct Channel: Sendable, Equatable {
+        /// The name clips, events and status give it (`channel` in the JSON).
+        public var name: String
+        /// The `[[camera]]` names it records, in the order a switch steps through them (the first is active).
+        public var cameras: [String]
+        /// Its picture and encoder: `[video]`, with the keys the channel sets for itself.
+        public var video: Video
+        /// What starts its recordings and how long they run on: `[recording]`'s, or its own.
+        public var trigger: String
+        public var preRecordS: Double
+        public var postRecordS: Double
+        /// Whether it records the sound of `[audio]` (the microphone, or a camera's own sound).
+        public var audio: Bool
+
+        public init(
+            name: String, cameras: [String], video: Video, trigger: String, preRecordS: Double, postRecordS: Double,
+            audio: Bool
+        ) {
+            (self.name, self.cameras, self.video, self.trigger) = (name, cameras, video, trigger)
+            (self.preRecordS, self.postRecordS, self.audio) = (preRecordS, postRecordS, audio)
+        }
+    }
+
+    /// The name of the one channel a config without `[[channel]]` tables has.
+    public static let defaultChannelName = "main"
+
+    /// Every channel: the `[[channel]]` tables, or, with none, one channel with every camera and the `[video]` and
+    /// `[recording]` settings (a config from before channels means what it always did).
+    public var channels: [Channel] {
+        if !channelTables.isEmpty { return channelTables }
+        return [
+            Channel(
+                name: Self.defaultChannelName, cameras: cameras.map(\.name), video: video, trigger: recording.trigger,
+                preRecordS: recording.preRecordS, postRecordS: recording.postRecordS, audio: audio.source != "none")
+        ]
+    }
+
+    /// This config as one channel sees it: its cameras (in its order), its `[video]`, its trigger, pre- and
+    /// post-roll, and no sound unless it records it. The graph, the recorder and the detectors of a channel run on
+    /// this view, so they need not know about channels.
+    public func forChannel(_ channel: Channel) -> ApplianceConfig {
+        var view = self
+        view.cameras = channel.cameras.compactMap { name in cameras.first { $0.name == name } }
+        view.video = channel.video
+        view.recording.trigger = channel.trigger
+        view.recording.preRecordS = channel.preRecordS
+        view.recording.postRecordS = channel.postRecordS
+        if !channel.audio { view.audio.source = "none" }
+        view.channelTables = [channel]
+        return view
+    }
+}

@@ -1,0 +1,91 @@
+import TOMLKit
+
+/// `[[channel]]` tables: what is recorded side by side (see `ApplianceConfig.Channel`).
+enum ChannelSections {
+    /// Reads every `[[channel]]` over the config's `[video]`, `[recording]` and `[audio]`: unique names, each camera in
+    /// exactly one channel, and the microphone in at most one.
+    static func channels(_ tables: [TOMLTable], config: ApplianceConfig, file: String, lines: SourceLines) throws
+        -> [ApplianceConfig.Channel]
+    {
+        var channels: [ApplianceConfig.Channel] = []
+        var owner: [String: String] = [:]  // camera → the channel that records it
+        for (index, table) in tables.enumerated() {
+            var t = TableReader(table: table, path: "channel", index: index, file: file, lines: lines)
+            let channel = try channel(&t, index: index, config: config)
+            guard !channels.contains(where: { $0.name == channel.name }) else {
+                throw t.error("name", "duplicate channel name '\(channel.name)'")
+            }
+            for camera in channel.cameras {
+                if let other = owner[camera] {
+                    throw t.error(
+                        "cameras", "camera '\(camera)' is already in channel '\(other)': a camera is in one channel")
+                }
+                owner[camera] = channel.name
+            }
+            channels.append(channel)
+        }
+        if let lost = config.cameras.first(where: { owner[$0.name] == nil }) {
+            throw ConfigError(
+                file: file, line: lines.line(of: "", in: "channel", index: 0), key: "channel",
+                message: "camera '\(lost.name)' is in no [[channel]]: add it to one channel's cameras, or remove it")
+        }
+        try checkMicrophone(channels, config: config, file: file, lines: lines)
+        return channels
+    }
+
+    /// One table: its own keys, then `[video]`'s keys over `[video]` (which finishes the table: any other key is
+    /// unknown).
+    private static func channel(_ t: inout TableReader, index: Int, config: ApplianceConfig) throws
+        -> ApplianceConfig.Channel
+    {
+        let name = try t.name("name", index == 0 ? ApplianceConfig.defaultChannelName : "channel\(index)")
+        let cameras = try cameraNames(&t, known: config.cameras.map(\.name))
+        let trigger = try t.string("trigger", config.recording.trigger)
+        try ConfigSections.checkTriggerForm(&t, trigger)
+        let preRecordS = try t.double("pre_record_s", config.recording.preRecordS, 0...60)
+        let postRecordS = try t.double("post_record_s", config.recording.postRecordS, 0...3600)
+        let audio = try t.bool("audio", index == 0 && config.audio.source != "none")
+        let video = try ConfigSections.video(&t, config.video)
+        return ApplianceConfig.Channel(
+            name: name, cameras: cameras, video: video, trigger: trigger, preRecordS: preRecordS,
+            postRecordS: postRecordS, audio: audio)
+    }
+
+    /// `cameras = ["front", …]`: at least one, each a `[[camera]]` name, none twice.
+    private static func cameraNames(_ t: inout TableReader, known: [String]) throws -> [String] {
+        let listed = try t.array("cameras") ?? []
+        var names: [String] = []
+        for value in listed {
+            guard let name = value.string, known.contains(name) else {
+                throw t.error(
+                    "cameras",
+                    "must name [[camera]] tables (\(known.joined(separator: ", "))), found \(value.debugDescription)")
+            }
+            guard !names.contains(name) else { throw t.error("cameras", "names camera '\(name)' twice") }
+            names.append(name)
+        }
+        guard !names.isEmpty else {
+            throw t.error("cameras", "needs at least one camera, e.g. cameras = [\"\(known.first ?? "main")\"]")
+        }
+        return names
+    }
+
+    /// A sound card is opened by one capture at a time: one channel may record the microphone (a camera's own sound,
+    /// or the test tone, may be recorded by several).
+    private static func checkMicrophone(
+        _ channels: [ApplianceConfig.Channel], config: ApplianceConfig, file: String, lines: SourceLines
+    ) throws {
+        guard ["auto", "alsa"].contains(config.audio.source) else { return }
+        let hearing = channels.enumerated().filter { $0.element.audio }
+        guard hearing.count > 1 else { return }
+        let second = hearing[1]
+        throw ConfigError(
+            file: file, line: lines.line(of: "audio", in: "channel", index: second.offset),
+            key: "channel[\(second.offset)].audio",
+            message:
+                """
+                the microphone is recorded by channel '\(hearing[0].element.name)' already: one channel records a \
+                sound card (set audio = false on '\(second.element.name)')
+                """)
+    }
+}

@@ -1,0 +1,135 @@
+import XCTest
+
+@testable import Settings
+
+/// `[[channel]]`: none means one channel with every camera (an old config unchanged); each table's own keys over
+/// `[video]` and `[recording]`; the view a channel's graph runs on; and the mistakes named with their lines.
+final class ChannelConfigTests: XCTestCase {
+    private let twoCameras = """
+        [[camera]]
+        name = "road"
+        source = "test"
+        [[camera]]
+        name = "cabin"
+        source = "test"
+
+        """
+
+    func testNoChannelTablesIsOneChannelWithEveryCamera() throws {
+        let config = try ConfigLoader.parse(
+            twoCameras + "[video]\nwidth = 640\nheight = 360\n[recording]\npre_record_s = 3\n", file: "t")
+        XCTAssertEqual(config.channelTables, [])
+        let channel = try XCTUnwrap(config.channels.first)
+        XCTAssertEqual(config.channels.count, 1)
+        XCTAssertEqual(channel.name, "main")
+        XCTAssertEqual(channel.cameras, ["road", "cabin"], "every camera, switchable as before")
+        XCTAssertEqual(channel.video, config.video)
+        XCTAssertEqual([channel.preRecordS, channel.postRecordS], [3, 5])
+        XCTAssertEqual(channel.trigger, "manual")
+        XCTAssertTrue(channel.audio)
+        var expected = config
+        expected.channelTables = [channel]
+        XCTAssertEqual(config.forChannel(channel), expected, "the one channel's view is the config itself")
+        let silent = try ConfigLoader.parse(twoCameras + "[audio]\nsource = \"none\"\n", file: "t")
+        XCTAssertFalse(silent.channels[0].audio)
+    }
+
+    func testEachChannelSetsItsOwnKeysOverVideoAndRecording() throws {
+        let config = try ConfigLoader.parse(
+            twoCameras + """
+                [video]
+                width = 1280
+                height = 720
+                bitrate_kbps = 3000
+                [motion]
+                enabled = true
+                [recording]
+                post_record_s = 8
+                [[channel]]
+                name = "front"
+                cameras = ["road"]
+                [[channel]]
+                name = "rear"
+                cameras = ["cabin"]
+                width = 640
+                height = 360
+                framerate = 15
+                encoder = "x264"
+                trigger = "motion"
+                pre_record_s = 2
+                """, file: "t")
+        XCTAssertEqual(config.channels.map(\.name), ["front", "rear"])
+        let (front, rear) = (config.channels[0], config.channels[1])
+        XCTAssertEqual(front.cameras, ["road"])
+        XCTAssertEqual(front.video, config.video, "the first channel sets nothing of its own")
+        XCTAssertEqual([front.preRecordS, front.postRecordS], [0, 8])
+        XCTAssertTrue(front.audio, "the first channel records the sound unless it says not to")
+        XCTAssertFalse(rear.audio, "the others do not, unless they say so")
+        XCTAssertEqual([rear.video.width, rear.video.height, rear.video.framerate], [640, 360, 15])
+        XCTAssertEqual(rear.video.encoder, "x264")
+        XCTAssertEqual(rear.video.bitrateKbps, 3000, "what it does not set comes from [video]")
+        XCTAssertEqual(rear.trigger, "motion")
+        XCTAssertEqual([rear.preRecordS, rear.postRecordS], [2, 8])
+
+        let view = config.forChannel(rear)
+        XCTAssertEqual(view.cameras.map(\.name), ["cabin"])
+        XCTAssertEqual(view.video, rear.video)
+        XCTAssertEqual(view.recording.trigger, "motion")
+        XCTAssertEqual(view.recording.triggerKinds, ["motion"])
+        XCTAssertEqual([view.recording.preRecordS, view.recording.postRecordS], [2, 8])
+        XCTAssertEqual(view.audio.source, "none", "a channel without sound records none")
+        XCTAssertEqual(view.channels, [rear], "the view is that one channel")
+        XCTAssertEqual(config.forChannel(front).audio, config.audio)
+    }
+
+    func testMistakesAreNamedWithTheirLines() {
+        let one = twoCameras + "[[channel]]\nname = \"all\"\ncameras = [\"road\", \"cabin\"]\n"
+        XCTAssertNil(configError(one))
+        XCTAssertEqual(
+            configError(twoCameras + "[[channel]]\ncameras = [\"road\", \"garden\"]\n")?.description,
+            "t.toml:8: channel[0].cameras: must name [[camera]] tables (road, cabin), found \"garden\"")
+        XCTAssertEqual(
+            configError(twoCameras + "[[channel]]\ncameras = [\"road\"]\n")?.description,
+            "t.toml:7: channel: camera 'cabin' is in no [[channel]]: add it to one channel's cameras, or remove it")
+        XCTAssertEqual(
+            configError(
+                twoCameras
+                    + "[[channel]]\ncameras = [\"road\", \"cabin\"]\n[[channel]]\nname = \"b\"\ncameras = [\"cabin\"]\n"
+            )?.description,
+            "t.toml:11: channel[1].cameras: camera 'cabin' is already in channel 'main': a camera is in one channel")
+        XCTAssertEqual(
+            configError(one + "[[channel]]\nname = \"all\"\ncameras = []\n")?.key, "channel[1].cameras",
+            "no camera")
+        XCTAssertEqual(
+            configError(twoCameras + "[[channel]]\ncameras = [\"road\", \"road\", \"cabin\"]\n")?.description,
+            "t.toml:8: channel[0].cameras: names camera 'road' twice")
+        XCTAssertEqual(
+            configError(
+                twoCameras
+                    + "[[channel]]\nname = \"a\"\ncameras = [\"road\"]\n[[channel]]\nname = \"a\"\ncameras = [\"cabin\"]\n"
+            )?.description, "t.toml:11: channel[1].name: duplicate channel name 'a'")
+        XCTAssertEqual(configError(one + "segment_s = 10\n")?.key, "channel[0].segment_s", "not a channel's key")
+        XCTAssertEqual(configError(one + "width = 33\n")?.key, "channel[0].width", "[video]'s checks hold")
+        XCTAssertEqual(
+            configError(twoCameras + "[[channel]]\nname = \"a b\"\ncameras = [\"road\", \"cabin\"]\n")?.key,
+            "channel[0].name")
+        XCTAssertEqual(
+            configError(one + "trigger = \"motion\"\n")?.description,
+            "t.toml:10: channel[0].trigger: trigger = \"motion\" needs [motion] enabled = true")
+        XCTAssertEqual(configError(one + "trigger = \"motion+\"\n")?.key, "channel[0].trigger")
+    }
+
+    func testOneChannelRecordsTheMicrophone() {
+        let two =
+            twoCameras
+            + "[[channel]]\nname = \"a\"\ncameras = [\"road\"]\n[[channel]]\nname = \"b\"\ncameras = [\"cabin\"]\n"
+        XCTAssertNil(configError(two), "the second channel has no sound by default")
+        XCTAssertEqual(
+            configError(two + "audio = true\n")?.description,
+            """
+            t.toml:13: channel[1].audio: the microphone is recorded by channel 'a' already: one channel records a \
+            sound card (set audio = false on 'b')
+            """)
+        XCTAssertNil(configError(two + "audio = true\n[audio]\nsource = \"test\"\n"), "a test tone is not a card")
+    }
+}
