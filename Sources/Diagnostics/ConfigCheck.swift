@@ -9,13 +9,20 @@ enum ConfigCheck {
     static func loaded(_ config: ApplianceConfig, path: String?) -> DoctorCheck {
         let origin = path.map { "loaded \($0)" } ?? "embedded Config/appliance.toml (no --config given)"
         let v = config.video
-        let summary =
-            "\(config.cameras.count) camera\(config.cameras.count == 1 ? "" : "s"), "
-                + """
-                \(v.encoder) \(v.width)x\(v.height)@\(v.framerate) \(v.bitrateKbps) kbit/s, audio \
-                \(config.audio.source), 
+        let cameras = "\(config.cameras.count) camera\(config.cameras.count == 1 ? "" : "s")"
+        let video = "\(v.encoder) \(v.width)x\(v.height)@\(v.framerate) \(v.bitrateKbps) kbit/s"
+        let backup = config.backup.enabled ? "on" : "off"
+        let summary = "\(cameras), \(video), audio \(config.audio.source), backup \(backup)"
+        let channels = config.channels
+        guard channels.count == 1 else {
+            return .fail(
+                name,
                 """
-            + "backup \(config.backup.enabled ? "on" : "off")"
+                \(origin): \(channels.count) [[channel]] tables (\(channels.map(\.name).joined(separator: ", "))), but \
+                this version records one channel at a time
+                """,
+                fix: "keep one [[channel]] and switch its cameras")
+        }
         let inactive = config.inactiveSettings
         guard inactive.isEmpty else {
             return .warn(

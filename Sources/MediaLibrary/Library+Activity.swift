@@ -9,11 +9,13 @@ extension Library {
         try await database.write { db in
             try db.execute(
                 sql: """
-                    INSERT INTO activity (kind, label, camera, started_at, ended_at, zones, peak, thumbnail, box)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    INSERT INTO activity
+                      (kind, label, camera, channel, started_at, ended_at, zones, peak, thumbnail, box)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """,
                 arguments: [
-                    activity.kind.rawValue, activity.label, activity.camera, Recording.milliseconds(activity.startedAt),
+                    activity.kind.rawValue, activity.label, activity.camera, activity.channel,
+                    Recording.milliseconds(activity.startedAt),
                     activity.endedAt.map(Recording.milliseconds), activity.zones.joined(separator: ","), activity.peak,
                     activity.thumbnail, activity.box.map(Self.boxText),
                 ])
@@ -161,12 +163,14 @@ extension Library {
 
     private static func activity(_ row: Row) -> Activity {
         let zones: String = row["zones"]
-        return Activity(
+        var activity = Activity(
             id: row["id"], kind: Activity.Kind(rawValue: row["kind"]) ?? .external, label: row["label"],
             camera: row["camera"], startedAt: Recording.date(row["started_at"]),
             endedAt: (row["ended_at"] as Int64?).map(Recording.date),
             zones: zones.isEmpty ? [] : zones.split(separator: ",").map(String.init), peak: row["peak"],
             thumbnail: row["thumbnail"], box: (row["box"] as String?).flatMap(Self.box))
+        activity.channel = row["channel"]
+        return activity
     }
 
     /// A box as the table keeps it: "x,y,width,height" in fractions of the picture.

@@ -14,6 +14,7 @@ enum LibraryMigrations {
         registerObjects(&migrator)
         registerUploadResume(&migrator)
         registerHashedShares(&migrator)
+        registerChannels(&migrator)
         return migrator
     }
 
@@ -221,6 +222,15 @@ enum LibraryMigrations {
             // An object store's multipart upload in progress (its id and the parts the server has), so that a
             // restart goes on from there: JSON the target writes and reads, NULL for none.
             try db.execute(sql: "ALTER TABLE backup_jobs ADD COLUMN resume TEXT")
+        }
+    }
+
+    private static func registerChannels(_ migrator: inout DatabaseMigrator) {
+        migrator.registerMigration("v14: channels") { db in
+            // The channel (`[[channel]]`) that recorded a clip or noticed an activity; NULL for rows from before
+            // channels, which are the first channel's.
+            try db.execute(sql: "ALTER TABLE recordings ADD COLUMN channel TEXT")
+            try db.execute(sql: "ALTER TABLE activity ADD COLUMN channel TEXT")
         }
     }
 

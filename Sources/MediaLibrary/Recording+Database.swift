@@ -19,6 +19,7 @@ extension Recording: FetchableRecord, PersistableRecord {
         (width, height, framerate) = (row["width"], row["height"], row["framerate"])
         (videoCodec, audioCodec, audioPresent) = (row["video_codec"], row["audio_codec"], row["audio_present"])
         (camera, thumbnail, failureReason) = (row["camera"], row["thumbnail"], row["failure_reason"])
+        channel = row["channel"]
         (locked, note, lockReason) = (row["locked"], row["note"], row["lock_reason"])
         (group, segment) = (row["group_id"], row["segment_index"])
         (backupState, backupRemotePath, backupError) = (
@@ -45,6 +46,7 @@ extension Recording: FetchableRecord, PersistableRecord {
         container["audio_codec"] = audioCodec
         container["audio_present"] = audioPresent
         container["camera"] = camera
+        container["channel"] = channel
         container["path"] = path
         container["thumbnail"] = thumbnail
         container["state"] = state

@@ -105,8 +105,8 @@ final class ChannelConfigTests: XCTestCase {
             "t.toml:8: channel[0].cameras: names camera 'road' twice")
         XCTAssertEqual(
             configError(
-                twoCameras
-                    + "[[channel]]\nname = \"a\"\ncameras = [\"road\"]\n[[channel]]\nname = \"a\"\ncameras = [\"cabin\"]\n"
+                twoCameras + "[[channel]]\nname = \"a\"\ncameras = [\"road\"]\n"
+                    + "[[channel]]\nname = \"a\"\ncameras = [\"cabin\"]\n"
             )?.description, "t.toml:11: channel[1].name: duplicate channel name 'a'")
         XCTAssertEqual(configError(one + "segment_s = 10\n")?.key, "channel[0].segment_s", "not a channel's key")
         XCTAssertEqual(configError(one + "width = 33\n")?.key, "channel[0].width", "[video]'s checks hold")

@@ -28,10 +28,11 @@ extension Appliance {
     ) async throws -> Appliance {
         let started = ContinuousClock.now
         GStreamer.initialize()  // once, before recovery and the graph use it from two threads
+        let channel = try recordedChannel(config)
         let (data, folderLock, library, runs) = try await openDataFolder(
-            config: config, logger: logger, serviceManager: serviceManager)
+            config: channel, logger: logger, serviceManager: serviceManager)
         let (config, encoders) = try await chooseEncoder(
-            config: config, data: data, trials: encoderTrials, logger: logger)
+            config: channel, data: data, trials: encoderTrials, logger: logger)
         let events = EventHub()
         let clock = await ClockWatch.reconciled(library: library, events: events, logger: logger)
         let (graph, cameras, recovery) = try await startCapture(

@@ -15,6 +15,8 @@ public struct Activity: Codable, Sendable, Equatable {
     public var label: String?
     /// The active camera when it began.
     public var camera: String?
+    /// The channel whose picture or sound it was noticed in (absent on activity from before channels).
+    public var channel: String?
     public var startedAt: Date
     /// Nil while it goes on (or when a daemon stopped during it and nothing closed it yet).
     public var endedAt: Date?

@@ -30,6 +30,9 @@ public struct Recording: Codable, Sendable, Equatable {
     public var audioPresent: Bool
     /// The camera(s) used, comma-separated in the order they were active.
     public var camera: String?
+    /// The channel that recorded it (`[[channel]]`; "main" without channel tables). Absent on clips recorded before
+    /// channels: they are the first channel's.
+    public var channel: String?
     /// Absolute path of the media file (partial/ while recording).
     public var path: String
     public var thumbnail: String?

@@ -54,7 +54,8 @@ enum APISchemas {
             "Activity": S.object(
                 [
                     "id": S.integer(min: 1), "kind": S.string(values: Activity.Kind.allCases.map(\.rawValue)),
-                    "label": S.string(), "camera": S.string(), "started_at": S.moment, "ended_at": S.moment,
+                    "label": S.string(), "camera": S.string(), "channel": S.string(), "started_at": S.moment,
+                    "ended_at": S.moment,
                     "zones": S.array(S.string()), "clip": S.string(),
                 ], required: ["id", "kind", "started_at"]),
             "Timeline": S.object(
@@ -93,7 +94,8 @@ enum APISchemas {
 
     static let recording = S.object(
         [
-            "id": S.string(), "title": S.string(), "state": S.string(), "camera": S.string(), "created_at": S.moment,
+            "id": S.string(), "title": S.string(), "state": S.string(), "camera": S.string(), "channel": S.string(),
+            "created_at": S.moment,
             "started_at": S.moment, "ended_at": S.moment, "duration_ms": S.nullable(count),
             "size_bytes": S.nullable(count),
             "width": S.integer(), "height": S.integer(), "locked": S.boolean(),

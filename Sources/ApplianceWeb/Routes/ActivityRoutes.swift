@@ -122,7 +122,7 @@ struct WebActivity: Encodable {
     let activity: Activity
 
     enum Keys: String, CodingKey {
-        case id, kind, label, camera, startedAt, endedAt, durationS, zones, peak, pictureUrl, playUrl
+        case id, kind, label, camera, channel, startedAt, endedAt, durationS, zones, peak, pictureUrl, playUrl
     }
 
     func encode(to encoder: Encoder) throws {
@@ -131,6 +131,7 @@ struct WebActivity: Encodable {
         try c.encode(activity.kind, forKey: .kind)
         try c.encodeIfPresent(activity.label, forKey: .label)
         try c.encodeIfPresent(activity.camera, forKey: .camera)
+        try c.encodeIfPresent(activity.channel, forKey: .channel)
         try c.encode(activity.startedAt, forKey: .startedAt)
         try c.encodeIfPresent(activity.endedAt, forKey: .endedAt)
         try c.encodeIfPresent(activity.durationS, forKey: .durationS)

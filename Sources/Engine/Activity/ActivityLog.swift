@@ -72,7 +72,7 @@ package struct ActivityLog: Sendable {
 
     /// Stores an activity that has begun (or a whole one) and marks the recordings under it so far.
     package func begin(_ activity: Activity) async throws -> Activity {
-        let stored = try await library.insertActivity(activity)
+        let stored = try await library.insertActivity(inChannel(activity))
         try await library.markCovering(
             from: activity.startedAt, to: activity.endedAt ?? Date(), longest: longest, weight: Self.weight(activity))
         return stored
@@ -114,11 +114,18 @@ package struct ActivityLog: Sendable {
     private func record(_ activity: Activity, picture: Bool, covering: (Date, Date)? = nil) async throws -> Activity {
         var stored = activity
         if picture { stored.thumbnail = await pictures.capture(kind: activity.kind, startedAt: activity.startedAt) }
-        stored = try await library.insertActivity(stored)
+        stored = try await library.insertActivity(inChannel(stored))
         let (from, to) = covering ?? (stored.startedAt, stored.endedAt ?? stored.startedAt)
         try await library.markCovering(from: from, to: to, longest: longest)
         clips.events.publish(.activity(stored))
         return stored
+    }
+
+    /// The activity as this channel's (the config is the channel's view: its one channel).
+    private func inChannel(_ activity: Activity) -> Activity {
+        var stamped = activity
+        stamped.channel = stamped.channel ?? config.channels.first?.name
+        return stamped
     }
 
     private func find(_ id: Int64) async throws -> Activity {

@@ -58,6 +58,7 @@ extension Clips {
             cameras.append(camera)
         }
         row.camera = cameras.isEmpty ? nil : cameras.joined(separator: ",")
+        row.channel = first.channel ?? config.channels.first?.name
         row.note = "export of \(sources.count) clip(s): \(first.id) … \(last.id)"
         do {
             try await blocking { [path = row.path] in try data.commit(output, to: path) }

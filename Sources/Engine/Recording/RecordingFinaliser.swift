@@ -37,6 +37,7 @@ struct RecordingFinaliser: Sendable {
         row.audioCodec = hasAudio ? "aac" : nil
         row.audioPresent = hasAudio
         row.camera = camera
+        row.channel = config.channels.first?.name
         return row
     }
 
