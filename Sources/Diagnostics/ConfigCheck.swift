@@ -13,16 +13,6 @@ enum ConfigCheck {
         let video = "\(v.encoder) \(v.width)x\(v.height)@\(v.framerate) \(v.bitrateKbps) kbit/s"
         let backup = config.backup.enabled ? "on" : "off"
         let summary = "\(cameras), \(video), audio \(config.audio.source), backup \(backup)"
-        let channels = config.channels
-        guard channels.count == 1 else {
-            return .fail(
-                name,
-                """
-                \(origin): \(channels.count) [[channel]] tables (\(channels.map(\.name).joined(separator: ", "))), but \
-                this version records one channel at a time
-                """,
-                fix: "keep one [[channel]] and switch its cameras")
-        }
         let inactive = config.inactiveSettings
         guard inactive.isEmpty else {
             return .warn(

@@ -73,13 +73,14 @@ public enum DefaultConfig {
         # transport = "auto"                   # auto | tcp | udp
         # latency_ms = 200
 
-        # Channels: what is recorded side by side. Without [[channel]] tables there is one channel, "main", with every
-        # camera above (switched by ctl switch), [video] and [recording]. A table names its cameras (each camera is\#
-         in one
-        # channel) and may set its own width, height, framerate, encoder, bitrate_kbps, keyframe_interval_s, trigger,
-        # pre_record_s, post_record_s and audio (the first channel records the sound by default). This version\#
-         records one
-        # channel at a time: the daemon refuses a config of several (docs/CONFIG.md).
+        # Channels: what is recorded side by side, each to its own clips. Without [[channel]] tables there is one\#
+         channel,
+        # "main", with every camera above (switched by ctl switch), [video] and [recording]. A table names its\#
+         cameras (each
+        # camera is in one channel) and may set its own width, height, framerate, encoder, bitrate_kbps,
+        # keyframe_interval_s, pre_record_s and audio (the first channel records the sound by default); the first\#
+         table's
+        # trigger starts every channel. What follows the first channel only: docs/CONFIG.md.
         # [[channel]]
         # name = "road"
         # cameras = ["main"]

@@ -21,9 +21,21 @@ enum StatusText {
             \(s.preview)
             """
         )
-        lines += encoder(s) + storage(s) + network(s) + sensors(s)
+        lines += channels(s) + encoder(s) + storage(s) + network(s) + sensors(s)
         if let error = s.lastError { lines.append("last error: \(error)") }
         return lines
+    }
+
+    /// With several channels, one line each: the lines above are the first channel's.
+    static func channels(_ s: StatusReport) -> [String] {
+        guard s.channels.count > 1 else { return [] }
+        return s.channels.map { c in
+            let recording = c.recordingId.map { " \($0)" } ?? ""
+            return """
+                channel \(c.name): \(c.state.rawValue)\(recording), \(c.activeCamera) of \
+                \(c.cameras.joined(separator: ", ")), \(c.width)x\(c.height)@\(c.framerate) \(c.encoder)
+                """
+        }
     }
 
     static func encoder(_ s: StatusReport) -> [String] {

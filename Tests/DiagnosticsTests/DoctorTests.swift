@@ -341,22 +341,4 @@ final class DoctorTests: XCTestCase {
             """
         )
     }
-
-    func testSeveralChannelsFailTheConfigCheckAsTheDaemonRefusesThem() throws {
-        var config = ApplianceConfig()
-        XCTAssertEqual(ConfigCheck.loaded(config, path: "/a.toml").status, .pass, "one channel, main")
-        config.channelTables = ["front", "rear"].map { name in
-            ApplianceConfig.Channel(
-                name: name, cameras: ["main"], video: config.video, trigger: "manual", preRecordS: 0, postRecordS: 5,
-                audio: false)
-        }
-        XCTAssertEqual(
-            ConfigCheck.loaded(config, path: "/a.toml").line,
-            """
-            FAIL  config: loaded /a.toml: 2 [[channel]] tables (front, rear), but this version records one channel at \
-            a time -- fix: keep one [[channel]] and switch its cameras
-            """)
-        config.channelTables.removeLast()
-        XCTAssertEqual(ConfigCheck.loaded(config, path: "/a.toml").status, .pass)
-    }
 }

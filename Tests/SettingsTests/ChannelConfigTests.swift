@@ -48,6 +48,7 @@ final class ChannelConfigTests: XCTestCase {
                 [[channel]]
                 name = "front"
                 cameras = ["road"]
+                trigger = "motion"
                 [[channel]]
                 name = "rear"
                 cameras = ["cabin"]
@@ -55,27 +56,27 @@ final class ChannelConfigTests: XCTestCase {
                 height = 360
                 framerate = 15
                 encoder = "x264"
-                trigger = "motion"
                 pre_record_s = 2
                 """, file: "t")
         XCTAssertEqual(config.channels.map(\.name), ["front", "rear"])
         let (front, rear) = (config.channels[0], config.channels[1])
         XCTAssertEqual(front.cameras, ["road"])
-        XCTAssertEqual(front.video, config.video, "the first channel sets nothing of its own")
+        XCTAssertEqual(front.video, config.video, "the first channel sets no picture of its own")
+        XCTAssertEqual(front.trigger, "motion")
         XCTAssertEqual([front.preRecordS, front.postRecordS], [0, 8])
         XCTAssertTrue(front.audio, "the first channel records the sound unless it says not to")
         XCTAssertFalse(rear.audio, "the others do not, unless they say so")
         XCTAssertEqual([rear.video.width, rear.video.height, rear.video.framerate], [640, 360, 15])
         XCTAssertEqual(rear.video.encoder, "x264")
         XCTAssertEqual(rear.video.bitrateKbps, 3000, "what it does not set comes from [video]")
-        XCTAssertEqual(rear.trigger, "motion")
+        XCTAssertEqual(rear.trigger, "manual", "[recording]'s")
         XCTAssertEqual([rear.preRecordS, rear.postRecordS], [2, 8])
 
         let view = config.forChannel(rear)
         XCTAssertEqual(view.cameras.map(\.name), ["cabin"])
         XCTAssertEqual(view.video, rear.video)
-        XCTAssertEqual(view.recording.trigger, "motion")
-        XCTAssertEqual(view.recording.triggerKinds, ["motion"])
+        XCTAssertEqual(config.forChannel(front).recording.trigger, "motion")
+        XCTAssertEqual(config.forChannel(front).recording.triggerKinds, ["motion"])
         XCTAssertEqual([view.recording.preRecordS, view.recording.postRecordS], [2, 8])
         XCTAssertEqual(view.audio.source, "none", "a channel without sound records none")
         XCTAssertEqual(view.channels, [rear], "the view is that one channel")
@@ -117,6 +118,16 @@ final class ChannelConfigTests: XCTestCase {
             configError(one + "trigger = \"motion\"\n")?.description,
             "t.toml:10: channel[0].trigger: trigger = \"motion\" needs [motion] enabled = true")
         XCTAssertEqual(configError(one + "trigger = \"motion+\"\n")?.key, "channel[0].trigger")
+        let two =
+            twoCameras + "[[channel]]\nname = \"a\"\ncameras = [\"road\"]\n"
+            + "[[channel]]\nname = \"b\"\ncameras = [\"cabin\"]\n"
+        XCTAssertEqual(
+            configError(two + "post_record_s = 3\n")?.description,
+            """
+            t.toml:13: channel[1].post_record_s: is the first channel's in this version (its events start and stop \
+            every channel): set it on the first [[channel]] or in [recording]
+            """)
+        XCTAssertEqual(configError(two + "trigger = \"manual\"\n")?.key, "channel[1].trigger")
     }
 
     func testOneChannelRecordsTheMicrophone() {

@@ -27,6 +27,8 @@ struct Groundwork {
     let encoders: EncoderSelection
     let graph: CaptureGraph
     let cameras: CameraSwitcher
+    /// The channels recorded beside the first (`[[channel]]`), each with its graph, cameras and recorder.
+    let channels: [ChannelRig]
     /// Start-up recovery's first step (partial/); the reconcile that follows runs in `StorageWatch`.
     let recovery: Recovery.Started
     let health: Health
@@ -85,7 +87,12 @@ extension Appliance {
             config: config, data: data, library: library, graph: graph, health: g.health, recorder: recorder,
             cameras: g.cameras, readiness: g.readiness, started: g.started, outputs: lights, inputs: inputs,
             web: webReporter, rtsp: network.rtsp?.feed, mqtt: network.mqtt?.link, onvif: network.onvif?.link,
-            encoders: g.encoders, clock: clock, speaker: speaker)
+            encoders: g.encoders, clock: clock, speaker: speaker,
+            otherChannels: { [channels = g.channels] in
+                var statuses: [ChannelStatus] = []
+                for channel in channels { statuses.append(await channel.status()) }
+                return statuses
+            })
         let clips = Clips(
             config: config, data: data, library: library, events: events, logger: logger, recorder: recorder,
             archive: g.backup)
@@ -101,7 +108,8 @@ extension Appliance {
                 keepsDigest: config.rtsp.enabled)
         }
         let dispatcher = CommandDispatcher(
-            recorder: recorder, clips: clips, activity: activity, cameras: cameras,
+            recorder: ChannelRecorders(first: recorder, others: g.channels, logger: logger), clips: clips,
+            activity: activity, cameras: cameras,
             devices: devices, snapshots: Snapshotter(data: data, graph: graph, logger: logger), status: status,
             metrics: MetricsCollector(
                 status: status, data: data, library: library, graph: graph, recorder: recorder, cameras: cameras,
@@ -132,12 +140,15 @@ extension Appliance {
             logger: logger, cameras: g.cameras, archive: g.backup)
         let retention = Retention(
             config: config, data: data, library: library, events: events, health: g.health, logger: logger,
-            recorder: recorder, settleClock: { await clock.settle() })
+            recorder: ChannelRecorders(first: recorder, others: g.channels, logger: logger),
+            settleClock: { await clock.settle() })
         let retentionWake = WakeSignal()
-        await recorder.onFileFinished { retentionWake.signal() }
-        await recorder.onWriteFailure {
-            retention.wantHeadroom()
-            await retention.pass()
+        for each in [recorder] + g.channels.map(\.recorder) {
+            await each.onFileFinished { retentionWake.signal() }
+            await each.onWriteFailure {
+                retention.wantHeadroom()
+                await retention.pass()
+            }
         }
         return (recorder, retention, retentionWake)
     }
@@ -203,6 +214,11 @@ extension Appliance {
                 config: config, device: onvif, events: events, logger: logger, accounts: p.accounts,
                 speaker: p.speaker, perform: perform))
         plan.add(.commandGate, p.gate)
+        for channel in g.channels {
+            for (stage, service) in channel.services(events: events, health: g.health, logger: logger) {
+                plan.add(stage, service)
+            }
+        }
         addDevices(to: &plan, p, serviceManager: serviceManager)
         return plan
     }

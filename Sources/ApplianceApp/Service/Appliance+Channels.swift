@@ -1,20 +1,40 @@
+import ApplianceBase
 import ApplianceProtocol
+import Engine
+import Logging
+import MediaLibrary
 import Settings
 
 extension Appliance {
-    /// The config the live graph is built from: the one channel's view of it (`ApplianceConfig.forChannel`), so a
-    /// `[[channel]]` table's own size, rate, encoder, trigger and sound apply. A config of several channels is refused
-    /// with one line: recording them side by side is issue 61's next step, not yet built.
-    static func recordedChannel(_ config: ApplianceConfig) throws -> ApplianceConfig {
-        let channels = config.channels
-        guard channels.count == 1, let channel = channels.first else {
-            throw ApplianceError(
-                .badRequest,
-                """
-                config: \(channels.count) [[channel]] tables (\(channels.map(\.name).joined(separator: ", "))), but \
-                this version records one channel at a time: keep one [[channel]] and switch its cameras
-                """)
+    /// Starts the channels after the first, in order (`ChannelRig`); when one cannot start, those already started
+    /// are stopped again and the error is the start's one line.
+    static func startChannels(
+        _ views: ArraySlice<ApplianceConfig>, chosenEncoder: String, data: DataDirectory, library: Library,
+        events: EventHub, health: Health, archive: (any RecordingArchive)?, logger: Logger
+    ) async throws -> [ChannelRig] {
+        var rigs: [ChannelRig] = []
+        for view in views {
+            do {
+                rigs.append(
+                    try await ChannelRig.start(
+                        view, chosenEncoder: chosenEncoder, data: data, library: library, events: events,
+                        health: health, archive: archive, logger: logger))
+            } catch {
+                for rig in rigs { _ = try? await blocking { rig.stop() } }
+                throw error
+            }
         }
-        return config.forChannel(channel)
+        return rigs
+    }
+
+    /// Runs a start-up step; when it fails, the other channels' graphs are stopped (the first's is stopped by the
+    /// step itself, `stoppingGraphOnFailure`).
+    static func stoppingChannelsOnFailure<T>(_ rigs: [ChannelRig], _ body: () async throws -> T) async throws -> T {
+        do {
+            return try await body()
+        } catch {
+            for rig in rigs { _ = try? await blocking { rig.stop() } }
+            throw error
+        }
     }
 }

@@ -28,11 +28,11 @@ extension Appliance {
     ) async throws -> Appliance {
         let started = ContinuousClock.now
         GStreamer.initialize()  // once, before recovery and the graph use it from two threads
-        let channel = try recordedChannel(config)
+        let views = config.channels.map(config.forChannel)
         let (data, folderLock, library, runs) = try await openDataFolder(
-            config: channel, logger: logger, serviceManager: serviceManager)
+            config: views[0], logger: logger, serviceManager: serviceManager)
         let (config, encoders) = try await chooseEncoder(
-            config: channel, data: data, trials: encoderTrials, logger: logger)
+            config: views[0], data: data, trials: encoderTrials, logger: logger)
         let events = EventHub()
         let clock = await ClockWatch.reconciled(library: library, events: events, logger: logger)
         let (graph, cameras, recovery) = try await startCapture(
@@ -48,16 +48,23 @@ extension Appliance {
         let readiness = makeReadiness(started: started, events: events, logger: logger)
         graph.firstFrame.whenFired { _ in readiness.markFirstFrame() }
 
+        let channels = try await stoppingGraphOnFailure(graph) {
+            try await startChannels(
+                views.dropFirst(), chosenEncoder: config.video.encoder, data: data, library: library, events: events,
+                health: health, archive: backup, logger: logger)
+        }
         let groundwork = Groundwork(
             config: config, data: data, library: library, runs: runs, events: events, clock: clock,
-            encoders: encoders, graph: graph, cameras: cameras, recovery: recovery, health: health,
+            encoders: encoders, graph: graph, cameras: cameras, channels: channels, recovery: recovery, health: health,
             backup: backup, readiness: readiness, started: started, logger: logger)
-        let parts = try await assemble(groundwork, serviceManager: serviceManager)
-        let plan = try await servicePlan(parts, frontEnds: frontEnds, serviceManager: serviceManager)
+        let (parts, plan) = try await stoppingChannelsOnFailure(channels) {
+            let parts = try await assemble(groundwork, serviceManager: serviceManager)
+            return (parts, try await servicePlan(parts, frontEnds: frontEnds, serviceManager: serviceManager))
+        }
         let deadline = ShutdownDeadline(logger: logger)
         return Appliance(
             config: config, data: data, events: events, readiness: readiness, socketPath: parts.socketPath,
-            graph: graph,
+            graph: graph, channels: channels,
             dispatcher: parts.dispatcher,
             group: makeGroup(plan.ordered, deadline: deadline, handleSignals: handleSignals, logger: logger),
             serviceOrder: plan.ordered.map { String(describing: type(of: $0)) }, folderLock: folderLock,

@@ -25,6 +25,8 @@ public final class Appliance: Sendable {
     /// The control socket's path.
     public let socketPath: String
     let graph: CaptureGraph
+    /// The channels recorded beside the first; their graphs stop with the first's.
+    let channels: [ChannelRig]
     let dispatcher: CommandDispatcher
     private let group: ServiceGroup
     /// The services in the order they start (shutdown stops them from the last), each as its type's name.
@@ -77,12 +79,13 @@ public final class Appliance: Sendable {
     private func stopGraph() async {
         events.finishAll()
         graph.live.finishAll()
-        let (graph, webrtc) = (self.graph, self.webrtc)
+        let (graph, webrtc, channels) = (self.graph, self.webrtc, self.channels)
         do {
             try await deadline.during("the capture graph's stop") {
                 try await DeviceCall.run("the capture graph's stop", deadline: Self.graphStopLimit) {
                     webrtc.endAll()
                     graph.stop()
+                    for channel in channels { channel.stop() }
                 }
             }
         } catch {
@@ -98,13 +101,14 @@ public final class Appliance: Sendable {
 
     init(
         config: ApplianceConfig, data: DataDirectory, events: EventHub, readiness: Readiness, socketPath: String,
-        graph: CaptureGraph, dispatcher: CommandDispatcher, group: ServiceGroup, serviceOrder: [String],
+        graph: CaptureGraph, channels: [ChannelRig], dispatcher: CommandDispatcher, group: ServiceGroup,
+        serviceOrder: [String],
         folderLock: DataFolderLock,
         library: Library, webrtc: WebRTCViewers, deadline: ShutdownDeadline, logger: Logger
     ) {
         (self.config, self.data, self.events, self.readiness) = (config, data, events, readiness)
         (self.socketPath, self.graph, self.dispatcher, self.group) = (socketPath, graph, dispatcher, group)
-        self.serviceOrder = serviceOrder
+        (self.serviceOrder, self.channels) = (serviceOrder, channels)
         (self.folderLock, self.library, self.webrtc, self.logger) = (folderLock, library, webrtc, logger)
         self.deadline = deadline
     }

@@ -8,7 +8,7 @@ import GStreamerKit
 /// The one entry point behind `Appliance.perform`: each command goes to the domain that owns what it touches.
 /// Every error leaves here as an `ApplianceError` with a stable code. Once shutdown begins, commands are refused.
 struct CommandDispatcher: Sendable {
-    let recorder: Recorder, clips: Clips, activity: ActivityLog
+    let recorder: ChannelRecorders, clips: Clips, activity: ActivityLog
     let cameras: CameraSwitcher, devices: DeviceMonitor, snapshots: Snapshotter
     let status: StatusReporter, metrics: MetricsCollector, backup: BackupUploader?
     let retention: Retention
@@ -35,7 +35,7 @@ struct CommandDispatcher: Sendable {
         case .version: return .version(VersionInfo(version: ApplianceVersion.current, gstreamer: GStreamer.version))
         case .status: return .status(await status.status())
         case .recordStart(let title): return .recordingStarted(try await recorder.start(title: title))
-        case .recordStop(let title): return .recordingStopped(try await recorder.stop(title: title, reason: .request))
+        case .recordStop(let title): return .recordingStopped(try await recorder.stop(title: title))
         case .recordToggle(let title): return .toggled(try await recorder.toggle(title: title))
         case .snapshot: return .snapshot(try await snapshots.take())
         case .list(let page, let perPage): return .list(try await clips.list(page: page, perPage: perPage))

@@ -35,6 +35,8 @@ struct StatusReporter: Sendable {
     var encoders: EncoderSelection? = nil
     var clock: ClockWatch? = nil
     var speaker: Speaker? = nil
+    /// The channels recorded beside the first (`status.channels` after the first's).
+    var otherChannels: @Sendable () async -> [ChannelStatus] = { [] }
 
     func status() async -> StatusReport {
         let (state, live, recordingsThisRun) = await recorder.live()
@@ -68,6 +70,11 @@ struct StatusReporter: Sendable {
         report.sound = graph.sound?.status
         report.clock = clock?.status
         report.speaker = await speaker?.status()
+        let first = ChannelStatus(
+            name: config.channels.first?.name ?? ApplianceConfig.defaultChannelName, state: state,
+            recordingId: live?.id, cameras: report.cameras, activeCamera: report.activeCamera, encoder: report.encoder,
+            width: v.width, height: v.height, framerate: v.framerate)
+        report.channels = [first] + (await otherChannels())
         return report
     }
 }

@@ -92,6 +92,8 @@ public struct StatusReport: Codable, Sendable, Equatable {
     public var speaker: SpeakerStatus?
     /// The wall clock: whether the kernel says it is synchronised, and the jumps this daemon saw.
     public var clock: ClockStatus?
+    /// Every channel, the first (whose picture the fields above describe) first.
+    public var channels: [ChannelStatus] = []
 
     public init(
         state: RecorderState, ready: Bool, recording: Live?, cameras: [String], activeCamera: String,

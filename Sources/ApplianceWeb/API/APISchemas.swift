@@ -80,6 +80,12 @@ enum APISchemas {
                     "state": S.string(), "ready": S.boolean(), "active_camera": S.string(),
                     "cameras": S.array(S.string()),
                     "uptime_s": S.number(min: 0), "recordings_total": count,
+                    "channels": S.array(
+                        S.object(
+                            [
+                                "name": S.string(), "state": S.string(), "recording_id": S.string(),
+                                "cameras": S.array(S.string()), "active_camera": S.string(),
+                            ], required: ["name", "state", "cameras"])),
                 ], required: ["state", "cameras"]),
             "Protected": S.object(
                 [

@@ -8,7 +8,7 @@ import XCTest
 @testable import ApplianceApp
 
 /// Channels in the running appliance: clips and activity name their channel; one `[[channel]]` table records with its
-/// own size; several are refused at start with one line (recording them side by side is not built yet).
+/// own size; two record side by side, each to its own clips.
 final class ChannelTests: XCTestCase {
     func testClipsAndActivityNameTheirChannel() async throws {
         let test = try await TestAppliance()
@@ -53,34 +53,62 @@ final class ChannelTests: XCTestCase {
         try await test.stop()
     }
 
-    func testSeveralChannelsAreRefusedAtStartWithOneLine() async throws {
-        let directory = try TestAppliance.makeDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
+    func testTwoChannelsRecordSideBySideEachToItsOwnClips() async throws {
         var second = ApplianceConfig.Camera()
-        (second.name, second.source) = ("cabin", "test")
-        let config = TestAppliance.config(directory: directory) { config in
+        (second.name, second.source, second.pattern) = ("cabin", "test", "ball")
+        let test = try await TestAppliance { config in
             config.cameras.append(second)
-            config.channelTables = ["main", "cabin"].map { name in
+            config.channelTables = [
                 ApplianceConfig.Channel(
-                    name: name == "main" ? "front" : "rear", cameras: [name], video: config.video, trigger: "manual",
-                    preRecordS: 0, postRecordS: 5, audio: false)
-            }
+                    name: "front", cameras: ["main"], video: config.video, trigger: "manual", preRecordS: 0,
+                    postRecordS: 5, audio: true),
+                ApplianceConfig.Channel(
+                    name: "rear", cameras: ["cabin"], video: Self.video(config.video, 320, 180), trigger: "manual",
+                    preRecordS: 0, postRecordS: 5, audio: false),
+            ]
         }
-        do {
-            _ = try await Appliance.start(config: config, logger: TestAppliance.logger, handleSignals: false)
-            XCTFail("two channels started")
-        } catch let error as ApplianceError {
-            XCTAssertEqual(
-                error.message,
-                """
-                config: 2 [[channel]] tables (front, rear), but this version records one channel at a time: keep \
-                one [[channel]] and switch its cameras
-                """)
-            XCTAssertFalse(error.message.contains("\n"))
+        defer { test.removeDirectory() }
+        let events = EventReader(test.appliance)
+        guard case .recordingStarted(let front) = try await test.perform(.recordStart(title: "both")) else {
+            return XCTFail("start")
         }
-        XCTAssertFalse(
-            FileManager.default.fileExists(atPath: config.dataDir + "/appliance.sqlite"),
-            "refused before the data folder is opened")
+        let rear = await events.first { event -> RecordingStarted? in
+            if case .recordingStarted(let started) = event, started.id != front.id { started } else { nil }
+        }
+        XCTAssertNotNil(rear, "the second channel started too")
+        try await test.waitUntilRecorded(1.0)
+        guard case .status(let recording) = try await test.perform(.status) else { return XCTFail("status") }
+        XCTAssertEqual(recording.channels.map(\.state), [.recording, .recording])
+        XCTAssertEqual(recording.channels.map(\.recordingId), [front.id, rear?.id])
+        guard case .recordingStopped(let frontClip) = try await test.perform(.recordStop(title: nil)) else {
+            return XCTFail("stop")
+        }
+        let rearClip = await events.first { event -> RecordingResult? in
+            if case .recordingStopped(let stopped) = event, stopped.id == rear?.id { stopped } else { nil }
+        }
+        let rearFile = try XCTUnwrap(rearClip, "the second channel's clip was finished").path
+        let (frontMedia, rearMedia) = (
+            try Discoverer.inspect(path: frontClip.path), try Discoverer.inspect(path: rearFile)
+        )
+        XCTAssertEqual(frontMedia.video.first?.width, 640)
+        XCTAssertEqual(frontMedia.audio.count, 1, "the first channel records the sound")
+        XCTAssertEqual(rearMedia.video.first?.width, 320, "each channel at its own size")
+        XCTAssertEqual(rearMedia.audio.count, 0)
+        XCTAssertGreaterThan(rearClip?.videoFrames ?? 0, 15, "the second channel recorded while the first did")
+        guard case .list(let list) = try await test.perform(.list(page: 1, perPage: 10)) else { return XCTFail("list") }
+        XCTAssertEqual(Set(list.items.map(\.channel)), ["front", "rear"])
+        XCTAssertEqual(list.items.count, 2)
+        XCTAssertEqual(list.items.first { $0.channel == "rear" }?.camera, "cabin", "the rear channel's own camera")
+        XCTAssertEqual(list.items.first { $0.channel == "front" }?.camera, "main")
+        guard case .status(let status) = try await test.perform(.status) else { return XCTFail("status") }
+        XCTAssertEqual(status.state, .idle)
+        XCTAssertEqual(status.channels.map(\.name), ["front", "rear"])
+        XCTAssertEqual(status.channels.map(\.state), [.idle, .idle])
+        XCTAssertEqual(status.channels.map(\.activeCamera), ["main", "cabin"])
+        XCTAssertEqual(status.channels.map(\.width), [640, 320])
+        let again = await test.refusal(.recordStop(title: nil))
+        XCTAssertEqual(again?.code, .conflict, "stopped everywhere")
+        try await test.stop()
     }
 
     private static func video(_ video: ApplianceConfig.Video, _ width: Int, _ height: Int) -> ApplianceConfig.Video {

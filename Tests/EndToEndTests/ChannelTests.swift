@@ -1,0 +1,60 @@
+import ApplianceProtocol
+import Foundation
+import XCTest
+
+/// Two channels in the real daemon: `ctl record start` records both side by side, `ctl status` names each, and a
+/// SIGKILL in the middle leaves both clips recoverable, each with its own picture size and channel.
+final class ChannelCrashTests: XCTestCase {
+    func testTwoChannelsRecordTogetherAndBothSurviveASigkill() throws {
+        let daemon = try DaemonProcess(
+            extra: """
+                [video]
+                width = 640
+                height = 360
+                """,
+            cameras: """
+                [[camera]]
+                name = "road"
+                source = "test"
+                pattern = "smpte"
+                [[camera]]
+                name = "cabin"
+                source = "test"
+                pattern = "ball"
+                [[channel]]
+                name = "front"
+                cameras = ["road"]
+                [[channel]]
+                name = "rear"
+                cameras = ["cabin"]
+                width = 320
+                height = 180
+                """)
+        try daemon.start()
+        _ = try daemon.recordStart()
+        try daemon.waitUntilRecorded(3.0)
+        let text = try daemon.ctl(["status"])
+        XCTAssertEqual(text.status, 0, text.stderr)
+        XCTAssertTrue(text.stdout.contains("channel front: recording "), text.stdout)
+        XCTAssertTrue(text.stdout.contains("channel rear: recording "), text.stdout)
+        XCTAssertTrue(text.stdout.contains("320x180@30"), text.stdout)
+        let recording = try daemon.status().channels.compactMap(\.recordingId)
+        XCTAssertEqual(recording.count, 2, "both channels record")
+        daemon.stop(signal: SIGKILL)
+        XCTAssertEqual(Set(daemon.partialFiles()), Set(recording.map { "\($0).mp4" }))
+
+        try daemon.start()
+        defer { daemon.stop() }
+        XCTAssertEqual(daemon.partialFiles(), [])
+        var widths: [String: Int] = [:]
+        for id in recording {
+            let info = try daemon.info(id)
+            let probe = try MediaProbe(info.recording.path)
+            XCTAssertEqual(try probe.decodeErrors(), "", "\(id) decodes")
+            XCTAssertGreaterThan(try XCTUnwrap(probe.video).duration, 1.5, "\(id) kept its picture")
+            widths[info.recording.channel ?? "?"] = probe.video?.width
+            XCTAssertEqual(info.recording.state, .recovered)
+        }
+        XCTAssertEqual(widths, ["front": 640, "rear": 320], "each channel's own picture, recovered")
+    }
+}
