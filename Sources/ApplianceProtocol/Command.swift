@@ -180,12 +180,14 @@ public struct ListFilter: Sendable, Equatable {
     public var search: String?
     public var from: Date?
     public var to: Date?
+    /// Only the clips of this channel (`[[channel]]`).
+    public var channel: String?
 
-    public init(search: String? = nil, from: Date? = nil, to: Date? = nil) {
-        (self.search, self.from, self.to) = (search, from, to)
+    public init(search: String? = nil, from: Date? = nil, to: Date? = nil, channel: String? = nil) {
+        (self.search, self.from, self.to, self.channel) = (search, from, to, channel)
     }
 
-    public var isEmpty: Bool { (search ?? "").isEmpty && from == nil && to == nil }
+    public var isEmpty: Bool { (search ?? "").isEmpty && from == nil && to == nil && (channel ?? "").isEmpty }
 }
 
 extension Command.Name {

@@ -80,16 +80,22 @@ extension Command {
 
     /// `list` and its views: filtered (search/from/to), grouped, one group's segments, or plain.
     private static func list(_ args: Arguments) throws(ApplianceError) -> Command {
-        try args.only(["page", "per_page", "grouped", "group", "search", "from", "to"])
+        try args.only(["page", "per_page", "grouped", "group", "search", "from", "to", "channel"])
         let page = try args.int("page", in: Self.pages) ?? 1
         let perPage = try args.int("per_page", in: Self.perPageRange) ?? Self.defaultPerPage
-        let filter = ListFilter(search: try args.string("search"), from: try args.date("from"), to: try args.date("to"))
+        let filter = ListFilter(
+            search: try args.string("search"), from: try args.date("from"), to: try args.date("to"),
+            channel: try args.string("channel"))
         if let search = filter.search, search.count > 200 {
             throw ApplianceError(.badRequest, "args.search is longer than 200 characters")
         }
+        if let channel = filter.channel, channel.count > 64 {
+            throw ApplianceError(.badRequest, "args.channel is longer than 64 characters")
+        }
         if !filter.isEmpty {
             guard try args.string("group") == nil, try args.bool("grouped") != true else {
-                throw ApplianceError(.badRequest, "list takes args.search/from/to, or args.group/grouped, not both")
+                throw ApplianceError(
+                    .badRequest, "list takes args.search/from/to/channel, or args.group/grouped, not both")
             }
             return .listFiltered(filter, page: page, perPage: perPage)
         }
@@ -172,6 +178,7 @@ extension Command {
                 ("page", .int(page)), ("per_page", .int(perPage)), ("search", filter.search.map(JSONValue.string)),
                 ("from", filter.from.map { .string(Timestamps.iso($0)) }),
                 ("to", filter.to.map { .string(Timestamps.iso($0)) }),
+                ("channel", filter.channel.map(JSONValue.string)),
             ])
         case .info(let id), .lock(let id), .unlock(let id): ["id": .string(id)]
         case .rename(let id, let title): ["id": .string(id), "title": .string(title)]

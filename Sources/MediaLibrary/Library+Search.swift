@@ -3,9 +3,12 @@ import Foundation
 import GRDB
 
 extension Library {
-    /// Newest first, the clips whose title contains `filter.search` (case-insensitive for ASCII) and that started
-    /// in [`from`, `to`). An OFFSET query: filtered results are small, and the plain list keeps its keyset pages.
-    package func filteredPage(_ filter: ListFilter, page: Int, perPage: Int) async throws -> Page {
+    /// Newest first, the clips whose title contains `filter.search` (case-insensitive for ASCII), that started
+    /// in [`from`, `to`) and that `filter.channel` recorded (`firstChannel`'s include the clips from before channels,
+    /// which have none). An OFFSET query: filtered results are small, and the plain list keeps its keyset pages.
+    package func filteredPage(_ filter: ListFilter, firstChannel: String? = nil, page: Int, perPage: Int) async throws
+        -> Page
+    {
         var conditions: [String] = []
         var arguments: [(any DatabaseValueConvertible)?] = []
         if let search = filter.search, !search.isEmpty {
@@ -21,6 +24,10 @@ extension Library {
         if let to = filter.to {
             conditions.append("created_at < ?")
             arguments.append(Recording.milliseconds(to))
+        }
+        if let channel = filter.channel, !channel.isEmpty {
+            conditions.append(channel == firstChannel ? "(channel = ? OR channel IS NULL)" : "channel = ?")
+            arguments.append(channel)
         }
         let clause = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
         let values = StatementArguments(arguments)

@@ -16,9 +16,12 @@ struct List: ParsableCommand {
     @Option(name: .long, help: "Only clips started at or after this moment (ISO 8601, e.g. 2026-11-23T08:00:00Z).")
     var from: String?
     @Option(name: .long, help: "Only clips started before this moment (ISO 8601).") var to: String?
+    @Option(name: .long, help: "Only clips of this channel ([[channel]] name).") var channel: String?
 
     var filter: ListFilter {
-        ListFilter(search: search, from: from.flatMap(Timestamps.date(iso:)), to: to.flatMap(Timestamps.date(iso:)))
+        ListFilter(
+            search: search, from: from.flatMap(Timestamps.date(iso:)), to: to.flatMap(Timestamps.date(iso:)),
+            channel: channel)
     }
 
     func validate() throws {
@@ -29,7 +32,7 @@ struct List: ParsableCommand {
             }
         }
         if !filter.isEmpty, grouped || group != nil {
-            throw ValidationError("--search/--from/--to and --grouped/--group exclude each other")
+            throw ValidationError("--search/--from/--to/--channel and --grouped/--group exclude each other")
         }
     }
 

@@ -74,6 +74,13 @@ final class ProtocolTests: XCTestCase {
         XCTAssertEqual(code(#"{"command":"list","args":{"search":"a","grouped":true}}"#), "bad_request")
         XCTAssertEqual(code(#"{"command":"list","args":{"from":"yesterday"}}"#), "bad_request")
         XCTAssertNil(code(#"{"command":"list","args":{"search":"a","from":"2026-11-23T00:00:00Z"}}"#))
+        XCTAssertEqual(
+            try? parse(#"{"command":"list","args":{"channel":"rear"}}"#),
+            .listFiltered(ListFilter(channel: "rear"), page: 1, perPage: Command.defaultPerPage))
+        XCTAssertEqual(code(#"{"command":"list","args":{"channel":"rear","group":"x"}}"#), "bad_request")
+        XCTAssertEqual(code(#"{"command":"list","args":{"channel":7}}"#), "bad_request")
+        let long = String(repeating: "c", count: 65)
+        XCTAssertEqual(code(#"{"command":"list","args":{"channel":"\#(long)"}}"#), "bad_request")
     }
 
     func testCameraDiscoveryArgumentsAreChecked() throws {

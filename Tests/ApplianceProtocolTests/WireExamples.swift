@@ -107,6 +107,10 @@ enum WireExamples {
                         page: 2, perPage: 10),
                     .list(ListResult(items: [], total: 0, page: 2, perPage: 10, pages: 0, elapsedMs: 0))
                 ),
+                (
+                    .listFiltered(ListFilter(channel: "rear"), page: 1, perPage: 20),
+                    .list(ListResult(items: [clip], total: 1, page: 1, perPage: 20, pages: 1, elapsedMs: 0))
+                ),
             ]
         case .info:
             [

@@ -56,5 +56,11 @@ final class ChannelCrashTests: XCTestCase {
             XCTAssertEqual(info.recording.state, .recovered)
         }
         XCTAssertEqual(widths, ["front": 640, "rear": 320], "each channel's own picture, recovered")
+        let rear = try daemon.ctl(["list", "--channel", "rear"])
+        XCTAssertEqual(rear.status, 0, rear.stderr)
+        XCTAssertTrue(rear.stdout.contains("(1 recordings)"), rear.stdout)
+        let both = try daemon.ctl(["list", "--channel", "rear", "--grouped"])
+        XCTAssertNotEqual(both.status, 0, "--channel and --grouped exclude each other")
+        XCTAssertTrue(both.stderr.contains("--channel and --grouped/--group exclude each other"), both.stderr)
     }
 }

@@ -4,5 +4,5 @@
 # not work on the 9p root). APPLIANCE_LAB_TESTS picks classes; the exit status is XCTest's.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-tests=${APPLIANCE_LAB_TESTS:-EndToEndTests.LabCameraTests,EndToEndTests.LabHotplugTests,EndToEndTests.LabAudioTests,EndToEndTests.LabShutterTests,EndToEndTests.LabGpioTests,EndToEndTests.LabScreenTests,EndToEndTests.LabClockTests,EndToEndTests.LabSpeakerTests,EndToEndTests.LabBusyStartTests}
+tests=${APPLIANCE_LAB_TESTS:-EndToEndTests.LabCameraTests,EndToEndTests.LabHotplugTests,EndToEndTests.LabAudioTests,EndToEndTests.LabShutterTests,EndToEndTests.LabGpioTests,EndToEndTests.LabScreenTests,EndToEndTests.LabClockTests,EndToEndTests.LabSpeakerTests,EndToEndTests.LabBusyStartTests,EndToEndTests.LabChannelTests}
 exec .build/debug/appliancePackageTests.xctest "$tests"

@@ -46,6 +46,12 @@ final class ChannelsMigrationTests: XCTestCase {
         XCTAssertEqual(stored?.channel, "rear")
         var mark = Activity(id: 0, kind: .external, label: "gate", startedAt: Date())
         mark.channel = "rear"
+        let main = try await library.filteredPage(
+            ListFilter(channel: "main"), firstChannel: "main", page: 1, perPage: 10)
+        XCTAssertEqual(main.items.map(\.id), [old], "the first channel's clips include those from before channels")
+        let rear = try await library.filteredPage(
+            ListFilter(channel: "rear"), firstChannel: "main", page: 1, perPage: 10)
+        XCTAssertEqual(rear.items.map(\.id), [clip.id])
         let marked = try await library.insertActivity(mark)
         let read = try await library.activity(id: marked.id)
         XCTAssertEqual(read?.channel, "rear")

@@ -104,6 +104,7 @@ enum APIOperations {
             .query("q", S.string("the same as search", maxLength: 200)), .query("from", S.orEmpty(S.moment)),
             .query("to", S.orEmpty(S.moment)),
             .query("date", S.orEmpty(S.day)),
+            .query("channel", S.string("only the clips of this [[channel]]", maxLength: 64)),
         ]
         return [
             Op(

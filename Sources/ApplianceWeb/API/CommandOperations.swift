@@ -143,7 +143,7 @@ enum CommandOperations {
         "page": S.integer(min: Command.pages.lowerBound, max: Command.pages.upperBound),
         "per_page": S.integer(min: Command.perPageRange.lowerBound, max: Command.perPageRange.upperBound),
         "grouped": S.boolean(), "group": S.string(), "search": S.string(maxLength: 200), "from": S.moment,
-        "to": S.moment,
+        "to": S.moment, "channel": S.string(maxLength: 64),
     ]
 
     static let activityArguments: [String: JSONValue] = [

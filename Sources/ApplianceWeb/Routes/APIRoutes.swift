@@ -164,14 +164,16 @@ extension Routes {
         if let search = (query.get("search") ?? query.get("q")), !search.isEmpty {
             arguments["search"] = .string(search)
         }
-        for key in ["from", "to"] { if let value = query.get(key), !value.isEmpty { arguments[key] = .string(value) } }
+        for key in ["from", "to", "channel"] {
+            if let value = query.get(key), !value.isEmpty { arguments[key] = .string(value) }
+        }
         if let day = query.get("date"), !day.isEmpty {
             guard let (from, to) = Self.dayBounds(day) else {
                 throw WebError(.badRequest, "date must be a day such as 2026-11-23, found \"\(day)\"")
             }
             (arguments["from"], arguments["to"]) = (.string(Timestamps.iso(from)), .string(Timestamps.iso(to)))
         }
-        let filtered = arguments["search"] != nil || arguments["from"] != nil || arguments["to"] != nil
+        let filtered = ["search", "from", "to", "channel"].contains { arguments[$0] != nil }
         if let flag = try flag("grouped", in: query) {
             arguments["grouped"] = .bool(flag)
         } else if grouped && query.get("group") == nil && !filtered {

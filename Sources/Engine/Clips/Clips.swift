@@ -46,7 +46,9 @@ package struct Clips: Sendable {
             case .grouped: try await library.groupedPage(page, perPage: perPage)
             case .segments(let id):
                 try await library.segmentPage(group: try await groupID(id), page: page, perPage: perPage)
-            case .filtered(let filter): try await library.filteredPage(filter, page: page, perPage: perPage)
+            case .filtered(let filter):
+                try await library.filteredPage(
+                    filter, firstChannel: config.channels.first?.name, page: page, perPage: perPage)
             }
         let elapsed = (ContinuousClock.now - started) / .milliseconds(1)
         return ListResult(

@@ -100,6 +100,13 @@ final class ChannelTests: XCTestCase {
         XCTAssertEqual(list.items.count, 2)
         XCTAssertEqual(list.items.first { $0.channel == "rear" }?.camera, "cabin", "the rear channel's own camera")
         XCTAssertEqual(list.items.first { $0.channel == "front" }?.camera, "main")
+        for channel in ["front", "rear"] {
+            guard
+                case .list(let one) = try await test.perform(
+                    .listFiltered(ListFilter(channel: channel), page: 1, perPage: 10))
+            else { return XCTFail("list --channel") }
+            XCTAssertEqual(one.items.map(\.channel), [channel])
+        }
         guard case .status(let status) = try await test.perform(.status) else { return XCTFail("status") }
         XCTAssertEqual(status.state, .idle)
         XCTAssertEqual(status.channels.map(\.name), ["front", "rear"])

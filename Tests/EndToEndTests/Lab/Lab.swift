@@ -44,6 +44,21 @@ enum Lab {
         }.map { "/dev/\($0)" }
     }
 
+    /// Every vivid instance's capture node, the first instance's first (the lab loads two).
+    static func vividNodes(count: Int, timeout: TimeInterval = 10) throws -> [String] {
+        var found: [String] = []
+        Poll.until(timeout: timeout, every: 0.2) {
+            found = (0..<count).compactMap { videoNode(named: String(format: "vivid-%03d", $0)) }
+                .filter { FileManager.default.fileExists(atPath: $0) }
+            return found.count == count
+        }
+        guard found.count == count else {
+            throw DaemonError(
+                message: "\(found.count) of \(count) vivid capture nodes (is vivid loaded with n_devs=2?)")
+        }
+        return found
+    }
+
     /// vivid's webcam node, after udev-less boots have had a moment to create it.
     static func vivid(timeout: TimeInterval = 10) throws -> String {
         var found: String?

@@ -1,0 +1,66 @@
+import ApplianceProtocol
+import Foundation
+import TestSupport
+import XCTest
+
+/// Two real V4L2 cameras (two vivid instances) recorded as two channels side by side: both clips cover the same
+/// time, each at its channel's size, with its own camera's moving picture in every frame (never the filler).
+final class LabChannelTests: XCTestCase {
+    func testTwoCamerasRecordedAsTwoChannels() throws {
+        try Lab.require()
+        let nodes = try Lab.vividNodes(count: 2)
+        for node in nodes { try Lab.moveVividPicture(node) }
+        let daemon = try DaemonProcess(
+            extra: LabCameraTests.config(width: 320, height: 180, framerate: 10),
+            cameras: """
+                [[camera]]
+                name = "road"
+                source = "v4l2"
+                device = "\(nodes[0])"
+                [[camera]]
+                name = "cabin"
+                source = "v4l2"
+                device = "\(nodes[1])"
+                [[channel]]
+                name = "front"
+                cameras = ["road"]
+                [[channel]]
+                name = "rear"
+                cameras = ["cabin"]
+                width = 640
+                height = 360
+                """, root: Lab.scratch)
+        try daemon.start(timeout: 180)
+        defer { daemon.stop() }
+        _ = try daemon.recordStart(title: "two channels")
+        try daemon.waitUntilRecorded(4)
+        let ids = try daemon.status().channels.compactMap(\.recordingId)
+        XCTAssertEqual(ids.count, 2, "both channels record")
+        _ = try daemon.recordStop()
+        var clips: [String: Recording] = [:]
+        for id in ids {
+            // The command returns once every channel's clip is finished.
+            let recording = try daemon.info(id).recording
+            XCTAssertEqual(recording.state, .complete, id)
+            clips[recording.channel ?? "?"] = recording
+        }
+        let sizes = ["front": (320, 180), "rear": (640, 360)]
+        for (channel, (width, height)) in sizes {
+            let clip = try XCTUnwrap(clips[channel], "\(channel)'s clip")
+            let probe = try MediaProbe(clip.path)
+            XCTAssertEqual(probe.video?.width, width, channel)
+            XCTAssertEqual(try probe.decodeErrors(), "", channel)
+            let frames = try DecodedFrames(clip.path, width: width, height: height)
+            print(
+                "lab: channel \(channel): \(frames.frames.count) frames at \(width)x\(height), camera \(clip.camera ?? "?")"
+            )
+            XCTAssertGreaterThanOrEqual(frames.frames.count, 25, "\(channel): frames in 4 s at 10 fps")
+            XCTAssertEqual(frames.flatFrames, [], "\(channel): frames showing the filler instead of the camera")
+        }
+        XCTAssertEqual(clips["front"]?.camera, "road")
+        XCTAssertEqual(clips["rear"]?.camera, "cabin")
+        let (front, rear) = (try XCTUnwrap(clips["front"]), try XCTUnwrap(clips["rear"]))
+        XCTAssertLessThan(
+            abs(front.createdAt.timeIntervalSince(rear.createdAt)), 2, "the two clips began together")
+    }
+}
