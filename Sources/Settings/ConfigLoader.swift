@@ -63,6 +63,19 @@ public enum ConfigLoader {
         if var t = try top.table("sound") { config.sound = try ConfigSections.sound(&t, config.sound) }
         if var t = try top.table("speaker") { config.speaker = try ConfigSections.speaker(&t, config.speaker) }
         if var t = try top.table("objects") { config.objects = try ConfigSections.objects(&t, config.objects) }
+        try readDevices(&top, into: &config, file: file, lines: lines)
+        try checkTrigger(config, file: file, lines: lines)
+        try checkObjects(config, file: file, lines: lines)
+        try top.finish()
+        return config
+    }
+}
+
+extension ConfigLoader {
+    /// The `[[input]]` and `[[output]]` tables, their labels unique.
+    static func readDevices(
+        _ top: inout TableReader, into config: inout ApplianceConfig, file: String, lines: SourceLines
+    ) throws {
         if let tables = try top.tableArray("input") {
             config.inputs = try tables.enumerated().map { index, table in
                 var t = TableReader(table: table, path: "input", index: index, file: file, lines: lines)
@@ -76,14 +89,8 @@ public enum ConfigLoader {
             }
         }
         try DeviceConfigReader.checkUniqueLabels(config, file: file)
-        try checkTrigger(config, file: file, lines: lines)
-        try checkObjects(config, file: file, lines: lines)
-        try top.finish()
-        return config
     }
-}
 
-extension ConfigLoader {
     /// `[objects]` looks where motion is (it needs `[motion]`), and its zones are `[motion]`'s.
     static func checkObjects(_ config: ApplianceConfig, file: String, lines: SourceLines) throws {
         for name in config.objects.zones where !config.motion.zones.contains(where: { $0.name == name }) {

@@ -88,11 +88,7 @@ extension Appliance {
             cameras: g.cameras, readiness: g.readiness, started: g.started, outputs: lights, inputs: inputs,
             web: webReporter, rtsp: network.rtsp?.feed, mqtt: network.mqtt?.link, onvif: network.onvif?.link,
             encoders: g.encoders, clock: clock, speaker: speaker,
-            otherChannels: { [channels = g.channels] in
-                var statuses: [ChannelStatus] = []
-                for channel in channels { statuses.append(await channel.status()) }
-                return statuses
-            })
+            otherChannels: { [channels = g.channels] in await ChannelRig.statuses(channels) })
         let clips = Clips(
             config: config, data: data, library: library, events: events, logger: logger, recorder: recorder,
             archive: g.backup)
@@ -115,10 +111,7 @@ extension Appliance {
                 status: status, data: data, library: library, graph: graph, recorder: recorder, cameras: cameras,
                 backup: g.backup, liveness: liveness, runs: g.runs, guesses: accounts.guesses, started: g.started),
             backup: g.backup, retention: retention, accounts: accounts, gate: gate,
-            discovery: CameraDiscoverer(
-                host: config.onvif.enabled ? config.onvif.discovery(web: config.web)?.host ?? "0.0.0.0" : "0.0.0.0",
-                logger: logger),
-            speaker: speaker)
+            discovery: cameraDiscoverer(config, logger: logger), speaker: speaker)
         let socketPath = config.socket.isEmpty ? data.root + "/ctl.sock" : config.socket
         let readiness = g.readiness
         let server = ControlServer(
@@ -129,6 +122,12 @@ extension Appliance {
             gate: gate, liveness: liveness, inputs: inputs, lights: lights, network: network, webrtc: webrtc,
             webReporter: webReporter, status: status, activity: activity, dispatcher: dispatcher,
             accounts: accounts, speaker: speaker, server: server, socketPath: socketPath)
+    }
+
+    /// ONVIF discovery from the address the device's own ONVIF service announces (any, without it).
+    private static func cameraDiscoverer(_ config: ApplianceConfig, logger: Logger) -> CameraDiscoverer {
+        let host = config.onvif.enabled ? config.onvif.discovery(web: config.web)?.host : nil
+        return CameraDiscoverer(host: host ?? "0.0.0.0", logger: logger)
     }
 
     /// The recorder and retention, retention woken by each finished file and asked for room by a write failure.

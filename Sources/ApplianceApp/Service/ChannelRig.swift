@@ -82,6 +82,13 @@ final class ChannelRig: Sendable {
             framerate: v.framerate)
     }
 
+    /// The lines of several channels in `status.channels`, in order.
+    static func statuses(_ rigs: [ChannelRig]) async -> [ChannelStatus] {
+        var statuses: [ChannelStatus] = []
+        for rig in rigs { statuses.append(await rig.status()) }
+        return statuses
+    }
+
     /// Stops the graph (its recordings are finalised by then).
     func stop() {
         graph.live.finishAll()
