@@ -8,11 +8,12 @@ public enum Command: Sendable, Equatable {
     /// The daemon's version and the libraries it runs on.
     case version
     case status
-    case recordStart(title: String?)
-    case recordStop(title: String?)
+    /// `channel`: only that `[[channel]]` (nil: every channel).
+    case recordStart(title: String?, channel: String? = nil)
+    case recordStop(title: String?, channel: String? = nil)
     /// Starts a recording when idle, stops it when recording (shutter buttons, the console's space bar): one
     /// command, so two front ends pressing at once cannot both start.
-    case recordToggle(title: String?)
+    case recordToggle(title: String?, channel: String? = nil)
     case snapshot
     case list(page: Int, perPage: Int)
     /// `list` with `grouped`: a loop recording is one entry (its first kept segment, with `segments`, and the

@@ -19,9 +19,15 @@ extension Command {
         case .backupStatus: self = try args.none(.backupStatus)
         case .metrics: self = try args.none(.metrics)
         case .shares: self = try args.none(.shares)
-        case .recordStart: self = .recordStart(title: try args.title())
-        case .recordStop: self = .recordStop(title: try args.title())
-        case .recordToggle: self = .recordToggle(title: try args.title())
+        case .recordStart:
+            let (title, channel) = try args.titleAndChannel()
+            self = .recordStart(title: title, channel: channel)
+        case .recordStop:
+            let (title, channel) = try args.titleAndChannel()
+            self = .recordStop(title: title, channel: channel)
+        case .recordToggle:
+            let (title, channel) = try args.titleAndChannel()
+            self = .recordToggle(title: title, channel: channel)
         case .list: self = try Self.list(args)
         case .info, .lock, .unlock: self = try Self.clip(wireName, args)
         case .rename:
@@ -166,8 +172,9 @@ extension Command {
             ])
         case .share(let id, let hours): hours.map { ["id": .string(id), "hours": .double($0)] } ?? ["id": .string(id)]
         case .unshare(let link): [ShareLink.isID(link) ? "id" : "token": .string(link)]
-        case .recordStart(let title), .recordStop(let title), .recordToggle(let title):
-            title.map { ["title": .string($0)] } ?? [:]
+        case .recordStart(let title, let channel), .recordStop(let title, let channel),
+            .recordToggle(let title, let channel):
+            Dictionary(compacting: [("title", title.map(JSONValue.string)), ("channel", channel.map(JSONValue.string))])
         case .list(let page, let perPage): ["page": .int(page), "per_page": .int(perPage)]
         case .listGrouped(let page, let perPage):
             ["page": .int(page), "per_page": .int(perPage), "grouped": .bool(true)]
@@ -221,9 +228,14 @@ struct Arguments {
     }
 
     /// `record.*`: an optional title and nothing else.
-    func title() throws(ApplianceError) -> String? {
-        try only(["title"])
-        return try string("title")
+    /// The record commands' arguments: a title, and the one channel they act on (none: every channel).
+    func titleAndChannel() throws(ApplianceError) -> (title: String?, channel: String?) {
+        try only(["title", "channel"])
+        let channel = try string("channel")
+        if let channel, channel.isEmpty || channel.count > 64 {
+            throw ApplianceError(.badRequest, "args.channel must be a channel's name (1 to 64 characters)")
+        }
+        return (try string("title"), channel)
     }
 
     /// Rejects arguments the command does not know (catches typos such as "titel").

@@ -100,9 +100,12 @@ struct Record: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Start a recording.")
         @OptionGroup var options: CtlOptions
         @Option(name: .long, help: "Title of the clip (default: the date and time).") var title: String?
+        @Option(name: .long, help: "Only this channel ([[channel]] name; default: every channel).") var channel: String?
 
         func run() {
-            options.perform(.recordStart(title: title)) { (r: RecordingStarted) in "recording \(r.id) \"\(r.title)\"" }
+            options.perform(.recordStart(title: title, channel: channel)) { (r: RecordingStarted) in
+                "recording \(r.id) \"\(r.title)\""
+            }
         }
     }
 
@@ -111,9 +114,10 @@ struct Record: ParsableCommand {
             abstract: "Stop the recording; answers once the file is finalised.")
         @OptionGroup var options: CtlOptions
         @Option(name: .long, help: "Set the clip's title.") var title: String?
+        @Option(name: .long, help: "Only this channel ([[channel]] name; default: every channel).") var channel: String?
 
         func run() {
-            options.perform(.recordStop(title: title)) { (r: RecordingResult) in
+            options.perform(.recordStop(title: title, channel: channel)) { (r: RecordingResult) in
                 """
                 saved \(r.path) (\(formatMs(r.durationMs)), \(r.videoFrames) frames, thumbnail \
                 \(r.thumbnail ?? "none"))

@@ -64,9 +64,10 @@ extension Record {
             abstract: "Start a recording when idle, stop it when recording.")
         @OptionGroup var options: CtlOptions
         @Option(name: .long, help: "Title of the clip (started: its title; stopped: sets it).") var title: String?
+        @Option(name: .long, help: "Only this channel ([[channel]] name; default: every channel).") var channel: String?
 
         func run() {
-            options.perform(.recordToggle(title: title)) { (r: ToggleResult) in
+            options.perform(.recordToggle(title: title, channel: channel)) { (r: ToggleResult) in
                 if let started = r.started { return "started: recording \(started.id) \"\(started.title)\"" }
                 if let stopped = r.stopped {
                     return

@@ -79,6 +79,9 @@ final class ProtocolTests: XCTestCase {
             .listFiltered(ListFilter(channel: "rear"), page: 1, perPage: Command.defaultPerPage))
         XCTAssertEqual(code(#"{"command":"list","args":{"channel":"rear","group":"x"}}"#), "bad_request")
         XCTAssertEqual(code(#"{"command":"list","args":{"channel":7}}"#), "bad_request")
+        XCTAssertEqual(code(#"{"command":"record.start","args":{"channel":""}}"#), "bad_request")
+        XCTAssertEqual(code(#"{"command":"record.stop","args":{"channel":false}}"#), "bad_request")
+        XCTAssertEqual(code(#"{"command":"record.toggle","args":{"channels":"a"}}"#), "bad_request")
         let long = String(repeating: "c", count: 65)
         XCTAssertEqual(code(#"{"command":"list","args":{"channel":"\#(long)"}}"#), "bad_request")
     }

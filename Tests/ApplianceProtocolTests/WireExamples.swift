@@ -69,11 +69,13 @@ enum WireExamples {
             [
                 (.recordStart(title: nil), .recordingStarted(started)),
                 (.recordStart(title: "Garden 🌆"), .recordingStarted(started)),
+                (.recordStart(title: nil, channel: "rear"), .recordingStarted(started)),
             ]
         case .recordStop:
             [
                 (.recordStop(title: "t"), .recordingStopped(stopped)),
                 (.recordStop(title: nil), .recordingStopped(stopped)),
+                (.recordStop(title: nil, channel: "rear"), .recordingStopped(stopped)),
             ]
         case .recordToggle:
             [

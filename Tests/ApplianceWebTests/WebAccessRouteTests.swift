@@ -13,7 +13,7 @@ final class WebAccessRouteTests: XCTestCase {
 
     private static func answer(_ command: Command) throws(ApplianceError) -> CommandResult {
         switch command {
-        case .recordStart(let title):
+        case .recordStart(let title, _):
             return .recordingStarted(
                 RecordingStarted(
                     id: started.id, title: title ?? "untitled",

@@ -104,7 +104,8 @@ extension Appliance {
                 keepsDigest: config.rtsp.enabled)
         }
         let dispatcher = CommandDispatcher(
-            recorder: ChannelRecorders(first: recorder, others: g.channels, logger: logger), clips: clips,
+            recorder: ChannelRecorders(
+                first: recorder, others: g.channels, logger: logger, firstName: config.channels[0].name), clips: clips,
             activity: activity, cameras: cameras,
             devices: devices, snapshots: Snapshotter(data: data, graph: graph, logger: logger), status: status,
             metrics: MetricsCollector(
@@ -139,7 +140,8 @@ extension Appliance {
             logger: logger, cameras: g.cameras, archive: g.backup)
         let retention = Retention(
             config: config, data: data, library: library, events: events, health: g.health, logger: logger,
-            recorder: ChannelRecorders(first: recorder, others: g.channels, logger: logger),
+            recorder: ChannelRecorders(
+                first: recorder, others: g.channels, logger: logger, firstName: config.channels[0].name),
             settleClock: { await clock.settle() })
         let retentionWake = WakeSignal()
         for each in [recorder] + g.channels.map(\.recorder) {

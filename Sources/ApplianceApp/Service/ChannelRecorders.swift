@@ -1,6 +1,7 @@
 import ApplianceProtocol
 import Engine
 import Logging
+import Settings
 
 /// Every channel's recorder, as the record commands and retention see them. The first channel's recorder answers
 /// (its result is the command's); the other channels follow it: a start starts each that is idle, a stop stops each
@@ -11,20 +12,27 @@ struct ChannelRecorders: RecordingInProgress {
     let others: [ChannelRig]
     let logger: Logger
 
-    func start(title: String?) async throws -> RecordingStarted {
+    /// The first channel's name (`main` without channel tables).
+    let firstName: String
+
+    /// `channel`: only that channel's recorder; nil: every channel, the first answering.
+    func start(title: String?, channel: String? = nil) async throws -> RecordingStarted {
+        if let channel { return try await recorder(named: channel).start(title: title) }
         let started = await outcome { try await first.start(title: title) }
         await follow("record start") { try await $0.start(title: title) }
         return try started.get()
     }
 
-    func stop(title: String?) async throws -> RecordingResult {
+    func stop(title: String?, channel: String? = nil) async throws -> RecordingResult {
+        if let channel { return try await recorder(named: channel).stop(title: title, reason: .request) }
         let stopped = await outcome { try await first.stop(title: title, reason: .request) }
         await follow("record stop") { try await $0.stop(title: title, reason: .request) }
         return try stopped.get()
     }
 
-    /// The first channel toggles; the others take the state it took.
-    func toggle(title: String?) async throws -> ToggleResult {
+    /// The first channel toggles (or the one named); the others take the state it took.
+    func toggle(title: String?, channel: String? = nil) async throws -> ToggleResult {
+        if let channel { return try await recorder(named: channel).toggle(title: title) }
         let toggled = try await first.toggle(title: title)
         if toggled.started != nil {
             await follow("record start") { try await $0.start(title: title) }
@@ -32,6 +40,14 @@ struct ChannelRecorders: RecordingInProgress {
             await follow("record stop") { try await $0.stop(title: title, reason: .request) }
         }
         return toggled
+    }
+
+    /// The recorder of the channel named; not_found names the channels there are.
+    private func recorder(named channel: String) throws -> Recorder {
+        if channel == firstName { return first }
+        if let rig = others.first(where: { $0.name == channel }) { return rig.recorder }
+        let names = ([firstName] + others.map(\.name)).joined(separator: ", ")
+        throw ApplianceError(.notFound, "no channel named \"\(channel.prefix(64))\" (channels: \(names))")
     }
 
     var activeID: String? { get async { await first.activeID } }

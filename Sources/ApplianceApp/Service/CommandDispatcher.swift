@@ -34,9 +34,12 @@ struct CommandDispatcher: Sendable {
         case .ping: return .pong(Pong())
         case .version: return .version(VersionInfo(version: ApplianceVersion.current, gstreamer: GStreamer.version))
         case .status: return .status(await status.status())
-        case .recordStart(let title): return .recordingStarted(try await recorder.start(title: title))
-        case .recordStop(let title): return .recordingStopped(try await recorder.stop(title: title))
-        case .recordToggle(let title): return .toggled(try await recorder.toggle(title: title))
+        case .recordStart(let title, let channel):
+            return .recordingStarted(try await recorder.start(title: title, channel: channel))
+        case .recordStop(let title, let channel):
+            return .recordingStopped(try await recorder.stop(title: title, channel: channel))
+        case .recordToggle(let title, let channel):
+            return .toggled(try await recorder.toggle(title: title, channel: channel))
         case .snapshot: return .snapshot(try await snapshots.take())
         case .list(let page, let perPage): return .list(try await clips.list(page: page, perPage: perPage))
         case .listGrouped(let page, let perPage):

@@ -7,6 +7,8 @@ enum CommandOperations {
     typealias S = JSONSchema
 
     static let title = S.string("a clip's title")
+    static let channel = S.string(
+        "a [[channel]] name: only that channel (default: every channel)", minLength: 1, maxLength: 64)
     static let hours = S.number("how long the link works, 0.01 to 8760 h (default 24)", min: 0.01, max: 8760)
     static let clipID = S.string("a recording's id, or a prefix of it", pattern: "^[0-9a-fA-F-]{1,36}$")
     static let seconds = S.number(min: 0, max: 86_400)
@@ -36,15 +38,16 @@ enum CommandOperations {
             ),
             .status: ("The daemon's state", [:], [], S.ref("Status")),
             .recordStart: (
-                "Start recording", ["title": title], [],
+                "Start recording (every channel, or the one named)", ["title": title, "channel": channel], [],
                 S.object(["id": S.string(), "title": S.string()], required: ["id"])
             ),
             .recordStop: (
-                "Stop recording; the finished clip", ["title": title], [],
+                "Stop recording; the finished clip", ["title": title, "channel": channel], [],
                 S.object(["id": S.string()], required: ["id"])
             ),
             .recordToggle: (
-                "Start or stop", ["title": title], [], S.object(["started": S.object(), "stopped": S.object()])
+                "Start or stop", ["title": title, "channel": channel], [],
+                S.object(["started": S.object(), "stopped": S.object()])
             ),
             .snapshot: (
                 "A JPEG of the live picture (20 a minute)", [:], [], S.object(["id": S.string()], required: ["id"])

@@ -115,6 +115,21 @@ final class ChannelTests: XCTestCase {
         XCTAssertEqual(status.channels.map(\.width), [640, 320])
         let again = await test.refusal(.recordStop(title: nil))
         XCTAssertEqual(again?.code, .conflict, "stopped everywhere")
+
+        // One channel alone: the others stay as they are.
+        guard case .recordingStarted(let alone) = try await test.perform(.recordStart(title: nil, channel: "rear"))
+        else { return XCTFail("start rear") }
+        guard case .status(let one) = try await test.perform(.status) else { return XCTFail("status") }
+        XCTAssertEqual(one.channels.map(\.state), [.idle, .recording])
+        XCTAssertEqual(one.channels[1].recordingId, alone.id)
+        let frontIdle = await test.refusal(.recordStop(title: nil, channel: "front"))
+        XCTAssertEqual(frontIdle?.code, .conflict)
+        guard case .recordingStopped(let rearAlone) = try await test.perform(.recordStop(title: nil, channel: "rear"))
+        else { return XCTFail("stop rear") }
+        XCTAssertEqual(rearAlone.id, alone.id)
+        let unknown = await test.refusal(.recordStart(title: nil, channel: "garden"))
+        XCTAssertEqual(unknown?.code, .notFound)
+        XCTAssertEqual(unknown?.message, "no channel named \"garden\" (channels: front, rear)")
         try await test.stop()
     }
 

@@ -51,9 +51,8 @@ final class LabChannelTests: XCTestCase {
             XCTAssertEqual(probe.video?.width, width, channel)
             XCTAssertEqual(try probe.decodeErrors(), "", channel)
             let frames = try DecodedFrames(clip.path, width: width, height: height)
-            print(
-                "lab: channel \(channel): \(frames.frames.count) frames at \(width)x\(height), camera \(clip.camera ?? "?")"
-            )
+            let camera = clip.camera ?? "?"
+            print("lab: channel \(channel): \(frames.frames.count) frames at \(width)x\(height), camera \(camera)")
             XCTAssertGreaterThanOrEqual(frames.frames.count, 25, "\(channel): frames in 4 s at 10 fps")
             XCTAssertEqual(frames.flatFrames, [], "\(channel): frames showing the filler instead of the camera")
         }
