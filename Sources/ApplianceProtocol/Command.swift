@@ -60,7 +60,8 @@ public enum Command: Sendable, Equatable {
     /// Locks the recordings that cover an activity (the event lock, after the fact).
     case activityProtect(id: Int64)
     /// A range at a glance: recorded spans, gaps, locks and activity.
-    case timeline(from: Date, to: Date)
+    /// `channel`: only that channel's recordings and activity (nil: every channel's).
+    case timeline(from: Date, to: Date, channel: String? = nil)
     /// A local month's days with recordings or activity (`month`: `2026-11`).
     case timelineDays(month: String)
     /// The accounts (never their secrets). Account commands come from the socket (local: its file permissions are

@@ -6,8 +6,9 @@ extension Command {
     /// (`2026-11-26`, the daemon's local day) or
     /// `from`/`to` (ISO 8601), `limit` (1…1000).
     static func activityFilter(_ args: Arguments) throws(ApplianceError) -> ActivityFilter {
-        try args.only(["kind", "label", "day", "from", "to", "limit"])
+        try args.only(["kind", "label", "day", "from", "to", "limit", "channel"])
         var filter = ActivityFilter()
+        filter.channel = try args.channelName()
         if let kinds = try args.string("kind") {
             for name in kinds.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) {
                 guard let kind = Activity.Kind(rawValue: name) else {
@@ -78,11 +79,21 @@ extension Command {
         if let from = filter.from { args["from"] = .string(Timestamps.iso(from)) }
         if let to = filter.to { args["to"] = .string(Timestamps.iso(to)) }
         if filter.limit != ActivityFilter.defaultLimit { args["limit"] = .int(filter.limit) }
+        if let channel = filter.channel { args["channel"] = .string(channel) }
         return args
     }
 }
 
 extension Arguments {
+    /// `channel`: a `[[channel]]` name (1 to 64 characters), or absent.
+    func channelName() throws(ApplianceError) -> String? {
+        guard let channel = try string("channel") else { return nil }
+        guard !channel.isEmpty, channel.count <= 64 else {
+            throw ApplianceError(.badRequest, "args.channel must be a channel's name (1 to 64 characters)")
+        }
+        return channel
+    }
+
     /// An activity's number: a positive integer (a string of digits is taken too, as `ctl` passes what it was given).
     func activityID() throws(ApplianceError) -> Int64 {
         switch values["id"] {

@@ -6,12 +6,12 @@ extension Command {
     static func timeline(_ wireName: Name, _ args: Arguments) throws(ApplianceError) -> Command {
         if wireName == .timelineDays { return .timelineDays(month: try timelineMonth(args)) }
         let range = try timelineRange(args)
-        return .timeline(from: range.from, to: range.to)
+        return .timeline(from: range.from, to: range.to, channel: try args.channelName())
     }
 
     /// `day` (`2026-11-26`, the daemon's local day) or `from` and `to` (ISO 8601, at most 7 days apart).
     static func timelineRange(_ args: Arguments) throws(ApplianceError) -> (from: Date, to: Date) {
-        try args.only(["day", "from", "to"])
+        try args.only(["day", "from", "to", "channel"])
         if let day = try args.string("day") {
             guard try args.date("from") == nil, try args.date("to") == nil else {
                 throw ApplianceError(.badRequest, "timeline takes args.day or args.from and args.to, not both")

@@ -91,12 +91,9 @@ extension Command {
         let perPage = try args.int("per_page", in: Self.perPageRange) ?? Self.defaultPerPage
         let filter = ListFilter(
             search: try args.string("search"), from: try args.date("from"), to: try args.date("to"),
-            channel: try args.string("channel"))
+            channel: try args.channelName())
         if let search = filter.search, search.count > 200 {
             throw ApplianceError(.badRequest, "args.search is longer than 200 characters")
-        }
-        if let channel = filter.channel, channel.count > 64 {
-            throw ApplianceError(.badRequest, "args.channel is longer than 64 characters")
         }
         if !filter.isEmpty {
             guard try args.string("group") == nil, try args.bool("grouped") != true else {
@@ -163,7 +160,11 @@ extension Command {
         case .ping, .version, .status, .snapshot, .cameras, .backupStatus, .metrics, .shares: [:]
         case .activity(let filter): Self.arguments(filter)
         case .activityShow(let id), .activityProtect(let id): ["id": .int(Int(id))]
-        case .timeline(let from, let to): ["from": .string(Timestamps.iso(from)), "to": .string(Timestamps.iso(to))]
+        case .timeline(let from, let to, let channel):
+            Dictionary(compacting: [
+                ("from", .string(Timestamps.iso(from))), ("to", .string(Timestamps.iso(to))),
+                ("channel", channel.map(JSONValue.string)),
+            ])
         case .timelineDays(let month): ["month": .string(month)]
         case .activityMark(let mark):
             Dictionary(compacting: [
@@ -231,11 +232,7 @@ struct Arguments {
     /// The record commands' arguments: a title, and the one channel they act on (none: every channel).
     func titleAndChannel() throws(ApplianceError) -> (title: String?, channel: String?) {
         try only(["title", "channel"])
-        let channel = try string("channel")
-        if let channel, channel.isEmpty || channel.count > 64 {
-            throw ApplianceError(.badRequest, "args.channel must be a channel's name (1 to 64 characters)")
-        }
-        return (try string("title"), channel)
+        return (try string("title"), try channelName())
     }
 
     /// Rejects arguments the command does not know (catches typos such as "titel").

@@ -57,10 +57,17 @@ extension Library {
     /// Newest first: those of `filter.kinds` that meet [from, to), at most `limit`, and how many match in all, each
     /// with the clip that holds its start (`clip`). `longest`: no file lasts longer, pre-roll included (it bounds
     /// the search for that clip).
-    package func activity(_ filter: ActivityFilter, longest: TimeInterval = 86_400) async throws -> ActivityList {
+    /// `firstChannel`: the first channel's name, whose activity includes that from before channels (none).
+    package func activity(_ filter: ActivityFilter, longest: TimeInterval = 86_400, firstChannel: String? = nil)
+        async throws -> ActivityList
+    {
         let reach = Int64(longest * 1000)
         return try await database.read { db in
             var conditions: [SQL] = []
+            if let channel = filter.channel {
+                conditions.append(
+                    channel == firstChannel ? "(channel = \(channel) OR channel IS NULL)" : "channel = \(channel)")
+            }
             if !filter.kinds.isEmpty { conditions.append("kind IN \(filter.kinds.map(\.rawValue))") }
             if let label = filter.label { conditions.append("label = \(label)") }
             if let to = filter.to { conditions.append("started_at < \(Recording.milliseconds(to))") }
@@ -97,6 +104,7 @@ extension Library {
         (SELECT r.id FROM recordings r
           WHERE r.created_at BETWEEN activity.started_at - \(reach) AND activity.started_at + \(reach)
             AND r.state <> \(Recording.State.failed)
+            AND r.channel IS activity.channel
             AND ((r.ended_at IS NOT NULL
                   AND MIN(COALESCE(r.started_at, r.created_at), r.ended_at - COALESCE(r.duration_ms, 0))
                       <= activity.started_at

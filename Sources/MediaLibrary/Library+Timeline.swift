@@ -6,19 +6,27 @@ import Mp4
 /// The recordings of a time range as the timeline needs them: times, group, camera and lock only (a day of loop
 /// recording is 8,640 rows; decoding whole recording objects would cost several times more).
 extension Library {
-    package func timelineFiles(from: Date, to: Date, longest: TimeInterval, now: Date = Date()) async throws
-        -> [TimelineFile]
-    {
+    /// `channel`: only that channel's files (`firstChannel`'s include those from before channels, which have none).
+    package func timelineFiles(
+        from: Date, to: Date, longest: TimeInterval, now: Date = Date(), channel: String? = nil,
+        firstChannel: String? = nil
+    ) async throws -> [TimelineFile] {
         try await database.read { db in
             let (earliest, latest) = (
                 Recording.milliseconds(from.addingTimeInterval(-longest)), Recording.milliseconds(to)
             )
+            let ofChannel: SQL =
+                switch channel {
+                case nil: ""
+                case firstChannel: "AND (channel = \(channel) OR channel IS NULL)"
+                case let channel?: "AND channel = \(channel)"
+                }
             let request: SQLRequest<Row> = """
                 SELECT id, created_at, ended_at, duration_ms, state, locked, group_id, camera FROM recordings
                 WHERE created_at BETWEEN \(earliest) AND \(latest)
                   AND (ended_at >= \(Recording.milliseconds(from))
                        OR (ended_at IS NULL AND state = \(Recording.State.recording)))
-                  AND state <> \(Recording.State.failed)
+                  AND state <> \(Recording.State.failed) \(ofChannel)
                 ORDER BY created_at, rowid
                 """
             return try request.fetchCursor(db).map { row in TimelineFile(row: row, now: now) }.reduce(into: []) {

@@ -24,6 +24,7 @@ struct ActivityListCommand: ParsableCommand {
     @Option(name: .long, help: "From: ISO 8601 or local \"2026-11-26 14:00\".") var from: String?
     @Option(name: .long, help: "To, in the same forms.") var to: String?
     @Option(name: .long, help: "At most this many (1…1000).") var limit: Int?
+    @Option(name: .long, help: "Only what this channel noticed ([[channel]] name).") var channel: String?
 
     func run() {
         var args: [String: JSONValue] = [:]
@@ -38,6 +39,7 @@ struct ActivityListCommand: ParsableCommand {
             args[key] = .string(Timestamps.iso(date))
         }
         if let limit { args["limit"] = .int(limit) }
+        if let channel { args["channel"] = .string(channel) }
         let command: Command
         do {
             command = try Command(name: "activity", arguments: args)

@@ -13,11 +13,12 @@ struct TimelineCommand: ParsableCommand {
         String?
     @Option(name: .long, help: "To, in the same forms.") var to: String?
     @Option(name: .long, help: "Or a month (2026-11): the days with recordings or events.") var month: String?
+    @Option(name: .long, help: "Only this channel ([[channel]] name).") var channel: String?
 
     func run() {
         if let month {
-            guard day == nil, from == nil, to == nil else {
-                fail("--month lists a month's days; it cannot go with --day, --from or --to")
+            guard day == nil, from == nil, to == nil, channel == nil else {
+                fail("--month lists a month's days; it cannot go with --day, --from, --to or --channel")
             }
             let command: Command
             do {
@@ -37,6 +38,7 @@ struct TimelineCommand: ParsableCommand {
             args[key] = .string(Timestamps.iso(date))
         }
         if let day { args["day"] = .string(day) } else if args.isEmpty { args["day"] = .string(TimelineText.today()) }
+        if let channel { args["channel"] = .string(channel) }
         let command: Command
         do {
             command = try Command(name: "timeline", arguments: args)

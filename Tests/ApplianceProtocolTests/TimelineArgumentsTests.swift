@@ -33,8 +33,12 @@ final class TimelineArgumentsTests: XCTestCase {
             }
         }
         let day = try Command(name: "timeline", arguments: ["day": "2026-11-26"])
-        guard case .timeline(let from, let to) = day else { return XCTFail("\(day)") }
+        guard case .timeline(let from, let to, let channel) = day else { return XCTFail("\(day)") }
         XCTAssertEqual(
             to.timeIntervalSince(from), 86_400, accuracy: 3600, "a local day (23 or 25 h across a DST change)")
+        XCTAssertNil(channel, "every channel")
+        let rear = try Command(name: "timeline", arguments: ["day": "2026-11-26", "channel": "rear"])
+        guard case .timeline(_, _, "rear") = rear else { return XCTFail("\(rear)") }
+        XCTAssertThrowsError(try Command(name: "timeline", arguments: ["day": "2026-11-26", "channel": ""]))
     }
 }

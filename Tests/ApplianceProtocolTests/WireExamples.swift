@@ -266,6 +266,7 @@ enum WireExamples {
         case .activity:
             [
                 (.activity(ActivityFilter()), .activity(ActivityList(items: [motion, mark], total: 2))),
+                (.activity(ActivityFilter(channel: "rear")), .activity(ActivityList(items: [], total: 0))),
                 (
                     .activity(
                         ActivityFilter(
@@ -303,7 +304,14 @@ enum WireExamples {
                                     start: created.addingTimeInterval(10), end: created.addingTimeInterval(30))
                             ],
                             events: [motion, mark], eventsTotal: 2, recordedS: 600, elapsedMs: 3.25))
-                )
+                ),
+                (
+                    .timeline(from: created, to: created.addingTimeInterval(3600), channel: "rear"),
+                    .timeline(
+                        Timeline(
+                            from: created, to: created.addingTimeInterval(3600), spans: [], gaps: [], locks: [],
+                            events: [], eventsTotal: 0, recordedS: 0, elapsedMs: 0.5))
+                ),
             ]
         case .timelineDays:
             [

@@ -21,7 +21,7 @@ final class WebTimelineRouteTests: XCTestCase {
                             TimelineDay(day: "2026-11-03", events: 2),
                         ]))
             }
-            guard case .timeline(let from, let to) = command else {
+            guard case .timeline(let from, let to, _) = command else {
                 throw ApplianceError(.unavailable, "not in this test")
             }
             // One clip, recorded from 10:00:00 to 10:00:30 local time on 2026-11-26.

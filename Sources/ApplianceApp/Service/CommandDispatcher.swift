@@ -83,7 +83,8 @@ struct CommandDispatcher: Sendable {
         case .activityShow(let id): return .activityDetail(try await activity.show(id: id))
         case .activityMark(let mark): return .activityMarked(try await activity.mark(mark))
         case .activityProtect(let id): return .protected(try await activity.protect(id: id))
-        case .timeline(let from, let to): return .timeline(try await clips.timeline(from: from, to: to))
+        case .timeline(let from, let to, let channel):
+            return .timeline(try await clips.timeline(from: from, to: to, channel: channel))
         case .timelineDays(let month): return .timelineDays(try await clips.timelineDays(month: month))
         case .users, .userAdd, .userPassword, .userRole, .userRemove, .userToken, .userRevokeTokens:
             return try await account(command)

@@ -55,12 +55,15 @@ public struct ActivityFilter: Sendable, Equatable {
     public var from: Date?
     public var to: Date?
     public var limit: Int
+    /// Only what this channel noticed (`[[channel]]`).
+    public var channel: String?
 
     public init(
         kinds: [Activity.Kind] = [], label: String? = nil, from: Date? = nil, to: Date? = nil,
-        limit: Int = ActivityFilter.defaultLimit
+        limit: Int = ActivityFilter.defaultLimit, channel: String? = nil
     ) {
         (self.kinds, self.label, self.from, self.to, self.limit) = (kinds, label, from, to, limit)
+        self.channel = channel
     }
 
     public static let defaultLimit = 100

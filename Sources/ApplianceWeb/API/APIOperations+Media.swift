@@ -11,6 +11,7 @@ extension APIOperations {
         .query("label", S.string(maxLength: ActivityMark.maxLabelLength)), .query("day", S.orEmpty(S.day)),
         .query("from", S.orEmpty(S.moment)),
         .query("to", S.orEmpty(S.moment)), .query("limit", S.orEmpty(S.integer(min: 1, max: ActivityFilter.maxLimit))),
+        .query("channel", S.string("only what this [[channel]] noticed", maxLength: 64)),
     ]
 
     static var activityAndTimeline: [APIOperation] {
@@ -45,6 +46,7 @@ extension APIOperations {
                 parameters: [
                     .query("day", S.orEmpty(S.day)), .query("from", S.orEmpty(S.moment)),
                     .query("to", S.orEmpty(S.moment)),
+                    .query("channel", S.string("only this [[channel]]'s recordings and activity", maxLength: 64)),
                 ], replies: [.json(S.ref("Timeline"))]),
             Op(
                 method: .get, path: "/api/timeline/days", summary: "A month's days: what each recorded",

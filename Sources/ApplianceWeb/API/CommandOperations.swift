@@ -114,7 +114,8 @@ enum CommandOperations {
             ),
             .activityProtect: ("Lock what an activity recorded", ["id": activityID], ["id"], S.ref("Protected")),
             .timeline: (
-                "A day's or a range's spans and gaps", ["day": S.day, "from": S.moment, "to": S.moment], [],
+                "A day's or a range's spans and gaps",
+                ["day": S.day, "from": S.moment, "to": S.moment, "channel": channel], [],
                 S.ref("Timeline")
             ),
             .timelineDays: (
@@ -153,6 +154,7 @@ enum CommandOperations {
         "kind": S.string("one kind or several, comma-separated"),
         "label": S.string(maxLength: ActivityMark.maxLabelLength),
         "day": S.day, "from": S.moment, "to": S.moment, "limit": S.integer(min: 1, max: ActivityFilter.maxLimit),
+        "channel": S.string(minLength: 1, maxLength: 64),
     ]
 
     static var all: [APIOperation] {

@@ -103,7 +103,7 @@ extension Routes {
     /// `?kind=motion,sound&label=person&day=2026-11-26&from=…&to=…&limit=N`, checked as `ctl activity` is.
     static func activityCommand(_ query: Parameters) throws -> Command {
         var arguments: [String: JSONValue] = [:]
-        for key in ["kind", "label", "day", "from", "to"] {
+        for key in ["kind", "label", "day", "from", "to", "channel"] {
             if let value = query.get(key), !value.isEmpty { arguments[key] = .string(value) }
         }
         if let text = query.get("limit"), !text.isEmpty {

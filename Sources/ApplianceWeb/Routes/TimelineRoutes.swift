@@ -11,7 +11,7 @@ extension Routes {
         router.get("api/timeline") { request, _ -> Response in
             let query = request.uri.queryParameters
             var arguments: [String: JSONValue] = [:]
-            for key in ["day", "from", "to"] {
+            for key in ["day", "from", "to", "channel"] {
                 if let value = query.get(key), !value.isEmpty { arguments[key] = .string(value) }
             }
             guard case .timeline(let timeline) = try await perform(try Self.command("timeline", arguments)) else {

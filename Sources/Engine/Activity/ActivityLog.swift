@@ -27,7 +27,7 @@ package struct ActivityLog: Sendable {
     // MARK: commands
 
     package func list(_ filter: ActivityFilter) async throws -> ActivityList {
-        try await library.activity(filter, longest: longest)
+        try await library.activity(filter, longest: longest, firstChannel: config.channels.first?.name)
     }
 
     package func show(id: Int64) async throws -> ActivityDetail {

@@ -77,6 +77,7 @@ final class ChannelTests: XCTestCase {
         }
         XCTAssertNotNil(rear, "the second channel started too")
         try await test.waitUntilRecorded(1.0)
+        _ = try await test.perform(.activityMark(ActivityMark(label: "gate")))
         guard case .status(let recording) = try await test.perform(.status) else { return XCTFail("status") }
         XCTAssertEqual(recording.channels.map(\.state), [.recording, .recording])
         XCTAssertEqual(recording.channels.map(\.recordingId), [front.id, rear?.id])
@@ -107,6 +108,20 @@ final class ChannelTests: XCTestCase {
             else { return XCTFail("list --channel") }
             XCTAssertEqual(one.items.map(\.channel), [channel])
         }
+        let (from, to) = (Date().addingTimeInterval(-600), Date().addingTimeInterval(60))
+        for (channel, id) in [("front", front.id), ("rear", rear?.id)] {
+            guard
+                case .timeline(let t) = try await test.perform(.timeline(from: from, to: to, channel: channel)),
+                case .activity(let marks) = try await test.perform(.activity(ActivityFilter(channel: channel)))
+            else { return XCTFail("timeline, activity --channel \(channel)") }
+            XCTAssertEqual(t.spans.map(\.firstId), [id].compactMap { $0 }, "\(channel)'s timeline: its clip alone")
+            XCTAssertEqual(t.events.map(\.label), channel == "front" ? ["gate"] : [], "\(channel)'s events")
+            XCTAssertEqual(marks.items.map(\.label), channel == "front" ? ["gate"] : [], "\(channel)'s activity")
+        }
+        guard case .timeline(let all) = try await test.perform(.timeline(from: from, to: to)) else {
+            return XCTFail("timeline")
+        }
+        XCTAssertEqual(all.events.count, 1, "every channel's")
         guard case .status(let status) = try await test.perform(.status) else { return XCTFail("status") }
         XCTAssertEqual(status.state, .idle)
         XCTAssertEqual(status.channels.map(\.name), ["front", "rear"])
