@@ -57,13 +57,17 @@ extension Library {
         }
     }
 
+    /// How far back from a channel's newest clip its last hour reaches (ms): retention deletes it last.
+    package static let channelLastHourMs: Int64 = 3_600_000
+
     /// The oldest finished clips after `cursor` (created_at ms, rowid), oldest first.
     /// `locked`: locked or unlocked ones; `backedUp`: nil for any, else only those whose backup is (not) done;
     /// `hasEvent`: nil for any, else only those that do (not) cover an activity; `weight`: only those whose heaviest
-    /// activity weighs that (`EventWeight`).
+    /// activity weighs that (`EventWeight`); `inLastHour`: nil for any, else only those that are (not) within their
+    /// channel's last hour of recording (an hour back from the channel's newest clip).
     package func oldest(
         locked: Bool, backedUp: Bool?, hasEvent: Bool? = nil, weight: EventWeight? = nil, olderThan: Date? = nil,
-        after cursor: (Int64, Int64)?, limit: Int
+        inLastHour: Bool? = nil, after cursor: (Int64, Int64)?, limit: Int
     ) async throws
         -> (rows: [RetentionCandidate], cursor: (Int64, Int64)?)
     {
@@ -78,6 +82,13 @@ extension Library {
             if let hasEvent { sql += hasEvent ? " AND has_event > 0" : " AND has_event = 0" }
             if let weight { sql += " AND has_event = \(weight.rawValue)" }
             if let olderThan { sql += " AND created_at < \(Recording.milliseconds(olderThan))" }
+            if let inLastHour {
+                let lastHour: SQL = """
+                    created_at >= (SELECT MAX(r2.created_at) FROM recordings r2 WHERE r2.channel IS recordings.channel)
+                      - \(Self.channelLastHourMs)
+                    """
+                sql += inLastHour ? " AND \(lastHour)" : " AND NOT (\(lastHour))"
+            }
             if let cursor { sql += " AND (created_at, rowid) > (\(cursor.0), \(cursor.1))" }
             sql += " ORDER BY created_at, rowid LIMIT \(limit)"
             var last: (Int64, Int64)?

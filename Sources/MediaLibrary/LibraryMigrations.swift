@@ -231,6 +231,8 @@ enum LibraryMigrations {
             // channels, which are the first channel's.
             try db.execute(sql: "ALTER TABLE recordings ADD COLUMN channel TEXT")
             try db.execute(sql: "ALTER TABLE activity ADD COLUMN channel TEXT")
+            // Retention finds each channel's newest clip (its last hour is deleted last) and the lists filter by it.
+            try db.create(index: "recordings_by_channel", on: "recordings", columns: ["channel", "created_at"])
         }
     }
 

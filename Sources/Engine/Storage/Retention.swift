@@ -232,30 +232,11 @@ package actor Retention {
             }
         }
         let reason: RetentionDeletion.Reason = capacity.usedBytes > maxUsed ? .maxUsed : .minFree
+        // In each tier, every channel's older clips go before any channel's last hour: a channel that fills the
+        // disk faster cannot take another's last hour before its own older clips.
         for tier in roomTiers {
-            var cursor: (Int64, Int64)?
-            while need > 0 {
-                let (rows, next) = try await library.oldest(
-                    locked: tier.locked, backedUp: tier.backedUp, weight: tier.weight,
-                    after: cursor, limit: 16)
-                guard !rows.isEmpty else { break }
-                cursor = next
-                for row in rows where need > 0 {
-                    if tier.backedUp == false {
-                        let warning = deletion(row, reason: reason)
-                        events.publish(.retentionWarning(warning))
-                        logger.warning(
-                            """
-                            retention: deleting \(row.id), which is not backed up yet (keep_until_backed_up; \
-                            nothing else is left to delete)
-                            """
-                        )
-                    }
-                    guard try await delete(row, reason: tier.locked ? .lockedShare : reason, report: &report) else {
-                        continue
-                    }
-                    need -= row.sizeBytes
-                }
+            for inLastHour in [false, true] {
+                try await makeRoom(in: tier, inLastHour: inLastHour, need: &need, reason: reason, report: &report)
             }
             if need <= 0 { return }
         }
@@ -264,6 +245,37 @@ package actor Retention {
             capacity.usedBytes > maxUsed
             ? "clips take more than max_used_gb = \(settings.maxUsedGb) and only locked clips are left (\(mb) MB short)"
             : "free space is under min_free_mb = \(settings.minFreeMb) and no clip may be deleted (\(mb) MB short)"
+    }
+
+    /// Deletes the tier's clips (those in or out of their channel's last hour), oldest first, while room is needed.
+    private func makeRoom(
+        in tier: (locked: Bool, backedUp: Bool?, weight: Library.EventWeight?), inLastHour: Bool, need: inout Int64,
+        reason: RetentionDeletion.Reason, report: inout PassReport
+    ) async throws {
+        var cursor: (Int64, Int64)?
+        while need > 0 {
+            let (rows, next) = try await library.oldest(
+                locked: tier.locked, backedUp: tier.backedUp, weight: tier.weight, inLastHour: inLastHour,
+                after: cursor, limit: 16)
+            guard !rows.isEmpty else { return }
+            cursor = next
+            for row in rows where need > 0 {
+                if tier.backedUp == false {
+                    let warning = deletion(row, reason: reason)
+                    events.publish(.retentionWarning(warning))
+                    logger.warning(
+                        """
+                        retention: deleting \(row.id), which is not backed up yet (keep_until_backed_up; \
+                        nothing else is left to delete)
+                        """
+                    )
+                }
+                guard try await delete(row, reason: tier.locked ? .lockedShare : reason, report: &report) else {
+                    continue
+                }
+                need -= row.sizeBytes
+            }
+        }
     }
 
     /// The order in which clips make room: unlocked clips that cover no activity, then unlocked ones that cover only

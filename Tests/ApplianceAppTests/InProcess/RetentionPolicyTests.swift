@@ -85,6 +85,26 @@ final class RetentionPolicyTests: XCTestCase {
         try await appliance.stop()
     }
 
+    /// Two channels: the rear one records every 700 s, the front one recorded three clips two hours ago. Room is
+    /// made from the rear's clips older than its last hour before the front's last hour is touched (oldest first
+    /// would have taken all three front clips).
+    func testAChannelThatFillsFasterDoesNotTakeAnotherChannelsLastHourFirst() async throws {
+        let front = try SeededLibrary.seed(
+            in: directory, count: 3, daysOld: 2.0 / 24, spacingS: 600, channel: "front")
+        // Its newest 11 min 40 s ago, its last hour back to 71 min 40 s ago: clips 0…3 are older.
+        let rear = try SeededLibrary.seed(in: directory, count: 10, spacingS: 700, channel: "rear")
+        let appliance = try await TestAppliance(directory: directory) { config in
+            config.storage.maxUsedGb = 0.0008  // 1.3 MB of clips, 800 kB allowed: five must go
+            config.storage.minFreeMb = 0
+        }
+        await appliance.appliance.dispatcher.retention.pass()
+        let keptRear = try await remaining(appliance, of: rear)
+        let keptFront = try await remaining(appliance, of: front)
+        XCTAssertEqual(keptRear, [4, 5, 6, 7, 8, 9], "the rear's clips older than its last hour went first")
+        XCTAssertEqual(keptFront, [1, 2], "then the oldest clip of any channel's last hour")
+        try await appliance.stop()
+    }
+
     func testAgeDeletesOldUnlockedClipsOnly() async throws {
         let old = try seed(count: 3, daysOld: 8, locked: [1])
         let fresh = try seed(count: 2)

@@ -8,20 +8,21 @@ import XCTest
 
 /// A library of real (zero-filled) clip files seeded before an appliance opens it: for retention and activity tests.
 enum SeededLibrary {
-    /// `count` 100 kB clips of one second, a minute apart, oldest first, the newest a minute ago (`daysOld` earlier);
+    /// `count` 100 kB clips of one second, `spacingS` apart (a minute), oldest first, the newest `spacingS` ago
+    /// (`daysOld` earlier), each of `channel` (none: from before channels);
     /// `locked` and `backedUp` pick which are; each of `marked` gets an external activity (label "seeded n") inside it,
     /// each of `people` a person (an object activity).
     /// Returns their ids, oldest first.
     @discardableResult
     static func seed(
         in directory: URL, count: Int = 10, daysOld: Double = 0, locked: Set<Int> = [], backedUp: Set<Int> = [],
-        marked: Set<Int> = [], people: Set<Int> = []
+        marked: Set<Int> = [], people: Set<Int> = [], spacingS: Double = 60, channel: String? = nil
     ) throws -> [String] {
         let data = try DataDirectory(path: directory.appendingPathComponent("data").path)
         let library = try Library(path: data.root + "/appliance.sqlite")
         var rows: [Recording] = []
         for n in 0..<count {
-            let created = Date(timeIntervalSinceNow: -daysOld * 86_400 - Double(count - n) * 60)
+            let created = Date(timeIntervalSinceNow: -daysOld * 86_400 - Double(count - n) * spacingS)
             let id = UUID().uuidString.lowercased()
             let path = data.finalPath(id: id, date: created)
             try FileManager.default.createDirectory(
@@ -33,6 +34,7 @@ enum SeededLibrary {
             row.durationMs = 1000
             row.locked = locked.contains(n)
             row.backupState = backedUp.contains(n) ? .done : .pending
+            row.channel = channel
             rows.append(row)
         }
         let seeded = rows
