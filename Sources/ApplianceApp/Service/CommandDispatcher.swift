@@ -29,17 +29,25 @@ struct CommandDispatcher: Sendable {
         }
     }
 
+    /// `record.start`, `record.stop` and `record.toggle`: every channel, or the one named.
+    private func record(_ command: Command) async throws -> CommandResult {
+        switch command {
+        case .recordStart(let title, let channel):
+            .recordingStarted(try await recorder.start(title: title, channel: channel))
+        case .recordStop(let title, let channel):
+            .recordingStopped(try await recorder.stop(title: title, channel: channel))
+        case .recordToggle(let title, let channel):
+            .toggled(try await recorder.toggle(title: title, channel: channel))
+        default: throw ApplianceError(.internalError, "\(command.name) is not a record command")
+        }
+    }
+
     private func dispatch(_ command: Command) async throws -> CommandResult {
         switch command {
         case .ping: return .pong(Pong())
         case .version: return .version(VersionInfo(version: ApplianceVersion.current, gstreamer: GStreamer.version))
         case .status: return .status(await status.status())
-        case .recordStart(let title, let channel):
-            return .recordingStarted(try await recorder.start(title: title, channel: channel))
-        case .recordStop(let title, let channel):
-            return .recordingStopped(try await recorder.stop(title: title, channel: channel))
-        case .recordToggle(let title, let channel):
-            return .toggled(try await recorder.toggle(title: title, channel: channel))
+        case .recordStart, .recordStop, .recordToggle: return try await record(command)
         case .snapshot: return .snapshot(try await snapshots.take())
         case .list(let page, let perPage): return .list(try await clips.list(page: page, perPage: perPage))
         case .listGrouped(let page, let perPage):
