@@ -148,6 +148,51 @@ final class ChannelTests: XCTestCase {
         try await test.stop()
     }
 
+    /// A switch inside the first channel while the second records: both clips go on without a gap.
+    func testSwitchingInsideOneChannelLeavesTheOtherRecording() async throws {
+        var spare = ApplianceConfig.Camera()
+        (spare.name, spare.source, spare.pattern) = ("spare", "test", "snow")
+        var cabin = ApplianceConfig.Camera()
+        (cabin.name, cabin.source, cabin.pattern) = ("cabin", "test", "ball")
+        let test = try await TestAppliance { config in
+            config.cameras += [spare, cabin]
+            config.channelTables = [
+                ApplianceConfig.Channel(
+                    name: "front", cameras: ["main", "spare"], video: config.video, trigger: "manual",
+                    preRecordS: 0, postRecordS: 5, audio: true),
+                ApplianceConfig.Channel(
+                    name: "rear", cameras: ["cabin"], video: config.video, trigger: "manual", preRecordS: 0,
+                    postRecordS: 5, audio: false),
+            ]
+        }
+        defer { test.removeDirectory() }
+        let events = EventReader(test.appliance)
+        _ = try await test.perform(.recordStart(title: nil))
+        try await test.waitUntilRecorded(1.0)
+        guard case .switched = try await test.perform(.switchCamera(.named("spare"))) else {
+            return XCTFail("switch")
+        }
+        try await test.waitUntilRecorded(2.0)
+        _ = try await test.perform(.recordStop(title: nil))
+        guard case .list(let list) = try await test.perform(.list(page: 1, perPage: 10)) else { return XCTFail("list") }
+        let front = try XCTUnwrap(list.items.first { $0.channel == "front" })
+        let rear = try XCTUnwrap(list.items.first { $0.channel == "rear" })
+        XCTAssertEqual(front.camera, "main,spare", "the first channel switched")
+        XCTAssertEqual(rear.camera, "cabin", "the second did not")
+        for clip in [front, rear] {
+            let stopped = await events.first { event -> RecordingResult? in
+                if case .recordingStopped(let r) = event, r.id == clip.id { r } else { nil }
+            }
+            let result = try XCTUnwrap(stopped, "\(clip.channel ?? "?") stopped")
+            // 30 fps: no gap means a frame for every 33 ms of the clip, give or take a frame at each end.
+            XCTAssertEqual(result.droppedFrames, 0, "\(clip.channel ?? "?"): no frame missing at the encoder")
+            XCTAssertEqual(
+                Double(result.videoFrames), Double(result.durationMs) * 30 / 1000, accuracy: 3,
+                "\(clip.channel ?? "?"): no gap")
+        }
+        try await test.stop()
+    }
+
     private static func video(_ video: ApplianceConfig.Video, _ width: Int, _ height: Int) -> ApplianceConfig.Video {
         var sized = video
         (sized.width, sized.height) = (width, height)
