@@ -9,6 +9,8 @@ public struct RecordingStarted: Codable, Sendable, Equatable {
     /// Loop recording: the recording's group id (its first segment's id) and this segment's number.
     public var group: String?
     public var segment: Int?
+    /// The channel that records it (`[[channel]]`; `main` without channel tables).
+    public var channel: String?
 
     public init(id: String, title: String, partialPath: String, createdAt: Date) {
         (self.id, self.title, self.partialPath, self.createdAt) = (id, title, partialPath, createdAt)
@@ -61,6 +63,8 @@ public struct RecordingResult: Codable, Sendable, Equatable {
     /// Loop recording: the group id and this segment's number (see `Recording.group`).
     public var group: String?
     public var segment: Int?
+    /// The channel that recorded it.
+    public var channel: String?
     /// From the start request to the first frame entering the recording bin.
     public var startLatencyMs: Double?
     /// From the last frame entering the recording bin to the finalised, moved file (this answer).

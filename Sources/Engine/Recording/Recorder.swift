@@ -196,7 +196,7 @@ package actor Recorder {
         logger.info("recording started", metadata: ["id": "\(row.id)", "title": "\(row.title)"])
         var started = RecordingStarted(
             id: row.id, title: row.title, partialPath: session.partialPath, createdAt: session.createdAt)
-        (started.group, started.segment) = (row.group, row.segment)
+        (started.group, started.segment, started.channel) = (row.group, row.segment, row.channel)
         events.publish(.recordingStarted(started))
         return started
     }

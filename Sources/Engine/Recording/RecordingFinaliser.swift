@@ -98,14 +98,15 @@ struct RecordingFinaliser: Sendable {
         let (createdAt, finalTitle, endedAt) = completed
         let now = graph.runningTimeNow
         let v = config.video
-        return Finished(
-            result: RecordingResult(
-                id: session.id, title: finalTitle, path: finalPath, thumbnail: thumbnail,
-                durationMs: timing.durationMs, videoFrames: timing.videoFrames, droppedFrames: timing.droppedFrames,
-                audioDurationMs: timing.audioDurationMs, avOffsetMs: timing.avOffsetMs, sizeBytes: size,
-                width: v.width, height: v.height, framerate: v.framerate, createdAt: createdAt, endedAt: endedAt,
-                stopReason: reason, startLatencyMs: timing.startLatencyMs,
-                stopLatencyMs: timing.lastFrameClock.flatMap { now >= $0 ? Double(now - $0) / 1_000_000 : nil }))
+        var result = RecordingResult(
+            id: session.id, title: finalTitle, path: finalPath, thumbnail: thumbnail,
+            durationMs: timing.durationMs, videoFrames: timing.videoFrames, droppedFrames: timing.droppedFrames,
+            audioDurationMs: timing.audioDurationMs, avOffsetMs: timing.avOffsetMs, sizeBytes: size,
+            width: v.width, height: v.height, framerate: v.framerate, createdAt: createdAt, endedAt: endedAt,
+            stopReason: reason, startLatencyMs: timing.startLatencyMs,
+            stopLatencyMs: timing.lastFrameClock.flatMap { now >= $0 ? Double(now - $0) / 1_000_000 : nil })
+        result.channel = config.channels.first?.name
+        return Finished(result: result)
     }
 
     /// Writes the finished file's row; a rename may have landed while the stop was waiting, so only an explicit

@@ -76,6 +76,7 @@ final class ChannelTests: XCTestCase {
             if case .recordingStarted(let started) = event, started.id != front.id { started } else { nil }
         }
         XCTAssertNotNil(rear, "the second channel started too")
+        XCTAssertEqual([front.channel, rear?.channel], ["front", "rear"], "each start names its channel")
         try await test.waitUntilRecorded(1.0)
         _ = try await test.perform(.activityMark(ActivityMark(label: "gate")))
         guard case .status(let recording) = try await test.perform(.status) else { return XCTFail("status") }
@@ -88,6 +89,7 @@ final class ChannelTests: XCTestCase {
             if case .recordingStopped(let stopped) = event, stopped.id == rear?.id { stopped } else { nil }
         }
         let rearFile = try XCTUnwrap(rearClip, "the second channel's clip was finished").path
+        XCTAssertEqual([frontClip.channel, rearClip?.channel], ["front", "rear"], "each stop names its channel")
         let (frontMedia, rearMedia) = (
             try Discoverer.inspect(path: frontClip.path), try Discoverer.inspect(path: rearFile)
         )
