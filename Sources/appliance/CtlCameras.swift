@@ -16,13 +16,16 @@ struct CamerasList: ParsableCommand {
 
     func run() {
         options.perform(.cameras) { (r: CamerasReport) in
+            // The channel column only where there are several.
+            let channels = Set(r.cameras.compactMap(\.channel)).count > 1
             let cameras = r.cameras.map { c in
-                [
+                (channels ? [c.channel ?? "-"] : []) + [
                     c.name, c.source, c.device ?? "-", c.state + (c.alwaysOn ? " (always on)" : ""), c.mode ?? "-",
                     [c.detail, c.modeReason, lateness(c)].compactMap { $0 }.joined(separator: "; "),
                 ]
             }
-            var text = table(header: ["CAMERA", "SOURCE", "DEVICE", "STATE", "MODE", "DETAIL"], rows: cameras)
+            let header = (channels ? ["CHANNEL"] : []) + ["CAMERA", "SOURCE", "DEVICE", "STATE", "MODE", "DETAIL"]
+            var text = table(header: header, rows: cameras)
             text +=
                 r.devices.isEmpty
                 ? "\nno capture devices found"

@@ -38,6 +38,12 @@ final class ChannelCrashTests: XCTestCase {
         XCTAssertTrue(text.stdout.contains("channel front: recording "), text.stdout)
         XCTAssertTrue(text.stdout.contains("channel rear: recording "), text.stdout)
         XCTAssertTrue(text.stdout.contains("320x180@30"), text.stdout)
+        let cameras = try daemon.ctl(["cameras"])
+        XCTAssertEqual(cameras.status, 0, cameras.stderr)
+        XCTAssertTrue(cameras.stdout.hasPrefix("CHANNEL"), cameras.stdout)
+        XCTAssertTrue(
+            cameras.stdout.split(separator: "\n").contains { $0.hasPrefix("rear") && $0.contains("cabin") },
+            cameras.stdout)
         let recording = try daemon.status().channels.compactMap(\.recordingId)
         XCTAssertEqual(recording.count, 2, "both channels record")
         daemon.stop(signal: SIGKILL)

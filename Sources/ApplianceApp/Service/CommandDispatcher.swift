@@ -29,6 +29,19 @@ struct CommandDispatcher: Sendable {
         }
     }
 
+    /// `cameras`: every channel's cameras, each naming its channel; `active` is the first channel's.
+    private func camerasReport(devices: [DeviceInfo]) async -> CamerasReport {
+        var report = await cameras.report(devices: devices)
+        for index in report.cameras.indices { report.cameras[index].channel = recorder.firstName }
+        for rig in recorder.others {
+            for var camera in await rig.cameras.report(devices: devices).cameras {
+                camera.channel = rig.name
+                report.cameras.append(camera)
+            }
+        }
+        return report
+    }
+
     /// `record.start`, `record.stop` and `record.toggle`: every channel, or the one named.
     private func record(_ command: Command) async throws -> CommandResult {
         switch command {
@@ -64,7 +77,7 @@ struct CommandDispatcher: Sendable {
         case .cameras:
             let monitor = devices
             let present = try await blocking { monitor.devices.map(DeviceInfo.init) }  // asks every provider
-            return .cameras(await cameras.report(devices: present))
+            return .cameras(await camerasReport(devices: present))
         case .switchCamera(let choice): return .switched(try await cameras.switchTo(choice))
         case .discoverCameras(let request): return .discovered(await discovery.find(request))
         case .play(let request):

@@ -33,6 +33,8 @@ public struct CameraReport: Codable, Sendable, Equatable {
     /// Of those, frames repeated because the camera's next frame was late or missing: a camera (or a loaded
     /// machine) that cannot keep the configured rate shows here, not as a gap in the file.
     public var framesRepeated: UInt64?
+    /// The channel that records it (`[[channel]]`).
+    public var channel: String?
 
     public init(
         name: String, source: String, device: String?, state: String, detail: String?, alwaysOn: Bool,

@@ -130,6 +130,10 @@ final class ChannelTests: XCTestCase {
         XCTAssertEqual(status.channels.map(\.state), [.idle, .idle])
         XCTAssertEqual(status.channels.map(\.activeCamera), ["main", "cabin"])
         XCTAssertEqual(status.channels.map(\.width), [640, 320])
+        guard case .cameras(let cameras) = try await test.perform(.cameras) else { return XCTFail("cameras") }
+        XCTAssertEqual(cameras.cameras.map(\.name), ["main", "cabin"], "every channel's cameras")
+        XCTAssertEqual(cameras.cameras.map(\.channel), ["front", "rear"])
+        XCTAssertEqual(cameras.cameras.map(\.state), ["active", "active"])
         let again = await test.refusal(.recordStop(title: nil))
         XCTAssertEqual(again?.code, .conflict, "stopped everywhere")
 
