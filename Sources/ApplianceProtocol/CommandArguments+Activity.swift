@@ -85,15 +85,6 @@ extension Command {
 }
 
 extension Arguments {
-    /// `channel`: a `[[channel]]` name (1 to 64 characters), or absent.
-    func channelName() throws(ApplianceError) -> String? {
-        guard let channel = try string("channel") else { return nil }
-        guard !channel.isEmpty, channel.count <= 64 else {
-            throw ApplianceError(.badRequest, "args.channel must be a channel's name (1 to 64 characters)")
-        }
-        return channel
-    }
-
     /// An activity's number: a positive integer (a string of digits is taken too, as `ctl` passes what it was given).
     func activityID() throws(ApplianceError) -> Int64 {
         switch values["id"] {

@@ -229,6 +229,15 @@ struct Arguments {
     }
 
     /// `record.*`: an optional title and nothing else.
+    /// `channel`: a `[[channel]]` name (1 to 64 characters), or absent.
+    func channelName() throws(ApplianceError) -> String? {
+        guard let channel = try string("channel") else { return nil }
+        guard !channel.isEmpty, channel.count <= 64 else {
+            throw ApplianceError(.badRequest, "args.channel must be a channel's name (1 to 64 characters)")
+        }
+        return channel
+    }
+
     /// The record commands' arguments: a title, and the one channel they act on (none: every channel).
     func titleAndChannel() throws(ApplianceError) -> (title: String?, channel: String?) {
         try only(["title", "channel"])

@@ -64,10 +64,7 @@ extension Library {
         let reach = Int64(longest * 1000)
         return try await database.read { db in
             var conditions: [SQL] = []
-            if let channel = filter.channel {
-                conditions.append(
-                    channel == firstChannel ? "(channel = \(channel) OR channel IS NULL)" : "channel = \(channel)")
-            }
+            if let channel = filter.channel { conditions.append(Self.ofChannel(channel, first: firstChannel)) }
             if !filter.kinds.isEmpty { conditions.append("kind IN \(filter.kinds.map(\.rawValue))") }
             if let label = filter.label { conditions.append("label = \(label)") }
             if let to = filter.to { conditions.append("started_at < \(Recording.milliseconds(to))") }

@@ -15,12 +15,7 @@ extension Library {
             let (earliest, latest) = (
                 Recording.milliseconds(from.addingTimeInterval(-longest)), Recording.milliseconds(to)
             )
-            let ofChannel: SQL =
-                switch channel {
-                case nil: ""
-                case firstChannel: "AND (channel = \(channel) OR channel IS NULL)"
-                case let channel?: "AND channel = \(channel)"
-                }
+            let ofChannel: SQL = channel.map { "AND " + Self.ofChannel($0, first: firstChannel) } ?? ""
             let request: SQLRequest<Row> = """
                 SELECT id, created_at, ended_at, duration_ms, state, locked, group_id, camera FROM recordings
                 WHERE created_at BETWEEN \(earliest) AND \(latest)

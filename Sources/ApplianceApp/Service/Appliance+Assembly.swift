@@ -66,7 +66,7 @@ extension Appliance {
     /// the dispatcher with the control socket that serves it.
     static func assemble(_ g: Groundwork, serviceManager: ServiceManager?) async throws -> ApplianceParts {
         let (config, data, library, events, graph, logger) = (g.config, g.data, g.library, g.events, g.graph, g.logger)
-        let (recorder, retention, retentionWake) = await assembleRecording(g)
+        let (recorder, recorders, retention, retentionWake) = await assembleRecording(g)
         let clock = g.clock
         let liveness = LivenessMonitor(
             counters: { (graph.flow.snapshot.outputFrames, graph.busReader.heartbeat) },
@@ -104,9 +104,7 @@ extension Appliance {
                 keepsDigest: config.rtsp.enabled)
         }
         let dispatcher = CommandDispatcher(
-            recorder: ChannelRecorders(
-                first: recorder, others: g.channels, logger: logger, firstName: config.channels[0].name), clips: clips,
-            activity: activity, cameras: cameras,
+            recorder: recorders, clips: clips, activity: activity, cameras: cameras,
             devices: devices, snapshots: Snapshotter(data: data, graph: graph, logger: logger), status: status,
             metrics: MetricsCollector(
                 status: status, data: data, library: library, graph: graph, recorder: recorder, cameras: cameras,
@@ -131,18 +129,20 @@ extension Appliance {
         return CameraDiscoverer(host: host ?? "0.0.0.0", logger: logger)
     }
 
-    /// The recorder and retention, retention woken by each finished file and asked for room by a write failure.
-    private static func assembleRecording(_ g: Groundwork) async -> (Recorder, Retention, WakeSignal) {
+    /// The first channel's recorder, every channel's recorders as the record commands and retention see them, and
+    /// retention, woken by each finished file and asked for room by a write failure.
+    private static func assembleRecording(_ g: Groundwork) async -> (Recorder, ChannelRecorders, Retention, WakeSignal)
+    {
         let (config, data, library, events, graph, logger) = (g.config, g.data, g.library, g.events, g.graph, g.logger)
         let clock = g.clock
         let recorder = Recorder(
             config: config, data: data, library: library, graph: graph, events: events, health: g.health,
             logger: logger, cameras: g.cameras, archive: g.backup)
+        let recorders = ChannelRecorders(
+            first: recorder, others: g.channels, logger: logger, firstName: config.channels[0].name)
         let retention = Retention(
             config: config, data: data, library: library, events: events, health: g.health, logger: logger,
-            recorder: ChannelRecorders(
-                first: recorder, others: g.channels, logger: logger, firstName: config.channels[0].name),
-            settleClock: { await clock.settle() })
+            recorder: recorders, settleClock: { await clock.settle() })
         let retentionWake = WakeSignal()
         for each in [recorder] + g.channels.map(\.recorder) {
             await each.onFileFinished { retentionWake.signal() }
@@ -151,7 +151,7 @@ extension Appliance {
                 await retention.pass()
             }
         }
-        return (recorder, retention, retentionWake)
+        return (recorder, recorders, retention, retentionWake)
     }
 
     /// The speaker, when `[speaker]` resolves to one, with its chimes made in the data folder.

@@ -20,7 +20,7 @@ extension Appliance {
                         view, chosenEncoder: chosenEncoder, data: data, library: library, events: events,
                         health: health, archive: archive, logger: logger))
             } catch {
-                for rig in rigs { _ = try? await blocking { rig.stop() } }
+                await stop(rigs)
                 throw error
             }
         }
@@ -33,8 +33,13 @@ extension Appliance {
         do {
             return try await body()
         } catch {
-            for rig in rigs { _ = try? await blocking { rig.stop() } }
+            await stop(rigs)
             throw error
         }
+    }
+
+    /// Stops the graphs of channels started before a start-up step failed.
+    private static func stop(_ rigs: [ChannelRig]) async {
+        for rig in rigs { _ = try? await blocking { rig.stop() } }
     }
 }
