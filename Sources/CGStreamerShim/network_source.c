@@ -32,6 +32,21 @@ typedef struct {
     gchar *sound_codec;
     gchar *failure;
     GstCaps *caps;
+    /* Storing the camera's H.264 as sent (`appl_network_source_store_as_sent`): the appsrc it goes to, its caps,
+     * the offset that maps the receiver's running time onto the target's (set at the first unit), and whether
+     * every frame is decoded for `target` or only keyframes. */
+    GstElement *encoded;
+    GstCaps *encoded_caps;
+    gint64 encoded_offset;
+    gboolean offset_known;
+    guint64 units;
+    gint decode_all;
+    /* The camera's keyframe spacing, from the units as sent: the last keyframe's time, the units since, and the
+     * last full GOP's length and frames. */
+    GstClockTime last_key;
+    guint64 since_key;
+    guint64 gop_ns;
+    guint gop_frames;
     gint transport;
     guint latency_ms;
     guint timeout_s;
@@ -47,6 +62,8 @@ static const char *KEY = "appl-network-source";
 static void network_source_free(gpointer data) {
     NetworkSource *s = data;
     if (s->target) gst_object_unref(s->target);
+    if (s->encoded) gst_object_unref(s->encoded);
+    if (s->encoded_caps) gst_caps_unref(s->encoded_caps);
     appl_relay_clear(&s->sound);
     g_free(s->sound_caps);
     g_free(s->sound_codec);
@@ -182,6 +199,148 @@ static gboolean link_sound(GstElement *pipeline, NetworkSource *s, GstPad *pad) 
     return linked;
 }
 
+/* The running time of `element`'s pipeline now (GST_CLOCK_TIME_NONE before it has a clock). */
+static GstClockTime running_time_now(GstElement *element) {
+    GstClock *clock = gst_element_get_clock(element);
+    if (!clock) return GST_CLOCK_TIME_NONE;
+    GstClockTime now = gst_clock_get_time(clock);
+    gst_object_unref(clock);
+    GstClockTime base = gst_element_get_base_time(element);
+    return now >= base ? now - base : GST_CLOCK_TIME_NONE;
+}
+
+/* The decoding time of the last unit pushed into an as-sent appsrc, by any receiver of it (kept on the appsrc: each
+ * restart of the camera makes a new receiver). Only the receiver's own streaming thread writes it. */
+static const char *LAST_PUSHED = "appl-as-sent-last";
+
+static GstClockTime last_pushed(GstElement *encoded) {
+    guint64 *last = g_object_get_data(G_OBJECT(encoded), LAST_PUSHED);
+    return last ? *last : GST_CLOCK_TIME_NONE;
+}
+
+static void set_last_pushed(GstElement *encoded, GstClockTime time) {
+    guint64 *last = g_object_get_data(G_OBJECT(encoded), LAST_PUSHED);
+    if (!last) {
+        last = g_new(guint64, 1);
+        g_object_set_data_full(G_OBJECT(encoded), LAST_PUSHED, last, g_free);
+    }
+    *last = time;
+}
+
+/* One access unit as the camera sent it, into `encoded` with its timestamps moved onto the live graph's running
+ * time: the offset is fixed at the first unit (the receiver's running time then ↦ the graph's now), so the spacing
+ * the camera gave (its B-frames' order too) is kept and nothing is re-stamped on arrival. */
+static GstFlowReturn on_encoded_sample(GstAppSink *sink, gpointer data) {
+    NetworkSource *s = data;
+    GstSample *sample = gst_app_sink_pull_sample(sink);
+    if (!sample) return GST_FLOW_EOS;
+    GstBuffer *buffer = gst_sample_get_buffer(sample);
+    const GstSegment *segment = gst_sample_get_segment(sample);
+    GstClockTime pts = GST_BUFFER_PTS(buffer), dts = GST_BUFFER_DTS(buffer);
+    GstClockTime pts_rt = GST_CLOCK_TIME_IS_VALID(pts) ? gst_segment_to_running_time(segment, GST_FORMAT_TIME, pts) : pts;
+    GstClockTime dts_rt = GST_CLOCK_TIME_IS_VALID(dts) ? gst_segment_to_running_time(segment, GST_FORMAT_TIME, dts) : dts;
+    GstClockTime reference = GST_CLOCK_TIME_IS_VALID(dts_rt) ? dts_rt : pts_rt;
+    GstClockTime now = running_time_now(s->encoded);
+    GstCaps *caps = gst_sample_get_caps(sample);
+    gboolean keyframe = !GST_BUFFER_FLAG_IS_SET(buffer, GST_BUFFER_FLAG_DELTA_UNIT);
+    g_mutex_lock(&s->lock);
+    /* From the first keyframe on (what comes before it cannot be decoded), placed after whatever an earlier receiver
+     * of this camera pushed: after an outage the graph's `now` could be no later than its last unit. */
+    if (!s->offset_known && keyframe && GST_CLOCK_TIME_IS_VALID(now) && GST_CLOCK_TIME_IS_VALID(reference)) {
+        GstClockTime after = last_pushed(s->encoded);
+        GstClockTime start = GST_CLOCK_TIME_IS_VALID(after) && after + GST_MSECOND > now ? after + GST_MSECOND : now;
+        s->encoded_offset = (gint64)start - (gint64)reference;
+        s->offset_known = TRUE;
+    }
+    gboolean ready = s->offset_known;
+    gint64 offset = s->encoded_offset;
+    gboolean changed = caps && (!s->encoded_caps || !gst_caps_is_equal(caps, s->encoded_caps));
+    if (changed) gst_caps_replace(&s->encoded_caps, caps);
+    if (ready) s->units++;
+    if (ready && !GST_BUFFER_FLAG_IS_SET(buffer, GST_BUFFER_FLAG_DELTA_UNIT) && GST_CLOCK_TIME_IS_VALID(pts_rt)) {
+        if (GST_CLOCK_TIME_IS_VALID(s->last_key) && pts_rt > s->last_key) {
+            s->gop_ns = pts_rt - s->last_key;
+            s->gop_frames = (guint)s->since_key;
+        }
+        s->last_key = pts_rt;
+        s->since_key = 0;
+    }
+    if (ready) s->since_key++;
+    g_mutex_unlock(&s->lock);
+    if (ready) {
+        if (changed) gst_app_src_set_caps(GST_APP_SRC(s->encoded), caps);
+        GstBuffer *copy = gst_buffer_copy(buffer); /* shares the memory */
+        if (GST_CLOCK_TIME_IS_VALID(pts_rt)) GST_BUFFER_PTS(copy) = (GstClockTime)MAX((gint64)pts_rt + offset, 0);
+        if (GST_CLOCK_TIME_IS_VALID(dts_rt)) GST_BUFFER_DTS(copy) = (GstClockTime)MAX((gint64)dts_rt + offset, 0);
+        GstClockTime placed = GST_BUFFER_DTS_IS_VALID(copy) ? GST_BUFFER_DTS(copy) : GST_BUFFER_PTS(copy);
+        GstClockTime after = last_pushed(s->encoded);
+        /* A unit that would not come after the last one in decoding order (mp4mux refuses it) is left out. */
+        if (GST_CLOCK_TIME_IS_VALID(after) && GST_CLOCK_TIME_IS_VALID(placed) && placed <= after) {
+            gst_buffer_unref(copy);
+        } else {
+            if (GST_CLOCK_TIME_IS_VALID(placed)) set_last_pushed(s->encoded, placed);
+            gst_app_src_push_buffer(GST_APP_SRC(s->encoded), copy);
+        }
+    }
+    gst_sample_unref(sample);
+    return GST_FLOW_OK;
+}
+
+/* Only keyframes reach the decoder unless every frame is wanted (detection, a preview): pictures for thumbnails,
+ * snapshots and scrubbing cost one decode a GOP. */
+static GstPadProbeReturn keyframes_only(GstPad *pad, GstPadProbeInfo *info, gpointer data) {
+    (void)pad;
+    NetworkSource *s = data;
+    GstBuffer *buffer = GST_PAD_PROBE_INFO_BUFFER(info);
+    if (g_atomic_int_get(&s->decode_all) || !GST_BUFFER_FLAG_IS_SET(buffer, GST_BUFFER_FLAG_DELTA_UNIT))
+        return GST_PAD_PROBE_OK;
+    return GST_PAD_PROBE_DROP;
+}
+
+/* The camera's H.264 pad → tee: queue ! appsink "encoded" (to `encoded`, as sent), and queue ! [keyframes only]
+ * ! avdec_h264 ! the "frames" appsink (decoded pictures for `target`). */
+static void link_as_sent(GstElement *pipeline, NetworkSource *s, GstPad *pad) {
+    GstElement *tee = gst_element_factory_make("tee", "as-sent");
+    GstElement *keep = gst_element_factory_make("queue", "encoded-queue");
+    GstElement *units = gst_element_factory_make("appsink", "encoded");
+    GstElement *look = gst_element_factory_make("queue", "decode-queue");
+    GstElement *decoder = gst_element_factory_make("avdec_h264", "decoder");
+    GstElement *frames = gst_bin_get_by_name(GST_BIN(pipeline), "frames");
+    if (!tee || !keep || !units || !look || !decoder || !frames) {
+        GstElement *made[] = {tee, keep, units, look, decoder};
+        for (unsigned i = 0; i < G_N_ELEMENTS(made); i++)
+            if (made[i]) gst_object_unref(made[i]);
+        if (frames) gst_object_unref(frames);
+        appl_bin_drop_pad(GST_BIN(pipeline), pad);
+        fail(s, "avdec_h264 is missing (gstreamer1.0-libav): the camera's pictures cannot be decoded");
+        return;
+    }
+    g_object_set(units, "sync", FALSE, "max-buffers", 0, "drop", FALSE, "enable-last-sample", FALSE, NULL);
+    GstAppSinkCallbacks callbacks = {0};
+    callbacks.new_sample = on_encoded_sample;
+    gst_app_sink_set_callbacks(GST_APP_SINK(units), &callbacks, s, NULL);
+    /* A decoder slower than the camera loses pictures, never units of the stored stream. */
+    gst_util_set_object_arg(G_OBJECT(look), "leaky", "downstream");
+    g_object_set(look, "max-size-buffers", 120, "max-size-bytes", 0, "max-size-time", (guint64)0, NULL);
+    GstPad *look_src = gst_element_get_static_pad(look, "src");
+    gst_pad_add_probe(look_src, GST_PAD_PROBE_TYPE_BUFFER, keyframes_only, s, NULL);
+    gst_object_unref(look_src);
+    g_mutex_lock(&s->lock);
+    g_free(s->decoder);
+    s->decoder = g_strdup("avdec_h264");
+    s->video_linked = TRUE;
+    g_mutex_unlock(&s->lock);
+    gst_bin_add_many(GST_BIN(pipeline), tee, keep, units, look, decoder, NULL);
+    gboolean linked = gst_element_link_many(tee, keep, units, NULL) && gst_element_link_many(tee, look, decoder, frames, NULL);
+    GstElement *order[] = {units, keep, frames, decoder, look, tee};
+    for (unsigned i = 0; i < G_N_ELEMENTS(order); i++) gst_element_sync_state_with_parent(order[i]);
+    gst_object_unref(frames);
+    GstPad *input = gst_element_get_static_pad(tee, "sink");
+    linked = linked && gst_pad_link(pad, input) == GST_PAD_LINK_OK;
+    gst_object_unref(input);
+    if (!linked) fail(s, "the camera's H.264 could not be linked to its store and decoder");
+}
+
 static void on_pad_added(GstElement *decode, GstPad *pad, gpointer data) {
     (void)decode;
     GstElement *pipeline = data;
@@ -191,8 +350,19 @@ static void on_pad_added(GstElement *decode, GstPad *pad, gpointer data) {
     const gchar *media = caps && gst_caps_get_size(caps) > 0 ? gst_structure_get_name(gst_caps_get_structure(caps, 0)) : "";
     gboolean video = g_str_has_prefix(media, "video/");
     gboolean sound = g_str_has_prefix(media, "audio/");
+    gboolean is_h264 = g_str_equal(media, "video/x-h264");
     if (caps) gst_caps_unref(caps);
     if (sound && link_sound(pipeline, s, pad)) return;
+    if (s->encoded && video) {
+        if (is_h264) {
+            link_as_sent(pipeline, s, pad);
+        } else {
+            appl_bin_drop_pad(GST_BIN(pipeline), pad);
+            fail(s, "the camera sends video other than H.264, which is stored only re-encoded: set passthrough = false "
+                    "for its channel");
+        }
+        return;
+    }
     GstElement *frames = gst_bin_get_by_name(GST_BIN(pipeline), "frames");
     GstPad *input = frames ? gst_element_get_static_pad(frames, "sink") : NULL;
     gboolean linked = video && input && !gst_pad_is_linked(input) && gst_pad_link(pad, input) == GST_PAD_LINK_OK;
@@ -416,6 +586,10 @@ void appl_network_source_stats(GstElement *pipeline, ApplNetworkSourceStats *out
     out->no_video_track = s->no_video_yet && !s->video_linked;
     out->sound_buffers = appl_relay_received(&s->sound);
     if (s->sound_codec) g_strlcpy(out->sound_codec, s->sound_codec, sizeof(out->sound_codec));
+    out->units = s->units;
+    out->gop_ns = s->gop_ns;
+    out->gop_frames = s->gop_frames;
+    out->as_sent = s->encoded != NULL;
     g_mutex_unlock(&s->lock);
 }
 
@@ -440,4 +614,26 @@ void appl_network_source_send_sound(GstElement *pipeline, GstElement *target) {
     NetworkSource *s = state_of(pipeline);
     if (!s) return;
     appl_relay_set_target(&s->sound, target);
+}
+
+void appl_network_source_store_as_sent(GstElement *pipeline, GstElement *encoded) {
+    NetworkSource *s = state_of(pipeline);
+    if (!s || !encoded) return;
+    g_mutex_lock(&s->lock);
+    if (s->encoded) gst_object_unref(s->encoded);
+    s->encoded = gst_object_ref(encoded);
+    s->last_key = GST_CLOCK_TIME_NONE;
+    g_mutex_unlock(&s->lock);
+    GstElement *decode = gst_bin_get_by_name(GST_BIN(pipeline), "decode");
+    if (!decode) return;
+    /* decodebin stops at parsed H.264 (the depayloader's AVC access units); other video is decoded, and refused. */
+    GstCaps *caps = gst_caps_from_string("video/x-h264; video/x-raw(ANY); audio/x-raw(ANY)");
+    g_object_set(decode, "caps", caps, NULL);
+    gst_caps_unref(caps);
+    gst_object_unref(decode);
+}
+
+void appl_network_source_decode_all(GstElement *pipeline, int all) {
+    NetworkSource *s = state_of(pipeline);
+    if (s) g_atomic_int_set(&s->decode_all, all ? 1 : 0);
 }

@@ -41,6 +41,8 @@ package struct EncoderFailover: Service, CustomStringConvertible {
     package var description: String { "EncoderFailover" }
     package let selection: EncoderSelection
     package let graph: CaptureGraph
+    /// The graph's encoder chain (a graph that stores a camera's stream as sent has none, and no failover).
+    let chain: EncoderChain
     package let recorder: Recorder
     package let events: EventHub
     package let logger: Logger
@@ -51,13 +53,15 @@ package struct EncoderFailover: Service, CustomStringConvertible {
     package var prepareAfter: Duration = .seconds(60)
 
     package init(
-        selection: EncoderSelection, graph: CaptureGraph, recorder: Recorder, events: EventHub, logger: Logger,
+        selection: EncoderSelection, graph: CaptureGraph, chain: EncoderChain, recorder: Recorder, events: EventHub,
+        logger: Logger,
         stallAfter: Duration
     ) {
         (self.selection, self.graph, self.recorder, self.events, self.logger) = (
             selection, graph, recorder, events, logger
         )
         self.stallAfter = stallAfter
+        self.chain = chain
     }
 
     package func run() async throws {
@@ -65,7 +69,6 @@ package struct EncoderFailover: Service, CustomStringConvertible {
         var state = FailoverState()
         let started = ContinuousClock.now
         for await _ in AsyncTimerSequence(interval: .milliseconds(250), clock: .continuous).cancelOnGracefulShutdown() {
-            let chain = graph.encoderChain
             guard let reason = chain.takeFailure() ?? judge.sample(chain.counters.withLock { $0 }, at: .now) else {
                 if !state.prepareTried, ContinuousClock.now - started >= prepareAfter { await prepare(&state) }
                 continue
@@ -109,7 +112,7 @@ package struct EncoderFailover: Service, CustomStringConvertible {
         let old = selection.current
         logger.error("encoder \(old.encoder) (\(old.element)) failed: \(reason)")
         let note = "the encoder \(old.encoder) failed: \(reason)"
-        let (chain, outputs) = (graph.encoderChain, graph.outputs)
+        let outputs = graph.outputs
         chain.holdInput()
         _ = try? await blocking { outputs.retireVideoWindow() }
         await recorder.beginEncoderChange(note: note)
@@ -167,7 +170,7 @@ package struct EncoderFailover: Service, CustomStringConvertible {
     /// Builds `encoder` into the graph behind the held raw frames and waits for its first access unit at the tee;
     /// nil once it gave one, else why not. The next pre-record window is linked to the tee at that first unit.
     private func build(_ encoder: String) async -> String? {
-        let (chain, gate, outputs) = (graph.encoderChain, graph.gate, graph.outputs)
+        let (gate, outputs) = (graph.gate, graph.outputs)
         let before = chain.counters.withLock { $0.encoded }
         do {
             let generation = chain.generation + 1

@@ -38,6 +38,12 @@ public final class NetworkReceiver: @unchecked Sendable {
         public var soundBuffers: UInt64 = 0
         /// The RTP encoding of its sound ("MPEG4-GENERIC", "PCMU"); nil when it has none or it is not known yet.
         public var soundCodec: String?
+        /// Stored as sent (`storeAsSent`): access units handed over, and the camera's last full GOP (its length in
+        /// nanoseconds and its frames; 0 before two keyframes came).
+        public var asSent = false
+        public var units: UInt64 = 0
+        public var gopNs: UInt64 = 0
+        public var gopFrames = 0
     }
 
     private let pipeline: Element
@@ -107,6 +113,16 @@ public final class NetworkReceiver: @unchecked Sendable {
     /// Before `start`: the camera's sound is decoded to `caps` (the microphone's raw format) rather than dropped.
     public func carrySound(caps: String) { appl_network_source_carry_sound(pipeline.pointer, caps) }
 
+    /// Before `start`: the camera's H.264 also goes, as sent, to the appsrc `encoded` (its timestamps moved onto that
+    /// appsrc's running time), and only keyframes are decoded for the target until `decodeEveryFrame(true)`. Video
+    /// other than H.264 is then a failure in words.
+    public func storeAsSent(to encoded: Element) {
+        appl_network_source_store_as_sent(pipeline.pointer, encoded.pointer)
+    }
+
+    /// Whether every frame is decoded for the target, or only keyframes (pictures for thumbnails and snapshots).
+    public func decodeEveryFrame(_ all: Bool) { appl_network_source_decode_all(pipeline.pointer, all ? 1 : 0) }
+
     /// Where the carried sound goes from now on: an appsrc that stamps it on arrival, or nowhere. Never blocks.
     public func sendSound(to target: Element?) { appl_network_source_send_sound(pipeline.pointer, target?.pointer) }
 
@@ -127,6 +143,7 @@ public final class NetworkReceiver: @unchecked Sendable {
             fps: raw.fps_d > 0 ? Double(raw.fps_n) / Double(raw.fps_d) : 0,
             codec: text(raw.codec), decoder: text(raw.decoder), failure: text(raw.failure),
             noVideoTrack: raw.no_video_track != 0,
-            soundBuffers: UInt64(raw.sound_buffers), soundCodec: text(raw.sound_codec))
+            soundBuffers: UInt64(raw.sound_buffers), soundCodec: text(raw.sound_codec), asSent: raw.as_sent != 0,
+            units: UInt64(raw.units), gopNs: UInt64(raw.gop_ns), gopFrames: Int(raw.gop_frames))
     }
 }

@@ -52,4 +52,14 @@ extension ApplianceConfig {
         view.channelTables = [channel]
         return view
     }
+
+    /// Whether this (channel's view of the) config stores its camera's stream as sent: its only camera is an `rtsp`
+    /// one, `[video] passthrough` is on, and nothing asks for pictures to be changed (the timestamp burnt in, a
+    /// mirror or a rotation). Otherwise the channel encodes, as every local camera does.
+    public var storesAsSent: Bool {
+        guard video.passthrough, !video.timestampOverlay, cameras.count == 1, let camera = cameras.first else {
+            return false
+        }
+        return camera.source == "rtsp" && !camera.mirror && camera.rotate == 0
+    }
 }

@@ -55,6 +55,9 @@ public struct ApplianceConfig: Sendable, Equatable {
         public var speedPreset = "veryfast"
         /// Burns the date and time into the recording (dashcam evidence); the preview's overlay never is.
         public var timestampOverlay = false
+        /// A channel whose only camera is an `rtsp` one stores the camera's H.264 as sent (no decode, no encode);
+        /// false: it is decoded and encoded again at the channel's size, rate and bitrate.
+        public var passthrough = true
     }
 
     public struct Audio: Sendable, Equatable {

@@ -36,6 +36,7 @@ enum ConfigSections {
             "speed_preset", v.speedPreset,
             ["ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow"])
         v.timestampOverlay = try t.bool("timestamp_overlay", v.timestampOverlay)
+        v.passthrough = try t.bool("passthrough", v.passthrough)
         if v.width % 2 != 0 || v.height % 2 != 0 {
             throw t.error("width", "width and height must be even (I420), found \(v.width)x\(v.height)")
         }

@@ -32,6 +32,9 @@ public enum DefaultConfig {
         # Burn the date and time into the recording (dashcam evidence). The preview's own overlay never goes in the\#
          file.
         timestamp_overlay = false
+        # A channel whose only camera is an IP camera (source = "rtsp") stores the camera's H.264 as sent: no\#
+         re-encoding.
+        passthrough = true
 
         [audio]
         # auto: ALSA when a capture card is present, else a live test tone. alsa | test | camera | none

@@ -45,7 +45,8 @@ final class NetworkCameraTests: XCTestCase {
             XCTAssertEqual(camera.source, "rtsp")
             XCTAssertEqual(camera.device, server.url)
             XCTAssertEqual(camera.mode, "H264 320x240@10", "the stream as it comes")
-            XCTAssertEqual(camera.modeReason?.hasPrefix("decoded by "), true)
+            XCTAssertEqual(
+                camera.modeReason?.hasPrefix("stored as sent"), true, "the channel's only camera: its H.264 as sent")
             XCTAssertEqual(
                 camera.modeReason?.hasSuffix(", sound AAC dropped"), true,
                 "its sound is not the recording's unless [audio] source = \"camera\"")

@@ -24,7 +24,8 @@ def launch_line(args):
         return (f"( filesrc location={args.file} ! qtdemux name=d d.video_0 ! queue ! h264parse ! rtph264pay name=pay0 pt=96 config-interval=1 "
                 f"d.audio_0 ! queue ! aacparse ! rtpmp4gpay name=pay1 pt=97 )")
     video = (f"videotestsrc is-live=true pattern={args.pattern} ! video/x-raw,width={args.width},height={args.height},"
-             f"framerate={args.fps}/1 ! x264enc tune=zerolatency speed-preset=ultrafast key-int-max={args.fps} "
+             f"framerate={args.fps}/1 ! x264enc tune=zerolatency speed-preset=ultrafast key-int-max={args.gop or args.fps} "
+             f"{'option-string=scenecut=0 ' if args.gop else ''}"
              f"bitrate=800 ! video/x-h264,profile=baseline ! rtph264pay name=pay0 pt=96 config-interval=1")
     if args.codec == "h265":
         video = video.replace("x264enc tune=zerolatency speed-preset=ultrafast", "x265enc tune=zerolatency speed-preset=ultrafast") \
@@ -43,6 +44,7 @@ def main():
     parser.add_argument("--width", type=int, default=320)
     parser.add_argument("--height", type=int, default=240)
     parser.add_argument("--fps", type=int, default=10)
+    parser.add_argument("--gop", type=int, default=0, help="frames from one keyframe to the next (default: a second's)")
     parser.add_argument("--codec", default="h264", choices=["h264", "h265"])
     parser.add_argument("--no-audio", dest="audio", action="store_false")
     parser.add_argument("--tone", type=int, default=440, help="the sound's frequency in Hz")

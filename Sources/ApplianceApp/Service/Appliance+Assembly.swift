@@ -234,11 +234,14 @@ extension Appliance {
                 graph: graph, events: events, health: g.health, logger: logger, cameras: g.cameras,
                 recorder: p.recorder))
         plan.add(.liveness, p.liveness)
-        plan.add(
-            .encoderFailover,
-            EncoderFailover(
-                selection: g.encoders, graph: graph, recorder: p.recorder, events: events,
-                logger: logger, stallAfter: p.liveness.stallAfter))
+        // A channel that stores its camera's stream as sent has no encoder to replace.
+        if let chain = graph.encoderChain {
+            plan.add(
+                .encoderFailover,
+                EncoderFailover(
+                    selection: g.encoders, graph: graph, chain: chain, recorder: p.recorder, events: events,
+                    logger: logger, stallAfter: p.liveness.stallAfter))
+        }
         plan.add(.cameraWatch, CameraWatch(monitor: p.devices, cameras: g.cameras, events: events))
         let (data, library, thumbnail, started, backup) = (g.data, g.library, config.thumbnail, g.recovery, g.backup)
         plan.add(

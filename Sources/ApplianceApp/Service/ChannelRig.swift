@@ -78,7 +78,8 @@ final class ChannelRig: Sendable {
         let v = config.video
         return ChannelStatus(
             name: name, state: state, recordingId: live?.id, cameras: graph.cameraNames,
-            activeCamera: await cameras.activeName ?? "", encoder: v.encoder, width: v.width, height: v.height,
+            activeCamera: await cameras.activeName ?? "",
+            encoder: graph.storesAsSent ? CaptureGraph.asSentEncoder : v.encoder, width: v.width, height: v.height,
             framerate: v.framerate)
     }
 

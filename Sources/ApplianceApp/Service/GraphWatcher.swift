@@ -41,7 +41,7 @@ struct GraphWatcher: Service, CustomStringConvertible {
                 cameras.cameraFailed(camera, reason: error.message)
             }
             if let bin = Self.topBin(of: error.element), bin.hasPrefix("video-encoder") {
-                graph.encoderChain.noteError(bin: bin, message: error.message)
+                graph.encoderChain?.noteError(bin: bin, message: error.message)
             }
             if Self.isMicrophone(error.element) {
                 let graph = graph

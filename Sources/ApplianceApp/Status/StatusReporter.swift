@@ -46,7 +46,9 @@ struct StatusReporter: Sendable {
         var report = StatusReport(
             state: state, ready: readiness.isReady, recording: live, cameras: graph.cameraNames,
             activeCamera: activeCamera ?? "", cameraSources: graph.cameraKinds, audioSource: graph.audioKind,
-            preview: graph.previewKind, encoder: encoders?.current.encoder ?? v.encoder, width: v.width,
+            preview: graph.previewKind,
+            encoder: graph.storesAsSent ? CaptureGraph.asSentEncoder : encoders?.current.encoder ?? v.encoder,
+            width: v.width,
             height: v.height, framerate: v.framerate,
             dataDir: data.root, uptimeS: (ContinuousClock.now - started).seconds, recordingsThisRun: recordingsThisRun,
             lastError: health.lastError, gstreamerVersion: GStreamer.version, recordingsTotal: library.count,

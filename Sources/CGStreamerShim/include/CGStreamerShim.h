@@ -149,6 +149,12 @@ typedef struct {
     /* Sound buffers decoded (only when sound is carried), and the RTP encoding of the sound ("MPEG4-GENERIC"). */
     guint64 sound_buffers;
     char sound_codec[32];
+    /* Stored as sent (appl_network_source_store_as_sent): units handed over, and the camera's last full GOP (its
+     * length and frames; 0 before two keyframes came). */
+    int as_sent;
+    guint64 units;
+    guint64 gop_ns;
+    unsigned gop_frames;
 } ApplNetworkSourceStats;
 /** Called once, on the thread that saw it, with the receiver's first failure in words. Must not block. */
 typedef void (*ApplNetworkFailure)(void *context, const char *reason);
@@ -173,6 +179,12 @@ void appl_network_source_carry_sound(GstElement *pipeline, const char *caps);
 /** Where the carried sound goes from now on: the appsrc `target` (stamped on arrival, never waited on), or nowhere
  *  (NULL). Safe from any thread at any time. */
 void appl_network_source_send_sound(GstElement *pipeline, GstElement *target);
+/** Before start: the camera's H.264 also goes, as sent, to the appsrc `encoded` (its timestamps moved onto that
+ *  appsrc's running time), and only the pictures a keyframe carries are decoded for `target` (all of them after
+ *  `appl_network_source_decode_all`). Video other than H.264 is a failure in words. */
+void appl_network_source_store_as_sent(GstElement *pipeline, GstElement *encoded);
+/** Whether every frame is decoded for `target` (1) or only keyframes (0, the default). Safe from any thread. */
+void appl_network_source_decode_all(GstElement *pipeline, int all);
 /** Starts a receiver: a live source's frames go on as they arrive, a file's at its timestamps. 0 on failure. */
 int appl_network_source_start(GstElement *pipeline);
 /** Path of the object in the bin hierarchy ("/pipeline/cam0/src"); free with g_free. */

@@ -73,7 +73,7 @@ package final class CameraSlot: Sendable {
     package init(
         config camera: ApplianceConfig.Camera, kind: String, initialState: State, fragments: FragmentLibrary,
         rawCaps: Caps, video: ApplianceConfig.Video, pipeline: Pipeline, selector: Element,
-        onStreamEnd: @escaping @Sendable (String) -> Void
+        asSent: AsSentOutput? = nil, onStreamEnd: @escaping @Sendable (String) -> Void
     ) throws {
         name = camera.name
         config = camera
@@ -87,7 +87,7 @@ package final class CameraSlot: Sendable {
         try bin.add(conversion.elements)
         try Element.link(conversion.elements)
         // A V4L2 camera's source is made when it starts, in the mode its device offers then (see `V4L2Source`).
-        network = try ReceivedSource.make(for: camera, kind: kind)
+        network = try ReceivedSource.make(for: camera, kind: kind, asSent: asSent)
         let made = try network?.bin ?? Self.makeSource(camera, kind: kind, fragments: fragments, video: video)
         if let made {
             try bin.add(made)

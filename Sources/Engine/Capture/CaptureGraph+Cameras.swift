@@ -23,7 +23,7 @@ extension CaptureGraph {
     /// whose device is missing starts in `.missing` (the switcher polls for it).
     static func makeCameras(
         config: ApplianceConfig, fragments: FragmentLibrary, rawCaps: Caps, pipeline: Pipeline,
-        selector: Element, logger: Logger,
+        selector: Element, logger: Logger, asSent: AsSentOutput?,
         onStreamEnd: @escaping @Sendable (String) -> Void
     ) throws -> [CameraSlot] {
         try config.cameras.map { camera in
@@ -31,7 +31,8 @@ extension CaptureGraph {
             return try CameraSlot(
                 config: camera, kind: kind, initialState: missing.map { .missing($0) } ?? .standby,
                 fragments: fragments,
-                rawCaps: rawCaps, video: config.video, pipeline: pipeline, selector: selector, onStreamEnd: onStreamEnd)
+                rawCaps: rawCaps, video: config.video, pipeline: pipeline, selector: selector, asSent: asSent,
+                onStreamEnd: onStreamEnd)
         }
     }
 

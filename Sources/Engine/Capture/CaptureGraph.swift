@@ -29,8 +29,13 @@ public final class CaptureGraph: Sendable {
     /// h264parse: FKU requests go upstream from its sink pad into the encoder.
     package let parser: Element
     package let gate: EncoderGate
-    /// The replaceable encoder in front of the parser (an encoder that fails is rebuilt as the next candidate).
-    package let encoderChain: EncoderChain
+    /// The replaceable encoder in front of the parser (an encoder that fails is rebuilt as the next candidate); nil
+    /// when the channel stores its network camera's stream as sent (`asSentInput`).
+    package let encoderChain: EncoderChain?
+    /// The appsrc that takes a network camera's H.264 as sent, in place of an encoder (`ApplianceConfig.storesAsSent`).
+    package let asSentInput: Element?
+    /// Whether the recordings hold the camera's own stream (no encoder runs).
+    package var storesAsSent: Bool { asSentInput != nil }
     /// Where recording bins attach (tee pads, or held pre-record windows).
     package let outputs: RecordingOutputs
     package let flow: VideoFlowMonitor
@@ -93,9 +98,16 @@ public final class CaptureGraph: Sendable {
         selector.set("active-pad", pad: fillerPad)
         let (ended, endedContinuation) = AsyncStream.makeStream(of: String.self, bufferingPolicy: .bufferingNewest(32))
         cameraEnded = ended
+        let previewKind = SourceResolver.previewKind(config.preview)
+        self.previewKind = previewKind
+        let asSentInput = config.storesAsSent ? try Self.makeAsSentInput(to: pipeline) : nil
+        self.asSentInput = asSentInput
+        let asSent = asSentInput.map {
+            AsSentOutput(input: $0, decodeEveryFrame: Self.decodesEveryFrame(config, previewKind: previewKind))
+        }
         cameras = try Self.makeCameras(
             config: config, fragments: fragments, rawCaps: rawCaps, pipeline: pipeline,
-            selector: selector, logger: logger, onStreamEnd: { endedContinuation.yield($0) })
+            selector: selector, logger: logger, asSent: asSent, onStreamEnd: { endedContinuation.yield($0) })
         let rawTee = try Element.make("tee", name: "raw-tee")
         rawTee.set("allow-not-linked", true)
         try pipeline.add(rawTee)
@@ -103,7 +115,6 @@ public final class CaptureGraph: Sendable {
         Self.snapToGrid(selector.staticPad("src"), flow: flow, firstFrame: firstFrame)
 
         // The raw tee's branches: preview, frame tap, live view, and the encoder behind its gate.
-        previewKind = SourceResolver.previewKind(config.preview)
         previewOverlay = try Self.addPreview(
             kind: previewKind, config: config, fragments: fragments, to: pipeline,
             after: rawTee, logger: logger)
@@ -114,9 +125,14 @@ public final class CaptureGraph: Sendable {
             ? ScrubFrames(intervalS: config.thumbnail.scrubEveryS, width: config.thumbnail.scrubWidth) : nil
         if let scrub { try Self.addScrubBranch(to: pipeline, after: rawTee, scrub: scrub, video: v) }
         (motion, objects) = try Self.addDetectionBranches(config: config, to: pipeline, after: rawTee)
-        (parser, videoTee, encoderChain) = try Self.addVideoEncoder(
-            config: config, fragments: fragments, to: pipeline, after: rawTee,
-            flow: flow, gate: gate, keyframeAt: keyframeAt)
+        if let asSentInput {
+            (parser, videoTee) = try Self.addAsSentVideo(input: asSentInput, to: pipeline, gate: gate)
+            encoderChain = nil
+        } else {
+            (parser, videoTee, encoderChain) = try Self.addVideoEncoder(
+                config: config, fragments: fragments, to: pipeline, after: rawTee,
+                flow: flow, gate: gate, keyframeAt: keyframeAt)
+        }
 
         // Microphone → AAC.
         audioKind = try SourceResolver.audioKind(config.audio, logger: logger)

@@ -26,9 +26,12 @@ package final class ReceivedSource: Sendable {
     /// `[audio] source = "camera"`: the raw format its sound is decoded to (nil: dropped), and where it goes now
     /// (the microphone's appsrc while this camera is shown). Kept here: each start makes a new receiver.
     private let sound = Locked<(format: String?, target: Element?)>((nil, nil))
+    /// Where its H.264 goes as sent, for a channel that stores it so (nil: it is decoded and encoded again).
+    let asSent: AsSentOutput?
 
-    init(_ camera: ApplianceConfig.Camera) throws {
+    init(_ camera: ApplianceConfig.Camera, asSent: AsSentOutput? = nil) throws {
         self.camera = camera
+        self.asSent = asSent
         bin = Bin(name: "source")
         input = try Element.make("appsrc", name: "network")
         try input.set("format", string: "time")
@@ -46,10 +49,12 @@ package final class ReceivedSource: Sendable {
 
     /// The source for `camera` when it runs in a receiver: an `rtsp` camera, or a `pipeline` one whose description
     /// adds its pads later; nil for any other.
-    static func make(for camera: ApplianceConfig.Camera, kind: String) throws -> ReceivedSource? {
+    static func make(for camera: ApplianceConfig.Camera, kind: String, asSent: AsSentOutput? = nil) throws
+        -> ReceivedSource?
+    {
         switch kind {
         case "rtsp":
-            return try ReceivedSource(camera)
+            return try ReceivedSource(camera, asSent: asSent)
         case "pipeline":
             return try parse(camera).exposeDynamicPads() > 0 ? ReceivedSource(camera) : nil
         default:
@@ -70,6 +75,10 @@ package final class ReceivedSource: Sendable {
         stop()
         let made = try camera.source == "rtsp" ? connect(onFailure: onFailure) : describe(onFailure: onFailure)
         if let format = sound.withLock({ $0.format }), camera.source == "rtsp" { made.carrySound(caps: format) }
+        if let asSent, camera.source == "rtsp" {
+            made.storeAsSent(to: asSent.input)
+            made.decodeEveryFrame(asSent.decodeEveryFrame)
+        }
         try made.start()
         receiver.withLock { $0 = made }
         made.sendSound(to: sound.withLock { $0.target })  // after it is stored: a `sendSound` meanwhile is not lost
@@ -174,7 +183,14 @@ package final class ReceivedSource: Sendable {
         ]
         let sound =
             stats.soundCodec.map { ", sound \(names[$0] ?? $0)" + (stats.soundBuffers > 0 ? "" : " dropped") } ?? ""
-        return "decoded by \(decoder)" + sound
+        guard stats.asSent else { return "decoded by \(decoder)" + sound }
+        return "stored as sent\(gop(stats).map { ", GOP " + $0 } ?? ""), pictures decoded by \(decoder)" + sound
+    }
+
+    /// The camera's keyframe spacing as sent: "1.0 s (30 frames)"; nil before two keyframes came.
+    package static func gop(_ stats: NetworkReceiver.Stats) -> String? {
+        guard stats.gopNs > 0 else { return nil }
+        return String(format: "%.1f s", Double(stats.gopNs) / 1e9) + " (\(stats.gopFrames) frames)"
     }
 
     /// Why the URL's host cannot be reached by name (nil when it resolves, or is an address).

@@ -127,7 +127,9 @@ package final class RecordingSession: Sendable {
         } else {
             graph.requestKeyframe()
         }
-        state.withLock { $0.audioFrom = planned }
+        // A camera's stream stored as sent starts on the camera's next keyframe, not at the planned time: its sound
+        // then starts with that frame (the video's start sets it).
+        if !graph.storesAsSent { state.withLock { $0.audioFrom = planned } }
         return planned
     }
 

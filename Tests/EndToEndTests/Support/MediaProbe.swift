@@ -52,6 +52,38 @@ struct MediaProbe {
         return result.stdout.split(separator: "\n").compactMap { Double($0.trimmingCharacters(in: .whitespaces)) }
     }
 
+    /// The presentation times of the video's keyframes, in file order.
+    func keyframeTimes() throws -> [Double] {
+        let result = try ProcessOutcome.run(
+            "/usr/bin/ffprobe",
+            [
+                "-v", "error", "-select_streams", "v:0",
+                "-show_entries", "packet=pts_time,flags", "-of", "csv=p=0", path,
+            ])
+        return result.stdout.split(separator: "\n").compactMap { line in
+            let fields = line.split(separator: ",")
+            guard fields.count >= 2, fields[1].hasPrefix("K") else { return nil }
+            return Double(fields[0].trimmingCharacters(in: .whitespaces))
+        }
+    }
+
+    /// An MD5 of each video packet's bytes, in file order, with whether it is a keyframe.
+    func videoPacketHashes() throws -> [(hash: String, keyframe: Bool)] {
+        let result = try ProcessOutcome.run(
+            "/usr/bin/ffprobe",
+            [
+                "-v", "error", "-select_streams", "v:0", "-show_data_hash", "MD5",
+                "-show_entries", "packet=flags,data_hash", "-of", "csv=p=0", path,
+            ])
+        return result.stdout.split(separator: "\n").compactMap { line in
+            let fields = line.split(separator: ",").map(String.init)
+            guard let hash = fields.first(where: { $0.hasPrefix("MD5:") }),
+                let flags = fields.first(where: { !$0.hasPrefix("MD5:") })
+            else { return nil }
+            return (hash, flags.hasPrefix("K"))
+        }
+    }
+
     /// What `ffmpeg -v error -i F -f null -` prints: empty for a clean file.
     func decodeErrors() throws -> String {
         let result = try ProcessOutcome.run("/usr/bin/ffmpeg", ["-v", "error", "-i", path, "-f", "null", "-"])

@@ -1,0 +1,52 @@
+import ApplianceBase
+import GStreamerKit
+import Settings
+
+extension CaptureGraph {
+    /// What status says for the encoder of a channel that stores its camera's stream as sent.
+    package static let asSentEncoder = "as-sent"
+
+    /// The appsrc a network camera's receiver hands its H.264 to, as sent (`ApplianceConfig.storesAsSent`): live,
+    /// timestamps given by the receiver (moved onto this pipeline's running time), never waited on. Room for a few
+    /// seconds of units: one dropped would spoil the picture until the next keyframe, so it drops only when the
+    /// graph has stalled for that long.
+    static func makeAsSentInput(to pipeline: Pipeline) throws -> Element {
+        let input = try Element.make("appsrc", name: "as-sent")
+        try input.set("format", string: "time")
+        input.set("is-live", true)
+        input.set("do-timestamp", false)
+        input.set("block", false)
+        input.set("max-buffers", uint64: 300)
+        input.set("max-bytes", uint64: 32 << 20)
+        try input.set("leaky-type", string: "downstream")
+        try pipeline.add(input)
+        return input
+    }
+
+    /// as-sent appsrc ! h264parse ! AVC capsfilter ! video tee, behind the same gate as an encoder (closed while
+    /// nothing records or streams): the camera's own stream goes into the recordings and the live streams, not
+    /// decoded and not encoded again. A recording starts, and a segment is cut, on the camera's own keyframes: a
+    /// keyframe asked for goes to an appsrc, which has none to give.
+    static func addAsSentVideo(
+        input: Element, to pipeline: Pipeline, gate: EncoderGate
+    ) throws -> (parser: Element, tee: Element) {
+        let parser = try Element.make("h264parse", name: "video-parse")
+        parser.set("config-interval", int: -1)
+        let format = try encodedFormat()
+        let tee = try Element.make("tee", name: "video-tee")
+        tee.set("allow-not-linked", true)
+        try pipeline.add([parser, format, tee])
+        try Element.link([input, parser, format, tee])
+        input.staticPad("src")?.addProbe(.buffer) { info in
+            guard let buffer = info.buffer else { return .ok }
+            return gate.admit(runningTime: info.runningTime(buffer.pts)) ? .ok : .drop
+        }
+        return (parser, tee)
+    }
+
+    /// Whether a channel that stores as sent has its camera decode every frame: detection and a preview look at
+    /// every one; thumbnails, snapshots and scrubbing make do with one a GOP.
+    static func decodesEveryFrame(_ config: ApplianceConfig, previewKind: String) -> Bool {
+        config.motion.enabled || config.objects.enabled || previewKind != "none"
+    }
+}

@@ -1,0 +1,127 @@
+import ApplianceProtocol
+import Foundation
+import TestSupport
+import XCTest
+
+/// A channel whose only camera is a network camera stores the camera's own H.264 (issue 61): no decode for the
+/// recording, no encoder, the camera's size, rate and keyframes, while the pictures the appliance needs (the
+/// thumbnail) are decoded from its keyframes. `[video] passthrough = false` encodes it again as before. The camera is
+/// gst-rtsp-server from Python (Tests/RTSPCamera/rtsp_camera.py) at a size, rate and GOP of its own.
+final class PassthroughTests: XCTestCase {
+    /// The channel's own picture, which a stream stored as sent does not take.
+    private let channelVideo = "[video]\nwidth = 320\nheight = 240\nframerate = 10\n"
+
+    private func networkCamera(_ url: String) -> String {
+        """
+        [[camera]]
+        name = "yard"
+        source = "rtsp"
+        url = "\(url)"
+        """
+    }
+
+    /// 640x360 at 15 frames a second, a keyframe every 30 frames (2 s): none of it the channel's.
+    private func startCamera() throws -> RTSPCameraServer {
+        let server = try RTSPCameraServer(options: ["--width", "640", "--height", "360", "--fps", "15", "--gop", "30"])
+        try server.start()
+        return server
+    }
+
+    func testANetworkCameraIsStoredAsItSendsIt() throws {
+        let server = try startCamera()
+        let daemon = try DaemonProcess(extra: channelVideo, cameras: networkCamera(server.url))
+        try daemon.start()
+        defer { daemon.stop() }
+        try daemon.showingLogOnFailure(in: self) {
+            XCTAssertTrue(try daemon.waitForCamera("yard", "active"))
+            XCTAssertTrue(
+                try daemon.waitFor(15) {
+                    try daemon.camera("yard")?.modeReason?.contains("GOP 2.0 s (30 frames)") == true
+                },
+                "ctl cameras says the GOP the camera sends")
+            let reason = try XCTUnwrap(daemon.camera("yard")?.modeReason)
+            XCTAssertTrue(reason.hasPrefix("stored as sent, GOP 2.0 s (30 frames), pictures decoded by "), reason)
+            XCTAssertTrue(try daemon.ctl(["cameras"]).stdout.contains("stored as sent"))
+
+            XCTAssertEqual(try daemon.status().encoder, "as-sent", "no encoder runs for it")
+            // What the camera sends, as gst-launch stores it (rtspsrc ! rtph264depay ! h264parse ! mp4mux) meanwhile.
+            let reference = try ReferenceRecorder(url: server.url)
+            _ = try daemon.recordStart()
+            try daemon.waitForMoreVideo(5)
+            let clip = try daemon.recordStop()
+            let sent = Set(try reference.stop().videoPacketHashes().map(\.hash))
+            let stored = try MediaProbe(clip.path).videoPacketHashes().filter { !$0.keyframe }
+            XCTAssertGreaterThan(stored.count, 40)
+            // Keyframes carry the parameter sets the parser puts in front of them; every other unit is byte for byte
+            // one the camera sent.
+            XCTAssertEqual(stored.filter { !sent.contains($0.hash) }.count, 0, "units not as the camera sent them")
+            try ClipPicture.assertDecodes(clip.path)
+            let probe = try MediaProbe(clip.path)
+            let video = try XCTUnwrap(probe.video)
+            XCTAssertEqual(video.codec, "h264")
+            XCTAssertEqual(video.width, 640, "the camera's own size, not the channel's 320x240")
+            XCTAssertEqual(video.height, 360)
+            XCTAssertEqual(
+                Double(video.frames) / video.duration, 15, accuracy: 1, "the camera's rate, not the channel's 10")
+            let audio = try XCTUnwrap(probe.audio, "the microphone's sound")
+            XCTAssertEqual(audio.startTime, video.startTime, accuracy: 0.05, "the sound starts with the first keyframe")
+            XCTAssertEqual(audio.duration, video.duration, accuracy: 0.2)
+            let keys = try probe.keyframeTimes()
+            XCTAssertGreaterThanOrEqual(keys.count, 2, "\(keys)")
+            XCTAssertEqual(keys.first ?? -1, video.startTime, accuracy: 0.001, "the clip starts on a keyframe")
+            for (a, b) in zip(keys, keys.dropFirst()) {
+                XCTAssertEqual(b - a, 2.0, accuracy: 0.05, "only the camera's keyframes, 2 s apart: \(keys)")
+            }
+            XCTAssertGreaterThan(try ClipPicture.grayLevels(clip.path, at: 1.0), 20, "the camera's picture")
+            let thumbnail = try XCTUnwrap(clip.thumbnail, "a thumbnail from a decoded keyframe")
+            XCTAssertGreaterThan(try jpegSize(thumbnail).width, 0)
+        }
+    }
+
+    func testPassthroughOffEncodesTheChannelsOwnPicture() throws {
+        let server = try startCamera()
+        let daemon = try DaemonProcess(
+            extra: channelVideo + "passthrough = false\n", cameras: networkCamera(server.url))
+        try daemon.start()
+        defer { daemon.stop() }
+        try daemon.showingLogOnFailure(in: self) {
+            XCTAssertTrue(try daemon.waitForCamera("yard", "active"))
+            let reason = try XCTUnwrap(daemon.camera("yard")?.modeReason)
+            XCTAssertTrue(reason.hasPrefix("decoded by "), reason)
+            let clip = try daemon.recordDecodable(seconds: 3)
+            let video = try XCTUnwrap(try MediaProbe(clip).video)
+            XCTAssertEqual(video.width, 320, "encoded again at the channel's size")
+            XCTAssertEqual(video.height, 240)
+        }
+    }
+}
+
+/// gst-launch-1.0 storing a camera's H.264 as it comes, the issue's comparison pipeline.
+private final class ReferenceRecorder {
+    private let process = Process()
+    let path: String
+
+    init(url: String) throws {
+        path = FileManager.default.temporaryDirectory.appendingPathComponent("reference-\(UUID().uuidString).mp4").path
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/gst-launch-1.0")
+        process.arguments = [
+            "-e", "rtspsrc", "location=\(url)", "!", "rtph264depay", "!", "h264parse", "!", "mp4mux", "!", "filesink",
+            "location=\(path)",
+        ]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+    }
+
+    deinit {
+        if process.isRunning { process.terminate() }
+        try? FileManager.default.removeItem(atPath: path)
+    }
+
+    /// Ends it with EOS (SIGINT under `-e`) and reads what it stored.
+    func stop() throws -> MediaProbe {
+        kill(process.processIdentifier, SIGINT)
+        process.waitUntilExit()
+        return try MediaProbe(path)
+    }
+}
