@@ -78,6 +78,45 @@ final class PassthroughTests: XCTestCase {
         }
     }
 
+    /// Loop segments of 3 s from a camera with a keyframe every 2 s: each segment is whole GOPs of the camera's,
+    /// starting on its keyframe, and the segments in order hold every unit the camera sent in that time, once.
+    func testLoopSegmentsAreCutOnTheCamerasKeyframesAndLoseNoUnit() throws {
+        let server = try RTSPCameraServer(
+            pattern: "ball", options: ["--width", "640", "--height", "360", "--fps", "15", "--gop", "30"])
+        try server.start()
+        let daemon = try DaemonProcess(
+            extra: channelVideo + "[recording]\nsegment_s = 3.0\n", cameras: networkCamera(server.url))
+        try daemon.start()
+        defer { daemon.stop() }
+        try daemon.showingLogOnFailure(in: self) {
+            XCTAssertTrue(try daemon.waitForCamera("yard", "active"))
+            let reference = try ReferenceRecorder(url: server.url)
+            let started = try daemon.recordStart()
+            try daemon.waitUntilElapsed(13)
+            _ = try daemon.recordStop()
+            let sent = try reference.stop().videoPacketHashes().filter { !$0.keyframe }.map(\.hash)
+            let segments = try daemon.list(group: started.id, perPage: 20).items.sorted {
+                ($0.segment ?? 0) < ($1.segment ?? 0)
+            }
+            XCTAssertGreaterThanOrEqual(segments.count, 3, "13 s in segments of 3 s cut on 2 s GOPs")
+            var stored: [String] = []
+            for (index, segment) in segments.enumerated() {
+                let probe = try MediaProbe(segment.path)
+                XCTAssertEqual(try probe.decodeErrors(), "", segment.path)
+                let units = try probe.videoPacketHashes()
+                XCTAssertEqual(units.first?.keyframe, true, "segment \(index + 1) starts on the camera's keyframe")
+                if index < segments.count - 1 {
+                    XCTAssertEqual(units.count % 30, 0, "segment \(index + 1): whole GOPs, \(units.count) units")
+                }
+                stored += units.filter { !$0.keyframe }.map(\.hash)
+            }
+            let from = try XCTUnwrap(stored.first.flatMap { sent.firstIndex(of: $0) }, "the units are the camera's")
+            XCTAssertEqual(
+                Array(sent[from..<min(sent.count, from + stored.count)]), stored,
+                "every unit the camera sent, once and in order, across the segments")
+        }
+    }
+
     func testPassthroughOffEncodesTheChannelsOwnPicture() throws {
         let server = try startCamera()
         let daemon = try DaemonProcess(

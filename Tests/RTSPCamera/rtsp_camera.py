@@ -21,8 +21,9 @@ from gi.repository import GLib, Gst, GstRtsp, GstRtspServer  # noqa: E402
 
 def launch_line(args):
     if args.file:
+        sound = "d.audio_0 ! queue ! aacparse ! rtpmp4gpay name=pay1 pt=97 " if args.audio else ""
         return (f"( filesrc location={args.file} ! qtdemux name=d d.video_0 ! queue ! h264parse ! rtph264pay name=pay0 pt=96 config-interval=1 "
-                f"d.audio_0 ! queue ! aacparse ! rtpmp4gpay name=pay1 pt=97 )")
+                f"{sound})")
     video = (f"videotestsrc is-live=true pattern={args.pattern} ! video/x-raw,width={args.width},height={args.height},"
              f"framerate={args.fps}/1 ! x264enc tune=zerolatency speed-preset=ultrafast key-int-max={args.gop or args.fps} "
              f"{'option-string=scenecut=0 ' if args.gop else ''}"
