@@ -14,7 +14,7 @@ package enum PluginPackages {
         "glimagesink": "gstreamer1.0-gl",
         "libcamerasrc": "gstreamer1.0-libcamera",
         "v4l2src": good, "v4l2h264enc": good, "aacparse": good, "mp4mux": good, "qtdemux": good, "videoflip": good,
-        "splitmuxsrc": good, "jpegenc": good, "level": good, "capssetter": good,
+        "splitmuxsrc": good, "jpegenc": good, "level": good, "capssetter": good, "imagefreeze": good,
         "textoverlay": "gstreamer1.0-x", "clockoverlay": "gstreamer1.0-x",
         "h264parse": bad, "kmssink": bad, "waylandsink": bad,
         "videotestsrc": base, "audiotestsrc": base, "videoconvert": base, "videoscale": base, "videorate": base,
