@@ -156,6 +156,11 @@ def report(command, machine, results, failure):
         each = ", ".join(f"{r:.2f}" for r in paired)
         lines.append(f"| {n} | {ac * 100:.1f} % | {ac / n * 100:.2f} % | {gc * 100:.1f} % | {ratio:.2f} ({each}) | "
                      f"{am:.1f} MB | {gm:.1f} MB |")
+    added = (med[("appliance", COUNTS[-1])][0] - med[("appliance", COUNTS[0])][0]) / (COUNTS[-1] - COUNTS[0])
+    added_ref = (med[("gst-launch-1.0", COUNTS[-1])][0] - med[("gst-launch-1.0", COUNTS[0])][0]) / (
+        COUNTS[-1] - COUNTS[0])
+    lines += ["", f"Each camera added costs the daemon {added * 100:.2f} % of a core ({added_ref * 100:.2f} % for "
+              f"gst-launch-1.0; from {COUNTS[0]} to {COUNTS[-1]} cameras)."]
     lines += ["", f"Targets: at most {PER_CAMERA * 100:.0f} % of a core per 720p30 camera: "
               f"{'met' if per_camera_met else 'NOT met'}; the daemon's CPU ≤ {TARGET:.2f} × gst-launch-1.0's: "
               f"{'met' if ratio_met else 'NOT met'}.", END]
