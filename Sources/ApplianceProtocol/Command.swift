@@ -14,7 +14,8 @@ public enum Command: Sendable, Equatable {
     /// Starts a recording when idle, stops it when recording (shutter buttons, the console's space bar): one
     /// command, so two front ends pressing at once cannot both start.
     case recordToggle(title: String?, channel: String? = nil)
-    case snapshot
+    /// `channel`: that `[[channel]]`'s picture (nil: the first channel's).
+    case snapshot(channel: String? = nil)
     case list(page: Int, perPage: Int)
     /// `list` with `grouped`: a loop recording is one entry (its first kept segment, with `segments`, and the
     /// duration and size of all of them); other clips as they are.

@@ -14,7 +14,9 @@ extension Command {
         case .ping: self = try args.none(.ping)
         case .version: self = try args.none(.version)
         case .status: self = try args.none(.status)
-        case .snapshot: self = try args.none(.snapshot)
+        case .snapshot:
+            try args.only(["channel"])
+            self = .snapshot(channel: try args.channelName())
         case .cameras: self = try args.none(.cameras)
         case .backupStatus: self = try args.none(.backupStatus)
         case .metrics: self = try args.none(.metrics)
@@ -157,7 +159,8 @@ extension Command {
     /// The `args` object a client sends for this command.
     public var arguments: [String: JSONValue] {
         switch self {
-        case .ping, .version, .status, .snapshot, .cameras, .backupStatus, .metrics, .shares: [:]
+        case .ping, .version, .status, .cameras, .backupStatus, .metrics, .shares: [:]
+        case .snapshot(let channel): Dictionary(compacting: [("channel", channel.map(JSONValue.string))])
         case .activity(let filter): Self.arguments(filter)
         case .activityShow(let id), .activityProtect(let id): ["id": .int(Int(id))]
         case .timeline(let from, let to, let channel):

@@ -24,7 +24,7 @@ package enum MQTTCommandParser {
             guard text.isEmpty || text.uppercased() == "PRESS" else {
                 return .failure(.init("expected PRESS, found '\(shown(text))'"))
             }
-            return .success(.snapshot)
+            return .success(.snapshot())
         case topics.protectSet:
             guard text.isEmpty || text.uppercased() == "PRESS" else {
                 return .failure(.init("expected PRESS, found '\(shown(text))'"))

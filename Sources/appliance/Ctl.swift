@@ -130,9 +130,13 @@ struct Record: ParsableCommand {
 struct Snapshot: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Save a full-resolution JPEG of the live picture.")
     @OptionGroup var options: CtlOptions
+    @Option(name: .long, help: "This channel's picture ([[channel]] name; default: the first channel's).")
+    var channel: String?
 
     func run() {
-        options.perform(.snapshot) { (r: SnapshotResult) in "snapshot \(r.path) (\(r.width)x\(r.height))" }
+        options.perform(.snapshot(channel: channel)) { (r: SnapshotResult) in
+            "snapshot \(r.path) (\(r.width)x\(r.height))"
+        }
     }
 }
 

@@ -149,7 +149,7 @@ final class ProtocolTests: XCTestCase {
         XCTAssertEqual(object["ok"] as? Bool, true)
         XCTAssertEqual(object["id"] as? String, "a")
         XCTAssertEqual((object["result"] as? [String: Any])?["path"] as? String, "/x/y")
-        guard case .success(let result) = try ResponseLine.decode(ok, for: .snapshot) else {
+        guard case .success(let result) = try ResponseLine.decode(ok, for: .snapshot()) else {
             return XCTFail("an ok answer")
         }
         XCTAssertEqual(result, .snapshot(SnapshotResult(id: "s", path: "/x/y", width: 2, height: 1)))

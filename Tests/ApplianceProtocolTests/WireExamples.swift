@@ -82,7 +82,11 @@ enum WireExamples {
                 (.recordToggle(title: nil), .toggled(ToggleResult(started: started))),
                 (.recordToggle(title: "x"), .toggled(ToggleResult(stopped: stopped))),
             ]
-        case .snapshot: [(.snapshot, .snapshot(SnapshotResult(id: "s", path: "/x/y.jpg", width: 2, height: 1)))]
+        case .snapshot:
+            [
+                (.snapshot(), .snapshot(SnapshotResult(id: "s", path: "/x/y.jpg", width: 2, height: 1))),
+                (.snapshot(channel: "rear"), .snapshot(SnapshotResult(id: "t", path: "/x/z.jpg", width: 2, height: 1))),
+            ]
         case .list:
             [
                 (

@@ -44,6 +44,14 @@ final class ChannelCrashTests: XCTestCase {
         XCTAssertTrue(
             cameras.stdout.split(separator: "\n").contains { $0.hasPrefix("rear") && $0.contains("cabin") },
             cameras.stdout)
+        XCTAssertEqual(try jpegSize(try daemon.snapshot().path).width, 640, "the first channel's picture")
+        XCTAssertEqual(try jpegSize(try daemon.snapshot(channel: "rear").path).width, 320, "the rear channel's")
+        let snapshot = try daemon.ctl(["snapshot", "--channel", "rear"])
+        XCTAssertEqual(snapshot.status, 0, snapshot.stderr)
+        XCTAssertTrue(snapshot.stdout.contains("(320x180)"), snapshot.stdout)
+        let unknown = try daemon.ctl(["snapshot", "--channel", "side"])
+        XCTAssertNotEqual(unknown.status, 0)
+        XCTAssertTrue(unknown.stderr.contains("no channel named \"side\" (channels: front, rear)"), unknown.stderr)
         let recording = try daemon.status().channels.compactMap(\.recordingId)
         XCTAssertEqual(recording.count, 2, "both channels record")
         daemon.stop(signal: SIGKILL)

@@ -71,8 +71,8 @@ final class MQTTBridgeLogicTests: XCTestCase {
         XCTAssertEqual(parse(topics.recordingSet, " off\n"), .recordStop(title: nil))
         XCTAssertEqual(parse(topics.recordingSet, "toggle"), .recordToggle(title: nil))
         XCTAssertEqual(parse(topics.recordingSet, "start"), .recordStart(title: nil))
-        XCTAssertEqual(parse(topics.snapshotSet, "PRESS"), .snapshot)
-        XCTAssertEqual(parse(topics.snapshotSet, ""), .snapshot)
+        XCTAssertEqual(parse(topics.snapshotSet, "PRESS"), .snapshot())
+        XCTAssertEqual(parse(topics.snapshotSet, ""), .snapshot())
         XCTAssertEqual(
             parse(topics.protectSet, "PRESS"),
             .protect(before: Command.defaultProtectWindow, after: Command.defaultProtectWindow))

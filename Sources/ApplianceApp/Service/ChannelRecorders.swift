@@ -46,8 +46,19 @@ struct ChannelRecorders: RecordingInProgress {
     private func recorder(named channel: String) throws -> Recorder {
         if channel == firstName { return first }
         if let rig = others.first(where: { $0.name == channel }) { return rig.recorder }
+        throw unknown(channel)
+    }
+
+    /// The live graph of the channel named, for what reads its picture (a snapshot); nil: the first channel's.
+    func graph(named channel: String?) throws -> CaptureGraph? {
+        guard let channel, channel != firstName else { return nil }
+        if let rig = others.first(where: { $0.name == channel }) { return rig.graph }
+        throw unknown(channel)
+    }
+
+    private func unknown(_ channel: String) -> ApplianceError {
         let names = ([firstName] + others.map(\.name)).joined(separator: ", ")
-        throw ApplianceError(.notFound, "no channel named \"\(channel.prefix(64))\" (channels: \(names))")
+        return ApplianceError(.notFound, "no channel named \"\(channel.prefix(64))\" (channels: \(names))")
     }
 
     var activeID: String? { get async { await first.activeID } }

@@ -61,7 +61,8 @@ struct CommandDispatcher: Sendable {
         case .version: return .version(VersionInfo(version: ApplianceVersion.current, gstreamer: GStreamer.version))
         case .status: return .status(await status.status())
         case .recordStart, .recordStop, .recordToggle: return try await record(command)
-        case .snapshot: return .snapshot(try await snapshots.take())
+        case .snapshot(let channel):
+            return .snapshot(try await snapshots.take(from: try recorder.graph(named: channel)))
         case .list(let page, let perPage): return .list(try await clips.list(page: page, perPage: perPage))
         case .listGrouped(let page, let perPage):
             return .list(try await clips.list(page: page, perPage: perPage, view: .grouped))

@@ -50,7 +50,8 @@ enum CommandOperations {
                 S.object(["started": S.object(), "stopped": S.object()])
             ),
             .snapshot: (
-                "A JPEG of the live picture (20 a minute)", [:], [], S.object(["id": S.string()], required: ["id"])
+                "A JPEG of the live picture (20 a minute; the first channel's, or the one named)", ["channel": channel],
+                [], S.object(["id": S.string()], required: ["id"])
             ),
             .list: (
                 "A page of recordings", listArguments, [],

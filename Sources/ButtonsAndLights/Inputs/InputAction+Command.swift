@@ -9,7 +9,7 @@ extension ApplianceConfig.InputAction {
         switch self {
         case .toggle: .recordToggle(title: nil)
         case .hold: .recordStart(title: nil)
-        case .snapshot: .snapshot
+        case .snapshot: .snapshot()
         case .protect: .protect(before: Command.defaultProtectWindow, after: Command.defaultProtectWindow)
         case .nextCamera: .switchCamera(.next)
         case .stop: .recordStop(title: nil)

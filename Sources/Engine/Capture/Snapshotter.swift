@@ -20,8 +20,9 @@ package struct Snapshotter: Sendable {
         self.logger = logger
     }
 
-    package func take() async throws -> SnapshotResult {
-        guard let frame = graph.latestFrame else { throw ApplianceError(.unavailable, "no video frame yet") }
+    /// `from`: another channel's graph (nil: this one's); the limits hold for every channel together.
+    package func take(from other: CaptureGraph? = nil) async throws -> SnapshotResult {
+        guard let frame = (other ?? graph).latestFrame else { throw ApplianceError(.unavailable, "no video frame yet") }
         try budget.admit(now: .now)
         let id = UUID().uuidString.lowercased()
         let path = data.snapshotPath(id: id)

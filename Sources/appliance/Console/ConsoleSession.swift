@@ -86,7 +86,7 @@ final class ConsoleSession {
                 }
                 commands.send(.recordToggle(title: nil))
             case .snapshot:
-                commands.send(.snapshot)
+                commands.send(.snapshot())
             case .protect:
                 commands.send(.protect(before: Command.defaultProtectWindow, after: Command.defaultProtectWindow))
             case .nextCamera:

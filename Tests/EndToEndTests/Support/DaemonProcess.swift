@@ -314,8 +314,8 @@ extension DaemonProcess {
         return result
     }
 
-    func snapshot() throws -> SnapshotResult {
-        guard case .snapshot(let result) = try perform(.snapshot) else {
+    func snapshot(channel: String? = nil) throws -> SnapshotResult {
+        guard case .snapshot(let result) = try perform(.snapshot(channel: channel)) else {
             throw DaemonError(message: "snapshot: unexpected result")
         }
         return result
