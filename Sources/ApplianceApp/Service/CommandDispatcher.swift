@@ -42,6 +42,15 @@ struct CommandDispatcher: Sendable {
         return report
     }
 
+    /// `switch NAME` acts in the channel that has the camera (a camera is in one channel); `switch --next` in the
+    /// first channel.
+    private func switcher(for choice: Command.CameraChoice) -> CameraSwitcher {
+        guard case .named(let name) = choice,
+            let rig = recorder.others.first(where: { $0.graph.cameraNames.contains(name) })
+        else { return cameras }
+        return rig.cameras
+    }
+
     /// `record.start`, `record.stop` and `record.toggle`: every channel, or the one named.
     private func record(_ command: Command) async throws -> CommandResult {
         switch command {
@@ -79,7 +88,7 @@ struct CommandDispatcher: Sendable {
             let monitor = devices
             let present = try await blocking { monitor.devices.map(DeviceInfo.init) }  // asks every provider
             return .cameras(await camerasReport(devices: present))
-        case .switchCamera(let choice): return .switched(try await cameras.switchTo(choice))
+        case .switchCamera(let choice): return .switched(try await switcher(for: choice).switchTo(choice))
         case .discoverCameras(let request): return .discovered(await discovery.find(request))
         case .play(let request):
             guard let speaker else {

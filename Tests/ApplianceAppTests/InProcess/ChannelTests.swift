@@ -154,6 +154,39 @@ final class ChannelTests: XCTestCase {
         try await test.stop()
     }
 
+    /// `switch NAME` switches inside the channel that has the camera, here the second: the first goes on as it was.
+    func testASwitchByNameActsInTheChannelThatHasTheCamera() async throws {
+        var cabin = ApplianceConfig.Camera()
+        (cabin.name, cabin.source, cabin.pattern) = ("cabin", "test", "ball")
+        var trunk = ApplianceConfig.Camera()
+        (trunk.name, trunk.source, trunk.pattern) = ("trunk", "test", "snow")
+        let test = try await TestAppliance { config in
+            config.cameras += [cabin, trunk]
+            config.channelTables = [
+                ApplianceConfig.Channel(
+                    name: "front", cameras: ["main"], video: config.video, trigger: "manual",
+                    preRecordS: 0, postRecordS: 5, audio: true),
+                ApplianceConfig.Channel(
+                    name: "rear", cameras: ["cabin", "trunk"], video: config.video, trigger: "manual", preRecordS: 0,
+                    postRecordS: 5, audio: false),
+            ]
+        }
+        defer { test.removeDirectory() }
+        _ = try await test.perform(.recordStart(title: nil))
+        try await test.waitUntilRecorded(1.0)
+        guard case .switched(let switched) = try await test.perform(.switchCamera(.named("trunk"))) else {
+            return XCTFail("switch")
+        }
+        XCTAssertEqual(switched.active, "trunk")
+        XCTAssertEqual(switched.previous, "cabin")
+        try await test.waitUntilRecorded(2.0)
+        _ = try await test.perform(.recordStop(title: nil))
+        guard case .list(let list) = try await test.perform(.list(page: 1, perPage: 10)) else { return XCTFail("list") }
+        XCTAssertEqual(list.items.first { $0.channel == "rear" }?.camera, "cabin,trunk", "the rear channel switched")
+        XCTAssertEqual(list.items.first { $0.channel == "front" }?.camera, "main", "the front did not")
+        try await test.stop()
+    }
+
     /// A switch inside the first channel while the second records: both clips go on without a gap.
     func testSwitchingInsideOneChannelLeavesTheOtherRecording() async throws {
         var spare = ApplianceConfig.Camera()
