@@ -13,6 +13,47 @@ import XCTest
 /// the first writer and closed it (`Broken pipe`). `APPLIANCE_LATE_WRITER_S` sets how late (15 s by default; 60 and
 /// 300 were run by hand).
 final class LateCameraTests: XCTestCase {
+    /// The device watch looks for every channel's cameras: a late camera of a second channel is picked up too, and
+    /// that channel records it.
+    func testAnotherChannelsCameraThatComesLateIsPickedUp() throws {
+        signal(SIGPIPE, SIG_IGN)
+        let camera = try FifoCamera(name: "door", withWriter: false)
+        let channels = """
+            [[camera]]
+            name = "desk"
+            source = "test"
+            \(camera.config)
+            start_timeout_s = 2.0
+            [[channel]]
+            name = "room"
+            cameras = ["desk"]
+            [[channel]]
+            name = "porch"
+            cameras = ["door"]
+            """
+        let daemon = try DaemonProcess(extra: FifoCamera.video, cameras: channels)
+        try daemon.start(timeout: 30)
+        defer { daemon.stop() }
+        try daemon.showingLogOnFailure(in: self) {
+            XCTAssertEqual(try daemon.camera("door")?.state, "missing")
+            XCTAssertEqual(try daemon.camera("door")?.channel, "porch")
+            try camera.openWriter()
+            camera.startFeeding(FifoScene(crossAt: 100, crossFor: 1, stampsFrameNumbers: true), first: 1, count: 200)
+            XCTAssertTrue(try daemon.waitForCamera("door", "active", timeout: 15), "picked up by the device watch")
+            let started = try daemon.perform(.recordStart(title: nil, channel: "porch"))
+            guard case .recordingStarted(let recording) = started else { return XCTFail("record start") }
+            XCTAssertEqual(recording.channel, "porch")
+            Thread.sleep(forTimeInterval: 2)
+            guard case .recordingStopped(let clip) = try daemon.perform(.recordStop(title: nil, channel: "porch"))
+            else {
+                return XCTFail("record stop")
+            }
+            let numbers = try FifoScene.frameNumbers(in: clip.path).filter { $0 != 0 }
+            XCTAssertGreaterThan(numbers.count, 5, "the porch's clip holds the late camera's frames")
+            camera.hangUp()
+        }
+    }
+
     func testAFifoCameraWhoseWriterComesLateIsRecordedFromItsFirstFrame() throws {
         signal(SIGPIPE, SIG_IGN)  // a broken pipe is a failed write here, not the end of the test process
         let delay = ProcessInfo.processInfo.environment["APPLIANCE_LATE_WRITER_S"].flatMap(Double.init) ?? 15

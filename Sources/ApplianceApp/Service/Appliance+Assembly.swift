@@ -242,7 +242,9 @@ extension Appliance {
                     selection: g.encoders, graph: graph, chain: chain, recorder: p.recorder, events: events,
                     logger: logger, stallAfter: p.liveness.stallAfter))
         }
-        plan.add(.cameraWatch, CameraWatch(monitor: p.devices, cameras: g.cameras, events: events))
+        plan.add(
+            .cameraWatch,
+            CameraWatch(monitor: p.devices, cameras: [g.cameras] + g.channels.map(\.cameras), events: events))
         let (data, library, thumbnail, started, backup) = (g.data, g.library, config.thumbnail, g.recovery, g.backup)
         plan.add(
             .storageWatch,

@@ -9,7 +9,8 @@ import Settings
 
 /// A channel recorded beside the first (`[[channel]]`): its own live graph, cameras and recorder, each clip and
 /// loop segment its own row with its channel's name. The record commands and autostart act on every channel; the
-/// other front ends (the live view, RTSP, WebRTC, detection, the timeline's switch) follow the first channel for now.
+/// other front ends (the live view, RTSP, WebRTC, detection) follow the first channel for now; snapshots, `switch
+/// NAME` and the device watch reach every channel.
 final class ChannelRig: Sendable {
     let name: String
     /// The channel's view of the config (`ApplianceConfig.forChannel`), its encoder resolved.

@@ -6,15 +6,15 @@ import ServiceLifecycle
 
 /// Watches capture devices come and go: GStreamer's device monitor (events `device_added`, `device_removed`), and
 /// every 2 s the configured V4L2 device nodes, which appear without the monitor noticing where there is no udev
-/// provider (containers, minimal boards), and the FIFO cameras' writers. Either way the camera switcher takes
-/// another look.
+/// provider (containers, minimal boards), and the FIFO cameras' writers. Either way every channel's camera switcher
+/// takes another look (one watch for all channels: the device monitor has one stream of changes).
 package struct CameraWatch: Service, CustomStringConvertible {
     package var description: String { "CameraWatch" }
     package let monitor: DeviceMonitor
-    package let cameras: CameraSwitcher
+    package let cameras: [CameraSwitcher]
     package let events: EventHub
 
-    package init(monitor: DeviceMonitor, cameras: CameraSwitcher, events: EventHub) {
+    package init(monitor: DeviceMonitor, cameras: [CameraSwitcher], events: EventHub) {
         self.monitor = monitor
         self.cameras = cameras
         self.events = events
@@ -32,7 +32,7 @@ package struct CameraWatch: Service, CustomStringConvertible {
                         case .added(let device): events.publish(.deviceAdded(DeviceInfo(device)))
                         case .removed(let device): events.publish(.deviceRemoved(DeviceInfo(device)))
                         }
-                        cameras.refreshDevices()
+                        for switcher in cameras { switcher.refreshDevices() }
                     }
                 }
             }
@@ -40,7 +40,7 @@ package struct CameraWatch: Service, CustomStringConvertible {
                 for await _ in AsyncTimerSequence(interval: Self.pollInterval, clock: .continuous)
                     .cancelOnGracefulShutdown()
                 {
-                    cameras.refreshDevices()
+                    for switcher in cameras { switcher.refreshDevices() }
                 }
             }
         }
