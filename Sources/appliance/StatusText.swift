@@ -31,9 +31,13 @@ enum StatusText {
         guard s.channels.count > 1 else { return [] }
         return s.channels.map { c in
             let recording = c.recordingId.map { " \($0)" } ?? ""
+            let kept = c.clips.map { clips in
+                "; keeps \(clips) clips, " + String(format: "%.1f GB", Double(c.storedBytes ?? 0) / 1e9)
+                    + (c.oldestAt.map { " since " + $0.formatted(.iso8601) } ?? "")
+            }
             return """
                 channel \(c.name): \(c.state.rawValue)\(recording), \(c.activeCamera) of \
-                \(c.cameras.joined(separator: ", ")), \(c.width)x\(c.height)@\(c.framerate) \(c.encoder)
+                \(c.cameras.joined(separator: ", ")), \(c.width)x\(c.height)@\(c.framerate) \(c.encoder)\(kept ?? "")
                 """
         }
     }

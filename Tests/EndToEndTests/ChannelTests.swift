@@ -70,6 +70,13 @@ final class ChannelCrashTests: XCTestCase {
             XCTAssertEqual(info.recording.state, .recovered)
         }
         XCTAssertEqual(widths, ["front": 640, "rear": 320], "each channel's own picture, recovered")
+        let kept = try daemon.status().channels
+        XCTAssertEqual(kept.map(\.clips), [1, 1], "each channel says what it keeps")
+        XCTAssertTrue(kept.allSatisfy { ($0.storedBytes ?? 0) > 0 && $0.oldestAt != nil }, "\(kept)")
+        let statusText = try daemon.ctl(["status"]).stdout
+        XCTAssertTrue(
+            statusText.contains("channel rear: idle") && statusText.contains("; keeps 1 clips, 0.0 GB since "),
+            statusText)
         let rear = try daemon.ctl(["list", "--channel", "rear"])
         XCTAssertEqual(rear.status, 0, rear.stderr)
         XCTAssertTrue(rear.stdout.contains("(1 recordings)"), rear.stdout)

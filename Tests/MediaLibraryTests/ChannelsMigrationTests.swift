@@ -52,6 +52,19 @@ final class ChannelsMigrationTests: XCTestCase {
         let rear = try await library.filteredPage(
             ListFilter(channel: "rear"), firstChannel: "main", page: 1, perPage: 10)
         XCTAssertEqual(rear.items.map(\.id), [clip.id])
+        // What each channel keeps: the row from before channels is the first channel's; a clip still recording
+        // is not kept yet.
+        _ = try await library.update(id: clip.id) { $0.sizeBytes = 2_000 }
+        var live = Recording(
+            id: "0123abcd-0000-4000-8000-000000000016", title: "live", createdAt: Date(), path: "/z.mp4",
+            state: .recording)
+        live.channel = "rear"
+        try await library.insert(live)
+        let usage = try await library.channelUsage(first: "main")
+        XCTAssertEqual(
+            usage["main"], Library.ChannelUsage(clips: 1, bytes: 0, oldest: Date(timeIntervalSince1970: 1_700_000_000)))
+        XCTAssertEqual(usage["rear"]?.clips, 1)
+        XCTAssertEqual(usage["rear"]?.bytes, 2_000)
         let marked = try await library.insertActivity(mark)
         let read = try await library.activity(id: marked.id)
         XCTAssertEqual(read?.channel, "rear")

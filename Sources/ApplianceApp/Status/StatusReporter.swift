@@ -76,7 +76,20 @@ struct StatusReporter: Sendable {
             name: config.channels.first?.name ?? ApplianceConfig.defaultChannelName, state: state,
             recordingId: live?.id, cameras: report.cameras, activeCamera: report.activeCamera, encoder: report.encoder,
             width: v.width, height: v.height, framerate: v.framerate)
-        report.channels = [first] + (await otherChannels())
+        report.channels = await Self.withStorage([first] + (await otherChannels()), library: library)
         return report
+    }
+
+    /// With several channels, each says what it keeps (retention's rules hold across channels: this is its share).
+    static func withStorage(_ channels: [ChannelStatus], library: Library) async -> [ChannelStatus] {
+        guard channels.count > 1, let first = channels.first?.name,
+            let usage = try? await library.channelUsage(first: first)
+        else { return channels }
+        return channels.map { channel in
+            var channel = channel
+            let kept = usage[channel.name]
+            (channel.clips, channel.storedBytes, channel.oldestAt) = (kept?.clips ?? 0, kept?.bytes ?? 0, kept?.oldest)
+            return channel
+        }
     }
 }

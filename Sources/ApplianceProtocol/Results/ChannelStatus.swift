@@ -1,3 +1,5 @@
+import Foundation
+
 /// One channel in `status.channels` (`[[channel]]`; one, `main`, without channel tables): what it records and
 /// whether it is recording now.
 public struct ChannelStatus: Codable, Sendable, Equatable {
@@ -11,6 +13,10 @@ public struct ChannelStatus: Codable, Sendable, Equatable {
     public var width: Int
     public var height: Int
     public var framerate: Int
+    /// What it keeps (finished clips, their bytes, the oldest's time), with several channels; absent with one.
+    public var clips: Int?
+    public var storedBytes: Int64?
+    public var oldestAt: Date?
 
     public init(
         name: String, state: RecorderState, recordingId: String?, cameras: [String], activeCamera: String,
