@@ -43,6 +43,17 @@ package struct FlowJudge: Sendable {
         return framesAdvanced && beatsAdvanced ? .alive : .quiet
     }
 
+    /// Several channels' verdicts as one: the first stall (named by its channel, nil for the first channel), else
+    /// alive when every channel is, else quiet.
+    package static func combined(_ verdicts: [(channel: String?, verdict: Verdict)]) -> Verdict {
+        for (channel, verdict) in verdicts {
+            if case .stalled(let reason, let seconds) = verdict {
+                return .stalled(reason: channel.map { "channel \($0): " + reason } ?? reason, seconds: seconds)
+            }
+        }
+        return verdicts.allSatisfy { $0.verdict == .alive } ? .alive : .quiet
+    }
+
     package static func seconds(_ duration: Duration) -> Double {
         ((Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18) * 10).rounded() / 10
     }

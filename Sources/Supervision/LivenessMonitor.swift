@@ -21,6 +21,11 @@ package final class LivenessMonitor: Service, Sendable, CustomStringConvertible 
     package let state = Locked(State())
     /// Output frames and bus turns so far, read from the live graph (what the judge and the watchdog pings look at).
     private let readCounters: @Sendable () -> (frames: UInt64, busTurns: UInt64)
+    /// The other channels' graphs (`[[channel]]`), by name, each judged on its own: one that stalls is a stall of
+    /// the daemon, named.
+    private let otherChannels: [(name: String, counters: Counters)]
+
+    package typealias Counters = @Sendable () -> (frames: UInt64, busTurns: UInt64)
     private let readiness: Readiness
     private let events: EventHub
     private let logger: Logger
@@ -31,10 +36,11 @@ package final class LivenessMonitor: Service, Sendable, CustomStringConvertible 
     /// `stallAfter` defaults to 5 s, or the watchdog interval if that is shorter, so a stall is reported before
     /// systemd would give up on its own.
     package init(
-        counters: @escaping @Sendable () -> (frames: UInt64, busTurns: UInt64), readiness: Readiness, events: EventHub,
-        logger: Logger, watchdog: Duration?
+        counters: @escaping Counters, otherChannels: [(name: String, counters: Counters)] = [], readiness: Readiness,
+        events: EventHub, logger: Logger, watchdog: Duration?
     ) {
         (self.readCounters, self.readiness, self.events, self.logger) = (counters, readiness, events, logger)
+        self.otherChannels = otherChannels
         stallAfter = min(.seconds(5), watchdog ?? .seconds(5))
         period = min(.milliseconds(500), stallAfter / 4)
     }
@@ -50,10 +56,20 @@ package final class LivenessMonitor: Service, Sendable, CustomStringConvertible 
             if Task.isShuttingDownGracefully || Task.isCancelled { return }
         }
         var judge = FlowJudge(stallAfter: stallAfter)
+        let others = otherChannels
+        var otherJudges = others.map { _ in FlowJudge(stallAfter: stallAfter) }
         for await _ in AsyncTimerSequence(interval: period, clock: .continuous).cancelOnGracefulShutdown() {
+            let now = ContinuousClock.now
             let (frames, turns) = counters
-            let verdict = judge.sample(frames: frames, busTurns: turns, at: .now)
-            note(verdict)
+            var verdicts: [(channel: String?, verdict: FlowJudge.Verdict)] = [
+                (nil, judge.sample(frames: frames, busTurns: turns, at: now))
+            ]
+            for index in others.indices {
+                let (frames, turns) = others[index].counters()
+                verdicts.append(
+                    (others[index].name, otherJudges[index].sample(frames: frames, busTurns: turns, at: now)))
+            }
+            note(FlowJudge.combined(verdicts))
         }
     }
 

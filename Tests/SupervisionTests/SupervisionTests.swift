@@ -32,6 +32,29 @@ final class SupervisionTests: XCTestCase {
             .stalled(reason: "the GStreamer bus thread has not turned for 2.5 s", seconds: 2.5))
     }
 
+    /// Each channel is judged on its own (their counters run at their own rates): one that stalls is the daemon's
+    /// stall, named; the daemon is alive only when every channel is.
+    func testAnyChannelsStallIsTheDaemonsAndNamesIt() {
+        var first = FlowJudge(stallAfter: .seconds(2))
+        var rear = FlowJudge(stallAfter: .seconds(2))
+        let t0 = ContinuousClock.now
+        func tick(_ second: Int, front frames: UInt64, rear rearFrames: UInt64) -> FlowJudge.Verdict {
+            let at = t0 + .seconds(second)
+            return FlowJudge.combined([
+                (nil, first.sample(frames: frames, busTurns: UInt64(second), at: at)),
+                ("rear", rear.sample(frames: rearFrames, busTurns: UInt64(second), at: at)),
+            ])
+        }
+        XCTAssertEqual(tick(0, front: 0, rear: 0), .quiet)
+        XCTAssertEqual(tick(1, front: 30, rear: 10), .alive)
+        XCTAssertEqual(tick(2, front: 60, rear: 10), .quiet, "the rear stood still for 1 s")
+        XCTAssertEqual(
+            tick(3, front: 90, rear: 10), .stalled(reason: "channel rear: no output frame for 2.0 s", seconds: 2.0))
+        XCTAssertEqual(tick(4, front: 120, rear: 11), .alive)
+        XCTAssertEqual(tick(5, front: 120, rear: 12), .quiet)
+        XCTAssertEqual(tick(6, front: 120, rear: 13), .stalled(reason: "no output frame for 2.0 s", seconds: 2.0))
+    }
+
     func testTheStatusLineSaysWhatSystemctlShows() {
         var s = Self.status(state: .recording)
         s.recording = StatusReport.Live(

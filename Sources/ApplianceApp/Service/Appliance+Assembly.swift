@@ -70,8 +70,10 @@ extension Appliance {
         let clock = g.clock
         let liveness = LivenessMonitor(
             counters: { (graph.flow.snapshot.outputFrames, graph.busReader.heartbeat) },
-            readiness: g.readiness, events: events, logger: logger,
-            watchdog: serviceManager?.watchdogInterval)
+            otherChannels: g.channels.map { rig in
+                (rig.name, { [graph = rig.graph] in (graph.flow.snapshot.outputFrames, graph.busReader.heartbeat) })
+            },
+            readiness: g.readiness, events: events, logger: logger, watchdog: serviceManager?.watchdogInterval)
         let inputs =
             config.inputs.isEmpty
             ? nil : InputBoard(inputs: config.inputs, device: { InputService.device(for: $0).description })
