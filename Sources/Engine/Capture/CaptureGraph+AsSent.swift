@@ -23,6 +23,31 @@ extension CaptureGraph {
         return input
     }
 
+    /// The as-sent input and what the camera's receiver is told, when the channel stores its camera's stream as sent.
+    static func asSentOutput(config: ApplianceConfig, previewKind: String, pipeline: Pipeline) throws
+        -> AsSentOutput?
+    {
+        guard config.storesAsSent else { return nil }
+        return AsSentOutput(
+            input: try makeAsSentInput(to: pipeline),
+            decodeEveryFrame: decodesEveryFrame(config, previewKind: previewKind))
+    }
+
+    /// The encoded video: the camera's own stream where it is stored as sent (`asSent`, no encoder chain), else the
+    /// encoder behind its gate.
+    static func addVideo(
+        config: ApplianceConfig, fragments: FragmentLibrary, to pipeline: Pipeline, after rawTee: Element,
+        asSent: Element?, flow: VideoFlowMonitor, gate: EncoderGate, keyframeAt: Locked<UInt64?>
+    ) throws -> (parser: Element, tee: Element, chain: EncoderChain?) {
+        if let asSent {
+            let (parser, tee) = try addAsSentVideo(input: asSent, to: pipeline, gate: gate)
+            return (parser, tee, nil)
+        }
+        return try addVideoEncoder(
+            config: config, fragments: fragments, to: pipeline, after: rawTee, flow: flow, gate: gate,
+            keyframeAt: keyframeAt)
+    }
+
     /// as-sent appsrc ! h264parse ! AVC capsfilter ! video tee, behind the same gate as an encoder (closed while
     /// nothing records or streams): the camera's own stream goes into the recordings and the live streams, not
     /// decoded and not encoded again. A recording starts, and a segment is cut, on the camera's own keyframes: a

@@ -100,19 +100,12 @@ public final class CaptureGraph: Sendable {
         cameraEnded = ended
         let previewKind = SourceResolver.previewKind(config.preview)
         self.previewKind = previewKind
-        let asSentInput = config.storesAsSent ? try Self.makeAsSentInput(to: pipeline) : nil
-        self.asSentInput = asSentInput
-        let asSent = asSentInput.map {
-            AsSentOutput(input: $0, decodeEveryFrame: Self.decodesEveryFrame(config, previewKind: previewKind))
-        }
+        let asSent = try Self.asSentOutput(config: config, previewKind: previewKind, pipeline: pipeline)
+        asSentInput = asSent?.input
         cameras = try Self.makeCameras(
             config: config, fragments: fragments, rawCaps: rawCaps, pipeline: pipeline,
             selector: selector, logger: logger, asSent: asSent, onStreamEnd: { endedContinuation.yield($0) })
-        let rawTee = try Element.make("tee", name: "raw-tee")
-        rawTee.set("allow-not-linked", true)
-        try pipeline.add(rawTee)
-        try selector.link(rawTee)
-        Self.snapToGrid(selector.staticPad("src"), flow: flow, firstFrame: firstFrame)
+        let rawTee = try Self.addRawTee(after: selector, to: pipeline, flow: flow, firstFrame: firstFrame)
 
         // The raw tee's branches: preview, frame tap, live view, and the encoder behind its gate.
         previewOverlay = try Self.addPreview(
@@ -125,14 +118,9 @@ public final class CaptureGraph: Sendable {
             ? ScrubFrames(intervalS: config.thumbnail.scrubEveryS, width: config.thumbnail.scrubWidth) : nil
         if let scrub { try Self.addScrubBranch(to: pipeline, after: rawTee, scrub: scrub, video: v) }
         (motion, objects) = try Self.addDetectionBranches(config: config, to: pipeline, after: rawTee)
-        if let asSentInput {
-            (parser, videoTee) = try Self.addAsSentVideo(input: asSentInput, to: pipeline, gate: gate)
-            encoderChain = nil
-        } else {
-            (parser, videoTee, encoderChain) = try Self.addVideoEncoder(
-                config: config, fragments: fragments, to: pipeline, after: rawTee,
-                flow: flow, gate: gate, keyframeAt: keyframeAt)
-        }
+        (parser, videoTee, encoderChain) = try Self.addVideo(
+            config: config, fragments: fragments, to: pipeline, after: rawTee, asSent: asSent?.input, flow: flow,
+            gate: gate, keyframeAt: keyframeAt)
 
         // Microphone → AAC.
         audioKind = try SourceResolver.audioKind(config.audio, logger: logger)
@@ -141,16 +129,32 @@ public final class CaptureGraph: Sendable {
         (microphone, audioTee, cameraSound) = try Self.addSound(
             kind: audioKind, config: config, fragments: fragments, to: pipeline,
             gate: gate, echo: echoReference, cameras: cameras, logger: logger)
-        // The encoded streams' caps never change either: a recording bin linked to a tee must not make the
-        // encoders renegotiate. Their ALLOCATION query would wait in every recording bin's queue, where mp4mux
-        // holds video until the matching audio arrives: the encoder stalled for ~230 ms at each segment cut and
-        // the leaky queue in front of it dropped 6 frames (measured).
-        for tee in [videoTee, audioTee].compactMap({ $0 }) {
-            tee.staticPad("sink")?.addProbe(.eventUpstream) { info in info.event == .reconfigure ? .drop : .ok }
-        }
+        Self.keepCapsFixed([videoTee, audioTee].compactMap { $0 })
         outputs = try RecordingOutputs(pipeline: pipeline, videoTee: videoTee, audioTee: audioTee, config: config)
         busReader = pipeline.makeBusReader()
         if outputs.window != nil { gate.openPermanently() }
+    }
+
+    /// raw tee after the selector, every frame leaving the selector snapped onto the output's time grid.
+    static func addRawTee(
+        after selector: Element, to pipeline: Pipeline, flow: VideoFlowMonitor, firstFrame: OneShot<Bool>
+    ) throws -> Element {
+        let rawTee = try Element.make("tee", name: "raw-tee")
+        rawTee.set("allow-not-linked", true)
+        try pipeline.add(rawTee)
+        try selector.link(rawTee)
+        snapToGrid(selector.staticPad("src"), flow: flow, firstFrame: firstFrame)
+        return rawTee
+    }
+
+    /// The encoded streams' caps never change either: a recording bin linked to a tee must not make the encoders
+    /// renegotiate. Their ALLOCATION query would wait in every recording bin's queue, where mp4mux holds video until
+    /// the matching audio arrives: the encoder stalled for ~230 ms at each segment cut and the leaky queue in front
+    /// of it dropped 6 frames (measured).
+    static func keepCapsFixed(_ tees: [Element]) {
+        for tee in tees {
+            tee.staticPad("sink")?.addProbe(.eventUpstream) { info in info.event == .reconfigure ? .drop : .ok }
+        }
     }
 
     /// The microphone failed (unplugged, a read error): its source is stopped, which closes the sound device. A
