@@ -78,6 +78,15 @@ final class APIContractTests: XCTestCase {
         }
     }
 
+    /// The recordings page answers 404 for a `group` that is not there (the daemon's list): the document says so
+    /// (schemathesis found it undocumented, APIFuzzTests).
+    func testTheRecordingsPagesNotFoundIsDocumented() async throws {
+        let (_, document) = try await routesAndDocument(onvif: false)
+        let paths = try XCTUnwrap(document["paths"] as? [String: [String: [String: Any]]])
+        let responses = try XCTUnwrap(paths["/api/recordings"]?["get"]?["responses"] as? [String: Any])
+        XCTAssertNotNil(responses["404"], "\(responses.keys.sorted())")
+    }
+
     /// Each command's documented arguments are what its parser takes: every one is known to it (no "unknown
     /// argument"), and one the document does not name is refused.
     func testEachCommandsDocumentedArgumentsAreItsParsers() throws {

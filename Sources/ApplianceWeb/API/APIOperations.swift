@@ -108,9 +108,9 @@ enum APIOperations {
         ]
         return [
             Op(
-                method: .get, path: "/api/recordings", summary: "A page of recordings, newest first",
-                parameters: listQuery,
-                replies: [.json(S.ref("RecordingPage"))]),
+                method: .get, path: "/api/recordings",
+                summary: "A page of recordings, newest first (404: a `group` that is not there)", parameters: listQuery,
+                replies: [.json(S.ref("RecordingPage"))], errors: [404]),
             Op(
                 method: .get, path: "/api/recordings/{id}", summary: "One recording, with what its file measures",
                 parameters: [id],
