@@ -240,7 +240,11 @@ static GstFlowReturn on_encoded_sample(GstAppSink *sink, gpointer data) {
     GstClockTime pts_rt = GST_CLOCK_TIME_IS_VALID(pts) ? gst_segment_to_running_time(segment, GST_FORMAT_TIME, pts) : pts;
     GstClockTime dts_rt = GST_CLOCK_TIME_IS_VALID(dts) ? gst_segment_to_running_time(segment, GST_FORMAT_TIME, dts) : dts;
     GstClockTime reference = GST_CLOCK_TIME_IS_VALID(dts_rt) ? dts_rt : pts_rt;
-    GstClockTime now = running_time_now(s->encoded);
+    /* Only this streaming thread sets the offset: the graph's clock is read only until it is known. */
+    g_mutex_lock(&s->lock);
+    gboolean placed_yet = s->offset_known;
+    g_mutex_unlock(&s->lock);
+    GstClockTime now = placed_yet ? GST_CLOCK_TIME_NONE : running_time_now(s->encoded);
     GstCaps *caps = gst_sample_get_caps(sample);
     gboolean keyframe = !GST_BUFFER_FLAG_IS_SET(buffer, GST_BUFFER_FLAG_DELTA_UNIT);
     g_mutex_lock(&s->lock);

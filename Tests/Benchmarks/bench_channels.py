@@ -19,12 +19,11 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bench import reference_branches  # noqa: E402
 from bench_features import base_config, write_section  # noqa: E402
-from bench_service import run_ns, status_kb  # noqa: E402
+from bench_service import cpu_and_rss  # noqa: E402
 from harness import Daemon, DaemonError, pinning_x264  # noqa: E402
 
 START, END = "<!-- bench_channels:start -->", "<!-- bench_channels:end -->"
@@ -56,13 +55,6 @@ def launch_line(work, count):
     return "  ".join(parts)
 
 
-def measure(pid, warmup, window):
-    time.sleep(warmup)
-    c0, t0 = run_ns(pid), time.monotonic()
-    time.sleep(window)
-    return (run_ns(pid) - c0) / (time.monotonic() - t0), status_kb(pid, "RssAnon") / 1024
-
-
 def daemon_run(binary, work, count, warmup, window):
     directory = os.path.join(work, f"daemon-{count}")
     shutil.rmtree(directory, ignore_errors=True)
@@ -72,7 +64,7 @@ def daemon_run(binary, work, count, warmup, window):
         if len(status.get("channels", [])) != count:
             raise DaemonError(f"{count} channels configured, status shows {status.get('channels')}")
         daemon.call("record.start")
-        cpu, rss = measure(daemon.proc.pid, warmup, window)
+        cpu, rss = cpu_and_rss(daemon.proc.pid, warmup, window)
         states = [c["state"] for c in daemon.call("status")["channels"]]
         if states != ["recording"] * count:
             raise DaemonError(f"not every channel recorded: {states}")
@@ -86,7 +78,7 @@ def launch_run(work, count, warmup, window):
     proc = subprocess.Popen(["gst-launch-1.0", "-q", "-e", *shlex.split(launch_line(work, count))],
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     try:
-        cpu, rss = measure(proc.pid, warmup, window)
+        cpu, rss = cpu_and_rss(proc.pid, warmup, window)
         if proc.poll() is not None:
             raise DaemonError(f"gst-launch-1.0 ended: {proc.stderr.read().strip()[:300]}")
         return cpu, rss

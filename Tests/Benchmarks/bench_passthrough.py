@@ -20,11 +20,10 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bench_features import base_config, write_section  # noqa: E402
-from bench_service import run_ns, status_kb  # noqa: E402
+from bench_service import cpu_and_rss  # noqa: E402
 from harness import Daemon, DaemonError  # noqa: E402
 
 START, END = "<!-- bench_passthrough:start -->", "<!-- bench_passthrough:end -->"
@@ -72,13 +71,6 @@ def config(data_dir, urls):
     return text.replace('[audio]\nsource = "test"', '[audio]\nsource = "none"')
 
 
-def measure(pid, warmup, window):
-    time.sleep(warmup)
-    c0, t0 = run_ns(pid), time.monotonic()
-    time.sleep(window)
-    return (run_ns(pid) - c0) / (time.monotonic() - t0), status_kb(pid, "RssAnon") / 1024
-
-
 def daemon_run(binary, work, clip, count, warmup, window):
     directory = os.path.join(work, f"daemon-{count}")
     shutil.rmtree(directory, ignore_errors=True)
@@ -90,7 +82,7 @@ def daemon_run(binary, work, clip, count, warmup, window):
         if encoders != ["as-sent"] * count:
             raise DaemonError(f"{count} cameras stored as sent, status shows encoders {encoders}")
         daemon.call("record.start")
-        cpu, rss = measure(daemon.proc.pid, warmup, window)
+        cpu, rss = cpu_and_rss(daemon.proc.pid, warmup, window)
         states = [c["state"] for c in daemon.call("status").get("channels", [])] or ["recording"]
         if states != ["recording"] * count:
             raise DaemonError(f"not every channel recorded: {states}")
@@ -110,7 +102,7 @@ def launch_run(work, clip, count, warmup, window):
     proc = subprocess.Popen(["gst-launch-1.0", "-q", "-e", *args],
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     try:
-        cpu, rss = measure(proc.pid, warmup, window)
+        cpu, rss = cpu_and_rss(proc.pid, warmup, window)
         if proc.poll() is not None:
             raise DaemonError(f"gst-launch-1.0 ended: {proc.stderr.read().strip()[:300]}")
         return cpu, rss

@@ -143,6 +143,14 @@ class Daemon(HarnessDaemon):
         return result
 
 
+
+def cpu_and_rss(pid, warmup, window):
+    """After `warmup` s: the share of a core `pid` used over `window` s, and its RssAnon in MB at the end."""
+    time.sleep(warmup)
+    c0, t0 = run_ns(pid), time.monotonic()
+    time.sleep(window)
+    return (run_ns(pid) - c0) / (time.monotonic() - t0), status_kb(pid, "RssAnon") / 1024
+
 def measure(daemons, window):
     """CPU of each daemon over the same wall-clock window, in cores."""
     c0, t0 = [run_ns(d.proc.pid) for d in daemons], time.monotonic()

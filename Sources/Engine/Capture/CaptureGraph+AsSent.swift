@@ -55,13 +55,8 @@ extension CaptureGraph {
     static func addAsSentVideo(
         input: Element, to pipeline: Pipeline, gate: EncoderGate
     ) throws -> (parser: Element, tee: Element) {
-        let parser = try Element.make("h264parse", name: "video-parse")
-        parser.set("config-interval", int: -1)
-        let format = try encodedFormat()
-        let tee = try Element.make("tee", name: "video-tee")
-        tee.set("allow-not-linked", true)
-        try pipeline.add([parser, format, tee])
-        try Element.link([input, parser, format, tee])
+        let (parser, tee) = try addParsedVideoTee(to: pipeline)
+        try input.link(parser)
         input.staticPad("src")?.addProbe(.buffer) { info in
             guard let buffer = info.buffer else { return .ok }
             return gate.admit(runningTime: info.runningTime(buffer.pts)) ? .ok : .drop

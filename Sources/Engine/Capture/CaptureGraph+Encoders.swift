@@ -13,6 +13,16 @@ extension CaptureGraph {
         after rawTee: Element, flow: VideoFlowMonitor, gate: EncoderGate,
         keyframeAt: Locked<UInt64?>
     ) throws -> (parser: Element, tee: Element, chain: EncoderChain) {
+        let (parser, tee) = try addParsedVideoTee(to: pipeline)
+        let chain = try EncoderChain(
+            config: config, fragments: fragments, pipeline: pipeline, rawTee: rawTee, parser: parser,
+            flow: flow, gate: gate, keyframeAt: keyframeAt)
+        return (parser, tee, chain)
+    }
+
+    /// h264parse (parameter sets in every keyframe) ! AVC capsfilter ! video tee: what an encoder, or a camera's
+    /// stream stored as sent, feeds into.
+    static func addParsedVideoTee(to pipeline: Pipeline) throws -> (parser: Element, tee: Element) {
         let parser = try Element.make("h264parse", name: "video-parse")
         parser.set("config-interval", int: -1)
         let format = try encodedFormat()
@@ -20,10 +30,7 @@ extension CaptureGraph {
         tee.set("allow-not-linked", true)
         try pipeline.add([parser, format, tee])
         try Element.link([parser, format, tee])
-        let chain = try EncoderChain(
-            config: config, fragments: fragments, pipeline: pipeline, rawTee: rawTee, parser: parser,
-            flow: flow, gate: gate, keyframeAt: keyframeAt)
-        return (parser, tee, chain)
+        return (parser, tee)
     }
 
     /// The one format every encoder's stream leaves the parser in: AVC, whole access units. The tee's caps never
