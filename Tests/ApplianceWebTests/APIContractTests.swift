@@ -87,6 +87,28 @@ final class APIContractTests: XCTestCase {
         XCTAssertNotNil(responses["404"], "\(responses.keys.sorted())")
     }
 
+    /// A query parameter given twice (`?day=&day=2026-11-29`) is a 400 naming it, on every API route, and the
+    /// document lists that 400 for each (schemathesis found the second value silently dropped, APIFuzzTests).
+    func testARepeatedQueryParameterIsRefusedAndDocumented() async throws {
+        try await WebHarness().test { client in
+            let twice = try await client.request("/api/activity?day=&day=2026-11-29")
+            XCTAssertEqual(twice.status, .badRequest, twice.text)
+            XCTAssertTrue(twice.text.contains("day is given more than once"), twice.text)
+            let status = try await client.request("/api/status?day=1&day=2")
+            XCTAssertEqual(status.status, .badRequest, status.text)
+            let once = try await client.request("/api/openapi.json?day=1")
+            XCTAssertEqual(once.status, .ok, once.text)
+        }
+        let (_, document) = try await routesAndDocument(onvif: false)
+        let paths = try XCTUnwrap(document["paths"] as? [String: [String: [String: Any]]])
+        for (path, methods) in paths where path.hasPrefix("/api/") {
+            for (method, operation) in methods {
+                let responses = try XCTUnwrap(operation["responses"] as? [String: Any])
+                XCTAssertNotNil(responses["400"], "\(method) \(path)")
+            }
+        }
+    }
+
     /// Each command's documented arguments are what its parser takes: every one is known to it (no "unknown
     /// argument"), and one the document does not name is refused.
     func testEachCommandsDocumentedArgumentsAreItsParsers() throws {

@@ -97,7 +97,8 @@ enum OpenAPIDocument {
         }
         var errors = operation.errors
         if role != RouteRequirement.anyone.rawValue { errors.formUnion([401, 403, 429]) }
-        if !operation.parameters.isEmpty { errors.insert(400) }
+        // Any API request may repeat a query parameter, which `SingleValuedQuery` refuses.
+        if !operation.parameters.isEmpty || operation.path.hasPrefix("/api/") { errors.insert(400) }
         if operation.body != nil { errors.formUnion([400, 408, 413, 415]) }
         if operation.parameters.contains(where: { $0.place == .path }) { errors.insert(404) }
         for status in errors where result[String(status)] == nil {

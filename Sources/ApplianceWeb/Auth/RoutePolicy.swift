@@ -67,7 +67,13 @@ struct GuardedRouter: RouterMethods {
     where Responder.Context == WebContext {
         let requirement = RoutePolicy.requirement(method: method, path: path.description)
         table.add(.init(method: method.rawValue, path: path.description, requires: requirement))
-        router.on(path, method: method, responder: RoleCheck(requirement: requirement, next: responder))
+        if path.description.hasPrefix("/api/") {
+            router.on(
+                path, method: method,
+                responder: RoleCheck(requirement: requirement, next: SingleValuedQuery(next: responder)))
+        } else {
+            router.on(path, method: method, responder: RoleCheck(requirement: requirement, next: responder))
+        }
         return self
     }
 
