@@ -84,8 +84,8 @@ public enum Command: Sendable, Equatable {
     /// Which camera a switch goes to.
     public enum CameraChoice: Sendable, Equatable {
         case named(String)
-        /// The next usable camera after the active one.
-        case next
+        /// The next usable camera after the active one, in the channel named (nil: the first channel).
+        case next(channel: String?)
     }
 
     public static let defaultPerPage = 10

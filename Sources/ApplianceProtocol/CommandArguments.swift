@@ -113,10 +113,13 @@ extension Command {
     }
 
     private static func switchCamera(_ args: Arguments) throws(ApplianceError) -> Command {
-        try args.only(["camera", "next"])
-        switch (try args.string("camera"), try args.bool("next") ?? false) {
-        case (let camera?, false): return .switchCamera(.named(camera))
-        case (nil, true): return .switchCamera(.next)
+        try args.only(["camera", "next", "channel"])
+        switch (try args.string("camera"), try args.bool("next") ?? false, try args.string("channel")) {
+        case (let camera?, false, nil): return .switchCamera(.named(camera))
+        case (nil, true, let channel): return .switchCamera(.next(channel: channel))
+        case (_?, false, _?):
+            throw ApplianceError(
+                .badRequest, "switch takes args.channel only with args.next (a camera's name says its channel)")
         default: throw ApplianceError(.badRequest, "switch needs either args.camera (a name) or args.next = true")
         }
     }
@@ -195,7 +198,8 @@ extension Command {
         case .rename(let id, let title): ["id": .string(id), "title": .string(title)]
         case .delete(let id, let force): ["id": .string(id), "force": .bool(force)]
         case .switchCamera(.named(let camera)): ["camera": .string(camera)]
-        case .switchCamera(.next): ["next": .bool(true)]
+        case .switchCamera(.next(let channel)):
+            Dictionary(compacting: [("next", .bool(true)), ("channel", channel.map(JSONValue.string))])
         case .discoverCameras(let r):
             Dictionary(compacting: [
                 ("username", r.username.map(JSONValue.string)), ("password", r.password.map { .string($0.text) }),

@@ -32,7 +32,7 @@ package enum MQTTCommandParser {
             return .success(.protect(before: Command.defaultProtectWindow, after: Command.defaultProtectWindow))
         case topics.cameraSet:
             if cameras.contains(text) { return .success(.switchCamera(.named(text))) }
-            if text.lowercased() == "next" { return .success(.switchCamera(.next)) }
+            if text.lowercased() == "next" { return .success(.switchCamera(.next(channel: nil))) }
             return .failure(.init("no camera named '\(shown(text))' (cameras: \(cameras.joined(separator: ", ")))"))
         case topics.chimeSet:
             if text.isEmpty || text.uppercased() == "PRESS" { return .success(.play(PlayRequest(chime: .chime))) }

@@ -101,13 +101,18 @@ struct Switch: ParsableCommand {
     @OptionGroup var options: CtlOptions
     @Argument(help: "Camera name.") var camera: String?
     @Flag(name: .long, help: "Switch to the next usable camera.") var next = false
+    @Option(name: .long, help: "With --next: the channel whose camera changes (default: the first).")
+    var channel: String?
 
     func validate() throws {
         guard (camera != nil) != next else { throw ValidationError("give a camera name or --next") }
+        guard channel == nil || next else {
+            throw ValidationError("--channel goes with --next (a camera's name says its channel)")
+        }
     }
 
     func run() {
-        options.perform(.switchCamera(camera.map { .named($0) } ?? .next)) { (r: SwitchResult) in
+        options.perform(.switchCamera(camera.map { .named($0) } ?? .next(channel: channel))) { (r: SwitchResult) in
             r.switched
                 ? """
                 active camera: \(r.active ?? "") (was \

@@ -23,7 +23,11 @@ final class ProtocolTests: XCTestCase {
         XCTAssertEqual(request.id, .int(3))
         XCTAssertEqual(try Command(name: request.command, arguments: request.arguments), .recordStart(title: "x"))
         XCTAssertEqual(try parse(#"{"command": "list"}"#), .list(page: 1, perPage: 10))
-        XCTAssertEqual(try parse(#"{"command": "switch", "args": {"next": true}}"#), .switchCamera(.next))
+        XCTAssertEqual(try parse(#"{"command": "switch", "args": {"next": true}}"#), .switchCamera(.next(channel: nil)))
+        XCTAssertEqual(
+            try parse(#"{"command": "switch", "args": {"next": true, "channel": "rear"}}"#),
+            .switchCamera(.next(channel: "rear")))
+        XCTAssertThrowsError(try parse(#"{"command": "switch", "args": {"camera": "a", "channel": "rear"}}"#))
         XCTAssertEqual(
             try parse(#"{"command": "delete", "args": {"id": "ab", "force": null}}"#), .delete(id: "ab", force: false))
         XCTAssertEqual(

@@ -325,7 +325,7 @@ final class GestureTests: XCTestCase {
         input.doublePressAction = .nextCamera
         XCTAssertEqual(input.command(for: .press).command, .recordToggle(title: nil))
         XCTAssertEqual(input.command(for: .longPress).command, .snapshot())
-        XCTAssertEqual(input.command(for: .doublePress).command, .switchCamera(.next))
+        XCTAssertEqual(input.command(for: .doublePress).command, .switchCamera(.next(channel: nil)))
         XCTAssertEqual(input.command(for: .holdStart).command, .recordStart(title: nil))
         XCTAssertEqual(input.command(for: .holdEnd).command, .recordStop(title: nil))
         XCTAssertEqual(ApplianceConfig.InputAction.protect.command, .protect(before: 10, after: 10))

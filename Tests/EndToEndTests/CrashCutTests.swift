@@ -124,7 +124,7 @@ final class CrashCutTests: XCTestCase {
         try daemon.waitForFrames(seconds: 2.5)  // the pre-record window fills
         let started = try daemon.recordStart()
         try daemon.waitUntilElapsed(2)
-        _ = try daemon.switchCamera(.next)
+        _ = try daemon.switchCamera(.next(channel: nil))
         try daemon.waitUntilElapsed(4.5)
         daemon.stop(signal: SIGKILL)
         let partial = daemon.dataDir + "/partial/\(started.id).mp4"

@@ -39,7 +39,7 @@ final class SwitchingTests: XCTestCase {
         var order: [String] = []
         for _ in 0..<5 {
             try daemon.waitForMoreVideo(0.6)
-            let result = try daemon.switchCamera(.next)
+            let result = try daemon.switchCamera(.next(channel: nil))
             XCTAssertEqual(result.switched, true)
             XCTAssertNotNil(result.latencyMs, "the new camera's first frame reached the encoder")
             order.append(result.active ?? "")
@@ -160,7 +160,7 @@ final class SwitchingTests: XCTestCase {
         XCTAssertEqual(cli.status, 0, cli.stderr)
         XCTAssertTrue(cli.stdout.contains("active camera: two"), cli.stdout)
         try daemon.waitForMoreVideo(0.5)
-        XCTAssertEqual(try daemon.switchCamera(.next).active, "one")
+        XCTAssertEqual(try daemon.switchCamera(.next(channel: nil)).active, "one")
         try daemon.waitForMoreVideo(0.5)
         let stop = try daemon.recordStop()
         let probe = try MediaProbe(stop.path)

@@ -51,8 +51,13 @@ struct ChannelRecorders: RecordingInProgress {
 
     /// The live graph of the channel named, for what reads its picture (a snapshot); nil: the first channel's.
     func graph(named channel: String?) throws -> CaptureGraph? {
+        try rig(named: channel)?.graph
+    }
+
+    /// The other channel named (nil for the first channel, or none named); not_found names the channels there are.
+    func rig(named channel: String?) throws -> ChannelRig? {
         guard let channel, channel != firstName else { return nil }
-        if let rig = others.first(where: { $0.name == channel }) { return rig.graph }
+        if let rig = others.first(where: { $0.name == channel }) { return rig }
         throw unknown(channel)
     }
 

@@ -44,11 +44,14 @@ struct CommandDispatcher: Sendable {
 
     /// `switch NAME` acts in the channel that has the camera (a camera is in one channel); `switch --next` in the
     /// first channel.
-    private func switcher(for choice: Command.CameraChoice) -> CameraSwitcher {
-        guard case .named(let name) = choice,
-            let rig = recorder.others.first(where: { $0.graph.cameraNames.contains(name) })
-        else { return cameras }
-        return rig.cameras
+    /// The channel a switch acts on: the one with the camera named, or the one `--next` names (default: the first).
+    private func switcher(for choice: Command.CameraChoice) throws -> CameraSwitcher {
+        switch choice {
+        case .named(let name):
+            return recorder.others.first(where: { $0.graph.cameraNames.contains(name) })?.cameras ?? cameras
+        case .next(let channel):
+            return try recorder.rig(named: channel)?.cameras ?? cameras
+        }
     }
 
     /// `record.start`, `record.stop` and `record.toggle`: every channel, or the one named.
@@ -88,7 +91,7 @@ struct CommandDispatcher: Sendable {
             let monitor = devices
             let present = try await blocking { monitor.devices.map(DeviceInfo.init) }  // asks every provider
             return .cameras(await camerasReport(devices: present))
-        case .switchCamera(let choice): return .switched(try await switcher(for: choice).switchTo(choice))
+        case .switchCamera(let choice): return .switched(try await (try switcher(for: choice)).switchTo(choice))
         case .discoverCameras(let request): return .discovered(await discovery.find(request))
         case .play(let request):
             guard let speaker else {

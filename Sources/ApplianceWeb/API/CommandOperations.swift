@@ -71,7 +71,8 @@ enum CommandOperations {
                 S.object(["cameras": S.array(S.object())], required: ["cameras"])
             ),
             .switchCamera: (
-                "Switch to a camera by name, or the next", ["camera": S.string(), "next": S.boolean()], [], S.object()
+                "Switch to a camera by name (in whichever channel has it), or the next in a channel (default: the first)",
+                ["camera": S.string(), "next": S.boolean(), "channel": channel], [], S.object()
             ),
             .play: (
                 "Play a file or a chime on the speaker",

@@ -11,7 +11,7 @@ extension ApplianceConfig.InputAction {
         case .hold: .recordStart(title: nil)
         case .snapshot: .snapshot()
         case .protect: .protect(before: Command.defaultProtectWindow, after: Command.defaultProtectWindow)
-        case .nextCamera: .switchCamera(.next)
+        case .nextCamera: .switchCamera(.next(channel: nil))
         case .stop: .recordStop(title: nil)
         }
     }

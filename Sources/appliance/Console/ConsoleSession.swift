@@ -90,7 +90,7 @@ final class ConsoleSession {
             case .protect:
                 commands.send(.protect(before: Command.defaultProtectWindow, after: Command.defaultProtectWindow))
             case .nextCamera:
-                commands.send(.switchCamera(.next))
+                commands.send(.switchCamera(.next(channel: nil)))
             }
         }
         return false

@@ -155,6 +155,8 @@ final class ChannelTests: XCTestCase {
     }
 
     /// `switch NAME` switches inside the channel that has the camera, here the second: the first goes on as it was.
+    /// `switch --next --channel rear` goes on to that channel's next camera; `--next` alone is the first channel's
+    /// (which has no other), and a channel that is not there is not_found naming those that are.
     func testASwitchByNameActsInTheChannelThatHasTheCamera() async throws {
         var cabin = ApplianceConfig.Camera()
         (cabin.name, cabin.source, cabin.pattern) = ("cabin", "test", "ball")
@@ -180,6 +182,16 @@ final class ChannelTests: XCTestCase {
         XCTAssertEqual(switched.active, "trunk")
         XCTAssertEqual(switched.previous, "cabin")
         try await test.waitUntilRecorded(2.0)
+        guard case .switched(let back) = try await test.perform(.switchCamera(.next(channel: "rear"))) else {
+            return XCTFail("switch --next --channel rear")
+        }
+        XCTAssertEqual([back.previous, back.active], ["trunk", "cabin"])
+        let alone = await test.refusal(.switchCamera(.next(channel: nil)))
+        XCTAssertEqual(alone?.code, .unavailable, "the first channel has one camera: \(String(describing: alone))")
+        let unknown = await test.refusal(.switchCamera(.next(channel: "boot")))
+        XCTAssertEqual(unknown?.code, .notFound)
+        XCTAssertTrue(unknown?.message.contains("channels: front, rear") == true, "\(String(describing: unknown))")
+        try await test.waitUntilRecorded(3.0)
         _ = try await test.perform(.recordStop(title: nil))
         guard case .list(let list) = try await test.perform(.list(page: 1, perPage: 10)) else { return XCTFail("list") }
         XCTAssertEqual(list.items.first { $0.channel == "rear" }?.camera, "cabin,trunk", "the rear channel switched")
