@@ -47,6 +47,9 @@ extension ApplianceConfig {
         public var doublePressAction: InputAction?
         /// The most time between the first release and the second press of a double press.
         public var doublePressMs = 400
+        /// The `[[channel]]` the button acts on (record, stop, snapshot, next camera); nil: every channel (the first
+        /// for a snapshot and the next camera). Protecting is always every channel's.
+        public var channel: String?
 
         public init() {}
     }

@@ -79,7 +79,7 @@ extension ConfigLoader {
         if let tables = try top.tableArray("input") {
             config.inputs = try tables.enumerated().map { index, table in
                 var t = TableReader(table: table, path: "input", index: index, file: file, lines: lines)
-                return try DeviceConfigReader.input(&t, index: index)
+                return try DeviceConfigReader.input(&t, index: index, channels: config.channels.map(\.name))
             }
         }
         if let tables = try top.tableArray("output") {

@@ -369,6 +369,7 @@ public enum DefaultConfig {
         # long_press_ms = 1000
         # double_press_action = "next_camera"   # a second press within double_press_ms (default 400)
         # double_press_ms = 400
+        # channel = "rear"                # the one [[channel]] it acts on (default: every channel)
         #
         # [[input]]
         # kind = "gpio"                   # a push button on a GPIO line (kernel GPIO character device, v2)

@@ -1,7 +1,8 @@
 /// Reads `[[input]]` and `[[output]]` tables. Keys that belong to the other kind are errors (a `key` on a GPIO
 /// button is a mistake, not something to ignore), and so are unknown key names and actions, each naming its key.
 enum DeviceConfigReader {
-    package static func input(_ t: inout TableReader, index: Int) throws -> ApplianceConfig.Input {
+    /// `channels`: the channel names there are (`channel` must be one of them).
+    package static func input(_ t: inout TableReader, index: Int, channels: [String]) throws -> ApplianceConfig.Input {
         var i = ApplianceConfig.Input()
         i.label = try t.name("label", "input\(index)")
         i.kind = try t.choice("kind", nil, ApplianceConfig.Input.Kind.self)
@@ -44,6 +45,14 @@ enum DeviceConfigReader {
         i.longPressMs = try t.int("long_press_ms", i.longPressMs, 100...60_000)
         i.doublePressAction = try t.optionalChoice("double_press_action", ApplianceConfig.InputAction.self)
         i.doublePressMs = try t.int("double_press_ms", i.doublePressMs, 50...2000)
+        if t.has("channel") {
+            let channel = try t.string("channel", "")
+            guard channels.contains(channel) else {
+                throw t.error(
+                    "channel", "no [[channel]] is named '\(channel)' (channels: \(channels.joined(separator: ", ")))")
+            }
+            i.channel = channel
+        }
         for key in ["long_press_action", "double_press_action"] where t.has(key) {
             if (key == "long_press_action" ? i.longPressAction : i.doublePressAction) == .hold {
                 throw t.error(key, "hold is a button's own action (records while held), not a long or double press")

@@ -207,7 +207,10 @@ enum WireExamples {
                     .switchCamera(.named("back")),
                     .switched(SwitchResult(active: "back", previous: "a", switched: true, latencyMs: 45.5))
                 ),
-                (.switchCamera(.next(channel: nil)), .switched(SwitchResult(active: "a", previous: "a", switched: false))),
+                (
+                    .switchCamera(.next(channel: nil)),
+                    .switched(SwitchResult(active: "a", previous: "a", switched: false))
+                ),
                 (
                     .switchCamera(.next(channel: "rear")),
                     .switched(SwitchResult(active: "rear-b", previous: "rear-a", switched: true, latencyMs: 38))

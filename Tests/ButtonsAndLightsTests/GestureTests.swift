@@ -328,8 +328,21 @@ final class GestureTests: XCTestCase {
         XCTAssertEqual(input.command(for: .doublePress).command, .switchCamera(.next(channel: nil)))
         XCTAssertEqual(input.command(for: .holdStart).command, .recordStart(title: nil))
         XCTAssertEqual(input.command(for: .holdEnd).command, .recordStop(title: nil))
-        XCTAssertEqual(ApplianceConfig.InputAction.protect.command, .protect(before: 10, after: 10))
-        XCTAssertEqual(ApplianceConfig.InputAction.stop.command, .recordStop(title: nil))
+        XCTAssertEqual(ApplianceConfig.InputAction.protect.command(), .protect(before: 10, after: 10))
+        XCTAssertEqual(ApplianceConfig.InputAction.stop.command(), .recordStop(title: nil))
         XCTAssertEqual(input.gestureRules, .init(hold: false, longPress: 1000 * ms, doublePress: 400 * ms))
+    }
+
+    /// A button that names a channel acts on that channel alone; protecting stays every channel's.
+    func testAButtonThatNamesAChannelActsOnIt() {
+        var input = ApplianceConfig.Input()
+        (input.channel, input.longPressAction, input.doublePressAction) = ("rear", .snapshot, .nextCamera)
+        XCTAssertEqual(input.command(for: .press).command, .recordToggle(title: nil, channel: "rear"))
+        XCTAssertEqual(input.command(for: .longPress).command, .snapshot(channel: "rear"))
+        XCTAssertEqual(input.command(for: .doublePress).command, .switchCamera(.next(channel: "rear")))
+        XCTAssertEqual(input.command(for: .holdStart).command, .recordStart(title: nil, channel: "rear"))
+        XCTAssertEqual(input.command(for: .holdEnd).command, .recordStop(title: nil, channel: "rear"))
+        input.action = .protect
+        XCTAssertEqual(input.command(for: .press).command, .protect(before: 10, after: 10))
     }
 }

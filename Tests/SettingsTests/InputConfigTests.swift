@@ -83,6 +83,34 @@ final class InputConfigTests: XCTestCase {
         XCTAssertEqual(error(evdev + "long_press_action = \"hold\"\n")?.key, "input[0].long_press_action")
     }
 
+    /// `channel` names the `[[channel]]` a button acts on: one that is there (the default config's one is `main`).
+    func testAnInputNamesItsChannel() throws {
+        let channels =
+            """
+            [[camera]]
+            name = "road"
+            source = "test"
+            [[camera]]
+            name = "cabin"
+            source = "test"
+            [[channel]]
+            name = "front"
+            cameras = ["road"]
+            [[channel]]
+            name = "rear"
+            cameras = ["cabin"]
+
+            """
+        let config = try ConfigLoader.parse(channels + evdev + "channel = \"rear\"\n", file: "t.toml")
+        XCTAssertEqual(config.inputs.first?.channel, "rear")
+        XCTAssertNil(try ConfigLoader.parse(evdev, file: "t.toml").inputs.first?.channel, "default: every channel")
+        let main = try ConfigLoader.parse(evdev + "channel = \"main\"\n", file: "t.toml")
+        XCTAssertEqual(main.inputs.first?.channel, "main")
+        let e = error(channels + evdev + "channel = \"boot\"\n")
+        XCTAssertEqual(e?.key, "input[0].channel")
+        XCTAssertTrue(e?.description.contains("channels: front, rear") ?? false, e?.description ?? "")
+    }
+
     func testTimingsAreBounded() {
         XCTAssertEqual(error(evdev + "long_press_ms = 10\n")?.key, "input[0].long_press_ms")
         XCTAssertEqual(error(evdev + "double_press_ms = 5000\n")?.key, "input[0].double_press_ms")

@@ -71,7 +71,7 @@ enum CommandOperations {
                 S.object(["cameras": S.array(S.object())], required: ["cameras"])
             ),
             .switchCamera: (
-                "Switch to a camera by name (in whichever channel has it), or the next in a channel (default: the first)",
+                "Switch to a camera by name (in its channel), or the next in a channel (default: the first)",
                 ["camera": S.string(), "next": S.boolean(), "channel": channel], [], S.object()
             ),
             .play: (
