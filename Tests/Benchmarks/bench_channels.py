@@ -6,7 +6,8 @@ The daemon records 1, then 2 channels (`[[channel]]`, each its own test camera a
 4 Mbit/s; the first with the test tone), for `--window` seconds after `--warmup`; its CPU is every thread's run
 time (/proc/PID/task/*/schedstat), its memory the anonymous resident set at the end (RssAnon). Side by side,
 gst-launch-1.0 runs bench.py's reference recording pipeline once per channel (the second without sound), in one
-process. Daemons and references alternate over `--rounds`; the figures are medians, the ratio the median of each
+process. Writes per kept byte: what each process sent to storage (/proc/PID/io write_bytes, until its files are
+closed) over the size of the MP4 files it left. Daemons and references alternate over `--rounds`; the figures are medians, the ratio the median of each
 round's pair. Target: the daemon's CPU ≤ 1.10 × gst-launch's for the same channels. Written to docs/BENCHMARKS.md between its markers.
 
     python3 Tests/Benchmarks/bench_channels.py --binary .build-release/release/appliance --out docs/BENCHMARKS.md
@@ -23,7 +24,7 @@ import tempfile
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bench import reference_branches  # noqa: E402
 from bench_features import base_config, write_section  # noqa: E402
-from bench_service import cpu_and_rss  # noqa: E402
+from bench_service import cpu_and_rss, media_bytes, write_bytes, writes_after_stop  # noqa: E402
 from harness import Daemon, DaemonError, pinning_x264  # noqa: E402
 
 START, END = "<!-- bench_channels:start -->", "<!-- bench_channels:end -->"
@@ -69,19 +70,22 @@ def daemon_run(binary, work, count, warmup, window):
         if states != ["recording"] * count:
             raise DaemonError(f"not every channel recorded: {states}")
         daemon.call("record.stop")
-        return cpu, rss
+        return cpu, rss, writes_after_stop(daemon) / max(1, media_bytes(os.path.join(directory, "data")))
     finally:
         daemon.stop()
 
 
 def launch_run(work, count, warmup, window):
-    proc = subprocess.Popen(["gst-launch-1.0", "-q", "-e", *shlex.split(launch_line(work, count))],
+    out = os.path.join(work, f"reference-{count}")
+    shutil.rmtree(out, ignore_errors=True)
+    os.makedirs(out)
+    proc = subprocess.Popen(["gst-launch-1.0", "-q", "-e", *shlex.split(launch_line(out, count))],
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     try:
         cpu, rss = cpu_and_rss(proc.pid, warmup, window)
         if proc.poll() is not None:
             raise DaemonError(f"gst-launch-1.0 ended: {proc.stderr.read().strip()[:300]}")
-        return cpu, rss
+        return cpu, rss, write_bytes(proc.pid) / max(1, media_bytes(out))
     finally:
         proc.terminate()
         proc.wait(20)
@@ -93,7 +97,7 @@ def run(binary, work, rounds, warmup, window):
         for n in (1, 2):
             results[("appliance", n)].append(daemon_run(binary, work, n, warmup, window))
             results[("gst-launch-1.0", n)].append(launch_run(work, n, warmup, window))
-            print({f"{who} {k}": [(round(c * 100, 1), round(m, 1)) for c, m in v]
+            print({f"{who} {k}": [(round(c * 100, 1), round(m, 1), round(w, 3)) for c, m, w in v]
                    for (who, k), v in results.items() if v}, flush=True)
     return results
 
@@ -103,24 +107,26 @@ def report(command, machine, results, failure):
              f"Reproduce: `{command}` ({machine}). Each channel a test camera at 1280x720@30, x264 veryfast 4 Mbit/s "
              "(the first with the test tone), recorded; gst-launch-1.0 runs bench.py's reference recording pipeline "
              "once per channel in one process. CPU in % of a core and anonymous memory (RssAnon) at the end, medians "
-             "of the rounds.", ""]
+             "of the rounds. Writes per kept byte: what the process sent to storage over the run (/proc/PID/io "
+             "write_bytes: media, database, pictures, logs) over the size of the MP4 files it left.", ""]
     if failure:
         lines += [f"Failed: {failure}", END]
         return "\n".join(lines)
-    med = {key: (statistics.median(c for c, _ in v), statistics.median(m for _, m in v)) for key, v in results.items()}
+    med = {key: tuple(statistics.median(row[i] for row in v) for i in range(3)) for key, v in results.items()}
     lines += ["| channels | appliance CPU | gst-launch-1.0 CPU | ratio (median of the rounds' pairs; each) | appliance "
-              "RssAnon | gst-launch-1.0 RssAnon |",
-              "|---|---|---|---|---|---|"]
+              "RssAnon | gst-launch-1.0 RssAnon | writes per kept byte: appliance | gst-launch-1.0 |",
+              "|---|---|---|---|---|---|---|---|"]
     ratios = []
     for n in (1, 2):
-        (ac, am), (gc, gm) = med[("appliance", n)], med[("gst-launch-1.0", n)]
+        (ac, am, aw), (gc, gm, gw) = med[("appliance", n)], med[("gst-launch-1.0", n)]
         # Each round runs the daemon and then gst-launch-1.0: the ratio of a round's pair, median over the rounds,
         # cancels the machine's drift between rounds.
-        paired = [a / g for (a, _), (g, _) in zip(results[("appliance", n)], results[("gst-launch-1.0", n)]) if g]
+        paired = [a[0] / g[0] for a, g in zip(results[("appliance", n)], results[("gst-launch-1.0", n)]) if g[0]]
         ratios.append(statistics.median(paired) if paired else float("inf"))
         each = ", ".join(f"{r:.3f}" for r in paired)
         lines.append(
-            f"| {n} | {ac * 100:.1f} % | {gc * 100:.1f} % | {ratios[-1]:.3f} ({each}) | {am:.1f} MB | {gm:.1f} MB |")
+            f"| {n} | {ac * 100:.1f} % | {gc * 100:.1f} % | {ratios[-1]:.3f} ({each}) | {am:.1f} MB | {gm:.1f} MB "
+            f"| {aw:.3f} | {gw:.3f} |")
     added = med[("appliance", 2)][0] - med[("appliance", 1)][0]
     added_ref = med[("gst-launch-1.0", 2)][0] - med[("gst-launch-1.0", 1)][0]
     met = all(r <= TARGET for r in ratios)

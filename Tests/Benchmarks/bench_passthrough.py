@@ -6,7 +6,9 @@ Each camera is Tests/RTSPCamera/rtsp_camera.py serving one H.264 clip made at th
 second, 2 Mbit/s, no sound) from its file, so the cameras cost no encoding. The daemon records every camera in a
 channel of its own (`[[channel]]`, `[video] passthrough` as default, no sound) for `--window` seconds after
 `--warmup`; gst-launch-1.0 runs the reference pipeline once per camera in one process, against cameras of its own.
-CPU is every thread's run time (/proc/PID/task/*/schedstat), memory the anonymous resident set at the end (RssAnon).
+CPU is every thread's run time (/proc/PID/task/*/schedstat), memory the anonymous resident set at the end (RssAnon),
+writes per kept byte what the process sent to storage (/proc/PID/io write_bytes, until its files are closed) over the
+size of the MP4 files it left.
 Daemons and references alternate over `--rounds`; figures are medians, the ratio the median of each round's pair.
 Targets: at most 2 % of a core per 720p30 camera, and the daemon's CPU ≤ 1.10 × gst-launch-1.0's. Written to
 docs/BENCHMARKS.md between its markers.
@@ -23,7 +25,7 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bench_features import base_config, write_section  # noqa: E402
-from bench_service import cpu_and_rss  # noqa: E402
+from bench_service import cpu_and_rss, media_bytes, write_bytes, writes_after_stop  # noqa: E402
 from harness import Daemon, DaemonError  # noqa: E402
 
 START, END = "<!-- bench_passthrough:start -->", "<!-- bench_passthrough:end -->"
@@ -33,9 +35,12 @@ CAMERA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "RTSPCam
 
 
 def make_clip(path, seconds):
-    """The cameras' stream: 1280x720@30, a keyframe every 30 frames, 2 Mbit/s, moving, no sound."""
+    """The cameras' stream: 1280x720@30, a keyframe every 30 frames, 2 Mbit/s, moving, no sound. The bars scroll
+    across the whole picture so that the encoder spends its bitrate (a ball on black came out at 80 kbit/s, and
+    the files were too small to judge what writing them costs)."""
     subprocess.run(
-        ["gst-launch-1.0", "-q", "videotestsrc", f"num-buffers={seconds * 30}", "pattern=ball", "!",
+        ["gst-launch-1.0", "-q", "videotestsrc", f"num-buffers={seconds * 30}", "pattern=smpte", "horizontal-speed=8",
+         "!",
          "video/x-raw,width=1280,height=720,framerate=30/1", "!", "x264enc", "speed-preset=veryfast",
          "key-int-max=30", "bitrate=2000", "option-string=scenecut=0", "!", "h264parse", "!", "mp4mux", "!",
          "filesink", f"location={path}"], check=True, capture_output=True)
@@ -87,25 +92,28 @@ def daemon_run(binary, work, clip, count, warmup, window):
         if states != ["recording"] * count:
             raise DaemonError(f"not every channel recorded: {states}")
         daemon.call("record.stop")
-        return cpu, rss
+        return cpu, rss, writes_after_stop(daemon) / max(1, media_bytes(os.path.join(directory, "data")))
     finally:
         daemon.stop()
         cameras.stop()
 
 
 def launch_run(work, clip, count, warmup, window):
+    out = os.path.join(work, f"reference-{count}")
+    shutil.rmtree(out, ignore_errors=True)
+    os.makedirs(out)
     cameras = Cameras(clip, count)
     args = []
     for i, url in enumerate(cameras.urls):
         args += ["rtspsrc", f"location={url}", "!", "rtph264depay", "!", "h264parse", "!", "mp4mux", "!",
-                 "filesink", f"location={os.path.join(work, f'ref{i}.mp4')}"]
+                 "filesink", f"location={os.path.join(out, f'ref{i}.mp4')}"]
     proc = subprocess.Popen(["gst-launch-1.0", "-q", "-e", *args],
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     try:
         cpu, rss = cpu_and_rss(proc.pid, warmup, window)
         if proc.poll() is not None:
             raise DaemonError(f"gst-launch-1.0 ended: {proc.stderr.read().strip()[:300]}")
-        return cpu, rss
+        return cpu, rss, write_bytes(proc.pid) / max(1, media_bytes(out))
     finally:
         proc.terminate()
         proc.wait(20)
@@ -120,7 +128,7 @@ def run(binary, work, rounds, warmup, window):
         for n in COUNTS:
             results[("appliance", n)].append(daemon_run(binary, work, clip, n, warmup, window))
             results[("gst-launch-1.0", n)].append(launch_run(work, clip, n, warmup, window))
-            print({f"{who} {k}": [(round(c * 100, 1), round(m, 1)) for c, m in v]
+            print({f"{who} {k}": [(round(c * 100, 1), round(m, 1), round(w, 3)) for c, m, w in v]
                    for (who, k), v in results.items() if v}, flush=True)
     return results
 
@@ -131,23 +139,25 @@ def report(command, machine, results, failure):
              "(1280x720@30, a keyframe a second, 2 Mbit/s, no sound) from its file; the daemon stores each in a "
              "channel of its own (`as-sent`); gst-launch-1.0 runs `rtspsrc ! rtph264depay ! h264parse ! mp4mux ! "
              "filesink` once per camera in one process. CPU in % of a core, anonymous memory (RssAnon) at the end, "
-             "medians of the rounds.", ""]
+             "medians of the rounds. Writes per kept byte: what the process sent to storage over the run "
+             "(/proc/PID/io write_bytes: media, database, pictures, logs) over the size of the MP4 files it left.", ""]
     if failure:
         lines += [f"Failed: {failure}", END]
         return "\n".join(lines)
-    med = {key: (statistics.median(c for c, _ in v), statistics.median(m for _, m in v)) for key, v in results.items()}
+    med = {key: tuple(statistics.median(row[i] for row in v) for i in range(3)) for key, v in results.items()}
     lines += ["| cameras | appliance CPU | per camera | gst-launch-1.0 CPU | ratio (median of the rounds' pairs; each) "
-              "| appliance RssAnon | gst-launch-1.0 RssAnon |", "|---|---|---|---|---|---|---|"]
+              "| appliance RssAnon | gst-launch-1.0 RssAnon | writes per kept byte: appliance | gst-launch-1.0 |",
+              "|---|---|---|---|---|---|---|---|---|"]
     per_camera_met, ratio_met = True, True
     for n in COUNTS:
-        (ac, am), (gc, gm) = med[("appliance", n)], med[("gst-launch-1.0", n)]
-        paired = [a / g for (a, _), (g, _) in zip(results[("appliance", n)], results[("gst-launch-1.0", n)]) if g]
+        (ac, am, aw), (gc, gm, gw) = med[("appliance", n)], med[("gst-launch-1.0", n)]
+        paired = [a[0] / g[0] for a, g in zip(results[("appliance", n)], results[("gst-launch-1.0", n)]) if g[0]]
         ratio = statistics.median(paired) if paired else float("inf")
         per_camera_met &= ac / n <= PER_CAMERA
         ratio_met &= ratio <= TARGET
         each = ", ".join(f"{r:.2f}" for r in paired)
         lines.append(f"| {n} | {ac * 100:.1f} % | {ac / n * 100:.2f} % | {gc * 100:.1f} % | {ratio:.2f} ({each}) | "
-                     f"{am:.1f} MB | {gm:.1f} MB |")
+                     f"{am:.1f} MB | {gm:.1f} MB | {aw:.3f} | {gw:.3f} |")
     added = (med[("appliance", COUNTS[-1])][0] - med[("appliance", COUNTS[0])][0]) / (COUNTS[-1] - COUNTS[0])
     added_ref = (med[("gst-launch-1.0", COUNTS[-1])][0] - med[("gst-launch-1.0", COUNTS[0])][0]) / (
         COUNTS[-1] - COUNTS[0])

@@ -151,6 +151,42 @@ def cpu_and_rss(pid, warmup, window):
     time.sleep(window)
     return (run_ns(pid) - c0) / (time.monotonic() - t0), status_kb(pid, "RssAnon") / 1024
 
+def write_bytes(pid):
+    """What `pid` has sent to storage so far: /proc/PID/io's write_bytes, counted as its pages are dirtied (a page
+    written again before it reaches the disk counts once). Every file counts: media, database, pictures, logs."""
+    with open(f"/proc/{pid}/io") as f:
+        for line in f:
+            key, _, value = line.partition(":")
+            if key == "write_bytes":
+                return int(value)
+    raise RuntimeError(f"/proc/{pid}/io has no write_bytes")
+
+
+def media_bytes(directory, suffix=".mp4"):
+    """The size of every `suffix` file under `directory`: what is kept."""
+    return sum(os.path.getsize(os.path.join(root, name)) for root, _, names in os.walk(directory)
+               for name in names if name.endswith(suffix))
+
+
+def writes_after_stop(daemon, timeout=30.0):
+    """After `record.stop`: the daemon's write_bytes once every channel is idle and its writes have stopped growing
+    for a second (the files closed, their rows and pictures written)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        status = daemon.call("status")
+        if all(c["state"] == "idle" for c in status.get("channels", [])) and status.get("state", "idle") == "idle":
+            break
+        time.sleep(0.2)
+    last = write_bytes(daemon.proc.pid)
+    while time.monotonic() < deadline:
+        time.sleep(1)
+        now = write_bytes(daemon.proc.pid)
+        if now == last:
+            return now
+        last = now
+    return last
+
+
 def measure(daemons, window):
     """CPU of each daemon over the same wall-clock window, in cores."""
     c0, t0 = [run_ns(d.proc.pid) for d in daemons], time.monotonic()
