@@ -71,6 +71,8 @@ extension ApplianceConfig {
         public var activeLow = false
         /// led: a name under /sys/class/leds, or the path of an LED-class folder (one with a `brightness` file).
         public var led = ""
+        /// The `[[channel]]` whose recording it shows; nil: on while any channel records. Faults blink on every light.
+        public var channel: String?
 
         public init() {}
     }

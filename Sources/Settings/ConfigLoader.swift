@@ -85,7 +85,7 @@ extension ConfigLoader {
         if let tables = try top.tableArray("output") {
             config.outputs = try tables.enumerated().map { index, table in
                 var t = TableReader(table: table, path: "output", index: index, file: file, lines: lines)
-                return try DeviceConfigReader.output(&t, index: index)
+                return try DeviceConfigReader.output(&t, index: index, channels: config.channels.map(\.name))
             }
         }
         try DeviceConfigReader.checkUniqueLabels(config, file: file)

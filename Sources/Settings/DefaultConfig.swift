@@ -386,6 +386,7 @@ public enum DefaultConfig {
         # kind = "led"                    # an LED-class device: a name under /sys/class/leds, or its folder's path
         # led = "led0"
         # role = "recording"
+        # channel = "rear"                # on while this [[channel]] records (default: while any channel records)
         #
         # [[output]]
         # kind = "gpio"

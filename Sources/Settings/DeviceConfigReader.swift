@@ -45,14 +45,7 @@ enum DeviceConfigReader {
         i.longPressMs = try t.int("long_press_ms", i.longPressMs, 100...60_000)
         i.doublePressAction = try t.optionalChoice("double_press_action", ApplianceConfig.InputAction.self)
         i.doublePressMs = try t.int("double_press_ms", i.doublePressMs, 50...2000)
-        if t.has("channel") {
-            let channel = try t.string("channel", "")
-            guard channels.contains(channel) else {
-                throw t.error(
-                    "channel", "no [[channel]] is named '\(channel)' (channels: \(channels.joined(separator: ", ")))")
-            }
-            i.channel = channel
-        }
+        i.channel = try t.channelName(channels)
         for key in ["long_press_action", "double_press_action"] where t.has(key) {
             if (key == "long_press_action" ? i.longPressAction : i.doublePressAction) == .hold {
                 throw t.error(key, "hold is a button's own action (records while held), not a long or double press")
@@ -67,7 +60,9 @@ enum DeviceConfigReader {
         return i
     }
 
-    package static func output(_ t: inout TableReader, index: Int) throws -> ApplianceConfig.Output {
+    /// `channels`: the channel names there are (`channel` must be one of them).
+    package static func output(_ t: inout TableReader, index: Int, channels: [String]) throws -> ApplianceConfig.Output
+    {
         var o = ApplianceConfig.Output()
         o.label = try t.name("label", "output\(index)")
         o.kind = try t.choice("kind", nil, ApplianceConfig.Output.Kind.self)
@@ -87,6 +82,7 @@ enum DeviceConfigReader {
             o.line = try t.lineName("line")
         }
         o.activeLow = try t.bool("active_low", o.activeLow)
+        o.channel = try t.channelName(channels)
         try t.finish()
         return o
     }
@@ -101,6 +97,17 @@ enum DeviceConfigReader {
 }
 
 extension TableReader {
+    /// `channel = "rear"` on an input or output: one of `channels`, or nil when the key is not there.
+    mutating func channelName(_ channels: [String]) throws -> String? {
+        guard has("channel") else { return nil }
+        let channel = try string("channel", "")
+        guard channels.contains(channel) else {
+            throw error(
+                "channel", "no [[channel]] is named '\(channel)' (channels: \(channels.joined(separator: ", ")))")
+        }
+        return channel
+    }
+
     /// A value of a string enum; `fallback` nil makes the key required.
     package mutating func choice<E: RawRepresentable & CaseIterable>(_ key: String, _ fallback: E?, _: E.Type) throws
         -> E where E.RawValue == String

@@ -39,6 +39,39 @@ final class RecordingLightPolicyTests: XCTestCase {
         XCTAssertEqual(RecordingLightPolicy.show(facts), .off)
     }
 
+    /// With channels, a light follows every channel (on while any records) or the one it names; status says each
+    /// channel's state, and a channel finalising keeps what the events said.
+    func testALightFollowsEveryChannelOrTheOneItNames() {
+        var facts = LightFacts()
+        var started = RecordingStarted(id: "a", title: "t", partialPath: "/p", createdAt: Date())
+        started.channel = "front"
+        _ = RecordingLightPolicy.fold(.recordingStarted(started), into: &facts)
+        started.channel = "rear"
+        _ = RecordingLightPolicy.fold(.recordingStarted(started), into: &facts)
+        var stopped = Self.result()
+        stopped.channel = "front"
+        _ = RecordingLightPolicy.fold(.recordingStopped(stopped), into: &facts)
+        XCTAssertEqual(RecordingLightPolicy.show(facts), .on, "the rear still records")
+        XCTAssertEqual(RecordingLightPolicy.show(facts, channel: "front"), .off)
+        XCTAssertEqual(RecordingLightPolicy.show(facts, channel: "rear"), .on)
+
+        var status = Self.status(.idle)
+        status.channels = [("front", RecorderState.recording), ("rear", .stopping)].map {
+            ChannelStatus(
+                name: $0.0, state: $0.1, recordingId: nil, cameras: [], activeCamera: "", encoder: "x264", width: 640,
+                height: 360, framerate: 30)
+        }
+        facts.apply(status, minFreeMb: 0)
+        XCTAssertEqual(facts.recordingChannels, ["front", "rear"], "stopping keeps what the events said")
+        stopped.channel = "rear"
+        _ = RecordingLightPolicy.fold(.recordingStopped(stopped), into: &facts)
+        XCTAssertEqual(RecordingLightPolicy.show(facts, channel: "rear"), .off)
+        status.channels[0].state = .idle
+        facts.apply(status, minFreeMb: 0)
+        XCTAssertEqual(RecordingLightPolicy.show(facts), .off)
+        XCTAssertFalse(facts.recording)
+    }
+
     func testStatusStoppingKeepsWhatTheEventsSaid() {
         var facts = LightFacts()
         facts.apply(Self.status(.recording), minFreeMb: 512)

@@ -83,8 +83,9 @@ final class InputConfigTests: XCTestCase {
         XCTAssertEqual(error(evdev + "long_press_action = \"hold\"\n")?.key, "input[0].long_press_action")
     }
 
-    /// `channel` names the `[[channel]]` a button acts on: one that is there (the default config's one is `main`).
-    func testAnInputNamesItsChannel() throws {
+    /// `channel` names the `[[channel]]` a button acts on, or a light follows: one that is there (the default
+    /// config's one is `main`).
+    func testAnInputOrALightNamesItsChannel() throws {
         let channels =
             """
             [[camera]]
@@ -109,6 +110,12 @@ final class InputConfigTests: XCTestCase {
         let e = error(channels + evdev + "channel = \"boot\"\n")
         XCTAssertEqual(e?.key, "input[0].channel")
         XCTAssertTrue(e?.description.contains("channels: front, rear") ?? false, e?.description ?? "")
+        let led = "[[output]]\nkind = \"led\"\nled = \"rec\"\n"
+        XCTAssertEqual(
+            try ConfigLoader.parse(channels + led + "channel = \"front\"\n", file: "t.toml").outputs.first?.channel,
+            "front")
+        XCTAssertNil(try ConfigLoader.parse(led, file: "t.toml").outputs.first?.channel, "default: any channel")
+        XCTAssertEqual(error(channels + led + "channel = \"boot\"\n")?.key, "output[0].channel")
     }
 
     func testTimingsAreBounded() {

@@ -5,7 +5,8 @@ import Logging
 import ServiceLifecycle
 import Settings
 
-/// The `[[output]] role = "recording"` lights: on while recording, off when idle, blinking (250 ms on, 250 ms off,
+/// The `[[output]] role = "recording"` lights: on while recording (any channel, or the one the output names), off
+/// when idle, blinking (250 ms on, 250 ms off,
 /// in software for every kind) on a fault — storage missing, full or low, a camera failed or missing, backup
 /// paused. It follows the event stream and, on the events that matter, asks the one entry point (`status`,
 /// `cameras`, `backup.status`) rather than keeping guesses of its own; `RecordingLightPolicy` decides. A light
@@ -96,11 +97,12 @@ actor LightPanel {
         var lit: Bool?
         var failure: String?
         var retryAt: ContinuousClock.Instant?
+        /// What this light shows: it follows every channel, or the one its `[[output]]` names.
+        var show = LightShow.off
         init(config: ApplianceConfig.Output) { self.config = config }
     }
 
     private var facts = LightFacts()
-    private var current = LightShow.off
     private var phase = true
     private let slots: [Slot]
     private let board: OutputBoard
@@ -118,7 +120,7 @@ actor LightPanel {
     /// The first facts: every light is opened and set (off, unless the appliance records already or has a fault).
     package func start(_ answers: LightAnswers) {
         answers.apply(to: &facts)
-        current = RecordingLightPolicy.show(facts)
+        for slot in slots { slot.show = RecordingLightPolicy.show(facts, channel: slot.config.channel) }
         drive()
     }
 
@@ -142,7 +144,7 @@ actor LightPanel {
 
     /// Off, and the devices released.
     package func shutdown() {
-        current = .off
+        for slot in slots { slot.show = .off }
         drive()
         for slot in slots {
             slot.light?.close()
@@ -152,17 +154,17 @@ actor LightPanel {
 
     /// Drives the lights at once when what they show changes.
     private func update() {
-        let next = RecordingLightPolicy.show(facts)
-        guard next != current else { return }
-        if !current.isBlinking { phase = true }  // a fault shows at once
-        current = next
+        let shows = slots.map { RecordingLightPolicy.show(facts, channel: $0.config.channel) }
+        guard shows != slots.map(\.show) else { return }
+        if !slots.contains(where: \.show.isBlinking) { phase = true }  // a fault shows at once
+        for (slot, show) in zip(slots, shows) { slot.show = show }
         drive()
     }
 
     private func drive() {
         let now = ContinuousClock.now
-        let lit = current.lit(phase: phase)
         for slot in slots {
+            let lit = slot.show.lit(phase: phase)
             if slot.light == nil {
                 if let retryAt = slot.retryAt, now < retryAt { continue }
                 do {
@@ -209,7 +211,7 @@ actor LightPanel {
     private func status(_ slot: Slot, device: String) -> OutputStatus {
         let c = slot.config
         var s = OutputStatus(label: c.label, kind: c.kind.rawValue, role: c.role.rawValue, device: device, state: .off)
-        switch current {
+        switch slot.show {
         case .off: s.state = .off
         case .on: s.state = .on
         case .blinking(let fault): (s.state, s.detail) = (.blinking, fault)

@@ -19,7 +19,10 @@ package enum LightShow: Equatable, Sendable {
 /// What the recording light knows of the appliance: only what the one entry point answers (`status`, `cameras`,
 /// `backup.status`) and what the events say, never guessed. `RecordingLightPolicy` turns it into a `LightShow`.
 package struct LightFacts: Equatable, Sendable {
+    /// Whether any channel records.
     package var recording = false
+    /// The channels that record (by name), for a light that follows one channel (`[[output]] channel`).
+    package var recordingChannels: Set<String> = []
     package var storageMissing = false
     /// Why recording cannot go on for lack of space (status' `storage_full`).
     package var storageFull: String?
@@ -40,13 +43,29 @@ package struct LightFacts: Equatable, Sendable {
         (self.failedCameras, self.missingCameras, self.backupPaused) = (failedCameras, missingCameras, backupPaused)
     }
 
-    /// Takes what `status` says. A recorder that is finalising (`stopping`) keeps what the events said, so the
-    /// light neither flickers on after `recording_stopped` nor goes out early.
+    /// Whether the channel named records (nil: any channel).
+    package func recording(in channel: String?) -> Bool {
+        channel.map { recordingChannels.contains($0) } ?? recording
+    }
+
+    /// Takes what `status` says, channel by channel. A recorder that is finalising (`stopping`) keeps what the
+    /// events said, so the light neither flickers on after `recording_stopped` nor goes out early.
     package mutating func apply(_ status: StatusReport, minFreeMb: Int) {
-        switch status.state {
-        case .recording: recording = true
-        case .idle: recording = false
-        case .stopping: break
+        if status.channels.isEmpty {  // a report without channels: the recorder's state alone
+            switch status.state {
+            case .recording: recording = true
+            case .idle: recording = false
+            case .stopping: break
+            }
+        } else {
+            for channel in status.channels {
+                switch channel.state {
+                case .recording: recordingChannels.insert(channel.name)
+                case .idle: recordingChannels.remove(channel.name)
+                case .stopping: break
+                }
+            }
+            recording = !recordingChannels.isEmpty
         }
         storageMissing = status.storage.state == .missing
         storageFull = status.storageFull
@@ -66,9 +85,10 @@ package struct LightFacts: Equatable, Sendable {
 /// The recording light's rules, pure: on while recording, off when idle, blinking on a fault whatever the recorder
 /// does (a dashcam's driver must see that it is not being recorded as it should be).
 package enum RecordingLightPolicy {
-    package static func show(_ facts: LightFacts) -> LightShow {
+    /// `channel`: the one channel a light follows (nil: any channel records).
+    package static func show(_ facts: LightFacts, channel: String? = nil) -> LightShow {
         if let fault = faults(facts).first { return .blinking(fault) }
-        return facts.recording ? .on : .off
+        return facts.recording(in: channel) ? .on : .off
     }
 
     /// Every fault present, the most serious first.
@@ -102,11 +122,13 @@ package enum RecordingLightPolicy {
     /// what to ask again; an event the light does not follow changes nothing.
     package static func fold(_ event: ApplianceEvent, into facts: inout LightFacts) -> Refresh {
         switch event {
-        case .recordingStarted:
+        case .recordingStarted(let started):
             facts.recording = true
+            facts.recordingChannels.insert(started.channel ?? "")
             return []
-        case .recordingStopped:
-            facts.recording = false
+        case .recordingStopped(let result):
+            facts.recordingChannels.remove(result.channel ?? "")
+            facts.recording = !facts.recordingChannels.isEmpty
             return .status  // the clip changed the capacity
         case .storageMissing:
             facts.storageMissing = true

@@ -54,18 +54,8 @@ final class ChannelTests: XCTestCase {
     }
 
     func testTwoChannelsRecordSideBySideEachToItsOwnClips() async throws {
-        var second = ApplianceConfig.Camera()
-        (second.name, second.source, second.pattern) = ("cabin", "test", "ball")
         let test = try await TestAppliance { config in
-            config.cameras.append(second)
-            config.channelTables = [
-                ApplianceConfig.Channel(
-                    name: "front", cameras: ["main"], video: config.video, trigger: "manual", preRecordS: 0,
-                    postRecordS: 5, audio: true),
-                ApplianceConfig.Channel(
-                    name: "rear", cameras: ["cabin"], video: Self.video(config.video, 320, 180), trigger: "manual",
-                    preRecordS: 0, postRecordS: 5, audio: false),
-            ]
+            config.addFrontAndRearChannels(rearVideo: Self.video(config.video, 320, 180))
         }
         defer { test.removeDirectory() }
         let events = EventReader(test.appliance)

@@ -13,8 +13,8 @@ import XCTest
 /// is asserted.
 final class RecordingLightTests: XCTestCase {
     /// A stand-in LED folder, brightness at a value the daemon never writes (so the first write is seen).
-    static func ledFolder(in directory: URL, max: Int = 255) throws -> String {
-        let folder = directory.appendingPathComponent("led-rec").path
+    static func ledFolder(in directory: URL, max: Int = 255, name: String = "led-rec") throws -> String {
+        let folder = directory.appendingPathComponent(name).path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         try "\(max)\n".write(toFile: folder + "/max_brightness", atomically: true, encoding: .utf8)
         try "7\n".write(toFile: folder + "/brightness", atomically: true, encoding: .utf8)
@@ -74,6 +74,38 @@ final class RecordingLightTests: XCTestCase {
 
         try await app.stop()
         XCTAssertEqual(Self.brightness(led), "0", "off at shutdown")
+    }
+
+    /// Two channels, two lights: one follows every channel (on while any records), one names the rear channel. The
+    /// front stopping while the rear records leaves both on; each goes out when what it follows stops.
+    func testALightThatNamesAChannelFollowsItAndOneThatDoesNotFollowsAll() async throws {
+        let directory = try TestAppliance.makeDirectory()
+        let any = try Self.ledFolder(in: directory, name: "led-any")
+        let rear = try Self.ledFolder(in: directory, name: "led-rear")
+        let app = try await TestAppliance(directory: directory) { config in
+            config.addFrontAndRearChannels()
+            var anyLight = Self.output(led: any)
+            var rearLight = Self.output(led: rear)
+            (anyLight.label, rearLight.label, rearLight.channel) = ("any", "rear", "rear")
+            config.outputs = [anyLight, rearLight]
+        }
+        defer { app.removeDirectory() }
+        await waitFor("0", in: any)
+        await waitFor("0", in: rear)
+        _ = try await app.perform(.recordStart(title: nil, channel: "front"))
+        await waitFor("255", in: any)
+        XCTAssertEqual(Self.brightness(rear), "0", "the rear light does not follow the front")
+        _ = try await app.perform(.recordStart(title: nil, channel: "rear"))
+        await waitFor("255", in: rear)
+        _ = try await app.perform(.recordStop(title: nil, channel: "front"))
+        guard case .status(let status) = try await app.perform(.status) else { return XCTFail("status") }
+        XCTAssertEqual(status.channels.map(\.state), [.idle, .recording])
+        XCTAssertEqual(Self.brightness(any), "255", "the rear still records")
+        XCTAssertEqual(Self.brightness(rear), "255")
+        _ = try await app.perform(.recordStop(title: nil, channel: "rear"))
+        await waitFor("0", in: any)
+        await waitFor("0", in: rear)
+        try await app.stop()
     }
 
     func testBlinksWhileACameraHasFailed() async throws {

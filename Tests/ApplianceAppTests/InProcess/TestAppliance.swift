@@ -191,3 +191,21 @@ extension TestAppliance {
         }
     }
 }
+
+extension ApplianceConfig {
+    /// Two manual channels: `front` with the default camera and the microphone, `rear` with a test camera of its own
+    /// (`cabin`, a ball) at `rearVideo` (default: the config's).
+    mutating func addFrontAndRearChannels(rearVideo: Video? = nil) {
+        var cabin = Camera()
+        (cabin.name, cabin.source, cabin.pattern) = ("cabin", "test", "ball")
+        cameras.append(cabin)
+        channelTables = [
+            Channel(
+                name: "front", cameras: ["main"], video: video, trigger: "manual", preRecordS: 0, postRecordS: 5,
+                audio: true),
+            Channel(
+                name: "rear", cameras: ["cabin"], video: rearVideo ?? video, trigger: "manual", preRecordS: 0,
+                postRecordS: 5, audio: false),
+        ]
+    }
+}
