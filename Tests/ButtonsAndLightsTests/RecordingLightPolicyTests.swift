@@ -58,7 +58,7 @@ final class RecordingLightPolicyTests: XCTestCase {
         var status = Self.status(.idle)
         status.channels = [("front", RecorderState.recording), ("rear", .stopping)].map {
             ChannelStatus(
-                name: $0.0, state: $0.1, recordingId: nil, cameras: [], activeCamera: "", encoder: "x264", width: 640,
+                name: $0.0, state: $0.1, recordingId: nil, cameras: [], activeCamera: "", encoder: "", width: 640,
                 height: 360, framerate: 30)
         }
         facts.apply(status, minFreeMb: 0)
