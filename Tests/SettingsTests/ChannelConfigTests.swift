@@ -5,15 +5,7 @@ import XCTest
 /// `[[channel]]`: none means one channel with every camera (an old config unchanged); each table's own keys over
 /// `[video]` and `[recording]`; the view a channel's graph runs on; and the mistakes named with their lines.
 final class ChannelConfigTests: XCTestCase {
-    private let twoCameras = """
-        [[camera]]
-        name = "road"
-        source = "test"
-        [[camera]]
-        name = "cabin"
-        source = "test"
-
-        """
+    private let twoCameras = ChannelFixtures.twoCameras
 
     func testNoChannelTablesIsOneChannelWithEveryCamera() throws {
         let config = try ConfigLoader.parse(

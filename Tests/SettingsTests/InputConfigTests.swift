@@ -86,22 +86,7 @@ final class InputConfigTests: XCTestCase {
     /// `channel` names the `[[channel]]` a button acts on, or a light follows: one that is there (the default
     /// config's one is `main`).
     func testAnInputOrALightNamesItsChannel() throws {
-        let channels =
-            """
-            [[camera]]
-            name = "road"
-            source = "test"
-            [[camera]]
-            name = "cabin"
-            source = "test"
-            [[channel]]
-            name = "front"
-            cameras = ["road"]
-            [[channel]]
-            name = "rear"
-            cameras = ["cabin"]
-
-            """
+        let channels = ChannelFixtures.frontAndRear
         let config = try ConfigLoader.parse(channels + evdev + "channel = \"rear\"\n", file: "t.toml")
         XCTAssertEqual(config.inputs.first?.channel, "rear")
         XCTAssertNil(try ConfigLoader.parse(evdev, file: "t.toml").inputs.first?.channel, "default: every channel")

@@ -6,10 +6,10 @@ import ServiceLifecycle
 import Settings
 
 /// The `[[output]] role = "recording"` lights: on while recording (any channel, or the one the output names), off
-/// when idle, blinking (250 ms on, 250 ms off,
-/// in software for every kind) on a fault — storage missing, full or low, a camera failed or missing, backup
-/// paused. It follows the event stream and, on the events that matter, asks the one entry point (`status`,
-/// `cameras`, `backup.status`) rather than keeping guesses of its own; `RecordingLightPolicy` decides. A light
+/// when idle, blinking (250 ms on, 250 ms off, in software for every kind) on a fault — storage missing, full or
+/// low, a camera failed or missing, backup paused. It follows the event stream and, on the events that matter,
+/// asks the one entry point (`status`, `cameras`, `backup.status`) rather than keeping guesses of its own;
+/// `RecordingLightPolicy` decides. A light
 /// that cannot be opened or written is `failed` in status with its reason, retried every few seconds, and never
 /// stops the daemon. At shutdown every light goes off.
 package final class RecordingLight: Service, Sendable, CustomStringConvertible {
