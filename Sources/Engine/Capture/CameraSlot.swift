@@ -67,15 +67,18 @@ package final class CameraSlot: Sendable {
     /// The files its source reads (filesrc locations); one that is a FIFO is held open (`fifo`).
     private let fileLocations: [String]
     private let fifoHold = Locked<FifoHold?>(nil)
+    /// How long before it is pushed each frame is stamped (running time), in nanoseconds: 0 for cameras.
+    private let stampLead: UInt64
 
     /// Builds the camera's bin inside `pipeline` and links it to `selector`. `onStreamEnd` is called (from a
     /// streaming thread) when the camera's stream ends by itself: its EOS never reaches the selector.
     package init(
         config camera: ApplianceConfig.Camera, kind: String, initialState: State, fragments: FragmentLibrary,
         rawCaps: Caps, video: ApplianceConfig.Video, pipeline: Pipeline, selector: Element,
-        asSent: AsSentOutput? = nil, onStreamEnd: @escaping @Sendable (String) -> Void
+        asSent: AsSentOutput? = nil, stampLead: UInt64 = 0, onStreamEnd: @escaping @Sendable (String) -> Void
     ) throws {
         name = camera.name
+        self.stampLead = stampLead
         config = camera
         self.kind = kind
         self.fragments = fragments
@@ -104,6 +107,7 @@ package final class CameraSlot: Sendable {
         fileLocations = made?.fileLocations ?? []
         let output = try bin.addGhostPad(named: "src", target: conversion.label.staticPad("src")!)
         self.output = output
+        output.setOffset(-Int64(stampLead))  // the filler runs with the pipeline at first, started by it (no startNow)
         try pipeline.add(bin)
         bin.setLockedState(true)
         selectorPad = try selector.requestPad("sink_%u")
@@ -301,7 +305,7 @@ package final class CameraSlot: Sendable {
     /// The blocking part of `start`.
     private func startNow(following pipeline: Pipeline) throws {
         if kind == "v4l2" { try prepareV4L2Source() }
-        output.setOffset(Int64(bin.startNow(in: pipeline)))
+        output.setOffset(Int64(bin.startNow(in: pipeline)) - Int64(stampLead))
         do {
             try bin.setState(.playing)
             try network?.start { [weak self] reason in self?.sourceFailed(reason) }

@@ -16,9 +16,15 @@ extension CaptureGraph {
         // One black picture made once and repeated by reference at the output's rate: a videotestsrc filling a new
         // 1280x720 frame 30 times a second took 0.95 % of a core in every channel, shown or not (imagefreeze: 0.2 %).
         fillerConfig.pipeline = "videotestsrc num-buffers=1 pattern=black ! \(video.rawCaps) ! imagefreeze is-live=true"
+        // Each picture is stamped one frame interval before it is pushed, as a live capture source stamps a frame at
+        // its exposure's start and pushes it at its end (videotestsrc is-live=true did): a camera that comes while
+        // the filler is shown, its first frame up to one interval behind the clock, still finds that frame's slot
+        // free and is recorded from it (LateCameraTests; pushed on time, the filler took the slot and the handover
+        // dropped the camera's first frame).
         return try CameraSlot(
             config: fillerConfig, kind: "pipeline", initialState: .standby, fragments: fragments,
-            rawCaps: rawCaps, video: video, pipeline: pipeline, selector: selector, onStreamEnd: { _ in })
+            rawCaps: rawCaps, video: video, pipeline: pipeline, selector: selector,
+            stampLead: 1_000_000_000 / UInt64(video.framerate), onStreamEnd: { _ in })
     }
 
     /// The configured cameras, each in its own bin normalised to the output caps, linked to the selector. A camera
