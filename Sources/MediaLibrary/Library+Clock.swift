@@ -22,6 +22,28 @@ extension Library {
     static func stampBoot(_ db: Database, table: String, rowid: Int64, wallMs: Int64) throws {
         let bootMs = wallMs - BootClock.offsetMs
         guard bootMs >= 0 else { return }  // before this boot: not this boot's to date again
+        try stamp(db, table: table, rowid: rowid, bootMs: bootMs)
+    }
+
+    /// How far before the boot clock's now a recording that starts may be dated (its pre-roll, a queued write) and
+    /// still be taken as dated by the clock as it is: further, or more than 2 s ahead, its time was read before the
+    /// clock jumped.
+    static let startingRecordingAgeLimitMs: Int64 = 600_000
+
+    /// `stampBoot` for a recording that starts now, dated `wallMs`. Returns false when `wallMs` was read before a
+    /// jump of the wall clock that came before this write (the clock watch's re-dating may have run already and
+    /// missed the row): it is then stamped with the boot clock now, and the caller dates it again (`redate`).
+    /// Before, such a row kept its date from before the jump and no boot stamp, and retention deleted a loop
+    /// segment two days "old" that had just been recorded (LabClockTests, 1 run in 3 under CI's load).
+    static func stampStartingRecording(_ db: Database, rowid: Int64, wallMs: Int64) throws -> Bool {
+        let now = BootClock.nowMs
+        let bootMs = wallMs - BootClock.offsetMs
+        let readBeforeAJump = bootMs > now + 2_000 || bootMs < now - startingRecordingAgeLimitMs
+        try stamp(db, table: "recordings", rowid: rowid, bootMs: readBeforeAJump ? now : bootMs)
+        return !readBeforeAJump
+    }
+
+    private static func stamp(_ db: Database, table: String, rowid: Int64, bootMs: Int64) throws {
         try db.execute(
             sql: "UPDATE \(table) SET boot_id = ?, boot_ms = ? WHERE rowid = ?",
             arguments: [BootClock.bootID, bootMs, rowid])

@@ -109,20 +109,20 @@ public final class Library: Sendable {
     /// Inserts a new row (a recording starting, or one adopted by recovery). A recording starting (state
     /// `recording`) is stamped with the boot clock, so that a jump of the wall clock can date it again.
     public func insert(_ recording: Recording) async throws {
-        let key = try await database.write { db -> PageIndex.Key in
+        let (key, datedByTheClockNow) = try await database.write { db -> (PageIndex.Key, Bool) in
             try recording.insert(db)
             let rowid = db.lastInsertedRowID
             // The stored value is the key: read it back rather than converting the Date a second time.
             let createdAt =
                 try Int64.fetchOne(db, sql: "SELECT created_at FROM recordings WHERE rowid = ?", arguments: [rowid])
                 ?? 0
-            if recording.state == .recording {
-                try Self.stampBoot(db, table: "recordings", rowid: rowid, wallMs: createdAt)
-            }
-            return PageIndex.Key(createdAt: createdAt, rowid: rowid)
+            let live = recording.state == .recording
+            let dated = try !live || Self.stampStartingRecording(db, rowid: rowid, wallMs: createdAt)
+            return (PageIndex.Key(createdAt: createdAt, rowid: rowid), dated)
         }
         index.withLock { $0.insert(key) }
         entries.withLock { $0.insert(key, group: recording.group) }
+        if !datedByTheClockNow { try await redate() }
     }
 
     /// Inserts many rows in one transaction (benchmarks and imports).

@@ -82,4 +82,24 @@ final class ClockTests: XCTestCase {
         let otherBoot = try await library.redate(bootID: "another boot", offsetMs: 0)
         XCTAssertTrue(otherBoot.isEmpty)
     }
+
+    /// A recording that starts, its time read before the clock jumped and its row written after the jump was
+    /// handled (the clock watch's re-dating had run and could not see it): the write dates it by the clock as it is
+    /// now. Read two days before a +2 d jump, or three hours after a -3 h one; a pre-roll's seconds stay as they are.
+    func testARecordingWhoseTimeWasReadBeforeAJumpIsDatedByTheClockAsItIsNow() async throws {
+        let library = try Library.inMemory()
+        let now = Date()
+        try await library.insert(clip(1, at: now.addingTimeInterval(-172_800)))
+        try await library.insert(clip(2, at: now.addingTimeInterval(10_800)))
+        try await library.insert(clip(3, at: now.addingTimeInterval(-5)))
+        let rows = try await library.page(1, perPage: 10).items
+        let dated = Dictionary(uniqueKeysWithValues: rows.map { ($0.title, $0.createdAt.timeIntervalSince(now)) })
+        XCTAssertEqual(dated["c1"] ?? .nan, 0, accuracy: 2, "read before a jump forward")
+        XCTAssertEqual(dated["c2"] ?? .nan, 0, accuracy: 2, "read before a jump back")
+        XCTAssertEqual(dated["c3"] ?? .nan, -5, accuracy: 0.01, "a pre-roll, by the clock as it is")
+        XCTAssertEqual(rows.last?.title, "c3", "listed by the new dates (newest first)")
+        // Stamped with the boot clock now: a later jump moves them with the others.
+        let later = try await library.redate(offsetMs: BootClock.offsetMs + 3_600_000)
+        XCTAssertEqual(later.recordings, 3)
+    }
 }
