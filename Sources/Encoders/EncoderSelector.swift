@@ -38,6 +38,10 @@ package struct EncoderSelector {
             logger.info("encoder \(cached.encoder) (\(cached.element)), chosen earlier in this boot")
             return cached
         }
+        let present = candidates.filter(\.isPresent)
+        let answers = await StaggeredTrials(runner: runner, video: video, library: library).run(present)
+        let answered = Dictionary(
+            answers.map { (present[$0.key].name, $0.value) }, uniquingKeysWith: { first, _ in first })
         var trials: [EncoderChoice.Trial] = []
         var chosen: EncoderChoice.Trial?
         for candidate in candidates {
@@ -56,8 +60,9 @@ package struct EncoderSelector {
                             : "not installed: \(missing.joined(separator: ", "))", ms: 0))
                 continue
             }
-            let trial = await runner.trial(
-                candidate.name, video: video, library: library, limit: video.encoderTrialLimit)
+            let trial =
+                answered[candidate.name]
+                ?? .init(name: candidate.name, element: candidate.element, result: .notTried, detail: "", ms: 0)
             trials.append(trial)
             if trial.result == .passed {
                 chosen = trial

@@ -207,3 +207,69 @@ extension EncoderSelectionTests {
                 trials: [.init(name: "broken", element: "x264enc", result: .failed, detail: "no", ms: 1)]))
     }
 }
+
+/// Each trial's start and end, in the order they came, around another runner (`hangs`: the candidates whose trial
+/// hangs as a busy start's does; the others run in this process).
+final class LoggedTrials: EncoderTrialRunner, @unchecked Sendable {
+    private let lock = NSLock()
+    private var entries: [String] = []
+    let hanging: SubprocessEncoderTrials
+    let hangs: Set<String>
+    var log: [String] { lock.withLock { entries } }
+
+    init(hanging: SubprocessEncoderTrials, hangs: Set<String>) { (self.hanging, self.hangs) = (hanging, hangs) }
+
+    func trial(_ candidate: String, video: ApplianceConfig.Video, library: FragmentLibrary, limit: Duration) async
+        -> EncoderChoice.Trial
+    {
+        lock.withLock { entries.append("start \(candidate)") }
+        let trial =
+            hangs.contains(candidate)
+            ? await hanging.trial(candidate, video: video, library: library, limit: limit)
+            : await InProcessEncoderTrials().trial(candidate, video: video, library: library, limit: limit)
+        lock.withLock { entries.append("end \(candidate) \(trial.result.rawValue)") }
+        return trial
+    }
+}
+
+/// A trial that has run its limit without answering does not hold up the next (`StaggeredTrials`): on a busy start
+/// the trials overlap instead of queueing, and the first candidate in order that passes is still the one chosen.
+extension EncoderSelectionTests {
+    private func loggedSelector(hangs: Set<String>, limitS: Double = 1) throws -> (EncoderSelector, LoggedTrials) {
+        var busy = video(["openh264", "x264"])
+        busy.encoderTrialS = limitS
+        // Each hanging child is killed 4 s after its limit: the next trial starts a limit after the one before.
+        var hanging = try hangingTrials()
+        hanging = SubprocessEncoderTrials(executable: hanging.executable, startUp: .seconds(4))
+        let runner = LoggedTrials(hanging: hanging, hangs: hangs)
+        let selector = EncoderSelector(
+            video: busy, library: library, runner: runner, cache: nil,
+            logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
+        return (selector, runner)
+    }
+
+    func testTrialsThatDoNotAnswerWithinTheirLimitOverlap() async throws {
+        let (selector, runner) = try loggedSelector(hangs: ["openh264", "x264"])
+        let choice = try await selector.choose()
+        XCTAssertEqual(choice.how, .provisional)
+        XCTAssertEqual(
+            runner.log, ["start openh264", "start x264", "end openh264 timed_out", "end x264 timed_out"],
+            "x264's trial began while openh264's went on")
+    }
+
+    func testALaterCandidateThatPassesWaitsForTheAnswerOfTheOneBefore() async throws {
+        let (selector, runner) = try loggedSelector(hangs: ["openh264"])
+        let choice = try await selector.choose()
+        XCTAssertEqual([choice.encoder, choice.how.rawValue], ["x264", "trial"])
+        XCTAssertEqual(choice.trials.map(\.result), [.timedOut, .passed])
+        XCTAssertEqual(runner.log, ["start openh264", "start x264", "end x264 passed", "end openh264 timed_out"])
+    }
+
+    func testNoTrialStartsAfterTheFirstCandidateHasPassed() async throws {
+        let (selector, runner) = try loggedSelector(hangs: [], limitS: 10)
+        let choice = try await selector.choose()
+        XCTAssertEqual([choice.encoder, choice.how.rawValue], ["openh264", "trial"])
+        XCTAssertEqual(choice.trials.map(\.result), [.passed, .notTried])
+        XCTAssertEqual(runner.log, ["start openh264", "end openh264 passed"])
+    }
+}
