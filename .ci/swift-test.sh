@@ -147,6 +147,13 @@ if [ "${APPLIANCE_SKIP_LAB:-0}" != "1" ]; then
   lab_status=${PIPESTATUS[0]}
 fi
 
+# Where the time went (CI shows only the end of the output): the slowest tests of the host run and of the lab.
+for file in "$log" "$lab_log"; do
+  [ -s "$file" ] || continue
+  echo "---- slowest tests ($([ "$file" = "$lab_log" ] && echo lab || echo host)) ----"
+  sed -nE "s/^Test Case '([^']*)' (passed|failed) \(([0-9.]+) seconds\).*/\3 \1/p" "$file" | sort -rn | head -n 12
+done
+
 # CI shows only the end of the output: repeat each failure's assertion lines and name the failed tests last.
 for file in "$log" "$package_log" "$lab_log"; do
   if grep -qE "error: |' failed \(" "$file"; then

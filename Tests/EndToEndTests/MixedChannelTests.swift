@@ -76,7 +76,8 @@ final class MixedChannelTests: XCTestCase {
                 XCTAssertEqual(info.recording.channel, channel)
                 created.append(info.recording.createdAt)
                 let probe = try MediaProbe(info.recording.path)
-                XCTAssertEqual(try probe.decodeErrors(), "", "\(channel) decodes")
+                let fault = try probe.firstDecodeOrderFault()
+                XCTAssertEqual(try probe.decodeErrors(), "", "\(channel) decodes; \(fault)")
                 let video = try XCTUnwrap(probe.video)
                 sizes[channel] = [video.width ?? 0, video.height ?? 0]
                 XCTAssertGreaterThan(video.duration, 57, "\(channel): the minute")

@@ -50,7 +50,7 @@ final class LabChannelTests: XCTestCase {
             let probe = try MediaProbe(clip.path)
             XCTAssertEqual(probe.video?.width, width, channel)
             XCTAssertEqual(try probe.decodeErrors(), "", channel)
-            let frames = try DecodedFrames(clip.path, width: width, height: height)
+            let frames = try DecodedFrames(clip.path, width: width, height: height, scaledTo: (160, 90))
             let camera = clip.camera ?? "?"
             print("lab: channel \(channel): \(frames.frames.count) frames at \(width)x\(height), camera \(camera)")
             XCTAssertGreaterThanOrEqual(frames.frames.count, 25, "\(channel): frames in 4 s at 10 fps")

@@ -90,6 +90,26 @@ struct MediaProbe {
         return result.stderr + (result.status == 0 ? "" : "exit \(result.status)")
     }
 
+    /// Where a stream's decode times first fail to increase, with the packets around it (`stream dts duration
+    /// flags`), or "" when none does: what a failure message shows when ffmpeg says "non monotonically increasing
+    /// dts", to tell the track and the place from one CI run.
+    func firstDecodeOrderFault() throws -> String {
+        let result = try ProcessOutcome.run(
+            "/usr/bin/ffprobe",
+            ["-v", "error", "-show_entries", "packet=stream_index,dts,duration,flags", "-of", "csv=p=0", path])
+        let packets = result.stdout.split(separator: "\n").map { $0.split(separator: ",").map(String.init) }
+        var last: [String: Int] = [:]
+        for (n, packet) in packets.enumerated() where packet.count >= 2 {
+            guard let dts = Int(packet[1]) else { continue }
+            defer { last[packet[0]] = dts }
+            guard let before = last[packet[0]], dts <= before else { continue }
+            let around = packets[max(0, n - 4)...min(packets.count - 1, n + 2)].map { $0.joined(separator: " ") }
+            let kinds = streams.enumerated().map { "\($0.offset)=\($0.element.type)" }.joined(separator: ",")
+            return "packet \(n) (streams \(kinds)): \(around.joined(separator: " | "))"
+        }
+        return ""
+    }
+
     /// The largest step between consecutive video timestamps, in seconds, and where it starts (the recording's own
     /// clock: a stall of the output is a hole there).
     func largestVideoGap() throws -> (seconds: Double, at: Double) {
