@@ -20,3 +20,11 @@ public struct ApplianceError: Error, CustomStringConvertible, Sendable, Equatabl
 
     public var description: String { message }
 }
+
+extension ApplianceError {
+    /// A command named a channel that is not configured: not_found, naming those that are.
+    public static func noChannel(named channel: String, among names: [String]) -> ApplianceError {
+        ApplianceError(
+            .notFound, "no channel named \"\(channel.prefix(64))\" (channels: \(names.joined(separator: ", ")))")
+    }
+}

@@ -172,9 +172,17 @@ public struct ExportRequest: Sendable, Equatable {
     public var camera: String?
     public var group: String?
     public var title: String?
+    /// Only the clips of this channel (`[[channel]]`): a range that holds clips of several channels (pictures of
+    /// different sizes, which cannot be joined into one file) needs it.
+    public var channel: String?
 
-    public init(from: Date? = nil, to: Date? = nil, camera: String? = nil, group: String? = nil, title: String? = nil) {
-        (self.from, self.to, self.camera, self.group, self.title) = (from, to, camera, group, title)
+    public init(
+        from: Date? = nil, to: Date? = nil, camera: String? = nil, group: String? = nil, title: String? = nil,
+        channel: String? = nil
+    ) {
+        (self.from, self.to, self.camera, self.group, self.title, self.channel) = (
+            from, to, camera, group, title, channel
+        )
     }
 }
 

@@ -125,10 +125,10 @@ extension Command {
     }
 
     private static func export(_ args: Arguments) throws(ApplianceError) -> Command {
-        try args.only(["from", "to", "camera", "group", "title"])
+        try args.only(["from", "to", "camera", "group", "title", "channel"])
         let request = ExportRequest(
             from: try args.date("from"), to: try args.date("to"), camera: try args.string("camera"),
-            group: try args.string("group"), title: try args.string("title"))
+            group: try args.string("group"), title: try args.string("title"), channel: try args.string("channel"))
         switch (request.group, request.from, request.to) {
         case (_?, nil, nil): break
         case (nil, let from?, let to?):
@@ -218,7 +218,7 @@ extension Command {
             Dictionary(compacting: [
                 ("from", r.from.map { .string(Timestamps.iso($0)) }), ("to", r.to.map { .string(Timestamps.iso($0)) }),
                 ("camera", r.camera.map(JSONValue.string)), ("group", r.group.map(JSONValue.string)),
-                ("title", r.title.map(JSONValue.string)),
+                ("title", r.title.map(JSONValue.string)), ("channel", r.channel.map(JSONValue.string)),
             ])
         }
     }

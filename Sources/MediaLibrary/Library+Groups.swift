@@ -4,8 +4,17 @@ import GRDB
 
 /// Loop recordings as groups: a drive as one list entry, its segments, and the clips an export joins.
 extension Library {
-    /// Finished clips to export: a group's segments in order, or the clips meeting [from, to] (of one camera).
-    package func exportSources(_ request: ExportRequest, longest: TimeInterval) async throws -> [Recording] {
+    /// Finished clips to export: a group's segments in order, or the clips meeting [from, to] (of one camera), of
+    /// `request.channel` when it names one (`firstChannel`'s include the clips from before channels, which have none).
+    package func exportSources(_ request: ExportRequest, longest: TimeInterval, firstChannel: String? = nil)
+        async throws -> [Recording]
+    {
+        let sources = try await unfilteredExportSources(request, longest: longest)
+        guard let channel = request.channel else { return sources }
+        return sources.filter { ($0.channel ?? firstChannel) == channel }
+    }
+
+    private func unfilteredExportSources(_ request: ExportRequest, longest: TimeInterval) async throws -> [Recording] {
         try await database.read { db in
             if let group = request.group {
                 let segments: SQLRequest<Recording> = """

@@ -47,6 +47,8 @@ struct Export: ParsableCommand {
     @Option(name: .long, help: "A loop recording: its id or a prefix of it or of one of its segments.") var group:
         String?
     @Option(name: .long, help: "Title of the new clip.") var title: String?
+    @Option(name: .long, help: "Only clips of this channel ([[channel]] name); needed when the range holds several.")
+    var channel: String?
 
     func validate() throws {
         guard (group != nil) != (from != nil || to != nil) else {
@@ -61,7 +63,8 @@ struct Export: ParsableCommand {
 
     func run() {
         let request = ExportRequest(
-            from: from.flatMap(Self.date), to: to.flatMap(Self.date), camera: camera, group: group, title: title)
+            from: from.flatMap(Self.date), to: to.flatMap(Self.date), camera: camera, group: group, title: title,
+            channel: channel)
         options.perform(.export(request)) { (r: ExportResult) in
             """
             exported \(r.sources.count) clip(s) to \(r.recording.path) (\(formatDuration(r.recording.durationMs)), \

@@ -62,8 +62,7 @@ struct ChannelRecorders: RecordingInProgress {
     }
 
     private func unknown(_ channel: String) -> ApplianceError {
-        let names = ([firstName] + others.map(\.name)).joined(separator: ", ")
-        return ApplianceError(.notFound, "no channel named \"\(channel.prefix(64))\" (channels: \(names))")
+        .noChannel(named: channel, among: [firstName] + others.map(\.name))
     }
 
     var activeID: String? { get async { await first.activeID } }

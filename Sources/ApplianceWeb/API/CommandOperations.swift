@@ -86,7 +86,10 @@ enum CommandOperations {
             ),
             .export: (
                 "One clip of a range or of a loop recording's group",
-                ["from": S.moment, "to": S.moment, "camera": S.string(), "group": S.string(), "title": title], [],
+                [
+                    "from": S.moment, "to": S.moment, "camera": S.string(), "group": S.string(), "title": title,
+                    "channel": channel,
+                ], [],
                 S.object(["recording": S.ref("Recording")], required: ["recording"])
             ),
             .metrics: (

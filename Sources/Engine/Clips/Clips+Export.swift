@@ -10,12 +10,33 @@ import GStreamerKit
 extension Clips {
     static let exportTimeout = ClockTime(seconds: 1800)
 
+    /// Clips of several channels are pictures of different sizes, which cannot be joined into one file: a range
+    /// that holds them needs a channel (bad_request naming them).
+    static func requireOneChannel(_ sources: [Recording], request: ExportRequest, firstChannel: String?) throws {
+        var found: [String] = []
+        for channel in sources.map({ $0.channel ?? firstChannel ?? "" }) where !found.contains(channel) {
+            found.append(channel)
+        }
+        guard found.count > 1 else { return }
+        throw ApplianceError(
+            .badRequest,
+            """
+            the range holds clips of channels \(found.joined(separator: ", ")), which cannot be joined into one \
+            file: export one channel (args.channel, ctl export --channel)
+            """)
+    }
+
     package func export(_ request: ExportRequest) async throws -> ExportResult {
         let title = try request.title.map(TitleRules.valid)
         var request = request
         if let group = request.group { request.group = try await groupID(group) }
         let longest = RecordingBin.longestFileS(config) + 60
-        let sources = try await library.exportSources(request, longest: longest)
+        let channels = channelNames
+        if let channel = request.channel, !channels.contains(channel) {
+            throw ApplianceError.noChannel(named: channel, among: channels)
+        }
+        let sources = try await library.exportSources(request, longest: longest, firstChannel: channels.first)
+        try Self.requireOneChannel(sources, request: request, firstChannel: channels.first)
         guard let first = sources.first, let last = sources.last else {
             let what =
                 request.group.map { "in group \($0)" }

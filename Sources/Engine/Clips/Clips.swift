@@ -16,12 +16,15 @@ package struct Clips: Sendable {
     package let logger: Logger
     package let recorder: Recorder
     package let archive: (any RecordingArchive)?
+    /// Every channel's name, the first first (`config` is the first channel's view: it names that one alone).
+    package let channelNames: [String]
 
     package init(
         config: ApplianceConfig, data: DataDirectory, library: Library, events: EventHub, logger: Logger,
-        recorder: Recorder, archive: (any RecordingArchive)?
+        recorder: Recorder, archive: (any RecordingArchive)?, channelNames: [String]? = nil
     ) {
         self.config = config
+        self.channelNames = channelNames ?? config.channels.map(\.name)
         self.data = data
         self.library = library
         self.events = events

@@ -144,6 +144,44 @@ final class ChannelTests: XCTestCase {
         try await test.stop()
     }
 
+    /// An export joins one channel's clips: a range that holds both channels' (pictures of two sizes) is refused
+    /// naming them, `channel` picks one, and a channel that is not there is not_found naming those that are.
+    func testAnExportJoinsOneChannelsClips() async throws {
+        let test = try await TestAppliance { config in
+            config.addFrontAndRearChannels(rearVideo: Self.video(config.video, 320, 180))
+        }
+        defer { test.removeDirectory() }
+        let events = EventReader(test.appliance)
+        let from = Date().addingTimeInterval(-1)
+        _ = try await test.perform(.recordStart(title: nil))
+        try await test.waitUntilRecorded(0.5)
+        _ = try await test.perform(.recordStop(title: nil))
+        let rearStopped = await events.first { event -> RecordingResult? in
+            if case .recordingStopped(let stopped) = event, stopped.channel == "rear" { stopped } else { nil }
+        }
+        XCTAssertNotNil(rearStopped, "the rear channel's clip was finished")
+        let range = ExportRequest(from: from, to: Date().addingTimeInterval(1))
+        let both = await test.refusal(.export(range))
+        XCTAssertEqual(both?.code, .badRequest)
+        XCTAssertEqual(
+            both?.message.hasPrefix("the range holds clips of channels front, rear, which cannot be joined"), true,
+            both?.message ?? "")
+        var rearOnly = range
+        rearOnly.channel = "rear"
+        guard case .exported(let export) = try await test.perform(.export(rearOnly)) else {
+            return XCTFail("export --channel rear")
+        }
+        XCTAssertEqual(export.sources, [rearStopped?.id].compactMap { $0 })
+        XCTAssertEqual(export.recording.channel, "rear")
+        XCTAssertEqual(try Discoverer.inspect(path: export.recording.path).video.first?.width, 320)
+        var garden = range
+        garden.channel = "garden"
+        let unknown = await test.refusal(.export(garden))
+        XCTAssertEqual(unknown?.code, .notFound)
+        XCTAssertEqual(unknown?.message, "no channel named \"garden\" (channels: front, rear)")
+        try await test.stop()
+    }
+
     /// `switch NAME` switches inside the channel that has the camera, here the second: the first goes on as it was.
     /// `switch --next --channel rear` goes on to that channel's next camera; `--next` alone is the first channel's
     /// (which has no other), and a channel that is not there is not_found naming those that are.
