@@ -140,7 +140,7 @@ if [ "${APPLIANCE_SKIP_MEMCHECK:-0}" != "1" ]; then
 fi
 
 # The lab's own limit: its 17 tests took 1233 s here before LabChannelTests stopped reading every pixel of a
-# 640x360 clip in the guest (about 1,050 s since); past the limit the whole lab counts as one failure.
+# 640x360 clip in the guest (866 s in the make test after); past the limit the whole lab counts as one failure.
 lab_status=0
 if [ "${APPLIANCE_SKIP_LAB:-0}" != "1" ]; then
   bash .ci/phase.sh lab
