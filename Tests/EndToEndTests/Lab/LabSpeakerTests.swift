@@ -98,7 +98,11 @@ final class LabSpeakerTests: XCTestCase {
         let daemon = try LabAudioTests.daemon(extra: "\n[speaker]\ndevice = \"hw:Loopback,0,0\"\n")
         try daemon.start(timeout: 180)
         defer { daemon.stop() }
-        let heard = try EchoCancelTests.recordWhilePlaying(tone, on: daemon, in: self, label: "lab: echo_cancel auto")
+        // Under TCG on a loaded host the canceller runs slower than real time and the sound card drops what it
+        // cannot hand on: CI's lab once took 13.2 s to record the 2.5 s tone, with 10.9 s of sound. This test judges
+        // the canceller; EchoCancelTests judges the sound's length on the host.
+        let heard = try EchoCancelTests.recordWhilePlaying(
+            tone, on: daemon, in: self, label: "lab: echo_cancel auto", soundMayTrail: 4.0)
         XCTAssertEqual(heard.status?.echoCancel, true, "auto: the microphone is a sound card and there is a speaker")
         let played = ClipSound.power(of: 1000, in: try ClipSound.samples(tone))
         let reduction = 10 * log10(played / max(heard.echo, 1e-12))
