@@ -106,10 +106,15 @@ bench: release
 	python3 Tests/Benchmarks/bench_chaos.py --binary $(RELEASE_DIR)/release/appliance --out docs/BENCHMARKS.md
 
 ## Coverage-guided fuzzing (libFuzzer, swift build --sanitize=fuzzer) of what reads others' bytes: the MP4 recovery,
-## the config loader, the SOAP parser; FUZZ_SECONDS (60) each. Not part of `make test`; Tests/Fuzz/README.md.
+## the config loader, the SOAP parser; FUZZ_SECONDS (60) each. Then schemathesis against the web API with
+## API_FUZZ_EXAMPLES (100) examples per operation, where `make test` tries 10. Not part of `make test`;
+## Tests/Fuzz/README.md.
 FUZZ_SECONDS ?= 60
+API_FUZZ_EXAMPLES ?= 100
 fuzz: deps
 	FUZZ_SECONDS=$(FUZZ_SECONDS) bash Tests/Fuzz/run.sh
+	$(SWIFT) build $(BUILD_FLAGS) --build-tests
+	APPLIANCE_FUZZ_EXAMPLES=$(API_FUZZ_EXAMPLES) $(SWIFT) test --skip-build --disable-swift-testing --filter APIFuzzTests
 
 ## Regenerate the embedded copy of Config/appliance.toml after editing it.
 embed-config:

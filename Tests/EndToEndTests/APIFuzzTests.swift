@@ -21,6 +21,9 @@ final class APIFuzzTests: XCTestCase {
     static let viewerPassword = "vics-password-1"
     /// `APPLIANCE_FUZZ_SEED=N` replays the seed a run printed; without it each run draws a new one.
     static let seed = ProcessInfo.processInfo.environment["APPLIANCE_FUZZ_SEED"].map { ["--seed", $0] } ?? []
+    /// Examples per operation in the fuzzing phase: 10 under `make test` (the coverage phase already tries each
+    /// documented bound and its neighbours), `APPLIANCE_FUZZ_EXAMPLES` more under `make fuzz`.
+    static let examples = ProcessInfo.processInfo.environment["APPLIANCE_FUZZ_EXAMPLES"] ?? "10"
 
     func testSchemathesisFindsNothingAsAViewerOrAnAdmin() throws {
         let probe = try ProcessOutcome.run("/usr/bin/env", ["python3", "-m", "schemathesis.cli", "--version"])
@@ -79,7 +82,8 @@ final class APIFuzzTests: XCTestCase {
                 "--checks", "all", "--exclude-checks", "positive_data_acceptance,ignored_auth",
                 "--exclude-path", "/api/events", "--exclude-path", "/live.mjpeg", "--exclude-path",
                 "/api/commands/cameras.discover",
-                "--phases", "coverage,fuzzing", "--max-examples", "30", "--workers", "1", "--request-timeout", "30",
+                "--phases", "coverage,fuzzing", "--max-examples", Self.examples, "--workers", "1", "--request-timeout",
+                "30",
                 "--output-truncate", "true", "--suppress-health-check", "all",
             ] + Self.seed
         let run: ProcessOutcome
