@@ -107,13 +107,28 @@ package final class CameraSlot: Sendable {
         fileLocations = made?.fileLocations ?? []
         let output = try bin.addGhostPad(named: "src", target: conversion.label.staticPad("src")!)
         self.output = output
-        output.setOffset(-Int64(stampLead))  // the filler runs with the pipeline at first, started by it (no startNow)
+        Self.stampEarly(output, by: stampLead)
         try pipeline.add(bin)
         bin.setLockedState(true)
         selectorPad = try selector.requestPad("sink_%u")
         try output.link(selectorPad)
         Self.watch(output, name: camera.name, delivered: delivered, firstFrame: firstFrame, onStreamEnd: onStreamEnd)
         _ = fifo  // held from now on: a capture process already waiting to open it for writing goes on
+    }
+
+    /// Stamps each frame leaving `output` `lead` nanoseconds before its PTS, as a live capture source does (its
+    /// frame is stamped when it was taken, and comes a little after): the filler's imagefreeze pushes each picture on
+    /// time, so without the lead it took the slot of a camera's first frame that came a few ms behind the clock. On
+    /// the buffers, not as a pad offset: an offset lives in the segment, and the selector passes the first segment
+    /// downstream, where it moved everything after the selector one interval behind its PTS.
+    private static func stampEarly(_ output: Pad, by lead: UInt64) {
+        guard lead > 0 else { return }
+        output.addProbe(.buffer) { info in
+            if let buffer = info.buffer, buffer.pts != .max, buffer.pts >= lead {
+                info.setBufferTiming(pts: buffer.pts - lead, duration: buffer.duration)
+            }
+            return .ok
+        }
     }
 
     /// The FIFO this camera reads, held open for reading from the first look that finds it (nil: it reads none, or
@@ -305,7 +320,7 @@ package final class CameraSlot: Sendable {
     /// The blocking part of `start`.
     private func startNow(following pipeline: Pipeline) throws {
         if kind == "v4l2" { try prepareV4L2Source() }
-        output.setOffset(Int64(bin.startNow(in: pipeline)) - Int64(stampLead))
+        output.setOffset(Int64(bin.startNow(in: pipeline)))
         do {
             try bin.setState(.playing)
             try network?.start { [weak self] reason in self?.sourceFailed(reason) }
