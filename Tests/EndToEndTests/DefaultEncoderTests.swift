@@ -44,9 +44,10 @@ final class DefaultEncoderTests: XCTestCase {
             // The clip's first frame is the first keyframe (one a second) of the pre_record_s before the recording
             // was asked for (its created_at): 1 to 2 s before it (1.94 s measured; 0.94 s while the filler's
             // one-interval lead still reached downstream through the selector's segment, see CameraSlot.stampEarly);
-            // and it is before the motion's start. Its last frame is post_record_s after the motion ended. (The ask comes after the motion's start
-            // by min_duration_s and the event's way to the recorder, which grows with the load: measured from the
-            // motion's start the pre-roll was 0.08 to 0.90 s on the debug build beside make test's other work.)
+            // and it is before the motion's start. Its last frame is post_record_s after the motion ended. (The ask
+            // comes after the motion's start by min_duration_s and the event's way to the recorder, which grows with
+            // the load: measured from the motion's start the pre-roll was 0.08 to 0.90 s on the debug build beside
+            // make test's other work.)
             let firstFrame = clip.endedAt.addingTimeInterval(-Double(clip.durationMs) / 1000)
             let preRoll = clip.createdAt.timeIntervalSince(firstFrame)
             let postRoll = clip.endedAt.timeIntervalSince(try XCTUnwrap(motion.endedAt))
