@@ -93,7 +93,8 @@ extension Appliance {
             otherChannels: { [channels = g.channels] in await ChannelRig.statuses(channels) })
         let clips = Clips(
             config: config, data: data, library: library, events: events, logger: logger, recorder: recorder,
-            archive: g.backup, channelNames: config.channels.map(\.name) + g.channels.map(\.name))
+            otherRecorders: g.channels.map(\.recorder), archive: g.backup,
+            channelNames: config.channels.map(\.name) + g.channels.map(\.name))
         let cameras = g.cameras
         let activity = ActivityLog(
             clips: clips, pictures: ActivityPictures(data: data, latestFrame: { graph.latestFrame }),

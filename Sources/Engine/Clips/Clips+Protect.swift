@@ -4,7 +4,7 @@ import Foundation
 
 /// `protect`: the dashcam's event lock (and a shutter's long press). Locks every clip that overlaps
 /// [now − before, now + after] with the reason "event"; while recording, segments that start inside the window
-/// are locked as they begin. Segments of that window that retention already deleted are reported by number.
+/// are locked as they begin, in every channel. Segments of that window that retention already deleted are reported by number.
 extension Clips {
     package func protect(before: Double, after: Double) async throws -> ProtectResult {
         let now = Date()
@@ -24,7 +24,12 @@ extension Clips {
         if config.backup.onlyLocked, let archive {
             for row in rows where row.state != .recording { await archive.recordingFinished(row.id) }
         }
-        let pending = to > Date() ? await recorder.protect(until: to) : false
+        var pending = false
+        if to > Date() {
+            for recorder in [recorder] + otherRecorders {
+                if await recorder.protect(until: to) { pending = true }
+            }
+        }
         let deleted = try await deletedSegments(in: rows, from: from)
         logger.notice(
             "protect: locked \(ids.count) clip(s)",

@@ -15,13 +15,17 @@ package struct Clips: Sendable {
     package let events: EventHub
     package let logger: Logger
     package let recorder: Recorder
+    /// The other channels' recorders (`[[channel]]` tables after the first): a rename or a protect reaches the clip
+    /// each of them is writing too.
+    package let otherRecorders: [Recorder]
     package let archive: (any RecordingArchive)?
     /// Every channel's name, the first first (`config` is the first channel's view: it names that one alone).
     package let channelNames: [String]
 
     package init(
         config: ApplianceConfig, data: DataDirectory, library: Library, events: EventHub, logger: Logger,
-        recorder: Recorder, archive: (any RecordingArchive)?, channelNames: [String]? = nil
+        recorder: Recorder, otherRecorders: [Recorder] = [], archive: (any RecordingArchive)?,
+        channelNames: [String]? = nil
     ) {
         self.config = config
         self.channelNames = channelNames ?? config.channels.map(\.name)
@@ -30,6 +34,7 @@ package struct Clips: Sendable {
         self.events = events
         self.logger = logger
         self.recorder = recorder
+        self.otherRecorders = otherRecorders
         self.archive = archive
     }
 
@@ -89,7 +94,7 @@ package struct Clips: Sendable {
     package func rename(id: String, title: String) async throws -> Recording {
         let title = try TitleRules.valid(title)
         let recording = try await resolve(id)
-        await recorder.retitle(id: recording.id, title: title)
+        for recorder in [recorder] + otherRecorders { await recorder.retitle(id: recording.id, title: title) }
         let updated = try await library.update(id: recording.id) { $0.title = title }
         events.publish(.renamed(Renamed(id: updated.id, title: updated.title)))
         return updated

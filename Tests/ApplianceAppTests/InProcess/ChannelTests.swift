@@ -272,6 +272,53 @@ final class ChannelTests: XCTestCase {
         try await test.stop()
     }
 
+    /// `protect` reaches every channel: the clip each one is writing, and each one's segments that begin inside the
+    /// window (before, only the first channel's recorder was told, and the second channel's next segment was left
+    /// unlocked). A rename of the second channel's clip in progress is kept through its stop.
+    func testProtectAndRenameReachEveryChannel() async throws {
+        let test = try await TestAppliance { config in
+            config.addFrontAndRearChannels()
+            config.recording.segmentS = 2
+        }
+        defer { test.removeDirectory() }
+        let events = EventReader(test.appliance)
+        _ = try await test.perform(.recordStart(title: nil))
+        let rear = await events.first { event -> RecordingStarted? in
+            if case .recordingStarted(let started) = event, started.channel == "rear" { started } else { nil }
+        }
+        let rearID = try XCTUnwrap(rear?.id, "the second channel started")
+        guard case .recording = try await test.perform(.rename(id: rearID, title: "cabin view")) else {
+            return XCTFail("rename")
+        }
+        guard case .protected(let protected) = try await test.perform(.protect(before: 0, after: 2.5)) else {
+            return XCTFail("protect")
+        }
+        XCTAssertNotNil(protected.pendingUntil, "segments still to come are locked as they begin")
+        XCTAssertTrue(protected.locked.contains(rearID), "the second channel's clip in progress: \(protected.locked)")
+        // Past the window: every channel's third segment has begun, after it.
+        for channel in ["front", "rear"] {
+            let closed = await events.first { event -> RecordingResult? in
+                if case .segmentClosed(let r) = event, r.channel == channel, r.segment == 2 { r } else { nil }
+            }
+            XCTAssertNotNil(closed, "\(channel): its second segment closed")
+        }
+        _ = try await test.perform(.recordStop(title: nil))
+        guard case .list(let list) = try await test.perform(.list(page: 1, perPage: 100)) else {
+            return XCTFail("list")
+        }
+        for channel in ["front", "rear"] {
+            let clips = list.items.filter { $0.channel == channel }.sorted { ($0.segment ?? 0) < ($1.segment ?? 0) }
+            let inWindow = clips.filter { $0.createdAt <= protected.to }
+            XCTAssertGreaterThanOrEqual(inWindow.count, 2, "\(channel): the segment written and the next")
+            XCTAssertEqual(inWindow.filter { !$0.locked }.map(\.segment), [], "\(channel): unlocked in the window")
+            XCTAssertEqual(
+                clips.filter { $0.createdAt > protected.to }.filter(\.locked).map(\.segment), [],
+                "\(channel): locked after the window")
+        }
+        XCTAssertEqual(list.items.first { $0.id == rearID }?.title, "cabin view", "the rename outlived the stop")
+        try await test.stop()
+    }
+
     private static func video(_ video: ApplianceConfig.Video, _ width: Int, _ height: Int) -> ApplianceConfig.Video {
         var sized = video
         (sized.width, sized.height) = (width, height)
