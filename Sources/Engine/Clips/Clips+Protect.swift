@@ -4,7 +4,8 @@ import Foundation
 
 /// `protect`: the dashcam's event lock (and a shutter's long press). Locks every clip that overlaps
 /// [now − before, now + after] with the reason "event"; while recording, segments that start inside the window
-/// are locked as they begin, in every channel. Segments of that window that retention already deleted are reported by number.
+/// are locked as they begin, in every channel. Segments of that window that retention already deleted are reported
+/// by number.
 extension Clips {
     package func protect(before: Double, after: Double) async throws -> ProtectResult {
         let now = Date()
