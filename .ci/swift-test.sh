@@ -141,11 +141,13 @@ fi
 
 # The lab's own limit: its 17 tests took 1233 s here before LabChannelTests stopped reading every pixel of a
 # 640x360 clip in the guest (866 s in the make test after); past the limit the whole lab counts as one failure.
+# CI's machine ran the same lab in 1432 s (2026-11-30: each test about twice as long under its TCG, the host tests
+# as fast as here), so the limit leaves it room: 1800 s, which still ends a whole CI run within its 90 minutes.
 lab_status=0
 if [ "${APPLIANCE_SKIP_LAB:-0}" != "1" ]; then
   bash .ci/phase.sh lab
   echo "---- hardware lab (VM: vivid, snd-aloop, uinput) ----"
-  stdbuf -oL -eL bash Tests/Lab/lab-vm --display --timeout 1500 -- bash Tests/Lab/guest-tests.sh 2>&1 | tee "$lab_log"
+  stdbuf -oL -eL bash Tests/Lab/lab-vm --display --timeout 1800 -- bash Tests/Lab/guest-tests.sh 2>&1 | tee "$lab_log"
   lab_status=${PIPESTATUS[0]}
 fi
 
