@@ -17,16 +17,19 @@ extension Library {
             )
             let ofChannel: SQL = channel.map { "AND " + Self.ofChannel($0, first: firstChannel) } ?? ""
             let request: SQLRequest<Row> = """
-                SELECT id, created_at, ended_at, duration_ms, state, locked, group_id, camera FROM recordings
+                SELECT id, created_at, started_at, ended_at, duration_ms, state, locked, group_id, camera, channel
+                FROM recordings
                 WHERE created_at BETWEEN \(earliest) AND \(latest)
                   AND (ended_at >= \(Recording.milliseconds(from))
                        OR (ended_at IS NULL AND state = \(Recording.State.recording)))
                   AND state <> \(Recording.State.failed) \(ofChannel)
                 ORDER BY created_at, rowid
                 """
-            return try request.fetchCursor(db).map { row in TimelineFile(row: row, now: now) }.reduce(into: []) {
-                $0.append($1)
-            }
+            return try request.fetchCursor(db).map { row in
+                var file = TimelineFile(row: row, now: now)
+                file.channel = file.channel ?? firstChannel  // rows from before channels: the first channel's
+                return file
+            }.reduce(into: []) { $0.append($1) }
         }
     }
 }
@@ -41,14 +44,17 @@ package struct TimelineFile: Sendable, Equatable {
     package var camera: String?
     package var locked: Bool
     package var live: Bool
+    /// The channel that recorded it (nil: a row from before channels, or none asked for).
+    package var channel: String?
 
     package init(
         id: String, start: Date, end: Date, group: String? = nil, camera: String? = nil, locked: Bool = false,
-        live: Bool = false
+        live: Bool = false, channel: String? = nil
     ) {
         (self.id, self.start, self.end, self.group, self.camera, self.locked, self.live) = (
             id, start, end, group, camera, locked, live
         )
+        self.channel = channel
     }
 
     package init(row: Row, now: Date) {
@@ -57,11 +63,13 @@ package struct TimelineFile: Sendable, Equatable {
         let duration: Double? = (row["duration_ms"] as Int64?).map { Double($0) / 1000 }
         let live = (row["state"] as String) == Recording.State.recording.rawValue
         // As `Recording.mediaStart`; a finished file lasts its duration (its end is written after the stop).
-        let start = ended.flatMap { end in duration.map { min(created, end.addingTimeInterval(-$0)) } } ?? created
+        let firstFrame: Date? = row.hasColumn("started_at") ? (row["started_at"] as Int64?).map(Recording.date) : nil
+        let start =
+            firstFrame ?? ended.flatMap { end in duration.map { min(created, end.addingTimeInterval(-$0)) } } ?? created
         let end = live ? max(now, created) : duration.map { start.addingTimeInterval($0) } ?? ended ?? created
         self.init(
             id: row["id"], start: start, end: end, group: row["group_id"], camera: row["camera"], locked: row["locked"],
-            live: live)
+            live: live, channel: row.hasColumn("channel") ? row["channel"] : nil)
     }
 }
 
@@ -73,7 +81,8 @@ extension Library {
                 Recording.milliseconds(from.addingTimeInterval(-longest)), Recording.milliseconds(to)
             )
             let request: SQLRequest<Row> = """
-                SELECT id, path, created_at, ended_at, duration_ms, state, locked, group_id, camera FROM recordings
+                SELECT id, path, created_at, started_at, ended_at, duration_ms, state, locked, group_id, camera
+                FROM recordings
                 WHERE created_at BETWEEN \(earliest) AND \(latest) AND ended_at >= \(Recording.milliseconds(from))
                   AND state IN (\(Recording.State.complete), \(Recording.State.recovered))
                 ORDER BY created_at, rowid
@@ -134,10 +143,12 @@ extension Library {
     package func recordingAt(_ moment: Date, longest: TimeInterval) async throws -> (id: String, start: Date)? {
         try await database.read { db in
             let request: SQLRequest<Row> = """
-                SELECT id, created_at, ended_at, duration_ms, state, locked, group_id, camera FROM recordings
+                SELECT id, created_at, started_at, ended_at, duration_ms, state, locked, group_id, camera, channel
+                FROM recordings
                 WHERE created_at BETWEEN \(Recording.milliseconds(moment.addingTimeInterval(-longest)))
                                      AND \(Recording.milliseconds(moment.addingTimeInterval(60)))
-                  AND MIN(created_at, COALESCE(ended_at - duration_ms, created_at)) <= \(Recording.milliseconds(moment))
+                  AND COALESCE(started_at, MIN(created_at, COALESCE(ended_at - duration_ms, created_at)))
+                      <= \(Recording.milliseconds(moment))
                   AND (ended_at >= \(Recording.milliseconds(moment))
                        OR (ended_at IS NULL AND state = \(Recording.State.recording)))
                   AND state <> \(Recording.State.failed)

@@ -80,10 +80,12 @@ enum TimelineText {
                 + (t.eventsTotal > t.events.count ? " (the newest \(t.events.count) shown)" : "")
         ]
         var entries: [(Date, String)] = []
+        let severalChannels = Set(t.spans.map(\.channel)).count > 1
         for s in t.spans {
             let what = s.group != nil ? "loop, \(s.recordings) segment(s)" : "\(s.recordings) clip(s)"
             let extra =
-                (s.cameras.isEmpty ? "" : "  \(s.cameras.joined(separator: ", "))")
+                (severalChannels ? "  channel \(s.channel ?? "?")" : "")
+                + (s.cameras.isEmpty ? "" : "  \(s.cameras.joined(separator: ", "))")
                 + (s.locked > 0 ? "  \(s.locked) locked" : "")
                 + (s.live ? "  recording now" : "")
             entries.append(

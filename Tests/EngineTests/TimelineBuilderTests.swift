@@ -15,9 +15,35 @@ final class TimelineBuilderTests: XCTestCase {
     func file(
         _ id: String, _ start: Double, _ end: Double, group: String? = nil, camera: String? = "front",
         locked: Bool = false,
-        live: Bool = false
+        live: Bool = false, channel: String? = nil
     ) -> TimelineFile {
-        TimelineFile(id: id, start: at(start), end: at(end), group: group, camera: camera, locked: locked, live: live)
+        TimelineFile(
+            id: id, start: at(start), end: at(end), group: group, camera: camera, locked: locked, live: live,
+            channel: channel)
+    }
+
+    /// Two channels recording side by side: a span each over the same time (in order of their start), not one span
+    /// of both; the time recorded counts their common time once, and the gaps are where neither recorded.
+    func testChannelsSideBySideHaveSpansOfTheirOwn() {
+        let files = [
+            file("f1", 100, 110, group: "gf", channel: "front"), file("r1", 100.2, 110.2, group: "gr", channel: "rear"),
+            file("f2", 110, 120, group: "gf", channel: "front"), file("r2", 110.2, 125, group: "gr", channel: "rear"),
+            file("f3", 200, 210, channel: "front"),
+        ]
+        let t = TimelineBuilder.build(
+            files: files, events: ActivityList(items: [], total: 0), from: at(0), to: at(300), now: at(300))
+        XCTAssertEqual(t.spans.map(\.firstId), ["f1", "r1", "f3"])
+        XCTAssertEqual(t.spans.map(\.channel), ["front", "rear", "front"])
+        XCTAssertEqual(t.spans.map(\.recordings), [2, 2, 1])
+        XCTAssertEqual(t.spans.map(\.group), ["gf", "gr", nil], "each channel's loop stays one group")
+        XCTAssertEqual(t.spans[1].end, at(125))
+        XCTAssertEqual(t.recordedS, 35, accuracy: 0.001, "100–125 and 200–210: the common time once")
+        XCTAssertEqual(
+            t.gaps,
+            [
+                TimelineRange(start: at(0), end: at(100)), TimelineRange(start: at(125), end: at(200)),
+                TimelineRange(start: at(210), end: at(300)),
+            ])
     }
 
     func testSegmentsThatMeetAreOneSpanAndTheTimeBetweenIsAGap() {

@@ -73,11 +73,11 @@ public struct Recording: Codable, Sendable, Equatable {
 }
 
 extension Recording {
-    /// When the file's first frame was taken: its creation, or earlier by a clip's pre-roll (its end minus its
-    /// duration, when that is earlier; the end is written after the stop, so it runs a little late). Nil until the
-    /// file is finished.
+    /// When the file's first frame was taken: `startedAt`, noted from the pipeline's clock; for a row without it,
+    /// its creation, or earlier by a clip's pre-roll (its end minus its duration, when that is earlier; the end is
+    /// written after the stop, so it runs a little late). Nil until the file is finished.
     public var mediaStart: Date? {
         guard let ended = endedAt, let ms = durationMs else { return nil }
-        return min(createdAt, ended.addingTimeInterval(-Double(ms) / 1000))
+        return startedAt ?? min(createdAt, ended.addingTimeInterval(-Double(ms) / 1000))
     }
 }

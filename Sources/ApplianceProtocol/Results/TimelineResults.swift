@@ -48,14 +48,17 @@ public struct TimelineSpan: Codable, Sendable, Equatable {
     public var locked: Int
     /// It ends in the file being written now.
     public var live: Bool
+    /// The channel whose files it holds: each channel has spans of its own, side by side in time (nil: rows from
+    /// before channels, read without a channel).
+    public var channel: String?
 
     public init(
         start: Date, end: Date, recordings: Int, firstId: String, group: String? = nil, cameras: [String] = [],
         locked: Int = 0,
-        live: Bool = false
+        live: Bool = false, channel: String? = nil
     ) {
         (self.start, self.end, self.recordings, self.firstId, self.group) = (start, end, recordings, firstId, group)
-        (self.cameras, self.locked, self.live) = (cameras, locked, live)
+        (self.cameras, self.locked, self.live, self.channel) = (cameras, locked, live, channel)
     }
 
     /// Files less than this far apart (seconds) are one span: a loop's segments meet exactly, and a clip started

@@ -87,9 +87,11 @@ struct RecordingFinaliser: Sendable {
             row.thumbnail = thumbnail
             if let title { row.title = title }
             row.camera = camerasUsed.isEmpty ? nil : camerasUsed.joined(separator: ",")
-            row.endedAt = segmentEnd(row.createdAt) ?? stoppedAt
             // Its first frame's time (see `Recorder.noteFirstFrame`; a clip stopped before a tick noted it).
             session.noteFirstFrame(in: &row)
+            // A segment ends its length after its first frame: a loop's first segment began after its request by
+            // the start's latency (1.7 s in the lab's slow VM, which left a gap before the next segment's cut).
+            row.endedAt = segmentEnd(row.startedAt ?? row.createdAt) ?? stoppedAt
             row.durationMs = timing.durationMs
             row.sizeBytes = size
             row.audioPresent = timing.audioBuffers > 0

@@ -114,6 +114,8 @@ final class ChannelTests: XCTestCase {
             return XCTFail("timeline")
         }
         XCTAssertEqual(all.events.count, 1, "every channel's")
+        XCTAssertEqual(all.spans.map(\.channel), ["front", "rear"], "a span each, side by side: \(all.spans)")
+        XCTAssertEqual(all.spans.map(\.firstId), [front.id, rear?.id].compactMap { $0 })
         guard case .status(let status) = try await test.perform(.status) else { return XCTFail("status") }
         XCTAssertEqual(status.state, .idle)
         XCTAssertEqual(status.channels.map(\.name), ["front", "rear"])
