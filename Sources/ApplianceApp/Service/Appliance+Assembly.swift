@@ -36,6 +36,9 @@ struct Groundwork {
     let readiness: Readiness
     let started: ContinuousClock.Instant
     let logger: Logger
+
+    /// Every channel's name, the first first (`config` is the first channel's view: it names that one alone).
+    var channelNames: [String] { config.channels.map(\.name) + channels.map(\.name) }
 }
 
 /// The domains built on the groundwork, with the one entry point (`dispatcher`) every front end and timer uses.
@@ -93,8 +96,7 @@ extension Appliance {
             otherChannels: { [channels = g.channels] in await ChannelRig.statuses(channels) })
         let clips = Clips(
             config: config, data: data, library: library, events: events, logger: logger, recorder: recorder,
-            otherRecorders: g.channels.map(\.recorder), archive: g.backup,
-            channelNames: config.channels.map(\.name) + g.channels.map(\.name))
+            otherRecorders: g.channels.map(\.recorder), archive: g.backup, channelNames: g.channelNames)
         let cameras = g.cameras
         let activity = ActivityLog(
             clips: clips, pictures: ActivityPictures(data: data, latestFrame: { graph.latestFrame }),

@@ -43,7 +43,8 @@ package enum TimelineBuilder {
                         channel: file.channel))
             }
         }
-        return spans.enumerated().sorted { ($0.element.start, $0.offset) < ($1.element.start, $1.offset) }.map(\.element)
+        let inOrder = spans.enumerated().sorted { ($0.element.start, $0.offset) < ($1.element.start, $1.offset) }
+        return inOrder.map(\.element)
     }
 
     /// What no span covers between `from` and `to` (gaps shorter than the join gap are none).
