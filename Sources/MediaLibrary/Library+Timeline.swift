@@ -75,16 +75,21 @@ package struct TimelineFile: Sendable, Equatable {
 
 /// The finished files of a range, for the range video: id, path and first frame, in time order.
 extension Library {
-    package func rangeSources(from: Date, to: Date, longest: TimeInterval) async throws -> [RangeVideoBuilder.Source] {
+    /// `channel`: only that channel's files (one video holds one picture; `firstChannel`'s include rows from before
+    /// channels).
+    package func rangeSources(
+        from: Date, to: Date, longest: TimeInterval, channel: String? = nil, firstChannel: String? = nil
+    ) async throws -> [RangeVideoBuilder.Source] {
         try await database.read { db in
             let (earliest, latest) = (
                 Recording.milliseconds(from.addingTimeInterval(-longest)), Recording.milliseconds(to)
             )
+            let ofChannel: SQL = channel.map { "AND " + Self.ofChannel($0, first: firstChannel) } ?? ""
             let request: SQLRequest<Row> = """
                 SELECT id, path, created_at, started_at, ended_at, duration_ms, state, locked, group_id, camera
                 FROM recordings
                 WHERE created_at BETWEEN \(earliest) AND \(latest) AND ended_at >= \(Recording.milliseconds(from))
-                  AND state IN (\(Recording.State.complete), \(Recording.State.recovered))
+                  AND state IN (\(Recording.State.complete), \(Recording.State.recovered)) \(ofChannel)
                 ORDER BY created_at, rowid
                 """
             return try request.fetchCursor(db).map { row in

@@ -209,7 +209,9 @@ extension Appliance {
         let onvif = p.network.onvifDevice(config: config, logger: logger, status: p.status, accounts: p.accounts)
         let context = FrontEndContext(
             config: config, perform: perform, events: events, live: graph.live, webrtc: p.webrtc,
-            media: MediaCatalog(library: g.library, data: g.data, longestFileS: RecordingBin.longestFileS(config) + 60),
+            media: MediaCatalog(
+                library: g.library, data: g.data, longestFileS: RecordingBin.longestFileS(config) + 60,
+                firstChannel: config.channels.first?.name),
             reporter: p.webReporter, accounts: p.accounts, onvif: onvif, logger: logger)
         plan.add(
             .frontEnds,

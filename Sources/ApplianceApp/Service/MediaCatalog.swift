@@ -13,6 +13,9 @@ public struct MediaCatalog: MediaFiles {
     /// The longest a file can last (a loop segment, or a clip's maximum): how far before a range to look for a
     /// file that covers its start.
     var longestFileS: TimeInterval = 3660
+    /// The first channel (`[[channel]]`), whose files a range video is made of: one video holds one picture, and
+    /// another channel's file (another size, or another camera) ended it or was cut into it. Nil: every file.
+    var firstChannel: String?
 
     /// The recording with exactly this id (no prefixes: URLs name whole ids), or nil.
     public func recording(id: String) async throws -> Recording? {
@@ -40,7 +43,8 @@ public struct MediaCatalog: MediaFiles {
     /// One video of what was recorded from `from` to `to` (at most `RangeVideo.longest` apart), built from the
     /// finished files over that range; throws when nothing playable was recorded then.
     public func rangeVideo(from: Date, to: Date) async throws -> RangeVideo {
-        let sources = try await library.rangeSources(from: from, to: to, longest: longestFileS)
+        let sources = try await library.rangeSources(
+            from: from, to: to, longest: longestFileS, channel: firstChannel, firstChannel: firstChannel)
         var builder = RangeVideoBuilder(from: from, to: to)
         for source in sources {
             // A file deleted since the query, or one that cannot be read, is a gap in the video, not a failure.

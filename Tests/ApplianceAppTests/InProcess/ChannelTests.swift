@@ -321,6 +321,39 @@ final class ChannelTests: XCTestCase {
         try await test.stop()
     }
 
+    /// A range video is one channel's picture, the first's: the two channels' loop segments, made in turn, are one
+    /// range of files, and the second channel's first segment (another size) ended the video after the first
+    /// channel's first segment.
+    func testARangeVideoIsTheFirstChannelsPicture() async throws {
+        let test = try await TestAppliance { config in
+            config.addFrontAndRearChannels(rearVideo: Self.video(config.video, 320, 180))
+            config.recording.segmentS = 2
+        }
+        defer { test.removeDirectory() }
+        let events = EventReader(test.appliance)
+        let from = Date().addingTimeInterval(-1)
+        _ = try await test.perform(.recordStart(title: nil))
+        for channel in ["front", "rear"] {
+            let closed = await events.first { event -> RecordingResult? in
+                if case .segmentClosed(let r) = event, r.channel == channel, r.segment == 2 { r } else { nil }
+            }
+            XCTAssertNotNil(closed, "\(channel): its second segment closed")
+        }
+        _ = try await test.perform(.recordStop(title: nil))
+        guard case .list(let list) = try await test.perform(.list(page: 1, perPage: 100)) else {
+            return XCTFail("list")
+        }
+        let front = Set(list.items.filter { $0.channel == "front" }.map(\.id))
+        let catalog = MediaCatalog(
+            library: test.appliance.dispatcher.clips.library, data: test.appliance.data, longestFileS: 70,
+            firstChannel: test.appliance.config.channels.first?.name)
+        let video = try await catalog.rangeVideo(from: from, to: Date())
+        XCTAssertGreaterThanOrEqual(video.pieces.count, 3, "the first channel's segments, one after another")
+        XCTAssertEqual(
+            video.pieces.filter { !front.contains($0.recordingId) }.map(\.recordingId), [], "the other channel's files")
+        try await test.stop()
+    }
+
     private static func video(_ video: ApplianceConfig.Video, _ width: Int, _ height: Int) -> ApplianceConfig.Video {
         var sized = video
         (sized.width, sized.height) = (width, height)
