@@ -27,7 +27,7 @@ extension Clips {
         }
         var pending = false
         if to > Date() {
-            for recorder in [recorder] + otherRecorders {
+            for recorder in recorders {
                 if await recorder.protect(until: to) { pending = true }
             }
         }

@@ -18,6 +18,8 @@ package struct Clips: Sendable {
     /// The other channels' recorders (`[[channel]]` tables after the first): a rename or a protect reaches the clip
     /// each of them is writing too.
     package let otherRecorders: [Recorder]
+    /// Every channel's recorder, the first first.
+    var recorders: [Recorder] { [recorder] + otherRecorders }
     package let archive: (any RecordingArchive)?
     /// Every channel's name, the first first (`config` is the first channel's view: it names that one alone).
     package let channelNames: [String]
@@ -94,7 +96,7 @@ package struct Clips: Sendable {
     package func rename(id: String, title: String) async throws -> Recording {
         let title = try TitleRules.valid(title)
         let recording = try await resolve(id)
-        for recorder in [recorder] + otherRecorders { await recorder.retitle(id: recording.id, title: title) }
+        for recorder in recorders { await recorder.retitle(id: recording.id, title: title) }
         let updated = try await library.update(id: recording.id) { $0.title = title }
         events.publish(.renamed(Renamed(id: updated.id, title: updated.title)))
         return updated

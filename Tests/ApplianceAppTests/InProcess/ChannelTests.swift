@@ -298,16 +298,7 @@ final class ChannelTests: XCTestCase {
         XCTAssertNotNil(protected.pendingUntil, "segments still to come are locked as they begin")
         XCTAssertTrue(protected.locked.contains(rearID), "the second channel's clip in progress: \(protected.locked)")
         // Past the window: every channel's third segment has begun, after it.
-        for channel in ["front", "rear"] {
-            let closed = await events.first { event -> RecordingResult? in
-                if case .segmentClosed(let r) = event, r.channel == channel, r.segment == 2 { r } else { nil }
-            }
-            XCTAssertNotNil(closed, "\(channel): its second segment closed")
-        }
-        _ = try await test.perform(.recordStop(title: nil))
-        guard case .list(let list) = try await test.perform(.list(page: 1, perPage: 100)) else {
-            return XCTFail("list")
-        }
+        let list = try await stopAfterEachChannelsSecondSegment(test, events)
         for channel in ["front", "rear"] {
             let clips = list.items.filter { $0.channel == channel }.sorted { ($0.segment ?? 0) < ($1.segment ?? 0) }
             let inWindow = clips.filter { $0.createdAt <= protected.to }
@@ -333,16 +324,7 @@ final class ChannelTests: XCTestCase {
         let events = EventReader(test.appliance)
         let from = Date().addingTimeInterval(-1)
         _ = try await test.perform(.recordStart(title: nil))
-        for channel in ["front", "rear"] {
-            let closed = await events.first { event -> RecordingResult? in
-                if case .segmentClosed(let r) = event, r.channel == channel, r.segment == 2 { r } else { nil }
-            }
-            XCTAssertNotNil(closed, "\(channel): its second segment closed")
-        }
-        _ = try await test.perform(.recordStop(title: nil))
-        guard case .list(let list) = try await test.perform(.list(page: 1, perPage: 100)) else {
-            return XCTFail("list")
-        }
+        let list = try await stopAfterEachChannelsSecondSegment(test, events)
         let front = Set(list.items.filter { $0.channel == "front" }.map(\.id))
         let catalog = MediaCatalog(
             library: test.appliance.dispatcher.clips.library, data: test.appliance.data, longestFileS: 70,
@@ -352,6 +334,22 @@ final class ChannelTests: XCTestCase {
         XCTAssertEqual(
             video.pieces.filter { !front.contains($0.recordingId) }.map(\.recordingId), [], "the other channel's files")
         try await test.stop()
+    }
+
+    /// Waits until both channels (front, rear) have closed their second loop segment, stops, and lists every clip.
+    private func stopAfterEachChannelsSecondSegment(_ test: TestAppliance, _ events: EventReader) async throws
+        -> ListResult
+    {
+        for channel in ["front", "rear"] {
+            let closed = await events.first { event -> RecordingResult? in
+                if case .segmentClosed(let r) = event, r.channel == channel, r.segment == 2 { r } else { nil }
+            }
+            XCTAssertNotNil(closed, "\(channel): its second segment closed")
+        }
+        _ = try await test.perform(.recordStop(title: nil))
+        let listed = try await test.perform(.list(page: 1, perPage: 100))
+        guard case .list(let list) = listed else { return try XCTUnwrap(nil, "list: \(listed)") }
+        return list
     }
 
     private static func video(_ video: ApplianceConfig.Video, _ width: Int, _ height: Int) -> ApplianceConfig.Video {
