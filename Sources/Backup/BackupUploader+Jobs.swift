@@ -68,6 +68,9 @@ extension BackupUploader {
         ) {
             sent in reporter.report(sent)
         }
+        /// The rate is the media's alone: the thumbnail, the sidecar and the row after it are not paced, and on a
+        /// busy machine their round trips would make a capped upload look slower than the cap.
+        let seconds = (ContinuousClock.now - started) / .seconds(1)
         if let thumbnail = recording.thumbnail, let jpeg = FileManager.default.contents(atPath: thumbnail) {
             try await target.store(data: jpeg, at: layout.thumbnail)
         }
@@ -78,7 +81,6 @@ extension BackupUploader {
         let json = (try? WireFormat.encoder.encode(sidecar)) ?? Data("{}".utf8)
         try await target.store(data: json, at: layout.sidecar)
 
-        let seconds = (ContinuousClock.now - started) / .seconds(1)
         try await library.update(id: recording.id) { row in
             row.backupState = .done
             row.backupError = nil

@@ -233,9 +233,10 @@ final class BackupTests: XCTestCase {
         let id = try daemon.recordClip().id
         let done = try listener.waitFor("backup_done") { $0["id"] as? String == id }
         let rate = done["rate_kbps"] as? Double
-        // Unpaced, loopback runs at hundreds of Mbit/s; the cap holds it near 40 Mbit/s.
+        // Unpaced, loopback runs at hundreds of Mbit/s; the cap holds it at 40 Mbit/s at most. The floor only
+        // catches a pacer slower than the cap by a wide margin: a busy machine's round trips count in the rate.
         XCTAssertLessThanOrEqual(try XCTUnwrap(rate), 40_000 * 1.1)
-        XCTAssertGreaterThan(try XCTUnwrap(rate), 40_000 * 0.5)
+        XCTAssertGreaterThan(try XCTUnwrap(rate), 40_000 * 0.3)
     }
 
     func testPasswordFileReadableByOthersIsRefused() throws {

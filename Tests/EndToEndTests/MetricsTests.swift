@@ -35,14 +35,18 @@ final class MetricsTests: XCTestCase {
         let daemon = try DaemonProcess(extra: "[recording]\nsegment_s = 1.0")
         try daemon.start()
         _ = try daemon.recordStart()
-        // Mid-segment: a segment's A/V offset is known once its first audio is in.
+        // A segment's A/V offset is known once its first audio is in: wait for a reading mid-segment.
         try daemon.waitUntilElapsed(1.5)
-        let recording = try Self.parse(try daemon.ctl(["metrics"]))
+        var recording: [String: Double] = [:]
+        XCTAssertTrue(
+            try daemon.waitFor(10) {
+                recording = try Self.parse(try daemon.ctl(["metrics"]))
+                return recording["appliance_av_offset_seconds"] != nil
+            })
         XCTAssertEqual(recording["appliance_recording"], 1)
         XCTAssertEqual(recording["appliance_recorder_state{state=\"recording\"}"], 1)
         XCTAssertEqual(recording["appliance_recorder_state{state=\"idle\"}"], 0)
         XCTAssertGreaterThan(recording["appliance_recording_elapsed_seconds"] ?? 0, 0.5)
-        XCTAssertNotNil(recording["appliance_av_offset_seconds"], "A/V offset while recording")
         try daemon.waitUntilElapsed(3.6)
         _ = try daemon.recordStop()
 
