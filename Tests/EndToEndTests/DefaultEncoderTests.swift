@@ -22,6 +22,7 @@ final class DefaultEncoderTests: XCTestCase {
                 post_record_s = 3.0
                 event_gap_s = 3.0
                 """, cameras: camera.config)
+        daemon.seedsEncoderChoice = false  // a newcomer's first start: chosen by trial
         camera.startFeeding(FifoScene(crossAt: 8, crossFor: 3))
         try daemon.start()
         defer { daemon.stop() }

@@ -30,6 +30,7 @@ final class EncoderChoiceTests: XCTestCase {
         -> DaemonProcess
     {
         let daemon = try DaemonProcess()
+        daemon.seedsEncoderChoice = false  // the trials are the subject
         let pipelines = try ownPipelines(
             for: daemon, Dictionary(uniqueKeysWithValues: fragments.map { ("encoders/\($0.key).gst", $0.value) }))
         let list = candidates.map { "\"\($0)\"" }.joined(separator: ", ")

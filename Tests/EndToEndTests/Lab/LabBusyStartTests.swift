@@ -28,6 +28,7 @@ final class LabBusyStartTests: XCTestCase {
         let config = LabCameraTests.config(width: 320, height: 180, framerate: 10)
             .replacingOccurrences(of: "[web]", with: "encoder_trial_s = 1.0\n[web]")  // in [video]
         let daemon = try DaemonProcess(extra: config, cameras: LabCameraTests.camera(node), root: Lab.scratch)
+        daemon.seedsEncoderChoice = false  // the trials are the subject
         let started = Date()
         try daemon.start(timeout: 120)
         defer { daemon.stop() }

@@ -82,6 +82,8 @@ final class DaemonProcess {
     var launcher: [String] = []
     /// Extra environment for the daemon.
     var environment: [String: String] = [:]
+    /// Whether the daemon starts with the encoder choice an earlier test daemon made by trial (`EncoderChoiceSeed`).
+    var seedsEncoderChoice = true
 
     /// Starts `appliance run` and waits until it is ready (`status.ready`).
     /// `waitForReconcile`: also wait until the rows have been checked against the files (in the background after
@@ -100,6 +102,9 @@ final class DaemonProcess {
         if !environment.isEmpty {
             process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, added in added }
         }
+        let config = (try? String(contentsOfFile: configPath, encoding: .utf8)) ?? ""
+        let seeds = seedsEncoderChoice && arguments == nil
+        if seeds { EncoderChoiceSeed.plant(config: config, dataDir: dataDir) }
         _ = FileManager.default.createFile(atPath: logPath, contents: nil)
         let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
         log.seekToEndOfFile()
@@ -118,6 +123,7 @@ final class DaemonProcess {
                 !waitForReconcile || report.recovery?.reconciled != false
             else { return false }
             Self.sayEncoder(report)
+            if seeds, report.encoderChoice?.how == .trial { EncoderChoiceSeed.keep(config: config, dataDir: dataDir) }
             return true
         }
         if !ready { throw DaemonError(message: "daemon did not answer within \(timeout) s: \(self.log)") }
