@@ -11,16 +11,18 @@ public protocol MediaFiles: Sendable {
     func share(token: String) async throws -> ShareLink?
     /// A snapshot's file, if `id` is a snapshot's id and its file exists.
     func snapshotPath(id: String) -> String?
-    /// One video of what was recorded from `from` to `to`, built from the finished files over that range; throws
-    /// when nothing playable was recorded then.
-    func rangeVideo(from: Date, to: Date) async throws -> RangeVideo
+    /// Every channel's name, the first first: the timeline's rows, and what a range video may name.
+    var channels: [String] { get }
+    /// One video of what was recorded from `from` to `to` by `channel` (nil: the first; one video holds one
+    /// picture), built from the finished files over that range; throws when nothing playable was recorded then.
+    func rangeVideo(from: Date, to: Date, channel: String?) async throws -> RangeVideo
     /// A clip's scrubbing previews, in order; empty when it has none.
     func scrubPreviews(id: String) async throws -> [ScrubPreview]
     /// The JPEG of a clip's preview number `index`.
     func scrubJPEG(id: String, index: Int) -> Data?
-    /// The preview shown for a moment: the last one taken at or before it in the file recorded then. Nil when
-    /// nothing was recorded then, or that file has no previews.
-    func scrubJPEG(at moment: Date) async throws -> (jpeg: Data, recordingId: String, takenAt: Date)?
+    /// The preview shown for a moment: the last one taken at or before it in the file `channel` (nil: the first)
+    /// recorded then. Nil when nothing was recorded then, or that file has no previews.
+    func scrubJPEG(at moment: Date, channel: String?) async throws -> (jpeg: Data, recordingId: String, takenAt: Date)?
     /// When the last clip finished uploading, if any did.
     func lastBackup() async throws -> Date?
 }

@@ -145,8 +145,12 @@ extension Library {
 /// that had not ended (the one being recorded now counts). A file begins before its creation by its pre-roll (at
 /// most a minute): files created up to a minute later are candidates, those whose first frame is later are not.
 extension Library {
-    package func recordingAt(_ moment: Date, longest: TimeInterval) async throws -> (id: String, start: Date)? {
+    /// `channel`: only that channel's files (`firstChannel`'s include rows from before channels).
+    package func recordingAt(
+        _ moment: Date, longest: TimeInterval, channel: String? = nil, firstChannel: String? = nil
+    ) async throws -> (id: String, start: Date)? {
         try await database.read { db in
+            let ofChannel: SQL = channel.map { "AND " + Self.ofChannel($0, first: firstChannel) } ?? ""
             let request: SQLRequest<Row> = """
                 SELECT id, created_at, started_at, ended_at, duration_ms, state, locked, group_id, camera, channel
                 FROM recordings
@@ -156,7 +160,7 @@ extension Library {
                       <= \(Recording.milliseconds(moment))
                   AND (ended_at >= \(Recording.milliseconds(moment))
                        OR (ended_at IS NULL AND state = \(Recording.State.recording)))
-                  AND state <> \(Recording.State.failed)
+                  AND state <> \(Recording.State.failed) \(ofChannel)
                 ORDER BY created_at DESC, rowid DESC LIMIT 4
                 """
             let files = try request.fetchAll(db).map { TimelineFile(row: $0, now: Date()) }

@@ -89,6 +89,17 @@ final class WebBrowserTests: XCTestCase {
         XCTAssertFalse(output.contains("FAIL "), output)
     }
 
+    /// Two channels (front at the default size, rear at 320x180) recording loop segments: the timeline has a
+    /// labelled row per channel holding that channel's spans, and a click in a row plays that channel's picture.
+    func testTheTimelineHasARowPerChannelAndPlaysTheRowClicked() throws {
+        guard let (result, output, shots) = try runScript(["--channels"]) else { return }
+        let passes = result.stdout.split(separator: "\n").filter { $0.hasPrefix("PASS ") }
+        XCTAssertTrue(passes.contains { $0.contains("timeline: one row per channel") }, output)
+        XCTAssertFalse(output.contains("FAIL "), output)
+        XCTAssertTrue(
+            FileManager.default.fileExists(atPath: shots.appendingPathComponent("timeline-channels.png").path))
+    }
+
     func testDashboardInARealBrowser() throws {
         guard let (result, output, shots) = try runScript() else { return }
         // Every check ran and passed: a summary, no line that says FAIL, and all the checks there are (29 today).

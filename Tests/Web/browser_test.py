@@ -16,6 +16,7 @@ import argparse
 import base64
 import hashlib
 import http.client
+import datetime
 import json
 import os
 import re
@@ -69,7 +70,7 @@ def expect(condition, message):
 
 
 class Daemon:
-    def __init__(self, binary, directory, encoder="x264", tls=False):
+    def __init__(self, binary, directory, encoder="x264", tls=False, channels=False):
         self.binary = os.path.abspath(binary)
         self.encoder = encoder
         self.tls = tls
@@ -83,6 +84,7 @@ class Daemon:
         self.process = None
         self.url = None
         self.certificate = os.path.join(self.data_dir, "tls", "device.crt")  # made at its first start (tls)
+        self.channels = channels  # two channels side by side, recording loop segments from the start
         # The speaker: raw 48 kHz mono appended to a file the Talk check reads back.
         self.speaker_output = os.path.join(directory, "speaker.raw")
 
@@ -117,7 +119,22 @@ pattern = "smpte"
 name = "second"
 source = "test"
 pattern = "ball"
-''')
+''' + (self.CHANNELS if self.channels else ""))
+
+    # --channels: the front channel records the main camera, the rear one the second at 320x180, both in 2 s loop
+    # segments from the start.
+    CHANNELS = '''[recording]
+autostart = true
+segment_s = 2.0
+[[channel]]
+name = "front"
+cameras = ["main"]
+[[channel]]
+name = "rear"
+cameras = ["second"]
+width = 320
+height = 180
+'''
 
     # A day of loop recording in the past, for the timeline's player: yesterday 12:00–12:05 local time, 30 files of
     # 10 s (hard links to one real MP4 with a running clock) and 3 activities, written before the daemon starts.
@@ -141,7 +158,8 @@ pattern = "ball"
 
     def start(self, timeout=90):
         self.write_config()
-        self.seed_loop_day()
+        if not self.channels:
+            self.seed_loop_day()
         log = open(self.log_path, "ab")
         self.process = subprocess.Popen([self.binary, "run", "--config", self.config], stdout=log, stderr=log,
                                         stdin=subprocess.DEVNULL, start_new_session=True)
@@ -437,6 +455,8 @@ def main():
                         help="the daemon serves HTTPS with its own certificate (tls = \"on\"), which the browser pins")
     parser.add_argument("--live-only", action="store_true",
                         help="stop after the live page's WebRTC check (another encoder's stream in the browser)")
+    parser.add_argument("--channels", action="store_true",
+                        help="two channels recording side by side: after the login, only the timeline's rows")
     args = parser.parse_args()
 
     # SIGTERM or SIGINT (e.g. a test runner's time limit) unwinds through the finally blocks, which stop the daemon
@@ -460,7 +480,7 @@ def main():
 
     started = time.monotonic()
     directory = tempfile.mkdtemp(prefix="appliance-browser-test-")
-    daemon = Daemon(args.binary, directory, encoder=args.encoder, tls=args.tls)
+    daemon = Daemon(args.binary, directory, encoder=args.encoder, tls=args.tls, channels=args.channels)
     run = Run(args)
     browsers = []
     try:
@@ -498,6 +518,64 @@ def main():
               + (f"; failed: {', '.join(failed)}" if failed else "")
               + (f"; INTERRUPTED by {interrupted[0]} before the remaining checks ran" if interrupted else ""), flush=True)
     return 0 if run.results and not failed else 1
+
+
+def timeline_channels(run, base, api, driver):
+    """Two channels (front: the default size, rear: 320x180) recording loop segments: the bar has a labelled row per
+    channel with each channel's spans in its row, and a click in a row plays that channel's picture (its size in the
+    player; the range video's request names the channel)."""
+    def recorded(channel):
+        today = time.strftime("%Y-%m-%d")
+        spans = [s for s in api.ok("GET", "/api/timeline?day=" + today)["spans"] if s.get("channel") == channel]
+        return sum(iso_ms(s["end"]) - iso_ms(s["start"]) for s in spans)
+    # Two 2 s segments finished in each channel (the range video is made of finished files).
+    wait(driver, lambda d: min(recorded("front"), recorded("rear")) >= 5000,
+         lambda: f"5 s recorded by each channel (front {recorded('front')} ms, rear {recorded('rear')} ms)", timeout=60)
+    now = time.localtime()
+    driver.get(f"{base}/timeline?day={time.strftime('%Y-%m-%d', now)}&hour={now.tm_hour}&minute={now.tm_min // 10 * 10}")
+    bar = wait(driver, EC.presence_of_element_located((By.CSS_SELECTOR, "#bar.lanes")), "a bar with rows")
+    expect(bar.get_attribute("data-lanes") == "front,rear", f"the rows are {bar.get_attribute('data-lanes')!r}")
+    labels = [e.text for e in driver.find_elements(By.CSS_SELECTOR, "#bar .lane-label")]
+    expect(labels == ["front", "rear"], f"row labels {labels}")
+    rows = driver.execute_script("""
+        const bar = document.getElementById('bar').getBoundingClientRect(), rows = {};
+        for (const s of document.querySelectorAll('#bar .span')) {
+          const r = s.getBoundingClientRect();
+          (rows[s.dataset.channel] = rows[s.dataset.channel] || []).push([r.top - bar.top, r.bottom - bar.top, r.width]);
+        }
+        return { height: bar.height, rows };
+    """)
+    half = rows["height"] / 2
+    for channel, inside in (("front", lambda top, bottom: top >= -1 and bottom <= half + 1),
+                            ("rear", lambda top, bottom: top >= half - 1 and bottom <= rows["height"] + 1)):
+        placed = rows["rows"].get(channel) or []
+        expect(placed, f"no {channel} span on the bar: {rows}")
+        expect(all(inside(top, bottom) for top, bottom, _ in placed), f"{channel}'s spans outside its row: {rows}")
+    run.screenshot(driver, "timeline-channels")
+    played = {}
+    for channel, lane in (("rear", 1), ("front", 0)):
+        span = driver.find_element(By.CSS_SELECTOR, f'#bar .span[data-channel="{channel}"]')
+        start, end = float(span.get_attribute("data-start")), float(span.get_attribute("data-end"))
+        driver.execute_script("""
+            const bar = document.getElementById('bar'), r = bar.getBoundingClientRect(), t = arguments[0], lane = arguments[1];
+            const x = r.left + (t - Number(bar.dataset.from)) / (Number(bar.dataset.to) - Number(bar.dataset.from)) * r.width;
+            const y = r.top + (lane + 0.5) * r.height / 2;
+            for (const type of ['pointermove', 'click']) bar.dispatchEvent(new MouseEvent(type, {clientX: x, clientY: y, bubbles: true}));
+        """, (start + end) / 2, lane)
+        state = lambda: driver.execute_script("return window.timelineState ? window.timelineState() : null") or {}
+        wait(driver, lambda d: state().get("channel") == channel and (video_state(d) or {}).get("width"),
+             lambda: f"the player to hold {channel}'s picture (state {video_state(driver)}, {state()})")
+        video = video_state(driver)
+        expect(f"channel={channel}" in (video.get("src") or ""), f"{channel}: the player's source {video.get('src')}")
+        played[channel] = (video["width"], video["height"])
+    expect(played["rear"] == (320, 180), f"the rear row played a {played['rear']} picture")
+    expect(played["front"][0] > 320, f"the front row played a {played['front']} picture")
+    return f"rows {labels}; a click in each row played its picture: {played}"
+
+
+def iso_ms(text):
+    """Milliseconds since the epoch of an ISO 8601 moment as the API writes it (2026-11-30T12:00:00.123Z)."""
+    return datetime.datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp() * 1000
 
 
 def https_checks(run, daemon, base, driver):
@@ -699,8 +777,13 @@ def run_checks(run, daemon, base, http, api, browsers, directory):
         field.clear()
         field.send_keys(daemon.password)
         driver.find_element(By.ID, "login-button").click()
-        wait(driver, lambda d: path_of(d.current_url) == "/" and d.find_elements(By.ID, "record"),
-             lambda: f"the live page after logging in (at {driver.current_url})")
+        # A loop recorder (--channels) opens on its timeline instead.
+        if daemon.channels:
+            wait(driver, lambda d: path_of(d.current_url) == "/timeline" and d.find_elements(By.ID, "bar"),
+                 lambda: f"the timeline after logging in (at {driver.current_url})")
+        else:
+            wait(driver, lambda d: path_of(d.current_url) == "/" and d.find_elements(By.ID, "record"),
+                 lambda: f"the live page after logging in (at {driver.current_url})")
         cookies = {c["name"]: c for c in driver.get_cookies()}
         expect(cookies, "no session cookie after logging in")
         session = list(cookies.values())[0]
@@ -708,6 +791,10 @@ def run_checks(run, daemon, base, http, api, browsers, directory):
         state["logged_in"] = True
         return f"cookie {session['name']} (HttpOnly, SameSite={session.get('sameSite')})"
     if not check("login: right password opens the live page", right_password):
+        return
+    if run.args.channels:
+        check("timeline: one row per channel, and a click in a row plays that channel's picture",
+              lambda: timeline_channels(run, base, api, driver))
         return
 
     # 3. The live page: WebRTC (WHEP) with its sound a click away, MJPEG for a viewer it refuses, then record.

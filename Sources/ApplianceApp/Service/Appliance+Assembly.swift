@@ -211,7 +211,7 @@ extension Appliance {
             config: config, perform: perform, events: events, live: graph.live, webrtc: p.webrtc,
             media: MediaCatalog(
                 library: g.library, data: g.data, longestFileS: RecordingBin.longestFileS(config) + 60,
-                firstChannel: config.channels.first?.name),
+                channels: g.channelNames),
             reporter: p.webReporter, accounts: p.accounts, onvif: onvif, logger: logger)
         plan.add(
             .frontEnds,

@@ -13,9 +13,10 @@ public struct MediaCatalog: MediaFiles {
     /// The longest a file can last (a loop segment, or a clip's maximum): how far before a range to look for a
     /// file that covers its start.
     var longestFileS: TimeInterval = 3660
-    /// The first channel (`[[channel]]`), whose files a range video is made of: one video holds one picture, and
-    /// another channel's file (another size, or another camera) ended it or was cut into it. Nil: every file.
-    var firstChannel: String?
+    /// Every channel's name, the first first (`[[channel]]`). A range video is made of one channel's files: one
+    /// video holds one picture, and another channel's file (another size, or another camera) ended it or was cut
+    /// into it. The first channel's include the rows from before channels, which name none.
+    public var channels: [String] = []
 
     /// The recording with exactly this id (no prefixes: URLs name whole ids), or nil.
     public func recording(id: String) async throws -> Recording? {
@@ -40,11 +41,12 @@ public struct MediaCatalog: MediaFiles {
         return FileManager.default.fileExists(atPath: path) ? path : nil
     }
 
-    /// One video of what was recorded from `from` to `to` (at most `RangeVideo.longest` apart), built from the
-    /// finished files over that range; throws when nothing playable was recorded then.
-    public func rangeVideo(from: Date, to: Date) async throws -> RangeVideo {
+    /// One video of what `channel` (nil: the first) recorded from `from` to `to` (at most `RangeVideo.longest`
+    /// apart), built from the finished files over that range; throws when nothing playable was recorded then.
+    public func rangeVideo(from: Date, to: Date, channel: String? = nil) async throws -> RangeVideo {
+        let first = channels.first
         let sources = try await library.rangeSources(
-            from: from, to: to, longest: longestFileS, channel: firstChannel, firstChannel: firstChannel)
+            from: from, to: to, longest: longestFileS, channel: channel ?? first, firstChannel: first)
         var builder = RangeVideoBuilder(from: from, to: to)
         for source in sources {
             // A file deleted since the query, or one that cannot be read, is a gap in the video, not a failure.
@@ -75,10 +77,16 @@ public struct MediaCatalog: MediaFiles {
         return ScrubPack.jpeg(path: path, entry: entries[index])
     }
 
-    /// The preview shown for a moment: the last one taken at or before it in the file recorded then. Nil when
-    /// nothing was recorded then, or that file has no previews.
-    public func scrubJPEG(at moment: Date) async throws -> (jpeg: Data, recordingId: String, takenAt: Date)? {
-        guard let file = try await library.recordingAt(moment, longest: longestFileS) else { return nil }
+    /// The preview shown for a moment: the last one taken at or before it in the file `channel` (nil: the first)
+    /// recorded then. Nil when nothing was recorded then, or that file has no previews.
+    public func scrubJPEG(at moment: Date, channel: String? = nil) async throws -> (
+        jpeg: Data, recordingId: String, takenAt: Date
+    )? {
+        let first = channels.first
+        guard
+            let file = try await library.recordingAt(
+                moment, longest: longestFileS, channel: channel ?? first, firstChannel: first)
+        else { return nil }
         let path = data.scrubPath(id: file.id)
         guard
             let entry = ScrubPack.entry(

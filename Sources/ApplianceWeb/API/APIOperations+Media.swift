@@ -14,9 +14,14 @@ extension APIOperations {
         .query("channel", S.string("only what this [[channel]] noticed", maxLength: 64)),
     ]
 
+    /// `channel` on the range video and the previews: whose picture.
+    static let pictureChannel = APIOperation.Parameter.query(
+        "channel", S.string("the [[channel]] whose picture it is (default: the first)", maxLength: 64))
+
     static var activityAndTimeline: [APIOperation] {
+        let channel = Self.pictureChannel
         let range: [APIOperation.Parameter] = [
-            .query("start", S.moment, required: true), .query("end", S.moment, required: true),
+            .query("start", S.moment, required: true), .query("end", S.moment, required: true), channel,
         ]
         return [
             Op(
@@ -60,7 +65,7 @@ extension APIOperations {
                 replies: [.media("text/vtt", "cues naming JPEG previews")], errors: [404]),
             Op(
                 method: .get, path: "/api/timeline/scrub.jpg", summary: "The preview of a moment",
-                parameters: [.query("at", S.moment, required: true)],
+                parameters: [.query("at", S.moment, required: true), channel],
                 replies: [.media("image/jpeg", "the preview", headers: ["X-Scrub-At", "X-Recording-Id"])], errors: [404]
             ),
         ]

@@ -6,20 +6,23 @@ import Foundation
 /// activity — where a click plays the moment under it in the page's player, one continuous video across the
 /// recordings (`/api/timeline/video.mp4`), with buttons and keys for ±10 s, play/pause and the next or previous
 /// event. Positions are data attributes that the script turns into places on the bar (the page's CSP allows no
-/// inline style); the same spans, gaps and events are listed below it, as links that work without script.
+/// inline style); the same spans, gaps and events are listed below it, as links that work without script. With
+/// several channels the bar has one row (lane) per channel, labelled, and a click plays the row's channel.
 extension Pages {
     /// `day`: the local day shown (`2026-11-26`); `zoom`: the part of it shown.
     /// `month`: the days of the shown day's month that hold something, for the calendar.
     /// `scrubEveryS`: how far apart scrubbing previews are (the pointer asks for one per step).
     /// `label`: the events shown are those with this label ("" for all), kept by the day's links.
+    /// `channels`: every channel, the first first: one row each when there are several.
     static func timeline(
         _ t: Timeline, day: String, zoom: TimelineZoom, month: TimelineDays?, label: String = "", scrubEveryS: Double,
-        csrf: String?
+        channels: [String] = [], csrf: String?
     ) -> String {
         let kept =
             label.isEmpty
             ? "" : "&amp;label=" + (label.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")
         let gapS = t.gaps.reduce(0) { $0 + $1.end.timeIntervalSince($1.start) }
+        let lanes = Lanes(channels)
         let body = """
             <section class="timeline" data-day="\(HTML.escape(day))">
               <h1>Timeline</h1>
@@ -41,9 +44,10 @@ extension Pages {
                 <p id="playing-at" class="health" role="status"></p>
               </div>
               <div class="bar-wrap"><img id="scrub-preview" class="scrub-preview" alt="" hidden>
-              <div id="bar" class="bar" data-from="\(ms(t.from))" data-to="\(ms(t.to))"
-                data-scrub-every="\(scrubEveryS)">\(barMarks(t))<div id="cursor" class="cursor" hidden></div><div
-                id="playhead" class="playhead" hidden></div></div></div>
+              <div id="bar" class="bar\(lanes.channels.isEmpty ? "" : " lanes")" data-from="\(ms(t.from))"
+                data-to="\(ms(t.to))" data-scrub-every="\(scrubEveryS)"\(lanes.attribute)>\(barMarks(t, lanes: lanes))
+                <div id="cursor" class="cursor" hidden></div>
+                <div id="playhead" class="playhead" hidden></div></div></div>
               <div class="ticks" id="ticks">\(ticks(t, day: day, zoom: zoom))</div>
               <p id="bar-time" class="health" role="status"></p>
               <div class="controls timeline-controls" id="timeline-controls">
@@ -55,29 +59,67 @@ extension Pages {
               </div>
               <p id="message" class="health" role="status"></p>
               <h2>Spans and events</h2>
-              <ol id="timeline-list" class="timeline-list">\(listItems(t))</ol>
+              <ol id="timeline-list" class="timeline-list">\(listItems(t, lanes: lanes))</ol>
             </section>
             """
         return layout(title: "Timeline", csrf: csrf, active: "timeline", body: body)
     }
 
-    /// The bar's marks, each placed by its start and end (ms): gaps, recorded spans, locked spans, then events.
-    static func barMarks(_ t: Timeline) -> String {
+    /// The bar's marks, each placed by its start and end (ms): gaps, recorded spans, locked spans, then events;
+    /// with several channels, each span and event in its channel's row and the rows' names.
+    static func barMarks(_ t: Timeline, lanes: Lanes = Lanes([])) -> String {
         func stretch(_ kind: String, _ start: Date, _ end: Date) -> String {
             "<div class=\"\(kind)\" data-start=\"\(ms(start))\" data-end=\"\(ms(end))\""
         }
         let gaps = t.gaps.map { stretch("gap", $0.start, $0.end) + "></div>" }
         let spans = t.spans.map { s in
-            stretch(s.locked > 0 ? "span locked" : "span", s.start, s.end)
-                + " data-first=\"\(HTML.escape(s.firstId))\" title=\"\(clock(s.start))–\(clock(s.end))\"></div>"
+            stretch(s.locked > 0 ? "span locked" : "span", s.start, s.end) + lanes.attributes(s.channel)
+                + " data-first=\"\(HTML.escape(s.firstId))\" title=\"\(lanes.prefix(s.channel))\(clock(s.start))–"
+                + "\(clock(s.end))\"></div>"
         }
         let locks = t.locks.map { stretch("lock", $0.start, $0.end) + "></div>" }
         let events = t.events.map { a in
             let name = activityName(a.kind) + (a.label.map { " " + HTML.escape($0) } ?? "")
             return "<a class=\"event \(a.kind.rawValue)\" data-start=\"\(ms(a.startedAt))\" data-id=\"\(a.id)\""
-                + " href=\"/activity/\(a.id)/play\" title=\"\(name) \(clock(a.startedAt))\"></a>"
+                + lanes.attributes(a.channel) + " href=\"/activity/\(a.id)/play\""
+                + " title=\"\(lanes.prefix(a.channel))\(name) \(clock(a.startedAt))\"></a>"
         }
-        return (gaps + spans + locks + events).joined()
+        return (gaps + spans + locks + events + lanes.labels).joined()
+    }
+
+    /// The bar's rows: one per channel when there are several, none (the whole bar) otherwise. What names no channel
+    /// (rows from before channels) is the first's.
+    struct Lanes {
+        let channels: [String]
+        init(_ channels: [String]) { self.channels = channels.count > 1 ? channels : [] }
+
+        func index(_ channel: String?) -> Int? {
+            guard !channels.isEmpty else { return nil }
+            return channel.flatMap { channels.firstIndex(of: $0) } ?? 0
+        }
+
+        /// ` data-lane="1" data-channel="rear"`, or nothing with one channel.
+        func attributes(_ channel: String?) -> String {
+            guard let lane = index(channel) else { return "" }
+            return " data-lane=\"\(lane)\" data-channel=\"\(HTML.escape(channels[lane]))\""
+        }
+
+        /// The bar's `data-lanes`: the channels in row order (the script plays a row's channel), or nothing.
+        var attribute: String {
+            channels.isEmpty ? "" : " data-lanes=\"\(HTML.escape(channels.joined(separator: ",")))\""
+        }
+
+        /// "rear: " for a mark's title, or nothing with one channel.
+        func prefix(_ channel: String?) -> String {
+            index(channel).map { HTML.escape(channels[$0]) + ": " } ?? ""
+        }
+
+        /// Each row's name, at its left edge.
+        var labels: [String] {
+            channels.enumerated().map { lane, name in
+                "<span class=\"lane-label\" data-lane=\"\(lane)\">\(HTML.escape(name))</span>"
+            }
+        }
     }
 
     /// "Whole day" (and "Whole hour" from ten minutes) and the times shown, when zoomed.
@@ -108,9 +150,12 @@ extension Pages {
     }
 
     /// Spans, gaps and events in time order, as text with links (what the bar shows, readable without script).
-    static func listItems(_ t: Timeline) -> String {
+    static func listItems(_ t: Timeline, lanes: Lanes = Lanes([])) -> String {
         var items: [(Date, String)] = []
         for s in t.spans {
+            let channel = lanes.index(s.channel).map { lanes.channels[$0] }.map {
+                "&amp;channel=" + ($0.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")
+            }
             let what =
                 s.group != nil
                 ? "loop, \(s.recordings) segments" : "\(s.recordings) \(s.recordings == 1 ? "clip" : "clips")"
@@ -118,8 +163,9 @@ extension Pages {
             items.append(
                 (
                     s.start,
-                    "<li class=\"span-item\"><a href=\"/timeline/play?at=\(Timestamps.iso(s.start))\">"
-                        + "\(clock(s.start))–\(clock(s.end))</a> recorded, "
+                    "<li class=\"span-item\">\(lanes.prefix(s.channel))<a href=\"/timeline/play?at="
+                        + "\(Timestamps.iso(s.start))\(channel ?? "")\">\(clock(s.start))–\(clock(s.end))</a>"
+                        + " recorded, "
                         + "\(duration(s.end.timeIntervalSince(s.start))) (\(what)\(locked))</li>"
                 ))
         }

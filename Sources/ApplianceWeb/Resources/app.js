@@ -209,17 +209,34 @@ function talkButton(talk, session) {
 // click (or a tap) plays that moment in the page's player: one video from there to the end of the recorded span
 // (an hour at most; the next part follows when it ends), whose X-Video-Pieces header maps the player's clock to
 // the wall clock across the files. Buttons and keys: space/k play or pause, ←/→ 10 s, n/p next or previous event.
+// With several channels (data-lanes) the bar has a row per channel: a click plays the row's channel.
 function timelinePage() {
   const bar = $("#bar"), from = Number(bar.dataset.from), to = Number(bar.dataset.to), cursor = $("#cursor"), label = $("#bar-time");
   const player = $("#player"), playhead = $("#playhead"), playingAt = $("#playing-at");
+  const lanes = bar.dataset.lanes ? bar.dataset.lanes.split(",") : [];
+  const lane = (el) => {
+    if (el.dataset.lane === undefined || !lanes.length) return;
+    el.style.top = (100 * Number(el.dataset.lane) / lanes.length) + "%"; el.style.height = (100 / lanes.length) + "%";
+  };
   const place = (el) => {
     const start = Number(el.dataset.start), end = el.dataset.end ? Number(el.dataset.end) : null;
     el.style.left = (100 * (start - from) / (to - from)) + "%";
     if (end !== null) el.style.width = (100 * (end - start) / (to - from)) + "%";
+    lane(el);
   };
   for (const el of document.querySelectorAll("#bar [data-start], #ticks [data-start]")) place(el);
-  const spans = [...bar.querySelectorAll(".span")].map((el) => ({ start: Number(el.dataset.start), end: Number(el.dataset.end) }))
+  for (const el of bar.querySelectorAll(".lane-label")) lane(el);
+  const spans = [...bar.querySelectorAll(".span")]
+    .map((el) => ({ start: Number(el.dataset.start), end: Number(el.dataset.end), channel: el.dataset.channel || null }))
     .sort((a, b) => a.start - b.start);
+  let channel = lanes.length ? lanes[0] : null;  // the row played, and whose previews are shown
+  const laneAt = (clientY) => {
+    if (!lanes.length) return null;
+    const r = bar.getBoundingClientRect();
+    return lanes[Math.min(lanes.length - 1, Math.max(0, Math.floor((clientY - r.top) / r.height * lanes.length)))];
+  };
+  const ofChannel = (c) => (c ? "&channel=" + encodeURIComponent(c) : "");
+  const mine = (s) => !lanes.length || s.channel === channel;
   const events = [...bar.querySelectorAll("a.event")].map((el) => Number(el.dataset.start)).sort((a, b) => a - b);
   const timeAt = (clientX) => {
     const r = bar.getBoundingClientRect();
@@ -230,21 +247,22 @@ function timelinePage() {
   const preview = $("#scrub-preview"), every = Number(bar.dataset.scrubEvery || 0) * 1000;
   let loading = false, wanted = null, shownFor = null;
   const loadPreview = () => {
-    if (loading || wanted === null || wanted === shownFor) return;
-    loading = true; const at = wanted; shownFor = at;
+    if (loading || wanted === null || (shownFor && wanted.at === shownFor.at && wanted.channel === shownFor.channel)) return;
+    loading = true; const asked = wanted; shownFor = asked;
     preview.onload = () => { loading = false; preview.hidden = false; loadPreview(); };
     preview.onerror = () => { loading = false; preview.hidden = true; loadPreview(); };
-    preview.src = "/api/timeline/scrub.jpg?at=" + new Date(at).toISOString();
+    preview.src = "/api/timeline/scrub.jpg?at=" + new Date(asked.at).toISOString() + ofChannel(asked.channel);
   };
-  const show = (clientX) => {
-    const t = timeAt(clientX);
+  const show = (clientX, clientY) => {
+    const t = timeAt(clientX), row = laneAt(clientY);
     cursor.hidden = false; cursor.style.left = (100 * (t - from) / (to - from)) + "%";
     label.textContent = new Date(t).toLocaleTimeString();
     bar.dataset.at = new Date(t).toISOString();
-    if (every > 0 && spans.some((s) => s.start <= t && t < s.end)) {
+    if (row) bar.dataset.channel = row;
+    if (every > 0 && spans.some((s) => s.start <= t && t < s.end && (!row || s.channel === row))) {
       const r = bar.getBoundingClientRect();
       preview.style.left = Math.min(r.width - 80, Math.max(80, clientX - r.left)) + "px";
-      wanted = Math.floor(t / every) * every; loadPreview();
+      wanted = { at: Math.floor(t / every) * every, channel: row }; loadPreview();
     } else { wanted = null; preview.hidden = true; }
   };
   let video = null;  // { end, pieces: [{ offset (s), start (ms) }] } of what the player holds
@@ -264,16 +282,18 @@ function timelinePage() {
     return null;
   };
   const now = () => (video && wallAt(player.currentTime)) || (bar.dataset.at ? Date.parse(bar.dataset.at) : from);
-  async function playAt(ms) {
-    const span = spans.find((s) => s.end > ms + 100);
+  async function playAt(ms, row) {
+    if (row) channel = row;
+    const span = spans.find((s) => s.end > ms + 100 && mine(s));
     if (!span) { say("Nothing recorded after " + new Date(ms).toLocaleTimeString() + " on this page"); return; }
     const start = Math.max(ms, span.start), end = Math.min(span.end, start + 3600e3);
-    const url = "/api/timeline/video.mp4?start=" + new Date(start).toISOString() + "&end=" + new Date(end).toISOString();
+    const url = "/api/timeline/video.mp4?start=" + new Date(start).toISOString() + "&end=" + new Date(end).toISOString()
+      + ofChannel(lanes.length ? channel : null);
     const head = await fetch(url, { method: "HEAD", credentials: "same-origin" });
     if (!head.ok) { say("Cannot play " + new Date(start).toLocaleTimeString() + " (" + head.status + ")"); return; }
     const pieces = (head.headers.get("X-Video-Pieces") || "").split(",").filter(Boolean)
       .map((p) => { const at = p.indexOf("@"); return { offset: Number(p.slice(0, at)), start: Date.parse(p.slice(at + 1)) }; });
-    video = { end, pieces };
+    video = { end, pieces, channel };
     say("");
     $("#timeline-player").hidden = false;
     for (const old of player.querySelectorAll("track")) old.remove();
@@ -299,15 +319,15 @@ function timelinePage() {
   });
   player.addEventListener("play", () => { $("#play-pause").textContent = "Pause"; });
   player.addEventListener("pause", () => { $("#play-pause").textContent = "Play"; });
-  player.addEventListener("ended", () => { if (video && spans.some((s) => s.end > video.end + 100)) playAt(video.end); });
-  bar.addEventListener("pointermove", (e) => show(e.clientX));
+  player.addEventListener("ended", () => { if (video && spans.some((s) => s.end > video.end + 100 && mine(s))) playAt(video.end); });
+  bar.addEventListener("pointermove", (e) => show(e.clientX, e.clientY));
   bar.addEventListener("pointerleave", () => { cursor.hidden = true; wanted = null; preview.hidden = true; });
   bar.addEventListener("click", (e) => {
     const mark = e.target.closest("a.event");
     e.preventDefault();
-    if (mark) { playAt(Number(mark.dataset.start)); return; }
-    show(e.clientX);
-    playAt(Date.parse(bar.dataset.at));
+    if (mark) { playAt(Number(mark.dataset.start), mark.dataset.channel); return; }
+    show(e.clientX, e.clientY);
+    playAt(Date.parse(bar.dataset.at), laneAt(e.clientY));
   });
   $("#play-pause").addEventListener("click", toggle);
   $("#back-10").addEventListener("click", () => seek(-10));
@@ -321,7 +341,8 @@ function timelinePage() {
     const action = actions[e.key];
     if (action) { e.preventDefault(); action(); }
   });
-  window.timelineState = () => ({ wall: video ? wallAt(player.currentTime) : null, pieces: video ? video.pieces.length : 0 });
+  window.timelineState = () => ({ wall: video ? wallAt(player.currentTime) : null, pieces: video ? video.pieces.length : 0,
+                                  channel: video ? video.channel : null });
   performance.mark("timeline-ready");  // the bar placed and every control listening (measured by bench_timeline_page.py)
 }
 

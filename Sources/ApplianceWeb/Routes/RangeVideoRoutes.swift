@@ -9,7 +9,8 @@ import Mp4
 /// the recordings' own samples (`RangeVideo`) and served with the same exact Range, validator and HEAD handling as a
 /// clip. `X-Video-Start` says when its first frame was (the keyframe at or before `start`), `X-Video-Pieces` where
 /// each recording begins in it (`offset@ISO` list), so a page maps the player's clock to the wall clock across
-/// gaps. `?download=1` makes it an attachment.
+/// gaps. `?download=1` makes it an attachment; `?channel=NAME` names the channel whose picture it is (the first
+/// by default).
 extension Routes {
     func addRangeVideo(to router: GuardedRouter) {
         for method in [HTTPRequest.Method.get, .head] {
@@ -33,9 +34,10 @@ extension Routes {
     /// The range video a request's `start` and `end` name, built or from the cache; 400 or 404 with the reason.
     func rangeVideo(_ request: Request) async throws -> RangeVideo {
         let (from, to) = try Self.videoRange(request)
-        return try await rangeVideos.video(from: from, to: to) {
+        let channel = try Self.channel(request, among: context.media.channels)
+        return try await rangeVideos.video(from: from, to: to, channel: channel) {
             do {
-                return try await self.context.media.rangeVideo(from: from, to: to)
+                return try await self.context.media.rangeVideo(from: from, to: to, channel: channel)
             } catch let failure as RangeVideo.Failure {
                 throw WebError(.notFound, failure.description)
             }
@@ -66,6 +68,17 @@ extension Routes {
         return (from, to)
     }
 
+    /// The `channel` a request names, one of `channels`; nil when it names none (the first); 400 otherwise.
+    static func channel(_ request: Request, among channels: [String]) throws -> String? {
+        guard let name = request.uri.queryParameters.get("channel") else { return nil }
+        guard channels.contains(name) else {
+            throw WebError(
+                .badRequest,
+                "no channel \"\(name.prefix(40))\": the channels are \(channels.joined(separator: ", "))")
+        }
+        return name
+    }
+
     /// `appliance-20261126-140300-140800.mp4`, in local time.
     static func rangeFileName(_ video: RangeVideo) -> String {
         let formatter = DateFormatter()
@@ -86,8 +99,10 @@ actor RangeVideoCache {
     static let capacity = 4
     static let lifetime: TimeInterval = 30
 
-    func video(from: Date, to: Date, build: @Sendable () async throws -> RangeVideo) async throws -> RangeVideo {
-        let key = "\(from.timeIntervalSince1970)|\(to.timeIntervalSince1970)"
+    func video(from: Date, to: Date, channel: String?, build: @Sendable () async throws -> RangeVideo) async throws
+        -> RangeVideo
+    {
+        let key = "\(from.timeIntervalSince1970)|\(to.timeIntervalSince1970)|\(channel ?? "")"
         let now = Date()
         entries.removeAll { now.timeIntervalSince($0.built) > Self.lifetime }
         if let hit = entries.first(where: { $0.key == key }) { return hit.video }

@@ -59,7 +59,8 @@ extension Routes {
                 throw WebError(
                     .badRequest, "at must be a moment such as 2026-11-26T14:03:00Z, found \"\(text.prefix(40))\"")
             }
-            guard let found = try await context.media.scrubJPEG(at: at) else {
+            let channel = try Self.channel(request, among: context.media.channels)
+            guard let found = try await context.media.scrubJPEG(at: at, channel: channel) else {
                 throw WebError(.notFound, "no preview of that moment")
             }
             var response = Self.jpeg(found.jpeg, cache: "private, max-age=60")

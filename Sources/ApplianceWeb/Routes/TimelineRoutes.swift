@@ -39,7 +39,13 @@ extension Routes {
                         csrf: csrf),
                     status: .badRequest)
             }
-            guard let target = try await playTarget(at: at) else {
+            let channel: String?
+            do {
+                channel = try Self.channel(request, among: context.media.channels)
+            } catch let error as WebError {
+                return HTML.response(Pages.error(400, error.message, csrf: csrf), status: .badRequest)
+            }
+            guard let target = try await playTarget(at: at, channel: channel) else {
                 return HTML.response(
                     Pages.error(404, "nothing was recorded at or after \(text.prefix(40)) that day", csrf: csrf),
                     status: .notFound)
@@ -82,14 +88,16 @@ extension Routes {
         return HTML.response(
             Pages.timeline(
                 timeline, day: day, zoom: zoom, month: month, label: label,
-                scrubEveryS: context.config.thumbnail.scrubEveryS, csrf: csrf))
+                scrubEveryS: context.config.thumbnail.scrubEveryS, channels: context.media.channels, csrf: csrf))
     }
 
     /// The clip page at the moment `at`: the file that holds it, or the next recorded moment when `at` is in a gap
     /// (until the end of its day).
-    func playTarget(at: Date) async throws -> String? {
+    /// `channel`: that channel's file (nil: any channel's).
+    func playTarget(at: Date, channel: String? = nil) async throws -> String? {
         let end = Command.localDay(Pages.localDay(at))?.end ?? at.addingTimeInterval(86_400)
-        guard at < end, case .timeline(let timeline) = try await perform(.timeline(from: at, to: end)),
+        guard at < end,
+            case .timeline(let timeline) = try await perform(.timeline(from: at, to: end, channel: channel)),
             let span = timeline.spans.first, let recording = try await context.media.recording(id: span.firstId)
         else { return nil }
         var offset = 0.0

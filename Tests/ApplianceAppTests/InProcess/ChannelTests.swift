@@ -312,10 +312,10 @@ final class ChannelTests: XCTestCase {
         try await test.stop()
     }
 
-    /// A range video is one channel's picture, the first's: the two channels' loop segments, made in turn, are one
-    /// range of files, and the second channel's first segment (another size) ended the video after the first
-    /// channel's first segment.
-    func testARangeVideoIsTheFirstChannelsPicture() async throws {
+    /// A range video is one channel's picture, the first's unless it names another: the two channels' loop
+    /// segments, made in turn, are one range of files, and the second channel's first segment (another size) ended
+    /// the video after the first channel's first segment.
+    func testARangeVideoIsOneChannelsPicture() async throws {
         let test = try await TestAppliance { config in
             config.addFrontAndRearChannels(rearVideo: Self.video(config.video, 320, 180))
             config.recording.segmentS = 2
@@ -325,14 +325,17 @@ final class ChannelTests: XCTestCase {
         let from = Date().addingTimeInterval(-1)
         _ = try await test.perform(.recordStart(title: nil))
         let list = try await stopAfterEachChannelsSecondSegment(test, events)
-        let front = Set(list.items.filter { $0.channel == "front" }.map(\.id))
         let catalog = MediaCatalog(
             library: test.appliance.dispatcher.clips.library, data: test.appliance.data, longestFileS: 70,
-            firstChannel: test.appliance.config.channels.first?.name)
-        let video = try await catalog.rangeVideo(from: from, to: Date())
-        XCTAssertGreaterThanOrEqual(video.pieces.count, 3, "the first channel's segments, one after another")
-        XCTAssertEqual(
-            video.pieces.filter { !front.contains($0.recordingId) }.map(\.recordingId), [], "the other channel's files")
+            channels: ["front", "rear"])
+        for (channel, asked) in [("front", nil), ("rear", "rear")] {
+            let own = Set(list.items.filter { $0.channel == channel }.map(\.id))
+            let video = try await catalog.rangeVideo(from: from, to: Date(), channel: asked)
+            XCTAssertGreaterThanOrEqual(video.pieces.count, 3, "\(channel)'s segments, one after another")
+            XCTAssertEqual(
+                video.pieces.filter { !own.contains($0.recordingId) }.map(\.recordingId), [],
+                "another channel's files in \(channel)'s video")
+        }
         try await test.stop()
     }
 
