@@ -7,6 +7,10 @@ extension ApplianceConfig {
         /// Detector runs each second at most (a run looks at every crop around the frame's motion); a run that would
         /// start while one goes on is skipped and counted, never queued.
         public var fps = 5
+        /// The share of one core the detector may use (0.25: a quarter), measured as each run's CPU time: after a
+        /// run it rests three times as long as the run took, so its rate falls below `fps` before it exceeds the
+        /// budget. 0: no budget (only `fps`).
+        public var cpuBudget = 0.25
         /// Width of the gray picture crops are cut from (the height follows the picture's shape); 0: the picture's own
         /// size. HOG is never given an upscaled picture (foliage becomes "people").
         public var width = 0
@@ -56,6 +60,7 @@ extension ConfigSections {
         if o.width != 0, o.width < 64 || o.width % 2 != 0 {
             throw t.error("width", "must be 0 (the picture's own) or an even width of 64 or more, found \(o.width)")
         }
+        o.cpuBudget = try t.double("cpu_budget", o.cpuBudget, 0...1)
         o.model = try t.string("model", o.model)
         o.modelConfig = try t.string("model_config", o.modelConfig)
         o.labels = try t.string("labels", o.labels)

@@ -305,6 +305,9 @@ public enum DefaultConfig {
          records.
         enabled = false
         fps = 5
+        # The share of one core the detector may use: after each run it rests so that its CPU time stays within it
+        # (its rate falls below fps; status says the rate it holds). 0: no budget.
+        cpu_budget = 0.25
         # Width of the gray picture crops are cut from; 0: the picture's own (the built-in detector is never given an
         # upscaled picture: in foliage it finds "people").
         width = 0

@@ -116,6 +116,14 @@ enum StatusText {
         return lines
     }
 
+    /// "; held at 1.6 runs/s of 5 by its 25 % CPU budget, 12 frames held", or nothing without a budget.
+    static func budget(_ o: ObjectStatus) -> String {
+        guard let budget = o.cpuBudget, budget > 0, let held = o.heldFps else { return "" }
+        return String(
+            format: "; held at %.1f runs/s of %d by its %.0f %% CPU budget, %llu frames held", held, o.fps,
+            budget * 100, o.held ?? 0)
+    }
+
     static func sensors(_ s: StatusReport) -> [String] {
         var lines: [String] = []
         if let sound = s.sound, let level = sound.levelDb {
@@ -153,7 +161,7 @@ enum StatusText {
             lines.append(
                 """
                 objects: \(present) (\(o.detector), \(o.runs) runs of \(o.meanRunMs) ms, \(o.skipped) frames \
-                skipped, \(o.events) events)
+                skipped, \(o.events) events\(Self.budget(o)))
                 """
             )
         }

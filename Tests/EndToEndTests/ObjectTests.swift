@@ -96,6 +96,59 @@ final class ObjectTests: XCTestCase {
         XCTAssertTrue(try daemon.ctl(["activity", "--label", "car"]).stdout.contains("no activity"))
     }
 
+    /// A picture that moves everywhere at the default size (1280x720 noise: every crop is the whole picture, a HOG run
+    /// of several hundred ms): the detector stays within its default budget, a quarter of a core measured in its
+    /// thread's CPU time, by resting between runs; its rate falls below fps and status says the rate it holds.
+    func testConstantMotionKeepsTheDetectorWithinItsCPUBudget() throws {
+        let daemon = try DaemonProcess(
+            extra: Self.detection,
+            cameras: """
+                [[camera]]
+                name = "snow"
+                source = "pipeline"
+                pipeline = "videotestsrc is-live=true pattern=snow"
+                """)
+        try daemon.start()
+        defer { daemon.stop() }
+        let began = Date()
+        XCTAssertTrue(try daemon.waitFor(60) { (try daemon.status().objects?.runs ?? 0) >= 4 }, "four runs")
+        try daemon.showingLogOnFailure(in: self) {
+            let objects = try XCTUnwrap(try daemon.status().objects)
+            let elapsed = Date().timeIntervalSince(began)
+            let (cpu, runs) = (try XCTUnwrap(objects.cpuS), Double(objects.runs))
+            XCTAssertEqual(objects.cpuBudget, 0.25, "the default budget")
+            XCTAssertGreaterThan(objects.held ?? 0, 0, "frames due while it rested are held")
+            // Within the budget over the time it ran (the run just ended may not have had its rest yet).
+            XCTAssertLessThanOrEqual(cpu, 0.25 * elapsed + cpu / runs, "\(cpu) CPU s in \(elapsed) s, \(runs) runs")
+            let held = try XCTUnwrap(objects.heldFps)
+            XCTAssertLessThan(held, Double(objects.fps), "the rate falls below fps: \(objects)")
+            XCTAssertEqual(held, 0.25 / (cpu / runs), accuracy: 0.02)
+            let text = try daemon.ctl(["status"]).stdout
+            XCTAssertTrue(text.contains("by its 25 % CPU budget"), text)
+            XCTAssertEqual(
+                Self.threadNiceValues(pid: try XCTUnwrap(daemon.pid)).filter { $0 == 10 }.count, 1,
+                "one thread (the detector's) 10 below the others")
+            let metrics = try MetricsTests.parse(try daemon.ctl(["metrics"]))
+            XCTAssertGreaterThan(metrics["appliance_object_frames_held_total"] ?? 0, 0)
+            XCTAssertGreaterThan(metrics["appliance_object_cpu_seconds_total"] ?? 0, 0)
+            print(
+                "ObjectTests: \(objects.runs) runs of \(objects.meanRunMs) ms, \(cpu) CPU s in "
+                    + "\(String(format: "%.1f", elapsed)) s; held at \(held) runs/s, \(objects.held ?? 0) frames held")
+        }
+    }
+
+    /// Each thread's nice value (/proc/PID/task/TID/stat, the 19th field; the 2nd, the name, may hold spaces).
+    static func threadNiceValues(pid: Int32) -> [Int] {
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+        return tasks.compactMap { task in
+            guard let stat = try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/stat", encoding: .utf8),
+                let close = stat.lastIndex(of: ")")
+            else { return nil }
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            return fields.count > 16 ? Int(fields[16]) : nil  // after the name: state is the 3rd field, nice the 19th
+        }
+    }
+
     func testATreeInTheWindIsMotionButNoPersonAndRecordsNothing() throws {
         let clip = try ClipCamera(clip: ClipCamera.opencvClip("tree.avi"), width: 320, height: 240)
         let daemon = try DaemonProcess(

@@ -60,6 +60,13 @@ extension MetricsCollector {
                 "Frames not looked at because a detector run was going on.",
                 value: Double(s.skipped)),
             MetricFamily(
+                "appliance_object_frames_held_total", .counter,
+                "Frames not looked at because the detector rested to stay within its CPU budget.",
+                value: Double(s.held)),
+            MetricFamily(
+                "appliance_object_cpu_seconds_total", .counter, "CPU time of the detector's runs (its thread's).",
+                value: s.cpuS.rounded3),
+            MetricFamily(
                 "appliance_object_run_failures_total", .counter,
                 "Detector runs that failed (the model's error is logged).",
                 value: Double(s.failures)),

@@ -16,6 +16,14 @@ public struct ObjectStatus: Codable, Sendable, Equatable {
     public var events: UInt64
     /// The mean run's time in milliseconds (0 before the first).
     public var meanRunMs: Double
+    /// The share of one core the detector may use (`[objects] cpu_budget`; 0: no budget).
+    public var cpuBudget: Double?
+    /// Frames due while the detector rested to stay within its budget.
+    public var held: UInt64?
+    /// CPU seconds its runs took, all told (its thread's time).
+    public var cpuS: Double?
+    /// The runs a second it holds: `fps`, or fewer when its runs' mean CPU time would exceed the budget at `fps`.
+    public var heldFps: Double?
 
     public init(
         detector: String, track: [String], fps: Int, width: Int, height: Int, runs: UInt64, skipped: UInt64,

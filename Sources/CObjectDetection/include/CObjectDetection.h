@@ -12,6 +12,13 @@ typedef struct {
     float score;
 } ApplDetection;
 
+/** Makes the calling thread the detector's: OpenCV runs its loops on it alone, and it runs `nice_increment` below
+ *  the priority it had (capture and encoding first). 0 on success, -1 with errno set when the priority could not
+ *  be changed. */
+int appl_detector_thread_prepare(int nice_increment);
+/** The calling thread's CPU time in seconds (CLOCK_THREAD_CPUTIME_ID). */
+double appl_thread_cpu_seconds(void);
+
 /** OpenCV's HOG people detector (the default SVM shipped inside OpenCV: no file, no download). */
 typedef struct ApplHog ApplHog;
 

@@ -29,7 +29,7 @@ extension CaptureGraph {
         // A model sees colour; the built-in HOG detector gray.
         return ObjectTap(
             fps: min(objects.fps, v.framerate), width: size.width, height: size.height,
-            channels: objects.model.isEmpty ? 1 : 3, motion: motion)
+            channels: objects.model.isEmpty ? 1 : 3, motion: motion, budget: objects.cpuBudget)
     }
 
     /// raw tee ! queue (leaky, 1) [probe: only with motion, at most `[objects] fps`, not while a run goes on] !

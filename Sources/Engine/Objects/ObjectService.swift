@@ -52,10 +52,13 @@ package final class ObjectService: Service, CustomStringConvertible {
     package func run() async throws {
         detectorThread.start()
         defer { detectorThread.shutdownGracefully { _ in } }
+        let lowered = (try? await detectorThread.runIfActive { DetectorThread.prepare() }) ?? false
+        if !lowered { logger.warning("objects: the detector's thread runs at the daemon's priority") }
         logger.info(
             "object detection on",
             metadata: [
                 "detector": "\(detector.name)", "fps": "\(tap.fps)", "size": "\(tap.width)x\(tap.height)",
+                "cpu_budget": "\(tap.budget)",
                 "track": "\(track.sorted().joined(separator: ","))",
             ])
         await runSideBySide(
@@ -80,10 +83,13 @@ package final class ObjectService: Service, CustomStringConvertible {
         for await sample in tap.samples {
             let started = ContinuousClock.now
             let frame = sample.frame
-            let (found, failed) = (try? await detectorThread.runIfActive { [self] in look(at: frame) }) ?? ([], false)
+            let (found, failed, cpu) =
+                (try? await detectorThread.runIfActive { [self] in measuredLook(at: frame) }) ?? ([], false, 0)
             let ms = (ContinuousClock.now - started) / .milliseconds(1)
             let minScore = tracker.withLock { $0.tracker.settings.minScore }
-            tap.ran(milliseconds: ms, detections: found.filter { $0.score >= minScore }.map(\.label), failed: failed)
+            tap.ran(
+                milliseconds: ms, cpuSeconds: cpu, detections: found.filter { $0.score >= minScore }.map(\.label),
+                failed: failed)
             let (width, height) = (sample.frame.width, sample.frame.height)
             let tracked = found.filter { track.contains($0.label) && zones.keeps($0, width: width, height: height) }
             let (changes, present, starts) = tracker.withLock { t in
@@ -123,6 +129,13 @@ package final class ObjectService: Service, CustomStringConvertible {
             else { continue }
             _ = await pictures.capture(kind: .object, label: label, startedAt: startedAt, box: box(best))
         }
+    }
+
+    /// One run and its thread's CPU time (seconds), which the budget counts.
+    private func measuredLook(at frame: Picture) -> ([ObjectDetection], failed: Bool, cpuS: Double) {
+        let before = DetectorThread.cpuSeconds()
+        let (found, failed) = look(at: frame)
+        return (found, failed, DetectorThread.cpuSeconds() - before)
     }
 
     /// One run: every crop around motion, detections in the whole picture's pixels. A detector's failure is logged
