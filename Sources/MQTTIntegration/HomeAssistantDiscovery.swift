@@ -25,6 +25,8 @@ package struct HomeAssistantDiscovery: Sendable {
     package var objects: [String] = []
     /// A speaker: a button that rings the chime.
     package var speaker = false
+    /// With several channels, their names: a "Recording NAME" sensor each.
+    package var channels: [String] = []
 
     /// The node id, and the prefix of every unique id.
     package var node: String { "appliance_" + deviceID }
@@ -57,6 +59,12 @@ package struct HomeAssistantDiscovery: Sendable {
                     ]))
         }
         list += activityEntities
+        for channel in channels {
+            list.append(
+                entity(
+                    "binary_sensor", "recording_" + MQTTTopics.word(channel), "Recording \(channel)",
+                    ["state_topic": .string(topics.channelRecording(channel)), "device_class": "running"]))
+        }
         for camera in cameras {
             list.append(
                 entity(

@@ -27,6 +27,13 @@ package struct MQTTFacts: Equatable, Sendable {
     package var objects: [String: Int]?
     /// Today's activity by kind, and the day it counts (the start of the device's day); nil until asked.
     package var eventsToday: ActivityCounts?
+    /// With several channels: each one's name, in order, and whether it records now.
+    package var channels: [ChannelRecording] = []
+
+    package struct ChannelRecording: Equatable, Sendable {
+        package var name: String
+        package var recording: Bool
+    }
 
     package mutating func apply(_ status: StatusReport, minFreeMb: Int, now: Date) {
         health.apply(status, minFreeMb: minFreeMb)
@@ -46,6 +53,15 @@ package struct MQTTFacts: Equatable, Sendable {
         motion = status.motion?.active
         sound = status.sound.flatMap { $0.detecting ? $0.active : nil }
         objects = status.objects.map { o in Dictionary(uniqueKeysWithValues: o.track.map { ($0, o.present[$0] ?? 0) }) }
+        channels =
+            status.channels.count > 1
+            ? status.channels.map { ChannelRecording(name: $0.name, recording: $0.state == .recording) } : []
+    }
+
+    /// A channel's recording began or ended (a channel the facts do not list changes nothing).
+    private mutating func channel(_ name: String?, recording: Bool) {
+        guard let name, let index = channels.firstIndex(where: { $0.name == name }) else { return }
+        channels[index].recording = recording
     }
 
     package mutating func apply(_ report: CamerasReport) {
@@ -63,10 +79,12 @@ package struct MQTTFacts: Equatable, Sendable {
     package mutating func fold(_ event: ApplianceEvent, now: Date) -> MQTTRefresh {
         var refresh = MQTTRefresh(light: RecordingLightPolicy.fold(event, into: &health))
         switch event {
-        case .recordingStarted:
+        case .recordingStarted(let started):
             recordingSince = now
-        case .recordingStopped:
+            channel(started.channel, recording: true)
+        case .recordingStopped(let stopped):
             recordingSince = nil
+            channel(stopped.channel, recording: false)
             refresh.formUnion([.lastClip, .status])
         case .segmentClosed, .thumbnailReady, .renamed, .deleted, .retentionDeleted:
             refresh.formUnion([.lastClip, .status])
@@ -133,6 +151,7 @@ package struct MQTTFacts: Equatable, Sendable {
             s[topics.eventsTodayAttributes] = Self.json(
                 .object(eventsToday.byKind.reduce(into: [:]) { $0[$1.key.rawValue] = .int($1.value) }))
         }
+        for channel in channels { s[topics.channelRecording(channel.name)] = channel.recording ? "ON" : "OFF" }
         for camera in cameras {
             let trouble = health.failedCameras.contains(camera) || health.missingCameras.contains(camera)
             s[topics.camera(camera)] = trouble ? "ON" : "OFF"

@@ -29,6 +29,9 @@ package struct MQTTTopics: Sendable, Equatable {
     package var eventsToday: String { prefix + "/events_today" }
     package var eventsTodayAttributes: String { eventsToday + "/attributes" }
 
+    /// Whether a channel records (ON/OFF), with several channels (`[[channel]]`).
+    package func channelRecording(_ name: String) -> String { prefix + "/channels/" + Self.word(name) + "/recording" }
+
     /// A camera's own problem state (ON: failed or missing).
     package func camera(_ name: String) -> String { prefix + "/cameras/" + Self.word(name) }
 
