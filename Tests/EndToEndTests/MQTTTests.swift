@@ -437,6 +437,47 @@ final class MQTTTests: XCTestCase {
         XCTAssertTrue(try broker.retained(topic("motion")).contains { $0.text == "ON" }, "states are retained")
     }
 
+    /// Two channels: a "Recording NAME" binary sensor each over a real broker, whose state follows each channel's
+    /// recording (ON while both record, OFF after the stop).
+    func testEachChannelIsARecordingSensor() throws {
+        let broker = try MosquittoBroker()
+        try broker.start()
+        let daemon = try startDaemon(broker, cameras: Self.cameras) { _ in
+            """
+
+            [[channel]]
+            name = "front"
+            cameras = ["main"]
+            [[channel]]
+            name = "rear"
+            cameras = ["second"]
+            width = 320
+            height = 180
+            """
+        }
+        defer { daemon.stop() }
+        let status = try XCTUnwrap(waitConnected(daemon), daemon.log)
+        let watcher = try MQTTWatcher(broker: broker, filter: "#")
+        for channel in ["front", "rear"] {
+            let config = "\(Self.discovery)/binary_sensor/appliance_\(status.deviceID)/recording_\(channel)/config"
+            XCTAssertTrue(
+                watcher.waitFor(15) { _ in
+                    watcher.last(config)?.json?["state_topic"] as? String == topic("channels/\(channel)/recording")
+                }, "\(channel): \(daemon.log)")
+            XCTAssertTrue(watcher.waitFor(topic("channels/\(channel)/recording"), "OFF"), channel)
+        }
+        _ = try daemon.recordStart()
+        for channel in ["front", "rear"] {
+            XCTAssertTrue(watcher.waitFor(topic("channels/\(channel)/recording"), "ON"), "\(channel): \(daemon.log)")
+        }
+        _ = try daemon.recordStop()
+        for channel in ["front", "rear"] {
+            XCTAssertTrue(
+                watcher.waitFor(15) { _ in watcher.last(topic("channels/\(channel)/recording"))?.text == "OFF" },
+                channel)
+        }
+    }
+
     /// A speaker is a Chime button: its command rings the chime on the speaker (a file sink read back), and a
     /// chime's name plays that chime; anything else is refused, never a file.
     func testTheChimeButtonRingsTheSpeaker() throws {
