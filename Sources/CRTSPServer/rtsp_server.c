@@ -37,6 +37,8 @@ struct ApplRtspServer {
 /* One media fed by the pushes. */
 typedef struct {
     guint id;
+    /* The mount it serves (its index in `appl_rtsp_server_start`'s paths): pushes to that mount reach it. */
+    guint mount;
     /* The media's bin (a reference, kept until it is unprepared). */
     GstElement *element;
     /* name → that media's appsrc (a reference; NULL for a name it lacks), looked up at the first push of each name. */
@@ -86,6 +88,7 @@ static void link_unref(ServerLink *link) {
  * whichever comes first. */
 typedef struct {
     ServerLink *link;
+    guint mount;
     gboolean released; /* under link->lock */
 } MediaHold;
 
@@ -96,7 +99,7 @@ static void release_hold(MediaHold *hold) {
         hold->released = TRUE;
         link->holds = g_list_remove(link->holds, hold);
         ApplRtspServer *s = link->server;
-        if (s && s->handlers.media_stopped) s->handlers.media_stopped(s->handlers.user);
+        if (s && s->handlers.media_stopped) s->handlers.media_stopped(hold->mount, s->handlers.user);
     }
     g_mutex_unlock(&link->lock);
 }
@@ -109,11 +112,28 @@ static void on_media_finalized(gpointer data, GObject *gone) {
     g_free(hold);
 }
 
-static void apply_caps(gpointer key, gpointer value, gpointer element) {
-    GstElement *src = gst_bin_get_by_name(GST_BIN(element), key);
+/* The key of the caps table: "<mount>/<appsrc name>". */
+static gchar *caps_key(guint mount, const char *name) { return g_strdup_printf("%u/%s", mount, name); }
+
+static void apply_caps_to(GstElement *element, const char *name, GstCaps *caps) {
+    GstElement *src = gst_bin_get_by_name(GST_BIN(element), name);
     if (!src) return;
-    g_object_set(src, "caps", (GstCaps *)value, NULL);
+    g_object_set(src, "caps", caps, NULL);
     gst_object_unref(src);
+}
+
+/* A caps table entry onto a new media of `feed`'s mount (g_hash_table_foreach). */
+static void apply_caps(gpointer key, gpointer value, gpointer data) {
+    Feed *feed = data;
+    const char *slash = strchr(key, '/');
+    if (!slash || (guint)g_ascii_strtoull(key, NULL, 10) != feed->mount) return;
+    apply_caps_to(feed->element, slash + 1, value);
+}
+
+/* The mount a factory serves (set when it was made). */
+#define MOUNT_KEY "appliance-mount"
+static guint factory_mount(GstRTSPMediaFactory *factory) {
+    return factory ? GPOINTER_TO_UINT(g_object_get_data(G_OBJECT(factory), MOUNT_KEY)) : 0;
 }
 
 /* A client's signals come on gst-rtsp-server's pool threads and can come after `stop` freed the server and the
@@ -128,11 +148,12 @@ static void on_client_closed(GstRTSPClient *client, gpointer data) {
 }
 
 static void on_play_request(GstRTSPClient *client, GstRTSPContext *context, gpointer data) {
-    (void)client; (void)context;
+    (void)client;
     ServerLink *link = data;
+    guint mount = factory_mount(context ? context->factory : NULL);
     g_mutex_lock(&link->lock);
     ApplRtspServer *s = link->server;
-    if (s && s->handlers.client_playing) s->handlers.client_playing(s->handlers.user);
+    if (s && s->handlers.client_playing) s->handlers.client_playing(mount, s->handlers.user);
     g_mutex_unlock(&link->lock);
 }
 
@@ -254,8 +275,8 @@ static void on_pipeline_element_added(GstBin *pipeline, GstElement *element, gpo
 }
 
 static void on_media_configure(GstRTSPMediaFactory *factory, GstRTSPMedia *media, gpointer data) {
-    (void)factory;
     ApplRtspServer *s = data;
+    guint mount = factory_mount(factory);
     GstElement *element = gst_rtsp_media_get_element(media); /* transfer full: kept until unprepared */
     GstObject *pipeline = gst_object_get_parent(GST_OBJECT(element));
     if (pipeline) {
@@ -265,6 +286,7 @@ static void on_media_configure(GstRTSPMediaFactory *factory, GstRTSPMedia *media
     batch_payloader(element, "pay0", G_MAXUINT, TRUE);
     batch_payloader(element, "pay1", AUDIO_FRAMES_PER_SEND, FALSE);
     Feed *feed = g_new0(Feed, 1);
+    feed->mount = mount;
     feed->element = element;
     feed->sources = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, unref_source);
     GstElement *backchannel = gst_bin_get_by_name(GST_BIN(element), BACKCHANNEL_SINK);
@@ -275,14 +297,15 @@ static void on_media_configure(GstRTSPMediaFactory *factory, GstRTSPMedia *media
     g_mutex_lock(&s->lock);
     feed->id = ++s->next_feed_id;
     s->feeds = g_list_prepend(s->feeds, feed);
-    g_hash_table_foreach(s->caps, apply_caps, element);
+    g_hash_table_foreach(s->caps, apply_caps, feed);
     g_mutex_unlock(&s->lock);
     MediaHold *hold = g_new0(MediaHold, 1);
     hold->link = link_ref(s->link);
+    hold->mount = mount;
     g_mutex_lock(&s->link->lock);
     s->link->holds = g_list_prepend(s->link->holds, hold);
     g_mutex_unlock(&s->link->lock);
-    if (s->handlers.media_started) s->handlers.media_started(s->handlers.user);
+    if (s->handlers.media_started) s->handlers.media_started(mount, s->handlers.user);
     if (feed->talk && s->handlers.talk) s->handlers.talk(feed->id, TRUE, s->handlers.user);
     g_signal_connect(media, "unprepared", G_CALLBACK(on_media_unprepared), hold);
     g_object_weak_ref(G_OBJECT(media), on_media_finalized, hold);
@@ -341,8 +364,9 @@ static void end_holds(ApplRtspServer *s) {
     ServerLink *link = s->link;
     g_mutex_lock(&link->lock);
     for (GList *l = link->holds; l; l = l->next) {
-        ((MediaHold *)l->data)->released = TRUE;
-        if (s->handlers.media_stopped) s->handlers.media_stopped(s->handlers.user);
+        MediaHold *hold = l->data;
+        hold->released = TRUE;
+        if (s->handlers.media_stopped) s->handlers.media_stopped(hold->mount, s->handlers.user);
     }
     g_list_free(link->holds);
     link->holds = NULL;
@@ -451,8 +475,8 @@ static gboolean may_have_backchannel(GstRTSPContext *ctx) {
  * server speaks TLS (rtsps://). Until `appl_rtsp_server_set_users` says otherwise, without a password everyone gets
  * the viewer's role by default. The caller keeps ownership of its strings. FALSE with *error set when the
  * certificate cannot be read. */
-static gboolean set_up_access(ApplRtspServer *s, GstRTSPMediaFactory *factory, const char *user, const char *password,
-                              const char *tls_pem, char **error) {
+static gboolean set_up_access(ApplRtspServer *s, const char *user, const char *password, const char *tls_pem,
+                              char **error) {
     GstRTSPAuth *auth = g_object_new(appl_rtsp_auth_get_type(), NULL);
     ((ApplRtspAuth *)auth)->link = link_ref(s->link);
     gst_rtsp_auth_set_realm(auth, "appliance");
@@ -479,9 +503,23 @@ static gboolean set_up_access(ApplRtspServer *s, GstRTSPMediaFactory *factory, c
     gst_rtsp_server_set_auth(s->server, auth);
     s->auth = auth; /* keeps the reference */
     s->account_names = g_ptr_array_new_with_free_func(g_free);
+    return TRUE;
+}
+
+/* The shared media of mount `mount`, built from `launch`, which the viewer's role may play; `backchannel`: a client
+ * may ask for ONVIF's audio backchannel (a media of its own). */
+static GstRTSPMediaFactory *mount_factory(ApplRtspServer *s, guint mount, const char *launch, gboolean backchannel) {
+    GstRTSPMediaFactory *factory = gst_rtsp_onvif_media_factory_new();
+    g_object_set_data(G_OBJECT(factory), MOUNT_KEY, GUINT_TO_POINTER(mount));
+    gst_rtsp_media_factory_set_launch(factory, launch);
+    gst_rtsp_media_factory_set_media_gtype(factory, GST_TYPE_RTSP_ONVIF_MEDIA);
+    if (backchannel) gst_rtsp_onvif_media_factory_set_backchannel_launch(GST_RTSP_ONVIF_MEDIA_FACTORY(factory), BACKCHANNEL_LAUNCH);
+    gst_rtsp_media_factory_set_shared(factory, TRUE);
+    gst_rtsp_media_factory_set_protocols(factory, GST_RTSP_LOWER_TRANS_UDP | GST_RTSP_LOWER_TRANS_TCP);
+    g_signal_connect(factory, "media-configure", G_CALLBACK(on_media_configure), s);
     gst_rtsp_media_factory_add_role(factory, "viewer", GST_RTSP_PERM_MEDIA_FACTORY_ACCESS, G_TYPE_BOOLEAN, TRUE,
                                     GST_RTSP_PERM_MEDIA_FACTORY_CONSTRUCT, G_TYPE_BOOLEAN, TRUE, NULL);
-    return TRUE;
+    return factory;
 }
 
 /* Adds the `htdigest` lines (`name:realm:HA1`) with `token`; their names go to `account_names`. */
@@ -521,9 +559,9 @@ gboolean appl_rtsp_server_set_users(ApplRtspServer *s, const char *talkers, cons
     return ok;
 }
 
-ApplRtspServer *appl_rtsp_server_start(const char *address, int port, const char *path, const char *launch,
-                                       const char *user, const char *password, const char *tls_pem, gboolean backchannel,
-                                       ApplRtspHandlers handlers, char **error) {
+ApplRtspServer *appl_rtsp_server_start(const char *address, int port, const char *const *paths,
+                                       const char *const *launches, guint mounts, const char *user, const char *password,
+                                       const char *tls_pem, gboolean backchannel, ApplRtspHandlers handlers, char **error) {
     ApplRtspServer *s = g_new0(ApplRtspServer, 1);
     s->handlers = handlers;
     s->link = link_new(s);
@@ -539,21 +577,17 @@ ApplRtspServer *appl_rtsp_server_start(const char *address, int port, const char
     g_free(service);
     g_signal_connect(s->server, "client-connected", G_CALLBACK(on_client_connected), s);
 
-    GstRTSPMediaFactory *factory = gst_rtsp_onvif_media_factory_new();
-    gst_rtsp_media_factory_set_launch(factory, launch);
-    gst_rtsp_media_factory_set_media_gtype(factory, GST_TYPE_RTSP_ONVIF_MEDIA);
-    if (backchannel) gst_rtsp_onvif_media_factory_set_backchannel_launch(GST_RTSP_ONVIF_MEDIA_FACTORY(factory), BACKCHANNEL_LAUNCH);
-    gst_rtsp_media_factory_set_shared(factory, TRUE);
-    gst_rtsp_media_factory_set_protocols(factory, GST_RTSP_LOWER_TRANS_UDP | GST_RTSP_LOWER_TRANS_TCP);
-    g_signal_connect(factory, "media-configure", G_CALLBACK(on_media_configure), s);
-    if (!set_up_access(s, factory, user, password, tls_pem, error)) {
-        g_object_unref(factory);
+    if (!set_up_access(s, user, password, tls_pem, error)) {
         free_server(s);
         return NULL;
     }
-    GstRTSPMountPoints *mounts = gst_rtsp_server_get_mount_points(s->server);
-    gst_rtsp_mount_points_add_factory(mounts, path, factory); /* takes the factory */
-    g_object_unref(mounts);
+    GstRTSPMountPoints *points = gst_rtsp_server_get_mount_points(s->server);
+    for (guint mount = 0; mount < mounts; mount++) {
+        /* The backchannel (the speaker) is offered on the first mount only. */
+        GstRTSPMediaFactory *factory = mount_factory(s, mount, launches[mount], backchannel && mount == 0);
+        gst_rtsp_mount_points_add_factory(points, paths[mount], factory); /* takes the factory */
+    }
+    g_object_unref(points);
 
     GError *bind_error = NULL;
     s->source = gst_rtsp_server_create_source(s->server, NULL, &bind_error);
@@ -574,18 +608,24 @@ ApplRtspServer *appl_rtsp_server_start(const char *address, int port, const char
     return s;
 }
 
-void appl_rtsp_server_set_caps(ApplRtspServer *s, const char *name, GstCaps *caps) {
+void appl_rtsp_server_set_caps(ApplRtspServer *s, guint mount, const char *name, GstCaps *caps) {
     g_mutex_lock(&s->lock);
-    g_hash_table_replace(s->caps, g_strdup(name), gst_caps_ref(caps));
-    for (GList *l = s->feeds; l; l = l->next) apply_caps((gpointer)name, caps, ((Feed *)l->data)->element);
+    g_hash_table_replace(s->caps, caps_key(mount, name), gst_caps_ref(caps));
+    for (GList *l = s->feeds; l; l = l->next) {
+        Feed *f = l->data;
+        if (f->mount == mount) apply_caps_to(f->element, name, caps);
+    }
     g_mutex_unlock(&s->lock);
 }
 
-gboolean appl_rtsp_server_media_state(ApplRtspServer *s, GstState *current, GstState *pending) {
+gboolean appl_rtsp_server_media_state(ApplRtspServer *s, guint mount, GstState *current, GstState *pending) {
     gboolean known = FALSE;
     g_mutex_lock(&s->lock);
-    GList *oldest = g_list_last(s->feeds);
-    GstObject *pipeline = oldest ? gst_object_get_parent(GST_OBJECT(((Feed *)oldest->data)->element)) : NULL;
+    Feed *oldest = NULL;
+    for (GList *l = s->feeds; l; l = l->next) {
+        if (((Feed *)l->data)->mount == mount) oldest = l->data;
+    }
+    GstObject *pipeline = oldest ? gst_object_get_parent(GST_OBJECT(oldest->element)) : NULL;
     g_mutex_unlock(&s->lock);
     if (pipeline) {
         known = gst_element_get_state(GST_ELEMENT(pipeline), current, pending, 0) != GST_STATE_CHANGE_FAILURE;
@@ -636,7 +676,8 @@ static Delivery deliver(Feed *f, const char *name, GstBuffer *buffer, GstClockTi
     return d;
 }
 
-gboolean appl_rtsp_server_push(ApplRtspServer *s, const char *name, GstBuffer *buffer, GstClockTime running_time) {
+gboolean appl_rtsp_server_push(ApplRtspServer *s, guint mount, const char *name, GstBuffer *buffer,
+                               GstClockTime running_time) {
     /* The caller's running time, not the PTS: x264enc (1.22) opens its segment at 1000 h (so that DTS never goes
      * negative), so raw video and audio timestamps are 1000 h apart. The copy goes without DTS; the media's parser
      * and payloader work from the PTS. */
@@ -645,6 +686,7 @@ gboolean appl_rtsp_server_push(ApplRtspServer *s, const char *name, GstBuffer *b
     GArray *deliveries = g_array_new(FALSE, FALSE, sizeof(Delivery));
     g_mutex_lock(&s->lock);
     for (GList *l = s->feeds; l; l = l->next) {
+        if (((Feed *)l->data)->mount != mount) continue;
         Delivery d = deliver(l->data, name, buffer, stamp);
         if (d.src) g_array_append_val(deliveries, d);
     }

@@ -2,10 +2,30 @@ import CGStreamer
 import CRTSPServer
 import Synchronization
 
-/// An RTSP server (gst-rtsp-server) with one mount, shared by every client, running on a thread and main context of
-/// its own. The mount's media is built from a launch description the first time a client asks for it; an `appsrc`
-/// in it (`is-live=true format=time`) is fed with `push` from another pipeline's stream while clients play it.
+/// An RTSP server (gst-rtsp-server) with one mount or several (a channel each), each shared by its clients, running on
+/// a thread and main context of its own. A mount's media is built from its launch description the first time a
+/// client asks for it; an `appsrc` in it (`is-live=true format=time`) is fed with `push` from another pipeline's
+/// stream while clients play it.
 public final class RTSPServer: @unchecked Sendable {
+    /// One path the server serves, with what it tells the stream's owner (on the server's thread; each must return
+    /// at once): a client asked for it (the pushed stream must flow from now on), its media is gone (once for each
+    /// start), a client starts to play it (it decodes from the next keyframe).
+    public struct Mount: Sendable {
+        public var path: String
+        public var launch: String
+        public var mediaStarted: @Sendable () -> Void
+        public var mediaStopped: @Sendable () -> Void
+        public var clientPlaying: @Sendable () -> Void
+
+        public init(
+            path: String, launch: String, mediaStarted: @escaping @Sendable () -> Void = {},
+            mediaStopped: @escaping @Sendable () -> Void = {}, clientPlaying: @escaping @Sendable () -> Void = {}
+        ) {
+            (self.path, self.launch) = (path, launch)
+            (self.mediaStarted, self.mediaStopped, self.clientPlaying) = (mediaStarted, mediaStopped, clientPlaying)
+        }
+    }
+
     /// Who may play: one user with a password, checked by Digest authentication.
     public struct Credentials: Sendable {
         public var user: String
@@ -13,7 +33,8 @@ public final class RTSPServer: @unchecked Sendable {
         public init(user: String, password: String) { (self.user, self.password) = (user, password) }
     }
 
-    /// What the server says, on its own thread: each must return at once (no blocking, no await).
+    /// What the server says, on its own thread: each must return at once (no blocking, no await). The first three are
+    /// the one mount's of `init(address:port:path:launch:…)` (a `Mount` has its own).
     public struct Handlers: Sendable {
         /// A client asked for the mount: the pushed stream must flow from now on.
         public var mediaStarted: @Sendable () -> Void
@@ -43,7 +64,18 @@ public final class RTSPServer: @unchecked Sendable {
 
     private final class HandlerBox: Sendable {
         let handlers: Handlers
-        init(_ handlers: Handlers) { self.handlers = handlers }
+        let mounts: [Mount]
+        init(_ handlers: Handlers, mounts: [Mount]) { (self.handlers, self.mounts) = (handlers, mounts) }
+
+        static func of(_ user: UnsafeMutableRawPointer?) -> HandlerBox {
+            Unmanaged<HandlerBox>.fromOpaque(user!).takeUnretainedValue()
+        }
+
+        /// The mount a C handler names (its index); nil for one the server never had.
+        static func mount(_ index: guint, _ user: UnsafeMutableRawPointer?) -> Mount? {
+            let mounts = of(user).mounts
+            return mounts.indices.contains(Int(index)) ? mounts[Int(index)] : nil
+        }
     }
 
     private let server: OpaquePointer
@@ -56,41 +88,53 @@ public final class RTSPServer: @unchecked Sendable {
     /// Binds `address`:`port` (0: any free port) and serves `launch` at `path` ("/live"). `tlsPEM`: a certificate
     /// chain and its private key in PEM, for RTSP over TLS (`rtsps://`). `backchannel`: offer ONVIF's audio
     /// backchannel (G.711 µ-law from the client, decoded for `setTalk`).
-    public init(
+    public convenience init(
         address: String, port: Int, path: String, launch: String, credentials: Credentials? = nil,
         tlsPEM: String? = nil, backchannel: Bool = false, handlers: Handlers = Handlers()
     ) throws {
+        let mount = Mount(
+            path: path, launch: launch, mediaStarted: handlers.mediaStarted, mediaStopped: handlers.mediaStopped,
+            clientPlaying: handlers.clientPlaying)
+        try self.init(
+            address: address, port: port, mounts: [mount], credentials: credentials, tlsPEM: tlsPEM,
+            backchannel: backchannel, handlers: handlers)
+    }
+
+    /// Binds `address`:`port` and serves `mounts` (numbered in this order for `push`, `setCaps` and `mediaState`);
+    /// the backchannel, when offered, is the first mount's. `handlers`' admit, checked and talk are the server's.
+    public init(
+        address: String, port: Int, mounts: [Mount], credentials: Credentials? = nil, tlsPEM: String? = nil,
+        backchannel: Bool = false, handlers: Handlers = Handlers()
+    ) throws {
         GStreamer.initialize()
-        let box = Unmanaged.passRetained(HandlerBox(handlers))
+        let box = Unmanaged.passRetained(HandlerBox(handlers, mounts: mounts))
         let c = ApplRtspHandlers(
-            media_started: { user in
-                Unmanaged<HandlerBox>.fromOpaque(user!).takeUnretainedValue().handlers.mediaStarted()
-            },
-            media_stopped: { user in
-                Unmanaged<HandlerBox>.fromOpaque(user!).takeUnretainedValue().handlers.mediaStopped()
-            },
-            client_playing: { user in
-                Unmanaged<HandlerBox>.fromOpaque(user!).takeUnretainedValue().handlers.clientPlaying()
-            },
+            media_started: { mount, user in HandlerBox.mount(mount, user)?.mediaStarted() },
+            media_stopped: { mount, user in HandlerBox.mount(mount, user)?.mediaStopped() },
+            client_playing: { mount, user in HandlerBox.mount(mount, user)?.clientPlaying() },
             admit: { name, client, user in
-                Unmanaged<HandlerBox>.fromOpaque(user!).takeUnretainedValue().handlers
+                HandlerBox.of(user).handlers
                     .admit(name.map { String(cString: $0) }, client.map { String(cString: $0) } ?? "unknown") ? 1 : 0
             },
             checked: { name, client, passed, user in
-                Unmanaged<HandlerBox>.fromOpaque(user!).takeUnretainedValue().handlers
+                HandlerBox.of(user).handlers
                     .checked(
                         name.map { String(cString: $0) }, client.map { String(cString: $0) } ?? "unknown", passed != 0)
             },
-            talk: { id, started, user in
-                Unmanaged<HandlerBox>.fromOpaque(user!).takeUnretainedValue().handlers.talk(UInt32(id), started != 0)
-            },
+            talk: { id, started, user in HandlerBox.of(user).handlers.talk(UInt32(id), started != 0) },
             user: box.toOpaque())
         var error: UnsafeMutablePointer<CChar>?
-        guard
-            let server = appl_rtsp_server_start(
-                address, Int32(port), path, launch, credentials?.user, credentials?.password,
-                tlsPEM, backchannel ? 1 : 0, c, &error)
-        else {
+        let paths = mounts.map { g_strdup($0.path) }
+        let launches = mounts.map { g_strdup($0.launch) }
+        defer { for copy in paths + launches { g_free(copy) } }
+        let started = paths.map { UnsafePointer($0) }.withUnsafeBufferPointer { pathList in
+            launches.map { UnsafePointer($0) }.withUnsafeBufferPointer { launchList in
+                appl_rtsp_server_start(
+                    address, Int32(port), pathList.baseAddress, launchList.baseAddress, guint(mounts.count),
+                    credentials?.user, credentials?.password, tlsPEM, backchannel ? 1 : 0, c, &error)
+            }
+        }
+        guard let server = started else {
             box.release()
             let message = error.map { String(cString: $0) } ?? "cannot start the RTSP server"
             g_free(error)
@@ -127,13 +171,16 @@ public final class RTSPServer: @unchecked Sendable {
     /// The port the server listens on (0 once stopped).
     public var port: Int { whileRunning { Int(appl_rtsp_server_port($0)) } ?? 0 }
 
-    /// The state of the media's pipeline now and the state it is changing to (`.voidPending`: none); nil while no
-    /// client has asked for the mount.
-    public var mediaState: (current: ElementState, pending: ElementState)? {
+    /// The state of the first mount's media pipeline now and the state it is changing to (`.voidPending`: none);
+    /// nil while no client has asked for the mount.
+    public var mediaState: (current: ElementState, pending: ElementState)? { mediaState(mount: 0) }
+
+    /// The state of `mount`'s media pipeline (as `mediaState`).
+    public func mediaState(mount: Int) -> (current: ElementState, pending: ElementState)? {
         whileRunning { server -> (ElementState, ElementState)? in
             var current = ElementState.null.raw
             var pending = ElementState.voidPending.raw
-            return appl_rtsp_server_media_state(server, &current, &pending) != 0
+            return appl_rtsp_server_media_state(server, guint(mount), &current, &pending) != 0
                 ? (ElementState(current), ElementState(pending)) : nil
         } ?? nil
     }
@@ -141,9 +188,9 @@ public final class RTSPServer: @unchecked Sendable {
     /// Clients connected now.
     public var clients: Int { whileRunning { Int(appl_rtsp_server_clients($0)) } ?? 0 }
 
-    /// The caps of what `push` hands to the appsrc `name` (an encoder's output caps, with its codec data).
-    public func setCaps(_ caps: Caps, for name: String) {
-        whileRunning { appl_rtsp_server_set_caps($0, name, caps.pointer) }
+    /// The caps of what `push` hands to the appsrc `name` of `mount` (an encoder's output caps, with its codec data).
+    public func setCaps(_ caps: Caps, for name: String, mount: Int = 0) {
+        whileRunning { appl_rtsp_server_set_caps($0, guint(mount), name, caps.pointer) }
     }
 
     /// Hands a buffer to the appsrc `name` of the media (a new reference; the caller keeps its own). `runningTime`:
@@ -151,8 +198,10 @@ public final class RTSPServer: @unchecked Sendable {
     /// x264enc's segment starts at 1000 h). The first buffer pushed into a media fixes the shift onto that media's
     /// running time for every stream. False when no client asked for the mount. Never blocks: safe in a probe.
     @discardableResult
-    public func push(_ buffer: BufferView, runningTime: UInt64, to name: String) -> Bool {
-        whileRunning { appl_rtsp_server_push($0, name, buffer.pointer, GstClockTime(runningTime)) != 0 } ?? false
+    public func push(_ buffer: BufferView, runningTime: UInt64, to name: String, mount: Int = 0) -> Bool {
+        whileRunning {
+            appl_rtsp_server_push($0, guint(mount), name, buffer.pointer, GstClockTime(runningTime)) != 0
+        } ?? false
     }
 
     /// Where the voice of the backchannel media `id` goes: pushed into the appsrc `target` (48 kHz mono S16,

@@ -100,6 +100,9 @@ enum StatusText {
                 \(rtsp.authentication))\(rtsp.error.map { ": \($0)" } ?? "")
                 """
             )
+            for (name, url) in (rtsp.channelStreams ?? [:]).sorted(by: { $0.key < $1.key }) {
+                lines.append("rtsp channel \(name): \(url)")
+            }
         }
         if let onvif = s.onvif {
             let discovery =

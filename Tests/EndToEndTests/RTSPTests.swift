@@ -118,6 +118,40 @@ final class RTSPTests: XCTestCase {
         }
     }
 
+    /// Two channels: `/live` stays the first's, and `/live/NAME` is each channel's own picture (the rear one's at its
+    /// own size); status and `ctl status` name each channel's address.
+    func testEachChannelHasAStreamOfItsOwn() throws {
+        let daemon = try DaemonProcess(
+            extra: "[video]\nwidth = 640\nheight = 360\n[rtsp]\nlisten = \"127.0.0.1:0\"\n",
+            cameras: Self.cameras + """
+
+                [[channel]]
+                name = "front"
+                cameras = ["main"]
+                [[channel]]
+                name = "rear"
+                cameras = ["second"]
+                width = 320
+                height = 180
+                """)
+        try daemon.start()
+        defer { daemon.stop() }
+        var status: RTSPStatus?
+        daemon.waitFor(10) {
+            status = try? daemon.status().rtsp
+            return status?.url != nil
+        }
+        let url = try XCTUnwrap(status?.url, daemon.log)
+        XCTAssertEqual(status?.channelStreams, ["front": url + "/front", "rear": url + "/rear"])
+        for (path, size) in [("", "640|height=360"), ("/front", "640|height=360"), ("/rear", "320|height=180")] {
+            let probed = try probe(url + path)
+            XCTAssertEqual(probed.status, 0, "\(path): \(probed.stderr)")
+            XCTAssertTrue(probed.stdout.contains("codec_name=h264|width=\(size)"), "\(path): \(probed.stdout)")
+        }
+        let text = try daemon.ctl(["status"]).stdout
+        XCTAssertTrue(text.contains("rtsp channel rear: \(url)/rear"), text)
+    }
+
     func testFramesStayContinuousForTenSecondsAcrossACameraSwitch() throws {
         let (daemon, url) = try startDaemon()
         defer { daemon.stop() }

@@ -21,11 +21,15 @@ final class RTSPServerTests: XCTestCase {
     /// encoded tees will.
     /// `ticks`: a third stream of 0.5 ms buffers pushed to a name the media lacks, so that pushes (and the media's
     /// running time they read) come every half millisecond, and one lands inside any brief moment of a media's start.
-    private func feed(_ server: RTSPServer, ticks: Bool = false) throws -> Pipeline {
-        let pipeline = Pipeline(name: "rtsp-feed")
+    /// `mount`: the mount it feeds; `width` × `height`: its picture's size.
+    private func feed(
+        _ server: RTSPServer, ticks: Bool = false, mount: Int = 0, width: Int = 320, height: Int = 240
+    ) throws -> Pipeline {
+        let pipeline = Pipeline(name: "rtsp-feed-\(mount)")
         let bin = try Bin.parse(
             """
-            videotestsrc is-live=true ! video/x-raw,width=320,height=240,framerate=15/1 ! x264enc tune=zerolatency \
+            videotestsrc is-live=true ! video/x-raw,width=\(width),height=\(height),framerate=15/1 ! x264enc \
+            tune=zerolatency \
             speed-preset=ultrafast key-int-max=5 
             """
                 + """
@@ -53,9 +57,11 @@ final class RTSPServerTests: XCTestCase {
                     defer { set = true }
                     return set
                 }), let caps = pad.currentCaps {
-                    server.setCaps(caps, for: name)
+                    server.setCaps(caps, for: name, mount: mount)
                 }
-                if let buffer = info.buffer { server.push(buffer, runningTime: info.runningTime(buffer.pts), to: name) }
+                if let buffer = info.buffer {
+                    server.push(buffer, runningTime: info.runningTime(buffer.pts), to: name, mount: mount)
+                }
                 return .ok
             }
         }
@@ -118,6 +124,34 @@ final class RTSPServerTests: XCTestCase {
         XCTAssertEqual(most, 3, "three clients were connected at once")
         Poll.until(timeout: 10) { server.clients == 0 }
         XCTAssertEqual(server.clients, 0, "every client is counted out when it leaves")
+    }
+
+    /// One server, a mount per channel: `/live` and `/live/rear` each play the stream pushed to it (each its own
+    /// size), and each mount's handlers hear of its own media only.
+    func testEachMountPlaysTheStreamPushedToIt() throws {
+        let started = Mutex([0, 0])
+        let mounts = ["/live", "/live/rear"].enumerated().map { index, path in
+            RTSPServer.Mount(
+                path: path, launch: Self.launch, mediaStarted: { started.withLock { $0[index] += 1 } })
+        }
+        let server = try RTSPServer(address: "127.0.0.1", port: 0, mounts: mounts)
+        defer { server.stop() }
+        let front = try feed(server, mount: 0)
+        defer { _ = try? front.setState(.null) }
+        let rear = try feed(server, mount: 1, width: 160, height: 120)
+        defer { _ = try? rear.setState(.null) }
+
+        let probedRear = try probe("rtsp://127.0.0.1:\(server.port)/live/rear")
+        XCTAssertEqual(probedRear.status, 0, probedRear.output)
+        XCTAssertTrue(probedRear.output.contains("codec_name=h264|width=160|height=120"), probedRear.output)
+        XCTAssertEqual(started.withLock { $0 }, [0, 1], "only the rear mount's media was made")
+        XCTAssertNil(server.mediaState(mount: 0), "no media at /live yet")
+        let probedFront = try probe("rtsp://127.0.0.1:\(server.port)/live")
+        XCTAssertEqual(probedFront.status, 0, probedFront.output)
+        XCTAssertTrue(probedFront.output.contains("codec_name=h264|width=320|height=240"), probedFront.output)
+        XCTAssertEqual(started.withLock { $0[0] }, 1)
+        let missing = try probe("rtsp://127.0.0.1:\(server.port)/live/nothing")
+        XCTAssertNotEqual(missing.status, 0, "a path no mount serves: \(missing.output)")
     }
 
     /// A live media plays from its DESCRIBE on, and a client joining must leave it PLAYING. gst-rtsp-server adds a

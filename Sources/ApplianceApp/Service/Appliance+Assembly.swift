@@ -82,7 +82,7 @@ extension Appliance {
             ? nil : InputBoard(inputs: config.inputs, device: { InputService.device(for: $0).description })
         let lights = config.outputs.isEmpty ? nil : OutputBoard(config.outputs)
         let liveFeed = LiveFeed(graph: graph)
-        let network = try await stoppingGraphOnFailure(graph) { try NetworkOutputs(config: config, feed: liveFeed) }
+        let network = try await stoppingGraphOnFailure(graph) { try NetworkOutputs(g, feed: liveFeed) }
         let speaker = makeSpeaker(config: config, data: data, echo: graph.echoReference, events: events, logger: logger)
         let webrtc = WebRTCViewers(feed: liveFeed, web: config.web, speaker: speaker, logger: logger)
         let webReporter = FrontEndReporter(

@@ -13,16 +13,29 @@ import TLSIdentity
 /// What the appliance offers other machines besides the web page: the RTSP stream, the MQTT link and the ONVIF
 /// device, each built from its section (nil when off) with the status holder `status` reads, then their services.
 struct NetworkOutputs {
-    var rtsp: (feed: RTSPFeed, password: Password?)?
+    /// `channels`: with several channels, every channel's stream (the first is `feed`), each at `/live/NAME`.
+    var rtsp: (feed: RTSPFeed, password: Password?, channels: [RTSPFeed])?
     var mqtt: (settings: MQTTSettings, link: MQTTLink)?
     var onvif: (link: ONVIFLink, password: Password?)?
 
-    init(config: ApplianceConfig, feed: LiveFeed) throws {
+    /// From the groundwork: `feed` is the first channel's streams; with RTSP on, the other channels' are read from
+    /// their graphs (each served at `/live/NAME`).
+    init(_ g: Groundwork, feed: LiveFeed) throws {
+        try self.init(
+            config: g.config, feed: feed,
+            others: g.config.rtsp.enabled ? g.channels.map { ($0.name, LiveFeed(graph: $0.graph)) } : [])
+    }
+
+    /// `feed`: the first channel's streams; `others`: the other channels' by name.
+    init(config: ApplianceConfig, feed: LiveFeed, others: [(name: String, feed: LiveFeed)] = []) throws {
         let password = config.web.tokenFile.isEmpty ? nil : try Password(file: config.web.tokenFile)
         if config.rtsp.enabled {
             let status = RTSPStatus(
                 state: .starting, listen: config.rtsp.listen, authentication: password == nil ? "none" : "digest")
-            rtsp = (RTSPFeed(feed: feed, status: status), password)
+            let first = RTSPFeed(
+                feed: feed, status: status, name: config.channels.first?.name ?? ApplianceConfig.defaultChannelName)
+            let channels = others.isEmpty ? [] : [first] + others.map { RTSPFeed(feed: $1, status: status, name: $0) }
+            rtsp = (first, password, channels)
         }
         if config.mqtt.enabled {
             let settings = try MQTTSettings(config: config, hasSpeaker: SpeakerSink.resolve(config.speaker) != nil)
@@ -71,11 +84,12 @@ struct NetworkOutputs {
                     return served.certificateChainPEM + "\n" + served.privateKeyPEM
                 } : nil
             let refusals = AuthRefusals(events: events, logger: logger)
-            services.append(
-                RTSPService(
-                    config: config.rtsp, password: rtsp.password, feed: rtsp.feed, logger: logger,
-                    certificate: certificate, users: Self.rtspUsers(accounts), speaker: speaker,
-                    admit: Self.rtspAdmit(accounts.guesses), checked: Self.rtspChecked(accounts.guesses, refusals)))
+            var service = RTSPService(
+                config: config.rtsp, password: rtsp.password, feed: rtsp.feed, logger: logger,
+                certificate: certificate, users: Self.rtspUsers(accounts), speaker: speaker,
+                admit: Self.rtspAdmit(accounts.guesses), checked: Self.rtspChecked(accounts.guesses, refusals))
+            service.channels = rtsp.channels
+            services.append(service)
         }
         if let mqtt {
             services.append(

@@ -127,6 +127,8 @@ public struct RTSPStatus: Codable, Sendable, Equatable {
     public var clients: Int
     /// "digest" (user `appliance`, the `[web] token_file` password), or "none".
     public var authentication: String
+    /// With several channels, each one's own stream (`rtsp://host:port/live/NAME`) by name; `url` stays the first's.
+    public var channelStreams: [String: String]?
 
     public init(
         state: State, listen: String, url: String? = nil, error: String? = nil, clients: Int = 0, authentication: String

@@ -17,12 +17,24 @@ package final class RTSPFeed: Sendable {
     }
 
     private let server = Locked<(server: RTSPServer, key: Int)?>(nil)
+    /// The name the stream goes by in the server's mounts (the channel's, for `/live/NAME`).
+    package let name: String
     private let state: Locked<RTSPStatus>
     package let feed: LiveFeed
 
-    package init(feed: LiveFeed, status: RTSPStatus) {
+    package init(feed: LiveFeed, status: RTSPStatus, name: String = "") {
         self.feed = feed
+        self.name = name
         state = Locked(status)
+    }
+
+    /// The server's mount at `path` for this stream: its media holds the encoder gate open while it exists, and each
+    /// PLAY asks for a keyframe (as `handlers`).
+    package func mount(path: String) -> RTSPServer.Mount {
+        let handlers = self.handlers
+        return RTSPServer.Mount(
+            path: path, launch: Self.launch(audio: feed.hasAudio), mediaStarted: handlers.mediaStarted,
+            mediaStopped: handlers.mediaStopped, clientPlaying: handlers.clientPlaying)
     }
 
     /// What the server tells the capture graph: its media holds the encoder gate open, and every PLAY asks for a
@@ -36,14 +48,16 @@ package final class RTSPFeed: Sendable {
             clientPlaying: { graph.requestKeyframe() })
     }
 
-    /// The server that receives the streams from now on (nil: none, after a stop).
-    package func serve(_ newServer: RTSPServer?) {
+    /// The server that receives the streams from now on, into its `mounts` (nil: none, after a stop).
+    package func serve(_ newServer: RTSPServer?, mounts: [Int] = [0]) {
         var entry: (server: RTSPServer, key: Int)?
         if let newServer {
             let key = feed.subscribe(
                 .init(
-                    setCaps: { newServer.setCaps($0, for: $1) },
-                    push: { newServer.push($0, runningTime: $1, to: $2) }))
+                    setCaps: { caps, name in for mount in mounts { newServer.setCaps(caps, for: name, mount: mount) } },
+                    push: { buffer, time, name in
+                        for mount in mounts { newServer.push(buffer, runningTime: time, to: name, mount: mount) }
+                    }))
             entry = (newServer, key)
         }
         let old = server.withLock { current in

@@ -25,6 +25,9 @@ package struct RTSPService: Service {
     package let checked: @Sendable (_ user: String?, _ client: String, _ passed: Bool) -> Void
     /// The speaker a client may talk to over ONVIF's backchannel (nil: none offered).
     package let speaker: Speaker?
+    /// With several channels, every channel's stream (the first's is `feed`), each served at `/<path>/<its name>`
+    /// besides the first's at `/<path>`; empty with one channel.
+    package var channels: [RTSPFeed] = []
 
     package init(
         config: ApplianceConfig.RTSP, password: Password?, feed: RTSPFeed, logger: Logger,
@@ -44,7 +47,7 @@ package struct RTSPService: Service {
 
     package func run() async throws {
         guard let (host, port) = config.hostAndPort else { return }
-        let launch = RTSPFeed.launch(audio: feed.feed.hasAudio)
+        let (mounts, served) = mountPlan()
         let credentials = password.map { RTSPServer.Credentials(user: ApplianceConfig.RTSP.user, password: $0.secret) }
         var handlers = feed.handlers
         (handlers.admit, handlers.checked) = (admit, checked)
@@ -54,9 +57,8 @@ package struct RTSPService: Service {
             let server: RTSPServer
             do {
                 server = try RTSPServer(
-                    address: host, port: port, path: "/" + config.path, launch: launch,
-                    credentials: credentials, tlsPEM: try certificate?(), backchannel: speaker != nil,
-                    handlers: handlers)
+                    address: host, port: port, mounts: mounts, credentials: credentials, tlsPEM: try certificate?(),
+                    backchannel: speaker != nil, handlers: handlers)
             } catch {
                 let reason = "\(error)"
                 feed.update {
@@ -70,11 +72,14 @@ package struct RTSPService: Service {
             }
             let url =
                 "\(certificate == nil ? "rtsp" : "rtsps")://\(HostAddress.shown(host)):\(server.port)/\(config.path)"
-            feed.serve(server)
+            for (stream, indices) in served { stream.serve(server, mounts: indices) }
             feed.update {
                 $0.state = .serving
                 $0.url = url
                 $0.error = nil
+                $0.channelStreams =
+                    channels.isEmpty
+                    ? nil : Dictionary(uniqueKeysWithValues: channels.map { ($0.name, url + "/" + $0.name) })
             }
             logger.info(
                 "RTSP serving",
@@ -84,10 +89,26 @@ package struct RTSPService: Service {
                 await followUsers(server)
                 talkArrivals.finish()
             }
-            feed.serve(nil)
+            for (stream, _) in served { stream.serve(nil) }
             _ = try? await blocking { server.stop() }
             return
         }
+    }
+
+    /// The server's mounts, and which of them each stream feeds: `/<path>` is the first channel's; with several
+    /// channels, `/<path>/<name>` is each one's (the first's too).
+    private func mountPlan() -> (mounts: [RTSPServer.Mount], served: [(RTSPFeed, [Int])]) {
+        var mounts = [feed.mount(path: "/" + config.path)]
+        var served: [(RTSPFeed, [Int])] = [(feed, [0])]
+        for channel in channels {
+            mounts.append(channel.mount(path: "/" + config.path + "/" + channel.name))
+            if channel === feed {
+                served[0].1.append(mounts.count - 1)
+            } else {
+                served.append((channel, [mounts.count - 1]))
+            }
+        }
+        return (mounts, served)
     }
 
     /// ONVIF's backchannel: a client's media with it takes the speaker (one talker at a time, shared with the
