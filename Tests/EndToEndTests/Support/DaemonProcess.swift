@@ -103,7 +103,9 @@ final class DaemonProcess {
             process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, added in added }
         }
         let config = (try? String(contentsOfFile: configPath, encoding: .utf8)) ?? ""
-        let seeds = seedsEncoderChoice && arguments == nil
+        // Not through a launcher: it may put another folder where the data dir is (a mount in its own namespace), and
+        // the seed would be left in the folder under it (StorageGoneTests checks that nothing is written there).
+        let seeds = seedsEncoderChoice && arguments == nil && launcher.isEmpty
         if seeds { EncoderChoiceSeed.plant(config: config, dataDir: dataDir) }
         _ = FileManager.default.createFile(atPath: logPath, contents: nil)
         let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
