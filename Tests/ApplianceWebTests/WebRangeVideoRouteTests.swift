@@ -156,6 +156,10 @@ final class WebRangeVideoRouteTests: XCTestCase {
                 ("start=2026-11-26T10:00:00Z&end=yesterday", "end must be a moment"),
                 ("start=2026-11-26T10:00:00Z&end=2026-11-26T09:00:00Z", "start must be before end"),
                 ("start=2026-11-26T10:00:00Z&end=2026-11-26T14:00:00Z", "at most 3 hours"),
+                (
+                    "start=2026-11-26T10:00:00Z&end=2026-11-26T11:00:00Z&channel=nowhere",
+                    "the channels are main"
+                ),
             ]
             for (query, reason) in cases {
                 let answer = try await client.request("/api/timeline/video.mp4?" + query)

@@ -75,6 +75,12 @@ final class WebScrubRouteTests: XCTestCase {
                 ("/media/\(clip.id)/scrub/-1.jpg", .notFound),
                 ("/api/timeline/scrub.jpg?at=" + Timestamps.iso(start.addingTimeInterval(-60)), .notFound),
                 ("/api/timeline/scrub.jpg?at=noon", .badRequest), ("/api/timeline/scrub.jpg", .badRequest),
+                // A row from before channels is the first channel's; a channel the device lacks is refused.
+                ("/api/timeline/scrub.jpg?at=" + Timestamps.iso(start.addingTimeInterval(3.1)) + "&channel=main", .ok),
+                (
+                    "/api/timeline/scrub.jpg?at=" + Timestamps.iso(start.addingTimeInterval(3.1)) + "&channel=x",
+                    .badRequest
+                ),
             ] {
                 let answer = try await client.request(path)
                 XCTAssertEqual(answer.status, status, path)

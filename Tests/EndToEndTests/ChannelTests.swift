@@ -21,15 +21,7 @@ final class ChannelCrashTests: XCTestCase {
                 name = "cabin"
                 source = "test"
                 pattern = "ball"
-                [[channel]]
-                name = "front"
-                cameras = ["road"]
-                [[channel]]
-                name = "rear"
-                cameras = ["cabin"]
-                width = 320
-                height = 180
-                """)
+                """ + FrontAndRear.channels(front: "road", rear: "cabin"))
         try daemon.start()
         _ = try daemon.recordStart()
         try daemon.waitUntilRecorded(3.0)

@@ -443,17 +443,7 @@ final class MQTTTests: XCTestCase {
         let broker = try MosquittoBroker()
         try broker.start()
         let daemon = try startDaemon(broker, cameras: Self.cameras) { _ in
-            """
-
-            [[channel]]
-            name = "front"
-            cameras = ["main"]
-            [[channel]]
-            name = "rear"
-            cameras = ["second"]
-            width = 320
-            height = 180
-            """
+            FrontAndRear.channels(front: "main", rear: "second")
         }
         defer { daemon.stop() }
         let status = try XCTUnwrap(waitConnected(daemon), daemon.log)

@@ -123,17 +123,7 @@ final class RTSPTests: XCTestCase {
     func testEachChannelHasAStreamOfItsOwn() throws {
         let daemon = try DaemonProcess(
             extra: "[video]\nwidth = 640\nheight = 360\n[rtsp]\nlisten = \"127.0.0.1:0\"\n",
-            cameras: Self.cameras + """
-
-                [[channel]]
-                name = "front"
-                cameras = ["main"]
-                [[channel]]
-                name = "rear"
-                cameras = ["second"]
-                width = 320
-                height = 180
-                """)
+            cameras: Self.cameras + FrontAndRear.channels(front: "main", rear: "second"))
         try daemon.start()
         defer { daemon.stop() }
         var status: RTSPStatus?

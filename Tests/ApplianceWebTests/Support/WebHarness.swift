@@ -71,7 +71,8 @@ final class WebHarness: Sendable {
                 sentCommands.withLock { $0.append(command) }
                 return try answer(command)
             },
-            events: events, live: live, webrtc: whep, media: MediaCatalog(library: library, data: data),
+            events: events, live: live, webrtc: whep,
+            media: MediaCatalog(library: library, data: data, channels: config.channels.map(\.name)),
             reporter: FrontEndReporter(web: WebStatus(state: .starting, listen: config.web.listen), live: live),
             accounts: try AccountBook(
                 library: library, tokenFile: password ? try Password(file: config.web.tokenFile) : nil, cost: 4),
