@@ -243,6 +243,18 @@ static void allow_talk(ApplWebrtcSession *s, int talk_pt) {
     g_signal_connect(s->rtc, "pad-added", G_CALLBACK(on_incoming_pad), s);
 }
 
+/* No sound either way (a channel without any, no Talk): the offer's audio section is answered inactive rather than
+ * with the receive-only transceiver webrtcbin would make for it, which would say the device listens. */
+static void answer_audio_inactive(ApplWebrtcSession *s, int pt) {
+    if (pt < 0) return;
+    GstCaps *caps = gst_caps_new_simple("application/x-rtp", "media", G_TYPE_STRING, "audio", "encoding-name", G_TYPE_STRING, "OPUS",
+                                        "payload", G_TYPE_INT, pt, "clock-rate", G_TYPE_INT, 48000, NULL);
+    GstWebRTCRTPTransceiver *added = NULL;
+    g_signal_emit_by_name(s->rtc, "add-transceiver", GST_WEBRTC_RTP_TRANSCEIVER_DIRECTION_INACTIVE, caps, &added);
+    gst_caps_unref(caps);
+    if (added) gst_object_unref(added);
+}
+
 static void free_session(ApplWebrtcSession *s) {
     if (s->rtc) g_signal_handlers_disconnect_by_data(s->rtc, s); /* no state report from a session being freed */
     g_mutex_lock(&s->lock);
@@ -304,16 +316,21 @@ ApplWebrtcSession *appl_webrtc_session_start(const char *offer, gboolean audio, 
     const char *source = "is-live=true format=time leaky-type=downstream max-time=1000000000 max-bytes=0";
     GString *launch = g_string_new(NULL);
     g_string_append_printf(launch, "webrtcbin name=rtc bundle-policy=max-bundle latency=0%s%s ", stun ? " stun-server=" : "", stun ? stun : "");
+    /* Each stream's SSRC is chosen here and named in the answer (a=ssrc): the answer carries no MID header
+     * extension, so the browser routes packets by SSRC, or else by payload type, which Chrome refuses in a bundle
+     * where it receives no audio ("Failed to demux RTP packet": a channel without sound never played). */
+    guint32 video_ssrc = g_random_int(), audio_ssrc = g_random_int();
     g_string_append_printf(launch,
-        "appsrc name=video %s ! rtph264pay name=vpay pt=%d config-interval=0 aggregate-mode=zero-latency ! "
+        "appsrc name=video %s ! rtph264pay name=vpay pt=%d ssrc=%u config-interval=0 aggregate-mode=zero-latency ! "
         "capssetter join=true replace=false caps=\"application/x-rtp,profile-level-id=(string)%s\" ! "
-        "application/x-rtp,media=video,encoding-name=H264,payload=%d,clock-rate=90000,packetization-mode=(string)1 ! "
+        "application/x-rtp,media=video,encoding-name=H264,payload=%d,clock-rate=90000,packetization-mode=(string)1,ssrc=(uint)%u ! "
         "rtc. ",
-        source, video_pt, profile, video_pt);
+        source, video_pt, video_ssrc, profile, video_pt, video_ssrc);
     if (audio_pt >= 0) {
         g_string_append_printf(launch,
-            "appsrc name=audio %s ! avdec_aac ! audioconvert ! audioresample ! opusenc complexity=3 bitrate=64000 ! rtpopuspay pt=%d ! "
-            "application/x-rtp,media=audio,encoding-name=OPUS,payload=%d,clock-rate=48000 ! rtc. ", source, audio_pt, audio_pt);
+            "appsrc name=audio %s ! avdec_aac ! audioconvert ! audioresample ! opusenc complexity=3 bitrate=64000 ! "
+            "rtpopuspay pt=%d ssrc=%u ! application/x-rtp,media=audio,encoding-name=OPUS,payload=%d,clock-rate=48000,ssrc=(uint)%u ! "
+            "rtc. ", source, audio_pt, audio_ssrc, audio_pt, audio_ssrc);
     }
     g_free(profile);
     GError *parse_error = NULL;
@@ -349,6 +366,7 @@ ApplWebrtcSession *appl_webrtc_session_start(const char *offer, gboolean audio, 
     }
     if (transceivers) g_array_unref(transceivers);
     if (talk_pt >= 0) allow_talk(s, talk_pt);
+    else if (audio_pt < 0) answer_audio_inactive(s, pick_payload(sdp, "audio", "OPUS", NULL));
     if (gst_element_set_state(s->pipeline, GST_STATE_PLAYING) == GST_STATE_CHANGE_FAILURE) {
         *error = g_strdup("the WebRTC pipeline does not start");
         gst_sdp_message_free(sdp);

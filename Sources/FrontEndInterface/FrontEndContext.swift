@@ -17,6 +17,8 @@ public struct FrontEndContext: Sendable {
     public let live: any LiveFrames
     /// The live page's WebRTC sessions (WHEP).
     public let webrtc: any WHEPSessions
+    /// Every channel's live picture and WebRTC sessions, the first's (`live`, `webrtc`) first.
+    public let channels: LiveChannels
     public let media: any MediaFiles
     /// Where the front end reports its own health (the web server's bound address), shown in `status`.
     public let reporter: FrontEndReporter
@@ -29,10 +31,13 @@ public struct FrontEndContext: Sendable {
     public init(
         config: ApplianceConfig, perform: @escaping @Sendable (Command) async throws(ApplianceError) -> CommandResult,
         events: EventHub, live: any LiveFrames, webrtc: any WHEPSessions, media: any MediaFiles,
-        reporter: FrontEndReporter, accounts: AccountBook, onvif: ONVIFDevice? = nil, logger: Logger
+        reporter: FrontEndReporter, accounts: AccountBook, onvif: ONVIFDevice? = nil, logger: Logger,
+        otherChannels: [LiveChannels.Channel] = []
     ) {
         (self.config, self.perform, self.events, self.live, self.webrtc) = (config, perform, events, live, webrtc)
         (self.media, self.reporter, self.accounts, self.onvif, self.logger) = (media, reporter, accounts, onvif, logger)
+        let first = config.channels.first?.name ?? ApplianceConfig.defaultChannelName
+        channels = LiveChannels(first: .init(name: first, live: live, webrtc: webrtc), others: otherChannels)
     }
 }
 

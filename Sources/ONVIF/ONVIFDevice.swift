@@ -28,6 +28,8 @@ public final class ONVIFDevice: Sendable {
     }
 
     package let config: ApplianceConfig
+    /// The views of the config of the channels after the first (a media profile each).
+    package let channels: [ApplianceConfig]
     package let verifier: UsernameTokenVerifier?
     /// The accounts (PasswordText over HTTPS); nil in tests of the token_file alone.
     package let accounts: ONVIFAccounts?
@@ -41,9 +43,9 @@ public final class ONVIFDevice: Sendable {
     /// config refuses anything else), where, until an account exists, every request is answered and tokens ignored.
     package init(
         config: ApplianceConfig, password: Password?, accounts: ONVIFAccounts? = nil, link: ONVIFLink, serial: String,
-        logger: Logger, status: @escaping @Sendable () async -> StatusReport?
+        logger: Logger, channels: [ApplianceConfig] = [], status: @escaping @Sendable () async -> StatusReport?
     ) {
-        self.config = config
+        (self.config, self.channels) = (config, channels)
         self.accounts = accounts
         verifier = password.map { UsernameTokenVerifier(user: ApplianceConfig.RTSP.user, password: $0.secret) }
         (self.link, self.serial, self.logger, self.status) = (link, serial, logger, status)
@@ -168,7 +170,7 @@ public final class ONVIFDevice: Sendable {
         }
         var facts = ONVIFFacts(
             config: config, status: report, host: host, webPort: port, serial: serial,
-            interfaces: NetworkInterface.current())
+            interfaces: NetworkInterface.current(), channels: channels)
         facts.requestOverTLS = overTLS
         // By the operation's namespace, not the path: GetServiceCapabilities is in all three services.
         switch operation.namespace {

@@ -20,6 +20,29 @@ struct ONVIFFacts: Sendable {
         package var bitrateKbps: Int, sampleRate: Int, channels: Int
     }
 
+    /// A media profile: one per channel, each with its own video source, encoder, stream and snapshot. The first
+    /// channel's has the tokens a device had before channels (`main`, `camera`, `h264`), so clients set up then keep
+    /// their entities; another's carry its name.
+    package struct Profile: Sendable, Equatable {
+        package var channel: String
+        package var token: String
+        /// The video source's token and its configuration's.
+        package var sourceToken: String
+        package var encoderToken: String
+        package var video: Video
+        /// The sound it records (then the AAC encoder and the microphone's source are in it).
+        package var audio: Audio?
+        /// Its RTSP mount's path (`[rtsp] path`, or `path/NAME` for a channel after the first).
+        var rtspPath: String
+        /// `/live.jpg`, with `?channel=NAME` after the first.
+        var snapshotPath: String
+
+        /// Its sound's source and encoder tokens (the first's fixed, another's with its name).
+        var audioSourceToken: String { suffixed(ONVIFFacts.audioSourceToken) }
+        var audioEncoderToken: String { suffixed(ONVIFFacts.audioEncoderToken) }
+        private func suffixed(_ token: String) -> String { channel.isEmpty ? token : "\(token)-\(channel)" }
+    }
+
     package var name: String
     package var serial: String
     package var host: String
@@ -40,11 +63,13 @@ struct ONVIFFacts: Sendable {
     var rtspPath: String
     package var recording: Bool
     package var motion: Bool
+    /// The profiles after the first channel's (`profile` is the first's).
+    package var otherProfiles: [Profile] = []
 
     package static let manufacturer = "appliance"
     package static let model = "appliance recorder"
     package static let hardware = "appliance"
-    /// The one profile, source and configuration each: the tokens are fixed so clients' entities stay the same.
+    /// The first channel's profile, source and configuration: the tokens are fixed so clients' entities stay the same.
     static let profileToken = "main", videoSourceToken = "camera", videoSourceConfigurationToken = "camera",
         videoEncoderToken = "h264", audioSourceToken = "microphone", audioEncoderToken = "aac",
         audioOutputToken = "speaker", audioDecoderToken = "g711"
@@ -60,12 +85,23 @@ struct ONVIFFacts: Sendable {
     /// them (NVRs speak ONVIF over HTTP, with its own digest login); the snapshot is a picture, content that is only
     /// served over HTTPS when the
     /// dashboard speaks it.
-    var snapshotURL: String {
-        (servesTLS ? base.replacingOccurrences(of: "http://", with: "https://") : base) + "/live.jpg"
+    func snapshotURL(_ profile: Profile) -> String {
+        (servesTLS ? base.replacingOccurrences(of: "http://", with: "https://") : base) + profile.snapshotPath
     }
-    var streamURL: String? {
-        rtspPort.map { "\(rtspTLS ? "rtsps" : "rtsp")://\(HostAddress.shown(host)):\($0)/\(rtspPath)" }
+    func streamURL(_ profile: Profile) -> String? {
+        rtspPort.map { "\(rtspTLS ? "rtsps" : "rtsp")://\(HostAddress.shown(host)):\($0)/\(profile.rtspPath)" }
     }
+
+    /// The first channel's profile: the one a device had before channels.
+    var profile: Profile {
+        Profile(
+            channel: "", token: Self.profileToken, sourceToken: Self.videoSourceToken,
+            encoderToken: Self.videoEncoderToken, video: video, audio: audio, rtspPath: rtspPath,
+            snapshotPath: "/live.jpg")
+    }
+
+    /// Every channel's profile, the first's first.
+    var profiles: [Profile] { [profile] + otherProfiles }
 
     /// The WS-Discovery scopes: profile, kind, and name, hardware and MAC as Home Assistant and UniFi read them (the
     /// value is what follows the last `/`, so a name's slashes and spaces are escaped).
@@ -87,9 +123,10 @@ struct ONVIFFacts: Sendable {
 
 extension ONVIFFacts {
     /// Facts from the config and a `status` report, for a client that reached `host`.
+    /// `channels`: the views of the config of the channels after the first (`ApplianceConfig.forChannel`).
     package init(
         config: ApplianceConfig, status: StatusReport, host: String, webPort: Int, serial: String,
-        interfaces: [NetworkInterface]
+        interfaces: [NetworkInterface], channels: [ApplianceConfig] = []
     ) {
         let v = config.video
         name = config.onvif.name.isEmpty ? ProcessInfo.processInfo.hostName : config.onvif.name
@@ -113,5 +150,33 @@ extension ONVIFFacts {
         rtspPath = config.rtsp.path
         recording = status.recording != nil
         motion = status.motion?.active ?? false
+        otherProfiles = channels.compactMap { view in
+            view.channels.first.map { Self.profile(of: $0, view: view, status: status, rtspPath: config.rtsp.path) }
+        }
+    }
+
+    /// A channel's profile after the first's: its picture as `status` reports it (what it really sends), its
+    /// bitrate and keyframe spacing from its config; tokens from its name.
+    static func profile(
+        of channel: ApplianceConfig.Channel, view: ApplianceConfig, status: StatusReport, rtspPath: String
+    ) -> Profile {
+        let reported = status.channels.first { $0.name == channel.name }
+        let framerate = reported?.framerate ?? view.video.framerate
+        let video = Video(
+            width: reported?.width ?? view.video.width, height: reported?.height ?? view.video.height,
+            framerate: framerate, bitrateKbps: view.video.bitrateKbps,
+            keyframeFrames: max(1, Int((view.video.keyframeIntervalS * Double(framerate)).rounded())),
+            encoder: reported?.encoder ?? view.video.encoder)
+        let token = channel.name == profileToken ? "channel-\(channel.name)" : channel.name
+        let query = channel.name.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+        return Profile(
+            channel: channel.name, token: token, sourceToken: "\(videoSourceToken)-\(channel.name)",
+            encoderToken: "\(videoEncoderToken)-\(channel.name)", video: video,
+            audio: view.audio.source == "none"
+                ? nil
+                : Audio(
+                    bitrateKbps: view.audio.bitrateKbps, sampleRate: view.audio.rate, channels: view.audio.channels),
+            rtspPath: "\(rtspPath)/\(channel.name)",
+            snapshotPath: "/live.jpg?channel=\(query)")
     }
 }

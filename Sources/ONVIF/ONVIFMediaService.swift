@@ -4,10 +4,11 @@ import Foundation
     import FoundationXML
 #endif
 
-/// The media service (`trt`, ver10): one profile, `main`, with the camera's video source, the recording's H.264
-/// encoder settings (what RTSP really sends: size, rate, bitrate, keyframe interval, High profile) and, with a
-/// microphone, its AAC; with a speaker, its audio output and G.711 decoder (what RTSP's ONVIF backchannel takes);
-/// the stream URI is the RTSP mount, the snapshot URI a JPEG of the live picture.
+/// The media service (`trt`, ver10): a profile per channel (the first's `main`, as before channels), each with its
+/// camera's video source, its recording's H.264 encoder settings (what RTSP really sends: size, rate, bitrate,
+/// keyframe interval, High profile) and, with sound, its AAC; with a speaker, the first profile has its audio output
+/// and G.711 decoder (what RTSP's ONVIF backchannel takes); the stream URI is the channel's RTSP mount, the snapshot
+/// URI a JPEG of its live picture.
 enum ONVIFMediaService {
     private typealias X = XMLWriter
     private typealias F = ONVIFFacts
@@ -16,6 +17,7 @@ enum ONVIFMediaService {
         -> XMLElement
     {
         let reply = { (children: [XMLElement]) in X.element("trt:\(operation)Response", children) }
+        let profiles = facts.profiles
         switch operation {
         case "GetServiceCapabilities":
             return reply([
@@ -25,7 +27,8 @@ enum ONVIFMediaService {
                         ("SnapshotUri", "true"), ("Rotation", "false"), ("VideoSourceMode", "false"), ("OSD", "false"),
                     ],
                     [
-                        X.element("trt:ProfileCapabilities", attributes: [("MaximumNumberOfProfiles", "1")]),
+                        X.element(
+                            "trt:ProfileCapabilities", attributes: [("MaximumNumberOfProfiles", "\(profiles.count)")]),
                         X.element(
                             "trt:StreamingCapabilities",
                             attributes: [
@@ -34,69 +37,88 @@ enum ONVIFMediaService {
                             ]),
                     ])
             ])
-        case "GetProfiles": return reply([profile(facts, name: "trt:Profiles")])
-        case "GetProfile":
-            try checkProfile(request)
-            return reply([profile(facts, name: "trt:Profile")])
+        case "GetProfiles": return reply(profiles.map { profile(facts, $0, name: "trt:Profiles") })
+        case "GetProfile": return reply([profile(facts, try named(request, in: facts), name: "trt:Profile")])
         case "GetStreamUri":
-            try checkProfile(request)
-            guard let url = facts.streamURL else {
+            guard let url = facts.streamURL(try named(request, in: facts)) else {
                 throw SOAPFault(.receiver, "ter:Action", "the RTSP server is not serving yet")
             }
             return reply([mediaURI(url)])
-        case "GetSnapshotUri":
-            try checkProfile(request)
-            return reply([mediaURI(facts.snapshotURL)])
+        case "GetSnapshotUri": return reply([mediaURI(facts.snapshotURL(try named(request, in: facts)))])
         case "GetVideoSources":
+            return reply(
+                profiles.map {
+                    X.element(
+                        "trt:VideoSources", attributes: [("token", $0.sourceToken)],
+                        [
+                            X.element("tt:Framerate", "\($0.video.framerate)"),
+                            resolution($0.video, name: "tt:Resolution"),
+                        ])
+                })
+        case "GetVideoSourceConfigurations": return reply(profiles.map { videoSource($0, name: "trt:Configurations") })
+        case "GetVideoSourceConfiguration":
             return reply([
-                X.element(
-                    "trt:VideoSources", attributes: [("token", F.videoSourceToken)],
-                    [
-                        X.element("tt:Framerate", "\(facts.video.framerate)"),
-                        resolution(facts.video, name: "tt:Resolution"),
-                    ])
+                videoSource(try configured(request, \.sourceToken, among: profiles), name: "trt:Configuration")
             ])
-        case "GetVideoSourceConfigurations": return reply([videoSource(facts, name: "trt:Configurations")])
-        case "GetVideoSourceConfiguration": return reply([videoSource(facts, name: "trt:Configuration")])
-        case "GetVideoEncoderConfigurations": return reply([videoEncoder(facts.video, name: "trt:Configurations")])
-        case "GetVideoEncoderConfiguration": return reply([videoEncoder(facts.video, name: "trt:Configuration")])
+        case "GetVideoEncoderConfigurations":
+            return reply(profiles.map { videoEncoder($0, name: "trt:Configurations") })
+        case "GetVideoEncoderConfiguration":
+            return reply([
+                videoEncoder(try configured(request, \.encoderToken, among: profiles), name: "trt:Configuration")
+            ])
         case "GetAudioSources":
             return reply(
-                facts.audio.map { audio in
-                    [
+                profiles.compactMap { profile in
+                    profile.audio.map {
                         X.element(
-                            "trt:AudioSources", attributes: [("token", F.audioSourceToken)],
-                            [
-                                X.element("tt:Channels", "\(audio.channels)")
-                            ])
-                    ]
-                } ?? [])
+                            "trt:AudioSources", attributes: [("token", profile.audioSourceToken)],
+                            [X.element("tt:Channels", "\($0.channels)")])
+                    }
+                })
         case "GetAudioSourceConfigurations":
-            return reply(facts.audio == nil ? [] : [audioSource(name: "trt:Configurations")])
+            return reply(profiles.filter { $0.audio != nil }.map { audioSource($0, name: "trt:Configurations") })
         case "GetAudioEncoderConfigurations":
-            return reply(facts.audio.map { [audioEncoder($0, name: "trt:Configurations")] } ?? [])
+            return reply(profiles.compactMap { p in p.audio.map { audioEncoder(p, $0, name: "trt:Configurations") } })
         case "GetAudioEncoderConfiguration":
-            guard let audio = facts.audio else {
-                throw SOAPFault(.sender, "ter:NoConfig", "this device has no microphone")
-            }
-            return reply([audioEncoder(audio, name: "trt:Configuration")])
+            let sounding = profiles.filter { $0.audio != nil }
+            guard !sounding.isEmpty else { throw SOAPFault(.sender, "ter:NoConfig", "this device has no microphone") }
+            let chosen = try configured(request, \.audioEncoderToken, among: sounding)
+            return reply([audioEncoder(chosen, chosen.audio!, name: "trt:Configuration")])
         default: return try AudioOutput.respond(operation, facts: facts, reply: reply)
         }
     }
 
-    /// A request naming a profile must name `main`.
-    private static func checkProfile(_ request: XMLTree) throws(SOAPFault) {
+    /// The profile a request names (its ProfileToken): one of the channels'.
+    private static func named(_ request: XMLTree, in facts: ONVIFFacts) throws(SOAPFault) -> F.Profile {
         let token = request.value("ProfileToken") ?? ""
-        guard token == F.profileToken else { throw .noProfile(token) }
+        guard let profile = facts.profiles.first(where: { $0.token == token }) else { throw .noProfile(token) }
+        return profile
     }
 
-    /// The profile: Name, then the configurations in the schema's order.
-    package static func profile(_ facts: ONVIFFacts, name: String) -> XMLElement {
-        var parts = [X.element("tt:Name", "main"), videoSource(facts, name: "tt:VideoSourceConfiguration")]
-        if facts.audio != nil { parts.append(audioSource(name: "tt:AudioSourceConfiguration")) }
-        parts.append(videoEncoder(facts.video, name: "tt:VideoEncoderConfiguration"))
-        if let audio = facts.audio { parts.append(audioEncoder(audio, name: "tt:AudioEncoderConfiguration")) }
-        if facts.speaker {
+    /// The profile whose configuration a request names (its ConfigurationToken, read by `token`); without one,
+    /// the first.
+    private static func configured(
+        _ request: XMLTree, _ token: KeyPath<F.Profile, String>, among profiles: [F.Profile]
+    ) throws(SOAPFault) -> F.Profile {
+        guard let wanted = request.value("ConfigurationToken"), !wanted.isEmpty else { return profiles[0] }
+        guard let profile = profiles.first(where: { $0[keyPath: token] == wanted }) else {
+            throw SOAPFault(.sender, "ter:NoConfig", "no configuration \(wanted.prefix(64))")
+        }
+        return profile
+    }
+
+    /// A profile: Name, then the configurations in the schema's order (the speaker's on the first channel's).
+    static func profile(_ facts: ONVIFFacts, _ profile: ONVIFFacts.Profile, name: String) -> XMLElement {
+        var parts = [
+            X.element("tt:Name", profile.channel.isEmpty ? F.profileToken : profile.channel),
+            videoSource(profile, name: "tt:VideoSourceConfiguration"),
+        ]
+        if profile.audio != nil { parts.append(audioSource(profile, name: "tt:AudioSourceConfiguration")) }
+        parts.append(videoEncoder(profile, name: "tt:VideoEncoderConfiguration"))
+        if let audio = profile.audio {
+            parts.append(audioEncoder(profile, audio, name: "tt:AudioEncoderConfiguration"))
+        }
+        if facts.speaker && profile.channel.isEmpty {
             parts.append(
                 X.element(
                     "tt:Extension",
@@ -105,28 +127,31 @@ enum ONVIFMediaService {
                         AudioOutput.decoder(name: "tt:AudioDecoderConfiguration"),
                     ]))
         }
-        return X.element(name, attributes: [("token", F.profileToken), ("fixed", "true")], parts)
+        return X.element(name, attributes: [("token", profile.token), ("fixed", "true")], parts)
     }
 
-    private static func videoSource(_ facts: ONVIFFacts, name: String) -> XMLElement {
+    private static func videoSource(_ profile: F.Profile, name: String) -> XMLElement {
         X.element(
-            name, attributes: [("token", F.videoSourceConfigurationToken)],
+            name, attributes: [("token", profile.sourceToken)],
             [
-                X.element("tt:Name", "camera"), X.element("tt:UseCount", "1"),
-                X.element("tt:SourceToken", F.videoSourceToken),
+                X.element("tt:Name", profile.sourceToken), X.element("tt:UseCount", "1"),
+                X.element("tt:SourceToken", profile.sourceToken),
                 X.element(
                     "tt:Bounds",
                     attributes: [
-                        ("x", "0"), ("y", "0"), ("width", "\(facts.video.width)"), ("height", "\(facts.video.height)"),
+                        ("x", "0"), ("y", "0"), ("width", "\(profile.video.width)"),
+                        ("height", "\(profile.video.height)"),
                     ]),
             ])
     }
 
-    private static func videoEncoder(_ video: ONVIFFacts.Video, name: String) -> XMLElement {
-        X.element(
-            name, attributes: [("token", F.videoEncoderToken)],
+    private static func videoEncoder(_ profile: F.Profile, name: String) -> XMLElement {
+        let video = profile.video
+        return X.element(
+            name, attributes: [("token", profile.encoderToken)],
             [
-                X.element("tt:Name", "h264"), X.element("tt:UseCount", "1"), X.element("tt:Encoding", "H264"),
+                X.element("tt:Name", profile.encoderToken), X.element("tt:UseCount", "1"),
+                X.element("tt:Encoding", "H264"),
                 resolution(video, name: "tt:Resolution"), X.element("tt:Quality", "5"),
                 X.element(
                     "tt:RateControl",
@@ -144,20 +169,21 @@ enum ONVIFMediaService {
             ])
     }
 
-    private static func audioSource(name: String) -> XMLElement {
+    private static func audioSource(_ profile: F.Profile, name: String) -> XMLElement {
         X.element(
-            name, attributes: [("token", F.audioSourceToken)],
+            name, attributes: [("token", profile.audioSourceToken)],
             [
-                X.element("tt:Name", "microphone"), X.element("tt:UseCount", "1"),
-                X.element("tt:SourceToken", F.audioSourceToken),
+                X.element("tt:Name", profile.audioSourceToken), X.element("tt:UseCount", "1"),
+                X.element("tt:SourceToken", profile.audioSourceToken),
             ])
     }
 
-    private static func audioEncoder(_ audio: ONVIFFacts.Audio, name: String) -> XMLElement {
+    private static func audioEncoder(_ profile: F.Profile, _ audio: ONVIFFacts.Audio, name: String) -> XMLElement {
         X.element(
-            name, attributes: [("token", F.audioEncoderToken)],
+            name, attributes: [("token", profile.audioEncoderToken)],
             [
-                X.element("tt:Name", "aac"), X.element("tt:UseCount", "1"), X.element("tt:Encoding", "AAC"),
+                X.element("tt:Name", profile.audioEncoderToken), X.element("tt:UseCount", "1"),
+                X.element("tt:Encoding", "AAC"),
                 X.element("tt:Bitrate", "\(audio.bitrateKbps)"),
                 X.element("tt:SampleRate", "\(audio.sampleRate / 1000)"),
                 multicast(), X.element("tt:SessionTimeout", "PT60S"),

@@ -82,6 +82,73 @@ final class WebONVIFRouteTests: XCTestCase {
         }
     }
 
+    /// A profile per channel: the first keeps `main` (and the tokens it always had), another is named after its
+    /// channel, with its own picture (as status reports it), its stream at `/live/NAME` and its snapshot.
+    func testEachChannelIsAProfile() async throws {
+        var status = Self.status
+        status.channels = [
+            ChannelStatus(
+                name: "front", state: .idle, recordingId: nil, cameras: ["cam"], activeCamera: "cam", encoder: "x264",
+                width: 1920, height: 1080, framerate: 25),
+            ChannelStatus(
+                name: "rear", state: .idle, recordingId: nil, cameras: ["rear"], activeCamera: "rear",
+                encoder: "x264", width: 640, height: 360, framerate: 15),
+        ]
+        let report = status
+        let web = try WebHarness(
+            password: true,
+            answer: { command throws(ApplianceError) in
+                guard case .status = command else { throw ApplianceError(.unavailable, "not in this test") }
+                return .status(report)
+            },
+            change: { config in
+                config.onvif.enabled = true
+                config.rtsp.listen = "0.0.0.0:8554"
+                config.video.keyframeIntervalS = 2
+                WebLiveChannelTests.twoChannels(&config)
+            })
+        try await web.test { client in
+            let media = ONVIFNamespace.media
+            let profiles = try await client.soap("media_service", "trt:GetProfiles", ns: media)
+            let listed = profiles.operation?.children ?? []
+            XCTAssertEqual(listed.map { $0.attribute("token") }, ["main", "rear"])
+            let rear = try XCTUnwrap(listed.last)
+            XCTAssertEqual(rear.value("Name"), "rear")
+            let encoder = try XCTUnwrap(rear.child("VideoEncoderConfiguration"))
+            XCTAssertEqual(encoder.attribute("token"), "h264-rear")
+            XCTAssertEqual(
+                [encoder.value("Resolution", "Width"), encoder.value("Resolution", "Height")], ["640", "360"])
+            XCTAssertEqual(encoder.value("H264", "GovLength"), "30", "2 s of its 15 frames")
+            XCTAssertNil(rear.child("AudioEncoderConfiguration"), "the microphone is the front's")
+            XCTAssertEqual(listed.first?.child("AudioEncoderConfiguration")?.value("Encoding"), "AAC")
+
+            let stream = try await client.soap(
+                "media_service", "trt:GetStreamUri", ns: media, body: "<trt:ProfileToken>rear</trt:ProfileToken>")
+            XCTAssertEqual(stream.operation?.value("MediaUri", "Uri"), "rtsp://localhost:8554/live/rear")
+            let snapshot = try await client.soap(
+                "media_service", "trt:GetSnapshotUri", ns: media, body: "<trt:ProfileToken>rear</trt:ProfileToken>")
+            XCTAssertEqual(snapshot.operation?.value("MediaUri", "Uri"), "http://localhost/live.jpg?channel=rear")
+            let main = try await client.soap(
+                "media_service", "trt:GetStreamUri", ns: media, body: "<trt:ProfileToken>main</trt:ProfileToken>")
+            XCTAssertEqual(main.operation?.value("MediaUri", "Uri"), "rtsp://localhost:8554/live")
+
+            let sources = try await client.soap("media_service", "trt:GetVideoSources", ns: media)
+            XCTAssertEqual(sources.operation?.children.map { $0.attribute("token") }, ["camera", "camera-rear"])
+            let one = try await client.soap(
+                "media_service", "trt:GetVideoEncoderConfiguration", ns: media,
+                body: "<trt:ConfigurationToken>h264-rear</trt:ConfigurationToken>")
+            XCTAssertEqual(one.operation?.value("Configuration", "Resolution", "Width"), "640")
+            let unknown = try await client.soap(
+                "media_service", "trt:GetVideoEncoderConfiguration", ns: media,
+                body: "<trt:ConfigurationToken>h264-garden</trt:ConfigurationToken>")
+            XCTAssertEqual(unknown.fault, "ter:NoConfig")
+            let capabilities = try await client.soap("media_service", "trt:GetServiceCapabilities", ns: media)
+            XCTAssertEqual(
+                capabilities.operation?.child("Capabilities")?.child("ProfileCapabilities")?.attribute(
+                    "MaximumNumberOfProfiles"), "2")
+        }
+    }
+
     /// With `[rtsp] tls` and the dashboard on HTTPS, the URIs an NVR is given say so: rtsps:// and an https://
     /// snapshot (the SOAP services themselves stay on plain HTTP, which the web server lets through for them).
     func testTheURIsFollowTLS() async throws {

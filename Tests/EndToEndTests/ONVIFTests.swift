@@ -15,16 +15,18 @@ final class ONVIFTests: XCTestCase {
     static let cameras = MotionTests.cameras
 
     /// A daemon with ONVIF on, its web server and RTSP on `host` (a token file: the password), motion on.
-    func startDaemon(host: String = "127.0.0.1", discovery: String, web: String = "", extra: String = "") throws
-        -> (DaemonProcess, webPort: Int, rtspPort: Int)
-    {
-        try Self.startDevice(host: host, discovery: discovery, web: web, extra: extra)
+    func startDaemon(
+        host: String = "127.0.0.1", discovery: String, web: String = "", extra: String = "",
+        cameras: String = ONVIFTests.cameras
+    ) throws -> (DaemonProcess, webPort: Int, rtspPort: Int) {
+        try Self.startDevice(host: host, discovery: discovery, web: web, extra: extra, cameras: cameras)
     }
 
     /// `startDaemon` for other tests (the network cameras' discovery finds this device).
-    static func startDevice(host: String = "127.0.0.1", discovery: String, web: String = "", extra: String = "") throws
-        -> (DaemonProcess, webPort: Int, rtspPort: Int)
-    {
+    static func startDevice(
+        host: String = "127.0.0.1", discovery: String, web: String = "", extra: String = "",
+        cameras: String = ONVIFTests.cameras
+    ) throws -> (DaemonProcess, webPort: Int, rtspPort: Int) {
         let (webPort, rtspPort) = (FreePort.pick(), FreePort.pick())
         let daemon = try DaemonProcess(
             extra: """
@@ -44,7 +46,7 @@ final class ONVIFTests: XCTestCase {
                 listen = "\(discovery)"
                 name = "front door"
                 \(extra)
-                """, cameras: Self.cameras)
+                """, cameras: cameras)
         let token = daemon.directory.appendingPathComponent("token").path
         try (Self.password + "\n").write(toFile: token, atomically: true, encoding: .utf8)
         try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: token)
@@ -133,6 +135,33 @@ final class ONVIFTests: XCTestCase {
             daemon.log)
     }
 
+    /// Two channels are two profiles, as Home Assistant sets them up: each H.264 profile with its channel's
+    /// picture, its stream URI playing that channel (320x240 and the rear's 320x180) and its snapshot a JPEG.
+    func testEachChannelIsAProfileHomeAssistantSetsUp() throws {
+        let (daemon, webPort, rtspPort) = try startDaemon(
+            discovery: "off", cameras: Self.cameras + FrontAndRear.channels(front: "still", rear: "ball"))
+        defer { daemon.stop() }
+        let ha = try JSONLinesProcess(
+            "/usr/bin/env",
+            [
+                "python3", Self.repository + "/" + Self.client, "--port", "\(webPort)", "--password", Self.password,
+                "--setup-only",
+            ])
+        let flow = try XCTUnwrap(ha.step("config_flow", within: 60), "Home Assistant's config flow: \(ha.stderr)")
+        XCTAssertEqual(flow["h264_profiles"] as? [String], ["main", "rear"])
+        let setup = try XCTUnwrap(ha.step("device_setup", within: 30), ha.stderr)
+        let streams = try XCTUnwrap(setup["streams"] as? [String: [String: Any]], "\(setup)")
+        XCTAssertEqual(streams["main"]?["uri"] as? String, "rtsp://127.0.0.1:\(rtspPort)/live")
+        XCTAssertEqual(streams["rear"]?["uri"] as? String, "rtsp://127.0.0.1:\(rtspPort)/live/rear")
+        XCTAssertEqual([streams["rear"]?["width"], streams["rear"]?["height"]] as? [Int], [320, 180])
+        XCTAssertNil(streams["rear"]?["audio"] as? String, "the microphone is the first channel's")
+        XCTAssertTrue(ha.waitFor(60) { $0["step"] as? String == "done" } != nil, ha.stderr)
+        let snapshots = ha.lines.filter { $0["step"] as? String == "snapshot" }
+        XCTAssertEqual(snapshots.map { $0["token"] as? String }, ["main", "rear"])
+        XCTAssertEqual(snapshots.map { $0["jpeg"] as? Bool }, [true, true], "\(snapshots)")
+        try checkTheStreamPlays(uri: streams["rear"]?["uri"] as? String ?? "", picture: "320|height=180", audio: false)
+    }
+
     /// Objects reach Home Assistant's ONVIF integration: with a model (made by the test: it calls the moving ball
     /// "person"), onvif-parsers reads the PeopleDetect topic as its "Person Detection" binary sensor, there (false)
     /// from the subscription on and true when the person is.
@@ -219,7 +248,7 @@ final class ONVIFTests: XCTestCase {
     }
 
     /// The URI as Home Assistant uses it: its ONVIF user and password put into the URL.
-    private func checkTheStreamPlays(uri: String) throws {
+    private func checkTheStreamPlays(uri: String, picture: String = "320|height=240", audio: Bool = true) throws {
         let withCredentials = uri.replacingOccurrences(of: "rtsp://", with: "rtsp://appliance:\(Self.password)@")
         // The set-up's wrong passwords (at ONVIF, from this address) hold RTSP's next check for a moment.
         let probed = try whenLetIn {
@@ -231,8 +260,8 @@ final class ONVIFTests: XCTestCase {
                 ], timeout: 60)
         }
         XCTAssertEqual(probed.status, 0, probed.stderr)
-        XCTAssertTrue(probed.stdout.contains("codec_name=h264|width=320|height=240"), probed.stdout)
-        XCTAssertTrue(probed.stdout.contains("codec_name=aac"), probed.stdout)
+        XCTAssertTrue(probed.stdout.contains("codec_name=h264|width=\(picture)"), probed.stdout)
+        XCTAssertEqual(probed.stdout.contains("codec_name=aac"), audio, probed.stdout)
         let refused = try ProcessOutcome.run(
             "/usr/bin/ffprobe",
             [

@@ -91,13 +91,15 @@ final class WebBrowserTests: XCTestCase {
 
     /// Two channels (front at the default size, rear at 320x180) recording loop segments: the timeline has a
     /// labelled row per channel holding that channel's spans, and a click in a row plays that channel's picture.
-    func testTheTimelineHasARowPerChannelAndPlaysTheRowClicked() throws {
+    func testTheTimelineAndTheLivePageHaveARowAndATilePerChannel() throws {
         guard let (result, output, shots) = try runScript(["--channels"]) else { return }
         let passes = result.stdout.split(separator: "\n").filter { $0.hasPrefix("PASS ") }
         XCTAssertTrue(passes.contains { $0.contains("timeline: one row per channel") }, output)
+        XCTAssertTrue(passes.contains { $0.contains("live: a tile per channel") }, output)
         XCTAssertFalse(output.contains("FAIL "), output)
-        XCTAssertTrue(
-            FileManager.default.fileExists(atPath: shots.appendingPathComponent("timeline-channels.png").path))
+        for shot in ["timeline-channels", "live-channels"] {
+            XCTAssertTrue(FileManager.default.fileExists(atPath: shots.appendingPathComponent(shot + ".png").path))
+        }
     }
 
     func testDashboardInARealBrowser() throws {

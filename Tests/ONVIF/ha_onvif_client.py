@@ -5,7 +5,8 @@
 
 Prints one JSON object per line: each step's findings, then every event entity Home Assistant would update, as the
 events are pulled (PullPoint, PT1M long polls, 100 messages). Ends when stdin closes: it unsubscribes as HA does on
-unload and prints {"step": "done"}. With --wrong-password it only tries to set up with a wrong password and prints
+unload and prints {"step": "done"}. With --setup-only it takes every profile's snapshot and ends instead of following
+the events. With --wrong-password it only tries to set up with a wrong password and prints
 whether the failure was an authentication error in Home Assistant's sense.
 """
 import argparse
@@ -99,9 +100,10 @@ async def snapshot(cam, token):
         except ONVIFAuthError:
             continue
         if image:
-            say(step="snapshot", auth="basic" if basic else "digest", bytes=len(image), jpeg=image[:2] == b"\xff\xd8")
+            say(step="snapshot", token=token, auth="basic" if basic else "digest", bytes=len(image),
+                jpeg=image[:2] == b"\xff\xd8")
             return
-    say(step="snapshot", auth=None, bytes=0, jpeg=False)
+    say(step="snapshot", token=token, auth=None, bytes=0, jpeg=False)
 
 
 async def follow_events(cam, uid):
@@ -162,6 +164,8 @@ async def main():
     parser.add_argument("--password", required=True)
     parser.add_argument("--wrong-password", action="store_true")
     parser.add_argument("--audio-output", action="store_true", help="also read the audio output (two-way audio)")
+    parser.add_argument("--setup-only", action="store_true",
+                        help="set up, fetch every profile's snapshot and end (no events)")
     args = parser.parse_args()
     if args.wrong_password:
         await wrong_password(args)
@@ -172,8 +176,12 @@ async def main():
         await device_setup(cam, device, media, profiles)
         if args.audio_output:
             await audio_output(media)
-        await snapshot(cam, profiles[0].token)
-        await follow_events(cam, uid)
+        if args.setup_only:
+            for profile in profiles:
+                await snapshot(cam, profile.token)
+        else:
+            await snapshot(cam, profiles[0].token)
+            await follow_events(cam, uid)
     finally:
         await cam.close()
     say(step="done")

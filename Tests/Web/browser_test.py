@@ -573,6 +573,29 @@ def timeline_channels(run, base, api, driver):
     return f"rows {labels}; a click in each row played its picture: {played}"
 
 
+def live_channels(run, base, api, driver):
+    """Two channels on the live page: a tile per channel, each playing its own channel over WebRTC (a session each:
+    status counts two viewers), the rear's picture its 320x180. (A loop recorder's / is its timeline: the live page
+    is /live.)"""
+    driver.get(base + "/live")
+    tiles = lambda: driver.execute_script("""
+        return [...document.querySelectorAll('.live .picture')].map((t) => {
+          const v = t.querySelector('video');
+          return { channel: t.dataset.channel || null, live: t.dataset.live || null, why: t.dataset.liveWhy || '',
+                   width: v.videoWidth, height: v.videoHeight, caption: (t.querySelector('figcaption') || {}).textContent };
+        });""")
+    wait(driver, lambda d: len(tiles()) == 2 and all(t["live"] == "webrtc" and t["width"] for t in tiles()),
+         lambda: f"both tiles to play over WebRTC: {tiles()}", timeout=60)
+    shown = tiles()
+    expect([t["caption"] for t in shown] == ["front", "rear"], f"the tiles' captions: {shown}")
+    expect((shown[1]["width"], shown[1]["height"]) == (320, 180), f"the rear tile shows {shown[1]}")
+    expect(shown[0]["width"] > 320, f"the front tile shows {shown[0]}")
+    viewers = api.status()["web"]["webrtc_viewers"]
+    expect(viewers == 2, f"status.web.webrtc_viewers is {viewers}, not a session per tile")
+    run.screenshot(driver, "live-channels")
+    return f"tiles {[(t['caption'], t['width'], t['height']) for t in shown]}; {viewers} WebRTC sessions"
+
+
 def iso_ms(text):
     """Milliseconds since the epoch of an ISO 8601 moment as the API writes it (2026-11-30T12:00:00.123Z)."""
     return datetime.datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp() * 1000
@@ -795,6 +818,8 @@ def run_checks(run, daemon, base, http, api, browsers, directory):
     if run.args.channels:
         check("timeline: one row per channel, and a click in a row plays that channel's picture",
               lambda: timeline_channels(run, base, api, driver))
+        check("live: a tile per channel, each its channel's picture over WebRTC",
+              lambda: live_channels(run, base, api, driver))
         return
 
     # 3. The live page: WebRTC (WHEP) with its sound a click away, MJPEG for a viewer it refuses, then record.

@@ -85,9 +85,7 @@ extension Appliance {
         let network = try await stoppingGraphOnFailure(graph) { try NetworkOutputs(g, feed: liveFeed) }
         let speaker = makeSpeaker(config: config, data: data, echo: graph.echoReference, events: events, logger: logger)
         let webrtc = WebRTCViewers(feed: liveFeed, web: config.web, speaker: speaker, logger: logger)
-        let webReporter = FrontEndReporter(
-            web: config.web.enabled ? WebStatus(state: .starting, listen: config.web.listen) : nil,
-            live: graph.live, webrtc: webrtc)
+        let webReporter = frontEndReporter(g, webrtc: webrtc)
         let status = StatusReporter(
             config: config, data: data, library: library, graph: graph, health: g.health, recorder: recorder,
             cameras: g.cameras, readiness: g.readiness, started: g.started, outputs: lights, inputs: inputs,
@@ -126,6 +124,16 @@ extension Appliance {
             gate: gate, liveness: liveness, inputs: inputs, lights: lights, network: network, webrtc: webrtc,
             webReporter: webReporter, status: status, activity: activity, dispatcher: dispatcher,
             accounts: accounts, speaker: speaker, server: server, socketPath: socketPath)
+    }
+
+    /// Where the web server reports, counting every channel's live and WebRTC viewers.
+    private static func frontEndReporter(_ g: Groundwork, webrtc: WebRTCViewers) -> FrontEndReporter {
+        let views = LiveChannels(
+            first: .init(name: g.channelNames[0], live: g.graph.live, webrtc: webrtc),
+            others: g.channels.map(\.liveChannel))
+        return FrontEndReporter(
+            web: g.config.web.enabled ? WebStatus(state: .starting, listen: g.config.web.listen) : nil,
+            live: views, webrtc: views)
     }
 
     /// ONVIF discovery from the address the device's own ONVIF service announces (any, without it).
@@ -206,13 +214,15 @@ extension Appliance {
         plan.add(
             .recorder, RecorderService(recorder: p.recorder, autostart: config.recording.autostart, logger: logger))
         plan.add(.controlSocket, p.server)
-        let onvif = p.network.onvifDevice(config: config, logger: logger, status: p.status, accounts: p.accounts)
+        let onvif = p.network.onvifDevice(
+            config: config, channels: g.channels.map(\.config), logger: logger, status: p.status, accounts: p.accounts)
         let context = FrontEndContext(
             config: config, perform: perform, events: events, live: graph.live, webrtc: p.webrtc,
             media: MediaCatalog(
                 library: g.library, data: g.data, longestFileS: RecordingBin.longestFileS(config) + 60,
                 channels: g.channelNames),
-            reporter: p.webReporter, accounts: p.accounts, onvif: onvif, logger: logger)
+            reporter: p.webReporter, accounts: p.accounts, onvif: onvif, logger: logger,
+            otherChannels: g.channels.map(\.liveChannel))
         plan.add(
             .frontEnds,
             contentsOf: try await stoppingGraphOnFailure(graph) { try frontEnds.flatMap { try $0(context) } })

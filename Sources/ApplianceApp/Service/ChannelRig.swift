@@ -8,9 +8,9 @@ import ServiceLifecycle
 import Settings
 
 /// A channel recorded beside the first (`[[channel]]`): its own live graph, cameras and recorder, each clip and
-/// loop segment its own row with its channel's name. The record commands and autostart act on every channel; the
-/// other front ends (the live view, RTSP, WebRTC, detection) follow the first channel for now; snapshots, `switch
-/// NAME` and the device watch reach every channel.
+/// loop segment its own row with its channel's name, and its own live picture, encoded streams (RTSP's
+/// `/live/NAME`) and WebRTC viewers (the live page's grid). The record commands and autostart act on every channel;
+/// detection follows the first channel for now; snapshots, `switch NAME` and the device watch reach every channel.
 final class ChannelRig: Sendable {
     let name: String
     /// The channel's view of the config (`ApplianceConfig.forChannel`), its encoder resolved.
@@ -18,11 +18,22 @@ final class ChannelRig: Sendable {
     let graph: CaptureGraph
     let cameras: CameraSwitcher
     let recorder: Recorder
+    /// Its encoded streams, for RTSP and WebRTC viewers.
+    let feed: LiveFeed
+    /// Its WebRTC viewers (`[web] webrtc_viewers` each; Talk is the first channel's).
+    let webrtc: WebRTCViewers
 
-    private init(config: ApplianceConfig, graph: CaptureGraph, cameras: CameraSwitcher, recorder: Recorder) {
+    private init(
+        config: ApplianceConfig, graph: CaptureGraph, cameras: CameraSwitcher, recorder: Recorder, logger: Logger
+    ) {
         (self.name, self.config) = (config.channels.first?.name ?? "", config)
         (self.graph, self.cameras, self.recorder) = (graph, cameras, recorder)
+        feed = LiveFeed(graph: graph)
+        webrtc = WebRTCViewers(feed: feed, web: config.web, logger: logger)
     }
+
+    /// Its live picture and WebRTC sessions, as the web's live grid takes them.
+    var liveChannel: LiveChannels.Channel { .init(name: name, live: graph.live, webrtc: webrtc) }
 
     /// Builds and starts the channel's graph with its first camera. A channel whose encoder is `auto` takes the
     /// encoder the first channel's trial chose (`chosenEncoder`): one trial per boot, not one per channel.
@@ -54,7 +65,7 @@ final class ChannelRig: Sendable {
                 "cameras": "\(graph.cameraNames.joined(separator: ","))", "encoder": "\(config.video.encoder)",
                 "size": "\(config.video.width)x\(config.video.height)@\(config.video.framerate)",
             ])
-        return ChannelRig(config: config, graph: graph, cameras: cameras, recorder: recorder)
+        return ChannelRig(config: config, graph: graph, cameras: cameras, recorder: recorder, logger: logger)
     }
 
     /// Its services, each in the stage the first channel's counterpart runs in: the camera switcher, the graph's
@@ -91,8 +102,9 @@ final class ChannelRig: Sendable {
         return statuses
     }
 
-    /// Stops the graph (its recordings are finalised by then).
+    /// Ends its viewers and stops the graph (its recordings are finalised by then).
     func stop() {
+        webrtc.endAll()
         graph.live.finishAll()
         graph.stop()
     }

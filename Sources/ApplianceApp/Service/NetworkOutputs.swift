@@ -18,12 +18,10 @@ struct NetworkOutputs {
     var mqtt: (settings: MQTTSettings, link: MQTTLink)?
     var onvif: (link: ONVIFLink, password: Password?)?
 
-    /// From the groundwork: `feed` is the first channel's streams; with RTSP on, the other channels' are read from
-    /// their graphs (each served at `/live/NAME`).
+    /// From the groundwork: `feed` is the first channel's streams; the other channels' are their own (with RTSP on,
+    /// each served at `/live/NAME`).
     init(_ g: Groundwork, feed: LiveFeed) throws {
-        try self.init(
-            config: g.config, feed: feed,
-            others: g.config.rtsp.enabled ? g.channels.map { ($0.name, LiveFeed(graph: $0.graph)) } : [])
+        try self.init(config: g.config, feed: feed, others: g.channels.map { ($0.name, $0.feed) })
     }
 
     /// `feed`: the first channel's streams; `others`: the other channels' by name.
@@ -53,13 +51,16 @@ struct NetworkOutputs {
     }
 
     /// The ONVIF device the web server answers for, asking `status` for what it reports.
-    func onvifDevice(config: ApplianceConfig, logger: Logger, status: StatusReporter, accounts: AccountBook)
-        -> ONVIFDevice?
-    {
+    /// `channels`: the views of the config of the channels after the first (a media profile each).
+    func onvifDevice(
+        config: ApplianceConfig, channels: [ApplianceConfig], logger: Logger, status: StatusReporter,
+        accounts: AccountBook
+    ) -> ONVIFDevice? {
         onvif.map { onvif in
             ONVIFDevice(
                 config: config, password: onvif.password, accounts: Self.onvifAccounts(accounts), link: onvif.link,
-                serial: DeviceIdentity.current().id.uppercased(), logger: logger, status: { await status.status() })
+                serial: DeviceIdentity.current().id.uppercased(), logger: logger, channels: channels,
+                status: { await status.status() })
         }
     }
 

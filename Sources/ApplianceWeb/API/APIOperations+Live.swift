@@ -5,19 +5,21 @@ extension APIOperations {
     static var live: [APIOperation] {
         let sessionID = APIOperation.Parameter.path("id")
         let onOff = CommandOperations.body(["on": S.boolean()], required: ["on"])
+        let channel = Self.pictureChannel
         return [
             Op(
                 method: .get, path: "/live.mjpeg", summary: "The live picture as multipart JPEG (never ending)",
+                parameters: [channel],
                 replies: [
                     .media("multipart/x-mixed-replace", "one JPEG part per frame, with X-Capture-Time and X-Sequence")
-                ]),
+                ], errors: [400]),
             Op(
                 method: .get, path: "/live.jpg", summary: "One JPEG of the live picture (ONVIF's snapshot URI)",
-                replies: [.media("image/jpeg", "the picture")], errors: [503]),
+                parameters: [channel], replies: [.media("image/jpeg", "the picture")], errors: [400, 503]),
             Op(
                 method: .post, path: "/api/whep",
                 summary: "A WebRTC session (WHEP, RFC 9725): an SDP offer in, the answer out",
-                parameters: [.query("sound", S.string(values: ["on", "off"]))],
+                parameters: [.query("sound", S.string(values: ["on", "off"])), channel],
                 body: (WebPaths.sdpType, S.string("an SDP offer")),
                 replies: [
                     APIOperation.Reply(

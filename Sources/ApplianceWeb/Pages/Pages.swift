@@ -50,9 +50,7 @@ enum Pages {
         let recording = status.recording
         let body = """
             <section class="live">
-              <div class="picture"><img id="live" src="/live.mjpeg" alt="live picture" width="\(640)" height="\(360)">
-                <video id="live-video" muted autoplay playsinline hidden
-                  data-webrtc="\(webrtc ? "on" : "off")"></video></div>
+              \(pictures(status, webrtc: webrtc))
               <div class="controls">
                 <button id="record" class="record admin-only\(recording != nil ? " on" : "")"
                   data-state="\(status.state.rawValue)">\(recording != nil ? "Stop" : "Record")</button>
@@ -74,6 +72,36 @@ enum Pages {
             </section>
             """
         return layout(title: "Live", csrf: csrf, active: "live", body: body)
+    }
+
+    /// The live picture; with several channels a grid of them, one per channel (`data-channel`), the first's
+    /// keeping the ids the page's buttons and the single picture have.
+    static func pictures(_ status: StatusReport, webrtc: Bool) -> String {
+        let video = { (id: String) in
+            """
+            <video\(id) muted autoplay playsinline hidden data-webrtc="\(webrtc ? "on" : "off")"></video>
+            """
+        }
+        let first = """
+            <img id="live" src="/live.mjpeg" alt="live picture" width="640" height="360">\(video(" id=\"live-video\""))
+            """
+        guard status.channels.count > 1 else { return "<div class=\"picture\">\(first)</div>" }
+        let tiles = status.channels.enumerated().map { place, channel in
+            let name = HTML.escape(channel.name)
+            let query = channel.name.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+            let picture =
+                place == 0
+                ? first
+                : """
+                <img src="/live.mjpeg?channel=\(query)" alt="\(name) live picture" \
+                width="\(channel.width)" height="\(channel.height)">\(video(""))
+                """
+            return """
+                <figure class="picture tile"\(place == 0 ? "" : " data-channel=\"\(name)\"")>\(picture)\
+                <figcaption>\(name)</figcaption></figure>
+                """
+        }
+        return "<div class=\"tiles\">\(tiles.joined())</div>"
     }
 
     /// The microphone's level (a meter the script keeps live) and whether motion goes on; nothing without them.

@@ -104,11 +104,25 @@ function meters() {
 // The live picture: WebRTC (WHEP) when the browser and the device can, MJPEG otherwise or when WebRTC fails.
 // The MJPEG picture shows until WebRTC plays; sound is one click away (browsers block autoplay with sound). The
 // session starts without audio (?sound=off) and the click asks for it: a viewer who never listens costs the
-// device no Opus encoding and no audio packets.
+// device no Opus encoding and no audio packets. With several channels the page is a grid, a tile per channel
+// (data-channel), each its own session; the Sound and Talk buttons are the first tile's.
 function liveView() {
-  const img = $("#live"), video = $("#live-video"), sound = $("#sound"), talk = $("#talk");
+  const tiles = [...document.querySelectorAll(".live .picture")];
+  window.livePeers = {};
+  tiles.forEach((tile, i) => liveTile(tile, i === 0 ? { sound: $("#sound"), talk: $("#talk") } : {}));
+}
+
+function liveTile(tile, { sound, talk }) {
+  const img = tile.querySelector("img"), video = tile.querySelector("video"), channel = tile.dataset.channel;
+  const first = !!sound, query = channel ? "channel=" + encodeURIComponent(channel) : "";
+  const mjpegURL = () => "/live.mjpeg?" + (query ? query + "&" : "") + Date.now();
+  // The page's state is the first tile's; each tile says its own.
+  const mode = (live, why) => {
+    tile.dataset.live = live; tile.dataset.liveWhy = why || "";
+    if (first) { document.body.dataset.live = live; document.body.dataset.liveWhy = why || ""; }
+  };
   let webrtc = null, leaving = false;
-  img.addEventListener("error", () => setTimeout(() => { if (!webrtc) img.src = "/live.mjpeg?" + Date.now(); }, 2000));
+  img.addEventListener("error", () => setTimeout(() => { if (!webrtc) img.src = mjpegURL(); }, 2000));
   const end = () => {
     if (!webrtc) return;
     webrtc.pc.close();
@@ -117,21 +131,23 @@ function liveView() {
   };
   const mjpeg = (why) => {
     end();
-    video.hidden = true; sound.hidden = true; img.hidden = false;
-    if (!img.getAttribute("src")) img.src = "/live.mjpeg?" + Date.now();
-    document.body.dataset.live = "mjpeg"; document.body.dataset.liveWhy = why || "";
+    video.hidden = true; if (sound) sound.hidden = true; img.hidden = false;
+    if (!img.getAttribute("src")) img.src = mjpegURL();
+    mode("mjpeg", why);
   };
   const start = async () => {
     if (!window.RTCPeerConnection || video.dataset.webrtc !== "on") return mjpeg("WebRTC is off");
     const pc = new RTCPeerConnection();
     webrtc = { pc, location: null };
-    window.livePeer = pc;  // for a look at getStats() from the console (and the streaming benchmark)
+    // for a look at getStats() from the console (and the streaming benchmark)
+    if (first) window.livePeer = pc;
+    window.livePeers[channel || ""] = pc;
     pc.addTransceiver("video", { direction: "recvonly" });
     // With a speaker on the device (and an admin watching) the sound goes both ways: the browser's microphone is
     // put on this sender only while Talk is held (replaceTrack: no renegotiation), so nothing is sent otherwise.
     webrtc.audio = pc.addTransceiver("audio", { direction: talk ? "sendrecv" : "recvonly" });
     const stream = new MediaStream();
-    pc.ontrack = (e) => { stream.addTrack(e.track); if (e.track.kind === "audio") sound.hidden = false; };
+    pc.ontrack = (e) => { stream.addTrack(e.track); if (e.track.kind === "audio" && sound) sound.hidden = false; };
     try {
       await pc.setLocalDescription(await pc.createOffer());
       await new Promise((done) => {
@@ -139,7 +155,7 @@ function liveView() {
         pc.addEventListener("icegatheringstatechange", () => { if (pc.iceGatheringState === "complete") done(); });
         setTimeout(done, 2000);
       });
-      const r = await fetch("/api/whep?sound=off", { method: "POST", credentials: "same-origin",
+      const r = await fetch("/api/whep?sound=off" + (query ? "&" + query : ""), { method: "POST", credentials: "same-origin",
         headers: { "Content-Type": "application/sdp", "X-CSRF-Token": csrf() }, body: pc.localDescription.sdp });
       if (r.status !== 201) throw new Error("WHEP answered " + r.status);
       webrtc.location = r.headers.get("Location");
@@ -152,11 +168,11 @@ function liveView() {
       const playing = await new Promise((done) => { video.addEventListener("playing", () => done(true), { once: true }); setTimeout(() => done(false), 8000); });
       if (!playing) throw new Error("no picture over WebRTC");
       img.removeAttribute("src");
-      document.body.dataset.live = "webrtc";
+      mode("webrtc");
       if (talk && webrtc.audio.currentDirection === "sendrecv") talk.hidden = false;
     } catch (e) { mjpeg(e.message); }
   };
-  sound.addEventListener("click", () => {
+  if (sound) sound.addEventListener("click", () => {
     video.muted = !video.muted;
     sound.textContent = video.muted ? "Sound on" : "Sound off";
     if (!video.muted) video.play().catch(() => {});

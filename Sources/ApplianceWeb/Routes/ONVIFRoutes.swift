@@ -9,7 +9,8 @@ import ONVIF
 /// `/onvif/…`: the ONVIF device's SOAP services (device, media, events, and each PullPoint subscription's address),
 /// open to the access rules because SOAP carries its own credentials (WS-UsernameToken, checked by `ONVIFDevice`);
 /// failed ones are slowed down per client like logins. `/live.jpg`: the live picture as one JPEG, the snapshot
-/// URI ONVIF hands out (clients fetch it with HTTP Basic: user `appliance`, the password).
+/// URI ONVIF hands out (clients fetch it with HTTP Basic: user `appliance`, the password); `?channel=NAME`: that
+/// channel's (each ONVIF profile's snapshot).
 extension Routes {
     func addONVIF(to router: GuardedRouter) {
         if let device = context.onvif {
@@ -18,8 +19,8 @@ extension Routes {
             }
             router.post("onvif/pullpoint/:id") { request, ctx in try await soap(device, request, ctx) }
         }
-        router.get("live.jpg") { _, _ -> Response in
-            let live = self.context.live
+        router.get("live.jpg") { request, _ -> Response in
+            let live = try self.liveChannel(request).live
             let (id, frames) = live.watch()
             defer { live.stop(id) }
             let frame = await withTaskGroup(of: LiveFrame?.self) { group in

@@ -10,10 +10,12 @@ import NIOCore
 /// the SDP answer (every ICE candidate in it: no trickle) and `Location: /api/whep/<id>`; `DELETE` there ends the
 /// session. `?sound=off` on the POST starts the session without audio and `POST /api/whep/<id>/sound` with
 /// `{"on": true|false}` turns it on or off (the live page: muted until a click, so a viewer who never listens costs
-/// no audio). Writes, so the same access rules as every other one: the session's CSRF token, or the bearer password.
+/// no audio). `?channel=NAME` on the POST watches that channel (none: the first; the live page's grid has a session
+/// per channel, Talk on the first's). Writes, so the same access rules as every other one: the session's CSRF
+/// token, or the bearer password.
 extension Routes {
     func addWHEP(to router: GuardedRouter) {
-        let webrtc = context.webrtc
+        let webrtc = context.channels
         router.post("api/whep") { request, ctx -> Response in
             guard request.headers[.contentType]?.lowercased().hasPrefix(WebPaths.sdpType) == true else {
                 throw WebError(.unsupportedMediaType, "a WHEP offer is sent as \(WebPaths.sdpType)")
@@ -27,9 +29,10 @@ extension Routes {
             case "off": sound = false
             case let other?: throw WebError(.badRequest, "sound is on or off, not \(other)")
             }
+            let channel = try Self.channel(request, among: webrtc.names)
             let answer: WHEPAnswer
             do {
-                answer = try await webrtc.answer(offer: offer, sound: sound)
+                answer = try await webrtc.answer(offer: offer, sound: sound, channel: channel)
             } catch let error as ApplianceError {
                 throw WebError(error)
             }

@@ -43,6 +43,7 @@ final class WebHarness: Sendable {
     /// `whep`: what answers WebRTC offers (default: refused, as with `[web] webrtc_viewers = 0`).
     init(
         password: Bool = true, publicRead: Bool = false, whep: any WHEPSessions = RefusedWHEP(),
+        otherChannels: [LiveChannels.Channel] = [],
         answer: @escaping @Sendable (Command) throws(ApplianceError) -> CommandResult = WebHarness.unavailable,
         change: (inout ApplianceConfig) -> Void = { _ in }
     ) throws {
@@ -76,7 +77,8 @@ final class WebHarness: Sendable {
             reporter: FrontEndReporter(web: WebStatus(state: .starting, listen: config.web.listen), live: live),
             accounts: try AccountBook(
                 library: library, tokenFile: password ? try Password(file: config.web.tokenFile) : nil, cost: 4),
-            logger: Logger(label: "web-test", factory: { _ in SwiftLogNoOpLogHandler() }))
+            logger: Logger(label: "web-test", factory: { _ in SwiftLogNoOpLogHandler() }),
+            otherChannels: otherChannels)
         if config.onvif.enabled {
             let status = ONVIFStatus(
                 discovery: .off, listen: "off", endpoint: "urn:uuid:test",
@@ -85,7 +87,7 @@ final class WebHarness: Sendable {
             context.onvif = ONVIFDevice(
                 config: config, password: password ? try Password(file: config.web.tokenFile) : nil,
                 link: ONVIFLink(status), serial: "TESTSERIAL",
-                logger: context.logger,
+                logger: context.logger, channels: config.channels.dropFirst().map(config.forChannel),
                 status: { if case .status(let report)? = try? await perform(.status) { report } else { nil } })
         }
         self.context = context
