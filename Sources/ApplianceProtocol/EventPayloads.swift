@@ -114,6 +114,8 @@ public struct EncoderFailure: Codable, Sendable, Equatable {
     /// The fragment and element now in use.
     public var next: String
     public var nextElement: String
+    /// The channel whose encoder it was, after the first (absent: the first's).
+    public var channel: String?
 
     public init(encoder: String, element: String, reason: String, next: String, nextElement: String) {
         (self.encoder, self.element, self.reason, self.next, self.nextElement) = (

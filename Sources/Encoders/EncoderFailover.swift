@@ -47,6 +47,8 @@ package struct EncoderFailover: Service, CustomStringConvertible {
     package let events: EventHub
     package let logger: Logger
     package let stallAfter: Duration
+    /// The channel whose encoder it watches, named in `encoder_failed` (nil: the first channel's).
+    package var channel: String?
     /// How long a new encoder has to give its first frame.
     package var firstFrameWithin: Duration = .seconds(10)
     /// When the next candidate is tried ahead of need (in a child process, once): late enough not to slow the start.
@@ -139,11 +141,10 @@ package struct EncoderFailover: Service, CustomStringConvertible {
                 try? await Task.sleep(for: .seconds(min(attempts, 10)))
                 continue
             }
-            announce(
-                EncoderFailure(
-                    encoder: old.encoder, element: old.element, reason: reason, next: next.name,
-                    nextElement: next.element),
-                trials: searched)
+            var failure = EncoderFailure(
+                encoder: old.encoder, element: old.element, reason: reason, next: next.name, nextElement: next.element)
+            failure.channel = channel
+            announce(failure, trials: searched)
             break
         }
         await recorder.endEncoderChange()

@@ -104,6 +104,58 @@ final class EncoderFailoverTests: XCTestCase {
         }
     }
 
+    /// A channel's encoder that fails is replaced in that channel alone: `encoder_failed` names it, its recording
+    /// goes on in a new clip, and the first channel's recording goes on in its one clip, untouched. (The rear's
+    /// encoder is pinned, so its replacement is the same encoder again, built anew.)
+    func testAChannelsEncoderIsReplacedInThatChannelAlone() throws {
+        let daemon = try daemon(fragments: ["dies": "identity error-after=90 ! " + Self.x264], candidates: ["x264"])
+        try daemon.appendConfig(
+            """
+            [[camera]]
+            name = "second"
+            source = "test"
+            pattern = "ball"
+            [[channel]]
+            name = "front"
+            cameras = ["main"]
+            [[channel]]
+            name = "rear"
+            cameras = ["second"]
+            encoder = "dies"
+            """)
+        try daemon.start(timeout: 90)
+        defer { daemon.stop() }
+        try daemon.showingLogOnFailure(in: self) {
+            XCTAssertEqual(try daemon.status().channels.map(\.encoder), ["x264", "dies"])
+            let events = try TypedEvents(daemon, timeout: 60)
+            _ = try daemon.recordStart(title: "drive")
+            let failure = try events.waitFor("encoder_failed") { event -> EncoderFailure? in
+                if case .encoderFailed(let failure) = event { failure } else { nil }
+            }
+            XCTAssertEqual(failure.channel, "rear")
+            XCTAssertEqual([failure.encoder, failure.next], ["dies", "dies"])
+            XCTAssertEqual(failure.reason, "Failed after iterations as requested.")
+            // The rear records on in a new clip once its new encoder gives frames.
+            XCTAssertTrue(
+                daemon.waitFor(20) {
+                    (try? daemon.list(ListFilter(channel: "rear")).items.count) ?? 0 >= 2
+                }, "the rear's recording goes on in a new clip")
+            try daemon.waitUntilRecorded(1)
+            _ = try daemon.recordStop()
+            let front = try daemon.list(ListFilter(channel: "front")).items
+            XCTAssertEqual(front.count, 1, "the first channel's recording went on in its one clip: \(front)")
+            XCTAssertEqual(try decodes(front.first?.path ?? ""), "x264")
+            let rear = try daemon.list(ListFilter(channel: "rear")).items.sorted { $0.createdAt < $1.createdAt }
+            XCTAssertGreaterThanOrEqual(rear.count, 2, "\(rear)")
+            let rearMs = rear.reduce(0) { $0 + ($1.durationMs ?? 0) }
+            XCTAssertGreaterThanOrEqual(
+                front.first?.durationMs ?? 0, rearMs - 500, "the front's one clip spans the rear's \(rear.count)")
+            XCTAssertEqual(rear[0].note, "the encoder dies failed: \(failure.reason)")
+            for clip in rear { _ = try decodes(clip.path) }
+            XCTAssertFalse(daemon.log.contains("Internal data stream error"), "no branch stopped: \(daemon.log)")
+        }
+    }
+
     func testAnEncoderThatGivesNothingBackIsReplacedAndALoopRecordingGoesOn() throws {
         // x264 looking 250 frames ahead: its trial passes (the end of stream flushes it); live, nothing comes out for
         // 8 s.

@@ -233,7 +233,9 @@ extension Appliance {
                 speaker: p.speaker, perform: perform))
         plan.add(.commandGate, p.gate)
         for channel in g.channels {
-            for (stage, service) in channel.services(events: events, health: g.health, logger: logger) {
+            for (stage, service) in channel.services(
+                events: events, health: g.health, logger: logger, stallAfter: p.liveness.stallAfter)
+            {
                 plan.add(stage, service)
             }
         }

@@ -1,5 +1,6 @@
 import ApplianceBase
 import ApplianceProtocol
+import Encoders
 import Engine
 import Logging
 import MediaLibrary
@@ -9,7 +10,7 @@ extension Appliance {
     /// Starts the channels after the first, in order (`ChannelRig`); when one cannot start, those already started
     /// are stopped again and the error is the start's one line.
     static func startChannels(
-        _ views: ArraySlice<ApplianceConfig>, chosenEncoder: String, data: DataDirectory, library: Library,
+        _ views: ArraySlice<ApplianceConfig>, firstEncoder: EncoderSelection, data: DataDirectory, library: Library,
         events: EventHub, health: Health, archive: (any RecordingArchive)?, logger: Logger
     ) async throws -> [ChannelRig] {
         var rigs: [ChannelRig] = []
@@ -17,7 +18,7 @@ extension Appliance {
             do {
                 rigs.append(
                     try await ChannelRig.start(
-                        view, chosenEncoder: chosenEncoder, data: data, library: library, events: events,
+                        view, firstEncoder: firstEncoder, data: data, library: library, events: events,
                         health: health, archive: archive, logger: logger))
             } catch {
                 await stop(rigs)

@@ -50,7 +50,7 @@ extension Appliance {
 
         let channels = try await stoppingGraphOnFailure(graph) {
             try await startChannels(
-                views.dropFirst(), chosenEncoder: config.video.encoder, data: data, library: library, events: events,
+                views.dropFirst(), firstEncoder: encoders, data: data, library: library, events: events,
                 health: health, archive: backup, logger: logger)
         }
         let groundwork = Groundwork(

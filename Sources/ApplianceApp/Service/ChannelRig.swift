@@ -1,5 +1,6 @@
 import ApplianceBase
 import ApplianceProtocol
+import Encoders
 import Engine
 import Foundation
 import Logging
@@ -22,11 +23,14 @@ final class ChannelRig: Sendable {
     let feed: LiveFeed
     /// Its WebRTC viewers (`[web] webrtc_viewers` each; Talk is the first channel's).
     let webrtc: WebRTCViewers
+    /// Its encoder and what has happened to it (its own failover); nil for a stream stored as sent.
+    let encoders: EncoderSelection?
 
     private init(
-        config: ApplianceConfig, graph: CaptureGraph, cameras: CameraSwitcher, recorder: Recorder, logger: Logger
+        config: ApplianceConfig, graph: CaptureGraph, cameras: CameraSwitcher, recorder: Recorder,
+        encoders: EncoderSelection?, logger: Logger
     ) {
-        (self.name, self.config) = (config.channels.first?.name ?? "", config)
+        (self.name, self.config, self.encoders) = (config.channels.first?.name ?? "", config, encoders)
         (self.graph, self.cameras, self.recorder) = (graph, cameras, recorder)
         feed = LiveFeed(graph: graph)
         webrtc = WebRTCViewers(feed: feed, web: config.web, logger: logger)
@@ -36,20 +40,22 @@ final class ChannelRig: Sendable {
     var liveChannel: LiveChannels.Channel { .init(name: name, live: graph.live, webrtc: webrtc) }
 
     /// Builds and starts the channel's graph with its first camera. A channel whose encoder is `auto` takes the
-    /// encoder the first channel's trial chose (`chosenEncoder`): one trial per boot, not one per channel.
+    /// encoder the first channel's trial chose (`firstEncoder`): one trial per boot, not one per channel.
     static func start(
-        _ view: ApplianceConfig, chosenEncoder: String, data: DataDirectory, library: Library, events: EventHub,
-        health: Health, archive: (any RecordingArchive)?, logger: Logger
+        _ view: ApplianceConfig, firstEncoder: EncoderSelection, data: DataDirectory, library: Library,
+        events: EventHub, health: Health, archive: (any RecordingArchive)?, logger: Logger
     ) async throws -> ChannelRig {
-        var config = view
-        if config.video.encoder == ApplianceConfig.Video.autoEncoder { config.video.encoder = chosenEncoder }
-        let name = config.channels.first?.name ?? ""
+        let name = view.channels.first?.name ?? ""
         var logger = logger
         logger[metadataKey: "channel"] = "\(name)"
         let graph: CaptureGraph
+        let encoders: EncoderSelection
+        var config = view
         do {
-            graph = try CaptureGraph(
-                config: config, fragments: try FragmentLibrary.locate(configured: config.pipelinesDir), logger: logger)
+            let fragments = try FragmentLibrary.locate(configured: config.pipelinesDir)
+            encoders = try await selection(view, firstEncoder: firstEncoder, fragments: fragments, logger: logger)
+            config.video.encoder = encoders.current.encoder
+            graph = try CaptureGraph(config: config, fragments: fragments, logger: logger)
             try await blocking { try graph.start() }
         } catch {
             throw Appliance.StartupError(description: "channel \(name): cannot start its capture graph: \(error)")
@@ -65,15 +71,38 @@ final class ChannelRig: Sendable {
                 "cameras": "\(graph.cameraNames.joined(separator: ","))", "encoder": "\(config.video.encoder)",
                 "size": "\(config.video.width)x\(config.video.height)@\(config.video.framerate)",
             ])
-        return ChannelRig(config: config, graph: graph, cameras: cameras, recorder: recorder, logger: logger)
+        return ChannelRig(
+            config: config, graph: graph, cameras: cameras, recorder: recorder,
+            encoders: graph.encoderChain == nil ? nil : encoders, logger: logger)
+    }
+
+    /// The channel's encoder: `auto` is the first channel's choice, a pinned one is its own. Its selector tries
+    /// replacements at the channel's size and keeps no cache (a restart follows the first channel's choice again).
+    private static func selection(
+        _ view: ApplianceConfig, firstEncoder: EncoderSelection, fragments: FragmentLibrary, logger: Logger
+    ) async throws -> EncoderSelection {
+        let selector = EncoderSelector(
+            video: view.video, library: fragments, runner: firstEncoder.selector.runner, cache: nil, logger: logger)
+        let auto = view.video.encoder == ApplianceConfig.Video.autoEncoder
+        return EncoderSelection(selector: selector, choice: auto ? firstEncoder.current : try await selector.choose())
     }
 
     /// Its services, each in the stage the first channel's counterpart runs in: the camera switcher, the graph's
-    /// watcher and the recorder (which finalises its recording at shutdown).
-    func services(events: EventHub, health: Health, logger: Logger) -> [(ServiceStage, any Service)] {
+    /// watcher, the encoder's failover and the recorder (which finalises its recording at shutdown).
+    func services(events: EventHub, health: Health, logger: Logger, stallAfter: Duration)
+        -> [(ServiceStage, any Service)]
+    {
         var logger = logger
         logger[metadataKey: "channel"] = "\(name)"
-        return [
+        var failover: [(ServiceStage, any Service)] = []
+        if let encoders, let chain = graph.encoderChain {
+            var service = EncoderFailover(
+                selection: encoders, graph: graph, chain: chain, recorder: recorder, events: events, logger: logger,
+                stallAfter: stallAfter)
+            service.channel = name
+            failover.append((.encoderFailover, service))
+        }
+        return failover + [
             (.cameras, cameras),
             (
                 .graphWatch,
@@ -91,7 +120,8 @@ final class ChannelRig: Sendable {
         return ChannelStatus(
             name: name, state: state, recordingId: live?.id, cameras: graph.cameraNames,
             activeCamera: await cameras.activeName ?? "",
-            encoder: graph.storesAsSent ? CaptureGraph.asSentEncoder : v.encoder, width: v.width, height: v.height,
+            encoder: graph.storesAsSent ? CaptureGraph.asSentEncoder : encoders?.current.encoder ?? v.encoder,
+            width: v.width, height: v.height,
             framerate: v.framerate)
     }
 
