@@ -115,8 +115,11 @@ final class WebLiveChannelTests: XCTestCase {
         XCTAssertTrue(page.contains(#"<div class="tiles"><figure class="picture tile"><img id="live""#), page)
         XCTAssertTrue(
             page.contains(
-                #"<figure class="picture tile" data-channel="rear"><img src="/live.mjpeg?channel=rear" alt="rear live picture" width="320" height="180"><video muted autoplay playsinline hidden data-webrtc="on"></video><figcaption>rear</figcaption>"#
-            ), page)
+                #"""
+                <figure class="picture tile" data-channel="rear"><img src="/live.mjpeg?channel=rear" \#
+                alt="rear live picture" width="320" height="180"><video muted autoplay playsinline hidden \#
+                data-webrtc="on"></video><figcaption>rear</figcaption>
+                """#), page)
         status.channels = []
         let single = Pages.live(status: status, csrf: nil, webrtc: true)
         XCTAssertFalse(single.contains("tiles"), "one channel: the one picture, as before channels")
