@@ -88,6 +88,44 @@ final class StartupErrorTests: XCTestCase {
         XCTAssertTrue(line.contains("x264"), "lists what is available: \(line)")
     }
 
+    /// Channels that together ask an encoder for more than its budget are refused at start, with one line naming
+    /// the budget and the channel that took it (`EncoderAdmissionTests` has the arithmetic; the shipped V4L2
+    /// fragment's budget is H.264 level 4's).
+    func testChannelsOverTheirEncodersBudgetAreRefused() throws {
+        let pipelines = directory.appendingPathComponent("pipelines").path
+        try FileManager.default.copyItem(atPath: EncoderChoiceTests.repository + "/pipelines", toPath: pipelines)
+        try "# budget: 12000 macroblocks/s\n\(EncoderFailoverTests.x264)\n".write(
+            toFile: pipelines + "/encoders/tiny.gst", atomically: true, encoding: .utf8)
+        let line = try failure(
+            "pipelines_dir = \"\(pipelines)\"\n"
+                + base(
+                    """
+                    [video]
+                    width = 320
+                    height = 240
+                    encoder = "tiny"
+                    [[camera]]
+                    name = "road"
+                    source = "test"
+                    [[camera]]
+                    name = "cabin"
+                    source = "test"
+                    [[channel]]
+                    name = "front"
+                    cameras = ["road"]
+                    [[channel]]
+                    name = "rear"
+                    cameras = ["cabin"]
+                    height = 180
+                    """))
+        XCTAssertEqual(
+            line,
+            """
+            appliance: channel rear refused: 320x180 at 30 fps is 7200 macroblocks a second, and tiny (x264enc) \
+            carries 12000 a second, 9000 of them taken by front: lower its size or rate, or give it another encoder
+            """)
+    }
+
     func testUnknownPreviewNamesTheFragmentAndTheChoices() throws {
         let line = try failure(base("").replacingOccurrences(of: "sink = \"none\"", with: "sink = \"hologram\""))
         XCTAssertTrue(line.contains("previews/hologram.gst"), line)

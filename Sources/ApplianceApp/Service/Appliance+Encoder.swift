@@ -32,4 +32,23 @@ extension Appliance {
         chosen.video.encoder = choice.encoder
         return (chosen, EncoderSelection(selector: selector, choice: choice))
     }
+
+    /// Every channel's demand on the encoder it would use (the first's choice; another's own when pinned), checked
+    /// against the encoders' budgets before any graph starts (`EncoderAdmission`).
+    static func admitChannels(_ views: [ApplianceConfig], first: EncoderSelection) throws {
+        let library = first.selector.library
+        let demands = views.enumerated().map { place, view in
+            let name =
+                place == 0 || view.video.encoder == ApplianceConfig.Video.autoEncoder
+                ? first.current.encoder : view.video.encoder
+            return EncoderAdmission.Demand(
+                channel: view.channels.first?.name ?? ApplianceConfig.defaultChannelName, video: view.video,
+                encoder: view.storesAsSent ? nil : EncoderCandidate.read(name, library: library))
+        }
+        do {
+            try EncoderAdmission.check(demands)
+        } catch {
+            throw StartupError(description: error.description)
+        }
+    }
 }

@@ -33,6 +33,7 @@ extension Appliance {
             config: views[0], logger: logger, serviceManager: serviceManager)
         let (config, encoders) = try await chooseEncoder(
             config: views[0], data: data, trials: encoderTrials, logger: logger)
+        try admitChannels(views, first: encoders)
         let events = EventHub()
         let clock = await ClockWatch.reconciled(library: library, events: events, logger: logger)
         let (graph, cameras, recovery) = try await startCapture(
