@@ -225,6 +225,17 @@ static GstWebRTCRTPTransceiver *sending_audio(GstElement *rtc) {
     return found;
 }
 
+/* An Opus transceiver for the offer's audio section (payload type `pt`), going `direction`, added before the offer
+ * is taken so that webrtcbin matches the section to it. */
+static void add_audio_transceiver(ApplWebrtcSession *s, int pt, GstWebRTCRTPTransceiverDirection direction) {
+    GstCaps *caps = gst_caps_new_simple("application/x-rtp", "media", G_TYPE_STRING, "audio", "encoding-name", G_TYPE_STRING, "OPUS",
+                                        "payload", G_TYPE_INT, pt, "clock-rate", G_TYPE_INT, 48000, NULL);
+    GstWebRTCRTPTransceiver *added = NULL;
+    g_signal_emit_by_name(s->rtc, "add-transceiver", direction, caps, &added);
+    gst_caps_unref(caps);
+    if (added) gst_object_unref(added);
+}
+
 /* Talk: the audio transceiver receives too (the viewer's microphone). With a microphone of its own the device's
  * audio transceiver becomes send-and-receive; without one a receive-only one is added for the offer's Opus. */
 static void allow_talk(ApplWebrtcSession *s, int talk_pt) {
@@ -233,12 +244,7 @@ static void allow_talk(ApplWebrtcSession *s, int talk_pt) {
         g_object_set(audio, "direction", GST_WEBRTC_RTP_TRANSCEIVER_DIRECTION_SENDRECV, NULL);
         gst_object_unref(audio);
     } else {
-        GstCaps *caps = gst_caps_new_simple("application/x-rtp", "media", G_TYPE_STRING, "audio", "encoding-name", G_TYPE_STRING, "OPUS",
-                                            "payload", G_TYPE_INT, talk_pt, "clock-rate", G_TYPE_INT, 48000, NULL);
-        GstWebRTCRTPTransceiver *added = NULL;
-        g_signal_emit_by_name(s->rtc, "add-transceiver", GST_WEBRTC_RTP_TRANSCEIVER_DIRECTION_RECVONLY, caps, &added);
-        gst_caps_unref(caps);
-        if (added) gst_object_unref(added);
+        add_audio_transceiver(s, talk_pt, GST_WEBRTC_RTP_TRANSCEIVER_DIRECTION_RECVONLY);
     }
     g_signal_connect(s->rtc, "pad-added", G_CALLBACK(on_incoming_pad), s);
 }
@@ -246,13 +252,7 @@ static void allow_talk(ApplWebrtcSession *s, int talk_pt) {
 /* No sound either way (a channel without any, no Talk): the offer's audio section is answered inactive rather than
  * with the receive-only transceiver webrtcbin would make for it, which would say the device listens. */
 static void answer_audio_inactive(ApplWebrtcSession *s, int pt) {
-    if (pt < 0) return;
-    GstCaps *caps = gst_caps_new_simple("application/x-rtp", "media", G_TYPE_STRING, "audio", "encoding-name", G_TYPE_STRING, "OPUS",
-                                        "payload", G_TYPE_INT, pt, "clock-rate", G_TYPE_INT, 48000, NULL);
-    GstWebRTCRTPTransceiver *added = NULL;
-    g_signal_emit_by_name(s->rtc, "add-transceiver", GST_WEBRTC_RTP_TRANSCEIVER_DIRECTION_INACTIVE, caps, &added);
-    gst_caps_unref(caps);
-    if (added) gst_object_unref(added);
+    if (pt >= 0) add_audio_transceiver(s, pt, GST_WEBRTC_RTP_TRANSCEIVER_DIRECTION_INACTIVE);
 }
 
 static void free_session(ApplWebrtcSession *s) {

@@ -30,6 +30,15 @@ final class WebLiveChannelTests: XCTestCase {
         ]
     }
 
+    /// `status.channels` for the two channels of `twoChannels`, each picture (width, height, rate) as given.
+    static func statuses(front: (Int, Int, Int), rear: (Int, Int, Int)) -> [ChannelStatus] {
+        [("front", "cam", front), ("rear", "rear", rear)].map { name, camera, picture in
+            ChannelStatus(
+                name: name, state: .idle, recordingId: nil, cameras: [camera], activeCamera: camera, encoder: "x264",
+                width: picture.0, height: picture.1, framerate: picture.2)
+        }
+    }
+
     func testAnOfferNamesItsChannelAndItsIdFindsItAgain() async throws {
         let (front, rear) = (WebWHEPRouteTests.Recorded(), WebWHEPRouteTests.Recorded())
         let web = try WebHarness(
@@ -103,14 +112,7 @@ final class WebLiveChannelTests: XCTestCase {
     /// The live page is a grid with a tile per channel; the first keeps the ids the page's buttons use.
     func testTheLivePageHasATilePerChannel() throws {
         var status = WebTimelineRouteTests.status
-        status.channels = [
-            ChannelStatus(
-                name: "front", state: .idle, recordingId: nil, cameras: ["cam"], activeCamera: "cam", encoder: "x264",
-                width: 640, height: 360, framerate: 30),
-            ChannelStatus(
-                name: "rear", state: .idle, recordingId: nil, cameras: ["rear"], activeCamera: "rear",
-                encoder: "x264", width: 320, height: 180, framerate: 30),
-        ]
+        status.channels = Self.statuses(front: (640, 360, 30), rear: (320, 180, 30))
         let page = Pages.live(status: status, csrf: nil, webrtc: true)
         XCTAssertTrue(page.contains(#"<div class="tiles"><figure class="picture tile"><img id="live""#), page)
         XCTAssertTrue(

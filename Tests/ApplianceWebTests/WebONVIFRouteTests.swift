@@ -86,14 +86,7 @@ final class WebONVIFRouteTests: XCTestCase {
     /// channel, with its own picture (as status reports it), its stream at `/live/NAME` and its snapshot.
     func testEachChannelIsAProfile() async throws {
         var status = Self.status
-        status.channels = [
-            ChannelStatus(
-                name: "front", state: .idle, recordingId: nil, cameras: ["cam"], activeCamera: "cam", encoder: "x264",
-                width: 1920, height: 1080, framerate: 25),
-            ChannelStatus(
-                name: "rear", state: .idle, recordingId: nil, cameras: ["rear"], activeCamera: "rear",
-                encoder: "x264", width: 640, height: 360, framerate: 15),
-        ]
+        status.channels = WebLiveChannelTests.statuses(front: (1920, 1080, 25), rear: (640, 360, 15))
         let report = status
         let web = try WebHarness(
             password: true,

@@ -110,14 +110,7 @@ final class StartupErrorTests: XCTestCase {
                     [[camera]]
                     name = "cabin"
                     source = "test"
-                    [[channel]]
-                    name = "front"
-                    cameras = ["road"]
-                    [[channel]]
-                    name = "rear"
-                    cameras = ["cabin"]
-                    height = 180
-                    """))
+                    """ + FrontAndRear.channels(front: "road", rear: "cabin")))
         XCTAssertEqual(
             line,
             """
