@@ -107,14 +107,17 @@ bench: release
 
 ## Coverage-guided fuzzing (libFuzzer, swift build --sanitize=fuzzer) of what reads others' bytes: the MP4 recovery,
 ## the config loader, the SOAP parser; FUZZ_SECONDS (60) each. Then schemathesis against the web API with
-## API_FUZZ_EXAMPLES (100) examples per operation, where `make test` tries 10. Not part of `make test`;
+## API_FUZZ_EXAMPLES (100) examples per operation, where `make test` tries 10, and KillTests with FUZZ_KILLS (120)
+## SIGKILLs at random moments, where `make test` makes 24. Not part of `make test`;
 ## Tests/Fuzz/README.md.
 FUZZ_SECONDS ?= 60
 API_FUZZ_EXAMPLES ?= 100
+FUZZ_KILLS ?= 120
 fuzz: deps
 	FUZZ_SECONDS=$(FUZZ_SECONDS) bash Tests/Fuzz/run.sh
 	$(SWIFT) build $(BUILD_FLAGS) --build-tests
 	APPLIANCE_FUZZ_EXAMPLES=$(API_FUZZ_EXAMPLES) $(SWIFT) test --skip-build --disable-swift-testing --filter APIFuzzTests
+	APPLIANCE_KILLS=$(FUZZ_KILLS) $(SWIFT) test --skip-build --disable-swift-testing --filter KillTests
 
 ## Regenerate the embedded copy of Config/appliance.toml after editing it.
 embed-config:

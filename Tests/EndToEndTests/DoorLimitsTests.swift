@@ -135,8 +135,9 @@ final class DoorLimitsTests: XCTestCase {
     }
 }
 
-/// `/api/events` for a client that falls behind (it reads nothing while 8,000 events of about 640 bytes are made: more
-/// than the socket buffers, up to 4 MB on loopback, hold): the
+/// `/api/events` for a client that falls behind (it reads nothing while 2,500 events of about 2,100 bytes are made,
+/// titles of 494 four-byte characters: more than the socket buffers, up to 4 MB on loopback, hold; 8,000 of 640 bytes
+/// took 74 s of renaming): the
 /// daemon keeps at most 256 of them for it, then stops sending, tells it why (`event: dropped`) and closes the
 /// stream; the daemon is the same process after, and a new client gets events again.
 final class EventStreamBoundTests: XCTestCase {
@@ -147,12 +148,12 @@ final class EventStreamBoundTests: XCTestCase {
         let pid = web.daemon.pid
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("Security/slow_events.py").path
-        let renames = 8000
+        let renames = 2500
         let run = try ProcessOutcome.run(
             "/usr/bin/env",
             [
                 "python3", script, "--url", web.url, "--token", WebDaemon.password, "--clip", clip.id,
-                "--renames", String(renames),
+                "--renames", String(renames), "--title-bytes", "494", "--title-char", "🎥",
             ], timeout: 300)
         XCTAssertEqual(run.status, 0, run.stderr)
         print("EventStreamBoundTests: \(run.stdout)")

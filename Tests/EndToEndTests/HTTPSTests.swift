@@ -106,6 +106,9 @@ final class TestsslScanTests: XCTestCase {
             "/usr/bin/testssl",
             [
                 "--quiet", "--color", "0", "--warnings", "off",
+                // Its default scan but the client simulation (-c: 35 handshakes of old browsers, each rated INFO,
+                // about a third of the scan's time).
+                "-p", "-s", "-f", "-S", "-P", "-h", "-U", "-E",
                 "--add-ca", web.daemon.dataDir + "/tls/device.crt",
                 "--jsonfile", report, "127.0.0.1:\(port)",
             ], timeout: 900)
@@ -122,7 +125,7 @@ final class TestsslScanTests: XCTestCase {
         let rated = findings.filter { ["MEDIUM", "HIGH", "CRITICAL"].contains($0["severity"] as? String ?? "") }
             .filter { !Self.allowed.contains($0["id"] as? String ?? "") }
         XCTAssertEqual(rated.map { "\($0["id"] ?? "?") \($0["severity"] ?? "?"): \($0["finding"] ?? "")" }, [])
-        XCTAssertGreaterThan(findings.count, 100, "a whole scan ran")
+        XCTAssertGreaterThan(findings.count, 80, "a whole scan ran (98 lines here)")
     }
 }
 

@@ -56,7 +56,7 @@ final class OpenH264Tests: XCTestCase {
             frames += try MediaProbe(segment.path).video?.frames ?? 0
         }
         XCTAssertGreaterThanOrEqual(
-            frames, 190, "the 6.2 s recorded and some of the pre-roll (from its first keyframe)")
+            frames, 186, "the 6.2 s recorded and the pre-roll from its first keyframe (0 to 1 s: 3 frames once on CI)")
         let breaks = FrameContinuity.breaks(in: try FrameContinuity.rows(of: segments.map(\.path)))
         XCTAssertTrue(breaks.isEmpty, "frames lost or repeated across the cuts: \(breaks.prefix(5))")
 

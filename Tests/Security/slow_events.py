@@ -18,7 +18,8 @@ def main():
     parser.add_argument("--token", required=True)
     parser.add_argument("--clip", required=True)
     parser.add_argument("--renames", type=int, default=300)
-    parser.add_argument("--title-bytes", type=int, default=490)
+    parser.add_argument("--title-bytes", type=int, default=490, help="characters after the number")
+    parser.add_argument("--title-char", default="x", help="the character they repeat (a 4-byte one makes big events)")
     args = parser.parse_args()
     target = urllib.parse.urlparse(args.url)
     slow = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
@@ -36,7 +37,7 @@ def main():
     api = http.client.HTTPConnection(target.hostname, target.port, timeout=30)
     started = time.monotonic()
     for n in range(args.renames):
-        title = f"{n:05d} " + "x" * args.title_bytes
+        title = f"{n:05d} " + args.title_char * args.title_bytes
         body = json.dumps({"title": title})
         api.request("POST", f"/api/recordings/{args.clip}/rename", body=body,
                     headers={"Authorization": f"Bearer {args.token}", "Content-Type": "application/json"})

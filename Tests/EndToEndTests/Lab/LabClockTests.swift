@@ -36,13 +36,11 @@ final class LabClockTests: XCTestCase {
         let real = RealTime()
         try setClock(real.now.addingTimeInterval(-172_800))
         defer { try? setClock(real.now) }
+        // The other lab tests' video (320x180@10): their encoder choice is this daemon's too, not a trial of its own
+        // (10 to 20 s under TCG).
         let daemon = try DaemonProcess(
-            extra: """
-                [video]
-                width = 320
-                height = 180
-                framerate = 10
-                bitrate_kbps = 300
+            extra: LabCameraTests.config(width: 320, height: 180, framerate: 10) + """
+
                 [recording]
                 autostart = true
                 segment_s = 4.0

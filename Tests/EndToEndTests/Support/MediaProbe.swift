@@ -84,9 +84,13 @@ struct MediaProbe {
         }
     }
 
-    /// What `ffmpeg -v error -i F -f null -` prints: empty for a clean file.
+    /// What `ffmpeg -v error -i F -f null -` prints: empty for a clean file. The pictures keep the file's own time
+    /// base (`-enc_time_base:v -1`): by default ffmpeg re-times them to 1/frame rate, where two frames less than half
+    /// an interval apart (a network camera's arrival jitter, kept as sent) land on one tick and it reports "non
+    /// monotonically increasing dts" of a file whose decoding times all increase (CI, 2026-11-30: "270 >= 270").
     func decodeErrors() throws -> String {
-        let result = try ProcessOutcome.run("/usr/bin/ffmpeg", ["-v", "error", "-i", path, "-f", "null", "-"])
+        let result = try ProcessOutcome.run(
+            "/usr/bin/ffmpeg", ["-v", "error", "-i", path, "-enc_time_base:v", "-1", "-f", "null", "-"])
         return result.stderr + (result.status == 0 ? "" : "exit \(result.status)")
     }
 
