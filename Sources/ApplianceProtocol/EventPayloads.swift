@@ -126,17 +126,23 @@ public struct EncoderFailure: Codable, Sendable, Equatable {
 
 /// Motion on the live picture (`motion_started`, `motion_ended`): when it began (the first frame of the run that
 /// lasted `[motion] min_duration_s`), when it ended (the last frame with motion; absent while it goes on), the zones
-/// it touched, and its largest score (the part of the watched picture in motion, 0–1).
+/// it touched, its largest score (the part of the watched picture in motion, 0–1), and the channel whose picture
+/// moved (absent: the first's).
 public struct MotionEvent: Codable, Sendable, Equatable {
     public var camera: String?
     public var startedAt: Date
     public var endedAt: Date?
     public var zones: [String]
     public var peakScore: Double
-    public init(camera: String?, startedAt: Date, endedAt: Date? = nil, zones: [String], peakScore: Double) {
+    public var channel: String?
+    public init(
+        camera: String?, startedAt: Date, endedAt: Date? = nil, zones: [String], peakScore: Double,
+        channel: String? = nil
+    ) {
         (self.camera, self.startedAt, self.endedAt, self.zones, self.peakScore) = (
             camera, startedAt, endedAt, zones, peakScore
         )
+        self.channel = channel
     }
 }
 

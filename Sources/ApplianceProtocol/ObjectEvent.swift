@@ -10,7 +10,7 @@ public struct ObjectBox: Codable, Sendable, Equatable {
 
 /// A tracked object (`object_started`, `object_ended`): its label, the active camera, when it was first found (the
 /// first run of those that confirmed it) and last found (`endedAt`; absent while it goes on), its best score and
-/// where that detection was.
+/// where that detection was, and the channel whose picture it is in (absent: the first's).
 public struct ObjectEvent: Codable, Sendable, Equatable {
     public var label: String
     public var camera: String?
@@ -18,9 +18,14 @@ public struct ObjectEvent: Codable, Sendable, Equatable {
     public var endedAt: Date?
     public var score: Double
     public var box: ObjectBox
-    public init(label: String, camera: String?, startedAt: Date, endedAt: Date? = nil, score: Double, box: ObjectBox) {
+    public var channel: String?
+    public init(
+        label: String, camera: String?, startedAt: Date, endedAt: Date? = nil, score: Double, box: ObjectBox,
+        channel: String? = nil
+    ) {
         (self.label, self.camera, self.startedAt, self.endedAt, self.score, self.box) = (
             label, camera, startedAt, endedAt, score, box
         )
+        self.channel = channel
     }
 }

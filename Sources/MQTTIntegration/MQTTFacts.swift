@@ -90,17 +90,18 @@ package struct MQTTFacts: Equatable, Sendable {
             refresh.formUnion([.lastClip, .status])
         case .cameraSwitched(let switched):
             activeCamera = switched.to
-        case .motionStarted, .motionEnded:
+        // The device's sensors follow the first channel's picture (its status too); another's events name it.
+        case .motionStarted(let m) where m.channel == nil, .motionEnded(let m) where m.channel == nil:
             motion = event.kind == .motionStarted
         case .soundStarted, .soundEnded:
             sound = event.kind == .soundStarted
-        case .objectStarted(let o):
+        case .objectStarted(let o) where o.channel == nil:
             if var present = objects {
                 present[o.label] = max(1, present[o.label] ?? 0)
                 objects = present
             }
             refresh.insert(.status)  // how many
-        case .objectEnded(let o):
+        case .objectEnded(let o) where o.channel == nil:
             if objects != nil { objects?[o.label] = 0 }
         case .activity:
             refresh.insert(.activityCounts)

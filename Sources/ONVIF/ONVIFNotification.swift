@@ -42,8 +42,9 @@ package struct ONVIFNotification: Sendable, Equatable {
     /// The notification an appliance event makes, if any.
     package init?(_ event: ApplianceEvent, at time: Date = Date()) {
         switch event {
-        case .motionStarted: (property, value) = (.motion, true)
-        case .motionEnded: (property, value) = (.motion, false)
+        // The first profile's picture (its video source); another channel's motion names its channel.
+        case .motionStarted(let m) where m.channel == nil: (property, value) = (.motion, true)
+        case .motionEnded(let m) where m.channel == nil: (property, value) = (.motion, false)
         case .soundStarted: (property, value) = (.sound, true)
         case .soundEnded: (property, value) = (.sound, false)
         case .recordingStarted: (property, value) = (.recording, true)

@@ -12,8 +12,9 @@ package struct ONVIFObjectPresence: Sendable {
     package mutating func fold(_ event: ApplianceEvent, at time: Date) -> ONVIFNotification? {
         let (label, starts): (String, Bool)
         switch event {
-        case .objectStarted(let o): (label, starts) = (o.label, true)
-        case .objectEnded(let o): (label, starts) = (o.label, false)
+        // The first profile's picture, as motion's (`ONVIFNotification`).
+        case .objectStarted(let o) where o.channel == nil: (label, starts) = (o.label, true)
+        case .objectEnded(let o) where o.channel == nil: (label, starts) = (o.label, false)
         default: return nil
         }
         guard let property = ONVIFNotification.Property.objectClass(label) else { return nil }

@@ -39,15 +39,6 @@ enum ChannelSections {
         -> ApplianceConfig.Channel
     {
         let name = try t.name("name", index == 0 ? ApplianceConfig.defaultChannelName : "channel\(index)")
-        // Detection runs on the first channel's picture, and its events start and stop every channel.
-        for key in ["trigger", "post_record_s"] where index > 0 && t.has(key) {
-            throw t.error(
-                key,
-                """
-                is the first channel's in this version (its events start and stop every channel): set it on the \
-                first [[channel]] or in [recording]
-                """)
-        }
         let cameras = try cameraNames(&t, known: config.cameras.map(\.name))
         let trigger = try t.string("trigger", config.recording.trigger)
         try ConfigSections.checkTriggerForm(&t, trigger)

@@ -81,9 +81,9 @@ public enum DefaultConfig {
         # "main", with every camera above (switched by ctl switch), [video] and [recording]. A table names its\#
          cameras (each
         # camera is in one channel) and may set its own width, height, framerate, encoder, bitrate_kbps,
-        # keyframe_interval_s, pre_record_s and audio (the first channel records the sound by default); the first\#
-         table's
-        # trigger starts every channel. What follows the first channel only: docs/CONFIG.md.
+        # keyframe_interval_s, trigger, pre_record_s, post_record_s and audio (the first channel records the sound by
+        # default). Each channel runs [motion] and [objects] on its own picture, and its trigger starts its own\#
+         recordings.
         # [[channel]]
         # name = "road"
         # cameras = ["main"]

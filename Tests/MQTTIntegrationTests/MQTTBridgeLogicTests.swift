@@ -154,6 +154,11 @@ final class MQTTBridgeLogicTests: XCTestCase {
         XCTAssertEqual(facts.states(topics, now: now)[topics.motion], Array("ON".utf8))
         _ = facts.fold(.motionEnded(seen), now: now)
         XCTAssertEqual(facts.states(topics, now: now)[topics.motion], Array("OFF".utf8))
+        var rear = seen
+        rear.channel = "rear"
+        _ = facts.fold(.motionStarted(rear), now: now)
+        XCTAssertEqual(
+            facts.states(topics, now: now)[topics.motion], Array("OFF".utf8), "the sensor is the first channel's")
         _ = facts.fold(.soundStarted(SoundEvent(startedAt: now, peakDb: -12)), now: now)
         XCTAssertEqual(facts.states(topics, now: now)[topics.sound], Array("ON".utf8))
     }

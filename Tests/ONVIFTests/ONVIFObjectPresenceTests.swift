@@ -7,16 +7,19 @@ import XCTest
 /// Objects on ONVIF: each class Home Assistant's parsers know (PeopleDetect, VehicleDetect, DogCatDetect) is one
 /// topic, true while any of its labels is present, told only when that changes; other labels make no notification.
 final class ONVIFObjectPresenceTests: XCTestCase {
-    private func event(_ label: String, starts: Bool) -> ApplianceEvent {
+    private func event(_ label: String, starts: Bool, channel: String? = nil) -> ApplianceEvent {
         let o = ObjectEvent(
             label: label, camera: "front", startedAt: Date(), score: 0.9,
-            box: ObjectBox(x: 0, y: 0, width: 0.1, height: 0.3))
+            box: ObjectBox(x: 0, y: 0, width: 0.1, height: 0.3), channel: channel)
         return starts ? .objectStarted(o) : .objectEnded(o)
     }
 
     func testAClassIsPresentWhileAnyOfItsLabelsIs() throws {
         var presence = ONVIFObjectPresence()
         let now = Date()
+        XCTAssertNil(
+            presence.fold(event("person", starts: true, channel: "rear"), at: now),
+            "the first profile's picture: another channel's person is not in it")
         let person = try XCTUnwrap(presence.fold(event("person", starts: true), at: now))
         XCTAssertEqual([person.property, .person], [.person, .person])
         XCTAssertTrue(person.value)

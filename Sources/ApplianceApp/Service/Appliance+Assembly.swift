@@ -208,7 +208,7 @@ extension Appliance {
             .picture,
             contentsOf: await pictureServices(
                 graph: graph, cameras: g.cameras, config: config, events: events,
-                logger: logger, activity: p.activity, perform: perform))
+                logger: logger, activity: p.activity, channels: g.channelNames, perform: perform))
         plan.add(.retention, RetentionService(retention: p.retention, wake: p.retentionWake))
         plan.add(.speaker, p.speaker)
         plan.add(
@@ -238,6 +238,10 @@ extension Appliance {
             {
                 plan.add(stage, service)
             }
+            plan.add(
+                .picture,
+                contentsOf: await channel.detectionServices(
+                    activity: p.activity, events: events, logger: logger, perform: perform))
         }
         addDevices(to: &plan, p, serviceManager: serviceManager)
         return plan

@@ -178,40 +178,55 @@ extension Appliance {
         return uploader
     }
 
-    /// The services that follow the live picture and sound: the preview's overlay text, motion and sound detection,
-    /// and recording on their events.
+    /// The services that follow the first channel's live picture and sound: the preview's overlay text, the scrubbing
+    /// frames, sound detection, and its detectors with their activity and its trigger (`detectionServices`).
     static func pictureServices(
         graph: CaptureGraph, cameras: CameraSwitcher, config: ApplianceConfig, events: EventHub,
-        logger: Logger, activity: ActivityLog,
+        logger: Logger, activity: ActivityLog, channels: [String],
         perform: @escaping @Sendable (Command) async throws(ApplianceError) -> CommandResult
     ) async -> [any Service] {
-        var services: [any Service] = [ActivityService(log: activity, events: events, logger: logger)]
+        var services: [any Service] = []
         let camera = await cameras.activeName
         if let overlay = graph.previewOverlay {
             services.append(PreviewOverlay(element: overlay, events: events, camera: camera))
         }
         if let scrub = graph.scrub { services.append(ScrubWriter(scrub: scrub, logger: logger)) }
+        if config.sound.enabled, let tap = graph.sound {
+            services.append(SoundService(tap: tap, settings: config.sound.settings, events: events, logger: logger))
+        }
+        let scope = ChannelScope.first(of: channels, cameras: graph.cameraNames)
+        return services
+            + detectionServices(
+                graph: graph, config: config, events: events, logger: logger, activity: activity, camera: camera,
+                scope: scope, perform: perform)
+    }
+
+    /// One channel's motion and object detection on its picture, the activity they make, and recording on its events
+    /// (`[recording] trigger`, or its table's): `scope` says whose events and recordings they are.
+    static func detectionServices(
+        graph: CaptureGraph, config: ApplianceConfig, events: EventHub, logger: Logger, activity: ActivityLog,
+        camera: String?, scope: ChannelScope,
+        perform: @escaping @Sendable (Command) async throws(ApplianceError) -> CommandResult
+    ) -> [any Service] {
+        var services: [any Service] = [ActivityService(log: activity, events: events, scope: scope, logger: logger)]
         if let tap = graph.motion {
             services.append(
                 MotionService(
                     tap: tap, settings: config.motion.settings, events: events, camera: camera,
-                    pictures: activity.pictures, logger: logger))
+                    pictures: activity.pictures, scope: scope, logger: logger))
         }
         if let objects = objectService(
-            graph: graph, config: config, events: events, camera: camera, pictures: activity.pictures,
+            graph: graph, config: config, events: events, camera: camera, pictures: activity.pictures, scope: scope,
             logger: logger)
         {
             services.append(objects)
-        }
-        if config.sound.enabled, let tap = graph.sound {
-            services.append(SoundService(tap: tap, settings: config.sound.settings, events: events, logger: logger))
         }
         let r = config.recording
         if r.trigger != "manual" {
             services.append(
                 EventRecordingService(
                     trigger: EventTrigger(trigger: r.trigger, postRecordS: r.postRecordS, eventGapS: r.eventGapS),
-                    events: events, logger: logger, perform: perform))
+                    events: events, scope: scope, logger: logger, perform: perform))
         }
         return services
     }
@@ -220,7 +235,7 @@ extension Appliance {
     /// runs on motion alone (the objects branch takes no frame).
     private static func objectService(
         graph: CaptureGraph, config: ApplianceConfig, events: EventHub, camera: String?,
-        pictures: ActivityPictures, logger: Logger
+        pictures: ActivityPictures, scope: ChannelScope, logger: Logger
     ) -> ObjectService? {
         guard let tap = graph.objects, let motion = graph.motion else { return nil }
         let areas = config.objects.zones.compactMap { name in config.motion.zones.first { $0.name == name }?.area }
@@ -230,7 +245,8 @@ extension Appliance {
             return ObjectService(
                 tap: tap, motion: motion, detector: detector, tracker: ObjectDetectors.tracker(config),
                 track: config.track,
-                zones: ObjectZones(areas), events: events, camera: camera, pictures: pictures, logger: logger)
+                zones: ObjectZones(areas), events: events, camera: camera, pictures: pictures, scope: scope,
+                logger: logger)
         } catch {
             logger.error("objects: \(error); running on motion alone")
             tap.turnOff()

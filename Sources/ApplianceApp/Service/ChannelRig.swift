@@ -11,7 +11,8 @@ import Settings
 /// A channel recorded beside the first (`[[channel]]`): its own live graph, cameras and recorder, each clip and
 /// loop segment its own row with its channel's name, and its own live picture, encoded streams (RTSP's
 /// `/live/NAME`) and WebRTC viewers (the live page's grid). The record commands and autostart act on every channel;
-/// detection follows the first channel for now; snapshots, `switch NAME` and the device watch reach every channel.
+/// its own motion and object detection, activity and trigger (`detectionServices`) on its picture; snapshots,
+/// `switch NAME` and the device watch reach every channel.
 final class ChannelRig: Sendable {
     let name: String
     /// The channel's view of the config (`ApplianceConfig.forChannel`), its encoder resolved.
@@ -117,12 +118,14 @@ final class ChannelRig: Sendable {
     func status() async -> ChannelStatus {
         let (state, live, _) = await recorder.live()
         let v = config.video
-        return ChannelStatus(
+        var status = ChannelStatus(
             name: name, state: state, recordingId: live?.id, cameras: graph.cameraNames,
             activeCamera: await cameras.activeName ?? "",
             encoder: graph.storesAsSent ? CaptureGraph.asSentEncoder : encoders?.current.encoder ?? v.encoder,
             width: v.width, height: v.height,
             framerate: v.framerate)
+        (status.motion, status.objects) = (graph.motion?.status, graph.objects?.status)
+        return status
     }
 
     /// The lines of several channels in `status.channels`, in order.

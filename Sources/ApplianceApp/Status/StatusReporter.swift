@@ -72,11 +72,13 @@ struct StatusReporter: Sendable {
         report.sound = graph.sound?.status
         report.clock = clock?.status
         report.speaker = await speaker?.status()
-        let first = ChannelStatus(
+        var first = ChannelStatus(
             name: config.channels.first?.name ?? ApplianceConfig.defaultChannelName, state: state,
             recordingId: live?.id, cameras: report.cameras, activeCamera: report.activeCamera, encoder: report.encoder,
             width: v.width, height: v.height, framerate: v.framerate)
-        report.channels = await Self.withStorage([first] + (await otherChannels()), library: library)
+        let others = await otherChannels()
+        if !others.isEmpty { (first.motion, first.objects) = (report.motion, report.objects) }
+        report.channels = await Self.withStorage([first] + others, library: library)
         return report
     }
 

@@ -35,12 +35,13 @@ public struct Activity: Codable, Sendable, Equatable {
 
     public init(
         id: Int64, kind: Kind, label: String? = nil, camera: String? = nil, startedAt: Date, endedAt: Date? = nil,
-        zones: [String] = [], peak: Double? = nil, thumbnail: String? = nil, box: ObjectBox? = nil
+        zones: [String] = [], peak: Double? = nil, thumbnail: String? = nil, box: ObjectBox? = nil,
+        channel: String? = nil
     ) {
         (self.id, self.kind, self.label, self.camera, self.startedAt, self.endedAt) = (
             id, kind, label, camera, startedAt, endedAt
         )
-        (self.zones, self.peak, self.thumbnail, self.box) = (zones, peak, thumbnail, box)
+        (self.zones, self.peak, self.thumbnail, self.box, self.channel) = (zones, peak, thumbnail, box, channel)
     }
 
     /// Seconds from start to end (nil while it goes on).

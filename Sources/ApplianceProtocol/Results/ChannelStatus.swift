@@ -17,6 +17,10 @@ public struct ChannelStatus: Codable, Sendable, Equatable {
     public var clips: Int?
     public var storedBytes: Int64?
     public var oldestAt: Date?
+    /// Its motion and object detection on its picture (each channel runs its own), with several channels; absent with
+    /// one (`status.motion` and `status.objects` are the first channel's).
+    public var motion: MotionStatus?
+    public var objects: ObjectStatus?
 
     public init(
         name: String, state: RecorderState, recordingId: String?, cameras: [String], activeCamera: String,

@@ -6,7 +6,8 @@ import ServiceLifecycle
 
 /// Turns the detectors' events into activity records: `motion_started` and `sound_started` store one, their `_ended`
 /// closes it (with its peak, zones and picture). At start it closes what the last run left open, and every hour it
-/// forgets activity older than `event_keep_days`.
+/// forgets activity older than `event_keep_days`. Each channel has its own (`ChannelScope`): its motion and objects,
+/// stored as its activity; the sound is the first channel's.
 package final class ActivityService: Service, CustomStringConvertible {
     package var description: String { "ActivityService" }
 
@@ -17,6 +18,7 @@ package final class ActivityService: Service, CustomStringConvertible {
     /// The activity going on, per kind (one motion and one sound at a time, as the detectors announce them) and, for
     /// objects, per label (one `person`, one `car`).
     private let open = Locked<[Key: Activity]>([:])
+    private let scope: ChannelScope
 
     private struct Key: Hashable {
         var kind: Activity.Kind
@@ -25,13 +27,13 @@ package final class ActivityService: Service, CustomStringConvertible {
     static let tidyInterval: Duration = .seconds(3600)
 
     /// Subscribes at once, so an event published before the service group runs is not missed.
-    package init(log: ActivityLog, events: EventHub, logger: Logger) {
-        (self.log, self.events, self.logger) = (log, events, logger)
+    package init(log: ActivityLog, events: EventHub, scope: ChannelScope = .only, logger: Logger) {
+        (self.log, self.events, self.logger, self.scope) = (log, events, logger, scope)
         subscription = events.subscribe()
     }
 
     package func run() async throws {
-        await log.tidy()
+        if scope.events == nil { await log.tidy() }  // the first channel's tidies every channel's
         await runSideBySide({ await self.follow() }, { await self.tidyHourly() })
         events.unsubscribe(subscription.id)
         // Stopped during an activity: it ends now (a crash leaves it to the next start's tidy).
@@ -48,14 +50,14 @@ package final class ActivityService: Service, CustomStringConvertible {
 
     private func follow() async {
         var camera = await log.activeCamera()
-        for await record in subscription.events {
+        for await record in subscription.events where owns(record.event) {
             switch record.event {
             case .cameraSwitched(let switched): camera = switched.to
             case .motionStarted(let e):
                 await begin(
                     Activity(
                         id: 0, kind: .motion, camera: e.camera, startedAt: e.startedAt, zones: e.zones,
-                        peak: e.peakScore))
+                        peak: e.peakScore, channel: e.channel))
             case .motionEnded(let e):
                 await end(Key(kind: .motion), at: e.endedAt ?? Date()) { a in (a.zones, a.peak) = (e.zones, e.peakScore)
                 }
@@ -68,7 +70,7 @@ package final class ActivityService: Service, CustomStringConvertible {
             case .objectStarted(let e):
                 var activity = Activity(
                     id: 0, kind: .object, label: e.label, camera: e.camera, startedAt: e.startedAt, peak: e.score,
-                    box: e.box)
+                    box: e.box, channel: e.channel)
                 activity.thumbnail = await log.pictures.capture(
                     kind: .object, label: e.label, startedAt: e.startedAt, box: e.box)
                 await begin(activity)
@@ -79,6 +81,17 @@ package final class ActivityService: Service, CustomStringConvertible {
             default:
                 break
             }
+        }
+    }
+
+    /// Whether an event is this channel's to record: its switches, its detectors' events, and the sound for the first.
+    private func owns(_ event: ApplianceEvent) -> Bool {
+        switch event {
+        case .cameraSwitched(let switched): scope.owns(switched)
+        case .motionStarted(let e), .motionEnded(let e): scope.owns(channel: e.channel)
+        case .objectStarted(let e), .objectEnded(let e): scope.owns(channel: e.channel)
+        case .soundStarted, .soundEnded: scope.events == nil
+        default: false
         }
     }
 

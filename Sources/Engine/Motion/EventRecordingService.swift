@@ -6,7 +6,8 @@ import ServiceLifecycle
 
 /// Records on events (`[recording] trigger`): follows motion, sound and object events and the recorder's own, and sends
 /// `record.start` and `record.stop` through the one entry point, as a button would. `EventTrigger` decides; this
-/// applies it, waking at the end of a recording's tail.
+/// applies it, waking at the end of a recording's tail. Each channel has its own (`ChannelScope`): its detectors'
+/// events start and stop its recordings alone; the device's sound counts for every channel whose trigger names it.
 package final class EventRecordingService: Service, CustomStringConvertible {
     package var description: String { "EventRecordingService" }
 
@@ -22,13 +23,14 @@ package final class EventRecordingService: Service, CustomStringConvertible {
     /// The last recording this trigger stopped: its `recording_stopped` may be read after the next recording
     /// started (a start that waited for that stop), and must not end the new one's ownership.
     private let stoppedByTrigger = Locked<String?>(nil)
+    private let scope: ChannelScope
 
     /// Subscribes at once, so an event published before the service group runs is not missed.
     package init(
-        trigger: EventTrigger, events: EventHub, logger: Logger,
+        trigger: EventTrigger, events: EventHub, scope: ChannelScope = .only, logger: Logger,
         perform: @escaping @Sendable (Command) async throws(ApplianceError) -> CommandResult
     ) {
-        (self.events, self.perform, self.logger) = (events, perform, logger)
+        (self.events, self.perform, self.logger, self.scope) = (events, perform, logger, scope)
         self.trigger = Locked(trigger)
         subscription = events.subscribe()
     }
@@ -53,7 +55,7 @@ package final class EventRecordingService: Service, CustomStringConvertible {
     }
 
     private func follow() async {
-        for await record in subscription.events {
+        for await record in subscription.events where owns(record.event) {
             let now = Self.now
             let action: EventTrigger.Action? = trigger.withLock { t in
                 switch record.event {
@@ -91,14 +93,23 @@ package final class EventRecordingService: Service, CustomStringConvertible {
             }
             guard due else { continue }
             do {
-                if case .recordingStopped(let result) = try await perform(.recordStop(title: nil)) {
-                    stoppedByTrigger.withLock { $0 = result.id }
-                }
+                let stopped = try await perform(.recordStop(title: nil, channel: scope.records))
+                if case .recordingStopped(let result) = stopped { stoppedByTrigger.withLock { $0 = result.id } }
             } catch {
                 logger.warning("the recording started by an event could not be stopped: \(error.message)")
             }
             stopping.withLock { if $0 === stop { $0 = nil } }
             stop.fire(true)
+        }
+    }
+
+    /// Whether an event is this channel's: its detectors' events, its recordings, and the sound (every channel's).
+    private func owns(_ event: ApplianceEvent) -> Bool {
+        switch event {
+        case .motionStarted(let e), .motionEnded(let e): scope.owns(channel: e.channel)
+        case .objectStarted(let e), .objectEnded(let e): scope.owns(channel: e.channel)
+        case .recordingStopped(let r): scope.owns(r)
+        default: true
         }
     }
 
@@ -108,7 +119,7 @@ package final class EventRecordingService: Service, CustomStringConvertible {
             _ = await stop.wait(timeout: .seconds(60))
         }
         do {
-            _ = try await perform(.recordStart(title: nil))
+            _ = try await perform(.recordStart(title: nil, channel: scope.records))
         } catch {
             // One was going on already (started by hand): not this trigger's to stop.
             trigger.withLock { $0.startRefused() }

@@ -22,6 +22,8 @@ package final class MotionService: Service, CustomStringConvertible {
     private let subscription: EventHub.Subscription
     private let logger: Logger
     private let shared: Locked<Shared>
+    /// Whose picture it watches (its switches, the channel its events name).
+    private let scope: ChannelScope
     /// Where each event's best frame goes: taken when motion starts and again whenever the score has grown by a
     /// quarter (at most once a second), so the picture shows the most change, not the first twitch.
     private let pictures: ActivityPictures?
@@ -29,9 +31,10 @@ package final class MotionService: Service, CustomStringConvertible {
     /// Subscribes at once, so a camera switch published before the service group runs is not missed.
     package init(
         tap: MotionTap, settings: MotionSettings, events: EventHub, camera: String?, pictures: ActivityPictures?,
-        logger: Logger
+        scope: ChannelScope = .only, logger: Logger
     ) {
         (self.tap, self.settings, self.events, self.logger, self.pictures) = (tap, settings, events, logger, pictures)
+        self.scope = scope
         subscription = events.subscribe()
         shared = Locked(Shared(camera: camera))
     }
@@ -44,7 +47,7 @@ package final class MotionService: Service, CustomStringConvertible {
 
     private func followSwitches() async {
         for await record in subscription.events {
-            guard case .cameraSwitched(let switched) = record.event else { continue }
+            guard case .cameraSwitched(let switched) = record.event, scope.owns(switched) else { continue }
             shared.withLock { $0 = Shared(camera: switched.to, switched: true) }
         }
     }
@@ -77,8 +80,8 @@ package final class MotionService: Service, CustomStringConvertible {
             switch seen.transition {
             case .started(let at)?:
                 event = MotionEvent(
-                    camera: camera, startedAt: Date(timeIntervalSince1970: at), zones: seen.zones, peakScore: seen.score
-                )
+                    camera: camera, startedAt: Date(timeIntervalSince1970: at), zones: seen.zones,
+                    peakScore: seen.score, channel: scope.events)
                 events.publish(.motionStarted(event!))
                 picture = BestFrame(score: seen.score, at: sample.capturedAt)
                 await capture(event!)

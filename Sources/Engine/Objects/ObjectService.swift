@@ -23,6 +23,8 @@ package final class ObjectService: Service, CustomStringConvertible {
     private let subscription: EventHub.Subscription
     private let logger: Logger
     private let camera: Locked<String?>
+    /// Whose picture it watches (its switches, the channel its events name).
+    private let scope: ChannelScope
     private let tracker: Locked<(tracker: ObjectTracker, lastRun: Date)>
     private let failureLog = Locked<Date>(.distantPast)
     /// Where an object's picture goes: taken when it starts (by the activity) and again when a run finds it with a
@@ -37,8 +39,9 @@ package final class ObjectService: Service, CustomStringConvertible {
         tap: ObjectTap, motion: MotionTap, detector: any ObjectDetector, tracker: ObjectTracker.Settings,
         track: [String],
         zones: ObjectZones = ObjectZones([]), events: EventHub, camera: String?, pictures: ActivityPictures? = nil,
-        logger: Logger
+        scope: ChannelScope = .only, logger: Logger
     ) {
+        self.scope = scope
         (self.zones, self.pictures) = (zones, pictures)
         (self.tap, self.motion, self.detector, self.events, self.logger) = (tap, motion, detector, events, logger)
         self.track = Set(track)
@@ -70,7 +73,7 @@ package final class ObjectService: Service, CustomStringConvertible {
 
     private func followSwitches() async {
         for await record in subscription.events {
-            guard case .cameraSwitched(let switched) = record.event else { continue }
+            guard case .cameraSwitched(let switched) = record.event, scope.owns(switched) else { continue }
             let ended = tracker.withLock { $0.tracker.endAll() }
             tap.update { $0.present = [:] }
             await publish(ended)
@@ -188,7 +191,8 @@ package final class ObjectService: Service, CustomStringConvertible {
             switch change {
             case .started(let label, let at, let best):
                 let event = ObjectEvent(
-                    label: label, camera: camera, startedAt: at, score: Self.rounded(best.score), box: box(best))
+                    label: label, camera: camera, startedAt: at, score: Self.rounded(best.score), box: box(best),
+                    channel: scope.events)
                 tap.update { $0.events += 1 }
                 events.publish(.objectStarted(event))
                 logger.info("object: \(label) (score \(String(format: "%.2f", best.score)))")
@@ -197,7 +201,7 @@ package final class ObjectService: Service, CustomStringConvertible {
                     .objectEnded(
                         ObjectEvent(
                             label: label, camera: camera, startedAt: startedAt, endedAt: lastSeen,
-                            score: Self.rounded(best.score), box: box(best))))
+                            score: Self.rounded(best.score), box: box(best), channel: scope.events)))
             }
         }
     }
