@@ -1,3 +1,5 @@
+import MotionAndSound
+
 /// Channels: what is recorded side by side. A channel is one recorded picture with its cameras (one, or several it
 /// switches between), its size, rate and encoder, its trigger and pre/post roll, and whether it records the sound.
 extension ApplianceConfig {
@@ -14,6 +16,10 @@ extension ApplianceConfig {
         public var postRecordS: Double
         /// Whether it records the sound of `[audio]` (the microphone, or a camera's own sound).
         public var audio: Bool
+        /// The `[motion] zones` its detection watches, by name (nil: every one); `[objects] zones` keep to these.
+        public var zones: [String]?
+        /// Where its motion never counts (nil: `[motion] masks`).
+        public var masks: [RelativePolygon]?
 
         public init(
             name: String, cameras: [String], video: Video, trigger: String, preRecordS: Double, postRecordS: Double,
@@ -49,6 +55,11 @@ extension ApplianceConfig {
         view.recording.preRecordS = channel.preRecordS
         view.recording.postRecordS = channel.postRecordS
         if !channel.audio { view.audio.source = "none" }
+        if let names = channel.zones {
+            view.motion.zones = motion.zones.filter { names.contains($0.name) }
+            view.objects.zones = objects.zones.filter(names.contains)
+        }
+        if let masks = channel.masks { view.motion.masks = masks }
         view.channelTables = [channel]
         return view
     }

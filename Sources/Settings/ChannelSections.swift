@@ -1,3 +1,4 @@
+import MotionAndSound
 import TOMLKit
 
 /// `[[channel]]` tables: what is recorded side by side (see `ApplianceConfig.Channel`).
@@ -45,10 +46,45 @@ enum ChannelSections {
         let preRecordS = try t.double("pre_record_s", config.recording.preRecordS, 0...60)
         let postRecordS = try t.double("post_record_s", config.recording.postRecordS, 0...3600)
         let audio = try t.bool("audio", index == 0 && config.audio.source != "none")
+        let (zones, masks) = try detectionAreas(&t)
         let video = try ConfigSections.video(&t, config.video)
-        return ApplianceConfig.Channel(
+        var channel = ApplianceConfig.Channel(
             name: name, cameras: cameras, video: video, trigger: trigger, preRecordS: preRecordS,
             postRecordS: postRecordS, audio: audio)
+        (channel.zones, channel.masks) = (zones, masks)
+        return channel
+    }
+
+    /// `zones = ["porch", …]` (names of `[motion] zones`, checked once `[motion]` is read: `checkZones`) and `masks`
+    /// (polygons, as `[motion] masks`): where the channel's own picture is watched.
+    private static func detectionAreas(_ t: inout TableReader) throws -> ([String]?, [RelativePolygon]?) {
+        let zones = try t.array("zones")?.map { value in
+            guard let name = value.string else {
+                throw t.error("zones", "must name [motion] zones, found \(value.debugDescription)")
+            }
+            return name
+        }
+        let masks = try t.array("masks")?.enumerated().map { index, mask in
+            try t.polygon(mask, key: "masks", what: "masks[\(index)]")
+        }
+        return (zones, masks)
+    }
+
+    /// Each channel's `zones` name `[motion] zones`.
+    static func checkZones(_ config: ApplianceConfig, file: String, lines: SourceLines) throws {
+        for (index, channel) in config.channelTables.enumerated() {
+            for name in channel.zones ?? [] where !config.motion.zones.contains(where: { $0.name == name }) {
+                throw ConfigError(
+                    file: file, line: lines.line(of: "zones", in: "channel", index: index),
+                    key: "channel[\(index)].zones",
+                    message:
+                        """
+                        no [motion] zone is named '\(name)' (zones: \
+                        \(config.motion.zones.map(\.name).joined(separator: ", ")))
+                        """
+                )
+            }
+        }
     }
 
     /// `cameras = ["front", …]`: at least one, each a `[[camera]]` name, none twice.

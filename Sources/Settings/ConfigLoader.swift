@@ -66,6 +66,7 @@ public enum ConfigLoader {
         try readDevices(&top, into: &config, file: file, lines: lines)
         try checkTrigger(config, file: file, lines: lines)
         try checkObjects(config, file: file, lines: lines)
+        try ChannelSections.checkZones(config, file: file, lines: lines)
         try top.finish()
         return config
     }

@@ -75,6 +75,45 @@ final class ChannelConfigTests: XCTestCase {
         XCTAssertEqual(config.forChannel(front).audio, config.audio)
     }
 
+    /// Each channel watches its own picture: the `[motion] zones` it names (every one by default), `[objects] zones`
+    /// kept to those, and its own masks over `[motion]`'s.
+    func testAChannelWatchesTheZonesItNamesAndItsOwnMasks() throws {
+        let config = try ConfigLoader.parse(
+            twoCameras + """
+                [motion]
+                enabled = true
+                masks = [[[0, 0], [0.2, 0], [0.2, 0.1]]]
+                zones = [
+                  { name = "porch", points = [[0, 0], [0.5, 0], [0.5, 0.5]] },
+                  { name = "drive", points = [[0.5, 0.5], [1, 0.5], [1, 1]] },
+                ]
+                [objects]
+                enabled = true
+                zones = ["porch", "drive"]
+                [[channel]]
+                name = "front"
+                cameras = ["road"]
+                [[channel]]
+                name = "rear"
+                cameras = ["cabin"]
+                zones = ["drive"]
+                masks = [[[0.8, 0.8], [1, 0.8], [1, 1]]]
+                """, file: "t")
+        let (front, rear) = (config.forChannel(config.channels[0]), config.forChannel(config.channels[1]))
+        XCTAssertEqual(front.motion, config.motion, "a channel that names none watches every zone, [motion]'s masks")
+        XCTAssertEqual(front.objects.zones, ["porch", "drive"])
+        XCTAssertEqual(rear.motion.zones.map(\.name), ["drive"])
+        XCTAssertEqual(rear.objects.zones, ["drive"], "objects look in its zones alone")
+        XCTAssertEqual(rear.motion.masks.count, 1)
+        XCTAssertNotEqual(rear.motion.masks, config.motion.masks, "its own masks")
+        XCTAssertEqual(
+            configError(twoCameras + "[[channel]]\ncameras = [\"road\", \"cabin\"]\nzones = [\"lawn\"]\n")?.description,
+            "t.toml:9: channel[0].zones: no [motion] zone is named 'lawn' (zones: )")
+        XCTAssertEqual(
+            configError(twoCameras + "[[channel]]\ncameras = [\"road\", \"cabin\"]\nmasks = [[0, 1]]\n")?.key,
+            "channel[0].masks")
+    }
+
     func testMistakesAreNamedWithTheirLines() {
         let one = twoCameras + "[[channel]]\nname = \"all\"\ncameras = [\"road\", \"cabin\"]\n"
         XCTAssertNil(configError(one))
