@@ -7,6 +7,7 @@ import XCTest
 /// a busy loop on every core of the guest, and a trial limit the loaded guest cannot meet, so that every
 /// encoder's trial times out. The daemon still records the real camera, on a software encoder it has not tried
 /// (`provisional`, said once), within 60 s of its start. It used to say "no H.264 encoder works" and record nothing.
+/// The daemon runs at the priority its unit sets (`Nice=-5`); the busy loops at the default.
 final class LabBusyStartTests: XCTestCase {
     func testADaemonWhoseTrialsAllTimeOutStillRecordsWithinAMinute() throws {
         try Lab.require()
@@ -29,6 +30,9 @@ final class LabBusyStartTests: XCTestCase {
             .replacingOccurrences(of: "[web]", with: "encoder_trial_s = 1.0\n[web]")  // in [video]
         let daemon = try DaemonProcess(extra: config, cameras: LabCameraTests.camera(node), root: Lab.scratch)
         daemon.seedsEncoderChoice = false  // the trials are the subject
+        // At the priority its systemd unit gives it (Nice=-5: recording before background work). At nice 0 beside
+        // the busy loops, CI's lab measured 59.8 s and 65.1 s to the recording (startup_ms 52300 in the second).
+        daemon.launcher = ["/usr/bin/nice", "-n", "-5"]
         let started = Date()
         try daemon.start(timeout: 120)
         defer { daemon.stop() }
