@@ -78,8 +78,11 @@ final class ChannelConfigTests: XCTestCase {
     /// Each channel watches its own picture: the `[motion] zones` it names (every one by default), `[objects] zones`
     /// kept to those, and its own masks over `[motion]`'s.
     func testAChannelWatchesTheZonesItNamesAndItsOwnMasks() throws {
+        // The rear's own keys first (the fixture ends in its table), then [motion] and [objects].
         let config = try ConfigLoader.parse(
-            twoCameras + """
+            ChannelFixtures.frontAndRear + """
+                zones = ["drive"]
+                masks = [[[0.8, 0.8], [1, 0.8], [1, 1]]]
                 [motion]
                 enabled = true
                 masks = [[[0, 0], [0.2, 0], [0.2, 0.1]]]
@@ -90,14 +93,6 @@ final class ChannelConfigTests: XCTestCase {
                 [objects]
                 enabled = true
                 zones = ["porch", "drive"]
-                [[channel]]
-                name = "front"
-                cameras = ["road"]
-                [[channel]]
-                name = "rear"
-                cameras = ["cabin"]
-                zones = ["drive"]
-                masks = [[[0.8, 0.8], [1, 0.8], [1, 1]]]
                 """, file: "t")
         let (front, rear) = (config.forChannel(config.channels[0]), config.forChannel(config.channels[1]))
         XCTAssertEqual(front.motion, config.motion, "a channel that names none watches every zone, [motion]'s masks")
