@@ -25,8 +25,8 @@ package struct HomeAssistantDiscovery: Sendable {
     package var objects: [String] = []
     /// A speaker: a button that rings the chime.
     package var speaker = false
-    /// With several channels, their names: a "Recording NAME" sensor each.
-    package var channels: [String] = []
+    /// With several channels, each one's entities (see `channelEntities`).
+    package var channels: [ChannelEntities] = []
 
     /// The node id, and the prefix of every unique id.
     package var node: String { "appliance_" + deviceID }
@@ -59,12 +59,7 @@ package struct HomeAssistantDiscovery: Sendable {
                     ]))
         }
         list += activityEntities
-        for channel in channels {
-            list.append(
-                entity(
-                    "binary_sensor", "recording_" + MQTTTopics.word(channel), "Recording \(channel)",
-                    ["state_topic": .string(topics.channelRecording(channel)), "device_class": "running"]))
-        }
+        list += channels.flatMap(channelEntities)
         for camera in cameras {
             list.append(
                 entity(
@@ -227,8 +222,7 @@ package struct HomeAssistantDiscovery: Sendable {
         return list
     }
 
-    private func entity(_ component: String, _ objectID: String, _ name: String, _ keys: [String: JSONValue]) -> Entity
-    {
+    func entity(_ component: String, _ objectID: String, _ name: String, _ keys: [String: JSONValue]) -> Entity {
         var device: [String: JSONValue] = [
             "identifiers": .array([.string(node)]), "name": .string(deviceName), "manufacturer": "appliance",
             "model": "Recording appliance", "sw_version": .string(version),

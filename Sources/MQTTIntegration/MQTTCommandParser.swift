@@ -4,32 +4,31 @@ import ApplianceProtocol
 /// What a message on a command topic asks for, as the one typed `Command`; anything else is refused with the reason
 /// the bridge logs (one line, and the message is dropped).
 package enum MQTTCommandParser {
-    package static func command(topic: String, payload: [UInt8], topics: MQTTTopics, cameras: [String]) -> Result<
-        Command, MQTTCommandRefusal
-    > {
+    /// `channels`: the channels' names with several channels (each has its own recording and snapshot topics).
+    package static func command(
+        topic: String, payload: [UInt8], topics: MQTTTopics, cameras: [String], channels: [String] = []
+    ) -> Result<Command, MQTTCommandRefusal> {
         guard let text = String(validating: payload, as: UTF8.self)?.trimmingCharacters(in: .whitespacesAndNewlines)
         else {
             return .failure(.init("payload is not UTF-8 text"))
         }
         guard text.utf8.count <= 256 else { return .failure(.init("payload is over 256 bytes")) }
+        if let (channel, rest) = topics.channelCommand(topic, channels: channels) {
+            switch rest {
+            case "recording/set": return recording(text, channel: channel)
+            case "snapshot/set": return press(text).map { .snapshot(channel: channel) }
+            default: return .failure(.init("not a command topic"))
+            }
+        }
         switch topic {
         case topics.recordingSet:
-            switch text.uppercased() {
-            case "ON", "START": return .success(.recordStart(title: nil))
-            case "OFF", "STOP": return .success(.recordStop(title: nil))
-            case "TOGGLE": return .success(.recordToggle(title: nil))
-            default: return .failure(.init("expected ON, OFF or TOGGLE, found '\(shown(text))'"))
-            }
+            return recording(text, channel: nil)
         case topics.snapshotSet:
-            guard text.isEmpty || text.uppercased() == "PRESS" else {
-                return .failure(.init("expected PRESS, found '\(shown(text))'"))
-            }
-            return .success(.snapshot())
+            return press(text).map { .snapshot() }
         case topics.protectSet:
-            guard text.isEmpty || text.uppercased() == "PRESS" else {
-                return .failure(.init("expected PRESS, found '\(shown(text))'"))
+            return press(text).map {
+                .protect(before: Command.defaultProtectWindow, after: Command.defaultProtectWindow)
             }
-            return .success(.protect(before: Command.defaultProtectWindow, after: Command.defaultProtectWindow))
         case topics.cameraSet:
             if cameras.contains(text) { return .success(.switchCamera(.named(text))) }
             if text.lowercased() == "next" { return .success(.switchCamera(.next(channel: nil))) }
@@ -49,6 +48,22 @@ package enum MQTTCommandParser {
         default:
             return .failure(.init("not a command topic"))
         }
+    }
+
+    /// ON, OFF or TOGGLE on a recording switch: every channel's (`channel` nil) or one channel's.
+    private static func recording(_ text: String, channel: String?) -> Result<Command, MQTTCommandRefusal> {
+        switch text.uppercased() {
+        case "ON", "START": return .success(.recordStart(title: nil, channel: channel))
+        case "OFF", "STOP": return .success(.recordStop(title: nil, channel: channel))
+        case "TOGGLE": return .success(.recordToggle(title: nil, channel: channel))
+        default: return .failure(.init("expected ON, OFF or TOGGLE, found '\(shown(text))'"))
+        }
+    }
+
+    /// A button's press: PRESS or nothing.
+    private static func press(_ text: String) -> Result<Void, MQTTCommandRefusal> {
+        text.isEmpty || text.uppercased() == "PRESS"
+            ? .success(()) : .failure(.init("expected PRESS, found '\(shown(text))'"))
     }
 
     /// The payload as a log line may show it: printable, at most 40 characters.

@@ -27,13 +27,8 @@ package struct MQTTFacts: Equatable, Sendable {
     package var objects: [String: Int]?
     /// Today's activity by kind, and the day it counts (the start of the device's day); nil until asked.
     package var eventsToday: ActivityCounts?
-    /// With several channels: each one's name, in order, and whether it records now.
-    package var channels: [ChannelRecording] = []
-
-    package struct ChannelRecording: Equatable, Sendable {
-        package var name: String
-        package var recording: Bool
-    }
+    /// With several channels: each one's facts, in order (none with one channel: the device's topics say it all).
+    package var channels: [MQTTChannelFacts] = []
 
     package mutating func apply(_ status: StatusReport, minFreeMb: Int, now: Date) {
         health.apply(status, minFreeMb: minFreeMb)
@@ -53,15 +48,19 @@ package struct MQTTFacts: Equatable, Sendable {
         motion = status.motion?.active
         sound = status.sound.flatMap { $0.detecting ? $0.active : nil }
         objects = status.objects.map { o in Dictionary(uniqueKeysWithValues: o.track.map { ($0, o.present[$0] ?? 0) }) }
+        let before = channels
         channels =
             status.channels.count > 1
-            ? status.channels.map { ChannelRecording(name: $0.name, recording: $0.state == .recording) } : []
+            ? status.channels.map { c in MQTTChannelFacts(c, lastClip: before.first { $0.name == c.name }?.lastClip) }
+            : []
     }
 
-    /// A channel's recording began or ended (a channel the facts do not list changes nothing).
-    private mutating func channel(_ name: String?, recording: Bool) {
-        guard let name, let index = channels.firstIndex(where: { $0.name == name }) else { return }
-        channels[index].recording = recording
+    /// Changes the facts of the channel an event names (nil: the first channel, whose events carry no name); a
+    /// channel the facts do not list changes nothing.
+    private mutating func channel(_ name: String?, _ change: (inout MQTTChannelFacts) -> Void) {
+        guard let index = name == nil ? channels.indices.first : channels.firstIndex(where: { $0.name == name })
+        else { return }
+        change(&channels[index])
     }
 
     package mutating func apply(_ report: CamerasReport) {
@@ -81,28 +80,28 @@ package struct MQTTFacts: Equatable, Sendable {
         switch event {
         case .recordingStarted(let started):
             recordingSince = now
-            channel(started.channel, recording: true)
+            if started.channel != nil { channel(started.channel) { $0.recording = true } }
         case .recordingStopped(let stopped):
             recordingSince = nil
-            channel(stopped.channel, recording: false)
+            if stopped.channel != nil { channel(stopped.channel) { $0.recording = false } }
             refresh.formUnion([.lastClip, .status])
         case .segmentClosed, .thumbnailReady, .renamed, .deleted, .retentionDeleted:
             refresh.formUnion([.lastClip, .status])
         case .cameraSwitched(let switched):
             activeCamera = switched.to
-        // The device's sensors follow the first channel's picture (its status too); another's events name it.
-        case .motionStarted(let m) where m.channel == nil, .motionEnded(let m) where m.channel == nil:
-            motion = event.kind == .motionStarted
+        // The device's sensors follow the first channel's picture (its status too); another's events name it, and
+        // each channel's own sensors follow its events.
+        case .motionStarted(let m), .motionEnded(let m):
+            let on = event.kind == .motionStarted
+            if m.channel == nil { motion = on }
+            channel(m.channel) { $0.motion = $0.motion.map { _ in on } }
         case .soundStarted, .soundEnded:
             sound = event.kind == .soundStarted
-        case .objectStarted(let o) where o.channel == nil:
-            if var present = objects {
-                present[o.label] = max(1, present[o.label] ?? 0)
-                objects = present
-            }
-            refresh.insert(.status)  // how many
-        case .objectEnded(let o) where o.channel == nil:
-            if objects != nil { objects?[o.label] = 0 }
+        case .objectStarted(let o), .objectEnded(let o):
+            let present = event.kind == .objectStarted
+            if o.channel == nil { MQTTChannelFacts.mark(o.label, present: present, in: &objects) }
+            channel(o.channel) { MQTTChannelFacts.mark(o.label, present: present, in: &$0.objects) }
+            if present { refresh.insert(.status) }  // how many
         case .activity:
             refresh.insert(.activityCounts)
         case .backupStarted, .backupDone, .backupFailed, .backupRetry, .backupDeleted:
@@ -152,7 +151,7 @@ package struct MQTTFacts: Equatable, Sendable {
             s[topics.eventsTodayAttributes] = Self.json(
                 .object(eventsToday.byKind.reduce(into: [:]) { $0[$1.key.rawValue] = .int($1.value) }))
         }
-        for channel in channels { s[topics.channelRecording(channel.name)] = channel.recording ? "ON" : "OFF" }
+        for channel in channels { s.merge(channel.states(topics)) { $1 } }
         for camera in cameras {
             let trouble = health.failedCameras.contains(camera) || health.missingCameras.contains(camera)
             s[topics.camera(camera)] = trouble ? "ON" : "OFF"

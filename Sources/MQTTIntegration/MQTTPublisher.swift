@@ -13,7 +13,8 @@ package actor MQTTPublisher {
     private let logger: Logger
     private var facts = MQTTFacts()
     private var published: [String: [UInt8]] = [:]
-    private var thumbnailPath: String?
+    /// The thumbnail file last published on each thumbnail topic (the device's, and each channel's).
+    private var thumbnails: [String: String] = [:]
     private var announced: Set<String> = []
     /// Whether the entry point has answered once: until then the facts are empty and nothing is published.
     private var known = false
@@ -37,7 +38,7 @@ package actor MQTTPublisher {
         connection.publish(MQTTMessage(topic: settings.topics.availability, text: "online", qos: 1, retain: true))
         announce()
         published = [:]
-        thumbnailPath = nil
+        thumbnails = [:]
         publishChanges()
     }
 
@@ -57,9 +58,9 @@ package actor MQTTPublisher {
         let refresh = facts.fold(event, now: Date())
         publishChanges()  // what the event says shows at once
         if !refresh.isEmpty {
-            let cameras = facts.cameras
+            let (cameras, channels) = (facts.cameras, facts.channels.map(\.entities))
             await ask(refresh)
-            if facts.cameras != cameras { announce() }
+            if facts.cameras != cameras || facts.channels.map(\.entities) != channels { announce() }
             publishChanges()
         }
     }
@@ -83,7 +84,7 @@ package actor MQTTPublisher {
                     logger.info("Home Assistant is online: discovery and states sent again")
                     announce()
                     published = [:]
-                    thumbnailPath = nil
+                    thumbnails = [:]
                     publishChanges()
                 }
                 return
@@ -99,7 +100,8 @@ package actor MQTTPublisher {
             }
         }
         switch MQTTCommandParser.command(
-            topic: message.topic, payload: message.payload, topics: settings.topics, cameras: facts.cameras)
+            topic: message.topic, payload: message.payload, topics: settings.topics, cameras: facts.cameras,
+            channels: facts.channels.map(\.name))
         {
         case .failure(let refusal):
             logger.notice("MQTT \(message.topic): ignored: \(refusal)")
@@ -135,13 +137,19 @@ package actor MQTTPublisher {
                 published[topic] = payload
             }
         }
-        let path = facts.lastClip?.thumbnail
-        if path != thumbnailPath, let path, let bytes = FileManager.default.contents(atPath: path) {
-            if connection.publish(
-                MQTTMessage(topic: settings.topics.thumbnail, payload: Array(bytes), qos: 1, retain: true))
-            {
-                thumbnailPath = path
-            }
+        publishThumbnail(facts.lastClip, on: settings.topics.thumbnail)
+        for channel in facts.channels {
+            publishThumbnail(channel.lastClip, on: settings.topics.channelThumbnail(channel.name))
+        }
+    }
+
+    /// A clip's thumbnail JPEG on an image topic, when it is not the one published there last.
+    private func publishThumbnail(_ clip: Recording?, on topic: String) {
+        guard let path = clip?.thumbnail, path != thumbnails[topic],
+            let bytes = FileManager.default.contents(atPath: path)
+        else { return }
+        if connection.publish(MQTTMessage(topic: topic, payload: Array(bytes), qos: 1, retain: true)) {
+            thumbnails[topic] = path
         }
     }
 
@@ -156,6 +164,15 @@ package actor MQTTPublisher {
         }
         if refresh.contains(.lastClip), case .list(let page)? = try? await perform(.list(page: 1, perPage: 3)) {
             facts.lastClip = page.items.first { $0.state != .recording }
+        }
+        if refresh.contains(.lastClip) {
+            for (index, channel) in facts.channels.enumerated() {
+                guard
+                    case .list(let page)? = try? await perform(
+                        .listFiltered(ListFilter(channel: channel.name), page: 1, perPage: 3))
+                else { continue }
+                facts.channels[index].lastClip = page.items.first { $0.state != .recording }
+            }
         }
         if refresh.contains(.activityCounts) { await countActivity() }
     }

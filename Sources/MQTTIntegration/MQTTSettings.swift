@@ -94,7 +94,7 @@ package struct MQTTSettings: Sendable {
             (discovery.motion, discovery.sound, discovery.objects, discovery.speaker) = (
                 motion, sound, objects, speaker
             )
-            discovery.channels = facts.channels.map(\.name)
+            discovery.channels = facts.channels.map(\.entities)
             return discovery
         }
     }

@@ -29,8 +29,21 @@ package struct MQTTTopics: Sendable, Equatable {
     package var eventsToday: String { prefix + "/events_today" }
     package var eventsTodayAttributes: String { eventsToday + "/attributes" }
 
-    /// Whether a channel records (ON/OFF), with several channels (`[[channel]]`).
-    package func channelRecording(_ name: String) -> String { prefix + "/channels/" + Self.word(name) + "/recording" }
+    /// With several channels (`[[channel]]`), each has its own topics under `channels/<name>`: whether it records
+    /// (ON/OFF, and `/set` to start or stop it alone), its motion, its tracked objects, its last clip's thumbnail and
+    /// a snapshot button.
+    package func channel(_ name: String) -> String { prefix + "/channels/" + Self.word(name) }
+    package func channelRecording(_ name: String) -> String { channel(name) + "/recording" }
+    package func channelMotion(_ name: String) -> String { channel(name) + "/motion" }
+    package func channelObject(_ name: String, _ label: String) -> String {
+        channel(name) + "/objects/" + Self.word(label)
+    }
+    package func channelObjectCount(_ name: String, _ label: String) -> String {
+        channelObject(name, label) + "/count"
+    }
+    package func channelThumbnail(_ name: String) -> String { channel(name) + "/thumbnail" }
+    package func channelRecordingSet(_ name: String) -> String { channelRecording(name) + "/set" }
+    package func channelSnapshotSet(_ name: String) -> String { channel(name) + "/snapshot/set" }
 
     /// A camera's own problem state (ON: failed or missing).
     package func camera(_ name: String) -> String { prefix + "/cameras/" + Self.word(name) }
@@ -41,8 +54,24 @@ package struct MQTTTopics: Sendable, Equatable {
     package var cameraSet: String { camera + "/set" }
     /// A chime on the speaker: its name (`chime`, `recording-started`…), or PRESS for the ding-dong.
     package var chimeSet: String { prefix + "/chime/set" }
-    /// Every command topic, subscribed with QoS 1.
-    package var commands: [String] { [recordingSet, snapshotSet, protectSet, cameraSet, chimeSet] }
+    /// Every command topic, subscribed with QoS 1 (a channel's by wildcard: the channels are known only once the
+    /// entry point has answered, after the subscription).
+    package var commands: [String] {
+        [
+            recordingSet, snapshotSet, protectSet, cameraSet, chimeSet, prefix + "/channels/+/recording/set",
+            prefix + "/channels/+/snapshot/set",
+        ]
+    }
+
+    /// The channel a per-channel command topic names (`channels/<word>/…` where `<word>` is `word(name)`), and the
+    /// rest of the topic after it.
+    package func channelCommand(_ topic: String, channels: [String]) -> (channel: String, rest: String)? {
+        let start = prefix + "/channels/"
+        guard topic.hasPrefix(start) else { return nil }
+        let levels = topic.dropFirst(start.count).split(separator: "/", maxSplits: 1)
+        guard levels.count == 2, let name = channels.first(where: { Self.word($0) == levels[0] }) else { return nil }
+        return (name, String(levels[1]))
+    }
 
     /// A name as one topic level (and a discovery object id): letters, digits, `_` and `-`; anything else `_`.
     package static func word(_ name: String) -> String {

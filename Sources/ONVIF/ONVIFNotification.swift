@@ -7,7 +7,10 @@ import Foundation
 
 /// One ONVIF event: a property of the device that changed (or its state, `Initialized`, when a client subscribes
 /// or synchronises). Topics are the ones Home Assistant's parsers know, with fixed source values so its entities
-/// stay the same across restarts.
+/// stay the same across restarts. Motion, objects and recording are a profile's (a channel's): their source names
+/// that profile's video source or recording job, so each channel is an entity of its own in Home Assistant, whose
+/// parsers tell entities apart by topic and source; the first channel's sources are the tokens a device had before
+/// channels.
 package struct ONVIFNotification: Sendable, Equatable {
     package enum Property: String, Sendable, CaseIterable {
         case motion = "tns1:RuleEngine/CellMotionDetector/Motion"
@@ -30,6 +33,15 @@ package struct ONVIFNotification: Sendable, Equatable {
         }
 
         package static let objectClasses: [Property] = [.person, .vehicle, .pet]
+
+        /// Whether it is a profile's rather than the device's (sound is the microphone's).
+        var perChannel: Bool { self != .sound }
+    }
+
+    /// What a notification is the latest state of: a property of one channel.
+    package struct Key: Hashable, Sendable {
+        package var property: Property
+        package var channel: String
     }
 
     package enum Operation: String, Sendable { case initialized = "Initialized", changed = "Changed" }
@@ -38,25 +50,43 @@ package struct ONVIFNotification: Sendable, Equatable {
     package var value: Bool
     package var time: Date
     package var operation: Operation = .changed
+    /// The profile's channel ("": the first's, whose tokens are the ones a device had before channels).
+    package var channel = ""
 
-    /// The notification an appliance event makes, if any.
-    package init?(_ event: ApplianceEvent, at time: Date = Date()) {
+    package var key: Key { Key(property: property, channel: property.perChannel ? channel : "") }
+
+    /// The notification an appliance event makes, if any. `otherChannels`: the channels after the first (a profile
+    /// each); an event naming none of them is the first channel's (its motion names no channel, its recording the
+    /// channel's name, or `main`).
+    package init?(_ event: ApplianceEvent, at time: Date = Date(), otherChannels: [String] = []) {
+        let named: String?
         switch event {
-        // The first profile's picture (its video source); another channel's motion names its channel.
-        case .motionStarted(let m) where m.channel == nil: (property, value) = (.motion, true)
-        case .motionEnded(let m) where m.channel == nil: (property, value) = (.motion, false)
-        case .soundStarted: (property, value) = (.sound, true)
-        case .soundEnded: (property, value) = (.sound, false)
-        case .recordingStarted: (property, value) = (.recording, true)
-        case .recordingStopped: (property, value) = (.recording, false)
+        case .motionStarted(let m), .motionEnded(let m):
+            (property, value, named) = (.motion, event.kind == .motionStarted, m.channel)
+        case .soundStarted: (property, value, named) = (.sound, true, nil)
+        case .soundEnded: (property, value, named) = (.sound, false, nil)
+        case .recordingStarted(let r): (property, value, named) = (.recording, true, r.channel)
+        case .recordingStopped(let r): (property, value, named) = (.recording, false, r.channel)
         default: return nil
         }
         self.time = time
+        channel = Self.profileChannel(named, otherChannels: otherChannels)
     }
 
-    package init(property: Property, value: Bool, time: Date, operation: Operation) {
-        (self.property, self.value, self.time, self.operation) = (property, value, time, operation)
+    package init(property: Property, value: Bool, time: Date, operation: Operation, channel: String = "") {
+        (self.property, self.value, self.time, self.operation, self.channel) = (
+            property, value, time, operation, channel
+        )
     }
+
+    /// The profile an event's channel is: one of the others by name, or else the first ("").
+    package static func profileChannel(_ named: String?, otherChannels: [String]) -> String {
+        named.flatMap { otherChannels.contains($0) ? $0 : nil } ?? ""
+    }
+
+    /// A first-channel token, or the same token suffixed `-NAME` for another channel's profile (as `ONVIFFacts`
+    /// names its video source).
+    private func token(_ base: String) -> String { channel.isEmpty ? base : "\(base)-\(channel)" }
 
     /// `Source` items, and the one `Data` item (Home Assistant reads the first data item's value).
     private var items: (source: [(String, String)], data: (String, String)) {
@@ -64,7 +94,7 @@ package struct ONVIFNotification: Sendable, Equatable {
         case .motion:
             (
                 [
-                    ("VideoSourceConfigurationToken", ONVIFFacts.videoSourceConfigurationToken),
+                    ("VideoSourceConfigurationToken", token(ONVIFFacts.videoSourceConfigurationToken)),
                     ("VideoAnalyticsConfigurationToken", "analytics"),
                     ("Rule", "motion"),
                 ], ("IsMotion", value ? "true" : "false")
@@ -78,9 +108,9 @@ package struct ONVIFNotification: Sendable, Equatable {
                 ], ("IsSoundDetected", value ? "true" : "false")
             )
         case .recording:
-            ([("RecordingJobToken", "recording")], ("State", value ? "Active" : "Idle"))
+            ([("RecordingJobToken", token("recording"))], ("State", value ? "Active" : "Idle"))
         case .person, .vehicle, .pet:
-            ([("Source", ONVIFFacts.videoSourceConfigurationToken)], ("State", value ? "true" : "false"))
+            ([("Source", token(ONVIFFacts.videoSourceConfigurationToken))], ("State", value ? "true" : "false"))
         }
     }
 

@@ -23,7 +23,7 @@ package final class PullPointSubscriptions: Sendable {
 
     private struct State {
         var subscriptions: [String: Subscription] = [:]
-        var current: [ONVIFNotification.Property: ONVIFNotification] = [:]
+        var current: [ONVIFNotification.Key: ONVIFNotification] = [:]
         var closed = false
     }
 
@@ -33,7 +33,7 @@ package final class PullPointSubscriptions: Sendable {
 
     /// Sets what `Initialized` messages report before any event (the states at start).
     package func setInitial(_ notifications: [ONVIFNotification]) {
-        state.withLock { s in for n in notifications where s.current[n.property] == nil { s.current[n.property] = n } }
+        state.withLock { s in for n in notifications where s.current[n.key] == nil { s.current[n.key] = n } }
     }
 
     /// A new subscription ending at `requested` (a time, or nil for the default term); its queue starts with the
@@ -103,7 +103,7 @@ package final class PullPointSubscriptions: Sendable {
     /// Records the new state and queues it on every subscription, waking their pulls.
     package func publish(_ notification: ONVIFNotification) {
         state.withLock { s in
-            s.current[notification.property] = notification
+            s.current[notification.key] = notification
             for id in Array(s.subscriptions.keys) {
                 s.subscriptions[id]!.queue.append(notification)
                 if s.subscriptions[id]!.queue.count > Self.maxQueued { s.subscriptions[id]!.queue.removeFirst() }
@@ -180,11 +180,17 @@ package final class PullPointSubscriptions: Sendable {
         return now.addingTimeInterval(min(max(seconds, termRange.lowerBound), termRange.upperBound))
     }
 
-    private static func initialized(_ current: [ONVIFNotification.Property: ONVIFNotification], now: Date)
+    /// Every current state, by property in `Property`'s order, then by channel (the first's first).
+    private static func initialized(_ current: [ONVIFNotification.Key: ONVIFNotification], now: Date)
         -> [ONVIFNotification]
     {
-        ONVIFNotification.Property.allCases.compactMap { current[$0] }.map {
-            ONVIFNotification(property: $0.property, value: $0.value, time: now, operation: .initialized)
+        let order = ONVIFNotification.Property.allCases
+        return current.values.sorted {
+            let (a, b) = (order.firstIndex(of: $0.property) ?? 0, order.firstIndex(of: $1.property) ?? 0)
+            return a != b ? a < b : $0.channel < $1.channel
+        }.map {
+            ONVIFNotification(
+                property: $0.property, value: $0.value, time: now, operation: .initialized, channel: $0.channel)
         }
     }
 }

@@ -437,25 +437,44 @@ final class MQTTTests: XCTestCase {
         XCTAssertTrue(try broker.retained(topic("motion")).contains { $0.text == "ON" }, "states are retained")
     }
 
-    /// Two channels: a "Recording NAME" binary sensor each over a real broker, whose state follows each channel's
-    /// recording (ON while both record, OFF after the stop).
-    func testEachChannelIsARecordingSensor() throws {
+    /// Two channels over a real broker: a recording switch each, whose command starts that channel alone and whose
+    /// state follows each channel's recording; each channel's own motion sensor follows its own picture (the rear's
+    /// ball moves, the front's bars do not); a channel's clip is its thumbnail.
+    func testEachChannelIsARecordingSwitchWithItsOwnSensors() throws {
         let broker = try MosquittoBroker()
         try broker.start()
         let daemon = try startDaemon(broker, cameras: Self.cameras) { _ in
-            FrontAndRear.channels(front: "main", rear: "second")
+            FrontAndRear.channels(front: "main", rear: "second") + "\n[motion]\nenabled = true\n"
         }
         defer { daemon.stop() }
         let status = try XCTUnwrap(waitConnected(daemon), daemon.log)
         let watcher = try MQTTWatcher(broker: broker, filter: "#")
         for channel in ["front", "rear"] {
-            let config = "\(Self.discovery)/binary_sensor/appliance_\(status.deviceID)/recording_\(channel)/config"
+            let config = "\(Self.discovery)/switch/appliance_\(status.deviceID)/channel_\(channel)_recording/config"
             XCTAssertTrue(
                 watcher.waitFor(15) { _ in
-                    watcher.last(config)?.json?["state_topic"] as? String == topic("channels/\(channel)/recording")
+                    watcher.last(config)?.json?["command_topic"] as? String
+                        == topic("channels/\(channel)/recording/set")
                 }, "\(channel): \(daemon.log)")
             XCTAssertTrue(watcher.waitFor(topic("channels/\(channel)/recording"), "OFF"), channel)
+            let motion = "\(Self.discovery)/binary_sensor/appliance_\(status.deviceID)/channel_\(channel)_motion/config"
+            XCTAssertTrue(
+                watcher.waitFor(15) { _ in
+                    watcher.last(motion)?.json?["state_topic"] as? String == topic("channels/\(channel)/motion")
+                }, "\(channel)'s motion sensor")
         }
+        try broker.publish(topic("channels/rear/recording/set"), "ON")
+        XCTAssertTrue(watcher.waitFor(topic("channels/rear/recording"), "ON"), daemon.log)
+        XCTAssertEqual(try daemon.status().channels.map(\.state), [.idle, .recording], "the rear alone")
+        XCTAssertTrue(watcher.waitFor(topic("channels/rear/motion"), "ON"), "the ball moves: \(daemon.log)")
+        XCTAssertEqual(watcher.last(topic("channels/front/motion"))?.text, "OFF", "the bars stand still")
+        try broker.publish(topic("channels/rear/recording/set"), "OFF")
+        XCTAssertTrue(
+            watcher.waitFor(15) { _ in
+                watcher.last(self.topic("channels/rear/thumbnail"))?.payload.starts(with: [0xFF, 0xD8]) == true
+            }, "the rear clip's thumbnail JPEG: \(daemon.log)")
+        XCTAssertNil(watcher.last(topic("channels/front/thumbnail")), "the front recorded nothing")
+
         _ = try daemon.recordStart()
         for channel in ["front", "rear"] {
             XCTAssertTrue(watcher.waitFor(topic("channels/\(channel)/recording"), "ON"), "\(channel): \(daemon.log)")

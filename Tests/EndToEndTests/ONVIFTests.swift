@@ -162,6 +162,46 @@ final class ONVIFTests: XCTestCase {
         try checkTheStreamPlays(uri: streams["rear"]?["uri"] as? String ?? "", picture: "320|height=180", audio: false)
     }
 
+    /// Each channel's motion and recording are entities of their own in Home Assistant (its parsers tell them apart
+    /// by source): the rear's ball is motion on the rear's entity while the front's still picture stays false, and
+    /// the rear recording alone sets the rear's job state.
+    func testEachChannelsMotionAndRecordingAreEntitiesOfTheirOwn() throws {
+        let (daemon, webPort, _) = try startDaemon(
+            discovery: "off", cameras: Self.cameras + FrontAndRear.channels(front: "still", rear: "ball"))
+        defer { daemon.stop() }
+        let ha = try JSONLinesProcess(
+            "/usr/bin/env",
+            ["python3", Self.repository + "/" + Self.client, "--port", "\(webPort)", "--password", Self.password])
+        XCTAssertNotNil(ha.step("subscribed", within: 90), ha.stderr)
+        // The parsers' unique id ends with the topic's last level and the message's source items.
+        let event = { (name: String, uidEnd: String, value: Bool) -> [String: Any]? in
+            ha.waitFor(40) {
+                $0["step"] as? String == "event" && $0["name"] as? String == name && $0["value"] as? Bool == value
+                    && ($0["uid"] as? String)?.hasSuffix(uidEnd) == true
+            }
+        }
+        XCTAssertNotNil(
+            event("Cell Motion Detection", "Motion_camera_analytics_motion", false),
+            "the front's: \(ha.lines.suffix(6))")
+        XCTAssertNotNil(
+            event("Cell Motion Detection", "Motion_camera-rear_analytics_motion", true),
+            "the rear's ball: \(ha.lines.suffix(6))")
+        _ = try daemon.perform(.recordStart(title: nil, channel: "rear"))
+        XCTAssertNotNil(event("Recording Job State", "JobState_recording-rear", true), "\(ha.lines.suffix(6))")
+        let front = ha.lines.filter {
+            $0["name"] as? String == "Cell Motion Detection"
+                && ($0["uid"] as? String)?.hasSuffix("Motion_camera_analytics_motion") == true
+        }
+        XCTAssertEqual(front.compactMap { $0["value"] as? Bool }, [false], "the still front never moved: \(front)")
+        XCTAssertFalse(
+            ha.lines.contains {
+                $0["name"] as? String == "Recording Job State" && $0["value"] as? Bool == true
+                    && ($0["uid"] as? String)?.hasSuffix("JobState_recording") == true
+            }, "the front does not record")
+        ha.closeInput()
+        XCTAssertNotNil(ha.step("done", within: 30))
+    }
+
     /// Objects reach Home Assistant's ONVIF integration: with a model (made by the test: it calls the moving ball
     /// "person"), onvif-parsers reads the PeopleDetect topic as its "Person Detection" binary sensor, there (false)
     /// from the subscription on and true when the person is.

@@ -16,7 +16,9 @@ final class MQTTBridgeLogicTests: XCTestCase {
     }
 
     func testEveryEntityHasWhatHomeAssistantRequiresUnderOneDevice() {
-        let d = discovery()
+        var d = discovery()
+        (d.motion, d.objects) = (true, ["person"])
+        d.channels = [.init(name: "front", motion: true, objects: ["person"]), .init(name: "rear view")]
         // Required keys per platform (Home Assistant's MQTT platform schemas).
         let required: [String: [[String]]] = [
             "switch": [["command_topic"]], "binary_sensor": [["state_topic"]], "sensor": [["state_topic"]],
@@ -204,53 +206,6 @@ final class MQTTBridgeLogicTests: XCTestCase {
         XCTAssertEqual([text(topics.object("car")), text(topics.objectCount("car"))], ["OFF", "0"])
         XCTAssertEqual(
             topics.object("traffic light"), topics.prefix + "/objects/traffic_light", "a label as one topic level")
-    }
-
-    /// Several channels: a "Recording NAME" binary sensor each, following status and each channel's start and stop
-    /// (another channel's clip ending leaves this one ON); with one channel, none.
-    func testEachChannelIsARecordingSensorOfItsOwn() throws {
-        var status = StatusReport(
-            state: .recording, ready: true, recording: nil, cameras: ["road", "cabin"], activeCamera: "road",
-            cameraSources: [:], audioSource: "test", preview: "none", encoder: "x264", width: 640, height: 360,
-            framerate: 30, dataDir: "/tmp", uptimeS: 1, recordingsThisRun: 0, lastError: nil, gstreamerVersion: "1.22",
-            recordingsTotal: 0, databaseBytes: 0, recovery: nil,
-            output: OutputStats(frames: 0, slotCollisions: 0, filledSlots: 0, missingSlots: 0, missingAtEncoder: 0),
-            storage: StorageStatus(state: .ok, recordingsDir: "/tmp/r"))
-        status.channels = [("front", ["road"]), ("rear view", ["cabin"])].map { name, cameras in
-            ChannelStatus(
-                name: name, state: .recording, recordingId: "r", cameras: cameras, activeCamera: cameras[0],
-                encoder: "x264", width: 640, height: 360, framerate: 30)
-        }
-        var facts = MQTTFacts()
-        let now = Date()
-        facts.apply(status, minFreeMb: 0, now: now)
-        func text(_ channel: String) -> String? {
-            facts.states(topics, now: now)[topics.channelRecording(channel)].map { String(decoding: $0, as: UTF8.self) }
-        }
-        XCTAssertEqual([text("front"), text("rear view")], ["ON", "ON"])
-        XCTAssertEqual(topics.channelRecording("rear view"), topics.prefix + "/channels/rear_view/recording")
-        var stopped = RecordingResult(
-            id: "c", title: "", path: "/tmp/c.mp4", thumbnail: nil, durationMs: 1000, videoFrames: 30,
-            droppedFrames: 0, audioDurationMs: nil, avOffsetMs: nil, sizeBytes: 1, width: 640, height: 360,
-            framerate: 30, createdAt: now, endedAt: now, stopReason: .request, startLatencyMs: nil, stopLatencyMs: nil)
-        stopped.channel = "rear view"
-        _ = facts.fold(.recordingStopped(stopped), now: now)
-        XCTAssertEqual([text("front"), text("rear view")], ["ON", "OFF"])
-        var started = RecordingStarted(id: "d", title: "", partialPath: "/tmp/d.mp4", createdAt: now)
-        started.channel = "rear view"
-        _ = facts.fold(.recordingStarted(started), now: now)
-        XCTAssertEqual(text("rear view"), "ON")
-
-        var d = discovery()
-        d.channels = facts.channels.map(\.name)
-        let rear = try XCTUnwrap(d.entities.first { $0.objectID == "recording_rear_view" })
-        XCTAssertEqual(rear.component, "binary_sensor")
-        XCTAssertEqual(rear.config["state_topic"], .string(topics.channelRecording("rear view")))
-        XCTAssertEqual(rear.config["device_class"], "running")
-
-        status.channels = Array(status.channels.prefix(1))
-        facts.apply(status, minFreeMb: 0, now: now)
-        XCTAssertNil(text("front"), "one channel: the device's recording switch says it all")
     }
 
     func testActivityIsAnEventEntityAndTodaysCountsASensor() throws {

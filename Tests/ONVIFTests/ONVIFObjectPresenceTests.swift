@@ -15,13 +15,15 @@ final class ONVIFObjectPresenceTests: XCTestCase {
     }
 
     func testAClassIsPresentWhileAnyOfItsLabelsIs() throws {
-        var presence = ONVIFObjectPresence()
+        var presence = ONVIFObjectPresence(otherChannels: ["rear"])
         let now = Date()
-        XCTAssertNil(
-            presence.fold(event("person", starts: true, channel: "rear"), at: now),
-            "the first profile's picture: another channel's person is not in it")
-        let person = try XCTUnwrap(presence.fold(event("person", starts: true), at: now))
+        let rear = try XCTUnwrap(presence.fold(event("person", starts: true, channel: "rear"), at: now))
+        XCTAssertEqual([rear.property.rawValue, rear.channel], [ONVIFNotification.Property.person.rawValue, "rear"])
+        XCTAssertTrue(rear.element.xmlString.contains("Name=\"Source\" Value=\"camera-rear\""), "the rear's source")
+        let person = try XCTUnwrap(
+            presence.fold(event("person", starts: true), at: now), "the rear's person is not in the first's picture")
         XCTAssertEqual([person.property, .person], [.person, .person])
+        XCTAssertEqual(person.channel, "")
         XCTAssertTrue(person.value)
         XCTAssertEqual(presence.fold(event("car", starts: true), at: now)?.property, .vehicle)
         XCTAssertNil(presence.fold(event("truck", starts: true), at: now), "the vehicle is already present")
@@ -33,6 +35,39 @@ final class ONVIFObjectPresenceTests: XCTestCase {
         XCTAssertNil(presence.fold(event("umbrella", starts: true), at: now), "no topic for it")
         XCTAssertNil(
             presence.fold(.motionStarted(MotionEvent(camera: nil, startedAt: now, zones: [], peakScore: 0.1)), at: now))
+        XCTAssertEqual(
+            presence.fold(event("person", starts: false, channel: "rear"), at: now)?.value, false,
+            "the rear's person left; the first's is still there")
+    }
+
+    /// Motion and recording are each profile's: a channel after the first names its own video source and recording
+    /// job, and an event of a channel that is no other profile (the first's, by its name or `main`) is the first's.
+    func testMotionAndRecordingAreEachProfilesOwn() throws {
+        let others = ["rear"]
+        var rearMotion = MotionEvent(camera: "cabin", startedAt: Date(), zones: [], peakScore: 0.2)
+        rearMotion.channel = "rear"
+        let motion = try XCTUnwrap(ONVIFNotification(.motionStarted(rearMotion), otherChannels: others))
+        XCTAssertEqual([motion.channel, "\(motion.value)"], ["rear", "true"])
+        XCTAssertTrue(
+            motion.element.xmlString.contains("Name=\"VideoSourceConfigurationToken\" Value=\"camera-rear\""),
+            motion.element.xmlString)
+        let first = try XCTUnwrap(ONVIFNotification(.motionStarted(MotionEvent.sample), otherChannels: others))
+        XCTAssertTrue(first.element.xmlString.contains("Value=\"camera\""), first.element.xmlString)
+
+        var started = RecordingStarted(id: "a", title: "", partialPath: "/tmp/a.mp4", createdAt: Date())
+        started.channel = "rear"
+        let recording = try XCTUnwrap(ONVIFNotification(.recordingStarted(started), otherChannels: others))
+        XCTAssertTrue(
+            recording.element.xmlString.contains("Name=\"RecordingJobToken\" Value=\"recording-rear\""),
+            recording.element.xmlString)
+        started.channel = "front"
+        let front = try XCTUnwrap(ONVIFNotification(.recordingStarted(started), otherChannels: others))
+        XCTAssertEqual(front.channel, "", "the first channel's name: the first profile")
+        XCTAssertTrue(front.element.xmlString.contains("Value=\"recording\""))
+        XCTAssertNotEqual(front.key, recording.key)
+        XCTAssertEqual(
+            ONVIFNotification(.soundStarted(SoundEvent(startedAt: Date(), peakDb: -10)), otherChannels: others)?.key
+                .channel, "", "sound is the device's microphone")
     }
 
     /// The message is the one onvif-parsers reads: topic, a `Source` item, the first `Data` item's value.

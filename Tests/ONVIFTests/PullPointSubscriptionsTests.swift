@@ -45,6 +45,40 @@ final class PullPointSubscriptionsTests: XCTestCase {
             "the states as they are now")
     }
 
+    /// Each channel's states are kept apart: the rear's motion does not replace the first's, and a new
+    /// subscription starts with both, from each channel's status.
+    func testEachChannelsStatesAreKeptApart() async throws {
+        var status = StatusReport(
+            state: .recording, ready: true, recording: nil, cameras: ["road", "cabin"], activeCamera: "road",
+            cameraSources: [:], audioSource: "test", preview: "none", encoder: "x264", width: 640, height: 360,
+            framerate: 30, dataDir: "/tmp", uptimeS: 1, recordingsThisRun: 0, lastError: nil, gstreamerVersion: "1.22",
+            recordingsTotal: 0, databaseBytes: 0, recovery: nil,
+            output: OutputStats(frames: 0, slotCollisions: 0, filledSlots: 0, missingSlots: 0, missingAtEncoder: 0),
+            storage: StorageStatus(state: .ok, recordingsDir: "/tmp/r"))
+        var rear = ChannelStatus(
+            name: "rear", state: .recording, recordingId: "r", cameras: ["cabin"], activeCamera: "cabin",
+            encoder: "x264", width: 320, height: 180, framerate: 30)
+        rear.motion = MotionStatus(
+            active: true, score: 0.3, fps: 5, width: 160, height: 90, framesAnalysed: 9, events: 1)
+        rear.objects = ObjectStatus(
+            detector: "HOG", track: ["person"], fps: 2, width: 320, height: 180, runs: 1, skipped: 0, failures: 0,
+            detections: [:], present: [:], events: 0, meanRunMs: 30)
+        status.channels = [rear]
+        let s = PullPointSubscriptions()
+        s.setInitial(ONVIFEventFeed.initialStates(status, otherChannels: ["rear"], now: start))
+        var rearStill = MotionEvent(camera: "cabin", startedAt: start, zones: [], peakScore: 0)
+        rearStill.channel = "rear"
+        s.publish(try XCTUnwrap(ONVIFNotification(.motionEnded(rearStill), at: start, otherChannels: ["rear"])))
+        let (id, _) = try s.create(requested: nil, now: start)
+        let states = try await s.pull(id, timeout: 0, limit: 100, now: start).messages
+        XCTAssertEqual(
+            states.map { "\($0.property):\($0.channel):\($0.value)" },
+            [
+                "motion::false", "motion:rear:false", "sound::false", "recording::false", "recording:rear:true",
+                "person:rear:false",
+            ])
+    }
+
     func testAPullWaitsForTheNextEventAndNoLongerThanItsTimeout() async throws {
         let s = subscriptions()
         let (id, _) = try s.create(requested: nil, now: Date())
