@@ -2,17 +2,17 @@
 """Detection on three channels for `make bench` (issue 61): three channels side by side, each a moving test camera,
 recorded with motion and object detection on against the same three channels with detection off.
 
-Each channel is its own test camera at 30 fps (x264 veryfast, pinned so both runs encode alike): the ball at
-640x360, the snow at 1280x720 (every pixel moves: motion everywhere, so the people detector looks at the whole picture
-all the time, issue 61's worst case of "constant motion" on "a moving 1280x720 picture": HOG would need more than its
-budget at `[objects] fps`, so the budget lowers its rate) and the ball again at 640x360. With detection on,
-`[motion]` and `[objects]` are enabled with their defaults (OpenCV's HOG people detector, `cpu_budget` 0.25 of a core
-per channel). Over `--window` seconds after `--warmup`: the daemon's CPU (every thread's run time,
-/proc/PID/task/*/schedstat), and from status each channel's detector: its CPU time (`objects.cpu_s`, its thread's), its runs and the rate it holds
-(`objects.held_fps`). Then each channel is stopped on its own and its clip says how many frames it dropped.
-Targets: no frame dropped on any channel with detection on, and each detector within its budget (its CPU over the
-window ≤ 1.10 × `cpu_budget`: the budget is kept run by run, a run's own time is the margin). Written to
-docs/BENCHMARKS.md between its markers.
+Each channel is its own test camera at 30 fps (x264 veryfast, pinned so both runs encode alike): the ball at 640x360,
+the snow at 1280x720 (every pixel moves: motion everywhere, so the people detector looks at the whole picture all the
+time, issue 61's worst case of "constant motion" on "a moving 1280x720 picture": HOG would need more than its budget
+at `[objects] fps`, so the budget lowers its rate) and the ball again at 640x360. With detection on, `[motion]` and
+`[objects]` are enabled with their defaults (OpenCV's HOG people detector, `cpu_budget` 0.25 of a core per channel).
+Over `--window` seconds after `--warmup`: the daemon's CPU (every thread's run time, /proc/PID/task/*/schedstat), and
+from status each channel's detector: its CPU time (`objects.cpu_s`, its thread's), its runs and the rate it holds
+(`objects.held_fps`). Then each channel is stopped on its own and its clip says how many frames it dropped. Targets:
+no frame dropped on any channel with detection on, and each detector within its budget (its CPU over the window ≤ 1.10
+× `cpu_budget`: the budget is kept run by run, a run's own time is the margin). Written to docs/BENCHMARKS.md between
+its markers.
 
     python3 Tests/Benchmarks/bench_channel_detection.py --binary .build-release/release/appliance --out docs/BENCHMARKS.md
 """
