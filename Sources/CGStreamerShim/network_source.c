@@ -301,8 +301,9 @@ static GstPadProbeReturn keyframes_only(GstPad *pad, GstPadProbeInfo *info, gpoi
     return GST_PAD_PROBE_DROP;
 }
 
-/* The camera's H.264 pad → tee: queue ! appsink "encoded" (to `encoded`, as sent), and queue ! [keyframes only]
- * ! avdec_h264 ! the "frames" appsink (decoded pictures for `target`). */
+/* The camera's H.264 pad → tee: queue ! appsink "encoded" (to `encoded`, as sent), and [keyframes only] queue
+ * ! avdec_h264 ! the "frames" appsink (decoded pictures for `target`); the keyframes-only probe is on the queue's
+ * sink. */
 static void link_as_sent(GstElement *pipeline, NetworkSource *s, GstPad *pad) {
     GstElement *tee = gst_element_factory_make("tee", "as-sent");
     GstElement *keep = gst_element_factory_make("queue", "encoded-queue");
@@ -326,9 +327,11 @@ static void link_as_sent(GstElement *pipeline, NetworkSource *s, GstPad *pad) {
     /* A decoder slower than the camera loses pictures, never units of the stored stream. */
     gst_util_set_object_arg(G_OBJECT(look), "leaky", "downstream");
     g_object_set(look, "max-size-buffers", 120, "max-size-bytes", 0, "max-size-time", (guint64)0, NULL);
-    GstPad *look_src = gst_element_get_static_pad(look, "src");
-    gst_pad_add_probe(look_src, GST_PAD_PROBE_TYPE_BUFFER, keyframes_only, s, NULL);
-    gst_object_unref(look_src);
+    /* Delta units are left out before the queue, on the depayloader's thread: the queue's own thread then wakes
+     * once a GOP rather than for every unit it would drop. */
+    GstPad *look_sink = gst_element_get_static_pad(look, "sink");
+    gst_pad_add_probe(look_sink, GST_PAD_PROBE_TYPE_BUFFER, keyframes_only, s, NULL);
+    gst_object_unref(look_sink);
     g_mutex_lock(&s->lock);
     g_free(s->decoder);
     s->decoder = g_strdup("avdec_h264");
