@@ -55,13 +55,28 @@ enum ChangeMap {
 
     /// Opening with a 3×3 cross (erode, then dilate): lines and specks one or two pixels wide (rain, noise, an edge
     /// moved by a shaking camera) go, regions at least three pixels across keep their shape.
+    ///
+    /// Plain loops, no array per pixel: the first version built each pixel's neighbour list, which in a debug build
+    /// made a moving 160x90 picture cost long enough that two channels' detectors held both of the lab VM's
+    /// cooperative threads and the control socket went unanswered.
     package static func opened(_ cells: [Bool], width w: Int, height h: Int) -> [Bool] {
-        func neighbours(_ i: Int) -> [Int] {
-            let (x, y) = (i % w, i / w)
-            return [x > 0 ? i - 1 : -1, x < w - 1 ? i + 1 : -1, y > 0 ? i - w : -1, y < h - 1 ? i + w : -1]
+        var eroded = [Bool](repeating: false, count: cells.count)
+        for y in 0..<h {
+            for x in 0..<w where cells[y * w + x] {
+                eroded[y * w + x] =
+                    x > 0 && cells[y * w + x - 1] && x < w - 1 && cells[y * w + x + 1] && y > 0
+                    && cells[(y - 1) * w + x] && y < h - 1 && cells[(y + 1) * w + x]
+            }
         }
-        let eroded = cells.indices.map { i in cells[i] && neighbours(i).allSatisfy { $0 >= 0 && cells[$0] } }
-        return cells.indices.map { i in eroded[i] || neighbours(i).contains { $0 >= 0 && eroded[$0] } }
+        var out = eroded
+        for y in 0..<h {
+            for x in 0..<w where !eroded[y * w + x] {
+                out[y * w + x] =
+                    (x > 0 && eroded[y * w + x - 1]) || (x < w - 1 && eroded[y * w + x + 1])
+                    || (y > 0 && eroded[(y - 1) * w + x]) || (y < h - 1 && eroded[(y + 1) * w + x])
+            }
+        }
+        return out
     }
 
     /// The regions (4-connected) of set cells, each as the list of its indices.
@@ -75,11 +90,15 @@ enum ChangeMap {
             while let i = stack.popLast() {
                 region.append(i)
                 let (x, y) = (i % w, i / w)
-                for (ok, j) in [(x > 0, i - 1), (x < w - 1, i + 1), (y > 0, i - w), (y < h - 1, i + w)]
-                where ok && cells[j] && !seen[j] {
+                func visit(_ ok: Bool, _ j: Int) {
+                    guard ok, cells[j], !seen[j] else { return }
                     seen[j] = true
                     stack.append(j)
                 }
+                visit(x > 0, i - 1)
+                visit(x < w - 1, i + 1)
+                visit(y > 0, i - w)
+                visit(y < h - 1, i + w)
             }
             regions.append(region)
         }
