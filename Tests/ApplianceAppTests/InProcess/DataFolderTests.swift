@@ -83,7 +83,10 @@ final class RecoveryTests: XCTestCase {
         try touch(headerOnly.path, bytes: 4096)  // bytes, but no indexed frame
         let outcome = try await recover()
         XCTAssertEqual(Set(outcome.report.empty), [zero.id, headerOnly.id])
-        XCTAssertEqual(outcome.report.failed, [neverCreated.id])
+        // Failed once in a CI run (session 71), never alone: the storage verdict says whether the reconcile took
+        // the folder for a missing disk and judged no row.
+        XCTAssertEqual(
+            outcome.report.failed, [neverCreated.id], "\(outcome.report) storage: \(outcome.storage)")
         XCTAssertEqual(data.partialFiles(), [])
         XCTAssertEqual(FileWalker.files(under: data.recordingsDir, suffix: ".mp4"), [], "no media file left behind")
         for r in [zero, headerOnly, neverCreated] {
