@@ -181,13 +181,7 @@ final class MQTTBridgeLogicTests: XCTestCase {
         var facts = MQTTFacts()
         let now = Date()
         XCTAssertNil(facts.states(topics, now: now)[topics.object("person")], "no state while objects are off")
-        var status = StatusReport(
-            state: .idle, ready: true, recording: nil, cameras: ["front"], activeCamera: "front", cameraSources: [:],
-            audioSource: "test", preview: "none", encoder: "x264", width: 640, height: 360, framerate: 30,
-            dataDir: "/tmp", uptimeS: 1, recordingsThisRun: 0, lastError: nil, gstreamerVersion: "1.22",
-            recordingsTotal: 0, databaseBytes: 0, recovery: nil,
-            output: OutputStats(frames: 0, slotCollisions: 0, filledSlots: 0, missingSlots: 0, missingAtEncoder: 0),
-            storage: StorageStatus(state: .ok, recordingsDir: "/tmp/r"))
+        var status = StatusReport.fixture(state: .idle, cameras: ["front"])
         status.objects = ObjectStatus(
             detector: "HOG", track: ["person", "car"], fps: 5, width: 640, height: 360, runs: 9, skipped: 1,
             failures: 0, detections: ["person": 12], present: ["person": 2], events: 1, meanRunMs: 40)

@@ -15,13 +15,7 @@ final class MQTTChannelTests: XCTestCase {
     private func status(channels: [(String, [String])] = [("front", ["road"]), ("rear view", ["cabin"])])
         -> StatusReport
     {
-        var status = StatusReport(
-            state: .recording, ready: true, recording: nil, cameras: ["road", "cabin"], activeCamera: "road",
-            cameraSources: [:], audioSource: "test", preview: "none", encoder: "x264", width: 640, height: 360,
-            framerate: 30, dataDir: "/tmp", uptimeS: 1, recordingsThisRun: 0, lastError: nil, gstreamerVersion: "1.22",
-            recordingsTotal: 0, databaseBytes: 0, recovery: nil,
-            output: OutputStats(frames: 0, slotCollisions: 0, filledSlots: 0, missingSlots: 0, missingAtEncoder: 0),
-            storage: StorageStatus(state: .ok, recordingsDir: "/tmp/r"))
+        var status = StatusReport.fixture(state: .recording, cameras: ["road", "cabin"])
         status.channels = channels.map { name, cameras in
             var channel = ChannelStatus(
                 name: name, state: .recording, recordingId: "r", cameras: cameras, activeCamera: cameras[0],
