@@ -126,8 +126,8 @@ final class ObjectTests: XCTestCase {
             let text = try daemon.ctl(["status"]).stdout
             XCTAssertTrue(text.contains("by its 25 % CPU budget"), text)
             XCTAssertEqual(
-                Self.threadNiceValues(pid: try XCTUnwrap(daemon.pid)).filter { $0 == 10 }.count, 1,
-                "one thread (the detector's) 10 below the others")
+                Self.threadNiceValues(pid: try XCTUnwrap(daemon.pid)).filter { $0 == 10 }.count, 2,
+                "two threads (the object and the motion detectors') 10 below the others")
             let metrics = try MetricsTests.parse(try daemon.ctl(["metrics"]))
             XCTAssertGreaterThan(metrics["appliance_object_frames_held_total"] ?? 0, 0)
             XCTAssertGreaterThan(metrics["appliance_object_cpu_seconds_total"] ?? 0, 0)

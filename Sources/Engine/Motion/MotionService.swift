@@ -27,6 +27,11 @@ package final class MotionService: Service, CustomStringConvertible {
     /// Where each event's best frame goes: taken when motion starts and again whenever the score has grown by a
     /// quarter (at most once a second), so the picture shows the most change, not the first twitch.
     private let pictures: ActivityPictures?
+    /// The detector, used on `analysis` alone (the lock is never contended).
+    private let detector: Locked<MotionDetector>
+    /// Motion's pixel loops (a few ms a frame in release, tens in a debug build) run here, not on the cooperative
+    /// pool.
+    private let analysis = AnalysisThread(name: "motion")
 
     /// Subscribes at once, so a camera switch published before the service group runs is not missed.
     package init(
@@ -37,11 +42,14 @@ package final class MotionService: Service, CustomStringConvertible {
         self.scope = scope
         subscription = events.subscribe()
         shared = Locked(Shared(camera: camera))
+        detector = Locked(MotionDetector(settings: settings))
     }
 
     package func run() async throws {
         logger.info("motion detection on", metadata: ["fps": "\(tap.fps)", "size": "\(tap.width)x\(tap.height)"])
-        await runSideBySide({ await self.followSwitches() }, { await self.detect() })
+        await analysis.running(logger: logger) {
+            await runSideBySide({ await self.followSwitches() }, { await self.detect() })
+        }
         events.unsubscribe(subscription.id)
     }
 
@@ -53,7 +61,6 @@ package final class MotionService: Service, CustomStringConvertible {
     }
 
     private func detect() async {
-        var detector = MotionDetector(settings: settings)
         var event: MotionEvent?
         var picture = BestFrame()
         for await sample in tap.samples {
@@ -61,8 +68,16 @@ package final class MotionService: Service, CustomStringConvertible {
                 defer { s.switched = false }
                 return (s.camera, s.switched)
             }
-            if switched, let ended = detector.reset() { finish(&event, at: ended) }
-            let seen = detector.observe(sample.frame, at: sample.capturedAt.timeIntervalSince1970)
+            let (frame, time) = (sample.frame, sample.capturedAt.timeIntervalSince1970)
+            guard
+                let (seen, active, ended) = await analysis.perform({ [detector] in
+                    detector.withLock { d in
+                        let ended = switched ? d.reset() : nil
+                        return (d.observe(frame, at: time), d.active, ended)
+                    }
+                })
+            else { break }
+            if let ended { finish(&event, at: ended) }
             if var going = event {
                 going.peakScore = max(going.peakScore, seen.score)
                 going.zones = Self.union(going.zones, seen.zones, order: settings.zones.map(\.name))
@@ -71,7 +86,7 @@ package final class MotionService: Service, CustomStringConvertible {
             }
             // The status first: a client that hears the event and asks finds it counted.
             tap.update { state in
-                state.active = detector.active
+                state.active = active
                 state.score = seen.score
                 state.boxes = seen.boxes
                 state.framesAnalysed += 1

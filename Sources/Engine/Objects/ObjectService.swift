@@ -3,7 +3,6 @@ import ApplianceProtocol
 import Foundation
 import Logging
 import MotionAndSound
-import NIOPosix
 import ObjectDetection
 import ServiceLifecycle
 
@@ -32,7 +31,7 @@ package final class ObjectService: Service, CustomStringConvertible {
     private let pictures: ActivityPictures?
     /// The detector's own thread: a run (5–130 ms of OpenCV) never holds a thread of Swift's cooperative pool, nor
     /// the shared blocking pool that cameras start on.
-    private let detectorThread = NIOThreadPool(numberOfThreads: 1)
+    private let detectorThread = AnalysisThread(name: "objects")
 
     /// Subscribes at once, so a camera switch published before the service group runs is not missed.
     package init(
@@ -53,10 +52,13 @@ package final class ObjectService: Service, CustomStringConvertible {
     }
 
     package func run() async throws {
-        detectorThread.start()
-        defer { detectorThread.shutdownGracefully { _ in } }
-        let lowered = (try? await detectorThread.runIfActive { DetectorThread.prepare() }) ?? false
-        if !lowered { logger.warning("objects: the detector's thread runs at the daemon's priority") }
+        await detectorThread.running(logger: logger) { await self.detectAndFollow() }
+        events.unsubscribe(subscription.id)
+        await publish(tracker.withLock { $0.tracker.endAll() })
+        tap.update { $0.present = [:] }
+    }
+
+    private func detectAndFollow() async {
         logger.info(
             "object detection on",
             metadata: [
@@ -66,9 +68,6 @@ package final class ObjectService: Service, CustomStringConvertible {
             ])
         await runSideBySide(
             { await self.followSwitches() }, { await runSideBySide({ await self.detect() }, { await self.tick() }) })
-        events.unsubscribe(subscription.id)
-        await publish(tracker.withLock { $0.tracker.endAll() })
-        tap.update { $0.present = [:] }
     }
 
     private func followSwitches() async {
@@ -87,7 +86,7 @@ package final class ObjectService: Service, CustomStringConvertible {
             let started = ContinuousClock.now
             let frame = sample.frame
             let (found, failed, cpu) =
-                (try? await detectorThread.runIfActive { [self] in measuredLook(at: frame) }) ?? ([], false, 0)
+                await detectorThread.perform { [self] in measuredLook(at: frame) } ?? ([], false, 0)
             let ms = (ContinuousClock.now - started) / .milliseconds(1)
             let minScore = tracker.withLock { $0.tracker.settings.minScore }
             tap.ran(

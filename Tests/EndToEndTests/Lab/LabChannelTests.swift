@@ -4,14 +4,15 @@ import TestSupport
 import XCTest
 
 /// Two real V4L2 cameras (two vivid instances) recorded as two channels side by side: both clips cover the same
-/// time, each at its channel's size, with its own camera's moving picture in every frame (never the filler).
+/// time, each at its channel's size, with its own camera's moving picture in every frame (never the filler); each
+/// channel's motion detection sees its own camera's picture move, and the control socket answers throughout.
 final class LabChannelTests: XCTestCase {
     func testTwoCamerasRecordedAsTwoChannels() throws {
         try Lab.require()
         let nodes = try Lab.vividNodes(count: 2)
         for node in nodes { try Lab.moveVividPicture(node) }
         let daemon = try DaemonProcess(
-            extra: LabCameraTests.config(width: 320, height: 180, framerate: 10),
+            extra: LabCameraTests.config(width: 320, height: 180, framerate: 10) + "\n[motion]\nenabled = true\n",
             cameras: """
                 [[camera]]
                 name = "road"
@@ -30,12 +31,21 @@ final class LabChannelTests: XCTestCase {
                 width = 640
                 height = 360
                 """, root: Lab.scratch)
+        let began = Date()
         try daemon.start(timeout: 180)
+        print("lab: daemon up in \(Int(Date().timeIntervalSince(began))) s")
         defer { daemon.stop() }
         _ = try daemon.recordStart(title: "two channels")
         try daemon.waitUntilRecorded(4)
         let ids = try daemon.status().channels.compactMap(\.recordingId)
         XCTAssertEqual(ids.count, 2, "both channels record")
+        // Both pictures move from their first frame: each channel's own detector finds motion.
+        let moved = try daemon.waitFor(60) {
+            try daemon.status().channels.allSatisfy { ($0.motion?.events ?? 0) > 0 }
+        }
+        let motion = try daemon.status().channels.map { "\($0.name): \($0.motion.map { "\($0)" } ?? "none")" }
+        print("lab: channel motion at \(Int(Date().timeIntervalSince(began))) s: \(motion)")
+        XCTAssertTrue(moved, "each channel's motion: \(motion)")
         _ = try daemon.recordStop()
         var clips: [String: Recording] = [:]
         for id in ids {
