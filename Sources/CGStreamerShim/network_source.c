@@ -301,18 +301,18 @@ static GstPadProbeReturn keyframes_only(GstPad *pad, GstPadProbeInfo *info, gpoi
     return GST_PAD_PROBE_DROP;
 }
 
-/* The camera's H.264 pad → tee: queue ! appsink "encoded" (to `encoded`, as sent), and [keyframes only] queue
- * ! avdec_h264 ! the "frames" appsink (decoded pictures for `target`); the keyframes-only probe is on the queue's
- * sink. */
+/* The camera's H.264 pad → tee: appsink "encoded" (to `encoded`, as sent), and [keyframes only] queue ! avdec_h264
+ * ! the "frames" appsink (decoded pictures for `target`); the keyframes-only probe is on the queue's sink. The units
+ * go to `encoded` on the depayloader's thread, with no queue between: the hand-over never waits (a leaky appsrc),
+ * and a queue's thread of its own cost 0.11 % of a core a 720p30 camera. */
 static void link_as_sent(GstElement *pipeline, NetworkSource *s, GstPad *pad) {
     GstElement *tee = gst_element_factory_make("tee", "as-sent");
-    GstElement *keep = gst_element_factory_make("queue", "encoded-queue");
     GstElement *units = gst_element_factory_make("appsink", "encoded");
     GstElement *look = gst_element_factory_make("queue", "decode-queue");
     GstElement *decoder = gst_element_factory_make("avdec_h264", "decoder");
     GstElement *frames = gst_bin_get_by_name(GST_BIN(pipeline), "frames");
-    if (!tee || !keep || !units || !look || !decoder || !frames) {
-        GstElement *made[] = {tee, keep, units, look, decoder};
+    if (!tee || !units || !look || !decoder || !frames) {
+        GstElement *made[] = {tee, units, look, decoder};
         for (unsigned i = 0; i < G_N_ELEMENTS(made); i++)
             if (made[i]) gst_object_unref(made[i]);
         if (frames) gst_object_unref(frames);
@@ -337,9 +337,9 @@ static void link_as_sent(GstElement *pipeline, NetworkSource *s, GstPad *pad) {
     s->decoder = g_strdup("avdec_h264");
     s->video_linked = TRUE;
     g_mutex_unlock(&s->lock);
-    gst_bin_add_many(GST_BIN(pipeline), tee, keep, units, look, decoder, NULL);
-    gboolean linked = gst_element_link_many(tee, keep, units, NULL) && gst_element_link_many(tee, look, decoder, frames, NULL);
-    GstElement *order[] = {units, keep, frames, decoder, look, tee};
+    gst_bin_add_many(GST_BIN(pipeline), tee, units, look, decoder, NULL);
+    gboolean linked = gst_element_link(tee, units) && gst_element_link_many(tee, look, decoder, frames, NULL);
+    GstElement *order[] = {units, frames, decoder, look, tee};
     for (unsigned i = 0; i < G_N_ELEMENTS(order); i++) gst_element_sync_state_with_parent(order[i]);
     gst_object_unref(frames);
     GstPad *input = gst_element_get_static_pad(tee, "sink");

@@ -197,7 +197,7 @@ def switching_bench(binary, work):
 
 def padded_mp4(path, size):
     """A valid short MP4 followed by a 'free' box, so the file is `size` bytes (sparse on disk)."""
-    subprocess.run(["gst-launch-1.0", "-q", "-e", "videotestsrc", "num-buffers=30", "!", "video/x-raw,width=320,height=240",
+    subprocess.run(["gst-launch-1.0", "-q", "-e", "videotestsrc", "num-buffers=30", "!", "video/x-raw,format=I420,width=320,height=240",
                     "!", "x264enc", "!", "h264parse", "!", "mp4mux", "!", "filesink", f"location={path}"], check=True)
     head = os.path.getsize(path)
     with open(path, "ab") as f:

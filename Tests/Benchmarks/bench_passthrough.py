@@ -35,13 +35,15 @@ CAMERA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "RTSPCam
 
 
 def make_clip(path, seconds):
-    """The cameras' stream: 1280x720@30, a keyframe every 30 frames, 2 Mbit/s, moving, no sound. The bars scroll
-    across the whole picture so that the encoder spends its bitrate (a ball on black came out at 80 kbit/s, and
-    the files were too small to judge what writing them costs)."""
+    """The cameras' stream: 1280x720@30, 4:2:0 8-bit (High profile, as cameras send), a keyframe every 30 frames,
+    2 Mbit/s, moving, no sound. The bars scroll across the whole picture so that the encoder spends its bitrate (a
+    ball on black came out at 80 kbit/s, and the files were too small to judge what writing them costs). The format
+    is named: left to negotiate, videotestsrc and x264enc agree on Y444_10LE (High 4:4:4), which no camera sends and
+    which cost the daemon a conversion of every decoded picture to I420 (until session 72)."""
     subprocess.run(
         ["gst-launch-1.0", "-q", "videotestsrc", f"num-buffers={seconds * 30}", "pattern=smpte", "horizontal-speed=8",
          "!",
-         "video/x-raw,width=1280,height=720,framerate=30/1", "!", "x264enc", "speed-preset=veryfast",
+         "video/x-raw,format=I420,width=1280,height=720,framerate=30/1", "!", "x264enc", "speed-preset=veryfast",
          "key-int-max=30", "bitrate=2000", "option-string=scenecut=0", "!", "h264parse", "!", "mp4mux", "!",
          "filesink", f"location={path}"], check=True, capture_output=True)
 

@@ -48,7 +48,7 @@ MINUTE_END = 1795176060  # 2026-11-20T12:01:00Z: the adopted file's modification
 def make_minute(path):
     """60 s of 1280x720@30 H.264 (4 Mbit/s) and AAC, as the daemon records by default."""
     subprocess.run(["gst-launch-1.0", "-q", "-e",
-                    "videotestsrc", "num-buffers=1800", "pattern=smpte", "!", "video/x-raw,width=1280,height=720,framerate=30/1", "!",
+                    "videotestsrc", "num-buffers=1800", "pattern=smpte", "!", "video/x-raw,format=I420,width=1280,height=720,framerate=30/1", "!",
                     "x264enc", "bitrate=4000", "speed-preset=veryfast", "key-int-max=30", "!", "h264parse", "!",
                     "mp4mux", "name=mux", "!", "filesink", f"location={path}",
                     "audiotestsrc", "num-buffers=2813", "!", "audio/x-raw,rate=48000,channels=2", "!", "audioconvert", "!",

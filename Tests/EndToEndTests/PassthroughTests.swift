@@ -1,4 +1,5 @@
 import ApplianceProtocol
+import Engine
 import Foundation
 import TestSupport
 import XCTest
@@ -75,7 +76,24 @@ final class PassthroughTests: XCTestCase {
             XCTAssertGreaterThan(try ClipPicture.grayLevels(clip.path, at: 1.0), 20, "the camera's picture")
             let thumbnail = try XCTUnwrap(clip.thumbnail, "a thumbnail from a decoded keyframe")
             XCTAssertGreaterThan(try jpegSize(thumbnail).width, 0)
+            let previews = ScrubPack.entries(path: thumbnail.replacingOccurrences(of: ".jpg", with: ".scrub"))
+            XCTAssertGreaterThanOrEqual(previews.count, 2, "scrubbing previews from the keyframes, one each 2 s")
+            try assertNothingRepeatsPictures(daemon)
         }
+    }
+
+    /// The decoded keyframes go on as they come, never repeated up to the channel's rate, and the black filler
+    /// (which feeds no encoder here) makes one picture a second, not the channel's ten.
+    private func assertNothingRepeatsPictures(_ daemon: DaemonProcess) throws {
+        XCTAssertEqual(try daemon.camera("yard")?.framesRepeated, 0, "the camera's pictures repeated")
+        let filler = #"appliance_frames_in_total{camera="filler"}"#
+        let before = try MetricsTests.parse(try daemon.ctl(["metrics"]))[filler] ?? 0
+        let began = Date()
+        Thread.sleep(forTimeInterval: 4)  // the window the pictures are counted in, not a wait for something
+        let after = try MetricsTests.parse(try daemon.ctl(["metrics"]))[filler] ?? 0
+        let seconds = Date().timeIntervalSince(began)
+        XCTAssertLessThanOrEqual(after - before, seconds + 2, "the filler's pictures in \(seconds) s")
+        XCTAssertGreaterThan(after, 0, "the filler runs")
     }
 
     /// Loop segments of 3 s from a camera with a keyframe every 2 s: each segment is whole GOPs of the camera's,

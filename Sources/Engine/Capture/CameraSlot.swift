@@ -72,10 +72,12 @@ package final class CameraSlot: Sendable {
 
     /// Builds the camera's bin inside `pipeline` and links it to `selector`. `onStreamEnd` is called (from a
     /// streaming thread) when the camera's stream ends by itself: its EOS never reaches the selector.
+    /// `repeatsFrames` false: frames are never repeated up to the channel's rate (as for a camera stored as sent).
     package init(
         config camera: ApplianceConfig.Camera, kind: String, initialState: State, fragments: FragmentLibrary,
         rawCaps: Caps, video: ApplianceConfig.Video, pipeline: Pipeline, selector: Element,
-        asSent: AsSentOutput? = nil, stampLead: UInt64 = 0, onStreamEnd: @escaping @Sendable (String) -> Void
+        asSent: AsSentOutput? = nil, repeatsFrames: Bool = true, stampLead: UInt64 = 0,
+        onStreamEnd: @escaping @Sendable (String) -> Void
     ) throws {
         name = camera.name
         self.stampLead = stampLead
@@ -87,6 +89,9 @@ package final class CameraSlot: Sendable {
         bin = Bin(name: "camera-\(camera.name)")
         let conversion = try Self.conversion(camera, rawCaps: rawCaps)
         (convert, rate) = (conversion.convert, conversion.rate)
+        // A camera stored as sent feeds no encoder: its decoded pictures (one a GOP, unless something looks at every
+        // frame) go on as they come, not repeated up to the channel's rate for every branch to handle each copy.
+        if asSent != nil || !repeatsFrames { rate.set("drop-only", true) }
         try bin.add(conversion.elements)
         try Element.link(conversion.elements)
         // A V4L2 camera's source is made when it starts, in the mode its device offers then (see `V4L2Source`).

@@ -92,7 +92,8 @@ public final class CaptureGraph: Sendable {
         selector.set("sync-streams", false)
         try pipeline.add(selector)
         filler = try Self.makeFiller(
-            fragments: fragments, rawCaps: rawCaps, video: v, pipeline: pipeline, selector: selector)
+            fragments: fragments, rawCaps: rawCaps, video: v, pipeline: pipeline, selector: selector,
+            sparse: config.storesAsSent)
         fillerPad = filler.selectorPad
         filler.runWithPipeline()
         selector.set("active-pad", pad: fillerPad)
