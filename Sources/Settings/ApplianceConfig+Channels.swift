@@ -64,6 +64,24 @@ extension ApplianceConfig {
         return view
     }
 
+    /// Every channel's view (`forChannel`), with the microphone shared: a sound card is opened by one capture at a
+    /// time, so the first channel that records the sound opens it and hands what it hears to the others that record
+    /// it (their `[audio] source` is `shared`). A camera's own sound is each camera's, and not shared.
+    public var channelViews: [ApplianceConfig] {
+        var views = channels.map(forChannel)
+        guard Self.sharedAudioSources.contains(audio.source) else { return views }
+        let hearing = views.indices.filter { views[$0].audio.source != "none" }
+        guard let owner = hearing.first, hearing.count > 1 else { return views }
+        views[owner].audio.sharedWith = hearing.dropFirst().compactMap { views[$0].channels.first?.name }
+        for index in hearing.dropFirst() { views[index].audio.source = Self.sharedAudioSource }
+        return views
+    }
+
+    /// The `[audio] source` values one capture serves every channel from.
+    static let sharedAudioSources: Set<String> = ["auto", "alsa", "test"]
+    /// A channel's view's `[audio] source` when another channel's microphone is its sound.
+    public static let sharedAudioSource = "shared"
+
     /// Whether this (channel's view of the) config stores its camera's stream as sent: its only camera is an `rtsp`
     /// one, `[video] passthrough` is on, and nothing asks for pictures to be changed (the timestamp burnt in, a
     /// mirror or a rotation). Otherwise the channel encodes, as every local camera does.

@@ -67,6 +67,9 @@ public struct ApplianceConfig: Sendable, Equatable {
         public var bitrateKbps = 128
         public var rate = 48000
         public var channels = 2
+        /// Set in a channel's view (`channelViews`), never read from the file: the channels this one hands its
+        /// microphone's sound to (it opens the sound card; they record what it hears).
+        public var sharedWith: [String] = []
     }
 
     public struct Camera: Sendable, Equatable {

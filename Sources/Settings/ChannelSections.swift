@@ -30,7 +30,6 @@ enum ChannelSections {
                 file: file, line: lines.line(of: "", in: "channel", index: 0), key: "channel",
                 message: "camera '\(lost.name)' is in no [[channel]]: add it to one channel's cameras, or remove it")
         }
-        try checkMicrophone(channels, config: config, file: file, lines: lines)
         return channels
     }
 
@@ -104,24 +103,5 @@ enum ChannelSections {
             throw t.error("cameras", "needs at least one camera, e.g. cameras = [\"\(known.first ?? "main")\"]")
         }
         return names
-    }
-
-    /// A sound card is opened by one capture at a time: one channel may record the microphone (a camera's own sound,
-    /// or the test tone, may be recorded by several).
-    private static func checkMicrophone(
-        _ channels: [ApplianceConfig.Channel], config: ApplianceConfig, file: String, lines: SourceLines
-    ) throws {
-        guard ["auto", "alsa"].contains(config.audio.source) else { return }
-        let hearing = channels.enumerated().filter { $0.element.audio }
-        guard hearing.count > 1 else { return }
-        let second = hearing[1]
-        throw ConfigError(
-            file: file, line: lines.line(of: "audio", in: "channel", index: second.offset),
-            key: "channel[\(second.offset)].audio",
-            message:
-                """
-                the microphone is recorded by channel '\(hearing[0].element.name)' already: one channel records a \
-                sound card (set audio = false on '\(second.element.name)')
-                """)
     }
 }

@@ -154,17 +154,27 @@ final class ChannelConfigTests: XCTestCase {
             "t.toml:13: channel[1].trigger: trigger = \"sound\" needs [sound] enabled = true")
     }
 
-    func testOneChannelRecordsTheMicrophone() {
+    /// A sound card is opened once: the first channel that records the sound opens it and hands it to the others
+    /// that record it, whose view's source is `shared`. A camera's own sound is each camera's.
+    func testChannelsThatRecordTheMicrophoneShareTheFirstOnesCapture() throws {
         let two =
             twoCameras
             + "[[channel]]\nname = \"a\"\ncameras = [\"road\"]\n[[channel]]\nname = \"b\"\ncameras = [\"cabin\"]\n"
-        XCTAssertNil(configError(two), "the second channel has no sound by default")
-        XCTAssertEqual(
-            configError(two + "audio = true\n")?.description,
-            """
-            t.toml:13: channel[1].audio: the microphone is recorded by channel 'a' already: one channel records a \
-            sound card (set audio = false on 'b')
-            """)
-        XCTAssertNil(configError(two + "audio = true\n[audio]\nsource = \"test\"\n"), "a test tone is not a card")
+        let alone = try ConfigLoader.parse(two, file: "t").channelViews
+        XCTAssertEqual(alone.map(\.audio.source), ["auto", "none"], "the second channel has no sound by default")
+        XCTAssertEqual(alone[0].audio.sharedWith, [])
+        for source in ["auto", "alsa", "test"] {
+            let views = try ConfigLoader.parse(two + "audio = true\n[audio]\nsource = \"\(source)\"\n", file: "t")
+                .channelViews
+            XCTAssertEqual(views.map(\.audio.source), [source, "shared"], source)
+            XCTAssertEqual(views[0].audio.sharedWith, ["b"], source)
+            XCTAssertEqual(views[1].audio.sharedWith, [], source)
+        }
+        let cameras = try ConfigLoader.parse(two + "audio = true\n[audio]\nsource = \"camera\"\n", file: "t")
+        XCTAssertEqual(cameras.channelViews.map(\.audio.source), ["camera", "camera"], "each camera's own sound")
+        let second = try ConfigLoader.parse(
+            twoCameras + "[[channel]]\nname = \"a\"\ncameras = [\"road\"]\naudio = false\n"
+                + "[[channel]]\nname = \"b\"\ncameras = [\"cabin\"]\naudio = true\n", file: "t")
+        XCTAssertEqual(second.channelViews.map(\.audio.source), ["none", "auto"], "the one that records it opens it")
     }
 }

@@ -11,7 +11,7 @@ extension Appliance {
     /// are stopped again and the error is the start's one line.
     static func startChannels(
         _ views: ArraySlice<ApplianceConfig>, firstEncoder: EncoderSelection, data: DataDirectory, library: Library,
-        events: EventHub, health: Health, archive: (any RecordingArchive)?, logger: Logger
+        events: EventHub, health: Health, archive: (any RecordingArchive)?, sharedSound: SharedSound, logger: Logger
     ) async throws -> [ChannelRig] {
         var rigs: [ChannelRig] = []
         for view in views {
@@ -19,7 +19,7 @@ extension Appliance {
                 rigs.append(
                     try await ChannelRig.start(
                         view, firstEncoder: firstEncoder, data: data, library: library, events: events,
-                        health: health, archive: archive, logger: logger))
+                        health: health, archive: archive, sharedSound: sharedSound, logger: logger))
             } catch {
                 await stop(rigs)
                 throw error

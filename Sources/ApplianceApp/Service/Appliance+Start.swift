@@ -28,7 +28,7 @@ extension Appliance {
     ) async throws -> Appliance {
         let started = ContinuousClock.now
         GStreamer.initialize()  // once, before recovery and the graph use it from two threads
-        let views = config.channels.map(config.forChannel)
+        let views = config.channelViews
         let (data, folderLock, library, runs) = try await openDataFolder(
             config: views[0], logger: logger, serviceManager: serviceManager)
         let (config, encoders) = try await chooseEncoder(
@@ -36,8 +36,9 @@ extension Appliance {
         try admitChannels(views, first: encoders)
         let events = EventHub()
         let clock = await ClockWatch.reconciled(library: library, events: events, logger: logger)
+        let sharedSound = SharedSound()
         let (graph, cameras, recovery) = try await startCapture(
-            config: config, data: data, library: library, events: events,
+            config: config, data: data, library: library, events: events, sharedSound: sharedSound,
             logger: logger)
         // The storage is judged by the reconcile, in the background (StorageWatch); until then it is taken as there.
         let health = Health(
@@ -52,7 +53,7 @@ extension Appliance {
         let channels = try await stoppingGraphOnFailure(graph) {
             try await startChannels(
                 views.dropFirst(), firstEncoder: encoders, data: data, library: library, events: events,
-                health: health, archive: backup, logger: logger)
+                health: health, archive: backup, sharedSound: sharedSound, logger: logger)
         }
         let groundwork = Groundwork(
             config: config, data: data, library: library, runs: runs, events: events, clock: clock,
@@ -112,14 +113,15 @@ extension Appliance {
     /// The live graph, built, then started with its first camera while start-up recovery runs (they share nothing:
     /// no recording can start before the socket is served). On failure the graph is stopped again.
     private static func startCapture(
-        config: ApplianceConfig, data: DataDirectory, library: Library, events: EventHub,
+        config: ApplianceConfig, data: DataDirectory, library: Library, events: EventHub, sharedSound: SharedSound,
         logger: Logger
     ) async throws -> (CaptureGraph, CameraSwitcher, Recovery.Started) {
         // The graph is built first: building creates elements (and loads their plugins) and must not overlap the
         // recovery's inspection pipelines (once it did: "no such element 'input-selector'"). Starting it may.
         let graph = try step("cannot start the capture graph: ") {
             try CaptureGraph(
-                config: config, fragments: try FragmentLibrary.locate(configured: config.pipelinesDir), logger: logger)
+                config: config, fragments: try FragmentLibrary.locate(configured: config.pipelinesDir),
+                sharedSound: sharedSound, logger: logger)
         }
         async let recovered = Recovery.start(data: data, library: library, thumbnail: config.thumbnail, logger: logger)
         do {

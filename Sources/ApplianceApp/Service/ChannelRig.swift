@@ -44,7 +44,7 @@ final class ChannelRig: Sendable {
     /// encoder the first channel's trial chose (`firstEncoder`): one trial per boot, not one per channel.
     static func start(
         _ view: ApplianceConfig, firstEncoder: EncoderSelection, data: DataDirectory, library: Library,
-        events: EventHub, health: Health, archive: (any RecordingArchive)?, logger: Logger
+        events: EventHub, health: Health, archive: (any RecordingArchive)?, sharedSound: SharedSound, logger: Logger
     ) async throws -> ChannelRig {
         let name = view.channels.first?.name ?? ""
         var logger = logger
@@ -56,7 +56,7 @@ final class ChannelRig: Sendable {
             let fragments = try FragmentLibrary.locate(configured: config.pipelinesDir)
             encoders = try await selection(view, firstEncoder: firstEncoder, fragments: fragments, logger: logger)
             config.video.encoder = encoders.current.encoder
-            graph = try CaptureGraph(config: config, fragments: fragments, logger: logger)
+            graph = try CaptureGraph(config: config, fragments: fragments, sharedSound: sharedSound, logger: logger)
             try await blocking { try graph.start() }
         } catch {
             throw Appliance.StartupError(description: "channel \(name): cannot start its capture graph: \(error)")

@@ -60,11 +60,13 @@ extension CaptureGraph {
     /// The microphone chain for `kind` (nothing for "none"), and for "camera" the router of the cameras' sound.
     static func addSound(
         kind: String, config: ApplianceConfig, fragments: FragmentLibrary, to pipeline: Pipeline, gate: EncoderGate,
-        echo: EchoReference?, cameras: [CameraSlot], logger: Logger
+        echo: EchoReference?, cameras: [CameraSlot], shared: SharedSound?, logger: Logger
     ) throws -> (source: Bin?, tee: Element?, cameraSound: CameraSound?) {
         guard kind != "none" else { return (nil, nil, nil) }
         let (microphone, tee) = try addMicrophone(
-            kind: kind, config: config, fragments: fragments, to: pipeline, gate: gate, echo: echo)
+            kind: kind, config: config, fragments: fragments, to: pipeline, gate: gate, echo: echo,
+            shared: shared)
+        if kind == ApplianceConfig.sharedAudioSource { try listen(microphone, config: config, shared: shared) }
         guard kind == "camera" else { return (microphone, tee, nil) }
         if !cameras.contains(where: { $0.config.source == "rtsp" }) {
             logger.warning(
@@ -77,13 +79,25 @@ extension CaptureGraph {
         return (microphone, tee, try CameraSound(microphone: microphone, cameras: cameras, audio: config.audio))
     }
 
+    /// A channel that records another channel's microphone (`SharedSound`) takes its sound from now on.
+    private static func listen(_ microphone: Bin, config: ApplianceConfig, shared: SharedSound?) throws {
+        let channel = config.channels.first?.name ?? ""
+        guard let input = microphone.element(named: "camera-sound"), shared?.listen(channel, input: input) == true
+        else {
+            throw GStreamerError(
+                element: "microphone", message: "channel \(channel): no channel before it hands over the microphone")
+        }
+    }
+
+    /// `shared`: where the microphone's sound goes to the other channels that record it (`[audio] sharedWith`),
+    /// or, for a channel whose source is `shared`, where it comes from (its bin is then `audio-camera`'s appsrc).
     static func addMicrophone(
         kind: String, config: ApplianceConfig, fragments: FragmentLibrary, to pipeline: Pipeline,
-        gate: EncoderGate, echo: EchoReference? = nil
+        gate: EncoderGate, echo: EchoReference? = nil, shared: SharedSound? = nil
     ) throws -> (source: Bin, tee: Element) {
         let a = config.audio
         let source = try fragments.makeBin(
-            "sources", "audio-\(kind)",
+            "sources", "audio-\(kind == ApplianceConfig.sharedAudioSource ? "camera" : kind)",
             [
                 "device": a.device, "rate": "\(a.rate)", "channels": "\(a.channels)",
             ], binName: "microphone")
@@ -113,9 +127,18 @@ extension CaptureGraph {
         // measures or records the microphone.
         let canceller =
             try echo.map { [try $0.makeCanceller(), try Element.make("audioconvert", name: "echo-convert")] } ?? []
-        let chain = [source, convert, resample, filter] + canceller + [level, queue, aac, aacParse, tee]
+        // The other channels that record this microphone take its sound here, as it is measured and recorded.
+        let sharing = a.sharedWith.isEmpty ? nil : shared
+        let shareTee = try sharing.map { _ in try Element.make("tee", name: "share-tee") }
+        shareTee?.set("allow-not-linked", true)
+        let chain =
+            [source, convert, resample, filter] + canceller + [shareTee].compactMap { $0 }
+            + [level, queue, aac, aacParse, tee]
         try pipeline.add(chain)
         try Element.link(chain)
+        if let sharing, let shareTee {
+            try sharing.addOutlets(for: a.sharedWith, after: shareTee, audio: a, to: pipeline)
+        }
         return (source, tee)
     }
 }

@@ -3,6 +3,17 @@ import GStreamerKit
 import Settings
 
 extension CaptureGraph {
+    /// The scrubbing previews' branch when `[thumbnail] scrub_every_s` asks for one (nil: none).
+    static func addScrubBranch(config: ApplianceConfig, to pipeline: Pipeline, after rawTee: Element) throws
+        -> ScrubFrames?
+    {
+        let thumbnail = config.thumbnail
+        guard thumbnail.scrubEveryS > 0 else { return nil }
+        let scrub = ScrubFrames(intervalS: thumbnail.scrubEveryS, width: thumbnail.scrubWidth)
+        try addScrubBranch(to: pipeline, after: rawTee, scrub: scrub, video: config.video)
+        return scrub
+    }
+
     /// The scrubbing previews' branch (`addJPEGBranch`): one frame per scrub interval, scaled to the scrub width.
     static func addScrubBranch(
         to pipeline: Pipeline, after rawTee: Element, scrub: ScrubFrames, video: ApplianceConfig.Video

@@ -75,7 +75,10 @@ public final class CaptureGraph: Sendable {
     /// The pipeline's bus, read on its own thread once the graph runs (`BusWatcher` consumes the messages).
     package let busReader: BusReader
 
-    public init(config: ApplianceConfig, fragments: FragmentLibrary, logger: Logger) throws {
+    /// `sharedSound`: how channels that record one microphone hand it over (`SharedSound`), one per appliance.
+    public init(
+        config: ApplianceConfig, fragments: FragmentLibrary, sharedSound: SharedSound? = nil, logger: Logger
+    ) throws {
         GStreamer.initialize()
         self.config = config
         self.logger = logger
@@ -114,10 +117,7 @@ public final class CaptureGraph: Sendable {
             after: rawTee, logger: logger)
         try Self.addFrameTap(tap, to: pipeline, after: rawTee)
         try Self.addLiveBranch(to: pipeline, after: rawTee, live: live)
-        scrub =
-            config.thumbnail.scrubEveryS > 0
-            ? ScrubFrames(intervalS: config.thumbnail.scrubEveryS, width: config.thumbnail.scrubWidth) : nil
-        if let scrub { try Self.addScrubBranch(to: pipeline, after: rawTee, scrub: scrub, video: v) }
+        scrub = try Self.addScrubBranch(config: config, to: pipeline, after: rawTee)
         (motion, objects) = try Self.addDetectionBranches(config: config, to: pipeline, after: rawTee)
         (parser, videoTee, encoderChain) = try Self.addVideo(
             config: config, fragments: fragments, to: pipeline, after: rawTee, asSent: asSent?.input, flow: flow,
@@ -129,7 +129,7 @@ public final class CaptureGraph: Sendable {
         echoReference = try EchoReference.wanted(config, audioKind: audioKind) ? try EchoReference() : nil
         (microphone, audioTee, cameraSound) = try Self.addSound(
             kind: audioKind, config: config, fragments: fragments, to: pipeline,
-            gate: gate, echo: echoReference, cameras: cameras, logger: logger)
+            gate: gate, echo: echoReference, cameras: cameras, shared: sharedSound, logger: logger)
         Self.keepCapsFixed([videoTee, audioTee].compactMap { $0 })
         outputs = try RecordingOutputs(pipeline: pipeline, videoTee: videoTee, audioTee: audioTee, config: config)
         busReader = pipeline.makeBusReader()

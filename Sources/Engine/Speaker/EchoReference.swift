@@ -79,7 +79,10 @@ extension EchoReference {
     /// microphone is a sound card (ALSA) at a rate webrtcdsp takes. `on` that cannot be honoured is a start error.
     package static func wanted(_ config: ApplianceConfig, audioKind: String) throws -> Bool {
         let setting = config.speaker.echoCancel
-        guard setting != "off", audioKind != "none" else { return false }
+        // A channel that records another's microphone has its sound after that one's canceller.
+        guard setting != "off", audioKind != "none", audioKind != ApplianceConfig.sharedAudioSource else {
+            return false
+        }
         let speaker = SpeakerSink.resolve(config.speaker) != nil
         let problem =
             !speaker

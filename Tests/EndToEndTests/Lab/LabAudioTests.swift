@@ -12,7 +12,7 @@ final class LabAudioTests: XCTestCase {
 
     /// Plays a sine tone into the loopback card until stopped (started before the daemon, which then adapts to
     /// the format the card already runs at).
-    func startTone() throws -> Process {
+    static func startTone() throws -> Process {
         let player = Process()
         player.executableURL = URL(fileURLWithPath: "/usr/bin/gst-launch-1.0")
         player.arguments = [
@@ -34,11 +34,16 @@ final class LabAudioTests: XCTestCase {
         let daemon = try DaemonProcess(
             extra: LabCameraTests.config(width: 320, height: 180, framerate: 10) + extra,
             cameras: LabCameraTests.camera(node), root: Lab.scratch)
+        try hearLoopback(daemon)
+        return daemon
+    }
+
+    /// Makes the loopback's capture side `daemon`'s microphone (in place of the test tone).
+    static func hearLoopback(_ daemon: DaemonProcess) throws {
         var config = try String(contentsOfFile: daemon.configPath, encoding: .utf8)
         config = config.replacingOccurrences(
             of: "[audio]\nsource = \"test\"", with: "[audio]\nsource = \"alsa\"\ndevice = \"hw:Loopback,1,0\"")
         try config.write(toFile: daemon.configPath, atomically: true, encoding: .utf8)
-        return daemon
     }
 
     /// Power of `frequency` in mono 16-bit samples at 48 kHz (Goertzel).
@@ -74,7 +79,7 @@ final class LabAudioTests: XCTestCase {
 
     func testTheFilesSoundIsTheTonePlayedAndStartsWithThePicture() throws {
         try Lab.require()
-        let player = try startTone()
+        let player = try Self.startTone()
         defer {
             player.terminate()
             player.waitUntilExit()
@@ -122,7 +127,7 @@ final class LabAudioTests: XCTestCase {
     /// dBFS, as in the file) and, above a -40 dBFS threshold, is a sound event.
     func testTheTonesLevelIsMeasuredAndIsASoundEvent() throws {
         try Lab.require()
-        let player = try startTone()
+        let player = try Self.startTone()
         defer {
             player.terminate()
             player.waitUntilExit()
@@ -145,7 +150,7 @@ final class LabAudioTests: XCTestCase {
     /// own, the tone player stops, and the unbind finishing shows the daemon let go of the card.
     func testMicrophoneRemovedWhileRecordingLeavesTheRecordingGoing() throws {
         try Lab.require()
-        let player = try startTone()
+        let player = try Self.startTone()
         let daemon = try daemon()
         try daemon.start(timeout: 180)
         let unbind = Process()
