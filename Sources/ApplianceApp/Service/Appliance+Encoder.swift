@@ -4,6 +4,7 @@ import Encoders
 import Engine
 import Foundation
 import Logging
+import ObjectDetection
 import Settings
 
 extension Appliance {
@@ -34,7 +35,8 @@ extension Appliance {
     }
 
     /// Every channel's demand on the encoder it would use (the first's choice; another's own when pinned), checked
-    /// against the encoders' budgets before any graph starts (`EncoderAdmission`).
+    /// against the encoders' budgets before any graph starts (`EncoderAdmission`), and the object detectors' budgets
+    /// against the machine's cores (`DetectorAdmission`).
     static func admitChannels(_ views: [ApplianceConfig], first: EncoderSelection) throws {
         let library = first.selector.library
         let demands = views.enumerated().map { place, view in
@@ -47,6 +49,14 @@ extension Appliance {
         }
         do {
             try EncoderAdmission.check(demands)
+        } catch {
+            throw StartupError(description: error.description)
+        }
+        let detectors = views.filter(\.objects.enabled).map { view in
+            (view.channels.first?.name ?? ApplianceConfig.defaultChannelName, view.objects.cpuBudget)
+        }
+        do {
+            try DetectorAdmission.check(detectors, cores: ProcessInfo.processInfo.activeProcessorCount)
         } catch {
             throw StartupError(description: error.description)
         }
