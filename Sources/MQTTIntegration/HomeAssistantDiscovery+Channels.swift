@@ -13,7 +13,7 @@ extension HomeAssistantDiscovery {
     }
 
     /// One channel as Home Assistant sees it when there are several: its recording switch (starting or stopping
-    /// that channel alone), a snapshot button and its last clip's thumbnail, and its own motion and object sensors
+    /// that channel alone), a snapshot button, its last clip's thumbnail, a camera showing its latest picture, and its own motion and object sensors
     /// while its detection is on. Object ids begin `channel_<name>_`, which no device-wide entity does.
     func channelEntities(_ channel: ChannelEntities) -> [Entity] {
         let (name, word) = (channel.name, MQTTTopics.word(channel.name))
@@ -35,6 +35,9 @@ extension HomeAssistantDiscovery {
             entity(
                 "image", "channel_\(word)_thumbnail", "Last thumbnail \(name)",
                 ["image_topic": .string(topics.channelThumbnail(name)), "content_type": "image/jpeg"]),
+            entity(
+                "camera", "channel_\(word)_picture", "Camera \(name)",
+                ["topic": .string(topics.channelPicture(name)), "icon": "mdi:cctv"]),
         ]
         if channel.motion {
             list.append(

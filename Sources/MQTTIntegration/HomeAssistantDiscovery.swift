@@ -139,7 +139,7 @@ package struct HomeAssistantDiscovery: Sendable {
         ]
     }
 
-    /// Buttons and the camera choice, the last thumbnail and the backup queue.
+    /// Buttons and the camera choice, the last thumbnail, the camera's latest picture and the backup queue.
     private var controlEntities: [Entity] {
         [
             entity(
@@ -163,6 +163,7 @@ package struct HomeAssistantDiscovery: Sendable {
                 [
                     "image_topic": .string(topics.thumbnail), "content_type": "image/jpeg",
                 ]),
+            entity("camera", "picture", "Picture", ["topic": .string(topics.picture), "icon": "mdi:cctv"]),
             entity(
                 "sensor", "backup_queue", "Backup queue",
                 [

@@ -54,6 +54,7 @@ package actor MQTTPublisher {
                 MQTTMessage(
                     topic: settings.topics.activity,
                     text: MQTTFacts.json(MQTTFacts.eventPayload(activity, webURL: facts.webURL))))
+            if let picture = activity.thumbnail { publishPicture(picture, channel: activity.channel) }
         }
         let refresh = facts.fold(event, now: Date())
         publishChanges()  // what the event says shows at once
@@ -107,7 +108,10 @@ package actor MQTTPublisher {
             logger.notice("MQTT \(message.topic): ignored: \(refusal)")
         case .success(let command):
             do {
-                _ = try await perform(command)
+                let result = try await perform(command)
+                if case .snapshot(let channel) = command, case .snapshot(let taken) = result {
+                    publishPicture(taken.path, channel: channel)
+                }
             } catch {
                 logger.notice("MQTT \(message.topic): \(command.name): \(error)")
             }
@@ -150,6 +154,20 @@ package actor MQTTPublisher {
         else { return }
         if connection.publish(MQTTMessage(topic: topic, payload: Array(bytes), qos: 1, retain: true)) {
             thumbnails[topic] = path
+        }
+    }
+
+    /// A picture (a JPEG file) as the latest of `channel`'s camera (nil: the first channel's): on the device's picture
+    /// topic when it is the first channel's, and on the channel's own with several channels. Retained, so Home
+    /// Assistant shows it after a restart.
+    private func publishPicture(_ path: String, channel: String?) {
+        guard let bytes = FileManager.default.contents(atPath: path) else { return }
+        let first = facts.channels.first?.name
+        var topics: [String] = []
+        if channel == nil || channel == first { topics.append(settings.topics.picture) }
+        if let name = channel ?? first { topics.append(settings.topics.channelPicture(name)) }
+        for topic in topics {
+            connection.publish(MQTTMessage(topic: topic, payload: Array(bytes), qos: 1, retain: true))
         }
     }
 

@@ -16,6 +16,9 @@ package struct MQTTTopics: Sendable, Equatable {
     package var clips: String { prefix + "/clips" }
     package var lastClip: String { prefix + "/last_clip" }
     package var thumbnail: String { prefix + "/thumbnail" }
+    /// The latest picture of the (first channel's) camera, for Home Assistant's camera entity: a snapshot taken
+    /// through MQTT, or a finished activity's picture (motion's frame with the most change, an object's best).
+    package var picture: String { prefix + "/picture" }
     package var gesture: String { prefix + "/gesture" }
     /// ON while motion goes on (`[motion] enabled`), ON while sound goes on (`[sound] enabled`).
     package var motion: String { prefix + "/motion" }
@@ -30,8 +33,8 @@ package struct MQTTTopics: Sendable, Equatable {
     package var eventsTodayAttributes: String { eventsToday + "/attributes" }
 
     /// With several channels (`[[channel]]`), each has its own topics under `channels/<name>`: whether it records
-    /// (ON/OFF, and `/set` to start or stop it alone), its motion, its tracked objects, its last clip's thumbnail and
-    /// a snapshot button.
+    /// (ON/OFF, and `/set` to start or stop it alone), its motion, its tracked objects, its last clip's thumbnail, its
+    /// latest picture and a snapshot button.
     package func channel(_ name: String) -> String { prefix + "/channels/" + Self.word(name) }
     package func channelRecording(_ name: String) -> String { channel(name) + "/recording" }
     package func channelMotion(_ name: String) -> String { channel(name) + "/motion" }
@@ -42,6 +45,7 @@ package struct MQTTTopics: Sendable, Equatable {
         channelObject(name, label) + "/count"
     }
     package func channelThumbnail(_ name: String) -> String { channel(name) + "/thumbnail" }
+    package func channelPicture(_ name: String) -> String { channel(name) + "/picture" }
     package func channelRecordingSet(_ name: String) -> String { channelRecording(name) + "/set" }
     package func channelSnapshotSet(_ name: String) -> String { channel(name) + "/snapshot/set" }
 

@@ -187,6 +187,9 @@ final class MQTTTests: XCTestCase {
                 ((try? FileManager.default.contentsOfDirectory(atPath: daemon.dataDir + "/snapshots")) ?? []).count
                     > snapshots.count
             }, "a snapshot file: \(daemon.log)")
+        XCTAssertTrue(
+            watcher.waitFor(15) { _ in watcher.last(self.topic("picture"))?.payload.starts(with: [0xFF, 0xD8]) == true },
+            "the snapshot on the camera entity's topic")
     }
 
     func testLastWillBrokerRestartAndHomeAssistantComingBack() throws {
@@ -462,6 +465,11 @@ final class MQTTTests: XCTestCase {
                 watcher.waitFor(15) { _ in
                     watcher.last(motion)?.json?["state_topic"] as? String == topic("channels/\(channel)/motion")
                 }, "\(channel)'s motion sensor")
+            let camera = "\(Self.discovery)/camera/appliance_\(status.deviceID)/channel_\(channel)_picture/config"
+            XCTAssertTrue(
+                watcher.waitFor(15) { _ in
+                    watcher.last(camera)?.json?["topic"] as? String == topic("channels/\(channel)/picture")
+                }, "\(channel)'s camera entity")
         }
         try broker.publish(topic("channels/rear/recording/set"), "ON")
         XCTAssertTrue(watcher.waitFor(topic("channels/rear/recording"), "ON"), daemon.log)
@@ -474,6 +482,13 @@ final class MQTTTests: XCTestCase {
                 watcher.last(self.topic("channels/rear/thumbnail"))?.payload.starts(with: [0xFF, 0xD8]) == true
             }, "the rear clip's thumbnail JPEG: \(daemon.log)")
         XCTAssertNil(watcher.last(topic("channels/front/thumbnail")), "the front recorded nothing")
+        // The rear's snapshot button: the picture is its camera entity's, not the device's (the front's).
+        try broker.publish(topic("channels/rear/snapshot/set"), "PRESS")
+        XCTAssertTrue(
+            watcher.waitFor(15) { _ in
+                watcher.last(self.topic("channels/rear/picture"))?.payload.starts(with: [0xFF, 0xD8]) == true
+            }, "the rear's snapshot on its camera: \(daemon.log)")
+        XCTAssertNil(watcher.last(topic("picture")), "the device's camera is the front's")
 
         _ = try daemon.recordStart()
         for channel in ["front", "rear"] {

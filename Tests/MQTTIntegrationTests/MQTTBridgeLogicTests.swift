@@ -23,7 +23,7 @@ final class MQTTBridgeLogicTests: XCTestCase {
         let required: [String: [[String]]] = [
             "switch": [["command_topic"]], "binary_sensor": [["state_topic"]], "sensor": [["state_topic"]],
             "button": [["command_topic"]], "select": [["command_topic"], ["options"]],
-            "image": [["image_topic", "url_topic"]],
+            "image": [["image_topic", "url_topic"]], "camera": [["topic"]],
             "event": [["state_topic"], ["event_types"]],
         ]
         var unique = Set<String>()
@@ -48,7 +48,11 @@ final class MQTTBridgeLogicTests: XCTestCase {
             objects.isSuperset(of: [
                 "recording", "problem", "free_space", "time_until_wrap", "clips", "backup_queue",
                 "snapshot", "protect", "camera", "thumbnail", "shutter", "camera_front", "camera_rear_cam",
+                "picture", "channel_front_picture", "channel_rear_view_picture",
             ]))
+        let camera = d.entities.first { $0.objectID == "channel_rear_view_picture" }
+        XCTAssertEqual(camera?.component, "camera", "each channel a camera entity showing its latest picture")
+        XCTAssertEqual(camera?.config["topic"], .string(topics.channelPicture("rear view")))
         let select = d.entities.first { $0.component == "select" }
         XCTAssertEqual(select?.config["options"], .array(["front", "rear cam"]))
         XCTAssertFalse(
