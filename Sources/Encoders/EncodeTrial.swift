@@ -63,12 +63,21 @@ package enum EncodeTrial {
             return .ok
         }
         let started = ContinuousClock.now
+        let cpuBefore = processCPUMilliseconds()
         let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
         try pipeline.runToEnd(timeout: ClockTime(seconds: seconds))
         let (width, height) = caps.withLock { $0 }
         return EncoderTrial.Measured(
             decoded: count.withLock { $0 }, width: width, height: height,
-            ms: Int((ContinuousClock.now - started) / .milliseconds(1)))
+            ms: Int((ContinuousClock.now - started) / .milliseconds(1)), cpuMs: processCPUMilliseconds() - cpuBefore)
+    }
+
+    /// This process's CPU time so far (user and system, every thread), in milliseconds.
+    private static func processCPUMilliseconds() -> Int {
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        func milliseconds(_ t: timeval) -> Int { Int(t.tv_sec) * 1000 + Int(t.tv_usec) / 1000 }
+        return milliseconds(usage.ru_utime) + milliseconds(usage.ru_stime)
     }
 
     /// One AAC frame holds 1024 samples: `buffers` buffers of 1024 samples each make as many frames.

@@ -15,7 +15,12 @@ public enum EncoderTrial {
         var width: Int
         var height: Int
         var ms: Int
+        /// This process's CPU time over the run (the trial's subprocess does nothing else).
+        var cpuMs: Int? = nil
     }
+
+    /// How many frames a trial encodes: a second's, at least 10.
+    package static func frames(_ video: ApplianceConfig.Video) -> Int { max(10, video.framerate) }
 
     /// Runs the trial here, in this process (the subprocess's body; in-process tests' runner). Blocks.
     public static func run(name: String, video: ApplianceConfig.Video, library: FragmentLibrary, limit: Duration)
@@ -23,7 +28,7 @@ public enum EncoderTrial {
     {
         var pinned = video
         pinned.encoder = name
-        let frames = max(10, video.framerate)
+        let frames = Self.frames(video)
         let element = EncoderCandidate.read(name, library: library).element
         do {
             let measured = try EncodeTrial.decoded(pinned, library: library, frames: frames, timeout: limit)
@@ -40,7 +45,8 @@ public enum EncoderTrial {
         let passed = m.decoded >= frames - 2 && m.width == video.width && m.height == video.height
         let why = m.decoded < frames - 2 ? ", too few" : passed ? "" : ", not \(video.width)x\(video.height)"
         return EncoderChoice.Trial(
-            name: name, element: element, result: passed ? .passed : .failed, detail: what + why, ms: m.ms)
+            name: name, element: element, result: passed ? .passed : .failed, detail: what + why, ms: m.ms,
+            cpuMs: m.cpuMs)
     }
 }
 

@@ -13,8 +13,9 @@ extension HomeAssistantDiscovery {
     }
 
     /// One channel as Home Assistant sees it when there are several: its recording switch (starting or stopping
-    /// that channel alone), a snapshot button, its last clip's thumbnail, a camera showing its latest picture, and its own motion and object sensors
-    /// while its detection is on. Object ids begin `channel_<name>_`, which no device-wide entity does.
+    /// that channel alone), a snapshot button, its last clip's thumbnail, a camera showing its latest picture, and
+    /// its own motion and object sensors while its detection is on. Object ids begin `channel_<name>_`, which no
+    /// device-wide entity does.
     func channelEntities(_ channel: ChannelEntities) -> [Entity] {
         let (name, word) = (channel.name, MQTTTopics.word(channel.name))
         var list = [

@@ -1,3 +1,4 @@
+import ApplianceProtocol
 import Encoders
 import Settings
 import XCTest
@@ -61,5 +62,46 @@ final class EncoderAdmissionTests: XCTestCase {
                 demand("front", 1920, 1080, 30, Self.pi), demand("door", 1920, 1080, 30, nil),
                 demand("rear", 3840, 2160, 60, Self.software),
             ]))
+    }
+
+    /// A software encoder is judged by its trial's CPU time, scaled to each channel's size and rate: together at most
+    /// 80 % of the cores. Here x264's trial took 300 ms of CPU for 30 frames of 1280x720: 0.3 of a core at 720p30.
+    func testSoftwareEncodersTogetherTakeAtMost80PercentOfTheCoresByTheirTrial() throws {
+        let trial = EncoderChoice.Trial(
+            name: "x264", element: "x264enc", result: .passed, detail: "", ms: 200, cpuMs: 300)
+        let cost = try XCTUnwrap(EncoderAdmission.TrialCost(trial, frames: 30, width: 1280, height: 720))
+        XCTAssertEqual(cost.cores(for: demand("a", 1280, 720, 30, Self.software)), 0.3, accuracy: 1e-9)
+        // 640x360 is 40 x 23 blocks (360 rows are 22.5: a partial block counts whole), at half the rate.
+        XCTAssertEqual(
+            cost.cores(for: demand("a", 640, 360, 15, Self.software)), 0.3 * 920 / 3600 / 2, accuracy: 1e-9)
+        let five = (1...5).map { demand("ch\($0)", 1280, 720, 30, Self.software) }
+        XCTAssertNoThrow(try EncoderAdmission.checkSoftware(five, measured: cost, cores: 2), "1.5 of 1.6 cores")
+        XCTAssertThrowsError(
+            try EncoderAdmission.checkSoftware(
+                five + [demand("ch6", 1280, 720, 30, Self.software)], measured: cost, cores: 2)
+        ) { error in
+            XCTAssertEqual(
+                "\(error)",
+                """
+                channel ch6 refused: 1280x720 at 30 fps with x264 (x264enc) takes about 0.30 of a core (its trial: 300 \
+                ms of CPU for 30 frames), which brings the software encoders to 1.80 cores, more than 1.60 (80 % of \
+                this machine's 2): lower its size or rate, or store a network camera as sent
+                """)
+        }
+        // The first channel always runs; streams stored as sent, encoders with a budget or never tried are not
+        // judged here; a trial that did not pass, or measured no CPU time, judges nothing.
+        XCTAssertNoThrow(
+            try EncoderAdmission.checkSoftware([demand("4k", 3840, 2160, 60, Self.software)], measured: cost, cores: 1))
+        let other = EncoderCandidate(name: "openh264", fragment: "openh264enc")
+        XCTAssertNoThrow(
+            try EncoderAdmission.checkSoftware(
+                five + [demand("door", 3840, 2160, 60, nil), demand("pi", 3840, 2160, 60, Self.pi)]
+                    + [demand("o", 3840, 2160, 60, other)], measured: cost, cores: 2))
+        var failed = trial
+        failed.result = .failed
+        XCTAssertNil(EncoderAdmission.TrialCost(failed, frames: 30, width: 1280, height: 720))
+        failed.result = .passed
+        failed.cpuMs = nil
+        XCTAssertNil(EncoderAdmission.TrialCost(failed, frames: 30, width: 1280, height: 720))
     }
 }

@@ -188,7 +188,8 @@ final class MQTTTests: XCTestCase {
                     > snapshots.count
             }, "a snapshot file: \(daemon.log)")
         XCTAssertTrue(
-            watcher.waitFor(15) { _ in watcher.last(self.topic("picture"))?.payload.starts(with: [0xFF, 0xD8]) == true },
+            watcher.waitFor(15) { _ in watcher.last(self.topic("picture"))?.payload.starts(with: [0xFF, 0xD8]) == true
+            },
             "the snapshot on the camera entity's topic")
     }
 

@@ -35,7 +35,8 @@ extension Appliance {
     }
 
     /// Every channel's demand on the encoder it would use (the first's choice; another's own when pinned), checked
-    /// against the encoders' budgets before any graph starts (`EncoderAdmission`), and the object detectors' budgets
+    /// against the encoders' budgets before any graph starts (`EncoderAdmission`; a software encoder's by the CPU time
+    /// its trial took), and the object detectors' budgets
     /// against the machine's cores (`DetectorAdmission`).
     static func admitChannels(_ views: [ApplianceConfig], first: EncoderSelection) throws {
         let library = first.selector.library
@@ -47,8 +48,15 @@ extension Appliance {
                 channel: view.channels.first?.name ?? ApplianceConfig.defaultChannelName, video: view.video,
                 encoder: view.storesAsSent ? nil : EncoderCandidate.read(name, library: library))
         }
+        let choice = first.current
+        let trial = choice.trials.first { $0.name == choice.encoder }
+        let video = views[0].video
+        let measured = EncoderAdmission.TrialCost(
+            trial, frames: EncoderTrial.frames(video), width: video.width, height: video.height)
         do {
             try EncoderAdmission.check(demands)
+            try EncoderAdmission.checkSoftware(
+                demands, measured: measured, cores: ProcessInfo.processInfo.activeProcessorCount)
         } catch {
             throw StartupError(description: error.description)
         }
