@@ -4,10 +4,11 @@ import Settings
 
 /// One microphone heard by several channels (`ApplianceConfig.channelViews`): a sound card is opened by one capture
 /// at a time, so the channel that opens it hands what it hears, after its conversion (and echo canceller), through a
-/// leaky queue (the microphone's thread never waits for a listener) to an appsink per channel that records it too. Each of those channels' microphones is `sources/audio-camera.gst` (an
-/// appsrc mixed onto a live silence, as a camera's sound is), which stamps the sound on arrival and has its own
-/// level, gate and AAC encoder. Channels are built in order and the one that opens the card first; its outlets wait
-/// (holding one buffer) until each listener's input is there. Shared by every channel's graph of one appliance.
+/// leaky queue (the microphone's thread never waits for a listener) to an appsink per channel that records it too.
+/// Each of those channels' microphones is `sources/audio-camera.gst` (an appsrc mixed onto a live silence, as a
+/// camera's sound is), which stamps the sound on arrival and has its own level, gate and AAC encoder. Channels are
+/// built in order and the one that opens the card first; its outlets wait (holding one buffer) until each listener's
+/// input is there. Shared by every channel's graph of one appliance.
 public final class SharedSound: Sendable {
     /// The opener's appsink for each listening channel, by the listener's name.
     private let outlets = Locked<[String: Element]>([:])
