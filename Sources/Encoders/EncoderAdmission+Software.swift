@@ -46,8 +46,9 @@ extension EncoderAdmission {
                         channel \(demand.channel) refused: \(demand.width)x\(demand.height) at \(demand.framerate) fps \
                         with \(encoder.name) (\(encoder.element)) takes about \(format(need)) of a core (its trial: \
                         \(measured.cpuMs) ms of CPU for \(measured.frames) frames), which brings the software \
-                        encoders to \(format(taken + need)) cores, more than \(format(limit)) (\(Int(softwareShare * 100)) \
-                        % of this machine's \(cores)): lower its size or rate, or store a network camera as sent
+                        encoders to \(format(taken + need)) cores, more than \(format(limit)) \
+                        (\(Int(softwareShare * 100)) % of this machine's \(cores)): lower its size or rate, or store a \
+                        network camera as sent
                         """)
             }
             (taken, count) = (taken + need, count + 1)
