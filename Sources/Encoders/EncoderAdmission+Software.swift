@@ -2,25 +2,24 @@ import ApplianceProtocol
 import Foundation
 
 extension EncoderAdmission {
-    /// What a software encoder's trial measured: its CPU time for so many frames of so many macroblocks, which
-    /// scales to any channel's size and rate. An upper bound: the trial's CPU time holds the test frames it made and
-    /// decoded too, and a smooth test picture costs less to encode than a busy scene (the share below leaves room).
+    /// What a software encoder's trial measured: its CPU time a frame of so many macroblocks, which scales to any
+    /// channel's size and rate. An upper bound: the trial's CPU time holds the test frames it made and decoded too,
+    /// and a smooth test picture costs less to encode than a busy scene (the share below leaves room).
     package struct TrialCost: Sendable, Equatable {
         package var element: String
-        package var cpuMs: Int
-        package var frames: Int
+        package var msPerFrame: Double
         package var macroblocksPerFrame: Int
 
-        /// A passed trial of `encoder` that measured its CPU time, at `width`x`height` (`frames` frames).
-        package init?(_ trial: EncoderChoice.Trial?, frames: Int, width: Int, height: Int) {
-            guard let trial, trial.result == .passed, let cpu = trial.cpuMs, frames > 0 else { return nil }
-            (element, cpuMs, self.frames) = (trial.element, cpu, frames)
+        /// A passed trial that measured its CPU time a frame, at `width`x`height`.
+        package init?(_ trial: EncoderChoice.Trial?, width: Int, height: Int) {
+            guard let trial, trial.result == .passed, let cpu = trial.cpuMsPerFrame else { return nil }
+            (element, msPerFrame) = (trial.element, cpu)
             macroblocksPerFrame = ((width + 15) / 16) * ((height + 15) / 16)
         }
 
         /// The cores encoding `demand`'s picture takes, by the trial.
         package func cores(for demand: Demand) -> Double {
-            Double(cpuMs) / 1000 / Double(frames * max(1, macroblocksPerFrame)) * Double(demand.macroblocksPerSecond)
+            msPerFrame / 1000 / Double(max(1, macroblocksPerFrame)) * Double(demand.macroblocksPerSecond)
         }
     }
 
@@ -45,7 +44,8 @@ extension EncoderAdmission {
                     description: """
                         channel \(demand.channel) refused: \(demand.width)x\(demand.height) at \(demand.framerate) fps \
                         with \(encoder.name) (\(encoder.element)) takes about \(format(need)) of a core (its trial: \
-                        \(measured.cpuMs) ms of CPU for \(measured.frames) frames), which brings the software \
+                        \(format(measured.msPerFrame)) ms of CPU a frame of \(measured.macroblocksPerFrame) \
+                        macroblocks), which brings the software \
                         encoders to \(format(taken + need)) cores, more than \(format(limit)) \
                         (\(Int(softwareShare * 100)) % of this machine's \(cores)): lower its size or rate, or store a \
                         network camera as sent

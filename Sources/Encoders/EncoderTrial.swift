@@ -15,8 +15,8 @@ public enum EncoderTrial {
         var width: Int
         var height: Int
         var ms: Int
-        /// This process's CPU time over the run (the trial's subprocess does nothing else).
-        var cpuMs: Int? = nil
+        /// This process's CPU time a frame, from the first frame out to the last (the subprocess does nothing else).
+        var cpuMsPerFrame: Double? = nil
     }
 
     /// How many frames a trial encodes: a second's, at least 10.
@@ -46,7 +46,7 @@ public enum EncoderTrial {
         let why = m.decoded < frames - 2 ? ", too few" : passed ? "" : ", not \(video.width)x\(video.height)"
         return EncoderChoice.Trial(
             name: name, element: element, result: passed ? .passed : .failed, detail: what + why, ms: m.ms,
-            cpuMs: m.cpuMs)
+            cpuMsPerFrame: m.cpuMsPerFrame)
     }
 }
 

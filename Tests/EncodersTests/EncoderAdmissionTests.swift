@@ -65,11 +65,11 @@ final class EncoderAdmissionTests: XCTestCase {
     }
 
     /// A software encoder is judged by its trial's CPU time, scaled to each channel's size and rate: together at most
-    /// 80 % of the cores. Here x264's trial took 300 ms of CPU for 30 frames of 1280x720: 0.3 of a core at 720p30.
+    /// 80 % of the cores. Here x264's trial took 10 ms of CPU a frame of 1280x720: 0.3 of a core at 720p30.
     func testSoftwareEncodersTogetherTakeAtMost80PercentOfTheCoresByTheirTrial() throws {
         let trial = EncoderChoice.Trial(
-            name: "x264", element: "x264enc", result: .passed, detail: "", ms: 200, cpuMs: 300)
-        let cost = try XCTUnwrap(EncoderAdmission.TrialCost(trial, frames: 30, width: 1280, height: 720))
+            name: "x264", element: "x264enc", result: .passed, detail: "", ms: 200, cpuMsPerFrame: 10)
+        let cost = try XCTUnwrap(EncoderAdmission.TrialCost(trial, width: 1280, height: 720))
         XCTAssertEqual(cost.cores(for: demand("a", 1280, 720, 30, Self.software)), 0.3, accuracy: 1e-9)
         // 640x360 is 40 x 23 blocks (360 rows are 22.5: a partial block counts whole), at half the rate.
         XCTAssertEqual(
@@ -83,9 +83,10 @@ final class EncoderAdmissionTests: XCTestCase {
             XCTAssertEqual(
                 "\(error)",
                 """
-                channel ch6 refused: 1280x720 at 30 fps with x264 (x264enc) takes about 0.30 of a core (its trial: 300 \
-                ms of CPU for 30 frames), which brings the software encoders to 1.80 cores, more than 1.60 (80 % of \
-                this machine's 2): lower its size or rate, or store a network camera as sent
+                channel ch6 refused: 1280x720 at 30 fps with x264 (x264enc) takes about 0.30 of a core (its \
+                trial: 10.00 ms of CPU a frame of 3600 macroblocks), which brings the software encoders to 1.80 \
+                cores, more than 1.60 (80 % of this machine's 2): lower its size or rate, or store a network camera \
+                as sent
                 """)
         }
         // The first channel always runs; streams stored as sent, encoders with a budget or never tried are not
@@ -99,9 +100,9 @@ final class EncoderAdmissionTests: XCTestCase {
                     + [demand("o", 3840, 2160, 60, other)], measured: cost, cores: 2))
         var failed = trial
         failed.result = .failed
-        XCTAssertNil(EncoderAdmission.TrialCost(failed, frames: 30, width: 1280, height: 720))
+        XCTAssertNil(EncoderAdmission.TrialCost(failed, width: 1280, height: 720))
         failed.result = .passed
-        failed.cpuMs = nil
-        XCTAssertNil(EncoderAdmission.TrialCost(failed, frames: 30, width: 1280, height: 720))
+        failed.cpuMsPerFrame = nil
+        XCTAssertNil(EncoderAdmission.TrialCost(failed, width: 1280, height: 720))
     }
 }

@@ -51,8 +51,7 @@ extension Appliance {
         let choice = first.current
         let trial = choice.trials.first { $0.name == choice.encoder }
         let video = views[0].video
-        let measured = EncoderAdmission.TrialCost(
-            trial, frames: EncoderTrial.frames(video), width: video.width, height: video.height)
+        let measured = EncoderAdmission.TrialCost(trial, width: video.width, height: video.height)
         do {
             try EncoderAdmission.check(demands)
             try EncoderAdmission.checkSoftware(

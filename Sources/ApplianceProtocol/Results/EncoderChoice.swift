@@ -36,13 +36,16 @@ public struct EncoderChoice: Codable, Sendable, Equatable {
         /// Why it failed, or what it did ("30 frames 1280x720 in 412 ms").
         public var detail: String
         public var ms: Int
-        /// The trial's CPU time in milliseconds (encoding, and the test frames made and decoded around it: an
-        /// upper bound on what the encoder took), when it ran; what a software encoder's admission is judged by.
-        public var cpuMs: Int?
+        /// The trial's CPU time a frame in milliseconds, from its first frame out to its last (encoding, and the
+        /// test frame made and decoded around it: an upper bound on the encoder's own), when it ran; what a software
+        /// encoder's admission is judged by.
+        public var cpuMsPerFrame: Double?
 
-        public init(name: String, element: String, result: Result, detail: String, ms: Int, cpuMs: Int? = nil) {
+        public init(
+            name: String, element: String, result: Result, detail: String, ms: Int, cpuMsPerFrame: Double? = nil
+        ) {
             (self.name, self.element, self.result, self.detail, self.ms) = (name, element, result, detail, ms)
-            self.cpuMs = cpuMs
+            self.cpuMsPerFrame = cpuMsPerFrame
         }
     }
 

@@ -53,7 +53,9 @@ final class LabChannelTests: XCTestCase {
             let ids = try daemon.status().channels.compactMap(\.recordingId)
             XCTAssertEqual(ids.count, 2, "both channels record")
             // Both pictures move from their first frame: each channel's own detector finds motion.
-            let moved = try daemon.waitFor(60) {
+            // Up to 55 s in the lab after LabBusyStartTests (the guest's emulated CPU busy with its trials): a
+            // generous wait, since when motion comes is not what this test measures.
+            let moved = try daemon.waitFor(150) {
                 try daemon.status().channels.allSatisfy { ($0.motion?.events ?? 0) > 0 }
             }
             let motion = try daemon.status().channels.map { "\($0.name): \($0.motion.map { "\($0)" } ?? "none")" }
