@@ -34,7 +34,13 @@ public enum EncoderTrial {
             let measured = try EncodeTrial.decoded(pinned, library: library, frames: frames, timeout: limit)
             return judge(measured, frames: frames, video: video, name: name, element: element)
         } catch {
-            return EncoderChoice.Trial(name: name, element: element, result: .failed, detail: "\(error)", ms: 0)
+            // Not finished within its limit is a time-out, whichever side saw it (the parent kills a child that
+            // outlives the limit and its start-up): on a busy board, both trials ran out of their own time, were
+            // called failed, and the daemon found no encoder instead of recording on a provisional one (the lab).
+            let late = (error as? GStreamerError)?.timedOut == true
+            return EncoderChoice.Trial(
+                name: name, element: element, result: late ? .timedOut : .failed, detail: "\(error)",
+                ms: late ? Int(limit / .milliseconds(1)) : 0)
         }
     }
 

@@ -139,7 +139,8 @@ extension Pipeline {
         let mask = GstMessageType(GST_MESSAGE_EOS.rawValue | GST_MESSAGE_ERROR.rawValue)
         guard let message = gst_bus_timed_pop_filtered(bus, GstClockTime(timeout.nanoseconds), mask) else {
             throw GStreamerError(
-                element: name, message: "did not finish within \(timeout.nanoseconds / 1_000_000_000) s")
+                element: name, message: "did not finish within \(timeout.nanoseconds / 1_000_000_000) s",
+                timedOut: true)
         }
         defer { gst_mini_object_unref(UnsafeMutableRawPointer(message).assumingMemoryBound(to: GstMiniObject.self)) }
         if case .error(let error) = BusReader.convert(message) { throw error }

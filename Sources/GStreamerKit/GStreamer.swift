@@ -58,11 +58,14 @@ public struct GStreamerError: Error, CustomStringConvertible, Sendable, Equatabl
     public var message: String
     /// GStreamer's debug string: file, function and detail. Often the most useful part.
     public var debug: String?
+    /// The pipeline did not finish within the time it was given (`Pipeline.runToEnd`), rather than failing.
+    public var timedOut = false
 
-    public init(element: String, message: String, debug: String? = nil) {
+    public init(element: String, message: String, debug: String? = nil, timedOut: Bool = false) {
         self.element = element
         self.message = message
         self.debug = debug
+        self.timedOut = timedOut
     }
 
     public var description: String {

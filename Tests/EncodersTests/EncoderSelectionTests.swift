@@ -67,7 +67,7 @@ final class EncoderSelectionTests: XCTestCase {
         let outcomes = choice.trials.map { "\($0.name):\($0.result.rawValue)" }
         XCTAssertEqual(
             outcomes,
-            ["missing:absent", "broken:failed", "small:failed", "slow:failed", "openh264:passed", "x264:not_tried"])
+            ["missing:absent", "broken:failed", "small:failed", "slow:timed_out", "openh264:passed", "x264:not_tried"])
         let detail = Dictionary(uniqueKeysWithValues: choice.trials.map { ($0.name, $0.detail) })
         XCTAssertEqual(detail["missing"], "not installed: nosuchh264enc")
         XCTAssertTrue(detail["broken"]?.contains("could not link x264enc") == true, detail["broken"] ?? "")
