@@ -12,7 +12,10 @@ extension EncoderAdmission {
 
         /// A passed trial that measured its CPU time a frame, at `width`x`height`.
         package init?(_ trial: EncoderChoice.Trial?, width: Int, height: Int) {
-            guard let trial, trial.result == .passed, let cpu = trial.cpuMsPerFrame else { return nil }
+            // Read back from the trial's child as JSON: a figure no frame could take is no measure.
+            guard let trial, trial.result == .passed, let cpu = trial.cpuMsPerFrame, cpu.isFinite, cpu > 0,
+                cpu < 60_000
+            else { return nil }
             (element, msPerFrame) = (trial.element, cpu)
             macroblocksPerFrame = ((width + 15) / 16) * ((height + 15) / 16)
         }

@@ -102,7 +102,10 @@ final class EncoderAdmissionTests: XCTestCase {
         failed.result = .failed
         XCTAssertNil(EncoderAdmission.TrialCost(failed, width: 1280, height: 720))
         failed.result = .passed
-        failed.cpuMsPerFrame = nil
-        XCTAssertNil(EncoderAdmission.TrialCost(failed, width: 1280, height: 720))
+        for nonsense in [nil, -1, 0, .infinity, .nan, 1e9] {
+            failed.cpuMsPerFrame = nonsense
+            XCTAssertNil(
+                EncoderAdmission.TrialCost(failed, width: 1280, height: 720), "\(String(describing: nonsense))")
+        }
     }
 }
